@@ -1,0 +1,52 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+// STYLE.md "Dependency direction": http -> oauth <- storage; config handed down; only app.ts (and the
+// CLI, the other composition root) sees every layer. A wrong arrow fails CI here instead of in review.
+const npmPackages = ['fastify', '@fastify/*', 'fastify-plugin', '@prisma/*', 'pg', '@electric-sql/*', 'pglite-prisma-adapter', 'eta', 'argon2', 'pino', 'ajv', 'ajv-formats'];
+
+const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'src/storage/generated/', 'data/', 'coverage/', 'test-results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', NodeJS: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['src/oauth/**/*.ts'],
+    rules: restrict([
+      { group: npmPackages, message: 'The OAuth domain is framework-free: node:* and itself only (STYLE.md).' },
+      { group: ['**/http/**', '**/storage/**', '**/cli/**', '**/guard/**', '**/app.js'], message: 'oauth must not depend on http, storage, cli or guard.' },
+    ]),
+  },
+  {
+    files: ['src/storage/**/*.ts'],
+    rules: restrict([
+      { group: ['fastify', '@fastify/*', 'fastify-plugin', 'eta'], message: 'storage does not know about HTTP.' },
+      { group: ['**/http/**', '**/cli/**', '**/guard/**', '**/app.js'], message: 'storage implements oauth/store.ts and depends on nothing above it.' },
+    ]),
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    rules: restrict([
+      { group: ['**/storage/**', '@prisma/*', 'pg', '@electric-sql/*', 'pglite-prisma-adapter'], message: 'http reaches data only through the oauth domain (STYLE.md).' },
+      { group: ['**/cli/**'], message: 'http must not depend on the CLI.' },
+    ]),
+  },
+  {
+    files: ['src/config/**/*.ts'],
+    rules: restrict([{ group: ['**/http/**', '**/storage/**', '**/oauth/**', '**/cli/**', '**/guard/**', 'fastify', '@fastify/*'], message: 'config depends on nothing but its schema.' }]),
+  },
+  {
+    files: ['src/guard/**/*.ts'],
+    rules: restrict([{ group: ['**/http/**', '**/storage/**', '**/oauth/**', '**/cli/**', '**/config/**', '**/app.js', '@prisma/*', 'pg'], message: 'The guard depends on fastify and node only, so it can ship on its own (STYLE.md).' }]),
+  },
+);

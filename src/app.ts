@@ -1,0 +1,79 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config/types.js';
+import { requireFormContentType } from './http/api-content-type.js';
+import type { Extensions } from './http/extensions.js';
+import { errorHandlerPlugin } from './http/plugins/error-handler.js';
+import { formsPlugin } from './http/plugins/forms.js';
+import { loggerOptions } from './http/plugins/logger-options.js';
+import { securityHeadersPlugin } from './http/plugins/security-headers.js';
+import { sessionsPlugin } from './http/plugins/sessions.js';
+import { viewsPlugin } from './http/plugins/views.js';
+import { applicationsRoutes } from './http/routes/applications/index.js';
+import { authorizeRoutes } from './http/routes/authorize/index.js';
+import { authorizedApplicationsRoutes } from './http/routes/authorized-applications/index.js';
+import { healthRoutes } from './http/routes/health/index.js';
+import { introspectRoutes } from './http/routes/introspect/index.js';
+import { loginRoutes } from './http/routes/login/index.js';
+import { metadataRoutes } from './http/routes/metadata/index.js';
+import { revokeRoutes } from './http/routes/revoke/index.js';
+import { tokenInfoRoutes } from './http/routes/token-info/index.js';
+import { tokenRoutes } from './http/routes/token/index.js';
+import type { OAuthDeps } from './oauth/deps.js';
+import { createDatabase, type Database } from './storage/database.js';
+import { migrationStatus } from './storage/migrate.js';
+import { isDatabaseUnavailable } from './storage/prisma-errors.js';
+import { createStores } from './storage/stores.js';
+
+export interface BuildServerOptions {
+  config: Readonly<Config>;
+  extensions?: Extensions;
+  /** An open, migrated database; when absent one is opened from the config and closed with the server. */
+  database?: Database;
+  /** The clock; tests pass a fixed instant. */
+  now?: () => Date;
+}
+
+/** The composition root: wires every layer and registers each endpoint group by name. Never listens. */
+export async function buildServer({ config, extensions = {}, database, now = () => new Date() }: BuildServerOptions): Promise<FastifyInstance> {
+  const db = database ?? (await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize }));
+  const deps: OAuthDeps = { stores: createStores(db), config, now, hooks: extensions };
+
+  const app = Fastify({
+    logger: loggerOptions(config.log),
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    routerOptions: { maxParamLength: 200 },
+    // Graceful shutdown: close() lets in-flight requests finish and answers new ones on open keep-alive sockets with 503.
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  if (!database) app.addHook('onClose', () => db.close());
+
+  await app.register(errorHandlerPlugin, { isUnavailable: isDatabaseUnavailable });
+  app.addHook('onRequest', requireFormContentType);
+  await app.register(formsPlugin);
+  await app.register(securityHeadersPlugin);
+  await app.register(sessionsPlugin, { secret: config.sessionSecret, secure: config.baseUrl.startsWith('https:') });
+  await app.register(viewsPlugin);
+
+  await app.register(healthRoutes, { pendingMigrations: async () => (await migrationStatus(db)).pending });
+  await app.register(tokenRoutes, { deps });
+  await app.register(revokeRoutes, { deps });
+  if (config.introspection.enabled) await app.register(introspectRoutes, { deps });
+  await app.register(tokenInfoRoutes, { deps });
+  await app.register(loginRoutes, { deps });
+  await app.register(authorizeRoutes, { deps });
+  await app.register(authorizedApplicationsRoutes, { deps });
+  await app.register(applicationsRoutes, { deps, authenticateAdmin: extensions.authenticateAdmin });
+  await app.register(metadataRoutes, { deps });
+
+  app.decorate('database', db);
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The database the server was built with (tests and the CLI's serve command use it). */
+    database: Database;
+  }
+}

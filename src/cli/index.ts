@@ -1,0 +1,64 @@
+import { ConfigError } from '../config/loader.js';
+import { runAppsCommand } from './apps.js';
+import { runConfigCommand } from './config.js';
+import { UsageError, type CliIo } from './io.js';
+import { runMigrateCommand } from './migrate.js';
+import { runServeCommand } from './serve.js';
+import { runTokensCommand } from './tokens.js';
+import { runUsersCommand } from './users.js';
+
+export const USAGE = `Usage: oauth-service <command> [options]
+
+Commands:
+  serve                 start the service (default)
+  migrate               apply pending database migrations
+  config check          validate the configuration and print the result
+  apps create|list|show|update|delete|rotate-secret
+                        manage OAuth applications
+  users create|list|set-password|delete|revoke-tokens
+                        manage the local users who log in
+  tokens cleanup        delete stale tokens and codes in bounded batches
+
+Every command takes --config PATH (or OAUTH_CONFIG), --json and --help.
+Run 'oauth-service <command> --help' for its options.
+`;
+
+type Command = (args: string[], io: CliIo) => Promise<number | null>;
+
+const COMMANDS: Record<string, Command> = {
+  serve: runServeCommand,
+  migrate: runMigrateCommand,
+  config: runConfigCommand,
+  apps: runAppsCommand,
+  users: runUsersCommand,
+  tokens: runTokensCommand,
+};
+
+/**
+ * Runs one CLI command. Resolves with the exit code, or null for `serve`, which keeps running until a
+ * signal. Bad arguments: one line on stderr and exit code 2 (SPEC 2).
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number | null> {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h' || first === 'help') {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const [name, args] = first === undefined || first.startsWith('-') ? ['serve', argv] : [first, rest];
+  const command = COMMANDS[name];
+  try {
+    if (!command) throw new UsageError(`unknown command '${name}' (try --help)`);
+    return await command(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`oauth-service: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`oauth-service: ${error.message}\n`);
+      return 2;
+    }
+    io.stderr(`oauth-service: ${(error as Error).message}\n`);
+    return 1;
+  }
+}

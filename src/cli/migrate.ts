@@ -1,0 +1,31 @@
+import { createDatabase } from '../storage/database.js';
+import { migrate, migrationStatus } from '../storage/migrate.js';
+import { configFrom } from './context.js';
+import { parseOptions, printJson, type CliIo } from './io.js';
+
+const HELP = `Usage: oauth-service migrate [--status] [--json] [--config PATH]
+
+Applies pending migrations from prisma/migrations, each in a transaction, under an advisory lock
+(safe while other instances start). --status only lists applied and pending migrations.
+`;
+
+export async function runMigrateCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, { status: { type: 'boolean' } });
+  if (values.help) return io.stdout(HELP), 0;
+  const config = configFrom(io, values.config);
+  const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+  try {
+    if (values.status) {
+      const status = await migrationStatus(database);
+      if (values.json) printJson(io, status);
+      else io.stdout(`applied: ${status.applied.join(', ') || 'none'}\npending: ${status.pending.join(', ') || 'none'}\n`);
+      return 0;
+    }
+    const applied = await migrate(database);
+    if (values.json) printJson(io, { applied, database: database.location });
+    else io.stdout(applied.length ? `applied ${applied.join(', ')} to ${database.location}\n` : `${database.location} is up to date\n`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2019, type ErrorObject } from 'ajv/dist/2019.js';
+import addFormats from 'ajv-formats';
+import { configSchema } from './schema.js';
+import type { Config } from './types.js';
+
+/** A config that failed validation: every problem, each with the JSON path of its key. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[], source: string) {
+    super(`Invalid configuration in ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = new Ajv2019({ allErrors: true, useDefaults: true, strict: false, discriminator: true });
+addFormats.default(ajv);
+const validate = ajv.compile(configSchema);
+
+/** Environment variables that override config keys; the secrets among them never need to be in a file. */
+const ENV_OVERRIDES: Array<[string, (input: Record<string, any>, value: string) => void]> = [
+  ['DATABASE_URL', (c, v) => (c.databaseUrl = v)],
+  ['SESSION_SECRET', (c, v) => (c.sessionSecret = v)],
+  ['ADMIN_PASSWORD_HASH', (c, v) => ((c.admin ??= {}).passwordHash = v)],
+  ['PORT', (c, v) => (c.port = /^\d+$/.test(v) ? Number(v) : v)],
+  ['HOST', (c, v) => (c.host = v)],
+  ['BASE_URL', (c, v) => (c.baseUrl = v)],
+  ['DATA_DIR', (c, v) => (c.dataDir = v)],
+  ['LOG_LEVEL', (c, v) => ((c.log ??= {}).level = v)],
+];
+
+export interface LoadOptions {
+  /** Path of config.json; absent means defaults only. */
+  path?: string | null;
+  /** Already parsed input (tests, buildServer); merged under the environment like a file. */
+  input?: unknown;
+  env?: Record<string, string | undefined>;
+}
+
+export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): Readonly<Config> {
+  const source = path ?? (input === undefined ? 'defaults' : 'the given config');
+  const raw = path ? readConfigFile(path) : structuredClone(input ?? {});
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigError(['(root): must be a JSON object'], source);
+  }
+  const candidate = raw as Record<string, any>;
+  for (const [name, apply] of ENV_OVERRIDES) {
+    const value = env[name];
+    if (value !== undefined && value !== '') apply(candidate, value);
+  }
+  if (!validate(candidate)) throw new ConfigError(describeErrors(validate.errors ?? [], env), source);
+  const config = candidate as Config;
+  const password = env.ADMIN_PASSWORD;
+  config.admin.password = password !== undefined && password !== '' ? password : null;
+  const problems = crossFieldProblems(config);
+  if (problems.length > 0) throw new ConfigError(problems, source);
+  return deepFreeze(config);
+}
+
+function readConfigFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`cannot read the file: ${(error as Error).message}`], path);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError([`not valid JSON: ${(error as Error).message}`], path);
+  }
+}
+
+/** Ajv's errors as "path: problem" lines, the unknown keys named by their full path. */
+function describeErrors(errors: ErrorObject[], env: Record<string, string | undefined>): string[] {
+  const lines = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    const at = error.instancePath === '' ? '' : error.instancePath.slice(1).replaceAll('/', '.');
+    if (error.keyword === 'additionalProperties') {
+      const key = (error.params as { additionalProperty: string }).additionalProperty;
+      lines.add(`${at ? `${at}.` : ''}${key}: unknown key (misspelled? see config.example.json)`);
+      continue;
+    }
+    lines.add(`${at || '(root)'}: ${explain(error)}${envHint(at, env)}`);
+  }
+  return [...lines];
+}
+
+function explain(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type':
+      return `must be ${String(params.type).replace(',', ' or ')}`;
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'discriminator':
+      return 'rule must be one of "sameApplication", "tokenApplication", "publicToken", "clients", "bearerScope"';
+    case 'pattern':
+      return `has the wrong format (must match ${String(params.pattern)})`;
+    default:
+      return error.message ?? error.keyword;
+  }
+}
+
+function envHint(path: string, env: Record<string, string | undefined>): string {
+  const variable = ENV_OVERRIDES.find(([name]) => env[name] && path === envPath(name))?.[0];
+  return variable ? ` (from the environment variable ${variable})` : '';
+}
+
+function envPath(name: string): string {
+  const paths: Record<string, string> = {
+    DATABASE_URL: 'databaseUrl', SESSION_SECRET: 'sessionSecret', ADMIN_PASSWORD_HASH: 'admin.passwordHash',
+    PORT: 'port', HOST: 'host', BASE_URL: 'baseUrl', DATA_DIR: 'dataDir', LOG_LEVEL: 'log.level',
+  };
+  return paths[name] ?? '';
+}
+
+function crossFieldProblems(config: Config): string[] {
+  const problems: string[] = [];
+  const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
+  for (const scope of Object.keys(config.scopeDescriptions)) {
+    if (!serverScopes.has(scope)) problems.push(`scopeDescriptions.${scope}: not one of defaultScopes or optionalScopes`);
+  }
+  if (config.reuseAccessToken && config.hashTokens) {
+    problems.push('reuseAccessToken: needs hashTokens false (a hashed token cannot be returned again)');
+  }
+  if (config.grantFlows.includes('implicit') && config.pkce.required === 'all') {
+    problems.push('grantFlows: implicit cannot be enabled while pkce.required is "all"');
+  }
+  return problems;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

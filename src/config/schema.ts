@@ -1,0 +1,170 @@
+// The JSON Schema of config.json (SPEC sections 2 and 5). Every key is optional with a safe default and
+// carries a description; README's configuration table is checked against this file by a test.
+
+const scopeList = { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }, uniqueItems: true };
+
+const introspectionRule = {
+  type: 'object',
+  description: 'One introspection rule; the rules are OR-ed.',
+  required: ['rule'],
+  discriminator: { propertyName: 'rule' },
+  oneOf: [
+    {
+      properties: { rule: { const: 'sameApplication' } },
+      required: ['rule'],
+      additionalProperties: false,
+      description: 'Bearer requester: its token belongs to the introspected token\'s application.',
+    },
+    {
+      properties: { rule: { const: 'tokenApplication' } },
+      required: ['rule'],
+      additionalProperties: false,
+      description: 'Client requester: the client is the introspected token\'s application.',
+    },
+    {
+      properties: { rule: { const: 'publicToken' } },
+      required: ['rule'],
+      additionalProperties: false,
+      description: 'Client requester: the introspected token has no application.',
+    },
+    {
+      properties: { rule: { const: 'clients' }, clientIds: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+      required: ['rule', 'clientIds'],
+      additionalProperties: false,
+      description: 'These clients (by client_id) may introspect any token.',
+    },
+    {
+      properties: { rule: { const: 'bearerScope' }, scope: { type: 'string', minLength: 1 } },
+      required: ['rule', 'scope'],
+      additionalProperties: false,
+      description: 'A bearer token holding this scope may introspect any token.',
+    },
+  ],
+};
+
+const responseFieldSource = {
+  oneOf: [
+    { enum: ['resourceOwnerId', 'resourceOwner.username', 'application.uid', 'application.name'] },
+    { type: 'object', properties: { value: {} }, required: ['value'], additionalProperties: false },
+  ],
+};
+
+export const configSchema = {
+  $id: 'https://oauth-service.dev/config.schema.json',
+  title: 'oauth-service configuration',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string', description: 'Optional path or URL of this schema, for editors.' },
+    baseUrl: {
+      type: 'string', format: 'uri', pattern: '^https?://[^?#]+$', default: 'http://127.0.0.1:3000',
+      description: 'Public base URL of the service (env BASE_URL); issuer of RFC 8414 metadata and the `iss` of RFC 9207.',
+    },
+    host: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'Interface to listen on (env HOST).' },
+    port: { type: 'integer', minimum: 0, maximum: 65535, default: 3000, description: 'Port to listen on (env PORT).' },
+    trustProxy: { type: 'boolean', default: false, description: 'Trust X-Forwarded-* headers from a reverse proxy (for client IPs in rate limits and logs).' },
+    dataDir: { type: 'string', minLength: 1, default: './data', description: 'Folder of the embedded database, used when no databaseUrl is set (env DATA_DIR).' },
+    databaseUrl: {
+      type: ['string', 'null'], pattern: '^postgres(ql)?://', default: null,
+      description: 'PostgreSQL connection URL (env DATABASE_URL). null: embedded PGlite in dataDir.',
+    },
+    databasePoolSize: { type: 'integer', minimum: 1, maximum: 500, default: 10, description: 'Maximum PostgreSQL connections per instance.' },
+    sessionSecret: {
+      type: ['string', 'null'], minLength: 32, default: null,
+      description: 'Secret (at least 32 characters) that signs and encrypts the login session cookie (env SESSION_SECRET). null: a random one per process, so sessions end at restart and are not shared between instances.',
+    },
+    log: {
+      type: 'object', additionalProperties: false, default: {}, description: 'Logging.',
+      properties: {
+        level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'pino log level (env LOG_LEVEL).' },
+        format: { enum: ['json', 'pretty'], default: 'json', description: 'json: one JSON object a line; pretty: human-readable.' },
+      },
+    },
+    accessTokenExpiresIn: {
+      type: ['integer', 'null'], minimum: 1, default: 7200,
+      description: 'Access token lifetime in seconds; null = never expires (Doorkeeper access_token_expires_in).',
+    },
+    authorizationCodeExpiresIn: { type: 'integer', minimum: 1, maximum: 3600, default: 600, description: 'Authorization code lifetime in seconds.' },
+    grantFlows: {
+      type: 'array', uniqueItems: true, default: ['authorization_code', 'client_credentials', 'refresh_token'],
+      items: { enum: ['authorization_code', 'client_credentials', 'refresh_token', 'password', 'implicit'] },
+      description: 'Enabled grant flows; `password` and `implicit` are off unless listed.',
+    },
+    defaultScopes: { ...scopeList, default: ['read'], description: 'Scopes granted when none are requested.' },
+    optionalScopes: { ...scopeList, default: [], description: 'Further scopes a client may request. Server scopes = defaultScopes + optionalScopes.' },
+    scopeDescriptions: {
+      type: 'object', additionalProperties: { type: 'string' }, default: {},
+      description: 'Text shown for each scope on the consent screen, e.g. {"read": "Read your data"}.',
+    },
+    enforceConfiguredScopes: { type: 'boolean', default: true, description: 'Application scopes must be server scopes.' },
+    refreshTokens: {
+      type: 'object', additionalProperties: false, default: {}, description: 'Refresh tokens; rotation is always on.',
+      properties: {
+        expiresIn: { type: ['integer', 'null'], minimum: 1, default: null, description: 'Refresh token lifetime in seconds; null = until used or revoked.' },
+        reuseDetection: { type: 'boolean', default: true, description: 'Presenting an already rotated refresh token revokes its whole family.' },
+        graceSeconds: { type: 'integer', minimum: 0, maximum: 300, default: 0, description: 'Seconds after rotation during which the same client may present the old refresh token again without triggering reuse detection.' },
+      },
+    },
+    reuseAccessToken: { type: 'boolean', default: false, description: 'Return an existing live token instead of issuing a new one (only possible with hashTokens off).' },
+    revokePreviousClientCredentialsToken: { type: 'boolean', default: false, description: 'A new client_credentials token revokes the previous one with the same scopes.' },
+    revokePreviousAuthorizationCodeToken: { type: 'boolean', default: false, description: 'A code exchange revokes earlier tokens of the same application and user.' },
+    pkce: {
+      type: 'object', additionalProperties: false, default: {}, description: 'PKCE (RFC 7636).',
+      properties: {
+        required: { enum: ['none', 'public', 'all'], default: 'public', description: 'Which clients must send a code_challenge.' },
+        methods: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['S256', 'plain'] }, default: ['S256'], description: 'Accepted code_challenge_method values.' },
+      },
+    },
+    forceSslInRedirectUri: { type: 'boolean', default: true, description: 'Redirect URIs must be https, except literal loopback IPs.' },
+    skipAuthorization: {
+      type: 'object', additionalProperties: false, default: {}, description: 'When the consent screen is skipped.',
+      properties: {
+        clients: { type: 'array', items: { type: 'string' }, uniqueItems: true, default: [], description: 'client_ids that never show the consent screen.' },
+        whenPreviouslyAuthorized: { type: 'boolean', default: true, description: 'Skip for a confidential client that holds a live token of the user with the same scopes.' },
+      },
+    },
+    introspection: {
+      type: 'object', additionalProperties: false, default: {}, description: 'Token introspection (RFC 7662).',
+      properties: {
+        enabled: { type: 'boolean', default: true, description: 'false removes POST /oauth/introspect (404).' },
+        allow: {
+          type: 'array', items: introspectionRule,
+          default: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }],
+          description: 'Who may introspect which token: OR-ed rules sameApplication, tokenApplication, publicToken, clients, bearerScope.',
+        },
+        response: {
+          type: 'object', additionalProperties: responseFieldSource, default: {},
+          description: 'Extra response fields: name -> resourceOwnerId | resourceOwner.username | application.uid | application.name | {"value": JSON}.',
+        },
+      },
+    },
+    hashTokens: { type: 'boolean', default: true, description: 'Store tokens, refresh tokens and codes as SHA-256 hashes.' },
+    hashApplicationSecrets: { type: 'boolean', default: true, description: 'Store client secrets as SHA-256 hashes.' },
+    admin: {
+      type: 'object', additionalProperties: false, default: {}, description: 'The admin of /oauth/applications (HTTP Basic).',
+      properties: {
+        username: { type: 'string', minLength: 1, default: 'admin', description: 'Admin user name.' },
+        passwordHash: {
+          type: ['string', 'null'], pattern: '^\\$argon2id\\$', default: null,
+          description: 'argon2id hash of the admin password (env ADMIN_PASSWORD_HASH, or the plain password in env ADMIN_PASSWORD). null and no env: the admin UI refuses everyone.',
+        },
+      },
+    },
+    rateLimit: {
+      type: 'object', additionalProperties: false, default: {}, description: 'Back-off and lockout after failed authentication (per client and per IP).',
+      properties: {
+        enabled: { type: 'boolean', default: true, description: 'false turns every limit off.' },
+        maxFailures: { type: 'integer', minimum: 1, default: 10, description: 'Failed attempts within windowSeconds before a lockout.' },
+        windowSeconds: { type: 'integer', minimum: 1, default: 60, description: 'Window in which failures are counted.' },
+        lockoutSeconds: { type: 'integer', minimum: 1, default: 300, description: 'How long a locked-out client, user or IP gets 429.' },
+        perClientPerMinute: {
+          type: ['integer', 'null'], minimum: 1, default: null,
+          description: 'Optional cap on successful requests per client per minute at token, revoke and introspect; null = unlimited.',
+        },
+      },
+    },
+    realm: { type: 'string', minLength: 1, pattern: '^[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]+$', default: 'oauth-service', description: 'Realm of WWW-Authenticate challenges.' },
+    bodyLimit: { type: 'integer', minimum: 1024, maximum: 10485760, default: 16384, description: 'Largest accepted request body in bytes (413 above).' },
+    extensions: { type: ['string', 'null'], minLength: 1, default: null, description: 'Path of a JS module with hooks and controller subclasses.' },
+  },
+} as const;

@@ -1,0 +1,68 @@
+// The loaded, defaulted and frozen configuration. Mirrors schema.ts; test/unit/config-schema.test.ts keeps
+// the two in step by loading every default.
+
+export type GrantFlow = 'authorization_code' | 'client_credentials' | 'refresh_token' | 'password' | 'implicit';
+export type PkceMethod = 'S256' | 'plain';
+
+export type IntrospectionRuleConfig =
+  | { rule: 'sameApplication' }
+  | { rule: 'tokenApplication' }
+  | { rule: 'publicToken' }
+  | { rule: 'clients'; clientIds: string[] }
+  | { rule: 'bearerScope'; scope: string };
+
+export type IntrospectionFieldSource =
+  | 'resourceOwnerId'
+  | 'resourceOwner.username'
+  | 'application.uid'
+  | 'application.name'
+  | { value: unknown };
+
+export interface Config {
+  baseUrl: string;
+  host: string;
+  port: number;
+  trustProxy: boolean;
+  dataDir: string;
+  databaseUrl: string | null;
+  databasePoolSize: number;
+  sessionSecret: string | null;
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; format: 'json' | 'pretty' };
+  accessTokenExpiresIn: number | null;
+  authorizationCodeExpiresIn: number;
+  grantFlows: GrantFlow[];
+  defaultScopes: string[];
+  optionalScopes: string[];
+  scopeDescriptions: Record<string, string>;
+  enforceConfiguredScopes: boolean;
+  refreshTokens: { expiresIn: number | null; reuseDetection: boolean; graceSeconds: number };
+  reuseAccessToken: boolean;
+  revokePreviousClientCredentialsToken: boolean;
+  revokePreviousAuthorizationCodeToken: boolean;
+  pkce: { required: 'none' | 'public' | 'all'; methods: PkceMethod[] };
+  forceSslInRedirectUri: boolean;
+  skipAuthorization: { clients: string[]; whenPreviouslyAuthorized: boolean };
+  introspection: {
+    enabled: boolean;
+    allow: IntrospectionRuleConfig[];
+    response: Record<string, IntrospectionFieldSource>;
+  };
+  hashTokens: boolean;
+  hashApplicationSecrets: boolean;
+  admin: { username: string; passwordHash: string | null; password?: string | null };
+  rateLimit: {
+    enabled: boolean;
+    maxFailures: number;
+    windowSeconds: number;
+    lockoutSeconds: number;
+    perClientPerMinute: number | null;
+  };
+  realm: string;
+  bodyLimit: number;
+  extensions: string | null;
+}
+
+/** Deeply partial config, as written in config.json or passed to buildServer in tests. */
+export type ConfigInput = { [K in keyof Config]?: Config[K] extends object ? Partial<Config[K]> | Config[K] : Config[K] };
+
+export type Readonly<T> = { readonly [K in keyof T]: T[K] extends object ? Readonly<T[K]> : T[K] };

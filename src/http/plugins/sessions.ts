@@ -1,0 +1,50 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fp from 'fastify-plugin';
+import secureSession from '@fastify/secure-session';
+import csrfProtection from '@fastify/csrf-protection';
+
+export interface SessionOptions {
+  /** At least 32 characters; null gives a random key per process (sessions end at restart). */
+  secret: string | null;
+  /** Cookies get the Secure flag when the service is served over https. */
+  secure: boolean;
+  maxAgeSeconds?: number;
+}
+
+declare module '@fastify/secure-session' {
+  interface SessionData {
+    userId: number;
+    /** Where to go back after logging in. */
+    returnTo: string;
+    _csrf: string;
+    /** One-time message shown on the next page (Doorkeeper's flash notice). */
+    notice: string;
+    /** A plain client secret shown once on the next application page. */
+    secretOnce: { applicationId: number; secret: string };
+  }
+}
+
+/**
+ * The login session in a signed, encrypted, HttpOnly, SameSite=Lax cookie: stateless, so any instance
+ * serves any request (SPEC 3.6). CSRF secrets live in the same cookie.
+ */
+export const sessionsPlugin = fp<SessionOptions>(
+  async (app, { secret, secure, maxAgeSeconds = 8 * 3600 }) => {
+    const key = secret ? createHash('sha256').update(secret).digest() : randomBytes(32);
+    await app.register(secureSession, {
+      key,
+      cookieName: 'oauth_session',
+      expiry: maxAgeSeconds,
+      cookie: { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: maxAgeSeconds },
+    });
+    await app.register(csrfProtection, {
+      sessionPlugin: '@fastify/secure-session',
+      getToken: (request) => {
+        const body = request.body as Record<string, unknown> | undefined;
+        const fromBody = body && typeof body._csrf === 'string' ? body._csrf : undefined;
+        return fromBody ?? (request.headers['x-csrf-token'] as string | undefined);
+      },
+    });
+  },
+  { name: 'sessions' },
+);

@@ -1,0 +1,41 @@
+import type { FastifyPluginAsync } from 'fastify';
+
+export interface HealthOptions {
+  /** Resolves with the names of pending migrations; rejects when the database is unreachable. */
+  pendingMigrations: () => Promise<string[]>;
+}
+
+const statusSchema = {
+  type: 'object',
+  properties: { status: { type: 'string' }, detail: { type: 'string' } },
+  required: ['status'],
+};
+
+/** /healthz: the process is alive. /readyz: the database answers and every migration is applied (SPEC 3.7). */
+export const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { pendingMigrations }) => {
+  app.get('/healthz', { schema: { response: { 200: statusSchema } } }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { schema: { response: { 200: statusSchema, 503: statusSchema } } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    try {
+      const pending = await withTimeout(pendingMigrations(), 3_000);
+      if (pending.length > 0) {
+        return reply.code(503).send({ status: 'unavailable', detail: `pending migrations: ${pending.join(', ')}` });
+      }
+      return { status: 'ok' };
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed');
+      return reply.code(503).send({ status: 'unavailable', detail: 'database unreachable' });
+    }
+  });
+};
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    promise.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error: unknown) => (clearTimeout(timer), reject(error)),
+    );
+  });
+}

@@ -1,0 +1,11 @@
+import type { Config } from '../config/types.js';
+import type { OAuthHooks } from './hooks.js';
+import type { Stores } from './store.js';
+
+/** What every domain function receives (STYLE 6): storage, frozen config, the clock, and the hooks. */
+export interface OAuthDeps {
+  stores: Stores;
+  config: Readonly<Config>;
+  now: () => Date;
+  hooks: OAuthHooks;
+}

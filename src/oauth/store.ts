@@ -1,0 +1,157 @@
+// The storage interfaces the OAuth domain needs and the records it works with. src/storage implements
+// them; the domain never sees Prisma or SQL. Token, refresh-token and code values are always passed in
+// their stored form (see secrets.ts storedForm): the domain decides about hashing, storage just matches.
+
+export interface ApplicationRecord {
+  id: number;
+  name: string;
+  uid: string;
+  /** Stored form of the client secret (SHA-256 hex when hashed); null for public clients. */
+  secret: string | null;
+  redirectUris: string[];
+  scopes: string[];
+  confidential: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AccessTokenRecord {
+  id: number;
+  applicationId: number | null;
+  resourceOwnerId: number | null;
+  /** Stored form of the access token. */
+  token: string;
+  /** Stored form of the refresh token, if one was issued. */
+  refreshToken: string | null;
+  /** Seconds from createdAt; null = never expires. */
+  expiresIn: number | null;
+  scopes: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+  previousRefreshToken: string;
+  accessGrantId: number | null;
+  refreshFamily: string | null;
+  /** Set when the refresh token was exchanged for a successor (rotation). */
+  refreshedAt: Date | null;
+}
+
+export interface AccessGrantRecord {
+  id: number;
+  applicationId: number;
+  resourceOwnerId: number;
+  /** Stored form of the authorization code. */
+  token: string;
+  expiresIn: number;
+  redirectUri: string;
+  scopes: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+}
+
+export interface UserRecord {
+  id: number;
+  username: string;
+  passwordHash: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewAccessToken = Omit<AccessTokenRecord, 'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken'> & {
+  previousRefreshToken?: string;
+};
+export type NewAccessGrant = Omit<AccessGrantRecord, 'id' | 'revokedAt'>;
+
+export interface ApplicationStore {
+  findByUid(uid: string): Promise<ApplicationRecord | null>;
+  findById(id: number): Promise<ApplicationRecord | null>;
+}
+
+export interface AccessTokenStore {
+  findByToken(token: string): Promise<AccessTokenRecord | null>;
+  findByRefreshToken(refreshToken: string): Promise<AccessTokenRecord | null>;
+  create(token: NewAccessToken): Promise<AccessTokenRecord>;
+  /** Sets revoked_at unless already set; true when this call revoked it. */
+  revoke(id: number, at: Date): Promise<boolean>;
+  /** Marks a refresh token as rotated and revokes its row, only if neither happened yet; true when this call won. */
+  markRefreshed(id: number, at: Date): Promise<boolean>;
+  /** The live successor created from this refresh token (grace window), if any. */
+  findSuccessor(previousRefreshToken: string): Promise<AccessTokenRecord | null>;
+  revokeFamily(family: string, at: Date): Promise<number>;
+  revokeIssuedFromGrant(grantId: number, at: Date): Promise<number>;
+  revokeAllFor(applicationId: number, resourceOwnerId: number, at: Date): Promise<number>;
+  revokeAllForOwner(resourceOwnerId: number, at: Date): Promise<number>;
+  /** Newest live token of (application, owner) with exactly these scopes, for reuse or consent skipping. */
+  findLiveMatching(query: {
+    applicationId: number;
+    resourceOwnerId: number | null;
+    scopes: string[];
+    at: Date;
+    withRefreshToken?: boolean;
+  }): Promise<AccessTokenRecord | null>;
+}
+
+export interface AccessGrantStore {
+  create(grant: NewAccessGrant): Promise<AccessGrantRecord>;
+  findByToken(token: string): Promise<AccessGrantRecord | null>;
+  /** Sets revoked_at only if not yet set (the single use of a code); true when this call won. */
+  consume(id: number, at: Date): Promise<boolean>;
+  revokeAllFor(applicationId: number, resourceOwnerId: number, at: Date): Promise<number>;
+}
+
+export interface UserStore {
+  findByUsername(username: string): Promise<UserRecord | null>;
+  findById(id: number): Promise<UserRecord | null>;
+}
+
+export interface ApplicationInput {
+  name: string;
+  /** Stored form of the secret; null for public clients. */
+  secret: string | null;
+  redirectUris: string[];
+  scopes: string[];
+  confidential: boolean;
+}
+
+/** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
+export interface ApplicationAdminStore {
+  list(): Promise<ApplicationRecord[]>;
+  /** Throws UidTaken when the uid exists. */
+  create(input: ApplicationInput & { uid: string }): Promise<ApplicationRecord>;
+  /** null when there is no such application. */
+  update(id: number, changes: Partial<ApplicationInput>): Promise<ApplicationRecord | null>;
+  /** Deletes the application with its grants and tokens; false when there was none. */
+  delete(id: number): Promise<boolean>;
+}
+
+export interface UserAdminStore {
+  list(): Promise<UserRecord[]>;
+  /** Throws UsernameTaken when the username exists. */
+  create(input: { username: string; passwordHash: string }): Promise<UserRecord>;
+  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
+  delete(username: string): Promise<boolean>;
+}
+
+export class UidTaken extends Error {
+  constructor(readonly uid: string) {
+    super(`an application with uid ${uid} already exists`);
+  }
+}
+
+export class UsernameTaken extends Error {
+  constructor(readonly username: string) {
+    super(`a user named ${username} already exists`);
+  }
+}
+
+export interface Stores {
+  applications: ApplicationStore;
+  applicationAdmin: ApplicationAdminStore;
+  userAdmin: UserAdminStore;
+  accessTokens: AccessTokenStore;
+  accessGrants: AccessGrantStore;
+  users: UserStore;
+  /** Runs `work` with stores bound to one transaction. */
+  transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+}

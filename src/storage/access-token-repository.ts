@@ -1,0 +1,102 @@
+import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
+import { timestamp, toAccessToken, type AccessTokenRow } from './rows.js';
+import type { SqlClient } from './sql-client.js';
+
+// The hot path (introspection, token issue) runs these named statements, prepared once per connection.
+const COLUMNS = `id, application_id, resource_owner_id, token, refresh_token, expires_in, scopes, created_at, revoked_at,
+  previous_refresh_token, access_grant_id, refresh_family, refreshed_at`;
+
+const FIND_BY_TOKEN = { name: 'access_token_by_token', text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE token = $1` };
+const FIND_BY_REFRESH = {
+  name: 'access_token_by_refresh_token',
+  text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE refresh_token = $1`,
+};
+const INSERT = {
+  name: 'access_token_insert',
+  text: `INSERT INTO oauth_access_tokens (application_id, resource_owner_id, token, refresh_token, expires_in, scopes,
+    created_at, previous_refresh_token, access_grant_id, refresh_family)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
+};
+const REVOKE = {
+  name: 'access_token_revoke',
+  text: 'UPDATE oauth_access_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id',
+};
+// The conditional update is the lock: of two concurrent refreshes exactly one sees the row unrotated.
+const MARK_REFRESHED = {
+  name: 'access_token_mark_refreshed',
+  text: `UPDATE oauth_access_tokens SET refreshed_at = $2, revoked_at = COALESCE(revoked_at, $2)
+    WHERE id = $1 AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id`,
+};
+
+export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
+  const one = (rows: AccessTokenRow[]): AccessTokenRecord | null => (rows[0] ? toAccessToken(rows[0]) : null);
+  const count = async (text: string, values: unknown[]) => (await sql.query(text, values)).length;
+  return {
+    findByToken: async (token) => one(await sql.query<AccessTokenRow>(FIND_BY_TOKEN, [token])),
+    findByRefreshToken: async (refreshToken) => one(await sql.query<AccessTokenRow>(FIND_BY_REFRESH, [refreshToken])),
+    async create(input: NewAccessToken) {
+      const rows = await sql.query<AccessTokenRow>(INSERT, [
+        input.applicationId,
+        input.resourceOwnerId,
+        input.token,
+        input.refreshToken,
+        input.expiresIn,
+        input.scopes.join(' '),
+        timestamp(input.createdAt),
+        input.previousRefreshToken ?? '',
+        input.accessGrantId,
+        input.refreshFamily,
+      ]);
+      return toAccessToken(rows[0]!);
+    },
+    revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
+    markRefreshed: async (id, at) => (await sql.query(MARK_REFRESHED, [id, timestamp(at)])).length > 0,
+    findSuccessor: async (previousRefreshToken) =>
+      one(
+        await sql.query<AccessTokenRow>(
+          `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE previous_refresh_token = $1 AND revoked_at IS NULL
+           ORDER BY created_at DESC LIMIT 1`,
+          [previousRefreshToken],
+        ),
+      ),
+    revokeFamily: (family, at) =>
+      count('UPDATE oauth_access_tokens SET revoked_at = $2 WHERE refresh_family = $1 AND revoked_at IS NULL RETURNING id', [
+        family,
+        timestamp(at),
+      ]),
+    revokeIssuedFromGrant: (grantId, at) =>
+      count('UPDATE oauth_access_tokens SET revoked_at = $2 WHERE access_grant_id = $1 AND revoked_at IS NULL RETURNING id', [
+        grantId,
+        timestamp(at),
+      ]),
+    revokeAllFor: (applicationId, resourceOwnerId, at) =>
+      count(
+        `UPDATE oauth_access_tokens SET revoked_at = $3
+         WHERE application_id = $1 AND resource_owner_id = $2 AND revoked_at IS NULL RETURNING id`,
+        [applicationId, resourceOwnerId, timestamp(at)],
+      ),
+    revokeAllForOwner: (resourceOwnerId, at) =>
+      count('UPDATE oauth_access_tokens SET revoked_at = $2 WHERE resource_owner_id = $1 AND revoked_at IS NULL RETURNING id', [
+        resourceOwnerId,
+        timestamp(at),
+      ]),
+    async findLiveMatching({ applicationId, resourceOwnerId, scopes, at, withRefreshToken }) {
+      const rows = await sql.query<AccessTokenRow>(
+        `SELECT ${COLUMNS} FROM oauth_access_tokens
+         WHERE application_id = $1 AND resource_owner_id IS NOT DISTINCT FROM $2 AND revoked_at IS NULL
+           AND (expires_in IS NULL OR created_at + make_interval(secs => expires_in) > $3)
+         ORDER BY created_at DESC LIMIT 100`,
+        [applicationId, resourceOwnerId, timestamp(at)],
+      );
+      const wanted = [...new Set(scopes)].sort().join(' ');
+      const match = rows
+        .map(toAccessToken)
+        .find(
+          (token) =>
+            [...new Set(token.scopes)].sort().join(' ') === wanted &&
+            (withRefreshToken === undefined || (token.refreshToken !== null) === withRefreshToken),
+        );
+      return match ?? null;
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Database } from './database.js';
+import type { SqlClient } from './sql-client.js';
+
+/** prisma/migrations, found from both src/storage (tsx) and dist/storage (compiled). */
+export const MIGRATIONS_DIR = [
+  join(import.meta.dirname, '../../prisma/migrations'),
+  join(process.cwd(), 'prisma/migrations'),
+].find((dir) => existsSync(dir)) ?? join(process.cwd(), 'prisma/migrations');
+
+// Any constant shared by every instance; 0x6f61757468 is "oauth".
+const MIGRATION_LOCK_KEY = 0x6f61757468;
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+}
+
+export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, 'migration.sql')))
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(join(dir, name, 'migration.sql'), 'utf8');
+      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+// The table exactly as Prisma Migrate creates it, so `prisma migrate status` agrees where the engine exists.
+const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum" VARCHAR(64) NOT NULL,
+  "finished_at" TIMESTAMPTZ,
+  "migration_name" VARCHAR(255) NOT NULL,
+  "logs" TEXT,
+  "rolled_back_at" TIMESTAMPTZ,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+)`;
+
+/**
+ * Applies pending migrations, each in its own transaction, under a PostgreSQL advisory lock so that
+ * several instances starting at once apply each migration exactly once. Returns the names applied.
+ */
+export async function migrate(database: Database, migrations = readMigrations()): Promise<string[]> {
+  return database.withConnection(async (sql) => {
+    await sql.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      await sql.query(CREATE_MIGRATIONS_TABLE);
+      const applied = new Set(await appliedNames(sql));
+      const done: string[] = [];
+      for (const migration of migrations) {
+        if (applied.has(migration.name)) continue;
+        await applyOne(sql, migration);
+        done.push(migration.name);
+      }
+      return done;
+    } finally {
+      await sql.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  });
+}
+
+async function applyOne(sql: SqlClient, migration: Migration): Promise<void> {
+  await sql.query('BEGIN');
+  try {
+    const id = randomUUID();
+    await sql.query(
+      'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
+      [id, migration.checksum, migration.name],
+    );
+    await sql.execute(migration.sql);
+    await sql.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
+    await sql.query('COMMIT');
+  } catch (error) {
+    await sql.query('ROLLBACK');
+    throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+async function appliedNames(sql: SqlClient): Promise<string[]> {
+  const rows = await sql.query<{ migration_name: string }>(
+    'SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+  );
+  return rows.map((row) => row.migration_name);
+}
+
+/** Which migrations are applied and pending; throws when the database cannot be reached. */
+export async function migrationStatus(database: Database, migrations = readMigrations()): Promise<MigrationStatus> {
+  const [{ exists } = { exists: false }] = await database.sql.query<{ exists: boolean }>(
+    "SELECT to_regclass('public._prisma_migrations') IS NOT NULL AS exists",
+  );
+  const applied = exists ? new Set(await appliedNames(database.sql)) : new Set<string>();
+  return {
+    applied: migrations.filter((m) => applied.has(m.name)).map((m) => m.name),
+    pending: migrations.filter((m) => !applied.has(m.name)).map((m) => m.name),
+  };
+}

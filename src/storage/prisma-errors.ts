@@ -1,0 +1,45 @@
+// The only place that knows driver and Prisma error codes: which failures mean "the database is
+// unreachable right now" (503, retry later) rather than a bug (500).
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '08000', '08001', '08003', '08004', '08006', // connection exceptions
+  'P1001', 'P1002', 'P1008', 'P1017', 'P2024', // Prisma: can't reach, timed out, closed, pool timeout
+]);
+
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'Client has encountered a connection error',
+  'Connection ended unexpectedly',
+  'DatabaseNotReachable',
+];
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown; name?: unknown };
+    if (typeof candidate.code === 'string' && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
+    if (typeof candidate.message === 'string' && CONNECTION_MESSAGES.some((m) => (candidate.message as string).includes(m))) {
+      return true;
+    }
+    if (candidate.name === 'DriverAdapterError' && typeof candidate.cause === 'object') {
+      current = candidate.cause;
+      continue;
+    }
+    current = candidate.cause;
+  }
+  return false;
+}
+
+/** Prisma's "unique constraint failed" (P2002), with the columns involved when known. */
+export function uniqueViolation(error: unknown): string[] | null {
+  const candidate = error as { code?: unknown; meta?: { target?: unknown } };
+  if (candidate?.code !== 'P2002' && candidate?.code !== '23505') return null;
+  const target = candidate.meta?.target;
+  return Array.isArray(target) ? target.map(String) : [];
+}

@@ -1,0 +1,18 @@
+import type { UserStore } from '../oauth/store.js';
+import { toUser, type UserRow } from './rows.js';
+import type { SqlClient } from './sql-client.js';
+
+const COLUMNS = 'id, username, password_hash, created_at, updated_at';
+
+export function userRepository(sql: SqlClient): UserStore {
+  return {
+    async findByUsername(username) {
+      const rows = await sql.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username = $1`, [username]);
+      return rows[0] ? toUser(rows[0]) : null;
+    },
+    async findById(id) {
+      const rows = await sql.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id]);
+      return rows[0] ? toUser(rows[0]) : null;
+    },
+  };
+}
