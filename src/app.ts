@@ -1,8 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { argon2Hasher } from './argon2-hasher.js';
 import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
 import type { Extensions } from './http/extensions.js';
 import { errorHandlerPlugin } from './http/plugins/error-handler.js';
+import { sharedSchemasPlugin } from './http/schemas.js';
 import { formsPlugin } from './http/plugins/forms.js';
 import { loggerOptions } from './http/plugins/logger-options.js';
 import { securityHeadersPlugin } from './http/plugins/security-headers.js';
@@ -36,7 +38,7 @@ export interface BuildServerOptions {
 /** The composition root: wires every layer and registers each endpoint group by name. Never listens. */
 export async function buildServer({ config, extensions = {}, database, now = () => new Date() }: BuildServerOptions): Promise<FastifyInstance> {
   const db = database ?? (await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize }));
-  const deps: OAuthDeps = { stores: createStores(db), config, now, hooks: extensions };
+  const deps: OAuthDeps = { stores: createStores(db), config, now, hooks: extensions, passwords: argon2Hasher };
 
   const app = Fastify({
     logger: loggerOptions(config.log),
@@ -49,7 +51,8 @@ export async function buildServer({ config, extensions = {}, database, now = () 
   });
   if (!database) app.addHook('onClose', () => db.close());
 
-  await app.register(errorHandlerPlugin, { isUnavailable: isDatabaseUnavailable });
+  await app.register(errorHandlerPlugin, { isUnavailable: isDatabaseUnavailable, realm: config.realm });
+  await app.register(sharedSchemasPlugin);
   app.addHook('onRequest', requireFormContentType);
   await app.register(formsPlugin);
   await app.register(securityHeadersPlugin);

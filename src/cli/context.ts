@@ -1,3 +1,4 @@
+import { argon2Hasher } from '../argon2-hasher.js';
 import { loadConfig } from '../config/loader.js';
 import type { Config } from '../config/types.js';
 import type { OAuthDeps } from '../oauth/deps.js';
@@ -19,7 +20,7 @@ export async function withDatabase<T>(config: Readonly<Config>, work: (deps: OAu
   const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {
     await migrate(database);
-    return await work({ stores: createStores(database), config, now: () => new Date(), hooks: {} }, database);
+    return await work({ stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher }, database);
   } finally {
     await database.close();
   }

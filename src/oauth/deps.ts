@@ -1,5 +1,6 @@
 import type { Config } from '../config/types.js';
 import type { OAuthHooks } from './hooks.js';
+import type { PasswordHasher } from './passwords.js';
 import type { Stores } from './store.js';
 
 /** What every domain function receives (STYLE 6): storage, frozen config, the clock, and the hooks. */
@@ -8,4 +9,5 @@ export interface OAuthDeps {
   config: Readonly<Config>;
   now: () => Date;
   hooks: OAuthHooks;
+  passwords: PasswordHasher;
 }

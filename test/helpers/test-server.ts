@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { argon2Hasher } from '../../src/argon2-hasher.js';
 import { buildServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/loader.js';
 import type { Config, ConfigInput } from '../../src/config/types.js';
@@ -40,7 +41,7 @@ export async function buildTestServer({ config: input = {}, extensions, testData
   };
   const now = () => new Date(clock.now.getTime());
   const app = await buildServer({ config, extensions, database: db.database, now });
-  const deps: OAuthDeps = { stores: createStores(db.database), config, now, hooks: extensions ?? {} };
+  const deps: OAuthDeps = { stores: createStores(db.database), config, now, hooks: extensions ?? {}, passwords: argon2Hasher };
   return {
     app,
     config,

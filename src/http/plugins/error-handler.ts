@@ -1,10 +1,21 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidRequest, OAuthError, ServerError, TemporarilyUnavailable } from '../../oauth/errors.js';
+import {
+  InsufficientScope,
+  InvalidClient,
+  InvalidRequest,
+  InvalidToken,
+  OAuthError,
+  ServerError,
+  TemporarilyUnavailable,
+  wwwAuthenticateValue,
+} from '../../oauth/errors.js';
 
 export interface ErrorHandlerOptions {
   /** True for failures that mean the database is unreachable: 503 instead of 500. */
   isUnavailable: (error: unknown) => boolean;
+  /** Realm of WWW-Authenticate challenges. */
+  realm: string;
 }
 
 /**
@@ -12,9 +23,9 @@ export interface ErrorHandlerOptions {
  * stack; anything else is a server_error whose detail is logged, never shown.
  */
 export const errorHandlerPlugin = fp<ErrorHandlerOptions>(
-  async (app, { isUnavailable }) => {
+  async (app, { isUnavailable, realm }) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      sendError(toOAuthError(error, request, isUnavailable), request, reply);
+      sendError(toOAuthError(error, request, isUnavailable), reply, realm);
     });
     app.setNotFoundHandler((request, reply) => {
       reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: `No route for ${request.method} ${request.url.split('?')[0]}.` });
@@ -48,9 +59,12 @@ export function toOAuthError(error: unknown, request: FastifyRequest, isUnavaila
   return new ServerError();
 }
 
-export function sendError(error: OAuthError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function sendError(error: OAuthError, reply: FastifyReply, realm: string): FastifyReply {
   const status = error instanceof ServerError ? 500 : error instanceof TemporarilyUnavailable ? 503 : error.status;
   if (status === 503) reply.header('retry-after', '5');
+  const challenge = challengeFor(error, realm);
+  // A route may have set its own challenge already (RFC 6750 section 3.1: none without an error code).
+  if (challenge && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', challenge);
   return reply.code(status).header('cache-control', 'no-store').header('pragma', 'no-cache').send(error.toJSON());
 }
 
@@ -66,4 +80,11 @@ class UnsupportedMediaType extends InvalidRequest {
   constructor() {
     super('The request body must be application/x-www-form-urlencoded.');
   }
+}
+
+/** RFC 6749 section 5.2: a Basic challenge after a failed Basic attempt; RFC 6750 section 3 for bearer errors. */
+function challengeFor(error: OAuthError, realm: string): string | null {
+  if (error instanceof InvalidClient && error.triedBasic) return `Basic realm="${realm}"`;
+  if (error instanceof InvalidToken || error instanceof InsufficientScope) return wwwAuthenticateValue(realm, error);
+  return null;
 }

@@ -1,0 +1,70 @@
+import fp from 'fastify-plugin';
+
+// Shapes shared by several routes, registered once by $id (STYLE 3) and referenced as { $ref: 'oauthError#' }.
+
+export const oauthErrorSchema = {
+  $id: 'oauthError',
+  type: 'object',
+  description: 'RFC 6749 section 5.2 error response.',
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+  required: ['error', 'error_description'],
+} as const;
+
+export const tokenResponseSchema = {
+  $id: 'tokenResponse',
+  type: 'object',
+  description: 'RFC 6749 section 5.1 token response; beforeTokenResponse may add fields.',
+  properties: {
+    access_token: { type: 'string' },
+    token_type: { type: 'string', enum: ['Bearer'] },
+    expires_in: { type: 'integer' },
+    refresh_token: { type: 'string' },
+    scope: { type: 'string' },
+    created_at: { type: 'integer' },
+  },
+  required: ['access_token', 'token_type', 'created_at'],
+  additionalProperties: true,
+} as const;
+
+export const introspectionResponseSchema = {
+  $id: 'introspectionResponse',
+  type: 'object',
+  description: 'RFC 7662 section 2.2; exactly {"active": false} when inactive.',
+  properties: {
+    active: { type: 'boolean' },
+    scope: { type: 'string' },
+    client_id: { type: 'string' },
+    token_type: { type: 'string' },
+    iat: { type: 'integer' },
+    exp: { type: 'integer' },
+  },
+  required: ['active'],
+  additionalProperties: true,
+} as const;
+
+/** Every OAuth error status a route of the API group may answer, all with the same body. */
+export const oauthErrorResponses = {
+  400: { $ref: 'oauthError#' },
+  401: { $ref: 'oauthError#' },
+  403: { $ref: 'oauthError#' },
+  413: { $ref: 'oauthError#' },
+  415: { $ref: 'oauthError#' },
+  429: { $ref: 'oauthError#' },
+  500: { $ref: 'oauthError#' },
+  503: { $ref: 'oauthError#' },
+} as const;
+
+/** A form body: any parameters (unknown ones are ignored, RFC 6749 section 3.1); shape checked by readParameters. */
+export const formBodySchema = (properties: Record<string, string>) => ({
+  type: 'object',
+  properties: Object.fromEntries(Object.entries(properties).map(([name, description]) => [name, { type: 'string', description }])),
+});
+
+export const sharedSchemasPlugin = fp(
+  async (app) => {
+    app.addSchema(oauthErrorSchema);
+    app.addSchema(tokenResponseSchema);
+    app.addSchema(introspectionResponseSchema);
+  },
+  { name: 'shared-schemas' },
+);

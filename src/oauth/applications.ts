@@ -1,0 +1,131 @@
+import type { OAuthDeps } from './deps.js';
+import { registrationErrors, splitRegisteredUris } from './redirect-uri.js';
+import { isWellFormedScopeParam, parseScopes } from './scopes.js';
+import { generateSecret, storedForm } from './secrets.js';
+import type { ApplicationRecord } from './store.js';
+
+/** The admin form and JSON API fields (SPEC 3.6), and the CLI's options. */
+export interface ApplicationFields {
+  name: string;
+  /** One URI per line (any whitespace separates). */
+  redirectUri: string;
+  /** Space-separated. */
+  scopes: string;
+  confidential: boolean;
+}
+
+export type ApplicationField = 'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret';
+
+/** Validation problems: full English messages (reference 2.4), grouped by the field they belong to. */
+export type FieldErrors = Partial<Record<ApplicationField, string[]>>;
+
+export class ApplicationInvalid extends Error {
+  constructor(readonly fieldErrors: FieldErrors) {
+    super(Object.values(fieldErrors).flat().join(' '));
+  }
+
+  get messages(): string[] {
+    return Object.values(this.fieldErrors).flat();
+  }
+}
+
+/** Minimum length of an imported secret: generated ones carry 256 bits, imported ones must come close (SPEC 2). */
+export const MIN_IMPORTED_SECRET_LENGTH = 32;
+
+const REDIRECT_FLOWS = ['authorization_code', 'implicit'];
+
+/** Reference 7.1, 8.4 and 13: the rules an application must pass on create and update. */
+export function validateApplicationFields(fields: ApplicationFields, config: OAuthDeps['config']): FieldErrors {
+  const errors: FieldErrors = {};
+  const add = (field: ApplicationField, message: string) => (errors[field] ??= []).push(message);
+  if (fields.name.trim() === '') add('name', "Name can't be blank");
+  if (fields.name.length > 255) add('name', 'Name is too long (maximum is 255 characters)');
+
+  const uris = splitRegisteredUris(fields.redirectUri);
+  // Reference 7.1: blank is allowed only when no enabled flow redirects.
+  if (uris.length === 0 && config.grantFlows.some((flow) => REDIRECT_FLOWS.includes(flow))) {
+    add('redirect_uri', "Redirect URI can't be blank");
+  }
+  for (const uri of uris) {
+    for (const message of registrationErrors(uri, { forceSsl: config.forceSslInRedirectUri })) add('redirect_uri', message);
+  }
+
+  if (fields.scopes.trim() !== '') {
+    const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
+    const wellFormed = isWellFormedScopeParam(fields.scopes.trim().replace(/\s+/g, ' '));
+    if (!wellFormed || (config.enforceConfiguredScopes && !parseScopes(fields.scopes).every((s) => serverScopes.has(s)))) {
+      add('scopes', "Scopes doesn't match those configured on the server.");
+    }
+  }
+  return errors;
+}
+
+export interface CreatedApplication {
+  application: ApplicationRecord;
+  /** The plain secret, shown once; null for public clients. */
+  plainSecret: string | null;
+}
+
+/** Creates an application; `uid` and `secret` import an existing client (SPEC 2), else they are generated. */
+export async function createApplication(
+  deps: OAuthDeps,
+  fields: ApplicationFields,
+  imported: { uid?: string | undefined; secret?: string | undefined } = {},
+): Promise<CreatedApplication> {
+  const errors = validateApplicationFields(fields, deps.config);
+  if (imported.uid !== undefined && !/^[\x21-\x7E]{1,255}$/.test(imported.uid)) {
+    errors.uid = ['UID must be 1 to 255 visible ASCII characters'];
+  }
+  if (imported.secret !== undefined) {
+    if (!fields.confidential) errors.secret = ['Secret cannot be set for a public client'];
+    else if (imported.secret.length < MIN_IMPORTED_SECRET_LENGTH) errors.secret = [`Secret must be at least ${MIN_IMPORTED_SECRET_LENGTH} characters`];
+  }
+  if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
+  const plainSecret = fields.confidential ? (imported.secret ?? generateSecret()) : null;
+  const application = await deps.stores.applicationAdmin.create({
+    uid: imported.uid ?? generateSecret(),
+    secret: plainSecret === null ? null : storedForm(plainSecret, deps.config.hashApplicationSecrets),
+    ...storedFields(fields),
+  });
+  return { application, plainSecret };
+}
+
+/**
+ * Updates an application. Turning a public client confidential gives it a new secret (returned once);
+ * turning it public drops its secret. null when there is no such application.
+ */
+export async function updateApplication(deps: OAuthDeps, id: number, fields: ApplicationFields): Promise<CreatedApplication | null> {
+  const current = await deps.stores.applications.findById(id);
+  if (!current) return null;
+  const errors = validateApplicationFields(fields, deps.config);
+  if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
+  const plainSecret = fields.confidential && current.secret === null ? generateSecret() : null;
+  const secretChange = !fields.confidential
+    ? { secret: null }
+    : plainSecret !== null
+      ? { secret: storedForm(plainSecret, deps.config.hashApplicationSecrets) }
+      : {};
+  const application = await deps.stores.applicationAdmin.update(id, { ...storedFields(fields), ...secretChange });
+  return application && { application, plainSecret };
+}
+
+/** A new secret for a confidential client, returned once; the old one stops working at once. */
+export async function rotateApplicationSecret(deps: OAuthDeps, id: number): Promise<CreatedApplication | null> {
+  const current = await deps.stores.applications.findById(id);
+  if (!current) return null;
+  if (!current.confidential) throw new ApplicationInvalid({ secret: ['A public client has no secret to rotate'] });
+  const plainSecret = generateSecret();
+  const application = await deps.stores.applicationAdmin.update(id, {
+    secret: storedForm(plainSecret, deps.config.hashApplicationSecrets),
+  });
+  return application && { application, plainSecret };
+}
+
+function storedFields(fields: ApplicationFields) {
+  return {
+    name: fields.name.trim(),
+    redirectUris: splitRegisteredUris(fields.redirectUri),
+    scopes: parseScopes(fields.scopes),
+    confidential: fields.confidential,
+  };
+}

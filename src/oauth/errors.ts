@@ -1,0 +1,229 @@
+// One class per OAuth error code (RFC 6749 section 5.2 and 4.1.2.1, RFC 6750 section 3.1, RFC 7009 section 2.2.1).
+// Descriptions are byte-exact copies of Doorkeeper 5.9.5's English texts (reference section 2.4) so that clients
+// written against Doorkeeper keep matching them. The HTTP layer renders these; nothing else builds error bodies.
+
+const GENERIC_INVALID_REQUEST =
+  'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.';
+const SERVER_ERROR_TEXT =
+  'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
+
+export type OAuthErrorBody = { error: string; error_description: string };
+
+export abstract class OAuthError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly description: string;
+
+  protected constructor(code: string, status: number, description: string, options?: ErrorOptions) {
+    super(description, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+    this.description = description;
+  }
+
+  toJSON(): OAuthErrorBody {
+    return { error: this.code, error_description: this.description };
+  }
+}
+
+export class InvalidRequest extends OAuthError {
+  constructor(description: string = GENERIC_INVALID_REQUEST) {
+    super('invalid_request', 400, description);
+  }
+
+  static missingParameter(name: string): InvalidRequest {
+    return new InvalidRequest(`Missing required parameter: ${name}.`);
+  }
+
+  // RFC 6749 section 2.3: the client MUST NOT use more than one authentication method in each request.
+  static multipleClientAuthMethods(): InvalidRequest {
+    return new InvalidRequest('The request utilizes more than one mechanism for authenticating the client.');
+  }
+
+  static requestNotAuthorized(): InvalidRequest {
+    return new InvalidRequest(
+      'Request needs to be authorized. Required parameter for authorizing the request is missing or invalid.',
+    );
+  }
+
+  static codeChallengeRequired(): InvalidRequest {
+    return new InvalidRequest('Code challenge is required.');
+  }
+
+  // RFC 7636 section 4.4.1 names invalid_request here; Doorkeeper's own code invalid_code_challenge_method is
+  // dropped (SPEC 8) but its wording is kept.
+  static unsupportedCodeChallengeMethod(methods: readonly string[]): InvalidRequest {
+    if (methods.length === 0) {
+      return new InvalidRequest(
+        'The authorization server does not support PKCE as there are no accepted code_challenge_method values.',
+      );
+    }
+    if (methods.length === 1) return new InvalidRequest(`The code_challenge_method must be ${methods[0]}.`);
+    return new InvalidRequest(`The code_challenge_method must be one of ${methods.join(', ')}.`);
+  }
+}
+
+export class InvalidRedirectUri extends OAuthError {
+  constructor() {
+    super('invalid_redirect_uri', 400, "The requested redirect URI is malformed or doesn't match the client redirect URI.");
+  }
+}
+
+// RFC 6749 section 5.2 lists only invalid_client as 401; Doorkeeper's 401 here is a deviation (SPEC 8).
+export class UnauthorizedClient extends OAuthError {
+  constructor() {
+    super('unauthorized_client', 400, 'The client is not authorized to perform this request using this method.');
+  }
+}
+
+export class AccessDenied extends OAuthError {
+  constructor() {
+    super('access_denied', 400, 'The resource owner or authorization server denied the request.');
+  }
+}
+
+export class InvalidScope extends OAuthError {
+  constructor() {
+    super('invalid_scope', 400, 'The requested scope is invalid, unknown, or malformed.');
+  }
+}
+
+// The cause is for the log only; the client always sees the fixed text.
+export class ServerError extends OAuthError {
+  constructor(options?: ErrorOptions) {
+    super('server_error', 400, SERVER_ERROR_TEXT, options);
+  }
+}
+
+export class TemporarilyUnavailable extends OAuthError {
+  constructor() {
+    super(
+      'temporarily_unavailable',
+      400,
+      'The authorization server is currently unable to handle the request due to a temporary overloading or maintenance of the server.',
+    );
+  }
+}
+
+export class UnsupportedResponseType extends OAuthError {
+  constructor() {
+    super('unsupported_response_type', 400, 'The authorization server does not support this response type.');
+  }
+}
+
+export class UnsupportedResponseMode extends OAuthError {
+  constructor() {
+    super('unsupported_response_mode', 400, 'The authorization server does not support this response mode.');
+  }
+}
+
+// RFC 6749 section 5.2: 401, and a WWW-Authenticate matching the scheme the client used; triedBasic tells the
+// HTTP layer whether to answer with a Basic challenge.
+export class InvalidClient extends OAuthError {
+  readonly triedBasic: boolean;
+
+  constructor(options: { triedBasic?: boolean } = {}) {
+    super(
+      'invalid_client',
+      401,
+      'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+    );
+    this.triedBasic = options.triedBasic ?? false;
+  }
+}
+
+export class InvalidGrant extends OAuthError {
+  constructor() {
+    super(
+      'invalid_grant',
+      400,
+      'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+    );
+  }
+}
+
+export class UnsupportedGrantType extends OAuthError {
+  constructor() {
+    super('unsupported_grant_type', 400, 'The authorization grant type is not supported by the authorization server.');
+  }
+}
+
+export type InvalidTokenReason = 'revoked' | 'expired' | 'unknown';
+
+// The reference's texts have no trailing period; kept byte-exact.
+const INVALID_TOKEN_TEXT: Record<InvalidTokenReason, string> = {
+  revoked: 'The access token was revoked',
+  expired: 'The access token expired',
+  unknown: 'The access token is invalid',
+};
+
+// RFC 6750 section 3.1: invalid_token is 401.
+export class InvalidToken extends OAuthError {
+  readonly reason: InvalidTokenReason;
+
+  constructor(reason: InvalidTokenReason = 'unknown') {
+    super('invalid_token', 401, INVALID_TOKEN_TEXT[reason] ?? INVALID_TOKEN_TEXT.unknown);
+    this.reason = reason;
+  }
+}
+
+// RFC 6750 section 3.1: insufficient_scope is 403.
+export class InsufficientScope extends OAuthError {
+  readonly scopes: readonly string[];
+
+  constructor(scopes: readonly string[] = []) {
+    super('insufficient_scope', 403, `Access to this resource requires scope "${scopes.join(' ')}".`);
+    this.scopes = [...scopes];
+  }
+}
+
+// Doorkeeper has no text of its own for this code and falls back to the server_error text.
+export class InvalidTokenReuse extends OAuthError {
+  constructor() {
+    super('invalid_token_reuse', 400, SERVER_ERROR_TEXT);
+  }
+}
+
+// RFC 7009 section 2.1: a client may revoke only its own tokens; the reference answers 403 unauthorized_client.
+export class RevocationNotAuthorized extends OAuthError {
+  constructor() {
+    super('unauthorized_client', 403, 'You are not authorized to revoke this token');
+  }
+}
+
+// Every concrete class, each constructible without arguments, so a test can check that all are documented.
+export const oauthErrorClasses: ReadonlyArray<new () => OAuthError> = [
+  InvalidRequest,
+  InvalidRedirectUri,
+  UnauthorizedClient,
+  AccessDenied,
+  InvalidScope,
+  ServerError,
+  TemporarilyUnavailable,
+  UnsupportedResponseType,
+  UnsupportedResponseMode,
+  InvalidClient,
+  InvalidGrant,
+  UnsupportedGrantType,
+  InvalidToken,
+  InsufficientScope,
+  InvalidTokenReuse,
+  RevocationNotAuthorized,
+];
+
+// RFC 6750 section 3: auth-param values are quoted-strings limited to %x20-21 / %x23-5B / %x5D-7E; anything
+// else (the quote, the backslash, controls, non-ASCII) becomes "_", as Doorkeeper does. The realm comes from
+// config but is sanitised too, so no value can break the header.
+const NOT_HEADER_SAFE = /[^\x20\x21\x23-\x5B\x5D-\x7E]/gu;
+
+function headerSafe(value: string): string {
+  return value.replace(NOT_HEADER_SAFE, '_');
+}
+
+export function wwwAuthenticateValue(realm: string, error: OAuthError): string {
+  return (
+    `Bearer realm="${headerSafe(realm)}", error="${headerSafe(error.code)}", ` +
+    `error_description="${headerSafe(error.description)}"`
+  );
+}

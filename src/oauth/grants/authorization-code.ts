@@ -1,0 +1,73 @@
+import { requireClient } from '../client-authentication.js';
+import type { OAuthDeps } from '../deps.js';
+import { InvalidGrant, InvalidRequest } from '../errors.js';
+import { verifyCodeVerifier } from '../pkce.js';
+import { optionalParameter, requireParameter } from '../request-parameters.js';
+import { storedForm } from '../secrets.js';
+import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
+import { issueAccessToken } from '../token-issuer.js';
+import type { GrantHandler } from './grant.js';
+import { reusableToken } from './reuse.js';
+
+/** RFC 6749 section 4.1.3: exchange a code for tokens, with the checks of reference 5.4 and SPEC 3.1. */
+export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, credentials }) => {
+  const code = requireParameter(parameters, 'code');
+  const grant = await deps.stores.accessGrants.findByToken(storedForm(code, deps.config.hashTokens));
+  const verifier = optionalParameter(parameters, 'code_verifier');
+  if (grant?.codeChallenge && verifier === undefined) throw InvalidRequest.missingParameter('code_verifier');
+  const redirectUri = requireParameter(parameters, 'redirect_uri');
+  const application = await requireClient(deps, credentials);
+  if (verifier === undefined && pkceRequired(deps, application)) throw InvalidRequest.missingParameter('code_verifier');
+
+  const now = deps.now();
+  if (!grant || grant.applicationId !== application.id) throw new InvalidGrant();
+  if (grant.revokedAt !== null) {
+    // RFC 6749 section 4.1.2: a code used twice "SHOULD revoke (when possible) all tokens previously issued
+    // based on that authorization code" (SPEC 8).
+    await deps.stores.accessTokens.revokeIssuedFromGrant(grant.id, now);
+    throw new InvalidGrant();
+  }
+  if (now.getTime() >= grant.createdAt.getTime() + grant.expiresIn * 1000) throw new InvalidGrant();
+  // RFC 6749 section 4.1.3: redirect_uri must be identical to the one of the authorization request.
+  if (redirectUri !== grant.redirectUri) throw new InvalidGrant();
+  if (!pkceSatisfied(grant, verifier)) throw new InvalidGrant();
+
+  return deps.stores.transaction(async (stores) => {
+    // The conditional update lets exactly one of several concurrent exchanges win (SPEC 3.1).
+    if (!(await stores.accessGrants.consume(grant.id, now))) throw new InvalidGrant();
+    if (deps.config.revokePreviousAuthorizationCodeToken) {
+      await stores.accessTokens.revokeAllFor(application.id, grant.resourceOwnerId, now);
+    }
+    const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
+    const reused = await reusableToken(
+      { ...deps, stores },
+      { applicationId: application.id, resourceOwnerId: grant.resourceOwnerId, scopes: grant.scopes, at: now, withRefreshToken },
+    );
+    const issued =
+      reused ??
+      (await issueAccessToken(
+        deps,
+        {
+          application,
+          resourceOwnerId: grant.resourceOwnerId,
+          scopes: grant.scopes,
+          grantType: 'authorization_code',
+          withRefreshToken,
+          accessGrantId: grant.id,
+        },
+        stores,
+      ));
+    return { issued, application };
+  });
+};
+
+function pkceRequired(deps: OAuthDeps, application: ApplicationRecord): boolean {
+  const { required } = deps.config.pkce;
+  return required === 'all' || (required === 'public' && !application.confidential);
+}
+
+// RFC 7636 section 4.6. A verifier sent for a code issued without a challenge fails too (reference 5.4).
+function pkceSatisfied(grant: AccessGrantRecord, verifier: string | undefined): boolean {
+  if (!grant.codeChallenge) return verifier === undefined;
+  return verifier !== undefined && verifyCodeVerifier(verifier, grant.codeChallenge, grant.codeChallengeMethod ?? '');
+}

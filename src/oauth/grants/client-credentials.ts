@@ -1,0 +1,31 @@
+import { requireClient } from '../client-authentication.js';
+import { UnauthorizedClient } from '../errors.js';
+import { optionalParameter } from '../request-parameters.js';
+import { issueAccessToken } from '../token-issuer.js';
+import type { GrantHandler } from './grant.js';
+import { grantedScopes } from './requested-scopes.js';
+import { reusableToken } from './reuse.js';
+
+/** RFC 6749 section 4.4: a confidential client obtains a token for itself; no resource owner, no refresh token. */
+export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, credentials }) => {
+  const application = await requireClient(deps, credentials);
+  // RFC 6749 section 4.4: "The client credentials grant type MUST only be used by confidential clients" (SPEC 8).
+  if (!application.confidential) throw new UnauthorizedClient();
+  const scopes = grantedScopes(deps, application, optionalParameter(parameters, 'scope'), { allowEmpty: false });
+  const query = { applicationId: application.id, resourceOwnerId: null, scopes, at: deps.now() };
+
+  const reused = await reusableToken(deps, query);
+  if (reused) return { issued: reused, application };
+  if (deps.config.revokePreviousClientCredentialsToken) {
+    const previous = await deps.stores.accessTokens.findLiveMatching(query);
+    if (previous) await deps.stores.accessTokens.revoke(previous.id, deps.now());
+  }
+  const issued = await issueAccessToken(deps, {
+    application,
+    resourceOwnerId: null,
+    scopes,
+    grantType: 'client_credentials',
+    withRefreshToken: false,
+  });
+  return { issued, application };
+};

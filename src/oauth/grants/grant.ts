@@ -1,0 +1,19 @@
+import type { ClientCredentials } from '../client-credentials.js';
+import type { OAuthDeps } from '../deps.js';
+import type { Parameters } from '../request-parameters.js';
+import type { ApplicationRecord } from '../store.js';
+import type { IssuedToken } from '../token-issuer.js';
+
+/** What every grant handler receives: the form parameters and the client credentials the request carried. */
+export interface GrantRequest {
+  parameters: Parameters;
+  credentials: ClientCredentials | null;
+}
+
+export interface GrantResult {
+  issued: IssuedToken;
+  application: ApplicationRecord | null;
+}
+
+/** One grant type of RFC 6749 section 4/6: validate in order, then issue. Throws OAuthError subclasses. */
+export type GrantHandler = (deps: OAuthDeps, request: GrantRequest) => Promise<GrantResult>;

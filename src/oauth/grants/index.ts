@@ -1,0 +1,37 @@
+import type { GrantFlow } from '../../config/types.js';
+import type { OAuthDeps } from '../deps.js';
+import { UnsupportedGrantType } from '../errors.js';
+import type { TokenResponseBody } from '../hooks.js';
+import { requireParameter } from '../request-parameters.js';
+import { tokenResponseBody } from '../token-issuer.js';
+import { authorizationCodeGrant } from './authorization-code.js';
+import { clientCredentialsGrant } from './client-credentials.js';
+import type { GrantHandler, GrantRequest } from './grant.js';
+import { passwordGrant } from './password.js';
+import { refreshTokenGrant } from './refresh-token.js';
+
+/** The one map from grant_type to handler (STYLE). `implicit` has no grant type: it is not a token request. */
+export const GRANT_HANDLERS: Partial<Record<GrantFlow, GrantHandler>> = {
+  authorization_code: authorizationCodeGrant,
+  client_credentials: clientCredentialsGrant,
+  password: passwordGrant,
+  refresh_token: refreshTokenGrant,
+};
+
+/** The grant types POST /oauth/token accepts under this config. */
+export function enabledGrantTypes(deps: Pick<OAuthDeps, 'config'>): GrantFlow[] {
+  return deps.config.grantFlows.filter((flow) => GRANT_HANDLERS[flow] !== undefined);
+}
+
+/** POST /oauth/token (reference 5.1): grant type first, before any client authentication. */
+export async function handleTokenRequest(deps: OAuthDeps, request: GrantRequest): Promise<TokenResponseBody> {
+  const grantType = requireParameter(request.parameters, 'grant_type');
+  const handler = enabledGrantTypes(deps).includes(grantType as GrantFlow) ? GRANT_HANDLERS[grantType as GrantFlow] : undefined;
+  if (!handler) throw new UnsupportedGrantType();
+  const { issued, application } = await handler(deps, request);
+  const body = tokenResponseBody(issued, deps.now());
+  const hook = deps.hooks.beforeTokenResponse;
+  if (!hook) return body;
+  const changed = await hook(body, { grantType, application, token: issued.record });
+  return { ...(changed ?? body), access_token: body.access_token, token_type: 'Bearer' };
+}

@@ -1,0 +1,44 @@
+import { requireClient } from '../client-authentication.js';
+import type { OAuthDeps } from '../deps.js';
+import { InvalidGrant } from '../errors.js';
+import type { ResourceOwner } from '../hooks.js';
+import { verifyUserPassword } from '../passwords.js';
+import { optionalParameter, requireParameter } from '../request-parameters.js';
+import { issueAccessToken } from '../token-issuer.js';
+import type { GrantHandler } from './grant.js';
+import { grantedScopes } from './requested-scopes.js';
+import { reusableToken } from './reuse.js';
+
+/** RFC 6749 section 4.3: username and password of a local user (or the extension's resolver). Off by default. */
+export const passwordGrant: GrantHandler = async (deps, { parameters, credentials }) => {
+  const username = requireParameter(parameters, 'username');
+  const password = requireParameter(parameters, 'password');
+  const application = await requireClient(deps, credentials);
+  const owner = await resourceOwnerFromCredentials(deps, username, password);
+  if (!owner) throw new InvalidGrant();
+  const scopes = grantedScopes(deps, application, optionalParameter(parameters, 'scope'), { allowEmpty: true });
+  const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
+
+  const reused = await reusableToken(deps, {
+    applicationId: application.id,
+    resourceOwnerId: owner.id,
+    scopes,
+    at: deps.now(),
+    withRefreshToken,
+  });
+  if (reused) return { issued: reused, application };
+  const issued = await issueAccessToken(deps, {
+    application,
+    resourceOwnerId: owner.id,
+    scopes,
+    grantType: 'password',
+    withRefreshToken,
+  });
+  return { issued, application };
+};
+
+async function resourceOwnerFromCredentials(deps: OAuthDeps, username: string, password: string): Promise<ResourceOwner | null> {
+  if (deps.hooks.resourceOwnerFromCredentials) return (await deps.hooks.resourceOwnerFromCredentials(username, password)) ?? null;
+  const user = await deps.stores.users.findByUsername(username);
+  return (await verifyUserPassword(deps.passwords, user, password)) && user ? { id: user.id } : null;
+}

@@ -1,0 +1,17 @@
+import type { OAuthDeps } from '../deps.js';
+import type { IssuedToken } from '../token-issuer.js';
+
+/**
+ * reuseAccessToken (reference 17.6): an existing live token of the same application, owner and scopes is
+ * returned instead of a new one. Only possible with plain token storage (the config loader refuses
+ * reuseAccessToken with hashTokens), because the response must carry the token's value.
+ */
+export async function reusableToken(
+  deps: OAuthDeps,
+  query: { applicationId: number; resourceOwnerId: number | null; scopes: string[]; at: Date; withRefreshToken?: boolean },
+): Promise<IssuedToken | null> {
+  if (!deps.config.reuseAccessToken || deps.config.hashTokens) return null;
+  const record = await deps.stores.accessTokens.findLiveMatching(query);
+  if (!record) return null;
+  return { record, accessToken: record.token, refreshToken: record.refreshToken, reused: true };
+}

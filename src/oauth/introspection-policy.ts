@@ -1,0 +1,52 @@
+import type { IntrospectionRuleConfig } from '../config/types.js';
+import type { OAuthDeps } from './deps.js';
+import type { AccessTokenRecord, ApplicationRecord } from './store.js';
+
+/** Who asks: exactly one of a client (HTTP Basic) or a bearer token (seed, Authentication 1). */
+export interface IntrospectionRequester {
+  client: ApplicationRecord | null;
+  bearer: AccessTokenRecord | null;
+}
+
+/** One named rule of the declarative policy (STYLE 7). */
+export interface IntrospectionRule {
+  name: IntrospectionRuleConfig['rule'];
+  allows(token: AccessTokenRecord | null, requester: IntrospectionRequester): boolean;
+}
+
+type RuleFactory<R extends IntrospectionRuleConfig> = (config: R) => IntrospectionRule['allows'];
+
+// The seed's three default rules, and two more for resource servers that introspect every token.
+const RULES: { [K in IntrospectionRuleConfig['rule']]: RuleFactory<Extract<IntrospectionRuleConfig, { rule: K }>> } = {
+  // Seed rule 1; compared nil-safe like the reference, so an unknown token is compared with nothing (10.2).
+  sameApplication: () => (token, { bearer }) => bearer !== null && bearer.applicationId === (token?.applicationId ?? null),
+  // Seed rule 2.
+  tokenApplication: () => (token, { client }) => client !== null && token?.applicationId != null && token.applicationId === client.id,
+  // Seed rule 3 (a token not found is allowed too: it is reported inactive anyway).
+  publicToken: () => (token, { client }) => client !== null && (token === null || token.applicationId === null),
+  clients: ({ clientIds }) => (_token, { client }) => client !== null && clientIds.includes(client.uid),
+  bearerScope: ({ scope }) => (_token, { bearer }) => bearer !== null && bearer.scopes.includes(scope),
+};
+
+/** The OR of config `introspection.allow`, as a table of named rules. */
+export function introspectionRules(allow: readonly IntrospectionRuleConfig[]): IntrospectionRule[] {
+  return allow.map((config) => ({
+    name: config.rule,
+    allows: (RULES[config.rule] as RuleFactory<IntrospectionRuleConfig>)(config),
+  }));
+}
+
+/**
+ * Whether the requester may introspect the token. The programmatic allowTokenIntrospection hook, when
+ * supplied, replaces the declarative rules (SPEC 5); a nil or false result rejects.
+ */
+export async function mayIntrospect(
+  deps: OAuthDeps,
+  rules: IntrospectionRule[],
+  token: AccessTokenRecord | null,
+  requester: IntrospectionRequester,
+): Promise<boolean> {
+  const hook = deps.hooks.allowTokenIntrospection;
+  if (hook) return Boolean(await hook(token, requester.client, requester.bearer));
+  return rules.some((rule) => rule.allows(token, requester));
+}

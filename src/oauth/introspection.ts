@@ -1,0 +1,81 @@
+import { authenticateClient } from './client-authentication.js';
+import { extractClientCredentials } from './client-credentials.js';
+import type { OAuthDeps } from './deps.js';
+import { InvalidClient, InvalidToken } from './errors.js';
+import { mayIntrospect, type IntrospectionRequester, type IntrospectionRule } from './introspection-policy.js';
+import { introspectionExtraFields } from './introspection-response.js';
+import { optionalParameter, requireParameter, type Parameters } from './request-parameters.js';
+import { formatScopes } from './scopes.js';
+import type { AccessTokenRecord } from './store.js';
+import { findAccessToken, findTokenByValue, type FoundToken } from './token-lookup.js';
+import { inaccessibleReason, isAccessible, isRefreshUsable } from './token-state.js';
+
+export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
+
+export interface IntrospectionRequest {
+  parameters: Parameters;
+  authorization: string | undefined;
+}
+
+const INACTIVE = { active: false } as const;
+
+/**
+ * RFC 7662 as the seed describes it (SPEC 3.3). The requester is a client by HTTP Basic or a bearer token,
+ * nothing else; an inactive answer is exactly {"active": false}, so nothing leaks (RFC 7662 section 2.2).
+ */
+export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], request: IntrospectionRequest): Promise<IntrospectionResponse> {
+  const requester = await authenticateRequester(deps, request);
+  const value = requireParameter(request.parameters, 'token');
+  const found = await findTokenByValue(deps, value, optionalParameter(request.parameters, 'token_type_hint'));
+  const token = found?.record ?? null;
+  if (requester.bearer) {
+    if (token?.id === requester.bearer.id) throw new InvalidToken();
+    // Seed, Errors: a Bearer requester the policy rejects gets 401; the token argument is null when unknown.
+    if (!(await mayIntrospect(deps, rules, token, requester))) throw new InvalidToken();
+  } else if (!token || !(await mayIntrospect(deps, rules, token, requester))) {
+    return INACTIVE;
+  }
+  if (!found || !isActive(deps, found)) return INACTIVE;
+  return { ...(await standardFields(deps, found)), ...(await introspectionExtraFields(deps, found.record, requester)), active: true };
+}
+
+async function authenticateRequester(deps: OAuthDeps, { parameters, authorization }: IntrospectionRequest): Promise<IntrospectionRequester> {
+  // Seed, Authentication 1: credentials in the body are not one of the two kinds (SPEC 3.3).
+  if (parameters.client_id !== undefined || parameters.client_secret !== undefined) throw new InvalidClient();
+  const scheme = authorization?.trim().split(/\s+/, 1)[0]?.toLowerCase();
+  if (scheme === 'bearer') {
+    const value = authorization!.trim().slice(6).trim();
+    const bearer = value === '' ? null : await findAccessToken(deps, value);
+    const reason = inaccessibleReason(bearer, deps.now());
+    if (reason !== null) throw new InvalidToken(reason);
+    return { client: null, bearer };
+  }
+  const credentials = scheme === 'basic' ? extractClientCredentials({ authorization, body: {} }) : null;
+  // RFC 7662 section 2.1 and RFC 6749 section 5.2: no credentials at all is invalid_client too (SPEC 8).
+  if (!credentials) throw new InvalidClient();
+  return { client: await authenticateClient(deps, credentials), bearer: null };
+}
+
+function isActive(deps: OAuthDeps, { record, kind }: FoundToken): boolean {
+  const now = deps.now();
+  // SPEC 3.3: a refresh token is active while it can still be used.
+  return kind === 'refresh_token' ? isRefreshUsable(record, deps.config.refreshTokens.expiresIn, now) : isAccessible(record, now);
+}
+
+async function standardFields(deps: OAuthDeps, { record, kind }: FoundToken): Promise<Record<string, unknown>> {
+  const application = record.applicationId === null ? null : await deps.stores.applications.findById(record.applicationId);
+  const scope = formatScopes(record.scopes);
+  const exp = expiry(record, kind === 'refresh_token' ? deps.config.refreshTokens.expiresIn : record.expiresIn);
+  return {
+    ...(scope !== '' && { scope }),
+    ...(application && { client_id: application.uid }),
+    // Seed: token_type is "Bearer" for access tokens; a refresh token is not a bearer credential (RFC 6749 1.5).
+    ...(kind === 'access_token' && { token_type: 'Bearer' }),
+    iat: Math.floor(record.createdAt.getTime() / 1000),
+    ...(exp !== null && { exp }),
+  };
+}
+
+function expiry(record: AccessTokenRecord, lifetime: number | null): number | null {
+  return lifetime === null ? null : Math.floor(record.createdAt.getTime() / 1000) + lifetime;
+}

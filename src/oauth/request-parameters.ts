@@ -1,0 +1,42 @@
+import { InvalidRequest } from './errors.js';
+
+/** Form parameters after the shape checks: every value a single string. */
+export type Parameters = Record<string, string>;
+
+const CLIENT_CREDENTIAL_PARAMETERS = ['client_id', 'client_secret'];
+
+/**
+ * SPEC 3: parameters come from the form body only. A parameter sent twice (an array), a nested parameter
+ * (`scope[0]`, `client_id[x]`), or client credentials in the query string is invalid_request (RFC 6749
+ * section 3.2: "Request and response parameters MUST NOT be included more than once"; section 2.3.1:
+ * credentials MUST NOT be in the request URI).
+ */
+export function readParameters(body: unknown, query: Record<string, unknown> | undefined): Parameters {
+  for (const name of CLIENT_CREDENTIAL_PARAMETERS) {
+    if (query && name in query) throw new InvalidRequest(`Client credentials must not be sent in the query string (${name}).`);
+  }
+  const parameters: Parameters = {};
+  if (body === undefined || body === null) return parameters;
+  if (typeof body !== 'object') throw new InvalidRequest();
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (Array.isArray(value)) throw new InvalidRequest(`The parameter ${name} was sent more than once.`);
+    if (typeof value !== 'string') throw new InvalidRequest(`The parameter ${name} must be a string.`);
+    const bracket = name.indexOf('[');
+    if (bracket > 0) throw new InvalidRequest(`Nested parameters are not supported (${name}).`);
+    parameters[name] = value;
+  }
+  return parameters;
+}
+
+/** A parameter that is present and not blank, else `missingParameter` (reference 2.4). */
+export function requireParameter(parameters: Parameters, name: string): string {
+  const value = parameters[name];
+  if (value === undefined || value.trim() === '') throw InvalidRequest.missingParameter(name);
+  return value;
+}
+
+/** A parameter, with blank counted as absent. */
+export function optionalParameter(parameters: Parameters, name: string): string | undefined {
+  const value = parameters[name];
+  return value === undefined || value === '' ? undefined : value;
+}

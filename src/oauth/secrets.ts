@@ -1,0 +1,27 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+// Tokens, codes, uids and generated client secrets: 32 random bytes (256 bits), base64url without padding,
+// 43 characters (SPEC 4, reference 17.3). RFC 6749 section 10.10: the probability of guessing one must be
+// negligible.
+export function generateSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+// Lowercase hex SHA-256, the stored form of hashed tokens and secrets (reference 17.4). A fast hash is enough
+// because generated secrets carry 256 bits of entropy; human passwords use argon2id elsewhere.
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+// RFC 6749 section 10.3 / RFC 9700: secrets are compared in constant time. Hashing both sides first gives two
+// 32-byte buffers, so neither the length nor the content of the expected value leaks through timing.
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = createHash('sha256').update(a, 'utf8').digest();
+  const right = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(left, right);
+}
+
+// What goes into the database for a plaintext token or secret, under hashTokens / hashApplicationSecrets.
+export function storedForm(plain: string, hashed: boolean): string {
+  return hashed ? sha256Hex(plain) : plain;
+}

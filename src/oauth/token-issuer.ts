@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import type { GrantFlow } from '../config/types.js';
+import type { OAuthDeps } from './deps.js';
+import type { TokenResponseBody } from './hooks.js';
+import { formatScopes } from './scopes.js';
+import { generateSecret, storedForm } from './secrets.js';
+import type { AccessTokenRecord, ApplicationRecord, Stores } from './store.js';
+
+export interface TokenRequest {
+  application: ApplicationRecord | null;
+  resourceOwnerId: number | null;
+  scopes: string[];
+  grantType: GrantFlow;
+  withRefreshToken: boolean;
+  /** The code this token comes from (code replay revokes it). */
+  accessGrantId?: number | null;
+  /** Refresh: the family of the rotated token, and its stored refresh token. */
+  refreshFamily?: string | null;
+  previousRefreshToken?: string;
+  /** Refresh keeps the rotated token's lifetime (reference 5.3); default from config. */
+  expiresIn?: number | null;
+}
+
+/** A token as just created: the record plus the plain values, which exist only in this response. */
+export interface IssuedToken {
+  record: AccessTokenRecord;
+  accessToken: string;
+  refreshToken: string | null;
+  /** True when an existing token was returned (reuseAccessToken). */
+  reused: boolean;
+}
+
+/**
+ * Creates an access token (and refresh token) with fresh 256-bit values, stored as SHA-256 hashes when
+ * hashTokens is on (SPEC 4). `stores` lets a grant issue inside its transaction.
+ */
+export async function issueAccessToken(deps: OAuthDeps, request: TokenRequest, stores: Stores = deps.stores): Promise<IssuedToken> {
+  const { config } = deps;
+  const accessToken = generateSecret();
+  const refreshToken = request.withRefreshToken ? generateSecret() : null;
+  const record = await stores.accessTokens.create({
+    applicationId: request.application?.id ?? null,
+    resourceOwnerId: request.resourceOwnerId,
+    token: storedForm(accessToken, config.hashTokens),
+    refreshToken: refreshToken === null ? null : storedForm(refreshToken, config.hashTokens),
+    expiresIn: request.expiresIn === undefined ? config.accessTokenExpiresIn : request.expiresIn,
+    scopes: request.scopes,
+    createdAt: deps.now(),
+    previousRefreshToken: request.previousRefreshToken ?? '',
+    accessGrantId: request.accessGrantId ?? null,
+    refreshFamily: refreshToken === null ? null : (request.refreshFamily ?? randomBytes(16).toString('hex')),
+  });
+  return { record, accessToken, refreshToken, reused: false };
+}
+
+/** Seconds left before expiry, floored at 0; null when the token never expires (reference 17.2). */
+export function expiresInSeconds(token: Pick<AccessTokenRecord, 'createdAt' | 'expiresIn'>, now: Date): number | null {
+  if (token.expiresIn === null) return null;
+  return Math.max(0, Math.round((token.createdAt.getTime() + token.expiresIn * 1000 - now.getTime()) / 1000));
+}
+
+/** RFC 6749 section 5.1 with Doorkeeper's created_at; absent values are omitted (reference 5.2). */
+export function tokenResponseBody(issued: IssuedToken, now: Date): TokenResponseBody {
+  const expiresIn = expiresInSeconds(issued.record, now);
+  const scope = formatScopes(issued.record.scopes);
+  return {
+    access_token: issued.accessToken,
+    token_type: 'Bearer',
+    ...(expiresIn !== null && { expires_in: expiresIn }),
+    ...(issued.refreshToken !== null && { refresh_token: issued.refreshToken }),
+    ...(scope !== '' && { scope }),
+    created_at: Math.floor(issued.record.createdAt.getTime() / 1000),
+  };
+}
