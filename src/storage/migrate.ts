@@ -51,7 +51,18 @@ const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations"
  * Applies pending migrations, each in its own transaction, under a PostgreSQL advisory lock so that
  * several instances starting at once apply each migration exactly once. Returns the names applied.
  */
-export async function migrate(database: Database, migrations = readMigrations()): Promise<string[]> {
+export function migrate(database: Database, migrations = readMigrations()): Promise<string[]> {
+  // Advisory locks are re-entrant within one session, and PGlite is a single session: calls in this
+  // process queue up here, calls from other processes wait on the lock.
+  const previous = inProcess.get(database) ?? Promise.resolve([]);
+  const run = previous.catch(() => []).then(() => migrateUnderLock(database, migrations));
+  inProcess.set(database, run);
+  return run;
+}
+
+const inProcess = new WeakMap<Database, Promise<string[]>>();
+
+async function migrateUnderLock(database: Database, migrations: Migration[]): Promise<string[]> {
   return database.withConnection(async (sql) => {
     await sql.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {

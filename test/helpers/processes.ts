@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+
+/** A port that was free a moment ago on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `src/main.ts <args>` (the oauth-service executable) to completion. */
+export function runService(args: string[], env: Record<string, string | undefined>, stdin = ''): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [join(ROOT, 'src/main.ts'), ...args], { cwd: ROOT, env: serviceEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+/** Starts `src/main.ts serve` and resolves once /readyz answers 200. */
+export async function startService(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; baseUrl: string; output: () => string }> {
+  const port = await freePort();
+  const child = spawn(TSX, [join(ROOT, 'src/main.ts'), 'serve'], { cwd: ROOT, env: serviceEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }) });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 150; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.status === 200, () => false);
+    if (ready) return { child, baseUrl, output: () => output };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`service did not become ready:\n${output}`);
+}
+
+/** Sends SIGTERM and resolves with the exit code. */
+export function stopService(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+function serviceEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn' };
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) base[key] = value;
+  return base;
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { loadConfig } from '../../src/config/loader.js';
+import { createApplication } from '../../src/oauth/applications.js';
+import { createDatabase } from '../../src/storage/database.js';
+import { createStores } from '../../src/storage/stores.js';
+import { ROOT, runService, startService, stopService } from '../helpers/processes.js';
+import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+// The real executable, as `npm start` and the image run it (SPEC 2).
+describe(`oauth-service serve (${backend})`, () => {
+  let dataDir: string;
+  let testDatabase: TestDatabase | null = null;
+  let env: Record<string, string | undefined>;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'oauth-boot-'));
+    if (backend === 'postgresql') {
+      testDatabase = await createTestDatabase({ migrated: false });
+      await testDatabase.database.close();
+    }
+    env = { DATA_DIR: dataDir, DATABASE_URL: testDatabase?.url ?? undefined, SESSION_SECRET: 'x'.repeat(40) };
+  });
+  afterAll(async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (testDatabase) await testDatabase.drop().catch(() => undefined);
+  });
+
+  it('migrates a fresh database, serves /healthz and /readyz, stops cleanly on SIGTERM, and keeps its data across a restart', async () => {
+    const first = await startService(env);
+    expect((await fetch(`${first.baseUrl}/healthz`)).status).toBe(200);
+    expect(first.output()).toContain('oauth-service is running at');
+    expect(await stopService(first.child)).toBe(0);
+
+    // Write an application while the service is down, through the same code the CLI uses.
+    const config = loadConfig({ env });
+    const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const deps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher };
+    const { application, plainSecret } = await createApplication(deps, {
+      name: 'Survivor', redirectUri: 'https://app.example.com/cb', scopes: '', confidential: true,
+    });
+    await database.close();
+
+    const second = await startService(env);
+    const response = await fetch(`${second.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: application.uid, client_secret: plainSecret! }),
+    });
+    expect(response.status).toBe(200);
+    expect(await stopService(second.child)).toBe(0);
+  }, 90_000);
+
+  it('refuses to boot on a misspelled config key, naming its path, with exit code 2', async () => {
+    const result = await runService(['serve', '--config', join(ROOT, 'test/fixtures/config/misspelled-key.json')], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('acessTokenExpiresIn: unknown key');
+  }, 30_000);
+
+  it('refuses to boot on a wrong type from the environment', async () => {
+    const result = await runService(['serve'], { ...env, PORT: 'eighty' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('port: must be integer (from the environment variable PORT)');
+  }, 30_000);
+
+  it('answers --help and an unknown command with exit code 2 and one line', async () => {
+    const help = await runService(['--help'], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: oauth-service <command>');
+    const unknown = await runService(['frobnicate'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toEqual(["oauth-service: unknown command 'frobnicate' (try --help)"]);
+  }, 30_000);
+});

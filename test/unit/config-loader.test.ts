@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/loader.js';
+import { configSchema } from '../../src/config/schema.js';
+
+const root = join(import.meta.dirname, '../..');
+const fixture = (name: string) => join(root, 'test/fixtures/config', name);
+
+function problemsOf(load: () => unknown): string[] {
+  try {
+    load();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config loader (SPEC 2, 5)', () => {
+  it('loads config.example.json through the real loader, with every key of the schema in it', () => {
+    const config = loadConfig({ path: join(root, 'config.example.json') });
+    expect(config.baseUrl).toBe('http://127.0.0.1:3000');
+    expect(config.optionalScopes).toEqual(['write']);
+    const example = JSON.parse(readFileSync(join(root, 'config.example.json'), 'utf8')) as Record<string, unknown>;
+    const keys = Object.keys(configSchema.properties).filter((key) => key !== '$schema');
+    expect(keys.filter((key) => !(key in example))).toEqual([]);
+  });
+
+  it('gives every key its documented default when nothing is configured', () => {
+    const config = loadConfig();
+    expect(config.accessTokenExpiresIn).toBe(7200);
+    expect(config.authorizationCodeExpiresIn).toBe(600);
+    expect(config.grantFlows).toEqual(['authorization_code', 'client_credentials', 'refresh_token']);
+    expect(config.refreshTokens).toEqual({ expiresIn: null, reuseDetection: true, graceSeconds: 0 });
+    expect(config.pkce).toEqual({ required: 'public', methods: ['S256'] });
+    expect(config.introspection.allow).toEqual([{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }]);
+    expect(config.hashTokens && config.hashApplicationSecrets && config.forceSslInRedirectUri).toBe(true);
+  });
+
+  it('stops on a misspelled key, naming its path', () => {
+    expect(problemsOf(() => loadConfig({ path: fixture('misspelled-key.json') }))).toEqual([
+      'acessTokenExpiresIn: unknown key (misspelled? see config.example.json)',
+    ]);
+  });
+
+  it('reports every wrong type at once, each with its JSON path', () => {
+    const problems = problemsOf(() => loadConfig({ path: fixture('wrong-types.json') }));
+    expect(problems).toContain('port: must be integer');
+    expect(problems).toContain('pkce.methods.0: must be one of "S256", "plain"');
+    expect(problems.some((p) => p.startsWith('introspection.allow.0:') && p.includes('clientIds'))).toBe(true);
+  });
+
+  it('names an unknown key nested inside an object by its full path', () => {
+    expect(problemsOf(() => loadConfig({ input: { refreshTokens: { graceSecond: 5 } } }))).toEqual([
+      'refreshTokens.graceSecond: unknown key (misspelled? see config.example.json)',
+    ]);
+  });
+
+  it('says when the file is not JSON or cannot be read', () => {
+    expect(problemsOf(() => loadConfig({ path: fixture('not-json.json') }))[0]).toMatch(/^not valid JSON/);
+    expect(problemsOf(() => loadConfig({ path: fixture('missing.json') }))[0]).toMatch(/^cannot read the file/);
+  });
+
+  it('takes secrets and listen settings from the environment, which win over the file', () => {
+    const config = loadConfig({
+      input: { port: 1 },
+      env: { PORT: '4000', HOST: '0.0.0.0', DATABASE_URL: 'postgresql://u@db/x', SESSION_SECRET: 's'.repeat(32), ADMIN_PASSWORD: 'pw' },
+    });
+    expect(config.port).toBe(4000);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.databaseUrl).toBe('postgresql://u@db/x');
+    expect(config.admin.password).toBe('pw');
+  });
+
+  it('blames the environment variable when its value is wrong', () => {
+    expect(problemsOf(() => loadConfig({ env: { PORT: 'http' } }))).toEqual(['port: must be integer (from the environment variable PORT)']);
+  });
+
+  it('refuses combinations that cannot work', () => {
+    expect(problemsOf(() => loadConfig({ input: { reuseAccessToken: true } }))[0]).toMatch(/^reuseAccessToken: needs hashTokens false/);
+    expect(problemsOf(() => loadConfig({ input: { scopeDescriptions: { admin: 'x' } } }))).toEqual([
+      'scopeDescriptions.admin: not one of defaultScopes or optionalScopes',
+    ]);
+  });
+
+  it('returns a deeply frozen config', () => {
+    const config = loadConfig();
+    expect(Object.isFrozen(config) && Object.isFrozen(config.refreshTokens) && Object.isFrozen(config.grantFlows)).toBe(true);
+  });
+});
