@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 // STYLE.md "Dependency direction": http -> oauth <- storage; config handed down; only app.ts (and the
 // CLI, the other composition root) sees every layer. A wrong arrow fails CI here instead of in review.
-const npmPackages = ['fastify', '@fastify/*', 'fastify-plugin', '@prisma/*', 'pg', '@electric-sql/*', 'pglite-prisma-adapter', 'eta', 'argon2', 'pino', 'ajv', 'ajv-formats'];
+const npmPackages = ['fastify', '@fastify/*', 'fastify-plugin', '@prisma/*', 'pg', '@electric-sql/*', 'pglite-prisma-adapter', 'eta', '@node-rs/*', 'pino', 'ajv', 'ajv-formats'];
 
 const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
