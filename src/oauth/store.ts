@@ -90,6 +90,15 @@ export interface AccessTokenStore {
     at: Date;
     withRefreshToken?: boolean;
   }): Promise<AccessTokenRecord | null>;
+  /**
+   * The applications in which the owner holds a live token (not revoked, and its access token unexpired or its
+   * refresh token still usable), each with the creation time of the oldest such token; newest first.
+   */
+  authorizedApplications(query: {
+    resourceOwnerId: number;
+    at: Date;
+    refreshTokenExpiresIn: number | null;
+  }): Promise<Array<{ application: ApplicationRecord; authorizedAt: Date }>>;
 }
 
 export interface AccessGrantStore {

@@ -1,5 +1,5 @@
 import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
-import { timestamp, toAccessToken, type AccessTokenRow } from './rows.js';
+import { timestamp, toAccessToken, toApplication, type AccessTokenRow, type ApplicationRow } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
 // The hot path (introspection, token issue) runs these named statements, prepared once per connection.
@@ -97,6 +97,21 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
             (withRefreshToken === undefined || (token.refreshToken !== null) === withRefreshToken),
         );
       return match ?? null;
+    },
+    async authorizedApplications({ resourceOwnerId, at, refreshTokenExpiresIn }) {
+      const rows = await sql.query<ApplicationRow & { authorized_at: Date }>(
+        `SELECT a.id, a.name, a.uid, a.secret, a.redirect_uri, a.scopes, a.confidential, a.created_at, a.updated_at,
+           MIN(t.created_at) AS authorized_at
+         FROM oauth_access_tokens t JOIN oauth_applications a ON a.id = t.application_id
+         WHERE t.resource_owner_id = $1 AND (t.revoked_at IS NULL OR t.revoked_at > $2)
+           AND (t.expires_in IS NULL OR t.created_at + make_interval(secs => t.expires_in) > $2
+             OR (t.refresh_token IS NOT NULL AND t.refreshed_at IS NULL
+               AND ($3::integer IS NULL OR t.created_at + make_interval(secs => $3::integer) > $2)))
+         GROUP BY a.id
+         ORDER BY authorized_at DESC, a.id DESC`,
+        [resourceOwnerId, timestamp(at), refreshTokenExpiresIn],
+      );
+      return rows.map((row) => ({ application: toApplication(row), authorizedAt: row.authorized_at }));
     },
   };
 }
