@@ -1,0 +1,55 @@
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+
+describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
+  let server: TestServer;
+  let issuer: URL;
+  beforeAll(async () => {
+    // The issuer must be the URL the client discovers, so the server listens first and is rebuilt with it.
+    const probe = await buildTestServer();
+    const address = await probe.app.listen({ port: 0, host: '127.0.0.1' });
+    await probe.close();
+    issuer = new URL(address);
+    server = await buildTestServer({
+      config: { baseUrl: address, optionalScopes: ['write'], grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'] },
+    });
+    await server.app.listen({ port: Number(issuer.port), host: '127.0.0.1' });
+  });
+  afterAll(() => server.close());
+
+  it('has the fields RFC 8414 section 2 requires, reflecting the config', async () => {
+    const response = await server.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
+    expect(response.statusCode).toBe(200);
+    const metadata = response.json();
+    const base = issuer.href.replace(/\/$/, '');
+    expect(metadata).toMatchObject({
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      token_endpoint: `${base}/oauth/token`,
+      revocation_endpoint: `${base}/oauth/revoke`,
+      introspection_endpoint: `${base}/oauth/introspect`,
+      scopes_supported: ['read', 'write'],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query', 'fragment', 'form_post'],
+      grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token', 'password'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+    });
+  });
+
+  it('is accepted by oauth4webapi discovery', async () => {
+    const response = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true });
+    const metadata = await oauth.processDiscoveryResponse(issuer, response);
+    expect(metadata.token_endpoint).toBe(`${issuer.origin}/oauth/token`);
+  });
+
+  it('omits the introspection endpoint when introspection is disabled, and token when implicit is off', async () => {
+    const other = await buildTestServer({ config: { introspection: { enabled: false } } });
+    const metadata = (await other.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
+    expect(metadata.introspection_endpoint).toBeUndefined();
+    expect(metadata.response_types_supported).toEqual(['code']);
+    await other.close();
+  });
+});
