@@ -21,7 +21,8 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
       ...(flows.includes('implicit') ? ['token'] : []),
     ],
     response_modes_supported: responseModes(flows),
-    grant_types_supported: flows.filter((flow) => flow !== 'implicit').concat(flows.includes('implicit') ? ['implicit'] : []),
+    // RFC 7591 section 2 grant type values, which include "implicit".
+    grant_types_supported: [...flows],
     token_endpoint_auth_methods_supported: clientAuthMethods,
     revocation_endpoint_auth_methods_supported: clientAuthMethods,
     // SPEC 3.3: HTTP Basic or a Bearer access token, nothing else.

@@ -1,0 +1,66 @@
+import type { ApplicationAdminStore, ApplicationRecord, ApplicationStore } from '../oauth/store.js';
+
+export interface ApplicationCacheOptions {
+  /** How long another instance's change may go unseen here; this instance's own changes invalidate at once. */
+  ttlMs: number;
+  maxEntries: number;
+  now?: () => number;
+}
+
+interface Entry {
+  application: ApplicationRecord;
+  expiresAt: number;
+}
+
+/**
+ * Client authentication looks the application up on every token and introspection request; caching the
+ * row for a few seconds takes a query off the hot path (SPEC 9). Misses are not cached, so a client created
+ * on another instance works at once; a change made elsewhere (rotated secret, deletion) is seen within ttlMs.
+ */
+export function cachedApplications(
+  inner: ApplicationStore,
+  admin: ApplicationAdminStore,
+  { ttlMs, maxEntries, now = Date.now }: ApplicationCacheOptions,
+): { applications: ApplicationStore; applicationAdmin: ApplicationAdminStore } {
+  const byUid = new Map<string, Entry>();
+  const byId = new Map<number, Entry>();
+
+  const remember = (application: ApplicationRecord | null) => {
+    if (!application) return application;
+    if (byUid.size >= maxEntries) {
+      byUid.clear();
+      byId.clear();
+    }
+    const entry = { application, expiresAt: now() + ttlMs };
+    byUid.set(application.uid, entry);
+    byId.set(application.id, entry);
+    return application;
+  };
+  const fresh = (entry: Entry | undefined) => (entry && entry.expiresAt > now() ? entry.application : undefined);
+  const forget = (id: number) => {
+    const entry = byId.get(id);
+    byId.delete(id);
+    if (entry) byUid.delete(entry.application.uid);
+  };
+
+  return {
+    applications: {
+      findByUid: async (uid) => fresh(byUid.get(uid)) ?? remember(await inner.findByUid(uid)),
+      findById: async (id) => fresh(byId.get(id)) ?? remember(await inner.findById(id)),
+    },
+    applicationAdmin: {
+      list: () => admin.list(),
+      create: (input) => admin.create(input),
+      async update(id, changes) {
+        forget(id);
+        const updated = await admin.update(id, changes);
+        forget(id);
+        return updated;
+      },
+      async delete(id) {
+        forget(id);
+        return admin.delete(id);
+      },
+    },
+  };
+}
