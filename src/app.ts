@@ -21,6 +21,7 @@ import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
+import type { Stores } from './oauth/store.js';
 import { createDatabase, type Database } from './storage/database.js';
 import { migrationStatus } from './storage/migrate.js';
 import { isDatabaseUnavailable } from './storage/prisma-errors.js';
@@ -33,12 +34,14 @@ export interface BuildServerOptions {
   database?: Database;
   /** The clock; tests pass a fixed instant. */
   now?: () => Date;
+  /** Stores on `database` to share with the caller (tests), so both see one application cache. */
+  stores?: Stores;
 }
 
 /** The composition root: wires every layer and registers each endpoint group by name. Never listens. */
-export async function buildServer({ config, extensions = {}, database, now = () => new Date() }: BuildServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ config, extensions = {}, database, now = () => new Date(), stores }: BuildServerOptions): Promise<FastifyInstance> {
   const db = database ?? (await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize }));
-  const deps: OAuthDeps = { stores: createStores(db), config, now, hooks: extensions, passwords: argon2Hasher };
+  const deps: OAuthDeps = { stores: stores ?? createStores(db), config, now, hooks: extensions, passwords: argon2Hasher };
 
   const app = Fastify({
     logger: loggerOptions(config.log),

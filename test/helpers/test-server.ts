@@ -40,8 +40,9 @@ export async function buildTestServer({ config: input = {}, extensions, testData
     },
   };
   const now = () => new Date(clock.now.getTime());
-  const app = await buildServer({ config, extensions, database: db.database, now });
-  const deps: OAuthDeps = { stores: createStores(db.database), config, now, hooks: extensions ?? {}, passwords: argon2Hasher };
+  const stores = createStores(db.database);
+  const app = await buildServer({ config, extensions, database: db.database, now, stores });
+  const deps: OAuthDeps = { stores, config, now, hooks: extensions ?? {}, passwords: argon2Hasher };
   return {
     app,
     config,
