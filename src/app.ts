@@ -36,15 +36,17 @@ export interface BuildServerOptions {
   now?: () => Date;
   /** Stores on `database` to share with the caller (tests), so both see one application cache. */
   stores?: Stores;
+  /** Where log lines go (default stdout); tests read them. */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** The composition root: wires every layer and registers each endpoint group by name. Never listens. */
-export async function buildServer({ config, extensions = {}, database, now = () => new Date(), stores }: BuildServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ config, extensions = {}, database, now = () => new Date(), stores, logStream }: BuildServerOptions): Promise<FastifyInstance> {
   const db = database ?? (await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize }));
   const deps: OAuthDeps = { stores: stores ?? createStores(db), config, now, hooks: extensions, passwords: argon2Hasher };
 
   const app = Fastify({
-    logger: loggerOptions(config.log),
+    logger: loggerOptions(config.log, logStream),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
     routerOptions: { maxParamLength: 200 },

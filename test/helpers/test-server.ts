@@ -24,10 +24,12 @@ export interface TestServerOptions {
   extensions?: Extensions;
   /** Reuse a database (e.g. two servers on one database); else a fresh one is made and dropped. */
   testDatabase?: TestDatabase;
+  /** Receives the server's log lines (set config.log.level to see them). */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** A server on a fresh migrated database (PGlite, or PostgreSQL with DATABASE_URL), for inject() or listen(). */
-export async function buildTestServer({ config: input = {}, extensions, testDatabase }: TestServerOptions = {}): Promise<TestServer> {
+export async function buildTestServer({ config: input = {}, extensions, testDatabase, logStream }: TestServerOptions = {}): Promise<TestServer> {
   const ownDatabase = !testDatabase;
   const db = testDatabase ?? (await createTestDatabase());
   const config = loadConfig({
@@ -41,7 +43,7 @@ export async function buildTestServer({ config: input = {}, extensions, testData
   };
   const now = () => new Date(clock.now.getTime());
   const stores = createStores(db.database);
-  const app = await buildServer({ config, extensions, database: db.database, now, stores });
+  const app = await buildServer({ config, extensions, database: db.database, now, stores, logStream });
   const deps: OAuthDeps = { stores, config, now, hooks: extensions ?? {}, passwords: argon2Hasher };
   return {
     app,

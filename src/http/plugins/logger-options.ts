@@ -17,8 +17,12 @@ export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY, '$1[Redacted]');
 }
 
-export function loggerOptions(log: { level: string; format: 'json' | 'pretty' }): FastifyServerOptions['logger'] {
+export function loggerOptions(
+  log: { level: string; format: 'json' | 'pretty' },
+  stream?: NodeJS.WritableStream,
+): FastifyServerOptions['logger'] {
   return {
+    ...(stream && { stream }),
     level: log.level,
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
     serializers: {
@@ -28,6 +32,6 @@ export function loggerOptions(log: { level: string; format: 'json' | 'pretty' })
         remoteAddress: request.ip,
       }),
     },
-    ...(log.format === 'pretty' ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:standard' } } } : {}),
+    ...(log.format === 'pretty' && !stream ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:standard' } } } : {}),
   };
 }

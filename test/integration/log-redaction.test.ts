@@ -1,0 +1,53 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, createCode, createUser } from '../helpers/factories.js';
+import { basicAuth, buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
+
+// STYLE 15 and the guide's "no secrets in logs": run real flows at debug level and search every log line.
+describe('logs never contain secrets', () => {
+  const lines: string[] = [];
+  let server: TestServer;
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    server = await buildTestServer({ config: { log: { level: 'trace', format: 'json' } }, logStream: stream });
+  });
+  afterAll(() => server.close());
+
+  it('client secrets, codes, verifiers, access and refresh tokens and passwords stay out of every line', async () => {
+    const client = await createClient(server.deps);
+    const user = await createUser(server.deps);
+    const grant = await createCode(server.deps, { application: client.application, resourceOwnerId: user.id });
+    const secrets = [client.secret!, grant.code, user.password];
+    const exchange = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/token?state=xyz',
+      headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!), cookie: 'oauth_session=secret-cookie' },
+      payload: form({ grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri }),
+    });
+    expect(exchange.statusCode).toBe(200);
+    const { access_token: accessToken, refresh_token: refreshToken } = exchange.json();
+    secrets.push(accessToken, refreshToken, 'secret-cookie');
+    await server.app.inject({
+      method: 'POST',
+      url: '/oauth/introspect',
+      headers: { ...FORM, authorization: `Bearer ${accessToken}` },
+      payload: form({ token: accessToken }),
+    });
+    await server.app.inject({ method: 'GET', url: `/oauth/token/info?access_token=${accessToken}`, headers: { authorization: `Bearer ${accessToken}` } });
+    await server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: FORM,
+      payload: form({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.uid, client_secret: client.secret! }),
+    });
+    expect(lines.length).toBeGreaterThan(5);
+    const log = lines.join('');
+    for (const secret of secrets) expect(log).not.toContain(secret);
+    expect(log).toContain('[Redacted]');
+  });
+});
