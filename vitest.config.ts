@@ -16,6 +16,16 @@ export default defineConfig({
       },
       {
         test: {
+          // Tests that stop and start their own PostgreSQL or the service process; run once, by .ci/run.
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           testTimeout: 60_000,

@@ -3,7 +3,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
+
+// `node --import tsx` rather than the tsx CLI: no wrapper process between the test and the service, so
+// signals reach the service itself, as they do in production (`node dist/main.js`).
+const NODE_ARGS = ['--import', 'tsx', join(ROOT, 'src/main.ts')];
 
 /** A port that was free a moment ago on the loopback interface. */
 export function freePort(): Promise<number> {
@@ -26,7 +29,7 @@ export interface RunResult {
 /** Runs `src/main.ts <args>` (the oauth-service executable) to completion. */
 export function runService(args: string[], env: Record<string, string | undefined>, stdin = ''): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [join(ROOT, 'src/main.ts'), ...args], { cwd: ROOT, env: serviceEnv(env) });
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, env: serviceEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -40,7 +43,7 @@ export function runService(args: string[], env: Record<string, string | undefine
 /** Starts `src/main.ts serve` and resolves once /readyz answers 200. */
 export async function startService(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; baseUrl: string; output: () => string }> {
   const port = await freePort();
-  const child = spawn(TSX, [join(ROOT, 'src/main.ts'), 'serve'], { cwd: ROOT, env: serviceEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }) });
+  const child = spawn(process.execPath, [...NODE_ARGS, 'serve'], { cwd: ROOT, env: serviceEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }) });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
