@@ -6,8 +6,10 @@ export function isExpired(token: Pick<AccessTokenRecord, 'createdAt' | 'expiresI
   return token.expiresIn !== null && now.getTime() >= token.createdAt.getTime() + token.expiresIn * 1000;
 }
 
-export function isRevoked(token: Pick<AccessTokenRecord, 'revokedAt'>, now: Date): boolean {
-  return token.revokedAt !== null && token.revokedAt.getTime() <= now.getTime();
+// Any revoked_at counts, whatever its time: Doorkeeper's "revoked in the future" would let a token revoked
+// on one instance look live on another whose clock runs a little behind (SPEC 9: inactive everywhere at once).
+export function isRevoked(token: Pick<AccessTokenRecord, 'revokedAt'>, _now?: Date): boolean {
+  return token.revokedAt !== null;
 }
 
 export function isAccessible(token: AccessTokenRecord, now: Date): boolean {

@@ -14,8 +14,8 @@ export interface TestServer {
   /** The domain's dependencies on the same database, for factories and assertions. */
   deps: OAuthDeps;
   testDatabase: TestDatabase;
-  /** Moves the server's clock (expiry tests); starts at the real time. */
-  clock: { now: Date; advance(seconds: number): void };
+  /** The server's clock: real time, moved forward by advance() (expiry tests). */
+  clock: { readonly now: Date; advance(seconds: number): void };
   close(): Promise<void>;
 }
 
@@ -35,13 +35,17 @@ export async function buildTestServer({ config: input = {}, extensions, testData
   const config = loadConfig({
     input: { log: { level: process.env.TEST_LOG_LEVEL ?? 'silent' }, sessionSecret: 'a'.repeat(40), ...input },
   });
+  // Real time plus an offset that tests move forward, so servers built at different moments agree.
+  let offsetMs = 0;
   const clock = {
-    now: new Date(),
+    get now() {
+      return new Date(Date.now() + offsetMs);
+    },
     advance(seconds: number) {
-      this.now = new Date(this.now.getTime() + seconds * 1000);
+      offsetMs += seconds * 1000;
     },
   };
-  const now = () => new Date(clock.now.getTime());
+  const now = () => clock.now;
   const stores = createStores(db.database);
   const app = await buildServer({ config, extensions, database: db.database, now, stores, logStream });
   const deps: OAuthDeps = { stores, config, now, hooks: extensions ?? {}, passwords: argon2Hasher };
