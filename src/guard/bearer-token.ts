@@ -1,0 +1,25 @@
+// RFC 6750 section 2.1: credentials = "Bearer" 1*SP b64token, b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" /
+// "~" / "+" / "/" ) *"=". The scheme is case-insensitive (RFC 9110 section 11.1).
+const BEARER_SCHEME = /^bearer(?:\s|$)/i;
+const BEARER = /^bearer +([^\s]+)$/i;
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+// Far above any token this service issues (43 characters); a longer value is not worth a lookup.
+const MAX_TOKEN_LENGTH = 4096;
+
+export type ExtractedToken = { kind: 'none' } | { kind: 'malformed' } | { kind: 'bearer'; token: string };
+
+/**
+ * The bearer token of a request, from the Authorization header only. The form-body and query methods of RFC 6750
+ * sections 2.2 and 2.3 are deliberately not accepted: a token in a URL ends up in access logs, proxy logs,
+ * browser history and Referer headers (RFC 6750 section 5.3, RFC 9700 section 4.3.2), and a form body would tie
+ * the guard to one content type. Any other scheme (Basic, MAC, ...) means no token (reference 12.1, P2); a
+ * "Bearer" credential that is not one b64token is an invalid token, not looked up.
+ */
+export function extractBearerToken(authorization: string | undefined): ExtractedToken {
+  const value = authorization?.trim() ?? '';
+  if (!BEARER_SCHEME.test(value)) return { kind: 'none' };
+  if (/^bearer$/i.test(value)) return { kind: 'none' };
+  const token = BEARER.exec(value)?.[1];
+  if (token === undefined || token.length > MAX_TOKEN_LENGTH || !B64TOKEN.test(token)) return { kind: 'malformed' };
+  return { kind: 'bearer', token };
+}

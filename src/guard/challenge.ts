@@ -1,0 +1,24 @@
+import type { GuardError } from './guard-error.js';
+
+// RFC 6750 section 3: auth-param values are quoted-strings limited to %x20-21 / %x23-5B / %x5D-7E; anything else
+// (the quote, the backslash, controls, non-ASCII) becomes "_", as the reference does (2.3). The realm is
+// sanitised too, so no configured value can break the header.
+const NOT_HEADER_SAFE = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;
+
+export function headerSafe(value: string): string {
+  return value.replace(NOT_HEADER_SAFE, '_');
+}
+
+/**
+ * The WWW-Authenticate value for a refusal. RFC 6750 section 3.1: when the request carried no token the
+ * challenge has no error code (the client may simply not know it needs one); otherwise it names the error, its
+ * description and, for insufficient_scope, the scope that would have been enough.
+ */
+export function bearerChallenge(realm: string, error: GuardError): string {
+  const params = [`realm="${headerSafe(realm)}"`];
+  if (error.reason !== 'missing') {
+    params.push(`error="${error.code}"`, `error_description="${headerSafe(error.description)}"`);
+    if (error.scopes.length > 0) params.push(`scope="${headerSafe(error.scopes.join(' '))}"`);
+  }
+  return `Bearer ${params.join(', ')}`;
+}

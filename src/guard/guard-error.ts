@@ -1,0 +1,70 @@
+import type { TokenProblem } from './types.js';
+
+// Reference 2.4: the exact descriptions (no trailing period on the invalid_token ones). A request without a
+// token gets the "invalid" text in the body too; only its challenge differs (RFC 6750 section 3.1).
+const INVALID_TOKEN_TEXT: Record<TokenProblem, string> = {
+  missing: 'The access token is invalid',
+  unknown: 'The access token is invalid',
+  revoked: 'The access token was revoked',
+  expired: 'The access token expired',
+};
+
+/**
+ * Why the guard refused a request: `invalid_token` (401: no token, or an unknown, expired or revoked one) or
+ * `insufficient_scope` (403: a valid token without any of the required scopes). Render-options hooks receive it.
+ */
+export class GuardError {
+  /** RFC 6750 section 3.1 error code. */
+  readonly code: 'invalid_token' | 'insufficient_scope';
+  readonly status: 401 | 403;
+  /** English description (the reference's wording). */
+  readonly description: string;
+  /** invalid_token: why; `missing` when no bearer token was sent. */
+  readonly reason: TokenProblem | null;
+  /** insufficient_scope: the scopes of which one was required. */
+  readonly scopes: readonly string[];
+
+  private constructor(code: GuardError['code'], description: string, reason: TokenProblem | null, scopes: readonly string[]) {
+    this.code = code;
+    this.status = code === 'invalid_token' ? 401 : 403;
+    this.description = description;
+    this.reason = reason;
+    this.scopes = scopes;
+  }
+
+  static invalidToken(reason: TokenProblem): GuardError {
+    return new GuardError('invalid_token', INVALID_TOKEN_TEXT[reason], reason, []);
+  }
+
+  static insufficientScope(scopes: readonly string[]): GuardError {
+    return new GuardError('insufficient_scope', `Access to this resource requires scope "${scopes.join(' ')}".`, null, [...scopes]);
+  }
+
+  /** The default response body (SPEC 8: a JSON body where the reference sends none). */
+  toJSON(): { error: string; error_description: string } {
+    return { error: this.code, error_description: this.description };
+  }
+}
+
+const UNAVAILABLE_TEXT = 'The authorization server could not be reached to verify the access token. Try again later.';
+
+/**
+ * The token could not be checked: the authorization server is unreachable, too slow or answered something other
+ * than a 200 introspection response. The guard answers 503 temporarily_unavailable, never lets the request through.
+ * `message` holds the detail for logs; `description` is what clients see.
+ */
+export class GuardUnavailableError extends Error {
+  readonly code = 'temporarily_unavailable';
+  /** So a host's error handler (or Fastify's default one) answers 503 when a handler awaits serviceToken(). */
+  readonly statusCode = 503;
+  readonly description = UNAVAILABLE_TEXT;
+
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(detail, options);
+    this.name = 'GuardUnavailableError';
+  }
+
+  toJSON(): { error: string; error_description: string } {
+    return { error: this.code, error_description: this.description };
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * oauth-service/guard: protects the routes of a Fastify API with OAuth 2.0 bearer access tokens (RFC 6750),
+ * either inside the authorization server (local mode) or in any other Node API that asks the server's
+ * introspection endpoint (remote mode, RFC 7662). Depends on fastify, fastify-plugin and node:* only.
+ *
+ * @example
+ * import Fastify from 'fastify';
+ * import { serviceGuard } from 'oauth-service/guard';
+ *
+ * const app = Fastify();
+ * await app.register(serviceGuard, {
+ *   mode: 'remote',
+ *   introspectionUrl: 'https://auth.example.com/oauth/introspect',
+ *   clientId: process.env.OAUTH_CLIENT_ID!,
+ *   clientSecret: process.env.OAUTH_CLIENT_SECRET!,
+ * });
+ * app.get('/notes', { preHandler: app.serviceAuthorize() }, async (request) => ({ owner: (await request.serviceToken())?.resourceOwnerId }));
+ * app.post('/notes', { preHandler: app.serviceAuthorize('write') }, async () => ({ ok: true }));
+ *
+ * @packageDocumentation
+ */
+export { serviceGuard, type ServiceAuthorizeHook } from './plugin.js';
+export { GuardError, GuardUnavailableError } from './guard-error.js';
+export { createRemoteIntrospector } from './remote-introspection.js';
+export type {
+  GuardCommonOptions,
+  GuardForbiddenRenderOptions,
+  GuardRenderOptions,
+  GuardToken,
+  Introspect,
+  InvalidTokenReason,
+  LocalGuardOptions,
+  RemoteGuardOptions,
+  RemoteIntrospectionOptions,
+  RenderOptionsHook,
+  ServiceGuardOptions,
+  TokenProblem,
+} from './types.js';

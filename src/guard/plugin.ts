@@ -1,0 +1,129 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { headerSafe } from './challenge.js';
+import { GuardError, GuardUnavailableError } from './guard-error.js';
+import { refuse, unavailable, type RefusalSettings } from './refusals.js';
+import { createRemoteIntrospector } from './remote-introspection.js';
+import { transportWarning } from './remote-settings.js';
+import { evaluateRequestToken, holdsAnyScope, requiredScopes, type TokenEvaluation } from './token-evaluation.js';
+import type { GuardToken, Introspect, ServiceGuardOptions } from './types.js';
+
+/** A preHandler made by `app.serviceAuthorize(...)`. */
+export type ServiceAuthorizeHook = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The valid access token of this request, or null. Looked up once per request. */
+    serviceToken(): Promise<GuardToken | null>;
+    /** True when the token is valid and satisfies every serviceAuthorize preHandler that ran for this request. */
+    validServiceToken(): Promise<boolean>;
+    /** The resource owner of the valid token, through `resolveResourceOwner`; null without either. Once per request. */
+    currentResourceOwner<T = unknown>(): Promise<T | null>;
+  }
+  interface FastifyInstance {
+    /**
+     * A preHandler requiring a valid token holding at least one of `scopes` (OR); list several preHandlers to
+     * require several scopes (AND); no scopes = any valid token. 401 invalid_token, 403 insufficient_scope.
+     */
+    serviceAuthorize(...scopes: string[]): ServiceAuthorizeHook;
+  }
+}
+
+interface RequestState {
+  evaluation?: Promise<TokenEvaluation>;
+  owner?: Promise<unknown>;
+  /** The scope lists of the serviceAuthorize preHandlers that ran, for validServiceToken. */
+  requirements: Array<readonly string[]>;
+}
+
+const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options) => {
+  const now = options.now ?? Date.now;
+  const introspect = chooseIntrospect(options, now);
+  if (options.mode === 'remote') {
+    const warning = transportWarning(options.introspectionUrl);
+    if (warning) app.log.warn(warning);
+  }
+  const resolver = options.resolveResourceOwner;
+  const exposeToViews = options.exposeResourceOwnerToViews ?? true;
+  const refusal: RefusalSettings = {
+    realm: headerSafe(options.realm ?? 'oauth-service'),
+    unauthorized: options.serviceUnauthorizedRenderOptions,
+    forbidden: options.serviceForbiddenRenderOptions,
+  };
+  // Per-request memos live here rather than on request properties, so nothing leaks between plugin instances.
+  const states = new WeakMap<FastifyRequest, RequestState>();
+
+  function stateOf(request: FastifyRequest): RequestState {
+    let state = states.get(request);
+    if (!state) states.set(request, (state = { requirements: [] }));
+    return state;
+  }
+
+  // Seed: the token is evaluated once per request, however many helpers and preHandlers ask.
+  function evaluate(request: FastifyRequest): Promise<TokenEvaluation> {
+    const state = stateOf(request);
+    state.evaluation ??= evaluateRequestToken(request.headers.authorization, introspect, now);
+    return state.evaluation;
+  }
+
+  app.decorateRequest('serviceToken', async function serviceToken(this: FastifyRequest) {
+    return (await evaluate(this)).token;
+  });
+
+  app.decorateRequest('validServiceToken', async function validServiceToken(this: FastifyRequest) {
+    const { token } = await evaluate(this);
+    return token !== null && stateOf(this).requirements.every((scopes) => holdsAnyScope(token, scopes));
+  });
+
+  app.decorateRequest('currentResourceOwner', function currentResourceOwner(this: FastifyRequest) {
+    const state = stateOf(this);
+    state.owner ??= evaluate(this).then(async ({ token }) => (token && resolver ? ((await resolver(token, this)) ?? null) : null));
+    return state.owner as Promise<never>;
+  });
+
+  app.decorate('serviceAuthorize', function serviceAuthorize(...scopes: string[]): ServiceAuthorizeHook {
+    const required = requiredScopes(scopes);
+    return async function requireServiceToken(request, reply) {
+      stateOf(request).requirements.push(required);
+      let evaluation: TokenEvaluation;
+      try {
+        evaluation = await evaluate(request);
+      } catch (error) {
+        if (error instanceof GuardUnavailableError) return unavailable(request, reply, error);
+        throw error;
+      }
+      if (evaluation.token === null) return refuse(request, reply, GuardError.invalidToken(evaluation.problem), refusal);
+      if (!holdsAnyScope(evaluation.token, required)) return refuse(request, reply, GuardError.insufficientScope(required), refusal);
+      // Seed: current_resource_owner is usable in views; @fastify/view merges reply.locals into every template.
+      const locals = (reply as { locals?: unknown }).locals;
+      if (exposeToViews && resolver && locals !== null && typeof locals === 'object') {
+        (locals as Record<string, unknown>).currentResourceOwner = await request.currentResourceOwner();
+      }
+      return undefined;
+    };
+  });
+};
+
+function chooseIntrospect(options: ServiceGuardOptions, now: () => number): Introspect {
+  if (options.mode === 'remote') return createRemoteIntrospector({ ...options, now });
+  if (typeof options.introspect !== 'function') {
+    throw new TypeError('serviceGuard: local mode needs an introspect(token) function; use mode "remote" to ask an introspection endpoint');
+  }
+  return options.introspect;
+}
+
+/**
+ * The guard: protects a Fastify app's routes with bearer access tokens (RFC 6750). Register it once per
+ * context; it decorates requests with `serviceToken()`, `validServiceToken()`, `currentResourceOwner()` and the
+ * instance with `serviceAuthorize(...scopes)`.
+ *
+ * - local mode (`introspect`): inside the authorization server, tokens are read from its store.
+ * - remote mode (`mode: 'remote'`): asks `POST /oauth/introspect` with the API's client credentials and caches
+ *   answers. A revoked token stops being accepted within `cacheTtlSeconds` (default 30); an expired one at once.
+ *   When the authorization server cannot answer, protected routes respond 503, never 200.
+ *
+ * @example
+ * await app.register(serviceGuard, { mode: 'remote', introspectionUrl, clientId, clientSecret });
+ * app.get('/notes', { preHandler: app.serviceAuthorize('read', 'write') }, handler);
+ */
+export const serviceGuard = fp(guardPlugin, { name: 'oauth-service-guard', fastify: '5.x' });

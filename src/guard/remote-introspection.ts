@@ -1,0 +1,110 @@
+import { GuardUnavailableError } from './guard-error.js';
+import { cacheKey, IntrospectionCache } from './introspection-cache.js';
+import { remoteSettings } from './remote-settings.js';
+import type { GuardToken, Introspect, RemoteIntrospectionOptions } from './types.js';
+
+/**
+ * An `introspect` function that asks the authorization server (RFC 7662 section 2.1) and caches its answers by
+ * token hash. Concurrent lookups of one token share a single request. Global fetch keeps connections alive, so
+ * a busy API reuses a few sockets. Throws {@link GuardUnavailableError} when the server is unreachable, slow or
+ * answers anything but a 200 introspection response: a token that cannot be checked is never accepted.
+ */
+export function createRemoteIntrospector(options: RemoteIntrospectionOptions): Introspect {
+  const settings = remoteSettings(options);
+  const cache = new IntrospectionCache({
+    ttlSeconds: settings.cacheTtlSeconds,
+    negativeTtlSeconds: settings.negativeCacheTtlSeconds,
+    maxEntries: settings.cacheMaxEntries,
+    now: settings.now,
+  });
+  const inFlight = new Map<string, Promise<GuardToken | null>>();
+
+  async function ask(token: string): Promise<GuardToken | null> {
+    const response = await post(token);
+    const text = await response.text().catch(() => '');
+    if (response.status !== 200) throw new GuardUnavailableError(`${settings.url} answered ${response.status}${errorCode(text)}`);
+    const body = parseObject(text);
+    if (!body || typeof body.active !== 'boolean') throw new GuardUnavailableError(`${settings.url} answered 200 without an introspection response`);
+    return toGuardToken(body, settings.acceptMissingTokenType);
+  }
+
+  async function post(token: string): Promise<Response> {
+    try {
+      return await fetch(settings.url, {
+        method: 'POST',
+        headers: { authorization: settings.authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+        signal: AbortSignal.timeout(settings.timeoutMs),
+        // Credentials go to the configured URL only; a redirect is a misconfiguration (answered 3xx -> 503).
+        redirect: 'manual',
+      });
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      const detail = timedOut ? `timed out after ${settings.timeoutMs} ms` : `failed: ${describe(error)}`;
+      throw new GuardUnavailableError(`introspection request to ${settings.url} ${detail}`, { cause: error });
+    }
+  }
+
+  return async function introspectRemotely(token: string): Promise<GuardToken | null> {
+    const key = cacheKey(token);
+    const cached = cache.get(key);
+    if (cached) return cached.value;
+    const pending = inFlight.get(key);
+    if (pending) return pending;
+    const request = ask(token).then((value) => {
+      cache.set(key, value);
+      return value;
+    });
+    inFlight.set(key, request);
+    try {
+      return await request;
+    } finally {
+      inFlight.delete(key);
+    }
+  };
+}
+
+/**
+ * RFC 7662 section 2.2 to a GuardToken. Only a bearer access token counts: an active answer must say token_type
+ * "Bearer" (case-insensitive; RFC 6750 section 6.1.1), so a refresh token reported with another or no token_type
+ * never authorizes an API call (RFC 6749 section 1.5).
+ */
+export function toGuardToken(body: Record<string, unknown>, acceptMissingTokenType = false): GuardToken | null {
+  if (body.active !== true) return null;
+  const tokenType = body.token_type;
+  const isBearer = typeof tokenType === 'string' ? tokenType.toLowerCase() === 'bearer' : tokenType === undefined && acceptMissingTokenType;
+  if (!isBearer) return null;
+  const scopes = typeof body.scope === 'string' ? body.scope.split(' ').filter((scope) => scope !== '') : [];
+  const sub = body.sub;
+  return Object.freeze({
+    active: true,
+    scopes: Object.freeze(scopes),
+    clientId: typeof body.client_id === 'string' ? body.client_id : null,
+    // RFC 7662 section 2.2: sub is "usually a machine-readable identifier of the resource owner".
+    resourceOwnerId: typeof sub === 'string' || typeof sub === 'number' ? sub : null,
+    expiresAt: typeof body.exp === 'number' && Number.isFinite(body.exp) ? body.exp : null,
+    claims: Object.freeze({ ...body }),
+  });
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+// An OAuth error code helps the operator (invalid_client: wrong clientId or clientSecret; or the client is
+// not allowed to introspect). Only the code: the body of a misbehaving server is not copied into logs.
+function errorCode(text: string): string {
+  const error = parseObject(text)?.error;
+  return typeof error === 'string' && /^[\x20-\x7E]{1,64}$/.test(error) ? ` (${error})` : '';
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${(error.cause as NodeJS.ErrnoException).code ?? error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}

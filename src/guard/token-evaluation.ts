@@ -1,0 +1,44 @@
+import { extractBearerToken } from './bearer-token.js';
+import type { GuardToken, Introspect, TokenProblem } from './types.js';
+
+/** The outcome of looking at a request's credentials: a valid token, or why there is none. */
+export type TokenEvaluation = { token: GuardToken; problem: null } | { token: null; problem: TokenProblem };
+
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** Reads the bearer token of a request and looks it up; introspection errors propagate. */
+export async function evaluateRequestToken(authorization: string | undefined, introspect: Introspect, nowMs: () => number): Promise<TokenEvaluation> {
+  const extracted = extractBearerToken(authorization);
+  if (extracted.kind === 'none') return { token: null, problem: 'missing' };
+  if (extracted.kind === 'malformed') return { token: null, problem: 'unknown' };
+  return judgeToken(await introspect(extracted.token), nowMs());
+}
+
+/**
+ * Whether a looked-up token may be used at this instant. The expiry is checked here too, whatever the source
+ * said, so neither a cached answer nor a lenient introspect function can accept a token past its exp.
+ */
+export function judgeToken(token: GuardToken | null, nowMs: number): TokenEvaluation {
+  if (token === null) return { token: null, problem: 'unknown' };
+  if (!token.active) return { token: null, problem: token.reason ?? 'unknown' };
+  if (token.expiresAt !== null && nowMs >= token.expiresAt * 1000) return { token: null, problem: 'expired' };
+  return { token, problem: null };
+}
+
+/** Seed: a token satisfies one serviceAuthorize call when it holds any one of its scopes; none = any valid token. */
+export function holdsAnyScope(token: GuardToken, required: readonly string[]): boolean {
+  return required.length === 0 || required.some((scope) => token.scopes.includes(scope));
+}
+
+/**
+ * The scopes given to serviceAuthorize, checked when the route is defined. Each must be one scope-token (RFC 6749
+ * section 3.3); "read write" in one argument is refused because it would read as AND but mean nothing.
+ */
+export function requiredScopes(scopes: readonly string[]): readonly string[] {
+  for (const scope of scopes) {
+    if (typeof scope !== 'string' || !SCOPE_TOKEN.test(scope)) {
+      throw new TypeError(`serviceAuthorize: ${JSON.stringify(scope)} is not a scope; pass one scope per argument`);
+    }
+  }
+  return Object.freeze([...new Set(scopes)]);
+}
