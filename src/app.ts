@@ -50,6 +50,7 @@ export async function buildServer({ config, extensions = {}, database, now = () 
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
     routerOptions: { maxParamLength: 200 },
+    ajv: { customOptions: { allowUnionTypes: true } },
     // Graceful shutdown: close() lets in-flight requests finish and answers new ones on open keep-alive sockets with 503.
     return503OnClosing: true,
     forceCloseConnections: 'idle',

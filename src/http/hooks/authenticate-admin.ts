@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import basicAuth from '@fastify/basic-auth';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { constantTimeEqual } from '../../oauth/secrets.js';
+import type { AdminRouteOptions } from '../route-options.js';
+import { FailureLimiter } from './failure-limiter.js';
+
+export const ADMIN_DISABLED_MESSAGE = 'The admin UI is disabled: set ADMIN_PASSWORD or admin.passwordHash';
+
+/** The admin check said no; the group's error handler renders it as a page or as JSON. */
+export class AdminRefused extends Error {
+  constructor(
+    readonly statusCode: 401 | 403 | 429,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AdminRefused';
+  }
+}
+
+class WrongCredentials extends Error {}
+
+// A successful check is remembered this long, so a burst of admin page loads pays argon2id (deliberately slow,
+// about 30 ms of CPU and 19 MiB each) once instead of on every request.
+const REMEMBER_SUCCESS_MS = 60_000;
+const MAX_REMEMBERED = 100;
+
+/**
+ * Admin authentication for the encapsulated applications group (SPEC 3.6, reference 13): HTTP Basic against
+ * config `admin`, or the `authenticateAdmin` extension hook instead of the password check. Registered with
+ * fastify-plugin *inside* that group, so its onRequest hook and the basicAuth decorator stay there and can
+ * never leak onto /oauth/token or any other route (STYLE 1).
+ */
+export const authenticateAdmin = fp<AdminRouteOptions>(
+  async (app, { deps, authenticateAdmin: extensionHook }) => {
+    const { username, passwordHash } = deps.config.admin;
+    const plainPassword = deps.config.admin.password ?? null;
+    const limiter = new FailureLimiter(deps.config.rateLimit);
+    const verified = new RecentlyVerified();
+    const challenge = { 'www-authenticate': `Basic realm="${deps.config.realm} admin"` };
+
+    // Reference 13's default admin authenticator refuses everyone; ours says how to open the UI.
+    const passwordConfigured = plainPassword !== null || passwordHash !== null;
+
+    await app.register(basicAuth, {
+      // The challenge is set with the refusal below, with the realm exactly as configured.
+      authenticate: false,
+      async validate(givenUsername, givenPassword) {
+        // Both halves are always checked, and compared in constant time, so timing reveals neither.
+        const usernameMatches = constantTimeEqual(givenUsername, username);
+        // The plain ADMIN_PASSWORD from the environment overrides a hash from the file (SPEC 2).
+        const passwordMatches =
+          plainPassword !== null
+            ? constantTimeEqual(givenPassword, plainPassword)
+            : await deps.passwords.verify(passwordHash ?? '', givenPassword);
+        if (!usernameMatches || !passwordMatches) throw new WrongCredentials();
+      },
+    });
+
+    const checkBasicCredentials = (request: FastifyRequest, reply: FastifyReply) =>
+      new Promise<FastifyError | undefined>((resolve) => {
+        (app.basicAuth as (request: FastifyRequest, reply: FastifyReply, done: (error?: FastifyError) => void) => void)(request, reply, resolve);
+      });
+
+    app.addHook('onRequest', async function authenticateAdminRequest(request: FastifyRequest, reply: FastifyReply) {
+      if (extensionHook) {
+        if (await extensionHook(request)) return;
+        throw new AdminRefused(403, 'The admin authenticator refused this request.');
+      }
+      if (!passwordConfigured) throw new AdminRefused(403, ADMIN_DISABLED_MESSAGE);
+
+      const ipKey = `ip:${request.ip}`;
+      const now = deps.now();
+      const wait = limiter.retryAfter([ipKey], now);
+      if (wait > 0) {
+        throw new AdminRefused(429, `Too many failed admin sign-in attempts. Try again in ${wait} seconds.`, { 'retry-after': String(wait) });
+      }
+      // Keyed by a hash of the whole header: remembers who passed without keeping the password in memory.
+      const header = request.headers.authorization;
+      const cacheKey = header === undefined ? null : createHash('sha256').update(header).digest('hex');
+      if (cacheKey !== null && verified.has(cacheKey, now)) return;
+
+      const error = await checkBasicCredentials(request, reply);
+      if (error === undefined) {
+        limiter.reset(ipKey);
+        if (cacheKey !== null) verified.add(cacheKey, now);
+        return;
+      }
+      if (error instanceof WrongCredentials) {
+        limiter.recordFailure([ipKey], now);
+        request.log.info({ event: 'admin.login_failed', ip: request.ip }, 'admin sign-in failed');
+        throw new AdminRefused(401, 'Wrong admin user name or password.', challenge);
+      }
+      // No or malformed Authorization header: the browser's first request, before it asks for credentials.
+      throw new AdminRefused(401, 'Sign in with the admin user name and password.', challenge);
+    });
+  },
+  { name: 'authenticate-admin' },
+);
+
+/** Hashes of Authorization headers that passed the check recently (never the header itself). */
+class RecentlyVerified {
+  readonly #until = new Map<string, number>();
+
+  has(key: string, now: Date): boolean {
+    const until = this.#until.get(key);
+    if (until === undefined) return false;
+    if (until > now.getTime()) return true;
+    this.#until.delete(key);
+    return false;
+  }
+
+  add(key: string, now: Date): void {
+    this.#until.delete(key);
+    this.#until.set(key, now.getTime() + REMEMBER_SUCCESS_MS);
+    for (const oldest of this.#until.keys()) {
+      if (this.#until.size <= MAX_REMEMBERED) break;
+      this.#until.delete(oldest);
+    }
+  }
+}

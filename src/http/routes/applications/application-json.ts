@@ -1,0 +1,32 @@
+import type { ApplicationRecord } from '../../../oauth/store.js';
+
+export interface ApplicationJson {
+  id: number;
+  name: string;
+  uid: string;
+  secret?: string;
+  redirect_uri: string;
+  scopes: string[];
+  confidential: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Reference 13's attribute object with flat fields. Unlike Doorkeeper, which answers the stored hash under
+ * `secret` once the record is reloaded, the secret appears only as the plain value right after it was made
+ * (SPEC 3.6: shown once, then only its hash remains, and the hash is never shown).
+ */
+export function applicationJson(application: ApplicationRecord, plainSecret: string | null = null): ApplicationJson {
+  return {
+    id: application.id,
+    name: application.name,
+    uid: application.uid,
+    ...(plainSecret !== null && { secret: plainSecret }),
+    redirect_uri: application.redirectUris.join('\n'),
+    scopes: application.scopes,
+    confidential: application.confidential,
+    created_at: application.createdAt.toISOString(),
+    updated_at: application.updatedAt.toISOString(),
+  };
+}

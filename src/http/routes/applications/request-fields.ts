@@ -1,0 +1,44 @@
+import type { ApplicationFields } from '../../../oauth/applications.js';
+import type { ApplicationRecord } from '../../../oauth/store.js';
+
+/** The flat fields of the admin form and JSON API (SPEC 3.6), as the route schema lets them through. */
+export interface ApplicationBody {
+  name?: string;
+  redirect_uri?: string | string[];
+  scopes?: string | string[];
+  confidential?: boolean | string | string[];
+  _csrf?: string;
+  _method?: string;
+}
+
+const TRUE_VALUES = new Set(['1', 'true', 'on']);
+
+/**
+ * The domain's fields from a form or JSON body. A field that was not sent keeps the application's current
+ * value on update (PATCH semantics) and takes the reference's default on create (confidential: true).
+ */
+export function fieldsFromBody(body: ApplicationBody | undefined, current?: ApplicationRecord): ApplicationFields {
+  return {
+    name: body?.name ?? current?.name ?? '',
+    redirectUri: joined(body?.redirect_uri, '\n') ?? current?.redirectUris.join('\n') ?? '',
+    scopes: joined(body?.scopes, ' ') ?? current?.scopes.join(' ') ?? '',
+    confidential: confidentialFrom(body?.confidential) ?? current?.confidential ?? true,
+  };
+}
+
+/** The fields of an existing application, to fill the edit form. */
+export function fieldsOf(application: ApplicationRecord): ApplicationFields {
+  return fieldsFromBody(undefined, application);
+}
+
+function joined(value: string | string[] | undefined, separator: string): string | undefined {
+  return Array.isArray(value) ? value.join(separator) : value;
+}
+
+// The HTML form sends a hidden "0" followed by the checkbox's "1" when it is checked (Rails' convention):
+// the last value wins. JSON sends a boolean.
+function confidentialFrom(value: boolean | string | string[] | undefined): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  const last = Array.isArray(value) ? value.at(-1) : value;
+  return last === undefined ? undefined : TRUE_VALUES.has(last.toLowerCase());
+}

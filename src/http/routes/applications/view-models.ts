@@ -1,0 +1,110 @@
+import { validateApplicationFields, type ApplicationFields, type FieldErrors } from '../../../oauth/applications.js';
+import type { OAuthDeps } from '../../../oauth/deps.js';
+import type { ApplicationRecord } from '../../../oauth/store.js';
+
+// Small view models for views/applications/*.eta (STYLE 14): the handlers decide, the templates print.
+
+export const INDEX_PATH = '/oauth/applications';
+export const showPath = (id: number) => `${INDEX_PATH}/${id}`;
+
+type Config = OAuthDeps['config'];
+
+/** Reference 15.6. */
+export function indexView(applications: ApplicationRecord[]) {
+  return {
+    title: 'Your applications',
+    navCurrent: true,
+    applications: applications.map((application) => ({
+      id: application.id,
+      name: application.name,
+      href: showPath(application.id),
+      editHref: `${showPath(application.id)}/edit`,
+      deleteHref: `${showPath(application.id)}/delete`,
+      redirectUris: application.redirectUris,
+      confidential: application.confidential ? 'Yes' : 'No',
+    })),
+  };
+}
+
+/** Reference 15.8; `fields` are what was typed, so a form with errors keeps them. */
+export function formView(config: Config, fields: ApplicationFields, options: { application?: ApplicationRecord; errors?: FieldErrors } = {}) {
+  const { application, errors = {} } = options;
+  return {
+    title: application ? 'Edit application' : 'New Application',
+    action: application ? showPath(application.id) : INDEX_PATH,
+    // HTML forms can only POST; the update route reads _method (Rails' convention).
+    method: application ? 'patch' : null,
+    cancelHref: INDEX_PATH,
+    values: fields,
+    hasErrors: Object.keys(errors).length > 0,
+    errors: {
+      name: fieldMessages(errors.name, 'Name'),
+      redirect_uri: fieldMessages(errors.redirect_uri, 'Redirect URI'),
+      scopes: fieldMessages(errors.scopes, 'Scopes'),
+    },
+    // Problems without a field on the form (uid, secret) go under the banner.
+    otherErrors: [...(errors.uid ?? []), ...(errors.secret ?? [])],
+    blankRedirectAllowed: blankRedirectUriAllowed(config),
+  };
+}
+
+/** Reference 15.7. `plainSecret` is set only on the one page view right after the secret was made. */
+export function showView(config: Config, application: ApplicationRecord, plainSecret: string | null) {
+  const scopes = application.scopes.join(' ');
+  return {
+    title: `Application: ${application.name}`,
+    application: {
+      id: application.id,
+      name: application.name,
+      uid: application.uid,
+      scopes: scopes === '' ? null : scopes,
+      confidential: String(application.confidential),
+      editHref: `${showPath(application.id)}/edit`,
+      deleteHref: `${showPath(application.id)}/delete`,
+      rotateAction: `${showPath(application.id)}/rotate_secret`,
+    },
+    secret: plainSecret !== null ? { plain: plainSecret } : { placeholder: secretPlaceholder(config, application) },
+    canRotate: application.confidential,
+    callbackUrls: application.redirectUris.map((uri) => ({ uri, authorizeHref: authorizeHref(application, uri) })),
+  };
+}
+
+/** The confirmation page that stands in for Doorkeeper's JavaScript `confirm('Are you sure?')`. */
+export function deleteView(application: ApplicationRecord) {
+  return {
+    title: `Delete ${application.name}?`,
+    application: { id: application.id, name: application.name, action: showPath(application.id), cancelHref: showPath(application.id) },
+  };
+}
+
+// The domain's messages are full sentences ("Name can't be blank"); beside the field the reference prints
+// them without the field's name, capitalised ("Can't be blank", "Doesn't match those configured on the server.").
+function fieldMessages(messages: string[] | undefined, label: string): string[] {
+  return (messages ?? []).map((message) => {
+    const bare = message.startsWith(`${label} `) ? message.slice(label.length + 1) : message;
+    return bare.charAt(0).toUpperCase() + bare.slice(1);
+  });
+}
+
+// Reference 7.1's rule stays in the domain: ask it whether a blank redirect URI would pass.
+function blankRedirectUriAllowed(config: Config): boolean {
+  const errors = validateApplicationFields({ name: 'x', redirectUri: '', scopes: '', confidential: true }, config);
+  return errors.redirect_uri === undefined;
+}
+
+// The stored secret is a hash (or, with hashApplicationSecrets off, a value shown only once): never printed.
+function secretPlaceholder(config: Config, application: ApplicationRecord): string {
+  if (!application.confidential || application.secret === null) return 'None (public client)';
+  return config.hashApplicationSecrets ? 'Secret hashed' : 'Hidden (shown only once)';
+}
+
+// Reference 15.7: a link that starts an authorization request for this client and redirect URI.
+function authorizeHref(application: ApplicationRecord, redirectUri: string): string {
+  const parameters: Array<[string, string]> = [
+    ['client_id', application.uid],
+    ['redirect_uri', redirectUri],
+    ['response_type', 'code'],
+  ];
+  if (application.scopes.length > 0) parameters.push(['scope', application.scopes.join(' ')]);
+  return `/oauth/authorize?${parameters.map(([key, value]) => `${key}=${encodeURIComponent(value)}`).join('&')}`;
+}

@@ -1,0 +1,132 @@
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { chromiumAvailable, launchBrowser, screenshot } from '../helpers/browser.js';
+import { buildTestServer, basicAuth, form, FORM, type TestServer } from '../helpers/test-server.js';
+
+const PASSWORD = 'admin password for the browser';
+
+describe.skipIf(!chromiumAvailable())('admin pages in Chromium: /oauth/applications', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let baseURL: string;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    server = await buildTestServer({ config: { admin: { passwordHash: await argon2Hasher.hash(PASSWORD) } } });
+    await server.app.listen({ port: 0, host: '127.0.0.1' });
+    baseURL = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+    browser = await launchBrowser();
+    context = await browser.newContext({ baseURL, httpCredentials: { username: 'admin', password: PASSWORD } });
+    page = await context.newPage();
+    // A CSP violation or script error would show up here (the pages need no JavaScript at all). Status codes
+    // are checked by the tests themselves (422 for a form with errors, and Chromium asks for /favicon.ico).
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const secretText = () => page.locator('#secret').innerText();
+
+  it('an admin creates, edits, rotates the secret of and deletes an application', async () => {
+    await page.goto('/oauth/applications');
+    await expect(page.locator('h1').innerText()).resolves.toBe('Your applications');
+
+    await page.getByRole('link', { name: 'New Application' }).click();
+    await page.getByLabel('Name').fill('Browser App');
+    await page.getByLabel('Redirect URI').fill('https://browser.example/cb\nhttp://127.0.0.1:9000/cb');
+    await page.getByLabel('Scopes').fill('read');
+    await screenshot(page, 'admin-applications-new');
+    await page.getByRole('button', { name: 'Submit' }).click();
+
+    await expect(page.locator('h1').innerText()).resolves.toBe('Application: Browser App');
+    await expect(page.locator('.notice').innerText()).resolves.toBe('Application created.');
+    const uid = await page.locator('#application_id').innerText();
+    const secret = await secretText();
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await expect(page.locator('#confidential').innerText()).resolves.toBe('true');
+    await expect(page.getByRole('link', { name: 'Authorize' }).first().getAttribute('href')).resolves.toContain(`client_id=${encodeURIComponent(uid)}`);
+    await screenshot(page, 'admin-applications-show');
+    await expect(tokenStatus(uid, secret)).resolves.toBe(200);
+
+    await page.reload();
+    await expect(secretText()).resolves.toBe('Secret hashed');
+
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await expect(page.locator('h1').innerText()).resolves.toBe('Edit application');
+    await expect(page.getByLabel('Name').inputValue()).resolves.toBe('Browser App');
+    await screenshot(page, 'admin-applications-edit');
+    await page.getByLabel('Name').fill('Renamed App');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await expect(page.locator('.notice').innerText()).resolves.toBe('Application updated.');
+    await expect(page.locator('h1').innerText()).resolves.toBe('Application: Renamed App');
+
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await expect(page.locator('.notice').innerText()).resolves.toContain('Secret rotated.');
+    const rotated = await secretText();
+    expect(rotated).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(rotated).not.toBe(secret);
+    await expect(tokenStatus(uid, secret)).resolves.toBe(401);
+    await expect(tokenStatus(uid, rotated)).resolves.toBe(200);
+
+    await page.getByRole('link', { name: 'Applications', exact: true }).click();
+    const row = page.locator('tr', { hasText: 'Renamed App' });
+    await expect(row.getAttribute('id')).resolves.toMatch(/^application_\d+$/);
+    await expect(row.locator('td').nth(2).innerText()).resolves.toBe('Yes');
+    await screenshot(page, 'admin-applications-index');
+
+    await row.getByRole('link', { name: 'Destroy' }).click();
+    await expect(page.locator('h1').innerText()).resolves.toBe('Are you sure?');
+    await screenshot(page, 'admin-applications-delete-confirm');
+    await page.getByRole('button', { name: 'Destroy' }).click();
+    await expect(page.locator('.notice').innerText()).resolves.toBe('Application deleted.');
+    await expect(page.locator('tr', { hasText: 'Renamed App' }).count()).resolves.toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('validation errors are shown beside the fields, and the form keeps what was typed', async () => {
+    await page.goto('/oauth/applications/new');
+    await page.getByLabel('Name').fill('<b>Bold</b> app');
+    await page.getByLabel('Redirect URI').fill('http://insecure.example/cb#frag');
+    await page.getByLabel('Scopes').fill('read admin');
+    await page.getByLabel('Confidential').uncheck();
+    await page.getByRole('button', { name: 'Submit' }).click();
+
+    await expect(page.getByRole('alert').first().innerText()).resolves.toContain('Whoops! Check your form for possible errors');
+    await expect(page.locator('#application_redirect_uri_errors').innerText()).resolves.toBe('Cannot contain a fragment. Must be an HTTPS/SSL URI.');
+    await expect(page.locator('#application_scopes_errors').innerText()).resolves.toBe("Doesn't match those configured on the server.");
+    await expect(page.getByLabel('Name').inputValue()).resolves.toBe('<b>Bold</b> app');
+    await expect(page.getByLabel('Redirect URI').inputValue()).resolves.toBe('http://insecure.example/cb#frag');
+    await expect(page.getByLabel('Confidential').isChecked()).resolves.toBe(false);
+    await screenshot(page, 'admin-applications-errors');
+    expect(problems).toEqual([]);
+  });
+
+  it('a wrong admin password gets 401', async () => {
+    const stranger = await browser.newContext({ baseURL, httpCredentials: { username: 'admin', password: 'not the password' } });
+    try {
+      const response = await (await stranger.newPage()).goto('/oauth/applications');
+      expect(response?.status()).toBe(401);
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  async function tokenStatus(uid: string, secret: string): Promise<number> {
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { ...FORM, authorization: basicAuth(uid, secret) },
+      payload: form({ grant_type: 'client_credentials' }),
+    });
+    return response.statusCode;
+  }
+});

@@ -1,0 +1,176 @@
+import type { InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/oauth/secrets.js';
+import { createClient } from '../helpers/factories.js';
+import { backend } from '../helpers/test-database.js';
+import { basicAuth, form, FORM, type TestServer } from '../helpers/test-server.js';
+import { buildAdminServer, JSON_API } from './applications-support.js';
+
+const JSON_BODY = { ...JSON_API, 'content-type': 'application/json' };
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+describe(`/oauth/applications JSON API (${backend})`, () => {
+  let server: TestServer;
+  const seen: string[] = [];
+  const call = async (options: InjectOptions) => {
+    const response = await server.app.inject(options);
+    seen.push(response.body);
+    return response;
+  };
+
+  beforeAll(async () => {
+    server = await buildAdminServer({ optionalScopes: ['write'] });
+  });
+  afterAll(() => server.close());
+
+  it('POST /oauth/applications answers 201 with the flat attributes and the plain secret once', async () => {
+    const response = await call({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: JSON_BODY,
+      payload: { name: 'Scripted', redirect_uri: 'https://a.example/cb\nhttps://b.example/cb', scopes: 'read write', confidential: true },
+    });
+    expect(response.statusCode).toBe(201);
+    const body = response.json();
+    expect(response.headers.location).toBe(`/oauth/applications/${body.id}`);
+    expect(body).toEqual({
+      id: expect.any(Number),
+      name: 'Scripted',
+      uid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      redirect_uri: 'https://a.example/cb\nhttps://b.example/cb',
+      scopes: ['read', 'write'],
+      confidential: true,
+      created_at: expect.stringMatching(ISO),
+      updated_at: expect.stringMatching(ISO),
+    });
+    const stored = await server.deps.stores.applications.findById(body.id);
+    expect(stored!.secret).toBe(sha256Hex(body.secret));
+
+    // The secret shown once is the client's secret at the token endpoint (RFC 6749 section 4.4).
+    const token = await call({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { ...FORM, authorization: basicAuth(body.uid, body.secret) },
+      payload: form({ grant_type: 'client_credentials', scope: 'read' }),
+    });
+    expect(token.statusCode).toBe(200);
+    expect(token.json()).toMatchObject({ token_type: 'Bearer', scope: 'read' });
+
+    const show = await call({ method: 'GET', url: `/oauth/applications/${body.id}`, headers: JSON_API });
+    expect(show.statusCode).toBe(200);
+    expect(show.json()).not.toHaveProperty('secret');
+    expect(show.json()).toMatchObject({ id: body.id, uid: body.uid, name: 'Scripted' });
+  });
+
+  it('POST /oauth/applications ignores fields that cannot be mass-assigned (uid, secret)', async () => {
+    const response = await call({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: JSON_BODY,
+      payload: { name: 'No import', redirect_uri: ['https://a.example/cb'], uid: 'chosen-uid', secret: 'x'.repeat(40) },
+    });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().uid).not.toBe('chosen-uid');
+    expect(response.json().secret).not.toBe('x'.repeat(40));
+    expect(response.json()).toMatchObject({ redirect_uri: 'https://a.example/cb', confidential: true, scopes: [] });
+  });
+
+  it('GET /oauth/applications answers 200 with the list in creation order and no secrets', async () => {
+    const first = await createClient(server.deps, { name: 'Listed first' });
+    const second = await createClient(server.deps, { name: 'Listed second', confidential: false });
+    const response = await call({ method: 'GET', url: '/oauth/applications', headers: JSON_API });
+    expect(response.statusCode).toBe(200);
+    const list = response.json() as Array<Record<string, unknown>>;
+    const ids = list.map((item) => item.id);
+    expect(ids.indexOf(first.application.id)).toBeLessThan(ids.indexOf(second.application.id));
+    for (const item of list) expect(item).not.toHaveProperty('secret');
+    expect(list.find((item) => item.id === second.application.id)).toMatchObject({ confidential: false, uid: second.uid });
+    expect(response.body).not.toContain(sha256Hex(first.secret!));
+  });
+
+  it('PATCH /oauth/applications/:id answers 200 and keeps the fields that were not sent', async () => {
+    const client = await createClient(server.deps, { name: 'Before', redirectUri: 'https://keep.example/cb', scopes: 'read' });
+    const response = await call({ method: 'PATCH', url: `/oauth/applications/${client.application.id}`, headers: JSON_BODY, payload: { name: 'After' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ name: 'After', redirect_uri: 'https://keep.example/cb', scopes: ['read'], confidential: true });
+    expect(response.json()).not.toHaveProperty('secret');
+    const put = await call({ method: 'PUT', url: `/oauth/applications/${client.application.id}`, headers: JSON_BODY, payload: { scopes: ['read', 'write'] } });
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toMatchObject({ name: 'After', scopes: ['read', 'write'] });
+  });
+
+  it('PATCH turning a public client confidential returns its first secret once', async () => {
+    const client = await createClient(server.deps, { name: 'Was public', confidential: false });
+    const response = await call({ method: 'PATCH', url: `/oauth/applications/${client.application.id}`, headers: JSON_BODY, payload: { confidential: true } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ confidential: true, secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+  });
+
+  it('POST /oauth/applications/:id/rotate_secret answers 200 with the new secret; the old one stops working', async () => {
+    const client = await createClient(server.deps, { name: 'Rotated' });
+    const response = await call({ method: 'POST', url: `/oauth/applications/${client.application.id}/rotate_secret`, headers: JSON_BODY, payload: {} });
+    expect(response.statusCode).toBe(200);
+    const { secret } = response.json();
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(secret).not.toBe(client.secret);
+    const tokenWith = (clientSecret: string) =>
+      call({ method: 'POST', url: '/oauth/token', headers: { ...FORM, authorization: basicAuth(client.uid, clientSecret) }, payload: form({ grant_type: 'client_credentials' }) });
+    expect((await tokenWith(client.secret!)).statusCode).toBe(401);
+    expect((await tokenWith(secret)).statusCode).toBe(200);
+  });
+
+  it('rotate_secret of a public client is 422 with the reason', async () => {
+    const client = await createClient(server.deps, { name: 'No secret', confidential: false });
+    const response = await call({ method: 'POST', url: `/oauth/applications/${client.application.id}/rotate_secret`, headers: JSON_BODY, payload: {} });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ errors: ['A public client has no secret to rotate'] });
+  });
+
+  it('DELETE /oauth/applications/:id answers 204 and a second DELETE 404', async () => {
+    const client = await createClient(server.deps, { name: 'Doomed' });
+    const response = await call({ method: 'DELETE', url: `/oauth/applications/${client.application.id}`, headers: JSON_API });
+    expect(response.statusCode).toBe(204);
+    expect(response.body).toBe('');
+    expect(await server.deps.stores.applications.findById(client.application.id)).toBeNull();
+    const again = await call({ method: 'DELETE', url: `/oauth/applications/${client.application.id}`, headers: JSON_API });
+    expect(again.statusCode).toBe(404);
+    expect(again.json()).toEqual({ error: 'not_found', error_description: expect.any(String) });
+  });
+
+  it('an unknown or non-numeric id is 404 JSON on every route', async () => {
+    const requests = [
+      { method: 'GET', url: '/oauth/applications/424242' },
+      { method: 'GET', url: '/oauth/applications/not-a-number' },
+      { method: 'PATCH', url: '/oauth/applications/424242', payload: { name: 'x' } },
+      { method: 'POST', url: '/oauth/applications/424242/rotate_secret', payload: {} },
+      { method: 'DELETE', url: '/oauth/applications/abc' },
+    ] as const;
+    for (const request of requests) {
+      const headers = 'payload' in request ? JSON_BODY : JSON_API;
+      const response = await call({ ...request, headers });
+      expect(response.statusCode, `${request.method} ${request.url}`).toBe(404);
+      expect(response.json().error).toBe('not_found');
+    }
+  });
+
+  it('a malformed JSON body is 400 JSON, not 500', async () => {
+    const response = await call({ method: 'POST', url: '/oauth/applications', headers: JSON_BODY, payload: '{"name":' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe('invalid_request');
+    const wrongShape = await call({ method: 'POST', url: '/oauth/applications', headers: JSON_BODY, payload: { name: { nested: true } } });
+    expect(wrongShape.statusCode).toBe(400);
+  });
+
+  it('a JSON call that carries a cookie must carry the CSRF token like a form', async () => {
+    const response = await call({ method: 'POST', url: '/oauth/applications', headers: { ...JSON_BODY, cookie: 'oauth_session=whatever' }, payload: { name: 'x' } });
+    expect(response.statusCode).toBe(403);
+  });
+
+  it('no JSON answer ever contained a stored secret hash', async () => {
+    const applications = await server.deps.stores.applicationAdmin.list();
+    const hashes = applications.map((application) => application.secret).filter((secret): secret is string => secret !== null);
+    expect(hashes.length).toBeGreaterThan(0);
+    for (const body of seen) for (const hash of hashes) expect(body).not.toContain(hash);
+  });
+});
