@@ -1,6 +1,146 @@
-import { UsageError, type CliIo } from './io.js';
+import {
+  ApplicationInvalid,
+  createApplication,
+  rotateApplicationSecret,
+  updateApplication,
+  type ApplicationFields,
+} from '../oauth/applications.js';
+import type { OAuthDeps } from '../oauth/deps.js';
+import { UidTaken, type ApplicationRecord } from '../oauth/store.js';
+import { printChanged, printList, printShown } from './apps-output.js';
+import { configFrom, withDatabase } from './context.js';
+import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
+import { onePositional, required, runSubcommand } from './subcommands.js';
 
-// Not built yet.
-export async function runAppsCommand(_args: string[], _io: CliIo): Promise<number> {
-  throw new UsageError("'apps' is not available yet");
+const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
+
+  create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
+      Registers an application and prints its uid and secret; the secret is shown only this once.
+      --uid and --secret import an existing client (the secret: at least 32 characters).
+  list                      every application (never a secret)
+  show <uid|id>             one application
+  update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
+      Changes only the options given; a client made confidential gets a new secret, shown once.
+  delete <uid|id>           deletes the application with its grants and tokens
+  rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
+`;
+
+const FIELD_OPTIONS = {
+  name: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  scopes: { type: 'string' },
+  public: { type: 'boolean' },
+} as const;
+
+export function runAppsCommand(args: string[], io: CliIo): Promise<number> {
+  return runSubcommand('apps', HELP, { create, list, show, update, delete: remove, 'rotate-secret': rotateSecret }, args, io);
+}
+
+async function create(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, { ...FIELD_OPTIONS, uid: { type: 'string' }, secret: { type: 'string' } });
+  if (values.help) return io.stdout(HELP), 0;
+  const fields: ApplicationFields = {
+    name: required(values.name, 'name'),
+    redirectUri: (values['redirect-uri'] ?? []).join('\n'),
+    scopes: values.scopes ?? '',
+    confidential: !values.public,
+  };
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const { application, plainSecret } = await domain(() => createApplication(deps, fields, { uid: values.uid, secret: values.secret }));
+    printChanged(io, Boolean(values.json), `created application ${application.id}`, application, plainSecret);
+    return 0;
+  });
+}
+
+async function list(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, {});
+  if (values.help) return io.stdout(HELP), 0;
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    printList(io, Boolean(values.json), await deps.stores.applicationAdmin.list());
+    return 0;
+  });
+}
+
+async function show(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(args, {}, true);
+  if (values.help) return io.stdout(HELP), 0;
+  const reference = onePositional(positionals, '<uid|id>');
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    printShown(io, Boolean(values.json), await findApplication(deps, reference), deps.config.hashApplicationSecrets);
+    return 0;
+  });
+}
+
+async function update(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(args, { ...FIELD_OPTIONS, confidential: { type: 'boolean' } }, true);
+  if (values.help) return io.stdout(HELP), 0;
+  const reference = onePositional(positionals, '<uid|id>');
+  if (values.public && values.confidential) throw new UsageError('give --public or --confidential, not both');
+  const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential];
+  if (changes.every((value) => value === undefined)) {
+    throw new UsageError('nothing to update: give --name, --redirect-uri, --scopes, --public or --confidential');
+  }
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const current = await findApplication(deps, reference);
+    // Options not given keep their current values.
+    const fields: ApplicationFields = {
+      name: values.name ?? current.name,
+      redirectUri: (values['redirect-uri'] ?? current.redirectUris).join('\n'),
+      scopes: values.scopes ?? current.scopes.join(' '),
+      confidential: values.public ? false : values.confidential ? true : current.confidential,
+    };
+    const updated = await domain(() => updateApplication(deps, current.id, fields));
+    if (!updated) throw notFound(reference);
+    printChanged(io, Boolean(values.json), `updated application ${current.id}`, updated.application, updated.plainSecret ?? undefined);
+    return 0;
+  });
+}
+
+async function remove(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(args, {}, true);
+  if (values.help) return io.stdout(HELP), 0;
+  const reference = onePositional(positionals, '<uid|id>');
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const application = await findApplication(deps, reference);
+    // Reference 13: its grants and tokens go with it (ON DELETE CASCADE).
+    if (!(await deps.stores.applicationAdmin.delete(application.id))) throw notFound(reference);
+    if (values.json) printJson(io, { deleted: true, id: application.id, uid: application.uid });
+    else io.stdout(`deleted application ${application.id} (uid ${application.uid}) with its grants and tokens\n`);
+    return 0;
+  });
+}
+
+async function rotateSecret(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(args, {}, true);
+  if (values.help) return io.stdout(HELP), 0;
+  const reference = onePositional(positionals, '<uid|id>');
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const application = await findApplication(deps, reference);
+    const rotated = await domain(() => rotateApplicationSecret(deps, application.id));
+    if (!rotated) throw notFound(reference);
+    printChanged(io, Boolean(values.json), `new secret for application ${application.id}`, rotated.application, rotated.plainSecret);
+    return 0;
+  });
+}
+
+/** By uid first (what clients know), then by numeric id; a numeric uid wins over another row's id. */
+async function findApplication(deps: OAuthDeps, reference: string): Promise<ApplicationRecord> {
+  const byUid = await deps.stores.applications.findByUid(reference);
+  if (byUid) return byUid;
+  const byId = /^[1-9][0-9]{0,14}$/.test(reference) ? await deps.stores.applications.findById(Number(reference)) : null;
+  if (byId) return byId;
+  throw notFound(reference);
+}
+
+const notFound = (reference: string) => new UsageError(`no application with uid or id ${reference}`);
+
+/** Validation failures and a taken uid are the operator's input: one line, exit code 2. */
+async function domain<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ApplicationInvalid) throw new UsageError(error.messages.join('; '));
+    if (error instanceof UidTaken) throw new UsageError(error.message);
+    throw error;
+  }
 }

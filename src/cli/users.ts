@@ -1,6 +1,122 @@
-import { UsageError, type CliIo } from './io.js';
+import type { OAuthDeps } from '../oauth/deps.js';
+import { UsernameTaken, type UserRecord } from '../oauth/store.js';
+import { configFrom, withDatabase } from './context.js';
+import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
+import { required, runSubcommand } from './subcommands.js';
+import { checkUsername, readPassword } from './user-input.js';
 
-// Not built yet.
-export async function runUsersCommand(_args: string[], _io: CliIo): Promise<number> {
-  throw new UsageError("'users' is not available yet");
+const HELP = `Usage: oauth-service users <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
+
+The local users who log in at /login and approve applications. Passwords are stored as argon2id hashes.
+
+  create --username U [--password P]         the password from --password or the first line of stdin
+  list                                       id, username and creation time (never a hash)
+  set-password --username U [--password P]   likewise from stdin when --password is absent
+  delete --username U                        revokes the user's tokens and grants, then deletes the user
+  revoke-tokens --username U                 revokes every live token and grant of the user
+
+Passwords must be at least 8 characters. Prefer stdin: --password ends up in the shell history.
+`;
+
+const USER_OPTIONS = { username: { type: 'string' } } as const;
+const PASSWORD_OPTIONS = { ...USER_OPTIONS, password: { type: 'string' } } as const;
+
+export function runUsersCommand(args: string[], io: CliIo): Promise<number> {
+  return runSubcommand('users', HELP, { create, list, 'set-password': setPassword, delete: remove, 'revoke-tokens': revokeTokens }, args, io);
 }
+
+const userJson = (user: UserRecord) => ({ id: user.id, username: user.username, created_at: user.createdAt.toISOString() });
+
+async function create(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, PASSWORD_OPTIONS);
+  if (values.help) return io.stdout(HELP), 0;
+  const username = checkUsername(required(values.username, 'username'));
+  const password = await readPassword(io, values.password, `password for ${username}: `);
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    let user: UserRecord;
+    try {
+      user = await deps.stores.userAdmin.create({ username, passwordHash: await deps.passwords.hash(password) });
+    } catch (error) {
+      if (error instanceof UsernameTaken) throw new UsageError(error.message);
+      throw error;
+    }
+    if (values.json) printJson(io, userJson(user));
+    else io.stdout(`created user ${user.username} (id ${user.id})\n`);
+    return 0;
+  });
+}
+
+async function list(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, {});
+  if (values.help) return io.stdout(HELP), 0;
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const users = await deps.stores.userAdmin.list();
+    if (values.json) printJson(io, users.map(userJson));
+    else if (users.length === 0) io.stdout("no users (create one with 'users create')\n");
+    else printTable(io, ['ID', 'USERNAME', 'CREATED AT'], users.map((user) => [String(user.id), user.username, user.createdAt.toISOString()]));
+    return 0;
+  });
+}
+
+async function setPassword(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, PASSWORD_OPTIONS);
+  if (values.help) return io.stdout(HELP), 0;
+  const username = required(values.username, 'username');
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const user = await findUser(deps, username);
+    const password = await readPassword(io, values.password, `new password for ${username}: `);
+    if (!(await deps.stores.userAdmin.setPasswordHash(username, await deps.passwords.hash(password)))) throw noUser(username);
+    if (values.json) printJson(io, { ...userJson(user), password_changed: true });
+    else io.stdout(`changed the password of ${username}\n`);
+    return 0;
+  });
+}
+
+async function remove(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, USER_OPTIONS);
+  if (values.help) return io.stdout(HELP), 0;
+  const username = required(values.username, 'username');
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const user = await findUser(deps, username);
+    // Revoked first: resource_owner_id has no foreign key, so nothing else would stop the tokens of a deleted
+    // user from working (and a later user could never inherit them).
+    const revoked = await revokeEverything(deps, user);
+    await deps.stores.userAdmin.delete(username);
+    if (values.json) printJson(io, { ...userJson(user), deleted: true, revoked });
+    else io.stdout(`deleted user ${username} after revoking ${describe(revoked)}\n`);
+    return 0;
+  });
+}
+
+async function revokeTokens(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, USER_OPTIONS);
+  if (values.help) return io.stdout(HELP), 0;
+  const username = required(values.username, 'username');
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const user = await findUser(deps, username);
+    const revoked = await revokeEverything(deps, user);
+    if (values.json) printJson(io, { ...userJson(user), revoked });
+    else io.stdout(`revoked ${describe(revoked)} of ${username}\n`);
+    return 0;
+  });
+}
+
+/** Every live token (access and refresh) and every unused code of the user, in all applications, at once. */
+function revokeEverything(deps: OAuthDeps, user: UserRecord): Promise<{ tokens: number; grants: number }> {
+  const now = deps.now();
+  return deps.stores.transaction(async (stores) => ({
+    tokens: await stores.accessTokens.revokeAllForOwner(user.id, now),
+    grants: await stores.accessGrants.revokeAllForOwner(user.id, now),
+  }));
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+const describe = ({ tokens, grants }: { tokens: number; grants: number }) => `${plural(tokens, 'token')} and ${plural(grants, 'grant')}`;
+
+async function findUser(deps: OAuthDeps, username: string): Promise<UserRecord> {
+  const user = await deps.stores.users.findByUsername(username);
+  if (!user) throw noUser(username);
+  return user;
+}
+
+const noUser = (username: string) => new UsageError(`no user named ${username}`);

@@ -107,6 +107,8 @@ export interface AccessGrantStore {
   /** Sets revoked_at only if not yet set (the single use of a code); true when this call won. */
   consume(id: number, at: Date): Promise<boolean>;
   revokeAllFor(applicationId: number, resourceOwnerId: number, at: Date): Promise<number>;
+  /** Revokes every unrevoked grant of the owner, in all applications (CLI `users revoke-tokens`); how many. */
+  revokeAllForOwner(resourceOwnerId: number, at: Date): Promise<number>;
 }
 
 export interface UserStore {

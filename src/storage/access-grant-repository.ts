@@ -52,5 +52,12 @@ export function accessGrantRepository(sql: SqlClient): AccessGrantStore {
       );
       return rows.length;
     },
+    async revokeAllForOwner(resourceOwnerId, at) {
+      const rows = await sql.query(
+        'UPDATE oauth_access_grants SET revoked_at = $2 WHERE resource_owner_id = $1 AND revoked_at IS NULL RETURNING id',
+        [resourceOwnerId, timestamp(at)],
+      );
+      return rows.length;
+    },
   };
 }

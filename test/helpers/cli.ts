@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { withDatabase } from '../../src/cli/context.js';
+import { runCli } from '../../src/cli/index.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { loadConfig } from '../../src/config/loader.js';
+import type { ConfigInput } from '../../src/config/types.js';
+import type { OAuthDeps } from '../../src/oauth/deps.js';
+import type { Database } from '../../src/storage/database.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The ops CLI in-process on a database of its own, as an operator runs it: every `run` opens the configured
+ * database and closes it again. On PGlite that is a data folder in a temp dir (a file database, because each
+ * call opens it anew); on PostgreSQL a fresh database of the server in DATABASE_URL.
+ */
+export interface CliHarness {
+  env: Record<string, string | undefined>;
+  /** Path of the config file every run gets with --config (when `config` was given). */
+  configPath: string | null;
+  run(argv: string[], stdin?: string): Promise<CliResult>;
+  /** Runs `work` with the domain's deps and the database, opened and closed like a CLI call. */
+  withDeps<T>(work: (deps: OAuthDeps, database: Database) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function createCliHarness(config?: ConfigInput): Promise<CliHarness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'oauth-cli-'));
+  let testDatabase: TestDatabase | null = null;
+  if (process.env.DATABASE_URL) testDatabase = await createTestDatabase();
+  const env = { DATABASE_URL: testDatabase?.url ?? undefined, DATA_DIR: dataDir };
+  const configPath = config ? join(dataDir, 'config.json') : null;
+  if (configPath) writeFileSync(configPath, JSON.stringify(config));
+  return {
+    env,
+    configPath,
+    async run(argv, stdin = '') {
+      let stdout = '';
+      let stderr = '';
+      const io: CliIo = {
+        env: configPath ? { ...env, OAUTH_CONFIG: configPath } : env,
+        stdout: (text) => void (stdout += text),
+        stderr: (text) => void (stderr += text),
+        stdin: Readable.from(stdin === '' ? [] : [Buffer.from(stdin)]),
+        onSignal: () => undefined,
+      };
+      const code = await runCli(argv, io);
+      return { code, stdout, stderr };
+    },
+    withDeps: (work) => withDatabase(loadConfig({ path: configPath, env }), work),
+    async close() {
+      if (testDatabase) await testDatabase.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A usage error: exit code 2 and exactly one line on stderr, starting with the program name. */
+export function usageErrorLine(result: CliResult): string {
+  const lines = result.stderr.split('\n').filter((line) => line !== '');
+  if (result.code !== 2 || lines.length !== 1 || !lines[0]!.startsWith('oauth-service: ')) {
+    throw new Error(`expected a one-line usage error with exit code 2, got ${result.code}:\n${result.stderr}${result.stdout}`);
+  }
+  return lines[0]!;
+}

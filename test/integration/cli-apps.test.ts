@@ -1,0 +1,200 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/oauth/secrets.js';
+import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
+import { createCode, createUser, issueToken } from '../helpers/factories.js';
+import { ROOT } from '../helpers/processes.js';
+import { backend } from '../helpers/test-database.js';
+
+const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const occurrences = (text: string, part: string) => text.split(part).length - 1;
+
+// Each CLI call opens and closes the database, as an operator's would: slow on a busy machine.
+describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
+  let cli: CliHarness;
+  const storedSecret = (uid: string) =>
+    cli.withDeps(async (_deps, database) => {
+      const rows = await database.sql.query<{ secret: string | null }>('SELECT secret FROM oauth_applications WHERE uid = $1', [uid]);
+      return rows[0]?.secret;
+    });
+  const applicationCount = () => cli.withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length);
+
+  beforeAll(async () => {
+    cli = await createCliHarness();
+  });
+  afterAll(() => cli.close());
+
+  it('apps create --json prints the uid and a 43-character secret once, and stores only its SHA-256 hex', async () => {
+    const result = await cli.run(['apps', 'create', '--name', 'Billing', '--redirect-uri', 'https://billing.example.com/cb', '--redirect-uri', 'http://127.0.0.1/cb', '--scopes', 'read', '--json']);
+    expect(result.code).toBe(0);
+    const created = JSON.parse(result.stdout);
+    expect(created).toMatchObject({ name: 'Billing', redirect_uri: 'https://billing.example.com/cb\nhttp://127.0.0.1/cb', scopes: ['read'], confidential: true });
+    expect(created.id).toEqual(expect.any(Number));
+    expect(created.uid).toMatch(SECRET_PATTERN);
+    expect(created.secret).toMatch(SECRET_PATTERN);
+    expect(occurrences(result.stdout, created.secret)).toBe(1);
+    expect(await storedSecret(created.uid)).toBe(sha256Hex(created.secret));
+
+    const text = await cli.run(['apps', 'create', '--name', 'Texty', '--redirect-uri', 'https://t.example.com/cb']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('shown only this once');
+  });
+
+  it('apps list and apps show never print a secret or its hash', async () => {
+    const created = JSON.parse((await cli.run(['apps', 'create', '--name', 'Quiet', '--redirect-uri', 'https://q.example.com/cb', '--json'])).stdout);
+    const hash = sha256Hex(created.secret);
+    for (const argv of [['apps', 'list'], ['apps', 'list', '--json'], ['apps', 'show', created.uid], ['apps', 'show', String(created.id), '--json']]) {
+      const result = await cli.run(argv);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(created.uid);
+      expect(result.stdout).not.toContain(created.secret);
+      expect(result.stdout).not.toContain(hash);
+    }
+    const listed = JSON.parse((await cli.run(['apps', 'list', '--json'])).stdout);
+    expect(listed.find((app: { uid: string }) => app.uid === created.uid)).not.toHaveProperty('secret');
+    expect((await cli.run(['apps', 'show', created.uid])).stdout).toContain('secret:         hashed');
+  });
+
+  it('apps create --public makes a client without a secret, and show calls it a public client', async () => {
+    const result = await cli.run(['apps', 'create', '--name', 'SPA', '--redirect-uri', 'https://spa.example.com/cb', '--public', '--json']);
+    const created = JSON.parse(result.stdout);
+    expect(created).toMatchObject({ confidential: false, secret: null });
+    expect(await storedSecret(created.uid)).toBeNull();
+    expect((await cli.run(['apps', 'show', created.uid])).stdout).toContain('public client');
+  });
+
+  it('apps create --uid --secret imports an existing client; a secret under 32 characters or a taken uid exits 2', async () => {
+    const secret = 'imported-secret-imported-secret-0123';
+    const result = await cli.run(['apps', 'create', '--name', 'Legacy', '--redirect-uri', 'https://legacy.example.com/cb', '--uid', 'legacy-client', '--secret', secret, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ uid: 'legacy-client', secret });
+    expect(await storedSecret('legacy-client')).toBe(sha256Hex(secret));
+
+    const before = await applicationCount();
+    const short = await cli.run(['apps', 'create', '--name', 'Short', '--redirect-uri', 'https://s.example.com/cb', '--uid', 'short-client', '--secret', 'x'.repeat(31)]);
+    expect(usageErrorLine(short)).toBe('oauth-service: Secret must be at least 32 characters');
+    const taken = await cli.run(['apps', 'create', '--name', 'Again', '--redirect-uri', 'https://a.example.com/cb', '--uid', 'legacy-client']);
+    expect(usageErrorLine(taken)).toContain('legacy-client already exists');
+    expect(await applicationCount()).toBe(before);
+  });
+
+  it('bad arguments exit 2 with one line and write nothing', async () => {
+    const before = await applicationCount();
+    const cases: Array<[string[], string]> = [
+      [['apps', 'create', '--redirect-uri', 'https://x.example.com/cb'], 'missing required option --name'],
+      [['apps', 'create', '--name', 'X', '--redirect-uri', 'http://insecure.example.com/cb'], 'Redirect URI'],
+      [['apps', 'create', '--name', 'X', '--redirect-uri', 'https://x.example.com/cb', '--scopes', 'admin'], "Scopes doesn't match"],
+      [['apps', 'create', '--name', 'X', '--bogus'], "Unknown option '--bogus'"],
+      [['apps', 'create', '--name'], "'--name <value>' argument missing"],
+      [['apps', 'frobnicate'], "unknown subcommand 'apps frobnicate'"],
+      [['apps'], "expected 'apps create|list|show|update|delete|rotate-secret'"],
+      [['apps', 'show'], 'missing <uid|id>'],
+      [['apps', 'show', 'nope-uid'], 'no application with uid or id nope-uid'],
+      [['apps', 'delete', '999999'], 'no application with uid or id 999999'],
+      [['apps', 'update', 'nope-uid', '--name', 'Y'], 'no application with uid or id nope-uid'],
+      [['apps', 'list', 'extra'], 'Unexpected argument'],
+    ];
+    for (const [argv, message] of cases) {
+      const result = await cli.run(argv);
+      expect(usageErrorLine(result), argv.join(' ')).toContain(message);
+      expect(result.stdout).toBe('');
+    }
+    expect(await applicationCount()).toBe(before);
+  });
+
+  it('every apps subcommand answers --help with its usage and exit code 0', async () => {
+    for (const sub of [[], ['create'], ['list'], ['show'], ['update'], ['delete'], ['rotate-secret']]) {
+      const result = await cli.run(['apps', ...sub, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Usage: oauth-service apps');
+    }
+  });
+
+  it('apps update changes only the options given; --public drops the secret and --confidential issues one once', async () => {
+    const created = JSON.parse((await cli.run(['apps', 'create', '--name', 'Before', '--redirect-uri', 'https://u.example.com/cb', '--scopes', 'read', '--json'])).stdout);
+    const renamed = await cli.run(['apps', 'update', created.uid, '--name', 'After', '--json']);
+    expect(renamed.code).toBe(0);
+    const after = JSON.parse(renamed.stdout);
+    expect(after).toMatchObject({ name: 'After', redirect_uri: 'https://u.example.com/cb', scopes: ['read'], confidential: true });
+    expect(after).not.toHaveProperty('secret');
+    expect(await storedSecret(created.uid)).toBe(sha256Hex(created.secret));
+
+    expect(JSON.parse((await cli.run(['apps', 'update', String(created.id), '--public', '--json'])).stdout)).toMatchObject({ confidential: false });
+    expect(await storedSecret(created.uid)).toBeNull();
+    const confidential = JSON.parse((await cli.run(['apps', 'update', created.uid, '--confidential', '--json'])).stdout);
+    expect(confidential.secret).toMatch(SECRET_PATTERN);
+    expect(await storedSecret(created.uid)).toBe(sha256Hex(confidential.secret));
+
+    expect(usageErrorLine(await cli.run(['apps', 'update', created.uid]))).toContain('nothing to update');
+    expect(usageErrorLine(await cli.run(['apps', 'update', created.uid, '--public', '--confidential']))).toContain('not both');
+    expect(usageErrorLine(await cli.run(['apps', 'update', created.uid, '--redirect-uri', 'not a uri']))).toContain('Redirect URI');
+    expect(JSON.parse((await cli.run(['apps', 'show', created.uid, '--json'])).stdout).redirect_uri).toBe('https://u.example.com/cb');
+  });
+
+  it('apps rotate-secret prints a new secret once and the old one is no longer stored; a public client exits 2', async () => {
+    const created = JSON.parse((await cli.run(['apps', 'create', '--name', 'Rotor', '--redirect-uri', 'https://r.example.com/cb', '--json'])).stdout);
+    const result = await cli.run(['apps', 'rotate-secret', created.uid, '--json']);
+    expect(result.code).toBe(0);
+    const rotated = JSON.parse(result.stdout);
+    expect(rotated.secret).toMatch(SECRET_PATTERN);
+    expect(rotated.secret).not.toBe(created.secret);
+    expect(await storedSecret(created.uid)).toBe(sha256Hex(rotated.secret));
+    expect((await cli.run(['apps', 'rotate-secret', created.uid])).stdout).toContain('shown only this once');
+
+    const spa = JSON.parse((await cli.run(['apps', 'create', '--name', 'SPA2', '--redirect-uri', 'https://spa2.example.com/cb', '--public', '--json'])).stdout);
+    expect(usageErrorLine(await cli.run(['apps', 'rotate-secret', spa.uid]))).toBe('oauth-service: A public client has no secret to rotate');
+  });
+
+  it('apps delete removes the application with its grants and tokens', async () => {
+    const created = JSON.parse((await cli.run(['apps', 'create', '--name', 'Doomed', '--redirect-uri', 'https://d.example.com/cb', '--json'])).stdout);
+    await cli.withDeps(async (deps) => {
+      const application = (await deps.stores.applications.findByUid(created.uid))!;
+      const user = await createUser(deps);
+      await issueToken(deps, { application, resourceOwnerId: user.id });
+      await createCode(deps, { application, resourceOwnerId: user.id });
+    });
+    const result = await cli.run(['apps', 'delete', created.uid, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ deleted: true, id: created.id, uid: created.uid });
+    const remaining = await cli.withDeps(async (_deps, database) => {
+      const count = async (table: string) =>
+        (await database.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE application_id = $1`, [created.id]))[0]!.n;
+      return { tokens: await count('oauth_access_tokens'), grants: await count('oauth_access_grants') };
+    });
+    expect(remaining).toEqual({ tokens: 0, grants: 0 });
+    expect(usageErrorLine(await cli.run(['apps', 'show', created.uid]))).toContain('no application with uid or id');
+  });
+});
+
+// The real executable (`npx tsx src/main.ts`, as `npm run cli` runs it); npx itself is left out because npm
+// adds its own warnings to stderr.
+describe(`oauth-service apps as a process (${backend})`, { timeout: 120_000 }, () => {
+  let cli: CliHarness;
+  const run = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const env = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...cli.env };
+      execFile(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'src/main.ts'), ...args], { cwd: ROOT, env }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
+    });
+
+  beforeAll(async () => {
+    cli = await createCliHarness();
+  });
+  afterAll(() => cli.close());
+
+  it('apps list --json on a fresh database exits 0 and prints []', async () => {
+    const result = await run(['apps', 'list', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([]);
+  });
+
+  it('apps create without --name exits 2 with a one-line error', async () => {
+    const result = await run(['apps', 'create', '--redirect-uri', 'https://x.example.com/cb']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual(['oauth-service: missing required option --name']);
+    expect(result.stdout).toBe('');
+  });
+});
