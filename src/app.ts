@@ -3,6 +3,7 @@ import { argon2Hasher } from './argon2-hasher.js';
 import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
 import type { Extensions } from './http/extensions.js';
+import { apiRateLimitsPlugin } from './http/plugins/api-rate-limits.js';
 import { errorHandlerPlugin } from './http/plugins/error-handler.js';
 import { sharedSchemasPlugin } from './http/schemas.js';
 import { formsPlugin } from './http/plugins/forms.js';
@@ -64,6 +65,7 @@ export async function buildServer({ config, extensions = {}, database, now = () 
   await app.register(securityHeadersPlugin);
   await app.register(sessionsPlugin, { secret: config.sessionSecret, secure: config.baseUrl.startsWith('https:') });
   await app.register(viewsPlugin);
+  await app.register(apiRateLimitsPlugin, { config });
 
   await app.register(healthRoutes, { pendingMigrations: async () => (await migrationStatus(db)).pending });
   await app.register(tokenRoutes, { deps });

@@ -62,6 +62,8 @@ export function toOAuthError(error: unknown, request: FastifyRequest, isUnavaila
 export function sendError(error: OAuthError, reply: FastifyReply, realm: string): FastifyReply {
   const status = error instanceof ServerError ? 500 : error instanceof TemporarilyUnavailable ? 503 : error.status;
   if (status === 503) reply.header('retry-after', '5');
+  const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   const challenge = challengeFor(error, realm);
   // A route may have set its own challenge already (RFC 6750 section 3.1: none without an error code).
   if (challenge && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', challenge);
