@@ -55,7 +55,8 @@ function fromBasic(authorization: string | undefined): { clientId: string; secre
   if (colon < 0) throw badBasic();
   const clientId = formUrlDecode(decoded.slice(0, colon));
   const secret = formUrlDecode(decoded.slice(colon + 1));
-  if (clientId === '') throw badBasic();
+  // RFC 6749 appendix A: a client_id is VSCHAR, so no NUL (which PostgreSQL text cannot hold either).
+  if (clientId === '' || clientId.includes('\u0000')) throw badBasic();
   // An empty password is a public client identifying itself through Basic (reference 2.5).
   return { clientId, secret: secret === '' ? null : secret };
 }

@@ -53,6 +53,9 @@ async function authenticateRequester(deps: OAuthDeps, { parameters, authorizatio
   const credentials = scheme === 'basic' ? extractClientCredentials({ authorization, body: {} }) : null;
   // RFC 7662 section 2.1 and RFC 6749 section 5.2: no credentials at all is invalid_client too (SPEC 8).
   if (!credentials) throw new InvalidClient();
+  // Seed: "HTTP Basic with client id and client secret". A public client's id alone is not client
+  // authentication here; it introspects with a Bearer token (SPEC 3.3, SPEC 8).
+  if (credentials.secret === null) throw new InvalidClient({ triedBasic: true });
   return { client: await authenticateClient(deps, credentials), bearer: null };
 }
 
@@ -69,8 +72,10 @@ async function standardFields(deps: OAuthDeps, { record, kind }: FoundToken): Pr
   return {
     ...(scope !== '' && { scope }),
     ...(application && { client_id: application.uid }),
-    // Seed: token_type is "Bearer" for access tokens; a refresh token is not a bearer credential (RFC 6749 1.5).
-    ...(kind === 'access_token' && { token_type: 'Bearer' }),
+    // Seed: token_type is present whenever the token is active, "Bearer" for access tokens. A refresh token is
+    // not a bearer credential (RFC 6749 section 1.5): saying so lets a resource server refuse one presented as
+    // an access token (the guard does).
+    token_type: kind === 'access_token' ? 'Bearer' : 'refresh_token',
     iat: Math.floor(record.createdAt.getTime() / 1000),
     ...(exp !== null && { exp }),
   };

@@ -59,9 +59,12 @@ export function expiresInSeconds(token: Pick<AccessTokenRecord, 'createdAt' | 'e
   return Math.max(0, Math.round((token.createdAt.getTime() + token.expiresIn * 1000 - now.getTime()) / 1000));
 }
 
-/** RFC 6749 section 5.1 with Doorkeeper's created_at; absent values are omitted (reference 5.2). */
+/**
+ * RFC 6749 section 5.1 with Doorkeeper's created_at; absent values are omitted (reference 5.2). A token just
+ * created reports its full lifetime, however long the insert took; a reused one reports what is left.
+ */
 export function tokenResponseBody(issued: IssuedToken, now: Date): TokenResponseBody {
-  const expiresIn = expiresInSeconds(issued.record, now);
+  const expiresIn = issued.reused ? expiresInSeconds(issued.record, now) : issued.record.expiresIn;
   const scope = formatScopes(issued.record.scopes);
   return {
     access_token: issued.accessToken,

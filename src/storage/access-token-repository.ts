@@ -103,7 +103,7 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
         `SELECT a.id, a.name, a.uid, a.secret, a.redirect_uri, a.scopes, a.confidential, a.created_at, a.updated_at,
            MIN(t.created_at) AS authorized_at
          FROM oauth_access_tokens t JOIN oauth_applications a ON a.id = t.application_id
-         WHERE t.resource_owner_id = $1 AND (t.revoked_at IS NULL OR t.revoked_at > $2)
+         WHERE t.resource_owner_id = $1 AND t.revoked_at IS NULL
            AND (t.expires_in IS NULL OR t.created_at + make_interval(secs => t.expires_in) > $2
              OR (t.refresh_token IS NOT NULL AND t.refreshed_at IS NULL
                AND ($3::integer IS NULL OR t.created_at + make_interval(secs => $3::integer) > $2)))

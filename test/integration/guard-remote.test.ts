@@ -112,10 +112,9 @@ describe('guard (remote mode): an API protected through POST /oauth/introspect',
     expect((await get('/any', bearer(issued.accessToken))).statusCode).toBe(401);
   });
 
-  // RFC 6749 section 1.5: refresh tokens are never sent to resource servers. The guard refuses an active answer
-  // whose token_type is not Bearer, but the service currently reports token_type "Bearer" for refresh tokens too
-  // (SPEC 3.3), so a remote guard cannot tell them apart. Enable once the service distinguishes them.
-  it.skip('refuses a refresh token presented as a bearer token', async () => {
+  // RFC 6749 section 1.5: refresh tokens are never sent to resource servers. The service reports an active
+  // refresh token with token_type "refresh_token", and the guard accepts only "Bearer".
+  it('refuses a refresh token presented as a bearer token', async () => {
     const { refreshToken } = await issue(['read'], { withRefreshToken: true });
     const response = await get('/any', bearer(refreshToken!));
     expect(response.statusCode).toBe(401);

@@ -30,11 +30,11 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   if (now.getTime() >= grant.createdAt.getTime() + grant.expiresIn * 1000) throw new InvalidGrant();
   // RFC 6749 section 4.1.3: redirect_uri must be identical to the one of the authorization request.
   if (redirectUri !== grant.redirectUri) throw new InvalidGrant();
-  if (!pkceSatisfied(grant, verifier)) throw new InvalidGrant();
+  if (!pkceSatisfied(deps, grant, verifier)) throw new InvalidGrant();
 
-  return deps.stores.transaction(async (stores) => {
+  const result = await deps.stores.transaction(async (stores) => {
     // The conditional update lets exactly one of several concurrent exchanges win (SPEC 3.1).
-    if (!(await stores.accessGrants.consume(grant.id, now))) throw new InvalidGrant();
+    if (!(await stores.accessGrants.consume(grant.id, now))) return null;
     if (deps.config.revokePreviousAuthorizationCodeToken) {
       await stores.accessTokens.revokeAllFor(application.id, grant.resourceOwnerId, now);
     }
@@ -59,6 +59,11 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
       ));
     return { issued, application };
   });
+  if (result) return result;
+  // Lost the race to a concurrent exchange of the same code: that is a replay too (RFC 6749 section 4.1.2),
+  // so it revokes what the winner got, whichever request came first. Outside the transaction, which is over.
+  await deps.stores.accessTokens.revokeIssuedFromGrant(grant.id, now);
+  throw new InvalidGrant();
 };
 
 function pkceRequired(deps: OAuthDeps, application: ApplicationRecord): boolean {
@@ -66,8 +71,11 @@ function pkceRequired(deps: OAuthDeps, application: ApplicationRecord): boolean 
   return required === 'all' || (required === 'public' && !application.confidential);
 }
 
-// RFC 7636 section 4.6. A verifier sent for a code issued without a challenge fails too (reference 5.4).
-function pkceSatisfied(grant: AccessGrantRecord, verifier: string | undefined): boolean {
+// RFC 7636 section 4.6. A verifier sent for a code issued without a challenge fails too (reference 5.4); a
+// method the server does not (or no longer) accept never verifies (section 4.2: plain only when enabled).
+function pkceSatisfied(deps: OAuthDeps, grant: AccessGrantRecord, verifier: string | undefined): boolean {
   if (!grant.codeChallenge) return verifier === undefined;
-  return verifier !== undefined && verifyCodeVerifier(verifier, grant.codeChallenge, grant.codeChallengeMethod ?? '');
+  const method = grant.codeChallengeMethod ?? '';
+  if (!(deps.config.pkce.methods as readonly string[]).includes(method)) return false;
+  return verifier !== undefined && verifyCodeVerifier(verifier, grant.codeChallenge, method);
 }

@@ -4,10 +4,10 @@ import { InvalidClient, InvalidGrant, InvalidScope } from '../errors.js';
 import { optionalParameter, requireParameter } from '../request-parameters.js';
 import { isWellFormedScopeParam, narrowScopes, parseScopes } from '../scopes.js';
 import { storedForm } from '../secrets.js';
-import type { AccessTokenRecord, ApplicationRecord } from '../store.js';
-import { issueAccessToken } from '../token-issuer.js';
+import type { AccessTokenRecord, ApplicationRecord, Stores } from '../store.js';
+import { issueAccessToken, type IssuedToken } from '../token-issuer.js';
 import { isRefreshUsable } from '../token-state.js';
-import type { GrantHandler } from './grant.js';
+import type { GrantHandler, GrantResult } from './grant.js';
 
 /**
  * RFC 6749 section 6 with RFC 9700 section 4.14 rotation: the presented refresh token is retired and a new
@@ -20,27 +20,47 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
   const now = deps.now();
   const token = await deps.stores.accessTokens.findByRefreshToken(storedForm(presented, deps.config.hashTokens));
   if (!token) throw new InvalidGrant();
+  // Read before the transaction, so that a transaction never waits for a second pooled connection.
+  const application = token.applicationId === null ? null : await deps.stores.applications.findById(token.applicationId);
   if (token.applicationId !== null) {
-    // RFC 6749 section 6: a client that was issued credentials must authenticate (SPEC 8).
-    if (!client) throw new InvalidClient();
+    // RFC 6749 section 6: a confidential client MUST authenticate (SPEC 8: 401 invalid_client); a public
+    // client that does not even name itself keeps the reference's invalid_grant (5.7).
+    if (!client) throw application?.confidential ? new InvalidClient() : new InvalidGrant();
     if (client.id !== token.applicationId) throw new InvalidGrant();
   }
-  const scopes = refreshedScopes(optionalParameter(parameters, 'scope'), token, client);
+  const scopeParameter = optionalParameter(parameters, 'scope');
+  const request: Retired = { token, application, client, scopeParameter, now };
+  if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) return retiredTokenPresented(deps, request);
 
-  if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) {
-    if (withinGraceWindow(deps, token, now)) return { issued: await successor(deps, token, scopes), application: client };
-    await detectReuse(deps, token, now);
-    throw new InvalidGrant();
-  }
-  return deps.stores.transaction(async (stores) => {
+  const scopes = refreshedScopes(scopeParameter, token, client);
+  const issued = await deps.stores.transaction(async (stores) => {
     // Of two concurrent refreshes of one token exactly one wins the conditional update (SPEC 3.1).
-    if (!(await stores.accessTokens.markRefreshed(token.id, now))) {
-      if (deps.config.refreshTokens.graceSeconds > 0) return { issued: await successor({ ...deps, stores }, token, scopes), application: client };
-      throw new InvalidGrant();
-    }
-    return { issued: await successor({ ...deps, stores }, token, scopes), application: client };
+    if (!(await stores.accessTokens.markRefreshed(token.id, now))) return null;
+    return successor(deps, stores, token, application, scopes);
   });
+  if (issued) return { issued, application: client };
+  // The loser of that race presented a token retired a moment ago: judged like any retired token, on the row
+  // as it is now, so the outcome does not depend on which request the database saw first.
+  const current = (await deps.stores.accessTokens.findByRefreshToken(token.refreshToken!)) ?? token;
+  return retiredTokenPresented(deps, { ...request, token: current });
 };
+
+interface Retired {
+  token: AccessTokenRecord;
+  application: ApplicationRecord | null;
+  client: ApplicationRecord | null;
+  scopeParameter: string | undefined;
+  now: Date;
+}
+
+async function retiredTokenPresented(deps: OAuthDeps, { token, application, client, scopeParameter, now }: Retired): Promise<GrantResult> {
+  if (await withinGraceWindow(deps, token, now)) {
+    const scopes = refreshedScopes(scopeParameter, token, client);
+    return { issued: await successor(deps, deps.stores, token, application, scopes), application: client };
+  }
+  await detectReuse(deps, token, now);
+  throw new InvalidGrant();
+}
 
 function refreshedScopes(scopeParameter: string | undefined, token: AccessTokenRecord, client: ApplicationRecord | null): string[] {
   if (scopeParameter !== undefined) {
@@ -54,30 +74,38 @@ function refreshedScopes(scopeParameter: string | undefined, token: AccessTokenR
   return token.scopes;
 }
 
-function successor(deps: OAuthDeps, token: AccessTokenRecord, scopes: string[]) {
-  return deps.stores.applications.findById(token.applicationId ?? -1).then((application) =>
-    issueAccessToken(
-      deps,
-      {
-        application,
-        resourceOwnerId: token.resourceOwnerId,
-        scopes,
-        grantType: 'refresh_token',
-        withRefreshToken: true,
-        accessGrantId: token.accessGrantId,
-        refreshFamily: token.refreshFamily,
-        previousRefreshToken: token.refreshToken ?? '',
-        // Reference 5.3: the new token keeps the lifetime of the one it replaces.
-        expiresIn: token.expiresIn,
-      },
-      deps.stores,
-    ),
+function successor(
+  deps: OAuthDeps,
+  stores: Stores,
+  token: AccessTokenRecord,
+  application: ApplicationRecord | null,
+  scopes: string[],
+): Promise<IssuedToken> {
+  return issueAccessToken(
+    deps,
+    {
+      application,
+      resourceOwnerId: token.resourceOwnerId,
+      scopes,
+      grantType: 'refresh_token',
+      withRefreshToken: true,
+      accessGrantId: token.accessGrantId,
+      refreshFamily: token.refreshFamily,
+      previousRefreshToken: token.refreshToken ?? '',
+      // Reference 5.3: the new token keeps the lifetime of the one it replaces.
+      expiresIn: token.expiresIn,
+    },
+    stores,
   );
 }
 
-function withinGraceWindow(deps: OAuthDeps, token: AccessTokenRecord, now: Date): boolean {
+// A retry shortly after rotation, while the family is still alive: a successor revoked meanwhile (RFC 7009,
+// or reuse detection) is not brought back by presenting its predecessor.
+async function withinGraceWindow(deps: OAuthDeps, token: AccessTokenRecord, now: Date): Promise<boolean> {
   const { graceSeconds } = deps.config.refreshTokens;
-  return graceSeconds > 0 && token.refreshedAt !== null && now.getTime() - token.refreshedAt.getTime() <= graceSeconds * 1000;
+  if (graceSeconds === 0 || token.refreshedAt === null || token.refreshToken === null) return false;
+  if (now.getTime() - token.refreshedAt.getTime() > graceSeconds * 1000) return false;
+  return (await deps.stores.accessTokens.findSuccessor(token.refreshToken)) !== null;
 }
 
 /** RFC 9700 section 4.14.2: a rotated refresh token used again means it leaked; the family dies. */

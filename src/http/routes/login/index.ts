@@ -1,5 +1,93 @@
-import type { FastifyPluginAsync } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { verifyUserPassword } from '../../../oauth/passwords.js';
+import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from '../../hooks/authenticate-resource-owner.js';
+import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
+import { FailureLimiter } from './failure-limiter.js';
 
-// Not built yet: this endpoint group is registered so app.ts lists every group from the start.
-export const loginRoutes: FastifyPluginAsync<RouteOptions> = async () => undefined;
+// Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
+// before the lockout starts.
+const FAILURE_DELAY_MS = 300;
+
+const loginBody = {
+  type: 'object',
+  properties: {
+    username: { type: 'string', maxLength: 255, description: 'The user name.' },
+    password: { type: 'string', maxLength: 1024, description: 'The password.' },
+    _csrf: { type: 'string', description: 'CSRF token of the login form.' },
+  },
+} as const;
+
+const csrfBody = { type: 'object', properties: { _csrf: { type: 'string', description: 'CSRF token of the form.' } } } as const;
+
+interface LoginForm {
+  username?: string;
+  password?: string;
+}
+
+/** /login and /logout: local users, session in the signed, encrypted cookie (SPEC 3.6). */
+export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
+  app.setErrorHandler(endUserErrorHandler);
+  const limiter = new FailureLimiter(deps.config.rateLimit);
+
+  const loginPage = (request: FastifyRequest, reply: FastifyReply, model: { username?: string; error?: string } = {}) =>
+    renderPage(request, reply, 'login.eta', { title: 'Sign in', username: model.username ?? '', error: model.error, csrfToken: reply.generateCsrf() });
+
+  app.get('/login', async (request, reply) => {
+    if (request.session.get('userId') !== undefined) {
+      const returnTo = afterLogin(request);
+      request.session.set('returnTo', undefined);
+      return reply.redirect(returnTo, 303);
+    }
+    return loginPage(request, reply);
+  });
+
+  app.post<{ Body: LoginForm }>('/login', { schema: { body: loginBody }, preHandler: app.csrfProtection }, async (request, reply) => {
+    const username = request.body?.username ?? '';
+    const password = request.body?.password ?? '';
+    if (username.trim() === '' || password === '') {
+      return loginPage(request, reply.code(400), { username, error: 'Enter your username and password.' });
+    }
+    const keys = [`ip:${request.ip}`, `user:${username.toLowerCase()}`];
+    const wait = limiter.retryAfter(keys, deps.now());
+    if (wait > 0) {
+      request.log.info({ event: 'login.locked_out', ip: request.ip }, 'login refused: too many failures');
+      const error = `Too many failed sign-in attempts. Try again in ${wait} seconds.`;
+      return loginPage(request, reply.code(429).header('retry-after', String(wait)), { username, error });
+    }
+    const user = await deps.stores.users.findByUsername(username);
+    if (!user || !(await verifyUserPassword(deps.passwords, user, password))) {
+      limiter.recordFailure(keys, deps.now());
+      request.log.info({ event: 'login.failed', ip: request.ip }, 'login failed');
+      await sleep(FAILURE_DELAY_MS);
+      return loginPage(request, reply.code(401), { username, error: 'Invalid username or password.' });
+    }
+    limiter.reset(keys[1]!);
+    const returnTo = afterLogin(request);
+    // A new session on login: nothing set before it (the CSRF secret included) outlives the change of user.
+    request.session.regenerate();
+    request.session.set('userId', user.id);
+    request.log.info({ event: 'login.succeeded', userId: user.id }, 'login succeeded');
+    return reply.redirect(returnTo, 303);
+  });
+
+  app.get('/logout', async (request, reply) => {
+    const userId = request.session.get('userId');
+    const user = typeof userId === 'number' ? await deps.stores.users.findById(userId) : null;
+    if (!user) return reply.redirect('/login', 303);
+    return renderPage(request, reply, 'logout.eta', { title: 'Sign out', username: user.username, csrfToken: reply.generateCsrf() });
+  });
+
+  app.post('/logout', { schema: { body: csrfBody }, preHandler: app.csrfProtection }, async (request, reply) => {
+    request.session.regenerate();
+    request.session.set('notice', 'You have been signed out.');
+    return reply.redirect('/login', 303);
+  });
+};
+
+/** The page that asked for the login, if it is a local path (no open redirect); else the default page. */
+function afterLogin(request: FastifyRequest): string {
+  const returnTo = request.session.get('returnTo');
+  return isSafeReturnPath(returnTo) ? returnTo : DEFAULT_AFTER_LOGIN;
+}

@@ -1,0 +1,28 @@
+import { authorizationRequestFields, type AuthorizationRequest } from '../../../oauth/authorization-request.js';
+import type { OAuthDeps } from '../../../oauth/deps.js';
+import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+
+/** What consent.eta prints (reference 15.2); the template decides nothing. */
+export interface ConsentModel {
+  title: string;
+  applicationName: string;
+  /** One line per scope: its configured description, else the scope itself. */
+  scopes: string[];
+  /** Hidden fields that re-create the request; POST validates them again in full (STYLE 14). */
+  fields: Array<[string, string]>;
+  csrfToken: string;
+  username: string;
+}
+
+export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, owner: SignedInUser, csrfToken: string): ConsentModel {
+  const descriptions = deps.config.scopeDescriptions;
+  return {
+    title: 'Authorization required',
+    applicationName: request.application.name,
+    // Object.hasOwn: a scope named "constructor" must not print Object's constructor.
+    scopes: request.scopes.map((scope) => (Object.hasOwn(descriptions, scope) ? descriptions[scope]! : scope)),
+    fields: Object.entries(authorizationRequestFields(request)),
+    csrfToken,
+    username: owner.username,
+  };
+}

@@ -1,0 +1,23 @@
+import type { FastifyReply } from 'fastify';
+import type { AuthorizationDelivery } from '../../../oauth/authorization-response.js';
+import { renderErrorPage } from '../../hooks/end-user-pages.js';
+
+export const NATIVE_PATH = '/oauth/authorize/native';
+
+/**
+ * Sends an authorization response (reference 4.5). GET answers 302; POST and DELETE answer 303 so the browser
+ * follows with a GET and never re-posts the form to the client. Codes and tokens must not be cached.
+ */
+export function sendDelivery(reply: FastifyReply, delivery: AuthorizationDelivery, redirectStatus: 302 | 303): FastifyReply {
+  reply.header('cache-control', 'no-store');
+  switch (delivery.kind) {
+    case 'redirect':
+      return reply.redirect(delivery.location, redirectStatus);
+    case 'native':
+      return reply.redirect(`${NATIVE_PATH}?code=${encodeURIComponent(delivery.code)}`, redirectStatus);
+    case 'form_post':
+      return reply.view('form-post.eta', { title: 'Submit this form', action: delivery.action, fields: delivery.fields });
+    case 'page':
+      return renderErrorPage(reply, delivery.error.status, delivery.error.description);
+  }
+}

@@ -1,0 +1,147 @@
+import type { OAuthDeps } from './deps.js';
+import { AccessDenied, type OAuthError } from './errors.js';
+import { errorResponseMode, requestedScopes, responseModeOf, type AuthorizationContext } from './authorization-context.js';
+import { AUTHORIZATION_RULES, DENIAL_RULES, type AuthorizationRule } from './authorization-rules.js';
+import { isOutOfBand } from './redirect-uri.js';
+import { formatScopes } from './scopes.js';
+import type { ApplicationRecord } from './store.js';
+
+// The authorization request of RFC 6749 sections 4.1.1 and 4.2.1: reading its parameters, validating them in
+// the reference's order (section 4.2, with SPEC 3.5 and 8), and where an error may be sent.
+
+export type ResponseType = 'code' | 'token';
+export type ResponseMode = 'query' | 'fragment' | 'form_post';
+
+/** Reference 2.1: the only keys an authorization request is made of; anything else is ignored. */
+export const AUTHORIZATION_PARAMETER_NAMES = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'response_mode',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+] as const;
+export type AuthorizationParameterName = (typeof AUTHORIZATION_PARAMETER_NAMES)[number];
+
+export interface AuthorizationParameters {
+  /** Each parameter sent exactly once, as a string. */
+  values: Partial<Record<AuthorizationParameterName, string>>;
+  /** Parameters sent more than once or not as a plain string (RFC 6749 section 3.1: MUST NOT repeat). */
+  malformed: AuthorizationParameterName[];
+}
+
+/** A request that passed every rule: what the consent screen shows and the approval issues. */
+export interface AuthorizationRequest {
+  application: ApplicationRecord;
+  redirectUri: string;
+  responseType: ResponseType;
+  responseMode: ResponseMode;
+  scopes: string[];
+  state: string | undefined;
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+}
+
+/** Where an error goes once client and redirect URI are verified (RFC 6749 section 4.1.2.1). */
+export interface ErrorRedirect {
+  redirectUri: string;
+  responseMode: ResponseMode;
+  state: string | undefined;
+}
+
+export interface AuthorizationFailure {
+  ok: false;
+  /** The name of the rule that failed (or "denied" when the resource owner said no). */
+  rule: string;
+  error: OAuthError;
+  /** null: the error is shown to the resource owner and never sent to an unverified URI. */
+  redirect: ErrorRedirect | null;
+}
+
+export type AuthorizationValidation = { ok: true; request: AuthorizationRequest } | AuthorizationFailure;
+
+/** The query (GET) or form body (POST) as parsed by the HTTP layer. */
+export function readAuthorizationParameters(source: unknown): AuthorizationParameters {
+  const values: AuthorizationParameters['values'] = {};
+  const malformed: AuthorizationParameterName[] = [];
+  const input = typeof source === 'object' && source !== null ? (source as Record<string, unknown>) : {};
+  for (const name of AUTHORIZATION_PARAMETER_NAMES) {
+    if (!Object.hasOwn(input, name)) continue;
+    const value = input[name];
+    if (typeof value === 'string') values[name] = value;
+    else malformed.push(name);
+  }
+  return { values, malformed };
+}
+
+/** GET and POST /oauth/authorize: every rule, first failure wins (reference 4.2, STYLE 7). */
+export async function validateAuthorizationRequest(deps: OAuthDeps, parameters: AuthorizationParameters): Promise<AuthorizationValidation> {
+  const context = await contextFor(deps, parameters);
+  const failure = firstFailure(AUTHORIZATION_RULES, context);
+  if (failure) return failure;
+  const { values } = parameters;
+  const method = values.code_challenge ? (values.code_challenge_method ?? null) : null;
+  return {
+    ok: true,
+    request: {
+      application: context.application!,
+      redirectUri: values.redirect_uri!,
+      responseType: values.response_type as ResponseType,
+      responseMode: responseModeOf(context)!,
+      scopes: requestedScopes(context),
+      state: blankToUndefined(values.state),
+      codeChallenge: values.code_challenge ? values.code_challenge : null,
+      codeChallengeMethod: method,
+    },
+  };
+}
+
+/**
+ * DELETE /oauth/authorize (deny): client and redirect URI are verified before anything is sent there
+ * (SPEC 8, unlike the reference's section 4.6), and the response type only chooses query or fragment.
+ */
+export async function validateDenial(deps: OAuthDeps, parameters: AuthorizationParameters): Promise<AuthorizationFailure> {
+  const context = await contextFor(deps, parameters);
+  return firstFailure(DENIAL_RULES, context) ?? { ok: false, rule: 'denied', error: new AccessDenied(), redirect: errorRedirect(context) };
+}
+
+/** The parameters that re-create a validated request: the consent form's hidden fields (reference 15.2). */
+export function authorizationRequestFields(request: AuthorizationRequest): Record<AuthorizationParameterName, string> {
+  return {
+    client_id: request.application.uid,
+    redirect_uri: request.redirectUri,
+    state: request.state ?? '',
+    response_type: request.responseType,
+    response_mode: request.responseMode,
+    scope: formatScopes(request.scopes),
+    code_challenge: request.codeChallenge ?? '',
+    code_challenge_method: request.codeChallengeMethod ?? '',
+  };
+}
+
+async function contextFor(deps: OAuthDeps, parameters: AuthorizationParameters): Promise<AuthorizationContext> {
+  const clientId = parameters.values.client_id;
+  const application = clientId && clientId.trim() !== '' ? await deps.stores.applications.findByUid(clientId) : null;
+  return { parameters, application, config: deps.config };
+}
+
+function firstFailure(rules: readonly AuthorizationRule[], context: AuthorizationContext): AuthorizationFailure | null {
+  const rule = rules.find((candidate) => !candidate.check(context));
+  if (!rule) return null;
+  return { ok: false, rule: rule.name, error: rule.error(context), redirect: rule.redirectable ? errorRedirect(context) : null };
+}
+
+// RFC 6749 section 4.1.2.1: errors go to the verified redirect URI, except that an out-of-band URI has no
+// client endpoint to receive them (reference 4.5): those are shown to the resource owner.
+function errorRedirect(context: AuthorizationContext): ErrorRedirect | null {
+  const redirectUri = context.parameters.values.redirect_uri;
+  if (redirectUri === undefined || isOutOfBand(redirectUri)) return null;
+  return { redirectUri, responseMode: errorResponseMode(context), state: blankToUndefined(context.parameters.values.state) };
+}
+
+function blankToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+

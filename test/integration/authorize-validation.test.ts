@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import { AUTHORIZATION_RULES, DENIAL_RULES } from '../../src/oauth/authorization-rules.js';
+import { OOB_URI } from '../../src/oauth/redirect-uri.js';
+import { s256Challenge } from '../../src/oauth/pkce.js';
+import type { ApplicationRecord } from '../../src/oauth/store.js';
+import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { backend } from '../helpers/test-database.js';
+import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
+
+// Each rule of the authorization endpoint's table (reference 4.2, SPEC 3.5 and 8) by name, through HTTP: which
+// error it gives, and whether that error is shown (client or redirect URI unverified) or redirected.
+
+const CALLBACK = 'https://client.example.com/callback';
+const CHALLENGE = s256Challenge('a45a9fea-0676-477e-95b1-a40f72ac3cfb-0123456789');
+const tested = new Set<string>();
+
+function ruleTest(rule: string, title: string, test: () => Promise<void>) {
+  tested.add(rule);
+  it(`rule ${rule}: ${title}`, test);
+}
+
+function expectPage(response: LightMyRequestResponse, status: number, description: string) {
+  expect(response.statusCode).toBe(status);
+  expect(response.headers.location).toBeUndefined();
+  expect(response.headers['content-type']).toContain('text/html');
+  expect(response.body).toContain('<h1>An error has occurred</h1>');
+  expect(response.body).toContain(`<pre>${description.replace(/'/g, '&#39;')}</pre>`);
+}
+
+function expectRedirect(response: LightMyRequestResponse, error: string, description: string, part: 'search' | 'hash' = 'search') {
+  expect(response.statusCode).toBe(302);
+  expect(String(response.headers.location).startsWith(`${CALLBACK}${part === 'search' ? '?' : '#'}`)).toBe(true);
+  const parameters = locationParameters(response, part);
+  expect(parameters.get('error')).toBe(error);
+  expect(parameters.get('error_description')).toBe(description);
+  expect(parameters.has('code')).toBe(false);
+}
+
+describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
+  let server: TestServer;
+  let agent: UserAgent;
+  let client: ApplicationRecord;
+  let publicClient: ApplicationRecord;
+  let writeOnly: ApplicationRecord;
+
+  beforeAll(async () => {
+    server = await buildTestServer({ config: { optionalScopes: ['write'] } });
+    await createUser(server.deps, 'alice');
+    client = (await createClient(server.deps)).application;
+    publicClient = (await createClient(server.deps, { confidential: false })).application;
+    writeOnly = (await createClient(server.deps, { scopes: 'write' })).application;
+    agent = await signedIn(server.app, 'alice');
+  });
+  afterAll(() => server.close());
+
+  const get = (parameters: Record<string, string | string[]>) => agent.request({ method: 'GET', url: authorizeUrl(parameters) });
+  const valid = (overrides: Record<string, string | string[]> = {}) => ({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', ...overrides });
+
+  it('a valid request passes every rule: consent screen', async () => {
+    expect((await get(valid())).statusCode).toBe(200);
+  });
+
+  ruleTest('client_id_present', 'missing or blank client_id is shown, never redirected', async () => {
+    expectPage(await get({ redirect_uri: CALLBACK, response_type: 'code' }), 400, 'Missing required parameter: client_id.');
+    expectPage(await get(valid({ client_id: ' ' })), 400, 'Missing required parameter: client_id.');
+    expectPage(await get(valid({ client_id: [client.uid, client.uid] })), 400, 'The parameter client_id was sent more than once.');
+  });
+
+  ruleTest('client_registered', 'an unknown client is invalid_client (401), shown', async () => {
+    expectPage(
+      await get(valid({ client_id: 'unknown' })),
+      401,
+      'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+    );
+  });
+
+  ruleTest('redirect_uri_registered', 'a missing, repeated or unregistered redirect_uri is invalid_redirect_uri, shown', async () => {
+    const description = "The requested redirect URI is malformed or doesn't match the client redirect URI.";
+    expectPage(await get(valid({ redirect_uri: '' })), 400, description);
+    expectPage(await get({ client_id: client.uid, response_type: 'code' }), 400, description);
+    expectPage(await get(valid({ redirect_uri: [CALLBACK, CALLBACK] })), 400, description);
+    expectPage(await get(valid({ redirect_uri: 'https://evil.example/callback' })), 400, description);
+  });
+
+  ruleTest('parameters_single_valued', 'a repeated parameter is invalid_request, redirected once the client is verified', async () => {
+    const response = await get(valid({ state: ['a', 'b'] }));
+    expectRedirect(response, 'invalid_request', 'The parameter state was sent more than once.');
+    expect(locationParameters(response).has('state')).toBe(false);
+  });
+
+  ruleTest('response_type_present', 'missing response_type is invalid_request, redirected with state', async () => {
+    const response = await get(valid({ response_type: '', state: 'keep' }));
+    expectRedirect(response, 'invalid_request', 'Missing required parameter: response_type.');
+    expect(locationParameters(response).get('state')).toBe('keep');
+    expect(locationParameters(response).get('iss')).toBe(server.config.baseUrl);
+  });
+
+  ruleTest('response_type_supported', 'an unknown or disabled response_type is unsupported_response_type', async () => {
+    expectRedirect(await get(valid({ response_type: 'bogus' })), 'unsupported_response_type', 'The authorization server does not support this response type.');
+    // token is not enabled here; its errors still travel in the fragment.
+    expectRedirect(await get(valid({ response_type: 'token' })), 'unsupported_response_type', 'The authorization server does not support this response type.', 'hash');
+  });
+
+  ruleTest('response_mode_supported', 'an unknown response_mode is unsupported_response_mode, sent in the default mode', async () => {
+    expectRedirect(await get(valid({ response_mode: 'invalid_response_mode' })), 'unsupported_response_mode', 'The authorization server does not support this response mode.');
+  });
+
+  ruleTest('scope_valid', 'unknown, malformed, or (for an app whose scopes miss the defaults) empty scopes are invalid_scope', async () => {
+    const description = 'The requested scope is invalid, unknown, or malformed.';
+    expectRedirect(await get(valid({ scope: 'read admin' })), 'invalid_scope', description);
+    expectRedirect(await get(valid({ scope: 'read\twrite' })), 'invalid_scope', description);
+    expectRedirect(await get(valid({ client_id: writeOnly.uid, scope: 'read' })), 'invalid_scope', description);
+    expectRedirect(await get(valid({ client_id: writeOnly.uid })), 'invalid_scope', description);
+    expect((await get(valid({ client_id: writeOnly.uid, scope: 'write' }))).statusCode).toBe(200);
+    expect((await get(valid({ scope: '  read   write ' }))).statusCode).toBe(200);
+  });
+
+  ruleTest('code_challenge_present_when_required', 'a public client without code_challenge is invalid_request (pkce.required public)', async () => {
+    expectRedirect(await get(valid({ client_id: publicClient.uid })), 'invalid_request', 'Code challenge is required.');
+    expect((await get(valid({ client_id: publicClient.uid, code_challenge: CHALLENGE, code_challenge_method: 'S256' }))).statusCode).toBe(200);
+    // Confidential clients may go without under "public".
+    expect((await get(valid())).statusCode).toBe(200);
+  });
+
+  ruleTest('code_challenge_method_present', 'a challenge without a method is invalid_request (no default to plain)', async () => {
+    expectRedirect(await get(valid({ code_challenge: CHALLENGE })), 'invalid_request', 'The code_challenge_method must be S256.');
+  });
+
+  ruleTest('code_challenge_method_supported', 'plain, or an unknown method, is invalid_request while only S256 is enabled', async () => {
+    expectRedirect(await get(valid({ code_challenge: CHALLENGE, code_challenge_method: 'plain' })), 'invalid_request', 'The code_challenge_method must be S256.');
+    expectRedirect(await get(valid({ code_challenge: CHALLENGE, code_challenge_method: 's256' })), 'invalid_request', 'The code_challenge_method must be S256.');
+  });
+
+  ruleTest('code_challenge_well_formed', 'an S256 challenge that is not 43 base64url characters is invalid_request', async () => {
+    const description = 'The code_challenge is not a valid RFC 7636 code challenge.';
+    expectRedirect(await get(valid({ code_challenge: 'short', code_challenge_method: 'S256' })), 'invalid_request', description);
+    expectRedirect(await get(valid({ code_challenge: `${CHALLENGE.slice(0, 42)}=`, code_challenge_method: 'S256' })), 'invalid_request', description);
+  });
+
+  it('the first failing rule wins: an unknown client with a bad scope is invalid_client, shown', async () => {
+    expectPage(await get(valid({ client_id: 'unknown', scope: 'admin', response_type: 'bogus' })), 401, 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.');
+  });
+
+  ruleTest('response_type_known', 'deny with a response_type other than code or token is unsupported_response_type, not a 500', async () => {
+    const page = await get(valid());
+    const deny = hiddenFields(page.body, 1);
+    const response = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form({ ...deny, response_type: 'client_credentials' }) });
+    expect(response.statusCode).toBe(303);
+    expect(locationParameters(response).get('error')).toBe('unsupported_response_type');
+  });
+
+  it('hostile input never gives a 500', async () => {
+    const inputs: Array<Record<string, string | string[]>> = [
+      valid({ scope: '\u0000' }),
+      valid({ state: 'x'.repeat(4000) }),
+      valid({ redirect_uri: 'javascript:alert(1)' }),
+      valid({ redirect_uri: `${CALLBACK}\r\nX: y` }),
+      valid({ client_id: "' OR 1=1 --" }),
+      valid({ response_mode: ['query', 'fragment'] }),
+      valid({ code_challenge: ['a', 'b'], code_challenge_method: 'S256' }),
+      { 'client_id[x]': '1', redirect_uri: CALLBACK },
+    ];
+    for (const input of inputs) expect((await get(input)).statusCode).toBeLessThan(500);
+    const json = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ client_id: { a: 1 } }) });
+    expect(json.statusCode).toBeLessThan(500);
+  });
+});
+
+describe(`validation rules under other configs (${backend})`, () => {
+  let server: TestServer;
+  let agent: UserAgent;
+  let client: ApplicationRecord;
+
+  beforeAll(async () => {
+    server = await buildTestServer({
+      config: { defaultScopes: [], optionalScopes: ['read'], grantFlows: ['authorization_code', 'implicit'] },
+    });
+    await createUser(server.deps, 'alice');
+    client = (await createClient(server.deps, { redirectUri: `${CALLBACK} ${OOB_URI}` })).application;
+    agent = await signedIn(server.app, 'alice');
+  });
+  afterAll(() => server.close());
+
+  const get = (parameters: Record<string, string>) =>
+    agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', code_challenge: CHALLENGE, code_challenge_method: 'S256', ...parameters }) });
+
+  ruleTest('scope_present', 'with no default scopes, a request without scope is invalid_request', async () => {
+    expectRedirect(await get({}), 'invalid_request', 'Missing required parameter: scope.');
+    expectRedirect(await get({ scope: ' ' }), 'invalid_request', 'Missing required parameter: scope.');
+    expect((await get({ scope: 'read' })).statusCode).toBe(200);
+  });
+
+  ruleTest('out_of_band_code_only', 'response_type=token with the out-of-band URI is unsupported_response_type, shown', async () => {
+    expectPage(await get({ scope: 'read', response_type: 'token', redirect_uri: OOB_URI }), 400, 'The authorization server does not support this response type.');
+  });
+
+});
+
+describe(`pkce.required "all" with plain enabled (${backend})`, () => {
+  let server: TestServer;
+  let agent: UserAgent;
+  let client: ApplicationRecord;
+
+  beforeAll(async () => {
+    server = await buildTestServer({ config: { pkce: { required: 'all', methods: ['S256', 'plain'] } } });
+    await createUser(server.deps, 'alice');
+    client = (await createClient(server.deps)).application;
+    agent = await signedIn(server.app, 'alice');
+  });
+  afterAll(() => server.close());
+
+  const get = (parameters: Record<string, string>) =>
+    agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', code_challenge: CHALLENGE, code_challenge_method: 'S256', ...parameters }) });
+
+  it('pkce.required "all": a confidential client needs a challenge too; plain is accepted when enabled', async () => {
+    expectRedirect(await get({ code_challenge: '', code_challenge_method: '' }), 'invalid_request', 'Code challenge is required.');
+    const verifier = 'a45a9fea-0676-477e-95b1-a40f72ac3cfb-0123456789';
+    expect((await get({ code_challenge: verifier, code_challenge_method: 'plain' })).statusCode).toBe(200);
+    expectRedirect(await get({ code_challenge_method: 'sha1' }), 'invalid_request', 'The code_challenge_method must be one of S256, plain.');
+  });
+});
+
+describe('the rule table', () => {
+  it('every rule of the authorization and denial tables has a test by name here', () => {
+    const names = new Set([...AUTHORIZATION_RULES, ...DENIAL_RULES].map((rule) => rule.name));
+    expect([...names].filter((name) => !tested.has(name))).toEqual([]);
+  });
+
+  it('runs in the reference order, client and redirect URI first and never redirectable', () => {
+    expect(AUTHORIZATION_RULES.map((rule) => rule.name)).toEqual([
+      'client_id_present',
+      'client_registered',
+      'redirect_uri_registered',
+      'parameters_single_valued',
+      'response_type_present',
+      'scope_present',
+      'response_type_supported',
+      'out_of_band_code_only',
+      'response_mode_supported',
+      'scope_valid',
+      'code_challenge_present_when_required',
+      'code_challenge_method_present',
+      'code_challenge_method_supported',
+      'code_challenge_well_formed',
+    ]);
+    expect(AUTHORIZATION_RULES.filter((rule) => !rule.redirectable).map((rule) => rule.name)).toEqual(['client_id_present', 'client_registered', 'redirect_uri_registered']);
+  });
+});
