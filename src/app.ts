@@ -9,6 +9,7 @@ import { sharedSchemasPlugin } from './http/schemas.js';
 import { formsPlugin } from './http/plugins/forms.js';
 import { loggerOptions } from './http/plugins/logger-options.js';
 import { securityHeadersPlugin } from './http/plugins/security-headers.js';
+import { metricsPlugin } from './http/plugins/metrics.js';
 import { sessionsPlugin } from './http/plugins/sessions.js';
 import { viewsPlugin } from './http/plugins/views.js';
 import { applicationsRoutes } from './http/routes/applications/index.js';
@@ -60,6 +61,7 @@ export async function buildServer({ config, extensions = {}, database, now = () 
 
   await app.register(errorHandlerPlugin, { isUnavailable: isDatabaseUnavailable, realm: config.realm });
   await app.register(sharedSchemasPlugin);
+  await app.register(metricsPlugin, { poolStats: () => db.poolStats() });
   app.addHook('onRequest', requireFormContentType);
   await app.register(formsPlugin);
   await app.register(securityHeadersPlugin);

@@ -56,6 +56,7 @@ export const authorizeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { d
   const approve = async (request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, status: 302 | 303) => {
     const result = await approveAuthorization(deps, authorization, currentResourceOwner(request).id);
     const event = result.responseType === 'code' ? 'authorization.code_issued' : 'token.issued';
+    if (result.responseType !== 'code') app.metrics.tokensIssued('implicit');
     request.log.info({ event, grantType: result.responseType === 'code' ? undefined : 'implicit', clientId: authorization.application.uid }, 'authorized');
     return sendDelivery(reply, successDelivery(authorization, result, issuer, deps.now()), status);
   };

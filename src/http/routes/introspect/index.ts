@@ -24,9 +24,13 @@ export const introspectRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
     async (request, reply) => {
       try {
         const response = await introspect(deps, rules, { parameters: request.oauthParameters, authorization: request.headers.authorization });
+        app.metrics.introspection(response.active ? 'active' : 'inactive');
         return noStore(reply).send(response);
       } catch (error) {
-        if (error instanceof OAuthError) request.log.info({ event: 'introspection.refused', error: error.code }, 'introspection refused');
+        if (error instanceof OAuthError) {
+          app.metrics.introspection('refused');
+          request.log.info({ event: 'introspection.refused', error: error.code }, 'introspection refused');
+        }
         throw error;
       }
     },

@@ -31,6 +31,7 @@ export const tokenRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
       const parameters = request.oauthParameters;
       const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters });
       const body = await handleTokenRequest(deps, { parameters, credentials });
+      app.metrics.tokensIssued(parameters.grant_type!);
       request.log.info({ event: 'token.issued', grantType: parameters.grant_type, clientId: credentials?.clientId }, 'token issued');
       return noStore(reply).send(body);
     },

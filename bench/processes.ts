@@ -1,0 +1,98 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export const ROOT = join(import.meta.dirname, '..');
+
+export interface ServerProcess {
+  name: string;
+  baseUrl: string;
+  pid: number;
+  /** Resident set size in bytes (VmRSS of /proc/<pid>/status). */
+  rss(): number;
+  /** What the process printed (diagnostics when it fails). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** A port that was free a moment ago on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * Compiles src/ to dist/ when dist/main.js is missing or older than any source file, so the benchmark
+ * never measures stale code. tsc still emits when other files have type errors; that is reported, not fatal.
+ */
+export async function ensureCompiled(log: (line: string) => void): Promise<string> {
+  const main = join(ROOT, 'dist/main.js');
+  const newest = newestMtime(join(ROOT, 'src'));
+  if (existsSync(main) && statSync(main).mtimeMs >= newest) return main;
+  log('compiling src/ to dist/ (tsc -p tsconfig.build.json)');
+  try {
+    await promisify(execFile)(join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: ROOT });
+  } catch (error) {
+    const output = (error as { stdout?: string }).stdout ?? String(error);
+    if (!existsSync(main)) throw new Error(`tsc produced no dist/main.js:\n${output}`);
+    log(`tsc reported errors but emitted dist/ (first lines follow); benchmarking the emitted code\n${output.split('\n').slice(0, 5).join('\n')}`);
+  }
+  return main;
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && /\.(ts|js|json)$/.test(entry.name)) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Starts `node <args>` in the repository and resolves once GET /healthz answers 200. */
+export async function startServer(name: string, args: string[], env: Record<string, string>, port: number): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server: ServerProcess = {
+    name,
+    baseUrl,
+    pid: child.pid!,
+    rss: () => readRss(child.pid!),
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}:\n${output}`);
+    const ready = await fetch(`${baseUrl}/healthz`).then((response) => response.status === 200, () => false);
+    if (ready) return server;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await server.stop();
+  throw new Error(`${name} did not answer /healthz within 60 s:\n${output}`);
+}
+
+export function readRss(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]) * 1024;
+}

@@ -1,0 +1,103 @@
+import pg from 'pg';
+import { argon2Hasher } from '../src/argon2-hasher.js';
+import type { Config } from '../src/config/types.js';
+import { createApplication } from '../src/oauth/applications.js';
+import type { OAuthDeps } from '../src/oauth/deps.js';
+import { generateSecret } from '../src/oauth/secrets.js';
+import { issueAccessToken } from '../src/oauth/token-issuer.js';
+import { createDatabase } from '../src/storage/database.js';
+import { migrate } from '../src/storage/migrate.js';
+import { createStores } from '../src/storage/stores.js';
+
+/** What the scenarios present: plain values, as a client holds them. */
+export interface Seed {
+  clientId: string;
+  clientSecret: string;
+  /** A live access token of the client (introspected, and the token-info credential). */
+  activeToken: string;
+  /** A second live token of the same client: the Bearer requester that introspects activeToken. */
+  bearerToken: string;
+  /** Never stored. */
+  unknownToken: string;
+  /** Live refresh tokens of the client, each the start of one connection's rotation chain. */
+  refreshTokens: string[];
+  applicationId: number;
+}
+
+/**
+ * Seeds through the service's own domain (createApplication, issueAccessToken), so the rows are exactly what
+ * the service writes; only the bulk sets for the scale runs use SQL (see insertBulkTokens).
+ */
+export async function seedThroughDomain(url: string, config: Readonly<Config>, refreshChains: number): Promise<Seed> {
+  const database = await createDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 4 });
+  try {
+    await migrate(database);
+    const deps: OAuthDeps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher };
+    const { application, plainSecret } = await createApplication(deps, {
+      name: 'bench client',
+      redirectUri: 'https://client.example/callback',
+      scopes: '',
+      confidential: true,
+    });
+    const user = await deps.stores.userAdmin.create({ username: 'bench-user', passwordHash: await argon2Hasher.hash('bench-password') });
+    const issue = async (withRefreshToken: boolean) =>
+      issueAccessToken(deps, {
+        application,
+        resourceOwnerId: withRefreshToken ? user.id : null,
+        scopes: [...config.defaultScopes],
+        grantType: withRefreshToken ? 'authorization_code' : 'client_credentials',
+        withRefreshToken,
+      });
+    const activeToken = (await issue(false)).accessToken;
+    const bearerToken = (await issue(false)).accessToken;
+    const refreshTokens: string[] = [];
+    for (let i = 0; i < refreshChains; i += 1) refreshTokens.push((await issue(true)).refreshToken!);
+    return {
+      clientId: application.uid,
+      clientSecret: plainSecret!,
+      activeToken,
+      bearerToken,
+      unknownToken: generateSecret(),
+      refreshTokens,
+      applicationId: application.id,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+/** The plain value of bulk token n: 43 characters of the base64url alphabet, like a generated token. */
+export const bulkToken = (n: number) => `b${String(n).padStart(42, '0')}`;
+
+/**
+ * Inserts live access tokens bulkToken(from..to) of the application in batches (one statement each, so no
+ * long transaction), hashed by PostgreSQL exactly as the service hashes (SHA-256, lowercase hex), then
+ * refreshes the planner's statistics. Returns the table's row count.
+ */
+export async function insertBulkTokens(
+  url: string,
+  { applicationId, from, to, hashTokens, scopes }: { applicationId: number; from: number; to: number; hashTokens: boolean; scopes: string },
+  progress: (done: number) => void,
+): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const plain = `'b' || lpad(n::text, 42, '0')`;
+    const stored = hashTokens ? `encode(sha256(convert_to(${plain}, 'UTF8')), 'hex')` : plain;
+    const batch = 100_000;
+    for (let start = from; start <= to; start += batch) {
+      const end = Math.min(to, start + batch - 1);
+      await client.query(
+        `INSERT INTO oauth_access_tokens (application_id, token, expires_in, scopes, created_at, previous_refresh_token)
+         SELECT $1, ${stored}, 86400, $4, now() AT TIME ZONE 'utc', '' FROM generate_series($2::bigint, $3::bigint) AS n`,
+        [applicationId, start, end, scopes],
+      );
+      progress(end - from + 1);
+    }
+    await client.query('VACUUM ANALYZE oauth_access_tokens');
+    const { rows } = await client.query<{ count: string }>('SELECT count(*) FROM oauth_access_tokens');
+    return Number(rows[0]!.count);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,104 @@
+import { MetricsRegistry, type Counter, type CounterSeries, type Histogram, type HistogramSeries } from './registry.js';
+
+/** The database pool as storage reports it (storage/database.ts poolStats); in use = total - idle. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export type IntrospectionResult = 'active' | 'inactive' | 'refused';
+
+/** What routes report beyond request counts (SPEC 3.7); reached through `app.metrics`. */
+export interface ServiceMetrics {
+  /** One call per token response, with the grant type that issued it (implicit included). */
+  tokensIssued(grantType: string): void;
+  /** One call per introspection request: an active or inactive answer, or refused (401 to the requester). */
+  introspection(result: IntrospectionResult): void;
+}
+
+/** Seconds; fine below 10 ms, where the hot endpoints should answer (SPEC 9: p99 under 10 ms). */
+export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const KNOWN_GRANT_TYPES = ['authorization_code', 'client_credentials', 'password', 'refresh_token', 'implicit'];
+const INTROSPECTION_RESULTS: IntrospectionResult[] = ['active', 'inactive', 'refused'];
+
+/** Requests without a matching route (404s) share one label value, so junk URLs cannot grow the series. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+interface RequestSeries {
+  count: CounterSeries;
+  duration: HistogramSeries;
+}
+
+export interface ServiceMetricsSet {
+  registry: MetricsRegistry;
+  api: ServiceMetrics;
+  /** Per response: the route pattern (never the raw URL), its status and how long it took. */
+  recordRequest(method: string, route: string | undefined, status: number, seconds: number): void;
+}
+
+export function createServiceMetrics({ poolStats, buckets = LATENCY_BUCKETS }: { poolStats: () => PoolStats; buckets?: readonly number[] }): ServiceMetricsSet {
+  const registry = new MetricsRegistry();
+  const labels = ['method', 'route', 'status'];
+  const requests = registry.counter('http_requests_total', 'HTTP requests served, by method, route pattern and status.', labels);
+  const durations = registry.histogram('http_request_duration_seconds', 'HTTP response time in seconds, by method, route pattern and status.', labels, buckets);
+  const issued = registry.counter('oauth_tokens_issued_total', 'Access tokens issued, by grant type.', ['grant_type']);
+  const introspections = registry.counter('oauth_introspections_total', 'Introspection requests, by result (active, inactive, refused).', ['result']);
+
+  // Known label values start at 0, so rate() sees the first increment (Prometheus naming guidance).
+  const issuedByGrant = new Map(KNOWN_GRANT_TYPES.map((grant) => [grant, issued.labels(grant)]));
+  const introspectionByResult = new Map(INTROSPECTION_RESULTS.map((result) => [result, introspections.labels(result)]));
+
+  registry.gauge('oauth_db_pool_in_use', 'Database connections checked out of the pool.', () => {
+    const stats = poolStats();
+    return stats.total - stats.idle;
+  });
+  registry.gauge('oauth_db_pool_idle', 'Open database connections waiting in the pool.', () => poolStats().idle);
+  registry.gauge('oauth_db_pool_waiting', 'Queries queued for a database connection.', () => poolStats().waiting);
+  registerProcessMetrics(registry);
+
+  return {
+    registry,
+    api: {
+      tokensIssued(grantType) {
+        (issuedByGrant.get(grantType) ?? issued.labels(grantType)).inc();
+      },
+      introspection(result) {
+        introspectionByResult.get(result)!.inc();
+      },
+    },
+    recordRequest: requestRecorder(requests, durations),
+  };
+}
+
+/** Series cached per method, route and status: after the first request of a kind, no strings are built. */
+function requestRecorder(requests: Counter, durations: Histogram): ServiceMetricsSet['recordRequest'] {
+  const byRoute = new Map<string, Map<string, Map<number, RequestSeries>>>();
+  return (method, route = UNMATCHED_ROUTE, status, seconds) => {
+    let byMethod = byRoute.get(route);
+    if (!byMethod) byRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) {
+      const values = [method, route, String(status)];
+      series = { count: requests.labels(...values), duration: durations.labels(...values) };
+      byStatus.set(status, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
+  };
+}
+
+function registerProcessMetrics(registry: MetricsRegistry): void {
+  const startTime = Math.floor(Date.now() / 1000 - process.uptime());
+  registry.gauge('process_resident_memory_bytes', 'Resident set size of the process in bytes.', () => process.memoryUsage.rss());
+  registry.gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch, in seconds.', () => startTime);
+  registry.gauge('process_uptime_seconds', 'Seconds since the process started.', () => process.uptime());
+  registry.sampledCounter('process_cpu_seconds_total', 'User and system CPU time spent, in seconds.', () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  });
+  registry.gauge('nodejs_heap_used_bytes', 'V8 heap in use, in bytes.', () => process.memoryUsage().heapUsed);
+}
