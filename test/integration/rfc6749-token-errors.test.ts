@@ -28,8 +28,9 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
   let user: { id: number; username: string; password: string };
 
   beforeAll(async () => {
-    server = await buildTestServer({ config: { grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'] } });
-    noRefresh = await buildTestServer({ testDatabase: server.testDatabase, config: { grantFlows: ['authorization_code', 'client_credentials'] } });
+    // Hundreds of failed client authentications from one address: the lockout is tested in api-rate-limits.test.ts.
+    server = await buildTestServer({ config: { grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'], rateLimit: { enabled: false } } });
+    noRefresh = await buildTestServer({ testDatabase: server.testDatabase, config: { grantFlows: ['authorization_code', 'client_credentials'], rateLimit: { enabled: false } } });
     client = await createClient(server.deps);
     other = await createClient(server.deps);
     publicClient = await createClient(server.deps, { confidential: false });
