@@ -2,12 +2,12 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/argon2-hasher.js';
-import { chromiumAvailable, launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { buildTestServer, basicAuth, form, FORM, type TestServer } from '../helpers/test-server.js';
 
 const PASSWORD = 'admin password for the browser';
 
-describe.skipIf(!chromiumAvailable())('admin pages in Chromium: /oauth/applications', () => {
+describe('admin pages in Chromium: /oauth/applications', () => {
   let server: TestServer;
   let browser: Browser;
   let baseURL: string;

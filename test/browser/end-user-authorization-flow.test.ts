@@ -2,7 +2,7 @@ import * as oauth from 'oauth4webapi';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/oauth/secrets.js';
-import { chromiumAvailable, launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -12,7 +12,7 @@ import type { TestServer } from '../helpers/test-server.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 
-describe.skipIf(!chromiumAvailable())('end user in Chromium: login, consent, code exchange with PKCE S256, authorized applications', () => {
+describe('end user in Chromium: login, consent, code exchange with PKCE S256, authorized applications', () => {
   let server: TestServer & { baseUrl: string };
   let browser: Browser;
   let page: Page;

@@ -2,14 +2,14 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/pkce.js';
 import { OOB_URI } from '../../src/oauth/redirect-uri.js';
-import { chromiumAvailable, launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 const VERIFIER = 'a45a9fea-0676-477e-95b1-a40f72ac3cfb-0123456789';
 
-describe.skipIf(!chromiumAvailable())('end-user pages in Chromium: escaping, errors, out-of-band code, form_post', () => {
+describe('end-user pages in Chromium: escaping, errors, out-of-band code, form_post', () => {
   let server: TestServer & { baseUrl: string };
   let callback: ClientCallback;
   let browser: Browser;

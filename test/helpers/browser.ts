@@ -7,12 +7,12 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const SCREENSHOT_DIR = join(import.meta.dirname, '../../test-results/screenshots');
 
-export function chromiumAvailable(): boolean {
-  return existsSync(CHROMIUM_PATH);
-}
-
 /** Headless Chromium with the flags this sandbox needs (root, no GPU, no network beyond loopback). */
 export async function launchBrowser(): Promise<Browser> {
+  // A missing browser fails the browser tests loudly rather than skipping them.
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`);
+  }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
