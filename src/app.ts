@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { argon2Hasher } from './argon2-hasher.js';
 import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
+import { createControllers, resolveControllerClasses } from './http/controllers/registry.js';
 import type { Extensions } from './http/extensions.js';
 import { apiRateLimitsPlugin } from './http/plugins/api-rate-limits.js';
 import { errorHandlerPlugin } from './http/plugins/error-handler.js';
@@ -44,6 +45,8 @@ export interface BuildServerOptions {
 
 /** The composition root: wires every layer and registers each endpoint group by name. Never listens. */
 export async function buildServer({ config, extensions = {}, database, now = () => new Date(), stores, logStream }: BuildServerOptions): Promise<FastifyInstance> {
+  // SPEC 7: a controller that is not a subclass of the built-in one stops the boot before anything is opened.
+  const controllerClasses = resolveControllerClasses(extensions.controllers);
   const db = database ?? (await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize }));
   const deps: OAuthDeps = { stores: stores ?? createStores(db), config, now, hooks: extensions, passwords: argon2Hasher };
 
@@ -69,16 +72,18 @@ export async function buildServer({ config, extensions = {}, database, now = () 
   await app.register(viewsPlugin);
   await app.register(apiRateLimitsPlugin, { config });
 
+  // One instance per controller key (the built-in class or the extension's subclass), shared by its routes.
+  const routes = { deps, controllers: createControllers(controllerClasses, deps, { metrics: app.metrics }) };
   await app.register(healthRoutes, { pendingMigrations: async () => (await migrationStatus(db)).pending });
-  await app.register(tokenRoutes, { deps });
-  await app.register(revokeRoutes, { deps });
-  if (config.introspection.enabled) await app.register(introspectRoutes, { deps });
-  await app.register(tokenInfoRoutes, { deps });
-  await app.register(loginRoutes, { deps });
-  await app.register(authorizeRoutes, { deps });
-  await app.register(authorizedApplicationsRoutes, { deps });
-  await app.register(applicationsRoutes, { deps, authenticateAdmin: extensions.authenticateAdmin });
-  await app.register(metadataRoutes, { deps });
+  await app.register(tokenRoutes, { ...routes });
+  await app.register(revokeRoutes, { ...routes });
+  if (config.introspection.enabled) await app.register(introspectRoutes, { ...routes });
+  await app.register(tokenInfoRoutes, { ...routes });
+  await app.register(loginRoutes, { ...routes });
+  await app.register(authorizeRoutes, { ...routes });
+  await app.register(authorizedApplicationsRoutes, { ...routes });
+  await app.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
+  await app.register(metadataRoutes, { ...routes });
 
   app.decorate('database', db);
   return app;

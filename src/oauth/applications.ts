@@ -40,6 +40,8 @@ export function validateApplicationFields(fields: ApplicationFields, config: OAu
   const add = (field: ApplicationField, message: string) => (errors[field] ??= []).push(message);
   if (fields.name.trim() === '') add('name', "Name can't be blank");
   if (fields.name.length > 255) add('name', 'Name is too long (maximum is 255 characters)');
+  // PostgreSQL text cannot hold a NUL: refused here, not by a failing INSERT (SPEC 9: no input gives a 500).
+  if (fields.name.includes('\u0000')) add('name', 'Name is invalid');
 
   const uris = splitRegisteredUris(fields.redirectUri);
   // Reference 7.1: blank is allowed only when no enabled flow redirects.

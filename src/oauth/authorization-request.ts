@@ -121,9 +121,14 @@ export function authorizationRequestFields(request: AuthorizationRequest): Recor
   };
 }
 
+// RFC 6749 appendix A: client-id = *VSCHAR (%x20-7E). Anything else names no client and is not looked up: a NUL
+// cannot even be sent to PostgreSQL (SPEC 3: no input gives a 500), so it is an unknown client, shown.
+const VSCHARS = /^[\x20-\x7E]+$/;
+
 async function contextFor(deps: OAuthDeps, parameters: AuthorizationParameters): Promise<AuthorizationContext> {
   const clientId = parameters.values.client_id;
-  const application = clientId && clientId.trim() !== '' ? await deps.stores.applications.findByUid(clientId) : null;
+  const known = clientId !== undefined && clientId.trim() !== '' && VSCHARS.test(clientId);
+  const application = known ? await deps.stores.applications.findByUid(clientId) : null;
   return { parameters, application, config: deps.config };
 }
 

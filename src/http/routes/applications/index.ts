@@ -11,7 +11,7 @@ import { writeRoutes } from './write-routes.js';
  * the admin authentication, the error handler and the no-store header apply to these routes only.
  */
 export const applicationsRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, options) => {
-  const { deps } = options;
+  const { deps, controllers } = options;
   app.addSchema(applicationJsonSchema);
   app.setErrorHandler(adminErrorHandler);
   await app.register(authenticateAdmin, options);
@@ -20,6 +20,7 @@ export const applicationsRoutes: FastifyPluginAsync<AdminRouteOptions> = async (
     reply.header('cache-control', 'no-store');
     return payload;
   });
-  await app.register(readRoutes, { deps });
-  await app.register(writeRoutes, { deps });
+  // The actions of the `applications` controller (SPEC 7).
+  await app.register(readRoutes, { deps, controllers });
+  await app.register(writeRoutes, { deps, controllers });
 };

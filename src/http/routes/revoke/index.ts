@@ -1,8 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { extractClientCredentials } from '../../../oauth/client-credentials.js';
-import { revokeToken } from '../../../oauth/revocation.js';
 import { readOAuthParameters } from '../../hooks/read-oauth-parameters.js';
-import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
 import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
 
@@ -13,8 +10,9 @@ const bodySchema = formBodySchema({
   client_secret: 'client_secret_post',
 });
 
-/** POST /oauth/revoke (RFC 7009; SPEC 3.2). */
-export const revokeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
+/** POST /oauth/revoke (RFC 7009; SPEC 3.2): the `revoke` action of the `tokens` controller. */
+export const revokeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { controllers }) => {
+  const controller = controllers.tokens;
   app.post(
     '/oauth/revoke',
     {
@@ -24,12 +22,6 @@ export const revokeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
       },
       preValidation: readOAuthParameters,
     },
-    async (request, reply) => {
-      const parameters = request.oauthParameters;
-      const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters });
-      const { revoked } = await revokeToken(deps, parameters, credentials);
-      if (revoked) request.log.info({ event: 'token.revoked', clientId: credentials?.clientId, ...revoked }, 'token revoked');
-      return noStore(reply).send({});
-    },
+    (request, reply) => controller.revoke(request, reply),
   );
 };

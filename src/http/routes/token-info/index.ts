@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { tokenInfo } from '../../../oauth/token-info.js';
+import { serviceGuard } from '../../../guard/index.js';
 import { noStore } from '../../no-store.js';
+import { localGuardOptions } from '../../plugins/local-guard.js';
 import type { RouteOptions } from '../../route-options.js';
 import { oauthErrorResponses } from '../../schemas.js';
 
@@ -16,19 +17,20 @@ const tokenInfoSchema = {
   required: ['resource_owner_id', 'scope', 'expires_in', 'application', 'created_at'],
 } as const;
 
-/** The Bearer token of the Authorization header (RFC 6750 section 2.1), or null. */
-function bearerFrom(authorization: string | undefined): string | null {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
-  return match?.[1] ?? null;
-}
-
-/** GET /oauth/token/info (reference 11; SPEC 3.4). */
-export const tokenInfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
-  app.get('/oauth/token/info', { schema: { response: { 200: tokenInfoSchema, ...oauthErrorResponses } } }, async (request, reply) => {
-    const bearer = bearerFrom(request.headers.authorization);
-    // RFC 6750 section 3.1: a request without any token gets the challenge without an error code.
-    if (bearer === null) reply.header('www-authenticate', `Bearer realm="${deps.config.realm}"`);
-    const info = await tokenInfo(deps, bearer);
-    return noStore(reply).send(info);
-  });
+/**
+ * GET /oauth/token/info (reference 11; SPEC 3.4, 6): the `show` action of the `token_info` controller, behind
+ * the guard in local mode. The guard answers a request without a usable token: 401 invalid_token with RFC
+ * 6750's challenge (no error code when no token was sent, section 3.1).
+ */
+export const tokenInfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps, controllers }) => {
+  // Reference 11: this endpoint says "The access token is invalid" whatever the reason (revoked, expired).
+  await app.register(serviceGuard, localGuardOptions(deps, { reportReasons: false }));
+  // RFC 6749 section 5.1's no-store and no-cache on every answer, the guard's refusals included.
+  app.addHook('onRequest', async (_request, reply) => void noStore(reply));
+  const controller = controllers.token_info;
+  app.get(
+    '/oauth/token/info',
+    { schema: { response: { 200: tokenInfoSchema, ...oauthErrorResponses } }, preHandler: app.serviceAuthorize() },
+    (request, reply) => controller.show(request, reply),
+  );
 };

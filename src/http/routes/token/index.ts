@@ -1,8 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { extractClientCredentials } from '../../../oauth/client-credentials.js';
-import { handleTokenRequest } from '../../../oauth/grants/index.js';
 import { readOAuthParameters } from '../../hooks/read-oauth-parameters.js';
-import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
 import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
 
@@ -19,21 +16,15 @@ const bodySchema = formBodySchema({
   client_secret: 'client_secret_post',
 });
 
-/** POST /oauth/token (RFC 6749 sections 4 and 6; SPEC 3.1). */
-export const tokenRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
+/** POST /oauth/token (RFC 6749 sections 4 and 6; SPEC 3.1): the `create` action of the `tokens` controller. */
+export const tokenRoutes: FastifyPluginAsync<RouteOptions> = async (app, { controllers }) => {
+  const controller = controllers.tokens;
   app.post(
     '/oauth/token',
     {
       schema: { body: bodySchema, response: { 200: { $ref: 'tokenResponse#' }, ...oauthErrorResponses } },
       preValidation: readOAuthParameters,
     },
-    async (request, reply) => {
-      const parameters = request.oauthParameters;
-      const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters });
-      const body = await handleTokenRequest(deps, { parameters, credentials });
-      app.metrics.tokensIssued(parameters.grant_type!);
-      request.log.info({ event: 'token.issued', grantType: parameters.grant_type, clientId: credentials?.clientId }, 'token issued');
-      return noStore(reply).send(body);
-    },
+    (request, reply) => controller.create(request, reply),
   );
 };

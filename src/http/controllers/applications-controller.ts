@@ -1,0 +1,123 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApplicationInvalid, createApplication, rotateApplicationSecret, updateApplication } from '../../oauth/applications.js';
+import { applicationJson } from '../routes/applications/application-json.js';
+import { fieldsFromBody, fieldsOf, type ApplicationBody } from '../routes/applications/request-fields.js';
+import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from '../routes/applications/responses.js';
+import { carrySecretOnce, takeSecretOnce } from '../routes/applications/secret-once.js';
+import { deleteView, formView, INDEX_PATH, indexView, showPath, showView } from '../routes/applications/view-models.js';
+import { Controller } from './controller.js';
+
+export interface ApplicationRoute {
+  Params: { id: string };
+  Body: ApplicationBody | undefined;
+}
+type ApplicationRequest = FastifyRequest<ApplicationRoute>;
+type NewApplicationRequest = FastifyRequest<{ Body: ApplicationBody | undefined }>;
+
+/**
+ * Controller key `applications` (SPEC 3.6; reference 13 and 15.6 to 15.8): the admin's pages and JSON API.
+ * `index`, `new`, `create`, `show`, `edit`, `update`, `destroy`, plus `confirmDestroy` (the page that asks
+ * before deleting) and `rotateSecret`. The group authenticates the admin (and checks CSRF on writes) first.
+ */
+export class ApplicationsController extends Controller {
+  async index(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const applications = await this.deps.stores.applicationAdmin.list();
+    if (wantsJson(request)) return reply.send(applications.map((application) => applicationJson(application)));
+    return renderAdminPage(request, reply, 'index.eta', indexView(applications));
+  }
+
+  async new(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    return renderAdminPage(request, reply, 'new.eta', formView(this.deps.config, fieldsFromBody(undefined)));
+  }
+
+  async create(request: NewApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const fields = fieldsFromBody(request.body);
+    try {
+      const { application, plainSecret } = await createApplication(this.deps, fields);
+      request.log.info({ event: 'application.created', applicationId: application.id, clientId: application.uid }, 'application created');
+      if (wantsJson(request)) return reply.code(201).header('location', showPath(application.id)).send(applicationJson(application, plainSecret));
+      carrySecretOnce(request, application.id, plainSecret);
+      return redirectAfter(request, reply, 'Application created.', showPath(application.id));
+    } catch (error) {
+      if (!(error instanceof ApplicationInvalid)) throw error;
+      return invalid(request, reply, error, () =>
+        renderAdminPage(request, reply.code(422), 'new.eta', formView(this.deps.config, fields, { errors: error.fieldErrors })),
+      );
+    }
+  }
+
+  async show(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const application = await this.deps.stores.applications.findById(Number(request.params.id));
+    if (!application) return sendAdminError(request, reply, 404, NOT_FOUND);
+    if (wantsJson(request)) return reply.send(applicationJson(application));
+    return renderAdminPage(request, reply, 'show.eta', showView(this.deps.config, application, takeSecretOnce(request, application.id)));
+  }
+
+  async edit(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const application = await this.deps.stores.applications.findById(Number(request.params.id));
+    if (!application) return sendAdminError(request, reply, 404, NOT_FOUND);
+    return renderAdminPage(request, reply, 'edit.eta', formView(this.deps.config, fieldsOf(application), { application }));
+  }
+
+  async update(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const id = Number(request.params.id);
+    const current = await this.deps.stores.applications.findById(id);
+    if (!current) return sendAdminError(request, reply, 404, NOT_FOUND);
+    const fields = fieldsFromBody(request.body, current);
+    try {
+      const updated = await updateApplication(this.deps, id, fields);
+      if (!updated) return sendAdminError(request, reply, 404, NOT_FOUND);
+      request.log.info({ event: 'application.updated', applicationId: id, clientId: current.uid }, 'application updated');
+      if (wantsJson(request)) return reply.send(applicationJson(updated.application, updated.plainSecret));
+      // Turning a public client confidential gives it its first secret, shown once like any other.
+      carrySecretOnce(request, id, updated.plainSecret);
+      return redirectAfter(request, reply, 'Application updated.', showPath(id));
+    } catch (error) {
+      if (!(error instanceof ApplicationInvalid)) throw error;
+      return invalid(request, reply, error, () =>
+        renderAdminPage(request, reply.code(422), 'edit.eta', formView(this.deps.config, fields, { application: current, errors: error.fieldErrors })),
+      );
+    }
+  }
+
+  // Reference 15.6 asks "Are you sure?" with JavaScript, which the CSP forbids inline: a page asks instead.
+  async confirmDestroy(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const application = await this.deps.stores.applications.findById(Number(request.params.id));
+    if (!application) return sendAdminError(request, reply, 404, NOT_FOUND);
+    return renderAdminPage(request, reply, 'delete.eta', deleteView(application));
+  }
+
+  async destroy(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const id = Number(request.params.id);
+    // Reference 13: the application's grants and tokens go with it (ON DELETE CASCADE).
+    if (!(await this.deps.stores.applicationAdmin.delete(id))) return sendAdminError(request, reply, 404, NOT_FOUND);
+    request.log.info({ event: 'application.deleted', applicationId: id }, 'application deleted');
+    if (wantsJson(request)) return reply.code(204).send();
+    return redirectAfter(request, reply, 'Application deleted.', INDEX_PATH);
+  }
+
+  async rotateSecret(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const id = Number(request.params.id);
+    try {
+      const rotated = await rotateApplicationSecret(this.deps, id);
+      if (!rotated) return sendAdminError(request, reply, 404, NOT_FOUND);
+      request.log.info({ event: 'application.secret_rotated', applicationId: id, clientId: rotated.application.uid }, 'application secret rotated');
+      if (wantsJson(request)) return reply.send(applicationJson(rotated.application, rotated.plainSecret));
+      carrySecretOnce(request, id, rotated.plainSecret);
+      return redirectAfter(request, reply, 'Secret rotated. The old secret no longer works.', showPath(id));
+    } catch (error) {
+      if (!(error instanceof ApplicationInvalid)) throw error;
+      return invalid(request, reply, error, () => redirectAfter(request, reply, error.messages.join(' '), showPath(id)));
+    }
+  }
+}
+
+// After a real PATCH, PUT or DELETE a 303 makes the browser GET the next page instead of repeating the method.
+function redirectAfter(request: FastifyRequest, reply: FastifyReply, notice: string, to: string): FastifyReply {
+  request.session.set('notice', notice);
+  return reply.redirect(to, request.method === 'POST' ? 302 : 303);
+}
+
+function invalid(request: FastifyRequest, reply: FastifyReply, error: ApplicationInvalid, page: () => FastifyReply): FastifyReply {
+  return wantsJson(request) ? reply.code(422).send({ errors: error.messages }) : page();
+}

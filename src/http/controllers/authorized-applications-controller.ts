@@ -1,0 +1,73 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApplicationRecord } from '../../oauth/store.js';
+import { currentResourceOwner } from '../hooks/authenticate-resource-owner.js';
+import { renderErrorPage, renderPage } from '../hooks/end-user-pages.js';
+import { Controller } from './controller.js';
+
+export const AUTHORIZED_APPLICATIONS_PATH = '/oauth/authorized_applications';
+
+/**
+ * Controller key `authorized_applications` (SPEC 3.6, reference 14): `index` (the signed-in owner's authorized
+ * applications, as a page or JSON) and `destroy` (revoke one application's authorization). The routes run
+ * authenticateResourceOwner (and CSRF protection on destroy) first.
+ */
+export class AuthorizedApplicationsController extends Controller {
+  async index(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const owner = currentResourceOwner(request);
+    const authorized = await this.deps.stores.accessTokens.authorizedApplications({
+      resourceOwnerId: owner.id,
+      at: this.deps.now(),
+      refreshTokenExpiresIn: this.deps.config.refreshTokens.expiresIn,
+    });
+    if (wantsJson(request)) return reply.header('cache-control', 'no-store').send(authorized.map(({ application }) => publicAttributes(application)));
+    return renderPage(request, reply, 'authorized-applications.eta', {
+      title: 'Your authorized applications',
+      applications: authorized.map(({ application, authorizedAt }) => ({
+        id: application.id,
+        name: application.name,
+        authorizedAt: `${authorizedAt.toISOString().slice(0, 19).replace('T', ' ')} UTC`,
+        authorizedAtIso: authorizedAt.toISOString(),
+      })),
+      username: owner.username,
+      csrfToken: reply.generateCsrf(),
+    });
+  }
+
+  async destroy(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply): Promise<FastifyReply> {
+    const owner = currentResourceOwner(request);
+    const applicationId = /^[1-9][0-9]{0,14}$/.test(request.params.id) ? Number(request.params.id) : null;
+    if (applicationId === null) return notFound(request, reply);
+    const now = this.deps.now();
+    // Reference 14: every token and grant of this owner for the application; an unknown id changes nothing.
+    const revoked = await this.deps.stores.transaction(async (stores) => ({
+      tokens: await stores.accessTokens.revokeAllFor(applicationId, owner.id, now),
+      grants: await stores.accessGrants.revokeAllFor(applicationId, owner.id, now),
+    }));
+    request.log.info({ event: 'token.revoked', applicationId, resourceOwnerId: owner.id, ...revoked }, 'application authorization revoked');
+    if (wantsJson(request)) return reply.code(204).send();
+    request.session.set('notice', 'Application revoked.');
+    // 303 after a real DELETE, so the browser does not repeat the DELETE on the index.
+    return reply.redirect(AUTHORIZED_APPLICATIONS_PATH, request.method === 'DELETE' ? 303 : 302);
+  }
+}
+
+// Reference 14: id, name, created_at, and the uid only of public clients (a confidential client's uid is
+// not the user's business).
+function publicAttributes(application: ApplicationRecord) {
+  return {
+    id: application.id,
+    name: application.name,
+    ...(!application.confidential && { uid: application.uid }),
+    created_at: application.createdAt.toISOString(),
+  };
+}
+
+function wantsJson(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return accept.includes('application/json') && !accept.includes('text/html');
+}
+
+function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (wantsJson(request)) return reply.code(404).send({ error: 'not_found', error_description: 'No such application.' });
+  return renderErrorPage(reply, 404, 'No such application.');
+}

@@ -1,0 +1,56 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { extractClientCredentials } from '../../oauth/client-credentials.js';
+import { OAuthError } from '../../oauth/errors.js';
+import { handleTokenRequest } from '../../oauth/grants/index.js';
+import { introspect } from '../../oauth/introspection.js';
+import { introspectionRules, type IntrospectionRule } from '../../oauth/introspection-policy.js';
+import { revokeToken } from '../../oauth/revocation.js';
+import { noStore } from '../no-store.js';
+import { Controller } from './controller.js';
+
+/**
+ * Controller key `tokens`: POST /oauth/token (`create`), POST /oauth/revoke (`revoke`) and POST
+ * /oauth/introspect (`introspect`). Every action reads `request.oauthParameters`, the form parameters checked
+ * by the route's preValidation. OAuth errors thrown here are rendered by the app-wide error handler.
+ */
+export class TokensController extends Controller {
+  /** The declarative introspection policy (config `introspection.allow`); the allowTokenIntrospection hook replaces it. */
+  protected readonly introspectionRules: IntrospectionRule[] = introspectionRules(this.deps.config.introspection.allow);
+
+  /** POST /oauth/token (RFC 6749 sections 4 and 6; SPEC 3.1). */
+  async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const parameters = request.oauthParameters;
+    const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters });
+    const body = await handleTokenRequest(this.deps, { parameters, credentials });
+    this.services.metrics.tokensIssued(parameters.grant_type!);
+    request.log.info({ event: 'token.issued', grantType: parameters.grant_type, clientId: credentials?.clientId }, 'token issued');
+    return noStore(reply).send(body);
+  }
+
+  /** POST /oauth/revoke (RFC 7009; SPEC 3.2). */
+  async revoke(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const parameters = request.oauthParameters;
+    const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters });
+    const { revoked } = await revokeToken(this.deps, parameters, credentials);
+    if (revoked) request.log.info({ event: 'token.revoked', clientId: credentials?.clientId, ...revoked }, 'token revoked');
+    return noStore(reply).send({});
+  }
+
+  /** POST /oauth/introspect (RFC 7662; the seed; SPEC 3.3). */
+  async introspect(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    try {
+      const response = await introspect(this.deps, this.introspectionRules, {
+        parameters: request.oauthParameters,
+        authorization: request.headers.authorization,
+      });
+      this.services.metrics.introspection(response.active ? 'active' : 'inactive');
+      return noStore(reply).send(response);
+    } catch (error) {
+      if (error instanceof OAuthError) {
+        this.services.metrics.introspection('refused');
+        request.log.info({ event: 'introspection.refused', error: error.code }, 'introspection refused');
+      }
+      throw error;
+    }
+  }
+}

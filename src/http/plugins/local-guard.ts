@@ -1,0 +1,51 @@
+import type { GuardToken, LocalGuardOptions } from '../../guard/index.js';
+import type { OAuthDeps } from '../../oauth/deps.js';
+import type { AccessTokenRecord } from '../../oauth/store.js';
+import { findAccessToken } from '../../oauth/token-lookup.js';
+import { inaccessibleReason } from '../../oauth/token-state.js';
+
+export interface LocalGuardSettings {
+  /**
+   * Whether a refusal names why the token is unusable (revoked, expired), as protected resources do
+   * (reference 12.2). Off: every unusable token is "The access token is invalid" (reference 11, token info).
+   */
+  reportReasons?: boolean;
+}
+
+// The record behind each token the local introspect function answered, so a route behind serviceAuthorize
+// reads the row it was authorized with instead of looking the token up again.
+const records = new WeakMap<GuardToken, AccessTokenRecord>();
+
+/**
+ * The guard in local mode inside the service (SPEC 6, docs/guard.md): tokens are read from the token store
+ * through the domain, and judged with the service's clock, so the guard and the domain agree on expiry.
+ */
+export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: LocalGuardSettings = {}): LocalGuardOptions {
+  return {
+    mode: 'local',
+    realm: deps.config.realm,
+    now: () => deps.now().getTime(),
+    async introspect(value) {
+      const record = await findAccessToken(deps, value);
+      if (!record) return null;
+      const reason = inaccessibleReason(record, deps.now());
+      const application = reason === null && record.applicationId !== null ? await deps.stores.applications.findById(record.applicationId) : null;
+      const token: GuardToken = {
+        active: reason === null,
+        ...(reason !== null && reportReasons && { reason }),
+        scopes: record.scopes,
+        clientId: application?.uid ?? null,
+        resourceOwnerId: record.resourceOwnerId,
+        // Exact (fractional) seconds: the guard's own expiry check then falls at the domain's instant.
+        expiresAt: record.expiresIn === null ? null : record.createdAt.getTime() / 1000 + record.expiresIn,
+      };
+      records.set(token, record);
+      return token;
+    },
+  };
+}
+
+/** The stored access token behind a token answered by localGuardOptions' introspect; null for any other. */
+export function accessTokenRecordOf(token: GuardToken | null): AccessTokenRecord | null {
+  return token === null ? null : (records.get(token) ?? null);
+}
