@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { argon2Hasher } from './argon2-hasher.js';
 import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
@@ -9,7 +9,7 @@ import { errorHandlerPlugin } from './http/plugins/error-handler.js';
 import { sharedSchemasPlugin } from './http/schemas.js';
 import { formsPlugin } from './http/plugins/forms.js';
 import { loggerOptions } from './http/plugins/logger-options.js';
-import { securityHeadersPlugin } from './http/plugins/security-headers.js';
+import { applySecurityHeaders, securityHeadersPlugin } from './http/plugins/security-headers.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
 import { sessionsPlugin } from './http/plugins/sessions.js';
 import { viewsPlugin } from './http/plugins/views.js';
@@ -24,6 +24,7 @@ import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
+import { InvalidRequest } from './oauth/errors.js';
 import type { Stores } from './oauth/store.js';
 import { createDatabase, type Database } from './storage/database.js';
 import { migrationStatus } from './storage/migrate.js';
@@ -56,6 +57,15 @@ export async function buildServer({ config, extensions = {}, database, now = () 
     bodyLimit: config.bodyLimit,
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { allowUnionTypes: true } },
+    // Malformed URLs and over-long path parameters are answered like any other bad request (no onSend hook
+    // runs for these, so the security headers are set here), never with Fastify's own body.
+    frameworkErrors: (error, request, rawReply) => {
+      request.log.info({ err: error }, 'malformed request line');
+      const reply = rawReply as FastifyReply;
+      reply.code(400).header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
+      applySecurityHeaders(reply);
+      void reply.send(JSON.stringify(new InvalidRequest().toJSON()));
+    },
     // Graceful shutdown: close() lets in-flight requests finish and answers new ones on open keep-alive sockets with 503.
     return503OnClosing: true,
     forceCloseConnections: 'idle',

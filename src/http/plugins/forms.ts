@@ -11,9 +11,20 @@ export const MAX_FORM_PARAMETERS = 100;
  */
 export const formsPlugin = fp(
   async (app) => {
-    await app.register(formbody, {
-      parser: (body: string) => parse(body, '&', '=', { maxKeys: MAX_FORM_PARAMETERS }),
-    });
+    await app.register(formbody, { parser: parseForm });
   },
   { name: 'forms' },
 );
+
+/**
+ * Parses a form, refusing one with more than MAX_FORM_PARAMETERS parameters: truncating it instead would hide
+ * whatever comes after the limit, e.g. a repeated parameter (RFC 6749 section 3.2).
+ */
+export function parseForm(body: string): Record<string, string | string[]> {
+  let parameters = 1;
+  for (let at = body.indexOf('&'); at !== -1; at = body.indexOf('&', at + 1)) {
+    parameters += 1;
+    if (parameters > MAX_FORM_PARAMETERS) throw Object.assign(new Error('too many form parameters'), { statusCode: 400 });
+  }
+  return parse(body, '&', '=', { maxKeys: MAX_FORM_PARAMETERS }) as Record<string, string | string[]>;
+}
