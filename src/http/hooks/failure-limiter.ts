@@ -1,4 +1,4 @@
-// Counts failed authentication attempts per key (an IP address, a user name) and locks a key out once it
+// Counts failed authentication attempts per key (an IP address, a user name, a client id) and locks a key out once it
 // has failed too often (SPEC 5 rateLimit: failures only; successful calls are never limited here). Counts live
 // in this process's memory: an attacker spread over several instances gets a few more tries, never unlimited.
 

@@ -4,7 +4,7 @@ import { verifyUserPassword } from '../../../oauth/passwords.js';
 import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
-import { FailureLimiter } from './failure-limiter.js';
+import { FailureLimiter } from '../../hooks/failure-limiter.js';
 
 // Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
 // before the lockout starts.
