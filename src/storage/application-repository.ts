@@ -8,6 +8,8 @@ const COLUMNS = 'id, name, uid, secret, redirect_uri, scopes, confidential, crea
 export function applicationRepository(sql: SqlClient): ApplicationStore {
   return {
     async findByUid(uid) {
+      // PostgreSQL text cannot hold NUL: such a uid matches nothing (and must not become a driver error).
+      if (uid.includes('\u0000')) return null;
       const rows = await sql.query<ApplicationRow>(
         { name: 'application_by_uid', text: `SELECT ${COLUMNS} FROM oauth_applications WHERE uid = $1` },
         [uid],

@@ -7,6 +7,8 @@ const COLUMNS = 'id, username, password_hash, created_at, updated_at';
 export function userRepository(sql: SqlClient): UserStore {
   return {
     async findByUsername(username) {
+      // PostgreSQL text cannot hold NUL: such a name matches nobody (and must not become a driver error).
+      if (username.includes('\u0000')) return null;
       const rows = await sql.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username = $1`, [username]);
       return rows[0] ? toUser(rows[0]) : null;
     },

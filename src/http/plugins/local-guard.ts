@@ -17,7 +17,7 @@ export interface LocalGuardSettings {
 const records = new WeakMap<GuardToken, AccessTokenRecord>();
 
 /**
- * The guard in local mode inside the service (SPEC 6, docs/guard.md): tokens are read from the token store
+ * The guard in local mode inside the service (SPEC 6, README "Protecting your API"): tokens are read from the token store
  * through the domain, and judged with the service's clock, so the guard and the domain agree on expiry.
  */
 export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: LocalGuardSettings = {}): LocalGuardOptions {

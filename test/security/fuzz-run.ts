@@ -1,0 +1,120 @@
+import { Agent, request as httpRequest } from 'node:http';
+import { csrfTokenIn, signedIn } from '../helpers/end-user.js';
+import { createClient, createCode, createUser, issueToken } from '../helpers/factories.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { ADMIN } from '../integration/applications-support.js';
+import { fuzzRequest, parseRoutes, random, type FuzzFixture, type FuzzRequest, type FuzzRoute } from './fuzz-requests.js';
+import { leaksIn, locationIsRegistered } from './support.js';
+
+// Runs the fuzz generator against a listening test server over loopback (never anything else), bounded by a
+// request count and a deadline. Used by test/security/fuzz.test.ts and scripts/fuzz.ts.
+
+export interface FuzzOptions {
+  count: number;
+  seconds: number;
+  seed: number;
+  concurrency?: number;
+  onProgress?: (sent: number) => void;
+}
+
+export interface FuzzFailure {
+  request: FuzzRequest;
+  status: number;
+  problem: string;
+  body: string;
+}
+
+export interface FuzzReport {
+  sent: number;
+  statuses: Record<number, number>;
+  routes: FuzzRoute[];
+  failures: FuzzFailure[];
+}
+
+/** The known-good material for the generator, on the server's database, through the domain and HTTP. */
+export async function fuzzFixture(server: TestServer): Promise<FuzzFixture> {
+  const redirectUri = 'https://app.example.com/callback';
+  const client = await createClient(server.deps, { redirectUri });
+  const publicClient = await createClient(server.deps, { redirectUri, confidential: false });
+  const scratch = await createClient(server.deps, { name: 'Scratch', redirectUri: 'https://scratch.example/cb' });
+  const user = await createUser(server.deps, 'fuzzer', 'fuzzer password');
+  const agent = await signedIn(server.app, 'fuzzer', 'fuzzer password');
+  const csrfToken = csrfTokenIn((await agent.request({ method: 'GET', url: '/oauth/authorized_applications' })).body)!;
+  const codes: string[] = [];
+  const refreshTokens: string[] = [];
+  for (let i = 0; i < 20; i += 1) {
+    codes.push((await createCode(server.deps, { application: client.application, resourceOwnerId: user.id, redirectUri })).code);
+    refreshTokens.push((await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id, withRefreshToken: true })).refreshToken!);
+  }
+  let turn = 0;
+  return {
+    clientId: client.uid,
+    clientSecret: client.secret!,
+    publicClientId: publicClient.uid,
+    redirectUri,
+    accessToken: (await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id })).accessToken,
+    code: () => codes[turn++ % codes.length]!,
+    refreshToken: () => refreshTokens[turn++ % refreshTokens.length]!,
+    scratchApplicationId: scratch.application.id,
+    adminAuthorization: ADMIN.authorization,
+    sessionCookie: [...agent.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; '),
+    csrfToken,
+  };
+}
+
+function send(agent: Agent, port: number, request: FuzzRequest): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  // Node frames a body without Content-Length only for POST, PUT and PATCH; any other method needs it explicitly.
+  const framed = request.body === undefined || request.headers['transfer-encoding'] ? {} : { 'content-length': String(Buffer.byteLength(request.body)) };
+  return new Promise((resolve, reject) => {
+    const options = { host: '127.0.0.1', port, agent, method: request.method, path: request.path, headers: { ...request.headers, ...framed }, timeout: 10_000 };
+    const outgoing = httpRequest(options, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 10 s')));
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
+  });
+}
+
+/** What is wrong with an answer, or null: a 5xx, a leak, a framable answer, or a redirect to an unregistered URI. */
+function problemWith(request: FuzzRequest, status: number, headers: Record<string, unknown>, body: string, registered: string[]): string | null {
+  if (status >= 500) return `status ${status}`;
+  const leaks = leaksIn(body, `${request.path} ${JSON.stringify(request.headers)} ${request.body ?? ''}`);
+  if (leaks.length > 0) return `leaks ${leaks.join(', ')}`;
+  // RFC 9700 section 4.16: no answer of the service may be framed.
+  if (headers['x-frame-options'] !== 'DENY') return 'no X-Frame-Options: DENY';
+  const location = headers.location;
+  if (typeof location === 'string' && !/^\/(?![/\\])/.test(location) && !locationIsRegistered(location, registered)) return `redirects to ${location}`;
+  return null;
+}
+
+export async function runFuzz(server: TestServer, fixture: FuzzFixture, options: FuzzOptions): Promise<FuzzReport> {
+  const address = server.app.server.address();
+  if (address === null || typeof address === 'string' || address.address !== '127.0.0.1') throw new Error('the fuzzer only runs against a server listening on 127.0.0.1');
+  const routes = parseRoutes(server.app.printRoutes({ commonPrefix: false }));
+  const r = random(options.seed);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency ?? 8 });
+  const deadline = Date.now() + options.seconds * 1000;
+  const report: FuzzReport = { sent: 0, statuses: {}, routes, failures: [] };
+  const worker = async () => {
+    while (report.sent < options.count && Date.now() < deadline) {
+      const request = fuzzRequest(r, routes, fixture);
+      report.sent += 1;
+      if (report.sent % 1000 === 0) options.onProgress?.(report.sent);
+      try {
+        const { status, headers, body } = await send(agent, address.port, request);
+        report.statuses[status] = (report.statuses[status] ?? 0) + 1;
+        const problem = problemWith(request, status, headers, body, [fixture.redirectUri]);
+        if (problem) report.failures.push({ request, status, problem, body: body.slice(0, 500) });
+      } catch (error) {
+        report.failures.push({ request, status: 0, problem: `no answer: ${(error as Error).message}`, body: '' });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
+  agent.destroy();
+  return report;
+}
