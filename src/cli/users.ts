@@ -58,46 +58,58 @@ async function list(args: string[], io: CliIo): Promise<number> {
   });
 }
 
-async function setPassword(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, PASSWORD_OPTIONS);
+interface NamedUserValues {
+  help?: boolean;
+  json?: boolean;
+  config?: string;
+  username?: string;
+  password?: string;
+}
+
+/**
+ * The shared shape of the subcommands that act on one existing user: parse --username, open the database,
+ * find the user (exit 2 when there is none), then run the action.
+ */
+async function withNamedUser(
+  args: string[],
+  io: CliIo,
+  options: typeof USER_OPTIONS | typeof PASSWORD_OPTIONS,
+  action: (deps: OAuthDeps, user: UserRecord, values: NamedUserValues) => Promise<void>,
+): Promise<number> {
+  const { values } = parseOptions(args, options) as { values: NamedUserValues };
   if (values.help) return io.stdout(HELP), 0;
   const username = required(values.username, 'username');
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    const user = await findUser(deps, username);
-    const password = await readPassword(io, values.password, `new password for ${username}: `);
-    if (!(await deps.stores.userAdmin.setPasswordHash(username, await deps.passwords.hash(password)))) throw noUser(username);
-    if (values.json) printJson(io, { ...userJson(user), password_changed: true });
-    else io.stdout(`changed the password of ${username}\n`);
+    await action(deps, await findUser(deps, username), values);
     return 0;
   });
 }
 
-async function remove(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, USER_OPTIONS);
-  if (values.help) return io.stdout(HELP), 0;
-  const username = required(values.username, 'username');
-  return withDatabase(configFrom(io, values.config), async (deps) => {
-    const user = await findUser(deps, username);
+function setPassword(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, PASSWORD_OPTIONS, async (deps, user, values) => {
+    const password = await readPassword(io, values.password, `new password for ${user.username}: `);
+    if (!(await deps.stores.userAdmin.setPasswordHash(user.username, await deps.passwords.hash(password)))) throw noUser(user.username);
+    if (values.json) printJson(io, { ...userJson(user), password_changed: true });
+    else io.stdout(`changed the password of ${user.username}\n`);
+  });
+}
+
+function remove(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
     // Revoked first: resource_owner_id has no foreign key, so nothing else would stop the tokens of a deleted
     // user from working (and a later user could never inherit them).
     const revoked = await revokeEverything(deps, user);
-    await deps.stores.userAdmin.delete(username);
+    await deps.stores.userAdmin.delete(user.username);
     if (values.json) printJson(io, { ...userJson(user), deleted: true, revoked });
-    else io.stdout(`deleted user ${username} after revoking ${describe(revoked)}\n`);
-    return 0;
+    else io.stdout(`deleted user ${user.username} after revoking ${describe(revoked)}\n`);
   });
 }
 
-async function revokeTokens(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, USER_OPTIONS);
-  if (values.help) return io.stdout(HELP), 0;
-  const username = required(values.username, 'username');
-  return withDatabase(configFrom(io, values.config), async (deps) => {
-    const user = await findUser(deps, username);
+function revokeTokens(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
     const revoked = await revokeEverything(deps, user);
     if (values.json) printJson(io, { ...userJson(user), revoked });
-    else io.stdout(`revoked ${describe(revoked)} of ${username}\n`);
-    return 0;
+    else io.stdout(`revoked ${describe(revoked)} of ${user.username}\n`);
   });
 }
 

@@ -1,11 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, createUser, hiddenFields, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
-import { createClient, type TestClient } from '../helpers/factories.js';
+import { authorizeUrl, hiddenFields, userAgent, type UserAgent } from '../helpers/end-user.js';
+import { type TestClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
 import { ADMIN } from '../integration/applications-support.js';
-import { CALLBACK, securityServer } from './support.js';
+import { CALLBACK, signedInFixture } from './support.js';
 
 // RFC 6749 section 10.13 and RFC 9700 section 4.16 (clickjacking): no response of the service may be framed,
 // so every page, error and API answer carries X-Frame-Options: DENY and CSP frame-ancestors 'none'.
@@ -22,10 +22,7 @@ describe(`RFC 9700 section 4.16: framing (${backend})`, () => {
   let agent: UserAgent;
 
   beforeAll(async () => {
-    server = await securityServer();
-    client = await createClient(server.deps, { redirectUri: CALLBACK });
-    await createUser(server.deps, 'alice');
-    agent = await signedIn(server.app, 'alice');
+    ({ server, client, agent } = await signedInFixture());
   });
   afterAll(() => server.close());
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, createUser, csrfTokenIn, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
-import { createClient, type TestClient } from '../helpers/factories.js';
+import { authorizeUrl, csrfTokenIn, userAgent, type UserAgent } from '../helpers/end-user.js';
+import { type TestClient } from '../helpers/factories.js';
 import { basic, expectOAuthError, TEXT } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
 import { JSON_API } from '../integration/applications-support.js';
-import { CALLBACK, securityServer } from './support.js';
+import { CALLBACK, signedInFixture } from './support.js';
 
 // SPEC 3 and 9: no input gives a 500. A NUL byte is the one character PostgreSQL text cannot hold, so a query
 // with one fails instead of finding nothing; every entry point must refuse it or never send it to storage.
@@ -17,10 +17,7 @@ describe(`RFC 6749 section 10.14 and appendix A: NUL bytes never reach the datab
   let agent: UserAgent;
 
   beforeAll(async () => {
-    server = await securityServer();
-    client = await createClient(server.deps, { redirectUri: CALLBACK });
-    await createUser(server.deps, 'alice');
-    agent = await signedIn(server.app, 'alice');
+    ({ server, client, agent } = await signedInFixture());
   });
   afterAll(() => server.close());
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FORM_PARAMETERS } from '../../src/http/plugins/forms.js';
-import { authorizeUrl, countRows, createUser, csrfTokenIn, signedIn, type UserAgent } from '../helpers/end-user.js';
-import { createClient, issueToken, type TestClient } from '../helpers/factories.js';
+import { authorizeUrl, countRows, csrfTokenIn, type UserAgent } from '../helpers/end-user.js';
+import { issueToken, type TestClient } from '../helpers/factories.js';
 import { basic, expectOAuthError, isActive, TEXT } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, type TestServer } from '../helpers/test-server.js';
-import { CALLBACK, securityServer } from './support.js';
+import { CALLBACK, signedInFixture } from './support.js';
 
 // RFC 6749 section 3.2 ("parameters MUST NOT be included more than once"), section 2.3.1 (credentials MUST NOT be
 // in the request URI) and SPEC 3. The token endpoint's cases are in test/integration/rfc6749-token-errors.test.ts
@@ -17,10 +17,7 @@ describe(`RFC 6749 sections 2.3.1 and 3.2: duplicate and nested parameters, cred
   let agent: UserAgent;
 
   beforeAll(async () => {
-    server = await securityServer();
-    client = await createClient(server.deps, { redirectUri: CALLBACK });
-    await createUser(server.deps, 'alice');
-    agent = await signedIn(server.app, 'alice');
+    ({ server, client, agent } = await signedInFixture());
   });
   afterAll(() => server.close());
 

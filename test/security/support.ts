@@ -3,6 +3,8 @@ import { expect } from 'vitest';
 import type { ConfigInput } from '../../src/config/types.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { createClient, type TestClient } from '../helpers/factories.js';
 import { buildAdminServer } from '../integration/applications-support.js';
 
 // Shared by test/security: a server with the admin UI on and the failure lockout off (hostile tests fail
@@ -57,4 +59,18 @@ export function locationIsRegistered(location: string, registered: readonly stri
     if (!'?&#'.includes(rest[0]!)) return false;
     return [...new URLSearchParams(rest.slice(1).replace('#', '&'))].every(([name]) => RESPONSE_PARAMETERS.has(name));
   });
+}
+
+export interface SignedInFixture {
+  server: TestServer;
+  client: TestClient;
+  agent: UserAgent;
+}
+
+/** The common fixture: a security server, a confidential client on CALLBACK, and alice signed in. */
+export async function signedInFixture(): Promise<SignedInFixture> {
+  const server = await securityServer();
+  const client = await createClient(server.deps, { redirectUri: CALLBACK });
+  await createUser(server.deps, 'alice');
+  return { server, client, agent: await signedIn(server.app, 'alice') };
 }
