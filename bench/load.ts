@@ -24,11 +24,13 @@ export interface LoadRun {
 }
 
 /** Drives one server with one scenario: keep-alive connections, pipelining 1, fixed duration. */
-export async function runLoad(baseUrl: string, scenario: Scenario, { connections, seconds }: LoadSettings, onTick?: () => void): Promise<LoadRun> {
+/** `until`, when given, ends the run early when it settles (the run then lasts as long as that work). */
+export async function runLoad(baseUrl: string, scenario: Scenario, { connections, seconds }: LoadSettings, onTick?: () => void, until?: Promise<unknown>): Promise<LoadRun> {
   const latencies = new Latencies();
   const instance = autocannon({ url: baseUrl, connections, pipelining: 1, duration: seconds, timeout: 10, ...scenario.load() });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, milliseconds: number) => latencies.add(milliseconds));
   if (onTick) instance.on('tick', onTick);
+  void until?.then(() => instance.stop(), () => instance.stop());
   const result = await instance;
   const problems: Record<string, number> = {};
   for (const [status, { count }] of Object.entries(result.statusCodeStats)) {

@@ -5,11 +5,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/loader.js';
+import { cleanupTable, cleanupUnderLoad, insertStaleTokens, type CleanupAtScaleResult } from './cleanup-at-scale.js';
 import { compareServers, problemText, runLoad, type Measurement } from './load.js';
 import { parseBenchOptions, USAGE, type BenchOptions } from './options.js';
 import { openBenchDatabase } from './postgres.js';
 import { preflight } from './preflight.js';
-import { ensureCompiled, freePort, startServer, type ServerProcess } from './processes.js';
+import { ensureCompiled, freePort, ROOT, startServer, type ServerProcess } from './processes.js';
 import { endpointTable, isValid, machineLines, rate, scaleTable, type EndpointResult, type ScaleResult } from './report.js';
 import { endpointScenarios, randomIntrospection, soakScenario, type Scenario } from './scenarios.js';
 import { insertBulkTokens, seedThroughDomain } from './seed.js';
@@ -95,6 +96,18 @@ async function main(options: BenchOptions): Promise<boolean> {
     await scaleRun(`${options.largeTokens.toLocaleString('en-US')} bulk tokens`);
   }
 
+  let cleaned: CleanupAtScaleResult | null = null;
+  if (options.cleanupRows > 0) {
+    log(`inserting ${options.cleanupRows.toLocaleString('en-US')} expired and revoked tokens for the cleanup run`);
+    await insertStaleTokens(database.url, { applicationId: seed.applicationId, count: options.cleanupRows, hashTokens: config.hashTokens }, (done) => log(`  ${done.toLocaleString('en-US')} inserted`));
+    log('tokens cleanup (the CLI) under an introspection load of random live tokens');
+    const request = randomIntrospection(seed, Math.max(1, bulkTokens));
+    const introspection: Scenario = { name: 'introspect during cleanup', load: () => ({ requests: [request] }), probe: () => request, expectStatus: 200 };
+    const cliArgs = options.useTsx ? ['--import', 'tsx', 'src/cli/main.ts'] : [join(ROOT, 'dist/cli/main.js')];
+    cleaned = await cleanupUnderLoad(service, introspection, { url: database.url, cliArgs, configPath, connections: options.connections, batchSize: 10_000, staleRows: options.cleanupRows });
+    log(`cleanup: ${cleaned.deleted} rows in ${cleaned.seconds.toFixed(1)} s, longest batch ${cleaned.longestBatchMs.toFixed(0)} ms; introspection p99 ${cleaned.during.p99.toFixed(2)} ms`);
+  }
+
   let soaked: SoakResult | null = null;
   if (options.soak) {
     log(`soak: ${options.soakSeconds} s of mixed load on the service, sampling its RSS`);
@@ -111,13 +124,14 @@ async function main(options: BenchOptions): Promise<boolean> {
     endpointTable(results),
     ...(problems.length ? ['', 'Preflight problems (answers differ from what the scenario expects):', ...problems.map((p) => `- ${p}`)] : []),
     ...(scale.length ? ['', '## Introspection latency by stored tokens', scaleTable(scale)] : []),
+    ...(cleaned ? ['', '## tokens cleanup at scale (while introspection serves)', cleanupTable(cleaned, scale.at(-1)?.measurement)] : []),
     ...(soaked ? ['', `## Memory over a ${(soaked.seconds / 60).toFixed(1)}-minute run (mixed hot endpoints)`, soakTable(soaked, bootRss)] : []),
     '',
     `Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
   ].join('\n');
   process.stdout.write(`\n${report}\n`);
   if (options.markdownOut) writeFileSync(options.markdownOut, `${report}\n`);
-  const measurements = [...results.flatMap((r) => [r.service, r.baseline]), ...scale.map((s) => s.measurement), ...(soaked ? [soaked.measurement] : [])];
+  const measurements = [...results.flatMap((r) => [r.service, r.baseline]), ...scale.map((s) => s.measurement), ...(cleaned ? [cleaned.during] : []), ...(soaked ? [soaked.measurement] : [])];
   return problems.length === 0 && measurements.every(isValid);
 }
 

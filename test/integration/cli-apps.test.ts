@@ -155,7 +155,7 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
       await createCode(deps, { application, resourceOwnerId: user.id });
     });
     const result = await cli.run(['apps', 'delete', created.uid, '--json']);
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ deleted: true, id: created.id, uid: created.uid });
     const remaining = await cli.withDeps(async (_deps, database) => {
       const count = async (table: string) =>

@@ -32,7 +32,7 @@ describe("README.md's Security section, the threat table", () => {
     'code replay', 'code injection', 'PKCE downgrade', 'Refresh token replay', 'Introspection by an unauthorized client', 'Token scanning',
     "Revocation of another client's token", 'Duplicate and nested parameters', 'Client credentials in the query string', 'Wrong content types',
     'CSRF', 'Clickjacking', 'Cross-site scripting', 'Oversized bodies, parameters and headers', 'SQL injection', 'Races',
-    'Database outage',
+    'Database outage', 'Memory exhaustion',
   ])('has a row for %s, with at least one test', (threat) => {
     const row = table.split('\n').find((line) => line.startsWith('|') && line.toLowerCase().includes(threat.toLowerCase()));
     expect(row, threat).toBeDefined();
