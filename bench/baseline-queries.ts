@@ -39,6 +39,11 @@ export const Q = {
     name: 'baseline_token',
     text: `SELECT ${TOKEN_COLUMNS} FROM oauth_access_tokens t LEFT JOIN oauth_applications a ON a.id = t.application_id WHERE t.token = $1`,
   },
+  tokensByTokens: {
+    name: 'baseline_tokens',
+    text: `SELECT ${TOKEN_COLUMNS}, t.token FROM oauth_access_tokens t LEFT JOIN oauth_applications a ON a.id = t.application_id
+      WHERE t.token = ANY($1::varchar[])`,
+  },
   tokenByRefresh: {
     name: 'baseline_refresh',
     text: `SELECT ${TOKEN_COLUMNS} FROM oauth_access_tokens t LEFT JOIN oauth_applications a ON a.id = t.application_id WHERE t.refresh_token = $1`,

@@ -31,6 +31,10 @@ async function findToken(value: string): Promise<{ row: TokenRow; refresh: boole
   const hash = sha256(value);
   const access = await one<TokenRow>(pool, Q.tokenByToken, [hash]);
   if (access) return { row: access, refresh: false };
+  return findRefreshToken(hash);
+}
+
+async function findRefreshToken(hash: string): Promise<{ row: TokenRow; refresh: boolean } | null> {
   const refresh = await one<TokenRow>(pool, Q.tokenByRefresh, [hash]);
   return refresh && { row: refresh, refresh: true };
 }
@@ -51,9 +55,13 @@ app.post('/oauth/introspect', async (request, reply) => {
   const body = request.body as Form;
   const presentedBearer = bearer(request.headers.authorization);
   if (presentedBearer !== null) {
-    const requester = await one<TokenRow>(pool, Q.tokenByToken, [sha256(presentedBearer)]);
+    // Both access tokens in one query, as the service reads them; the refresh-token lookup only on a miss.
+    const [bearerHash, tokenHash] = [sha256(presentedBearer), body.token ? sha256(body.token) : ''];
+    const { rows } = await pool.query<TokenRow & { token: string }>({ ...Q.tokensByTokens, values: [[bearerHash, tokenHash]] });
+    const requester = rows.find((row) => row.token === bearerHash);
     if (!requester || !isLiveAccess(requester, Date.now())) return fail(reply, 401, 'invalid_token');
-    const found = body.token ? await findToken(body.token) : null;
+    const access = rows.find((row) => row.token === tokenHash);
+    const found = !body.token ? null : access ? { row: access, refresh: false } : await findRefreshToken(tokenHash);
     if (found?.row.id === requester.id || requester.application_id !== (found?.row.application_id ?? null)) return fail(reply, 401, 'invalid_token');
     return found ? introspection(found) : { active: false };
   }

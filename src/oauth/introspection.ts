@@ -7,7 +7,7 @@ import { introspectionExtraFields } from './introspection-response.js';
 import { optionalParameter, requireParameter, type Parameters } from './request-parameters.js';
 import { formatScopes } from './scopes.js';
 import type { AccessTokenRecord } from './store.js';
-import { findAccessToken, findTokenByValue, type FoundToken } from './token-lookup.js';
+import { findAccessToken, findAccessTokens, findTokenByValue, type AccessLookup, type FoundToken } from './token-lookup.js';
 import { inaccessibleReason, isAccessible, isRefreshUsable } from './token-state.js';
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
@@ -24,9 +24,11 @@ const INACTIVE = { active: false } as const;
  * nothing else; an inactive answer is exactly {"active": false}, so nothing leaks (RFC 7662 section 2.2).
  */
 export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], request: IntrospectionRequest): Promise<IntrospectionResponse> {
-  const requester = await authenticateRequester(deps, request);
+  const hint = optionalParameter(request.parameters, 'token_type_hint');
+  const accessLookup = await prefetchBearerPair(deps, request, hint);
+  const requester = await authenticateRequester(deps, request, accessLookup);
   const value = requireParameter(request.parameters, 'token');
-  const found = await findTokenByValue(deps, value, optionalParameter(request.parameters, 'token_type_hint'));
+  const found = await findTokenByValue(deps, value, hint, accessLookup);
   const token = found?.record ?? null;
   if (requester.bearer) {
     if (token?.id === requester.bearer.id) throw new InvalidToken();
@@ -39,18 +41,34 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], re
   return { ...(await standardFields(deps, found)), ...(await introspectionExtraFields(deps, found.record, requester)), active: true };
 }
 
-async function authenticateRequester(deps: OAuthDeps, { parameters, authorization }: IntrospectionRequest): Promise<IntrospectionRequester> {
+const schemeOf = (authorization: string | undefined) => authorization?.trim().split(/\s+/, 1)[0]?.toLowerCase();
+
+/** The credential of `Authorization: Bearer <value>`; null for another scheme, '' for an empty one. */
+const bearerValue = (authorization: string | undefined) => (schemeOf(authorization) === 'bearer' ? authorization!.trim().slice(6).trim() : null);
+
+/**
+ * A Bearer request names two access tokens, the requester's and (unless hinted as a refresh token) the
+ * introspected one: both are read in one query. Every check still runs in its own order on the result.
+ */
+async function prefetchBearerPair(deps: OAuthDeps, { parameters, authorization }: IntrospectionRequest, hint: string | undefined): Promise<AccessLookup | undefined> {
+  const bearer = bearerValue(authorization);
+  const token = parameters.token;
+  if (!bearer || typeof token !== 'string' || token === '' || hint === 'refresh_token') return undefined;
+  if (parameters.client_id !== undefined || parameters.client_secret !== undefined) return undefined;
+  return findAccessTokens(deps, [bearer, token]);
+}
+
+async function authenticateRequester(deps: OAuthDeps, { parameters, authorization }: IntrospectionRequest, accessLookup?: AccessLookup): Promise<IntrospectionRequester> {
   // Seed, Authentication 1: credentials in the body are not one of the two kinds (SPEC 3.3).
   if (parameters.client_id !== undefined || parameters.client_secret !== undefined) throw new InvalidClient();
-  const scheme = authorization?.trim().split(/\s+/, 1)[0]?.toLowerCase();
-  if (scheme === 'bearer') {
-    const value = authorization!.trim().slice(6).trim();
-    const bearer = value === '' ? null : await findAccessToken(deps, value);
+  const value = bearerValue(authorization);
+  if (value !== null) {
+    const bearer = value === '' ? null : await findAccessToken(deps, value, accessLookup);
     const reason = inaccessibleReason(bearer, deps.now());
     if (reason !== null) throw new InvalidToken(reason);
     return { client: null, bearer };
   }
-  const credentials = scheme === 'basic' ? extractClientCredentials({ authorization, body: {} }) : null;
+  const credentials = schemeOf(authorization) === 'basic' ? extractClientCredentials({ authorization, body: {} }) : null;
   // RFC 7662 section 2.1 and RFC 6749 section 5.2: no credentials at all is invalid_client too (SPEC 8).
   if (!credentials) throw new InvalidClient();
   // Seed: "HTTP Basic with client id and client secret". A public client's id alone is not client

@@ -70,6 +70,8 @@ export interface ApplicationStore {
 
 export interface AccessTokenStore {
   findByToken(token: string): Promise<AccessTokenRecord | null>;
+  /** The rows of several stored access-token values, in one query (unknown values have no row). */
+  findByTokens(tokens: string[]): Promise<AccessTokenRecord[]>;
   findByRefreshToken(refreshToken: string): Promise<AccessTokenRecord | null>;
   create(token: NewAccessToken): Promise<AccessTokenRecord>;
   /** Sets revoked_at unless already set; true when this call revoked it. */

@@ -12,18 +12,33 @@ export interface FoundToken {
  * RFC 7009 section 2.1 / RFC 7662 section 2.1: token_type_hint only decides where to look first; a wrong or
  * unknown hint still finds the token (SPEC 3.2, 3.3).
  */
-export async function findTokenByValue(deps: OAuthDeps, value: string, hint: string | undefined): Promise<FoundToken | null> {
+export async function findTokenByValue(deps: OAuthDeps, value: string, hint: string | undefined, accessLookup?: AccessLookup): Promise<FoundToken | null> {
   const stored = storedForm(value, deps.config.hashTokens);
   const tokens = deps.stores.accessTokens;
   const order: FoundToken['kind'][] = hint === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
   for (const kind of order) {
-    const record = kind === 'access_token' ? await tokens.findByToken(stored) : await tokens.findByRefreshToken(stored);
+    const record =
+      kind === 'refresh_token' ? await tokens.findByRefreshToken(stored) : accessLookup?.has(value) ? accessLookup.get(value)! : await tokens.findByToken(stored);
     if (record) return { record, kind };
   }
   return null;
 }
 
+/** Access-token lookups already done for some plain values: the record, or null when there is no such token. */
+export type AccessLookup = ReadonlyMap<string, AccessTokenRecord | null>;
+
+/**
+ * The access tokens of several plain values in one round trip: a Bearer introspection needs the requester's
+ * token and the introspected one, and a query saved on the hot path is a third of its cost (SPEC 9).
+ */
+export async function findAccessTokens(deps: OAuthDeps, values: string[]): Promise<AccessLookup> {
+  const stored = values.map((value) => storedForm(value, deps.config.hashTokens));
+  const rows = new Map((await deps.stores.accessTokens.findByTokens(stored)).map((record) => [record.token, record]));
+  return new Map(values.map((value, i) => [value, rows.get(stored[i]!) ?? null]));
+}
+
 /** The access token of a Bearer credential, or null. */
-export async function findAccessToken(deps: OAuthDeps, value: string): Promise<AccessTokenRecord | null> {
+export async function findAccessToken(deps: OAuthDeps, value: string, accessLookup?: AccessLookup): Promise<AccessTokenRecord | null> {
+  if (accessLookup?.has(value)) return accessLookup.get(value)!;
   return deps.stores.accessTokens.findByToken(storedForm(value, deps.config.hashTokens));
 }

@@ -7,6 +7,7 @@ const COLUMNS = `id, application_id, resource_owner_id, token, refresh_token, ex
   previous_refresh_token, access_grant_id, refresh_family, refreshed_at`;
 
 const FIND_BY_TOKEN = { name: 'access_token_by_token', text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE token = $1` };
+const FIND_BY_TOKENS = { name: 'access_tokens_by_tokens', text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE token = ANY($1::varchar[])` };
 const FIND_BY_REFRESH = {
   name: 'access_token_by_refresh_token',
   text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE refresh_token = $1`,
@@ -33,6 +34,7 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
   const count = async (text: string, values: unknown[]) => (await sql.query(text, values)).length;
   return {
     findByToken: async (token) => one(await sql.query<AccessTokenRow>(FIND_BY_TOKEN, [token])),
+    findByTokens: async (tokens) => (await sql.query<AccessTokenRow>(FIND_BY_TOKENS, [tokens])).map(toAccessToken),
     findByRefreshToken: async (refreshToken) => one(await sql.query<AccessTokenRow>(FIND_BY_REFRESH, [refreshToken])),
     async create(input: NewAccessToken) {
       const rows = await sql.query<AccessTokenRow>(INSERT, [

@@ -3,11 +3,13 @@ import { timestamp } from './rows.js';
 
 // Stale-record cleanup (reference section 18, SPEC 2): hard DELETEs in bounded batches, each batch its own
 // short autocommitted statement, so no lock is held for long even on tables of tens of millions of rows.
-// Batches walk the index of the rule's time column in (column, id) order and resume after the last row of
-// the previous batch (keyset), so each row is read once however many batches there are: with a plain
-// `ORDER BY id LIMIT n` PostgreSQL picks the revoked_at or created_at index and re-reads every matching
-// row, kept ones included, for every batch, which grows with the square of the table on tens of millions
-// of rows.
+// A batch is a window of the index of the rule's time column: the next `batchSize` rows in (column, id) order
+// after the previous window (keyset), whatever they are; the rule's condition then picks which of them go.
+// So a statement never reads more than `batchSize` index entries, even where the rows still to delete are
+// few and far between: live tokens, or the rotated tokens of live refresh families, can fill most of the
+// index and a "next n matching rows" query would read all of them in one statement (measured: 3.3 s on 1M
+// live rows). Each row is read once per run. The walk stops at the rule's bound on the column (nothing
+// after it can match) or at the end of the index.
 // The kinds are disjoint (an unrevoked row can only be "expired", a revoked one only "revoked") and none
 // depends on another having run, so a dry run counts every row once, exactly as a real run deletes it.
 
@@ -25,8 +27,10 @@ export interface CleanupOptions {
   authorizationCodeExpiresIn: number;
   /** Count what would be deleted, delete nothing. */
   dryRun?: boolean;
-  /** Called after each batch (progress for long runs, and tests). */
+  /** Called after each batch that deleted rows (progress for long runs, and tests). */
   onBatch?: (kind: CleanupKind, rows: number) => void;
+  /** Called after every window of the index: how many rows it read (never more than batchSize) and deleted. */
+  onWindow?: (kind: CleanupKind, scanned: number, deleted: number) => void;
 }
 
 export interface CleanupResult {
@@ -41,7 +45,9 @@ interface Rule {
   table: 'oauth_access_tokens' | 'oauth_access_grants';
   /** The indexed time column the batches walk; never NULL for the rows of the rule. */
   order: 'revoked_at' | 'created_at';
-  /** SQL condition on the row `t`; $1 and $2 are the keyset cursor, the batch size is appended last. */
+  /** No row of the rule has `order` at or after this instant: the walk ends there. */
+  before: string;
+  /** SQL condition on the row `t`; $1 and $2 are the keyset cursor, $3 the bound, the batch size is $4. */
   where: string;
   values: unknown[];
 }
@@ -59,8 +65,9 @@ function rulesFor(options: CleanupOptions): Partial<Record<CleanupKind, Rule>> {
     expired_tokens: {
       table: 'oauth_access_tokens',
       order: 'created_at',
+      before: now,
       where: `t.revoked_at IS NULL AND t.refresh_token IS NULL AND t.expires_in IS NOT NULL
-        AND t.created_at + make_interval(secs => t.expires_in) < $3`,
+        AND t.created_at + make_interval(secs => t.expires_in) < $5`,
       values: [now],
     },
     // The reference never removes tokens carrying a refresh token (it may still be usable). With
@@ -69,9 +76,10 @@ function rulesFor(options: CleanupOptions): Partial<Record<CleanupKind, Rule>> {
       expired_refresh_tokens: {
         table: 'oauth_access_tokens',
         order: 'created_at',
+        before: refreshCutoff,
         where: `t.revoked_at IS NULL AND t.refresh_token IS NOT NULL AND t.expires_in IS NOT NULL
-          AND t.created_at + make_interval(secs => t.expires_in) < $3 AND t.created_at < $4`,
-        values: [now, refreshCutoff],
+          AND t.created_at + make_interval(secs => t.expires_in) < $5`,
+        values: [now],
       },
     }),
     // A revoked row goes once it has been revoked for max(graceSeconds, 60) s (a retried refresh inside the
@@ -84,13 +92,13 @@ function rulesFor(options: CleanupOptions): Partial<Record<CleanupKind, Rule>> {
     revoked_tokens: {
       table: 'oauth_access_tokens',
       order: 'revoked_at',
-      where: `t.revoked_at IS NOT NULL AND t.revoked_at < $3
-        AND (t.refresh_family IS NULL OR NOT EXISTS (
+      before: revokedCutoff,
+      where: `(t.refresh_family IS NULL OR NOT EXISTS (
           SELECT 1 FROM oauth_access_tokens live
-          WHERE live.refresh_family = t.refresh_family AND (live.revoked_at IS NULL OR live.revoked_at > $4)
-            AND (live.expires_in IS NULL OR live.created_at + make_interval(secs => live.expires_in) >= $4
-              OR $5::timestamp IS NULL OR live.created_at >= $5::timestamp)))`,
-      values: [revokedCutoff, now, refreshCutoff],
+          WHERE live.refresh_family = t.refresh_family AND (live.revoked_at IS NULL OR live.revoked_at > $5)
+            AND (live.expires_in IS NULL OR live.created_at + make_interval(secs => live.expires_in) >= $5
+              OR $6::timestamp IS NULL OR live.created_at >= $6::timestamp)))`,
+      values: [now, refreshCutoff],
     },
     // RFC 6749 section 4.1.2: a code used twice should revoke the tokens issued from it, which needs the
     // grant row. A used (revoked) code is kept for authorizationCodeExpiresIn after its use, which covers the
@@ -99,13 +107,15 @@ function rulesFor(options: CleanupOptions): Partial<Record<CleanupKind, Rule>> {
     revoked_grants: {
       table: 'oauth_access_grants',
       order: 'revoked_at',
-      where: 't.revoked_at IS NOT NULL AND t.revoked_at < $3',
-      values: [codeCutoff],
+      before: codeCutoff,
+      where: 'TRUE',
+      values: [],
     },
     expired_grants: {
       table: 'oauth_access_grants',
       order: 'created_at',
-      where: 't.revoked_at IS NULL AND t.created_at < $3 AND t.created_at + make_interval(secs => t.expires_in) < $3',
+      before: codeCutoff,
+      where: 't.revoked_at IS NULL AND t.created_at + make_interval(secs => t.expires_in) < $5',
       values: [codeCutoff],
     },
   };
@@ -125,22 +135,35 @@ export async function cleanupStaleRecords(database: Database, options: CleanupOp
 
 async function runInBatches(database: Database, kind: CleanupKind, rule: Rule, options: CleanupOptions): Promise<number> {
   const { table, order } = rule;
-  const select = (columns: string) => `SELECT ${columns} FROM ${table} t
-    WHERE t.${order} >= $1 AND (t.${order} > $1 OR t.id > $2) AND ${rule.where}
-    ORDER BY t.${order}, t.id LIMIT $${rule.values.length + 3}`;
-  // The cursor travels as text: a JS Date would drop the microseconds of TIMESTAMP(6) and revisit rows.
-  const text = options.dryRun
-    ? select(`t.id, t.${order}::text AS after`)
-    : `WITH batch AS (DELETE FROM ${table} WHERE id IN (${select('t.id')}) RETURNING id, ${order})
-       SELECT id, ${order}::text AS after FROM batch ORDER BY ${order}, id`;
+  // One window: the next rows of the index after the cursor (all of them, matching or not), then the
+  // matching ones among them deleted (or counted). The window's last row is the next cursor; a window
+  // shorter than the batch size is the end of the walk. The cursor travels as text: a JS Date would drop
+  // the microseconds of TIMESTAMP(6) and revisit rows.
+  const affected = options.dryRun
+    ? `SELECT t.id FROM ${table} t JOIN scanned s ON s.id = t.id WHERE ${rule.where}`
+    : `DELETE FROM ${table} t USING scanned s WHERE t.id = s.id AND ${rule.where} RETURNING t.id`;
+  const text = `WITH scanned AS MATERIALIZED (
+      SELECT t.id, t.${order} AS at FROM ${table} t
+      WHERE t.${order} >= $1 AND (t.${order} > $1 OR t.id > $2) AND t.${order} < $3
+      ORDER BY t.${order}, t.id LIMIT $4),
+    affected AS (${affected}),
+    last AS (SELECT at::text AS at, id FROM scanned ORDER BY scanned.at DESC, id DESC LIMIT 1)
+    SELECT (SELECT count(*)::int FROM scanned) AS scanned, (SELECT count(*)::int FROM affected) AS affected,
+      (SELECT at FROM last) AS after_at, (SELECT id FROM last) AS after_id`;
   let cursor: [string, number] = ['-infinity', 0];
   let total = 0;
   for (;;) {
-    const rows = await database.sql.query<{ id: number; after: string }>(text, [...cursor, ...rule.values, options.batchSize]);
-    total += rows.length;
-    if (rows.length > 0) options.onBatch?.(kind, rows.length);
-    if (rows.length < options.batchSize) return total;
-    const last = rows[rows.length - 1]!;
-    cursor = [last.after, Number(last.id)];
+    const [window] = await database.sql.query<{ scanned: number; affected: number; after_at: string | null; after_id: number | null }>(text, [
+      ...cursor,
+      rule.before,
+      options.batchSize,
+      ...rule.values,
+    ]);
+    const { scanned, affected: deleted, after_at, after_id } = window!;
+    total += deleted;
+    options.onWindow?.(kind, scanned, deleted);
+    if (deleted > 0) options.onBatch?.(kind, deleted);
+    if (scanned < options.batchSize || after_at === null || after_id === null) return total;
+    cursor = [after_at, Number(after_id)];
   }
 }

@@ -132,7 +132,7 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
     expect(again.stdout).toMatch(/total:\s+0\n$/);
   });
 
-  it('walks a kind in many short batches until one comes back short, through ties and microsecond timestamps', async () => {
+  it('walks a kind in windows of at most --batch-size rows, reading each row once, through ties, microsecond timestamps and live rows', async () => {
     const batches = await cli.withDeps(async (deps, database) => {
       // A clean slate: what the first test kept would age into this run's margins on a slow machine.
       await database.sql.execute('DELETE FROM oauth_access_tokens; DELETE FROM oauth_access_grants');
@@ -145,11 +145,18 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       );
       for (let i = 0; i < 6; i += 1) await insertToken(deps, application, { createdAt: ago(MINUTE), refresh: true });
       await deps.stores.accessTokens.revokeAllFor(application.id, 1, ago(HOUR));
+      // 10 live tokens after the stale ones in the created_at index: read in windows too, never in one go.
+      for (let i = 0; i < 10; i += 1) await insertToken(deps, application, { createdAt: ago(MINUTE) });
       const seen: Array<[CleanupKind, number]> = [];
+      const windows: Array<[CleanupKind, number]> = [];
       const options = { now: new Date(), batchSize: 4, graceSeconds: 0, refreshTokenExpiresIn: null, authorizationCodeExpiresIn: 600 };
       const counted = await cleanupStaleRecords(database, { ...options, dryRun: true });
-      const result = await cleanupStaleRecords(database, { ...options, onBatch: (kind, rows) => seen.push([kind, rows]) });
-      return { counted: counted.deleted, deleted: result.deleted, seen };
+      const result = await cleanupStaleRecords(database, {
+        ...options,
+        onBatch: (kind, rows) => seen.push([kind, rows]),
+        onWindow: (kind, scanned) => windows.push([kind, scanned]),
+      });
+      return { counted: counted.deleted, deleted: result.deleted, seen, windows };
     });
     const expected = { expired_tokens: 25, expired_refresh_tokens: 0, revoked_tokens: 6, revoked_grants: 0, expired_grants: 0 };
     expect(batches.counted).toEqual(expected);
@@ -160,6 +167,11 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       ['revoked_tokens', 4],
       ['revoked_tokens', 2],
     ]);
+    // Every window reads at most the batch size; the created_at walk reads each of the 41 rows once (25 expired,
+    // 6 revoked, 10 live), the revoked_at walk the 6 revoked ones and stops at its bound.
+    expect(Math.max(...batches.windows.map(([, scanned]) => scanned))).toBeLessThanOrEqual(4);
+    const read = (kind: CleanupKind) => batches.windows.filter(([k]) => k === kind).reduce((sum, [, scanned]) => sum + scanned, 0);
+    expect([read('expired_tokens'), read('revoked_tokens')]).toEqual([41, 6]);
   });
 
   it('bad arguments exit 2 with one line and delete nothing; --help exits 0', async () => {
