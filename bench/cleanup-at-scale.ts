@@ -135,7 +135,7 @@ export function cleanupTable(result: CleanupAtScaleResult, before: Measurement |
       [`longest cleanup transaction seen (${result.samples} samples of pg_stat_activity)`, `${result.longestBatchMs.toFixed(0)} ms`],
       ['samples with a session waiting on a lock', String(result.lockWaitSamples)],
       ['introspection during cleanup: req/s, p50 / p99 ms, errors', `${rate(m.requestsPerSecond)}, ${ms(m.p50)} / ${ms(m.p99)}, ${errors}`],
-      ...(before ? [['introspection before (1M run above): req/s, p50 / p99 ms', `${rate(before.requestsPerSecond)}, ${ms(before.p50)} / ${ms(before.p99)}`]] : []),
+      ...(before ? [['introspection just before, same load (the larger scale run above): req/s, p50 / p99 ms', `${rate(before.requestsPerSecond)}, ${ms(before.p50)} / ${ms(before.p99)}`]] : []),
     ],
   );
 }

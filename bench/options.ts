@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 
 export interface BenchOptions {
   connections: number;
+  /** Database connections of each server (service and baseline alike). */
+  poolSize: number;
   warmupSeconds: number;
   durationSeconds: number;
   rounds: number;
@@ -23,10 +25,11 @@ export const USAGE = `Usage: npm run bench -- [options]
 Benchmarks the service against a bare Fastify + pg baseline on one private PostgreSQL (see bench/RESULTS.md).
 
   --quick               smoke run: 1 s warm-up, 3 s per run, 20 s soak, 100k "large" and stale token sets
-  --duration S          seconds measured per endpoint and server (default 10)
-  --warmup S            seconds of warm-up of each server before each endpoint (default 3)
+  --duration S          seconds measured per endpoint and server (default 8)
+  --warmup S            seconds of warm-up of each server before each endpoint (default 2)
   --rounds N            split the measured time into N alternating rounds, service then baseline (default 2)
   --connections N       concurrent keep-alive connections (default 16)
+  --pool N              database connections of each server (default 4: 2 x the cores PostgreSQL runs on here)
   --soak-minutes M      length of the RSS run on the service (default 5)
   --small-tokens N      stored tokens of the first latency-at-scale run (default 10000)
   --large-tokens N      stored tokens of the second one (default 1000000)
@@ -51,6 +54,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
       warmup: { type: 'string' },
       rounds: { type: 'string' },
       connections: { type: 'string' },
+      pool: { type: 'string' },
       'soak-minutes': { type: 'string' },
       'small-tokens': { type: 'string' },
       'large-tokens': { type: 'string' },
@@ -78,8 +82,9 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
   if (large < small) throw new Error('--large-tokens must be at least --small-tokens');
   return {
     connections: Math.round(number('connections', values.connections, 16)),
-    warmupSeconds: number('warmup', values.warmup, quick ? 1 : 3),
-    durationSeconds: number('duration', values.duration, quick ? 3 : 10),
+    poolSize: Math.round(number('pool', values.pool, 4)),
+    warmupSeconds: number('warmup', values.warmup, quick ? 1 : 2),
+    durationSeconds: number('duration', values.duration, quick ? 3 : 8),
     rounds: Math.round(number('rounds', values.rounds, quick ? 1 : 2)),
     soakSeconds: Math.round(number('soak-minutes', values['soak-minutes'], quick ? 1 / 3 : 5) * 60),
     smallTokens: small,

@@ -30,7 +30,7 @@ async function main(options: BenchOptions): Promise<boolean> {
   const [servicePort, baselinePort] = [await freePort(), await freePort()];
   const extra = options.serviceConfig ? (JSON.parse(readFileSync(options.serviceConfig, 'utf8')) as Record<string, unknown>) : {};
   const configPath = join(work, 'config.json');
-  const serviceConfig = { ...extra, databaseUrl: database.url, host: '127.0.0.1', port: servicePort, sessionSecret: randomBytes(32).toString('hex') };
+  const serviceConfig = { databasePoolSize: options.poolSize, ...extra, databaseUrl: database.url, host: '127.0.0.1', port: servicePort, sessionSecret: randomBytes(32).toString('hex') };
   writeFileSync(configPath, JSON.stringify(serviceConfig, null, 2));
   const config = loadConfig({ path: configPath });
 
