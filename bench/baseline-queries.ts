@@ -42,7 +42,8 @@ export const Q = {
   tokensByTokens: {
     name: 'baseline_tokens',
     text: `SELECT ${TOKEN_COLUMNS}, t.token FROM oauth_access_tokens t LEFT JOIN oauth_applications a ON a.id = t.application_id
-      WHERE t.token = ANY($1::varchar[])`,
+      WHERE t.token = $1 UNION ALL SELECT ${TOKEN_COLUMNS}, t.token FROM oauth_access_tokens t
+      LEFT JOIN oauth_applications a ON a.id = t.application_id WHERE t.token = $2`,
   },
   tokenByRefresh: {
     name: 'baseline_refresh',

@@ -57,7 +57,7 @@ app.post('/oauth/introspect', async (request, reply) => {
   if (presentedBearer !== null) {
     // Both access tokens in one query, as the service reads them; the refresh-token lookup only on a miss.
     const [bearerHash, tokenHash] = [sha256(presentedBearer), body.token ? sha256(body.token) : ''];
-    const { rows } = await pool.query<TokenRow & { token: string }>({ ...Q.tokensByTokens, values: [[bearerHash, tokenHash]] });
+    const { rows } = await pool.query<TokenRow & { token: string }>({ ...Q.tokensByTokens, values: [bearerHash, tokenHash] });
     const requester = rows.find((row) => row.token === bearerHash);
     if (!requester || !isLiveAccess(requester, Date.now())) return fail(reply, 401, 'invalid_token');
     const access = rows.find((row) => row.token === tokenHash);

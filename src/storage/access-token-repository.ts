@@ -7,7 +7,19 @@ const COLUMNS = `id, application_id, resource_owner_id, token, refresh_token, ex
   previous_refresh_token, access_grant_id, refresh_family, refreshed_at`;
 
 const FIND_BY_TOKEN = { name: 'access_token_by_token', text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE token = $1` };
-const FIND_BY_TOKENS = { name: 'access_tokens_by_tokens', text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE token = ANY($1::varchar[])` };
+// One equality lookup per value, not `token = ANY($1)`: on a young table without statistics PostgreSQL plans
+// ANY as a sequential scan, and a prepared statement keeps that generic plan as the table grows (measured:
+// Bearer introspection at a third of its speed). An equality on the unique index is always an index scan.
+const findByTokensStatements = new Map<number, { name: string; text: string }>();
+function findByTokensStatement(count: number): { name: string; text: string } {
+  let statement = findByTokensStatements.get(count);
+  if (!statement) {
+    const lookups = Array.from({ length: count }, (_, i) => `(SELECT ${COLUMNS} FROM oauth_access_tokens WHERE token = $${i + 1})`);
+    statement = { name: `access_tokens_by_${count}_tokens`, text: lookups.join(' UNION ALL ') };
+    findByTokensStatements.set(count, statement);
+  }
+  return statement;
+}
 const FIND_BY_REFRESH = {
   name: 'access_token_by_refresh_token',
   text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE refresh_token = $1`,
@@ -34,7 +46,7 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
   const count = async (text: string, values: unknown[]) => (await sql.query(text, values)).length;
   return {
     findByToken: async (token) => one(await sql.query<AccessTokenRow>(FIND_BY_TOKEN, [token])),
-    findByTokens: async (tokens) => (await sql.query<AccessTokenRow>(FIND_BY_TOKENS, [tokens])).map(toAccessToken),
+    findByTokens: async (tokens) => (tokens.length === 0 ? [] : (await sql.query<AccessTokenRow>(findByTokensStatement(tokens.length), tokens)).map(toAccessToken)),
     findByRefreshToken: async (refreshToken) => one(await sql.query<AccessTokenRow>(FIND_BY_REFRESH, [refreshToken])),
     async create(input: NewAccessToken) {
       const rows = await sql.query<AccessTokenRow>(INSERT, [
