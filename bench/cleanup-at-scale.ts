@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
-import { combine, runLoad, type Measurement } from './load.js';
+import { combine, runLoad, type LoadRun, type Measurement } from './load.js';
 import { ROOT, type ServerProcess } from './processes.js';
 import { markdownTable, ms, rate } from './report.js';
 import type { Scenario } from './scenarios.js';
+import { countTokens, generatedTokenSql, insertGeneratedTokens } from './seed.js';
 
 // Issue 7: `tokens cleanup` on 1M expired and revoked rows, in bounded batches, while introspection keeps
 // serving. The cleanup runs as ops run it (the CLI, as from cron), beside a load of introspections of random
@@ -31,37 +32,15 @@ const SAMPLE_EVERY_MS = 20;
 
 /**
  * Inserts `count` stale access tokens of the application, half expired (issued two days ago with a 2-hour
- * lifetime, no refresh token) and half revoked a day ago, in 100k-row statements, then refreshes statistics.
+ * lifetime, no refresh token) and half revoked a day ago (see insertGeneratedTokens).
  */
-export async function insertStaleTokens(url: string, { applicationId, count, hashTokens }: { applicationId: number; count: number; hashTokens: boolean }, progress: (done: number) => void): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const plain = `'s' || lpad(n::text, 42, '0')`;
-    const stored = hashTokens ? `encode(sha256(convert_to(${plain}, 'UTF8')), 'hex')` : plain;
-    const batch = 100_000;
-    for (let start = 1; start <= count; start += batch) {
-      const end = Math.min(count, start + batch - 1);
-      await client.query(
-        `INSERT INTO oauth_access_tokens (application_id, token, expires_in, scopes, created_at, revoked_at, previous_refresh_token)
-         SELECT $1, ${stored}, 7200, 'read',
-           (now() AT TIME ZONE 'utc') - interval '2 days' + n * interval '1 millisecond',
-           CASE WHEN n % 2 = 0 THEN (now() AT TIME ZONE 'utc') - interval '1 day' + n * interval '1 millisecond' END, ''
-         FROM generate_series($2::bigint, $3::bigint) AS n`,
-        [applicationId, start, end],
-      );
-      progress(end);
-    }
-    await client.query('VACUUM ANALYZE oauth_access_tokens');
-    return await countTokens(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function countTokens(client: pg.Client): Promise<number> {
-  const { rows } = await client.query<{ count: string }>('SELECT count(*) FROM oauth_access_tokens');
-  return Number(rows[0]!.count);
+export function insertStaleTokens(url: string, { applicationId, count, hashTokens }: { applicationId: number; count: number; hashTokens: boolean }, progress: (done: number) => void): Promise<number> {
+  const insert = `INSERT INTO oauth_access_tokens (application_id, token, expires_in, scopes, created_at, revoked_at, previous_refresh_token)
+    SELECT $1, ${generatedTokenSql('s', hashTokens)}, 7200, 'read',
+      (now() AT TIME ZONE 'utc') - interval '2 days' + n * interval '1 millisecond',
+      CASE WHEN n % 2 = 0 THEN (now() AT TIME ZONE 'utc') - interval '1 day' + n * interval '1 millisecond' END, ''
+    FROM generate_series($2::bigint, $3::bigint) AS n`;
+  return insertGeneratedTokens(url, { applicationId, from: 1, to: count, insert }, progress);
 }
 
 /** Runs `tokens cleanup --json` beside an introspection load that lasts exactly as long as the cleanup. */
@@ -91,20 +70,22 @@ export async function cleanupUnderLoad(
         await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
       }
     })();
+    const started = Date.now();
+    let load: LoadRun;
+    let printed: string;
+    let seconds: number;
     try {
-      const started = Date.now();
       const cleanup = runCli([...cliArgs, 'tokens', 'cleanup', '--json', '--batch-size', String(batchSize), '--config', configPath]);
       const finished = cleanup.then(() => Date.now(), () => Date.now());
-      const load = await runLoad(service.baseUrl, introspection, { connections, seconds: 3600 }, undefined, finished);
-      const seconds = ((await finished) - started) / 1000;
-      const { total } = JSON.parse(await cleanup) as { total: number };
-      sampling = false;
-      await sampler;
-      return { staleRows, rowsBefore, rowsAfter: await countTokens(monitor), deleted: total, batchSize, seconds, longestBatchMs, samples, lockWaitSamples, during: combine([load]) };
+      load = await runLoad(service.baseUrl, introspection, { connections, seconds: 3600 }, { until: finished });
+      seconds = ((await finished) - started) / 1000;
+      printed = await cleanup;
     } finally {
       sampling = false;
-      await sampler.catch(() => undefined);
+      await sampler;
     }
+    const { total } = JSON.parse(printed) as { total: number };
+    return { staleRows, rowsBefore, rowsAfter: await countTokens(monitor), deleted: total, batchSize, seconds, longestBatchMs, samples, lockWaitSamples, during: combine([load]) };
   } finally {
     await monitor.end();
   }

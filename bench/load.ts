@@ -23,9 +23,15 @@ export interface LoadRun {
   problems: Record<string, number>;
 }
 
+export interface LoadHooks {
+  /** Called every second of the run. */
+  onTick?: () => void;
+  /** Ends the run early when it settles: the run then lasts as long as that work. */
+  until?: Promise<unknown>;
+}
+
 /** Drives one server with one scenario: keep-alive connections, pipelining 1, fixed duration. */
-/** `until`, when given, ends the run early when it settles (the run then lasts as long as that work). */
-export async function runLoad(baseUrl: string, scenario: Scenario, { connections, seconds }: LoadSettings, onTick?: () => void, until?: Promise<unknown>): Promise<LoadRun> {
+export async function runLoad(baseUrl: string, scenario: Scenario, { connections, seconds }: LoadSettings, { onTick, until }: LoadHooks = {}): Promise<LoadRun> {
   const latencies = new Latencies();
   const instance = autocannon({ url: baseUrl, connections, pipelining: 1, duration: seconds, timeout: 10, ...scenario.load() });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, milliseconds: number) => latencies.add(milliseconds));

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_BATCH_SIZE } from '../src/cli/tokens.js';
 import { loadConfig } from '../src/config/loader.js';
 import { cleanupTable, cleanupUnderLoad, insertStaleTokens, type CleanupAtScaleResult } from './cleanup-at-scale.js';
 import { compareServers, problemText, runLoad, type Measurement } from './load.js';
@@ -104,7 +105,7 @@ async function main(options: BenchOptions): Promise<boolean> {
     const request = randomIntrospection(seed, Math.max(1, bulkTokens));
     const introspection: Scenario = { name: 'introspect during cleanup', load: () => ({ requests: [request] }), probe: () => request, expectStatus: 200 };
     const cliArgs = options.useTsx ? ['--import', 'tsx', 'src/cli/main.ts'] : [join(ROOT, 'dist/cli/main.js')];
-    cleaned = await cleanupUnderLoad(service, introspection, { url: database.url, cliArgs, configPath, connections: options.connections, batchSize: 10_000, staleRows: options.cleanupRows });
+    cleaned = await cleanupUnderLoad(service, introspection, { url: database.url, cliArgs, configPath, connections: options.connections, batchSize: DEFAULT_BATCH_SIZE, staleRows: options.cleanupRows });
     log(`cleanup: ${cleaned.deleted} rows in ${cleaned.seconds.toFixed(1)} s, longest batch ${cleaned.longestBatchMs.toFixed(0)} ms; introspection p99 ${cleaned.during.p99.toFixed(2)} ms`);
   }
 

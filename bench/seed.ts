@@ -69,35 +69,51 @@ export async function seedThroughDomain(url: string, config: Readonly<Config>, r
 /** The plain value of bulk token n: 43 characters of the base64url alphabet, like a generated token. */
 export const bulkToken = (n: number) => `b${String(n).padStart(42, '0')}`;
 
+/** SQL for the stored value of generated token n (`prefix` then n padded to 43 characters), hashed as the service hashes. */
+export function generatedTokenSql(prefix: string, hashTokens: boolean): string {
+  const plain = `'${prefix}' || lpad(n::text, ${43 - prefix.length}, '0')`;
+  return hashTokens ? `encode(sha256(convert_to(${plain}, 'UTF8')), 'hex')` : plain;
+}
+
+export async function countTokens(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ count: string }>('SELECT count(*) FROM oauth_access_tokens');
+  return Number(rows[0]!.count);
+}
+
 /**
- * Inserts live access tokens bulkToken(from..to) of the application in batches (one statement each, so no
- * long transaction), hashed by PostgreSQL exactly as the service hashes (SHA-256, lowercase hex), then
- * refreshes the planner's statistics. Returns the table's row count.
+ * Runs `insert` (an INSERT ... SELECT over `generate_series($2::bigint, $3::bigint) AS n`, with $1 the
+ * application id and `values` from $4 on) for n = from..to in 100k-row statements, so no transaction is long, then refreshes the
+ * planner's statistics. Returns the table's row count.
  */
-export async function insertBulkTokens(
+export async function insertGeneratedTokens(
   url: string,
-  { applicationId, from, to, hashTokens, scopes }: { applicationId: number; from: number; to: number; hashTokens: boolean; scopes: string },
+  { applicationId, from, to, insert, values = [] }: { applicationId: number; from: number; to: number; insert: string; values?: unknown[] },
   progress: (done: number) => void,
 ): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const plain = `'b' || lpad(n::text, 42, '0')`;
-    const stored = hashTokens ? `encode(sha256(convert_to(${plain}, 'UTF8')), 'hex')` : plain;
     const batch = 100_000;
     for (let start = from; start <= to; start += batch) {
       const end = Math.min(to, start + batch - 1);
-      await client.query(
-        `INSERT INTO oauth_access_tokens (application_id, token, expires_in, scopes, created_at, previous_refresh_token)
-         SELECT $1, ${stored}, 86400, $4, now() AT TIME ZONE 'utc', '' FROM generate_series($2::bigint, $3::bigint) AS n`,
-        [applicationId, start, end, scopes],
-      );
+      await client.query(insert, [applicationId, start, end, ...values]);
       progress(end - from + 1);
     }
     await client.query('VACUUM ANALYZE oauth_access_tokens');
-    const { rows } = await client.query<{ count: string }>('SELECT count(*) FROM oauth_access_tokens');
-    return Number(rows[0]!.count);
+    return await countTokens(client);
   } finally {
     await client.end();
   }
+}
+
+/** Inserts live access tokens bulkToken(from..to) of the application (see insertGeneratedTokens). */
+export function insertBulkTokens(
+  url: string,
+  { applicationId, from, to, hashTokens, scopes }: { applicationId: number; from: number; to: number; hashTokens: boolean; scopes: string },
+  progress: (done: number) => void,
+): Promise<number> {
+  const insert = `INSERT INTO oauth_access_tokens (application_id, token, expires_in, scopes, created_at, previous_refresh_token)
+    SELECT $1, ${generatedTokenSql('b', hashTokens)}, 86400, $4, now() AT TIME ZONE 'utc', ''
+    FROM generate_series($2::bigint, $3::bigint) AS n`;
+  return insertGeneratedTokens(url, { applicationId, from, to, insert, values: [scopes] }, progress);
 }

@@ -20,9 +20,11 @@ export async function soak(service: ServerProcess, scenario: Scenario, settings:
   const beforeRss = service.rss();
   const samples: SoakResult['samples'] = [];
   let second = 0;
-  const run = await runLoad(service.baseUrl, scenario, settings, () => {
-    second += 1;
-    if (second % SAMPLE_EVERY_SECONDS === 0) samples.push({ second, rss: service.rss() });
+  const run = await runLoad(service.baseUrl, scenario, settings, {
+    onTick: () => {
+      second += 1;
+      if (second % SAMPLE_EVERY_SECONDS === 0) samples.push({ second, rss: service.rss() });
+    },
   });
   const measurement = combine([run]);
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));

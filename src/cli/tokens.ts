@@ -3,7 +3,7 @@ import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 import { runSubcommand } from './subcommands.js';
 
-const DEFAULT_BATCH_SIZE = 10_000;
+export const DEFAULT_BATCH_SIZE = 10_000;
 const MAX_BATCH_SIZE = 100_000;
 
 const HELP = `Usage: oauth-service tokens cleanup [--batch-size N] [--dry-run] [--json] [--config PATH]

@@ -23,11 +23,14 @@ const INACTIVE = { active: false } as const;
  * RFC 7662 as the seed describes it (SPEC 3.3). The requester is a client by HTTP Basic or a bearer token,
  * nothing else; an inactive answer is exactly {"active": false}, so nothing leaks (RFC 7662 section 2.2).
  */
-export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], request: IntrospectionRequest): Promise<IntrospectionResponse> {
-  const hint = optionalParameter(request.parameters, 'token_type_hint');
-  const accessLookup = await prefetchBearerPair(deps, request, hint);
-  const requester = await authenticateRequester(deps, request, accessLookup);
-  const value = requireParameter(request.parameters, 'token');
+export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], { parameters, authorization }: IntrospectionRequest): Promise<IntrospectionResponse> {
+  // Seed, Authentication 1: credentials in the body are not one of the two kinds (SPEC 3.3).
+  if (parameters.client_id !== undefined || parameters.client_secret !== undefined) throw new InvalidClient();
+  const hint = optionalParameter(parameters, 'token_type_hint');
+  const bearer = bearerValue(authorization);
+  const accessLookup = await prefetchBearerPair(deps, bearer, parameters.token, hint);
+  const requester = await authenticateRequester(deps, authorization, bearer, accessLookup);
+  const value = requireParameter(parameters, 'token');
   const found = await findTokenByValue(deps, value, hint, accessLookup);
   const token = found?.record ?? null;
   if (requester.bearer) {
@@ -50,20 +53,19 @@ const bearerValue = (authorization: string | undefined) => (schemeOf(authorizati
  * A Bearer request names two access tokens, the requester's and (unless hinted as a refresh token) the
  * introspected one: both are read in one query. Every check still runs in its own order on the result.
  */
-async function prefetchBearerPair(deps: OAuthDeps, { parameters, authorization }: IntrospectionRequest, hint: string | undefined): Promise<AccessLookup | undefined> {
-  const bearer = bearerValue(authorization);
-  const token = parameters.token;
-  if (!bearer || typeof token !== 'string' || token === '' || hint === 'refresh_token') return undefined;
-  if (parameters.client_id !== undefined || parameters.client_secret !== undefined) return undefined;
+async function prefetchBearerPair(deps: OAuthDeps, bearer: string | null, token: string | undefined, hint: string | undefined): Promise<AccessLookup | undefined> {
+  if (!bearer || !token || hint === 'refresh_token') return undefined;
   return findAccessTokens(deps, [bearer, token]);
 }
 
-async function authenticateRequester(deps: OAuthDeps, { parameters, authorization }: IntrospectionRequest, accessLookup?: AccessLookup): Promise<IntrospectionRequester> {
-  // Seed, Authentication 1: credentials in the body are not one of the two kinds (SPEC 3.3).
-  if (parameters.client_id !== undefined || parameters.client_secret !== undefined) throw new InvalidClient();
-  const value = bearerValue(authorization);
-  if (value !== null) {
-    const bearer = value === '' ? null : await findAccessToken(deps, value, accessLookup);
+async function authenticateRequester(
+  deps: OAuthDeps,
+  authorization: string | undefined,
+  bearerCredential: string | null,
+  accessLookup: AccessLookup | undefined,
+): Promise<IntrospectionRequester> {
+  if (bearerCredential !== null) {
+    const bearer = bearerCredential === '' ? null : await findAccessToken(deps, bearerCredential, accessLookup);
     const reason = inaccessibleReason(bearer, deps.now());
     if (reason !== null) throw new InvalidToken(reason);
     return { client: null, bearer };

@@ -13,19 +13,20 @@ export interface FoundToken {
  * unknown hint still finds the token (SPEC 3.2, 3.3).
  */
 export async function findTokenByValue(deps: OAuthDeps, value: string, hint: string | undefined, accessLookup?: AccessLookup): Promise<FoundToken | null> {
-  const stored = storedForm(value, deps.config.hashTokens);
+  const known = accessLookup?.get(value);
+  const stored = known?.stored ?? storedForm(value, deps.config.hashTokens);
   const tokens = deps.stores.accessTokens;
+  const findAccess = async () => (known ? known.record : tokens.findByToken(stored));
   const order: FoundToken['kind'][] = hint === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
   for (const kind of order) {
-    const record =
-      kind === 'refresh_token' ? await tokens.findByRefreshToken(stored) : accessLookup?.has(value) ? accessLookup.get(value)! : await tokens.findByToken(stored);
+    const record = kind === 'access_token' ? await findAccess() : await tokens.findByRefreshToken(stored);
     if (record) return { record, kind };
   }
   return null;
 }
 
-/** Access-token lookups already done for some plain values: the record, or null when there is no such token. */
-export type AccessLookup = ReadonlyMap<string, AccessTokenRecord | null>;
+/** Access-token lookups already done, by plain value: its stored form and the row, or null when there is none. */
+export type AccessLookup = ReadonlyMap<string, { stored: string; record: AccessTokenRecord | null }>;
 
 /**
  * The access tokens of several plain values in one round trip: a Bearer introspection needs the requester's
@@ -34,11 +35,12 @@ export type AccessLookup = ReadonlyMap<string, AccessTokenRecord | null>;
 export async function findAccessTokens(deps: OAuthDeps, values: string[]): Promise<AccessLookup> {
   const stored = values.map((value) => storedForm(value, deps.config.hashTokens));
   const rows = new Map((await deps.stores.accessTokens.findByTokens(stored)).map((record) => [record.token, record]));
-  return new Map(values.map((value, i) => [value, rows.get(stored[i]!) ?? null]));
+  return new Map(values.map((value, i) => [value, { stored: stored[i]!, record: rows.get(stored[i]!) ?? null }]));
 }
 
 /** The access token of a Bearer credential, or null. */
 export async function findAccessToken(deps: OAuthDeps, value: string, accessLookup?: AccessLookup): Promise<AccessTokenRecord | null> {
-  if (accessLookup?.has(value)) return accessLookup.get(value)!;
+  const known = accessLookup?.get(value);
+  if (known) return known.record;
   return deps.stores.accessTokens.findByToken(storedForm(value, deps.config.hashTokens));
 }

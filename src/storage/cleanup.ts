@@ -47,7 +47,7 @@ interface Rule {
   order: 'revoked_at' | 'created_at';
   /** No row of the rule has `order` at or after this instant: the walk ends there. */
   before: string;
-  /** SQL condition on the row `t`; $1 and $2 are the keyset cursor, $3 the bound, the batch size is $4. */
+  /** SQL condition on the row `t`; $1 and $2 are the keyset cursor, $3 the bound, $4 the batch size, `values` $5 on. */
   where: string;
   values: unknown[];
 }

@@ -53,7 +53,7 @@ describe('memory soak (shortened)', () => {
     expect(warmup.problems).toEqual({});
 
     const samples: number[] = [];
-    const run = await runLoad(service.baseUrl, scenario, { connections: CONNECTIONS, seconds: SOAK_SECONDS }, () => samples.push(service.rss()));
+    const run = await runLoad(service.baseUrl, scenario, { connections: CONNECTIONS, seconds: SOAK_SECONDS }, { onTick: () => samples.push(service.rss()) });
     expect(run.problems).toEqual({});
     expect(run.latencies.length).toBeGreaterThan(SOAK_SECONDS * 50);
 
