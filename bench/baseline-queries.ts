@@ -54,10 +54,14 @@ export const Q = {
     text: `INSERT INTO oauth_access_tokens (application_id, resource_owner_id, token, refresh_token, expires_in, scopes, created_at,
       previous_refresh_token, refresh_family) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
   },
-  markRefreshed: {
-    name: 'baseline_mark_refreshed',
-    text: `UPDATE oauth_access_tokens SET refreshed_at = $2, revoked_at = COALESCE(revoked_at, $2)
-      WHERE id = $1 AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id`,
+  // The service's rotation: the conditional update decides which of two concurrent refreshes wins, and the
+  // successor is inserted from its result, in one statement.
+  rotate: {
+    name: 'baseline_rotate',
+    text: `WITH retired AS (UPDATE oauth_access_tokens SET refreshed_at = $10, revoked_at = COALESCE(revoked_at, $10)
+      WHERE id = $11 AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id)
+      INSERT INTO oauth_access_tokens (application_id, resource_owner_id, token, refresh_token, expires_in, scopes, created_at,
+      previous_refresh_token, refresh_family) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 FROM retired RETURNING id`,
   },
 };
 

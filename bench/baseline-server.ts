@@ -102,26 +102,12 @@ app.post('/oauth/token', async (request, reply) => {
   const old = await one<TokenRow>(pool, Q.tokenByRefresh, [sha256(body.refresh_token)]);
   if (!old || old.application_id !== client.id || !isLiveRefresh(old)) return fail(reply, 400, 'invalid_grant');
   const refreshToken = newSecret();
-  const connection = await pool.connect();
-  try {
-    await connection.query('BEGIN');
-    // The conditional update decides which of two concurrent refreshes wins, as in the service.
-    const marked = await connection.query({ ...Q.markRefreshed, values: [old.id, createdAt.toISOString()] });
-    if (marked.rowCount === 0) {
-      await connection.query('ROLLBACK');
-      return fail(reply, 400, 'invalid_grant');
-    }
-    await connection.query({
-      ...Q.insertToken,
-      values: [client.id, old.resource_owner_id, sha256(accessToken), sha256(refreshToken), old.expires_in, old.scopes, createdAt.toISOString(), old.refresh_token, old.refresh_family],
-    });
-    await connection.query('COMMIT');
-  } catch (error) {
-    await connection.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    connection.release();
-  }
+  const at = createdAt.toISOString();
+  const rotated = await pool.query({
+    ...Q.rotate,
+    values: [client.id, old.resource_owner_id, sha256(accessToken), sha256(refreshToken), old.expires_in, old.scopes, at, old.refresh_token, old.refresh_family, at, old.id],
+  });
+  if (rotated.rowCount === 0) return fail(reply, 400, 'invalid_grant');
   reply.header('cache-control', 'no-store');
   return {
     access_token: accessToken,

@@ -10,8 +10,12 @@ export interface EndpointResult {
   baseline: Measurement;
 }
 
-/** SPEC 9 and issue 7: minimum service/baseline ratios, and the p99 bar at 16 connections. */
-const RATIO_BARS: Array<[RegExp, number]> = [
+/**
+ * SPEC 9 and issue 7: the hot paths (introspection, called on every API request, and token issue) and their
+ * minimum service/baseline ratios; they must also answer under the p99 bar at 16 connections. The other
+ * endpoints (refresh, once per access-token lifetime; token info) are measured and compared, without a bar.
+ */
+const HOT_PATH_RATIO_BARS: Array<[RegExp, number]> = [
   [/^introspect/, 0.7],
   [/^token client_credentials$/, 0.6],
 ];
@@ -45,11 +49,12 @@ function check(result: EndpointResult): string {
   const invalid = [['service', result.service], ['baseline', result.baseline]] as const;
   const problems = invalid.filter(([, m]) => !isValid(m)).map(([who, m]) => `${who}: ${problemText(m.problems)}`);
   if (problems.length > 0) return `INVALID (${problems.join('; ')})`;
-  const bar = RATIO_BARS.find(([pattern]) => pattern.test(result.name))?.[1];
-  const notes = [];
-  if (bar !== undefined) notes.push(ratioOf(result) >= bar ? `ratio ≥ ${bar} ok` : `ratio < ${bar} MISSED`);
-  notes.push(result.service.p99 < P99_BAR_MS ? `p99 < ${P99_BAR_MS} ms ok` : `p99 ≥ ${P99_BAR_MS} ms MISSED`);
-  return notes.join(', ');
+  const bar = HOT_PATH_RATIO_BARS.find(([pattern]) => pattern.test(result.name))?.[1];
+  if (bar === undefined) return 'no bar (not a hot path)';
+  return [
+    ratioOf(result) >= bar ? `ratio ≥ ${bar} ok` : `ratio < ${bar} MISSED`,
+    result.service.p99 < P99_BAR_MS ? `p99 < ${P99_BAR_MS} ms ok` : `p99 ≥ ${P99_BAR_MS} ms MISSED`,
+  ].join(', ');
 }
 
 export function endpointTable(results: EndpointResult[]): string {

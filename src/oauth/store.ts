@@ -76,8 +76,11 @@ export interface AccessTokenStore {
   create(token: NewAccessToken): Promise<AccessTokenRecord>;
   /** Sets revoked_at unless already set; true when this call revoked it. */
   revoke(id: number, at: Date): Promise<boolean>;
-  /** Marks a refresh token as rotated and revokes its row, only if neither happened yet; true when this call won. */
-  markRefreshed(id: number, at: Date): Promise<boolean>;
+  /**
+   * Refresh rotation as one atomic step: marks token `id` as rotated and revoked at `at` and stores its
+   * successor, only if the token was neither rotated nor revoked yet; null (nothing stored) when it was.
+   */
+  rotate(id: number, at: Date, successor: NewAccessToken): Promise<AccessTokenRecord | null>;
   /** The live successor created from this refresh token (grace window), if any. */
   findSuccessor(previousRefreshToken: string): Promise<AccessTokenRecord | null>;
   revokeFamily(family: string, at: Date): Promise<number>;

@@ -4,7 +4,7 @@ import type { OAuthDeps } from './deps.js';
 import type { TokenResponseBody } from './hooks.js';
 import { formatScopes } from './scopes.js';
 import { generateSecret, storedForm } from './secrets.js';
-import type { AccessTokenRecord, ApplicationRecord, Stores } from './store.js';
+import type { AccessTokenRecord, ApplicationRecord, NewAccessToken, Stores } from './store.js';
 
 export interface TokenRequest {
   application: ApplicationRecord | null;
@@ -30,15 +30,19 @@ export interface IssuedToken {
   reused: boolean;
 }
 
-/**
- * Creates an access token (and refresh token) with fresh 256-bit values, stored as SHA-256 hashes when
- * hashTokens is on (SPEC 4). `stores` lets a grant issue inside its transaction.
- */
-export async function issueAccessToken(deps: OAuthDeps, request: TokenRequest, stores: Stores = deps.stores): Promise<IssuedToken> {
+/** A token about to be stored: the row to insert and the plain values, which exist only in this response. */
+export interface MintedToken {
+  input: NewAccessToken;
+  accessToken: string;
+  refreshToken: string | null;
+}
+
+/** Fresh 256-bit values, stored as SHA-256 hashes when hashTokens is on (SPEC 4). */
+export function mintAccessToken(deps: OAuthDeps, request: TokenRequest): MintedToken {
   const { config } = deps;
   const accessToken = generateSecret();
   const refreshToken = request.withRefreshToken ? generateSecret() : null;
-  const record = await stores.accessTokens.create({
+  const input: NewAccessToken = {
     applicationId: request.application?.id ?? null,
     resourceOwnerId: request.resourceOwnerId,
     token: storedForm(accessToken, config.hashTokens),
@@ -49,8 +53,19 @@ export async function issueAccessToken(deps: OAuthDeps, request: TokenRequest, s
     previousRefreshToken: request.previousRefreshToken ?? '',
     accessGrantId: request.accessGrantId ?? null,
     refreshFamily: refreshToken === null ? null : (request.refreshFamily ?? randomBytes(16).toString('hex')),
-  });
+  };
+  return { input, accessToken, refreshToken };
+}
+
+/** The response's view of a minted token once stored. */
+export function issuedToken({ accessToken, refreshToken }: MintedToken, record: AccessTokenRecord): IssuedToken {
   return { record, accessToken, refreshToken, reused: false };
+}
+
+/** Creates an access token (and refresh token). `stores` lets a grant issue inside its transaction. */
+export async function issueAccessToken(deps: OAuthDeps, request: TokenRequest, stores: Stores = deps.stores): Promise<IssuedToken> {
+  const minted = mintAccessToken(deps, request);
+  return issuedToken(minted, await stores.accessTokens.create(minted.input));
 }
 
 /** Seconds left before expiry, floored at 0; null when the token never expires (reference 17.2). */

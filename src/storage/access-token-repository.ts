@@ -34,11 +34,17 @@ const REVOKE = {
   name: 'access_token_revoke',
   text: 'UPDATE oauth_access_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id',
 };
-// The conditional update is the lock: of two concurrent refreshes exactly one sees the row unrotated.
-const MARK_REFRESHED = {
-  name: 'access_token_mark_refreshed',
-  text: `UPDATE oauth_access_tokens SET refreshed_at = $2, revoked_at = COALESCE(revoked_at, $2)
-    WHERE id = $1 AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id`,
+// Rotation in one statement, so one round trip instead of five (BEGIN, update, insert, COMMIT). The conditional
+// update is the lock: of two concurrent refreshes exactly one sees the row unrotated, and the insert reads from
+// the update's result, so the loser inserts nothing.
+const ROTATE = {
+  name: 'access_token_rotate',
+  text: `WITH retired AS (
+      UPDATE oauth_access_tokens SET refreshed_at = $12, revoked_at = COALESCE(revoked_at, $12)
+      WHERE id = $11 AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id)
+    INSERT INTO oauth_access_tokens (application_id, resource_owner_id, token, refresh_token, expires_in, scopes,
+      created_at, previous_refresh_token, access_grant_id, refresh_family)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM retired RETURNING ${COLUMNS}`,
 };
 
 export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
@@ -48,23 +54,9 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
     findByToken: async (token) => one(await sql.query<AccessTokenRow>(FIND_BY_TOKEN, [token])),
     findByTokens: async (tokens) => (tokens.length === 0 ? [] : (await sql.query<AccessTokenRow>(findByTokensStatement(tokens.length), tokens)).map(toAccessToken)),
     findByRefreshToken: async (refreshToken) => one(await sql.query<AccessTokenRow>(FIND_BY_REFRESH, [refreshToken])),
-    async create(input: NewAccessToken) {
-      const rows = await sql.query<AccessTokenRow>(INSERT, [
-        input.applicationId,
-        input.resourceOwnerId,
-        input.token,
-        input.refreshToken,
-        input.expiresIn,
-        input.scopes.join(' '),
-        timestamp(input.createdAt),
-        input.previousRefreshToken ?? '',
-        input.accessGrantId,
-        input.refreshFamily,
-      ]);
-      return toAccessToken(rows[0]!);
-    },
+    create: async (input) => toAccessToken((await sql.query<AccessTokenRow>(INSERT, insertValues(input)))[0]!),
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
-    markRefreshed: async (id, at) => (await sql.query(MARK_REFRESHED, [id, timestamp(at)])).length > 0,
+    rotate: async (id, at, successor) => one(await sql.query<AccessTokenRow>(ROTATE, [...insertValues(successor), id, timestamp(at)])),
     findSuccessor: async (previousRefreshToken) =>
       one(
         await sql.query<AccessTokenRow>(
@@ -128,4 +120,19 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
       return rows.map((row) => ({ application: toApplication(row), authorizedAt: row.authorized_at }));
     },
   };
+}
+
+function insertValues(input: NewAccessToken): unknown[] {
+  return [
+    input.applicationId,
+    input.resourceOwnerId,
+    input.token,
+    input.refreshToken,
+    input.expiresIn,
+    input.scopes.join(' '),
+    timestamp(input.createdAt),
+    input.previousRefreshToken ?? '',
+    input.accessGrantId,
+    input.refreshFamily,
+  ];
 }

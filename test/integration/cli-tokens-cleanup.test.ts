@@ -4,6 +4,7 @@ import { generateSecret } from '../../src/oauth/secrets.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { cleanupStaleRecords, type CleanupKind } from '../../src/storage/cleanup.js';
 import type { Database } from '../../src/storage/database.js';
+import { timestamp } from '../../src/storage/rows.js';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { createClient, createCode } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
@@ -21,11 +22,11 @@ interface TokenRow {
   refresh?: boolean;
   family?: string;
   revokedAt?: Date;
-  /** Rotated: refreshed_at and revoked_at both set, as markRefreshed does. */
+  /** Rotated: refreshed_at and revoked_at both set, as rotation does. */
   rotatedAt?: Date;
 }
 
-async function insertToken(deps: OAuthDeps, application: ApplicationRecord, row: TokenRow): Promise<number> {
+async function insertToken(deps: OAuthDeps, database: Database, application: ApplicationRecord, row: TokenRow): Promise<number> {
   const { id } = await deps.stores.accessTokens.create({
     applicationId: application.id,
     resourceOwnerId: 1,
@@ -37,7 +38,7 @@ async function insertToken(deps: OAuthDeps, application: ApplicationRecord, row:
     accessGrantId: null,
     refreshFamily: row.family ?? null,
   });
-  if (row.rotatedAt) await deps.stores.accessTokens.markRefreshed(id, row.rotatedAt);
+  if (row.rotatedAt) await database.sql.query('UPDATE oauth_access_tokens SET refreshed_at = $2, revoked_at = $2 WHERE id = $1', [id, timestamp(row.rotatedAt)]);
   if (row.revokedAt) await deps.stores.accessTokens.revoke(id, row.revokedAt);
   return id;
 }
@@ -49,26 +50,26 @@ async function seed(deps: OAuthDeps, database: Database) {
   const stale: Record<string, number> = {};
   const family = () => generateSecret();
 
-  keep.live = await insertToken(deps, application, { createdAt: ago(MINUTE) });
-  keep.neverExpires = await insertToken(deps, application, { createdAt: ago(1000 * HOUR), expiresIn: null });
-  keep.refreshStillUsable = await insertToken(deps, application, { createdAt: ago(3 * HOUR), refresh: true });
-  keep.revokedWithinMargin = await insertToken(deps, application, { createdAt: ago(HOUR), revokedAt: ago(10_000) });
-  stale.expired = await insertToken(deps, application, { createdAt: ago(3 * HOUR) });
-  stale.refreshExpired = await insertToken(deps, application, { createdAt: ago(48 * HOUR), refresh: true });
-  stale.revoked = await insertToken(deps, application, { createdAt: ago(HOUR), revokedAt: ago(10 * MINUTE) });
+  keep.live = await insertToken(deps, database, application, { createdAt: ago(MINUTE) });
+  keep.neverExpires = await insertToken(deps, database, application, { createdAt: ago(1000 * HOUR), expiresIn: null });
+  keep.refreshStillUsable = await insertToken(deps, database, application, { createdAt: ago(3 * HOUR), refresh: true });
+  keep.revokedWithinMargin = await insertToken(deps, database, application, { createdAt: ago(HOUR), revokedAt: ago(10_000) });
+  stale.expired = await insertToken(deps, database, application, { createdAt: ago(3 * HOUR) });
+  stale.refreshExpired = await insertToken(deps, database, application, { createdAt: ago(48 * HOUR), refresh: true });
+  stale.revoked = await insertToken(deps, database, application, { createdAt: ago(HOUR), revokedAt: ago(10 * MINUTE) });
 
   // A rotated token stays while its family lives: presenting it again must revoke the live successor.
   const living = family();
-  keep.rotatedOfLiveFamily = await insertToken(deps, application, { createdAt: ago(2 * HOUR), family: living, rotatedAt: ago(HOUR) });
-  keep.liveSuccessor = await insertToken(deps, application, { createdAt: ago(HOUR), family: living });
+  keep.rotatedOfLiveFamily = await insertToken(deps, database, application, { createdAt: ago(2 * HOUR), family: living, rotatedAt: ago(HOUR) });
+  keep.liveSuccessor = await insertToken(deps, database, application, { createdAt: ago(HOUR), family: living });
   // A wholly revoked family has nothing left to protect.
   const dead = family();
-  stale.rotatedOfRevokedFamily = await insertToken(deps, application, { createdAt: ago(2 * HOUR), family: dead, rotatedAt: ago(HOUR) });
-  stale.revokedSuccessor = await insertToken(deps, application, { createdAt: ago(HOUR), family: dead, revokedAt: ago(HOUR) });
+  stale.rotatedOfRevokedFamily = await insertToken(deps, database, application, { createdAt: ago(2 * HOUR), family: dead, rotatedAt: ago(HOUR) });
+  stale.revokedSuccessor = await insertToken(deps, database, application, { createdAt: ago(HOUR), family: dead, revokedAt: ago(HOUR) });
   // A family whose last member expired for good: that member goes as refresh-expired, then its predecessor.
   const expired = family();
-  stale.rotatedOfExpiredFamily = await insertToken(deps, application, { createdAt: ago(50 * HOUR), family: expired, rotatedAt: ago(49 * HOUR) });
-  stale.expiredSuccessor = await insertToken(deps, application, { createdAt: ago(49 * HOUR), family: expired });
+  stale.rotatedOfExpiredFamily = await insertToken(deps, database, application, { createdAt: ago(50 * HOUR), family: expired, rotatedAt: ago(49 * HOUR) });
+  stale.expiredSuccessor = await insertToken(deps, database, application, { createdAt: ago(49 * HOUR), family: expired });
 
   const grant = async (createdAt: Date, usedAt?: Date) => {
     await createCode(deps, { application, resourceOwnerId: 1, createdAt });
@@ -143,10 +144,10 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
          SELECT $1, 77, md5(random()::text || g::text), 60, TIMESTAMP '2020-01-01 00:00:00.123456' FROM generate_series(1, 25) g`,
         [application.id],
       );
-      for (let i = 0; i < 6; i += 1) await insertToken(deps, application, { createdAt: ago(MINUTE), refresh: true });
+      for (let i = 0; i < 6; i += 1) await insertToken(deps, database, application, { createdAt: ago(MINUTE), refresh: true });
       await deps.stores.accessTokens.revokeAllFor(application.id, 1, ago(HOUR));
       // 10 live tokens after the stale ones in the created_at index: read in windows too, never in one go.
-      for (let i = 0; i < 10; i += 1) await insertToken(deps, application, { createdAt: ago(MINUTE) });
+      for (let i = 0; i < 10; i += 1) await insertToken(deps, database, application, { createdAt: ago(MINUTE) });
       const seen: Array<[CleanupKind, number]> = [];
       const windows: Array<[CleanupKind, number]> = [];
       const options = { now: new Date(), batchSize: 4, graceSeconds: 0, refreshTokenExpiresIn: null, authorizationCodeExpiresIn: 600 };

@@ -4,8 +4,8 @@ import { InvalidClient, InvalidGrant, InvalidScope } from '../errors.js';
 import { optionalParameter, requireParameter } from '../request-parameters.js';
 import { isWellFormedScopeParam, narrowScopes, parseScopes } from '../scopes.js';
 import { storedForm } from '../secrets.js';
-import type { AccessTokenRecord, ApplicationRecord, Stores } from '../store.js';
-import { issueAccessToken, type IssuedToken } from '../token-issuer.js';
+import type { AccessTokenRecord, ApplicationRecord } from '../store.js';
+import { issueAccessToken, issuedToken, mintAccessToken, type TokenRequest } from '../token-issuer.js';
 import { isRefreshUsable } from '../token-state.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 
@@ -20,7 +20,6 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
   const now = deps.now();
   const token = await deps.stores.accessTokens.findByRefreshToken(storedForm(presented, deps.config.hashTokens));
   if (!token) throw new InvalidGrant();
-  // Read before the transaction, so that a transaction never waits for a second pooled connection.
   const application = token.applicationId === null ? null : await deps.stores.applications.findById(token.applicationId);
   if (token.applicationId !== null) {
     // RFC 6749 section 6: a confidential client MUST authenticate (SPEC 8: 401 invalid_client); a public
@@ -33,12 +32,10 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
   if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) return retiredTokenPresented(deps, request);
 
   const scopes = refreshedScopes(scopeParameter, token, client);
-  const issued = await deps.stores.transaction(async (stores) => {
-    // Of two concurrent refreshes of one token exactly one wins the conditional update (SPEC 3.1).
-    if (!(await stores.accessTokens.markRefreshed(token.id, now))) return null;
-    return successor(deps, stores, token, application, scopes);
-  });
-  if (issued) return { issued, application: client };
+  const minted = mintAccessToken(deps, successorRequest(token, application, scopes));
+  // Of two concurrent refreshes of one token exactly one retires it and stores its successor (SPEC 3.1).
+  const record = await deps.stores.accessTokens.rotate(token.id, now, minted.input);
+  if (record) return { issued: issuedToken(minted, record), application: client };
   // The loser of that race presented a token retired a moment ago: judged like any retired token, on the row
   // as it is now, so the outcome does not depend on which request the database saw first.
   const current = (await deps.stores.accessTokens.findByRefreshToken(token.refreshToken!)) ?? token;
@@ -56,7 +53,7 @@ interface Retired {
 async function retiredTokenPresented(deps: OAuthDeps, { token, application, client, scopeParameter, now }: Retired): Promise<GrantResult> {
   if (await withinGraceWindow(deps, token, now)) {
     const scopes = refreshedScopes(scopeParameter, token, client);
-    return { issued: await successor(deps, deps.stores, token, application, scopes), application: client };
+    return { issued: await issueAccessToken(deps, successorRequest(token, application, scopes)), application: client };
   }
   await detectReuse(deps, token, now);
   throw new InvalidGrant();
@@ -74,29 +71,19 @@ function refreshedScopes(scopeParameter: string | undefined, token: AccessTokenR
   return token.scopes;
 }
 
-function successor(
-  deps: OAuthDeps,
-  stores: Stores,
-  token: AccessTokenRecord,
-  application: ApplicationRecord | null,
-  scopes: string[],
-): Promise<IssuedToken> {
-  return issueAccessToken(
-    deps,
-    {
-      application,
-      resourceOwnerId: token.resourceOwnerId,
-      scopes,
-      grantType: 'refresh_token',
-      withRefreshToken: true,
-      accessGrantId: token.accessGrantId,
-      refreshFamily: token.refreshFamily,
-      previousRefreshToken: token.refreshToken ?? '',
-      // Reference 5.3: the new token keeps the lifetime of the one it replaces.
-      expiresIn: token.expiresIn,
-    },
-    stores,
-  );
+function successorRequest(token: AccessTokenRecord, application: ApplicationRecord | null, scopes: string[]): TokenRequest {
+  return {
+    application,
+    resourceOwnerId: token.resourceOwnerId,
+    scopes,
+    grantType: 'refresh_token',
+    withRefreshToken: true,
+    accessGrantId: token.accessGrantId,
+    refreshFamily: token.refreshFamily,
+    previousRefreshToken: token.refreshToken ?? '',
+    // Reference 5.3: the new token keeps the lifetime of the one it replaces.
+    expiresIn: token.expiresIn,
+  };
 }
 
 // A retry shortly after rotation, while the family is still alive: a successor revoked meanwhile (RFC 7009,
