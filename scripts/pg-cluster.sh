@@ -3,6 +3,10 @@
 #
 #   scripts/pg-cluster.sh start DIR   initialise (if needed) and start a cluster in DIR; prints its URL
 #   scripts/pg-cluster.sh stop DIR    stop the cluster in DIR (pg_ctl stop -m fast); a no-op if it is not running
+#   scripts/pg-cluster.sh standby DIR PRIMARY_DIR
+#                                     make (if needed) and start in DIR a synchronous streaming replica of the
+#                                     running cluster in PRIMARY_DIR (pg_basebackup -R; the primary lists it in
+#                                     synchronous_standby_names); prints its URL like start
 #
 # The cluster listens on 127.0.0.1 only, on a free port picked at start, with trust authentication and
 # settings fit for tests (fsync off, max_connections 200). It has a role `oauth` (LOGIN CREATEDB) owning a
@@ -20,7 +24,7 @@ log() { printf 'pg-cluster: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  echo "usage: $0 start DIR | stop DIR" >&2
+  echo "usage: $0 start DIR | stop DIR | standby DIR PRIMARY_DIR" >&2
   exit 2
 }
 
@@ -74,7 +78,7 @@ running_port() {
 }
 
 psql_admin() {
-  "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -v ON_ERROR_STOP=1
+  "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"
 }
 
 wait_ready() {
@@ -96,8 +100,9 @@ init_cluster() {
     { cat "$DIR/initdb.log" >&2; die "initdb failed"; }
   # Only loopback TCP, trusted; no Unix socket (DIR may be too long for a socket path, and nothing needs it).
   as_owner tee "$DATA/pg_hba.conf" >/dev/null <<'EOF'
-# TYPE  DATABASE  USER  ADDRESS       METHOD
-host    all       all   127.0.0.1/32  trust
+# TYPE  DATABASE     USER  ADDRESS       METHOD
+host    all          all   127.0.0.1/32  trust
+host    replication  all   127.0.0.1/32  trust
 EOF
   as_owner tee -a "$DATA/postgresql.conf" >/dev/null <<'EOF'
 
@@ -167,6 +172,45 @@ SQL
   echo "$url"
 }
 
+standby() {
+  ensure_binaries
+  local primary_dir primary_port name
+  primary_dir="$(cd "$PRIMARY_DIR" && pwd)"
+  primary_port="$(sed -n 4p "$primary_dir/data/postmaster.pid" 2>/dev/null || true)"
+  [[ "$primary_port" =~ ^[0-9]+$ ]] || die "no running cluster in $primary_dir"
+  name="standby_$(basename "$DIR" | tr -c 'a-zA-Z0-9_\n' '_')"
+  mkdir -p "$DIR"
+  if is_root; then chown "$PG_USER_OS:" "$DIR"; fi
+  if ! [ -f "$DATA/PG_VERSION" ]; then
+    # Clusters made before replication was allowed get the pg_hba line now.
+    if ! grep -q '^host *replication' "$primary_dir/data/pg_hba.conf"; then
+      echo 'host    replication  all   127.0.0.1/32  trust' | as_owner tee -a "$primary_dir/data/pg_hba.conf" >/dev/null
+      PORT="$primary_port" psql_admin -c 'SELECT pg_reload_conf()' >/dev/null
+      sleep 1 # the postmaster rereads pg_hba.conf asynchronously
+    fi
+    log "copying the cluster on port $primary_port into $DATA (pg_basebackup)"
+    as_owner "$PG_BIN/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$DATA" -R -X stream --checkpoint=fast >&2 ||
+      die "pg_basebackup failed"
+    echo "primary_conninfo = 'host=127.0.0.1 port=$primary_port user=postgres application_name=$name'" |
+      as_owner tee -a "$DATA/postgresql.auto.conf" >/dev/null
+  fi
+  start >/dev/null
+  # Commits on the primary now wait for this replica (with synchronous_commit = remote_apply, until it applied them).
+  PORT="$primary_port" psql_admin >/dev/null <<SQL
+ALTER SYSTEM SET synchronous_standby_names = '"$name"';
+SELECT pg_reload_conf();
+SQL
+  local _
+  for _ in $(seq 1 120); do
+    if [ "$(PORT="$primary_port" psql_admin -At -c "SELECT sync_state FROM pg_stat_replication WHERE application_name = '$name'")" = sync ]; then
+      cat "$DIR/url"
+      return 0
+    fi
+    sleep 0.5
+  done
+  die "the replica in $DIR did not become a synchronous standby of port $primary_port within 60 s"
+}
+
 stop() {
   if ! [ -f "$DATA/PG_VERSION" ]; then
     log "no cluster in $DIR; nothing to stop"
@@ -180,9 +224,9 @@ stop() {
   fi
 }
 
-[ $# -eq 2 ] || usage
-CMD="$1"
-DIR="$2"
+CMD="${1:-}"
+DIR="${2:-}"
+if [ "$CMD" = standby ]; then [ $# -eq 3 ] || usage; PRIMARY_DIR="$3"; else [ $# -eq 2 ] || usage; fi
 [ -n "$DIR" ] || usage
 if [ "$CMD" = stop ] && ! [ -d "$DIR" ]; then
   log "no cluster in $DIR; nothing to stop"
@@ -196,5 +240,6 @@ PORT=""
 case "$CMD" in
   start) start ;;
   stop) stop ;;
+  standby) standby ;;
   *) usage ;;
 esac

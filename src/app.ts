@@ -26,7 +26,7 @@ import { tokenRoutes } from './http/routes/token/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
 import { InvalidRequest } from './oauth/errors.js';
 import type { Stores } from './oauth/store.js';
-import { createDatabase, type Database } from './storage/database.js';
+import { createDatabase, databaseOptions, type Database } from './storage/database.js';
 import { migrationStatus } from './storage/migrate.js';
 import { isDatabaseUnavailable } from './storage/prisma-errors.js';
 import { createStores } from './storage/stores.js';
@@ -48,7 +48,7 @@ export interface BuildServerOptions {
 export async function buildServer({ config, extensions = {}, database, now = () => new Date(), stores, logStream }: BuildServerOptions): Promise<FastifyInstance> {
   // SPEC 7: a controller that is not a subclass of the built-in one stops the boot before anything is opened.
   const controllerClasses = resolveControllerClasses(extensions.controllers);
-  const db = database ?? (await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize }));
+  const db = database ?? (await createDatabase(databaseOptions(config)));
   const deps: OAuthDeps = { stores: stores ?? createStores(db), config, now, hooks: extensions, passwords: argon2Hasher };
 
   const app = Fastify({
@@ -71,6 +71,7 @@ export async function buildServer({ config, extensions = {}, database, now = () 
     forceCloseConnections: 'idle',
   });
   if (!database) app.addHook('onClose', () => db.close());
+  db.onReadFallback((error) => app.log.warn({ err: error }, 'read replica unreachable: token reads go to the primary for a few seconds'));
 
   await app.register(errorHandlerPlugin, { isUnavailable: isDatabaseUnavailable, realm: config.realm });
   await app.register(sharedSchemasPlugin);

@@ -1,6 +1,6 @@
 import { buildServer } from '../app.js';
 import { loadExtensions } from '../http/load-extensions.js';
-import { createDatabase } from '../storage/database.js';
+import { createDatabase, databaseOptions } from '../storage/database.js';
 import { migrate } from '../storage/migrate.js';
 import { configFrom } from './context.js';
 import { parseOptions, type CliIo } from './io.js';
@@ -16,7 +16,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   if (values.help) return io.stdout(HELP), 0;
   const config = configFrom(io, values.config);
   const extensions = await loadExtensions(config.extensions);
-  const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  const database = await createDatabase(databaseOptions(config));
   const applied = await migrate(database);
   const app = await buildServer({ config, extensions, database });
   if (applied.length) app.log.info({ migrations: applied }, 'applied migrations');

@@ -19,6 +19,7 @@ const validate = ajv.compile(configSchema);
 /** Environment variables that override config keys; the secrets among them never need to be in a file. */
 const ENV_OVERRIDES: Array<[string, (input: Record<string, any>, value: string) => void]> = [
   ['DATABASE_URL', (c, v) => (c.databaseUrl = v)],
+  ['DATABASE_READ_URL', (c, v) => (c.databaseReadUrl = v)],
   ['SESSION_SECRET', (c, v) => (c.sessionSecret = v)],
   ['ADMIN_PASSWORD_HASH', (c, v) => ((c.admin ??= {}).passwordHash = v)],
   ['PORT', (c, v) => (c.port = /^\d+$/.test(v) ? Number(v) : v)],
@@ -109,7 +110,7 @@ function envHint(path: string, env: Record<string, string | undefined>): string 
 
 function envPath(name: string): string {
   const paths: Record<string, string> = {
-    DATABASE_URL: 'databaseUrl', SESSION_SECRET: 'sessionSecret', ADMIN_PASSWORD_HASH: 'admin.passwordHash',
+    DATABASE_URL: 'databaseUrl', DATABASE_READ_URL: 'databaseReadUrl', SESSION_SECRET: 'sessionSecret', ADMIN_PASSWORD_HASH: 'admin.passwordHash',
     PORT: 'port', HOST: 'host', BASE_URL: 'baseUrl', DATA_DIR: 'dataDir', LOG_LEVEL: 'log.level',
   };
   return paths[name] ?? '';
@@ -117,6 +118,9 @@ function envPath(name: string): string {
 
 function crossFieldProblems(config: Config): string[] {
   const problems: string[] = [];
+  if (config.databaseReadUrl !== null && config.databaseUrl === null) {
+    problems.push('databaseReadUrl: needs databaseUrl (the embedded database has no replicas)');
+  }
   const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
   for (const scope of Object.keys(config.scopeDescriptions)) {
     if (!serverScopes.has(scope)) problems.push(`scopeDescriptions.${scope}: not one of defaultScopes or optionalScopes`);

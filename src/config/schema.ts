@@ -68,6 +68,10 @@ export const configSchema = {
       type: ['string', 'null'], pattern: '^postgres(ql)?://', default: null,
       description: 'PostgreSQL connection URL (env DATABASE_URL). null: embedded PGlite in dataDir.',
     },
+    databaseReadUrl: {
+      type: ['string', 'null'], pattern: '^postgres(ql)?://', default: null,
+      description: 'A streaming replica of databaseUrl that serves introspection and token-info reads (env DATABASE_READ_URL). It must be a synchronous standby of the primary (listed in its synchronous_standby_names); the service then commits with synchronous_commit = remote_apply, so a revoked token is inactive on the replica as soon as the revocation is answered. Reads fall back to the primary while the replica is unreachable. null: all reads on databaseUrl.',
+    },
     databasePoolSize: { type: 'integer', minimum: 1, maximum: 500, default: 10, description: 'Maximum PostgreSQL connections per instance.' },
     sessionSecret: {
       type: ['string', 'null'], minLength: 32, default: null,

@@ -25,6 +25,7 @@ export interface Config {
   trustProxy: boolean;
   dataDir: string;
   databaseUrl: string | null;
+  databaseReadUrl: string | null;
   databasePoolSize: number;
   sessionSecret: string | null;
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; format: 'json' | 'pretty' };

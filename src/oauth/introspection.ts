@@ -31,7 +31,7 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], { 
   const accessLookup = await prefetchBearerPair(deps, bearer, parameters.token, hint);
   const requester = await authenticateRequester(deps, authorization, bearer, accessLookup);
   const value = requireParameter(parameters, 'token');
-  const found = await findTokenByValue(deps, value, hint, accessLookup);
+  const found = await findTokenByValue(deps, deps.stores.tokenReads, value, hint, accessLookup);
   const token = found?.record ?? null;
   if (requester.bearer) {
     if (token?.id === requester.bearer.id) throw new InvalidToken();

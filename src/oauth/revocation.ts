@@ -25,7 +25,8 @@ export async function revokeToken(
 ): Promise<RevocationOutcome> {
   const value = requireParameter(parameters, 'token');
   const client = await requireClient(deps, credentials);
-  const found = await findTokenByValue(deps, value, optionalParameter(parameters, 'token_type_hint'));
+  // On the primary: what is revoked next must be the row as it is now.
+  const found = await findTokenByValue(deps, deps.stores.accessTokens, value, optionalParameter(parameters, 'token_type_hint'));
   if (!found) return { revoked: null };
   const { record, kind } = found;
   if (record.applicationId !== null && record.applicationId !== client.id) throw new RevocationNotAuthorized();

@@ -161,11 +161,15 @@ export class UsernameTaken extends Error {
   }
 }
 
+/** The token reads of introspection, token info and the local guard, which a read replica may serve (SPEC 9). */
+export type TokenReadStore = Pick<AccessTokenStore, 'findByToken' | 'findByTokens' | 'findByRefreshToken'>;
+
 export interface Stores {
   applications: ApplicationStore;
   applicationAdmin: ApplicationAdminStore;
   userAdmin: UserAdminStore;
   accessTokens: AccessTokenStore;
+  tokenReads: TokenReadStore;
   accessGrants: AccessGrantStore;
   users: UserStore;
   /** Runs `work` with stores bound to one transaction. */

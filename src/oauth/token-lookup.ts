@@ -1,6 +1,6 @@
 import type { OAuthDeps } from './deps.js';
 import { storedForm } from './secrets.js';
-import type { AccessTokenRecord } from './store.js';
+import type { AccessTokenRecord, TokenReadStore } from './store.js';
 
 export interface FoundToken {
   record: AccessTokenRecord;
@@ -12,10 +12,15 @@ export interface FoundToken {
  * RFC 7009 section 2.1 / RFC 7662 section 2.1: token_type_hint only decides where to look first; a wrong or
  * unknown hint still finds the token (SPEC 3.2, 3.3).
  */
-export async function findTokenByValue(deps: OAuthDeps, value: string, hint: string | undefined, accessLookup?: AccessLookup): Promise<FoundToken | null> {
+export async function findTokenByValue(
+  deps: OAuthDeps,
+  tokens: TokenReadStore,
+  value: string,
+  hint: string | undefined,
+  accessLookup?: AccessLookup,
+): Promise<FoundToken | null> {
   const known = accessLookup?.get(value);
   const stored = known?.stored ?? storedForm(value, deps.config.hashTokens);
-  const tokens = deps.stores.accessTokens;
   const findAccess = async () => (known ? known.record : tokens.findByToken(stored));
   const order: FoundToken['kind'][] = hint === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
   for (const kind of order) {
@@ -34,7 +39,7 @@ export type AccessLookup = ReadonlyMap<string, { stored: string; record: AccessT
  */
 export async function findAccessTokens(deps: OAuthDeps, values: string[]): Promise<AccessLookup> {
   const stored = values.map((value) => storedForm(value, deps.config.hashTokens));
-  const rows = new Map((await deps.stores.accessTokens.findByTokens(stored)).map((record) => [record.token, record]));
+  const rows = new Map((await deps.stores.tokenReads.findByTokens(stored)).map((record) => [record.token, record]));
   return new Map(values.map((value, i) => [value, { stored: stored[i]!, record: rows.get(stored[i]!) ?? null }]));
 }
 
@@ -42,5 +47,5 @@ export async function findAccessTokens(deps: OAuthDeps, values: string[]): Promi
 export async function findAccessToken(deps: OAuthDeps, value: string, accessLookup?: AccessLookup): Promise<AccessTokenRecord | null> {
   const known = accessLookup?.get(value);
   if (known) return known.record;
-  return deps.stores.accessTokens.findByToken(storedForm(value, deps.config.hashTokens));
+  return deps.stores.tokenReads.findByToken(storedForm(value, deps.config.hashTokens));
 }

@@ -1,4 +1,4 @@
-import type { Stores } from '../oauth/store.js';
+import type { Stores, TokenReadStore } from '../oauth/store.js';
 import { accessGrantRepository } from './access-grant-repository.js';
 import { accessTokenRepository } from './access-token-repository.js';
 import { applicationAdmin } from './application-admin.js';
@@ -21,17 +21,21 @@ export function createStores(database: Database, { applicationCacheSeconds = 5 }
     applicationCacheSeconds > 0
       ? cachedApplications(applicationRepository(database.sql), admin, { ttlMs: applicationCacheSeconds * 1000, maxEntries: 10_000 })
       : { applications: applicationRepository(database.sql), applicationAdmin: admin };
-  return storesOn(database.sql, { ...applications, userAdmin: userAdmin(database.prisma) });
+  const tokenReads = database.readSql === database.sql ? null : accessTokenRepository(database.readSql);
+  return storesOn(database.sql, { ...applications, userAdmin: userAdmin(database.prisma) }, tokenReads);
 }
 
 type Shared = Pick<Stores, 'applications' | 'applicationAdmin' | 'userAdmin'>;
 
 // The admin stores are Prisma's and stay outside the SQL transaction; nothing transactional writes through
 // them. Application reads stay on the (cached) shared store: a transaction never changes an application.
-function storesOn(sql: SqlClient, shared: Shared): Stores {
+// Token reads inside a transaction see that transaction, so they never go to the replica there.
+function storesOn(sql: SqlClient, shared: Shared, tokenReads: TokenReadStore | null = null): Stores {
+  const accessTokens = accessTokenRepository(sql);
   return {
     ...shared,
-    accessTokens: accessTokenRepository(sql),
+    accessTokens,
+    tokenReads: tokenReads ?? accessTokens,
     accessGrants: accessGrantRepository(sql),
     users: userRepository(sql),
     transaction: (work) => sql.transaction((tx) => work(storesOn(tx, shared))),

@@ -65,11 +65,15 @@ describe('config loader (SPEC 2, 5)', () => {
   it('takes secrets and listen settings from the environment, which win over the file', () => {
     const config = loadConfig({
       input: { port: 1 },
-      env: { PORT: '4000', HOST: '0.0.0.0', DATABASE_URL: 'postgresql://u@db/x', SESSION_SECRET: 's'.repeat(32), ADMIN_PASSWORD: 'pw' },
+      env: {
+        PORT: '4000', HOST: '0.0.0.0', DATABASE_URL: 'postgresql://u@db/x', DATABASE_READ_URL: 'postgresql://u@replica/x',
+        SESSION_SECRET: 's'.repeat(32), ADMIN_PASSWORD: 'pw',
+      },
     });
     expect(config.port).toBe(4000);
     expect(config.host).toBe('0.0.0.0');
     expect(config.databaseUrl).toBe('postgresql://u@db/x');
+    expect(config.databaseReadUrl).toBe('postgresql://u@replica/x');
     expect(config.admin.password).toBe('pw');
   });
 
@@ -81,6 +85,9 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(problemsOf(() => loadConfig({ input: { reuseAccessToken: true } }))[0]).toMatch(/^reuseAccessToken: needs hashTokens false/);
     expect(problemsOf(() => loadConfig({ input: { scopeDescriptions: { admin: 'x' } } }))).toEqual([
       'scopeDescriptions.admin: not one of defaultScopes or optionalScopes',
+    ]);
+    expect(problemsOf(() => loadConfig({ input: { databaseReadUrl: 'postgresql://u@replica/x' } }))).toEqual([
+      'databaseReadUrl: needs databaseUrl (the embedded database has no replicas)',
     ]);
   });
 
