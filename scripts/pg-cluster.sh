@@ -40,7 +40,7 @@ as_owner() {
 }
 
 ensure_binaries() {
-  if [ -x "$PG_BIN/pg_ctl" ] && [ -x "$PG_BIN/initdb" ] && [ -x "$PG_BIN/psql" ]; then
+  if [ -x "$PG_BIN/pg_ctl" ] && [ -x "$PG_BIN/initdb" ] && [ -x "$PG_BIN/psql" ] && [ -x "$PG_BIN/pg_basebackup" ]; then
     return
   fi
   is_root || die "PostgreSQL 15 binaries not found in $PG_BIN, and installing them needs root (apt-get install postgresql)"

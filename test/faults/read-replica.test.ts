@@ -1,9 +1,11 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/argon2-hasher.js';
 import { buildServer } from '../../src/app.js';
+import { runCli } from '../../src/cli/index.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { loadConfig } from '../../src/config/loader.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { createDatabase } from '../../src/storage/database.js';
@@ -120,7 +122,7 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     expect(await isActive(a, token)).toBe(false);
   });
 
-  it('boot refuses a primary without a synchronous standby, and a read URL that is not a standby', async () => {
+  it('boot (and the CLI, whose revocations must wait for the replica too) refuses a primary without a synchronous standby, and a read URL that is not a standby', async () => {
     const config = loadConfig({ input: configInput() });
     const [{ names }] = (await sqlOn<{ names: string }>(primary.superuserUrl, 'SELECT current_setting($$synchronous_standby_names$$) AS names')) as [{ names: string }];
     const setStandbyNames = async (value: string) => {
@@ -141,6 +143,16 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     }
     const onPrimary = loadConfig({ input: { ...configInput(), databaseReadUrl: primary.url } });
     await expect(buildServer({ config: onPrimary })).rejects.toThrow(/databaseReadUrl: the server it points at is not a standby/);
+    let stderr = '';
+    const io: CliIo = {
+      env: { DATABASE_URL: primary.url, DATABASE_READ_URL: primary.url },
+      stdout: () => undefined,
+      stderr: (text) => void (stderr += text),
+      stdin: Readable.from([]),
+      onSignal: () => undefined,
+    };
+    expect(await runCli(['apps', 'list'], io)).toBe(1);
+    expect(stderr).toMatch(/^oauth-service: databaseReadUrl: the server it points at is not a standby/);
   });
 
   it('with the replica down, introspection answers from the primary (and says so in the log); reads go back to the replica once it is up', async () => {
