@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: pure domain rules, HTTP against real databases, and pages in headless Chromium.
+// Four projects: pure domain rules, HTTP against real databases, faults (own PostgreSQL, own processes), and pages in headless Chromium.
 // The same integration suite runs on embedded PGlite (default) and on PostgreSQL when DATABASE_URL is set.
+// On PGlite, initdb and migrations run once per run (pglite-template.ts), not once per test database.
+const pgliteTemplate = 'test/helpers/pglite-template.ts';
+
 export default defineConfig({
   test: {
     projects: [
@@ -10,6 +13,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/security/**/*.test.ts'],
+          globalSetup: [pgliteTemplate],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -28,6 +32,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
+          globalSetup: [pgliteTemplate],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 
@@ -16,11 +18,14 @@ export interface TestDatabase {
 
 /**
  * A fresh, empty database for one test file: a new PostgreSQL database created from DATABASE_URL, or a
- * new in-memory PGlite. `migrated: false` leaves it without tables.
+ * new in-memory PGlite (started from a copy of the run's migrated template when there is one).
+ * `migrated: false` leaves it without tables.
  */
 export async function createTestDatabase({ migrated = true } = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const database = await createDatabase({ databaseUrl: null, dataDir: 'memory://' });
+    const pgliteTemplate = migrated ? migratedPgliteTemplate() : undefined;
+    const database = await createDatabase({ databaseUrl: null, dataDir: 'memory://', pgliteTemplate });
+    // Finds nothing pending on the template (a few ms); kept so every test database goes through migrate().
     if (migrated) await migrate(database);
     return { database, url: null, drop: () => database.close() };
   }
@@ -37,6 +42,15 @@ export async function createTestDatabase({ migrated = true } = {}): Promise<Test
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+let migratedTemplate: Blob | undefined;
+
+/** The run's migrated dump (pglite-template.ts), read once per test file; undefined without that globalSetup. */
+function migratedPgliteTemplate(): Blob | undefined {
+  const path = inject('pgliteTemplatePath');
+  if (path && !migratedTemplate) migratedTemplate = new Blob([readFileSync(path)]);
+  return migratedTemplate;
 }
 
 /** An empty PostgreSQL database URL without opening it (tests of migration races); null on PGlite. */
