@@ -71,11 +71,15 @@ export async function buildServer({ config, extensions = {}, database, now = () 
     forceCloseConnections: 'idle',
   });
   if (!database) app.addHook('onClose', () => db.close());
-  db.onReadFallback((error) => app.log.warn({ err: error }, 'read replica unreachable: token reads go to the primary for a few seconds'));
 
   await app.register(errorHandlerPlugin, { isUnavailable: isDatabaseUnavailable, realm: config.realm });
   await app.register(sharedSchemasPlugin);
-  await app.register(metricsPlugin, { poolStats: () => db.poolStats() });
+  const hasReadReplica = db.readPoolStats() !== null;
+  await app.register(metricsPlugin, { poolStats: () => db.poolStats(), ...(hasReadReplica && { readPoolStats: () => db.readPoolStats()! }) });
+  db.onReadFallback((error) => {
+    app.log.warn({ err: error }, 'read replica unreachable: token reads go to the primary for a few seconds');
+    app.metrics.readReplicaFallback();
+  });
   app.addHook('onRequest', requireFormContentType);
   await app.register(formsPlugin);
   await app.register(securityHeadersPlugin);

@@ -40,6 +40,8 @@ export interface Database {
   /** Session-level work on one dedicated connection (advisory locks, migrations). */
   withConnection<T>(work: (sql: SqlClient) => Promise<T>): Promise<T>;
   poolStats(): PoolStats;
+  /** The read replica's pool; null without one. */
+  readPoolStats(): PoolStats | null;
   close(): Promise<void>;
 }
 
@@ -86,7 +88,8 @@ async function createPostgres(url: string, readUrl: string | null, poolSize: num
         client.release();
       }
     },
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolStats: () => statsOf(pool),
+    readPoolStats: () => readPool && statsOf(readPool),
     async close() {
       await prisma.$disconnect();
       await Promise.all([pool.end(), readPool?.end()]);
@@ -111,12 +114,15 @@ async function createPglite(dataDir: string, template?: Blob): Promise<Database>
     // PGlite is one connection: session state is shared by everything, and that is fine for one process.
     withConnection: (work) => work(sql),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    readPoolStats: () => null,
     async close() {
       await prisma.$disconnect();
       await db.close();
     },
   };
 }
+
+const statsOf = (pool: pg.Pool): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 
 // application_name tells the service's connections apart in pg_stat_activity (a URL's own setting wins).
 function createPool(url: string, size: number, applicationName: string, options?: string): pg.Pool {

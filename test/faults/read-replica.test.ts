@@ -161,6 +161,9 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     // No writes meanwhile: the primary's commits wait for its synchronous standby.
     expect(await isActive(b, token)).toBe(true);
     expect(b.log.some((line) => line.includes('read replica unreachable'))).toBe(true);
+    const metrics = (await b.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/\noauth_db_read_fallbacks_total [1-9]\d*\n/);
+    expect(metrics).toMatch(/\noauth_db_read_pool_idle \d+\n/);
 
     await standby.start();
     let back = false;

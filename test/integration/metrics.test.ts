@@ -75,6 +75,21 @@ describe('GET /metrics (Prometheus text, SPEC 3.7)', () => {
     expect(body).toContain('\noauth_db_pool_in_use 4\n');
     expect(body).toContain('\noauth_db_pool_idle 1\n');
     expect(body).toContain('\noauth_db_pool_waiting 2\n');
+    expect(body).not.toContain('oauth_db_read');
+  });
+
+  it('with a read replica, also reports its pool and the times reads fell back to the primary', async () => {
+    const withReplica = Fastify();
+    await withReplica.register(metricsPlugin, { poolStats: () => pool, readPoolStats: () => ({ total: 3, idle: 1, waiting: 0 }) });
+    await withReplica.ready();
+    withReplica.metrics.readReplicaFallback();
+    withReplica.metrics.readReplicaFallback();
+    const { body } = await withReplica.inject({ method: 'GET', url: '/metrics' });
+    await withReplica.close();
+    expect(body).toContain('\noauth_db_read_pool_in_use 2\n');
+    expect(body).toContain('\noauth_db_read_pool_idle 1\n');
+    expect(body).toContain('\noauth_db_read_pool_waiting 0\n');
+    expect(body).toContain('# TYPE oauth_db_read_fallbacks_total counter\noauth_db_read_fallbacks_total 2\n');
   });
 
   it('reports the process: resident memory, uptime, start time and CPU', async () => {

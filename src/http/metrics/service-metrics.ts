@@ -15,6 +15,8 @@ export interface ServiceMetrics {
   tokensIssued(grantType: string): void;
   /** One call per introspection request: an active or inactive answer, or refused (401 to the requester). */
   introspection(result: IntrospectionResult): void;
+  /** The read replica failed and reads moved to the primary (counted only when there is a replica). */
+  readReplicaFallback(): void;
 }
 
 /** Seconds; fine below 10 ms, where the hot endpoints should answer (SPEC 9: p99 under 10 ms). */
@@ -38,7 +40,14 @@ export interface ServiceMetricsSet {
   recordRequest(method: string, route: string | undefined, status: number, seconds: number): void;
 }
 
-export function createServiceMetrics({ poolStats, buckets = LATENCY_BUCKETS }: { poolStats: () => PoolStats; buckets?: readonly number[] }): ServiceMetricsSet {
+export interface ServiceMetricsOptions {
+  poolStats: () => PoolStats;
+  /** The read replica's pool (databaseReadUrl); its series exist only when there is one. */
+  readPoolStats?: () => PoolStats;
+  buckets?: readonly number[];
+}
+
+export function createServiceMetrics({ poolStats, readPoolStats, buckets = LATENCY_BUCKETS }: ServiceMetricsOptions): ServiceMetricsSet {
   const registry = new MetricsRegistry();
   const labels = ['method', 'route', 'status'];
   const requests = registry.counter('http_requests_total', 'HTTP requests served, by method, route pattern and status.', labels);
@@ -50,12 +59,9 @@ export function createServiceMetrics({ poolStats, buckets = LATENCY_BUCKETS }: {
   const issuedByGrant = new Map(KNOWN_GRANT_TYPES.map((grant) => [grant, issued.labels(grant)]));
   const introspectionByResult = new Map(INTROSPECTION_RESULTS.map((result) => [result, introspections.labels(result)]));
 
-  registry.gauge('oauth_db_pool_in_use', 'Database connections checked out of the pool.', () => {
-    const stats = poolStats();
-    return stats.total - stats.idle;
-  });
-  registry.gauge('oauth_db_pool_idle', 'Open database connections waiting in the pool.', () => poolStats().idle);
-  registry.gauge('oauth_db_pool_waiting', 'Queries queued for a database connection.', () => poolStats().waiting);
+  registerPoolGauges(registry, 'oauth_db_pool', 'the pool', poolStats);
+  const fallbacks = readPoolStats && registry.counter('oauth_db_read_fallbacks_total', 'Times the read replica failed and token reads moved to the primary for a few seconds.').labels();
+  if (readPoolStats) registerPoolGauges(registry, 'oauth_db_read_pool', "the read replica's pool", readPoolStats);
   registerProcessMetrics(registry);
 
   return {
@@ -67,9 +73,21 @@ export function createServiceMetrics({ poolStats, buckets = LATENCY_BUCKETS }: {
       introspection(result) {
         introspectionByResult.get(result)!.inc();
       },
+      readReplicaFallback() {
+        fallbacks?.inc();
+      },
     },
     recordRequest: requestRecorder(requests, durations),
   };
+}
+
+function registerPoolGauges(registry: MetricsRegistry, prefix: string, pool: string, stats: () => PoolStats): void {
+  registry.gauge(`${prefix}_in_use`, `Database connections checked out of ${pool}.`, () => {
+    const { total, idle } = stats();
+    return total - idle;
+  });
+  registry.gauge(`${prefix}_idle`, `Open database connections waiting in ${pool}.`, () => stats().idle);
+  registry.gauge(`${prefix}_waiting`, `Queries queued for a connection of ${pool}.`, () => stats().waiting);
 }
 
 /** Series cached per method, route and status: after the first request of a kind, no strings are built. */

@@ -5,6 +5,8 @@ import { createServiceMetrics, type PoolStats, type ServiceMetrics } from '../me
 export interface MetricsPluginOptions {
   /** The database pool's counts, read at each scrape. */
   poolStats: () => PoolStats;
+  /** The read replica pool's counts, when there is a read replica. */
+  readPoolStats?: () => PoolStats;
   /** Where the exposition is served (default /metrics). */
   path?: string;
 }
@@ -15,8 +17,8 @@ export interface MetricsPluginOptions {
  * Register it before the routes; the routes report tokens and introspections through `app.metrics`.
  */
 export const metricsPlugin = fp<MetricsPluginOptions>(
-  async (app, { poolStats, path = '/metrics' }) => {
-    const metrics = createServiceMetrics({ poolStats });
+  async (app, { poolStats, readPoolStats, path = '/metrics' }) => {
+    const metrics = createServiceMetrics({ poolStats, readPoolStats });
     app.decorate('metrics', metrics.api);
 
     // One synchronous hook per response. Labels use the route pattern, never the raw URL, so a client
