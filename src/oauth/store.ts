@@ -81,8 +81,8 @@ export interface AccessTokenStore {
    * successor, only if the token was neither rotated nor revoked yet; null (nothing stored) when it was.
    */
   rotate(id: number, at: Date, successor: NewAccessToken): Promise<AccessTokenRecord | null>;
-  /** The live successor created from this refresh token (grace window), if any. */
-  findSuccessor(previousRefreshToken: string): Promise<AccessTokenRecord | null>;
+  /** The live successor created from this refresh token (grace window), if any; `family` is the token's own. */
+  findSuccessor(previousRefreshToken: string, family: string | null): Promise<AccessTokenRecord | null>;
   revokeFamily(family: string, at: Date): Promise<number>;
   revokeIssuedFromGrant(grantId: number, at: Date): Promise<number>;
   revokeAllFor(applicationId: number, resourceOwnerId: number, at: Date): Promise<number>;

@@ -47,6 +47,15 @@ const ROTATE = {
     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM retired RETURNING ${COLUMNS}`,
 };
 
+// previous_refresh_token has no index (Doorkeeper's schema has none, and every refresh would maintain one): a
+// successor is found through its family, which it shares with its predecessor, so the lookup reads one family.
+// Rows imported without a family (Doorkeeper's) can only be found by scanning. Unnamed, so planned at each
+// use: a plan prepared while the table is small would keep a sequential scan as it grows.
+const SUCCESSOR_IN_FAMILY = `SELECT ${COLUMNS} FROM oauth_access_tokens
+  WHERE refresh_family = $2 AND previous_refresh_token = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`;
+const SUCCESSOR_OF_UNFAMILIED = `SELECT ${COLUMNS} FROM oauth_access_tokens
+  WHERE previous_refresh_token = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`;
+
 export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
   const one = (rows: AccessTokenRow[]): AccessTokenRecord | null => (rows[0] ? toAccessToken(rows[0]) : null);
   const count = async (text: string, values: unknown[]) => (await sql.query(text, values)).length;
@@ -57,14 +66,10 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
     create: async (input) => toAccessToken((await sql.query<AccessTokenRow>(INSERT, insertValues(input)))[0]!),
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
     rotate: async (id, at, successor) => one(await sql.query<AccessTokenRow>(ROTATE, [...insertValues(successor), id, timestamp(at)])),
-    findSuccessor: async (previousRefreshToken) =>
-      one(
-        await sql.query<AccessTokenRow>(
-          `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE previous_refresh_token = $1 AND revoked_at IS NULL
-           ORDER BY created_at DESC LIMIT 1`,
-          [previousRefreshToken],
-        ),
-      ),
+    async findSuccessor(previousRefreshToken, family) {
+      if (family === null) return one(await sql.query<AccessTokenRow>(SUCCESSOR_OF_UNFAMILIED, [previousRefreshToken]));
+      return one(await sql.query<AccessTokenRow>(SUCCESSOR_IN_FAMILY, [previousRefreshToken, family]));
+    },
     revokeFamily: (family, at) =>
       count('UPDATE oauth_access_tokens SET revoked_at = $2 WHERE refresh_family = $1 AND revoked_at IS NULL RETURNING id', [
         family,

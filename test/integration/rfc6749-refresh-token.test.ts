@@ -13,6 +13,7 @@ import {
   TEXT,
   tokenRequest,
 } from '../helpers/oauth-requests.js';
+import { generateSecret, storedForm } from '../../src/oauth/secrets.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -195,6 +196,27 @@ describe(`refresh token rotation with refreshTokens.graceSeconds 60 (SPEC 5) on 
     expect(retried.access_token).not.toBe(next.access_token);
     expect(await isActive(server.app, next.access_token, asClient)).toBe(true);
     expect(await isActive(server.app, retried.access_token, asClient)).toBe(true);
+  });
+
+  it('a refresh token imported without a family (a Doorkeeper row) gets the window too', async () => {
+    const refreshToken = generateSecret();
+    await server.deps.stores.accessTokens.create({
+      applicationId: client.application.id,
+      resourceOwnerId: userId,
+      token: storedForm(generateSecret(), true),
+      refreshToken: storedForm(refreshToken, true),
+      expiresIn: 7200,
+      scopes: ['read'],
+      createdAt: new Date(),
+      accessGrantId: null,
+      refreshFamily: null,
+    });
+    const next: Pair = (await refresh(server, client, refreshToken)).json();
+    server.clock.advance(30);
+    const retry = await refresh(server, client, refreshToken);
+    expect(retry.statusCode).toBe(200);
+    expect(await isActive(server.app, next.access_token, asClient)).toBe(true);
+    expect(await isActive(server.app, retry.json().access_token, asClient)).toBe(true);
   });
 
   it('after the window the old token is reuse: invalid_grant and the family is revoked', async () => {

@@ -92,7 +92,7 @@ async function withinGraceWindow(deps: OAuthDeps, token: AccessTokenRecord, now:
   const { graceSeconds } = deps.config.refreshTokens;
   if (graceSeconds === 0 || token.refreshedAt === null || token.refreshToken === null) return false;
   if (now.getTime() - token.refreshedAt.getTime() > graceSeconds * 1000) return false;
-  return (await deps.stores.accessTokens.findSuccessor(token.refreshToken)) !== null;
+  return (await deps.stores.accessTokens.findSuccessor(token.refreshToken, token.refreshFamily)) !== null;
 }
 
 /** RFC 9700 section 4.14.2: a rotated refresh token used again means it leaked; the family dies. */
