@@ -74,9 +74,9 @@ export async function buildServer({ config, extensions = {}, database, now = () 
 
   await app.register(errorHandlerPlugin, { isUnavailable: isDatabaseUnavailable, realm: config.realm });
   await app.register(sharedSchemasPlugin);
-  const hasReadReplica = db.readPoolStats() !== null;
-  await app.register(metricsPlugin, { poolStats: () => db.poolStats(), ...(hasReadReplica && { readPoolStats: () => db.readPoolStats()! }) });
-  db.onReadFallback((error) => {
+  const { readReplica } = db;
+  await app.register(metricsPlugin, { poolStats: () => db.poolStats(), readPoolStats: readReplica?.poolStats });
+  readReplica?.onFallback((error) => {
     app.log.warn({ err: error }, 'read replica unreachable: token reads go to the primary for a few seconds');
     app.metrics.readReplicaFallback();
   });

@@ -35,19 +35,23 @@ export interface Database {
   readonly sql: SqlClient;
   /** Where introspection and token info read tokens: the read replica when there is one, else `sql`. */
   readonly readSql: SqlClient;
-  /** Called when reads move from the read replica to the primary because the replica failed. */
-  onReadFallback(listener: (error: unknown) => void): void;
+  /** The read replica (databaseReadUrl), when there is one. */
+  readonly readReplica: ReadReplicaHandle | null;
   /** Session-level work on one dedicated connection (advisory locks, migrations). */
   withConnection<T>(work: (sql: SqlClient) => Promise<T>): Promise<T>;
   poolStats(): PoolStats;
-  /** The read replica's pool; null without one. */
-  readPoolStats(): PoolStats | null;
   close(): Promise<void>;
+}
+
+export interface ReadReplicaHandle {
+  poolStats(): PoolStats;
+  /** Called when reads move to the primary because the replica failed (at once if it is down already). */
+  onFallback(listener: (error: unknown) => void): void;
 }
 
 type DatabaseConfig = Pick<Config, 'databaseUrl' | 'databaseReadUrl' | 'dataDir' | 'databasePoolSize'>;
 
-/** What a serving instance opens; the CLI's one-off commands open the primary alone, with a small pool. */
+/** What the service opens: the pool of databasePoolSize on databaseUrl, and the read replica if configured. */
 export function databaseOptions({ databaseUrl, databaseReadUrl, dataDir, databasePoolSize }: DatabaseConfig): DatabaseOptions {
   return { databaseUrl, databaseReadUrl, dataDir, poolSize: databasePoolSize };
 }
@@ -62,10 +66,11 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
 async function createPostgres(url: string, readUrl: string | null, poolSize: number): Promise<Database> {
   // With a read replica every commit waits until the replica has applied it, so what one request writes
   // (a revocation) is what the next one reads there, on any instance (read-replica.ts).
-  const pool = createPool(url, poolSize, 'oauth-service', readUrl ? '-c synchronous_commit=remote_apply' : undefined);
+  const pool = createPool(url, poolSize, 'oauth-service', readUrl ? { options: '-c synchronous_commit=remote_apply' } : {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql = sqlClientForPool(pool);
-  const readPool = readUrl ? createPool(readUrl, poolSize, 'oauth-service reads') : null;
+  // A replica that does not answer is left for the primary quickly (read-replica.ts), not after 5 s per request.
+  const readPool = readUrl ? createPool(readUrl, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 }) : null;
   const replica = readPool && createReadReplica(readPool, sql);
   try {
     await replica?.verify();
@@ -79,7 +84,7 @@ async function createPostgres(url: string, readUrl: string | null, poolSize: num
     prisma,
     sql,
     readSql: replica?.sql ?? sql,
-    onReadFallback: (listener) => replica?.onFallback(listener),
+    readReplica: replica && readPool && { poolStats: () => statsOf(readPool), onFallback: replica.onFallback },
     async withConnection(work) {
       const client = await pool.connect();
       try {
@@ -89,7 +94,6 @@ async function createPostgres(url: string, readUrl: string | null, poolSize: num
       }
     },
     poolStats: () => statsOf(pool),
-    readPoolStats: () => readPool && statsOf(readPool),
     async close() {
       await prisma.$disconnect();
       await Promise.all([pool.end(), readPool?.end()]);
@@ -110,11 +114,10 @@ async function createPglite(dataDir: string, template?: Blob): Promise<Database>
     prisma,
     sql,
     readSql: sql,
-    onReadFallback: () => undefined,
+    readReplica: null,
     // PGlite is one connection: session state is shared by everything, and that is fine for one process.
     withConnection: (work) => work(sql),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-    readPoolStats: () => null,
     async close() {
       await prisma.$disconnect();
       await db.close();
@@ -125,17 +128,17 @@ async function createPglite(dataDir: string, template?: Blob): Promise<Database>
 const statsOf = (pool: pg.Pool): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 
 // application_name tells the service's connections apart in pg_stat_activity (a URL's own setting wins).
-function createPool(url: string, size: number, applicationName: string, options?: string): pg.Pool {
+function createPool(url: string, size: number, applicationName: string, extra: { options?: string; connectionTimeoutMillis?: number }): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     application_name: applicationName,
-    ...(options && { options }),
     max: size,
     // A database outage must turn into 503s quickly, never into hanging requests (SPEC 9).
     connectionTimeoutMillis: 5_000,
     query_timeout: 15_000,
     idleTimeoutMillis: 30_000,
     allowExitOnIdle: true,
+    ...extra,
   });
   // Errors of idle clients (a restarted server) are expected; the next checkout reconnects.
   pool.on('error', () => undefined);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { isDatabaseUnavailable } from './prisma-errors.js';
-import { sqlClientForPool, type SqlClient } from './sql-client.js';
+import { sqlClientForPool, type SqlClient, type SqlStatement } from './sql-client.js';
 
 /** After a connection failure the replica is left alone this long, so requests do not each wait for a dead server. */
 const RETRY_AFTER_MS = 5_000;
@@ -18,7 +18,7 @@ export interface ReadReplica {
   readonly sql: SqlClient;
   /** Refuses a setup that would serve stale token state; tolerates a replica that is down (reads fall back). */
   verify(): Promise<void>;
-  /** Called when reads move to the primary because the replica failed. */
+  /** Called when reads move to the primary because the replica failed; at once if it is down already (boot). */
   onFallback(listener: (error: unknown) => void): void;
 }
 
@@ -33,36 +33,45 @@ export function createReadReplica(pool: pg.Pool, primary: SqlClient, now: () => 
   const replica = sqlClientForPool(pool);
   const listeners: Array<(error: unknown) => void> = [];
   let downUntil = 0;
+  let lastFailure: unknown = null;
   const markDown = (error: unknown) => {
     downUntil = now() + RETRY_AFTER_MS;
+    lastFailure = error;
     for (const listener of listeners) listener(error);
   };
   const sql: SqlClient = {
-    async query(statement, values) {
-      if (now() >= downUntil) {
-        try {
-          return await replica.query(statement, values);
-        } catch (error) {
-          if (isDatabaseUnavailable(error)) markDown(error);
-          else if ((error as { code?: unknown }).code !== RECOVERY_CONFLICT) throw error;
-        }
+    async query<Row>(statement: SqlStatement, values?: readonly unknown[]) {
+      if (now() < downUntil) return primary.query<Row>(statement, values);
+      // After a failure one request at a time probes the replica; the others stay on the primary meanwhile.
+      if (downUntil !== 0) downUntil = now() + RETRY_AFTER_MS;
+      try {
+        const rows = await replica.query<Row>(statement, values);
+        downUntil = 0;
+        return rows;
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) markDown(error);
+        else if ((error as { code?: unknown }).code !== RECOVERY_CONFLICT) throw error;
+        return primary.query<Row>(statement, values);
       }
-      return primary.query(statement, values);
     },
     execute: () => Promise.reject(new Error('the read replica only serves reads')),
     transaction: () => Promise.reject(new Error('the read replica only serves reads')),
   };
   return {
     sql,
-    onFallback: (listener) => void listeners.push(listener),
+    onFallback(listener) {
+      listeners.push(listener);
+      if (now() < downUntil) listener(lastFailure);
+    },
     async verify() {
       await verifyPrimary(primary);
       let inRecovery: boolean;
       try {
         inRecovery = (await replica.query<{ in_recovery: boolean }>('SELECT pg_is_in_recovery() AS in_recovery'))[0]!.in_recovery;
       } catch (error) {
-        if (!isDatabaseUnavailable(error)) throw error;
-        return markDown(error);
+        if (isDatabaseUnavailable(error)) return markDown(error);
+        // A wrong role, password or database: say which URL it is about.
+        throw new ReadReplicaSetupError(`databaseReadUrl: ${(error as Error).message}`);
       }
       if (!inRecovery) {
         throw new ReadReplicaSetupError(
@@ -75,7 +84,7 @@ export function createReadReplica(pool: pg.Pool, primary: SqlClient, now: () => 
 }
 
 async function verifyPrimary(primary: SqlClient): Promise<void> {
-  const setting = async (name: string) => Object.values((await primary.query<Record<string, string>>(`SHOW ${name}`))[0]!)[0]!;
+  const setting = async (name: string) => (await primary.query<{ value: string }>('SELECT current_setting($1) AS value', [name]))[0]!.value;
   if ((await setting('synchronous_standby_names')).trim() === '') {
     throw new ReadReplicaSetupError(
       'databaseReadUrl is set, but the primary (databaseUrl) has no synchronous standby (synchronous_standby_names ' +

@@ -21,8 +21,7 @@ export function createStores(database: Database, { applicationCacheSeconds = 5 }
     applicationCacheSeconds > 0
       ? cachedApplications(applicationRepository(database.sql), admin, { ttlMs: applicationCacheSeconds * 1000, maxEntries: 10_000 })
       : { applications: applicationRepository(database.sql), applicationAdmin: admin };
-  const tokenReads = database.readSql === database.sql ? null : accessTokenRepository(database.readSql);
-  return storesOn(database.sql, { ...applications, userAdmin: userAdmin(database.prisma) }, tokenReads);
+  return storesOn(database.sql, { ...applications, userAdmin: userAdmin(database.prisma) }, accessTokenRepository(database.readSql));
 }
 
 type Shared = Pick<Stores, 'applications' | 'applicationAdmin' | 'userAdmin'>;
@@ -30,7 +29,7 @@ type Shared = Pick<Stores, 'applications' | 'applicationAdmin' | 'userAdmin'>;
 // The admin stores are Prisma's and stay outside the SQL transaction; nothing transactional writes through
 // them. Application reads stay on the (cached) shared store: a transaction never changes an application.
 // Token reads inside a transaction see that transaction, so they never go to the replica there.
-function storesOn(sql: SqlClient, shared: Shared, tokenReads: TokenReadStore | null = null): Stores {
+function storesOn(sql: SqlClient, shared: Shared, tokenReads?: TokenReadStore): Stores {
   const accessTokens = accessTokenRepository(sql);
   return {
     ...shared,

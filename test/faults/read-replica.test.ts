@@ -1,16 +1,15 @@
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/argon2-hasher.js';
 import { buildServer } from '../../src/app.js';
-import { runCli } from '../../src/cli/index.js';
-import type { CliIo } from '../../src/cli/io.js';
 import { loadConfig } from '../../src/config/loader.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { createStores } from '../../src/storage/stores.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
 import { startPrivatePostgres, startStandby, type PrivatePostgres } from '../helpers/private-postgres.js';
 import { basicAuth, form, FORM } from '../helpers/test-server.js';
@@ -143,16 +142,9 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     }
     const onPrimary = loadConfig({ input: { ...configInput(), databaseReadUrl: primary.url } });
     await expect(buildServer({ config: onPrimary })).rejects.toThrow(/databaseReadUrl: the server it points at is not a standby/);
-    let stderr = '';
-    const io: CliIo = {
-      env: { DATABASE_URL: primary.url, DATABASE_READ_URL: primary.url },
-      stdout: () => undefined,
-      stderr: (text) => void (stderr += text),
-      stdin: Readable.from([]),
-      onSignal: () => undefined,
-    };
-    expect(await runCli(['apps', 'list'], io)).toBe(1);
-    expect(stderr).toMatch(/^oauth-service: databaseReadUrl: the server it points at is not a standby/);
+    const cli = await runCliInProcess(['apps', 'list'], { DATABASE_URL: primary.url, DATABASE_READ_URL: primary.url });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toMatch(/^oauth-service: databaseReadUrl: the server it points at is not a standby/);
   });
 
   it('with the replica down, introspection answers from the primary (and says so in the log); reads go back to the replica once it is up', async () => {

@@ -42,25 +42,28 @@ export async function createCliHarness(config?: ConfigInput): Promise<CliHarness
   return {
     env,
     configPath,
-    async run(argv, stdin = '') {
-      let stdout = '';
-      let stderr = '';
-      const io: CliIo = {
-        env: configPath ? { ...env, OAUTH_CONFIG: configPath } : env,
-        stdout: (text) => void (stdout += text),
-        stderr: (text) => void (stderr += text),
-        stdin: Readable.from(stdin === '' ? [] : [Buffer.from(stdin)]),
-        onSignal: () => undefined,
-      };
-      const code = await runCli(argv, io);
-      return { code, stdout, stderr };
-    },
+    run: (argv, stdin = '') => runCliInProcess(argv, configPath ? { ...env, OAUTH_CONFIG: configPath } : env, stdin),
     withDeps: (work) => withDatabase(loadConfig({ path: configPath, env }), work),
     async close() {
       if (testDatabase) await testDatabase.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The CLI in this process with this environment, as `oauth-service <argv>` would run; output captured. */
+export async function runCliInProcess(argv: string[], env: Record<string, string | undefined>, stdin = ''): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    env,
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    stdin: Readable.from(stdin === '' ? [] : [Buffer.from(stdin)]),
+    onSignal: () => undefined,
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
 }
 
 /** A usage error: exit code 2 and exactly one line on stderr, starting with the program name. */
