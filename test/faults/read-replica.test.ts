@@ -147,7 +147,7 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     expect(cli.stderr).toMatch(/^oauth-service: databaseReadUrl: the server it points at is not a standby/);
   });
 
-  it('with the replica down, introspection answers from the primary (and says so in the log); reads go back to the replica once it is up', async () => {
+  it('with the replica down, introspection answers from the primary (and says so in the log, also when booting then); reads go back to the replica once it is up', async () => {
     const token = await issue();
     await standby.stop();
     // No writes meanwhile: the primary's commits wait for its synchronous standby.
@@ -156,6 +156,14 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     const metrics = (await b.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toMatch(/\noauth_db_read_fallbacks_total [1-9]\d*\n/);
     expect(metrics).toMatch(/\noauth_db_read_pool_idle \d+\n/);
+    // An instance that boots while the replica is down starts, serves from the primary, and says so at once.
+    const late = await startInstance();
+    try {
+      expect(late.log.some((line) => line.includes('read replica unreachable'))).toBe(true);
+      expect(await isActive(late, token)).toBe(true);
+    } finally {
+      await late.app.close();
+    }
 
     await standby.start();
     let back = false;
