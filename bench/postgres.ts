@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { adminQuery, dropDatabase, withDatabaseName } from '../test/helpers/postgres-admin.js';
 import { ROOT } from './processes.js';
 
 const run = promisify(execFile);
@@ -36,7 +37,7 @@ export async function openBenchDatabase(log: (line: string) => void): Promise<Be
   }
   const name = `oauth_bench_${randomBytes(5).toString('hex')}`;
   await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
-  const url = withDatabase(serverUrl, name);
+  const url = withDatabaseName(serverUrl, name);
   return {
     url,
     async describe() {
@@ -58,24 +59,8 @@ export async function openBenchDatabase(log: (line: string) => void): Promise<Be
         await run('bash', [join(ROOT, 'scripts/pg-cluster.sh'), 'stop', clusterDir], { cwd: ROOT }).catch((error: Error) => log(`stopping PostgreSQL failed: ${error.message}`));
         rmSync(clusterDir, { recursive: true, force: true });
       } else {
-        await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await dropDatabase(serverUrl, name);
       }
     },
   };
-}
-
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
-
-async function adminQuery(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
 }

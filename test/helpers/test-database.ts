@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
+import { adminQuery, dropDatabase, withDatabaseName } from './postgres-admin.js';
 
 /** The server the suite runs against: PostgreSQL when DATABASE_URL is set, else embedded PGlite. */
 export const TEST_DATABASE_URL = process.env.DATABASE_URL || null;
@@ -30,7 +30,7 @@ export async function createTestDatabase({ migrated = true } = {}): Promise<Test
     return { database, url: null, drop: () => database.close() };
   }
   const name = `oauth_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
+  await adminQuery(TEST_DATABASE_URL, `CREATE DATABASE ${name}`);
   const url = withDatabaseName(TEST_DATABASE_URL, name);
   const database = await createDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 10 });
   if (migrated) await migrate(database);
@@ -39,7 +39,7 @@ export async function createTestDatabase({ migrated = true } = {}): Promise<Test
     url,
     async drop() {
       await database.close();
-      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropDatabase(TEST_DATABASE_URL!, name);
     },
   };
 }
@@ -57,22 +57,6 @@ function migratedPgliteTemplate(): Blob | undefined {
 export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
   if (!TEST_DATABASE_URL) return null;
   const name = `oauth_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
-  return { url: withDatabaseName(TEST_DATABASE_URL, name), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
-function withDatabaseName(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
-
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL! });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
+  await adminQuery(TEST_DATABASE_URL, `CREATE DATABASE ${name}`);
+  return { url: withDatabaseName(TEST_DATABASE_URL, name), drop: () => dropDatabase(TEST_DATABASE_URL, name) };
 }
