@@ -20,8 +20,12 @@ export const COMMON_OPTIONS = {
   config: { type: 'string', short: 'c' },
 } as const satisfies Options;
 
+type ParsedOptions<T extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof COMMON_OPTIONS & T; strict: true; allowPositionals: boolean }>
+>;
+
 /** parseArgs in strict mode with the usage errors rephrased as one line. */
-export function parseOptions<T extends Options>(args: string[], options: T, allowPositionals = false) {
+export function parseOptions<T extends Options>(args: string[], options: T, allowPositionals = false): ParsedOptions<T> {
   try {
     return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, strict: true, allowPositionals });
   } catch (error) {

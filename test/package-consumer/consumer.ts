@@ -1,0 +1,36 @@
+// What a TypeScript project that depends on oauth-service compiles: imports through the package's "exports"
+// (here by self-reference, so the declarations come from dist/ exactly as an installed copy ships them).
+// Checked by .ci/run after the production build; it is never run.
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { GuardUnavailableError, serviceGuard, type GuardToken } from 'oauth-service/guard';
+import { CONTROLLER_KEYS, TokensController } from 'oauth-service/controllers';
+
+const app = Fastify();
+await app.register(serviceGuard, {
+  mode: 'remote',
+  introspectionUrl: 'https://auth.example.com/oauth/introspect',
+  clientId: 'api',
+  clientSecret: 'secret',
+});
+
+// The plugin's declaration merging reaches the consumer: app.serviceAuthorize and request.serviceToken are typed.
+app.get('/notes', { preHandler: app.serviceAuthorize('read') }, async (request) => {
+  const token: GuardToken | null = await request.serviceToken();
+  const scopes: readonly string[] = token?.scopes ?? [];
+  return { owner: token?.resourceOwnerId ?? null, scopes };
+});
+
+app.setErrorHandler((error, _request, reply) => {
+  if (error instanceof GuardUnavailableError) return reply.code(error.statusCode).send({ error: 'unavailable' });
+  return reply.send(error);
+});
+
+// @ts-expect-error: the options are typed, so a remote guard without its introspection URL does not compile.
+await app.register(serviceGuard, { mode: 'remote', clientId: 'api', clientSecret: 'secret' });
+
+export class AuditedTokens extends TokensController {
+  override async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    request.log.info({ keys: CONTROLLER_KEYS.length }, 'token request');
+    return super.create(request, reply);
+  }
+}
