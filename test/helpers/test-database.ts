@@ -39,7 +39,7 @@ export async function createTestDatabase({ migrated = true } = {}): Promise<Test
     url,
     async drop() {
       await database.close();
-      await dropDatabase(TEST_DATABASE_URL!, name);
+      await dropDatabase(TEST_DATABASE_URL, name);
     },
   };
 }
