@@ -80,6 +80,7 @@ export async function buildServer({ config, extensions = {}, database, now = () 
     app.log.warn({ err: error }, 'read replica unreachable: token reads go to the primary for a few seconds');
     app.metrics.readReplicaFallback();
   });
+  readReplica?.onRecovery(() => app.log.info('read replica reachable again: token reads are back on it'));
   app.addHook('onRequest', requireFormContentType);
   await app.register(formsPlugin);
   await app.register(securityHeadersPlugin);

@@ -47,6 +47,8 @@ export interface ReadReplicaHandle {
   poolStats(): PoolStats;
   /** Called when reads move to the primary because the replica failed (at once if it is down already). */
   onFallback(listener: (error: unknown) => void): void;
+  /** Called when reads are back on the replica after a failure. */
+  onRecovery(listener: () => void): void;
 }
 
 type DatabaseConfig = Pick<Config, 'databaseUrl' | 'databaseReadUrl' | 'dataDir' | 'databasePoolSize'>;
@@ -84,7 +86,7 @@ async function createPostgres(url: string, readUrl: string | null, poolSize: num
     prisma,
     sql,
     readSql: replica?.sql ?? sql,
-    readReplica: replica && readPool && { poolStats: () => statsOf(readPool), onFallback: replica.onFallback },
+    readReplica: replica && readPool && { poolStats: () => statsOf(readPool), onFallback: replica.onFallback, onRecovery: replica.onRecovery },
     async withConnection(work) {
       const client = await pool.connect();
       try {

@@ -20,6 +20,8 @@ export interface ReadReplica {
   verify(): Promise<void>;
   /** Called when reads move to the primary because the replica failed; at once if it is down already (boot). */
   onFallback(listener: (error: unknown) => void): void;
+  /** Called when a probe after a failure succeeded: reads are back on the replica. */
+  onRecovery(listener: () => void): void;
 }
 
 export class ReadReplicaSetupError extends Error {
@@ -32,6 +34,7 @@ export class ReadReplicaSetupError extends Error {
 export function createReadReplica(pool: pg.Pool, primary: SqlClient, now: () => number = Date.now): ReadReplica {
   const replica = sqlClientForPool(pool);
   const listeners: Array<(error: unknown) => void> = [];
+  const recoveryListeners: Array<() => void> = [];
   let downUntil = 0;
   let lastFailure: unknown = null;
   const markDown = (error: unknown) => {
@@ -46,7 +49,10 @@ export function createReadReplica(pool: pg.Pool, primary: SqlClient, now: () => 
       if (downUntil !== 0) downUntil = now() + RETRY_AFTER_MS;
       try {
         const rows = await replica.query<Row>(statement, values);
-        downUntil = 0;
+        if (downUntil !== 0) {
+          downUntil = 0;
+          for (const listener of recoveryListeners) listener();
+        }
         return rows;
       } catch (error) {
         if (isDatabaseUnavailable(error)) markDown(error);
@@ -63,6 +69,7 @@ export function createReadReplica(pool: pg.Pool, primary: SqlClient, now: () => 
       listeners.push(listener);
       if (now() < downUntil) listener(lastFailure);
     },
+    onRecovery: (listener) => void recoveryListeners.push(listener),
     async verify() {
       await verifyPrimary(primary);
       let inRecovery: boolean;

@@ -43,7 +43,7 @@ describe('two instances reading tokens from a synchronous read replica', () => {
   let b: Instance;
   let client: TestClient;
 
-  const configInput = () => ({ log: { level: 'warn' }, sessionSecret: 's'.repeat(40), databaseUrl: primary.url, databaseReadUrl: standby.url });
+  const configInput = () => ({ log: { level: 'info' }, sessionSecret: 's'.repeat(40), databaseUrl: primary.url, databaseReadUrl: standby.url });
 
   // The serving path: buildServer opens the database from the config, read replica included, and checks it.
   async function startInstance(): Promise<Instance> {
@@ -173,5 +173,6 @@ describe('two instances reading tokens from a synchronous read replica', () => {
       back = (await readsSeenBy(standby)).some(({ query }) => query.includes(TOKEN_LOOKUP));
     }
     expect(back).toBe(true);
+    expect(b.log.some((line) => line.includes('read replica reachable again'))).toBe(true);
   });
 });
