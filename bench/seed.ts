@@ -66,12 +66,15 @@ export async function seedThroughDomain(url: string, config: Readonly<Config>, r
   }
 }
 
-/** The plain value of bulk token n: 43 characters of the base64url alphabet, like a generated token. */
-export const bulkToken = (n: number) => `b${String(n).padStart(42, '0')}`;
+/** A generated token's length: 43 characters of the base64url alphabet, like the service's 256-bit values. */
+const TOKEN_LENGTH = 43;
 
-/** SQL for the stored value of generated token n (`prefix` then n padded to 43 characters), hashed as the service hashes. */
+/** The plain value of bulk token n, as generatedTokenSql('b', ...) makes it in the database. */
+export const bulkToken = (n: number) => `b${String(n).padStart(TOKEN_LENGTH - 1, '0')}`;
+
+/** SQL for the stored value of generated token n (`prefix` then n, padded to TOKEN_LENGTH), hashed as the service hashes. */
 export function generatedTokenSql(prefix: string, hashTokens: boolean): string {
-  const plain = `'${prefix}' || lpad(n::text, ${43 - prefix.length}, '0')`;
+  const plain = `'${prefix}' || lpad(n::text, ${TOKEN_LENGTH - prefix.length}, '0')`;
   return hashTokens ? `encode(sha256(convert_to(${plain}, 'UTF8')), 'hex')` : plain;
 }
 
