@@ -1,7 +1,7 @@
 import type { OAuthDeps } from './deps.js';
 import { registrationErrors, splitRegisteredUris } from './redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from './scopes.js';
-import { generateSecret, storedForm } from './secrets.js';
+import { generateClientId, generateSecret, storedForm } from './secrets.js';
 import type { ApplicationRecord } from './store.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options. */
@@ -85,7 +85,7 @@ export async function createApplication(
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
   const plainSecret = fields.confidential ? (imported.secret ?? generateSecret()) : null;
   const application = await deps.stores.applicationAdmin.create({
-    uid: imported.uid ?? generateSecret(),
+    uid: imported.uid ?? generateClientId(),
     secret: plainSecret === null ? null : storedForm(plainSecret, deps.config.hashApplicationSecrets),
     ...storedFields(fields),
   });

@@ -79,6 +79,15 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
     expect(await applicationCount()).toBe(before);
   });
 
+  it('an imported uid starting with "-" is reached after "--"; without it the error says so', async () => {
+    const created = await cli.run(['apps', 'create', '--name', 'Dash', '--redirect-uri', 'https://dash.example.com/cb', '--uid=-dash-client', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const shown = await cli.run(['apps', 'show', '--json', '--', '-dash-client']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ uid: '-dash-client', name: 'Dash' });
+    expect(usageErrorLine(await cli.run(['apps', 'show', '-dash-client']))).toMatch(/after '--'/);
+  });
+
   it('bad arguments exit 2 with one line and write nothing', async () => {
     const before = await applicationCount();
     const cases: Array<[string[], string]> = [

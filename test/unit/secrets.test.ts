@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { constantTimeEqual, generateSecret, sha256Hex, storedForm } from '../../src/oauth/secrets.js';
+import { constantTimeEqual, generateClientId, generateSecret, sha256Hex, storedForm } from '../../src/oauth/secrets.js';
 
 describe('generated secrets (SPEC 4, reference 17.3, RFC 6749 section 10.10)', () => {
   it('are 32 random bytes as base64url without padding: 43 characters', () => {
@@ -11,6 +11,15 @@ describe('generated secrets (SPEC 4, reference 17.3, RFC 6749 section 10.10)', (
   it('do not repeat', () => {
     const seen = new Set(Array.from({ length: 1000 }, () => generateSecret()));
     expect(seen.size).toBe(1000);
+  });
+});
+
+describe('generated client ids', () => {
+  // A plain secret starts with '-' 1 time in 64: 5,000 draws without one cannot be luck.
+  it('are generated secrets that never start with "-", so a command line never reads one as an option', () => {
+    const ids = Array.from({ length: 5000 }, () => generateClientId());
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{42}$/);
+    expect(new Set(ids).size).toBe(5000);
   });
 });
 
