@@ -1,5 +1,5 @@
 // The JSON Schema of config.json (SPEC sections 2 and 5). Every key is optional with a safe default and
-// carries a description; README's configuration table is checked against this file by a test.
+// carries a description; the table of docs/configuration.md is generated from it (npm run config:docs) and checked by a test.
 
 const scopeList = { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }, uniqueItems: true };
 

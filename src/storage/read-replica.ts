@@ -96,7 +96,7 @@ async function verifyPrimary(primary: SqlClient): Promise<void> {
     throw new ReadReplicaSetupError(
       'databaseReadUrl is set, but the primary (databaseUrl) has no synchronous standby (synchronous_standby_names ' +
         'is empty): a token revoked on the primary would stay active on the replica until replication caught up. ' +
-        'List the replica in synchronous_standby_names on the primary (README, "Read replicas"), or unset databaseReadUrl.',
+        'List the replica in synchronous_standby_names on the primary (docs/operations.md, "Read replicas"), or unset databaseReadUrl.',
     );
   }
   if ((await setting('synchronous_commit')) !== 'remote_apply') {

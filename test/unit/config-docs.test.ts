@@ -1,16 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configTable } from '../../src/config/docs.js';
+import { configTable, configTableIn, replaceConfigTable } from '../../src/config/docs.js';
 import { configSchema } from '../../src/config/schema.js';
 
 const root = join(import.meta.dirname, '../..');
 
 describe('configuration documentation', () => {
-  it("README.md's configuration table is the one generated from the schema (npm run config:docs)", () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const section = /<!-- config-table:start[^>]*-->\n([\s\S]*?)\n<!-- config-table:end -->/.exec(readme);
-    expect(section?.[1]).toBe(configTable());
+  it("docs/configuration.md's table is the one generated from the schema (npm run config:docs)", () => {
+    const page = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
+    expect(configTableIn(page)).toBe(configTable());
+  });
+
+  it('npm run config:docs replaces only the table between the markers', () => {
+    const page = 'intro\n<!-- config-table:start (generated) -->\nold table\n<!-- config-table:end -->\nafter\n';
+    expect(replaceConfigTable(page, '| new |')).toBe('intro\n<!-- config-table:start (generated) -->\n| new |\n<!-- config-table:end -->\nafter\n');
+    expect(() => replaceConfigTable('no markers', '| new |')).toThrow(/markers/);
   });
 
   it('config.schema.json is the schema of src/config/schema.ts', () => {
