@@ -4,12 +4,27 @@ import addFormats from 'ajv-formats';
 import { configSchema } from './schema.js';
 import type { Config } from './types.js';
 
-/** A config that failed validation: every problem, each with the JSON path of its key. */
+const ENV_PREFIX = 'environment variable ';
+
+/**
+ * A config that failed validation: every problem, each with the JSON path of its key, or with the environment
+ * variable that set a wrong value ("environment variable PORT: ..."), so that nobody looks for it in a file.
+ */
 export class ConfigError extends Error {
   constructor(readonly problems: string[], source: string) {
-    super(`Invalid configuration in ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(configErrorMessage(problems, source));
     this.name = 'ConfigError';
   }
+}
+
+function configErrorMessage(problems: string[], source: string): string {
+  const fromEnv = problems.filter((problem) => problem.startsWith(ENV_PREFIX)).map((problem) => problem.slice(ENV_PREFIX.length));
+  const others = problems.filter((problem) => !problem.startsWith(ENV_PREFIX));
+  const parts: string[] = [];
+  if (others.length > 0) parts.push(`Invalid configuration in ${source}:\n${others.map((p) => `  - ${p}`).join('\n')}`);
+  if (fromEnv.length === 1) parts.push(`Invalid environment variable ${fromEnv[0]}`);
+  if (fromEnv.length > 1) parts.push(`Invalid environment variables:\n${fromEnv.map((p) => `  - ${p}`).join('\n')}`);
+  return parts.join('\n');
 }
 
 const ajv = new Ajv2019({ allErrors: true, useDefaults: true, strict: false, discriminator: true });
@@ -38,7 +53,8 @@ export interface LoadOptions {
 }
 
 export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): Readonly<Config> {
-  const source = path ?? (input === undefined ? 'defaults' : 'the given config');
+  // Without a file or an input, only the environment can have set a wrong value.
+  const source = path ?? (input === undefined ? 'the environment' : 'the given config');
   const raw = path ? readConfigFile(path) : structuredClone(input ?? {});
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError(['(root): must be a JSON object'], source);
@@ -82,7 +98,8 @@ function describeErrors(errors: ErrorObject[], env: Record<string, string | unde
       lines.add(`${at ? `${at}.` : ''}${key}: unknown key (misspelled? see config.example.json)`);
       continue;
     }
-    lines.add(`${at || '(root)'}: ${explain(error)}${envHint(at, env)}`);
+    const variable = envVariableOf(at, env);
+    lines.add(variable ? `${ENV_PREFIX}${variable}: ${explain(error)} (it sets ${at})` : `${at || '(root)'}: ${explain(error)}`);
   }
   return [...lines];
 }
@@ -103,9 +120,9 @@ function explain(error: ErrorObject): string {
   }
 }
 
-function envHint(path: string, env: Record<string, string | undefined>): string {
-  const variable = ENV_OVERRIDES.find(([name]) => env[name] && path === envPath(name))?.[0];
-  return variable ? ` (from the environment variable ${variable})` : '';
+/** The environment variable whose value is at `path`, when one was applied there (it overrides the file). */
+function envVariableOf(path: string, env: Record<string, string | undefined>): string | undefined {
+  return ENV_OVERRIDES.find(([name]) => env[name] && path === envPath(name))?.[0];
 }
 
 function envPath(name: string): string {

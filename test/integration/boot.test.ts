@@ -63,7 +63,8 @@ describe(`oauth-service serve (${backend})`, () => {
   it('refuses to boot on a wrong type from the environment', async () => {
     const result = await runService(['serve'], { ...env, PORT: 'eighty' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('port: must be integer (from the environment variable PORT)');
+    expect(result.stderr).toContain('Invalid environment variable PORT: must be integer (it sets port)');
+    expect(result.stderr).not.toContain('defaults');
   }, 30_000);
 
   it('answers --help and an unknown command with exit code 2 and one line', async () => {

@@ -77,8 +77,19 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(config.admin.password).toBe('pw');
   });
 
-  it('blames the environment variable when its value is wrong', () => {
-    expect(problemsOf(() => loadConfig({ env: { PORT: 'http' } }))).toEqual(['port: must be integer (from the environment variable PORT)']);
+  it('blames the environment variable when its value is wrong, not the defaults or the file', () => {
+    expect(problemsOf(() => loadConfig({ env: { PORT: 'http' } }))).toEqual(['environment variable PORT: must be integer (it sets port)']);
+    expect(() => loadConfig({ env: { PORT: 'abc' } })).toThrow(/^Invalid environment variable PORT: must be integer \(it sets port\)$/);
+    expect(() => loadConfig({ env: { PORT: 'abc' } })).not.toThrow(/defaults/);
+  });
+
+  it('names every wrong environment variable, and keeps the problems of the file apart from them', () => {
+    expect(() => loadConfig({ env: { PORT: 'abc', LOG_LEVEL: 'loud' } })).toThrow(
+      /^Invalid environment variables:\n {2}- PORT: must be integer \(it sets port\)\n {2}- LOG_LEVEL: must be one of .*\(it sets log\.level\)$/,
+    );
+    expect(() => loadConfig({ input: { accessTokenExpiresIn: 'soon' }, env: { PORT: 'abc' } })).toThrow(
+      /^Invalid configuration in the given config:\n {2}- accessTokenExpiresIn: must be .*\nInvalid environment variable PORT: must be integer \(it sets port\)$/,
+    );
   });
 
   it('refuses combinations that cannot work', () => {
