@@ -6,10 +6,15 @@ import tseslint from 'typescript-eslint';
 // CLI, the other composition root) sees every layer. A wrong arrow fails CI here instead of in review.
 const npmPackages = ['fastify', '@fastify/*', 'fastify-plugin', '@prisma/*', 'pg', '@electric-sql/*', 'pglite-prisma-adapter', 'eta', '@node-rs/*', 'pino', 'ajv', 'ajv-formats'];
 
-const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+// The guard is its own package (packages/guard): everything else imports it as '@oauth-service/guard', never by
+// path (its unit tests excepted), so the service uses exactly what an API installs.
+const guardByPath = { group: ['**/packages/guard/**'], message: "Import the guard as '@oauth-service/guard' (its package), not by path." };
+// A block's no-restricted-imports replaces an earlier block's for the same file, so every block repeats guardByPath.
+const restrictOnly = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns: [...patterns, guardByPath] }] });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'src/storage/generated/', 'data/', 'coverage/', 'test-results/'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'src/storage/generated/', 'data/', 'coverage/', 'test-results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,17 +26,22 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['test/unit/guard-*.test.ts'],
+    rules: restrict([]),
+  },
+  {
     files: ['src/oauth/**/*.ts'],
     rules: restrict([
       { group: npmPackages, message: 'The OAuth domain is framework-free: node:* and itself only (STYLE.md).' },
-      { group: ['**/http/**', '**/storage/**', '**/cli/**', '**/guard/**', '**/app.js'], message: 'oauth must not depend on http, storage, cli or guard.' },
+      { group: ['**/http/**', '**/storage/**', '**/cli/**', '@oauth-service/guard', '**/app.js'], message: 'oauth must not depend on http, storage, cli or guard.' },
     ]),
   },
   {
     files: ['src/storage/**/*.ts'],
     rules: restrict([
       { group: ['fastify', '@fastify/*', 'fastify-plugin', 'eta'], message: 'storage does not know about HTTP.' },
-      { group: ['**/http/**', '**/cli/**', '**/guard/**', '**/app.js'], message: 'storage implements oauth/store.ts and depends on nothing above it.' },
+      { group: ['**/http/**', '**/cli/**', '@oauth-service/guard', '**/app.js'], message: 'storage implements oauth/store.ts and depends on nothing above it.' },
     ]),
   },
   {
@@ -43,10 +53,13 @@ export default tseslint.config(
   },
   {
     files: ['src/config/**/*.ts'],
-    rules: restrict([{ group: ['**/http/**', '**/storage/**', '**/oauth/**', '**/cli/**', '**/guard/**', 'fastify', '@fastify/*'], message: 'config depends on nothing but its schema.' }]),
+    rules: restrict([{ group: ['**/http/**', '**/storage/**', '**/oauth/**', '**/cli/**', '@oauth-service/guard', 'fastify', '@fastify/*'], message: 'config depends on nothing but its schema.' }]),
   },
   {
-    files: ['src/guard/**/*.ts'],
-    rules: restrict([{ group: ['**/http/**', '**/storage/**', '**/oauth/**', '**/cli/**', '**/config/**', '**/app.js', '@prisma/*', 'pg'], message: 'The guard depends on fastify and node only, so it can ship on its own (STYLE.md).' }]),
+    // Shipped on its own with fastify as its only peer and fastify-plugin as its only dependency (packages/guard/package.json).
+    files: ['packages/guard/**/*.ts'],
+    rules: restrictOnly([
+      { regex: '^(?!node:|\\./|fastify$|fastify-plugin$)', message: 'The guard imports node:*, fastify, fastify-plugin and its own files (./*.js) only, so it ships on its own.' },
+    ]),
   },
 );

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Four projects: pure domain rules, HTTP against real databases, faults (own PostgreSQL, own processes), and pages in headless Chromium.
@@ -6,10 +7,14 @@ import { defineConfig } from 'vitest/config';
 const pgliteTemplate = 'test/helpers/pglite-template.ts';
 
 export default defineConfig({
+  // As tsconfig.json "paths" does for tsc and tsx: the workspace package @oauth-service/guard runs from its source
+  // (each project extends this root config).
+  resolve: { alias: { '@oauth-service/guard': fileURLToPath(new URL('packages/guard/src/index.ts', import.meta.url)) } },
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/security/**/*.test.ts'],
@@ -19,6 +24,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           // Tests that stop and start their own PostgreSQL or the service process; run once, by .ci/run.
           name: 'faults',
@@ -29,6 +35,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],

@@ -6,8 +6,8 @@
 // ("sub" tells the API who the resource owner is).
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pathToFileURL } from 'node:url';
-// In your own project: import { serviceGuard } from 'oauth-service/guard';
-import { serviceGuard } from '../src/guard/index.js';
+// In your own API: npm install @oauth-service/guard (see docs/protecting-apis.md); here it is the workspace package.
+import { serviceGuard } from '@oauth-service/guard';
 
 export interface ProtectedApiConfig {
   introspectionUrl: string;

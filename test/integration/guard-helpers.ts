@@ -1,4 +1,4 @@
-import type { GuardToken } from '../../src/guard/index.js';
+import type { GuardToken } from '@oauth-service/guard';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { storedForm } from '../../src/oauth/secrets.js';
 import { inaccessibleReason } from '../../src/oauth/token-state.js';

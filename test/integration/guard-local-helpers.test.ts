@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serviceGuard, type GuardToken } from '../../src/guard/index.js';
+import { serviceGuard, type GuardToken } from '@oauth-service/guard';
 import { createClient, createUser, issueToken, type TestClient } from '../helpers/factories.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 import { bearer, localIntrospection } from './guard-helpers.js';

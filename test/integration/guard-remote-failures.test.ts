@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRemoteIntrospector, GuardUnavailableError, serviceGuard } from '../../src/guard/index.js';
+import { createRemoteIntrospector, GuardUnavailableError, serviceGuard } from '@oauth-service/guard';
 import { bearer } from './guard-helpers.js';
 
 // The introspection endpoint misbehaving, played by small real HTTP servers: whatever goes wrong, a protected

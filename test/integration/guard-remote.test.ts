@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serviceGuard } from '../../src/guard/index.js';
+import { serviceGuard } from '@oauth-service/guard';
 import { createClient, issueToken, type TestClient } from '../helpers/factories.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 import { bearer } from './guard-helpers.js';

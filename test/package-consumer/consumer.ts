@@ -1,9 +1,13 @@
-// What a TypeScript project that depends on oauth-service compiles: imports through the package's "exports"
-// (here by self-reference, so the declarations come from dist/ exactly as an installed copy ships them).
-// Checked by .ci/run after the production build; it is never run.
+// What a TypeScript project that depends on @oauth-service/guard or oauth-service compiles: imports through the
+// packages' "exports" (the workspace link and a self-reference, so the declarations come from each dist/ exactly
+// as an installed copy ships them). Checked by .ci/run after the production build; it is never run.
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { GuardUnavailableError, serviceGuard, type GuardToken } from 'oauth-service/guard';
+import { GuardUnavailableError, serviceGuard, type GuardToken } from '@oauth-service/guard';
+import { serviceGuard as serviceGuardOldPath } from 'oauth-service/guard';
 import { CONTROLLER_KEYS, TokensController } from 'oauth-service/controllers';
+
+// oauth-service/guard, the guard's former name, still resolves to the same package.
+export const samePlugin: typeof serviceGuard = serviceGuardOldPath;
 
 const app = Fastify();
 await app.register(serviceGuard, {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractBearerToken } from '../../src/guard/bearer-token.js';
+import { extractBearerToken } from '../../packages/guard/src/bearer-token.js';
 
 describe('guard: bearer token extraction (RFC 6750 section 2.1)', () => {
   it('reads the token after "Bearer " with a case-insensitive scheme', () => {

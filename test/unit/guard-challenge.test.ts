@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bearerChallenge, headerSafe } from '../../src/guard/challenge.js';
-import { GuardError, GuardUnavailableError } from '../../src/guard/guard-error.js';
+import { bearerChallenge, headerSafe } from '../../packages/guard/src/challenge.js';
+import { GuardError, GuardUnavailableError } from '../../packages/guard/src/guard-error.js';
 
 describe('guard: WWW-Authenticate challenges (RFC 6750 section 3)', () => {
   it('has only the realm when no token was sent (section 3.1)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cacheKey, IntrospectionCache } from '../../src/guard/introspection-cache.js';
-import type { GuardToken } from '../../src/guard/types.js';
+import { cacheKey, IntrospectionCache } from '../../packages/guard/src/introspection-cache.js';
+import type { GuardToken } from '../../packages/guard/src/types.js';
 
 const T0 = 1_800_000_000_000;
 

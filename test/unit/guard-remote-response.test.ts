@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toGuardToken } from '../../src/guard/remote-introspection.js';
-import { basicCredentials, remoteSettings, transportWarning } from '../../src/guard/remote-settings.js';
+import { toGuardToken } from '../../packages/guard/src/remote-introspection.js';
+import { basicCredentials, remoteSettings, transportWarning } from '../../packages/guard/src/remote-settings.js';
 
 describe('guard remote mode: reading an introspection response (RFC 7662 section 2.2)', () => {
   it('maps an active access-token answer', () => {

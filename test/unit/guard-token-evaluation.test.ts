@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateRequestToken, holdsAnyScope, judgeToken, requiredScopes } from '../../src/guard/token-evaluation.js';
-import type { GuardToken } from '../../src/guard/types.js';
+import { evaluateRequestToken, holdsAnyScope, judgeToken, requiredScopes } from '../../packages/guard/src/token-evaluation.js';
+import type { GuardToken } from '../../packages/guard/src/types.js';
 
 const NOW = 1_800_000_000_000;
 const valid: GuardToken = { active: true, scopes: ['read', 'write'], clientId: 'c', resourceOwnerId: 1, expiresAt: NOW / 1000 + 60 };

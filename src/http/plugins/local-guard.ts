@@ -1,4 +1,4 @@
-import type { GuardToken, LocalGuardOptions } from '../../guard/index.js';
+import type { GuardToken, LocalGuardOptions } from '@oauth-service/guard';
 import type { OAuthDeps } from '../../oauth/deps.js';
 import type { AccessTokenRecord } from '../../oauth/store.js';
 import { findAccessToken } from '../../oauth/token-lookup.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { serviceGuard } from '../../../guard/index.js';
+import { serviceGuard } from '@oauth-service/guard';
 import { noStore } from '../../no-store.js';
 import { localGuardOptions } from '../../plugins/local-guard.js';
 import type { RouteOptions } from '../../route-options.js';

@@ -1,11 +1,11 @@
 /**
- * oauth-service/guard: protects the routes of a Fastify API with OAuth 2.0 bearer access tokens (RFC 6750),
+ * @oauth-service/guard: protects the routes of a Fastify API with OAuth 2.0 bearer access tokens (RFC 6750),
  * either inside the authorization server (local mode) or in any other Node API that asks the server's
  * introspection endpoint (remote mode, RFC 7662). Depends on fastify, fastify-plugin and node:* only.
  *
  * @example
  * import Fastify from 'fastify';
- * import { serviceGuard } from 'oauth-service/guard';
+ * import { serviceGuard } from '@oauth-service/guard';
  *
  * const app = Fastify();
  * await app.register(serviceGuard, {
