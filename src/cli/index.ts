@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/loader.js';
+import { runAdminCommand } from './admin.js';
 import { runAppsCommand } from './apps.js';
 import { runConfigCommand } from './config.js';
 import { UsageError, type CliIo } from './io.js';
@@ -18,9 +20,10 @@ Commands:
   users create|list|set-password|delete|revoke-tokens
                         manage the local users who log in
   tokens cleanup        delete stale tokens and codes in bounded batches
+  admin hash-password   print the argon2id hash of an admin password read from stdin
 
 Every command takes --config PATH (or OAUTH_CONFIG), --json and --help.
-Run 'oauth-service <command> --help' for its options.
+Run 'oauth-service <command> --help' for its options; 'oauth-service --version' prints the version.
 `;
 
 type Command = (args: string[], io: CliIo) => Promise<number | null>;
@@ -32,7 +35,14 @@ const COMMANDS: Record<string, Command> = {
   apps: runAppsCommand,
   users: runUsersCommand,
   tokens: runTokensCommand,
+  admin: runAdminCommand,
 };
+
+/** The version of package.json, two folders up from src/cli and from dist/cli alike. */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
 
 /**
  * Runs one CLI command. Resolves with the exit code, or null for `serve`, which keeps running until a
@@ -42,6 +52,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number | null> 
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     io.stdout(USAGE);
+    return 0;
+  }
+  if (first === '--version' || first === '-v' || first === 'version') {
+    io.stdout(`${packageVersion()}\n`);
     return 0;
   }
   const [name, args] = first === undefined || first.startsWith('-') ? ['serve', argv] : [first, rest];

@@ -20,10 +20,16 @@ export function checkUsername(username: string): string {
  * The password from --password, else the first line of stdin (so it stays out of the shell history and
  * the process list). On a terminal it is prompted for, without echo.
  */
-export async function readPassword(io: CliIo, given: string | undefined, prompt: string): Promise<string> {
+export async function readPassword(
+  io: CliIo,
+  given: string | undefined,
+  prompt: string,
+  { minLength = MIN_PASSWORD_LENGTH, what = 'the password', from = '--password or one line on stdin' } = {},
+): Promise<string> {
   const password = given ?? (io.stdin.isTTY ? await promptHidden(io, prompt) : await readFirstLine(io.stdin));
-  if (password === '') throw new UsageError('the password is empty (give --password or one line on stdin)');
-  if ([...password].length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password === '') throw new UsageError(`${what} is empty (give ${from})`);
+  const length = [...password].length;
+  if (length < minLength) throw new UsageError(`${what} must be at least ${minLength} characters (it has ${length})`);
   return password;
 }
 
