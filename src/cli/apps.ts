@@ -1,8 +1,10 @@
 import {
   ApplicationInvalid,
   createApplication,
+  REDIRECT_FLOWS,
   rotateApplicationSecret,
   updateApplication,
+  type ApplicationField,
   type ApplicationFields,
 } from '../oauth/applications.js';
 import type { OAuthDeps } from '../oauth/deps.js';
@@ -16,6 +18,7 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
 
   create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
       Registers an application and prints its uid and secret; the secret is shown only this once.
+      --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
   list                      every application (never a secret)
   show <uid|id>             one application
@@ -46,7 +49,8 @@ async function create(args: string[], io: CliIo): Promise<number> {
     confidential: !values.public,
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    const { application, plainSecret } = await domain(() => createApplication(deps, fields, { uid: values.uid, secret: values.secret }));
+    const imported = { uid: values.uid, secret: values.secret };
+    const { application, plainSecret } = await domain(() => createApplication(deps, fields, imported), { values, grantFlows: deps.config.grantFlows });
     printChanged(io, Boolean(values.json), `created application ${application.id}`, application, plainSecret);
     return 0;
   });
@@ -134,13 +138,30 @@ async function findApplication(deps: OAuthDeps, reference: string): Promise<Appl
 
 const notFound = (reference: string) => new UsageError(`no application with uid or id ${reference}`);
 
-/** Validation failures and a taken uid are the operator's input: one line, exit code 2. */
-async function domain<T>(work: () => Promise<T>): Promise<T> {
+/** The option of each field the domain validates. */
+const OPTION_OF: Record<ApplicationField, string> = { name: 'name', redirect_uri: 'redirect-uri', scopes: 'scopes', uid: 'uid', secret: 'secret' };
+
+/**
+ * Validation failures and a taken uid are the operator's input: one line, exit code 2. When `given` (the
+ * options of the command line) is known, a field whose option was not given at all is named as a missing option.
+ */
+async function domain<T>(work: () => Promise<T>, given?: { values: Record<string, unknown>; grantFlows: readonly string[] }): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ApplicationInvalid) throw new UsageError(error.messages.join('; '));
+    if (error instanceof ApplicationInvalid) throw new UsageError(describeInvalid(error, given));
     if (error instanceof UidTaken) throw new UsageError(error.message);
     throw error;
   }
+}
+
+function describeInvalid(error: ApplicationInvalid, given?: { values: Record<string, unknown>; grantFlows: readonly string[] }): string {
+  const problems = Object.entries(error.fieldErrors).map(([field, messages]) => {
+    const option = OPTION_OF[field as ApplicationField];
+    if (given === undefined || given.values[option] !== undefined) return messages.join('; ');
+    if (field !== 'redirect_uri') return `missing required option --${option} (${messages.join(' ')})`;
+    const redirecting = given.grantFlows.filter((flow) => REDIRECT_FLOWS.includes(flow)).join(' and ');
+    return `missing required option --redirect-uri (required while grantFlows has ${redirecting})`;
+  });
+  return problems.join('; ');
 }

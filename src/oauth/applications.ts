@@ -32,7 +32,8 @@ export class ApplicationInvalid extends Error {
 /** Minimum length of an imported secret: generated ones carry 256 bits, imported ones must come close (SPEC 2). */
 export const MIN_IMPORTED_SECRET_LENGTH = 32;
 
-const REDIRECT_FLOWS = ['authorization_code', 'implicit'];
+/** The grant flows that send the resource owner back to a redirect URI: while one is enabled, an application needs one. */
+export const REDIRECT_FLOWS: readonly string[] = ['authorization_code', 'implicit'];
 
 /** Reference 7.1, 8.4 and 13: the rules an application must pass on create and update. */
 export function validateApplicationFields(fields: ApplicationFields, config: OAuthDeps['config']): FieldErrors {

@@ -92,6 +92,8 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
     const before = await applicationCount();
     const cases: Array<[string[], string]> = [
       [['apps', 'create', '--redirect-uri', 'https://x.example.com/cb'], 'missing required option --name'],
+      [['apps', 'create', '--name', 'X'], 'oauth-service: missing required option --redirect-uri (required while grantFlows has authorization_code)'],
+      [['apps', 'create', '--name', 'X', '--redirect-uri', ''], "Redirect URI can't be blank"],
       [['apps', 'create', '--name', 'X', '--redirect-uri', 'http://insecure.example.com/cb'], 'Redirect URI'],
       [['apps', 'create', '--name', 'X', '--redirect-uri', 'https://x.example.com/cb', '--scopes', 'admin'], "Scopes doesn't match"],
       [['apps', 'create', '--name', 'X', '--bogus'], "Unknown option '--bogus'"],
@@ -110,6 +112,25 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
       expect(result.stdout).toBe('');
     }
     expect(await applicationCount()).toBe(before);
+  });
+
+  it('apps create without --redirect-uri registers a client_credentials client where no enabled flow redirects', async () => {
+    const machines = await createCliHarness({ grantFlows: ['client_credentials'] });
+    try {
+      const result = await machines.run(['apps', 'create', '--name', 'Cron job', '--json']);
+      expect(result.stderr).toBe('');
+      expect(JSON.parse(result.stdout)).toMatchObject({ name: 'Cron job', redirect_uri: '', confidential: true });
+    } finally {
+      await machines.close();
+    }
+    const both = await createCliHarness({ grantFlows: ['authorization_code', 'implicit', 'client_credentials'] });
+    try {
+      expect(usageErrorLine(await both.run(['apps', 'create', '--name', 'SPA', '--public']))).toBe(
+        'oauth-service: missing required option --redirect-uri (required while grantFlows has authorization_code and implicit)',
+      );
+    } finally {
+      await both.close();
+    }
   });
 
   it('every apps subcommand answers --help with its usage and exit code 0', async () => {
