@@ -1,4 +1,4 @@
-import { CLEANUP_KINDS, cleanupStaleRecords, MIN_REVOKED_MARGIN_SECONDS, type CleanupKind } from '../storage/cleanup.js';
+import { CLEANUP_KINDS, cleanupStaleRecords, countKeptRecords, MIN_REVOKED_MARGIN_SECONDS, type CleanupKind, type KeptRecords } from '../storage/cleanup.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 import { runSubcommand } from './subcommands.js';
@@ -17,7 +17,7 @@ is safe to run while the service serves requests (for example daily from cron):
   revoked grants           codes used or revoked more than authorizationCodeExpiresIn ago
   expired grants           codes expired more than authorizationCodeExpiresIn ago
 The margins keep a replayed code or refresh token recognisable for a while (RFC 6749 4.1.2, RFC 9700 4.14).
---dry-run counts what would be deleted and deletes nothing.
+--dry-run counts what would be deleted and deletes nothing, then counts what is kept on purpose, and why.
 `;
 
 const LABELS: Record<CleanupKind, string> = {
@@ -39,23 +39,39 @@ async function cleanup(args: string[], io: CliIo): Promise<number> {
   const dryRun = Boolean(values['dry-run']);
   const config = configFrom(io, values.config);
   return withDatabase(config, async (deps, database) => {
-    const result = await cleanupStaleRecords(database, {
+    const options = {
       now: deps.now(),
-      batchSize,
       graceSeconds: config.refreshTokens.graceSeconds,
       refreshTokenExpiresIn: config.refreshTokens.expiresIn,
       authorizationCodeExpiresIn: config.authorizationCodeExpiresIn,
-      dryRun,
-    });
+    };
+    const result = await cleanupStaleRecords(database, { ...options, batchSize, dryRun });
+    const kept = dryRun ? await countKeptRecords(database, options) : null;
     if (values.json) {
-      printJson(io, { ...result, dry_run: dryRun });
+      printJson(io, { ...result, dry_run: dryRun, ...(kept && { kept }) });
       return 0;
     }
     const width = Math.max(...Object.values(LABELS).map((label) => label.length)) + 2;
     const lines = CLEANUP_KINDS.map((kind) => `  ${`${LABELS[kind]}:`.padEnd(width)}${result.deleted[kind]}`);
     io.stdout(`${[dryRun ? 'would delete (dry run):' : 'deleted:', ...lines, `  ${'total:'.padEnd(width)}${result.total}`].join('\n')}\n`);
+    if (kept) io.stdout(keptText(kept, config.authorizationCodeExpiresIn));
     return 0;
   });
+}
+
+/** What a dry run keeps, each count with the reason it must stay. */
+function keptText(kept: KeptRecords, codeSeconds: number): string {
+  const margin = kept.revoked_margin_seconds;
+  const marginRule = `max(refreshTokens.graceSeconds, ${MIN_REVOKED_MARGIN_SECONDS} s)`;
+  return `kept on purpose:
+  ${kept.revoked_within_margin} tokens revoked less than ${margin} s ago (${marginRule}): requests in flight may
+      still read them, and a refresh retried within the grace window must find its rotated token
+  ${kept.revoked_for_reuse_detection} rotated tokens of refresh families still in use: presenting one again must revoke
+      the family (reuse detection, RFC 9700 section 4.14.2)
+  ${kept.codes_for_replay_detection} codes used or expired less than ${codeSeconds} s ago (authorizationCodeExpiresIn): a replayed
+      code must still revoke the tokens issued from it (RFC 6749 section 4.1.2)
+  never deleted: tokens that never expire, and expired access tokens whose refresh token can still be used
+`;
 }
 
 function parseBatchSize(value: string | undefined): number {

@@ -54,6 +54,13 @@ interface Rule {
 
 const secondsBefore = (now: Date, seconds: number) => timestamp(new Date(now.getTime() - seconds * 1000));
 
+/** Whether the refresh family of row `t` has a member that can still be used: unrevoked, and unexpired as an access or a refresh token. */
+const usableFamilyMember = (now: string, refreshCutoff: string) => `EXISTS (
+  SELECT 1 FROM oauth_access_tokens live
+  WHERE live.refresh_family = t.refresh_family AND (live.revoked_at IS NULL OR live.revoked_at > ${now})
+    AND (live.expires_in IS NULL OR live.created_at + make_interval(secs => live.expires_in) >= ${now}
+      OR ${refreshCutoff}::timestamp IS NULL OR live.created_at >= ${refreshCutoff}::timestamp))`;
+
 function rulesFor(options: CleanupOptions): Partial<Record<CleanupKind, Rule>> {
   const now = timestamp(options.now);
   const revokedCutoff = secondsBefore(options.now, Math.max(options.graceSeconds, MIN_REVOKED_MARGIN_SECONDS));
@@ -93,11 +100,7 @@ function rulesFor(options: CleanupOptions): Partial<Record<CleanupKind, Rule>> {
       table: 'oauth_access_tokens',
       order: 'revoked_at',
       before: revokedCutoff,
-      where: `(t.refresh_family IS NULL OR NOT EXISTS (
-          SELECT 1 FROM oauth_access_tokens live
-          WHERE live.refresh_family = t.refresh_family AND (live.revoked_at IS NULL OR live.revoked_at > $5)
-            AND (live.expires_in IS NULL OR live.created_at + make_interval(secs => live.expires_in) >= $5
-              OR $6::timestamp IS NULL OR live.created_at >= $6::timestamp)))`,
+      where: `(t.refresh_family IS NULL OR NOT ${usableFamilyMember('$5', '$6')})`,
       values: [now, refreshCutoff],
     },
     // RFC 6749 section 4.1.2: a code used twice should revoke the tokens issued from it, which needs the
@@ -166,4 +169,33 @@ async function runInBatches(database: Database, kind: CleanupKind, rule: Rule, o
     if (scanned < options.batchSize || after_at === null || after_id === null) return total;
     cursor = [after_at, Number(after_id)];
   }
+}
+
+/** What a run keeps on purpose although it is revoked or expired: the margins of the rules above, counted. */
+export interface KeptRecords {
+  /** max(refreshTokens.graceSeconds, MIN_REVOKED_MARGIN_SECONDS): how long a revoked token is kept at least. */
+  revoked_margin_seconds: number;
+  /** Tokens revoked within that margin (requests in flight may still read them; a retried refresh gets its successor). */
+  revoked_within_margin: number;
+  /** Tokens revoked longer ago whose refresh family still has a usable member (reuse detection needs them). */
+  revoked_for_reuse_detection: number;
+  /** Codes used, or expired unused, within authorizationCodeExpiresIn (a replay must still revoke what it issued). */
+  codes_for_replay_detection: number;
+}
+
+/** Counts what cleanupStaleRecords keeps on purpose (for --dry-run): the complement of its rules, within the stale rows. */
+export async function countKeptRecords(database: Database, options: Omit<CleanupOptions, 'batchSize'>): Promise<KeptRecords> {
+  const margin = Math.max(options.graceSeconds, MIN_REVOKED_MARGIN_SECONDS);
+  const refreshCutoff = options.refreshTokenExpiresIn === null ? null : secondsBefore(options.now, options.refreshTokenExpiresIn);
+  const [row] = await database.sql.query<Omit<KeptRecords, 'revoked_margin_seconds'>>(
+    `SELECT
+      (SELECT count(*)::int FROM oauth_access_tokens t WHERE t.revoked_at >= $2) AS revoked_within_margin,
+      (SELECT count(*)::int FROM oauth_access_tokens t
+        WHERE t.revoked_at < $2 AND t.refresh_family IS NOT NULL AND ${usableFamilyMember('$1', '$4')}) AS revoked_for_reuse_detection,
+      (SELECT count(*)::int FROM oauth_access_grants t
+        WHERE t.revoked_at >= $3 OR (t.revoked_at IS NULL AND t.created_at + make_interval(secs => t.expires_in) < $1
+          AND t.created_at + make_interval(secs => t.expires_in) >= $3)) AS codes_for_replay_detection`,
+    [timestamp(options.now), secondsBefore(options.now, margin), secondsBefore(options.now, options.authorizationCodeExpiresIn), refreshCutoff],
+  );
+  return { revoked_margin_seconds: margin, ...row! };
 }

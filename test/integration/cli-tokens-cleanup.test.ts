@@ -114,7 +114,22 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
 
     const dryRun = await cli.run(['tokens', 'cleanup', '--dry-run', '--json']);
     expect(dryRun.code).toBe(0);
-    expect(JSON.parse(dryRun.stdout)).toEqual({ deleted: EXPECTED, total: 9, dry_run: true });
+    // Kept on purpose: the token revoked 10 s ago (margin 300 s), the rotated token of the live family, the code
+    // used a minute ago and the one that expired 5 minutes ago (codes are kept 600 s).
+    expect(JSON.parse(dryRun.stdout)).toEqual({
+      deleted: EXPECTED,
+      total: 9,
+      dry_run: true,
+      kept: { revoked_margin_seconds: 300, revoked_within_margin: 1, revoked_for_reuse_detection: 1, codes_for_replay_detection: 2 },
+    });
+    expect(await allIds()).toEqual(before);
+
+    const text = await cli.run(['tokens', 'cleanup', '--dry-run']);
+    expect(text.stdout).toMatch(/^would delete \(dry run\):\n/);
+    expect(text.stdout).toContain('kept on purpose:\n  1 tokens revoked less than 300 s ago (max(refreshTokens.graceSeconds, 60 s))');
+    expect(text.stdout).toContain('  1 rotated tokens of refresh families still in use: presenting one again must revoke');
+    expect(text.stdout).toContain('  2 codes used or expired less than 600 s ago (authorizationCodeExpiresIn)');
+    expect(text.stdout).toContain('never deleted: tokens that never expire');
     expect(await allIds()).toEqual(before);
 
     const result = await cli.run(['tokens', 'cleanup', '--batch-size', '2', '--json']);
@@ -173,6 +188,28 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
     expect(Math.max(...batches.windows.map(([, scanned]) => scanned))).toBeLessThanOrEqual(4);
     const read = (kind: CleanupKind) => batches.windows.filter(([k]) => k === kind).reduce((sum, [, scanned]) => sum + scanned, 0);
     expect([read('expired_tokens'), read('revoked_tokens')]).toEqual([41, 6]);
+  });
+
+  it('--dry-run names the 60-second margin for revoked tokens when refreshTokens.graceSeconds is shorter', async () => {
+    const defaults = await createCliHarness();
+    try {
+      await defaults.withDeps(async (deps, database) => {
+        const { application } = await createClient(deps);
+        await insertToken(deps, database, application, { createdAt: ago(HOUR), revokedAt: ago(30_000) });
+        await insertToken(deps, database, application, { createdAt: ago(HOUR), revokedAt: ago(2 * MINUTE) });
+      });
+      const result = await defaults.run(['tokens', 'cleanup', '--dry-run']);
+      expect(result.stdout).toMatch(/revoked tokens:\s+1\n/);
+      expect(result.stdout).toContain('1 tokens revoked less than 60 s ago (max(refreshTokens.graceSeconds, 60 s)): requests in flight may');
+      const json = JSON.parse((await defaults.run(['tokens', 'cleanup', '--dry-run', '--json'])).stdout);
+      expect(json.kept).toMatchObject({ revoked_margin_seconds: 60, revoked_within_margin: 1 });
+      // A real run says what it deleted, without the dry run's explanation.
+      const real = await defaults.run(['tokens', 'cleanup']);
+      expect(real.stdout).not.toContain('kept on purpose');
+      expect(JSON.parse((await defaults.run(['tokens', 'cleanup', '--json'])).stdout)).not.toHaveProperty('kept');
+    } finally {
+      await defaults.close();
+    }
   });
 
   it('bad arguments exit 2 with one line and delete nothing; --help exits 0', async () => {
