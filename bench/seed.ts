@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { argon2Hasher } from '../src/argon2-hasher.js';
+import { createAttemptLimits } from '../src/oauth/attempt-limits.js';
 import type { Config } from '../src/config/types.js';
 import { createApplication } from '../src/oauth/applications.js';
 import type { OAuthDeps } from '../src/oauth/deps.js';
@@ -32,7 +33,7 @@ export async function seedThroughDomain(url: string, config: Readonly<Config>, r
   const database = await createDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 4 });
   try {
     await migrate(database);
-    const deps: OAuthDeps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher };
+    const deps: OAuthDeps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
     const { application, plainSecret } = await createApplication(deps, {
       name: 'bench client',
       redirectUri: 'https://client.example/callback',

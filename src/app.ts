@@ -30,6 +30,9 @@ import { createDatabase, databaseOptions, type Database } from './storage/databa
 import { migrationStatus } from './storage/migrate.js';
 import { isDatabaseUnavailable } from './storage/prisma-errors.js';
 import { createStores } from './storage/stores.js';
+import { createAttemptLimits, type AttemptReporter } from './oauth/attempt-limits.js';
+import { proxyWarningPlugin } from './http/plugins/proxy-warning.js';
+import { requestTimeouts, trustedProxies } from './http/server-options.js';
 
 export interface BuildServerOptions {
   config: Readonly<Config>;
@@ -49,12 +52,26 @@ export async function buildServer({ config, extensions = {}, database, now = () 
   // SPEC 7: a controller that is not a subclass of the built-in one stops the boot before anything is opened.
   const controllerClasses = resolveControllerClasses(extensions.controllers);
   const db = database ?? (await createDatabase(databaseOptions(config)));
-  const deps: OAuthDeps = { stores: stores ?? createStores(db), config, now, hooks: extensions, passwords: argon2Hasher };
+  // The reporter reaches the server's log and metrics, which exist by the time the first request fails.
+  const reporter: AttemptReporter = {
+    clientAuthenticationFailed: (clientId, address) => {
+      app.log.info({ event: 'client.authentication_failed', clientId: clientId?.slice(0, 200) ?? null, address }, 'client authentication failed');
+      app.metrics.clientAuthenticationFailed(clientId);
+    },
+    passwordCheckFailed: (kind) => app.metrics.passwordCheckFailed(kind),
+    lockedOut: (kind, address, seconds) => {
+      app.log.warn({ event: 'lockout', kind, address, seconds }, `locked out after repeated failures: ${kind} from ${address}`);
+      app.metrics.lockout(kind);
+    },
+  };
+  const limits = createAttemptLimits(config.rateLimit, reporter);
+  const deps: OAuthDeps = { stores: stores ?? createStores(db), config, now, hooks: extensions, passwords: argon2Hasher, limits };
 
   const app = Fastify({
     logger: loggerOptions(config.log, logStream),
-    trustProxy: config.trustProxy,
+    trustProxy: trustedProxies(config.trustProxy),
     bodyLimit: config.bodyLimit,
+    ...requestTimeouts(config.requestTimeoutSeconds),
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { allowUnionTypes: true } },
     // Malformed URLs and over-long path parameters are answered like any other bad request (no onSend hook
@@ -87,6 +104,7 @@ export async function buildServer({ config, extensions = {}, database, now = () 
   await app.register(sessionsPlugin, { secret: config.sessionSecret, secure: config.baseUrl.startsWith('https:') });
   await app.register(viewsPlugin);
   await app.register(apiRateLimitsPlugin, { config });
+  await app.register(proxyWarningPlugin, { trustProxy: config.trustProxy });
 
   // One instance per controller key (the built-in class or the extension's subclass), shared by its routes.
   const routes = { deps, controllers: createControllers(controllerClasses, deps, { metrics: app.metrics }) };

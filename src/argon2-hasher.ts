@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
 import type { PasswordHasher } from './oauth/passwords.js';
 
@@ -6,11 +7,31 @@ import type { PasswordHasher } from './oauth/passwords.js';
 // algorithm 2 is Argon2id (a const enum in the typings, which verbatimModuleSyntax cannot import).
 const OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+// At most one check per core runs at a time; the rest wait their turn in order. Hundreds of guesses sent at
+// once then queue instead of all competing for the CPU (and 19 MiB each), and the failure limits, which count
+// attempts before they run, keep any one address's share of the queue small.
+const MAX_IN_FLIGHT = Math.max(2, availableParallelism());
+let inFlight = 0;
+const waiting: Array<() => void> = [];
+
+async function bounded<T>(work: () => Promise<T>): Promise<T> {
+  if (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
+  else inFlight += 1;
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    // The slot passes straight to the next in line, so inFlight never drops below the queue's need.
+    if (next) next();
+    else inFlight -= 1;
+  }
+}
+
 export const argon2Hasher: PasswordHasher = {
-  hash: (password) => hash(password, OPTIONS),
+  hash: (password) => bounded(() => hash(password, OPTIONS)),
   async verify(hashed, password) {
     try {
-      return await verify(hashed, password);
+      return await bounded(() => verify(hashed, password));
     } catch {
       return false;
     }

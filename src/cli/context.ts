@@ -1,5 +1,6 @@
 import { argon2Hasher } from '../argon2-hasher.js';
 import { loadConfig } from '../config/loader.js';
+import { createAttemptLimits } from '../oauth/attempt-limits.js';
 import type { Config } from '../config/types.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { createDatabase, databaseOptions, type Database } from '../storage/database.js';
@@ -21,7 +22,7 @@ export async function withDatabase<T>(config: Readonly<Config>, work: (deps: OAu
   const database = await createDatabase({ ...databaseOptions(config), poolSize: 2 });
   try {
     await migrate(database);
-    return await work({ stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher }, database);
+    return await work({ stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) }, database);
   } finally {
     await database.close();
   }

@@ -42,7 +42,14 @@ const ENV_OVERRIDES: Array<[string, (input: Record<string, any>, value: string) 
   ['BASE_URL', (c, v) => (c.baseUrl = v)],
   ['DATA_DIR', (c, v) => (c.dataDir = v)],
   ['LOG_LEVEL', (c, v) => ((c.log ??= {}).level = v)],
+  ['TRUST_PROXY', (c, v) => (c.trustProxy = trustProxyFromEnv(v))],
 ];
+
+/** TRUST_PROXY: true/false, a hop count, or addresses/CIDRs separated by commas (as the config key takes them). */
+function trustProxyFromEnv(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
 
 export interface LoadOptions {
   /** Path of config.json; absent means defaults only. */
@@ -128,13 +135,22 @@ function envVariableOf(path: string, env: Record<string, string | undefined>): s
 function envPath(name: string): string {
   const paths: Record<string, string> = {
     DATABASE_URL: 'databaseUrl', DATABASE_READ_URL: 'databaseReadUrl', SESSION_SECRET: 'sessionSecret', ADMIN_PASSWORD_HASH: 'admin.passwordHash',
-    PORT: 'port', HOST: 'host', BASE_URL: 'baseUrl', DATA_DIR: 'dataDir', LOG_LEVEL: 'log.level',
+    PORT: 'port', HOST: 'host', BASE_URL: 'baseUrl', DATA_DIR: 'dataDir', LOG_LEVEL: 'log.level', TRUST_PROXY: 'trustProxy',
   };
   return paths[name] ?? '';
 }
 
+// A guessable admin password is the one secret a lockout cannot make safe (it is tried from many addresses).
+const MIN_ADMIN_PASSWORD_LENGTH = 12;
+
 function crossFieldProblems(config: Config): string[] {
   const problems: string[] = [];
+  const adminPassword = config.admin.password;
+  if (typeof adminPassword === 'string' && [...adminPassword].length < MIN_ADMIN_PASSWORD_LENGTH) {
+    problems.push(
+      `ADMIN_PASSWORD: must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters (or set ADMIN_PASSWORD_HASH to an argon2id hash: oauth-service admin hash-password)`,
+    );
+  }
   if (config.databaseReadUrl !== null && config.databaseUrl === null) {
     problems.push('databaseReadUrl: needs databaseUrl (the embedded database has no replicas)');
   }

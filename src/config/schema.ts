@@ -62,7 +62,21 @@ export const configSchema = {
     },
     host: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'Interface to listen on (env HOST).' },
     port: { type: 'integer', minimum: 0, maximum: 65535, default: 3000, description: 'Port to listen on (env PORT).' },
-    trustProxy: { type: 'boolean', default: false, description: 'Trust X-Forwarded-* headers from a reverse proxy (for client IPs in rate limits and logs).' },
+    trustProxy: {
+      default: false,
+      description:
+        'Which X-Forwarded-For hops to believe (env TRUST_PROXY), for client addresses in rate limits and logs: false (none), a number of proxy hops, or the addresses/CIDRs of your proxies (a list, or one comma-separated string). true believes any sender: only when nothing but the proxy can reach the service.',
+      anyOf: [
+        { type: 'boolean' },
+        { type: 'integer', minimum: 1, maximum: 32 },
+        { type: 'string', minLength: 1, pattern: '^[0-9A-Fa-f:.,/ ]+$|^(loopback|linklocal|uniquelocal)$' },
+        { type: 'array', minItems: 1, items: { type: 'string', minLength: 1, pattern: '^([0-9A-Fa-f:.]+(/[0-9]{1,3})?|loopback|linklocal|uniquelocal)$' } },
+      ],
+    },
+    requestTimeoutSeconds: {
+      type: 'integer', minimum: 1, maximum: 3600, default: 30,
+      description: 'Time a client has to send a whole request, body included; slower ones are answered 408 and closed (slowloris).',
+    },
     dataDir: { type: 'string', minLength: 1, default: './data', description: 'Folder of the embedded database, used when no databaseUrl is set (env DATA_DIR).' },
     databaseUrl: {
       type: ['string', 'null'], pattern: '^postgres(ql)?://', default: null,
@@ -155,12 +169,16 @@ export const configSchema = {
       },
     },
     rateLimit: {
-      type: 'object', additionalProperties: false, default: {}, description: 'Back-off and lockout after failed authentication (per client and per IP).',
+      type: 'object', additionalProperties: false, default: {}, description: 'Lockout after failed authentication, of the failing pair (client or user name, with address); of an address only for unknown client ids or many user names.',
       properties: {
         enabled: { type: 'boolean', default: true, description: 'false turns every limit off.' },
         maxFailures: { type: 'integer', minimum: 1, default: 10, description: 'Failed attempts within windowSeconds before a lockout.' },
         windowSeconds: { type: 'integer', minimum: 1, default: 60, description: 'Window in which failures are counted.' },
-        lockoutSeconds: { type: 'integer', minimum: 1, default: 300, description: 'How long a locked-out client, user or IP gets 429.' },
+        lockoutSeconds: { type: 'integer', minimum: 1, default: 300, description: 'How long a locked-out pair (client or user, with address) or address gets 429.' },
+        maxUserNamesPerAddress: {
+          type: 'integer', minimum: 1, default: 20,
+          description: 'Different user names that may fail to sign in from one address within windowSeconds before the whole address is locked out (password spraying).',
+        },
         perClientPerMinute: {
           type: ['integer', 'null'], minimum: 1, default: null,
           description: 'Optional cap on successful requests per client per minute at token, revoke and introspect; null = unlimited.',

@@ -22,7 +22,8 @@ export interface Config {
   baseUrl: string;
   host: string;
   port: number;
-  trustProxy: boolean;
+  trustProxy: boolean | number | string | string[];
+  requestTimeoutSeconds: number;
   dataDir: string;
   databaseUrl: string | null;
   databaseReadUrl: string | null;
@@ -56,6 +57,7 @@ export interface Config {
     maxFailures: number;
     windowSeconds: number;
     lockoutSeconds: number;
+    maxUserNamesPerAddress: number;
     perClientPerMinute: number | null;
   };
   realm: string;

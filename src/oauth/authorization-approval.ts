@@ -53,10 +53,14 @@ async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest
 /**
  * Whether the consent screen is skipped (SPEC 5 skipAuthorization): a listed client, or a confidential client
  * that already holds a live token of this owner with exactly these scopes (SPEC 8: expired ones do not count;
- * public clients never, since anyone can claim their client_id, RFC 6749 section 10.2).
+ * public clients never, since anyone can claim their client_id, RFC 6749 section 10.2); never for a redirect
+ * URI other than a registered one.
  */
 export async function consentMayBeSkipped(deps: OAuthDeps, request: AuthorizationRequest, resourceOwnerId: number): Promise<boolean> {
   const { clients, whenPreviouslyAuthorized } = deps.config.skipAuthorization;
+  // What the owner approved (or the admin listed) is delivery to the registered URIs: a loopback URI on
+  // another port is allowed for native apps, but the owner sees it first.
+  if (!request.application.redirectUris.includes(request.redirectUri)) return false;
   if (clients.includes(request.application.uid)) return true;
   if (!whenPreviouslyAuthorized || !request.application.confidential) return false;
   const live = await deps.stores.accessTokens.findLiveMatching({

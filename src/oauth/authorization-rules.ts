@@ -58,13 +58,14 @@ const clientRegistered: AuthorizationRule = {
 };
 
 // SPEC 3.5 and RFC 9700 section 4.1.3: redirect_uri is always required and must equal a registered URI
-// (loopback IPs: any port); a repeated redirect_uri cannot be verified either.
+// (loopback IPs: any port, for public clients); a repeated redirect_uri cannot be verified either.
 const redirectUriRegistered: AuthorizationRule = {
   name: 'redirect_uri_registered',
   redirectable: false,
   check: (context) => {
     const uri = value(context, 'redirect_uri');
-    return uri !== undefined && context.application !== null && matchesRegisteredUri(uri, context.application.redirectUris);
+    const { application } = context;
+    return uri !== undefined && application !== null && matchesRegisteredUri(uri, application.redirectUris, { anyLoopbackPort: !application.confidential });
   },
   error: () => new InvalidRedirectUri(),
 };

@@ -1,6 +1,6 @@
 import type { ClientCredentials } from './client-credentials.js';
 import type { OAuthDeps } from './deps.js';
-import { InvalidClient } from './errors.js';
+import { InvalidClient, TooManyRequests } from './errors.js';
 import { constantTimeEqual, storedForm } from './secrets.js';
 import type { ApplicationRecord } from './store.js';
 
@@ -10,16 +10,31 @@ import type { ApplicationRecord } from './store.js';
  * Secrets carry 256 bits, so a SHA-256 compared in constant time is the right check (SPEC 4).
  */
 export async function authenticateClient(deps: OAuthDeps, credentials: ClientCredentials): Promise<ApplicationRecord> {
-  const triedBasic = credentials.method === 'client_secret_basic';
-  const application = await deps.stores.applications.findByUid(credentials.clientId);
-  if (!application) throw new InvalidClient({ triedBasic });
-  if (credentials.secret === null) {
-    if (application.confidential) throw new InvalidClient({ triedBasic });
-    return application;
+  const { clientId, address } = credentials;
+  const limits = deps.limits.clients;
+  const application = await deps.stores.applications.findByUid(clientId);
+  // From here on nothing awaits: the lockout check, the comparison and the count of a failure are one step, so
+  // guesses sent at once cannot pass a lockout that the earlier ones reached (SPEC 5 rateLimit).
+  const now = deps.now();
+  if (!application) {
+    refuseWhileLockedOut(limits.retryAfterForUnknownClient(address, now));
+    limits.unknownClientFailed(address, now);
+    throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
   }
-  const presented = storedForm(credentials.secret, deps.config.hashApplicationSecrets);
-  if (application.secret === null || !constantTimeEqual(presented, application.secret)) throw new InvalidClient({ triedBasic });
-  return application;
+  refuseWhileLockedOut(limits.retryAfterForClient(clientId, address, now));
+  if (secretMatches(deps, application, credentials.secret)) return application;
+  limits.failed(clientId, address, now);
+  throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
+}
+
+function secretMatches(deps: OAuthDeps, application: ApplicationRecord, secret: string | null): boolean {
+  if (secret === null) return !application.confidential;
+  const presented = storedForm(secret, deps.config.hashApplicationSecrets);
+  return application.secret !== null && constantTimeEqual(presented, application.secret);
+}
+
+function refuseWhileLockedOut(retryAfter: number): void {
+  if (retryAfter > 0) throw new TooManyRequests(retryAfter, 'Too many failed client authentications.');
 }
 
 /** Authenticates when credentials were sent; null when none were. */

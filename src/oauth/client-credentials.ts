@@ -8,11 +8,14 @@ export type ClientCredentials = {
   method: 'client_secret_basic' | 'client_secret_post' | 'none';
   clientId: string;
   secret: string | null;
+  /** Where the attempt came from (limitedAddress of the request's IP): failures are limited per client and address. */
+  address: string;
 };
 
 export type CredentialSources = {
   authorization?: string | undefined;
   body: Record<string, unknown>;
+  address: string;
 };
 
 // RFC 7617 section 2 / RFC 4648 section 4: standard alphabet; padding is tolerated when absent.
@@ -81,9 +84,9 @@ export function extractClientCredentials(input: CredentialSources): ClientCreden
     if (bodySecret !== null) throw InvalidRequest.multipleClientAuthMethods();
     // SPEC 8: two different client identities in one request are refused, not resolved in Basic's favour.
     if (bodyClientId !== null && bodyClientId !== basic.clientId) throw new InvalidRequest();
-    return { method: 'client_secret_basic', clientId: basic.clientId, secret: basic.secret };
+    return { method: 'client_secret_basic', clientId: basic.clientId, secret: basic.secret, address: input.address };
   }
   if (bodyClientId === null) return null; // A lone client_secret identifies no one (reference 2.5).
-  if (bodySecret !== null) return { method: 'client_secret_post', clientId: bodyClientId, secret: bodySecret };
-  return { method: 'none', clientId: bodyClientId, secret: null };
+  if (bodySecret !== null) return { method: 'client_secret_post', clientId: bodyClientId, secret: bodySecret, address: input.address };
+  return { method: 'none', clientId: bodyClientId, secret: null, address: input.address };
 }

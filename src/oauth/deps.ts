@@ -1,4 +1,5 @@
 import type { Config } from '../config/types.js';
+import type { AttemptLimits } from './attempt-limits.js';
 import type { OAuthHooks } from './hooks.js';
 import type { PasswordHasher } from './passwords.js';
 import type { Stores } from './store.js';
@@ -10,4 +11,7 @@ export interface OAuthDeps {
   now: () => Date;
   hooks: OAuthHooks;
   passwords: PasswordHasher;
+  /** Failure limits of this process (SPEC 5 rateLimit), shared by every route that checks credentials. */
+  limits: AttemptLimits;
 }
+

@@ -106,6 +106,17 @@ export class TemporarilyUnavailable extends OAuthError {
   }
 }
 
+/** 429 for a client, user or address locked out after failed authentication, or over its request budget. */
+export class TooManyRequests extends OAuthError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    reason: string,
+  ) {
+    // RFC 6749 section 4.1.2.1's temporarily_unavailable is the standard code closest to "back off".
+    super('temporarily_unavailable', 429, `${reason} Retry after ${retryAfterSeconds} seconds.`);
+  }
+}
+
 export class UnsupportedResponseType extends OAuthError {
   constructor() {
     super('unsupported_response_type', 400, 'The authorization server does not support this response type.');

@@ -1,7 +1,7 @@
 import { authenticateClient } from './client-authentication.js';
 import { extractClientCredentials } from './client-credentials.js';
 import type { OAuthDeps } from './deps.js';
-import { InvalidClient, InvalidToken } from './errors.js';
+import { InvalidClient, InvalidRequest, InvalidToken } from './errors.js';
 import { mayIntrospect, type IntrospectionRequester, type IntrospectionRule } from './introspection-policy.js';
 import { introspectionExtraFields } from './introspection-response.js';
 import { optionalParameter, requireParameter, type Parameters } from './request-parameters.js';
@@ -15,6 +15,8 @@ export type IntrospectionResponse = { active: false } | ({ active: true } & Reco
 export interface IntrospectionRequest {
   parameters: Parameters;
   authorization: string | undefined;
+  /** The requester's address as the failure limits count it (limitedAddress). */
+  address: string;
 }
 
 const INACTIVE = { active: false } as const;
@@ -23,13 +25,13 @@ const INACTIVE = { active: false } as const;
  * RFC 7662 as the seed describes it (SPEC 3.3). The requester is a client by HTTP Basic or a bearer token,
  * nothing else; an inactive answer is exactly {"active": false}, so nothing leaks (RFC 7662 section 2.2).
  */
-export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], { parameters, authorization }: IntrospectionRequest): Promise<IntrospectionResponse> {
-  // Seed, Authentication 1: credentials in the body are not one of the two kinds (SPEC 3.3).
-  if (parameters.client_id !== undefined || parameters.client_secret !== undefined) throw new InvalidClient();
+export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], request: IntrospectionRequest): Promise<IntrospectionResponse> {
+  const { parameters, authorization } = request;
+  refuseBodyCredentials(parameters, authorization);
   const hint = optionalParameter(parameters, 'token_type_hint');
   const bearer = bearerValue(authorization);
   const accessLookup = await prefetchBearerPair(deps, bearer, parameters.token, hint);
-  const requester = await authenticateRequester(deps, authorization, bearer, accessLookup);
+  const requester = await authenticateRequester(deps, request, bearer, accessLookup);
   const value = requireParameter(parameters, 'token');
   const found = await findTokenByValue(deps, deps.stores.tokenReads, value, hint, accessLookup);
   const token = found?.record ?? null;
@@ -42,6 +44,19 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], { 
   }
   if (!found || !isActive(deps, found)) return INACTIVE;
   return { ...(await standardFields(deps, found)), ...(await introspectionExtraFields(deps, found.record, requester)), active: true };
+}
+
+/**
+ * Seed, Authentication 1: credentials in the body are not one of the two kinds (SPEC 3.3), so alone they are
+ * invalid_client. Next to an Authorization header they are a second mechanism, which RFC 6749 section 2.3
+ * forbids: invalid_request, as at the token endpoint (a Basic client and the same client_id is one client).
+ */
+function refuseBodyCredentials(parameters: Parameters, authorization: string | undefined): void {
+  if (parameters.client_id === undefined && parameters.client_secret === undefined) return;
+  const scheme = schemeOf(authorization);
+  if (scheme === 'bearer') throw InvalidRequest.multipleClientAuthMethods();
+  if (scheme !== 'basic') throw new InvalidClient();
+  extractClientCredentials({ authorization, body: parameters, address: '' });
 }
 
 const schemeOf = (authorization: string | undefined) => authorization?.trim().split(/\s+/, 1)[0]?.toLowerCase();
@@ -60,7 +75,7 @@ async function prefetchBearerPair(deps: OAuthDeps, bearer: string | null, token:
 
 async function authenticateRequester(
   deps: OAuthDeps,
-  authorization: string | undefined,
+  { authorization, address }: IntrospectionRequest,
   bearerCredential: string | null,
   accessLookup: AccessLookup | undefined,
 ): Promise<IntrospectionRequester> {
@@ -70,7 +85,7 @@ async function authenticateRequester(
     if (reason !== null) throw new InvalidToken(reason);
     return { client: null, bearer };
   }
-  const credentials = schemeOf(authorization) === 'basic' ? extractClientCredentials({ authorization, body: {} }) : null;
+  const credentials = schemeOf(authorization) === 'basic' ? extractClientCredentials({ authorization, body: {}, address }) : null;
   // RFC 7662 section 2.1 and RFC 6749 section 5.2: no credentials at all is invalid_client too (SPEC 8).
   if (!credentials) throw new InvalidClient();
   // Seed: "HTTP Basic with client id and client secret". A public client's id alone is not client

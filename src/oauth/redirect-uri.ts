@@ -152,14 +152,16 @@ function sameExceptLoopbackPort(requested: UriParts, registered: string): boolea
 }
 
 // RFC 9700 section 4.1.3 and RFC 6749 section 3.1.2.3: exact string comparison against each registered URI,
-// no normalisation of case, default ports, trailing slashes, query or percent-encoding.
-export function matchesRegisteredUri(requested: string, registered: readonly string[]): boolean {
+// no normalisation of case, default ports, trailing slashes, query or percent-encoding. The loopback port
+// exception is RFC 8252's, for native apps, which are public clients: a confidential client gets none, so a
+// page cannot send its codes or tokens to whatever else listens on another loopback port.
+export function matchesRegisteredUri(requested: string, registered: readonly string[], { anyLoopbackPort }: { anyLoopbackPort: boolean }): boolean {
   if (typeof requested !== 'string' || !Array.isArray(registered)) return false;
   if (isOutOfBand(requested)) return registered.includes(requested);
   const parts = parseUri(requested);
   if (parts === null || !isValidRedirectTarget(parts)) return false;
   return registered.some(
-    (candidate) => typeof candidate === 'string' && (candidate === requested || sameExceptLoopbackPort(parts, candidate)),
+    (candidate) => typeof candidate === 'string' && (candidate === requested || (anyLoopbackPort && sameExceptLoopbackPort(parts, candidate))),
   );
 }
 

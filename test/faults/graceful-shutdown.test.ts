@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
 import { loadConfig } from '../../src/config/loader.js';
 import { createApplication } from '../../src/oauth/applications.js';
 import { createDatabase } from '../../src/storage/database.js';
@@ -26,7 +27,7 @@ describe('SIGTERM under load', () => {
     const config = loadConfig({ path: configPath });
     const database = await createDatabase({ databaseUrl: null, dataDir: config.dataDir });
     await migrate(database);
-    const deps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher };
+    const deps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
     const created = await createApplication(deps, { name: 'Load', redirectUri: '', scopes: '', confidential: true });
     clientId = created.application.uid;
     clientSecret = created.plainSecret!;

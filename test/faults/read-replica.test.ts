@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
 import { buildServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/loader.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
@@ -52,7 +53,7 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => log.push(...chunk.toString().split('\n').filter(Boolean)));
     const app = await buildServer({ config, logStream });
-    const deps: OAuthDeps = { stores: createStores(app.database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher };
+    const deps: OAuthDeps = { stores: createStores(app.database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
     return { app, deps, log };
   }
 

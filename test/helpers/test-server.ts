@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
 import { buildServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/loader.js';
 import type { Config, ConfigInput } from '../../src/config/types.js';
@@ -48,7 +49,7 @@ export async function buildTestServer({ config: input = {}, extensions, testData
   const now = () => clock.now;
   const stores = createStores(db.database);
   const app = await buildServer({ config, extensions, database: db.database, now, stores, logStream });
-  const deps: OAuthDeps = { stores, config, now, hooks: extensions ?? {}, passwords: argon2Hasher };
+  const deps: OAuthDeps = { stores, config, now, hooks: extensions ?? {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
   return {
     app,
     config,

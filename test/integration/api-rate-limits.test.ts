@@ -2,16 +2,67 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../helpers/factories.js';
 import { basicAuth, buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
 
-// SPEC 5 rateLimit: failures back off and lock out per client and per IP; successful calls are unlimited
-// unless perClientPerMinute is set.
+// SPEC 5 rateLimit: failures lock out the failing pair (client id, address), and an address only for client
+// ids that name no application; a request with valid credentials is never refused because of other requests'
+// failures. Successful calls are unlimited unless perClientPerMinute is set.
 describe('rate limits on the API group', () => {
   let server: TestServer;
   afterEach(() => server.close());
 
-  const tokenRequest = (id: string, secret: string) =>
-    server.app.inject({ method: 'POST', url: '/oauth/token', headers: { ...FORM, authorization: basicAuth(id, secret) }, payload: form({ grant_type: 'client_credentials' }) });
+  const tokenRequest = (id: string, secret: string, remoteAddress = '127.0.0.1') =>
+    server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      remoteAddress,
+      headers: { ...FORM, authorization: basicAuth(id, secret) },
+      payload: form({ grant_type: 'client_credentials' }),
+    });
 
-  it('locks a client out with 429 and Retry-After after maxFailures failed authentications, even with the right secret', async () => {
+  // The issue's table, each line with the opposite outcome: shipped defaults (maxFailures 10, lockout 300 s).
+  it('ten requests with unknown client ids from an IP do not stop a valid client from that IP', async () => {
+    server = await buildTestServer();
+    const client = await createClient(server.deps);
+    expect((await tokenRequest(client.uid, client.secret!, '203.0.113.5')).statusCode).toBe(200);
+    for (let i = 0; i < 10; i += 1) expect((await tokenRequest(`unknown-${i}`, 'x', '203.0.113.5')).statusCode).toBe(401);
+    expect((await tokenRequest(client.uid, client.secret!, '203.0.113.5')).statusCode).toBe(200);
+    // What is refused is the next unknown client id from that address.
+    const refused = await tokenRequest('unknown-11', 'x', '203.0.113.5');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('300');
+    expect((await tokenRequest('unknown-11', 'x', '203.0.113.6')).statusCode).toBe(401);
+  });
+
+  it('ten wrong secrets naming a valid client from one IP do not stop that client from a third IP', async () => {
+    server = await buildTestServer();
+    const client = await createClient(server.deps);
+    for (let i = 0; i < 10; i += 1) expect((await tokenRequest(client.uid, 'wrong', '198.51.100.2')).statusCode).toBe(401);
+    expect((await tokenRequest(client.uid, client.secret!, '198.51.100.3')).statusCode).toBe(200);
+    // The failing pair itself is locked, for every endpoint of the group.
+    const locked = await tokenRequest(client.uid, 'wrong', '198.51.100.2');
+    expect(locked.statusCode).toBe(429);
+  });
+
+  it('IPv6 addresses count by their /64: fresh addresses of one subscriber do not dodge a lockout (finding 3)', async () => {
+    server = await buildTestServer({ config: { rateLimit: { maxFailures: 3 } } });
+    const client = await createClient(server.deps);
+    for (const host of ['1', '2', '3']) expect((await tokenRequest(client.uid, 'wrong', `2001:db8:1:2::${host}`)).statusCode).toBe(401);
+    expect((await tokenRequest(client.uid, 'wrong', '2001:db8:1:2:ffff::9')).statusCode).toBe(429);
+    expect((await tokenRequest(client.uid, client.secret!, '2001:db8:1:3::1')).statusCode).toBe(200);
+  });
+
+  it('counts failed authentications per client and lockouts in /metrics', async () => {
+    server = await buildTestServer({ config: { rateLimit: { maxFailures: 2 } } });
+    const client = await createClient(server.deps);
+    await tokenRequest(client.uid, 'wrong', '192.0.2.1');
+    await tokenRequest(client.uid, 'wrong', '192.0.2.1');
+    await tokenRequest('nobody', 'x', '192.0.2.1');
+    const metrics = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain(`oauth_client_authentication_failures_total{client_id="${client.uid}"} 2`);
+    expect(metrics).toContain('oauth_client_authentication_failures_total{client_id="(unknown)"} 1');
+    expect(metrics).toContain('oauth_lockouts_total{kind="client"} 1');
+  });
+
+  it('locks the failing pair out with 429 and Retry-After after maxFailures failed authentications, even with the right secret', async () => {
     server = await buildTestServer({ config: { rateLimit: { maxFailures: 3, windowSeconds: 60, lockoutSeconds: 120 } } });
     const client = await createClient(server.deps);
     for (let attempt = 0; attempt < 3; attempt += 1) expect((await tokenRequest(client.uid, 'wrong')).statusCode).toBe(401);
@@ -21,6 +72,31 @@ describe('rate limits on the API group', () => {
     expect(locked.json()).toEqual({ error: 'temporarily_unavailable', error_description: 'Too many failed client authentications. Retry after 120 seconds.' });
     const introspect = await server.app.inject({ method: 'POST', url: '/oauth/introspect', headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) }, payload: form({ token: 'x' }) });
     expect(introspect.statusCode).toBe(429);
+  });
+
+  it('two authentication methods at revoke and introspect answer like the token endpoint: 400 invalid_request', async () => {
+    server = await buildTestServer();
+    const client = await createClient(server.deps);
+    const multiple = { error: 'invalid_request', error_description: 'The request utilizes more than one mechanism for authenticating the client.' };
+    for (const url of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) {
+      const payload = form({ grant_type: 'client_credentials', token: 'x', client_id: client.uid, client_secret: client.secret! });
+      const both = await server.app.inject({ method: 'POST', url, headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) }, payload });
+      expect([url, both.statusCode, both.json()]).toEqual([url, 400, multiple]);
+      const otherId = await server.app.inject({
+        method: 'POST',
+        url,
+        headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) },
+        payload: form({ grant_type: 'client_credentials', token: 'x', client_id: 'someone-else' }),
+      });
+      expect([url, otherId.statusCode, otherId.json().error]).toEqual([url, 400, 'invalid_request']);
+    }
+    const bearerAndBody = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/introspect',
+      headers: { ...FORM, authorization: 'Bearer some-token' },
+      payload: form({ token: 'x', client_id: client.uid, client_secret: client.secret! }),
+    });
+    expect([bearerAndBody.statusCode, bearerAndBody.json()]).toEqual([400, multiple]);
   });
 
   it('does not limit successful calls by default', async () => {

@@ -5,7 +5,8 @@ import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
 // SPEC 3.5 and reference 7.2 with SPEC 8: exact match against one registered URI, except the port of a literal
-// loopback IP (RFC 8252 section 7.3). RFC 6749 section 4.1.2.1: a mismatch is shown, never redirected.
+// loopback IP for native (public) clients (RFC 8252 section 7.3). RFC 6749 section 4.1.2.1: a mismatch is
+// shown, never redirected.
 
 const CALLBACK = 'https://client.example.com/callback';
 const WITH_QUERY = 'https://client.example.com/q?tenant=1&region=eu';
@@ -18,10 +19,16 @@ const accepted: Array<[string, string]> = [
   ['exact match', CALLBACK],
   ['exact match with its registered query', WITH_QUERY],
   ['loopback IPv4, same port', LOOPBACK_V4],
+];
+
+// RFC 8252 section 7.3: a native app (a public client) may listen on any loopback port.
+const acceptedForNativeApps: Array<[string, string]> = [
   ['loopback IPv4, another port', 'http://127.0.0.1:51234/cb'],
   ['loopback IPv4, no port', 'http://127.0.0.1/cb'],
   ['loopback IPv6, another port', 'http://[::1]:1234/cb'],
 ];
+// RFC 7636 appendix B's challenge: public clients must use PKCE here.
+const PKCE = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
 
 const refused: Array<[string, string]> = [
   ['a fragment', `${CALLBACK}#fragment`],
@@ -49,12 +56,14 @@ const refused: Array<[string, string]> = [
 describe(`redirect_uri at /oauth/authorize (${backend})`, () => {
   let server: TestServer;
   let client: ApplicationRecord;
+  let nativeApp: ApplicationRecord;
   let agent: UserAgent;
 
   beforeAll(async () => {
     server = await buildTestServer();
     await createUser(server.deps, 'alice');
     client = (await createClient(server.deps, { redirectUri: REGISTERED.join('\n') })).application;
+    nativeApp = (await createClient(server.deps, { name: 'Native', redirectUri: REGISTERED.join('\n'), confidential: false })).application;
     agent = await signedIn(server.app, 'alice');
   });
   afterAll(() => server.close());
@@ -73,6 +82,27 @@ describe(`redirect_uri at /oauth/authorize (${backend})`, () => {
     expect(response.statusCode).toBe(302);
     const location = String(response.headers.location);
     expect(location.startsWith(`${uri}${uri.includes('?') ? '&' : '?'}error=invalid_scope`)).toBe(true);
+  });
+
+  const authorizeNative = (redirectUri: string, extra: Record<string, string> = {}) =>
+    agent.request({ method: 'GET', url: authorizeUrl({ client_id: nativeApp.uid, redirect_uri: redirectUri, response_type: 'code', ...PKCE, ...extra }) });
+
+  it.each(acceptedForNativeApps)('%s is accepted for a native app: consent screen', async (_case, uri) => {
+    const response = await authorizeNative(uri);
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('Authorization required');
+  });
+
+  it.each(acceptedForNativeApps)('%s is invalid_redirect_uri for a confidential client (finding 7)', async (_case, uri) => {
+    const response = await authorize(uri, { state: 's' });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers.location).toBeUndefined();
+  });
+
+  it.each(acceptedForNativeApps)('%s for a native app: a later error is redirected to exactly the requested URI', async (_case, uri) => {
+    const response = await authorizeNative(uri, { scope: 'unknown', state: 's' });
+    expect(response.statusCode).toBe(302);
+    expect(String(response.headers.location).startsWith(`${uri}?error=invalid_scope`)).toBe(true);
   });
 
   it.each(refused)('%s is invalid_redirect_uri, shown with 400 and never redirected', async (_case, uri) => {

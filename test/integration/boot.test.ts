@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
 import { loadConfig } from '../../src/config/loader.js';
 import { createApplication } from '../../src/oauth/applications.js';
 import { createDatabase } from '../../src/storage/database.js';
@@ -38,7 +39,7 @@ describe(`oauth-service serve (${backend})`, () => {
     // Write an application while the service is down, through the same code the CLI uses.
     const config = loadConfig({ env });
     const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    const deps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher };
+    const deps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
     const { application, plainSecret } = await createApplication(deps, {
       name: 'Survivor', redirectUri: 'https://app.example.com/cb', scopes: '', confidential: true,
     });

@@ -45,6 +45,13 @@ describe('logs never contain secrets', () => {
       headers: FORM,
       payload: form({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.uid, client_secret: client.secret! }),
     });
+    // With the plain PKCE method, the challenge is the verifier (finding 9): it stays out of the request log.
+    const plainVerifier = 'plain-verifier-0123456789-0123456789-0123456789';
+    await server.app.inject({
+      method: 'GET',
+      url: `/oauth/authorize?client_id=${client.uid}&response_type=code&redirect_uri=${encodeURIComponent(grant.redirectUri)}&code_challenge=${plainVerifier}&code_challenge_method=plain`,
+    });
+    secrets.push(plainVerifier);
     expect(lines.length).toBeGreaterThan(5);
     const log = lines.join('');
     for (const secret of secrets) expect(log).not.toContain(secret);

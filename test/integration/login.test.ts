@@ -4,7 +4,7 @@ import { createUser, csrfTokenIn, PASSWORD, signedIn, userAgent, type UserAgent 
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
-const LIMITS = { maxFailures: 3, windowSeconds: 60, lockoutSeconds: 120 };
+const LIMITS = { maxFailures: 3, windowSeconds: 60, lockoutSeconds: 120, maxUserNamesPerAddress: 4 };
 
 describe(`/login and /logout (${backend})`, () => {
   let server: TestServer;
@@ -77,35 +77,57 @@ describe(`/login and /logout (${backend})`, () => {
     expect(bare.statusCode).toBe(403);
   });
 
-  it('locks a username out after rateLimit.maxFailures failures, from any IP: 429 with Retry-After, even for the right password', async () => {
-    for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
-      const agent = userAgent(server.app);
-      const csrf = await agent.csrfFrom('/login');
-      const failed = await agent.request({ method: 'POST', url: '/login', remoteAddress: ip, headers: FORM, payload: form({ username: 'carol', password: 'guess', _csrf: csrf }) });
-      expect(failed.statusCode).toBe(401);
-    }
+  const loginFrom = async (ip: string, username: string, password: string, agent = userAgent(server.app)) =>
+    agent.request({ method: 'POST', url: '/login', remoteAddress: ip, headers: FORM, payload: form({ username, password, _csrf: await agent.csrfFrom('/login') }) });
+
+  it('locks the (user name, IP) pair after rateLimit.maxFailures failures: 429 with Retry-After there, even for the right password', async () => {
+    for (let i = 0; i < LIMITS.maxFailures; i += 1) expect((await loginFrom('10.0.0.1', 'carol', 'guess')).statusCode).toBe(401);
     const agent = userAgent(server.app);
-    const locked = await agent.post('/login', { username: 'carol', password: PASSWORD });
+    const locked = await loginFrom('10.0.0.1', 'carol', PASSWORD, agent);
     expect(locked.statusCode).toBe(429);
     expect(Number(locked.headers['retry-after'])).toBe(LIMITS.lockoutSeconds);
     expect(locked.body).toContain('Too many failed sign-in attempts');
     expect(await loggedIn(agent)).toBe(false);
-
     server.clock.advance(LIMITS.lockoutSeconds);
-    expect((await agent.post('/login', { username: 'carol', password: PASSWORD })).statusCode).toBe(303);
+    expect((await loginFrom('10.0.0.1', 'carol', PASSWORD)).statusCode).toBe(303);
   });
 
-  it('locks an IP out after rateLimit.maxFailures failures, whatever the username', async () => {
+  it('failures for a user from other addresses never lock that user out elsewhere (the lockout strangers could trigger)', async () => {
+    for (const ip of ['10.0.1.1', '10.0.1.2', '10.0.1.3']) {
+      for (let i = 0; i < LIMITS.maxFailures; i += 1) expect((await loginFrom(ip, 'dave', 'guess')).statusCode).toBe(401);
+    }
+    expect((await loginFrom('10.0.1.4', 'dave', PASSWORD)).statusCode).toBe(303);
+    // The same IP, another user: the pair is (user name, IP), not the IP.
+    expect((await loginFrom('10.0.1.1', 'erin', PASSWORD)).statusCode).toBe(303);
+    server.clock.advance(LIMITS.lockoutSeconds);
+  });
+
+  it('locks an IP out for everyone once maxUserNamesPerAddress different user names failed from it (password spraying)', async () => {
     const ip = '192.0.2.7';
-    const agent = userAgent(server.app);
-    const attempt = async (username: string, password: string) =>
-      agent.request({ method: 'POST', url: '/login', remoteAddress: ip, headers: FORM, payload: form({ username, password, _csrf: await agent.csrfFrom('/login') }) });
-    for (const username of ['x1', 'x2', 'x3']) expect((await attempt(username, 'guess')).statusCode).toBe(401);
-    const locked = await attempt('dave', PASSWORD);
+    const names = Array.from({ length: LIMITS.maxUserNamesPerAddress }, (_, i) => `sprayed-${i}`);
+    for (const username of names) expect((await loginFrom(ip, username, 'Summer2026!')).statusCode).toBe(401);
+    const locked = await loginFrom(ip, 'dave', PASSWORD);
     expect(locked.statusCode).toBe(429);
-    expect(locked.headers['retry-after']).toBeDefined();
+    expect(locked.headers['retry-after']).toBe(String(LIMITS.lockoutSeconds));
     // Another IP is not affected.
-    expect((await userAgent(server.app).post('/login', { username: 'dave', password: PASSWORD })).statusCode).toBe(303);
+    expect((await loginFrom('192.0.2.8', 'dave', PASSWORD)).statusCode).toBe(303);
+    server.clock.advance(LIMITS.lockoutSeconds);
+  });
+
+  it('one user name failing many times counts once towards the spraying limit of its IP', async () => {
+    const ip = '192.0.2.9';
+    for (let i = 0; i < LIMITS.maxFailures; i += 1) expect((await loginFrom(ip, 'alice', 'guess')).statusCode).toBe(401);
+    expect((await loginFrom(ip, 'bob', PASSWORD)).statusCode).toBe(303);
+    server.clock.advance(LIMITS.lockoutSeconds);
+  });
+
+  it('60 logins sent at once for one user from one IP get at most maxFailures password checks (finding 2: 59 x 401 then 303)', async () => {
+    const guesses = Array.from({ length: 59 }, () => loginFrom('198.51.100.1', 'erin', 'guess'));
+    const right = loginFrom('198.51.100.1', 'erin', PASSWORD);
+    const statuses = (await Promise.all([...guesses, right])).map((response) => response.statusCode);
+    const checked = statuses.filter((status) => status === 401 || status === 303);
+    expect(checked.length).toBeLessThanOrEqual(LIMITS.maxFailures);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(60 - LIMITS.maxFailures);
     server.clock.advance(LIMITS.lockoutSeconds);
   });
 

@@ -2,6 +2,9 @@ import { describe, it, expect } from 'vitest';
 import { extractClientCredentials } from '../../src/oauth/client-credentials.js';
 import { InvalidClient, InvalidRequest, OAuthError } from '../../src/oauth/errors.js';
 
+// Credentials carry the address they came from: the failure limits count per client and address.
+const ADDRESS = '192.0.2.1';
+
 function basic(payload: string): string {
   return `Basic ${Buffer.from(payload, 'utf8').toString('base64')}`;
 }
@@ -18,52 +21,54 @@ function thrown(run: () => unknown): OAuthError {
 
 describe('client_secret_basic (RFC 6749 section 2.3.1, RFC 7617)', () => {
   it('decodes id and secret', () => {
-    expect(extractClientCredentials({ authorization: basic('my-client:s3cret'), body: {} })).toEqual({
+    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('my-client:s3cret'), body: {} })).toEqual({
       method: 'client_secret_basic',
       clientId: 'my-client',
       secret: 's3cret',
+      address: ADDRESS,
     });
   });
 
   it('accepts the scheme in any case and surrounding spaces (RFC 7235 section 2.1)', () => {
     const token = Buffer.from('id:secret').toString('base64');
     for (const header of [`basic ${token}`, `BaSiC ${token}`, `  Basic   ${token}  `]) {
-      expect(extractClientCredentials({ authorization: header, body: {} })).toMatchObject({ clientId: 'id', secret: 'secret' });
+      expect(extractClientCredentials({ address: ADDRESS, authorization: header, body: {} })).toMatchObject({ clientId: 'id', secret: 'secret' });
     }
   });
 
   it('form-urldecodes the id: %3A is a colon inside the id (appendix B)', () => {
-    expect(extractClientCredentials({ authorization: basic('client%3Aone:secret'), body: {} })).toMatchObject({
+    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('client%3Aone:secret'), body: {} })).toMatchObject({
       clientId: 'client:one',
       secret: 'secret',
     });
   });
 
   it('form-urldecodes "+" as a space and %XX as UTF-8 (appendix B)', () => {
-    expect(extractClientCredentials({ authorization: basic('my+client:p%C3%A4ss+word%2B'), body: {} })).toMatchObject({
+    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('my+client:p%C3%A4ss+word%2B'), body: {} })).toMatchObject({
       clientId: 'my client',
       secret: 'päss word+',
     });
   });
 
   it('splits at the first colon: the secret may contain colons', () => {
-    expect(extractClientCredentials({ authorization: basic('id:a:b:c'), body: {} })).toMatchObject({
+    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('id:a:b:c'), body: {} })).toMatchObject({
       clientId: 'id',
       secret: 'a:b:c',
     });
   });
 
   it('an empty password is a public client identifying itself through Basic', () => {
-    expect(extractClientCredentials({ authorization: basic('public-app:'), body: {} })).toEqual({
+    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('public-app:'), body: {} })).toEqual({
       method: 'client_secret_basic',
       clientId: 'public-app',
       secret: null,
+      address: ADDRESS,
     });
   });
 
   it('accepts base64 without padding', () => {
     const unpadded = Buffer.from('id:secret1').toString('base64').replace(/=+$/, '');
-    expect(extractClientCredentials({ authorization: `Basic ${unpadded}`, body: {} })).toMatchObject({ secret: 'secret1' });
+    expect(extractClientCredentials({ address: ADDRESS, authorization: `Basic ${unpadded}`, body: {} })).toMatchObject({ secret: 'secret1' });
   });
 
   it.each([
@@ -81,54 +86,57 @@ describe('client_secret_basic (RFC 6749 section 2.3.1, RFC 7617)', () => {
     ['percent-encoded invalid UTF-8', basic('id:%FF')],
     ['raw invalid UTF-8', `Basic ${Buffer.from([0x69, 0x64, 0x3a, 0xff]).toString('base64')}`],
   ])('rejects %s with invalid_client 401, never a 500 (SPEC 8)', (_label, authorization) => {
-    const error = thrown(() => extractClientCredentials({ authorization, body: {} }));
+    const error = thrown(() => extractClientCredentials({ address: ADDRESS, authorization, body: {} }));
     expect(error).toBeInstanceOf(InvalidClient);
     expect(error.status).toBe(401);
     expect((error as InvalidClient).triedBasic).toBe(true);
   });
 
   it('ignores other schemes: a Bearer header is not client authentication', () => {
-    expect(extractClientCredentials({ authorization: 'Bearer abc', body: {} })).toBeNull();
-    expect(extractClientCredentials({ authorization: 'Bearer abc', body: { client_id: 'app' } })).toEqual({
+    expect(extractClientCredentials({ address: ADDRESS, authorization: 'Bearer abc', body: {} })).toBeNull();
+    expect(extractClientCredentials({ address: ADDRESS, authorization: 'Bearer abc', body: { client_id: 'app' } })).toEqual({
       method: 'none',
       clientId: 'app',
       secret: null,
+      address: ADDRESS,
     });
-    expect(extractClientCredentials({ authorization: 'Basicx abc', body: {} })).toBeNull();
-    expect(extractClientCredentials({ authorization: '', body: {} })).toBeNull();
+    expect(extractClientCredentials({ address: ADDRESS, authorization: 'Basicx abc', body: {} })).toBeNull();
+    expect(extractClientCredentials({ address: ADDRESS, authorization: '', body: {} })).toBeNull();
   });
 });
 
 describe('client_secret_post and none (RFC 6749 section 2.3.1, SPEC 3.1)', () => {
   it('client_id and client_secret in the body', () => {
-    expect(extractClientCredentials({ body: { client_id: 'app', client_secret: 's' } })).toEqual({
+    expect(extractClientCredentials({ address: ADDRESS, body: { client_id: 'app', client_secret: 's' } })).toEqual({
       method: 'client_secret_post',
       clientId: 'app',
       secret: 's',
+      address: ADDRESS,
     });
   });
 
   it('body values are taken literally (the form parser already decoded them)', () => {
-    expect(extractClientCredentials({ body: { client_id: 'a+b%3A', client_secret: 'x+y' } })).toMatchObject({
+    expect(extractClientCredentials({ address: ADDRESS, body: { client_id: 'a+b%3A', client_secret: 'x+y' } })).toMatchObject({
       clientId: 'a+b%3A',
       secret: 'x+y',
     });
   });
 
   it('client_id alone is a public client (none)', () => {
-    expect(extractClientCredentials({ body: { client_id: 'app' } })).toEqual({ method: 'none', clientId: 'app', secret: null });
-    expect(extractClientCredentials({ body: { client_id: 'app', client_secret: '' } })).toEqual({
+    expect(extractClientCredentials({ address: ADDRESS, body: { client_id: 'app' } })).toEqual({ method: 'none', clientId: 'app', secret: null, address: ADDRESS });
+    expect(extractClientCredentials({ address: ADDRESS, body: { client_id: 'app', client_secret: '' } })).toEqual({
       method: 'none',
       clientId: 'app',
       secret: null,
+      address: ADDRESS,
     });
   });
 
   it('no credentials at all, or a lone client_secret, is null', () => {
-    expect(extractClientCredentials({ body: {} })).toBeNull();
-    expect(extractClientCredentials({ authorization: undefined, body: { grant_type: 'client_credentials' } })).toBeNull();
-    expect(extractClientCredentials({ body: { client_secret: 'orphan' } })).toBeNull();
-    expect(extractClientCredentials({ body: { client_id: '' } })).toBeNull();
+    expect(extractClientCredentials({ address: ADDRESS, body: {} })).toBeNull();
+    expect(extractClientCredentials({ address: ADDRESS, authorization: undefined, body: { grant_type: 'client_credentials' } })).toBeNull();
+    expect(extractClientCredentials({ address: ADDRESS, body: { client_secret: 'orphan' } })).toBeNull();
+    expect(extractClientCredentials({ address: ADDRESS, body: { client_id: '' } })).toBeNull();
   });
 
   it.each([
@@ -137,7 +145,7 @@ describe('client_secret_post and none (RFC 6749 section 2.3.1, SPEC 3.1)', () =>
     ['a nested client_id', { client_id: { x: 'a' } }],
     ['a numeric client_id', { client_id: 1 }],
   ])('rejects %s with the generic invalid_request (SPEC 3)', (_label, body) => {
-    const error = thrown(() => extractClientCredentials({ body }));
+    const error = thrown(() => extractClientCredentials({ address: ADDRESS, body }));
     expect(error).toBeInstanceOf(InvalidRequest);
     expect(error.description).toBe(new InvalidRequest().description);
   });
@@ -146,37 +154,38 @@ describe('client_secret_post and none (RFC 6749 section 2.3.1, SPEC 3.1)', () =>
 describe('more than one authentication method (RFC 6749 section 2.3, SPEC 8)', () => {
   it('Basic with a secret plus a body client_secret is multiple_client_auth_methods', () => {
     const error = thrown(() =>
-      extractClientCredentials({ authorization: basic('app:s'), body: { client_id: 'app', client_secret: 's' } }),
+      extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_id: 'app', client_secret: 's' } }),
     );
     expect(error.code).toBe('invalid_request');
     expect(error.description).toBe(InvalidRequest.multipleClientAuthMethods().description);
   });
 
   it('a body client_secret next to any Basic header is two methods, even with an empty Basic password', () => {
-    expect(thrown(() => extractClientCredentials({ authorization: basic('app:s'), body: { client_secret: 's' } })).description).toBe(
+    expect(thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_secret: 's' } })).description).toBe(
       InvalidRequest.multipleClientAuthMethods().description,
     );
-    expect(thrown(() => extractClientCredentials({ authorization: basic('app:'), body: { client_secret: 's' } })).description).toBe(
+    expect(thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:'), body: { client_secret: 's' } })).description).toBe(
       InvalidRequest.multipleClientAuthMethods().description,
     );
   });
 
   it('Basic plus a different body client_id is invalid_request, not "Basic wins"', () => {
-    const error = thrown(() => extractClientCredentials({ authorization: basic('app:s'), body: { client_id: 'other' } }));
+    const error = thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_id: 'other' } }));
     expect(error).toBeInstanceOf(InvalidRequest);
     expect(error.description).toBe(new InvalidRequest().description);
   });
 
   it('Basic plus the same body client_id and no body secret is Basic', () => {
-    expect(extractClientCredentials({ authorization: basic('app:s'), body: { client_id: 'app' } })).toEqual({
+    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_id: 'app' } })).toEqual({
       method: 'client_secret_basic',
       clientId: 'app',
       secret: 's',
+      address: ADDRESS,
     });
   });
 
   it('compares the body client_id with the decoded Basic id', () => {
-    expect(extractClientCredentials({ authorization: basic('my+app:s'), body: { client_id: 'my app' } })).toMatchObject({
+    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('my+app:s'), body: { client_id: 'my app' } })).toMatchObject({
       clientId: 'my app',
     });
   });

@@ -113,10 +113,11 @@ describe('HTTP Basic client credentials (RFC 6749 section 2.3.1 and appendix B)'
     fc.assert(
       fc.property(wellFormed.filter((id) => id !== '' && !id.includes('\u0000')), wellFormed, fc.constantFrom(...encoders), fc.constantFrom('Basic', 'basic', 'BASIC'), (id, secret, encode, scheme) => {
         const authorization = `${scheme} ${Buffer.from(`${encode(id)}:${encode(secret)}`, 'utf8').toString('base64')}`;
-        expect(extractClientCredentials({ authorization, body: {} })).toEqual({
+        expect(extractClientCredentials({ authorization, body: {}, address: '::1' })).toEqual({
           method: 'client_secret_basic',
           clientId: id,
           secret: secret === '' ? null : secret,
+          address: '::1',
         });
       }),
       { numRuns: 2000 },
@@ -127,8 +128,8 @@ describe('HTTP Basic client credentials (RFC 6749 section 2.3.1 and appendix B)'
     fc.assert(
       fc.property(wellFormed.filter((id) => id.trim() !== '' && !id.includes('\u0000')), wellFormed.filter((other) => other !== ''), (id, other) => {
         const authorization = `Basic ${Buffer.from(`${formEncode(id)}:secret`).toString('base64')}`;
-        expect(extractClientCredentials({ authorization, body: { client_id: id } })?.clientId).toBe(id);
-        if (other !== id) expect(() => extractClientCredentials({ authorization, body: { client_id: other } })).toThrow(InvalidRequest);
+        expect(extractClientCredentials({ authorization, body: { client_id: id }, address: '::1' })?.clientId).toBe(id);
+        if (other !== id) expect(() => extractClientCredentials({ authorization, body: { client_id: other }, address: '::1' })).toThrow(InvalidRequest);
       }),
     );
   });

@@ -8,6 +8,8 @@ import {
   splitRegisteredUris,
 } from '../../src/oauth/redirect-uri.js';
 
+// A public (native) client: RFC 8252's loopback port exception applies.
+const NATIVE = { anyLoopbackPort: true };
 const INVALID = 'Redirect URI must be a valid URI.';
 const FRAGMENT = 'Redirect URI cannot contain a fragment.';
 const NO_SCHEME = 'Redirect URI must specify a scheme.';
@@ -127,8 +129,8 @@ describe('matching a requested redirect URI: exact string match (RFC 9700 sectio
   ];
 
   it('accepts a string-identical URI', () => {
-    expect(matchesRegisteredUri('https://app.example.com/callback', registered)).toBe(true);
-    expect(matchesRegisteredUri('https://app.example.com/other?tenant=1', registered)).toBe(true);
+    expect(matchesRegisteredUri('https://app.example.com/callback', registered, NATIVE)).toBe(true);
+    expect(matchesRegisteredUri('https://app.example.com/other?tenant=1', registered, NATIVE)).toBe(true);
   });
 
   it.each([
@@ -157,69 +159,76 @@ describe('matching a requested redirect URI: exact string match (RFC 9700 sectio
     ['surrounding whitespace', ' https://app.example.com/callback'],
     ['an empty string', ''],
   ])('rejects %s', (_label, requested) => {
-    expect(matchesRegisteredUri(requested, registered)).toBe(false);
+    expect(matchesRegisteredUri(requested, registered, NATIVE)).toBe(false);
   });
 
   it('rejects a registered URI that is itself invalid as a redirect target, even when identical', () => {
-    expect(matchesRegisteredUri('https://app.example.com/cb#frag', ['https://app.example.com/cb#frag'])).toBe(false);
-    expect(matchesRegisteredUri('/cb', ['/cb'])).toBe(false);
-    expect(matchesRegisteredUri('localhost:3000', ['localhost:3000'])).toBe(false);
+    expect(matchesRegisteredUri('https://app.example.com/cb#frag', ['https://app.example.com/cb#frag'], NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('/cb', ['/cb'], NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('localhost:3000', ['localhost:3000'], NATIVE)).toBe(false);
   });
 
   it('matches custom schemes exactly', () => {
-    expect(matchesRegisteredUri('com.example.app:/oauth2redirect', ['com.example.app:/oauth2redirect'])).toBe(true);
-    expect(matchesRegisteredUri('com.example.app:/oauth2redirect/', ['com.example.app:/oauth2redirect'])).toBe(false);
+    expect(matchesRegisteredUri('com.example.app:/oauth2redirect', ['com.example.app:/oauth2redirect'], NATIVE)).toBe(true);
+    expect(matchesRegisteredUri('com.example.app:/oauth2redirect/', ['com.example.app:/oauth2redirect'], NATIVE)).toBe(false);
   });
 
   it('matches OOB only against the identical registered URN', () => {
-    expect(matchesRegisteredUri(OOB_URI, [OOB_URI])).toBe(true);
-    expect(matchesRegisteredUri('urn:ietf:wg:oauth:2.0:oob:auto', [OOB_URI])).toBe(false);
-    expect(matchesRegisteredUri(OOB_URI, ['https://app.example.com/callback'])).toBe(false);
+    expect(matchesRegisteredUri(OOB_URI, [OOB_URI], NATIVE)).toBe(true);
+    expect(matchesRegisteredUri('urn:ietf:wg:oauth:2.0:oob:auto', [OOB_URI], NATIVE)).toBe(false);
+    expect(matchesRegisteredUri(OOB_URI, ['https://app.example.com/callback'], NATIVE)).toBe(false);
   });
 
   it('rejects everything when nothing is registered', () => {
-    expect(matchesRegisteredUri('https://app.example.com/callback', [])).toBe(false);
+    expect(matchesRegisteredUri('https://app.example.com/callback', [], NATIVE)).toBe(false);
   });
 });
 
 describe('loopback redirect URIs: any port (RFC 8252 section 7.3)', () => {
   it('127.0.0.1: the port may differ or be added', () => {
-    expect(matchesRegisteredUri('http://127.0.0.1:51004/cb', ['http://127.0.0.1/cb'])).toBe(true);
-    expect(matchesRegisteredUri('http://127.0.0.1:51004/cb', ['http://127.0.0.1:8080/cb'])).toBe(true);
-    expect(matchesRegisteredUri('http://127.0.0.1/cb', ['http://127.0.0.1:8080/cb'])).toBe(true);
+    expect(matchesRegisteredUri('http://127.0.0.1:51004/cb', ['http://127.0.0.1/cb'], NATIVE)).toBe(true);
+    expect(matchesRegisteredUri('http://127.0.0.1:51004/cb', ['http://127.0.0.1:8080/cb'], NATIVE)).toBe(true);
+    expect(matchesRegisteredUri('http://127.0.0.1/cb', ['http://127.0.0.1:8080/cb'], NATIVE)).toBe(true);
   });
 
   it('[::1]: the port may differ', () => {
-    expect(matchesRegisteredUri('http://[::1]:61234/cb', ['http://[::1]/cb'])).toBe(true);
-    expect(matchesRegisteredUri('http://[::1]:61234/cb?x=1', ['http://[::1]:3000/cb?x=1'])).toBe(true);
+    expect(matchesRegisteredUri('http://[::1]:61234/cb', ['http://[::1]/cb'], NATIVE)).toBe(true);
+    expect(matchesRegisteredUri('http://[::1]:61234/cb?x=1', ['http://[::1]:3000/cb?x=1'], NATIVE)).toBe(true);
+  });
+
+  it('only for public clients: a confidential client must name the registered port', () => {
+    const confidential = { anyLoopbackPort: false };
+    expect(matchesRegisteredUri('http://127.0.0.1:5555/cb', ['http://127.0.0.1/cb'], confidential)).toBe(false);
+    expect(matchesRegisteredUri('http://[::1]:5555/cb', ['http://[::1]:3000/cb'], confidential)).toBe(false);
+    expect(matchesRegisteredUri('http://127.0.0.1/cb', ['http://127.0.0.1/cb'], confidential)).toBe(true);
   });
 
   it('localhost is a name, not a loopback IP: its port must match', () => {
-    expect(matchesRegisteredUri('http://localhost:3000/cb', ['http://localhost:3000/cb'])).toBe(true);
-    expect(matchesRegisteredUri('http://localhost:4000/cb', ['http://localhost:3000/cb'])).toBe(false);
-    expect(matchesRegisteredUri('http://localhost:4000/cb', ['http://localhost/cb'])).toBe(false);
+    expect(matchesRegisteredUri('http://localhost:3000/cb', ['http://localhost:3000/cb'], NATIVE)).toBe(true);
+    expect(matchesRegisteredUri('http://localhost:4000/cb', ['http://localhost:3000/cb'], NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://localhost:4000/cb', ['http://localhost/cb'], NATIVE)).toBe(false);
   });
 
   it('everything but the port must still be identical', () => {
     const registered = ['http://127.0.0.1/cb'];
-    expect(matchesRegisteredUri('http://127.0.0.2:5000/cb', registered)).toBe(false);
-    expect(matchesRegisteredUri('http://[::1]:5000/cb', registered)).toBe(false);
-    expect(matchesRegisteredUri('http://127.0.0.1:5000/cb/', registered)).toBe(false);
-    expect(matchesRegisteredUri('http://127.0.0.1:5000/cb?x=1', registered)).toBe(false);
-    expect(matchesRegisteredUri('https://127.0.0.1:5000/cb', registered)).toBe(false);
-    expect(matchesRegisteredUri('http://u@127.0.0.1:5000/cb', registered)).toBe(false);
-    expect(matchesRegisteredUri('http://127.0.0.1:5000/cb#x', registered)).toBe(false);
+    expect(matchesRegisteredUri('http://127.0.0.2:5000/cb', registered, NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://[::1]:5000/cb', registered, NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://127.0.0.1:5000/cb/', registered, NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://127.0.0.1:5000/cb?x=1', registered, NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('https://127.0.0.1:5000/cb', registered, NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://u@127.0.0.1:5000/cb', registered, NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://127.0.0.1:5000/cb#x', registered, NATIVE)).toBe(false);
   });
 
   it('does not treat look-alike hosts as loopback', () => {
-    expect(matchesRegisteredUri('http://127.0.0.1.evil.example:5000/cb', ['http://127.0.0.1.evil.example/cb'])).toBe(false);
-    expect(matchesRegisteredUri('http://0x7f000001:5000/cb', ['http://0x7f000001/cb'])).toBe(false);
-    expect(matchesRegisteredUri('http://127.1:5000/cb', ['http://127.1/cb'])).toBe(false);
-    expect(matchesRegisteredUri('http://[::ffff:127.0.0.1]:5000/cb', ['http://[::ffff:127.0.0.1]/cb'])).toBe(false);
+    expect(matchesRegisteredUri('http://127.0.0.1.evil.example:5000/cb', ['http://127.0.0.1.evil.example/cb'], NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://0x7f000001:5000/cb', ['http://0x7f000001/cb'], NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://127.1:5000/cb', ['http://127.1/cb'], NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://[::ffff:127.0.0.1]:5000/cb', ['http://[::ffff:127.0.0.1]/cb'], NATIVE)).toBe(false);
   });
 
   it('does not relax ports for custom schemes', () => {
-    expect(matchesRegisteredUri('myapp://127.0.0.1:5000/cb', ['myapp://127.0.0.1/cb'])).toBe(false);
+    expect(matchesRegisteredUri('myapp://127.0.0.1:5000/cb', ['myapp://127.0.0.1/cb'], NATIVE)).toBe(false);
   });
 });
 

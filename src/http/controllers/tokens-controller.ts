@@ -3,6 +3,7 @@ import { extractClientCredentials } from '../../oauth/client-credentials.js';
 import { OAuthError } from '../../oauth/errors.js';
 import { handleTokenRequest } from '../../oauth/grants/index.js';
 import { introspect } from '../../oauth/introspection.js';
+import { limitedAddress } from '../../oauth/limited-address.js';
 import { introspectionRules, type IntrospectionRule } from '../../oauth/introspection-policy.js';
 import { revokeToken } from '../../oauth/revocation.js';
 import { noStore } from '../no-store.js';
@@ -20,8 +21,9 @@ export class TokensController extends Controller {
   /** POST /oauth/token (RFC 6749 sections 4 and 6; SPEC 3.1). */
   async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const parameters = request.oauthParameters;
-    const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters });
-    const body = await handleTokenRequest(this.deps, { parameters, credentials });
+    const address = limitedAddress(request.ip);
+    const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters, address });
+    const body = await handleTokenRequest(this.deps, { parameters, credentials, address });
     this.services.metrics.tokensIssued(parameters.grant_type!);
     request.log.info({ event: 'token.issued', grantType: parameters.grant_type, clientId: credentials?.clientId }, 'token issued');
     return noStore(reply).send(body);
@@ -30,9 +32,13 @@ export class TokensController extends Controller {
   /** POST /oauth/revoke (RFC 7009; SPEC 3.2). */
   async revoke(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const parameters = request.oauthParameters;
-    const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters });
+    const address = limitedAddress(request.ip);
+    const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters, address });
     const { revoked } = await revokeToken(this.deps, parameters, credentials);
-    if (revoked) request.log.info({ event: 'token.revoked', clientId: credentials?.clientId, ...revoked }, 'token revoked');
+    if (revoked) {
+      this.services.metrics.revocation();
+      request.log.info({ event: 'token.revoked', clientId: credentials?.clientId, ...revoked }, 'token revoked');
+    }
     return noStore(reply).send({});
   }
 
@@ -42,6 +48,7 @@ export class TokensController extends Controller {
       const response = await introspect(this.deps, this.introspectionRules, {
         parameters: request.oauthParameters,
         authorization: request.headers.authorization,
+        address: limitedAddress(request.ip),
       });
       this.services.metrics.introspection(response.active ? 'active' : 'inactive');
       return noStore(reply).send(response);

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import basicAuth from '@fastify/basic-auth';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { PasswordOutcome } from '../../oauth/attempt-limits.js';
+import { limitedAddress } from '../../oauth/limited-address.js';
 import { constantTimeEqual } from '../../oauth/secrets.js';
 import type { AdminRouteOptions } from '../route-options.js';
-import { FailureLimiter } from './failure-limiter.js';
 
 export const ADMIN_DISABLED_MESSAGE = 'The admin UI is disabled: set ADMIN_PASSWORD or admin.passwordHash';
 
@@ -37,7 +38,6 @@ export const authenticateAdmin = fp<AdminRouteOptions>(
   async (app, { deps, authenticateAdmin: extensionHook }) => {
     const { username, passwordHash } = deps.config.admin;
     const plainPassword = deps.config.admin.password ?? null;
-    const limiter = new FailureLimiter(deps.config.rateLimit);
     const verified = new RecentlyVerified();
     const challenge = { 'www-authenticate': `Basic realm="${deps.config.realm} admin"` };
 
@@ -71,26 +71,34 @@ export const authenticateAdmin = fp<AdminRouteOptions>(
       }
       if (!passwordConfigured) throw new AdminRefused(403, ADMIN_DISABLED_MESSAGE);
 
-      const ipKey = `ip:${request.ip}`;
       const now = deps.now();
-      const wait = limiter.retryAfter([ipKey], now);
-      if (wait > 0) {
-        throw new AdminRefused(429, `Too many failed admin sign-in attempts. Try again in ${wait} seconds.`, { 'retry-after': String(wait) });
-      }
       // Keyed by a hash of the whole header: remembers who passed without keeping the password in memory.
       const header = request.headers.authorization;
       const cacheKey = header === undefined ? null : createHash('sha256').update(header).digest('hex');
       if (cacheKey !== null && verified.has(cacheKey, now)) return;
+      if (header === undefined) throw new AdminRefused(401, 'Sign in with the admin user name and password.', challenge);
 
-      const error = await checkBasicCredentials(request, reply);
+      // Every attempt counts against the pair (the admin, this address), reserved before the (argon2) check.
+      const address = limitedAddress(request.ip);
+      const attempt = deps.limits.admin.begin('admin', username, address, now);
+      if (attempt.refused) {
+        const wait = attempt.retryAfter;
+        throw new AdminRefused(429, `Too many failed admin sign-in attempts. Try again in ${wait} seconds.`, { 'retry-after': String(wait) });
+      }
+      let error: FastifyError | undefined;
+      let outcome: PasswordOutcome = 'unchecked';
+      try {
+        error = await checkBasicCredentials(request, reply);
+        outcome = error === undefined ? 'succeeded' : error instanceof WrongCredentials ? 'failed' : 'unchecked';
+      } finally {
+        attempt.settle(outcome, deps.now());
+      }
       if (error === undefined) {
-        limiter.reset(ipKey);
         if (cacheKey !== null) verified.add(cacheKey, now);
         return;
       }
       if (error instanceof WrongCredentials) {
-        limiter.recordFailure([ipKey], now);
-        request.log.info({ event: 'admin.login_failed', ip: request.ip }, 'admin sign-in failed');
+        request.log.info({ event: 'admin.login_failed', address }, 'admin sign-in failed');
         throw new AdminRefused(401, 'Wrong admin user name or password.', challenge);
       }
       // No or malformed Authorization header: the browser's first request, before it asks for credentials.

@@ -17,6 +17,14 @@ export interface ServiceMetrics {
   introspection(result: IntrospectionResult): void;
   /** The read replica failed and reads moved to the primary (counted only when there is a replica). */
   readReplicaFallback(): void;
+  /** A failed client authentication at token, revoke or introspect; null for a client id that names no application. */
+  clientAuthenticationFailed(clientId: string | null): void;
+  /** A wrong user or admin password (login, password grant, admin). */
+  passwordCheckFailed(kind: string): void;
+  /** A pair or address locked out after failures, by kind (client, unknown_clients, user, user_names, admin). */
+  lockout(kind: string): void;
+  /** A token revoked at /oauth/revoke (a refresh token's whole family counts once). */
+  revocation(): void;
 }
 
 /** Seconds; fine below 10 ms, where the hot endpoints should answer (SPEC 9: p99 under 10 ms). */
@@ -24,6 +32,10 @@ export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 
 const KNOWN_GRANT_TYPES = ['authorization_code', 'client_credentials', 'password', 'refresh_token', 'implicit'];
 const INTROSPECTION_RESULTS: IntrospectionResult[] = ['active', 'inactive', 'refused'];
+const PASSWORD_CHECKS = ['login', 'password_grant', 'admin'];
+const LOCKOUT_KINDS = ['client', 'unknown_clients', 'user', 'user_names', 'admin'];
+/** Client ids that name no application share one label value: attackers choose them, the series must not grow. */
+export const UNKNOWN_CLIENT = '(unknown)';
 
 /** Requests without a matching route (404s) share one label value, so junk URLs cannot grow the series. */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -59,6 +71,8 @@ export function createServiceMetrics({ poolStats, readPoolStats, buckets = LATEN
   const issuedByGrant = new Map(KNOWN_GRANT_TYPES.map((grant) => [grant, issued.labels(grant)]));
   const introspectionByResult = new Map(INTROSPECTION_RESULTS.map((result) => [result, introspections.labels(result)]));
 
+  const security = securityCounters(registry);
+
   registerPoolGauges(registry, 'oauth_db_pool', 'the pool', poolStats);
   const fallbacks = readPoolStats && registry.counter('oauth_db_read_fallbacks_total', 'Times the read replica failed and token reads moved to the primary for a few seconds.').labels();
   if (readPoolStats) registerPoolGauges(registry, 'oauth_db_read_pool', "the read replica's pool", readPoolStats);
@@ -76,8 +90,33 @@ export function createServiceMetrics({ poolStats, readPoolStats, buckets = LATEN
       readReplicaFallback() {
         fallbacks?.inc();
       },
+      ...security,
     },
     recordRequest: requestRecorder(requests, durations),
+  };
+}
+
+type SecurityCounters = Pick<ServiceMetrics, 'clientAuthenticationFailed' | 'passwordCheckFailed' | 'lockout' | 'revocation'>;
+
+/** What an operator watches for attacks (SPEC 3.7): failed authentication per client, failed passwords, lockouts. */
+function securityCounters(registry: MetricsRegistry): SecurityCounters {
+  const clientFailures = registry.counter(
+    'oauth_client_authentication_failures_total',
+    `Failed client authentications at token, revoke and introspect, by client id ("${UNKNOWN_CLIENT}" for ids of no application).`,
+    ['client_id'],
+  );
+  const passwordFailures = registry.counter('oauth_password_failures_total', 'Wrong passwords, by where they were tried (login, password_grant, admin).', ['kind']);
+  const lockouts = registry.counter('oauth_lockouts_total', 'Lockouts after repeated failures, by what was locked (client, unknown_clients, user, user_names, admin).', ['kind']);
+  const revocations = registry.counter('oauth_revocations_total', 'Tokens revoked at /oauth/revoke.').labels();
+  const unknownClient = clientFailures.labels(UNKNOWN_CLIENT);
+  const byKind = (counter: Counter, kinds: string[]) => new Map(kinds.map((kind) => [kind, counter.labels(kind)]));
+  const passwordByKind = byKind(passwordFailures, PASSWORD_CHECKS);
+  const lockoutByKind = byKind(lockouts, LOCKOUT_KINDS);
+  return {
+    clientAuthenticationFailed: (clientId) => (clientId === null ? unknownClient : clientFailures.labels(clientId)).inc(),
+    passwordCheckFailed: (kind) => (passwordByKind.get(kind) ?? passwordFailures.labels(kind)).inc(),
+    lockout: (kind) => (lockoutByKind.get(kind) ?? lockouts.labels(kind)).inc(),
+    revocation: () => revocations.inc(),
   };
 }
 

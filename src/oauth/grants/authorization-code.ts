@@ -7,17 +7,21 @@ import { storedForm } from '../secrets.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
 import { issueAccessToken } from '../token-issuer.js';
 import type { GrantHandler } from './grant.js';
+import { currentScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 /** RFC 6749 section 4.1.3: exchange a code for tokens, with the checks of reference 5.4 and SPEC 3.1. */
 export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, credentials }) => {
   const code = requireParameter(parameters, 'code');
+  const redirectUri = requireParameter(parameters, 'redirect_uri');
+  // The client first: what the server says about a code (it wants a verifier) is for its client only.
+  const application = await requireClient(deps, credentials);
   const grant = await deps.stores.accessGrants.findByToken(storedForm(code, deps.config.hashTokens));
   const verifier = optionalParameter(parameters, 'code_verifier');
-  if (grant?.codeChallenge && verifier === undefined) throw InvalidRequest.missingParameter('code_verifier');
-  const redirectUri = requireParameter(parameters, 'redirect_uri');
-  const application = await requireClient(deps, credentials);
-  if (verifier === undefined && pkceRequired(deps, application)) throw InvalidRequest.missingParameter('code_verifier');
+  const ownGrant = grant !== null && grant.applicationId === application.id;
+  if (verifier === undefined && ((ownGrant && grant?.codeChallenge) || pkceRequired(deps, application))) {
+    throw InvalidRequest.missingParameter('code_verifier');
+  }
 
   const now = deps.now();
   if (!grant || grant.applicationId !== application.id) throw new InvalidGrant();
@@ -39,9 +43,11 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
       await stores.accessTokens.revokeAllFor(application.id, grant.resourceOwnerId, now);
     }
     const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
+    // A scope the admin removed from the application after the code was issued is not granted.
+    const scopes = currentScopes(grant.scopes, application);
     const reused = await reusableToken(
       { ...deps, stores },
-      { applicationId: application.id, resourceOwnerId: grant.resourceOwnerId, scopes: grant.scopes, at: now, withRefreshToken },
+      { applicationId: application.id, resourceOwnerId: grant.resourceOwnerId, scopes, at: now, withRefreshToken },
     );
     const issued =
       reused ??
@@ -50,7 +56,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
         {
           application,
           resourceOwnerId: grant.resourceOwnerId,
-          scopes: grant.scopes,
+          scopes,
           grantType: 'authorization_code',
           withRefreshToken,
           accessGrantId: grant.id,

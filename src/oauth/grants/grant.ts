@@ -8,6 +8,8 @@ import type { IssuedToken } from '../token-issuer.js';
 export interface GrantRequest {
   parameters: Parameters;
   credentials: ClientCredentials | null;
+  /** The requester's address as the failure limits count it (limitedAddress). */
+  address: string;
 }
 
 export interface GrantResult {

@@ -1,22 +1,38 @@
 import { requireClient } from '../client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
-import { InvalidGrant } from '../errors.js';
+import { InvalidGrant, TooManyRequests } from '../errors.js';
 import type { ResourceOwner } from '../hooks.js';
 import { verifyUserPassword } from '../passwords.js';
 import { optionalParameter, requireParameter } from '../request-parameters.js';
 import { issueAccessToken } from '../token-issuer.js';
-import type { GrantHandler } from './grant.js';
+import type { GrantHandler, GrantResult } from './grant.js';
+import type { PasswordOutcome } from '../attempt-limits.js';
+import type { ApplicationRecord } from '../store.js';
 import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 /** RFC 6749 section 4.3: username and password of a local user (or the extension's resolver). Off by default. */
-export const passwordGrant: GrantHandler = async (deps, { parameters, credentials }) => {
+export const passwordGrant: GrantHandler = async (deps, { parameters, credentials, address }) => {
   const username = requireParameter(parameters, 'username');
   const password = requireParameter(parameters, 'password');
   const application = await requireClient(deps, credentials);
-  const owner = await resourceOwnerFromCredentials(deps, username, password);
-  if (!owner) throw new InvalidGrant();
-  const scopes = grantedScopes(deps, application, optionalParameter(parameters, 'scope'), { allowEmpty: true });
+  // RFC 6749 section 4.3.2: the server MUST protect this endpoint against brute force; it shares the
+  // failure limits of /login, so neither is a way round the other's lockout.
+  const attempt = deps.limits.users.begin('password_grant', username, address, deps.now());
+  if (attempt.refused) throw new TooManyRequests(attempt.retryAfter, 'Too many failed sign-in attempts.');
+  let outcome: PasswordOutcome = 'unchecked';
+  try {
+    const owner = await resourceOwnerFromCredentials(deps, username, password);
+    outcome = owner ? 'succeeded' : 'failed';
+    if (!owner) throw new InvalidGrant();
+    return await issueFor(deps, application, owner, optionalParameter(parameters, 'scope'));
+  } finally {
+    attempt.settle(outcome, deps.now());
+  }
+};
+
+async function issueFor(deps: OAuthDeps, application: ApplicationRecord, owner: ResourceOwner, scopeParameter: string | undefined): Promise<GrantResult> {
+  const scopes = grantedScopes(deps, application, scopeParameter, { allowEmpty: true });
   const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
 
   const reused = await reusableToken(deps, {
@@ -35,7 +51,7 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
     withRefreshToken,
   });
   return { issued, application };
-};
+}
 
 async function resourceOwnerFromCredentials(deps: OAuthDeps, username: string, password: string): Promise<ResourceOwner | null> {
   if (deps.hooks.resourceOwnerFromCredentials) return (await deps.hooks.resourceOwnerFromCredentials(username, password)) ?? null;

@@ -8,6 +8,7 @@ import type { AccessTokenRecord, ApplicationRecord } from '../store.js';
 import { issueAccessToken, issuedToken, mintAccessToken, type TokenRequest } from '../token-issuer.js';
 import { isRefreshUsable } from '../token-state.js';
 import type { GrantHandler, GrantResult } from './grant.js';
+import { currentScopes } from './requested-scopes.js';
 
 /**
  * RFC 6749 section 6 with RFC 9700 section 4.14 rotation: the presented refresh token is retired and a new
@@ -31,7 +32,7 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
   const request: Retired = { token, application, client, scopeParameter, now };
   if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) return retiredTokenPresented(deps, request);
 
-  const scopes = refreshedScopes(scopeParameter, token, client);
+  const scopes = refreshedScopes(scopeParameter, token, application);
   const minted = mintAccessToken(deps, successorRequest(token, application, scopes));
   // Of two concurrent refreshes of one token exactly one retires it and stores its successor (SPEC 3.1).
   const record = await deps.stores.accessTokens.rotate(token.id, now, minted.input);
@@ -52,23 +53,24 @@ interface Retired {
 
 async function retiredTokenPresented(deps: OAuthDeps, { token, application, client, scopeParameter, now }: Retired): Promise<GrantResult> {
   if (await withinGraceWindow(deps, token, now)) {
-    const scopes = refreshedScopes(scopeParameter, token, client);
+    const scopes = refreshedScopes(scopeParameter, token, application);
     return { issued: await issueAccessToken(deps, successorRequest(token, application, scopes)), application: client };
   }
   await detectReuse(deps, token, now);
   throw new InvalidGrant();
 }
 
-function refreshedScopes(scopeParameter: string | undefined, token: AccessTokenRecord, client: ApplicationRecord | null): string[] {
+function refreshedScopes(scopeParameter: string | undefined, token: AccessTokenRecord, application: ApplicationRecord | null): string[] {
+  let scopes = token.scopes;
   if (scopeParameter !== undefined) {
     // RFC 6749 section 6: the requested scope MUST NOT include any scope not originally granted.
     if (!isWellFormedScopeParam(scopeParameter)) throw new InvalidScope();
     const narrowed = narrowScopes(parseScopes(scopeParameter), token.scopes);
     if (narrowed === null) throw new InvalidScope();
-    return narrowed;
+    scopes = narrowed;
   }
-  if (client && client.scopes.length > 0) return token.scopes.filter((scope) => client.scopes.includes(scope));
-  return token.scopes;
+  // A scope the admin has since removed from the application is not granted again, asked for or not.
+  return currentScopes(scopes, application);
 }
 
 function successorRequest(token: AccessTokenRecord, application: ApplicationRecord | null, scopes: string[]): TokenRequest {

@@ -29,3 +29,9 @@ export function grantedScopes(
   if (scopes.length === 0 && application && application.scopes.length > 0 && !allowEmpty) throw new InvalidScope();
   return scopes;
 }
+
+/** Granted scopes cut to the application's current list (when it has one): what the admin removed is gone. */
+export function currentScopes(scopes: readonly string[], application: ApplicationRecord | null): string[] {
+  if (!application || application.scopes.length === 0) return [...scopes];
+  return scopes.filter((scope) => application.scopes.includes(scope));
+}

@@ -1,0 +1,131 @@
+import { FailureLimiter, type FailureLimits } from './failure-limiter.js';
+
+// SPEC 5 rateLimit: failures slow down and then lock out the failing pair (a client id or a user name, with the
+// address it came from), and an address alone only for failures that name unknown clients or many user names.
+// A request with valid client credentials is never refused because of other requests' failures: only the pair
+// that failed is locked, and the valid client's requests from other addresses never look at it.
+
+export type LockoutKind = 'client' | 'unknown_clients' | 'user' | 'user_names' | 'admin';
+export type PasswordCheckKind = 'login' | 'password_grant' | 'admin';
+
+/** What the limits tell the outside world (log lines and /metrics), wired in app.ts. */
+export interface AttemptReporter {
+  /** A failed client authentication; clientId null when the request named no known client. */
+  clientAuthenticationFailed(clientId: string | null, address: string): void;
+  passwordCheckFailed(kind: PasswordCheckKind, address: string): void;
+  lockedOut(kind: LockoutKind, address: string, seconds: number): void;
+}
+
+export interface RateLimits extends FailureLimits {
+  /** Distinct user names failing from one address within the window before the address is locked (spraying). */
+  maxUserNamesPerAddress: number;
+}
+
+const silentReporter: AttemptReporter = { clientAuthenticationFailed() {}, passwordCheckFailed() {}, lockedOut() {} };
+
+// The address is first and holds no space, so no client id or user name can forge another pair's key.
+const pairKey = (address: string, name: string) => `${address} ${name}`;
+const addressOf = (key: string) => key.slice(0, key.indexOf(' ') >>> 0);
+
+/** Client authentication at token, revoke and introspect. Every call is synchronous: check and count are atomic. */
+export class ClientAuthenticationLimits {
+  readonly #pairs: FailureLimiter;
+  readonly #unknownClients: FailureLimiter;
+
+  constructor(
+    limits: FailureLimits,
+    private readonly reporter: AttemptReporter = silentReporter,
+  ) {
+    this.#pairs = new FailureLimiter(limits, { onLockout: (key, seconds) => reporter.lockedOut('client', addressOf(key), seconds) });
+    this.#unknownClients = new FailureLimiter(limits, { onLockout: (address, seconds) => reporter.lockedOut('unknown_clients', address, seconds) });
+  }
+
+  /** Seconds this client must wait from this address (0: go ahead). */
+  retryAfterForClient(clientId: string, address: string, now: Date): number {
+    return this.#pairs.idle ? 0 : this.#pairs.retryAfter([pairKey(address, clientId)], now);
+  }
+
+  /** Seconds requests naming unknown client ids must wait from this address. */
+  retryAfterForUnknownClient(address: string, now: Date): number {
+    return this.#unknownClients.retryAfter([address], now);
+  }
+
+  failed(clientId: string, address: string, now: Date): void {
+    this.#pairs.recordFailure([pairKey(address, clientId)], now);
+    this.reporter.clientAuthenticationFailed(clientId, address);
+  }
+
+  unknownClientFailed(address: string, now: Date): void {
+    this.#unknownClients.recordFailure([address], now);
+    this.reporter.clientAuthenticationFailed(null, address);
+  }
+}
+
+/** How a reserved check ended: `unchecked` when it could not run (the database failed), which counts as nothing. */
+export type PasswordOutcome = 'succeeded' | 'failed' | 'unchecked';
+
+export type PasswordAttempt = { refused: false; settle(outcome: PasswordOutcome, now: Date): void } | { refused: true; retryAfter: number };
+
+/**
+ * Password checks (login and the password grant share one; the admin's Basic auth has its own): argon2 takes
+ * time, so each attempt is reserved before its check and settled after it, and attempts sent at once cannot
+ * exceed the limit. Besides the (user name, address) pair, an address is locked once maxUserNamesPerAddress
+ * different names failed from it (password spraying), which also refuses that address's other users.
+ */
+export class PasswordAttemptLimits {
+  readonly #pairs: FailureLimiter;
+  readonly #userNames: FailureLimiter;
+
+  constructor(
+    limits: RateLimits,
+    lockoutKind: 'user' | 'admin',
+    private readonly reporter: AttemptReporter = silentReporter,
+  ) {
+    this.#pairs = new FailureLimiter(limits, { onLockout: (key, seconds) => reporter.lockedOut(lockoutKind, addressOf(key), seconds) });
+    this.#userNames = new FailureLimiter(
+      { ...limits, maxFailures: limits.maxUserNamesPerAddress },
+      { onLockout: (address, seconds) => reporter.lockedOut('user_names', address, seconds) },
+    );
+  }
+
+  /** Reserves one check of `username`'s password from `address`, or refuses it for retryAfter seconds. */
+  begin(checkKind: PasswordCheckKind, username: string, address: string, now: Date): PasswordAttempt {
+    const key = pairKey(address, username.toLowerCase());
+    const pair = this.#pairs.reserve([key], now);
+    if (!pair.reservation) return { refused: true, retryAfter: pair.retryAfter };
+    const spraying = this.#userNames.reserve([address], now);
+    if (!spraying.reservation) {
+      pair.reservation.settle(false, now);
+      return { refused: true, retryAfter: spraying.retryAfter };
+    }
+    const pairReservation = pair.reservation;
+    const addressReservation = spraying.reservation;
+    // Spraying counts user names, not attempts: one name failing many times is the pair's business.
+    const newName = this.#pairs.failures(key, now) === 0;
+    const settle = (outcome: PasswordOutcome, at: Date) => {
+      const failed = outcome === 'failed';
+      pairReservation.settle(failed, at);
+      addressReservation.settle(failed && newName, at);
+      if (outcome === 'succeeded') this.#pairs.reset(key);
+      if (failed) this.reporter.passwordCheckFailed(checkKind, address);
+    };
+    return { refused: false, settle };
+  }
+}
+
+/** Failure limits of one process, shared by every route that checks credentials. */
+export interface AttemptLimits {
+  clients: ClientAuthenticationLimits;
+  /** End users' passwords: /login and the password grant count together. */
+  users: PasswordAttemptLimits;
+  admin: PasswordAttemptLimits;
+}
+
+/** The limits of one process, from config rateLimit, telling `reporter` about failures and lockouts. */
+export function createAttemptLimits(limits: RateLimits, reporter: AttemptReporter = silentReporter): AttemptLimits {
+  return {
+    clients: new ClientAuthenticationLimits(limits, reporter),
+    users: new PasswordAttemptLimits(limits, 'user', reporter),
+    admin: new PasswordAttemptLimits(limits, 'admin', reporter),
+  };
+}
