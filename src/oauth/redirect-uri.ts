@@ -15,9 +15,24 @@ const NO_SCHEME = 'Redirect URI must specify a scheme.';
 const RELATIVE = 'Redirect URI must be an absolute URI.';
 const NOT_SSL = 'Redirect URI must be an HTTPS/SSL URI.';
 
-// Schemes that would run script if a browser followed them (the form_post page posts to the redirect URI).
-const FORBIDDEN_SCHEMES = new Set(['javascript', 'data', 'vbscript']);
+// Schemes that would run script if a browser followed them (the form_post page posts to the redirect URI):
+// forbidden even where the URI has other problems, so that the message says so.
+const SCRIPT_SCHEMES = new Set(['javascript', 'data', 'vbscript']);
 const HTTP_SCHEMES = new Set(['http', 'https']);
+// RFC 8252 section 7.1: a native app's private-use scheme is a domain name it controls, in reverse order
+// (com.example.app), so it has at least one period; no scheme registered for anything else (file, ftp, ws, blob,
+// intent, chrome-extension, ...) looks like that.
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+$/;
+
+/**
+ * The schemes a redirect URI may use, for every way of registering one (admin form, admin JSON API, CLI): http(s),
+ * and a native app's private-use scheme. Anything else is "forbidden by the server" (Doorkeeper's
+ * forbid_redirect_uri), `javascript:`, `data:` and `file:` included.
+ */
+export function isAllowedRedirectScheme(scheme: string): boolean {
+  const lower = scheme.toLowerCase();
+  return HTTP_SCHEMES.has(lower) || PRIVATE_USE_SCHEME.test(lower);
+}
 
 type UriParts = {
   scheme: string | undefined;
@@ -107,20 +122,20 @@ export function splitRegisteredUris(text: string): string[] {
 }
 
 // Reference 7.1, in a fixed order; several messages can apply to one URI. A scheme-relative URI
-// ("//host/cb"), which Doorkeeper lets through, is reported as lacking a scheme.
+// ("//host/cb"), which Doorkeeper lets through, is reported as lacking a scheme, and so is "host:port" or
+// "myapp:callback", whose "scheme" is no scheme at all: those are not also called forbidden.
 export function registrationErrors(uri: string, options: { forceSsl: boolean }): string[] {
   if (isOutOfBand(uri)) return [];
   const parts = parseUri(uri);
   if (parts === null) return [INVALID];
   const scheme = parts.scheme?.toLowerCase();
+  const noScheme = scheme === undefined ? parts.authority !== undefined : isOpaque(parts) || scheme === 'localhost';
   const errors: string[] = [];
   if (lacksRequiredHost(parts)) errors.push(INVALID);
-  if (scheme !== undefined && FORBIDDEN_SCHEMES.has(scheme)) errors.push(FORBIDDEN);
+  if (scheme !== undefined && (SCRIPT_SCHEMES.has(scheme) || (!noScheme && !isAllowedRedirectScheme(scheme)))) errors.push(FORBIDDEN);
   // RFC 6749 section 3.1.2: the redirection endpoint URI MUST NOT include a fragment component.
   if (parts.fragment !== undefined) errors.push(FRAGMENT);
-  if (scheme === undefined ? parts.authority !== undefined : isOpaque(parts) || scheme === 'localhost') {
-    errors.push(NO_SCHEME);
-  }
+  if (noScheme) errors.push(NO_SCHEME);
   // RFC 6749 section 3.1.2: the redirection endpoint URI MUST be an absolute URI.
   if (scheme === undefined && parts.authority === undefined) errors.push(RELATIVE);
   // RFC 6749 section 3.1.2.1 wants TLS; RFC 8252 section 7.3 permits http on loopback IPs (not "localhost").

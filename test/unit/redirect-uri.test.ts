@@ -46,7 +46,6 @@ describe('registering a redirect URI (RFC 6749 section 3.1.2, reference 7.1, SPE
     'https://app.example.com/callback',
     'https://app.example.com/callback?tenant=1',
     'https://app.example.com:8443/cb',
-    'myapp://callback',
     'com.example.app:/oauth2redirect',
     'http://127.0.0.1/cb',
     'http://127.0.0.1:8080/cb',
