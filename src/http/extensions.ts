@@ -8,7 +8,7 @@ export type ControllerKey = (typeof CONTROLLER_KEYS)[number];
 
 /**
  * What an extensions module (config `extensions`) or buildServer's caller may supply (SPEC 7,
- * README "Extending the service"): the domain hooks, admin authentication, and a subclass per controller key.
+ * docs/extending.md): the domain hooks, admin authentication, and a subclass per controller key.
  */
 export interface Extensions extends OAuthHooks {
   /** Replaces the admin password check: true lets the request in. */

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { resolveControllerClasses } from './controllers/registry.js';
 import type { Extensions } from './extensions.js';
 
-/** The hooks an extensions module may export beside `controllers` (SPEC 7, README "Extending the service"). */
+/** The hooks an extensions module may export beside `controllers` (SPEC 7, docs/extending.md). */
 export const HOOK_NAMES = [
   'beforeTokenResponse',
   'allowTokenIntrospection',

@@ -1,5 +1,5 @@
 // oauth-service/controllers: the built-in controllers, to subclass in an extensions module (SPEC 7,
-// README "Extending the service"). Each class holds the actions of one controller key.
+// docs/extending.md). Each class holds the actions of one controller key.
 export { Controller, type ControllerServices } from './controller.js';
 export { ApplicationsController, type ApplicationRoute } from './applications-controller.js';
 export { AuthorizationsController } from './authorizations-controller.js';
