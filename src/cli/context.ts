@@ -1,16 +1,45 @@
+import { readFileSync } from 'node:fs';
 import { argon2Hasher } from '../argon2-hasher.js';
 import { loadConfig } from '../config/loader.js';
 import { createAttemptLimits } from '../oauth/attempt-limits.js';
 import type { Config } from '../config/types.js';
 import type { OAuthDeps } from '../oauth/deps.js';
-import { createDatabase, databaseOptions, type Database } from '../storage/database.js';
+import { createDatabase, databaseOptions, type Database, type DatabaseOptions } from '../storage/database.js';
 import { migrate } from '../storage/migrate.js';
 import { createStores } from '../storage/stores.js';
 import type { CliIo } from './io.js';
 
+/** The environment each loaded config came from, for how the database is opened (NODE_ENV, PGHOST). */
+const environments = new WeakMap<object, Record<string, string | undefined>>();
+
 /** The config file named by --config, else OAUTH_CONFIG, else defaults; the environment on top. */
 export function configFrom(io: CliIo, path: string | undefined): Readonly<Config> {
-  return loadConfig({ path: path ?? io.env.OAUTH_CONFIG ?? null, env: io.env });
+  const config = loadConfig({ path: path ?? io.env.OAUTH_CONFIG ?? null, env: io.env });
+  environments.set(config, io.env);
+  return config;
+}
+
+/**
+ * How a server ('server') or a CLI command ('cli') opens the database of the config. On a data folder, a CLI
+ * command goes through the running server's socket, else opens the folder itself; in production
+ * (NODE_ENV=production) neither creates a database in a folder that has none, unless
+ * OAUTH_CREATE_EMBEDDED_DATABASE=1 says to: a container without its DATABASE_URL would otherwise start on an
+ * empty database and, from the CLI, answer "no applications".
+ */
+export function databaseOptionsFor(config: Readonly<Config>, role: 'server' | 'cli'): DatabaseOptions {
+  const env = environments.get(config) ?? {};
+  const mustExist = env.NODE_ENV === 'production' && env.OAUTH_CREATE_EMBEDDED_DATABASE !== '1';
+  return { ...databaseOptions(config), embedded: { role, mustExist }, pgHost: env.PGHOST ?? null };
+}
+
+/** Whether BASE_URL or the config file sets baseUrl; without it the server derives it from where it listens. */
+export function baseUrlConfigured(io: CliIo, path: string | undefined): boolean {
+  if (io.env.BASE_URL) return true;
+  const file = path ?? io.env.OAUTH_CONFIG;
+  if (!file) return false;
+  // The file has been read and validated by configFrom already.
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  return raw.baseUrl !== undefined;
 }
 
 /**
@@ -19,7 +48,7 @@ export function configFrom(io: CliIo, path: string | undefined): Readonly<Config
  */
 export async function withDatabase<T>(config: Readonly<Config>, work: (deps: OAuthDeps, database: Database) => Promise<T>): Promise<T> {
   // With a read replica, the CLI's revocations and deletions also wait until the replica has applied them.
-  const database = await createDatabase({ ...databaseOptions(config), poolSize: 2 });
+  const database = await createDatabase({ ...databaseOptionsFor(config, 'cli'), poolSize: 2 });
   try {
     await migrate(database);
     return await work({ stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) }, database);

@@ -1,6 +1,6 @@
 import { createDatabase } from '../storage/database.js';
 import { migrate, migrationStatus } from '../storage/migrate.js';
-import { configFrom } from './context.js';
+import { configFrom, databaseOptionsFor } from './context.js';
 import { parseOptions, printJson, type CliIo } from './io.js';
 
 const HELP = `Usage: oauth-service migrate [--status] [--json] [--config PATH]
@@ -13,7 +13,7 @@ export async function runMigrateCommand(args: string[], io: CliIo): Promise<numb
   const { values } = parseOptions(args, { status: { type: 'boolean' } });
   if (values.help) return io.stdout(HELP), 0;
   const config = configFrom(io, values.config);
-  const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
+  const database = await createDatabase({ ...databaseOptionsFor(config, 'cli'), databaseReadUrl: null, poolSize: 1 });
   try {
     if (values.status) {
       const status = await migrationStatus(database);

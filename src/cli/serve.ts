@@ -1,30 +1,52 @@
+import { createServer } from 'node:net';
 import { buildServer } from '../app.js';
+import type { Config } from '../config/types.js';
 import { loadExtensions } from '../http/load-extensions.js';
-import { createDatabase, databaseOptions } from '../storage/database.js';
+import { createDatabase } from '../storage/database.js';
 import { migrate } from '../storage/migrate.js';
-import { configFrom } from './context.js';
+import { baseUrlConfigured, configFrom, databaseOptionsFor } from './context.js';
 import { parseOptions, type CliIo } from './io.js';
 
 const HELP = `Usage: oauth-service serve [--config PATH]
 
 Applies pending migrations, then serves HTTP on HOST:PORT until SIGTERM or SIGINT, when it stops
-accepting connections and finishes the requests in flight.
+accepting connections and finishes the requests in flight. Without BASE_URL (or baseUrl), the base URL
+is derived from the address it listens on. On the embedded database it owns the data folder while it
+runs, and CLI commands act on its database through a Unix socket in that folder.
 `;
 
 export async function runServeCommand(args: string[], io: CliIo): Promise<number | null> {
   const { values } = parseOptions(args, {});
   if (values.help) return io.stdout(HELP), 0;
-  const config = configFrom(io, values.config);
-  const extensions = await loadExtensions(config.extensions);
-  const database = await createDatabase(databaseOptions(config));
-  const applied = await migrate(database);
-  const app = await buildServer({ config, extensions, database });
-  if (applied.length) app.log.info({ migrations: applied }, 'applied migrations');
+  const configured = configFrom(io, values.config);
+  const extensions = await loadExtensions(configured.extensions);
+  const database = await createDatabase(databaseOptionsFor(configured, 'server'));
+  const derivedBaseUrl = !baseUrlConfigured(io, values.config);
+  let app: Awaited<ReturnType<typeof buildServer>>;
+  let config: Readonly<Config>;
+  try {
+    const applied = await migrate(database);
+    config = derivedBaseUrl ? await withListeningUrl(configured) : configured;
+    app = await buildServer({ config, extensions, database });
+    if (applied.length) app.log.info({ migrations: applied }, 'applied migrations');
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   app.addHook('onClose', () => database.close());
 
-  const address = await app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+    await database.shareWithCliCommands((message) => app.log.warn(message));
+  } catch (error) {
+    // Closing the database too: an open PGlite would keep the process alive after the error.
+    await app.close();
+    throw listenError(error, config);
+  }
   app.log.info({ address, database: database.location }, 'oauth-service listening');
-  io.stdout(startBanner(config.baseUrl, address, database.location, Boolean(config.admin.passwordHash || config.admin.password)));
+  if (derivedBaseUrl) app.log.info({ baseUrl: config.baseUrl }, 'baseUrl not configured (BASE_URL): derived from the listening address');
+  io.stdout(startBanner(config.baseUrl, address, database.location, Boolean(config.admin.passwordHash || config.admin.password), derivedBaseUrl, cliCommand(io)));
 
   let closing = false;
   const shutdown = () => {
@@ -41,15 +63,55 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   return null;
 }
 
-function startBanner(baseUrl: string, address: string, database: string, adminConfigured: boolean): string {
+/**
+ * baseUrl as a browser on this machine reaches HOST:PORT. PORT 0 is resolved to a free port first, because
+ * the base URL (the issuer) must be known before the routes are built.
+ */
+async function withListeningUrl(config: Readonly<Config>): Promise<Readonly<Config>> {
+  const { host } = config;
+  const port = config.port === 0 ? await freePort(host) : config.port;
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
+  const shown = wildcard ? (host === '::' ? '[::1]' : '127.0.0.1') : host.includes(':') ? `[${host}]` : host;
+  return Object.freeze({ ...config, port, baseUrl: `http://${shown}:${port}` });
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function listenError(error: unknown, { host, port }: Readonly<Config>): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new Error(`cannot listen on ${host}:${port}: the port is already in use (set PORT, or stop the process using it)`, { cause: error });
+  if (code === 'EACCES') return new Error(`cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges; set PORT)`, { cause: error });
+  return error as Error;
+}
+
+/**
+ * How the operator runs the CLI: `oauth-service` in the image (the compiled build, NODE_ENV=production, the
+ * executable on PATH), `npm run cli --` in a checkout (`npm start`, or tsx).
+ */
+function cliCommand(io: CliIo): string {
+  const compiled = import.meta.url.endsWith('.js');
+  return compiled && io.env.NODE_ENV === 'production' ? 'oauth-service' : 'npm run cli --';
+}
+
+function startBanner(baseUrl: string, address: string, database: string, adminConfigured: boolean, derived: boolean, cli: string): string {
   const lines = [
     '',
     `oauth-service is running at ${baseUrl} (listening on ${address})`,
+    ...(derived ? ['base URL: derived from the listening address; set BASE_URL to the public URL if clients reach it elsewhere'] : []),
     `database: ${database}`,
     '',
     'Next steps:',
-    '  create an application:  npm run cli -- apps create --name "My app" --redirect-uri https://app.example.com/callback',
-    '  create a user:          npm run cli -- users create --username alice   (password read from stdin)',
+    `  create an application:  ${cli} apps create --name "My app" --redirect-uri https://app.example.com/callback`,
+    `  create a user:          ${cli} users create --username alice   (password read from stdin)`,
     adminConfigured
       ? `  admin UI:               ${baseUrl}/oauth/applications`
       : '  admin UI:               set ADMIN_PASSWORD (or admin.passwordHash) and restart, then open /oauth/applications',

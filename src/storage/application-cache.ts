@@ -5,6 +5,8 @@ export interface ApplicationCacheOptions {
   ttlMs: number;
   maxEntries: number;
   now?: () => number;
+  /** Registers what empties the cache when another process is known to have changed the data (embedded CLI). */
+  onInvalidate?: (forgetAll: () => void) => void;
 }
 
 interface Entry {
@@ -20,10 +22,14 @@ interface Entry {
 export function cachedApplications(
   inner: ApplicationStore,
   admin: ApplicationAdminStore,
-  { ttlMs, maxEntries, now = Date.now }: ApplicationCacheOptions,
+  { ttlMs, maxEntries, now = Date.now, onInvalidate }: ApplicationCacheOptions,
 ): { applications: ApplicationStore; applicationAdmin: ApplicationAdminStore } {
   const byUid = new Map<string, Entry>();
   const byId = new Map<number, Entry>();
+  onInvalidate?.(() => {
+    byUid.clear();
+    byId.clear();
+  });
 
   const remember = (application: ApplicationRecord | null) => {
     if (!application) return application;

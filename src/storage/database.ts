@@ -1,11 +1,13 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { Config } from '../config/types.js';
 import { PrismaClient } from './generated/client.js';
+import type { DataDirLock } from './data-dir-lock.js';
+import { routeToEmbedded, startSocketServer, type EmbeddedAccess } from './embedded-database.js';
+import type { EmbeddedSocketServer } from './embedded-socket.js';
 import { createReadReplica } from './read-replica.js';
 import { sqlClientForConnection, sqlClientForPglite, sqlClientForPool, type SqlClient } from './sql-client.js';
 
@@ -19,6 +21,10 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** A dumpDataDir tar that an in-memory PGlite starts from instead of running initdb (tests). */
   pgliteTemplate?: Blob;
+  /** Server or CLI command, for a data folder (default: a CLI command, which goes through a running server). */
+  embedded?: EmbeddedAccess;
+  /** PGHOST: where a databaseUrl without a host connects, as psql does (default: the local Unix socket). */
+  pgHost?: string | null;
 }
 
 export interface PoolStats {
@@ -37,6 +43,13 @@ export interface Database {
   readonly readSql: SqlClient;
   /** The read replica (databaseReadUrl), when there is one. */
   readonly readReplica: ReadReplicaHandle | null;
+  /**
+   * A server on a data folder, once migrated: serves the folder's PGlite to CLI commands over its Unix socket
+   * (embedded-socket.ts) until close. A no-op elsewhere.
+   */
+  shareWithCliCommands(onWarning: (message: string) => void): Promise<void>;
+  /** Called once a CLI command has finished a transaction through that socket: cached rows may be stale. */
+  onCliCommit(listener: () => void): void;
   /** Session-level work on one dedicated connection (advisory locks, migrations). */
   withConnection<T>(work: (sql: SqlClient) => Promise<T>): Promise<T>;
   poolStats(): PoolStats;
@@ -60,19 +73,48 @@ export function databaseOptions({ databaseUrl, databaseReadUrl, dataDir, databas
 
 /** Both backends behind one interface: PostgreSQL through @prisma/adapter-pg, or PGlite in a data folder. */
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) return createPostgres(options.databaseUrl, options.databaseReadUrl ?? null, options.poolSize ?? 10);
+  if (options.databaseUrl) {
+    const url = withLocalSocket(options.databaseUrl, options.pgHost ?? null);
+    const target = { connection: { connectionString: url }, location: redactUrl(options.databaseUrl), source: 'DATABASE_URL' };
+    return createPostgres(target, options.databaseReadUrl ?? null, options.poolSize ?? 10);
+  }
   if (options.databaseReadUrl) throw new Error('databaseReadUrl needs databaseUrl: the embedded database has no replicas');
-  return createPglite(options.dataDir, options.pgliteTemplate);
+  const route = await routeToEmbedded(options.dataDir, options.embedded ?? { role: 'cli' });
+  if (route.kind === 'socket') {
+    // One connection: the server serves its single PGlite session to one client at a time (embedded-socket.ts).
+    const connection = { host: route.host, port: route.port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 30_000 };
+    return createPostgres({ connection, location: route.location, source: 'the running server' }, null, 1);
+  }
+  try {
+    return await createPglite(route.location, options, route.lock);
+  } catch (error) {
+    route.lock?.release();
+    throw error;
+  }
 }
 
-async function createPostgres(url: string, readUrl: string | null, poolSize: number): Promise<Database> {
+interface PostgresTarget {
+  connection: pg.PoolConfig;
+  /** Where it is, without credentials. */
+  location: string;
+  /** Where the location was configured, named when it cannot be reached. */
+  source: string;
+}
+
+async function createPostgres(target: PostgresTarget, readUrl: string | null, poolSize: number): Promise<Database> {
   // With a read replica every commit waits until the replica has applied it, so what one request writes
   // (a revocation) is what the next one reads there, on any instance (read-replica.ts).
-  const pool = createPool(url, poolSize, 'oauth-service', readUrl ? { options: '-c synchronous_commit=remote_apply' } : {});
+  const pool = createPool(target.connection, poolSize, 'oauth-service', readUrl ? { options: '-c synchronous_commit=remote_apply' } : {});
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end();
+    throw new Error(`cannot connect to the database of ${target.source} (${target.location}): ${(error as Error).message}`, { cause: error });
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql = sqlClientForPool(pool);
   // A replica that does not answer is left for the primary quickly (read-replica.ts), not after 5 s per request.
-  const readPool = readUrl ? createPool(readUrl, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 }) : null;
+  const readPool = readUrl ? createPool({ connectionString: readUrl }, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 }) : null;
   const replica = readPool && createReadReplica(readPool, sql);
   try {
     await replica?.verify();
@@ -82,11 +124,14 @@ async function createPostgres(url: string, readUrl: string | null, poolSize: num
   }
   return {
     kind: 'postgresql',
-    location: redactUrl(url) + (readUrl ? ` (reads: ${redactUrl(readUrl)})` : ''),
+    location: target.location + (readUrl ? ` (reads: ${redactUrl(readUrl)})` : ''),
     prisma,
     sql,
     readSql: replica?.sql ?? sql,
     readReplica: replica && readPool && { poolStats: () => statsOf(readPool), onFallback: replica.onFallback, onRecovery: replica.onRecovery },
+    shareWithCliCommands: async () => undefined,
+    // Other processes' changes on PostgreSQL are seen within the cache's lifetime (application-cache.ts).
+    onCliCommit: () => undefined,
     async withConnection(work) {
       const client = await pool.connect();
       try {
@@ -103,11 +148,10 @@ async function createPostgres(url: string, readUrl: string | null, poolSize: num
   };
 }
 
-async function createPglite(dataDir: string, template?: Blob): Promise<Database> {
-  const inMemory = dataDir.startsWith('memory://');
-  const location = inMemory ? dataDir : resolve(dataDir);
-  if (!inMemory) mkdirSync(location, { recursive: true });
-  const db = await PGlite.create(location, { loadDataDir: template });
+async function createPglite(location: string, options: DatabaseOptions, lock: DataDirLock | null): Promise<Database> {
+  const db = await PGlite.create(location, { loadDataDir: options.pgliteTemplate });
+  let socket: EmbeddedSocketServer | null = null;
+  const commitListeners: Array<() => void> = [];
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
   const sql = sqlClientForPglite(db);
   return {
@@ -117,12 +161,20 @@ async function createPglite(dataDir: string, template?: Blob): Promise<Database>
     sql,
     readSql: sql,
     readReplica: null,
+    async shareWithCliCommands(onWarning) {
+      if (options.embedded?.role === 'server' && lock && !socket) {
+        socket = await startSocketServer(db, location, onWarning, () => commitListeners.forEach((listener) => listener()));
+      }
+    },
+    onCliCommit: (listener) => void commitListeners.push(listener),
     // PGlite is one connection: session state is shared by everything, and that is fine for one process.
     withConnection: (work) => work(sql),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     async close() {
+      await socket?.close();
       await prisma.$disconnect();
       await db.close();
+      lock?.release();
     },
   };
 }
@@ -130,9 +182,8 @@ async function createPglite(dataDir: string, template?: Blob): Promise<Database>
 const statsOf = (pool: pg.Pool): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 
 // application_name tells the service's connections apart in pg_stat_activity (a URL's own setting wins).
-function createPool(url: string, size: number, applicationName: string, extra: { options?: string; connectionTimeoutMillis?: number }): pg.Pool {
+function createPool(connection: pg.PoolConfig, size: number, applicationName: string, extra: { options?: string; connectionTimeoutMillis?: number }): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: url,
     application_name: applicationName,
     max: size,
     // A database outage must turn into 503s quickly, never into hanging requests (SPEC 9).
@@ -140,6 +191,7 @@ function createPool(url: string, size: number, applicationName: string, extra: {
     query_timeout: 15_000,
     idleTimeoutMillis: 30_000,
     allowExitOnIdle: true,
+    ...connection,
     ...extra,
   });
   // Errors of idle clients (a restarted server) are expected; the next checkout reconnects.
@@ -147,12 +199,17 @@ function createPool(url: string, size: number, applicationName: string, extra: {
   return pool;
 }
 
+/** The URL with its password (if any) replaced by ***; also for `postgresql://user:pw@/db`, which URL() rejects. */
 export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgresql://(unparsable URL)';
-  }
+  return url.replace(/^([a-z]+:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1:***@');
+}
+
+/**
+ * A URL without a host (`postgresql:///db`) means the local Unix socket to psql but localhost over TCP to pg:
+ * it gets PGHOST, else the socket folder of Debian's PostgreSQL packages, else /tmp (PostgreSQL's own default).
+ */
+export function withLocalSocket(url: string, pgHost: string | null): string {
+  if (!/^[a-z]+:\/\/([^@/?#]*@)?(?=[/?#]|$)/i.test(url) || /[?&]host=/.test(url)) return url;
+  const host = pgHost || (existsSync('/var/run/postgresql') ? '/var/run/postgresql' : '/tmp');
+  return `${url}${url.includes('?') ? '&' : '?'}host=${encodeURIComponent(host)}`;
 }

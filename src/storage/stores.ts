@@ -19,7 +19,11 @@ export function createStores(database: Database, { applicationCacheSeconds = 5 }
   const admin = applicationAdmin(database.prisma);
   const applications =
     applicationCacheSeconds > 0
-      ? cachedApplications(applicationRepository(database.sql), admin, { ttlMs: applicationCacheSeconds * 1000, maxEntries: 10_000 })
+      ? cachedApplications(applicationRepository(database.sql), admin, {
+          ttlMs: applicationCacheSeconds * 1000,
+          maxEntries: 10_000,
+          onInvalidate: (forgetAll) => database.onCliCommit(forgetAll),
+        })
       : { applications: applicationRepository(database.sql), applicationAdmin: admin };
   return storesOn(database.sql, { ...applications, userAdmin: userAdmin(database.prisma) }, accessTokenRepository(database.readSql));
 }

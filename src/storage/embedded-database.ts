@@ -1,0 +1,117 @@
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { DataDirInUse, liveOwner, lockDataDir, type DataDirLock, type OwnerRole } from './data-dir-lock.js';
+import { serveOverSocket, socketPath, socketPathFits, SOCKET_PORT, type EmbeddedSocketServer } from './embedded-socket.js';
+
+/** How a process uses an embedded data folder (a path, not memory://). */
+export interface EmbeddedAccess {
+  /**
+   * 'server': owns the folder while it runs (a second server stops at boot) and serves it to CLI commands over
+   * the folder's socket. 'cli': goes through a running server's socket; with no server, owns the folder itself
+   * for the length of the command.
+   */
+  role: OwnerRole;
+  /** Refuse a folder that holds no database yet instead of creating one (production without DATABASE_URL). */
+  mustExist?: boolean;
+}
+
+/** Where the database is: opened here under the folder's lock, or reached through the running server. */
+export type EmbeddedRoute =
+  | { kind: 'open'; location: string; lock: DataDirLock | null }
+  | { kind: 'socket'; location: string; host: string; port: number; ownerPid: number };
+
+/** NODE_ENV=production found no database in the folder: most likely DATABASE_URL did not reach the process. */
+export class EmbeddedDatabaseMissing extends Error {
+  constructor(readonly dataDir: string) {
+    super(
+      `no embedded database in ${dataDir}, and NODE_ENV is production: DATABASE_URL is probably missing. ` +
+        'Set DATABASE_URL, or set OAUTH_CREATE_EMBEDDED_DATABASE=1 to create an embedded database there.',
+    );
+    this.name = 'EmbeddedDatabaseMissing';
+  }
+}
+
+// A server still booting has taken the lock but not opened its socket yet.
+const SOCKET_WAIT_MS = 10_000;
+// A CLI command has the folder (no server was running when it started): wait for it to finish.
+const CLI_WAIT_MS = 30_000;
+
+/** Decides how this process reaches the folder, taking its lock when it opens the folder itself. */
+export async function routeToEmbedded(dataDir: string, access: EmbeddedAccess): Promise<EmbeddedRoute> {
+  if (dataDir.startsWith('memory://')) return { kind: 'open', location: dataDir, lock: null };
+  const location = resolve(dataDir);
+  if (access.mustExist && !existsSync(join(location, 'PG_VERSION'))) throw new EmbeddedDatabaseMissing(location);
+  prepareFolder(location);
+  const deadline = Date.now() + CLI_WAIT_MS;
+  for (;;) {
+    try {
+      return { kind: 'open', location, lock: await lockDataDir(location, access.role) };
+    } catch (error) {
+      if (!(error instanceof DataDirInUse)) throw error;
+      if (error.owner.role === 'server') {
+        if (access.role === 'server') throw new Error(`${error.message}: stop it first, or give this one another DATA_DIR`);
+        return socketRoute(location, error.owner.pid);
+      }
+      if (Date.now() > deadline) throw new Error(`${error.message}; it has not finished in ${CLI_WAIT_MS / 1000} s`);
+      await sleep(200);
+    }
+  }
+}
+
+/** Opens the socket of a server that owns the folder; the socket is closed again when the server stops. */
+export async function startSocketServer(
+  db: Parameters<typeof serveOverSocket>[0],
+  location: string,
+  onWarning: (message: string) => void,
+  onCommit: () => void,
+): Promise<EmbeddedSocketServer | null> {
+  if (socketPathFits(location)) return serveOverSocket(db, location, onCommit);
+  onWarning(`the path of ${location} is too long for a Unix socket: CLI commands cannot reach this server while it runs`);
+  return null;
+}
+
+async function socketRoute(location: string, ownerPid: number): Promise<EmbeddedRoute> {
+  const path = socketPath(location);
+  const deadline = Date.now() + SOCKET_WAIT_MS;
+  for (;;) {
+    const problem = await probeSocket(path);
+    if (problem === null) return { kind: 'socket', location: `${location} (through the server, process ${ownerPid})`, host: location, port: SOCKET_PORT, ownerPid };
+    if (liveOwner(location)?.pid !== ownerPid) return routeAfterOwnerLeft(location);
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the embedded database ${location} is in use by the server running as process ${ownerPid}, ` +
+          `but its socket ${path} cannot be reached (${problem}); not opening a second copy of the folder`,
+      );
+    }
+    await sleep(200);
+  }
+}
+
+// The server stopped while we waited for its socket: try again from the start (the folder may be free now).
+function routeAfterOwnerLeft(location: string): Promise<EmbeddedRoute> {
+  return routeToEmbedded(location, { role: 'cli' });
+}
+
+function probeSocket(path: string): Promise<string | null> {
+  return new Promise((done) => {
+    const socket = connect(path);
+    socket.once('connect', () => {
+      socket.destroy();
+      done(null);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+  });
+}
+
+// PostgreSQL insists on an owner-only PGDATA; the folder also holds the socket, which no one else may reach.
+function prepareFolder(location: string): void {
+  mkdirSync(location, { recursive: true, mode: 0o700 });
+  try {
+    if ((statSync(location).mode & 0o077) !== 0) chmodSync(location, 0o700);
+  } catch {
+    // Not ours to change (another user's folder): PGlite will say whether it can use it.
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
