@@ -24,6 +24,7 @@ import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
+import type { PasswordHasher } from './oauth/passwords.js';
 import { InvalidRequest } from './oauth/errors.js';
 import type { Stores } from './oauth/store.js';
 import { createDatabase, databaseOptions, type Database } from './storage/database.js';
@@ -45,10 +46,12 @@ export interface BuildServerOptions {
   stores?: Stores;
   /** Where log lines go (default stdout); tests read them. */
   logStream?: NodeJS.WritableStream;
+  /** How user and admin passwords are hashed and checked (argon2id); tests count the checks. */
+  passwords?: PasswordHasher;
 }
 
 /** The composition root: wires every layer and registers each endpoint group by name. Never listens. */
-export async function buildServer({ config, extensions = {}, database, now = () => new Date(), stores, logStream }: BuildServerOptions): Promise<FastifyInstance> {
+export async function buildServer({ config, extensions = {}, database, now = () => new Date(), stores, logStream, passwords = argon2Hasher }: BuildServerOptions): Promise<FastifyInstance> {
   // SPEC 7: a controller that is not a subclass of the built-in one stops the boot before anything is opened.
   const controllerClasses = resolveControllerClasses(extensions.controllers);
   const db = database ?? (await createDatabase(databaseOptions(config)));
@@ -65,7 +68,7 @@ export async function buildServer({ config, extensions = {}, database, now = () 
     },
   };
   const limits = createAttemptLimits(config.rateLimit, reporter);
-  const deps: OAuthDeps = { stores: stores ?? createStores(db), config, now, hooks: extensions, passwords: argon2Hasher, limits };
+  const deps: OAuthDeps = { stores: stores ?? createStores(db), config, now, hooks: extensions, passwords, limits };
 
   const app = Fastify({
     logger: loggerOptions(config.log, logStream),

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config/loader.js';
 import type { Config, ConfigInput } from '../../src/config/types.js';
 import type { Extensions } from '../../src/http/extensions.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
+import type { PasswordHasher } from '../../src/oauth/passwords.js';
 import { createStores } from '../../src/storage/stores.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -27,10 +28,12 @@ export interface TestServerOptions {
   testDatabase?: TestDatabase;
   /** Receives the server's log lines (set config.log.level to see them). */
   logStream?: NodeJS.WritableStream;
+  /** The server's password hasher (argon2id by default); tests wrap it to count checks. */
+  passwords?: PasswordHasher;
 }
 
 /** A server on a fresh migrated database (PGlite, or PostgreSQL with DATABASE_URL), for inject() or listen(). */
-export async function buildTestServer({ config: input = {}, extensions, testDatabase, logStream }: TestServerOptions = {}): Promise<TestServer> {
+export async function buildTestServer({ config: input = {}, extensions, testDatabase, logStream, passwords }: TestServerOptions = {}): Promise<TestServer> {
   const ownDatabase = !testDatabase;
   const db = testDatabase ?? (await createTestDatabase());
   const config = loadConfig({
@@ -48,7 +51,7 @@ export async function buildTestServer({ config: input = {}, extensions, testData
   };
   const now = () => clock.now;
   const stores = createStores(db.database);
-  const app = await buildServer({ config, extensions, database: db.database, now, stores, logStream });
+  const app = await buildServer({ config, extensions, database: db.database, now, stores, logStream, passwords });
   const deps: OAuthDeps = { stores, config, now, hooks: extensions ?? {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
   return {
     app,

@@ -70,6 +70,18 @@ describe(`/oauth/applications admin authentication (${backend})`, () => {
     expect((await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: ADMIN })).statusCode).toBe(200);
   });
 
+  it('30 wrong admin passwords sent at once from one IP get at most maxFailures checks (finding 2)', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        server.app.inject({ method: 'GET', url: '/oauth/applications', remoteAddress: '198.51.100.40', headers: { authorization: adminBasic('admin', `burst-${i}`), accept: 'application/json' } }),
+      ),
+    );
+    const statuses = responses.map((response) => response.statusCode);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(3);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(27);
+    server.clock.advance(121);
+  });
+
   it('the admin check stays inside /oauth/applications', async () => {
     expect((await server.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     const token = await server.app.inject({ method: 'POST', url: '/oauth/token', headers: FORM, payload: form({ grant_type: 'client_credentials' }) });

@@ -95,3 +95,24 @@ describe(`skipAuthorization.whenPreviouslyAuthorized: false (${backend})`, () =>
     expect(response.body).toContain('Authorization required');
   });
 });
+
+describe(`consent is never skipped for a redirect URI other than a registered one (${backend})`, () => {
+  let server: TestServer;
+  afterAll(() => server.close());
+
+  it('a listed native app on another loopback port sees the consent screen; on its registered URI it does not (finding 7)', async () => {
+    server = await buildTestServer({ config: { skipAuthorization: { clients: ['native-listed'] } } });
+    await createUser(server.deps, 'alice');
+    await createClient(server.deps, { name: 'Native', redirectUri: 'http://127.0.0.1/cb', confidential: false }, { uid: 'native-listed' });
+    const agent = await signedIn(server.app, 'alice');
+    const pkce = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
+    const request = (redirectUri: string) =>
+      agent.request({ method: 'GET', url: authorizeUrl({ client_id: 'native-listed', redirect_uri: redirectUri, response_type: 'code', ...pkce }) });
+    const otherPort = await request('http://127.0.0.1:5555/cb');
+    expect(otherPort.statusCode).toBe(200);
+    expect(otherPort.body).toContain('Authorization required');
+    const registered = await request('http://127.0.0.1/cb');
+    expect(registered.statusCode).toBe(302);
+    expect(String(registered.headers.location).startsWith('http://127.0.0.1/cb?code=')).toBe(true);
+  });
+});

@@ -186,6 +186,15 @@ describe(`PKCE at the code exchange (RFC 7636 section 4.5 and 4.6) on ${backend}
     expectOAuthError(response, 400, 'invalid_request', missing('code_verifier'));
   });
 
+  it('without client authentication, a code with a challenge is invalid_client like a random one: the code tells strangers nothing (finding 9)', async () => {
+    const { code, redirectUri } = await newCode(server, confidential, { challenge: CHALLENGE });
+    expectOAuthError(await exchange(server, { code, redirect_uri: redirectUri }), 401, 'invalid_client', TEXT.invalidClient);
+    expectOAuthError(await exchange(server, { code: 'random-code', redirect_uri: redirectUri }), 401, 'invalid_client', TEXT.invalidClient);
+    // Another confidential client learns nothing either: the code is not its own, so invalid_grant.
+    const stranger = await createClient(server.deps);
+    expectOAuthError(await exchange(server, { code, redirect_uri: redirectUri }, basic(stranger.uid, stranger.secret!)), 400, 'invalid_grant', TEXT.invalidGrant);
+  });
+
   it('a verifier sent for a code issued without a challenge is invalid_grant (reference 5.4)', async () => {
     const { code, redirectUri } = await newCode(server, confidential);
     const response = await exchange(server, { code, redirect_uri: redirectUri, code_verifier: VERIFIER }, basic(confidential.uid, confidential.secret!));

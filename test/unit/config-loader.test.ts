@@ -67,14 +67,29 @@ describe('config loader (SPEC 2, 5)', () => {
       input: { port: 1 },
       env: {
         PORT: '4000', HOST: '0.0.0.0', DATABASE_URL: 'postgresql://u@db/x', DATABASE_READ_URL: 'postgresql://u@replica/x',
-        SESSION_SECRET: 's'.repeat(32), ADMIN_PASSWORD: 'pw',
+        SESSION_SECRET: 's'.repeat(32), ADMIN_PASSWORD: 'a long admin password', TRUST_PROXY: '10.0.0.2,10.0.0.3',
       },
     });
+    expect(config.trustProxy).toBe('10.0.0.2,10.0.0.3');
     expect(config.port).toBe(4000);
     expect(config.host).toBe('0.0.0.0');
     expect(config.databaseUrl).toBe('postgresql://u@db/x');
     expect(config.databaseReadUrl).toBe('postgresql://u@replica/x');
-    expect(config.admin.password).toBe('pw');
+    expect(config.admin.password).toBe('a long admin password');
+  });
+
+  it('TRUST_PROXY takes true, false, a hop count or addresses', () => {
+    expect(loadConfig({ env: { TRUST_PROXY: 'true' } }).trustProxy).toBe(true);
+    expect(loadConfig({ env: { TRUST_PROXY: 'false' } }).trustProxy).toBe(false);
+    expect(loadConfig({ env: { TRUST_PROXY: '2' } }).trustProxy).toBe(2);
+    expect(loadConfig({ env: { TRUST_PROXY: '10.0.0.0/8' } }).trustProxy).toBe('10.0.0.0/8');
+    expect(() => loadConfig({ env: { TRUST_PROXY: 'evil.example' } })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('refuses an ADMIN_PASSWORD shorter than 12 characters, and says what to do instead (finding 9)', () => {
+    expect(problemsOf(() => loadConfig({ env: { ADMIN_PASSWORD: 'short' } }))).toEqual([
+      'ADMIN_PASSWORD: must be at least 12 characters (or set ADMIN_PASSWORD_HASH to an argon2id hash: oauth-service admin hash-password)',
+    ]);
   });
 
   it('blames the environment variable when its value is wrong, not the defaults or the file', () => {
