@@ -35,7 +35,9 @@ describe('docs/security.md, the threat table', () => {
     'code replay', 'code injection', 'PKCE downgrade', 'Refresh token replay', 'Introspection by an unauthorized client', 'Token scanning',
     "Revocation of another client's token", 'Duplicate and nested parameters', 'Client credentials in the query string', 'Wrong content types',
     'CSRF', 'Clickjacking', 'Cross-site scripting', 'Oversized bodies, parameters and headers', 'SQL injection', 'Races',
-    'Database outage', 'Memory exhaustion',
+    'Database outage', 'Memory exhaustion', 'Lockout by strangers', 'Password guessing at the token endpoint', 'Concurrent guesses',
+    'Lockout erasure', 'User name probing', 'Scopes removed', 'Forged X-Forwarded-For', 'Loopback port exception', 'Slow request bodies',
+    'Two client authentication methods',
   ])('has a row for %s, with at least one test', (threat) => {
     const row = table.split('\n').find((line) => line.startsWith('|') && line.toLowerCase().includes(threat.toLowerCase()));
     expect(row, threat).toBeDefined();
