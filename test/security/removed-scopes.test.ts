@@ -20,20 +20,15 @@ describe(`scopes removed from an application are not granted again (${backend})`
   });
   afterAll(() => server.close());
 
-  const removeAdminScope = () =>
+  const setScopes = (scopes: string) =>
     updateApplication(server.deps, client.application.id, {
       name: client.application.name,
       redirectUri: client.application.redirectUris.join('\n'),
-      scopes: 'read write',
+      scopes,
       confidential: true,
     });
-  const restoreScopes = () =>
-    updateApplication(server.deps, client.application.id, {
-      name: client.application.name,
-      redirectUri: client.application.redirectUris.join('\n'),
-      scopes: 'read write admin',
-      confidential: true,
-    });
+  const removeAdminScope = () => setScopes('read write');
+  const restoreScopes = () => setScopes('read write admin');
 
   it('POST /oauth/token grant_type=refresh_token with scope naming a removed scope does not keep it', async () => {
     const { refreshToken } = await issueToken(server.deps, {
