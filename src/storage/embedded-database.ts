@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { DataDirInUse, liveOwner, lockDataDir, type DataDirLock, type OwnerRole } from './data-dir-lock.js';
 import { serveOverSocket, socketPath, socketPathFits, SOCKET_PORT, type EmbeddedSocketServer } from './embedded-socket.js';
 
@@ -61,7 +62,7 @@ export async function routeToEmbedded(dataDir: string, access: EmbeddedAccess): 
 
 /** Opens the socket of a server that owns the folder; the socket is closed again when the server stops. */
 export async function startSocketServer(
-  db: Parameters<typeof serveOverSocket>[0],
+  db: PGlite,
   location: string,
   onWarning: (message: string) => void,
   onCommit: () => void,
