@@ -32,15 +32,17 @@ export class DataDirInUse extends Error {
 
 /**
  * Takes the folder's lock (O_EXCL create of LOCK_FILE with our pid), taking over a stale one whose process is
- * gone (a SIGKILLed server). Throws DataDirInUse while the owner lives.
+ * gone (a SIGKILLed server) and whose socket does not answer. Throws DataDirInUse while the owner lives.
  */
-export async function lockDataDir(dataDir: string, role: OwnerRole): Promise<DataDirLock> {
+export async function lockDataDir(dataDir: string, role: OwnerRole, serverAnswers: () => Promise<boolean>): Promise<DataDirLock> {
   const path = join(dataDir, LOCK_FILE);
   const mine: DataDirOwner = { pid: process.pid, role, startTime: processStartTime(process.pid) };
   for (let attempt = 0; attempt < 5; attempt += 1) {
     if (createExclusively(path, `${JSON.stringify(mine)}\n`)) return { path, release: () => releaseIfMine(path, mine.pid) };
     const owner = await readOwnerSettled(path);
-    if (owner && isAlive(owner)) throw new DataDirInUse(dataDir, owner);
+    // A server in another pid namespace (a container sharing the volume) has a pid that means nothing here,
+    // but its socket answers.
+    if (owner && (isAlive(owner) || (owner.role === 'server' && (await serverAnswers())))) throw new DataDirInUse(dataDir, owner);
     // The owner is gone (or the file is not ours to read): its PGlite is closed, so the folder is free.
     rmSync(path, { force: true });
   }

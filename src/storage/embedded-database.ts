@@ -47,7 +47,8 @@ export async function routeToEmbedded(dataDir: string, access: EmbeddedAccess): 
   const deadline = Date.now() + CLI_WAIT_MS;
   for (;;) {
     try {
-      return { kind: 'open', location, lock: await lockDataDir(location, access.role) };
+      const serverAnswers = async () => (await probeSocket(socketPath(location))) === null;
+      return { kind: 'open', location, lock: await lockDataDir(location, access.role, serverAnswers) };
     } catch (error) {
       if (!(error instanceof DataDirInUse)) throw error;
       if (error.owner.role === 'server') {

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,7 +118,7 @@ describe('CLI commands while the server runs on the embedded database', () => {
     expect(JSON.parse(await cli(['apps', 'list', '--json']))).toHaveLength(2);
   }, 180_000);
 
-  it('the socket is reachable by its owner only: mode 0600 in an owner-only folder', async () => {
+  it('the socket is reachable by its owner only: mode 0600 in an owner-only folder; a server whose pid is not visible is known by its socket', async () => {
     const server = await startService(env);
     try {
       const socket = join(dataDir, '.s.PGSQL.5432');
@@ -130,6 +130,13 @@ describe('CLI commands while the server runs on the embedded database', () => {
         const answer = execFileSync('runuser', ['-u', 'nobody', '--', process.execPath, '-e', probe], { cwd: '/', encoding: 'utf8' });
         expect(answer.trim()).toBe('EACCES');
       }
+
+      // A server whose pid means nothing here (another container sharing the volume) is known by its socket.
+      const lock = join(dataDir, 'oauth-service.lock');
+      writeFileSync(lock, `${JSON.stringify({ pid: spawnSync('true').pid, role: 'server', startTime: null })}\n`);
+      expect((await runService(['apps', 'list', '--json'], env)).code).toBe(0);
+      expect((await runService(['serve'], { ...env, PORT: '0' })).code).toBe(1);
+      expect(readFileSync(lock, 'utf8')).toContain('"role":"server"');
     } finally {
       expect(await stopService(server.child)).toBe(0);
     }
