@@ -21,7 +21,10 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** A dumpDataDir tar that an in-memory PGlite starts from instead of running initdb (tests). */
   pgliteTemplate?: Blob;
-  /** Server or CLI command, for a data folder (default: a CLI command, which goes through a running server). */
+  /**
+   * Server or CLI command, for a data folder. Default: a server (buildServer without a database, tests), which
+   * owns the folder alone; only `serve` also shares it with CLI commands (shareWithCliCommands).
+   */
   embedded?: EmbeddedAccess;
   /** PGHOST: where a databaseUrl without a host connects, as psql does (default: the local Unix socket). */
   pgHost?: string | null;
@@ -79,7 +82,7 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     return createPostgres(target, options.databaseReadUrl ?? null, options.poolSize ?? 10);
   }
   if (options.databaseReadUrl) throw new Error('databaseReadUrl needs databaseUrl: the embedded database has no replicas');
-  const route = await routeToEmbedded(options.dataDir, options.embedded ?? { role: 'cli' });
+  const route = await routeToEmbedded(options.dataDir, options.embedded ?? { role: 'server' });
   if (route.kind === 'socket') {
     // One connection: the server serves its single PGlite session to one client at a time (embedded-socket.ts).
     const connection = { host: route.host, port: route.port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 30_000 };
