@@ -60,15 +60,17 @@ describe(`RFC 9700 section 4.1: redirect URI manipulation at /oauth/authorize ($
   let server: TestServer;
   let client: ApplicationRecord;
   let trusted: ApplicationRecord;
+  let native: ApplicationRecord;
   let agent: UserAgent;
   let csrf: string;
 
   beforeAll(async () => {
     // A client in skipAuthorization.clients gets a code on GET without a consent screen: the riskiest path.
-    server = await securityServer({ skipAuthorization: { clients: ['trusted-client'] } });
+    server = await securityServer({ skipAuthorization: { clients: ['trusted-client', 'native-client'] } });
     await createUser(server.deps, 'alice');
     client = (await createClient(server.deps, { redirectUri: REGISTERED.join('\n') })).application;
     trusted = (await createClient(server.deps, { name: 'Trusted', redirectUri: REGISTERED.join('\n') }, { uid: 'trusted-client' })).application;
+    native = (await createClient(server.deps, { name: 'Native', redirectUri: REGISTERED.join('\n'), confidential: false }, { uid: 'native-client' })).application;
     agent = await signedIn(server.app, 'alice');
     csrf = csrfTokenIn((await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) })).body)!;
   });
@@ -109,9 +111,20 @@ describe(`RFC 9700 section 4.1: redirect URI manipulation at /oauth/authorize ($
     expect(await countRows(server, 'oauth_access_grants')).toBe(grants);
   });
 
-  it('the loopback exception is only the port (RFC 8252 section 7.3): another port redirects there, with nothing else changed', async () => {
-    const [, response] = (await everyAction(trusted, 'http://127.0.0.1:5555/cb'))[0]!;
-    expect(String(response.headers.location)).toMatch(/^http:\/\/127\.0\.0\.1:5555\/cb\?code=/);
-    expect(locationIsRegistered(String(response.headers.location), [LOOPBACK])).toBe(true);
+  it('the loopback exception is only the port (RFC 8252 section 7.3), for native apps: another port redirects there, with nothing else changed', async () => {
+    const actions = await everyAction(native, 'http://127.0.0.1:5555/cb');
+    const redirected = actions.filter(([, response]) => response.headers.location !== undefined);
+    expect(redirected.length).toBeGreaterThan(0);
+    for (const [, response] of redirected) {
+      const location = String(response.headers.location);
+      expect(location).toMatch(/^http:\/\/127\.0\.0\.1:5555\/cb\?/);
+      expect(locationIsRegistered(location, [LOOPBACK])).toBe(true);
+    }
+  });
+
+  it('a confidential client gets no loopback port exception: another port is an error page on every action', async () => {
+    for (const [action, response] of await everyAction(trusted, 'http://127.0.0.1:5555/cb')) {
+      expect([action, response.statusCode, response.headers.location]).toEqual([action, 400, undefined]);
+    }
   });
 });
