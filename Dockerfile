@@ -52,7 +52,9 @@ COPY --from=build /app/views ./views
 COPY --from=build /app/public ./public
 COPY --from=build /app/config.example.json ./config.example.json
 # The application files stay owned by root (read-only to the service); only the embedded-database folder
-# (used when no DATABASE_URL is given) is writable. The CLI is `oauth-service` on PATH (package.json "bin").
+# (used when no DATABASE_URL is given) is writable. Under NODE_ENV=production the service and the CLI refuse to
+# create a database there (a missing DATABASE_URL would otherwise start an empty one): set
+# OAUTH_CREATE_EMBEDDED_DATABASE=1 to try the image without PostgreSQL on purpose. The CLI is `oauth-service` on PATH (package.json "bin").
 RUN ln -s /app/dist/cli/main.js /usr/local/bin/oauth-service \
  && mkdir -p /app/data && chown node:node /app/data
 USER node
