@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../oauth/deps.js';
 import type { Controllers } from './controllers/registry.js';
+import type { AuthenticateAdminOptions } from './hooks/authenticate-admin.js';
 
 /** What app.ts hands every endpoint group: the domain's dependencies and the controllers, nothing global. */
 export interface RouteOptions {
@@ -9,6 +9,4 @@ export interface RouteOptions {
   controllers: Controllers;
 }
 
-export interface AdminRouteOptions extends RouteOptions {
-  authenticateAdmin?: ((request: FastifyRequest) => boolean | Promise<boolean>) | undefined;
-}
+export interface AdminRouteOptions extends RouteOptions, AuthenticateAdminOptions {}

@@ -1,11 +1,17 @@
 import type { OAuthDeps } from '../../oauth/deps.js';
-import { CONTROLLER_KEYS, type ControllerKey } from '../extensions.js';
-import { ApplicationsController } from './applications-controller.js';
-import { AuthorizationsController } from './authorizations-controller.js';
-import { AuthorizedApplicationsController } from './authorized-applications-controller.js';
+import { ApplicationsController } from '../routes/applications/controller.js';
+import { AuthorizationsController } from '../routes/authorize/controller.js';
+import { AuthorizedApplicationsController } from '../routes/authorized-applications/controller.js';
+import { TokenInfoController } from '../routes/token-info/controller.js';
+import { TokensController } from '../routes/token/controller.js';
 import type { ControllerServices } from './controller.js';
-import { TokenInfoController } from './token-info-controller.js';
-import { TokensController } from './tokens-controller.js';
+
+// The extension registry: the controller keys, the built-in class of each (beside its routes in
+// routes/<group>/controller.ts), and how an extension's subclasses replace them.
+
+/** The controller keys of the seed (interface.md "What the service does", item 5). */
+export const CONTROLLER_KEYS = ['applications', 'authorized_applications', 'authorizations', 'tokens', 'token_info'] as const;
+export type ControllerKey = (typeof CONTROLLER_KEYS)[number];
 
 /** The built-in controller of each key (seed, "What the service does" item 5; SPEC 7). */
 export const BUILT_IN_CONTROLLERS = {

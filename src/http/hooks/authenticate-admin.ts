@@ -5,7 +5,13 @@ import fp from 'fastify-plugin';
 import type { PasswordOutcome } from '../../oauth/attempt-limits.js';
 import { limitedAddress } from '../../oauth/limited-address.js';
 import { constantTimeEqual } from '../../oauth/secrets.js';
-import type { AdminRouteOptions } from '../route-options.js';
+import type { OAuthDeps } from '../../oauth/deps.js';
+
+/** What the hook needs: the admin config and limits in deps, and the `authenticateAdmin` extension hook. */
+export interface AuthenticateAdminOptions {
+  deps: OAuthDeps;
+  authenticateAdmin?: ((request: FastifyRequest) => boolean | Promise<boolean>) | undefined;
+}
 
 export const ADMIN_DISABLED_MESSAGE = 'The admin UI is disabled: set ADMIN_PASSWORD or admin.passwordHash';
 
@@ -34,7 +40,7 @@ const MAX_REMEMBERED = 100;
  * fastify-plugin *inside* that group, so its onRequest hook and the basicAuth decorator stay there and can
  * never leak onto /oauth/token or any other route (STYLE 1).
  */
-export const authenticateAdmin = fp<AdminRouteOptions>(
+export const authenticateAdmin = fp<AuthenticateAdminOptions>(
   async (app, { deps, authenticateAdmin: extensionHook }) => {
     const { username, passwordHash } = deps.config.admin;
     const plainPassword = deps.config.admin.password ?? null;

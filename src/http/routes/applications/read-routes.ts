@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ApplicationRoute } from '../../controllers/applications-controller.js';
+import type { ApplicationRoute } from './controller.js';
 import type { RouteOptions } from '../../route-options.js';
 import { idParams, responses } from './schemas.js';
 import { INDEX_PATH } from './view-models.js';

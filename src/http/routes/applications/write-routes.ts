@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ApplicationRoute } from '../../controllers/applications-controller.js';
+import type { ApplicationRoute } from './controller.js';
 import type { ApplicationBody } from './request-fields.js';
 import type { RouteOptions } from '../../route-options.js';
 import { requireCsrfToken } from './csrf.js';

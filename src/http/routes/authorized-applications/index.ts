@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { AUTHORIZED_APPLICATIONS_PATH as INDEX_PATH } from '../../controllers/authorized-applications-controller.js';
 import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderErrorPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
+import { AUTHORIZED_APPLICATIONS_PATH as INDEX_PATH } from './controller.js';
 
 const idParams = { type: 'object', properties: { id: { type: 'string', description: 'The application id.' } }, required: ['id'] } as const;
 const revokeBody = {

@@ -1,13 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { extractClientCredentials } from '../../oauth/client-credentials.js';
-import { OAuthError } from '../../oauth/errors.js';
-import { handleTokenRequest } from '../../oauth/grants/index.js';
-import { introspect } from '../../oauth/introspection.js';
-import { limitedAddress } from '../../oauth/limited-address.js';
-import { introspectionRules, type IntrospectionRule } from '../../oauth/introspection-policy.js';
-import { revokeToken } from '../../oauth/revocation.js';
-import { noStore } from '../no-store.js';
-import { Controller } from './controller.js';
+import { extractClientCredentials } from '../../../oauth/client-credentials.js';
+import { OAuthError } from '../../../oauth/errors.js';
+import { handleTokenRequest } from '../../../oauth/grants/index.js';
+import { introspect } from '../../../oauth/introspection.js';
+import { limitedAddress } from '../../../oauth/limited-address.js';
+import { introspectionRules, type IntrospectionRule } from '../../../oauth/introspection-policy.js';
+import { revokeToken } from '../../../oauth/revocation.js';
+import { noStore } from '../../no-store.js';
+import { Controller } from '../../controllers/controller.js';
+
+// One controller for three endpoint groups: token/ (here), revoke/ and introspect/ reach it as
+// `controllers.tokens` through their route options, so those folders import nothing from this one.
 
 /**
  * Controller key `tokens`: POST /oauth/token (`create`), POST /oauth/revoke (`revoke`) and POST

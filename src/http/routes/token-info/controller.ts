@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidToken } from '../../oauth/errors.js';
-import { describeAccessToken } from '../../oauth/token-info.js';
-import { noStore } from '../no-store.js';
-import { accessTokenRecordOf } from '../plugins/local-guard.js';
-import { Controller } from './controller.js';
+import { InvalidToken } from '../../../oauth/errors.js';
+import { describeAccessToken } from '../../../oauth/token-info.js';
+import { noStore } from '../../no-store.js';
+import { accessTokenRecordOf } from '../../plugins/local-guard.js';
+import { Controller } from '../../controllers/controller.js';
 
 /**
  * Controller key `token_info`: `show` answers GET /oauth/token/info (reference 11, SPEC 3.4) with the token

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApplicationRecord } from '../../oauth/store.js';
-import { currentResourceOwner } from '../hooks/authenticate-resource-owner.js';
-import { renderErrorPage, renderPage } from '../hooks/end-user-pages.js';
-import { Controller } from './controller.js';
+import type { ApplicationRecord } from '../../../oauth/store.js';
+import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
+import { renderErrorPage, renderPage } from '../../hooks/end-user-pages.js';
+import { Controller } from '../../controllers/controller.js';
 
 export const AUTHORIZED_APPLICATIONS_PATH = '/oauth/authorized_applications';
 

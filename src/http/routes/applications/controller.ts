@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApplicationInvalid, createApplication, rotateApplicationSecret, updateApplication } from '../../oauth/applications.js';
-import { applicationJson } from '../routes/applications/application-json.js';
-import { fieldsFromBody, fieldsOf, type ApplicationBody } from '../routes/applications/request-fields.js';
-import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from '../routes/applications/responses.js';
-import { carrySecretOnce, takeSecretOnce } from '../routes/applications/secret-once.js';
-import { deleteView, formView, INDEX_PATH, indexView, showPath, showView } from '../routes/applications/view-models.js';
-import { Controller } from './controller.js';
+import { ApplicationInvalid, createApplication, rotateApplicationSecret, updateApplication } from '../../../oauth/applications.js';
+import { applicationJson } from './application-json.js';
+import { fieldsFromBody, fieldsOf, type ApplicationBody } from './request-fields.js';
+import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from './responses.js';
+import { carrySecretOnce, takeSecretOnce } from './secret-once.js';
+import { deleteView, formView, INDEX_PATH, indexView, showPath, showView } from './view-models.js';
+import { Controller } from '../../controllers/controller.js';
 
 export interface ApplicationRoute {
   Params: { id: string };

@@ -1,19 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { approveAuthorization, consentMayBeSkipped } from '../../oauth/authorization-approval.js';
+import { approveAuthorization, consentMayBeSkipped } from '../../../oauth/authorization-approval.js';
 import {
   readAuthorizationParameters,
   validateAuthorizationRequest,
   validateDenial,
   type AuthorizationFailure,
   type AuthorizationRequest,
-} from '../../oauth/authorization-request.js';
-import { authorizationIssuer, errorDelivery, successDelivery } from '../../oauth/authorization-response.js';
-import { InvalidRequest } from '../../oauth/errors.js';
-import { currentResourceOwner, type SignedInUser } from '../hooks/authenticate-resource-owner.js';
-import { renderPage } from '../hooks/end-user-pages.js';
-import { consentModel } from '../routes/authorize/consent-view.js';
-import { sendDelivery } from '../routes/authorize/deliver.js';
-import { Controller } from './controller.js';
+} from '../../../oauth/authorization-request.js';
+import { authorizationIssuer, errorDelivery, successDelivery } from '../../../oauth/authorization-response.js';
+import { InvalidRequest } from '../../../oauth/errors.js';
+import { currentResourceOwner, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+import { renderPage } from '../../hooks/end-user-pages.js';
+import { consentModel } from './consent-view.js';
+import { sendDelivery } from './deliver.js';
+import { Controller } from '../../controllers/controller.js';
 
 type RedirectStatus = 302 | 303;
 
