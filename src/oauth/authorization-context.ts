@@ -1,5 +1,5 @@
 import type { GrantFlow } from '../config/types.js';
-import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-request.js';
+import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
 import type { OAuthDeps } from './deps.js';
 import { effectiveDefaultScopes, parseScopes } from './scopes.js';
 import type { ApplicationRecord } from './store.js';

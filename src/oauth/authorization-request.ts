@@ -5,32 +5,10 @@ import { AUTHORIZATION_RULES, DENIAL_RULES, type AuthorizationRule } from './aut
 import { isOutOfBand } from './redirect-uri.js';
 import { formatScopes } from './scopes.js';
 import type { ApplicationRecord } from './store.js';
+import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
 
-// The authorization request of RFC 6749 sections 4.1.1 and 4.2.1: reading its parameters, validating them in
+// The authorization request of RFC 6749 sections 4.1.1 and 4.2.1: validating its parameters in
 // the reference's order (section 4.2, with SPEC 3.5 and 8), and where an error may be sent.
-
-export type ResponseType = 'code' | 'token';
-export type ResponseMode = 'query' | 'fragment' | 'form_post';
-
-/** Reference 2.1: the only keys an authorization request is made of; anything else is ignored. */
-export const AUTHORIZATION_PARAMETER_NAMES = [
-  'client_id',
-  'redirect_uri',
-  'response_type',
-  'response_mode',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-] as const;
-export type AuthorizationParameterName = (typeof AUTHORIZATION_PARAMETER_NAMES)[number];
-
-export interface AuthorizationParameters {
-  /** Each parameter sent exactly once, as a string. */
-  values: Partial<Record<AuthorizationParameterName, string>>;
-  /** Parameters sent more than once or not as a plain string (RFC 6749 section 3.1: MUST NOT repeat). */
-  malformed: AuthorizationParameterName[];
-}
 
 /** A request that passed every rule: what the consent screen shows and the approval issues. */
 export interface AuthorizationRequest {
@@ -61,20 +39,6 @@ export interface AuthorizationFailure {
 }
 
 export type AuthorizationValidation = { ok: true; request: AuthorizationRequest } | AuthorizationFailure;
-
-/** The query (GET) or form body (POST) as parsed by the HTTP layer. */
-export function readAuthorizationParameters(source: unknown): AuthorizationParameters {
-  const values: AuthorizationParameters['values'] = {};
-  const malformed: AuthorizationParameterName[] = [];
-  const input = typeof source === 'object' && source !== null ? (source as Record<string, unknown>) : {};
-  for (const name of AUTHORIZATION_PARAMETER_NAMES) {
-    if (!Object.hasOwn(input, name)) continue;
-    const value = input[name];
-    if (typeof value === 'string') values[name] = value;
-    else malformed.push(name);
-  }
-  return { values, malformed };
-}
 
 /** GET and POST /oauth/authorize: every rule, first failure wins (reference 4.2, STYLE 7). */
 export async function validateAuthorizationRequest(deps: OAuthDeps, parameters: AuthorizationParameters): Promise<AuthorizationValidation> {

@@ -1,5 +1,6 @@
 import type { AuthorizationResult } from './authorization-approval.js';
-import type { AuthorizationFailure, AuthorizationRequest, ResponseMode } from './authorization-request.js';
+import type { ResponseMode } from './authorization-parameters.js';
+import type { AuthorizationFailure, AuthorizationRequest } from './authorization-request.js';
 import type { OAuthError } from './errors.js';
 import { buildRedirectUrl, isOutOfBand } from './redirect-uri.js';
 import { expiresInSeconds } from './token-issuer.js';

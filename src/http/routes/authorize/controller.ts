@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { approveAuthorization, consentMayBeSkipped } from '../../../oauth/authorization-approval.js';
+import { readAuthorizationParameters } from '../../../oauth/authorization-parameters.js';
 import {
-  readAuthorizationParameters,
   validateAuthorizationRequest,
   validateDenial,
   type AuthorizationFailure,

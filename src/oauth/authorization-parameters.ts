@@ -1,0 +1,39 @@
+// The parameters of an authorization request (RFC 6749 sections 4.1.1 and 4.2.1) as read from the query or
+// form: what the context, the rules and the request validation all look at.
+
+export type ResponseType = 'code' | 'token';
+export type ResponseMode = 'query' | 'fragment' | 'form_post';
+
+/** Reference 2.1: the only keys an authorization request is made of; anything else is ignored. */
+export const AUTHORIZATION_PARAMETER_NAMES = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'response_mode',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+] as const;
+export type AuthorizationParameterName = (typeof AUTHORIZATION_PARAMETER_NAMES)[number];
+
+export interface AuthorizationParameters {
+  /** Each parameter sent exactly once, as a string. */
+  values: Partial<Record<AuthorizationParameterName, string>>;
+  /** Parameters sent more than once or not as a plain string (RFC 6749 section 3.1: MUST NOT repeat). */
+  malformed: AuthorizationParameterName[];
+}
+
+/** The query (GET) or form body (POST) as parsed by the HTTP layer. */
+export function readAuthorizationParameters(source: unknown): AuthorizationParameters {
+  const values: AuthorizationParameters['values'] = {};
+  const malformed: AuthorizationParameterName[] = [];
+  const input = typeof source === 'object' && source !== null ? (source as Record<string, unknown>) : {};
+  for (const name of AUTHORIZATION_PARAMETER_NAMES) {
+    if (!Object.hasOwn(input, name)) continue;
+    const value = input[name];
+    if (typeof value === 'string') values[name] = value;
+    else malformed.push(name);
+  }
+  return { values, malformed };
+}
