@@ -1,4 +1,4 @@
-import type { TokenProblem } from './types.js';
+import type { TokenProblem } from './token-problem.js';
 
 // Reference 2.4: the exact descriptions (no trailing period on the invalid_token ones). A request without a
 // token gets the "invalid" text in the body too; only its challenge differs (RFC 6750 section 3.1).

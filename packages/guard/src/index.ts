@@ -28,11 +28,10 @@ export type {
   GuardRenderOptions,
   GuardToken,
   Introspect,
-  InvalidTokenReason,
   LocalGuardOptions,
   RemoteGuardOptions,
   RemoteIntrospectionOptions,
   RenderOptionsHook,
   ServiceGuardOptions,
-  TokenProblem,
 } from './types.js';
+export type { InvalidTokenReason, TokenProblem } from './token-problem.js';

@@ -1,5 +1,6 @@
 import { extractBearerToken } from './bearer-token.js';
-import type { GuardToken, Introspect, TokenProblem } from './types.js';
+import type { TokenProblem } from './token-problem.js';
+import type { GuardToken, Introspect } from './types.js';
 
 /** The outcome of looking at a request's credentials: a valid token, or why there is none. */
 export type TokenEvaluation = { token: GuardToken; problem: null } | { token: null; problem: TokenProblem };

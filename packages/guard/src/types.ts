@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { GuardError } from './guard-error.js';
+import type { InvalidTokenReason } from './token-problem.js';
 
 /**
  * What the guard knows about an access token after looking it up: the answer of `introspect` (local mode) or
@@ -21,10 +22,6 @@ export interface GuardToken {
   /** Remote mode: the whole introspection response, for custom claims such as `sub` or `username`. */
   readonly claims?: Readonly<Record<string, unknown>>;
 }
-
-/** Why a request has no valid token. `missing`: no bearer token was sent at all (RFC 6750 section 3.1). */
-export type InvalidTokenReason = 'revoked' | 'expired' | 'unknown';
-export type TokenProblem = InvalidTokenReason | 'missing';
 
 /** Looks up a token: null when the token is unknown. It may throw {@link GuardUnavailableError} (answered 503). */
 export type Introspect = (token: string) => Promise<GuardToken | null>;
