@@ -3,6 +3,7 @@ import { argon2Hasher } from './argon2-hasher.js';
 import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
 import { createControllers, resolveControllerClasses } from './http/controllers/registry.js';
+import { applyErrorResponse, errorResponse } from './http/error-response.js';
 import type { Extensions } from './http/extensions.js';
 import { apiRateLimitsPlugin } from './http/plugins/api-rate-limits.js';
 import { errorHandlerPlugin } from './http/plugins/error-handler.js';
@@ -82,9 +83,10 @@ export async function buildServer({ config, extensions = {}, database, now = () 
     frameworkErrors: (error, request, rawReply) => {
       request.log.info({ err: error }, 'malformed request line');
       const reply = rawReply as FastifyReply;
-      reply.code(400).header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8');
+      const response = errorResponse(new InvalidRequest(), config.realm);
+      applyErrorResponse(reply, response).header('content-type', 'application/json; charset=utf-8');
       applySecurityHeaders(reply);
-      void reply.send(JSON.stringify(new InvalidRequest().toJSON()));
+      void reply.send(JSON.stringify(response.body));
     },
     // Graceful shutdown: close() lets in-flight requests finish and answers new ones on open keep-alive sockets with 503.
     return503OnClosing: true,

@@ -1,6 +1,9 @@
-// One class per OAuth error code (RFC 6749 section 5.2 and 4.1.2.1, RFC 6750 section 3.1, RFC 7009 section 2.2.1).
+// The catalogue of every error the service answers with: one class per OAuth error code (RFC 6749 section 5.2
+// and 4.1.2.1, RFC 6750 section 3.1, RFC 7009 section 2.2.1), then the HTTP-level refusals that share its JSON
+// shape. Each class carries the status actually sent and, where the client should wait, retryAfter.
 // Descriptions are byte-exact copies of Doorkeeper 5.9.5's English texts (reference section 2.4) so that clients
-// written against Doorkeeper keep matching them. The HTTP layer renders these; nothing else builds error bodies.
+// written against Doorkeeper keep matching them. http/error-response.ts turns these into responses; nothing else
+// builds error bodies.
 
 const GENERIC_INVALID_REQUEST =
   'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.';
@@ -9,17 +12,26 @@ const SERVER_ERROR_TEXT =
 
 export type OAuthErrorBody = { error: string; error_description: string };
 
+export interface OAuthErrorOptions extends ErrorOptions {
+  /** Seconds the client should wait before trying again (the Retry-After header). */
+  retryAfter?: number;
+}
+
 export abstract class OAuthError extends Error {
   readonly code: string;
   readonly status: number;
   readonly description: string;
+  /** Seconds before a retry may succeed (Retry-After); null when retrying at once is fine. */
+  readonly retryAfter: number | null;
 
-  protected constructor(code: string, status: number, description: string, options?: ErrorOptions) {
-    super(description, options);
+  protected constructor(code: string, status: number, description: string, options: OAuthErrorOptions = {}) {
+    const { retryAfter, ...errorOptions } = options;
+    super(description, errorOptions);
     this.name = new.target.name;
     this.code = code;
     this.status = status;
     this.description = description;
+    this.retryAfter = retryAfter ?? null;
   }
 
   toJSON(): OAuthErrorBody {
@@ -89,31 +101,30 @@ export class InvalidScope extends OAuthError {
   }
 }
 
-// The cause is for the log only; the client always sees the fixed text.
+// An unexpected failure (a bug): 500. The cause is for the log only; the client always sees the fixed text.
 export class ServerError extends OAuthError {
   constructor(options?: ErrorOptions) {
-    super('server_error', 400, SERVER_ERROR_TEXT, options);
+    super('server_error', 500, SERVER_ERROR_TEXT, options);
   }
 }
 
+// The database is unreachable: 503, and a retry in a few seconds may succeed (RFC 9110 section 15.6.4).
 export class TemporarilyUnavailable extends OAuthError {
-  constructor() {
+  constructor(options?: ErrorOptions) {
     super(
       'temporarily_unavailable',
-      400,
+      503,
       'The authorization server is currently unable to handle the request due to a temporary overloading or maintenance of the server.',
+      { ...options, retryAfter: 5 },
     );
   }
 }
 
 /** 429 for a client, user or address locked out after failed authentication, or over its request budget. */
 export class TooManyRequests extends OAuthError {
-  constructor(
-    readonly retryAfterSeconds: number,
-    reason: string,
-  ) {
+  constructor(retryAfter: number, reason: string) {
     // RFC 6749 section 4.1.2.1's temporarily_unavailable is the standard code closest to "back off".
-    super('temporarily_unavailable', 429, `${reason} Retry after ${retryAfterSeconds} seconds.`);
+    super('temporarily_unavailable', 429, `${reason} Retry after ${retryAfter} seconds.`, { retryAfter });
   }
 }
 
@@ -203,7 +214,60 @@ export class RevocationNotAuthorized extends OAuthError {
   }
 }
 
-// Every concrete class, each constructible without arguments, so a test can check that all are documented.
+// Refusals below the OAuth protocol, in the same JSON shape: the body could not be read, no such route or record,
+// and the admin group's sign-in (SPEC 3.6), whose codes are its own.
+const BODY_TOO_LARGE_TEXT = 'The request body is too large.';
+export const FORM_CONTENT_TYPE_TEXT = 'The request body must be application/x-www-form-urlencoded.';
+
+export class PayloadTooLarge extends OAuthError {
+  constructor() {
+    super('invalid_request', 413, BODY_TOO_LARGE_TEXT);
+  }
+}
+
+// Seed, Endpoints: the API group takes form-urlencoded bodies only.
+export class UnsupportedMediaType extends OAuthError {
+  constructor(description: string = FORM_CONTENT_TYPE_TEXT) {
+    super('invalid_request', 415, description);
+  }
+}
+
+export class NotFound extends OAuthError {
+  constructor(description = 'Not found.') {
+    super('not_found', 404, description);
+  }
+}
+
+export class MethodNotAllowed extends OAuthError {
+  constructor(description = 'Method not allowed.') {
+    super('method_not_allowed', 405, description);
+  }
+}
+
+/** Sign in first. At the admin group, whose sign-in is HTTP Basic (RFC 7617), it comes with a Basic challenge. */
+export class Unauthorized extends OAuthError {
+  constructor(description = 'Sign in with the admin user name and password.') {
+    super('unauthorized', 401, description);
+  }
+}
+
+export class Forbidden extends OAuthError {
+  constructor(description = 'Forbidden.') {
+    super('forbidden', 403, description);
+  }
+}
+
+// A form posted without its CSRF token, or with a stale one.
+export const FORM_EXPIRED_TEXT = 'This form has expired or was not sent from this site. Go back, reload the page and try again.';
+
+/** The admin sign-in is locked for this address after repeated failures. */
+export class TooManyAttempts extends OAuthError {
+  constructor(retryAfter = 60, description = `Too many failed admin sign-in attempts. Try again in ${retryAfter} seconds.`) {
+    super('too_many_requests', 429, description, { retryAfter });
+  }
+}
+
+// Every concrete OAuth class, each constructible without arguments, so a test can check that all are documented.
 export const oauthErrorClasses: ReadonlyArray<new () => OAuthError> = [
   InvalidRequest,
   InvalidRedirectUri,
@@ -223,18 +287,13 @@ export const oauthErrorClasses: ReadonlyArray<new () => OAuthError> = [
   RevocationNotAuthorized,
 ];
 
-// RFC 6750 section 3: auth-param values are quoted-strings limited to %x20-21 / %x23-5B / %x5D-7E; anything
-// else (the quote, the backslash, controls, non-ASCII) becomes "_", as Doorkeeper does. The realm comes from
-// config but is sanitised too, so no value can break the header.
-const NOT_HEADER_SAFE = /[^\x20\x21\x23-\x5B\x5D-\x7E]/gu;
-
-function headerSafe(value: string): string {
-  return value.replace(NOT_HEADER_SAFE, '_');
-}
-
-export function wwwAuthenticateValue(realm: string, error: OAuthError): string {
-  return (
-    `Bearer realm="${headerSafe(realm)}", error="${headerSafe(error.code)}", ` +
-    `error_description="${headerSafe(error.description)}"`
-  );
-}
+// The HTTP-level classes, each constructible without arguments.
+export const httpErrorClasses: ReadonlyArray<new () => OAuthError> = [
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  NotFound,
+  MethodNotAllowed,
+  Unauthorized,
+  Forbidden,
+  TooManyAttempts,
+];

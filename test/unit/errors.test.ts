@@ -18,8 +18,8 @@ import {
   UnsupportedResponseMode,
   UnsupportedResponseType,
   oauthErrorClasses,
-  wwwAuthenticateValue,
 } from '../../src/oauth/errors.js';
+import { wwwAuthenticateValue } from '../../src/http/error-response.js';
 
 const SERVER_ERROR_TEXT =
   'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
@@ -36,11 +36,11 @@ const table: Array<[OAuthError, string, number, string]> = [
   [new UnauthorizedClient(), 'unauthorized_client', 400, 'The client is not authorized to perform this request using this method.'],
   [new AccessDenied(), 'access_denied', 400, 'The resource owner or authorization server denied the request.'],
   [new InvalidScope(), 'invalid_scope', 400, 'The requested scope is invalid, unknown, or malformed.'],
-  [new ServerError(), 'server_error', 400, SERVER_ERROR_TEXT],
+  [new ServerError(), 'server_error', 500, SERVER_ERROR_TEXT],
   [
     new TemporarilyUnavailable(),
     'temporarily_unavailable',
-    400,
+    503,
     'The authorization server is currently unable to handle the request due to a temporary overloading or maintenance of the server.',
   ],
   [new UnsupportedResponseType(), 'unsupported_response_type', 400, 'The authorization server does not support this response type.'],
@@ -157,12 +157,12 @@ describe('oauthErrorClasses documents every error', () => {
   });
 
   it.each(oauthErrorClasses.map((Class) => [Class.name, Class] as const))(
-    '%s has a code, a non-empty description and a status in {400, 401, 403}',
+    '%s has a code, a non-empty description and a status in {400, 401, 403, 500, 503}',
     (_name, Class) => {
       const error = new Class();
       expect(error.code).toMatch(/^[a-z_]+$/);
       expect(error.description.length).toBeGreaterThan(0);
-      expect([400, 401, 403]).toContain(error.status);
+      expect([400, 401, 403, 500, 503]).toContain(error.status);
     },
   );
 });

@@ -3,6 +3,7 @@ import basicAuth from '@fastify/basic-auth';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { PasswordOutcome } from '../../oauth/attempt-limits.js';
+import { Forbidden, TooManyAttempts, Unauthorized } from '../../oauth/errors.js';
 import { limitedAddress } from '../../oauth/limited-address.js';
 import { constantTimeEqual } from '../../oauth/secrets.js';
 import type { OAuthDeps } from '../../oauth/deps.js';
@@ -14,18 +15,6 @@ export interface AuthenticateAdminOptions {
 }
 
 export const ADMIN_DISABLED_MESSAGE = 'The admin UI is disabled: set ADMIN_PASSWORD or admin.passwordHash';
-
-/** The admin check said no; the group's error handler renders it as a page or as JSON. */
-export class AdminRefused extends Error {
-  constructor(
-    readonly statusCode: 401 | 403 | 429,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'AdminRefused';
-  }
-}
 
 class WrongCredentials extends Error {}
 
@@ -45,13 +34,12 @@ export const authenticateAdmin = fp<AuthenticateAdminOptions>(
     const { username, passwordHash } = deps.config.admin;
     const plainPassword = deps.config.admin.password ?? null;
     const verified = new RecentlyVerified();
-    const challenge = { 'www-authenticate': `Basic realm="${deps.config.realm} admin"` };
 
     // Reference 13's default admin authenticator refuses everyone; ours says how to open the UI.
     const passwordConfigured = plainPassword !== null || passwordHash !== null;
 
     await app.register(basicAuth, {
-      // The challenge is set with the refusal below, with the realm exactly as configured.
+      // The challenge comes with the refusal below: errorResponse answers Unauthorized with the admin realm.
       authenticate: false,
       async validate(givenUsername, givenPassword) {
         // Both halves are always checked, and compared in constant time, so timing reveals neither.
@@ -73,24 +61,21 @@ export const authenticateAdmin = fp<AuthenticateAdminOptions>(
     app.addHook('onRequest', async function authenticateAdminRequest(request: FastifyRequest, reply: FastifyReply) {
       if (extensionHook) {
         if (await extensionHook(request)) return;
-        throw new AdminRefused(403, 'The admin authenticator refused this request.');
+        throw new Forbidden('The admin authenticator refused this request.');
       }
-      if (!passwordConfigured) throw new AdminRefused(403, ADMIN_DISABLED_MESSAGE);
+      if (!passwordConfigured) throw new Forbidden(ADMIN_DISABLED_MESSAGE);
 
       const now = deps.now();
       // Keyed by a hash of the whole header: remembers who passed without keeping the password in memory.
       const header = request.headers.authorization;
       const cacheKey = header === undefined ? null : createHash('sha256').update(header).digest('hex');
       if (cacheKey !== null && verified.has(cacheKey, now)) return;
-      if (header === undefined) throw new AdminRefused(401, 'Sign in with the admin user name and password.', challenge);
+      if (header === undefined) throw new Unauthorized('Sign in with the admin user name and password.');
 
       // Every attempt counts against the pair (the admin, this address), reserved before the (argon2) check.
       const address = limitedAddress(request.ip);
       const attempt = deps.limits.admin.begin('admin', username, address, now);
-      if (attempt.refused) {
-        const wait = attempt.retryAfter;
-        throw new AdminRefused(429, `Too many failed admin sign-in attempts. Try again in ${wait} seconds.`, { 'retry-after': String(wait) });
-      }
+      if (attempt.refused) throw new TooManyAttempts(attempt.retryAfter);
       let error: FastifyError | undefined;
       let outcome: PasswordOutcome = 'unchecked';
       try {
@@ -105,10 +90,10 @@ export const authenticateAdmin = fp<AuthenticateAdminOptions>(
       }
       if (error instanceof WrongCredentials) {
         request.log.info({ event: 'admin.login_failed', address }, 'admin sign-in failed');
-        throw new AdminRefused(401, 'Wrong admin user name or password.', challenge);
+        throw new Unauthorized('Wrong admin user name or password.');
       }
       // No or malformed Authorization header: the browser's first request, before it asks for credentials.
-      throw new AdminRefused(401, 'Sign in with the admin user name and password.', challenge);
+      throw new Unauthorized('Sign in with the admin user name and password.');
     });
   },
   { name: 'authenticate-admin' },

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
-import { renderErrorPage } from './end-user-pages.js';
+import { Unauthorized } from '../../oauth/errors.js';
+import { renderError } from './end-user-pages.js';
 
 /** The logged-in end user, as the pages need it. */
 export interface SignedInUser {
@@ -48,7 +49,7 @@ export function authenticateResourceOwner(deps: OAuthDeps): preHandlerAsyncHookH
       if (isSafeReturnPath(request.url)) request.session.set('returnTo', request.url);
       return reply.header('cache-control', 'no-store').redirect('/login', 302);
     }
-    return renderErrorPage(reply, 401, 'You need to log in first.', { href: '/login', text: 'Log in' });
+    return renderError(reply, new Unauthorized('You need to log in first.'), { href: '/login', text: 'Log in' });
   };
 }
 

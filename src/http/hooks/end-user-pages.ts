@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidRequest, OAuthError } from '../../oauth/errors.js';
+import type { OAuthError } from '../../oauth/errors.js';
+import { applyErrorResponse, errorResponse, logRefusal, requestError } from '../error-response.js';
 
 // Rendering the end users' pages (login, consent, authorized applications) and their errors as HTML.
 
@@ -18,15 +19,18 @@ export function renderPage(request: FastifyRequest, reply: FastifyReply, templat
   return reply.header('cache-control', 'no-store').view(template, { ...model, notice });
 }
 
-/** Reference 15.3: "An error has occurred" and the description. */
-export function renderErrorPage(reply: FastifyReply, status: number, description: string, link?: PageLink): FastifyReply {
-  return reply
-    .code(status)
-    .header('cache-control', 'no-store')
-    .view('authorization-error.eta', { title: 'An error has occurred', description, link });
+/**
+ * Reference 15.3: "An error has occurred" and the description. errorResponse decides (status, no-store), the
+ * page shows the same status and description the API would send as JSON.
+ */
+export function renderError(reply: FastifyReply, error: OAuthError, link?: PageLink): FastifyReply {
+  const response = errorResponse(error, null);
+  return applyErrorResponse(reply, response).view('authorization-error.eta', {
+    title: 'An error has occurred',
+    description: response.body.error_description,
+    link,
+  });
 }
-
-const CSRF_ERRORS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
 
 /**
  * The error handler of the end users' route groups (STYLE 5): an error here is always a page on this server,
@@ -34,19 +38,8 @@ const CSRF_ERRORS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET'
  * knows a database outage (503) from a bug (500).
  */
 export function endUserErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof OAuthError) {
-    request.log.info({ oauthError: error.code }, error.description);
-    return renderErrorPage(reply, error.status, error.description);
-  }
-  if (CSRF_ERRORS.has(error.code)) {
-    request.log.info({ csrf: error.code }, 'form refused: missing or invalid CSRF token');
-    return renderErrorPage(reply, 403, 'This form has expired or was not sent from this site. Go back, reload the page and try again.');
-  }
-  const status = error.validation ? 400 : error.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) {
-    request.log.info({ err: error }, 'malformed request');
-    const description = status === 413 ? 'The request body is too large.' : new InvalidRequest().description;
-    return renderErrorPage(reply, status, description);
-  }
-  throw error;
+  const refusal = requestError(error);
+  if (refusal === null) throw error;
+  logRefusal(request, error, refusal);
+  return renderError(reply, refusal);
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApplicationInvalid, createApplication, rotateApplicationSecret, updateApplication } from '../../../oauth/applications.js';
+import { NotFound } from '../../../oauth/errors.js';
 import { applicationJson } from './application-json.js';
 import { fieldsFromBody, fieldsOf, type ApplicationBody } from './request-fields.js';
 import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from './responses.js';
@@ -48,25 +49,25 @@ export class ApplicationsController extends Controller {
 
   async show(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const application = await this.deps.stores.applications.findById(Number(request.params.id));
-    if (!application) return sendAdminError(request, reply, 404, NOT_FOUND);
+    if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     if (wantsJson(request)) return reply.send(applicationJson(application));
     return renderAdminPage(request, reply, 'show.eta', showView(this.deps.config, application, takeSecretOnce(request, application.id)));
   }
 
   async edit(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const application = await this.deps.stores.applications.findById(Number(request.params.id));
-    if (!application) return sendAdminError(request, reply, 404, NOT_FOUND);
+    if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     return renderAdminPage(request, reply, 'edit.eta', formView(this.deps.config, fieldsOf(application), { application }));
   }
 
   async update(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
     const current = await this.deps.stores.applications.findById(id);
-    if (!current) return sendAdminError(request, reply, 404, NOT_FOUND);
+    if (!current) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     const fields = fieldsFromBody(request.body, current);
     try {
       const updated = await updateApplication(this.deps, id, fields);
-      if (!updated) return sendAdminError(request, reply, 404, NOT_FOUND);
+      if (!updated) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
       request.log.info({ event: 'application.updated', applicationId: id, clientId: current.uid }, 'application updated');
       if (wantsJson(request)) return reply.send(applicationJson(updated.application, updated.plainSecret));
       // Turning a public client confidential gives it its first secret, shown once like any other.
@@ -83,14 +84,14 @@ export class ApplicationsController extends Controller {
   // Reference 15.6 asks "Are you sure?" with JavaScript, which the CSP forbids inline: a page asks instead.
   async confirmDestroy(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const application = await this.deps.stores.applications.findById(Number(request.params.id));
-    if (!application) return sendAdminError(request, reply, 404, NOT_FOUND);
+    if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     return renderAdminPage(request, reply, 'delete.eta', deleteView(application));
   }
 
   async destroy(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
     // Reference 13: the application's grants and tokens go with it (ON DELETE CASCADE).
-    if (!(await this.deps.stores.applicationAdmin.delete(id))) return sendAdminError(request, reply, 404, NOT_FOUND);
+    if (!(await this.deps.stores.applicationAdmin.delete(id))) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     request.log.info({ event: 'application.deleted', applicationId: id }, 'application deleted');
     if (wantsJson(request)) return reply.code(204).send();
     return redirectAfter(request, reply, 'Application deleted.', INDEX_PATH);
@@ -100,7 +101,7 @@ export class ApplicationsController extends Controller {
     const id = Number(request.params.id);
     try {
       const rotated = await rotateApplicationSecret(this.deps, id);
-      if (!rotated) return sendAdminError(request, reply, 404, NOT_FOUND);
+      if (!rotated) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
       request.log.info({ event: 'application.secret_rotated', applicationId: id, clientId: rotated.application.uid }, 'application secret rotated');
       if (wantsJson(request)) return reply.send(applicationJson(rotated.application, rotated.plainSecret));
       carrySecretOnce(request, id, rotated.plainSecret);

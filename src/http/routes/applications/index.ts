@@ -13,7 +13,7 @@ import { writeRoutes } from './write-routes.js';
 export const applicationsRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, options) => {
   const { deps, controllers } = options;
   app.addSchema(applicationJsonSchema);
-  app.setErrorHandler(adminErrorHandler);
+  app.setErrorHandler(adminErrorHandler(deps.config.realm));
   await app.register(authenticateAdmin, options);
   // Pages carry CSRF tokens and sometimes a plain secret; JSON may carry a secret: no cache keeps any of it.
   app.addHook('onSend', async (_request, reply, payload) => {

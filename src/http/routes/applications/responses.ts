@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AdminRefused } from '../../hooks/authenticate-admin.js';
+import { InvalidRequest, NotFound, OAuthError, UnsupportedMediaType } from '../../../oauth/errors.js';
+import { applyErrorResponse, errorResponse, logRefusal, requestError } from '../../error-response.js';
 
 // How the admin group answers: the same routes serve HTML pages to browsers and JSON to scripts that send
 // Accept: application/json or a JSON body (SPEC 3.6).
@@ -20,22 +21,15 @@ export function renderAdminPage(request: FastifyRequest, reply: FastifyReply, te
   return reply.view(`applications/${template}`, { ...model, notice, csrfToken: reply.generateCsrf() });
 }
 
-const ERROR_CODES: Record<number, string> = {
-  400: 'invalid_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  413: 'invalid_request',
-  415: 'invalid_request',
-  429: 'too_many_requests',
-};
-
-/** An error as a small page or as `{"error", "error_description"}` (the service's one JSON error shape). */
-export function sendAdminError(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
-  reply.code(status);
-  if (wantsJson(request)) return reply.send({ error: ERROR_CODES[status] ?? 'invalid_request', error_description: message });
-  return reply.view('applications/error.eta', { title: HEADINGS[status] ?? 'An error has occurred', message });
+/**
+ * An error of the catalogue as a small page, or as its JSON body for scripts; errorResponse decides the status
+ * and headers. `realm` is needed only for the sign-in challenge of a 401.
+ */
+export function sendAdminError(request: FastifyRequest, reply: FastifyReply, error: OAuthError, realm: string | null = null): FastifyReply {
+  const response = errorResponse(error, realm);
+  applyErrorResponse(reply, response);
+  if (wantsJson(request)) return reply.send(response.body);
+  return reply.view('applications/error.eta', { title: HEADINGS[response.status] ?? 'An error has occurred', message: response.body.error_description });
 }
 
 const HEADINGS: Record<number, string> = {
@@ -47,36 +41,28 @@ const HEADINGS: Record<number, string> = {
 
 export const NOT_FOUND = 'There is no application with this id.';
 
-const CSRF_ERRORS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
-
 /**
  * The admin group's error handler (STYLE 5): refusals of the admin check, CSRF failures and malformed requests
- * become pages (or JSON for scripts); anything else goes on to the app-wide handler, which logs it and tells a
- * database outage (503) from a bug (500).
+ * become pages (or JSON for scripts), in the admin's own words; anything else goes on to the app-wide handler,
+ * which logs it and tells a database outage (503) from a bug (500).
  */
-export function adminErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof AdminRefused) {
-    request.log.info({ event: 'admin.refused', status: error.statusCode, ip: request.ip }, error.message);
-    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-    return sendAdminError(request, reply, error.statusCode, error.message);
-  }
-  if (CSRF_ERRORS.has(error.code)) {
-    request.log.info({ csrf: error.code }, 'admin form refused: missing or invalid CSRF token');
-    return sendAdminError(request, reply, 403, 'This form has expired or was not sent from this site. Go back, reload the page and try again.');
-  }
-  if (error.validation && error.validationContext === 'params') return sendAdminError(request, reply, 404, NOT_FOUND);
-  if (error.validation) {
-    request.log.info({ validation: error.message }, 'admin request validation failed');
-    return sendAdminError(request, reply, 400, `The request is malformed: ${error.message}.`);
-  }
-  const status = error.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) {
-    request.log.info({ err: error }, 'malformed admin request');
-    const message =
-      status === 413 ? 'The request body is too large.'
-      : status === 415 ? 'Send application/x-www-form-urlencoded or application/json.'
-      : 'The request is malformed.';
-    return sendAdminError(request, reply, status, message);
-  }
-  throw error;
+export function adminErrorHandler(realm: string) {
+  return function adminError(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    if (error instanceof OAuthError) {
+      request.log.info({ event: 'admin.refused', status: error.status, ip: request.ip }, error.message);
+      return sendAdminError(request, reply, error, realm);
+    }
+    const refusal = requestError(error);
+    if (refusal === null) throw error;
+    logRefusal(request, error, refusal);
+    return sendAdminError(request, reply, inAdminWords(error, refusal), realm);
+  };
+}
+
+function inAdminWords(error: FastifyError, refusal: OAuthError): OAuthError {
+  if (error.validation && error.validationContext === 'params') return new NotFound(NOT_FOUND);
+  if (error.validation) return new InvalidRequest(`The request is malformed: ${error.message}.`);
+  if (refusal instanceof UnsupportedMediaType) return new UnsupportedMediaType('Send application/x-www-form-urlencoded or application/json.');
+  if (refusal instanceof InvalidRequest) return new InvalidRequest('The request is malformed.');
+  return refusal;
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationDelivery } from '../../../oauth/authorization-response.js';
-import { renderErrorPage } from '../../hooks/end-user-pages.js';
+import { renderError } from '../../hooks/end-user-pages.js';
 
 export const NATIVE_PATH = '/oauth/authorize/native';
 
@@ -18,6 +18,6 @@ export function sendDelivery(reply: FastifyReply, delivery: AuthorizationDeliver
     case 'form_post':
       return reply.view('form-post.eta', { title: 'Submit this form', action: delivery.action, fields: delivery.fields });
     case 'page':
-      return renderErrorPage(reply, delivery.error.status, delivery.error.description);
+      return renderError(reply, delivery.error);
   }
 }

@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
-import { renderErrorPage, renderPage } from '../../hooks/end-user-pages.js';
+import { NotFound } from '../../../oauth/errors.js';
+import { applyErrorResponse, errorResponse } from '../../error-response.js';
+import { renderError, renderPage } from '../../hooks/end-user-pages.js';
 import { Controller } from '../../controllers/controller.js';
 
 export const AUTHORIZED_APPLICATIONS_PATH = '/oauth/authorized_applications';
@@ -68,6 +70,8 @@ function wantsJson(request: FastifyRequest): boolean {
 }
 
 function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (wantsJson(request)) return reply.code(404).send({ error: 'not_found', error_description: 'No such application.' });
-  return renderErrorPage(reply, 404, 'No such application.');
+  const error = new NotFound('No such application.');
+  if (!wantsJson(request)) return renderError(reply, error);
+  const response = errorResponse(error, null);
+  return applyErrorResponse(reply, response).send(response.body);
 }

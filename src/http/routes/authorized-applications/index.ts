@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
-import { endUserErrorHandler, renderErrorPage } from '../../hooks/end-user-pages.js';
+import { MethodNotAllowed } from '../../../oauth/errors.js';
+import { endUserErrorHandler, renderError } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
 import { AUTHORIZED_APPLICATIONS_PATH as INDEX_PATH } from './controller.js';
 
@@ -45,7 +46,7 @@ export const authorizedApplicationsRoutes: FastifyPluginAsync<RouteOptions> = as
     { schema: { params: idParams, body: revokeBody }, preHandler: [authenticate, csrf] },
     async (request, reply) => {
       const method = request.body?._method;
-      if (typeof method !== 'string' || method.toLowerCase() !== 'delete') return renderErrorPage(reply, 405, 'Send _method=delete to revoke an application.');
+      if (typeof method !== 'string' || method.toLowerCase() !== 'delete') return renderError(reply, new MethodNotAllowed('Send _method=delete to revoke an application.'));
       return controller.destroy(request, reply);
     },
   );

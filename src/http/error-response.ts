@@ -1,0 +1,96 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  Forbidden,
+  FORM_EXPIRED_TEXT,
+  InsufficientScope,
+  InvalidClient,
+  InvalidRequest,
+  InvalidToken,
+  OAuthError,
+  PayloadTooLarge,
+  Unauthorized,
+  UnsupportedMediaType,
+  type OAuthErrorBody,
+} from '../oauth/errors.js';
+
+/** What an error of the catalogue sends: the API writes it as JSON, the pages render its status and text. */
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: OAuthErrorBody;
+}
+
+/**
+ * The one function that turns an error into a response (STYLE 4): the error's own status, no-store (an error is
+ * never replayed from a cache), Retry-After when the client should wait, the WWW-Authenticate challenge its
+ * code calls for, and the JSON body. `realm` null leaves the challenge out: the end users' pages answer
+ * browsers, which would ask for a password at a Basic challenge.
+ */
+export function errorResponse(error: OAuthError, realm: string | null): ErrorResponse {
+  const headers: Record<string, string> = { 'cache-control': 'no-store' };
+  if (error.retryAfter !== null) headers['retry-after'] = String(error.retryAfter);
+  const challenge = realm === null ? null : challengeFor(error, realm);
+  if (challenge !== null) headers['www-authenticate'] = challenge;
+  return { status: error.status, headers, body: error.toJSON() };
+}
+
+function challengeFor(error: OAuthError, realm: string): string | null {
+  // RFC 6749 section 5.2: a Basic challenge after a failed Basic attempt, none otherwise.
+  if (error instanceof InvalidClient) return error.triedBasic ? `Basic realm="${realm}"` : null;
+  if (error instanceof InvalidToken || error instanceof InsufficientScope) return wwwAuthenticateValue(realm, error);
+  // RFC 7617: the admin's own realm, so a browser keeps the admin's credentials apart.
+  if (error instanceof Unauthorized) return `Basic realm="${realm} admin"`;
+  return null;
+}
+
+/** Sets the decision's status and headers; a challenge the route set already is kept (RFC 6750 section 3.1). */
+export function applyErrorResponse(reply: FastifyReply, { status, headers }: ErrorResponse): FastifyReply {
+  reply.code(status);
+  for (const [name, value] of Object.entries(headers)) {
+    if (name !== 'www-authenticate' || !reply.hasHeader(name)) reply.header(name, value);
+  }
+  return reply;
+}
+
+const CSRF_ERRORS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
+
+/**
+ * The catalogue's error for a request Fastify or a plugin refused: an error of the catalogue as it is, a failed
+ * schema, a missing or stale CSRF token, a body too large or of another type, any other 4xx. Null for anything
+ * else, which is a bug or an outage (5xx) and is logged, never shown.
+ */
+export function requestError(error: FastifyError | OAuthError): OAuthError | null {
+  if (error instanceof OAuthError) return error;
+  if (error.validation) return new InvalidRequest();
+  if (CSRF_ERRORS.has(error.code)) return new Forbidden(FORM_EXPIRED_TEXT);
+  const status = error.statusCode;
+  if (status === 413) return new PayloadTooLarge();
+  if (status === 415) return new UnsupportedMediaType();
+  if (status !== undefined && status >= 400 && status < 500) return new InvalidRequest();
+  return null;
+}
+
+// RFC 6750 section 3: auth-param values are quoted-strings limited to %x20-21 / %x23-5B / %x5D-7E; anything
+// else (the quote, the backslash, controls, non-ASCII) becomes "_", as Doorkeeper does. The realm comes from
+// config but is sanitised too, so no value can break the header. The guard keeps its own copy
+// (packages/guard/src/challenge.ts); test/unit/guard-sync.test.ts keeps the two equal.
+const NOT_HEADER_SAFE = /[^\x20\x21\x23-\x5B\x5D-\x7E]/gu;
+
+export function headerSafe(value: string): string {
+  return value.replace(NOT_HEADER_SAFE, '_');
+}
+
+export function wwwAuthenticateValue(realm: string, error: OAuthError): string {
+  return (
+    `Bearer realm="${headerSafe(realm)}", error="${headerSafe(error.code)}", ` +
+    `error_description="${headerSafe(error.description)}"`
+  );
+}
+
+/** STYLE 15: a refused request is expected and logged at info, without a stack. */
+export function logRefusal(request: FastifyRequest, cause: FastifyError | OAuthError, error: OAuthError): void {
+  if (cause instanceof OAuthError) request.log.info({ oauthError: error.code }, error.description);
+  else if (cause.validation) request.log.info({ validation: cause.message }, 'request validation failed');
+  else if (CSRF_ERRORS.has(cause.code)) request.log.info({ csrf: cause.code }, 'form refused: missing or invalid CSRF token');
+  else request.log.info({ err: cause }, 'malformed request');
+}

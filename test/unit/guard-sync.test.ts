@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { bearerChallenge, headerSafe as guardHeaderSafe } from '../../packages/guard/src/challenge.js';
+import { GuardError, GuardUnavailableError } from '../../packages/guard/src/index.js';
+import { errorResponse, headerSafe, wwwAuthenticateValue } from '../../src/http/error-response.js';
+import { InsufficientScope, InvalidToken, TemporarilyUnavailable } from '../../src/oauth/errors.js';
+
+// The guard is a package of its own that imports only node:*, fastify and fastify-plugin, so it keeps its own copy
+// of the errors it answers with. These tests keep that copy equal to the service's catalogue for the codes both
+// send: an API behind the guard and the service's own token info answer the same bytes.
+
+const REASONS = ['revoked', 'expired', 'unknown'] as const;
+
+describe('guard and service answer invalid_token and insufficient_scope alike (RFC 6750 section 3.1)', () => {
+  it.each(REASONS)('invalid_token (%s): the same code, status, description and challenge', (reason) => {
+    const guard = GuardError.invalidToken(reason);
+    const service = new InvalidToken(reason);
+    expect({ code: guard.code, status: guard.status, body: guard.toJSON() }).toEqual({ code: service.code, status: service.status, body: service.toJSON() });
+    expect(bearerChallenge('api "1"', guard)).toBe(wwwAuthenticateValue('api "1"', service));
+    expect(bearerChallenge('api', guard)).toBe(errorResponse(service, 'api').headers['www-authenticate']);
+  });
+
+  it('a request without a token gets the "invalid" body, and a challenge with the realm only', () => {
+    expect(GuardError.invalidToken('missing').toJSON()).toEqual(new InvalidToken('unknown').toJSON());
+  });
+
+  it('insufficient_scope: the same code, status and description; the guard adds the scope to the challenge', () => {
+    const scopes = ['write', 'admin "x"'];
+    const guard = GuardError.insufficientScope(scopes);
+    const service = new InsufficientScope(scopes);
+    expect({ code: guard.code, status: guard.status, body: guard.toJSON() }).toEqual({ code: service.code, status: service.status, body: service.toJSON() });
+    expect(bearerChallenge('api', guard)).toBe(`${wwwAuthenticateValue('api', service)}, scope="${headerSafe(scopes.join(' '))}"`);
+  });
+
+  it('temporarily_unavailable: the same code and status (the guard says why in its own words)', () => {
+    const guard = new GuardUnavailableError('connect ECONNREFUSED');
+    const service = new TemporarilyUnavailable();
+    expect({ code: guard.code, status: guard.statusCode }).toEqual({ code: service.code, status: service.status });
+  });
+
+  // Characters outside the Basic Multilingual Plane differ: the service replaces one by one "_" (as Doorkeeper
+  // does), the guard by two (one per UTF-16 unit). Descriptions are ASCII and scope names are too (RFC 6749
+  // section 3.3); only a configured realm could show it.
+  it('replaces the same characters of the Basic Multilingual Plane in header values', () => {
+    const differing = Array.from({ length: 0x10000 }, (_, code) => String.fromCharCode(code)).filter(
+      (character) => guardHeaderSafe(`a${character}b`) !== headerSafe(`a${character}b`),
+    );
+    expect(differing).toEqual([]);
+  });
+});
