@@ -1,4 +1,5 @@
-import { CLEANUP_KINDS, cleanupStaleRecords, countKeptRecords, MIN_REVOKED_MARGIN_SECONDS, type CleanupKind, type KeptRecords } from '../storage/cleanup.js';
+import { cleanUpStaleRecords, countKeptRecords, type KeptRecords } from '../oauth/cleanup.js';
+import { CLEANUP_KINDS, MIN_REVOKED_MARGIN_SECONDS, type CleanupKind } from '../oauth/cleanup-policy.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 import { runSubcommand } from './subcommands.js';
@@ -38,15 +39,10 @@ async function cleanup(args: string[], io: CliIo): Promise<number> {
   const batchSize = parseBatchSize(values['batch-size']);
   const dryRun = Boolean(values['dry-run']);
   const config = configFrom(io, values.config);
-  return withDatabase(config, async (deps, database) => {
-    const options = {
-      now: deps.now(),
-      graceSeconds: config.refreshTokens.graceSeconds,
-      refreshTokenExpiresIn: config.refreshTokens.expiresIn,
-      authorizationCodeExpiresIn: config.authorizationCodeExpiresIn,
-    };
-    const result = await cleanupStaleRecords(database, { ...options, batchSize, dryRun });
-    const kept = dryRun ? await countKeptRecords(database, options) : null;
+  return withDatabase(config, async (deps) => {
+    const now = deps.now();
+    const result = await cleanUpStaleRecords(deps, now, { batchSize, dryRun });
+    const kept = dryRun ? await countKeptRecords(deps, now) : null;
     if (values.json) {
       printJson(io, { ...result, dry_run: dryRun, ...(kept && { kept }) });
       return 0;

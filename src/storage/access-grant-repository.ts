@@ -1,33 +1,36 @@
-import type { AccessGrantStore, NewAccessGrant } from '../oauth/store.js';
-import { timestamp, toAccessGrant, type AccessGrantRow } from './rows.js';
+import type { AccessGrantRecord, AccessGrantStore, NewAccessGrant } from '../oauth/store.js';
+import { Prisma, type OauthAccessGrant } from './generated/client.js';
+import { columnOf, insertedFields, selectList, splitList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
-const COLUMNS = `id, application_id, resource_owner_id, token, expires_in, redirect_uri, scopes, created_at, revoked_at,
-  code_challenge, code_challenge_method`;
+// oauth_access_grants (authorization codes): issued, exchanged and consumed on the hot path, all raw SQL.
+
+const COLUMNS = selectList(Prisma.OauthAccessGrantScalarFieldEnum);
+
+/** The table's one mapper: every column is its record field as it is, but the ids and the scopes. */
+const toAccessGrant = ({ id, applicationId, resourceOwnerId, scopes, ...columns }: Row<OauthAccessGrant>): AccessGrantRecord => ({
+  ...columns,
+  id: Number(id),
+  applicationId: Number(applicationId),
+  resourceOwnerId: Number(resourceOwnerId),
+  scopes: splitList(scopes),
+});
+
+const INSERTED = insertedFields(Prisma.OauthAccessGrantScalarFieldEnum, ['id', 'revokedAt']);
+const INSERT = `INSERT INTO oauth_access_grants (${INSERTED.map(columnOf).join(', ')})
+  VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${COLUMNS}`;
+const insertValues = (grant: NewAccessGrant) => {
+  const columns: Record<string, unknown> = { ...grant, scopes: grant.scopes.join(' '), createdAt: timestamp(grant.createdAt) };
+  return INSERTED.map((field) => columns[field]);
+};
 
 export function accessGrantRepository(sql: SqlClient): AccessGrantStore {
   return {
-    async create(grant: NewAccessGrant) {
-      const rows = await sql.query<AccessGrantRow>(
-        `INSERT INTO oauth_access_grants (application_id, resource_owner_id, token, expires_in, redirect_uri, scopes,
-           created_at, code_challenge, code_challenge_method)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
-        [
-          grant.applicationId,
-          grant.resourceOwnerId,
-          grant.token,
-          grant.expiresIn,
-          grant.redirectUri,
-          grant.scopes.join(' '),
-          timestamp(grant.createdAt),
-          grant.codeChallenge,
-          grant.codeChallengeMethod,
-        ],
-      );
-      return toAccessGrant(rows[0]!);
+    async create(grant) {
+      return toAccessGrant((await sql.query<Row<OauthAccessGrant>>(INSERT, insertValues(grant)))[0]!);
     },
     async findByToken(token) {
-      const rows = await sql.query<AccessGrantRow>(
+      const rows = await sql.query<Row<OauthAccessGrant>>(
         { name: 'access_grant_by_token', text: `SELECT ${COLUMNS} FROM oauth_access_grants WHERE token = $1` },
         [token],
       );

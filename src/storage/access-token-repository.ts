@@ -1,10 +1,38 @@
 import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
-import { timestamp, toAccessToken, toApplication, type AccessTokenRow, type ApplicationRow } from './rows.js';
+import { toApplication } from './application-repository.js';
+import { Prisma, type OauthAccessToken, type OauthApplication } from './generated/client.js';
+import { columnOf, insertedFields, selectList, splitList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
-// The hot path (introspection, token issue) runs these named statements, prepared once per connection.
-const COLUMNS = `id, application_id, resource_owner_id, token, refresh_token, expires_in, scopes, created_at, revoked_at,
-  previous_refresh_token, access_grant_id, refresh_family, refreshed_at`;
+// oauth_access_tokens, all raw SQL: the hot path (introspection, token issue, refresh rotation) runs these
+// named statements, prepared once per connection.
+const COLUMNS = selectList(Prisma.OauthAccessTokenScalarFieldEnum);
+
+const numberOrNull = (value: bigint | number | null) => (value === null ? null : Number(value));
+
+/** The table's one mapper: every column is its record field as it is, but the ids and the scopes. */
+const toAccessToken = ({ id, applicationId, resourceOwnerId, accessGrantId, scopes, ...columns }: Row<OauthAccessToken>): AccessTokenRecord => ({
+  ...columns,
+  id: Number(id),
+  applicationId: numberOrNull(applicationId),
+  resourceOwnerId: numberOrNull(resourceOwnerId),
+  accessGrantId: numberOrNull(accessGrantId),
+  scopes: splitList(scopes),
+});
+
+// A new row: the database numbers it; it is revoked and rotated later.
+const INSERTED = insertedFields(Prisma.OauthAccessTokenScalarFieldEnum, ['id', 'revokedAt', 'refreshedAt']);
+const INSERTED_COLUMNS = INSERTED.map(columnOf).join(', ');
+const PLACEHOLDERS = INSERTED.map((_, i) => `$${i + 1}`).join(', ');
+function insertValues(input: NewAccessToken): unknown[] {
+  const columns: Record<string, unknown> = {
+    ...input,
+    scopes: input.scopes.join(' '),
+    createdAt: timestamp(input.createdAt),
+    previousRefreshToken: input.previousRefreshToken ?? '',
+  };
+  return INSERTED.map((field) => columns[field]);
+}
 
 const FIND_BY_TOKEN = { name: 'access_token_by_token', text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE token = $1` };
 // One equality lookup per value, not `token = ANY($1)`: on a young table without statistics PostgreSQL plans
@@ -26,9 +54,7 @@ const FIND_BY_REFRESH = {
 };
 const INSERT = {
   name: 'access_token_insert',
-  text: `INSERT INTO oauth_access_tokens (application_id, resource_owner_id, token, refresh_token, expires_in, scopes,
-    created_at, previous_refresh_token, access_grant_id, refresh_family)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
+  text: `INSERT INTO oauth_access_tokens (${INSERTED_COLUMNS}) VALUES (${PLACEHOLDERS}) RETURNING ${COLUMNS}`,
 };
 const REVOKE = {
   name: 'access_token_revoke',
@@ -36,15 +62,15 @@ const REVOKE = {
 };
 // Rotation in one statement, so one round trip instead of five (BEGIN, update, insert, COMMIT). The conditional
 // update is the lock: of two concurrent refreshes exactly one sees the row unrotated, and the insert reads from
-// the update's result, so the loser inserts nothing.
+// the update's result, so the loser inserts nothing. The retired row's id and the instant follow the new row's values.
+const [RETIRED_ID, AT] = [`$${INSERTED.length + 1}`, `$${INSERTED.length + 2}`];
 const ROTATE = {
   name: 'access_token_rotate',
   text: `WITH retired AS (
-      UPDATE oauth_access_tokens SET refreshed_at = $12, revoked_at = COALESCE(revoked_at, $12)
-      WHERE id = $11 AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id)
-    INSERT INTO oauth_access_tokens (application_id, resource_owner_id, token, refresh_token, expires_in, scopes,
-      created_at, previous_refresh_token, access_grant_id, refresh_family)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM retired RETURNING ${COLUMNS}`,
+      UPDATE oauth_access_tokens SET refreshed_at = ${AT}, revoked_at = COALESCE(revoked_at, ${AT})
+      WHERE id = ${RETIRED_ID} AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id)
+    INSERT INTO oauth_access_tokens (${INSERTED_COLUMNS})
+    SELECT ${PLACEHOLDERS} FROM retired RETURNING ${COLUMNS}`,
 };
 
 // previous_refresh_token has no index (Doorkeeper's schema has none, and every refresh would maintain one): a
@@ -56,19 +82,22 @@ const SUCCESSOR_IN_FAMILY = `SELECT ${COLUMNS} FROM oauth_access_tokens
 const SUCCESSOR_OF_UNFAMILIED = `SELECT ${COLUMNS} FROM oauth_access_tokens
   WHERE previous_refresh_token = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`;
 
+// The applications an owner has authorized, read in one join (`a` is oauth_applications).
+const APPLICATION_COLUMNS_OF_A = selectList(Prisma.OauthApplicationScalarFieldEnum, 'a');
+
 export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
-  const one = (rows: AccessTokenRow[]): AccessTokenRecord | null => (rows[0] ? toAccessToken(rows[0]) : null);
+  const one = (rows: Row<OauthAccessToken>[]): AccessTokenRecord | null => (rows[0] ? toAccessToken(rows[0]) : null);
   const count = async (text: string, values: unknown[]) => (await sql.query(text, values)).length;
   return {
-    findByToken: async (token) => one(await sql.query<AccessTokenRow>(FIND_BY_TOKEN, [token])),
-    findByTokens: async (tokens) => (tokens.length === 0 ? [] : (await sql.query<AccessTokenRow>(findByTokensStatement(tokens.length), tokens)).map(toAccessToken)),
-    findByRefreshToken: async (refreshToken) => one(await sql.query<AccessTokenRow>(FIND_BY_REFRESH, [refreshToken])),
-    create: async (input) => toAccessToken((await sql.query<AccessTokenRow>(INSERT, insertValues(input)))[0]!),
+    findByToken: async (token) => one(await sql.query<Row<OauthAccessToken>>(FIND_BY_TOKEN, [token])),
+    findByTokens: async (tokens) => (tokens.length === 0 ? [] : (await sql.query<Row<OauthAccessToken>>(findByTokensStatement(tokens.length), tokens)).map(toAccessToken)),
+    findByRefreshToken: async (refreshToken) => one(await sql.query<Row<OauthAccessToken>>(FIND_BY_REFRESH, [refreshToken])),
+    create: async (input) => toAccessToken((await sql.query<Row<OauthAccessToken>>(INSERT, insertValues(input)))[0]!),
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
-    rotate: async (id, at, successor) => one(await sql.query<AccessTokenRow>(ROTATE, [...insertValues(successor), id, timestamp(at)])),
+    rotate: async (id, at, successor) => one(await sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(successor), id, timestamp(at)])),
     async findSuccessor(previousRefreshToken, family) {
-      if (family === null) return one(await sql.query<AccessTokenRow>(SUCCESSOR_OF_UNFAMILIED, [previousRefreshToken]));
-      return one(await sql.query<AccessTokenRow>(SUCCESSOR_IN_FAMILY, [previousRefreshToken, family]));
+      if (family === null) return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_OF_UNFAMILIED, [previousRefreshToken]));
+      return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_IN_FAMILY, [previousRefreshToken, family]));
     },
     revokeFamily: (family, at) =>
       count('UPDATE oauth_access_tokens SET revoked_at = $2 WHERE refresh_family = $1 AND revoked_at IS NULL RETURNING id', [
@@ -92,7 +121,7 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
         timestamp(at),
       ]),
     async findLiveMatching({ applicationId, resourceOwnerId, scopes, at, withRefreshToken }) {
-      const rows = await sql.query<AccessTokenRow>(
+      const rows = await sql.query<Row<OauthAccessToken>>(
         `SELECT ${COLUMNS} FROM oauth_access_tokens
          WHERE application_id = $1 AND resource_owner_id IS NOT DISTINCT FROM $2 AND revoked_at IS NULL
            AND (expires_in IS NULL OR created_at + make_interval(secs => expires_in) > $3)
@@ -110,9 +139,8 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
       return match ?? null;
     },
     async authorizedApplications({ resourceOwnerId, at, refreshTokenExpiresIn }) {
-      const rows = await sql.query<ApplicationRow & { authorized_at: Date }>(
-        `SELECT a.id, a.name, a.uid, a.secret, a.redirect_uri, a.scopes, a.confidential, a.created_at, a.updated_at,
-           MIN(t.created_at) AS authorized_at
+      const rows = await sql.query<Row<OauthApplication> & { authorized_at: Date }>(
+        `SELECT ${APPLICATION_COLUMNS_OF_A}, MIN(t.created_at) AS authorized_at
          FROM oauth_access_tokens t JOIN oauth_applications a ON a.id = t.application_id
          WHERE t.resource_owner_id = $1 AND t.revoked_at IS NULL
            AND (t.expires_in IS NULL OR t.created_at + make_interval(secs => t.expires_in) > $2
@@ -122,22 +150,7 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
          ORDER BY authorized_at DESC, a.id DESC`,
         [resourceOwnerId, timestamp(at), refreshTokenExpiresIn],
       );
-      return rows.map((row) => ({ application: toApplication(row), authorizedAt: row.authorized_at }));
+      return rows.map(({ authorized_at, ...row }) => ({ application: toApplication(row), authorizedAt: authorized_at }));
     },
   };
-}
-
-function insertValues(input: NewAccessToken): unknown[] {
-  return [
-    input.applicationId,
-    input.resourceOwnerId,
-    input.token,
-    input.refreshToken,
-    input.expiresIn,
-    input.scopes.join(' '),
-    timestamp(input.createdAt),
-    input.previousRefreshToken ?? '',
-    input.accessGrantId,
-    input.refreshFamily,
-  ];
 }

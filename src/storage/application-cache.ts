@@ -20,10 +20,9 @@ interface Entry {
  * on another instance works at once; a change made elsewhere (rotated secret, deletion) is seen within ttlMs.
  */
 export function cachedApplications(
-  inner: ApplicationStore,
-  admin: ApplicationAdminStore,
+  repository: ApplicationStore & ApplicationAdminStore,
   { ttlMs, maxEntries, now = Date.now, onInvalidate }: ApplicationCacheOptions,
-): { applications: ApplicationStore; applicationAdmin: ApplicationAdminStore } {
+): ApplicationStore & ApplicationAdminStore {
   const byUid = new Map<string, Entry>();
   const byId = new Map<number, Entry>();
   onInvalidate?.(() => {
@@ -50,23 +49,19 @@ export function cachedApplications(
   };
 
   return {
-    applications: {
-      findByUid: async (uid) => fresh(byUid.get(uid)) ?? remember(await inner.findByUid(uid)),
-      findById: async (id) => fresh(byId.get(id)) ?? remember(await inner.findById(id)),
+    findByUid: async (uid) => fresh(byUid.get(uid)) ?? remember(await repository.findByUid(uid)),
+    findById: async (id) => fresh(byId.get(id)) ?? remember(await repository.findById(id)),
+    list: () => repository.list(),
+    create: (input) => repository.create(input),
+    async update(id, changes) {
+      forget(id);
+      const updated = await repository.update(id, changes);
+      forget(id);
+      return updated;
     },
-    applicationAdmin: {
-      list: () => admin.list(),
-      create: (input) => admin.create(input),
-      async update(id, changes) {
-        forget(id);
-        const updated = await admin.update(id, changes);
-        forget(id);
-        return updated;
-      },
-      async delete(id) {
-        forget(id);
-        return admin.delete(id);
-      },
+    async delete(id) {
+      forget(id);
+      return repository.delete(id);
     },
   };
 }

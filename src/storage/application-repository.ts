@@ -1,27 +1,63 @@
-import type { ApplicationStore } from '../oauth/store.js';
-import { toApplication, type ApplicationRow } from './rows.js';
+import type { ApplicationAdminStore, ApplicationInput, ApplicationRecord, ApplicationStore } from '../oauth/store.js';
+import { UidTaken } from '../oauth/store.js';
+import { Prisma, type OauthApplication, type PrismaClient } from './generated/client.js';
+import { uniqueViolation } from './prisma-errors.js';
+import { selectList, splitList, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
-const COLUMNS = 'id, name, uid, secret, redirect_uri, scopes, confidential, created_at, updated_at';
+// oauth_applications. Client authentication reads it on every token and introspection request: raw SQL,
+// named statements (and application-cache.ts in front). The admin UI and the CLI write it through Prisma,
+// where the cost does not matter.
 
-/** The reads client authentication needs on every request; writes go through application-admin.ts. */
-export function applicationRepository(sql: SqlClient): ApplicationStore {
+export const APPLICATION_COLUMNS = selectList(Prisma.OauthApplicationScalarFieldEnum);
+
+/** The table's one mapper: every column is its record field as it is, but the id and the two lists. */
+export const toApplication = ({ id, redirectUri, scopes, ...columns }: Row<OauthApplication>): ApplicationRecord => ({
+  ...columns,
+  id: Number(id),
+  redirectUris: splitList(redirectUri),
+  scopes: splitList(scopes),
+});
+
+/** The record's fields as Prisma's data, for writes; a field left undefined is not written. */
+const toColumns = <Input extends Partial<ApplicationInput>>({ redirectUris, scopes, ...columns }: Input) => ({
+  ...columns,
+  redirectUri: redirectUris?.join('\n'),
+  scopes: scopes?.join(' '),
+});
+
+const BY_UID = { name: 'application_by_uid', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE uid = $1` };
+const BY_ID = { name: 'application_by_id', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE id = $1` };
+
+export function applicationRepository(sql: SqlClient, prisma: PrismaClient): ApplicationStore & ApplicationAdminStore {
+  const one = (rows: Row<OauthApplication>[]) => (rows[0] ? toApplication(rows[0]) : null);
   return {
     async findByUid(uid) {
       // PostgreSQL text cannot hold NUL: such a uid matches nothing (and must not become a driver error).
       if (uid.includes('\u0000')) return null;
-      const rows = await sql.query<ApplicationRow>(
-        { name: 'application_by_uid', text: `SELECT ${COLUMNS} FROM oauth_applications WHERE uid = $1` },
-        [uid],
-      );
-      return rows[0] ? toApplication(rows[0]) : null;
+      return one(await sql.query<Row<OauthApplication>>(BY_UID, [uid]));
     },
-    async findById(id) {
-      const rows = await sql.query<ApplicationRow>(
-        { name: 'application_by_id', text: `SELECT ${COLUMNS} FROM oauth_applications WHERE id = $1` },
-        [id],
-      );
-      return rows[0] ? toApplication(rows[0]) : null;
+    findById: async (id) => one(await sql.query<Row<OauthApplication>>(BY_ID, [id])),
+    async list() {
+      const rows = await prisma.oauthApplication.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+      return rows.map(toApplication);
+    },
+    async create(input) {
+      try {
+        return toApplication(await prisma.oauthApplication.create({ data: toColumns(input) }));
+      } catch (error) {
+        if (uniqueViolation(error)) throw new UidTaken(input.uid);
+        throw error;
+      }
+    },
+    async update(id, changes) {
+      const existing = await prisma.oauthApplication.findUnique({ where: { id: BigInt(id) } });
+      if (!existing) return null;
+      return toApplication(await prisma.oauthApplication.update({ where: { id: BigInt(id) }, data: toColumns(changes) }));
+    },
+    async delete(id) {
+      // Grants and tokens go with it (foreign keys ON DELETE CASCADE, reference section 13).
+      return (await prisma.oauthApplication.deleteMany({ where: { id: BigInt(id) } })).count > 0;
     },
   };
 }

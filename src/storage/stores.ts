@@ -1,12 +1,12 @@
 import type { Stores, TokenReadStore } from '../oauth/store.js';
 import { accessGrantRepository } from './access-grant-repository.js';
 import { accessTokenRepository } from './access-token-repository.js';
-import { applicationAdmin } from './application-admin.js';
 import { cachedApplications } from './application-cache.js';
+import { cleanupStore } from './cleanup.js';
 import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
+import type { PrismaClient } from './generated/client.js';
 import type { SqlClient } from './sql-client.js';
-import { userAdmin } from './user-admin.js';
 import { userRepository } from './user-repository.js';
 
 export interface StoreOptions {
@@ -14,33 +14,43 @@ export interface StoreOptions {
   applicationCacheSeconds?: number;
 }
 
-/** The domain's stores on a database, and the same stores bound to one transaction. */
+/**
+ * The domain's stores on a database, and the same stores bound to one transaction. One repository per table;
+ * `applicationAdmin` and `userAdmin` are the applications' and users' repositories seen through their admin
+ * interfaces (the names the domain, the HTTP layer and the CLI use).
+ */
 export function createStores(database: Database, { applicationCacheSeconds = 5 }: StoreOptions = {}): Stores {
-  const admin = applicationAdmin(database.prisma);
+  const repository = applicationRepository(database.sql, database.prisma);
   const applications =
     applicationCacheSeconds > 0
-      ? cachedApplications(applicationRepository(database.sql), admin, {
+      ? cachedApplications(repository, {
           ttlMs: applicationCacheSeconds * 1000,
           maxEntries: 10_000,
           onInvalidate: (forgetAll) => database.onCliCommit(forgetAll),
         })
-      : { applications: applicationRepository(database.sql), applicationAdmin: admin };
-  return storesOn(database.sql, { ...applications, userAdmin: userAdmin(database.prisma) }, accessTokenRepository(database.readSql));
+      : repository;
+  const shared = {
+    applications,
+    applicationAdmin: applications,
+    userAdmin: userRepository(database.sql, database.prisma),
+    cleanup: cleanupStore(database.sql),
+  };
+  return storesOn(database.prisma, database.sql, shared, accessTokenRepository(database.readSql));
 }
 
-type Shared = Pick<Stores, 'applications' | 'applicationAdmin' | 'userAdmin'>;
+type Shared = Pick<Stores, 'applications' | 'applicationAdmin' | 'userAdmin' | 'cleanup'>;
 
-// The admin stores are Prisma's and stay outside the SQL transaction; nothing transactional writes through
-// them. Application reads stay on the (cached) shared store: a transaction never changes an application.
+// The admin writes go through Prisma and stay outside the SQL transaction; nothing transactional writes through
+// them. The cleanup runs its own short statements, never inside a transaction. Application reads stay on the (cached) shared store: a transaction never changes an application.
 // Token reads inside a transaction see that transaction, so they never go to the replica there.
-function storesOn(sql: SqlClient, shared: Shared, tokenReads?: TokenReadStore): Stores {
+function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokenReads?: TokenReadStore): Stores {
   const accessTokens = accessTokenRepository(sql);
   return {
     ...shared,
     accessTokens,
     tokenReads: tokenReads ?? accessTokens,
     accessGrants: accessGrantRepository(sql),
-    users: userRepository(sql),
-    transaction: (work) => sql.transaction((tx) => work(storesOn(tx, shared))),
+    users: userRepository(sql, prisma),
+    transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
   };
 }

@@ -1,20 +1,44 @@
-import type { UserStore } from '../oauth/store.js';
-import { toUser, type UserRow } from './rows.js';
+import type { UserAdminStore, UserRecord, UserStore } from '../oauth/store.js';
+import { UsernameTaken } from '../oauth/store.js';
+import { Prisma, type PrismaClient, type User } from './generated/client.js';
+import { uniqueViolation } from './prisma-errors.js';
+import { selectList, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
-const COLUMNS = 'id, username, password_hash, created_at, updated_at';
+// users. Logins and the password grant read it (raw SQL, inside a transaction when the domain runs one);
+// the CLI and the tests manage it through Prisma.
 
-export function userRepository(sql: SqlClient): UserStore {
+const USER_COLUMNS = selectList(Prisma.UserScalarFieldEnum);
+
+/** The table's one mapper: every column is its record field as it is, but the id. */
+const toUser = ({ id, ...columns }: Row<User>): UserRecord => ({ ...columns, id: Number(id) });
+
+export function userRepository(sql: SqlClient, prisma: PrismaClient): UserStore & UserAdminStore {
+  const one = (rows: Row<User>[]) => (rows[0] ? toUser(rows[0]) : null);
   return {
     async findByUsername(username) {
       // PostgreSQL text cannot hold NUL: such a name matches nobody (and must not become a driver error).
       if (username.includes('\u0000')) return null;
-      const rows = await sql.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username = $1`, [username]);
-      return rows[0] ? toUser(rows[0]) : null;
+      return one(await sql.query<Row<User>>(`SELECT ${USER_COLUMNS} FROM users WHERE username = $1`, [username]));
     },
-    async findById(id) {
-      const rows = await sql.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id]);
-      return rows[0] ? toUser(rows[0]) : null;
+    findById: async (id) => one(await sql.query<Row<User>>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id])),
+    async list() {
+      return (await prisma.user.findMany({ orderBy: { id: 'asc' } })).map(toUser);
+    },
+    async create(input) {
+      try {
+        return toUser(await prisma.user.create({ data: input }));
+      } catch (error) {
+        if (uniqueViolation(error)) throw new UsernameTaken(input.username);
+        throw error;
+      }
+    },
+    async setPasswordHash(username, passwordHash) {
+      const result = await prisma.user.updateMany({ where: { username }, data: { passwordHash } });
+      return result.count > 0;
+    },
+    async delete(username) {
+      return (await prisma.user.deleteMany({ where: { username } })).count > 0;
     },
   };
 }
