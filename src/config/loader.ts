@@ -29,19 +29,25 @@ function configErrorMessage(problems: string[], source: string): string {
 
 const ajv = new Ajv2019({ allErrors: true, useDefaults: true, strict: false, discriminator: true });
 addFormats.default(ajv);
-const validate = ajv.compile(configSchema);
+const validate = ajv.compile<Config>(configSchema);
+
+/** The config as read, before validation: a JSON object whose values the schema has yet to check. */
+type UnvalidatedConfig = Record<string, unknown>;
+
+/** The object at `key`, created when absent; whatever else is there the schema reports after the overrides. */
+const section = (config: UnvalidatedConfig, key: string) => (config[key] ??= {}) as UnvalidatedConfig;
 
 /** Environment variables that override config keys; the secrets among them never need to be in a file. */
-const ENV_OVERRIDES: Array<[string, (input: Record<string, any>, value: string) => void]> = [
+const ENV_OVERRIDES: Array<[string, (input: UnvalidatedConfig, value: string) => void]> = [
   ['DATABASE_URL', (c, v) => (c.databaseUrl = v)],
   ['DATABASE_READ_URL', (c, v) => (c.databaseReadUrl = v)],
   ['SESSION_SECRET', (c, v) => (c.sessionSecret = v)],
-  ['ADMIN_PASSWORD_HASH', (c, v) => ((c.admin ??= {}).passwordHash = v)],
+  ['ADMIN_PASSWORD_HASH', (c, v) => (section(c, 'admin').passwordHash = v)],
   ['PORT', (c, v) => (c.port = /^\d+$/.test(v) ? Number(v) : v)],
   ['HOST', (c, v) => (c.host = v)],
   ['BASE_URL', (c, v) => (c.baseUrl = v)],
   ['DATA_DIR', (c, v) => (c.dataDir = v)],
-  ['LOG_LEVEL', (c, v) => ((c.log ??= {}).level = v)],
+  ['LOG_LEVEL', (c, v) => (section(c, 'log').level = v)],
   ['TRUST_PROXY', (c, v) => (c.trustProxy = trustProxyFromEnv(v))],
 ];
 
@@ -66,13 +72,13 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError(['(root): must be a JSON object'], source);
   }
-  const candidate = raw as Record<string, any>;
+  const candidate = raw as UnvalidatedConfig;
   for (const [name, apply] of ENV_OVERRIDES) {
     const value = env[name];
     if (value !== undefined && value !== '') apply(candidate, value);
   }
   if (!validate(candidate)) throw new ConfigError(describeErrors(validate.errors ?? [], env), source);
-  const config = candidate as Config;
+  const config: Config = candidate;
   const password = env.ADMIN_PASSWORD;
   config.admin.password = password !== undefined && password !== '' ? password : null;
   const problems = crossFieldProblems(config);
