@@ -1,6 +1,10 @@
 import {
   ApplicationInvalid,
   createApplication,
+  deleteApplication,
+  findApplication as findApplicationById,
+  findApplicationByUid,
+  listApplications,
   REDIRECT_FLOWS,
   rotateApplicationSecret,
   updateApplication,
@@ -60,7 +64,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, {});
   if (values.help) return io.stdout(HELP), 0;
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    printList(io, Boolean(values.json), await deps.stores.applicationAdmin.list());
+    printList(io, Boolean(values.json), await listApplications(deps));
     return 0;
   });
 }
@@ -107,7 +111,7 @@ async function remove(args: string[], io: CliIo): Promise<number> {
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const application = await findApplication(deps, reference);
     // Reference 13: its grants and tokens go with it (ON DELETE CASCADE).
-    if (!(await deps.stores.applicationAdmin.delete(application.id))) throw notFound(reference);
+    if (!(await deleteApplication(deps, application.id))) throw notFound(reference);
     if (values.json) printJson(io, { deleted: true, id: application.id, uid: application.uid });
     else io.stdout(`deleted application ${application.id} (uid ${application.uid}) with its grants and tokens\n`);
     return 0;
@@ -129,9 +133,9 @@ async function rotateSecret(args: string[], io: CliIo): Promise<number> {
 
 /** By uid first (what clients know), then by numeric id; a numeric uid wins over another row's id. */
 async function findApplication(deps: OAuthDeps, reference: string): Promise<ApplicationRecord> {
-  const byUid = await deps.stores.applications.findByUid(reference);
+  const byUid = await findApplicationByUid(deps, reference);
   if (byUid) return byUid;
-  const byId = /^[1-9][0-9]{0,14}$/.test(reference) ? await deps.stores.applications.findById(Number(reference)) : null;
+  const byId = /^[1-9][0-9]{0,14}$/.test(reference) ? await findApplicationById(deps, Number(reference)) : null;
   if (byId) return byId;
   throw notFound(reference);
 }

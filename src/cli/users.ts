@@ -1,5 +1,7 @@
+import { revokeAuthorizations, type RevokedAuthorizations } from '../oauth/authorizations.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { UsernameTaken, type UserRecord } from '../oauth/store.js';
+import { createUser, deleteUser, findUserByUsername, listUsers, setUserPassword } from '../oauth/users.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
 import { required, runSubcommand } from './subcommands.js';
@@ -35,7 +37,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
   return withDatabase(configFrom(io, values.config), async (deps) => {
     let user: UserRecord;
     try {
-      user = await deps.stores.userAdmin.create({ username, passwordHash: await deps.passwords.hash(password) });
+      user = await createUser(deps, username, password);
     } catch (error) {
       if (error instanceof UsernameTaken) throw new UsageError(error.message);
       throw error;
@@ -50,7 +52,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, {});
   if (values.help) return io.stdout(HELP), 0;
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    const users = await deps.stores.userAdmin.list();
+    const users = await listUsers(deps);
     if (values.json) printJson(io, users.map(userJson));
     else if (users.length === 0) io.stdout("no users (create one with 'users create')\n");
     else printTable(io, ['ID', 'USERNAME', 'CREATED AT'], users.map((user) => [String(user.id), user.username, user.createdAt.toISOString()]));
@@ -88,7 +90,7 @@ async function withNamedUser(
 function setPassword(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, PASSWORD_OPTIONS, async (deps, user, values) => {
     const password = await readPassword(io, values.password, `new password for ${user.username}: `);
-    if (!(await deps.stores.userAdmin.setPasswordHash(user.username, await deps.passwords.hash(password)))) throw noUser(user.username);
+    if (!(await setUserPassword(deps, user.username, password))) throw noUser(user.username);
     if (values.json) printJson(io, { ...userJson(user), password_changed: true });
     else io.stdout(`changed the password of ${user.username}\n`);
   });
@@ -96,10 +98,7 @@ function setPassword(args: string[], io: CliIo): Promise<number> {
 
 function remove(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
-    // Revoked first: resource_owner_id has no foreign key, so nothing else would stop the tokens of a deleted
-    // user from working (and a later user could never inherit them).
-    const revoked = await revokeEverything(deps, user);
-    await deps.stores.userAdmin.delete(user.username);
+    const revoked = await deleteUser(deps, user);
     if (values.json) printJson(io, { ...userJson(user), deleted: true, revoked });
     else io.stdout(`deleted user ${user.username} after revoking ${describe(revoked)}\n`);
   });
@@ -107,26 +106,17 @@ function remove(args: string[], io: CliIo): Promise<number> {
 
 function revokeTokens(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
-    const revoked = await revokeEverything(deps, user);
+    const revoked = await revokeAuthorizations(deps, user.id);
     if (values.json) printJson(io, { ...userJson(user), revoked });
     else io.stdout(`revoked ${describe(revoked)} of ${user.username}\n`);
   });
 }
 
-/** Every live token (access and refresh) and every unused code of the user, in all applications, at once. */
-function revokeEverything(deps: OAuthDeps, user: UserRecord): Promise<{ tokens: number; grants: number }> {
-  const now = deps.now();
-  return deps.stores.transaction(async (stores) => ({
-    tokens: await stores.accessTokens.revokeAllForOwner(user.id, now),
-    grants: await stores.accessGrants.revokeAllForOwner(user.id, now),
-  }));
-}
-
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
-const describe = ({ tokens, grants }: { tokens: number; grants: number }) => `${plural(tokens, 'token')} and ${plural(grants, 'grant')}`;
+const describe = ({ tokens, grants }: RevokedAuthorizations) => `${plural(tokens, 'token')} and ${plural(grants, 'grant')}`;
 
 async function findUser(deps: OAuthDeps, username: string): Promise<UserRecord> {
-  const user = await deps.stores.users.findByUsername(username);
+  const user = await findUserByUsername(deps, username);
   if (!user) throw noUser(username);
   return user;
 }

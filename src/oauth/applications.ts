@@ -132,3 +132,20 @@ function storedFields(fields: ApplicationFields) {
     confidential: fields.confidential,
   };
 }
+
+export function listApplications(deps: OAuthDeps): Promise<ApplicationRecord[]> {
+  return deps.stores.applicationAdmin.list();
+}
+
+export function findApplication(deps: OAuthDeps, id: number): Promise<ApplicationRecord | null> {
+  return deps.stores.applications.findById(id);
+}
+
+export function findApplicationByUid(deps: OAuthDeps, uid: string): Promise<ApplicationRecord | null> {
+  return deps.stores.applications.findByUid(uid);
+}
+
+/** Reference 13: the application's grants and tokens go with it (ON DELETE CASCADE). False when there was none. */
+export function deleteApplication(deps: OAuthDeps, id: number): Promise<boolean> {
+  return deps.stores.applicationAdmin.delete(id);
+}

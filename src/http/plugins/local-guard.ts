@@ -1,4 +1,5 @@
 import type { GuardToken, LocalGuardOptions } from '@oauth-service/guard';
+import { findApplication } from '../../oauth/applications.js';
 import type { OAuthDeps } from '../../oauth/deps.js';
 import type { AccessTokenRecord } from '../../oauth/store.js';
 import { findAccessToken } from '../../oauth/token-lookup.js';
@@ -29,7 +30,7 @@ export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: Loc
       const record = await findAccessToken(deps, value);
       if (!record) return null;
       const reason = inaccessibleReason(record, deps.now());
-      const application = reason === null && record.applicationId !== null ? await deps.stores.applications.findById(record.applicationId) : null;
+      const application = reason === null && record.applicationId !== null ? await findApplication(deps, record.applicationId) : null;
       const token: GuardToken = {
         active: reason === null,
         ...(reason !== null && reportReasons && { reason }),

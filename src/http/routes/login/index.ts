@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { verifyUserPassword } from '../../../oauth/passwords.js';
 import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
-import type { PasswordOutcome } from '../../../oauth/attempt-limits.js';
 import { limitedAddress } from '../../../oauth/limited-address.js';
+import { checkLoginCredentials, findUser } from '../../../oauth/users.js';
 
 // Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
 // before the lockout starts.
@@ -50,28 +49,18 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
       return loginPage(request, reply.code(400), { username, error: 'Enter your username and password.' });
     }
     const address = limitedAddress(request.ip);
-    // Reserved before the check, so logins sent at once cannot pass the limit (SPEC 5 rateLimit); shared with
-    // the password grant, so neither is a way round the other's lockout.
-    const attempt = deps.limits.users.begin('login', username, address, deps.now());
-    if (attempt.refused) {
+    const check = await checkLoginCredentials(deps, username, password, address);
+    if (check.outcome === 'locked_out') {
       request.log.info({ event: 'login.locked_out', address }, 'login refused: too many failures');
-      const error = `Too many failed sign-in attempts. Try again in ${attempt.retryAfter} seconds.`;
-      return loginPage(request, reply.code(429).header('retry-after', String(attempt.retryAfter)), { username, error });
+      const error = `Too many failed sign-in attempts. Try again in ${check.retryAfter} seconds.`;
+      return loginPage(request, reply.code(429).header('retry-after', String(check.retryAfter)), { username, error });
     }
-    let outcome: PasswordOutcome = 'unchecked';
-    let user: Awaited<ReturnType<typeof deps.stores.users.findByUsername>> = null;
-    try {
-      user = await deps.stores.users.findByUsername(username);
-      // Verified whether or not the user exists: the same work either way, so timing tells no user names.
-      outcome = (await verifyUserPassword(deps.passwords, user, password)) ? 'succeeded' : 'failed';
-    } finally {
-      attempt.settle(outcome, deps.now());
-    }
-    if (outcome !== 'succeeded' || !user) {
+    if (check.outcome === 'failed') {
       request.log.info({ event: 'login.failed', address }, 'login failed');
       await sleep(FAILURE_DELAY_MS);
       return loginPage(request, reply.code(401), { username, error: 'Invalid username or password.' });
     }
+    const { user } = check;
     const returnTo = afterLogin(request);
     // A new session on login: nothing set before it (the CSRF secret included) outlives the change of user.
     request.session.regenerate();
@@ -82,7 +71,7 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
 
   app.get('/logout', async (request, reply) => {
     const userId = request.session.get('userId');
-    const user = typeof userId === 'number' ? await deps.stores.users.findById(userId) : null;
+    const user = typeof userId === 'number' ? await findUser(deps, userId) : null;
     if (!user) return reply.redirect('/login', 303);
     return renderPage(request, reply, 'logout.eta', { title: 'Sign out', username: user.username, csrfToken: reply.generateCsrf() });
   });
