@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { adminQuery, dropDatabase, withDatabaseName } from '../test/helpers/postgres-admin.js';
+import { adminQuery, dropDatabase, withDatabaseName } from '../scripts/lib/postgres-admin.js';
 import { ROOT } from './processes.js';
 
 const run = promisify(execFile);

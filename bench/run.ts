@@ -11,7 +11,8 @@ import { compareServers, problemText, runLoad, type Measurement } from './load.j
 import { parseBenchOptions, USAGE, type BenchOptions } from './options.js';
 import { openBenchDatabase } from './postgres.js';
 import { preflight } from './preflight.js';
-import { ensureCompiled, freePort, ROOT, startServer, type ServerProcess } from './processes.js';
+import { freePort } from '../scripts/lib/ports.js';
+import { ensureCompiled, ROOT, startServer, type ServerProcess } from './processes.js';
 import { endpointTable, isValid, machineLines, rate, scaleTable, type EndpointResult, type ScaleResult } from './report.js';
 import { endpointScenarios, randomIntrospection, soakScenario, type Scenario } from './scenarios.js';
 import { insertBulkTokens, seedThroughDomain } from './seed.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { argon2Hasher } from '../src/argon2-hasher.js';
+import { argon2Hasher } from '../src/storage/argon2-hasher.js';
 import { createAttemptLimits } from '../src/oauth/attempt-limits.js';
 import type { Config } from '../src/config/types.js';
 import { createApplication } from '../src/oauth/applications.js';

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { argon2Hasher } from './argon2-hasher.js';
+import { argon2Hasher } from './storage/argon2-hasher.js';
 import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
 import { createControllers, resolveControllerClasses } from './http/controllers/registry.js';

@@ -1,4 +1,4 @@
-import { argon2Hasher } from '../argon2-hasher.js';
+import { argon2Hasher } from '../storage/argon2-hasher.js';
 import { parseOptions, printJson, type CliIo } from './io.js';
 import { runSubcommand } from './subcommands.js';
 import { readPassword } from './user-input.js';

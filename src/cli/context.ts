@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { argon2Hasher } from '../argon2-hasher.js';
+import { argon2Hasher } from '../storage/argon2-hasher.js';
 import { loadConfig } from '../config/loader.js';
 import { createAttemptLimits } from '../oauth/attempt-limits.js';
 import type { Config } from '../config/types.js';

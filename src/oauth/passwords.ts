@@ -1,6 +1,6 @@
 /**
  * Human passwords (users, admin) are hashed with argon2id (SPEC 4); the domain only needs these two
- * operations, implemented in src/argon2-hasher.ts so the domain stays free of native modules.
+ * operations, implemented in src/storage/argon2-hasher.ts so the domain stays free of native modules.
  */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { buildTestServer, basicAuth, form, FORM, type TestServer } from '../helpers/test-server.js';
 

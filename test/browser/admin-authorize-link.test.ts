@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { createUser } from '../helpers/factories.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, runService, startService, stopService } from '../helpers/processes.js';
+import { freePort } from '../../scripts/lib/ports.js';
+import { runService, startService, stopService } from '../helpers/processes.js';
 
 // Issue 14, the rest of the first hour: what a newcomer or an operator meets at boot, with the real executable.
 describe('oauth-service at boot', () => {

@@ -1,19 +1,7 @@
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from '../../scripts/lib/ports.js';
 import type { ConfigInput } from '../../src/config/types.js';
 import { buildTestServer, type TestServer } from './test-server.js';
-
-/** A free loopback port (closed again at once; the server listens on it right after). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * A test server listening on 127.0.0.1 with baseUrl set to its own address, so that `iss` (RFC 9207) and

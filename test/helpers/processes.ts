@@ -1,24 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../scripts/lib/ports.js';
 
 export const ROOT = join(import.meta.dirname, '../..');
 
 // `node --import tsx` rather than the tsx CLI: no wrapper process between the test and the service, so
 // signals reach the service itself, as they do in production (`node dist/main.js`).
 const NODE_ARGS = ['--import', 'tsx', join(ROOT, 'src/main.ts')];
-
-/** A port that was free a moment ago on the loopback interface. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 export interface RunResult {
   code: number | null;

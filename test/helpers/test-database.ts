@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { adminQuery, dropDatabase, withDatabaseName } from './postgres-admin.js';
+import { adminQuery, dropDatabase, withDatabaseName } from '../../scripts/lib/postgres-admin.js';
 
 /** The server the suite runs against: PostgreSQL when DATABASE_URL is set, else embedded PGlite. */
 export const TEST_DATABASE_URL = process.env.DATABASE_URL || null;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import type { ConfigInput } from '../../src/config/types.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
 import { loadConfig } from '../../src/config/loader.js';
 import { createApplication } from '../../src/oauth/applications.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { loadConfig } from '../../src/config/loader.js';
 import { runCliInProcess, usageErrorLine } from '../helpers/cli.js';
 

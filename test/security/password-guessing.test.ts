@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/argon2-hasher.js';
+import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import type { PasswordHasher } from '../../src/oauth/passwords.js';
 import { createUser, userAgent } from '../helpers/end-user.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
