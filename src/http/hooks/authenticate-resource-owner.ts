@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
 import { Unauthorized } from '../../oauth/errors.js';
+import { noStore } from '../no-store.js';
 import { renderError } from './end-user-pages.js';
 
 /** The logged-in end user, as the pages need it. */
@@ -47,7 +48,7 @@ export function authenticateResourceOwner(deps: OAuthDeps): preHandlerAsyncHookH
     if (userId !== undefined) request.session.set('userId', undefined);
     if (request.method === 'GET' || request.method === 'HEAD') {
       if (isSafeReturnPath(request.url)) request.session.set('returnTo', request.url);
-      return reply.header('cache-control', 'no-store').redirect('/login', 302);
+      return noStore(reply, { pragma: false }).redirect('/login', 302);
     }
     return renderError(reply, new Unauthorized('You need to log in first.'), { href: '/login', text: 'Log in' });
   };

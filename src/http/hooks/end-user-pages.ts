@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthError } from '../../oauth/errors.js';
 import { applyErrorResponse, errorResponse, logRefusal, requestError } from '../error-response.js';
+import { noStore } from '../no-store.js';
 
 // Rendering the end users' pages (login, consent, authorized applications) and their errors as HTML.
 
@@ -16,7 +17,7 @@ export interface PageLink {
 export function renderPage(request: FastifyRequest, reply: FastifyReply, template: string, model: Record<string, unknown>): FastifyReply {
   const notice = request.session.get('notice');
   if (notice !== undefined) request.session.set('notice', undefined);
-  return reply.header('cache-control', 'no-store').view(template, { ...model, notice });
+  return noStore(reply, { pragma: false }).view(template, { ...model, notice });
 }
 
 /**

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.js';
 import { createServiceMetrics, type PoolStats, type ServiceMetrics } from '../metrics/service-metrics.js';
+import { noStore } from '../no-store.js';
 
 export interface MetricsPluginOptions {
   /** The database pool's counts, read at each scrape. */
@@ -30,7 +31,7 @@ export const metricsPlugin = fp<MetricsPluginOptions>(
 
     const schema = { response: { 200: { type: 'string', description: 'Prometheus text exposition format 0.0.4' } } };
     app.get(path, { schema }, async (_request, reply) => {
-      reply.header('cache-control', 'no-store').type(PROMETHEUS_CONTENT_TYPE);
+      noStore(reply, { pragma: false }).type(PROMETHEUS_CONTENT_TYPE);
       return metrics.registry.render();
     });
   },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { authenticateAdmin } from '../../hooks/authenticate-admin.js';
+import { noStore } from '../../no-store.js';
 import type { AdminRouteOptions } from '../../route-options.js';
 import { readRoutes } from './read-routes.js';
 import { adminErrorHandler } from './responses.js';
@@ -17,7 +18,7 @@ export const applicationsRoutes: FastifyPluginAsync<AdminRouteOptions> = async (
   await app.register(authenticateAdmin, options);
   // Pages carry CSRF tokens and sometimes a plain secret; JSON may carry a secret: no cache keeps any of it.
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('cache-control', 'no-store');
+    noStore(reply, { pragma: false });
     return payload;
   });
   // The actions of the `applications` controller (SPEC 7).

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationDelivery } from '../../../oauth/authorization-response.js';
 import { renderError } from '../../hooks/end-user-pages.js';
+import { noStore } from '../../no-store.js';
 
 export const NATIVE_PATH = '/oauth/authorize/native';
 
@@ -9,7 +10,7 @@ export const NATIVE_PATH = '/oauth/authorize/native';
  * follows with a GET and never re-posts the form to the client. Codes and tokens must not be cached.
  */
 export function sendDelivery(reply: FastifyReply, delivery: AuthorizationDelivery, redirectStatus: 302 | 303): FastifyReply {
-  reply.header('cache-control', 'no-store');
+  noStore(reply, { pragma: false });
   switch (delivery.kind) {
     case 'redirect':
       return reply.redirect(delivery.location, redirectStatus);

@@ -4,6 +4,7 @@ import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js
 import { NotFound } from '../../../oauth/errors.js';
 import { applyErrorResponse, errorResponse } from '../../error-response.js';
 import { renderError, renderPage } from '../../hooks/end-user-pages.js';
+import { noStore } from '../../no-store.js';
 import { Controller } from '../../controllers/controller.js';
 
 export const AUTHORIZED_APPLICATIONS_PATH = '/oauth/authorized_applications';
@@ -21,7 +22,7 @@ export class AuthorizedApplicationsController extends Controller {
       at: this.deps.now(),
       refreshTokenExpiresIn: this.deps.config.refreshTokens.expiresIn,
     });
-    if (wantsJson(request)) return reply.header('cache-control', 'no-store').send(authorized.map(({ application }) => publicAttributes(application)));
+    if (wantsJson(request)) return noStore(reply, { pragma: false }).send(authorized.map(({ application }) => publicAttributes(application)));
     return renderPage(request, reply, 'authorized-applications.eta', {
       title: 'Your authorized applications',
       applications: authorized.map(({ application, authorizedAt }) => ({

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { noStore } from '../../no-store.js';
 
 export interface HealthOptions {
   /** Resolves with the names of pending migrations; rejects when the database is unreachable. */
@@ -16,7 +17,7 @@ export const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { pen
   app.get('/healthz', { schema: { response: { 200: statusSchema } } }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { response: { 200: statusSchema, 503: statusSchema } } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
+    noStore(reply, { pragma: false });
     try {
       const pending = await withTimeout(pendingMigrations(), 3_000);
       if (pending.length > 0) {
