@@ -1,6 +1,7 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { bearerChallenge, headerSafe as guardHeaderSafe } from '../../packages/guard/src/challenge.js';
-import { GuardError, GuardUnavailableError } from '../../packages/guard/src/index.js';
+import { GuardError, GuardUnavailableError, serviceGuard, type GuardToken } from '../../packages/guard/src/index.js';
 import { errorResponse, headerSafe, wwwAuthenticateValue } from '../../src/http/error-response.js';
 import { InsufficientScope, InvalidToken, TemporarilyUnavailable } from '../../src/oauth/errors.js';
 
@@ -45,5 +46,45 @@ describe('guard and service answer invalid_token and insufficient_scope alike (R
       (character) => guardHeaderSafe(`a${character}b`) !== headerSafe(`a${character}b`),
     );
     expect(differing).toEqual([]);
+  });
+});
+
+describe("the guard's refusals are the service's errorResponse", () => {
+  const token = (fields: Partial<GuardToken>): GuardToken => ({ active: true, scopes: ['read'], clientId: 'c', resourceOwnerId: 1, expiresAt: null, ...fields });
+  const tokens: Record<string, GuardToken> = {
+    revoked: token({ active: false, reason: 'revoked' }),
+    expired: token({ active: false, reason: 'expired' }),
+    reader: token({}),
+  };
+
+  async function guarded() {
+    const app = Fastify();
+    await app.register(serviceGuard, { mode: 'local', realm: 'api', introspect: async (value: string) => tokens[value] ?? null });
+    app.get('/notes', { preHandler: app.serviceAuthorize('write') }, async () => ({ ok: true }));
+    return app;
+  }
+
+  it.each([
+    ['unknown', new InvalidToken('unknown')],
+    ['revoked', new InvalidToken('revoked')],
+    ['expired', new InvalidToken('expired')],
+  ] as const)('a %s token: status, no-store, challenge and body', async (value, error) => {
+    const app = await guarded();
+    const response = await app.inject({ url: '/notes', headers: { authorization: `Bearer ${value}` } });
+    const expected = errorResponse(error, 'api');
+    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: expected.status, body: expected.body });
+    expect(response.headers['cache-control']).toBe(expected.headers['cache-control']);
+    expect(response.headers['www-authenticate']).toBe(expected.headers['www-authenticate']);
+    await app.close();
+  });
+
+  it("a token without the scope: 403 insufficient_scope, the service's challenge plus the scope", async () => {
+    const app = await guarded();
+    const response = await app.inject({ url: '/notes', headers: { authorization: 'Bearer reader' } });
+    const expected = errorResponse(new InsufficientScope(['write']), 'api');
+    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: expected.status, body: expected.body });
+    expect(response.headers['cache-control']).toBe(expected.headers['cache-control']);
+    expect(response.headers['www-authenticate']).toBe(`${expected.headers['www-authenticate']}, scope="write"`);
+    await app.close();
   });
 });
