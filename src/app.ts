@@ -25,6 +25,7 @@ import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
+import { introspectionRules } from './oauth/introspection-policy.js';
 import type { PasswordHasher } from './oauth/passwords.js';
 import { InvalidRequest } from './oauth/errors.js';
 import type { Stores } from './oauth/store.js';
@@ -69,7 +70,15 @@ export async function buildServer({ config, extensions = {}, database, now = () 
     },
   };
   const limits = createAttemptLimits(config.rateLimit, reporter);
-  const deps: OAuthDeps = { stores: stores ?? createStores(db), config, now, hooks: extensions, passwords, limits };
+  const deps: OAuthDeps = {
+    stores: stores ?? createStores(db),
+    config,
+    now,
+    hooks: extensions,
+    passwords,
+    limits,
+    introspectionRules: introspectionRules(config.introspection.allow),
+  };
 
   const app = Fastify({
     logger: loggerOptions(config.log, logStream),

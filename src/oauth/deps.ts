@@ -1,6 +1,7 @@
 import type { Config } from '../config/types.js';
 import type { AttemptLimits } from './attempt-limits.js';
 import type { OAuthHooks } from './hooks.js';
+import type { IntrospectionRule } from './introspection-policy.js';
 import type { PasswordHasher } from './passwords.js';
 import type { Stores } from './store.js';
 
@@ -13,5 +14,10 @@ export interface OAuthDeps {
   passwords: PasswordHasher;
   /** Failure limits of this process (SPEC 5 rateLimit), shared by every route that checks credentials. */
   limits: AttemptLimits;
+  /**
+   * The declarative introspection policy (config `introspection.allow`, STYLE 7), built once with the other
+   * dependencies; where it is left out, the domain builds it from `config` (introspectionPolicyOf).
+   */
+  introspectionRules?: IntrospectionRule[];
 }
 

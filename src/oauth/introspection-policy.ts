@@ -1,5 +1,5 @@
-import type { IntrospectionRuleConfig } from '../config/types.js';
-import type { OAuthDeps } from './deps.js';
+import type { Config, IntrospectionRuleConfig } from '../config/types.js';
+import type { OAuthHooks } from './hooks.js';
 import type { AccessTokenRecord, ApplicationRecord } from './store.js';
 
 /** Who asks: exactly one of a client (HTTP Basic) or a bearer token (seed, Authentication 1). */
@@ -37,16 +37,24 @@ export function introspectionRules(allow: readonly IntrospectionRuleConfig[]): I
 }
 
 /**
+ * The policy of a set of dependencies: the rules built with them (OAuthDeps.introspectionRules, in app.ts), or
+ * for dependencies assembled without them, the rules of their config.
+ */
+export function introspectionPolicyOf(deps: { config: Readonly<Config>; introspectionRules?: IntrospectionRule[] | undefined }): IntrospectionRule[] {
+  return deps.introspectionRules ?? introspectionRules(deps.config.introspection.allow);
+}
+
+/**
  * Whether the requester may introspect the token. The programmatic allowTokenIntrospection hook, when
  * supplied, replaces the declarative rules (SPEC 5); a nil or false result rejects.
  */
 export async function mayIntrospect(
-  deps: OAuthDeps,
+  hooks: OAuthHooks,
   rules: IntrospectionRule[],
   token: AccessTokenRecord | null,
   requester: IntrospectionRequester,
 ): Promise<boolean> {
-  const hook = deps.hooks.allowTokenIntrospection;
+  const hook = hooks.allowTokenIntrospection;
   if (hook) return Boolean(await hook(token, requester.client, requester.bearer));
   return rules.some((rule) => rule.allows(token, requester));
 }

@@ -38,8 +38,8 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], re
   if (requester.bearer) {
     if (token?.id === requester.bearer.id) throw new InvalidToken();
     // Seed, Errors: a Bearer requester the policy rejects gets 401; the token argument is null when unknown.
-    if (!(await mayIntrospect(deps, rules, token, requester))) throw new InvalidToken();
-  } else if (!token || !(await mayIntrospect(deps, rules, token, requester))) {
+    if (!(await mayIntrospect(deps.hooks, rules, token, requester))) throw new InvalidToken();
+  } else if (!token || !(await mayIntrospect(deps.hooks, rules, token, requester))) {
     return INACTIVE;
   }
   if (!found || !isActive(deps, found)) return INACTIVE;

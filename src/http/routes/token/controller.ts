@@ -4,7 +4,7 @@ import { OAuthError } from '../../../oauth/errors.js';
 import { handleTokenRequest } from '../../../oauth/grants/index.js';
 import { introspect } from '../../../oauth/introspection.js';
 import { limitedAddress } from '../../../oauth/limited-address.js';
-import { introspectionRules, type IntrospectionRule } from '../../../oauth/introspection-policy.js';
+import { introspectionPolicyOf, type IntrospectionRule } from '../../../oauth/introspection-policy.js';
 import { revokeToken } from '../../../oauth/revocation.js';
 import { noStore } from '../../no-store.js';
 import { Controller } from '../../controllers/controller.js';
@@ -18,8 +18,11 @@ import { Controller } from '../../controllers/controller.js';
  * by the route's preValidation. OAuth errors thrown here are rendered by the app-wide error handler.
  */
 export class TokensController extends Controller {
-  /** The declarative introspection policy (config `introspection.allow`); the allowTokenIntrospection hook replaces it. */
-  protected readonly introspectionRules: IntrospectionRule[] = introspectionRules(this.deps.config.introspection.allow);
+  /**
+   * The declarative introspection policy (config `introspection.allow`), as built with the domain's dependencies;
+   * a subclass may declare its own. The allowTokenIntrospection hook replaces it.
+   */
+  protected readonly introspectionRules: IntrospectionRule[] = introspectionPolicyOf(this.deps);
 
   /** POST /oauth/token (RFC 6749 sections 4 and 6; SPEC 3.1). */
   async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
