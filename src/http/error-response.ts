@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   Forbidden,
-  FORM_EXPIRED_TEXT,
   InsufficientScope,
   InvalidClient,
   InvalidRequest,
@@ -62,7 +61,7 @@ const CSRF_ERRORS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET'
 export function requestError(error: FastifyError | OAuthError): OAuthError | null {
   if (error instanceof OAuthError) return error;
   if (error.validation) return new InvalidRequest();
-  if (CSRF_ERRORS.has(error.code)) return new Forbidden(FORM_EXPIRED_TEXT);
+  if (CSRF_ERRORS.has(error.code)) return Forbidden.formExpired();
   const status = error.statusCode;
   if (status === 413) return new PayloadTooLarge();
   if (status === 415) return new UnsupportedMediaType();

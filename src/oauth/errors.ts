@@ -215,19 +215,18 @@ export class RevocationNotAuthorized extends OAuthError {
 }
 
 // Refusals below the OAuth protocol, in the same JSON shape: the body could not be read, no such route or record,
-// and the admin group's sign-in (SPEC 3.6), whose codes are its own.
-const BODY_TOO_LARGE_TEXT = 'The request body is too large.';
-export const FORM_CONTENT_TYPE_TEXT = 'The request body must be application/x-www-form-urlencoded.';
+// a form without its CSRF token, and the admin group's sign-in (SPEC 3.6), whose codes are its own.
 
+// RFC 9110 section 15.5.14.
 export class PayloadTooLarge extends OAuthError {
   constructor() {
-    super('invalid_request', 413, BODY_TOO_LARGE_TEXT);
+    super('invalid_request', 413, 'The request body is too large.');
   }
 }
 
-// Seed, Endpoints: the API group takes form-urlencoded bodies only.
+// RFC 9110 section 15.5.16. Seed, Endpoints: the API group takes form-urlencoded bodies only.
 export class UnsupportedMediaType extends OAuthError {
-  constructor(description: string = FORM_CONTENT_TYPE_TEXT) {
+  constructor(description = 'The request body must be application/x-www-form-urlencoded.') {
     super('invalid_request', 415, description);
   }
 }
@@ -255,10 +254,12 @@ export class Forbidden extends OAuthError {
   constructor(description = 'Forbidden.') {
     super('forbidden', 403, description);
   }
-}
 
-// A form posted without its CSRF token, or with a stale one.
-export const FORM_EXPIRED_TEXT = 'This form has expired or was not sent from this site. Go back, reload the page and try again.';
+  /** A form posted without its CSRF token, or with a stale one. */
+  static formExpired(): Forbidden {
+    return new Forbidden('This form has expired or was not sent from this site. Go back, reload the page and try again.');
+  }
+}
 
 /** The admin sign-in is locked for this address after repeated failures. */
 export class TooManyAttempts extends OAuthError {
