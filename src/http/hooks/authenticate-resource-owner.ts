@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
+import { findUser } from '../../oauth/users.js';
 import { Unauthorized } from '../../oauth/errors.js';
 import { noStore } from '../no-store.js';
 import { renderError } from './end-user-pages.js';
@@ -39,7 +40,7 @@ export function isSafeReturnPath(path: unknown): path is string {
 export function authenticateResourceOwner(deps: OAuthDeps): preHandlerAsyncHookHandler {
   return async function authenticateResourceOwner(request: FastifyRequest, reply: FastifyReply) {
     const userId = request.session.get('userId');
-    const user = typeof userId === 'number' ? await deps.stores.users.findById(userId) : null;
+    const user = typeof userId === 'number' ? await findUser(deps, userId) : null;
     if (user) {
       request.resourceOwner = { id: user.id, username: user.username };
       return;

@@ -1,5 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApplicationInvalid, createApplication, rotateApplicationSecret, updateApplication } from '../../../oauth/applications.js';
+import {
+  ApplicationInvalid,
+  createApplication,
+  deleteApplication,
+  findApplication,
+  listApplications,
+  rotateApplicationSecret,
+  updateApplication,
+} from '../../../oauth/applications.js';
 import { NotFound } from '../../../oauth/errors.js';
 import { applicationJson } from './application-json.js';
 import { fieldsFromBody, fieldsOf, type ApplicationBody } from './request-fields.js';
@@ -22,7 +30,7 @@ type NewApplicationRequest = FastifyRequest<{ Body: ApplicationBody | undefined 
  */
 export class ApplicationsController extends Controller {
   async index(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const applications = await this.deps.stores.applicationAdmin.list();
+    const applications = await listApplications(this.deps);
     if (wantsJson(request)) return reply.send(applications.map((application) => applicationJson(application)));
     return renderAdminPage(request, reply, 'index.eta', indexView(applications));
   }
@@ -48,21 +56,21 @@ export class ApplicationsController extends Controller {
   }
 
   async show(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const application = await this.deps.stores.applications.findById(Number(request.params.id));
+    const application = await findApplication(this.deps, Number(request.params.id));
     if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     if (wantsJson(request)) return reply.send(applicationJson(application));
     return renderAdminPage(request, reply, 'show.eta', showView(this.deps.config, application, takeSecretOnce(request, application.id)));
   }
 
   async edit(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const application = await this.deps.stores.applications.findById(Number(request.params.id));
+    const application = await findApplication(this.deps, Number(request.params.id));
     if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     return renderAdminPage(request, reply, 'edit.eta', formView(this.deps.config, fieldsOf(application), { application }));
   }
 
   async update(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
-    const current = await this.deps.stores.applications.findById(id);
+    const current = await findApplication(this.deps, id);
     if (!current) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     const fields = fieldsFromBody(request.body, current);
     try {
@@ -83,7 +91,7 @@ export class ApplicationsController extends Controller {
 
   // Reference 15.6 asks "Are you sure?" with JavaScript, which the CSP forbids inline: a page asks instead.
   async confirmDestroy(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const application = await this.deps.stores.applications.findById(Number(request.params.id));
+    const application = await findApplication(this.deps, Number(request.params.id));
     if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     return renderAdminPage(request, reply, 'delete.eta', deleteView(application));
   }
@@ -91,7 +99,7 @@ export class ApplicationsController extends Controller {
   async destroy(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
     // Reference 13: the application's grants and tokens go with it (ON DELETE CASCADE).
-    if (!(await this.deps.stores.applicationAdmin.delete(id))) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
+    if (!(await deleteApplication(this.deps, id))) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     request.log.info({ event: 'application.deleted', applicationId: id }, 'application deleted');
     if (wantsJson(request)) return reply.code(204).send();
     return redirectAfter(request, reply, 'Application deleted.', INDEX_PATH);

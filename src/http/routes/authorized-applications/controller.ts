@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authorizedApplications, revokeAuthorizations } from '../../../oauth/authorizations.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { NotFound } from '../../../oauth/errors.js';
@@ -17,11 +18,7 @@ export const AUTHORIZED_APPLICATIONS_PATH = '/oauth/authorized_applications';
 export class AuthorizedApplicationsController extends Controller {
   async index(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const owner = currentResourceOwner(request);
-    const authorized = await this.deps.stores.accessTokens.authorizedApplications({
-      resourceOwnerId: owner.id,
-      at: this.deps.now(),
-      refreshTokenExpiresIn: this.deps.config.refreshTokens.expiresIn,
-    });
+    const authorized = await authorizedApplications(this.deps, owner.id);
     if (wantsJson(request)) return noStore(reply, { pragma: false }).send(authorized.map(({ application }) => publicAttributes(application)));
     return renderPage(request, reply, 'authorized-applications.eta', {
       title: 'Your authorized applications',
@@ -40,12 +37,8 @@ export class AuthorizedApplicationsController extends Controller {
     const owner = currentResourceOwner(request);
     const applicationId = /^[1-9][0-9]{0,14}$/.test(request.params.id) ? Number(request.params.id) : null;
     if (applicationId === null) return notFound(request, reply);
-    const now = this.deps.now();
     // Reference 14: every token and grant of this owner for the application; an unknown id changes nothing.
-    const revoked = await this.deps.stores.transaction(async (stores) => ({
-      tokens: await stores.accessTokens.revokeAllFor(applicationId, owner.id, now),
-      grants: await stores.accessGrants.revokeAllFor(applicationId, owner.id, now),
-    }));
+    const revoked = await revokeAuthorizations(this.deps, owner.id, applicationId);
     request.log.info({ event: 'token.revoked', applicationId, resourceOwnerId: owner.id, ...revoked }, 'application authorization revoked');
     if (wantsJson(request)) return reply.code(204).send();
     request.session.set('notice', 'Application revoked.');
