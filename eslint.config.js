@@ -52,6 +52,19 @@ export default tseslint.config(
     ]),
   },
   {
+    // Issue 15: http and the CLI ask the domain (src/oauth's functions), which owns the rules; the stores are the
+    // domain's storage interface, never reached from above it. The composition roots (app.ts, cli/context.ts)
+    // build the deps object, which names `stores` only as a key.
+    files: ['src/http/**/*.ts', 'src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[property.name='stores']", message: 'http and cli call domain functions (src/oauth), not deps.stores.' },
+        { selector: "ObjectPattern > Property[key.name='stores']", message: 'http and cli call domain functions (src/oauth), not deps.stores.' },
+      ],
+    },
+  },
+  {
     files: ['src/config/**/*.ts'],
     rules: restrict([{ group: ['**/http/**', '**/storage/**', '**/oauth/**', '**/cli/**', '@oauth-service/guard', 'fastify', '@fastify/*'], message: 'config depends on nothing but its schema.' }]),
   },
