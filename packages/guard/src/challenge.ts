@@ -2,7 +2,8 @@ import type { GuardError } from './guard-error.js';
 
 // RFC 6750 section 3: auth-param values are quoted-strings limited to %x20-21 / %x23-5B / %x5D-7E; anything else
 // (the quote, the backslash, controls, non-ASCII) becomes "_", as the reference does (2.3). The realm is
-// sanitised too, so no configured value can break the header.
+// sanitised too, so no configured value can break the header. The guard imports nothing of the service, so this
+// is its own copy of the service's src/http/error-response.ts; test/unit/guard-sync.test.ts keeps the two equal.
 const NOT_HEADER_SAFE = /[^\x20\x21\x23-\x5B\x5D-\x7E]/g;
 
 export function headerSafe(value: string): string {
