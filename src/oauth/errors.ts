@@ -200,13 +200,6 @@ export class InsufficientScope extends OAuthError {
   }
 }
 
-// Doorkeeper has no text of its own for this code and falls back to the server_error text.
-export class InvalidTokenReuse extends OAuthError {
-  constructor() {
-    super('invalid_token_reuse', 400, SERVER_ERROR_TEXT);
-  }
-}
-
 // RFC 7009 section 2.1: a client may revoke only its own tokens; the reference answers 403 unauthorized_client.
 export class RevocationNotAuthorized extends OAuthError {
   constructor() {
@@ -284,7 +277,6 @@ export const oauthErrorClasses: ReadonlyArray<new () => OAuthError> = [
   UnsupportedGrantType,
   InvalidToken,
   InsufficientScope,
-  InvalidTokenReuse,
   RevocationNotAuthorized,
 ];
 

@@ -8,7 +8,6 @@ import {
   InvalidRequest,
   InvalidScope,
   InvalidToken,
-  InvalidTokenReuse,
   OAuthError,
   RevocationNotAuthorized,
   ServerError,
@@ -62,7 +61,6 @@ const table: Array<[OAuthError, string, number, string]> = [
   [new InvalidToken('expired'), 'invalid_token', 401, 'The access token expired'],
   [new InvalidToken('unknown'), 'invalid_token', 401, 'The access token is invalid'],
   [new InsufficientScope(['write', 'admin']), 'insufficient_scope', 403, 'Access to this resource requires scope "write admin".'],
-  [new InvalidTokenReuse(), 'invalid_token_reuse', 400, SERVER_ERROR_TEXT],
   [new RevocationNotAuthorized(), 'unauthorized_client', 403, 'You are not authorized to revoke this token'],
 ];
 
@@ -151,7 +149,7 @@ describe('invalid_request factories (reference 2.4, SPEC 8)', () => {
 describe('oauthErrorClasses documents every error', () => {
   it('lists every concrete class once', () => {
     expect(new Set(oauthErrorClasses).size).toBe(oauthErrorClasses.length);
-    expect(oauthErrorClasses).toHaveLength(16);
+    expect(oauthErrorClasses).toHaveLength(15);
     const listed = new Set(oauthErrorClasses);
     for (const [error] of table) expect(listed.has(error.constructor as new () => OAuthError)).toBe(true);
   });
