@@ -88,20 +88,20 @@ export class PasswordAttemptLimits {
     );
   }
 
-  /** Reserves one check of `username`'s password from `address`, or refuses it for retryAfter seconds. */
-  begin(checkKind: PasswordCheckKind, username: string, address: string, now: Date): PasswordAttempt {
+  /** Reserves one check of `username`'s password from `address` (waiting for a place if need be), or refuses it for retryAfter seconds. */
+  async begin(checkKind: PasswordCheckKind, username: string, address: string, clock: () => Date): Promise<PasswordAttempt> {
     const key = pairKey(address, username.toLowerCase());
-    const pair = this.#pairs.reserve([key], now);
+    const pair = await this.#pairs.reserve([key], clock);
     if (!pair.reservation) return { refused: true, retryAfter: pair.retryAfter };
-    const spraying = this.#userNames.reserve([address], now);
+    const spraying = await this.#userNames.reserve([address], clock);
     if (!spraying.reservation) {
-      pair.reservation.settle(false, now);
+      pair.reservation.settle(false, clock());
       return { refused: true, retryAfter: spraying.retryAfter };
     }
     const pairReservation = pair.reservation;
     const addressReservation = spraying.reservation;
     // Spraying counts user names, not attempts: one name failing many times is the pair's business.
-    const newName = this.#pairs.failures(key, now) === 0;
+    const newName = this.#pairs.failures(key, clock()) === 0;
     const settle = (outcome: PasswordOutcome, at: Date) => {
       const failed = outcome === 'failed';
       pairReservation.settle(failed, at);

@@ -33,10 +33,15 @@ export interface FailureLimiterOptions {
   onLockout?: (key: string, seconds: number) => void;
 }
 
+// Attempts that may wait on one key for a place; more than that at once is a flood, refused.
+const MAX_WAITING = 256;
+
 export class FailureLimiter {
   readonly #attempts = new Map<string, Attempts>();
   /** Lockouts apart from the counts: a flood of new keys evicts counts, never a live lockout first. */
   readonly #lockedUntil = new Map<string, number>();
+  /** Attempts waiting for a place, by the key that was full. */
+  readonly #waiting = new Map<string, Array<() => void>>();
   readonly #maxKeys: number;
   readonly #maxLockouts: number;
   readonly #onLockout: ((key: string, seconds: number) => void) | undefined;
@@ -86,20 +91,32 @@ export class FailureLimiter {
 
   /**
    * For checks that take time (argon2): counts the attempt before it runs, so that many attempts sent at once
-   * cannot all pass the limit and be counted only after their checks. Refused when a key is locked out or
-   * when the failures and attempts in flight already reach maxFailures.
+   * cannot all pass the limit and be counted only after their checks. While the failures and the attempts in
+   * flight reach maxFailures, a new attempt waits for one of them to settle (it is never refused for its own
+   * company: twelve correct logins at once all succeed); refused when a key is locked out, or when too many
+   * attempts already wait on one key.
    */
-  reserve(keys: readonly string[], now: Date): ReserveOutcome {
+  async reserve(keys: readonly string[], clock: () => Date): Promise<ReserveOutcome> {
     if (!this.limits.enabled) return { reservation: { settle: () => undefined }, retryAfter: 0 };
-    const locked = this.retryAfter(keys, now);
-    if (locked > 0) return { reservation: null, retryAfter: locked };
-    const at = now.getTime();
-    const entries = keys.map((key) => this.#current(key, at));
-    if (entries.some((entry) => entry.failures + entry.pending >= this.limits.maxFailures)) {
-      // Attempts in flight hold the last tries of the window: ask to come back once they have settled.
-      return { reservation: null, retryAfter: 1 };
+    for (;;) {
+      const now = clock();
+      const locked = this.retryAfter(keys, now);
+      if (locked > 0) return { reservation: null, retryAfter: locked };
+      const at = now.getTime();
+      const entries = keys.map((key) => this.#current(key, at));
+      const full = keys.find((_key, index) => entries[index]!.failures + entries[index]!.pending >= this.limits.maxFailures);
+      if (full === undefined) {
+        for (const entry of entries) entry.pending += 1;
+        return { reservation: this.#reservation(keys), retryAfter: 0 };
+      }
+      const waiting = this.#waiting.get(full) ?? [];
+      // A pair with this many attempts queued is being flooded: the flood is told to come back later.
+      if (waiting.length >= MAX_WAITING) return { reservation: null, retryAfter: 1 };
+      await new Promise<void>((resolve) => this.#waiting.set(full, [...waiting, resolve]));
     }
-    for (const entry of entries) entry.pending += 1;
+  }
+
+  #reservation(keys: readonly string[]): Reservation {
     let settled = false;
     const settle = (failed: boolean, when: Date) => {
       if (settled) return;
@@ -111,10 +128,19 @@ export class FailureLimiter {
         entry.pending = Math.max(0, entry.pending - 1);
         if (failed) this.#fail(entry, key, settledAt);
         else if (entry.failures === 0 && entry.pending === 0) this.#attempts.delete(key);
+        this.#wake(key);
       }
       this.#prune(settledAt);
     };
-    return { reservation: { settle }, retryAfter: 0 };
+    return { settle };
+  }
+
+  /** The attempts waiting on this key look again (a place is free, or a lockout has started). */
+  #wake(key: string): void {
+    const waiting = this.#waiting.get(key);
+    if (!waiting) return;
+    this.#waiting.delete(key);
+    for (const resolve of waiting) resolve();
   }
 
   /** Failures counted for this key in the current window (0 when none). */

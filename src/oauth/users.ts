@@ -15,7 +15,7 @@ export type LoginCheck = { outcome: 'succeeded'; user: UserRecord } | { outcome:
  * timing tells no user names.
  */
 export async function checkLoginCredentials(deps: OAuthDeps, username: string, password: string, address: string): Promise<LoginCheck> {
-  const attempt = deps.limits.users.begin('login', username, address, deps.now());
+  const attempt = await deps.limits.users.begin('login', username, address, deps.now);
   if (attempt.refused) return { outcome: 'locked_out', retryAfter: attempt.retryAfter };
   let outcome: PasswordOutcome = 'unchecked';
   let user: UserRecord | null = null;

@@ -72,6 +72,11 @@ describe(`password guessing at the token endpoint and /login (${backend})`, () =
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(60 - LIMITS.maxFailures);
   });
 
+  it('more correct password grants at once than maxFailures all get tokens: attempts in flight wait, they are not refused', async () => {
+    const responses = await Promise.all(Array.from({ length: 3 * LIMITS.maxFailures }, () => passwordGrant('known', 'the right password', '192.0.2.40')));
+    expect(responses.map((response) => response.statusCode)).toEqual(responses.map(() => 200));
+  });
+
   it('POST /login checks a password for an unknown user name exactly as for a known one (finding 4: timing told user names)', async () => {
     checked.length = 0;
     const agent = userAgent(server.app);

@@ -35,11 +35,11 @@ describe('failure limiter (SPEC 5 rateLimit)', () => {
     expect(limiter.retryAfter(['x'], at(10))).toBe(292);
   });
 
-  it('does nothing when rateLimit.enabled is false', () => {
+  it('does nothing when rateLimit.enabled is false', async () => {
     const limiter = new FailureLimiter({ ...limits, enabled: false });
     for (let i = 0; i < 10; i += 1) limiter.recordFailure(['a'], at(i));
     expect(limiter.retryAfter(['a'], at(10))).toBe(0);
-    expect(limiter.reserve(['a'], at(10)).retryAfter).toBe(0);
+    expect((await limiter.reserve(['a'], () => at(10))).retryAfter).toBe(0);
   });
 
   it('keeps at most maxKeys counts, forgetting the least recently active', () => {
@@ -79,27 +79,43 @@ describe('failure limiter (SPEC 5 rateLimit)', () => {
 });
 
 describe('reservations: attempts counted before a slow check (finding 2: 60 logins at once passed a limit of 10)', () => {
-  it('lets at most maxFailures attempts be in flight or failed; the rest are refused at once', () => {
+  it('60 guesses at once: maxFailures are checked, and once they fail the waiting ones are refused', async () => {
     const limiter = new FailureLimiter(limits);
-    const outcomes = Array.from({ length: 60 }, () => limiter.reserve(['pair'], at(0)));
-    const granted = outcomes.filter((outcome) => outcome.reservation !== null);
-    expect(granted).toHaveLength(3);
-    expect(outcomes.filter((outcome) => outcome.retryAfter === 1)).toHaveLength(57);
-    for (const { reservation } of granted) reservation!.settle(true, at(1));
+    let now = at(0);
+    const outcomes = Array.from({ length: 60 }, () => limiter.reserve(['pair'], () => now));
+    now = at(1);
+    const granted: Array<{ settle(failed: boolean, now: Date): void }> = [];
+    for (const outcome of outcomes.slice(0, 3)) granted.push((await outcome).reservation!);
+    for (const reservation of granted) reservation.settle(true, at(1));
+    const rest = await Promise.all(outcomes.slice(3));
+    expect(rest.every((outcome) => outcome.reservation === null && outcome.retryAfter === 300)).toBe(true);
     expect(limiter.retryAfter(['pair'], at(1))).toBe(300);
-    expect(limiter.reserve(['pair'], at(2))).toEqual({ reservation: null, retryAfter: 299 });
   });
 
-  it('a successful attempt frees its place and counts nothing', () => {
+  it('attempts beyond maxFailures wait for a place instead of being refused: twelve correct ones all go through', async () => {
     const limiter = new FailureLimiter(limits);
-    for (let i = 0; i < 10; i += 1) limiter.reserve(['pair'], at(i)).reservation!.settle(false, at(i));
+    const outcomes = Array.from({ length: 12 }, () => limiter.reserve(['pair'], () => at(0)));
+    let granted = 0;
+    for (const outcome of outcomes) {
+      const { reservation } = await outcome;
+      expect(reservation).not.toBeNull();
+      granted += 1;
+      reservation!.settle(false, at(0));
+    }
+    expect(granted).toBe(12);
+    expect(limiter.failures('pair', at(0))).toBe(0);
+  });
+
+  it('a successful attempt frees its place and counts nothing', async () => {
+    const limiter = new FailureLimiter(limits);
+    for (let i = 0; i < 10; i += 1) (await limiter.reserve(['pair'], () => at(i))).reservation!.settle(false, at(i));
     expect(limiter.failures('pair', at(10))).toBe(0);
     expect(limiter.retryAfter(['pair'], at(10))).toBe(0);
   });
 
-  it('attempts in flight are not evicted by a flood of other keys', () => {
+  it('attempts in flight are not evicted by a flood of other keys', async () => {
     const limiter = new FailureLimiter({ ...limits, maxFailures: 2 }, { maxKeys: 5 });
-    const pending = limiter.reserve(['pair'], at(0)).reservation!;
+    const pending = (await limiter.reserve(['pair'], () => at(0))).reservation!;
     limiter.recordFailure(['pair'], at(0));
     for (let i = 0; i < 100; i += 1) limiter.recordFailure([`flood-${i}`], at(1));
     pending.settle(true, at(2));

@@ -74,7 +74,7 @@ export const authenticateAdmin = fp<AuthenticateAdminOptions>(
 
       // Every attempt counts against the pair (the admin, this address), reserved before the (argon2) check.
       const address = limitedAddress(request.ip);
-      const attempt = deps.limits.admin.begin('admin', username, address, now);
+      const attempt = await deps.limits.admin.begin('admin', username, address, deps.now);
       if (attempt.refused) throw new TooManyAttempts(attempt.retryAfter);
       let error: FastifyError | undefined;
       let outcome: PasswordOutcome = 'unchecked';

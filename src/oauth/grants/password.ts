@@ -18,7 +18,7 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
   const application = await requireClient(deps, credentials);
   // RFC 6749 section 4.3.2: the server MUST protect this endpoint against brute force; it shares the
   // failure limits of /login, so neither is a way round the other's lockout.
-  const attempt = deps.limits.users.begin('password_grant', username, address, deps.now());
+  const attempt = await deps.limits.users.begin('password_grant', username, address, deps.now);
   if (attempt.refused) throw new TooManyRequests(attempt.retryAfter, 'Too many failed sign-in attempts.');
   let outcome: PasswordOutcome = 'unchecked';
   try {
