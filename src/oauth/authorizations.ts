@@ -26,7 +26,7 @@ export function authorizedApplications(deps: OAuthDeps, resourceOwnerId: number)
 /**
  * Revokes every live token and every unused code of the owner, for one application (reference 14: the
  * owner's "Revoke" button; an unknown application id changes nothing) or, with `applicationId` null, for all
- * of them (CLI `users revoke-tokens` and `users delete`). One transaction: no token outlives its grant.
+ * of them (CLI `users revoke-tokens` and `users delete`). One transaction, so a failure leaves neither half done.
  */
 export function revokeAuthorizations(deps: OAuthDeps, resourceOwnerId: number, applicationId: number | null = null): Promise<RevokedAuthorizations> {
   const now = deps.now();
