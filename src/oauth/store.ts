@@ -123,14 +123,8 @@ export interface UserStore {
   findById(id: number): Promise<UserRecord | null>;
 }
 
-export interface ApplicationInput {
-  name: string;
-  /** Stored form of the secret; null for public clients. */
-  secret: string | null;
-  redirectUris: string[];
-  scopes: string[];
-  confidential: boolean;
-}
+/** What the admin writes: every field of the record but its identity and timestamps (secret in its stored form). */
+export type ApplicationInput = Omit<ApplicationRecord, 'id' | 'uid' | 'createdAt' | 'updatedAt'>;
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

@@ -21,7 +21,7 @@ const INSERT = `INSERT INTO oauth_access_grants (${INSERTED.map(columnOf).join('
   VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${COLUMNS}`;
 const insertValues = (grant: NewAccessGrant) => {
   const columns: Record<string, unknown> = { ...grant, scopes: grant.scopes.join(' '), createdAt: timestamp(grant.createdAt) };
-  return INSERTED.map((field) => columns[field]);
+  return INSERTED.map((field) => columns[field] ?? null);
 };
 
 export function accessGrantRepository(sql: SqlClient): AccessGrantStore {

@@ -31,7 +31,7 @@ function insertValues(input: NewAccessToken): unknown[] {
     createdAt: timestamp(input.createdAt),
     previousRefreshToken: input.previousRefreshToken ?? '',
   };
-  return INSERTED.map((field) => columns[field]);
+  return INSERTED.map((field) => columns[field] ?? null);
 }
 
 const FIND_BY_TOKEN = { name: 'access_token_by_token', text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE token = $1` };
