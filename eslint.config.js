@@ -69,6 +69,15 @@ export default tseslint.config(
     rules: restrict([{ group: ['**/http/**', '**/storage/**', '**/oauth/**', '**/cli/**', '@oauth-service/guard', 'fastify', '@fastify/*'], message: 'config depends on nothing but its schema.' }]),
   },
   {
+    // Helpers the benchmarks and the tests share live in scripts/lib, so neither imports the other's helpers.
+    files: ['bench/**/*.ts'],
+    rules: restrict([{ group: ['**/test/**'], message: 'A helper bench/ and test/ share belongs in scripts/lib.' }]),
+  },
+  {
+    files: ['scripts/lib/**/*.ts'],
+    rules: restrict([{ group: ['**/test/**', '**/bench/**'], message: 'scripts/lib is shared by bench/ and test/ and imports neither.' }]),
+  },
+  {
     // Shipped on its own with fastify as its only peer and fastify-plugin as its only dependency (packages/guard/package.json).
     files: ['packages/guard/**/*.ts'],
     rules: restrictOnly([
