@@ -71,7 +71,7 @@ export async function buildServer({ config, extensions = {}, database, now = () 
   };
   const limits = createAttemptLimits(config.rateLimit, reporter);
   const deps: OAuthDeps = {
-    stores: stores ?? createStores(db),
+    stores: stores ?? createStores(db, { keyEncryptionKey: config.keys.encryptionKey ?? null }),
     config,
     now,
     hooks: extensions,

@@ -3,6 +3,7 @@ import { ConfigError } from '../config/loader.js';
 import { runAdminCommand } from './admin.js';
 import { runAppsCommand } from './apps.js';
 import { runConfigCommand } from './config.js';
+import { runKeysCommand } from './keys.js';
 import { UsageError, type CliIo } from './io.js';
 import { runMigrateCommand } from './migrate.js';
 import { runServeCommand } from './serve.js';
@@ -21,6 +22,8 @@ Commands:
                         manage the local users who log in
   tokens cleanup        delete stale tokens and codes in bounded batches
   admin hash-password   print the argon2id hash of an admin password read from stdin
+  keys list|rotate|retire
+                        manage the keys that sign ID tokens (KEY_ENCRYPTION_KEY)
 
 Every command takes --config PATH (or OAUTH_CONFIG), --json and --help.
 Run 'oauth-service <command> --help' for its options; 'oauth-service --version' prints the version.
@@ -36,6 +39,7 @@ const COMMANDS: Record<string, Command> = {
   users: runUsersCommand,
   tokens: runTokensCommand,
   admin: runAdminCommand,
+  keys: runKeysCommand,
 };
 
 /** The version of package.json, two folders up from src/cli and from dist/cli alike. */

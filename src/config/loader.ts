@@ -81,6 +81,9 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   const config: Config = candidate;
   const password = env.ADMIN_PASSWORD;
   config.admin.password = password !== undefined && password !== '' ? password : null;
+  // A secret that only the environment gives (like ADMIN_PASSWORD): a file with it would sit beside the database.
+  const keyEncryptionKey = env.KEY_ENCRYPTION_KEY;
+  config.keys.encryptionKey = keyEncryptionKey !== undefined && keyEncryptionKey !== '' ? keyEncryptionKey : null;
   const problems = crossFieldProblems(config);
   if (problems.length > 0) throw new ConfigError(problems, source);
   return deepFreeze(config);

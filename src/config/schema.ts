@@ -168,6 +168,21 @@ export const configSchema = {
         },
       },
     },
+    keys: {
+      type: 'object', additionalProperties: false, default: {},
+      description: 'Signing keys (ID tokens), shared by every instance; private keys encrypted under env KEY_ENCRYPTION_KEY.',
+      properties: {
+        algorithms: {
+          type: 'array', uniqueItems: true, minItems: 1, items: { enum: ['RS256', 'ES256', 'EdDSA'] }, default: ['RS256'],
+          description: 'Algorithms kept signing-ready; RS256, the OpenID Connect default, is always among them.',
+        },
+        publishAheadSeconds: {
+          type: 'integer', minimum: 0, maximum: 2592000, default: 86400,
+          description: 'How long a new key is published in the JWKS before it signs (relying parties cache the JWKS for half of it).',
+        },
+        rotateAfterDays: { type: 'integer', minimum: 1, maximum: 3650, default: 90, description: 'How long a key signs before its successor takes over.' },
+      },
+    },
     rateLimit: {
       type: 'object', additionalProperties: false, default: {}, description: 'Lockout after failed authentication, of the failing pair (client or user name, with address); of an address only for unknown client ids or many user names.',
       properties: {

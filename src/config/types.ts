@@ -52,6 +52,13 @@ export interface Config {
   hashTokens: boolean;
   hashApplicationSecrets: boolean;
   admin: { username: string; passwordHash: string | null; password?: string | null };
+  keys: {
+    algorithms: Array<'RS256' | 'ES256' | 'EdDSA'>;
+    publishAheadSeconds: number;
+    rotateAfterDays: number;
+    /** env KEY_ENCRYPTION_KEY only (never the file): 32 bytes, hex or base64. */
+    encryptionKey?: string | null;
+  };
   rateLimit: {
     enabled: boolean;
     maxFailures: number;

@@ -3,6 +3,8 @@
 // their stored form (see secrets.ts storedForm): the domain decides about hashing, storage just matches.
 
 import type { CleanupKind, CleanupPolicy } from './cleanup-policy.js';
+import type { SigningKeyMaterial } from './signing-key-material.js';
+import type { SigningKeyRecord } from './signing-keys.js';
 
 export interface ApplicationRecord {
   id: number;
@@ -187,6 +189,19 @@ export class UsernameTaken extends Error {
 /** The token reads of introspection, token info and the local guard, which a read replica may serve (SPEC 9). */
 export type TokenReadStore = Pick<AccessTokenStore, 'findByToken' | 'findByTokens' | 'findByRefreshToken'>;
 
+/** oauth_signing_keys: keys shared by every instance; private keys are decrypted only to sign. */
+export interface SigningKeyStore {
+  /** Every key, retired ones included (the lifecycle decides what they are used for). */
+  list(): Promise<SigningKeyRecord[]>;
+  create(key: SigningKeyMaterial, times: Pick<SigningKeyRecord, 'createdAt' | 'signsFrom' | 'rotateAt'>): Promise<SigningKeyRecord>;
+  /** false when there is no such key or it was retired already. */
+  retire(kid: string, at: Date): Promise<boolean>;
+  /** The private JWK of a key, decrypted; null when there is no such key. */
+  privateJwk(kid: string): Promise<Record<string, unknown> | null>;
+  /** Runs `work` while no other instance runs it (a PostgreSQL advisory lock): one rotation makes one key. */
+  exclusively<T>(work: () => Promise<T>): Promise<T>;
+}
+
 export interface Stores {
   applications: ApplicationStore;
   applicationAdmin: ApplicationAdminStore;
@@ -196,6 +211,7 @@ export interface Stores {
   accessGrants: AccessGrantStore;
   users: UserStore;
   cleanup: CleanupStore;
+  signingKeys: SigningKeyStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }

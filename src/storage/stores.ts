@@ -7,11 +7,15 @@ import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
 import type { PrismaClient } from './generated/client.js';
 import type { SqlClient } from './sql-client.js';
+import { KeyEncryptionKeyInvalid, parseKeyEncryptionKey } from './key-encryption.js';
+import { signingKeyRepository } from './signing-key-repository.js';
 import { userRepository } from './user-repository.js';
 
 export interface StoreOptions {
   /** Seconds an application row may be served from this process's cache (0 turns the cache off). */
   applicationCacheSeconds?: number;
+  /** KEY_ENCRYPTION_KEY (hex or base64), which encrypts the private signing keys; without it no key can be made or used. */
+  keyEncryptionKey?: string | null;
 }
 
 /**
@@ -19,7 +23,7 @@ export interface StoreOptions {
  * `applicationAdmin` and `userAdmin` are the applications' and users' repositories seen through their admin
  * interfaces (the names the domain, the HTTP layer and the CLI use).
  */
-export function createStores(database: Database, { applicationCacheSeconds = 5 }: StoreOptions = {}): Stores {
+export function createStores(database: Database, { applicationCacheSeconds = 5, keyEncryptionKey = null }: StoreOptions = {}): Stores {
   const repository = applicationRepository(database.sql, database.prisma);
   const applications =
     applicationCacheSeconds > 0
@@ -34,11 +38,14 @@ export function createStores(database: Database, { applicationCacheSeconds = 5 }
     applicationAdmin: applications,
     userAdmin: userRepository(database.sql, database.prisma),
     cleanup: cleanupStore(database.sql),
+    signingKeys: signingKeyRepository(database, keyEncryptionKey === null ? null : parseKeyEncryptionKey(keyEncryptionKey), () =>
+      new KeyEncryptionKeyInvalid('is not set'),
+    ),
   };
   return storesOn(database.prisma, database.sql, shared, accessTokenRepository(database.readSql));
 }
 
-type Shared = Pick<Stores, 'applications' | 'applicationAdmin' | 'userAdmin' | 'cleanup'>;
+type Shared = Pick<Stores, 'applications' | 'applicationAdmin' | 'userAdmin' | 'cleanup' | 'signingKeys'>;
 
 // The admin writes go through Prisma and stay outside the SQL transaction; nothing transactional writes through
 // them. The cleanup runs its own short statements, never inside a transaction. Application reads stay on the (cached) shared store: a transaction never changes an application.

@@ -42,8 +42,8 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it('declares the four tables (Doorkeeper\'s three and users)', () => {
-    expect(models.map((m) => m.table).sort()).toEqual(['oauth_access_grants', 'oauth_access_tokens', 'oauth_applications', 'users']);
+  it('declares the five tables (Doorkeeper\'s three, users and the signing keys)', () => {
+    expect(models.map((m) => m.table).sort()).toEqual(['oauth_access_grants', 'oauth_access_tokens', 'oauth_applications', 'oauth_signing_keys', 'users']);
   });
 
   it('has every declared column with its nullability, and no column that is not declared', async () => {
@@ -87,6 +87,10 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
       },
     });
     const user = await prisma.user.create({ data: { username: 'x', passwordHash: '$argon2id$', createdAt: at, updatedAt: at } });
+    const key = await prisma.oauthSigningKey.create({
+      data: { kid: 'k', alg: 'RS256', publicJwk: '{}', privateJwk: 'v1.a.b.c', createdAt: at, signsFrom: at, rotateAt: at, retiredAt: at },
+    });
+    expect(await prisma.oauthSigningKey.findUniqueOrThrow({ where: { kid: 'k' } })).toEqual(key);
     expect(await prisma.oauthApplication.findUniqueOrThrow({ where: { uid: 'u' } })).toEqual(app);
     expect(await prisma.oauthAccessGrant.findUniqueOrThrow({ where: { token: 'g' } })).toEqual(grant);
     expect(await prisma.oauthAccessToken.findUniqueOrThrow({ where: { refreshToken: 'r' } })).toEqual(token);
@@ -100,11 +104,13 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
 
   it('records each applied migration in _prisma_migrations as Prisma does', async () => {
     const rows = await db.database.sql.query<{ migration_name: string; checksum: string; applied_steps_count: number; finished_at: Date | null }>(
-      'SELECT migration_name, checksum, applied_steps_count, finished_at FROM "_prisma_migrations"',
+      'SELECT migration_name, checksum, applied_steps_count, finished_at FROM "_prisma_migrations" ORDER BY migration_name',
     );
-    expect(rows).toHaveLength(1);
-    expect(rows[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
-    expect(rows[0]!.applied_steps_count).toBe(1);
-    expect(rows[0]!.finished_at).not.toBeNull();
+    expect(rows.map((row) => row.migration_name)).toEqual(['20261122000000_init', '20261125000000_signing_keys']);
+    for (const row of rows) {
+      expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);
+      expect(row.applied_steps_count).toBe(1);
+      expect(row.finished_at).not.toBeNull();
+    }
   });
 });

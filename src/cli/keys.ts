@@ -1,0 +1,74 @@
+import { describeSigningKeys, ensureSigningKeys, retireSigningKey, rotateSigningKey } from '../oauth/signing-key-service.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyRecord } from '../oauth/signing-keys.js';
+import { configFrom, withDatabase } from './context.js';
+import { onePositional, runSubcommand } from './subcommands.js';
+import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
+
+const HELP = `Usage: oauth-service keys list|rotate|retire [options] [--json] [--config PATH]
+
+The keys that sign ID tokens, shared by every instance through the database. Private keys are stored encrypted
+under KEY_ENCRYPTION_KEY (32 random bytes, hex or base64: openssl rand -hex 32), which every command that makes
+a key needs, as does the service.
+
+  keys list                 every key: kid, algorithm, state, when it signs and when it is due to rotate
+  keys rotate [--alg ALG]   make a new key (RS256 unless --alg ES256 or EdDSA): published at once, signing after
+                            keys.publishAheadSeconds, so relying parties have it before they meet its tokens
+  keys retire <kid>         retire a key at once (a compromised one): it leaves the JWKS and stops signing, and
+                            every token it signed stops validating; a new key signs at once if it was the last
+                            one of its algorithm (a kid may start with '-': give it after '--')
+`;
+
+export function runKeysCommand(args: string[], io: CliIo): Promise<number> {
+  return runSubcommand('keys', HELP, { list, rotate, retire }, args, io);
+}
+
+const describe = (key: SigningKeyRecord & { state?: string }) => ({
+  kid: key.kid,
+  alg: key.alg,
+  ...(key.state !== undefined && { state: key.state }),
+  created_at: key.createdAt.toISOString(),
+  signs_from: key.signsFrom.toISOString(),
+  rotate_at: key.rotateAt.toISOString(),
+  retired_at: key.retiredAt?.toISOString() ?? null,
+});
+
+async function list(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, {});
+  if (values.help) return io.stdout(HELP), 0;
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const keys = (await describeSigningKeys(deps)).map(describe);
+    if (values.json) return printJson(io, keys), 0;
+    if (keys.length === 0) return io.stdout('no signing keys yet: the service makes the first one when it first signs\n'), 0;
+    printTable(io, ['kid', 'alg', 'state', 'signs from', 'rotate at'], keys.map((key) => [key.kid, key.alg, key.state ?? '', key.signs_from, key.rotate_at]));
+    return 0;
+  });
+}
+
+async function rotate(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, { alg: { type: 'string' } });
+  if (values.help) return io.stdout(HELP), 0;
+  const alg = (values.alg ?? 'RS256') as SigningAlgorithm;
+  if (!SIGNING_ALGORITHMS.includes(alg)) throw new UsageError(`--alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    // A first key of any algorithm signs at once; a rotation by hand then makes the successor.
+    await ensureSigningKeys(deps);
+    const key = await rotateSigningKey(deps, alg);
+    if (values.json) return printJson(io, describe(key)), 0;
+    io.stdout(`new ${key.alg} key ${key.kid}: published now, signs from ${key.signsFrom.toISOString()}\n`);
+    return 0;
+  });
+}
+
+async function retire(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(args, {}, true);
+  if (values.help) return io.stdout(HELP), 0;
+  const kid = onePositional(positionals, 'the kid of the key to retire');
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const { retired, made } = await retireSigningKey(deps, kid);
+    if (values.json) return printJson(io, { kid, retired, made: made.map(describe) }), 0;
+    if (!retired) return io.stderr(`oauth-service: no signing key ${kid}, or it is retired already\n`), 1;
+    io.stdout(`retired ${kid}: it is out of the JWKS, and what it signed no longer validates\n`);
+    for (const key of made) io.stdout(`new ${key.alg} key ${key.kid} signs from now\n`);
+    return 0;
+  });
+}

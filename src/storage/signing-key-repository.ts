@@ -1,0 +1,69 @@
+import type { SigningKeyStore } from '../oauth/store.js';
+import type { SigningAlgorithm, SigningKeyRecord } from '../oauth/signing-keys.js';
+import type { Database } from './database.js';
+import type { OauthSigningKey } from './generated/client.js';
+import { decryptPrivateKey, encryptPrivateKey } from './key-encryption.js';
+import type { Row } from './rows.js';
+
+// oauth_signing_keys through Prisma (a handful of rows, read when keys are listed or rotated, never per request
+// once cached). The private JWK is encrypted here, on its way in, and decrypted only when asked for.
+
+// Any fixed number unique among the service's advisory locks (migrate.ts has its own).
+const ROTATION_LOCK_KEY = 7_233_905_118;
+
+// The advisory lock excludes other processes; a session takes it again without waiting (PGlite has one session,
+// and stores made twice on one database share it), so calls on one database in this process also queue here.
+const queues = new WeakMap<Database, Promise<unknown>>();
+
+/** The table's one mapper; the private key stays out of the record. */
+const toKey = ({ kid, alg, publicJwk, createdAt, signsFrom, rotateAt, retiredAt }: Row<OauthSigningKey>): SigningKeyRecord => ({
+  kid,
+  alg: alg as SigningAlgorithm,
+  publicJwk: JSON.parse(publicJwk) as Record<string, unknown>,
+  createdAt,
+  signsFrom,
+  rotateAt,
+  retiredAt,
+});
+
+/**
+ * `keyEncryptionKey` is KEY_ENCRYPTION_KEY's 32 bytes; a null key makes every call that needs it (create,
+ * privateJwk) fail with `missingKey`'s error, while listing the public keys still works.
+ */
+export function signingKeyRepository(database: Database, keyEncryptionKey: Buffer | null, missingKey: () => Error): SigningKeyStore {
+  const { prisma } = database;
+  const kek = () => {
+    if (keyEncryptionKey === null) throw missingKey();
+    return keyEncryptionKey;
+  };
+  return {
+    async list() {
+      return (await prisma.oauthSigningKey.findMany({ orderBy: { id: 'asc' } })).map(toKey);
+    },
+    async create({ kid, alg, publicJwk, privateJwk }, times) {
+      const privateText = encryptPrivateKey(JSON.stringify(privateJwk), kek(), kid);
+      return toKey(await prisma.oauthSigningKey.create({ data: { kid, alg, publicJwk: JSON.stringify(publicJwk), privateJwk: privateText, ...times } }));
+    },
+    async retire(kid, at) {
+      return (await prisma.oauthSigningKey.updateMany({ where: { kid, retiredAt: null }, data: { retiredAt: at } })).count > 0;
+    },
+    async privateJwk(kid) {
+      const row = await prisma.oauthSigningKey.findUnique({ where: { kid } });
+      return row ? (JSON.parse(decryptPrivateKey(row.privateJwk, kek(), kid)) as Record<string, unknown>) : null;
+    },
+    exclusively(work) {
+      const run = (queues.get(database) ?? Promise.resolve()).then(() =>
+        database.withConnection(async (sql) => {
+          await sql.query('SELECT pg_advisory_lock($1)', [ROTATION_LOCK_KEY]);
+          try {
+            return await work();
+          } finally {
+            await sql.query('SELECT pg_advisory_unlock($1)', [ROTATION_LOCK_KEY]);
+          }
+        }),
+      );
+      queues.set(database, run.catch(() => undefined));
+      return run;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
+import { backend } from '../helpers/test-database.js';
+
+// oauth-service keys list|rotate|retire (issue 16): what an operator does with the signing keys.
+describe(`oauth-service keys (${backend})`, { timeout: 120_000 }, () => {
+  let cli: CliHarness;
+  beforeAll(async () => {
+    cli = await createCliHarness();
+  });
+  afterAll(() => cli.close());
+
+  it('without KEY_ENCRYPTION_KEY, rotate says which variable is missing and how to make one', async () => {
+    const result = await cli.run(['keys', 'rotate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/KEY_ENCRYPTION_KEY is not set: it must be 32 random bytes, as 64 hex characters or base64 \(openssl rand -hex 32\)/);
+  });
+
+  it('list says there is no key yet; rotate makes the first key (signing now) and its successor (published ahead)', async () => {
+    cli.env.KEY_ENCRYPTION_KEY = randomBytes(32).toString('hex');
+    expect((await cli.run(['keys', 'list'])).stdout).toContain('no signing keys yet');
+    const rotated = await cli.run(['keys', 'rotate', '--json']);
+    expect(rotated.code).toBe(0);
+    const key = JSON.parse(rotated.stdout);
+    expect(key).toMatchObject({ alg: 'RS256', retired_at: null });
+    const listed = JSON.parse((await cli.run(['keys', 'list', '--json'])).stdout) as Array<{ kid: string; state: string }>;
+    expect(listed.map((entry) => entry.state)).toEqual(['signing', 'published ahead']);
+    expect(listed[1]!.kid).toBe(key.kid);
+    expect((await cli.run(['keys', 'list'])).stdout).toMatch(/^kid\s+alg\s+state/);
+  });
+
+  it('rotate --alg takes ES256 and EdDSA, and nothing else', async () => {
+    expect(JSON.parse((await cli.run(['keys', 'rotate', '--alg', 'EdDSA', '--json'])).stdout).alg).toBe('EdDSA');
+    expect(usageErrorLine(await cli.run(['keys', 'rotate', '--alg', 'HS256']))).toBe('oauth-service: --alg must be one of RS256, ES256, EdDSA');
+  });
+
+  it('retire <kid> takes a key out at once; a kid that does not exist is an error', async () => {
+    const listed = JSON.parse((await cli.run(['keys', 'list', '--json'])).stdout) as Array<{ kid: string; alg: string; state: string }>;
+    const signing = listed.find((entry) => entry.alg === 'RS256' && entry.state === 'signing')!;
+    // A kid is a base64url thumbprint and may start with '-': it goes after '--'.
+    const retired = await cli.run(['keys', 'retire', '--json', '--', signing.kid]);
+    expect(retired.code).toBe(0);
+    expect(JSON.parse(retired.stdout)).toMatchObject({ kid: signing.kid, retired: true });
+    const after = JSON.parse((await cli.run(['keys', 'list', '--json'])).stdout) as Array<{ kid: string; state: string }>;
+    expect(after.find((entry) => entry.kid === signing.kid)!.state).toBe('retired');
+    const unknown = await cli.run(['keys', 'retire', 'no-such-kid']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('oauth-service: no signing key no-such-kid, or it is retired already\n');
+    expect(usageErrorLine(await cli.run(['keys', 'retire']))).toBe('oauth-service: missing the kid of the key to retire');
+  });
+});
