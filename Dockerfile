@@ -21,7 +21,7 @@ COPY . .
 # `npm run build` builds the guard package first (the service imports it), then the service.
 RUN mkdir -p public \
  && npm run build \
- && chmod +x dist/cli/main.js
+ && chmod +x dist/main.js
 
 # ---- prod-deps: production dependencies only, exactly as .ci/run installs them (it checks this RUN line) ----
 # --ignore-scripts: the root postinstall needs dev dependencies (the client is already compiled into dist).
@@ -55,7 +55,7 @@ COPY --from=build /app/config.example.json ./config.example.json
 # (used when no DATABASE_URL is given) is writable. Under NODE_ENV=production the service and the CLI refuse to
 # create a database there (a missing DATABASE_URL would otherwise start an empty one): set
 # OAUTH_CREATE_EMBEDDED_DATABASE=1 to try the image without PostgreSQL on purpose. The CLI is `oauth-service` on PATH (package.json "bin").
-RUN ln -s /app/dist/cli/main.js /usr/local/bin/oauth-service \
+RUN ln -s /app/dist/main.js /usr/local/bin/oauth-service \
  && mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000

@@ -105,7 +105,7 @@ async function main(options: BenchOptions): Promise<boolean> {
     log('tokens cleanup (the CLI) under an introspection load of random live tokens');
     const request = randomIntrospection(seed, Math.max(1, bulkTokens));
     const introspection: Scenario = { name: 'introspect during cleanup', load: () => ({ requests: [request] }), probe: () => request, expectStatus: 200 };
-    const cliArgs = options.useTsx ? ['--import', 'tsx', 'src/cli/main.ts'] : [join(ROOT, 'dist/cli/main.js')];
+    const cliArgs = options.useTsx ? ['--import', 'tsx', 'src/main.ts'] : [join(ROOT, 'dist/main.js')];
     cleaned = await cleanupUnderLoad(service, introspection, { url: database.url, cliArgs, configPath, connections: options.connections, batchSize: DEFAULT_BATCH_SIZE, staleRows: options.cleanupRows });
     log(`cleanup: ${cleaned.deleted} rows in ${cleaned.seconds.toFixed(1)} s, longest batch ${cleaned.longestBatchMs.toFixed(0)} ms; introspection p99 ${cleaned.during.p99.toFixed(2)} ms`);
   }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The only file that reads process.env and process.argv: everything else gets them handed in.
+// The `oauth-service` executable (package.json bin), and the only file that reads process.env and process.argv:
+// everything else gets them handed in.
 import { runCli } from './cli/index.js';
 
 const exitCode = await runCli(process.argv.slice(2), {
