@@ -4,7 +4,20 @@ import tseslint from 'typescript-eslint';
 
 // STYLE.md "Dependency direction": http -> oauth <- storage; config handed down; only app.ts (and the
 // CLI, the other composition root) sees every layer. A wrong arrow fails CI here instead of in review.
-const npmPackages = ['fastify', '@fastify/*', 'fastify-plugin', '@prisma/*', 'pg', '@electric-sql/*', 'pglite-prisma-adapter', 'eta', '@node-rs/*', 'pino', 'ajv', 'ajv-formats'];
+const npmPackages = [
+  'fastify',
+  '@fastify/*',
+  'fastify-plugin',
+  '@prisma/*',
+  'pg',
+  '@electric-sql/*',
+  'pglite-prisma-adapter',
+  'eta',
+  '@node-rs/*',
+  'pino',
+  'ajv',
+  'ajv-formats',
+];
 
 // The guard is its own package (packages/guard): everything else imports it as '@oauth-service/guard', never by
 // path (its unit tests excepted), so the service uses exactly what an API installs.
@@ -18,7 +31,18 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', NodeJS: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        fetch: 'readonly',
+        NodeJS: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -34,20 +58,29 @@ export default tseslint.config(
     files: ['src/oauth/**/*.ts'],
     rules: restrict([
       { group: npmPackages, message: 'The OAuth domain is framework-free: node:* and itself only (STYLE.md).' },
-      { group: ['**/http/**', '**/storage/**', '**/cli/**', '@oauth-service/guard', '**/app.js'], message: 'oauth must not depend on http, storage, cli or guard.' },
+      {
+        group: ['**/http/**', '**/storage/**', '**/cli/**', '@oauth-service/guard', '**/app.js'],
+        message: 'oauth must not depend on http, storage, cli or guard.',
+      },
     ]),
   },
   {
     files: ['src/storage/**/*.ts'],
     rules: restrict([
       { group: ['fastify', '@fastify/*', 'fastify-plugin', 'eta'], message: 'storage does not know about HTTP.' },
-      { group: ['**/http/**', '**/cli/**', '@oauth-service/guard', '**/app.js'], message: 'storage implements oauth/store.ts and depends on nothing above it.' },
+      {
+        group: ['**/http/**', '**/cli/**', '@oauth-service/guard', '**/app.js'],
+        message: 'storage implements oauth/store.ts and depends on nothing above it.',
+      },
     ]),
   },
   {
     files: ['src/http/**/*.ts'],
     rules: restrict([
-      { group: ['**/storage/**', '@prisma/*', 'pg', '@electric-sql/*', 'pglite-prisma-adapter'], message: 'http reaches data only through the oauth domain (STYLE.md).' },
+      {
+        group: ['**/storage/**', '@prisma/*', 'pg', '@electric-sql/*', 'pglite-prisma-adapter'],
+        message: 'http reaches data only through the oauth domain (STYLE.md).',
+      },
       { group: ['**/cli/**'], message: 'http must not depend on the CLI.' },
     ]),
   },
@@ -59,14 +92,25 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[property.name='stores']", message: 'http and cli call domain functions (src/oauth), not deps.stores.' },
-        { selector: "ObjectPattern > Property[key.name='stores']", message: 'http and cli call domain functions (src/oauth), not deps.stores.' },
+        {
+          selector: "MemberExpression[property.name='stores']",
+          message: 'http and cli call domain functions (src/oauth), not deps.stores.',
+        },
+        {
+          selector: "ObjectPattern > Property[key.name='stores']",
+          message: 'http and cli call domain functions (src/oauth), not deps.stores.',
+        },
       ],
     },
   },
   {
     files: ['src/config/**/*.ts'],
-    rules: restrict([{ group: ['**/http/**', '**/storage/**', '**/oauth/**', '**/cli/**', '@oauth-service/guard', 'fastify', '@fastify/*'], message: 'config depends on nothing but its schema.' }]),
+    rules: restrict([
+      {
+        group: ['**/http/**', '**/storage/**', '**/oauth/**', '**/cli/**', '@oauth-service/guard', 'fastify', '@fastify/*'],
+        message: 'config depends on nothing but its schema.',
+      },
+    ]),
   },
   {
     // Helpers the benchmarks and the tests share live in scripts/lib, so neither imports the other's helpers.
@@ -81,7 +125,10 @@ export default tseslint.config(
     // Shipped on its own with fastify as its only peer and fastify-plugin as its only dependency (packages/guard/package.json).
     files: ['packages/guard/**/*.ts'],
     rules: restrictOnly([
-      { regex: '^(?!node:|\\./|fastify$|fastify-plugin$)', message: 'The guard imports node:*, fastify, fastify-plugin and its own files (./*.js) only, so it ships on its own.' },
+      {
+        regex: '^(?!node:|\\./|fastify$|fastify-plugin$)',
+        message: 'The guard imports node:*, fastify, fastify-plugin and its own files (./*.js) only, so it ships on its own.',
+      },
     ]),
   },
 );

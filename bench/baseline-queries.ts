@@ -87,7 +87,11 @@ export function basicCredentials(header: string | undefined): { id: string; secr
 
 export const bearer = (header: string | undefined) => (header && /^bearer /i.test(header) ? header.slice(7).trim() : null);
 
-export async function one<Row extends pg.QueryResultRow>(pool: pg.Pool, query: { name: string; text: string }, values: unknown[]): Promise<Row | null> {
+export async function one<Row extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  query: { name: string; text: string },
+  values: unknown[],
+): Promise<Row | null> {
   const { rows } = await pool.query<Row>({ ...query, values });
   return rows[0] ?? null;
 }

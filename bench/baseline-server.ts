@@ -4,8 +4,18 @@
 import Fastify, { type FastifyReply } from 'fastify';
 import pg from 'pg';
 import {
-  Q, basicCredentials, bearer, isLiveAccess, isLiveRefresh, newSecret, one, sameSecret, seconds, sha256,
-  type ApplicationRow, type TokenRow,
+  Q,
+  basicCredentials,
+  bearer,
+  isLiveAccess,
+  isLiveRefresh,
+  newSecret,
+  one,
+  sameSecret,
+  seconds,
+  sha256,
+  type ApplicationRow,
+  type TokenRow,
 } from './baseline-queries.js';
 
 const ACCESS_TOKEN_EXPIRES_IN = 7200;
@@ -62,7 +72,8 @@ app.post('/oauth/introspect', async (request, reply) => {
     if (!requester || !isLiveAccess(requester, Date.now())) return fail(reply, 401, 'invalid_token');
     const access = rows.find((row) => row.token === tokenHash);
     const found = !body.token ? null : access ? { row: access, refresh: false } : await findRefreshToken(tokenHash);
-    if (found?.row.id === requester.id || requester.application_id !== (found?.row.application_id ?? null)) return fail(reply, 401, 'invalid_token');
+    if (found?.row.id === requester.id || requester.application_id !== (found?.row.application_id ?? null))
+      return fail(reply, 401, 'invalid_token');
     return found ? introspection(found) : { active: false };
   }
   const client = await authenticate(request.headers.authorization);
@@ -94,9 +105,18 @@ app.post('/oauth/token', async (request, reply) => {
   const accessToken = newSecret();
   if (body.grant_type === 'client_credentials') {
     if (!client.confidential) return fail(reply, 400, 'unauthorized_client');
-    await pool.query({ ...Q.insertToken, values: [client.id, null, sha256(accessToken), null, ACCESS_TOKEN_EXPIRES_IN, DEFAULT_SCOPE, createdAt.toISOString(), '', null] });
+    await pool.query({
+      ...Q.insertToken,
+      values: [client.id, null, sha256(accessToken), null, ACCESS_TOKEN_EXPIRES_IN, DEFAULT_SCOPE, createdAt.toISOString(), '', null],
+    });
     reply.header('cache-control', 'no-store');
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_EXPIRES_IN, scope: DEFAULT_SCOPE, created_at: seconds(createdAt) };
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_EXPIRES_IN,
+      scope: DEFAULT_SCOPE,
+      created_at: seconds(createdAt),
+    };
   }
   if (body.grant_type !== 'refresh_token' || !body.refresh_token) return fail(reply, 400, 'invalid_request');
   const old = await one<TokenRow>(pool, Q.tokenByRefresh, [sha256(body.refresh_token)]);
@@ -105,7 +125,19 @@ app.post('/oauth/token', async (request, reply) => {
   const at = createdAt.toISOString();
   const rotated = await pool.query({
     ...Q.rotate,
-    values: [client.id, old.resource_owner_id, sha256(accessToken), sha256(refreshToken), old.expires_in, old.scopes, at, old.refresh_token, old.refresh_family, at, old.id],
+    values: [
+      client.id,
+      old.resource_owner_id,
+      sha256(accessToken),
+      sha256(refreshToken),
+      old.expires_in,
+      old.scopes,
+      at,
+      old.refresh_token,
+      old.refresh_family,
+      at,
+      old.id,
+    ],
   });
   if (rotated.rowCount === 0) return fail(reply, 400, 'invalid_grant');
   reply.header('cache-control', 'no-store');

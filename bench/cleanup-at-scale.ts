@@ -34,7 +34,11 @@ const SAMPLE_EVERY_MS = 20;
  * Inserts `count` stale access tokens of the application, half expired (issued two days ago with a 2-hour
  * lifetime, no refresh token) and half revoked a day ago (see insertGeneratedTokens).
  */
-export function insertStaleTokens(url: string, { applicationId, count, hashTokens }: { applicationId: number; count: number; hashTokens: boolean }, progress: (done: number) => void): Promise<number> {
+export function insertStaleTokens(
+  url: string,
+  { applicationId, count, hashTokens }: { applicationId: number; count: number; hashTokens: boolean },
+  progress: (done: number) => void,
+): Promise<number> {
   const insert = `INSERT INTO oauth_access_tokens (application_id, token, expires_in, scopes, created_at, revoked_at, previous_refresh_token)
     SELECT $1, ${generatedTokenSql('s', hashTokens)}, 7200, 'read',
       (now() AT TIME ZONE 'utc') - interval '2 days' + n * interval '1 millisecond',
@@ -47,7 +51,14 @@ export function insertStaleTokens(url: string, { applicationId, count, hashToken
 export async function cleanupUnderLoad(
   service: ServerProcess,
   introspection: Scenario,
-  { url, cliArgs, configPath, connections, batchSize, staleRows }: { url: string; cliArgs: string[]; configPath: string; connections: number; batchSize: number; staleRows: number },
+  {
+    url,
+    cliArgs,
+    configPath,
+    connections,
+    batchSize,
+    staleRows,
+  }: { url: string; cliArgs: string[]; configPath: string; connections: number; batchSize: number; staleRows: number },
 ): Promise<CleanupAtScaleResult> {
   const monitor = new pg.Client({ connectionString: url, application_name: 'bench-monitor' });
   await monitor.connect();
@@ -76,7 +87,10 @@ export async function cleanupUnderLoad(
     let seconds: number;
     try {
       const cleanup = runCli([...cliArgs, 'tokens', 'cleanup', '--json', '--batch-size', String(batchSize), '--config', configPath]);
-      const finished = cleanup.then(() => Date.now(), () => Date.now());
+      const finished = cleanup.then(
+        () => Date.now(),
+        () => Date.now(),
+      );
       load = await runLoad(service.baseUrl, introspection, { connections, seconds: 3600 }, { until: finished });
       seconds = ((await finished) - started) / 1000;
       printed = await cleanup;
@@ -85,7 +99,18 @@ export async function cleanupUnderLoad(
       await sampler;
     }
     const { total } = JSON.parse(printed) as { total: number };
-    return { staleRows, rowsBefore, rowsAfter: await countTokens(monitor), deleted: total, batchSize, seconds, longestBatchMs, samples, lockWaitSamples, during: combine([load]) };
+    return {
+      staleRows,
+      rowsBefore,
+      rowsAfter: await countTokens(monitor),
+      deleted: total,
+      batchSize,
+      seconds,
+      longestBatchMs,
+      samples,
+      lockWaitSamples,
+      during: combine([load]),
+    };
   } finally {
     await monitor.end();
   }
@@ -99,24 +124,42 @@ function runCli(args: string[]): Promise<string> {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`tokens cleanup exited with ${code}: ${stderr || stdout}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`tokens cleanup exited with ${code}: ${stderr || stdout}`)),
+    );
   });
 }
 
 export function cleanupTable(result: CleanupAtScaleResult, before: Measurement | undefined): string {
   const m = result.during;
-  const errors = Object.entries(m.problems).map(([kind, n]) => `${n} × ${kind}`).join(', ') || 'none';
+  const errors =
+    Object.entries(m.problems)
+      .map(([kind, n]) => `${n} × ${kind}`)
+      .join(', ') || 'none';
   return markdownTable(
     ['tokens cleanup under introspection load', 'value'],
     [
       ['stale rows inserted (half expired, half revoked)', result.staleRows.toLocaleString('en-US')],
-      ['rows in oauth_access_tokens before → after', `${result.rowsBefore.toLocaleString('en-US')} → ${result.rowsAfter.toLocaleString('en-US')}`],
-      ['deleted (CLI --json total), batch size', `${result.deleted.toLocaleString('en-US')}, ${result.batchSize.toLocaleString('en-US')} rows`],
+      [
+        'rows in oauth_access_tokens before → after',
+        `${result.rowsBefore.toLocaleString('en-US')} → ${result.rowsAfter.toLocaleString('en-US')}`,
+      ],
+      [
+        'deleted (CLI --json total), batch size',
+        `${result.deleted.toLocaleString('en-US')}, ${result.batchSize.toLocaleString('en-US')} rows`,
+      ],
       ['cleanup wall time, rows/s', `${result.seconds.toFixed(1)} s, ${rate(result.deleted / result.seconds)}`],
       [`longest cleanup transaction seen (${result.samples} samples of pg_stat_activity)`, `${result.longestBatchMs.toFixed(0)} ms`],
       ['samples with a session waiting on a lock', String(result.lockWaitSamples)],
       ['introspection during cleanup: req/s, p50 / p99 ms, errors', `${rate(m.requestsPerSecond)}, ${ms(m.p50)} / ${ms(m.p99)}, ${errors}`],
-      ...(before ? [['introspection just before, same load (the larger scale run above): req/s, p50 / p99 ms', `${rate(before.requestsPerSecond)}, ${ms(before.p50)} / ${ms(before.p99)}`]] : []),
+      ...(before
+        ? [
+            [
+              'introspection just before, same load (the larger scale run above): req/s, p50 / p99 ms',
+              `${rate(before.requestsPerSecond)}, ${ms(before.p50)} / ${ms(before.p99)}`,
+            ],
+          ]
+        : []),
     ],
   );
 }

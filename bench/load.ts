@@ -31,12 +31,20 @@ export interface LoadHooks {
 }
 
 /** Drives one server with one scenario: keep-alive connections, pipelining 1, fixed duration. */
-export async function runLoad(baseUrl: string, scenario: Scenario, { connections, seconds }: LoadSettings, { onTick, until }: LoadHooks = {}): Promise<LoadRun> {
+export async function runLoad(
+  baseUrl: string,
+  scenario: Scenario,
+  { connections, seconds }: LoadSettings,
+  { onTick, until }: LoadHooks = {},
+): Promise<LoadRun> {
   const latencies = new Latencies();
   const instance = autocannon({ url: baseUrl, connections, pipelining: 1, duration: seconds, timeout: 10, ...scenario.load() });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, milliseconds: number) => latencies.add(milliseconds));
   if (onTick) instance.on('tick', onTick);
-  void until?.then(() => instance.stop(), () => instance.stop());
+  void until?.then(
+    () => instance.stop(),
+    () => instance.stop(),
+  );
   const result = await instance;
   const problems: Record<string, number> = {};
   for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
@@ -81,13 +89,17 @@ export async function compareServers(
   for (const server of servers) await runLoad(server.baseUrl, scenario, { connections, seconds: warmupSeconds });
   const runs: LoadRun[][] = servers.map(() => []);
   for (let round = 0; round < rounds; round += 1) {
-    for (const [i, server] of servers.entries()) runs[i]!.push(await runLoad(server.baseUrl, scenario, { connections, seconds: seconds / rounds }));
+    for (const [i, server] of servers.entries())
+      runs[i]!.push(await runLoad(server.baseUrl, scenario, { connections, seconds: seconds / rounds }));
   }
   return runs.map(combine);
 }
 
 /** One request outside the load (fetch), to check status and body before any timing. */
-export async function probe(baseUrl: string, request: AutocannonRequest): Promise<{ status: number; body: Record<string, unknown> | null }> {
+export async function probe(
+  baseUrl: string,
+  request: AutocannonRequest,
+): Promise<{ status: number; body: Record<string, unknown> | null }> {
   const response = await fetch(`${baseUrl}${request.path}`, {
     method: request.method ?? 'GET',
     ...(request.headers && { headers: request.headers }),

@@ -90,7 +90,12 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     smallTokens: small,
     largeTokens: large,
     cleanupRows: values['no-cleanup'] ? 0 : Math.round(number('stale-tokens', values['stale-tokens'], quick ? 100_000 : 1_000_000)),
-    only: values.only ? values.only.split(',').map((name) => name.trim()).filter(Boolean) : null,
+    only: values.only
+      ? values.only
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : null,
     scale: !values['no-scale'],
     soak: !values['no-soak'],
     useTsx: values.tsx === true,

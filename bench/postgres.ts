@@ -49,14 +49,16 @@ export async function openBenchDatabase(log: (line: string) => void): Promise<Be
            WHERE name IN ('server_version', 'shared_buffers', 'fsync', 'synchronous_commit', 'max_connections') ORDER BY name`,
         );
         const setting = Object.fromEntries(rows.map((row) => [row.name, row.setting]));
-        return `PostgreSQL ${setting.server_version} (shared_buffers ${Number(setting.shared_buffers) * 8 / 1024} MB, fsync ${setting.fsync}, synchronous_commit ${setting.synchronous_commit})`;
+        return `PostgreSQL ${setting.server_version} (shared_buffers ${(Number(setting.shared_buffers) * 8) / 1024} MB, fsync ${setting.fsync}, synchronous_commit ${setting.synchronous_commit})`;
       } finally {
         await client.end();
       }
     },
     async dispose() {
       if (clusterDir) {
-        await run('bash', [join(ROOT, 'scripts/pg-cluster.sh'), 'stop', clusterDir], { cwd: ROOT }).catch((error: Error) => log(`stopping PostgreSQL failed: ${error.message}`));
+        await run('bash', [join(ROOT, 'scripts/pg-cluster.sh'), 'stop', clusterDir], { cwd: ROOT }).catch((error: Error) =>
+          log(`stopping PostgreSQL failed: ${error.message}`),
+        );
         rmSync(clusterDir, { recursive: true, force: true });
       } else {
         await dropDatabase(serverUrl, name);

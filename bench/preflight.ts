@@ -15,7 +15,9 @@ export async function preflight(scenarios: Scenario[], service: ServerProcess, b
       if (status !== scenario.expectStatus || !body || (scenario.expectBody && !scenario.expectBody(body))) {
         problems.push(`${scenario.name} on ${server.name}: HTTP ${status} ${JSON.stringify(body)}`);
       }
-      keys[server.name] = Object.keys(body ?? {}).sort().join(',');
+      keys[server.name] = Object.keys(body ?? {})
+        .sort()
+        .join(',');
     }
     if (keys[service.name] !== keys[baseline.name]) {
       problems.push(`${scenario.name}: the baseline answers keys [${keys[baseline.name]}], the service [${keys[service.name]}]`);

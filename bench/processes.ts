@@ -30,7 +30,9 @@ export async function ensureCompiled(log: (line: string) => void): Promise<strin
   } catch (error) {
     const output = (error as { stdout?: string }).stdout ?? String(error);
     if (!existsSync(main)) throw new Error(`tsc produced no dist/main.js:\n${output}`);
-    log(`tsc reported errors but emitted dist/ (first lines follow); benchmarking the emitted code\n${output.split('\n').slice(0, 5).join('\n')}`);
+    log(
+      `tsc reported errors but emitted dist/ (first lines follow); benchmarking the emitted code\n${output.split('\n').slice(0, 5).join('\n')}`,
+    );
   }
   return main;
 }
@@ -38,14 +40,19 @@ export async function ensureCompiled(log: (line: string) => void): Promise<strin
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && /\.(ts|js|json)$/.test(entry.name)) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && /\.(ts|js|json)$/.test(entry.name))
+      newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }
 
 /** Starts `node <args>` in the repository and resolves once GET /healthz answers 200. */
 export async function startServer(name: string, args: string[], env: Record<string, string>, port: number): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
@@ -70,7 +77,10 @@ export async function startServer(name: string, args: string[], env: Record<stri
   };
   for (let attempt = 0; attempt < 300; attempt += 1) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}:\n${output}`);
-    const ready = await fetch(`${baseUrl}/healthz`).then((response) => response.status === 200, () => false);
+    const ready = await fetch(`${baseUrl}/healthz`).then(
+      (response) => response.status === 200,
+      () => false,
+    );
     if (ready) return server;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

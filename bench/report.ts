@@ -21,12 +21,15 @@ const HOT_PATH_RATIO_BARS: Array<[RegExp, number]> = [
 ];
 export const P99_BAR_MS = 10;
 
-const version = (pkg: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+const version = (pkg: string) =>
+  (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
 export function machineLines(postgres: string): string[] {
   const cpu = cpus();
   return [
-    `- Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${release()}; load average at start ${loadavg().map((n) => n.toFixed(2)).join(' ')}`,
+    `- Machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${release()}; load average at start ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
     `- Node ${process.version}; fastify ${version('fastify')}, pg ${version('pg')}, autocannon ${version('autocannon')}, @prisma/client ${version('@prisma/client')}`,
     `- ${postgres}, on the same machine (loopback)`,
   ];
@@ -46,7 +49,10 @@ export const ratioOf = ({ service, baseline }: EndpointResult) => service.reques
 export const isValid = (m: Measurement) => Object.keys(m.problems).length === 0;
 
 function check(result: EndpointResult): string {
-  const invalid = [['service', result.service], ['baseline', result.baseline]] as const;
+  const invalid = [
+    ['service', result.service],
+    ['baseline', result.baseline],
+  ] as const;
   const problems = invalid.filter(([, m]) => !isValid(m)).map(([who, m]) => `${who}: ${problemText(m.problems)}`);
   if (problems.length > 0) return `INVALID (${problems.join('; ')})`;
   const bar = HOT_PATH_RATIO_BARS.find(([pattern]) => pattern.test(result.name))?.[1];

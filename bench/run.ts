@@ -32,7 +32,14 @@ async function main(options: BenchOptions): Promise<boolean> {
   const [servicePort, baselinePort] = [await freePort(), await freePort()];
   const extra = options.serviceConfig ? (JSON.parse(readFileSync(options.serviceConfig, 'utf8')) as Record<string, unknown>) : {};
   const configPath = join(work, 'config.json');
-  const serviceConfig = { databasePoolSize: options.poolSize, ...extra, databaseUrl: database.url, host: '127.0.0.1', port: servicePort, sessionSecret: randomBytes(32).toString('hex') };
+  const serviceConfig = {
+    databasePoolSize: options.poolSize,
+    ...extra,
+    databaseUrl: database.url,
+    host: '127.0.0.1',
+    port: servicePort,
+    sessionSecret: randomBytes(32).toString('hex'),
+  };
   writeFileSync(configPath, JSON.stringify(serviceConfig, null, 2));
   const config = loadConfig({ path: configPath });
 
@@ -53,19 +60,29 @@ async function main(options: BenchOptions): Promise<boolean> {
     baselinePort,
   );
   cleanups.unshift(() => baseline.stop());
-  log(`service (${options.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}) pid ${service.pid} on ${service.baseUrl}; baseline pid ${baseline.pid} on ${baseline.baseUrl}`);
+  log(
+    `service (${options.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}) pid ${service.pid} on ${service.baseUrl}; baseline pid ${baseline.pid} on ${baseline.baseUrl}`,
+  );
 
   const all = endpointScenarios(seed);
   const unknown = options.only?.filter((name) => !all.some((s) => s.name === name)) ?? [];
-  if (unknown.length) throw new Error(`--only: no endpoint named ${unknown.join(', ')}; the names are: ${all.map((s) => s.name).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`--only: no endpoint named ${unknown.join(', ')}; the names are: ${all.map((s) => s.name).join(', ')}`);
   const scenarios = all.filter((s) => !options.only || options.only.includes(s.name));
   const problems = await preflight(scenarios, service, baseline);
   for (const problem of problems) log(`PREFLIGHT: ${problem}`);
-  const settings = { connections: options.connections, seconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, rounds: options.rounds };
+  const settings = {
+    connections: options.connections,
+    seconds: options.durationSeconds,
+    warmupSeconds: options.warmupSeconds,
+    rounds: options.rounds,
+  };
   const measure = async (servers: ServerProcess[], scenario: Scenario) => {
     const measurements = await compareServers(servers, scenario, settings);
     measurements.forEach((m, i) =>
-      log(`${scenario.name} on ${servers[i]!.name}: ${rate(m.requestsPerSecond)} req/s, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms${isValid(m) ? '' : `, ERRORS ${problemText(m.problems)}`}`),
+      log(
+        `${scenario.name} on ${servers[i]!.name}: ${rate(m.requestsPerSecond)} req/s, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms${isValid(m) ? '' : `, ERRORS ${problemText(m.problems)}`}`,
+      ),
     );
     return measurements as [Measurement, ...Measurement[]];
   };
@@ -74,12 +91,21 @@ async function main(options: BenchOptions): Promise<boolean> {
   // rising to thousands over ~10 s), longer than one endpoint's warm-up; warm everything up once first.
   const initialWarmup = Math.max(2, options.warmupSeconds * 3);
   log(`initial warm-up: ${initialWarmup} s of mixed load on each server`);
-  for (const server of [service, baseline]) await runLoad(server.baseUrl, soakScenario(seed, Math.max(1, bulkTokens)), { connections: options.connections, seconds: initialWarmup });
+  for (const server of [service, baseline])
+    await runLoad(server.baseUrl, soakScenario(seed, Math.max(1, bulkTokens)), {
+      connections: options.connections,
+      seconds: initialWarmup,
+    });
 
   const scale: ScaleResult[] = [];
   const scaleRun = async (label: string) => {
     const request = randomIntrospection(seed, bulkTokens);
-    const scenario: Scenario = { name: `introspect random of ${label}`, load: () => ({ requests: [request] }), probe: () => request, expectStatus: 200 };
+    const scenario: Scenario = {
+      name: `introspect random of ${label}`,
+      load: () => ({ requests: [request] }),
+      probe: () => request,
+      expectStatus: 200,
+    };
     scale.push({ label, storedTokens: stored, measurement: (await measure([service], scenario))[0] });
   };
   if (options.scale) await scaleRun(`${options.smallTokens.toLocaleString('en-US')} bulk tokens`);
@@ -93,7 +119,9 @@ async function main(options: BenchOptions): Promise<boolean> {
 
   if (options.scale) {
     log(`inserting bulk tokens up to ${options.largeTokens.toLocaleString('en-US')}`);
-    stored = await insertBulkTokens(database.url, { ...bulk, from: options.smallTokens + 1, to: options.largeTokens }, (done) => log(`  ${done.toLocaleString('en-US')} inserted`));
+    stored = await insertBulkTokens(database.url, { ...bulk, from: options.smallTokens + 1, to: options.largeTokens }, (done) =>
+      log(`  ${done.toLocaleString('en-US')} inserted`),
+    );
     bulkTokens = options.largeTokens;
     await scaleRun(`${options.largeTokens.toLocaleString('en-US')} bulk tokens`);
   }
@@ -101,19 +129,40 @@ async function main(options: BenchOptions): Promise<boolean> {
   let cleaned: CleanupAtScaleResult | null = null;
   if (options.cleanupRows > 0) {
     log(`inserting ${options.cleanupRows.toLocaleString('en-US')} expired and revoked tokens for the cleanup run`);
-    await insertStaleTokens(database.url, { applicationId: seed.applicationId, count: options.cleanupRows, hashTokens: config.hashTokens }, (done) => log(`  ${done.toLocaleString('en-US')} inserted`));
+    await insertStaleTokens(
+      database.url,
+      { applicationId: seed.applicationId, count: options.cleanupRows, hashTokens: config.hashTokens },
+      (done) => log(`  ${done.toLocaleString('en-US')} inserted`),
+    );
     log('tokens cleanup (the CLI) under an introspection load of random live tokens');
     const request = randomIntrospection(seed, Math.max(1, bulkTokens));
-    const introspection: Scenario = { name: 'introspect during cleanup', load: () => ({ requests: [request] }), probe: () => request, expectStatus: 200 };
+    const introspection: Scenario = {
+      name: 'introspect during cleanup',
+      load: () => ({ requests: [request] }),
+      probe: () => request,
+      expectStatus: 200,
+    };
     const cliArgs = options.useTsx ? ['--import', 'tsx', 'src/main.ts'] : [join(ROOT, 'dist/main.js')];
-    cleaned = await cleanupUnderLoad(service, introspection, { url: database.url, cliArgs, configPath, connections: options.connections, batchSize: DEFAULT_BATCH_SIZE, staleRows: options.cleanupRows });
-    log(`cleanup: ${cleaned.deleted} rows in ${cleaned.seconds.toFixed(1)} s, longest batch ${cleaned.longestBatchMs.toFixed(0)} ms; introspection p99 ${cleaned.during.p99.toFixed(2)} ms`);
+    cleaned = await cleanupUnderLoad(service, introspection, {
+      url: database.url,
+      cliArgs,
+      configPath,
+      connections: options.connections,
+      batchSize: DEFAULT_BATCH_SIZE,
+      staleRows: options.cleanupRows,
+    });
+    log(
+      `cleanup: ${cleaned.deleted} rows in ${cleaned.seconds.toFixed(1)} s, longest batch ${cleaned.longestBatchMs.toFixed(0)} ms; introspection p99 ${cleaned.during.p99.toFixed(2)} ms`,
+    );
   }
 
   let soaked: SoakResult | null = null;
   if (options.soak) {
     log(`soak: ${options.soakSeconds} s of mixed load on the service, sampling its RSS`);
-    soaked = await soak(service, soakScenario(seed, Math.max(1, bulkTokens)), { connections: options.connections, seconds: options.soakSeconds });
+    soaked = await soak(service, soakScenario(seed, Math.max(1, bulkTokens)), {
+      connections: options.connections,
+      seconds: options.soakSeconds,
+    });
   }
 
   const report = [
@@ -124,16 +173,25 @@ async function main(options: BenchOptions): Promise<boolean> {
     '',
     '## Endpoints (service vs baseline; ratio = service req/s ÷ baseline req/s)',
     endpointTable(results),
-    ...(problems.length ? ['', 'Preflight problems (answers differ from what the scenario expects):', ...problems.map((p) => `- ${p}`)] : []),
+    ...(problems.length
+      ? ['', 'Preflight problems (answers differ from what the scenario expects):', ...problems.map((p) => `- ${p}`)]
+      : []),
     ...(scale.length ? ['', '## Introspection latency by stored tokens', scaleTable(scale)] : []),
     ...(cleaned ? ['', '## tokens cleanup at scale (while introspection serves)', cleanupTable(cleaned, scale.at(-1)?.measurement)] : []),
-    ...(soaked ? ['', `## Memory over a ${(soaked.seconds / 60).toFixed(1)}-minute run (mixed hot endpoints)`, soakTable(soaked, bootRss)] : []),
+    ...(soaked
+      ? ['', `## Memory over a ${(soaked.seconds / 60).toFixed(1)}-minute run (mixed hot endpoints)`, soakTable(soaked, bootRss)]
+      : []),
     '',
     `Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
   ].join('\n');
   process.stdout.write(`\n${report}\n`);
   if (options.markdownOut) writeFileSync(options.markdownOut, `${report}\n`);
-  const measurements = [...results.flatMap((r) => [r.service, r.baseline]), ...scale.map((s) => s.measurement), ...(cleaned ? [cleaned.during] : []), ...(soaked ? [soaked.measurement] : [])];
+  const measurements = [
+    ...results.flatMap((r) => [r.service, r.baseline]),
+    ...scale.map((s) => s.measurement),
+    ...(cleaned ? [cleaned.during] : []),
+    ...(soaked ? [soaked.measurement] : []),
+  ];
   return problems.length === 0 && measurements.every(isValid);
 }
 

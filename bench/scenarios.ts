@@ -94,14 +94,22 @@ export function endpointScenarios(seed: Seed): Scenario[] {
     {
       name: 'token client_credentials',
       ...fixed(
-        { method: 'POST', path: '/oauth/token', headers: { 'content-type': FORM, authorization: basic }, body: form({ grant_type: 'client_credentials' }) },
+        {
+          method: 'POST',
+          path: '/oauth/token',
+          headers: { 'content-type': FORM, authorization: basic },
+          body: form({ grant_type: 'client_credentials' }),
+        },
         (body) => typeof body.access_token === 'string',
       ),
     },
     { name: 'token refresh', ...refreshScenario(seed, basic) },
     {
       name: 'token info',
-      ...fixed({ method: 'GET', path: '/oauth/token/info', headers: { authorization: `Bearer ${seed.activeToken}` } }, (body) => 'application' in body),
+      ...fixed(
+        { method: 'GET', path: '/oauth/token/info', headers: { authorization: `Bearer ${seed.activeToken}` } },
+        (body) => 'application' in body,
+      ),
     },
   ];
 }

@@ -33,7 +33,14 @@ export async function seedThroughDomain(url: string, config: Readonly<Config>, r
   const database = await createDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 4 });
   try {
     await migrate(database);
-    const deps: OAuthDeps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
+    const deps: OAuthDeps = {
+      stores: createStores(database),
+      config,
+      now: () => new Date(),
+      hooks: {},
+      passwords: argon2Hasher,
+      limits: createAttemptLimits(config.rateLimit),
+    };
     const { application, plainSecret } = await createApplication(deps, {
       name: 'bench client',
       redirectUri: 'https://client.example/callback',

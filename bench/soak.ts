@@ -54,8 +54,14 @@ export function soakTable(result: SoakResult, bootRss: number): string {
     [
       ['after boot, idle', mb(bootRss)],
       ['before the soak, idle (after all endpoint runs)', mb(result.beforeRss)],
-      [`during (${rss.length} samples): min / median / max`, `${mb(sorted[0] ?? NaN)} / ${mb(sorted[Math.floor(sorted.length / 2)] ?? NaN)} / ${mb(sorted.at(-1) ?? NaN)}`],
-      ['during: mean of first fifth → last fifth of samples', `${mb(growth.first)} → ${mb(growth.last)} (${growth.percent >= 0 ? '+' : ''}${growth.percent.toFixed(1)} %)`],
+      [
+        `during (${rss.length} samples): min / median / max`,
+        `${mb(sorted[0] ?? NaN)} / ${mb(sorted[Math.floor(sorted.length / 2)] ?? NaN)} / ${mb(sorted.at(-1) ?? NaN)}`,
+      ],
+      [
+        'during: mean of first fifth → last fifth of samples',
+        `${mb(growth.first)} → ${mb(growth.last)} (${growth.percent >= 0 ? '+' : ''}${growth.percent.toFixed(1)} %)`,
+      ],
       ['during: samples (second: MB)', series.map((s) => `${s.second}s: ${mb(s.rss)}`).join(', ')],
       [`after, ${SETTLE_MS / 1000} s idle`, mb(result.afterRss)],
       ['load: req/s, p50 / p99 ms', `${rate(m.requestsPerSecond)}, ${ms(m.p50)} / ${ms(m.p99)}`],

@@ -41,12 +41,16 @@ try {
     seconds: minutes * 60,
     seed,
     concurrency,
-    onProgress: (sent) => process.stdout.write(`  ${sent} requests, ${Math.round((Date.now() - started) / 1000)} s, RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB\n`),
+    onProgress: (sent) =>
+      process.stdout.write(
+        `  ${sent} requests, ${Math.round((Date.now() - started) / 1000)} s, RSS ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB\n`,
+      ),
   });
   const ready = await server.app.inject({ method: 'GET', url: '/readyz' });
   process.stdout.write(`\n${report.sent} requests over ${report.routes.length} routes in ${Math.round((Date.now() - started) / 1000)} s\n`);
   process.stdout.write(`statuses: ${JSON.stringify(report.statuses)}\n/readyz afterwards: ${ready.statusCode}\n`);
-  for (const failure of report.failures.slice(0, 20)) process.stdout.write(`\nFAIL ${failure.problem}\n${JSON.stringify(failure.request)}\n${failure.body}\n`);
+  for (const failure of report.failures.slice(0, 20))
+    process.stdout.write(`\nFAIL ${failure.problem}\n${JSON.stringify(failure.request)}\n${failure.body}\n`);
   process.stdout.write(`\n${report.failures.length} failures (replay with --seed ${seed})\n`);
   if (report.failures.length > 0 || ready.statusCode !== 200) exitCode = 1;
 } finally {

@@ -53,14 +53,25 @@ export interface BuildServerOptions {
 }
 
 /** The composition root: wires every layer and registers each endpoint group by name. Never listens. */
-export async function buildServer({ config, extensions = {}, database, now = () => new Date(), stores, logStream, passwords = argon2Hasher }: BuildServerOptions): Promise<FastifyInstance> {
+export async function buildServer({
+  config,
+  extensions = {},
+  database,
+  now = () => new Date(),
+  stores,
+  logStream,
+  passwords = argon2Hasher,
+}: BuildServerOptions): Promise<FastifyInstance> {
   // SPEC 7: a controller that is not a subclass of the built-in one stops the boot before anything is opened.
   const controllerClasses = resolveControllerClasses(extensions.controllers);
   const db = database ?? (await createDatabase(databaseOptions(config)));
   // The reporter reaches the server's log and metrics, which exist by the time the first request fails.
   const reporter: AttemptReporter = {
     clientAuthenticationFailed: (clientId, address) => {
-      app.log.info({ event: 'client.authentication_failed', clientId: clientId?.slice(0, 200) ?? null, address }, 'client authentication failed');
+      app.log.info(
+        { event: 'client.authentication_failed', clientId: clientId?.slice(0, 200) ?? null, address },
+        'client authentication failed',
+      );
       app.metrics.clientAuthenticationFailed(clientId);
     },
     passwordCheckFailed: (kind) => app.metrics.passwordCheckFailed(kind),

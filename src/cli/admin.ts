@@ -23,7 +23,7 @@ export function runAdminCommand(args: string[], io: CliIo): Promise<number> {
 
 async function hashPassword(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, {});
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const password = await readPassword(io, undefined, 'admin password: ', {
     minLength: MIN_ADMIN_PASSWORD_LENGTH,
     what: 'the admin password',

@@ -20,8 +20,9 @@ export function applicationJson(application: ApplicationRecord, secret?: string 
 }
 
 // Names come from the admin UI too: control characters would reach the terminal as escape sequences.
-// eslint-disable-next-line no-control-regex
-const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const printable = (text: string) =>
+  // eslint-disable-next-line no-control-regex
+  text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 function details(application: ApplicationRecord): string[] {
   return [
@@ -66,7 +67,11 @@ export function printShown(io: CliIo, json: boolean, application: ApplicationRec
 }
 
 export function printList(io: CliIo, json: boolean, applications: ApplicationRecord[]): void {
-  if (json) return printJson(io, applications.map((application) => applicationJson(application)));
+  if (json)
+    return printJson(
+      io,
+      applications.map((application) => applicationJson(application)),
+    );
   if (applications.length === 0) return io.stdout("no applications (create one with 'apps create')\n");
   printTable(
     io,

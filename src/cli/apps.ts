@@ -45,7 +45,7 @@ export function runAppsCommand(args: string[], io: CliIo): Promise<number> {
 
 async function create(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, { ...FIELD_OPTIONS, uid: { type: 'string' }, secret: { type: 'string' } });
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const fields: ApplicationFields = {
     name: required(values.name, 'name'),
     redirectUri: (values['redirect-uri'] ?? []).join('\n'),
@@ -54,7 +54,10 @@ async function create(args: string[], io: CliIo): Promise<number> {
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const imported = { uid: values.uid, secret: values.secret };
-    const { application, plainSecret } = await domain(() => createApplication(deps, fields, imported), { values, grantFlows: deps.config.grantFlows });
+    const { application, plainSecret } = await domain(() => createApplication(deps, fields, imported), {
+      values,
+      grantFlows: deps.config.grantFlows,
+    });
     printChanged(io, Boolean(values.json), `created application ${application.id}`, application, plainSecret);
     return 0;
   });
@@ -62,7 +65,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
 
 async function list(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, {});
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   return withDatabase(configFrom(io, values.config), async (deps) => {
     printList(io, Boolean(values.json), await listApplications(deps));
     return 0;
@@ -71,7 +74,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
 
 async function show(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(args, {}, true);
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const reference = onePositional(positionals, '<uid|id>');
   return withDatabase(configFrom(io, values.config), async (deps) => {
     printShown(io, Boolean(values.json), await findApplication(deps, reference), deps.config.hashApplicationSecrets);
@@ -81,7 +84,7 @@ async function show(args: string[], io: CliIo): Promise<number> {
 
 async function update(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(args, { ...FIELD_OPTIONS, confidential: { type: 'boolean' } }, true);
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const reference = onePositional(positionals, '<uid|id>');
   if (values.public && values.confidential) throw new UsageError('give --public or --confidential, not both');
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential];
@@ -106,7 +109,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
 
 async function remove(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(args, {}, true);
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const reference = onePositional(positionals, '<uid|id>');
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const application = await findApplication(deps, reference);
@@ -120,7 +123,7 @@ async function remove(args: string[], io: CliIo): Promise<number> {
 
 async function rotateSecret(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(args, {}, true);
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const reference = onePositional(positionals, '<uid|id>');
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const application = await findApplication(deps, reference);
@@ -143,7 +146,13 @@ async function findApplication(deps: OAuthDeps, reference: string): Promise<Appl
 const notFound = (reference: string) => new UsageError(`no application with uid or id ${reference}`);
 
 /** The option of each field the domain validates. */
-const OPTION_OF: Record<ApplicationField, string> = { name: 'name', redirect_uri: 'redirect-uri', scopes: 'scopes', uid: 'uid', secret: 'secret' };
+const OPTION_OF: Record<ApplicationField, string> = {
+  name: 'name',
+  redirect_uri: 'redirect-uri',
+  scopes: 'scopes',
+  uid: 'uid',
+  secret: 'secret',
+};
 
 /**
  * Validation failures and a taken uid are the operator's input: one line, exit code 2. When `given` (the

@@ -10,11 +10,16 @@ server does and reports every problem with its key path. Exit code 0 when valid,
 
 export async function runConfigCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(args, {}, true);
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   if (positionals[0] !== 'check' || positionals.length > 1) throw new UsageError(`expected 'config check' (try 'config --help')`);
   try {
     const config = configFrom(io, values.config);
-    const shown = { ...config, sessionSecret: config.sessionSecret ? '[set]' : null, databaseUrl: config.databaseUrl ? '[set]' : null, admin: { ...config.admin, password: config.admin.password ? '[set]' : null } };
+    const shown = {
+      ...config,
+      sessionSecret: config.sessionSecret ? '[set]' : null,
+      databaseUrl: config.databaseUrl ? '[set]' : null,
+      admin: { ...config.admin, password: config.admin.password ? '[set]' : null },
+    };
     if (values.json) printJson(io, { valid: true, config: shown });
     else io.stdout(`configuration is valid\n`);
     return 0;

@@ -51,7 +51,17 @@ export async function withDatabase<T>(config: Readonly<Config>, work: (deps: OAu
   const database = await createDatabase({ ...databaseOptionsFor(config, 'cli'), poolSize: 2 });
   try {
     await migrate(database);
-    return await work({ stores: createStores(database, { keyEncryptionKey: config.keys.encryptionKey ?? null }), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) }, database);
+    return await work(
+      {
+        stores: createStores(database, { keyEncryptionKey: config.keys.encryptionKey ?? null }),
+        config,
+        now: () => new Date(),
+        hooks: {},
+        passwords: argon2Hasher,
+        limits: createAttemptLimits(config.rateLimit),
+      },
+      database,
+    );
   } finally {
     await database.close();
   }

@@ -40,7 +40,11 @@ export function printJson(io: CliIo, value: unknown): void {
 /** A plain text table: one row a line, columns padded. */
 export function printTable(io: CliIo, header: string[], rows: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   io.stdout(`${[line(header), ...rows.map(line)].join('\n')}\n`);
 }
 

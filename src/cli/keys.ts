@@ -34,26 +34,30 @@ const describe = (key: SigningKeyRecord & { state?: string }) => ({
 
 async function list(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, {});
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const keys = (await describeSigningKeys(deps)).map(describe);
-    if (values.json) return printJson(io, keys), 0;
-    if (keys.length === 0) return io.stdout('no signing keys yet: the service makes the first one when it first signs\n'), 0;
-    printTable(io, ['kid', 'alg', 'state', 'signs from', 'rotate at'], keys.map((key) => [key.kid, key.alg, key.state ?? '', key.signs_from, key.rotate_at]));
+    if (values.json) return (printJson(io, keys), 0);
+    if (keys.length === 0) return (io.stdout('no signing keys yet: the service makes the first one when it first signs\n'), 0);
+    printTable(
+      io,
+      ['kid', 'alg', 'state', 'signs from', 'rotate at'],
+      keys.map((key) => [key.kid, key.alg, key.state ?? '', key.signs_from, key.rotate_at]),
+    );
     return 0;
   });
 }
 
 async function rotate(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, { alg: { type: 'string' } });
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const alg = (values.alg ?? 'RS256') as SigningAlgorithm;
   if (!SIGNING_ALGORITHMS.includes(alg)) throw new UsageError(`--alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
   return withDatabase(configFrom(io, values.config), async (deps) => {
     // A first key of any algorithm signs at once; a rotation by hand then makes the successor.
     await ensureSigningKeys(deps);
     const key = await rotateSigningKey(deps, alg);
-    if (values.json) return printJson(io, describe(key)), 0;
+    if (values.json) return (printJson(io, describe(key)), 0);
     io.stdout(`new ${key.alg} key ${key.kid}: published now, signs from ${key.signsFrom.toISOString()}\n`);
     return 0;
   });
@@ -61,12 +65,12 @@ async function rotate(args: string[], io: CliIo): Promise<number> {
 
 async function retire(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(args, {}, true);
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const kid = onePositional(positionals, 'the kid of the key to retire');
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const { retired, made } = await retireSigningKey(deps, kid);
-    if (values.json) return printJson(io, { kid, retired, made: made.map(describe) }), 0;
-    if (!retired) return io.stderr(`oauth-service: no signing key ${kid}, or it is retired already\n`), 1;
+    if (values.json) return (printJson(io, { kid, retired, made: made.map(describe) }), 0);
+    if (!retired) return (io.stderr(`oauth-service: no signing key ${kid}, or it is retired already\n`), 1);
     io.stdout(`retired ${kid}: it is out of the JWKS, and what it signed no longer validates\n`);
     for (const key of made) io.stdout(`new ${key.alg} key ${key.kid} signs from now\n`);
     return 0;

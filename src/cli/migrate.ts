@@ -11,7 +11,7 @@ Applies pending migrations from prisma/migrations, each in a transaction, under 
 
 export async function runMigrateCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, { status: { type: 'boolean' } });
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const config = configFrom(io, values.config);
   const database = await createDatabase({ ...databaseOptionsFor(config, 'cli'), databaseReadUrl: null, poolSize: 1 });
   try {

@@ -17,7 +17,7 @@ runs, and CLI commands act on its database through a Unix socket in that folder.
 
 export async function runServeCommand(args: string[], io: CliIo): Promise<number | null> {
   const { values } = parseOptions(args, {});
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const configured = configFrom(io, values.config);
   const extensions = await loadExtensions(configured.extensions);
   const database = await createDatabase(databaseOptionsFor(configured, 'server'));
@@ -46,7 +46,16 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   }
   app.log.info({ address, database: database.location }, 'oauth-service listening');
   if (derivedBaseUrl) app.log.info({ baseUrl: config.baseUrl }, 'baseUrl not configured (BASE_URL): derived from the listening address');
-  io.stdout(startBanner(config.baseUrl, address, database.location, Boolean(config.admin.passwordHash || config.admin.password), derivedBaseUrl, cliCommand(io)));
+  io.stdout(
+    startBanner(
+      config.baseUrl,
+      address,
+      database.location,
+      Boolean(config.admin.passwordHash || config.admin.password),
+      derivedBaseUrl,
+      cliCommand(io),
+    ),
+  );
 
   let closing = false;
   const shutdown = () => {
@@ -88,8 +97,12 @@ function freePort(host: string): Promise<number> {
 
 function listenError(error: unknown, { host, port }: Readonly<Config>): Error {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return new Error(`cannot listen on ${host}:${port}: the port is already in use (set PORT, or stop the process using it)`, { cause: error });
-  if (code === 'EACCES') return new Error(`cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges; set PORT)`, { cause: error });
+  if (code === 'EADDRINUSE')
+    return new Error(`cannot listen on ${host}:${port}: the port is already in use (set PORT, or stop the process using it)`, {
+      cause: error,
+    });
+  if (code === 'EACCES')
+    return new Error(`cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges; set PORT)`, { cause: error });
   return error as Error;
 }
 

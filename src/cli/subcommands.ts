@@ -18,7 +18,7 @@ export async function runSubcommand(
   const names = Object.keys(subcommands).join('|');
   if (name === undefined || name.startsWith('-')) {
     const { values } = parseOptions(args, {});
-    if (values.help) return io.stdout(help), 0;
+    if (values.help) return (io.stdout(help), 0);
     throw new UsageError(`expected '${group} ${names}' (try '${group} --help')`);
   }
   const subcommand = Object.hasOwn(subcommands, name) ? subcommands[name] : undefined;

@@ -35,7 +35,7 @@ export function runTokensCommand(args: string[], io: CliIo): Promise<number> {
 
 async function cleanup(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, { 'batch-size': { type: 'string' }, 'dry-run': { type: 'boolean' } });
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const batchSize = parseBatchSize(values['batch-size']);
   const dryRun = Boolean(values['dry-run']);
   const config = configFrom(io, values.config);
@@ -73,6 +73,7 @@ function keptText(kept: KeptRecords, codeSeconds: number): string {
 function parseBatchSize(value: string | undefined): number {
   if (value === undefined) return DEFAULT_BATCH_SIZE;
   const size = /^[0-9]{1,7}$/.test(value) ? Number(value) : NaN;
-  if (!(size >= 1 && size <= MAX_BATCH_SIZE)) throw new UsageError(`--batch-size must be an integer from 1 to ${MAX_BATCH_SIZE}, not '${value}'`);
+  if (!(size >= 1 && size <= MAX_BATCH_SIZE))
+    throw new UsageError(`--batch-size must be an integer from 1 to ${MAX_BATCH_SIZE}, not '${value}'`);
   return size;
 }

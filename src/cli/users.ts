@@ -24,14 +24,20 @@ const USER_OPTIONS = { username: { type: 'string' } } as const;
 const PASSWORD_OPTIONS = { ...USER_OPTIONS, password: { type: 'string' } } as const;
 
 export function runUsersCommand(args: string[], io: CliIo): Promise<number> {
-  return runSubcommand('users', HELP, { create, list, 'set-password': setPassword, delete: remove, 'revoke-tokens': revokeTokens }, args, io);
+  return runSubcommand(
+    'users',
+    HELP,
+    { create, list, 'set-password': setPassword, delete: remove, 'revoke-tokens': revokeTokens },
+    args,
+    io,
+  );
 }
 
 const userJson = (user: UserRecord) => ({ id: user.id, username: user.username, created_at: user.createdAt.toISOString() });
 
 async function create(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, PASSWORD_OPTIONS);
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const username = checkUsername(required(values.username, 'username'));
   const password = await readPassword(io, values.password, `password for ${username}: `);
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -50,12 +56,17 @@ async function create(args: string[], io: CliIo): Promise<number> {
 
 async function list(args: string[], io: CliIo): Promise<number> {
   const { values } = parseOptions(args, {});
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const users = await listUsers(deps);
     if (values.json) printJson(io, users.map(userJson));
     else if (users.length === 0) io.stdout("no users (create one with 'users create')\n");
-    else printTable(io, ['ID', 'USERNAME', 'CREATED AT'], users.map((user) => [String(user.id), user.username, user.createdAt.toISOString()]));
+    else
+      printTable(
+        io,
+        ['ID', 'USERNAME', 'CREATED AT'],
+        users.map((user) => [String(user.id), user.username, user.createdAt.toISOString()]),
+      );
     return 0;
   });
 }
@@ -79,7 +90,7 @@ async function withNamedUser(
   action: (deps: OAuthDeps, user: UserRecord, values: NamedUserValues) => Promise<void>,
 ): Promise<number> {
   const { values } = parseOptions(args, options) as { values: NamedUserValues };
-  if (values.help) return io.stdout(HELP), 0;
+  if (values.help) return (io.stdout(HELP), 0);
   const username = required(values.username, 'username');
   return withDatabase(configFrom(io, values.config), async (deps) => {
     await action(deps, await findUser(deps, username), values);

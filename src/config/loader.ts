@@ -11,7 +11,10 @@ const ENV_PREFIX = 'environment variable ';
  * variable that set a wrong value ("environment variable PORT: ..."), so that nobody looks for it in a file.
  */
 export class ConfigError extends Error {
-  constructor(readonly problems: string[], source: string) {
+  constructor(
+    readonly problems: string[],
+    source: string,
+  ) {
     super(configErrorMessage(problems, source));
     this.name = 'ConfigError';
   }
@@ -143,8 +146,16 @@ function envVariableOf(path: string, env: Record<string, string | undefined>): s
 
 function envPath(name: string): string {
   const paths: Record<string, string> = {
-    DATABASE_URL: 'databaseUrl', DATABASE_READ_URL: 'databaseReadUrl', SESSION_SECRET: 'sessionSecret', ADMIN_PASSWORD_HASH: 'admin.passwordHash',
-    PORT: 'port', HOST: 'host', BASE_URL: 'baseUrl', DATA_DIR: 'dataDir', LOG_LEVEL: 'log.level', TRUST_PROXY: 'trustProxy',
+    DATABASE_URL: 'databaseUrl',
+    DATABASE_READ_URL: 'databaseReadUrl',
+    SESSION_SECRET: 'sessionSecret',
+    ADMIN_PASSWORD_HASH: 'admin.passwordHash',
+    PORT: 'port',
+    HOST: 'host',
+    BASE_URL: 'baseUrl',
+    DATA_DIR: 'dataDir',
+    LOG_LEVEL: 'log.level',
+    TRUST_PROXY: 'trustProxy',
   };
   return paths[name] ?? '';
 }

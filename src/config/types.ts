@@ -12,11 +12,7 @@ export type IntrospectionRuleConfig =
   | { rule: 'bearerScope'; scope: string };
 
 export type IntrospectionFieldSource =
-  | 'resourceOwnerId'
-  | 'resourceOwner.username'
-  | 'application.uid'
-  | 'application.name'
-  | { value: unknown };
+  'resourceOwnerId' | 'resourceOwner.username' | 'application.uid' | 'application.name' | { value: unknown };
 
 export interface Config {
   baseUrl: string;

@@ -81,8 +81,7 @@ export function headerSafe(value: string): string {
 
 export function wwwAuthenticateValue(realm: string, error: OAuthError): string {
   return (
-    `Bearer realm="${headerSafe(realm)}", error="${headerSafe(error.code)}", ` +
-    `error_description="${headerSafe(error.description)}"`
+    `Bearer realm="${headerSafe(realm)}", error="${headerSafe(error.code)}", ` + `error_description="${headerSafe(error.description)}"`
   );
 }
 

@@ -33,7 +33,8 @@ export async function loadExtensions(path: string | null): Promise<Extensions> {
     throw new Error(`extensions: ${path} exports unknown names: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
   }
   for (const name of HOOK_NAMES) {
-    if (module[name] !== undefined && typeof module[name] !== 'function') throw new Error(`extensions: ${name} in ${path} must be a function`);
+    if (module[name] !== undefined && typeof module[name] !== 'function')
+      throw new Error(`extensions: ${name} in ${path} must be a function`);
   }
   // Resolved here, so the CLI fails before it opens the database and a controllers function runs once.
   const controllers = resolveControllerClasses(module.controllers, `extensions (${path})`);
@@ -44,9 +45,12 @@ export async function loadExtensions(path: string | null): Promise<Extensions> {
 function moduleExports(loaded: Record<string, unknown>, path: string): Record<string, unknown> {
   if (!('default' in loaded)) return loaded;
   const { default: value, ...named } = loaded;
-  if (typeof value !== 'object' || value === null) throw new Error(`extensions: the default export of ${path} must be an object of hooks and controllers`);
+  if (typeof value !== 'object' || value === null)
+    throw new Error(`extensions: the default export of ${path} must be an object of hooks and controllers`);
   if (Object.keys(named).length) {
-    throw new Error(`extensions: ${path} has both a default export and named exports (${Object.keys(named).join(', ')}); use one or the other`);
+    throw new Error(
+      `extensions: ${path} has both a default export and named exports (${Object.keys(named).join(', ')}); use one or the other`,
+    );
   }
   return value as Record<string, unknown>;
 }

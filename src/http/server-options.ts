@@ -6,9 +6,14 @@ import type { Config } from '../config/types.js';
  * a time, no longer holds a connection for minutes (slowloris). Node checks the deadline every
  * connectionsCheckingInterval, so that interval is kept well below it. Headers get the same deadline.
  */
-export function requestTimeouts(seconds: number): Pick<FastifyServerOptions, 'requestTimeout'> & { http: { connectionsCheckingInterval: number; headersTimeout: number } } {
+export function requestTimeouts(
+  seconds: number,
+): Pick<FastifyServerOptions, 'requestTimeout'> & { http: { connectionsCheckingInterval: number; headersTimeout: number } } {
   const ms = seconds * 1000;
-  return { requestTimeout: ms, http: { connectionsCheckingInterval: Math.min(5_000, Math.max(250, ms / 4)), headersTimeout: Math.min(ms, 60_000) } };
+  return {
+    requestTimeout: ms,
+    http: { connectionsCheckingInterval: Math.min(5_000, Math.max(250, ms / 4)), headersTimeout: Math.min(ms, 60_000) },
+  };
 }
 
 /**

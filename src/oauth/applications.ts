@@ -81,7 +81,8 @@ export async function createApplication(
   }
   if (imported.secret !== undefined) {
     if (!fields.confidential) errors.secret = ['Secret cannot be set for a public client'];
-    else if (imported.secret.length < MIN_IMPORTED_SECRET_LENGTH) errors.secret = [`Secret must be at least ${MIN_IMPORTED_SECRET_LENGTH} characters`];
+    else if (imported.secret.length < MIN_IMPORTED_SECRET_LENGTH)
+      errors.secret = [`Secret must be at least ${MIN_IMPORTED_SECRET_LENGTH} characters`];
   }
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
   const plainSecret = fields.confidential ? (imported.secret ?? generateSecret()) : null;

@@ -37,7 +37,9 @@ export class ClientAuthenticationLimits {
     private readonly reporter: AttemptReporter = silentReporter,
   ) {
     this.#pairs = new FailureLimiter(limits, { onLockout: (key, seconds) => reporter.lockedOut('client', addressOf(key), seconds) });
-    this.#unknownClients = new FailureLimiter(limits, { onLockout: (address, seconds) => reporter.lockedOut('unknown_clients', address, seconds) });
+    this.#unknownClients = new FailureLimiter(limits, {
+      onLockout: (address, seconds) => reporter.lockedOut('unknown_clients', address, seconds),
+    });
   }
 
   /** Seconds this client must wait from this address (0: go ahead). */

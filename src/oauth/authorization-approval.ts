@@ -8,8 +8,7 @@ import { issueAccessToken, type IssuedToken } from './token-issuer.js';
 // What happens once a validated request is approved (reference 4.4): a code, or for the implicit flow a token.
 
 export type AuthorizationResult =
-  | { responseType: 'code'; code: string; grant: AccessGrantRecord }
-  | { responseType: 'token'; issued: IssuedToken };
+  { responseType: 'code'; code: string; grant: AccessGrantRecord } | { responseType: 'token'; issued: IssuedToken };
 
 export async function approveAuthorization(
   deps: OAuthDeps,

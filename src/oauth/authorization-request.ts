@@ -113,4 +113,3 @@ function errorRedirect(context: AuthorizationContext): ErrorRedirect | null {
 function blankToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
-

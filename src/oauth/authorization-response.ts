@@ -26,7 +26,12 @@ export function authorizationIssuer(baseUrl: string): string {
 }
 
 /** The success parameters: RFC 6749 sections 4.1.2 and 4.2.2, plus `iss` (RFC 9207 section 2). */
-export function successParameters(request: AuthorizationRequest, result: AuthorizationResult, issuer: string, now: Date): ResponseParameters {
+export function successParameters(
+  request: AuthorizationRequest,
+  result: AuthorizationResult,
+  issuer: string,
+  now: Date,
+): ResponseParameters {
   if (result.responseType === 'code') return { code: result.code, state: request.state, iss: issuer };
   const expiresIn = expiresInSeconds(result.issued.record, now);
   // Reference 4.5: no scope and no refresh token in an implicit response.
@@ -39,7 +44,12 @@ export function successParameters(request: AuthorizationRequest, result: Authori
   };
 }
 
-export function successDelivery(request: AuthorizationRequest, result: AuthorizationResult, issuer: string, now: Date): AuthorizationDelivery {
+export function successDelivery(
+  request: AuthorizationRequest,
+  result: AuthorizationResult,
+  issuer: string,
+  now: Date,
+): AuthorizationDelivery {
   if (result.responseType === 'code' && isOutOfBand(request.redirectUri)) return { kind: 'native', code: result.code };
   return deliver(request.redirectUri, request.responseMode, successParameters(request, result, issuer, now));
 }

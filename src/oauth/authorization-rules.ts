@@ -65,7 +65,11 @@ const redirectUriRegistered: AuthorizationRule = {
   check: (context) => {
     const uri = value(context, 'redirect_uri');
     const { application } = context;
-    return uri !== undefined && application !== null && matchesRegisteredUri(uri, application.redirectUris, { anyLoopbackPort: !application.confidential });
+    return (
+      uri !== undefined &&
+      application !== null &&
+      matchesRegisteredUri(uri, application.redirectUris, { anyLoopbackPort: !application.confidential })
+    );
   },
   error: () => new InvalidRedirectUri(),
 };

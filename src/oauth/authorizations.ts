@@ -28,7 +28,11 @@ export function authorizedApplications(deps: OAuthDeps, resourceOwnerId: number)
  * owner's "Revoke" button; an unknown application id changes nothing) or, with `applicationId` null, for all
  * of them (CLI `users revoke-tokens` and `users delete`). One transaction, so a failure leaves neither half done.
  */
-export function revokeAuthorizations(deps: OAuthDeps, resourceOwnerId: number, applicationId: number | null = null): Promise<RevokedAuthorizations> {
+export function revokeAuthorizations(
+  deps: OAuthDeps,
+  resourceOwnerId: number,
+  applicationId: number | null = null,
+): Promise<RevokedAuthorizations> {
   const now = deps.now();
   return deps.stores.transaction(async (stores) =>
     applicationId === null

@@ -84,5 +84,10 @@ export function cleanupPolicy(settings: CleanupSettings, now: Date): CleanupPoli
     { kind: 'revoked_grants', records: 'codes', revokedBefore: codesDoneBefore },
     { kind: 'expired_grants', records: 'codes', expiredBefore: codesDoneBefore },
   ];
-  return { now, revokedMarginSeconds, rules, kept: { tokensRevokedSince: tokensRevokedBefore, usableFamily, codesDoneSince: codesDoneBefore } };
+  return {
+    now,
+    revokedMarginSeconds,
+    rules,
+    kept: { tokensRevokedSince: tokensRevokedBefore, usableFamily, codesDoneSince: codesDoneBefore },
+  };
 }

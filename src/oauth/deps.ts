@@ -20,4 +20,3 @@ export interface OAuthDeps {
    */
   introspectionRules?: IntrospectionRule[];
 }
-

@@ -7,8 +7,7 @@
 
 const GENERIC_INVALID_REQUEST =
   'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.';
-const SERVER_ERROR_TEXT =
-  'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
+const SERVER_ERROR_TEXT = 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
 
 export type OAuthErrorBody = { error: string; error_description: string };
 
@@ -54,9 +53,7 @@ export class InvalidRequest extends OAuthError {
   }
 
   static requestNotAuthorized(): InvalidRequest {
-    return new InvalidRequest(
-      'Request needs to be authorized. Required parameter for authorizing the request is missing or invalid.',
-    );
+    return new InvalidRequest('Request needs to be authorized. Required parameter for authorizing the request is missing or invalid.');
   }
 
   static codeChallengeRequired(): InvalidRequest {
@@ -67,9 +64,7 @@ export class InvalidRequest extends OAuthError {
   // dropped (SPEC 8) but its wording is kept.
   static unsupportedCodeChallengeMethod(methods: readonly string[]): InvalidRequest {
     if (methods.length === 0) {
-      return new InvalidRequest(
-        'The authorization server does not support PKCE as there are no accepted code_challenge_method values.',
-      );
+      return new InvalidRequest('The authorization server does not support PKCE as there are no accepted code_challenge_method values.');
     }
     if (methods.length === 1) return new InvalidRequest(`The code_challenge_method must be ${methods[0]}.`);
     return new InvalidRequest(`The code_challenge_method must be one of ${methods.join(', ')}.`);

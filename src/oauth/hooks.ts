@@ -35,7 +35,10 @@ export interface ResourceOwner {
  */
 export interface OAuthHooks {
   /** May return a changed body, or change the given one in place. */
-  beforeTokenResponse?(response: TokenResponseBody, context: TokenResponseContext): TokenResponseBody | void | Promise<TokenResponseBody | void>;
+  beforeTokenResponse?(
+    response: TokenResponseBody,
+    context: TokenResponseContext,
+  ): TokenResponseBody | void | Promise<TokenResponseBody | void>;
   /** Seed: token is null when a Bearer requester asks about an unknown token; exactly one of the other two is set. */
   allowTokenIntrospection?(
     token: AccessTokenRecord | null,
@@ -43,7 +46,10 @@ export interface OAuthHooks {
     authorizedToken: AccessTokenRecord | null,
   ): unknown;
   /** Fields merged into an active introspection response; they can never change `active`. */
-  customIntrospectionResponse?(token: AccessTokenRecord, context: IntrospectionContext): Record<string, unknown> | null | undefined | Promise<Record<string, unknown> | null | undefined>;
+  customIntrospectionResponse?(
+    token: AccessTokenRecord,
+    context: IntrospectionContext,
+  ): Record<string, unknown> | null | undefined | Promise<Record<string, unknown> | null | undefined>;
   /** Password grant: the user for these credentials, or null. Default: the local users table. */
   resourceOwnerFromCredentials?(username: string, password: string): ResourceOwner | null | Promise<ResourceOwner | null>;
 }

@@ -19,13 +19,28 @@ type RuleFactory<R extends IntrospectionRuleConfig> = (config: R) => Introspecti
 // The seed's three default rules, and two more for resource servers that introspect every token.
 const RULES: { [K in IntrospectionRuleConfig['rule']]: RuleFactory<Extract<IntrospectionRuleConfig, { rule: K }>> } = {
   // Seed rule 1; compared nil-safe like the reference, so an unknown token is compared with nothing (10.2).
-  sameApplication: () => (token, { bearer }) => bearer !== null && bearer.applicationId === (token?.applicationId ?? null),
+  sameApplication:
+    () =>
+    (token, { bearer }) =>
+      bearer !== null && bearer.applicationId === (token?.applicationId ?? null),
   // Seed rule 2.
-  tokenApplication: () => (token, { client }) => client !== null && token?.applicationId != null && token.applicationId === client.id,
+  tokenApplication:
+    () =>
+    (token, { client }) =>
+      client !== null && token?.applicationId != null && token.applicationId === client.id,
   // Seed rule 3 (a token not found is allowed too: it is reported inactive anyway).
-  publicToken: () => (token, { client }) => client !== null && (token === null || token.applicationId === null),
-  clients: ({ clientIds }) => (_token, { client }) => client !== null && clientIds.includes(client.uid),
-  bearerScope: ({ scope }) => (_token, { bearer }) => bearer !== null && bearer.scopes.includes(scope),
+  publicToken:
+    () =>
+    (token, { client }) =>
+      client !== null && (token === null || token.applicationId === null),
+  clients:
+    ({ clientIds }) =>
+    (_token, { client }) =>
+      client !== null && clientIds.includes(client.uid),
+  bearerScope:
+    ({ scope }) =>
+    (_token, { bearer }) =>
+      bearer !== null && bearer.scopes.includes(scope),
 };
 
 /** The OR of config `introspection.allow`, as a table of named rules. */
@@ -40,7 +55,10 @@ export function introspectionRules(allow: readonly IntrospectionRuleConfig[]): I
  * The policy of a set of dependencies: the rules built with them (OAuthDeps.introspectionRules, in app.ts), or
  * for dependencies assembled without them, the rules of their config.
  */
-export function introspectionPolicyOf(deps: { config: Readonly<Config>; introspectionRules?: IntrospectionRule[] | undefined }): IntrospectionRule[] {
+export function introspectionPolicyOf(deps: {
+  config: Readonly<Config>;
+  introspectionRules?: IntrospectionRule[] | undefined;
+}): IntrospectionRule[] {
   return deps.introspectionRules ?? introspectionRules(deps.config.introspection.allow);
 }
 

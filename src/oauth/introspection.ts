@@ -25,7 +25,11 @@ const INACTIVE = { active: false } as const;
  * RFC 7662 as the seed describes it (SPEC 3.3). The requester is a client by HTTP Basic or a bearer token,
  * nothing else; an inactive answer is exactly {"active": false}, so nothing leaks (RFC 7662 section 2.2).
  */
-export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], request: IntrospectionRequest): Promise<IntrospectionResponse> {
+export async function introspect(
+  deps: OAuthDeps,
+  rules: IntrospectionRule[],
+  request: IntrospectionRequest,
+): Promise<IntrospectionResponse> {
   const { parameters, authorization } = request;
   refuseBodyCredentials(parameters, authorization);
   const hint = optionalParameter(parameters, 'token_type_hint');
@@ -62,13 +66,19 @@ function refuseBodyCredentials(parameters: Parameters, authorization: string | u
 const schemeOf = (authorization: string | undefined) => authorization?.trim().split(/\s+/, 1)[0]?.toLowerCase();
 
 /** The credential of `Authorization: Bearer <value>`; null for another scheme, '' for an empty one. */
-const bearerValue = (authorization: string | undefined) => (schemeOf(authorization) === 'bearer' ? authorization!.trim().slice(6).trim() : null);
+const bearerValue = (authorization: string | undefined) =>
+  schemeOf(authorization) === 'bearer' ? authorization!.trim().slice(6).trim() : null;
 
 /**
  * A Bearer request names two access tokens, the requester's and (unless hinted as a refresh token) the
  * introspected one: both are read in one query. Every check still runs in its own order on the result.
  */
-async function prefetchBearerPair(deps: OAuthDeps, bearer: string | null, token: string | undefined, hint: string | undefined): Promise<AccessLookup | undefined> {
+async function prefetchBearerPair(
+  deps: OAuthDeps,
+  bearer: string | null,
+  token: string | undefined,
+  hint: string | undefined,
+): Promise<AccessLookup | undefined> {
   if (!bearer || !token || hint === 'refresh_token') return undefined;
   return findAccessTokens(deps, [bearer, token]);
 }

@@ -170,13 +170,18 @@ function sameExceptLoopbackPort(requested: UriParts, registered: string): boolea
 // no normalisation of case, default ports, trailing slashes, query or percent-encoding. The loopback port
 // exception is RFC 8252's, for native apps, which are public clients: a confidential client gets none, so a
 // page cannot send its codes or tokens to whatever else listens on another loopback port.
-export function matchesRegisteredUri(requested: string, registered: readonly string[], { anyLoopbackPort }: { anyLoopbackPort: boolean }): boolean {
+export function matchesRegisteredUri(
+  requested: string,
+  registered: readonly string[],
+  { anyLoopbackPort }: { anyLoopbackPort: boolean },
+): boolean {
   if (typeof requested !== 'string' || !Array.isArray(registered)) return false;
   if (isOutOfBand(requested)) return registered.includes(requested);
   const parts = parseUri(requested);
   if (parts === null || !isValidRedirectTarget(parts)) return false;
   return registered.some(
-    (candidate) => typeof candidate === 'string' && (candidate === requested || (anyLoopbackPort && sameExceptLoopbackPort(parts, candidate))),
+    (candidate) =>
+      typeof candidate === 'string' && (candidate === requested || (anyLoopbackPort && sameExceptLoopbackPort(parts, candidate))),
   );
 }
 
@@ -187,11 +192,7 @@ function firstParameterName(part: string): string {
 
 // Reference 4.5 with Doorkeeper 6's fix: response parameters replace same-named ones already in the URI, so a
 // registered "?state=x" never yields two states. Existing parameters are kept byte for byte, in order.
-export function buildRedirectUrl(
-  redirectUri: string,
-  params: Record<string, string | undefined>,
-  mode: 'query' | 'fragment',
-): string {
+export function buildRedirectUrl(redirectUri: string, params: Record<string, string | undefined>, mode: 'query' | 'fragment'): string {
   const response = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
     if (typeof value === 'string' && value !== '') response.append(name, value);

@@ -37,10 +37,7 @@ export function allScopesAllowed(requested: readonly string[], allowed: readonly
 // Scopes used when the request names none (reference 4.2 and 8.3): an application without scopes gets the
 // server defaults; an application with scopes gets only the defaults it also lists, in the defaults' order.
 // The result may be empty; whether that is invalid_scope is the caller's (grant's) decision.
-export function effectiveDefaultScopes(
-  defaultScopes: readonly string[],
-  applicationScopes: readonly string[],
-): string[] {
+export function effectiveDefaultScopes(defaultScopes: readonly string[], applicationScopes: readonly string[]): string[] {
   if (applicationScopes.length === 0) return [...defaultScopes];
   const permitted = new Set(applicationScopes);
   return defaultScopes.filter((scope) => permitted.has(scope));

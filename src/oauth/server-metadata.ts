@@ -16,10 +16,7 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     revocation_endpoint: `${base}/oauth/revoke`,
     ...(config.introspection.enabled && { introspection_endpoint: `${base}/oauth/introspect` }),
     scopes_supported: [...config.defaultScopes, ...config.optionalScopes],
-    response_types_supported: [
-      ...(flows.includes('authorization_code') ? ['code'] : []),
-      ...(flows.includes('implicit') ? ['token'] : []),
-    ],
+    response_types_supported: [...(flows.includes('authorization_code') ? ['code'] : []), ...(flows.includes('implicit') ? ['token'] : [])],
     response_modes_supported: responseModes(flows),
     // RFC 7591 section 2 grant type values, which include "implicit".
     grant_types_supported: [...flows],

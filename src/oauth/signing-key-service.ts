@@ -28,7 +28,9 @@ export function signingKeySettings(config: SigningKeyDeps['config']): SigningKey
 }
 
 /** The algorithms kept signing-ready: the configured ones, RS256 always (OpenID Connect's default). */
-export const signingAlgorithms = (config: SigningKeyDeps['config']): SigningAlgorithm[] => [...new Set<SigningAlgorithm>(['RS256', ...config.keys.algorithms])];
+export const signingAlgorithms = (config: SigningKeyDeps['config']): SigningAlgorithm[] => [
+  ...new Set<SigningAlgorithm>(['RS256', ...config.keys.algorithms]),
+];
 
 /** Makes the keys the lifecycle needs now (a first key, or a successor due); returns those it made. */
 export async function ensureSigningKeys(deps: SigningKeyDeps): Promise<SigningKeyRecord[]> {

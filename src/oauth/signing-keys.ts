@@ -36,11 +36,16 @@ const SECOND = 1000;
 const DAY = 86_400 * SECOND;
 
 const live = (keys: readonly SigningKeyRecord[], alg: SigningAlgorithm) => keys.filter((key) => key.alg === alg && key.retiredAt === null);
-const newestFirst = (a: SigningKeyRecord, b: SigningKeyRecord) => b.signsFrom.getTime() - a.signsFrom.getTime() || b.createdAt.getTime() - a.createdAt.getTime();
+const newestFirst = (a: SigningKeyRecord, b: SigningKeyRecord) =>
+  b.signsFrom.getTime() - a.signsFrom.getTime() || b.createdAt.getTime() - a.createdAt.getTime();
 
 /** The key that signs for `alg` at `now`: of the live keys that have started, the one that started last. */
 export function activeSigningKey(keys: readonly SigningKeyRecord[], alg: SigningAlgorithm, now: Date): SigningKeyRecord | null {
-  return live(keys, alg).filter((key) => key.signsFrom <= now).sort(newestFirst)[0] ?? null;
+  return (
+    live(keys, alg)
+      .filter((key) => key.signsFrom <= now)
+      .sort(newestFirst)[0] ?? null
+  );
 }
 
 /** When `key` stopped signing (a newer key of its algorithm started), or null while it still signs or waits to. */

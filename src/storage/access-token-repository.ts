@@ -11,7 +11,14 @@ const COLUMNS = selectList(Prisma.OauthAccessTokenScalarFieldEnum);
 const numberOrNull = (value: bigint | number | null) => (value === null ? null : Number(value));
 
 /** The table's one mapper: every column is its record field as it is, but the ids and the scopes. */
-const toAccessToken = ({ id, applicationId, resourceOwnerId, accessGrantId, scopes, ...columns }: Row<OauthAccessToken>): AccessTokenRecord => ({
+const toAccessToken = ({
+  id,
+  applicationId,
+  resourceOwnerId,
+  accessGrantId,
+  scopes,
+  ...columns
+}: Row<OauthAccessToken>): AccessTokenRecord => ({
   ...columns,
   id: Number(id),
   applicationId: numberOrNull(applicationId),
@@ -90,11 +97,13 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
   const count = async (text: string, values: unknown[]) => (await sql.query(text, values)).length;
   return {
     findByToken: async (token) => one(await sql.query<Row<OauthAccessToken>>(FIND_BY_TOKEN, [token])),
-    findByTokens: async (tokens) => (tokens.length === 0 ? [] : (await sql.query<Row<OauthAccessToken>>(findByTokensStatement(tokens.length), tokens)).map(toAccessToken)),
+    findByTokens: async (tokens) =>
+      tokens.length === 0 ? [] : (await sql.query<Row<OauthAccessToken>>(findByTokensStatement(tokens.length), tokens)).map(toAccessToken),
     findByRefreshToken: async (refreshToken) => one(await sql.query<Row<OauthAccessToken>>(FIND_BY_REFRESH, [refreshToken])),
     create: async (input) => toAccessToken((await sql.query<Row<OauthAccessToken>>(INSERT, insertValues(input)))[0]!),
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
-    rotate: async (id, at, successor) => one(await sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(successor), id, timestamp(at)])),
+    rotate: async (id, at, successor) =>
+      one(await sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(successor), id, timestamp(at)])),
     async findSuccessor(previousRefreshToken, family) {
       if (family === null) return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_OF_UNFAMILIED, [previousRefreshToken]));
       return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_IN_FAMILY, [previousRefreshToken, family]));

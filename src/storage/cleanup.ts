@@ -1,4 +1,12 @@
-import { CLEANUP_KINDS, cleanupPolicy, type CleanupKind, type CleanupPolicy, type CleanupRule, type CleanupSettings, type UsableFamily } from '../oauth/cleanup-policy.js';
+import {
+  CLEANUP_KINDS,
+  cleanupPolicy,
+  type CleanupKind,
+  type CleanupPolicy,
+  type CleanupRule,
+  type CleanupSettings,
+  type UsableFamily,
+} from '../oauth/cleanup-policy.js';
 import type { CleanupResult } from '../oauth/cleanup.js';
 import type { CleanupRun, CleanupStore, KeptCounts } from '../oauth/store.js';
 import { timestamp } from './rows.js';
@@ -32,7 +40,10 @@ const usableFamilyMember = (at: string, issuedBefore: string) => `EXISTS (
   WHERE live.refresh_family = t.refresh_family AND (live.revoked_at IS NULL OR live.revoked_at > ${at})
     AND (live.expires_in IS NULL OR live.created_at + make_interval(secs => live.expires_in) >= ${at}
       OR ${issuedBefore}::timestamp IS NULL OR live.created_at >= ${issuedBefore}::timestamp))`;
-const familyValues = (family: UsableFamily) => [timestamp(family.at), family.refreshTokensIssuedBefore && timestamp(family.refreshTokensIssuedBefore)];
+const familyValues = (family: UsableFamily) => [
+  timestamp(family.at),
+  family.refreshTokensIssuedBefore && timestamp(family.refreshTokensIssuedBefore),
+];
 
 /** A rule of the policy as a walk of an index and a condition on its rows. */
 function sqlOf(rule: CleanupRule): Rule {

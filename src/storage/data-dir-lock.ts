@@ -24,8 +24,13 @@ export interface DataDirLock {
 
 /** Another live process has the folder open: opening a second copy would lose one side's writes. */
 export class DataDirInUse extends Error {
-  constructor(readonly dataDir: string, readonly owner: DataDirOwner) {
-    super(`the embedded database ${dataDir} is in use by ${owner.role === 'server' ? 'the server' : 'a CLI command'} running as process ${owner.pid}`);
+  constructor(
+    readonly dataDir: string,
+    readonly owner: DataDirOwner,
+  ) {
+    super(
+      `the embedded database ${dataDir} is in use by ${owner.role === 'server' ? 'the server' : 'a CLI command'} running as process ${owner.pid}`,
+    );
     this.name = 'DataDirInUse';
   }
 }

@@ -112,12 +112,16 @@ async function createPostgres(target: PostgresTarget, readUrl: string | null, po
     await pool.query('SELECT 1');
   } catch (error) {
     await pool.end();
-    throw new Error(`cannot connect to the database of ${target.source} (${target.location}): ${(error as Error).message}`, { cause: error });
+    throw new Error(`cannot connect to the database of ${target.source} (${target.location}): ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql = sqlClientForPool(pool);
   // A replica that does not answer is left for the primary quickly (read-replica.ts), not after 5 s per request.
-  const readPool = readUrl ? createPool({ connectionString: readUrl }, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 }) : null;
+  const readPool = readUrl
+    ? createPool({ connectionString: readUrl }, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 })
+    : null;
   const replica = readPool && createReadReplica(readPool, sql);
   try {
     await replica?.verify();
@@ -131,7 +135,8 @@ async function createPostgres(target: PostgresTarget, readUrl: string | null, po
     prisma,
     sql,
     readSql: replica?.sql ?? sql,
-    readReplica: replica && readPool && { poolStats: () => statsOf(readPool), onFallback: replica.onFallback, onRecovery: replica.onRecovery },
+    readReplica: replica &&
+      readPool && { poolStats: () => statsOf(readPool), onFallback: replica.onFallback, onRecovery: replica.onRecovery },
     shareWithCliCommands: async () => undefined,
     // Other processes' changes on PostgreSQL are seen within the cache's lifetime (application-cache.ts).
     onCliCommit: () => undefined,
@@ -185,7 +190,12 @@ async function createPglite(location: string, options: DatabaseOptions, lock: Da
 const statsOf = (pool: pg.Pool): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 
 // application_name tells the service's connections apart in pg_stat_activity (a URL's own setting wins).
-function createPool(connection: pg.PoolConfig, size: number, applicationName: string, extra: { options?: string; connectionTimeoutMillis?: number }): pg.Pool {
+function createPool(
+  connection: pg.PoolConfig,
+  size: number,
+  applicationName: string,
+  extra: { options?: string; connectionTimeoutMillis?: number },
+): pg.Pool {
   const pool = new pg.Pool({
     application_name: applicationName,
     max: size,

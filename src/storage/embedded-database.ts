@@ -78,7 +78,14 @@ async function socketRoute(location: string, ownerPid: number): Promise<Embedded
   const deadline = Date.now() + SOCKET_WAIT_MS;
   for (;;) {
     const problem = await probeSocket(path);
-    if (problem === null) return { kind: 'socket', location: `${location} (through the server, process ${ownerPid})`, host: location, port: SOCKET_PORT, ownerPid };
+    if (problem === null)
+      return {
+        kind: 'socket',
+        location: `${location} (through the server, process ${ownerPid})`,
+        host: location,
+        port: SOCKET_PORT,
+        ownerPid,
+      };
     if (liveOwner(location)?.pid !== ownerPid) return routeAfterOwnerLeft(location);
     if (Date.now() > deadline) {
       throw new Error(

@@ -90,7 +90,11 @@ class ClientSession {
   private release: (() => void) | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly db: PGlite, private readonly socket: Socket, private readonly onCommit: () => void) {}
+  constructor(
+    private readonly db: PGlite,
+    private readonly socket: Socket,
+    private readonly onCommit: () => void,
+  ) {}
 
   receive(chunk: Buffer): void {
     this.buffer = Buffer.concat([this.buffer, chunk]);

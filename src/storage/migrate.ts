@@ -5,10 +5,9 @@ import type { Database } from './database.js';
 import type { SqlClient } from './sql-client.js';
 
 /** prisma/migrations, found from both src/storage (tsx) and dist/storage (compiled). */
-export const MIGRATIONS_DIR = [
-  join(import.meta.dirname, '../../prisma/migrations'),
-  join(process.cwd(), 'prisma/migrations'),
-].find((dir) => existsSync(dir)) ?? join(process.cwd(), 'prisma/migrations');
+export const MIGRATIONS_DIR =
+  [join(import.meta.dirname, '../../prisma/migrations'), join(process.cwd(), 'prisma/migrations')].find((dir) => existsSync(dir)) ??
+  join(process.cwd(), 'prisma/migrations');
 
 // Any constant shared by every instance; 0x6f61757468 is "oauth".
 const MIGRATION_LOCK_KEY = 0x6f61757468;

@@ -2,13 +2,27 @@
 // unreachable right now" (503, retry later) rather than a bug (500).
 
 const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
-  '08000', '08001', '08003', '08004', '08006', // connection exceptions
-  'P1001', 'P1002', 'P1008', 'P1017', 'P2024', // Prisma: can't reach, timed out, closed, pool timeout
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006', // connection exceptions
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+  'P2024', // Prisma: can't reach, timed out, closed, pool timeout
 ]);
 
 const CONNECTION_MESSAGES = [

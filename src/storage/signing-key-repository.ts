@@ -42,7 +42,11 @@ export function signingKeyRepository(database: Database, keyEncryptionKey: Buffe
     },
     async create({ kid, alg, publicJwk, privateJwk }, times) {
       const privateText = encryptPrivateKey(JSON.stringify(privateJwk), kek(), kid);
-      return toKey(await prisma.oauthSigningKey.create({ data: { kid, alg, publicJwk: JSON.stringify(publicJwk), privateJwk: privateText, ...times } }));
+      return toKey(
+        await prisma.oauthSigningKey.create({
+          data: { kid, alg, publicJwk: JSON.stringify(publicJwk), privateJwk: privateText, ...times },
+        }),
+      );
     },
     async retire(kid, at) {
       return (await prisma.oauthSigningKey.updateMany({ where: { kid, retiredAt: null }, data: { retiredAt: at } })).count > 0;
@@ -62,7 +66,10 @@ export function signingKeyRepository(database: Database, keyEncryptionKey: Buffe
           }
         }),
       );
-      queues.set(database, run.catch(() => undefined));
+      queues.set(
+        database,
+        run.catch(() => undefined),
+      );
       return run;
     },
   };

@@ -38,8 +38,10 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
     applicationAdmin: applications,
     userAdmin: userRepository(database.sql, database.prisma),
     cleanup: cleanupStore(database.sql),
-    signingKeys: signingKeyRepository(database, keyEncryptionKey === null ? null : parseKeyEncryptionKey(keyEncryptionKey), () =>
-      new KeyEncryptionKeyInvalid('is not set'),
+    signingKeys: signingKeyRepository(
+      database,
+      keyEncryptionKey === null ? null : parseKeyEncryptionKey(keyEncryptionKey),
+      () => new KeyEncryptionKeyInvalid('is not set'),
     ),
   };
   return storesOn(database.prisma, database.sql, shared, accessTokenRepository(database.readSql));

@@ -53,7 +53,9 @@ describe('admin pages in Chromium: /oauth/applications', () => {
     const secret = await secretText();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     await expect(page.locator('#confidential').innerText()).resolves.toBe('true');
-    await expect(page.getByRole('link', { name: 'Authorize' }).first().getAttribute('href')).resolves.toContain(`client_id=${encodeURIComponent(uid)}`);
+    await expect(page.getByRole('link', { name: 'Authorize' }).first().getAttribute('href')).resolves.toContain(
+      `client_id=${encodeURIComponent(uid)}`,
+    );
     await screenshot(page, 'admin-applications-show');
     await expect(tokenStatus(uid, secret)).resolves.toBe(200);
 
@@ -101,7 +103,9 @@ describe('admin pages in Chromium: /oauth/applications', () => {
     await page.getByRole('button', { name: 'Submit' }).click();
 
     await expect(page.getByRole('alert').first().innerText()).resolves.toContain('Whoops! Check your form for possible errors');
-    await expect(page.locator('#application_redirect_uri_errors').innerText()).resolves.toBe('Cannot contain a fragment. Must be an HTTPS/SSL URI.');
+    await expect(page.locator('#application_redirect_uri_errors').innerText()).resolves.toBe(
+      'Cannot contain a fragment. Must be an HTTPS/SSL URI.',
+    );
     await expect(page.locator('#application_scopes_errors').innerText()).resolves.toBe("Doesn't match those configured on the server.");
     await expect(page.getByLabel('Name').inputValue()).resolves.toBe('<b>Bold</b> app');
     await expect(page.getByLabel('Redirect URI').inputValue()).resolves.toBe('http://insecure.example/cb#frag');

@@ -47,7 +47,10 @@ describe('an application created in the admin UI, authorized from its show page'
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL((url) => url.pathname === '/oauth/authorize');
     expect(await page.locator('p.prompt').textContent()).toBe('Authorize Linked App to use your account?');
-    await Promise.all([page.waitForURL((url) => url.href.startsWith(callback.url)), page.getByRole('button', { name: 'Authorize' }).click()]);
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(callback.url)),
+      page.getByRole('button', { name: 'Authorize' }).click(),
+    ]);
 
     const returned = new URL(page.url());
     expect(returned.searchParams.get('iss')).toBe(server.baseUrl);

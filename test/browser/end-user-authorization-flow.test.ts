@@ -23,11 +23,15 @@ describe('end user in Chromium: login, consent, code exchange with PKCE S256, au
   let CALLBACK: string;
 
   beforeAll(async () => {
-    server = await listeningTestServer({ optionalScopes: ['write'], scopeDescriptions: { read: 'Read your data', write: 'Update your data' } });
+    server = await listeningTestServer({
+      optionalScopes: ['write'],
+      scopeDescriptions: { read: 'Read your data', write: 'Update your data' },
+    });
     await createUser(server.deps, 'alice');
     callback = await clientCallbackServer();
     CALLBACK = callback.url;
-    const application = (await createClient(server.deps, { name: 'Amazing Client App', confidential: false, redirectUri: CALLBACK })).application;
+    const application = (await createClient(server.deps, { name: 'Amazing Client App', confidential: false, redirectUri: CALLBACK }))
+      .application;
     as = {
       issuer: server.baseUrl,
       authorization_endpoint: `${server.baseUrl}/oauth/authorize`,
@@ -89,7 +93,15 @@ describe('end user in Chromium: login, consent, code exchange with PKCE S256, au
 
     // Checks state and iss (RFC 9207) and that there is no error.
     const parameters = oauth.validateAuthResponse(as, client, new URL(page.url()), request.state);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), parameters, CALLBACK, request.codeVerifier, insecure);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      parameters,
+      CALLBACK,
+      request.codeVerifier,
+      insecure,
+    );
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.scope).toBe('read write');
@@ -104,7 +116,10 @@ describe('end user in Chromium: login, consent, code exchange with PKCE S256, au
     const callback = new URL(page.url());
     expect(callback.searchParams.has('code')).toBe(false);
     expect(() => oauth.validateAuthResponse(as, client, callback, request.state)).toThrow(
-      expect.objectContaining({ error: 'access_denied', error_description: 'The resource owner or authorization server denied the request.' }),
+      expect.objectContaining({
+        error: 'access_denied',
+        error_description: 'The resource owner or authorization server denied the request.',
+      }),
     );
   });
 

@@ -64,9 +64,18 @@ describe('end-user pages in Chromium: escaping, errors, out-of-band code, form_p
     const application = (await createClient(server.deps, { name: 'Native App', redirectUri: OOB_URI, confidential: false })).application;
     const { context, page } = await loggedInPage();
     await page.goto(
-      authorizeUrl({ client_id: application.uid, redirect_uri: OOB_URI, response_type: 'code', code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' }),
+      authorizeUrl({
+        client_id: application.uid,
+        redirect_uri: OOB_URI,
+        response_type: 'code',
+        code_challenge: s256Challenge(VERIFIER),
+        code_challenge_method: 'S256',
+      }),
     );
-    await Promise.all([page.waitForURL((url) => url.pathname === '/oauth/authorize/native'), page.getByRole('button', { name: 'Authorize' }).click()]);
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === '/oauth/authorize/native'),
+      page.getByRole('button', { name: 'Authorize' }).click(),
+    ]);
     expect(await page.locator('h1').textContent()).toBe('Authorization code:');
     const code = await page.locator('#authorization_code').textContent();
     expect(code).toBe(new URL(page.url()).searchParams.get('code'));
@@ -76,7 +85,13 @@ describe('end-user pages in Chromium: escaping, errors, out-of-band code, form_p
     const response = await fetch(`${server.baseUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: OOB_URI, client_id: application.uid, code_verifier: VERIFIER }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: code!,
+        redirect_uri: OOB_URI,
+        client_id: application.uid,
+        code_verifier: VERIFIER,
+      }),
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ token_type: 'Bearer', scope: 'read' });
@@ -86,7 +101,15 @@ describe('end-user pages in Chromium: escaping, errors, out-of-band code, form_p
   it('form_post: the response form submits itself to the client (same-origin script under the CSP)', async () => {
     const application = (await createClient(server.deps, { name: 'Form Post App', redirectUri: callback.url })).application;
     const { context, page } = await loggedInPage();
-    await page.goto(authorizeUrl({ client_id: application.uid, redirect_uri: callback.url, response_type: 'code', response_mode: 'form_post', state: 'fp' }));
+    await page.goto(
+      authorizeUrl({
+        client_id: application.uid,
+        redirect_uri: callback.url,
+        response_type: 'code',
+        response_mode: 'form_post',
+        state: 'fp',
+      }),
+    );
     await Promise.all([page.waitForURL(callback.url), page.getByRole('button', { name: 'Authorize' }).click()]);
     const received = callback.requests.filter((request) => request.url === callback.url).at(-1)!;
     expect(received.method).toBe('POST');
@@ -100,7 +123,15 @@ describe('end-user pages in Chromium: escaping, errors, out-of-band code, form_p
   it('form_post without JavaScript: the Continue button posts the same form', async () => {
     const application = (await createClient(server.deps, { name: 'No Script App', redirectUri: callback.url })).application;
     const { context, page } = await loggedInPage({ javaScriptEnabled: false });
-    await page.goto(authorizeUrl({ client_id: application.uid, redirect_uri: callback.url, response_type: 'code', response_mode: 'form_post', state: 'nojs' }));
+    await page.goto(
+      authorizeUrl({
+        client_id: application.uid,
+        redirect_uri: callback.url,
+        response_type: 'code',
+        response_mode: 'form_post',
+        state: 'nojs',
+      }),
+    );
     await page.getByRole('button', { name: 'Authorize' }).click();
     await page.waitForLoadState();
     expect(await page.locator('h1').textContent()).toBe('Submit this form');

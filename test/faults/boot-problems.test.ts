@@ -37,7 +37,9 @@ describe('oauth-service at boot', () => {
   it('a port already in use ends the embedded-database server at once with exit 1 and the message, and frees the folder', async () => {
     const dataDir = join(root, 'port-in-use');
     const busy: Server = createServer();
-    const port = await new Promise<number>((resolve) => busy.listen(0, '127.0.0.1', () => resolve((busy.address() as { port: number }).port)));
+    const port = await new Promise<number>((resolve) =>
+      busy.listen(0, '127.0.0.1', () => resolve((busy.address() as { port: number }).port)),
+    );
     try {
       const started = Date.now();
       const result = await runService(['serve'], { ...secret, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port) });
@@ -56,7 +58,10 @@ describe('oauth-service at boot', () => {
     try {
       expect(derived.output()).toContain(`oauth-service is running at ${derived.baseUrl} (listening on`);
       expect(derived.output()).toContain('base URL: derived from the listening address');
-      const metadata = (await (await fetch(`${derived.baseUrl}/.well-known/oauth-authorization-server`)).json()) as { issuer: string; token_endpoint: string };
+      const metadata = (await (await fetch(`${derived.baseUrl}/.well-known/oauth-authorization-server`)).json()) as {
+        issuer: string;
+        token_endpoint: string;
+      };
       expect(metadata.issuer).toBe(derived.baseUrl);
       expect(metadata.token_endpoint).toBe(`${derived.baseUrl}/oauth/token`);
     } finally {

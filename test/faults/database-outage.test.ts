@@ -26,7 +26,14 @@ describe('PostgreSQL stops and starts again under the service', () => {
     await migrate(database);
     const config = loadConfig({ input: { log: { level: 'silent' }, databaseUrl: postgres.url } });
     const stores = createStores(database, { applicationCacheSeconds: 0 });
-    const deps: OAuthDeps = { stores, config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
+    const deps: OAuthDeps = {
+      stores,
+      config,
+      now: () => new Date(),
+      hooks: {},
+      passwords: argon2Hasher,
+      limits: createAttemptLimits(config.rateLimit),
+    };
     app = await buildServer({ config, database, stores });
     client = await createClient(deps);
     token = (await issueToken(deps, { application: client.application })).accessToken;
@@ -38,9 +45,19 @@ describe('PostgreSQL stops and starts again under the service', () => {
   });
 
   const introspect = () =>
-    app.inject({ method: 'POST', url: '/oauth/introspect', headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) }, payload: form({ token }) });
+    app.inject({
+      method: 'POST',
+      url: '/oauth/introspect',
+      headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) },
+      payload: form({ token }),
+    });
   const issue = () =>
-    app.inject({ method: 'POST', url: '/oauth/token', headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) }, payload: form({ grant_type: 'client_credentials' }) });
+    app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) },
+      payload: form({ grant_type: 'client_credentials' }),
+    });
 
   it('answers 503 temporarily_unavailable (never 500, never hanging) while the database is down, and recovers without a restart', async () => {
     expect((await introspect()).json()).toMatchObject({ active: true });
@@ -51,7 +68,8 @@ describe('PostgreSQL stops and starts again under the service', () => {
     for (const response of during) expect(response.statusCode).toBe(503);
     expect(during[0]!.json()).toEqual({
       error: 'temporarily_unavailable',
-      error_description: 'The authorization server is currently unable to handle the request due to a temporary overloading or maintenance of the server.',
+      error_description:
+        'The authorization server is currently unable to handle the request due to a temporary overloading or maintenance of the server.',
     });
     expect(during[0]!.headers['retry-after']).toBe('5');
 

@@ -17,10 +17,13 @@ describe('CLI commands while the server runs on the embedded database', () => {
     root = mkdtempSync(join(tmpdir(), 'oauth-quick-start-'));
     dataDir = join(root, 'data');
     const configPath = join(root, 'config.json');
-    writeFileSync(configPath, JSON.stringify({
-      grantFlows: ['client_credentials', 'password', 'refresh_token'],
-      introspection: { allow: [{ rule: 'tokenApplication' }] },
-    }));
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        grantFlows: ['client_credentials', 'password', 'refresh_token'],
+        introspection: { allow: [{ rule: 'tokenApplication' }] },
+      }),
+    );
     env = { OAUTH_CONFIG: configPath, DATA_DIR: dataDir, SESSION_SECRET: 'x'.repeat(40) };
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -33,13 +36,19 @@ describe('CLI commands while the server runs on the embedded database', () => {
   const token = (baseUrl: string, credentials: string, body: Record<string, string>) =>
     fetch(`${baseUrl}/oauth/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams(body),
     });
   const introspect = async (baseUrl: string, credentials: string, accessToken: string) => {
     const response = await fetch(`${baseUrl}/oauth/introspect`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ token: accessToken }),
     });
     expect(response.status).toBe(200);
@@ -51,12 +60,18 @@ describe('CLI commands while the server runs on the embedded database', () => {
     try {
       expect(server.output()).toContain('npm run cli -- apps create --name "My app" --redirect-uri https://app.example.com/callback');
 
-      const app = JSON.parse(await cli(['apps', 'create', '--name', 'My app', '--redirect-uri', 'https://app.example.com/callback', '--json'])) as { uid: string; secret: string };
+      const app = JSON.parse(
+        await cli(['apps', 'create', '--name', 'My app', '--redirect-uri', 'https://app.example.com/callback', '--json']),
+      ) as { uid: string; secret: string };
       const firstCredentials = `${app.uid}:${app.secret}`;
       expect((await token(server.baseUrl, firstCredentials, { grant_type: 'client_credentials' })).status).toBe(200);
 
       await cli(['users', 'create', '--username', 'alice'], 'a long password\n');
-      const login = await token(server.baseUrl, firstCredentials, { grant_type: 'password', username: 'alice', password: 'a long password' });
+      const login = await token(server.baseUrl, firstCredentials, {
+        grant_type: 'password',
+        username: 'alice',
+        password: 'a long password',
+      });
       expect(login.status).toBe(200);
       const { access_token: aliceToken } = (await login.json()) as { access_token: string };
 
@@ -100,7 +115,9 @@ describe('CLI commands while the server runs on the embedded database', () => {
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`the embedded database ${dataDir} is in use by the server running as process ${first.child.pid}`);
 
-      created = JSON.parse(await cli(['apps', 'create', '--name', 'Before the kill', '--redirect-uri', 'https://app.example.com/cb', '--json'])) as { uid: string; secret: string };
+      created = JSON.parse(
+        await cli(['apps', 'create', '--name', 'Before the kill', '--redirect-uri', 'https://app.example.com/cb', '--json']),
+      ) as { uid: string; secret: string };
     } finally {
       first.child.kill('SIGKILL');
       await new Promise((resolve) => first.child.once('exit', resolve));
@@ -151,6 +168,8 @@ describe('CLI commands while the server runs on the embedded database', () => {
     writeFileSync(join(lonely, 'oauth-service.lock'), `${JSON.stringify({ pid: process.pid, role: 'server', startTime: null })}\n`);
     const result = await runService(['apps', 'list'], { ...env, DATA_DIR: lonely });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`is in use by the server running as process ${process.pid}, but its socket ${join(lonely, '.s.PGSQL.5432')} cannot be reached`);
+    expect(result.stderr).toContain(
+      `is in use by the server running as process ${process.pid}, but its socket ${join(lonely, '.s.PGSQL.5432')} cannot be reached`,
+    );
   }, 60_000);
 });

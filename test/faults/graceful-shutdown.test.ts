@@ -27,7 +27,14 @@ describe('SIGTERM under load', () => {
     const config = loadConfig({ path: configPath });
     const database = await createDatabase({ databaseUrl: null, dataDir: config.dataDir });
     await migrate(database);
-    const deps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
+    const deps = {
+      stores: createStores(database),
+      config,
+      now: () => new Date(),
+      hooks: {},
+      passwords: argon2Hasher,
+      limits: createAttemptLimits(config.rateLimit),
+    };
     const created = await createApplication(deps, { name: 'Load', redirectUri: '', scopes: '', confidential: true });
     clientId = created.application.uid;
     clientSecret = created.plainSecret!;
@@ -38,16 +45,29 @@ describe('SIGTERM under load', () => {
 
   it('answers every request it has received, then exits 0', async () => {
     const service = await startService(env);
-    const body = new URLSearchParams({ grant_type: 'password', username: 'alice', password: 'a long password', client_id: clientId, client_secret: clientSecret });
+    const body = new URLSearchParams({
+      grant_type: 'password',
+      username: 'alice',
+      password: 'a long password',
+      client_id: clientId,
+      client_secret: clientSecret,
+    });
     const requests = Array.from({ length: 12 }, () =>
       fetch(`${service.baseUrl}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body,
-      }).then((r) => r.status, (error: Error) => String((error.cause as { code?: string })?.code ?? error)),
+      }).then(
+        (r) => r.status,
+        (error: Error) => String((error.cause as { code?: string })?.code ?? error),
+      ),
     );
     // Signal only once the service has received every request (its own log says so).
-    const received = () => service.output().split('\n').filter((line) => line.includes('"url":"/oauth/token"') && line.includes('incoming request')).length;
+    const received = () =>
+      service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"url":"/oauth/token"') && line.includes('incoming request')).length;
     for (let waited = 0; received() < requests.length && waited < 20_000; waited += 10) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }

@@ -37,8 +37,18 @@ describe('memory soak (shortened)', () => {
     writeFileSync(configPath, JSON.stringify({ databaseUrl: postgres.url, host: '127.0.0.1', port, sessionSecret: 'soak-'.repeat(8) }));
     const config = loadConfig({ path: configPath });
     seed = await seedThroughDomain(postgres.url, config, 0);
-    await insertBulkTokens(postgres.url, { applicationId: seed.applicationId, from: 1, to: STORED_TOKENS, hashTokens: config.hashTokens, scopes: config.defaultScopes.join(' ') }, () => undefined);
-// Vitest sets BASE_URL ('/') in its own environment, which the service would read as its base URL.
+    await insertBulkTokens(
+      postgres.url,
+      {
+        applicationId: seed.applicationId,
+        from: 1,
+        to: STORED_TOKENS,
+        hashTokens: config.hashTokens,
+        scopes: config.defaultScopes.join(' '),
+      },
+      () => undefined,
+    );
+    // Vitest sets BASE_URL ('/') in its own environment, which the service would read as its base URL.
     const env = { LOG_LEVEL: 'warn', DATABASE_URL: postgres.url, BASE_URL: `http://127.0.0.1:${port}` };
     service = await startServer('service', ['--import', 'tsx', 'src/main.ts', 'serve', '--config', configPath], env, port);
   }, 90_000);
@@ -48,24 +58,35 @@ describe('memory soak (shortened)', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it(`answers every request of ${SOAK_SECONDS} s of mixed load with a flat memory floor, and stays ready`, async () => {
-    const scenario = soakScenario(seed, STORED_TOKENS);
-    const warmup = await runLoad(service.baseUrl, scenario, { connections: CONNECTIONS, seconds: WARMUP_SECONDS });
-    expect(warmup.problems).toEqual({});
+  it(
+    `answers every request of ${SOAK_SECONDS} s of mixed load with a flat memory floor, and stays ready`,
+    async () => {
+      const scenario = soakScenario(seed, STORED_TOKENS);
+      const warmup = await runLoad(service.baseUrl, scenario, { connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+      expect(warmup.problems).toEqual({});
 
-    const samples: number[] = [];
-    const run = await runLoad(service.baseUrl, scenario, { connections: CONNECTIONS, seconds: SOAK_SECONDS }, { onTick: () => samples.push(service.rss()) });
-    expect(run.problems).toEqual({});
-    expect(run.latencies.length).toBeGreaterThan(SOAK_SECONDS * 50);
+      const samples: number[] = [];
+      const run = await runLoad(
+        service.baseUrl,
+        scenario,
+        { connections: CONNECTIONS, seconds: SOAK_SECONDS },
+        { onTick: () => samples.push(service.rss()) },
+      );
+      expect(run.problems).toEqual({});
+      expect(run.latencies.length).toBeGreaterThan(SOAK_SECONDS * 50);
 
-    const third = Math.max(1, Math.floor(samples.length / 3));
-    const firstFloor = Math.min(...samples.slice(0, third));
-    const lastFloor = Math.min(...samples.slice(-third));
-    const growth = (lastFloor - firstFloor) / firstFloor;
-    const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
-    console.info(`soak: ${run.latencies.length} responses in ${SOAK_SECONDS} s; RSS floor ${mb(firstFloor)} -> ${mb(lastFloor)} (${(growth * 100).toFixed(1)} %)`);
-    expect(growth, `RSS floor rose from ${mb(firstFloor)} to ${mb(lastFloor)}`).toBeLessThan(MAX_FLOOR_GROWTH);
+      const third = Math.max(1, Math.floor(samples.length / 3));
+      const firstFloor = Math.min(...samples.slice(0, third));
+      const lastFloor = Math.min(...samples.slice(-third));
+      const growth = (lastFloor - firstFloor) / firstFloor;
+      const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+      console.info(
+        `soak: ${run.latencies.length} responses in ${SOAK_SECONDS} s; RSS floor ${mb(firstFloor)} -> ${mb(lastFloor)} (${(growth * 100).toFixed(1)} %)`,
+      );
+      expect(growth, `RSS floor rose from ${mb(firstFloor)} to ${mb(lastFloor)}`).toBeLessThan(MAX_FLOOR_GROWTH);
 
-    expect((await fetch(`${service.baseUrl}/readyz`)).status).toBe(200);
-  }, (SOAK_SECONDS + WARMUP_SECONDS + 60) * 1000);
+      expect((await fetch(`${service.baseUrl}/readyz`)).status).toBe(200);
+    },
+    (SOAK_SECONDS + WARMUP_SECONDS + 60) * 1000,
+  );
 });

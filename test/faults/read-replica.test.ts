@@ -44,7 +44,12 @@ describe('two instances reading tokens from a synchronous read replica', () => {
   let b: Instance;
   let client: TestClient;
 
-  const configInput = () => ({ log: { level: 'info' }, sessionSecret: 's'.repeat(40), databaseUrl: primary.url, databaseReadUrl: standby.url });
+  const configInput = () => ({
+    log: { level: 'info' },
+    sessionSecret: 's'.repeat(40),
+    databaseUrl: primary.url,
+    databaseReadUrl: standby.url,
+  });
 
   // The serving path: buildServer opens the database from the config, read replica included, and checks it.
   async function startInstance(): Promise<Instance> {
@@ -53,7 +58,14 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => log.push(...chunk.toString().split('\n').filter(Boolean)));
     const app = await buildServer({ config, logStream });
-    const deps: OAuthDeps = { stores: createStores(app.database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
+    const deps: OAuthDeps = {
+      stores: createStores(app.database),
+      config,
+      now: () => new Date(),
+      hooks: {},
+      passwords: argon2Hasher,
+      limits: createAttemptLimits(config.rateLimit),
+    };
     return { app, deps, log };
   }
 
@@ -75,7 +87,12 @@ describe('two instances reading tokens from a synchronous read replica', () => {
   });
 
   const post = (instance: Instance, url: string, params: Record<string, string>) =>
-    instance.app.inject({ method: 'POST', url, headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) }, payload: form(params) });
+    instance.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) },
+      payload: form(params),
+    });
   const issue = async () => {
     const response = await post(a, '/oauth/token', { grant_type: 'client_credentials' });
     expect(response.statusCode).toBe(200);
@@ -124,12 +141,18 @@ describe('two instances reading tokens from a synchronous read replica', () => {
 
   it('boot (and the CLI, whose revocations must wait for the replica too) refuses a primary without a synchronous standby, and a read URL that is not a standby', async () => {
     const config = loadConfig({ input: configInput() });
-    const [{ names }] = (await sqlOn<{ names: string }>(primary.superuserUrl, 'SELECT current_setting($$synchronous_standby_names$$) AS names')) as [{ names: string }];
+    const [{ names }] = (await sqlOn<{ names: string }>(
+      primary.superuserUrl,
+      'SELECT current_setting($$synchronous_standby_names$$) AS names',
+    )) as [{ names: string }];
     const setStandbyNames = async (value: string) => {
       await sqlOn(primary.superuserUrl, `ALTER SYSTEM SET synchronous_standby_names = '${value.replaceAll("'", "''")}'`);
       await sqlOn(primary.superuserUrl, 'SELECT pg_reload_conf()');
       for (let i = 0; i < 50; i += 1) {
-        const [{ current }] = (await sqlOn<{ current: string }>(primary.superuserUrl, 'SELECT current_setting($$synchronous_standby_names$$) AS current')) as [{ current: string }];
+        const [{ current }] = (await sqlOn<{ current: string }>(
+          primary.superuserUrl,
+          'SELECT current_setting($$synchronous_standby_names$$) AS current',
+        )) as [{ current: string }];
         if (current === value) return;
         await sleep(100);
       }

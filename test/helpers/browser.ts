@@ -11,7 +11,9 @@ export const SCREENSHOT_DIR = join(import.meta.dirname, '../../test-results/scre
 export async function launchBrowser(): Promise<Browser> {
   // A missing browser fails the browser tests loudly rather than skipping them.
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,

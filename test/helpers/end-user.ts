@@ -113,7 +113,13 @@ export async function countRows(server: { app: FastifyInstance }, table: 'oauth_
 }
 
 /** A token row for (application, owner, scopes), created at `createdAt`, for consent-skip and listing tests. */
-export function liveToken(applicationId: number, resourceOwnerId: number, scopes: string[], createdAt: Date, expiresIn: number | null = 7200) {
+export function liveToken(
+  applicationId: number,
+  resourceOwnerId: number,
+  scopes: string[],
+  createdAt: Date,
+  expiresIn: number | null = 7200,
+) {
   return {
     applicationId,
     resourceOwnerId,

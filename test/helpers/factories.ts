@@ -27,12 +27,19 @@ export async function createClient(deps: OAuthDeps, fields: Partial<ApplicationF
   return { application, secret: plainSecret, uid: application.uid };
 }
 
-export async function createUser(deps: OAuthDeps, username = `user${++counter}`, password = 'correct horse battery'): Promise<UserRecord & { password: string }> {
+export async function createUser(
+  deps: OAuthDeps,
+  username = `user${++counter}`,
+  password = 'correct horse battery',
+): Promise<UserRecord & { password: string }> {
   const user = await deps.stores.userAdmin.create({ username, passwordHash: await deps.passwords.hash(password) });
   return { ...user, password };
 }
 
-export async function issueToken(deps: OAuthDeps, request: Partial<TokenRequest> & { application: ApplicationRecord | null }): Promise<IssuedToken> {
+export async function issueToken(
+  deps: OAuthDeps,
+  request: Partial<TokenRequest> & { application: ApplicationRecord | null },
+): Promise<IssuedToken> {
   return issueAccessToken(deps, {
     resourceOwnerId: null,
     scopes: ['read'],

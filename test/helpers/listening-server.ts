@@ -32,7 +32,9 @@ export async function clientCallbackServer(): Promise<ClientCallback> {
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
       requests.push({ method: request.method ?? '', url: `${url.origin}${request.url ?? ''}`, body });
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Client</title><h1>Client callback</h1>');
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>Client</title><h1>Client callback</h1>');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

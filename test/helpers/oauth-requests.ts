@@ -6,8 +6,7 @@ import { basicAuth, form, FORM } from './test-server.js';
 // are copied from the reference (section 2.4), not imported from src, so a changed description fails a test.
 
 export const TEXT = {
-  invalidRequest:
-    'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
+  invalidRequest: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
   multipleMethods: 'The request utilizes more than one mechanism for authenticating the client.',
   invalidClient:
     'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',

@@ -29,16 +29,24 @@ export function runService(args: string[], env: Record<string, string | undefine
 }
 
 /** Starts `src/main.ts serve` and resolves once /readyz answers 200. */
-export async function startService(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; baseUrl: string; output: () => string }> {
+export async function startService(
+  env: Record<string, string | undefined>,
+): Promise<{ child: ChildProcess; baseUrl: string; output: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_ARGS, 'serve'], { cwd: ROOT, env: serviceEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }) });
+  const child = spawn(process.execPath, [...NODE_ARGS, 'serve'], {
+    cwd: ROOT,
+    env: serviceEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 150; attempt += 1) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
-    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${baseUrl}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) return { child, baseUrl, output: () => output };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

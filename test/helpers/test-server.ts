@@ -33,7 +33,13 @@ export interface TestServerOptions {
 }
 
 /** A server on a fresh migrated database (PGlite, or PostgreSQL with DATABASE_URL), for inject() or listen(). */
-export async function buildTestServer({ config: input = {}, extensions, testDatabase, logStream, passwords }: TestServerOptions = {}): Promise<TestServer> {
+export async function buildTestServer({
+  config: input = {},
+  extensions,
+  testDatabase,
+  logStream,
+  passwords,
+}: TestServerOptions = {}): Promise<TestServer> {
   const ownDatabase = !testDatabase;
   const db = testDatabase ?? (await createTestDatabase());
   const config = loadConfig({
@@ -52,7 +58,14 @@ export async function buildTestServer({ config: input = {}, extensions, testData
   const now = () => clock.now;
   const stores = createStores(db.database);
   const app = await buildServer({ config, extensions, database: db.database, now, stores, logStream, passwords });
-  const deps: OAuthDeps = { stores, config, now, hooks: extensions ?? {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
+  const deps: OAuthDeps = {
+    stores,
+    config,
+    now,
+    hooks: extensions ?? {},
+    passwords: argon2Hasher,
+    limits: createAttemptLimits(config.rateLimit),
+  };
   return {
     app,
     config,

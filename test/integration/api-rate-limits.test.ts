@@ -69,18 +69,34 @@ describe('rate limits on the API group', () => {
     const locked = await tokenRequest(client.uid, client.secret!);
     expect(locked.statusCode).toBe(429);
     expect(locked.headers['retry-after']).toBe('120');
-    expect(locked.json()).toEqual({ error: 'temporarily_unavailable', error_description: 'Too many failed client authentications. Retry after 120 seconds.' });
-    const introspect = await server.app.inject({ method: 'POST', url: '/oauth/introspect', headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) }, payload: form({ token: 'x' }) });
+    expect(locked.json()).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: 'Too many failed client authentications. Retry after 120 seconds.',
+    });
+    const introspect = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/introspect',
+      headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) },
+      payload: form({ token: 'x' }),
+    });
     expect(introspect.statusCode).toBe(429);
   });
 
   it('two authentication methods at revoke and introspect answer like the token endpoint: 400 invalid_request', async () => {
     server = await buildTestServer();
     const client = await createClient(server.deps);
-    const multiple = { error: 'invalid_request', error_description: 'The request utilizes more than one mechanism for authenticating the client.' };
+    const multiple = {
+      error: 'invalid_request',
+      error_description: 'The request utilizes more than one mechanism for authenticating the client.',
+    };
     for (const url of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) {
       const payload = form({ grant_type: 'client_credentials', token: 'x', client_id: client.uid, client_secret: client.secret! });
-      const both = await server.app.inject({ method: 'POST', url, headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) }, payload });
+      const both = await server.app.inject({
+        method: 'POST',
+        url,
+        headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) },
+        payload,
+      });
       expect([url, both.statusCode, both.json()]).toEqual([url, 400, multiple]);
       const otherId = await server.app.inject({
         method: 'POST',
@@ -102,7 +118,9 @@ describe('rate limits on the API group', () => {
   it('does not limit successful calls by default', async () => {
     server = await buildTestServer({ config: { rateLimit: { maxFailures: 3 } } });
     const client = await createClient(server.deps);
-    const statuses = await Promise.all(Array.from({ length: 30 }, () => tokenRequest(client.uid, client.secret!).then((r) => r.statusCode)));
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, () => tokenRequest(client.uid, client.secret!).then((r) => r.statusCode)),
+    );
     expect(new Set(statuses)).toEqual(new Set([200]));
   });
 

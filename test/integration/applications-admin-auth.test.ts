@@ -36,7 +36,11 @@ describe(`/oauth/applications admin authentication (${backend})`, () => {
       expect(page.body).toContain('Wrong admin user name or password.');
       server.clock.advance(61); // stay under the lockout: this test is about the 401
     }
-    const json = await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: { authorization: adminBasic('admin', 'wrong'), accept: 'application/json' } });
+    const json = await server.app.inject({
+      method: 'GET',
+      url: '/oauth/applications',
+      headers: { authorization: adminBasic('admin', 'wrong'), accept: 'application/json' },
+    });
     expect(json.statusCode).toBe(401);
     expect(json.json()).toEqual({ error: 'unauthorized', error_description: 'Wrong admin user name or password.' });
     server.clock.advance(61);
@@ -51,10 +55,18 @@ describe(`/oauth/applications admin authentication (${backend})`, () => {
 
   it('repeated failures from one IP lock it out with 429 and Retry-After, even for the right password, until the lockout ends', async () => {
     for (let attempt = 1; attempt <= 3; attempt += 1) {
-      const response = await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: { authorization: adminBasic('admin', `guess-${attempt}`) } });
+      const response = await server.app.inject({
+        method: 'GET',
+        url: '/oauth/applications',
+        headers: { authorization: adminBasic('admin', `guess-${attempt}`) },
+      });
       expect(response.statusCode).toBe(401);
     }
-    const locked = await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: { ...ADMIN, accept: 'application/json' } });
+    const locked = await server.app.inject({
+      method: 'GET',
+      url: '/oauth/applications',
+      headers: { ...ADMIN, accept: 'application/json' },
+    });
     expect(locked.statusCode).toBe(429);
     expect(locked.headers['retry-after']).toBe('120');
     expect(locked.json().error).toBe('too_many_requests');
@@ -73,7 +85,12 @@ describe(`/oauth/applications admin authentication (${backend})`, () => {
   it('30 wrong admin passwords sent at once from one IP get at most maxFailures checks (finding 2)', async () => {
     const responses = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        server.app.inject({ method: 'GET', url: '/oauth/applications', remoteAddress: '198.51.100.40', headers: { authorization: adminBasic('admin', `burst-${i}`), accept: 'application/json' } }),
+        server.app.inject({
+          method: 'GET',
+          url: '/oauth/applications',
+          remoteAddress: '198.51.100.40',
+          headers: { authorization: adminBasic('admin', `burst-${i}`), accept: 'application/json' },
+        }),
       ),
     );
     const statuses = responses.map((response) => response.statusCode);
@@ -84,7 +101,12 @@ describe(`/oauth/applications admin authentication (${backend})`, () => {
 
   it('the admin check stays inside /oauth/applications', async () => {
     expect((await server.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    const token = await server.app.inject({ method: 'POST', url: '/oauth/token', headers: FORM, payload: form({ grant_type: 'client_credentials' }) });
+    const token = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: FORM,
+      payload: form({ grant_type: 'client_credentials' }),
+    });
     expect(token.statusCode).toBe(401);
     expect(token.json().error).toBe('invalid_client');
     expect(token.headers['www-authenticate'] ?? '').not.toContain('admin');
@@ -104,7 +126,12 @@ describe(`/oauth/applications with no admin password configured (${backend})`, (
       expect(page.statusCode, url).toBe(403);
       expect(page.body).toContain(DISABLED);
     }
-    const json = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: { ...ADMIN, accept: 'application/json', 'content-type': 'application/json' }, payload: { name: 'x' } });
+    const json = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: { ...ADMIN, accept: 'application/json', 'content-type': 'application/json' },
+      payload: { name: 'x' },
+    });
     expect(json.statusCode).toBe(403);
     expect(json.json()).toEqual({ error: 'forbidden', error_description: DISABLED });
     expect(await server.deps.stores.applicationAdmin.list()).toEqual([]);
@@ -114,15 +141,26 @@ describe(`/oauth/applications with no admin password configured (${backend})`, (
 describe(`/oauth/applications with ADMIN_PASSWORD in the environment (${backend})`, () => {
   let app: Awaited<ReturnType<typeof buildServer>>;
   beforeAll(async () => {
-    const config = loadConfig({ input: { log: { level: 'silent' }, sessionSecret: 'b'.repeat(40) }, env: { ADMIN_PASSWORD: 'plain but long enough' } });
+    const config = loadConfig({
+      input: { log: { level: 'silent' }, sessionSecret: 'b'.repeat(40) },
+      env: { ADMIN_PASSWORD: 'plain but long enough' },
+    });
     app = await buildServer({ config, database: database.database });
   });
   afterAll(() => app.close());
 
   it('the plain password opens the admin UI; another one does not', async () => {
-    const ok = await app.inject({ method: 'GET', url: '/oauth/applications', headers: { authorization: adminBasic('admin', 'plain but long enough') } });
+    const ok = await app.inject({
+      method: 'GET',
+      url: '/oauth/applications',
+      headers: { authorization: adminBasic('admin', 'plain but long enough') },
+    });
     expect(ok.statusCode).toBe(200);
-    const wrong = await app.inject({ method: 'GET', url: '/oauth/applications', headers: { authorization: adminBasic('admin', 'plain but long enough!') } });
+    const wrong = await app.inject({
+      method: 'GET',
+      url: '/oauth/applications',
+      headers: { authorization: adminBasic('admin', 'plain but long enough!') },
+    });
     expect(wrong.statusCode).toBe(401);
   });
 });
@@ -138,13 +176,21 @@ describe(`/oauth/applications with an authenticateAdmin extension hook (${backen
   afterAll(() => server.close());
 
   it('the hook replaces the password check', async () => {
-    const allowed = await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: { 'x-admin-token': 'let-me-in', accept: 'application/json' } });
+    const allowed = await server.app.inject({
+      method: 'GET',
+      url: '/oauth/applications',
+      headers: { 'x-admin-token': 'let-me-in', accept: 'application/json' },
+    });
     expect(allowed.statusCode).toBe(200);
     expect(allowed.json()).toEqual([]);
   });
 
   it('a request the hook refuses gets 403, whatever Basic credentials it carries', async () => {
-    const response = await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: { ...ADMIN, accept: 'application/json' } });
+    const response = await server.app.inject({
+      method: 'GET',
+      url: '/oauth/applications',
+      headers: { ...ADMIN, accept: 'application/json' },
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual({ error: 'forbidden', error_description: 'The admin authenticator refused this request.' });
   });

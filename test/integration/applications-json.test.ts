@@ -91,38 +91,68 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
 
   it('PATCH /oauth/applications/:id answers 200 and keeps the fields that were not sent', async () => {
     const client = await createClient(server.deps, { name: 'Before', redirectUri: 'https://keep.example/cb', scopes: 'read' });
-    const response = await call({ method: 'PATCH', url: `/oauth/applications/${client.application.id}`, headers: JSON_BODY, payload: { name: 'After' } });
+    const response = await call({
+      method: 'PATCH',
+      url: `/oauth/applications/${client.application.id}`,
+      headers: JSON_BODY,
+      payload: { name: 'After' },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ name: 'After', redirect_uri: 'https://keep.example/cb', scopes: ['read'], confidential: true });
     expect(response.json()).not.toHaveProperty('secret');
-    const put = await call({ method: 'PUT', url: `/oauth/applications/${client.application.id}`, headers: JSON_BODY, payload: { scopes: ['read', 'write'] } });
+    const put = await call({
+      method: 'PUT',
+      url: `/oauth/applications/${client.application.id}`,
+      headers: JSON_BODY,
+      payload: { scopes: ['read', 'write'] },
+    });
     expect(put.statusCode).toBe(200);
     expect(put.json()).toMatchObject({ name: 'After', scopes: ['read', 'write'] });
   });
 
   it('PATCH turning a public client confidential returns its first secret once', async () => {
     const client = await createClient(server.deps, { name: 'Was public', confidential: false });
-    const response = await call({ method: 'PATCH', url: `/oauth/applications/${client.application.id}`, headers: JSON_BODY, payload: { confidential: true } });
+    const response = await call({
+      method: 'PATCH',
+      url: `/oauth/applications/${client.application.id}`,
+      headers: JSON_BODY,
+      payload: { confidential: true },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ confidential: true, secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
   });
 
   it('POST /oauth/applications/:id/rotate_secret answers 200 with the new secret; the old one stops working', async () => {
     const client = await createClient(server.deps, { name: 'Rotated' });
-    const response = await call({ method: 'POST', url: `/oauth/applications/${client.application.id}/rotate_secret`, headers: JSON_BODY, payload: {} });
+    const response = await call({
+      method: 'POST',
+      url: `/oauth/applications/${client.application.id}/rotate_secret`,
+      headers: JSON_BODY,
+      payload: {},
+    });
     expect(response.statusCode).toBe(200);
     const { secret } = response.json();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(secret).not.toBe(client.secret);
     const tokenWith = (clientSecret: string) =>
-      call({ method: 'POST', url: '/oauth/token', headers: { ...FORM, authorization: basicAuth(client.uid, clientSecret) }, payload: form({ grant_type: 'client_credentials' }) });
+      call({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { ...FORM, authorization: basicAuth(client.uid, clientSecret) },
+        payload: form({ grant_type: 'client_credentials' }),
+      });
     expect((await tokenWith(client.secret!)).statusCode).toBe(401);
     expect((await tokenWith(secret)).statusCode).toBe(200);
   });
 
   it('rotate_secret of a public client is 422 with the reason', async () => {
     const client = await createClient(server.deps, { name: 'No secret', confidential: false });
-    const response = await call({ method: 'POST', url: `/oauth/applications/${client.application.id}/rotate_secret`, headers: JSON_BODY, payload: {} });
+    const response = await call({
+      method: 'POST',
+      url: `/oauth/applications/${client.application.id}/rotate_secret`,
+      headers: JSON_BODY,
+      payload: {},
+    });
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual({ errors: ['A public client has no secret to rotate'] });
   });
@@ -163,7 +193,12 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
   });
 
   it('a JSON call that carries a cookie must carry the CSRF token like a form', async () => {
-    const response = await call({ method: 'POST', url: '/oauth/applications', headers: { ...JSON_BODY, cookie: 'oauth_session=whatever' }, payload: { name: 'x' } });
+    const response = await call({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: { ...JSON_BODY, cookie: 'oauth_session=whatever' },
+      payload: { name: 'x' },
+    });
     expect(response.statusCode).toBe(403);
   });
 

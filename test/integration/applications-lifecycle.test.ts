@@ -13,11 +13,21 @@ describe(`/oauth/applications from creation to deletion in the HTML UI (${backen
   afterAll(() => server.close());
 
   const clientCredentials = (uid: string, secret: string) =>
-    server.app.inject({ method: 'POST', url: '/oauth/token', headers: { ...FORM, authorization: basicAuth(uid, secret) }, payload: form({ grant_type: 'client_credentials' }) });
+    server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { ...FORM, authorization: basicAuth(uid, secret) },
+      payload: form({ grant_type: 'client_credentials' }),
+    });
 
   it('the secret shown once after create and after rotate works at POST /oauth/token, and is never shown again', async () => {
     const admin = new AdminSession(server.app);
-    const created = await admin.submit('/oauth/applications', { name: 'Worker', redirect_uri: 'https://worker.example/cb', scopes: '', confidential: ['0', '1'] });
+    const created = await admin.submit('/oauth/applications', {
+      name: 'Worker',
+      redirect_uri: 'https://worker.example/cb',
+      scopes: '',
+      confidential: ['0', '1'],
+    });
     const id = applicationIdFrom(created.headers.location);
     const shown = await admin.follow(created);
     const uid = textOf(shown.body, 'application_id')!;
@@ -36,7 +46,13 @@ describe(`/oauth/applications from creation to deletion in the HTML UI (${backen
     expect((await clientCredentials(uid, firstSecret)).statusCode).toBe(401);
     expect((await clientCredentials(uid, secondSecret)).statusCode).toBe(200);
 
-    for (const url of ['/oauth/applications', `/oauth/applications/${id}`, `/oauth/applications/${id}/edit`, `/oauth/applications/${id}/delete`]) await admin.get(url);
+    for (const url of [
+      '/oauth/applications',
+      `/oauth/applications/${id}`,
+      `/oauth/applications/${id}/edit`,
+      `/oauth/applications/${id}/delete`,
+    ])
+      await admin.get(url);
     expect(textOf(admin.bodies.at(-3)!, 'secret')).toBe('Secret hashed');
     for (const secret of [firstSecret, secondSecret]) {
       expect(admin.bodies.filter((body) => body.includes(secret))).toHaveLength(1);

@@ -20,7 +20,9 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
     expect(page.headers['content-type']).toContain('text/html');
     expect(page.body).toContain('<h1>Your applications</h1>');
     expect(page.body).toContain('New Application');
-    expect(page.body).toMatch(/Name<\/th>\s*<th scope="col">Callback URL<\/th>\s*<th scope="col">Confidential\?<\/th>\s*<th scope="col">Actions/);
+    expect(page.body).toMatch(
+      /Name<\/th>\s*<th scope="col">Callback URL<\/th>\s*<th scope="col">Confidential\?<\/th>\s*<th scope="col">Actions/,
+    );
     const row = new RegExp(`<tr id="application_${confidential.application.id}">[\\s\\S]*?</tr>`).exec(page.body)?.[0] ?? '';
     expect(row).toContain(`<a href="/oauth/applications/${confidential.application.id}">Oauth Dude</a>`);
     expect(row).toContain('https://a.example/cb');
@@ -112,13 +114,23 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
     expect(show.body).toContain('Application: Serious app');
     expect(show.body).not.toContain('OMG my app');
     const stored = (await server.deps.stores.applications.findById(client.application.id))!;
-    expect(stored).toMatchObject({ name: 'Serious app', redirectUris: ['https://serious.example/cb'], scopes: ['write'], confidential: false });
+    expect(stored).toMatchObject({
+      name: 'Serious app',
+      redirectUris: ['https://serious.example/cb'],
+      scopes: ['write'],
+      confidential: false,
+    });
   });
 
   it('an application named <script>alert(1)</script> is shown as text on every page', async () => {
     const client = await createClient(server.deps, { name: '<script>alert(1)</script>' });
     const admin = new AdminSession(server.app);
-    for (const url of ['/oauth/applications', `/oauth/applications/${client.application.id}`, `/oauth/applications/${client.application.id}/edit`, `/oauth/applications/${client.application.id}/delete`]) {
+    for (const url of [
+      '/oauth/applications',
+      `/oauth/applications/${client.application.id}`,
+      `/oauth/applications/${client.application.id}/edit`,
+      `/oauth/applications/${client.application.id}/delete`,
+    ]) {
       const page = await admin.get(url);
       expect(page.body, url).not.toContain('<script>alert(1)</script>');
       expect(page.body, url).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -134,7 +146,12 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
 
   it('an unknown or non-numeric id is a 404 page', async () => {
     const admin = new AdminSession(server.app);
-    for (const url of ['/oauth/applications/999999', '/oauth/applications/abc', '/oauth/applications/1.5/edit', '/oauth/applications/999999/delete']) {
+    for (const url of [
+      '/oauth/applications/999999',
+      '/oauth/applications/abc',
+      '/oauth/applications/1.5/edit',
+      '/oauth/applications/999999/delete',
+    ]) {
       const page = await admin.get(url);
       expect(page.statusCode, url).toBe(404);
       expect(page.headers['content-type'], url).toContain('text/html');
@@ -158,9 +175,17 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
       expect(response.body).toContain('This form has expired');
     }
     // The same forms from another site: no session cookie at all, only the browser's cached Basic credentials.
-    const crossSite = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: { ...ADMIN, ...FORM }, payload: form({ name: 'Sneaky' }) });
+    const crossSite = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: { ...ADMIN, ...FORM },
+      payload: form({ name: 'Sneaky' }),
+    });
     expect(crossSite.statusCode).toBe(403);
-    expect(await server.deps.stores.applications.findById(client.application.id)).toMatchObject({ name: 'Keep me', secret: client.application.secret });
+    expect(await server.deps.stores.applications.findById(client.application.id)).toMatchObject({
+      name: 'Keep me',
+      secret: client.application.secret,
+    });
     expect((await server.deps.stores.applicationAdmin.list()).map((a) => a.name)).not.toContain('Sneaky');
   });
 });

@@ -18,7 +18,12 @@ describe(`/oauth/applications: the schemes of redirect URIs (${backend})`, () =>
   it.each(['file:///etc/passwd', 'javascript://%0aalert(1)', 'ftp://files.example.com/cb', 'myapp://callback'])(
     'POST and PATCH in JSON with %s: 422 with the message the form shows beside the field, and nothing stored',
     async (uri) => {
-      const created = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: JSON_BODY, payload: { name: 'Native', redirect_uri: uri } });
+      const created = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/applications',
+        headers: JSON_BODY,
+        payload: { name: 'Native', redirect_uri: uri },
+      });
       expect(created.statusCode).toBe(422);
       expect(created.json()).toEqual({ errors: [FORBIDDEN] });
 
@@ -27,10 +32,20 @@ describe(`/oauth/applications: the schemes of redirect URIs (${backend})`, () =>
       expect(page.statusCode).toBe(422);
       expect(page.body).toContain('<p class="field-error" id="application_redirect_uri_errors">Is forbidden by the server.</p>');
 
-      const valid = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: JSON_BODY, payload: { name: 'Native', redirect_uri: 'com.example.app:/cb' } });
+      const valid = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/applications',
+        headers: JSON_BODY,
+        payload: { name: 'Native', redirect_uri: 'com.example.app:/cb' },
+      });
       expect(valid.statusCode).toBe(201);
       const { id } = valid.json() as { id: number };
-      const patched = await server.app.inject({ method: 'PATCH', url: `/oauth/applications/${id}`, headers: JSON_BODY, payload: { redirect_uri: [uri, 'com.example.app:/cb'] } });
+      const patched = await server.app.inject({
+        method: 'PATCH',
+        url: `/oauth/applications/${id}`,
+        headers: JSON_BODY,
+        payload: { redirect_uri: [uri, 'com.example.app:/cb'] },
+      });
       expect(patched.statusCode).toBe(422);
       expect(patched.json()).toEqual({ errors: [FORBIDDEN] });
       expect((await server.deps.stores.applications.findById(id))!.redirectUris).toEqual(['com.example.app:/cb']);
@@ -39,10 +54,19 @@ describe(`/oauth/applications: the schemes of redirect URIs (${backend})`, () =>
 
   it('a private-use scheme, https and loopback http are accepted in JSON and in the form', async () => {
     const uris = 'com.example.app:/oauth2redirect\ncom.example.app://cb\nhttps://app.example.com/cb\nhttp://127.0.0.1:8000/cb';
-    const json = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: JSON_BODY, payload: { name: 'Native', redirect_uri: uris, confidential: false } });
+    const json = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: JSON_BODY,
+      payload: { name: 'Native', redirect_uri: uris, confidential: false },
+    });
     expect(json.statusCode).toBe(201);
     expect(json.json()).toMatchObject({ redirect_uri: uris });
-    const page = await new AdminSession(server.app).submit('/oauth/applications', { name: 'Native', redirect_uri: uris, confidential: '0' });
+    const page = await new AdminSession(server.app).submit('/oauth/applications', {
+      name: 'Native',
+      redirect_uri: uris,
+      confidential: '0',
+    });
     expect(page.statusCode).toBe(302);
   });
 });

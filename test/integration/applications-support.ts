@@ -18,7 +18,10 @@ export const JSON_API = { ...ADMIN, accept: 'application/json' };
 let passwordHash: Promise<string> | undefined;
 
 /** A server whose admin password is ADMIN_PASSWORD (stored as an argon2id hash, as in production). */
-export async function buildAdminServer(config: ConfigInput & Record<string, unknown> = {}, testDatabase?: TestDatabase): Promise<TestServer> {
+export async function buildAdminServer(
+  config: ConfigInput & Record<string, unknown> = {},
+  testDatabase?: TestDatabase,
+): Promise<TestServer> {
   passwordHash ??= argon2Hasher.hash(ADMIN_PASSWORD);
   return buildTestServer({ config: { ...config, admin: { passwordHash: await passwordHash } }, testDatabase });
 }

@@ -37,8 +37,12 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
   afterAll(() => server.close());
 
   const consent = (parameters: Record<string, string> = {}) =>
-    agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', ...parameters }) });
-  const submit = (fields: Record<string, string>) => agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(fields) });
+    agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', ...parameters }),
+    });
+  const submit = (fields: Record<string, string>) =>
+    agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(fields) });
 
   it('GET shows the consent screen: application name, scope descriptions, Authorize and Deny with the hidden fields of the request', async () => {
     const grantsBefore = await countRows(server, 'oauth_access_grants');
@@ -81,7 +85,13 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
     expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // SPEC 4: stored only as its SHA-256 hash, with the requested redirect URI and default scopes.
     const grant = await server.deps.stores.accessGrants.findByToken(sha256Hex(code));
-    expect(grant).toMatchObject({ applicationId: client.id, resourceOwnerId: aliceId, redirectUri: CALLBACK, scopes: ['read'], expiresIn: 600 });
+    expect(grant).toMatchObject({
+      applicationId: client.id,
+      resourceOwnerId: aliceId,
+      redirectUri: CALLBACK,
+      scopes: ['read'],
+      expiresIn: 600,
+    });
     expect(await server.deps.stores.accessGrants.findByToken(code)).toBeNull();
   });
 
@@ -97,14 +107,22 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
   it('POST without a valid CSRF token is refused with 403 and issues no code', async () => {
     const fields = hiddenFields((await consent()).body, 0);
     const before = await countRows(server, 'oauth_access_grants');
-    for (const forged of [{ ...fields, _csrf: 'forged' }, Object.fromEntries(Object.entries(fields).filter(([name]) => name !== '_csrf'))]) {
+    for (const forged of [
+      { ...fields, _csrf: 'forged' },
+      Object.fromEntries(Object.entries(fields).filter(([name]) => name !== '_csrf')),
+    ]) {
       const response = await submit(forged);
       expect(response.statusCode).toBe(403);
       expect(response.headers.location).toBeUndefined();
     }
     // Another session's token is not this session's.
     const other = await signedIn(server.app, 'alice');
-    const stolen = await other.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form({ ...fields, _csrf: fields._csrf! }) });
+    const stolen = await other.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form({ ...fields, _csrf: fields._csrf! }),
+    });
     expect(stolen.statusCode).toBe(403);
     expect(await countRows(server, 'oauth_access_grants')).toBe(before);
   });
@@ -127,7 +145,7 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
     const response = await submit({ ...fields, redirect_uri: 'https://evil.example/callback' });
     expect(response.statusCode).toBe(400);
     expect(response.headers.location).toBeUndefined();
-    expect(response.body).toContain("The requested redirect URI is malformed or doesn&#39;t match the client redirect URI.");
+    expect(response.body).toContain('The requested redirect URI is malformed or doesn&#39;t match the client redirect URI.');
     expect(await countRows(server, 'oauth_access_grants')).toBe(before);
   });
 
@@ -148,7 +166,12 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
 
   it('DELETE /oauth/authorize denies like the form, with the CSRF token in X-CSRF-Token', async () => {
     const { _csrf, ...fields } = hiddenFields((await consent()).body, 0);
-    const response = await agent.request({ method: 'DELETE', url: '/oauth/authorize', headers: { ...FORM, 'x-csrf-token': _csrf! }, payload: form(fields) });
+    const response = await agent.request({
+      method: 'DELETE',
+      url: '/oauth/authorize',
+      headers: { ...FORM, 'x-csrf-token': _csrf! },
+      payload: form(fields),
+    });
     expect(response.statusCode).toBe(303);
     expect(locationParameters(response).get('error')).toBe('access_denied');
     const forged = await agent.request({ method: 'DELETE', url: '/oauth/authorize', headers: FORM, payload: form(fields) });
@@ -220,7 +243,10 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
 
   it('the application name is escaped on the consent page', async () => {
     const xss = (await createClient(server.deps, { name: `<div id='xss'>XSS</div>` })).application;
-    const page = await agent.request({ method: 'GET', url: authorizeUrl({ client_id: xss.uid, redirect_uri: CALLBACK, response_type: 'code' }) });
+    const page = await agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: xss.uid, redirect_uri: CALLBACK, response_type: 'code' }),
+    });
     expect(page.body).not.toContain("<div id='xss'>");
     expect(page.body).toContain('&lt;div id=&#39;xss&#39;&gt;XSS&lt;/div&gt;');
   });
@@ -230,7 +256,13 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
     const challenge = s256Challenge(VERIFIER);
     const page = await agent.request({
       method: 'GET',
-      url: authorizeUrl({ client_id: publicClient.uid, redirect_uri: CALLBACK, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+      url: authorizeUrl({
+        client_id: publicClient.uid,
+        redirect_uri: CALLBACK,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
     });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Authorization required');
@@ -260,7 +292,12 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
     const response = await anonymous.request({ method: 'GET', url });
     expect(response.statusCode).toBe(302);
     expect(response.headers.location).toBe('/login');
-    const post = await anonymous.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form({ client_id: client.uid }) });
+    const post = await anonymous.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form({ client_id: client.uid }),
+    });
     expect(post.statusCode).toBe(401);
     expect(post.headers.location).toBeUndefined();
   });

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { OOB_URI } from '../../src/oauth/redirect-uri.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
-import { authorizeUrl, countRows, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import {
+  authorizeUrl,
+  countRows,
+  createClient,
+  createUser,
+  hiddenFields,
+  locationParameters,
+  signedIn,
+  type UserAgent,
+} from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
@@ -22,13 +31,21 @@ describe(`/oauth/authorize response_type=token when the implicit flow is enabled
   afterAll(() => server.close());
 
   const authorize = (parameters: Record<string, string> = {}) =>
-    agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'token', ...parameters }) });
+    agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'token', ...parameters }),
+    });
 
   it('approval redirects with access_token, token_type, expires_in, state and iss in the fragment; no scope, no refresh token', async () => {
     const page = await authorize({ state: 'st' });
     expect(page.statusCode).toBe(200);
     expect(hiddenFields(page.body, 0).response_mode).toBe('fragment');
-    const response = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields(page.body, 0)) });
+    const response = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form(hiddenFields(page.body, 0)),
+    });
     expect(response.statusCode).toBe(303);
     expect(String(response.headers.location).startsWith(`${CALLBACK}#access_token=`)).toBe(true);
     const fragment = locationParameters(response, 'hash');
@@ -55,7 +72,12 @@ describe(`/oauth/authorize response_type=token when the implicit flow is enabled
 
   it('deny for response_type=token puts access_denied in the fragment', async () => {
     const page = await authorize();
-    const response = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields(page.body, 1)) });
+    const response = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form(hiddenFields(page.body, 1)),
+    });
     expect(locationParameters(response, 'hash').get('error')).toBe('access_denied');
   });
 

@@ -20,12 +20,20 @@ describe(`/oauth/authorize with the out-of-band redirect URI and GET /oauth/auth
   afterAll(() => server.close());
 
   const consent = (parameters: Record<string, string> = {}) =>
-    agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: OOB_URI, response_type: 'code', ...parameters }) });
+    agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: client.uid, redirect_uri: OOB_URI, response_type: 'code', ...parameters }),
+    });
 
   it('approval goes to /oauth/authorize/native?code=..., which shows the plain code (hashed in storage)', async () => {
     const page = await consent({ state: 'not-carried' });
     expect(page.statusCode).toBe(200);
-    const response = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields(page.body, 0)) });
+    const response = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form(hiddenFields(page.body, 0)),
+    });
     expect(response.statusCode).toBe(303);
     const location = String(response.headers.location);
     expect(location).toMatch(/^\/oauth\/authorize\/native\?code=[A-Za-z0-9_-]{43}$/);
@@ -46,7 +54,12 @@ describe(`/oauth/authorize with the out-of-band redirect URI and GET /oauth/auth
     expect(invalidScope.statusCode).toBe(400);
     expect(invalidScope.headers.location).toBeUndefined();
     expect(invalidScope.body).toContain('The requested scope is invalid, unknown, or malformed.');
-    const denied = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields((await consent()).body, 1)) });
+    const denied = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form(hiddenFields((await consent()).body, 1)),
+    });
     expect(denied.statusCode).toBe(400);
     expect(denied.headers.location).toBeUndefined();
     expect(denied.body).toContain('The resource owner or authorization server denied the request.');

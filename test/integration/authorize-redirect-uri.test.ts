@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import { authorizeUrl, countRows, createClient, createUser, csrfTokenIn, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import {
+  authorizeUrl,
+  countRows,
+  createClient,
+  createUser,
+  csrfTokenIn,
+  locationParameters,
+  signedIn,
+  type UserAgent,
+} from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
@@ -69,7 +78,10 @@ describe(`redirect_uri at /oauth/authorize (${backend})`, () => {
   afterAll(() => server.close());
 
   const authorize = (redirectUri: string, extra: Record<string, string> = {}) =>
-    agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: redirectUri, response_type: 'code', ...extra }) });
+    agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: client.uid, redirect_uri: redirectUri, response_type: 'code', ...extra }),
+    });
 
   it.each(accepted)('%s is accepted: consent screen', async (_case, uri) => {
     const response = await authorize(uri);
@@ -85,7 +97,10 @@ describe(`redirect_uri at /oauth/authorize (${backend})`, () => {
   });
 
   const authorizeNative = (redirectUri: string, extra: Record<string, string> = {}) =>
-    agent.request({ method: 'GET', url: authorizeUrl({ client_id: nativeApp.uid, redirect_uri: redirectUri, response_type: 'code', ...PKCE, ...extra }) });
+    agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: nativeApp.uid, redirect_uri: redirectUri, response_type: 'code', ...PKCE, ...extra }),
+    });
 
   it.each(acceptedForNativeApps)('%s is accepted for a native app: consent screen', async (_case, uri) => {
     const response = await authorizeNative(uri);
@@ -120,12 +135,15 @@ describe(`redirect_uri at /oauth/authorize (${backend})`, () => {
   });
 
   it('an unknown client is shown with 401, whatever its redirect_uri', async () => {
-    const response = await agent.request({ method: 'GET', url: authorizeUrl({ client_id: 'unknown', redirect_uri: 'https://evil.example/', response_type: 'code' }) });
+    const response = await agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: 'unknown', redirect_uri: 'https://evil.example/', response_type: 'code' }),
+    });
     expect(response.statusCode).toBe(401);
     expect(response.headers.location).toBeUndefined();
   });
 
-  it('a URI registered for another client is not this client\'s', async () => {
+  it("a URI registered for another client is not this client's", async () => {
     await createClient(server.deps, { name: 'Other', redirectUri: 'https://other.example/cb' });
     const response = await authorize('https://other.example/cb');
     expect(response.statusCode).toBe(400);
@@ -141,8 +159,18 @@ describe(`redirect_uri at /oauth/authorize (${backend})`, () => {
       const responses = [
         await authorize(uri, { response_mode: 'form_post' }),
         await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form({ ...parameters, _csrf: csrf }) }),
-        await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form({ ...parameters, _method: 'delete', _csrf: csrf }) }),
-        await agent.request({ method: 'DELETE', url: '/oauth/authorize', headers: { ...FORM, 'x-csrf-token': csrf }, payload: form(parameters) }),
+        await agent.request({
+          method: 'POST',
+          url: '/oauth/authorize',
+          headers: FORM,
+          payload: form({ ...parameters, _method: 'delete', _csrf: csrf }),
+        }),
+        await agent.request({
+          method: 'DELETE',
+          url: '/oauth/authorize',
+          headers: { ...FORM, 'x-csrf-token': csrf },
+          payload: form(parameters),
+        }),
       ];
       for (const response of responses) {
         expect(response.statusCode, uri).toBe(400);

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import { authorizeUrl, countRows, createClient, createUser, liveToken, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import {
+  authorizeUrl,
+  countRows,
+  createClient,
+  createUser,
+  liveToken,
+  locationParameters,
+  signedIn,
+  type UserAgent,
+} from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -23,8 +32,12 @@ describe(`GET /oauth/authorize skips the consent screen when skipAuthorization a
   afterAll(() => server.close());
 
   const authorize = (application: ApplicationRecord, parameters: Record<string, string> = {}) =>
-    agent.request({ method: 'GET', url: authorizeUrl({ client_id: application.uid, redirect_uri: CALLBACK, response_type: 'code', ...parameters }) });
-  const isConsent = (response: { statusCode: number; body: string }) => response.statusCode === 200 && response.body.includes('Authorization required');
+    agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: application.uid, redirect_uri: CALLBACK, response_type: 'code', ...parameters }),
+    });
+  const isConsent = (response: { statusCode: number; body: string }) =>
+    response.statusCode === 200 && response.body.includes('Authorization required');
 
   it('a client listed in skipAuthorization.clients gets its code at once (302 with code, state, iss)', async () => {
     const listed = (await createClient(server.deps, { name: 'Listed' }, { uid: 'listed-client' })).application;
@@ -90,7 +103,10 @@ describe(`skipAuthorization.whenPreviouslyAuthorized: false (${backend})`, () =>
     const app = (await createClient(server.deps)).application;
     await server.deps.stores.accessTokens.create(liveToken(app.id, alice.id, ['read'], server.deps.now()));
     const agent = await signedIn(server.app, 'alice');
-    const response = await agent.request({ method: 'GET', url: authorizeUrl({ client_id: app.uid, redirect_uri: CALLBACK, response_type: 'code' }) });
+    const response = await agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: app.uid, redirect_uri: CALLBACK, response_type: 'code' }),
+    });
     expect(response.statusCode).toBe(200);
     expect(response.body).toContain('Authorization required');
   });
@@ -107,7 +123,10 @@ describe(`consent is never skipped for a redirect URI other than a registered on
     const agent = await signedIn(server.app, 'alice');
     const pkce = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
     const request = (redirectUri: string) =>
-      agent.request({ method: 'GET', url: authorizeUrl({ client_id: 'native-listed', redirect_uri: redirectUri, response_type: 'code', ...pkce }) });
+      agent.request({
+        method: 'GET',
+        url: authorizeUrl({ client_id: 'native-listed', redirect_uri: redirectUri, response_type: 'code', ...pkce }),
+      });
     const otherPort = await request('http://127.0.0.1:5555/cb');
     expect(otherPort.statusCode).toBe(200);
     expect(otherPort.body).toContain('Authorization required');

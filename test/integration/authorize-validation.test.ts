@@ -55,7 +55,12 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
   afterAll(() => server.close());
 
   const get = (parameters: Record<string, string | string[]>) => agent.request({ method: 'GET', url: authorizeUrl(parameters) });
-  const valid = (overrides: Record<string, string | string[]> = {}) => ({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', ...overrides });
+  const valid = (overrides: Record<string, string | string[]> = {}) => ({
+    client_id: client.uid,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    ...overrides,
+  });
 
   it('a valid request passes every rule: consent screen', async () => {
     expect((await get(valid())).statusCode).toBe(200);
@@ -97,13 +102,26 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
   });
 
   ruleTest('response_type_supported', 'an unknown or disabled response_type is unsupported_response_type', async () => {
-    expectRedirect(await get(valid({ response_type: 'bogus' })), 'unsupported_response_type', 'The authorization server does not support this response type.');
+    expectRedirect(
+      await get(valid({ response_type: 'bogus' })),
+      'unsupported_response_type',
+      'The authorization server does not support this response type.',
+    );
     // token is not enabled here; its errors still travel in the fragment.
-    expectRedirect(await get(valid({ response_type: 'token' })), 'unsupported_response_type', 'The authorization server does not support this response type.', 'hash');
+    expectRedirect(
+      await get(valid({ response_type: 'token' })),
+      'unsupported_response_type',
+      'The authorization server does not support this response type.',
+      'hash',
+    );
   });
 
   ruleTest('response_mode_supported', 'an unknown response_mode is unsupported_response_mode, sent in the default mode', async () => {
-    expectRedirect(await get(valid({ response_mode: 'invalid_response_mode' })), 'unsupported_response_mode', 'The authorization server does not support this response mode.');
+    expectRedirect(
+      await get(valid({ response_mode: 'invalid_response_mode' })),
+      'unsupported_response_mode',
+      'The authorization server does not support this response mode.',
+    );
   });
 
   ruleTest('scope_valid', 'unknown, malformed, or (for an app whose scopes miss the defaults) empty scopes are invalid_scope', async () => {
@@ -116,39 +134,70 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
     expect((await get(valid({ scope: '  read   write ' }))).statusCode).toBe(200);
   });
 
-  ruleTest('code_challenge_present_when_required', 'a public client without code_challenge is invalid_request (pkce.required public)', async () => {
-    expectRedirect(await get(valid({ client_id: publicClient.uid })), 'invalid_request', 'Code challenge is required.');
-    expect((await get(valid({ client_id: publicClient.uid, code_challenge: CHALLENGE, code_challenge_method: 'S256' }))).statusCode).toBe(200);
-    // Confidential clients may go without under "public".
-    expect((await get(valid())).statusCode).toBe(200);
-  });
+  ruleTest(
+    'code_challenge_present_when_required',
+    'a public client without code_challenge is invalid_request (pkce.required public)',
+    async () => {
+      expectRedirect(await get(valid({ client_id: publicClient.uid })), 'invalid_request', 'Code challenge is required.');
+      expect((await get(valid({ client_id: publicClient.uid, code_challenge: CHALLENGE, code_challenge_method: 'S256' }))).statusCode).toBe(
+        200,
+      );
+      // Confidential clients may go without under "public".
+      expect((await get(valid())).statusCode).toBe(200);
+    },
+  );
 
   ruleTest('code_challenge_method_present', 'a challenge without a method is invalid_request (no default to plain)', async () => {
     expectRedirect(await get(valid({ code_challenge: CHALLENGE })), 'invalid_request', 'The code_challenge_method must be S256.');
   });
 
   ruleTest('code_challenge_method_supported', 'plain, or an unknown method, is invalid_request while only S256 is enabled', async () => {
-    expectRedirect(await get(valid({ code_challenge: CHALLENGE, code_challenge_method: 'plain' })), 'invalid_request', 'The code_challenge_method must be S256.');
-    expectRedirect(await get(valid({ code_challenge: CHALLENGE, code_challenge_method: 's256' })), 'invalid_request', 'The code_challenge_method must be S256.');
+    expectRedirect(
+      await get(valid({ code_challenge: CHALLENGE, code_challenge_method: 'plain' })),
+      'invalid_request',
+      'The code_challenge_method must be S256.',
+    );
+    expectRedirect(
+      await get(valid({ code_challenge: CHALLENGE, code_challenge_method: 's256' })),
+      'invalid_request',
+      'The code_challenge_method must be S256.',
+    );
   });
 
   ruleTest('code_challenge_well_formed', 'an S256 challenge that is not 43 base64url characters is invalid_request', async () => {
     const description = 'The code_challenge is not a valid RFC 7636 code challenge.';
     expectRedirect(await get(valid({ code_challenge: 'short', code_challenge_method: 'S256' })), 'invalid_request', description);
-    expectRedirect(await get(valid({ code_challenge: `${CHALLENGE.slice(0, 42)}=`, code_challenge_method: 'S256' })), 'invalid_request', description);
+    expectRedirect(
+      await get(valid({ code_challenge: `${CHALLENGE.slice(0, 42)}=`, code_challenge_method: 'S256' })),
+      'invalid_request',
+      description,
+    );
   });
 
   it('the first failing rule wins: an unknown client with a bad scope is invalid_client, shown', async () => {
-    expectPage(await get(valid({ client_id: 'unknown', scope: 'admin', response_type: 'bogus' })), 401, 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.');
+    expectPage(
+      await get(valid({ client_id: 'unknown', scope: 'admin', response_type: 'bogus' })),
+      401,
+      'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+    );
   });
 
-  ruleTest('response_type_known', 'deny with a response_type other than code or token is unsupported_response_type, not a 500', async () => {
-    const page = await get(valid());
-    const deny = hiddenFields(page.body, 1);
-    const response = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form({ ...deny, response_type: 'client_credentials' }) });
-    expect(response.statusCode).toBe(303);
-    expect(locationParameters(response).get('error')).toBe('unsupported_response_type');
-  });
+  ruleTest(
+    'response_type_known',
+    'deny with a response_type other than code or token is unsupported_response_type, not a 500',
+    async () => {
+      const page = await get(valid());
+      const deny = hiddenFields(page.body, 1);
+      const response = await agent.request({
+        method: 'POST',
+        url: '/oauth/authorize',
+        headers: FORM,
+        payload: form({ ...deny, response_type: 'client_credentials' }),
+      });
+      expect(response.statusCode).toBe(303);
+      expect(locationParameters(response).get('error')).toBe('unsupported_response_type');
+    },
+  );
 
   it('hostile input never gives a 500', async () => {
     const inputs: Array<Record<string, string | string[]>> = [
@@ -162,7 +211,12 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
       { 'client_id[x]': '1', redirect_uri: CALLBACK },
     ];
     for (const input of inputs) expect((await get(input)).statusCode).toBeLessThan(500);
-    const json = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ client_id: { a: 1 } }) });
+    const json = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ client_id: { a: 1 } }),
+    });
     expect(json.statusCode).toBeLessThan(500);
   });
 });
@@ -183,7 +237,17 @@ describe(`validation rules under other configs (${backend})`, () => {
   afterAll(() => server.close());
 
   const get = (parameters: Record<string, string>) =>
-    agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', code_challenge: CHALLENGE, code_challenge_method: 'S256', ...parameters }) });
+    agent.request({
+      method: 'GET',
+      url: authorizeUrl({
+        client_id: client.uid,
+        redirect_uri: CALLBACK,
+        response_type: 'code',
+        code_challenge: CHALLENGE,
+        code_challenge_method: 'S256',
+        ...parameters,
+      }),
+    });
 
   ruleTest('scope_present', 'with no default scopes, a request without scope is invalid_request', async () => {
     expectRedirect(await get({}), 'invalid_request', 'Missing required parameter: scope.');
@@ -192,9 +256,12 @@ describe(`validation rules under other configs (${backend})`, () => {
   });
 
   ruleTest('out_of_band_code_only', 'response_type=token with the out-of-band URI is unsupported_response_type, shown', async () => {
-    expectPage(await get({ scope: 'read', response_type: 'token', redirect_uri: OOB_URI }), 400, 'The authorization server does not support this response type.');
+    expectPage(
+      await get({ scope: 'read', response_type: 'token', redirect_uri: OOB_URI }),
+      400,
+      'The authorization server does not support this response type.',
+    );
   });
-
 });
 
 describe(`pkce.required "all" with plain enabled (${backend})`, () => {
@@ -211,13 +278,27 @@ describe(`pkce.required "all" with plain enabled (${backend})`, () => {
   afterAll(() => server.close());
 
   const get = (parameters: Record<string, string>) =>
-    agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', code_challenge: CHALLENGE, code_challenge_method: 'S256', ...parameters }) });
+    agent.request({
+      method: 'GET',
+      url: authorizeUrl({
+        client_id: client.uid,
+        redirect_uri: CALLBACK,
+        response_type: 'code',
+        code_challenge: CHALLENGE,
+        code_challenge_method: 'S256',
+        ...parameters,
+      }),
+    });
 
   it('pkce.required "all": a confidential client needs a challenge too; plain is accepted when enabled', async () => {
     expectRedirect(await get({ code_challenge: '', code_challenge_method: '' }), 'invalid_request', 'Code challenge is required.');
     const verifier = 'a45a9fea-0676-477e-95b1-a40f72ac3cfb-0123456789';
     expect((await get({ code_challenge: verifier, code_challenge_method: 'plain' })).statusCode).toBe(200);
-    expectRedirect(await get({ code_challenge_method: 'sha1' }), 'invalid_request', 'The code_challenge_method must be one of S256, plain.');
+    expectRedirect(
+      await get({ code_challenge_method: 'sha1' }),
+      'invalid_request',
+      'The code_challenge_method must be one of S256, plain.',
+    );
   });
 });
 
@@ -244,6 +325,10 @@ describe('the rule table', () => {
       'code_challenge_method_supported',
       'code_challenge_well_formed',
     ]);
-    expect(AUTHORIZATION_RULES.filter((rule) => !rule.redirectable).map((rule) => rule.name)).toEqual(['client_id_present', 'client_registered', 'redirect_uri_registered']);
+    expect(AUTHORIZATION_RULES.filter((rule) => !rule.redirectable).map((rule) => rule.name)).toEqual([
+      'client_id_present',
+      'client_registered',
+      'redirect_uri_registered',
+    ]);
   });
 });

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AccessTokenRecord, ApplicationRecord } from '../../src/oauth/store.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
-import { createClient, createUser, csrfTokenIn, hiddenFields, liveToken, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
+import {
+  createClient,
+  createUser,
+  csrfTokenIn,
+  hiddenFields,
+  liveToken,
+  signedIn,
+  userAgent,
+  type UserAgent,
+} from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
@@ -27,7 +36,8 @@ describe(`/oauth/authorized_applications (${backend})`, () => {
       ...liveToken(application.id, ownerId, ['read'], new Date(server.deps.now().getTime() - minutesAgo * 60_000)),
       ...overrides,
     });
-  const listed = async () => ((await agent.request({ method: 'GET', url: INDEX, headers: JSON_ACCEPT })).json() as Array<{ name: string }>).map((a) => a.name);
+  const listed = async () =>
+    ((await agent.request({ method: 'GET', url: INDEX, headers: JSON_ACCEPT })).json() as Array<{ name: string }>).map((a) => a.name);
 
   describe('index', () => {
     let amazing: ApplicationRecord;
@@ -73,8 +83,17 @@ describe(`/oauth/authorized_applications (${backend})`, () => {
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toContain('application/json');
       const list = response.json() as Array<Record<string, unknown>>;
-      expect(list.find((a) => a.name === 'Amazing Client App')).toEqual({ id: amazing.id, name: 'Amazing Client App', created_at: amazing.createdAt.toISOString() });
-      expect(list.find((a) => a.name === 'Public App')).toEqual({ id: pub.id, name: 'Public App', uid: pub.uid, created_at: pub.createdAt.toISOString() });
+      expect(list.find((a) => a.name === 'Amazing Client App')).toEqual({
+        id: amazing.id,
+        name: 'Amazing Client App',
+        created_at: amazing.createdAt.toISOString(),
+      });
+      expect(list.find((a) => a.name === 'Public App')).toEqual({
+        id: pub.id,
+        name: 'Public App',
+        uid: pub.uid,
+        created_at: pub.createdAt.toISOString(),
+      });
     });
   });
 
@@ -124,14 +143,23 @@ describe(`/oauth/authorized_applications (${backend})`, () => {
     it('DELETE with Accept: application/json and X-CSRF-Token answers 204', async () => {
       const rows = await seed();
       const csrf = csrfTokenIn((await agent.request({ method: 'GET', url: INDEX })).body)!;
-      const response = await agent.request({ method: 'DELETE', url: `${INDEX}/${app.id}`, headers: { ...JSON_ACCEPT, 'x-csrf-token': csrf } });
+      const response = await agent.request({
+        method: 'DELETE',
+        url: `${INDEX}/${app.id}`,
+        headers: { ...JSON_ACCEPT, 'x-csrf-token': csrf },
+      });
       expect(response.statusCode).toBe(204);
       expect(await stateOf(rows)).toEqual({ mine: true, bobs: false, grant: true });
     });
 
     it('without a valid CSRF token nothing is revoked (403)', async () => {
       const rows = await seed();
-      const forged = await agent.request({ method: 'POST', url: `${INDEX}/${app.id}`, headers: FORM, payload: form({ _method: 'delete', _csrf: 'forged' }) });
+      const forged = await agent.request({
+        method: 'POST',
+        url: `${INDEX}/${app.id}`,
+        headers: FORM,
+        payload: form({ _method: 'delete', _csrf: 'forged' }),
+      });
       expect(forged.statusCode).toBe(403);
       const bare = await agent.request({ method: 'DELETE', url: `${INDEX}/${app.id}` });
       expect(bare.statusCode).toBe(403);
@@ -140,9 +168,19 @@ describe(`/oauth/authorized_applications (${backend})`, () => {
 
     it('an unknown id changes nothing; a malformed id is 404; a POST without _method=delete is 405', async () => {
       const csrf = csrfTokenIn((await agent.request({ method: 'GET', url: INDEX })).body)!;
-      const unknown = await agent.request({ method: 'POST', url: `${INDEX}/999999`, headers: FORM, payload: form({ _method: 'delete', _csrf: csrf }) });
+      const unknown = await agent.request({
+        method: 'POST',
+        url: `${INDEX}/999999`,
+        headers: FORM,
+        payload: form({ _method: 'delete', _csrf: csrf }),
+      });
       expect(unknown.statusCode).toBe(302);
-      const malformed = await agent.request({ method: 'POST', url: `${INDEX}/abc`, headers: FORM, payload: form({ _method: 'delete', _csrf: csrf }) });
+      const malformed = await agent.request({
+        method: 'POST',
+        url: `${INDEX}/abc`,
+        headers: FORM,
+        payload: form({ _method: 'delete', _csrf: csrf }),
+      });
       expect(malformed.statusCode).toBe(404);
       const plain = await agent.request({ method: 'POST', url: `${INDEX}/${app.id}`, headers: FORM, payload: form({ _csrf: csrf }) });
       expect(plain.statusCode).toBe(405);

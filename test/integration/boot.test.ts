@@ -39,9 +39,19 @@ describe(`oauth-service serve (${backend})`, () => {
     // Write an application while the service is down, through the same code the CLI uses.
     const config = loadConfig({ env });
     const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    const deps = { stores: createStores(database), config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
+    const deps = {
+      stores: createStores(database),
+      config,
+      now: () => new Date(),
+      hooks: {},
+      passwords: argon2Hasher,
+      limits: createAttemptLimits(config.rateLimit),
+    };
     const { application, plainSecret } = await createApplication(deps, {
-      name: 'Survivor', redirectUri: 'https://app.example.com/cb', scopes: '', confidential: true,
+      name: 'Survivor',
+      redirectUri: 'https://app.example.com/cb',
+      scopes: '',
+      confidential: true,
     });
     await database.close();
 

@@ -35,7 +35,10 @@ describe('oauth-service admin hash-password', () => {
 
   it('--json prints {"ADMIN_PASSWORD_HASH": ...}, and a fresh salt each time', async () => {
     const first = JSON.parse((await run(['admin', 'hash-password', '--json'], 'a long admin password\n')).stdout) as Record<string, string>;
-    const second = JSON.parse((await run(['admin', 'hash-password', '--json'], 'a long admin password\n')).stdout) as Record<string, string>;
+    const second = JSON.parse((await run(['admin', 'hash-password', '--json'], 'a long admin password\n')).stdout) as Record<
+      string,
+      string
+    >;
     expect(Object.keys(first)).toEqual(['ADMIN_PASSWORD_HASH']);
     expect(first.ADMIN_PASSWORD_HASH).not.toBe(second.ADMIN_PASSWORD_HASH);
     expect(await argon2Hasher.verify(second.ADMIN_PASSWORD_HASH!, 'a long admin password')).toBe(true);
@@ -49,8 +52,12 @@ describe('oauth-service admin hash-password', () => {
   });
 
   it('refuses an empty stdin, and takes no --password (it would end up in the shell history)', async () => {
-    expect(usageErrorLine(await run(['admin', 'hash-password'], ''))).toBe('oauth-service: the admin password is empty (give one line on stdin)');
-    expect(usageErrorLine(await run(['admin', 'hash-password', '--password', 'a long admin password']))).toMatch(/Unknown option '--password'/);
+    expect(usageErrorLine(await run(['admin', 'hash-password'], ''))).toBe(
+      'oauth-service: the admin password is empty (give one line on stdin)',
+    );
+    expect(usageErrorLine(await run(['admin', 'hash-password', '--password', 'a long admin password']))).toMatch(
+      /Unknown option '--password'/,
+    );
   });
 
   it('admin --help and admin hash-password --help explain it; an unknown subcommand is a usage error', async () => {

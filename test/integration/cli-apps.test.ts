@@ -26,10 +26,27 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
   afterAll(() => cli.close());
 
   it('apps create --json prints the uid and a 43-character secret once, and stores only its SHA-256 hex', async () => {
-    const result = await cli.run(['apps', 'create', '--name', 'Billing', '--redirect-uri', 'https://billing.example.com/cb', '--redirect-uri', 'http://127.0.0.1/cb', '--scopes', 'read', '--json']);
+    const result = await cli.run([
+      'apps',
+      'create',
+      '--name',
+      'Billing',
+      '--redirect-uri',
+      'https://billing.example.com/cb',
+      '--redirect-uri',
+      'http://127.0.0.1/cb',
+      '--scopes',
+      'read',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const created = JSON.parse(result.stdout);
-    expect(created).toMatchObject({ name: 'Billing', redirect_uri: 'https://billing.example.com/cb\nhttp://127.0.0.1/cb', scopes: ['read'], confidential: true });
+    expect(created).toMatchObject({
+      name: 'Billing',
+      redirect_uri: 'https://billing.example.com/cb\nhttp://127.0.0.1/cb',
+      scopes: ['read'],
+      confidential: true,
+    });
     expect(created.id).toEqual(expect.any(Number));
     expect(created.uid).toMatch(SECRET_PATTERN);
     expect(created.secret).toMatch(SECRET_PATTERN);
@@ -42,9 +59,16 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
   });
 
   it('apps list and apps show never print a secret or its hash', async () => {
-    const created = JSON.parse((await cli.run(['apps', 'create', '--name', 'Quiet', '--redirect-uri', 'https://q.example.com/cb', '--json'])).stdout);
+    const created = JSON.parse(
+      (await cli.run(['apps', 'create', '--name', 'Quiet', '--redirect-uri', 'https://q.example.com/cb', '--json'])).stdout,
+    );
     const hash = sha256Hex(created.secret);
-    for (const argv of [['apps', 'list'], ['apps', 'list', '--json'], ['apps', 'show', created.uid], ['apps', 'show', String(created.id), '--json']]) {
+    for (const argv of [
+      ['apps', 'list'],
+      ['apps', 'list', '--json'],
+      ['apps', 'show', created.uid],
+      ['apps', 'show', String(created.id), '--json'],
+    ]) {
       const result = await cli.run(argv);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(created.uid);
@@ -66,21 +90,62 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
 
   it('apps create --uid --secret imports an existing client; a secret under 32 characters or a taken uid exits 2', async () => {
     const secret = 'imported-secret-imported-secret-0123';
-    const result = await cli.run(['apps', 'create', '--name', 'Legacy', '--redirect-uri', 'https://legacy.example.com/cb', '--uid', 'legacy-client', '--secret', secret, '--json']);
+    const result = await cli.run([
+      'apps',
+      'create',
+      '--name',
+      'Legacy',
+      '--redirect-uri',
+      'https://legacy.example.com/cb',
+      '--uid',
+      'legacy-client',
+      '--secret',
+      secret,
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ uid: 'legacy-client', secret });
     expect(await storedSecret('legacy-client')).toBe(sha256Hex(secret));
 
     const before = await applicationCount();
-    const short = await cli.run(['apps', 'create', '--name', 'Short', '--redirect-uri', 'https://s.example.com/cb', '--uid', 'short-client', '--secret', 'x'.repeat(31)]);
+    const short = await cli.run([
+      'apps',
+      'create',
+      '--name',
+      'Short',
+      '--redirect-uri',
+      'https://s.example.com/cb',
+      '--uid',
+      'short-client',
+      '--secret',
+      'x'.repeat(31),
+    ]);
     expect(usageErrorLine(short)).toBe('oauth-service: Secret must be at least 32 characters');
-    const taken = await cli.run(['apps', 'create', '--name', 'Again', '--redirect-uri', 'https://a.example.com/cb', '--uid', 'legacy-client']);
+    const taken = await cli.run([
+      'apps',
+      'create',
+      '--name',
+      'Again',
+      '--redirect-uri',
+      'https://a.example.com/cb',
+      '--uid',
+      'legacy-client',
+    ]);
     expect(usageErrorLine(taken)).toContain('legacy-client already exists');
     expect(await applicationCount()).toBe(before);
   });
 
   it('an imported uid starting with "-" is reached after "--"; without it the error says so', async () => {
-    const created = await cli.run(['apps', 'create', '--name', 'Dash', '--redirect-uri', 'https://dash.example.com/cb', '--uid=-dash-client', '--json']);
+    const created = await cli.run([
+      'apps',
+      'create',
+      '--name',
+      'Dash',
+      '--redirect-uri',
+      'https://dash.example.com/cb',
+      '--uid=-dash-client',
+      '--json',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const shown = await cli.run(['apps', 'show', '--json', '--', '-dash-client']);
     expect(shown.code, shown.stderr).toBe(0);
@@ -92,7 +157,10 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
     const before = await applicationCount();
     const cases: Array<[string[], string]> = [
       [['apps', 'create', '--redirect-uri', 'https://x.example.com/cb'], 'missing required option --name'],
-      [['apps', 'create', '--name', 'X'], 'oauth-service: missing required option --redirect-uri (required while grantFlows has authorization_code)'],
+      [
+        ['apps', 'create', '--name', 'X'],
+        'oauth-service: missing required option --redirect-uri (required while grantFlows has authorization_code)',
+      ],
       [['apps', 'create', '--name', 'X', '--redirect-uri', ''], "Redirect URI can't be blank"],
       [['apps', 'create', '--name', 'X', '--redirect-uri', 'http://insecure.example.com/cb'], 'Redirect URI'],
       [['apps', 'create', '--name', 'X', '--redirect-uri', 'https://x.example.com/cb', '--scopes', 'admin'], "Scopes doesn't match"],
@@ -142,7 +210,10 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
   });
 
   it('apps update changes only the options given; --public drops the secret and --confidential issues one once', async () => {
-    const created = JSON.parse((await cli.run(['apps', 'create', '--name', 'Before', '--redirect-uri', 'https://u.example.com/cb', '--scopes', 'read', '--json'])).stdout);
+    const created = JSON.parse(
+      (await cli.run(['apps', 'create', '--name', 'Before', '--redirect-uri', 'https://u.example.com/cb', '--scopes', 'read', '--json']))
+        .stdout,
+    );
     const renamed = await cli.run(['apps', 'update', created.uid, '--name', 'After', '--json']);
     expect(renamed.code).toBe(0);
     const after = JSON.parse(renamed.stdout);
@@ -150,7 +221,9 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
     expect(after).not.toHaveProperty('secret');
     expect(await storedSecret(created.uid)).toBe(sha256Hex(created.secret));
 
-    expect(JSON.parse((await cli.run(['apps', 'update', String(created.id), '--public', '--json'])).stdout)).toMatchObject({ confidential: false });
+    expect(JSON.parse((await cli.run(['apps', 'update', String(created.id), '--public', '--json'])).stdout)).toMatchObject({
+      confidential: false,
+    });
     expect(await storedSecret(created.uid)).toBeNull();
     const confidential = JSON.parse((await cli.run(['apps', 'update', created.uid, '--confidential', '--json'])).stdout);
     expect(confidential.secret).toMatch(SECRET_PATTERN);
@@ -163,7 +236,9 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
   });
 
   it('apps rotate-secret prints a new secret once and the old one is no longer stored; a public client exits 2', async () => {
-    const created = JSON.parse((await cli.run(['apps', 'create', '--name', 'Rotor', '--redirect-uri', 'https://r.example.com/cb', '--json'])).stdout);
+    const created = JSON.parse(
+      (await cli.run(['apps', 'create', '--name', 'Rotor', '--redirect-uri', 'https://r.example.com/cb', '--json'])).stdout,
+    );
     const result = await cli.run(['apps', 'rotate-secret', created.uid, '--json']);
     expect(result.code).toBe(0);
     const rotated = JSON.parse(result.stdout);
@@ -172,12 +247,18 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
     expect(await storedSecret(created.uid)).toBe(sha256Hex(rotated.secret));
     expect((await cli.run(['apps', 'rotate-secret', created.uid])).stdout).toContain('shown only this once');
 
-    const spa = JSON.parse((await cli.run(['apps', 'create', '--name', 'SPA2', '--redirect-uri', 'https://spa2.example.com/cb', '--public', '--json'])).stdout);
-    expect(usageErrorLine(await cli.run(['apps', 'rotate-secret', spa.uid]))).toBe('oauth-service: A public client has no secret to rotate');
+    const spa = JSON.parse(
+      (await cli.run(['apps', 'create', '--name', 'SPA2', '--redirect-uri', 'https://spa2.example.com/cb', '--public', '--json'])).stdout,
+    );
+    expect(usageErrorLine(await cli.run(['apps', 'rotate-secret', spa.uid]))).toBe(
+      'oauth-service: A public client has no secret to rotate',
+    );
   });
 
   it('apps delete removes the application with its grants and tokens', async () => {
-    const created = JSON.parse((await cli.run(['apps', 'create', '--name', 'Doomed', '--redirect-uri', 'https://d.example.com/cb', '--json'])).stdout);
+    const created = JSON.parse(
+      (await cli.run(['apps', 'create', '--name', 'Doomed', '--redirect-uri', 'https://d.example.com/cb', '--json'])).stdout,
+    );
     await cli.withDeps(async (deps) => {
       const application = (await deps.stores.applications.findByUid(created.uid))!;
       const user = await createUser(deps);

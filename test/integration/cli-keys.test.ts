@@ -14,7 +14,9 @@ describe(`oauth-service keys (${backend})`, { timeout: 120_000 }, () => {
   it('without KEY_ENCRYPTION_KEY, rotate says which variable is missing and how to make one', async () => {
     const result = await cli.run(['keys', 'rotate']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/KEY_ENCRYPTION_KEY is not set: it must be 32 random bytes, as 64 hex characters or base64 \(openssl rand -hex 32\)/);
+    expect(result.stderr).toMatch(
+      /KEY_ENCRYPTION_KEY is not set: it must be 32 random bytes, as 64 hex characters or base64 \(openssl rand -hex 32\)/,
+    );
   });
 
   it('list says there is no key yet; rotate makes the first key (signing now) and its successor (published ahead)', async () => {
@@ -32,7 +34,9 @@ describe(`oauth-service keys (${backend})`, { timeout: 120_000 }, () => {
 
   it('rotate --alg takes ES256 and EdDSA, and nothing else', async () => {
     expect(JSON.parse((await cli.run(['keys', 'rotate', '--alg', 'EdDSA', '--json'])).stdout).alg).toBe('EdDSA');
-    expect(usageErrorLine(await cli.run(['keys', 'rotate', '--alg', 'HS256']))).toBe('oauth-service: --alg must be one of RS256, ES256, EdDSA');
+    expect(usageErrorLine(await cli.run(['keys', 'rotate', '--alg', 'HS256']))).toBe(
+      'oauth-service: --alg must be one of RS256, ES256, EdDSA',
+    );
   });
 
   it('retire <kid> takes a key out at once; a kid that does not exist is an error', async () => {

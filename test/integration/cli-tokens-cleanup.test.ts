@@ -39,7 +39,11 @@ async function insertToken(deps: OAuthDeps, database: Database, application: App
     accessGrantId: null,
     refreshFamily: row.family ?? null,
   });
-  if (row.rotatedAt) await database.sql.query('UPDATE oauth_access_tokens SET refreshed_at = $2, revoked_at = $2 WHERE id = $1', [id, timestamp(row.rotatedAt)]);
+  if (row.rotatedAt)
+    await database.sql.query('UPDATE oauth_access_tokens SET refreshed_at = $2, revoked_at = $2 WHERE id = $1', [
+      id,
+      timestamp(row.rotatedAt),
+    ]);
   if (row.revokedAt) await deps.stores.accessTokens.revoke(id, row.revokedAt);
   return id;
 }
@@ -61,15 +65,27 @@ async function seed(deps: OAuthDeps, database: Database) {
 
   // A rotated token stays while its family lives: presenting it again must revoke the live successor.
   const living = family();
-  keep.rotatedOfLiveFamily = await insertToken(deps, database, application, { createdAt: ago(2 * HOUR), family: living, rotatedAt: ago(HOUR) });
+  keep.rotatedOfLiveFamily = await insertToken(deps, database, application, {
+    createdAt: ago(2 * HOUR),
+    family: living,
+    rotatedAt: ago(HOUR),
+  });
   keep.liveSuccessor = await insertToken(deps, database, application, { createdAt: ago(HOUR), family: living });
   // A wholly revoked family has nothing left to protect.
   const dead = family();
-  stale.rotatedOfRevokedFamily = await insertToken(deps, database, application, { createdAt: ago(2 * HOUR), family: dead, rotatedAt: ago(HOUR) });
+  stale.rotatedOfRevokedFamily = await insertToken(deps, database, application, {
+    createdAt: ago(2 * HOUR),
+    family: dead,
+    rotatedAt: ago(HOUR),
+  });
   stale.revokedSuccessor = await insertToken(deps, database, application, { createdAt: ago(HOUR), family: dead, revokedAt: ago(HOUR) });
   // A family whose last member expired for good: that member goes as refresh-expired, then its predecessor.
   const expired = family();
-  stale.rotatedOfExpiredFamily = await insertToken(deps, database, application, { createdAt: ago(50 * HOUR), family: expired, rotatedAt: ago(49 * HOUR) });
+  stale.rotatedOfExpiredFamily = await insertToken(deps, database, application, {
+    createdAt: ago(50 * HOUR),
+    family: expired,
+    rotatedAt: ago(49 * HOUR),
+  });
   stale.expiredSuccessor = await insertToken(deps, database, application, { createdAt: ago(49 * HOUR), family: expired });
 
   const grant = async (createdAt: Date, usedAt?: Date) => {
@@ -100,7 +116,8 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
   let cli: CliHarness;
   const allIds = () =>
     cli.withDeps(async (_deps, database) => {
-      const ids = async (table: string) => (await database.sql.query<{ id: number }>(`SELECT id FROM ${table}`)).map((row) => Number(row.id)).sort((a, b) => a - b);
+      const ids = async (table: string) =>
+        (await database.sql.query<{ id: number }>(`SELECT id FROM ${table}`)).map((row) => Number(row.id)).sort((a, b) => a - b);
       return { tokens: await ids('oauth_access_tokens'), grants: await ids('oauth_access_grants') };
     });
 
@@ -201,7 +218,9 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       });
       const result = await defaults.run(['tokens', 'cleanup', '--dry-run']);
       expect(result.stdout).toMatch(/revoked tokens:\s+1\n/);
-      expect(result.stdout).toContain('1 tokens revoked less than 60 s ago (max(refreshTokens.graceSeconds, 60 s)): requests in flight may');
+      expect(result.stdout).toContain(
+        '1 tokens revoked less than 60 s ago (max(refreshTokens.graceSeconds, 60 s)): requests in flight may',
+      );
       const json = JSON.parse((await defaults.run(['tokens', 'cleanup', '--dry-run', '--json'])).stdout);
       expect(json.kept).toMatchObject({ revoked_margin_seconds: 60, revoked_within_margin: 1 });
       // A real run says what it deleted, without the dry run's explanation.
@@ -227,7 +246,10 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       expect(usageErrorLine(result), argv.join(' ')).toContain(message);
       expect(result.stdout).toBe('');
     }
-    for (const argv of [['tokens', '--help'], ['tokens', 'cleanup', '--help']]) {
+    for (const argv of [
+      ['tokens', '--help'],
+      ['tokens', 'cleanup', '--help'],
+    ]) {
       const help = await cli.run(argv);
       expect(help.code).toBe(0);
       expect(help.stdout).toContain('Usage: oauth-service tokens cleanup');

@@ -114,7 +114,7 @@ describe(`oauth-service users (${backend})`, { timeout: 120_000 }, () => {
     expect((await cli.run(['users', 'revoke-tokens', '--username', 'dave'])).stdout).toBe('revoked 0 tokens and 0 grants of dave\n');
   });
 
-  it('users delete revokes the user\'s tokens and grants first, then deletes the user', async () => {
+  it("users delete revokes the user's tokens and grants first, then deletes the user", async () => {
     const frank = await cli.withDeps(async (deps) => {
       const user = await deps.stores.userAdmin.create({ username: 'frank', passwordHash: await deps.passwords.hash('frank password') });
       const client = await createClient(deps);

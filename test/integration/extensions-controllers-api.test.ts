@@ -99,7 +99,8 @@ describe(`a tokens subclass overriding introspect, and the beforeTokenResponse h
   afterAll(() => server.close());
 
   const issue = () => tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(client.uid, client.secret!));
-  const isActive = async (token: string) => (await introspectRequest(server.app, { token }, basic(client.uid, client.secret!))).json().active;
+  const isActive = async (token: string) =>
+    (await introspectRequest(server.app, { token }, basic(client.uid, client.secret!))).json().active;
 
   it('the overridden introspect adds its header and keeps the RFC 7662 answer; the inherited create is unchanged', async () => {
     const issued = await issue();
@@ -116,7 +117,14 @@ describe(`a tokens subclass overriding introspect, and the beforeTokenResponse h
     const response = await issue();
     expect(response.statusCode).toBe(200);
     const body = response.json();
-    expect(body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 7200, scope: 'read', created_at: expect.any(Number), tenant: 'acme' });
+    expect(body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 7200,
+      scope: 'read',
+      created_at: expect.any(Number),
+      tenant: 'acme',
+    });
     expect(contexts).toEqual([{ grantType: 'client_credentials', applicationUid: client.uid, tokenId: expect.any(Number) }]);
     expect(await isActive(body.access_token)).toBe(true);
   });
@@ -150,11 +158,27 @@ describe('a controller that is not a subclass of the built-in one stops the boot
     buildServer({ config: loadConfig({ input: { dataDir, sessionSecret: 'a'.repeat(40) } }), extensions: { controllers } as Extensions });
 
   it.each([
-    ['an unrelated class', { tokens: class Unrelated {} }, "controllers.tokens must be a subclass of TokensController (got class Unrelated)"],
-    ['the built-in class of another key', { token_info: TokensController }, 'controllers.token_info must be a subclass of TokenInfoController (got class TokensController)'],
+    [
+      'an unrelated class',
+      { tokens: class Unrelated {} },
+      'controllers.tokens must be a subclass of TokensController (got class Unrelated)',
+    ],
+    [
+      'the built-in class of another key',
+      { token_info: TokensController },
+      'controllers.token_info must be a subclass of TokenInfoController (got class TokensController)',
+    ],
     ['a plain function', { applications: () => ({}) }, 'controllers.applications must be a subclass of ApplicationsController'],
-    ['a value that is no class', { authorizations: 'AuthorizationsController' }, 'controllers.authorizations must be a subclass of AuthorizationsController (got string)'],
-    ['an unknown key', { token: TokensController }, "unknown controller key 'token' (known: applications, authorized_applications, authorizations, tokens, token_info)"],
+    [
+      'a value that is no class',
+      { authorizations: 'AuthorizationsController' },
+      'controllers.authorizations must be a subclass of AuthorizationsController (got string)',
+    ],
+    [
+      'an unknown key',
+      { token: TokensController },
+      "unknown controller key 'token' (known: applications, authorized_applications, authorizations, tokens, token_info)",
+    ],
   ])('%s', async (_label, controllers, message) => {
     await expect(boot(controllers)).rejects.toThrow(message);
   });
@@ -162,7 +186,8 @@ describe('a controller that is not a subclass of the built-in one stops the boot
   it('a subclass of another copy of the class is refused with a hint to use the function form', async () => {
     class TokensController {}
     class Copy extends TokensController {}
-    await expect(boot({ tokens: Copy })).rejects.toThrow(/another copy of TokensController .* export controllers as a function of the built-in classes/);
+    await expect(boot({ tokens: Copy })).rejects.toThrow(
+      /another copy of TokensController .* export controllers as a function of the built-in classes/,
+    );
   });
-
 });

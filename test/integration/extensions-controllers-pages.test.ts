@@ -4,7 +4,17 @@ import { ApplicationsController, AuthorizationsController, AuthorizedApplication
 import type { SignedInUser } from '../../src/http/hooks/authenticate-resource-owner.js';
 import type { AuthorizationRequest } from '../../src/oauth/authorization-request.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import { authorizeUrl, createClient, createUser, csrfTokenIn, hiddenFields, liveToken, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import {
+  authorizeUrl,
+  createClient,
+  createUser,
+  csrfTokenIn,
+  hiddenFields,
+  liveToken,
+  locationParameters,
+  signedIn,
+  type UserAgent,
+} from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 import { ADMIN_PASSWORD, AdminSession, applicationIdFrom, JSON_API } from './applications-support.js';
@@ -29,7 +39,11 @@ describe(`controller keys authorizations, authorized_applications and applicatio
       config: { admin: { passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) } },
       extensions: {
         controllers: {
-          authorizations: class extends recordingSubclass(AuthorizationsController, ['new', 'create', 'destroy', 'show'], authorizationsLog) {
+          authorizations: class extends recordingSubclass(
+            AuthorizationsController,
+            ['new', 'create', 'destroy', 'show'],
+            authorizationsLog,
+          ) {
             // The seed's skip_authorization? as an overridable helper: first-party clients skip consent.
             protected override async skipAuthorization(authorization: AuthorizationRequest, owner: SignedInUser) {
               return authorization.application.name.startsWith('First-party') || super.skipAuthorization(authorization, owner);
@@ -50,8 +64,10 @@ describe(`controller keys authorizations, authorized_applications and applicatio
   });
   afterAll(() => server.close());
 
-  const consent = () => agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) });
-  const submit = (fields: Record<string, string>) => agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(fields) });
+  const consent = () =>
+    agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) });
+  const submit = (fields: Record<string, string>) =>
+    agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(fields) });
 
   it('authorizations: new (GET), create (POST), destroy (POST _method=delete and DELETE) and show (the native code page)', async () => {
     const page = await consent();
@@ -66,7 +82,12 @@ describe(`controller keys authorizations, authorized_applications and applicatio
     expect(locationParameters(denied).get('error')).toBe('access_denied');
 
     const { _csrf, ...fields } = hiddenFields((await consent()).body, 0);
-    const deleted = await agent.request({ method: 'DELETE', url: '/oauth/authorize', headers: { ...FORM, 'x-csrf-token': _csrf! }, payload: form(fields) });
+    const deleted = await agent.request({
+      method: 'DELETE',
+      url: '/oauth/authorize',
+      headers: { ...FORM, 'x-csrf-token': _csrf! },
+      payload: form(fields),
+    });
     expect(locationParameters(deleted).get('error')).toBe('access_denied');
 
     const native = await agent.request({ method: 'GET', url: '/oauth/authorize/native?code=abc' });
@@ -79,7 +100,10 @@ describe(`controller keys authorizations, authorized_applications and applicatio
   it('authorizations: a subclass overriding skipAuthorization approves without the consent page', async () => {
     const firstParty = (await createClient(server.deps, { name: 'First-party portal' })).application;
     authorizationsLog.length = 0;
-    const response = await agent.request({ method: 'GET', url: authorizeUrl({ client_id: firstParty.uid, redirect_uri: CALLBACK, response_type: 'code' }) });
+    const response = await agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: firstParty.uid, redirect_uri: CALLBACK, response_type: 'code' }),
+    });
     expect(response.statusCode).toBe(302);
     expect(locationParameters(response).get('code')).toBeTruthy();
     expect((await consent()).statusCode).toBe(200);
@@ -96,11 +120,20 @@ describe(`controller keys authorizations, authorized_applications and applicatio
     expect(listed.json()).toHaveLength(2);
 
     const fields = hiddenFields(index.body.slice(index.body.indexOf(`id="application_${client.id}"`)), 0);
-    const revoked = await agent.request({ method: 'POST', url: `/oauth/authorized_applications/${client.id}`, headers: FORM, payload: form(fields) });
+    const revoked = await agent.request({
+      method: 'POST',
+      url: `/oauth/authorized_applications/${client.id}`,
+      headers: FORM,
+      payload: form(fields),
+    });
     expect(revoked.statusCode).toBe(302);
 
     const csrf = csrfTokenIn((await agent.request({ method: 'GET', url: '/oauth/authorized_applications' })).body)!;
-    const deleted = await agent.request({ method: 'DELETE', url: `/oauth/authorized_applications/${other.id}`, headers: { accept: 'application/json', 'x-csrf-token': csrf } });
+    const deleted = await agent.request({
+      method: 'DELETE',
+      url: `/oauth/authorized_applications/${other.id}`,
+      headers: { accept: 'application/json', 'x-csrf-token': csrf },
+    });
     expect(deleted.statusCode).toBe(204);
 
     expect(authorizedLog).toEqual(['index', 'index', 'destroy', 'index', 'destroy']);
@@ -110,7 +143,11 @@ describe(`controller keys authorizations, authorized_applications and applicatio
     const admin = new AdminSession(server.app);
     expect((await admin.get('/oauth/applications')).statusCode).toBe(200);
     expect((await admin.get('/oauth/applications/new')).statusCode).toBe(200);
-    const created = await admin.submit('/oauth/applications', { name: 'Worker', redirect_uri: 'https://worker.example/cb', confidential: ['0', '1'] });
+    const created = await admin.submit('/oauth/applications', {
+      name: 'Worker',
+      redirect_uri: 'https://worker.example/cb',
+      confidential: ['0', '1'],
+    });
     const id = applicationIdFrom(created.headers.location);
     expect((await admin.follow(created)).statusCode).toBe(200);
     expect((await admin.get(`/oauth/applications/${id}/edit`)).statusCode).toBe(200);
@@ -123,15 +160,34 @@ describe(`controller keys authorizations, authorized_applications and applicatio
     expect(destroyed.headers.location).toBe('/oauth/applications');
 
     const json = { ...JSON_API, 'content-type': 'application/json' };
-    const viaJson = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: json, payload: { name: 'Script', redirect_uri: CALLBACK } });
+    const viaJson = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: json,
+      payload: { name: 'Script', redirect_uri: CALLBACK },
+    });
     expect(viaJson.statusCode).toBe(201);
     const jsonId = viaJson.json().id as number;
-    expect((await server.app.inject({ method: 'PUT', url: `/oauth/applications/${jsonId}`, headers: json, payload: { name: 'Script 2' } })).json().name).toBe('Script 2');
+    expect(
+      (
+        await server.app.inject({ method: 'PUT', url: `/oauth/applications/${jsonId}`, headers: json, payload: { name: 'Script 2' } })
+      ).json().name,
+    ).toBe('Script 2');
     expect((await server.app.inject({ method: 'DELETE', url: `/oauth/applications/${jsonId}`, headers: JSON_API })).statusCode).toBe(204);
 
     expect(applicationsLog).toEqual([
-      'index', 'new', 'create', 'show', 'edit', 'update', 'rotateSecret', 'confirmDestroy', 'destroy', // HTML
-      'create', 'update', 'destroy', // JSON
+      'index',
+      'new',
+      'create',
+      'show',
+      'edit',
+      'update',
+      'rotateSecret',
+      'confirmDestroy',
+      'destroy', // HTML
+      'create',
+      'update',
+      'destroy', // JSON
     ]);
   });
 });

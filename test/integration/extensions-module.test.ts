@@ -70,7 +70,7 @@ describe(`an extensions module loaded by loadExtensions and passed to buildServe
   const passwordGrant = (username: string, password: string) =>
     tokenRequest(server.app, { grant_type: 'password', username, password }, basic(other.uid, other.secret!));
 
-  it('beforeTokenResponse and resourceOwnerFromCredentials: the password grant issues a token for the module\'s user, with its field', async () => {
+  it("beforeTokenResponse and resourceOwnerFromCredentials: the password grant issues a token for the module's user, with its field", async () => {
     const response = await passwordGrant('directory-user', 'directory-pass');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ token_type: 'Bearer', tenant: 'from-module', grant: 'password' });
@@ -86,8 +86,12 @@ describe(`an extensions module loaded by loadExtensions and passed to buildServe
   });
 
   it('authenticateAdmin decides who may use the admin UI', async () => {
-    expect((await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: { 'x-admin-key': 'module-key' } })).statusCode).toBe(200);
-    expect((await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: { 'x-admin-key': 'guess' } })).statusCode).toBe(403);
+    expect(
+      (await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: { 'x-admin-key': 'module-key' } })).statusCode,
+    ).toBe(200);
+    expect((await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: { 'x-admin-key': 'guess' } })).statusCode).toBe(
+      403,
+    );
   });
 
   it('the token_info subclass from the controllers function serves GET /oauth/token/info', async () => {
@@ -142,7 +146,14 @@ describe(`oauth-service serve with config extensions (${backend})`, () => {
   const config = (extensions: string) =>
     write(
       `config-${Math.random().toString(36).slice(2)}.json`,
-      JSON.stringify({ extensions, host: '127.0.0.1', port: 0, dataDir: 'memory://', sessionSecret: 'a'.repeat(40), log: { level: 'silent' } }),
+      JSON.stringify({
+        extensions,
+        host: '127.0.0.1',
+        port: 0,
+        dataDir: 'memory://',
+        sessionSecret: 'a'.repeat(40),
+        log: { level: 'silent' },
+      }),
     );
   const env = () => ({ DATABASE_URL: testDatabase?.url ?? undefined });
 
@@ -179,7 +190,9 @@ describe(`oauth-service serve with config extensions (${backend})`, () => {
     const missing = join(dir, 'no-such-extensions.mjs');
     const service = await serve(config(missing), env());
     expect(service.code).toBe(1);
-    expect(service.stderr).toMatch(new RegExp(`^oauth-service: extensions: cannot load ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+    expect(service.stderr).toMatch(
+      new RegExp(`^oauth-service: extensions: cannot load ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
+    );
   });
 
   it('an unknown export stops the boot, naming it and the known names', async () => {
@@ -197,13 +210,34 @@ describe('loadExtensions refuses a module it cannot use, with a clear message', 
     ['a missing module', null, /^extensions: cannot load .*absent\.mjs: /],
     ['a syntax error', 'export const = 1;', /^extensions: cannot load .*broken\.mjs: /],
     ['an unknown export', 'export const controler = {};', /exports unknown names: controler \(known: /],
-    ['a hook that is not a function', 'export const beforeTokenResponse = { tenant: 1 };', /^extensions: beforeTokenResponse in .* must be a function$/],
+    [
+      'a hook that is not a function',
+      'export const beforeTokenResponse = { tenant: 1 };',
+      /^extensions: beforeTokenResponse in .* must be a function$/,
+    ],
     ['an unknown controller key', 'export const controllers = { token: class {} };', /unknown controller key 'token'/],
-    ['a controller that is not a subclass', 'export const controllers = { tokens: class Mine {} };', /controllers.tokens must be a subclass of TokensController \(got class Mine\)/],
-    ['a default export that is not an object', 'export default function () {}', /the default export of .* must be an object of hooks and controllers/],
-    ['a default export beside named exports', 'export default {};\nexport const authenticateAdmin = () => true;', /has both a default export and named exports \(authenticateAdmin\)/],
+    [
+      'a controller that is not a subclass',
+      'export const controllers = { tokens: class Mine {} };',
+      /controllers.tokens must be a subclass of TokensController \(got class Mine\)/,
+    ],
+    [
+      'a default export that is not an object',
+      'export default function () {}',
+      /the default export of .* must be an object of hooks and controllers/,
+    ],
+    [
+      'a default export beside named exports',
+      'export default {};\nexport const authenticateAdmin = () => true;',
+      /has both a default export and named exports \(authenticateAdmin\)/,
+    ],
   ])('%s', async (label, source, message) => {
-    const name = label === 'a missing module' ? 'absent.mjs' : label === 'a syntax error' ? 'broken.mjs' : `refused-${Math.random().toString(36).slice(2)}.mjs`;
+    const name =
+      label === 'a missing module'
+        ? 'absent.mjs'
+        : label === 'a syntax error'
+          ? 'broken.mjs'
+          : `refused-${Math.random().toString(36).slice(2)}.mjs`;
     const path = source === null ? join(dir, name) : write(name, source);
     await expect(loadExtensions(path)).rejects.toThrow(message);
   });

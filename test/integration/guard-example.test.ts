@@ -34,7 +34,11 @@ describe('examples/protected-api.ts against a running service', () => {
       config: { introspection: { allow: [{ rule: 'clients', clientIds: [resourceServer.uid] }], response: { sub: 'resourceOwnerId' } } },
     });
     const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
-    environment = { OAUTH_INTROSPECTION_URL: `${address}/oauth/introspect`, OAUTH_CLIENT_ID: resourceServer.uid, OAUTH_CLIENT_SECRET: resourceServer.secret! };
+    environment = {
+      OAUTH_INTROSPECTION_URL: `${address}/oauth/introspect`,
+      OAUTH_CLIENT_ID: resourceServer.uid,
+      OAUTH_CLIENT_SECRET: resourceServer.secret!,
+    };
     api = await buildProtectedApi({
       introspectionUrl: environment.OAUTH_INTROSPECTION_URL!,
       clientId: environment.OAUTH_CLIENT_ID!,
@@ -49,7 +53,14 @@ describe('examples/protected-api.ts against a running service', () => {
   });
 
   const token = async (scopes: string[]) =>
-    (await issueToken(server.deps, { application: thirdParty.application, resourceOwnerId: userId, scopes, grantType: 'authorization_code' })).accessToken;
+    (
+      await issueToken(server.deps, {
+        application: thirdParty.application,
+        resourceOwnerId: userId,
+        scopes,
+        grantType: 'authorization_code',
+      })
+    ).accessToken;
 
   it('serves the public route without a token', async () => {
     expect((await api.inject({ method: 'GET', url: '/public' })).statusCode).toBe(200);
@@ -87,7 +98,10 @@ describe('examples/protected-api.ts against a running service', () => {
       const base = `http://127.0.0.1:${port}`;
       let publicStatus = 0;
       for (let attempt = 0; attempt < 100 && publicStatus !== 200 && child.exitCode === null; attempt += 1) {
-        publicStatus = await fetch(`${base}/public`).then((response) => response.status, () => 0);
+        publicStatus = await fetch(`${base}/public`).then(
+          (response) => response.status,
+          () => 0,
+        );
         if (publicStatus !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(publicStatus, output).toBe(200);

@@ -72,7 +72,9 @@ describe('guard (local mode): serviceAuthorize on protected routes', () => {
   it('answers 401 invalid_token with error and description in the challenge for an unknown token', async () => {
     const response = await get('/api/any', bearer('invalid'));
     expect(response.statusCode).toBe(401);
-    expect(response.headers['www-authenticate']).toBe('Bearer realm="test-api", error="invalid_token", error_description="The access token is invalid"');
+    expect(response.headers['www-authenticate']).toBe(
+      'Bearer realm="test-api", error="invalid_token", error_description="The access token is invalid"',
+    );
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.json()).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid' });
   });
@@ -100,7 +102,10 @@ describe('guard (local mode): serviceAuthorize on protected routes', () => {
     for (const scopes of [['admin'], []]) {
       const response = await get('/api/read-or-write', bearer(await token(scopes)));
       expect(response.statusCode).toBe(403);
-      expect(response.json()).toEqual({ error: 'insufficient_scope', error_description: 'Access to this resource requires scope "read write".' });
+      expect(response.json()).toEqual({
+        error: 'insufficient_scope',
+        error_description: 'Access to this resource requires scope "read write".',
+      });
       expect(response.headers['www-authenticate']).toBe(
         'Bearer realm="test-api", error="insufficient_scope", error_description="Access to this resource requires scope _read write_.", scope="read write"',
       );

@@ -44,7 +44,8 @@ describe('guard (local mode): request helpers', () => {
 
   const get = (url: string, headers: Record<string, string> = {}) => server.app.inject({ method: 'GET', url, headers });
   const userToken = async (scopes = ['read']) =>
-    (await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id, scopes, grantType: 'authorization_code' })).accessToken;
+    (await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id, scopes, grantType: 'authorization_code' }))
+      .accessToken;
 
   it('serviceToken() returns the valid token of the request', async () => {
     const response = await get('/api/optional', bearer(await userToken(['read', 'write'])));

@@ -16,14 +16,20 @@ describe('guard (local mode): customized 401 and 403 responses', () => {
     client = await createClient(server.deps);
     const { introspect } = localIntrospection(server.deps);
     const protect = (prefix: string, options: Partial<LocalGuardOptions>) =>
-      server.app.register(async (api: FastifyInstance) => {
-        await api.register(serviceGuard, { introspect, ...options });
-        api.get(`/write`, { preHandler: api.serviceAuthorize('write') }, async () => 'ok');
-        api.get(`/owner`, { preHandler: api.serviceAuthorize() }, async (request) => ({ owner: await request.currentResourceOwner() }));
-      }, { prefix });
+      server.app.register(
+        async (api: FastifyInstance) => {
+          await api.register(serviceGuard, { introspect, ...options });
+          api.get(`/write`, { preHandler: api.serviceAuthorize('write') }, async () => 'ok');
+          api.get(`/owner`, { preHandler: api.serviceAuthorize() }, async (request) => ({ owner: await request.currentResourceOwner() }));
+        },
+        { prefix },
+      );
     const record = (error: GuardError, url: string) => seen.push({ code: error.code, reason: error.reason, scopes: error.scopes, url });
     await protect('/json', {
-      serviceUnauthorizedRenderOptions: ({ error, request }) => (record(error, request.url), { body: { error_message: error.description } }),
+      serviceUnauthorizedRenderOptions: ({ error, request }) => (
+        record(error, request.url),
+        { body: { error_message: error.description } }
+      ),
       serviceForbiddenRenderOptions: ({ error }) => ({ body: { error_message: error.description, needed: error.scopes } }),
     });
     await protect('/plain', {
@@ -62,7 +68,11 @@ describe('guard (local mode): customized 401 and 403 responses', () => {
 
   it('renders plain-text bodies as text/plain (P7, P8)', async () => {
     const unauthorized = await get('/plain/write', bearer('invalid'));
-    expect([unauthorized.statusCode, unauthorized.body, unauthorized.headers['content-type']]).toEqual([401, 'Unauthorized', 'text/plain; charset=utf-8']);
+    expect([unauthorized.statusCode, unauthorized.body, unauthorized.headers['content-type']]).toEqual([
+      401,
+      'Unauthorized',
+      'text/plain; charset=utf-8',
+    ]);
     expect(unauthorized.headers['www-authenticate']).toMatch(/^Bearer /);
     const forbidden = await get('/plain/write', bearer(await readToken()));
     expect([forbidden.statusCode, forbidden.body]).toEqual([403, 'Forbidden']);
@@ -78,7 +88,10 @@ describe('guard (local mode): customized 401 and 403 responses', () => {
   });
 
   it('keeps the default JSON bodies when the hooks return nothing', async () => {
-    expect((await get('/default/write', bearer('invalid'))).json()).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid' });
+    expect((await get('/default/write', bearer('invalid'))).json()).toEqual({
+      error: 'invalid_token',
+      error_description: 'The access token is invalid',
+    });
     expect((await get('/default/write', bearer(await readToken()))).json()).toEqual({
       error: 'insufficient_scope',
       error_description: 'Access to this resource requires scope "write".',

@@ -46,7 +46,10 @@ describe('guard (remote mode): when introspection fails', () => {
     ['answers 401 invalid_client (wrong API credentials)', json(401, { error: 'invalid_client' })],
     ['answers 200 with something that is not an introspection response', json(200, { ok: true })],
     ['answers 200 with HTML', (_q: IncomingMessage, _b: string, response: ServerResponse) => response.writeHead(200).end('<html>')],
-    ['redirects', (_q: IncomingMessage, _b: string, response: ServerResponse) => response.writeHead(302, { location: 'http://example.com/' }).end()],
+    [
+      'redirects',
+      (_q: IncomingMessage, _b: string, response: ServerResponse) => response.writeHead(302, { location: 'http://example.com/' }).end(),
+    ],
   ])('answers 503 when the server %s', async (_name, handler) => {
     const { url } = await introspectionServer(handler);
     const api = await protectedApi(url);
@@ -87,7 +90,9 @@ describe('guard (remote mode): when introspection fails', () => {
   it('does not cache a failure: the next request is asked again and succeeds once the server recovers', async () => {
     let healthy = false;
     const { url, requests } = await introspectionServer((request, body, response) =>
-      healthy ? json(200, { active: true, token_type: 'Bearer', scope: 'read' })(request, body, response) : json(503, {})(request, body, response),
+      healthy
+        ? json(200, { active: true, token_type: 'Bearer', scope: 'read' })(request, body, response)
+        : json(503, {})(request, body, response),
     );
     const api = await protectedApi(url);
     expect((await api.inject({ method: 'GET', url: '/any', headers: bearer('some-token') })).statusCode).toBe(503);
@@ -122,7 +127,9 @@ describe('guard (remote mode): the introspection request', () => {
       setTimeout(() => json(200, { active: true, token_type: 'Bearer', scope: 'read' })(request, body, response), 50);
     });
     const api = await protectedApi(url);
-    const responses = await Promise.all(Array.from({ length: 5 }, () => api.inject({ method: 'GET', url: '/any', headers: bearer('shared') })));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => api.inject({ method: 'GET', url: '/any', headers: bearer('shared') })),
+    );
     expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200, 200, 200]);
     expect(requests()).toBe(1);
     await api.close();

@@ -49,7 +49,12 @@ describe('guard (remote mode): an API protected through POST /oauth/introspect',
     const before = introspections;
     const response = await get('/any', bearer((await issue(['read', 'write'])).accessToken));
     expect(response.statusCode).toBe(200);
-    expect(response.json().token).toMatchObject({ active: true, scopes: ['read', 'write'], clientId: client.uid, claims: { token_type: 'Bearer' } });
+    expect(response.json().token).toMatchObject({
+      active: true,
+      scopes: ['read', 'write'],
+      clientId: client.uid,
+      claims: { token_type: 'Bearer' },
+    });
     expect(introspections).toBe(before + 1);
   });
 
@@ -57,7 +62,9 @@ describe('guard (remote mode): an API protected through POST /oauth/introspect',
     const response = await get('/any', bearer('unknown-token'));
     expect(response.statusCode).toBe(401);
     expect(response.json()).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid' });
-    expect(response.headers['www-authenticate']).toBe('Bearer realm="oauth-service", error="invalid_token", error_description="The access token is invalid"');
+    expect(response.headers['www-authenticate']).toBe(
+      'Bearer realm="oauth-service", error="invalid_token", error_description="The access token is invalid"',
+    );
   });
 
   it('answers 403 insufficient_scope when the token lacks the scope, 200 when it holds it', async () => {

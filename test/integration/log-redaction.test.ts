@@ -38,7 +38,11 @@ describe('logs never contain secrets', () => {
       headers: { ...FORM, authorization: `Bearer ${accessToken}` },
       payload: form({ token: accessToken }),
     });
-    await server.app.inject({ method: 'GET', url: `/oauth/token/info?access_token=${accessToken}`, headers: { authorization: `Bearer ${accessToken}` } });
+    await server.app.inject({
+      method: 'GET',
+      url: `/oauth/token/info?access_token=${accessToken}`,
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
     await server.app.inject({
       method: 'POST',
       url: '/oauth/token',

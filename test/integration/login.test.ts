@@ -73,12 +73,23 @@ describe(`/login and /logout (${backend})`, () => {
     expect(response.statusCode).toBe(403);
     expect(response.headers['content-type']).toContain('text/html');
     expect(await loggedIn(agent)).toBe(false);
-    const bare = await server.app.inject({ method: 'POST', url: '/login', headers: FORM, payload: form({ username: 'alice', password: PASSWORD }) });
+    const bare = await server.app.inject({
+      method: 'POST',
+      url: '/login',
+      headers: FORM,
+      payload: form({ username: 'alice', password: PASSWORD }),
+    });
     expect(bare.statusCode).toBe(403);
   });
 
   const loginFrom = async (ip: string, username: string, password: string, agent = userAgent(server.app)) =>
-    agent.request({ method: 'POST', url: '/login', remoteAddress: ip, headers: FORM, payload: form({ username, password, _csrf: await agent.csrfFrom('/login') }) });
+    agent.request({
+      method: 'POST',
+      url: '/login',
+      remoteAddress: ip,
+      headers: FORM,
+      payload: form({ username, password, _csrf: await agent.csrfFrom('/login') }),
+    });
 
   it('locks the (user name, IP) pair after rateLimit.maxFailures failures: 429 with Retry-After there, even for the right password', async () => {
     for (let i = 0; i < LIMITS.maxFailures; i += 1) expect((await loginFrom('10.0.0.1', 'carol', 'guess')).statusCode).toBe(401);
@@ -158,10 +169,17 @@ describe(`/login and /logout (${backend})`, () => {
     expect(response.headers.location).toBe('/oauth/authorized_applications');
   });
 
-  it.each(['https://evil.example/', '//evil.example/x', '/\\evil.example', '/\\/evil.example', 'evil.example', '', '/a b', '/a\r\nLocation: x', 'javascript:alert(1)'])(
-    'a return path of %j is refused',
-    (path) => expect(isSafeReturnPath(path)).toBe(false),
-  );
+  it.each([
+    'https://evil.example/',
+    '//evil.example/x',
+    '/\\evil.example',
+    '/\\/evil.example',
+    'evil.example',
+    '',
+    '/a b',
+    '/a\r\nLocation: x',
+    'javascript:alert(1)',
+  ])('a return path of %j is refused', (path) => expect(isSafeReturnPath(path)).toBe(false));
 
   it.each(['/', '/oauth/authorize?client_id=a&redirect_uri=https%3A%2F%2Fc.example%2Fcb', '/oauth/authorized_applications'])(
     'a return path of %j is a local path',

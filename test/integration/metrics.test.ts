@@ -114,10 +114,25 @@ describe('GET /metrics on the service (SPEC 3.7)', () => {
     const server = await buildTestServer();
     const client = await createClient(server.deps);
     const auth = { ...FORM, authorization: basicAuth(client.uid, client.secret!) };
-    const issued = await server.app.inject({ method: 'POST', url: '/oauth/token', headers: auth, payload: form({ grant_type: 'client_credentials' }) });
-    await server.app.inject({ method: 'POST', url: '/oauth/introspect', headers: auth, payload: form({ token: issued.json().access_token }) });
+    const issued = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: auth,
+      payload: form({ grant_type: 'client_credentials' }),
+    });
+    await server.app.inject({
+      method: 'POST',
+      url: '/oauth/introspect',
+      headers: auth,
+      payload: form({ token: issued.json().access_token }),
+    });
     await server.app.inject({ method: 'POST', url: '/oauth/introspect', headers: auth, payload: form({ token: 'unknown' }) });
-    await server.app.inject({ method: 'POST', url: '/oauth/introspect', headers: { ...FORM, authorization: 'Bearer nope' }, payload: form({ token: 'x' }) });
+    await server.app.inject({
+      method: 'POST',
+      url: '/oauth/introspect',
+      headers: { ...FORM, authorization: 'Bearer nope' },
+      payload: form({ token: 'x' }),
+    });
     const text = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(text).toContain('oauth_tokens_issued_total{grant_type="client_credentials"} 1');
     expect(text).toContain('oauth_introspections_total{result="active"} 1');

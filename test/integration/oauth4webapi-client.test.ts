@@ -64,7 +64,11 @@ describe(`oauth4webapi against a listening server on ${backend}`, () => {
     expect(introspected).toMatchObject({ active: true, client_id: registered.uid, token_type: 'Bearer', scope: 'read' });
 
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, tokens.access_token, http));
-    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, http));
+    const after = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, auth, tokens.access_token, http),
+    );
     expect(after).toEqual({ active: false });
   });
 

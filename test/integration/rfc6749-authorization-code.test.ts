@@ -109,7 +109,13 @@ describe(`POST /oauth/token grant_type=authorization_code (RFC 6749 section 4.1.
 
   it('redirect_uri must equal the one of the authorization request (RFC 6749 section 4.1.3)', async () => {
     const redirectUri = 'https://app.example.com/callback';
-    for (const sent of [`${redirectUri}/`, `${redirectUri}?x=1`, 'https://APP.example.com/callback', 'https://app.example.com:443/callback', 'https://evil.example.com/callback']) {
+    for (const sent of [
+      `${redirectUri}/`,
+      `${redirectUri}?x=1`,
+      'https://APP.example.com/callback',
+      'https://app.example.com:443/callback',
+      'https://evil.example.com/callback',
+    ]) {
       const { code } = await newCode(server, client, { redirectUri });
       const response = await exchange(server, { code, redirect_uri: sent }, asClient);
       expectOAuthError(response, 400, 'invalid_grant', TEXT.invalidGrant);
@@ -141,7 +147,12 @@ describe(`POST /oauth/token grant_type=authorization_code (RFC 6749 section 4.1.
 
   it('a confidential client must authenticate (RFC 6749 section 4.1.3)', async () => {
     const { code, redirectUri } = await newCode(server, client);
-    expectOAuthError(await exchange(server, { code, redirect_uri: redirectUri, client_id: client.uid }), 401, 'invalid_client', TEXT.invalidClient);
+    expectOAuthError(
+      await exchange(server, { code, redirect_uri: redirectUri, client_id: client.uid }),
+      401,
+      'invalid_client',
+      TEXT.invalidClient,
+    );
   });
 });
 
@@ -192,12 +203,21 @@ describe(`PKCE at the code exchange (RFC 7636 section 4.5 and 4.6) on ${backend}
     expectOAuthError(await exchange(server, { code: 'random-code', redirect_uri: redirectUri }), 401, 'invalid_client', TEXT.invalidClient);
     // Another confidential client learns nothing either: the code is not its own, so invalid_grant.
     const stranger = await createClient(server.deps);
-    expectOAuthError(await exchange(server, { code, redirect_uri: redirectUri }, basic(stranger.uid, stranger.secret!)), 400, 'invalid_grant', TEXT.invalidGrant);
+    expectOAuthError(
+      await exchange(server, { code, redirect_uri: redirectUri }, basic(stranger.uid, stranger.secret!)),
+      400,
+      'invalid_grant',
+      TEXT.invalidGrant,
+    );
   });
 
   it('a verifier sent for a code issued without a challenge is invalid_grant (reference 5.4)', async () => {
     const { code, redirectUri } = await newCode(server, confidential);
-    const response = await exchange(server, { code, redirect_uri: redirectUri, code_verifier: VERIFIER }, basic(confidential.uid, confidential.secret!));
+    const response = await exchange(
+      server,
+      { code, redirect_uri: redirectUri, code_verifier: VERIFIER },
+      basic(confidential.uid, confidential.secret!),
+    );
     expectOAuthError(response, 400, 'invalid_grant', TEXT.invalidGrant);
   });
 
@@ -216,7 +236,10 @@ describe(`PKCE at the code exchange (RFC 7636 section 4.5 and 4.6) on ${backend}
   describe('with pkce {required: "all", methods: ["S256", "plain"]}', () => {
     let strict: TestServer;
     beforeAll(async () => {
-      strict = await buildTestServer({ testDatabase: base.testDatabase, config: { pkce: { required: 'all', methods: ['S256', 'plain'] } } });
+      strict = await buildTestServer({
+        testDatabase: base.testDatabase,
+        config: { pkce: { required: 'all', methods: ['S256', 'plain'] } },
+      });
     });
     afterAll(() => strict.close());
 

@@ -39,7 +39,9 @@ describe(`POST /oauth/token grant_type=client_credentials (RFC 6749 section 4.4)
   const asClient = () => basic(client.uid, client.secret!);
 
   it('client_secret_basic: 200 with access_token, token_type, expires_in, scope and created_at, no refresh_token (RFC 6749 4.4.3)', async () => {
-    const { response, from, to } = await during(server.clock, () => tokenRequest(server.app, { grant_type: 'client_credentials' }, asClient()));
+    const { response, from, to } = await during(server.clock, () =>
+      tokenRequest(server.app, { grant_type: 'client_credentials' }, asClient()),
+    );
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     expectNoStore(response);
@@ -55,7 +57,11 @@ describe(`POST /oauth/token grant_type=client_credentials (RFC 6749 section 4.4)
   });
 
   it('client_secret_post: the same token response (RFC 6749 section 2.3.1)', async () => {
-    const response = await tokenRequest(server.app, { grant_type: 'client_credentials', client_id: client.uid, client_secret: client.secret! });
+    const response = await tokenRequest(server.app, {
+      grant_type: 'client_credentials',
+      client_id: client.uid,
+      client_secret: client.secret!,
+    });
     expect(response.statusCode).toBe(200);
     expect(Object.keys(response.json()).sort()).toEqual(['access_token', 'created_at', 'expires_in', 'scope', 'token_type']);
   });
@@ -69,7 +75,13 @@ describe(`POST /oauth/token grant_type=client_credentials (RFC 6749 section 4.4)
     const { access_token, created_at } = (await tokenRequest(server.app, { grant_type: 'client_credentials' }, asClient())).json();
     const { response, from, to } = await during(server.clock, () => tokenInfoRequest(server.app, bearer(access_token)));
     const info = response.json();
-    expect(info).toEqual({ resource_owner_id: null, scope: ['read'], expires_in: expect.any(Number), application: { uid: client.uid }, created_at });
+    expect(info).toEqual({
+      resource_owner_id: null,
+      scope: ['read'],
+      expires_in: expect.any(Number),
+      application: { uid: client.uid },
+      created_at,
+    });
     // created_at is whole seconds: the token was created within [created_at, created_at + 1).
     expectSecondsLeft(info.expires_in, (created_at + 7200) * 1000, from - 1000, to);
   });
@@ -91,7 +103,11 @@ describe(`POST /oauth/token grant_type=client_credentials (RFC 6749 section 4.4)
 
   it('a scope outside the application scopes is invalid_scope (reference 8.2)', async () => {
     const limited = await createClient(server.deps, { scopes: 'read' });
-    const response = await tokenRequest(server.app, { grant_type: 'client_credentials', scope: 'write' }, basic(limited.uid, limited.secret!));
+    const response = await tokenRequest(
+      server.app,
+      { grant_type: 'client_credentials', scope: 'write' },
+      basic(limited.uid, limited.secret!),
+    );
     expectOAuthError(response, 400, 'invalid_scope', TEXT.invalidScope);
   });
 
@@ -132,7 +148,10 @@ describe(`client_credentials with revokePreviousClientCredentialsToken (referenc
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await buildTestServer({ testDatabase: base.testDatabase, config: { optionalScopes: ['write'], revokePreviousClientCredentialsToken: true } });
+    server = await buildTestServer({
+      testDatabase: base.testDatabase,
+      config: { optionalScopes: ['write'], revokePreviousClientCredentialsToken: true },
+    });
   });
   afterAll(() => server.close());
 
@@ -159,7 +178,10 @@ describe(`client_credentials with reuseAccessToken (reference 17.6; needs hashTo
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await buildTestServer({ testDatabase: base.testDatabase, config: { optionalScopes: ['write'], reuseAccessToken: true, hashTokens: false } });
+    server = await buildTestServer({
+      testDatabase: base.testDatabase,
+      config: { optionalScopes: ['write'], reuseAccessToken: true, hashTokens: false },
+    });
   });
   afterAll(() => server.close());
 

@@ -17,7 +17,9 @@ describe(`malformed requests to the API group on ${backend}`, () => {
 
   beforeAll(async () => {
     // Hundreds of failed client authentications from one address: the lockout is tested in api-rate-limits.test.ts.
-    server = await buildTestServer({ config: { grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'], rateLimit: { enabled: false } } });
+    server = await buildTestServer({
+      config: { grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'], rateLimit: { enabled: false } },
+    });
     client = await createClient(server.deps);
     user = await createUser(server.deps);
   });
@@ -48,7 +50,12 @@ describe(`malformed requests to the API group on ${backend}`, () => {
       ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\nclient_credentials\r\n--x--'],
       ['application/x-www-form-urlencoded-but-not', 'grant_type=client_credentials'],
     ])('POST /oauth/token with Content-Type %s is 415', async (contentType, payload) => {
-      const response = await server.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': contentType, ...asClient() }, payload });
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': contentType, ...asClient() },
+        payload,
+      });
       expect(response.statusCode).toBe(415);
     });
 
@@ -68,7 +75,12 @@ describe(`malformed requests to the API group on ${backend}`, () => {
     });
 
     it('PUT /oauth/token with a form body is 404: the path does not serve PUT', async () => {
-      const response = await server.app.inject({ method: 'PUT', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+      const response = await server.app.inject({
+        method: 'PUT',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: '',
+      });
       expect(response.statusCode).toBe(404);
     });
   });
@@ -115,21 +127,57 @@ describe(`malformed requests to the API group on ${backend}`, () => {
 
   describe('hostile input never gives a 500 (SPEC 3 and 9)', () => {
     const ODD_VALUES = [
-      '', ' ', '\u0000', 'a\u0000b', "' OR '1'='1", "'; DROP TABLE oauth_access_tokens; --", '\\', '%', '%00', '%ZZ',
-      '\u{1F600}', '日本語', 'é', '\ud800', '\r\n', '\t', '\u202e', 'x'.repeat(8000), 'read '.repeat(1500), '../../etc/passwd',
-      '{"$ne":null}', 'null', '__proto__', '[]', '-1', '1e309', 'S256', 'refresh_token',
+      '',
+      ' ',
+      '\u0000',
+      'a\u0000b',
+      "' OR '1'='1",
+      "'; DROP TABLE oauth_access_tokens; --",
+      '\\',
+      '%',
+      '%00',
+      '%ZZ',
+      '\u{1F600}',
+      '日本語',
+      'é',
+      '\ud800',
+      '\r\n',
+      '\t',
+      '\u202e',
+      'x'.repeat(8000),
+      'read '.repeat(1500),
+      '../../etc/passwd',
+      '{"$ne":null}',
+      'null',
+      '__proto__',
+      '[]',
+      '-1',
+      '1e309',
+      'S256',
+      'refresh_token',
     ];
     type Baseline = { url: string; params: Params; headers?: Record<string, string> };
     const baselines: Array<[string, () => Promise<Baseline>]> = [
-      ['client_credentials (Basic)', async () => ({ url: '/oauth/token', params: { grant_type: 'client_credentials', scope: 'read' }, headers: asClient() })],
+      [
+        'client_credentials (Basic)',
+        async () => ({ url: '/oauth/token', params: { grant_type: 'client_credentials', scope: 'read' }, headers: asClient() }),
+      ],
       [
         'client_credentials (client_secret_post)',
-        async () => ({ url: '/oauth/token', params: { grant_type: 'client_credentials', client_id: client.uid, client_secret: client.secret! } }),
+        async () => ({
+          url: '/oauth/token',
+          params: { grant_type: 'client_credentials', client_id: client.uid, client_secret: client.secret! },
+        }),
       ],
       [
         'authorization_code',
         async () => {
-          const grant = await createCode(server.deps, { application: client.application, resourceOwnerId: user.id, codeChallenge: CHALLENGE, codeChallengeMethod: 'S256' });
+          const grant = await createCode(server.deps, {
+            application: client.application,
+            resourceOwnerId: user.id,
+            codeChallenge: CHALLENGE,
+            codeChallengeMethod: 'S256',
+          });
           return {
             url: '/oauth/token',
             params: { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: VERIFIER },
@@ -140,11 +188,26 @@ describe(`malformed requests to the API group on ${backend}`, () => {
       [
         'refresh_token',
         async () => {
-          const issued = await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id, withRefreshToken: true });
-          return { url: '/oauth/token', params: { grant_type: 'refresh_token', refresh_token: issued.refreshToken!, scope: 'read' }, headers: asClient() };
+          const issued = await issueToken(server.deps, {
+            application: client.application,
+            resourceOwnerId: user.id,
+            withRefreshToken: true,
+          });
+          return {
+            url: '/oauth/token',
+            params: { grant_type: 'refresh_token', refresh_token: issued.refreshToken!, scope: 'read' },
+            headers: asClient(),
+          };
         },
       ],
-      ['password', async () => ({ url: '/oauth/token', params: { grant_type: 'password', username: user.username, password: user.password }, headers: asClient() })],
+      [
+        'password',
+        async () => ({
+          url: '/oauth/token',
+          params: { grant_type: 'password', username: user.username, password: user.password },
+          headers: asClient(),
+        }),
+      ],
       [
         'revoke',
         async () => {
@@ -196,14 +259,37 @@ describe(`malformed requests to the API group on ${backend}`, () => {
 
     it.each(['/oauth/token', '/oauth/revoke', '/oauth/introspect'])('POST %s: odd raw bodies and parameter names', async (url) => {
       const bodies: Array<string | Buffer> = [
-        '', '&', '=', '&&&', '=&=', 'grant_type', 'grant_type=', 'token', '%', '%ZZ=%ZZ', 'a=b=c', '__proto__=x&constructor=y&toString=z',
-        'hasOwnProperty=1&token=x&grant_type=client_credentials', '[]=1', 'token[]=x', 'token[a][b]=x', 'a[=1',
-        Buffer.from([0xff, 0xfe, 0xfd, 0x3d, 0xc3, 0x28]), `token=${'%00'.repeat(100)}`,
-        Array.from({ length: 300 }, (_, i) => `p${i}=${i}`).join('&'), `token=${'a'.repeat(20_000)}`,
+        '',
+        '&',
+        '=',
+        '&&&',
+        '=&=',
+        'grant_type',
+        'grant_type=',
+        'token',
+        '%',
+        '%ZZ=%ZZ',
+        'a=b=c',
+        '__proto__=x&constructor=y&toString=z',
+        'hasOwnProperty=1&token=x&grant_type=client_credentials',
+        '[]=1',
+        'token[]=x',
+        'token[a][b]=x',
+        'a[=1',
+        Buffer.from([0xff, 0xfe, 0xfd, 0x3d, 0xc3, 0x28]),
+        `token=${'%00'.repeat(100)}`,
+        Array.from({ length: 300 }, (_, i) => `p${i}=${i}`).join('&'),
+        `token=${'a'.repeat(20_000)}`,
       ];
       const requests = bodies.map((payload): [string, () => Promise<{ statusCode: number }>] => [
         JSON.stringify(payload.toString()).slice(0, 40),
-        () => server.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', ...asClient() }, payload }),
+        () =>
+          server.app.inject({
+            method: 'POST',
+            url,
+            headers: { 'content-type': 'application/x-www-form-urlencoded', ...asClient() },
+            payload,
+          }),
       ]);
       expect(await serverErrors(requests)).toEqual([]);
     });
@@ -215,9 +301,22 @@ describe(`malformed requests to the API group on ${backend}`, () => {
 
     it.each(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/token/info'])('%s: odd Authorization headers', async (url) => {
       const headers = [
-        'Bearer', 'Bearer ', 'Bearer a b', `Bearer ${'x'.repeat(8000)}`, 'Bearer %00', "Bearer ' OR 1=1 --", 'Digest x', 'Basic', 'Basic =',
-        'Basic ====', `Basic ${Buffer.from('\u0000:\u0000').toString('base64')}`, `Basic ${Buffer.from(`${client.uid}:${'\u0000'}`).toString('base64')}`,
-        'Negotiate', ',', 'Bearer\tabc', 'basic\tabc',
+        'Bearer',
+        'Bearer ',
+        'Bearer a b',
+        `Bearer ${'x'.repeat(8000)}`,
+        'Bearer %00',
+        "Bearer ' OR 1=1 --",
+        'Digest x',
+        'Basic',
+        'Basic =',
+        'Basic ====',
+        `Basic ${Buffer.from('\u0000:\u0000').toString('base64')}`,
+        `Basic ${Buffer.from(`${client.uid}:${'\u0000'}`).toString('base64')}`,
+        'Negotiate',
+        ',',
+        'Bearer\tabc',
+        'basic\tabc',
       ];
       const method = url === '/oauth/token/info' ? 'GET' : 'POST';
       const requests = headers.map((authorization): [string, () => Promise<{ statusCode: number }>] => [

@@ -60,7 +60,7 @@ describe(`POST /oauth/token grant_type=password (RFC 6749 section 4.3) on ${back
   const grant = (params: Record<string, string>, headers?: Headers) =>
     tokenRequest(server.app, { grant_type: 'password', username: user.username, password: user.password, ...params }, headers);
 
-  it('a confidential client with the user\'s credentials gets a token pair for that user (RFC 6749 section 4.3.3)', async () => {
+  it("a confidential client with the user's credentials gets a token pair for that user (RFC 6749 section 4.3.3)", async () => {
     const { response, from, to } = await during(server.clock, () => grant({}, asClient));
     expect(response.statusCode).toBe(200);
     expectNoStore(response);
@@ -146,7 +146,11 @@ describe(`grant_type=password with the resourceOwnerFromCredentials hook (SPEC 7
     try {
       const client = await createClient(server.deps);
       const asClient = basic(client.uid, client.secret!);
-      const ok = await tokenRequest(server.app, { grant_type: 'password', username: 'directory-user', password: 'directory-pass' }, asClient);
+      const ok = await tokenRequest(
+        server.app,
+        { grant_type: 'password', username: 'directory-user', password: 'directory-pass' },
+        asClient,
+      );
       expect(ok.statusCode).toBe(200);
       expect((await tokenInfoRequest(server.app, bearer(ok.json().access_token))).json()).toMatchObject({ resource_owner_id: user.id });
       const local = await tokenRequest(server.app, { grant_type: 'password', username: user.username, password: user.password }, asClient);

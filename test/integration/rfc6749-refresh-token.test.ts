@@ -46,7 +46,11 @@ async function obtainPair(server: TestServer, client: TestClient, scopes = ['rea
   });
   const { headers, params } = credentialsOf(client);
   const pkce: Record<string, string> = client.secret === null ? { code_verifier: verifier } : {};
-  const response = await tokenRequest(server.app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, ...pkce, ...params }, headers);
+  const response = await tokenRequest(
+    server.app,
+    { grant_type: 'authorization_code', code, redirect_uri: redirectUri, ...pkce, ...params },
+    headers,
+  );
   expect(response.statusCode).toBe(200);
   return response.json();
 }
@@ -63,7 +67,10 @@ describe(`POST /oauth/token grant_type=refresh_token (RFC 6749 section 6) on ${b
 
   beforeAll(async () => {
     // PKCE plain lets obtainPair give public clients a code without computing S256.
-    server = await buildTestServer({ testDatabase: base.testDatabase, config: { optionalScopes: ['write'], pkce: { methods: ['S256', 'plain'] } } });
+    server = await buildTestServer({
+      testDatabase: base.testDatabase,
+      config: { optionalScopes: ['write'], pkce: { methods: ['S256', 'plain'] } },
+    });
     client = await createClient(server.deps);
     asClient = basic(client.uid, client.secret!);
   });
@@ -119,11 +126,14 @@ describe(`POST /oauth/token grant_type=refresh_token (RFC 6749 section 6) on ${b
     expect(response.json()).toMatchObject({ scope: 'read' });
   });
 
-  it.each(['read write', 'write', 'read admin'])('scope=%j widening a "read" token is invalid_scope, and the token stays usable', async (scope) => {
-    const pair = await obtainPair(server, client, ['read']);
-    expectOAuthError(await refresh(server, client, pair.refresh_token, { scope }), 400, 'invalid_scope', TEXT.invalidScope);
-    expect((await refresh(server, client, pair.refresh_token)).statusCode).toBe(200);
-  });
+  it.each(['read write', 'write', 'read admin'])(
+    'scope=%j widening a "read" token is invalid_scope, and the token stays usable',
+    async (scope) => {
+      const pair = await obtainPair(server, client, ['read']);
+      expectOAuthError(await refresh(server, client, pair.refresh_token, { scope }), 400, 'invalid_scope', TEXT.invalidScope);
+      expect((await refresh(server, client, pair.refresh_token)).statusCode).toBe(200);
+    },
+  );
 
   it("another client's refresh token is invalid_grant, and does not rotate it (RFC 6749 section 6)", async () => {
     const pair = await obtainPair(server, client);
@@ -141,7 +151,11 @@ describe(`POST /oauth/token grant_type=refresh_token (RFC 6749 section 6) on ${b
 
   it('wrong credentials: 401 invalid_client', async () => {
     const pair = await obtainPair(server, client);
-    const response = await tokenRequest(server.app, { grant_type: 'refresh_token', refresh_token: pair.refresh_token }, basic(client.uid, 'wrong'));
+    const response = await tokenRequest(
+      server.app,
+      { grant_type: 'refresh_token', refresh_token: pair.refresh_token },
+      basic(client.uid, 'wrong'),
+    );
     expectOAuthError(response, 401, 'invalid_client', TEXT.invalidClient);
   });
 
@@ -155,7 +169,12 @@ describe(`POST /oauth/token grant_type=refresh_token (RFC 6749 section 6) on ${b
 
   it('an unknown refresh token is invalid_grant; a missing one invalid_request', async () => {
     expectOAuthError(await refresh(server, client, 'no-such-token'), 400, 'invalid_grant', TEXT.invalidGrant);
-    expectOAuthError(await tokenRequest(server.app, { grant_type: 'refresh_token' }, asClient), 400, 'invalid_request', missing('refresh_token'));
+    expectOAuthError(
+      await tokenRequest(server.app, { grant_type: 'refresh_token' }, asClient),
+      400,
+      'invalid_request',
+      missing('refresh_token'),
+    );
   });
 
   it('a refresh token revoked through RFC 7009 is invalid_grant', async () => {
@@ -250,24 +269,27 @@ describe(`refresh token rotation with refreshTokens.graceSeconds 60 (SPEC 5) on 
 });
 
 describe(`concurrent refreshes of one token (SPEC 3.1 and 9) on ${backend}`, () => {
-  it.each([2, 5])('%i parallel refreshes rotate exactly once: one 200, the others invalid_grant, and the family is revoked', async (count) => {
-    const client = await createClient(base.deps);
-    const asClient = basic(client.uid, client.secret!);
-    const pair = await obtainPair(base, client);
-    const responses = await Promise.all(Array.from({ length: count }, () => refresh(base, client, pair.refresh_token)));
+  it.each([2, 5])(
+    '%i parallel refreshes rotate exactly once: one 200, the others invalid_grant, and the family is revoked',
+    async (count) => {
+      const client = await createClient(base.deps);
+      const asClient = basic(client.uid, client.secret!);
+      const pair = await obtainPair(base, client);
+      const responses = await Promise.all(Array.from({ length: count }, () => refresh(base, client, pair.refresh_token)));
 
-    expect(responses.map((response) => response.statusCode).sort()).toEqual([200, ...Array<number>(count - 1).fill(400)]);
-    for (const loser of responses.filter((response) => response.statusCode !== 200)) {
-      expect(loser.json()).toEqual({ error: 'invalid_grant', error_description: TEXT.invalidGrant });
-    }
-    // Exactly one successor row was created: the client's tokens are the exchanged pair and one successor.
-    const rows = await base.testDatabase.database.sql.query<{ count: number | string }>(
-      'SELECT count(*) AS count FROM oauth_access_tokens WHERE application_id = $1',
-      [client.application.id],
-    );
-    expect(Number(rows[0]!.count)).toBe(2);
-    // The losers presented a token that had just been rotated: reuse (RFC 9700 section 4.14.2), whichever came first.
-    const winner: Pair = responses.find((response) => response.statusCode === 200)!.json();
-    expect(await isActive(base.app, winner.access_token, asClient)).toBe(false);
-  });
+      expect(responses.map((response) => response.statusCode).sort()).toEqual([200, ...Array<number>(count - 1).fill(400)]);
+      for (const loser of responses.filter((response) => response.statusCode !== 200)) {
+        expect(loser.json()).toEqual({ error: 'invalid_grant', error_description: TEXT.invalidGrant });
+      }
+      // Exactly one successor row was created: the client's tokens are the exchanged pair and one successor.
+      const rows = await base.testDatabase.database.sql.query<{ count: number | string }>(
+        'SELECT count(*) AS count FROM oauth_access_tokens WHERE application_id = $1',
+        [client.application.id],
+      );
+      expect(Number(rows[0]!.count)).toBe(2);
+      // The losers presented a token that had just been rotated: reuse (RFC 9700 section 4.14.2), whichever came first.
+      const winner: Pair = responses.find((response) => response.statusCode === 200)!.json();
+      expect(await isActive(base.app, winner.access_token, asClient)).toBe(false);
+    },
+  );
 });

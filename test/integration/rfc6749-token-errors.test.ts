@@ -29,8 +29,13 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
 
   beforeAll(async () => {
     // Hundreds of failed client authentications from one address: the lockout is tested in api-rate-limits.test.ts.
-    server = await buildTestServer({ config: { grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'], rateLimit: { enabled: false } } });
-    noRefresh = await buildTestServer({ testDatabase: server.testDatabase, config: { grantFlows: ['authorization_code', 'client_credentials'], rateLimit: { enabled: false } } });
+    server = await buildTestServer({
+      config: { grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'], rateLimit: { enabled: false } },
+    });
+    noRefresh = await buildTestServer({
+      testDatabase: server.testDatabase,
+      config: { grantFlows: ['authorization_code', 'client_credentials'], rateLimit: { enabled: false } },
+    });
     client = await createClient(server.deps);
     other = await createClient(server.deps);
     publicClient = await createClient(server.deps, { confidential: false });
@@ -54,9 +59,27 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
   type Case = [string, () => Promise<{ params: Params; headers?: Headers }>, number, string, string];
   const cases: Case[] = [
     ['no grant_type', async () => ({ params: {}, headers: asClient() }), 400, 'invalid_request', missing('grant_type')],
-    ['a blank grant_type', async () => ({ params: { grant_type: '' }, headers: asClient() }), 400, 'invalid_request', missing('grant_type')],
-    ['an unknown grant_type', async () => ({ params: { grant_type: 'nothing' }, headers: asClient() }), 400, 'unsupported_grant_type', TEXT.unsupportedGrantType],
-    ['grant_type=implicit (never a token request)', async () => ({ params: { grant_type: 'implicit' }, headers: asClient() }), 400, 'unsupported_grant_type', TEXT.unsupportedGrantType],
+    [
+      'a blank grant_type',
+      async () => ({ params: { grant_type: '' }, headers: asClient() }),
+      400,
+      'invalid_request',
+      missing('grant_type'),
+    ],
+    [
+      'an unknown grant_type',
+      async () => ({ params: { grant_type: 'nothing' }, headers: asClient() }),
+      400,
+      'unsupported_grant_type',
+      TEXT.unsupportedGrantType,
+    ],
+    [
+      'grant_type=implicit (never a token request)',
+      async () => ({ params: { grant_type: 'implicit' }, headers: asClient() }),
+      400,
+      'unsupported_grant_type',
+      TEXT.unsupportedGrantType,
+    ],
     [
       'an unsupported grant_type with bad credentials (grant type is checked first, reference 5.1)',
       async () => ({ params: { grant_type: 'nothing' }, headers: basic(client.uid, 'wrong') }),
@@ -78,7 +101,13 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
       'invalid_request',
       TEXT.invalidRequest,
     ],
-    ['authorization_code without code', async () => ({ params: { grant_type: 'authorization_code', redirect_uri: 'https://app.example.com/callback' }, headers: asClient() }), 400, 'invalid_request', missing('code')],
+    [
+      'authorization_code without code',
+      async () => ({ params: { grant_type: 'authorization_code', redirect_uri: 'https://app.example.com/callback' }, headers: asClient() }),
+      400,
+      'invalid_request',
+      missing('code'),
+    ],
     [
       'authorization_code without redirect_uri',
       async () => ({ params: { grant_type: 'authorization_code', code: (await code()).code }, headers: asClient() }),
@@ -96,7 +125,13 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
       'invalid_request',
       missing('code_verifier'),
     ],
-    ['client_credentials without credentials', async () => ({ params: { grant_type: 'client_credentials' } }), 401, 'invalid_client', TEXT.invalidClient],
+    [
+      'client_credentials without credentials',
+      async () => ({ params: { grant_type: 'client_credentials' } }),
+      401,
+      'invalid_client',
+      TEXT.invalidClient,
+    ],
     [
       'client_credentials with an unknown client',
       async () => ({ params: { grant_type: 'client_credentials', client_id: 'no-such-client', client_secret: 'x' } }),
@@ -144,7 +179,10 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
     ],
     [
       'an unknown code',
-      async () => ({ params: { grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: 'https://app.example.com/callback' }, headers: asClient() }),
+      async () => ({
+        params: { grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: 'https://app.example.com/callback' },
+        headers: asClient(),
+      }),
       400,
       'invalid_grant',
       TEXT.invalidGrant,
@@ -163,7 +201,10 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
       'a redirect_uri that differs from the authorization request',
       async () => {
         const grant = await code();
-        return { params: { grant_type: 'authorization_code', code: grant.code, redirect_uri: `${grant.redirectUri}/x` }, headers: asClient() };
+        return {
+          params: { grant_type: 'authorization_code', code: grant.code, redirect_uri: `${grant.redirectUri}/x` },
+          headers: asClient(),
+        };
       },
       400,
       'invalid_grant',
@@ -189,7 +230,13 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
       'invalid_grant',
       TEXT.invalidGrant,
     ],
-    ['refresh_token without refresh_token', async () => ({ params: { grant_type: 'refresh_token' }, headers: asClient() }), 400, 'invalid_request', missing('refresh_token')],
+    [
+      'refresh_token without refresh_token',
+      async () => ({ params: { grant_type: 'refresh_token' }, headers: asClient() }),
+      400,
+      'invalid_request',
+      missing('refresh_token'),
+    ],
     [
       'an unknown refresh token',
       async () => ({ params: { grant_type: 'refresh_token', refresh_token: 'no-such-token' }, headers: asClient() }),
@@ -213,7 +260,9 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
     ],
     [
       'refresh with invalid credentials',
-      async () => ({ params: { grant_type: 'refresh_token', refresh_token: await refreshToken(), client_id: client.uid, client_secret: 'wrong' } }),
+      async () => ({
+        params: { grant_type: 'refresh_token', refresh_token: await refreshToken(), client_id: client.uid, client_secret: 'wrong' },
+      }),
       401,
       'invalid_client',
       TEXT.invalidClient,
@@ -270,7 +319,10 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
     it.each([
       ['grant_type sent twice', 'grant_type=client_credentials&grant_type=client_credentials'],
       ['scope sent twice', 'grant_type=client_credentials&scope=read&scope=read'],
-      ['client_id sent twice', (c: TestClient) => `grant_type=client_credentials&client_id=${c.uid}&client_id=${c.uid}&client_secret=${c.secret}`],
+      [
+        'client_id sent twice',
+        (c: TestClient) => `grant_type=client_credentials&client_id=${c.uid}&client_id=${c.uid}&client_secret=${c.secret}`,
+      ],
       ['a nested scope[0]', 'grant_type=client_credentials&scope[0]=read'],
       ['a nested client_id[x]', (c: TestClient) => `grant_type=client_credentials&client_id[x]=${c.uid}&client_secret=${c.secret}`],
       ['an array grant_type[]', 'grant_type[]=client_credentials'],
@@ -291,15 +343,18 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
       ['client_id and client_secret', (c: TestClient) => `client_id=${c.uid}&client_secret=${c.secret}`, {}],
       ['client_id', (c: TestClient) => `client_id=${c.uid}`, { withBasic: true }],
       ['client_secret', (c: TestClient) => `client_secret=${c.secret}`, { withBasic: true }],
-    ])('%s in the query string is invalid_request, even with a valid request body', async (_label, query, { withBasic }: { withBasic?: boolean }) => {
-      const response = await server.app.inject({
-        method: 'POST',
-        url: `/oauth/token?${query(client)}`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(withBasic ? asClient() : {}) },
-        payload: 'grant_type=client_credentials',
-      });
-      expectOAuthError(response, 400, 'invalid_request', TEXT.invalidRequest);
-    });
+    ])(
+      '%s in the query string is invalid_request, even with a valid request body',
+      async (_label, query, { withBasic }: { withBasic?: boolean }) => {
+        const response = await server.app.inject({
+          method: 'POST',
+          url: `/oauth/token?${query(client)}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...(withBasic ? asClient() : {}) },
+          payload: 'grant_type=client_credentials',
+        });
+        expectOAuthError(response, 400, 'invalid_request', TEXT.invalidRequest);
+      },
+    );
 
     it('grant_type in the query string is not read (form body only)', async () => {
       const response = await server.app.inject({
@@ -316,5 +371,4 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
       expect(response.statusCode).toBe(200);
     });
   });
-
 });

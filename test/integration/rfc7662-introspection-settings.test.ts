@@ -30,7 +30,10 @@ describe(`POST /oauth/introspect with config introspection.allow and introspecti
     owner = await createClient(base.deps);
     user = await createUser(base.deps);
     const shared = { testDatabase: base.testDatabase };
-    clientsRule = await buildTestServer({ ...shared, config: { introspection: { allow: [{ rule: 'clients', clientIds: [resourceServer.uid] }] } } });
+    clientsRule = await buildTestServer({
+      ...shared,
+      config: { introspection: { allow: [{ rule: 'clients', clientIds: [resourceServer.uid] }] } },
+    });
     scopeRule = await buildTestServer({ ...shared, config: { introspection: { allow: [{ rule: 'bearerScope', scope: 'introspect' }] } } });
     withResponse = await buildTestServer({
       ...shared,
@@ -47,7 +50,11 @@ describe(`POST /oauth/introspect with config introspection.allow and introspecti
 
   it('rule "clients": a listed client may introspect any token', async () => {
     const issued = await issueToken(base.deps, { application: owner.application });
-    const response = await introspectRequest(clientsRule.app, { token: issued.accessToken }, basic(resourceServer.uid, resourceServer.secret!));
+    const response = await introspectRequest(
+      clientsRule.app,
+      { token: issued.accessToken },
+      basic(resourceServer.uid, resourceServer.secret!),
+    );
     expect(response.json()).toMatchObject({ active: true, client_id: owner.uid });
   });
 
@@ -93,7 +100,15 @@ describe(`POST /oauth/introspect with config introspection.allow and introspecti
     const issued = await issueToken(base.deps, { application: owner.application, resourceOwnerId: null });
     const response = await introspectRequest(withResponse.app, { token: issued.accessToken }, basic(owner.uid, owner.secret!));
     const iat = seconds(issued.record.createdAt);
-    expect(response.json()).toEqual({ active: true, scope: 'read', client_id: owner.uid, token_type: 'Bearer', iat, exp: iat + 7200, aud: 'api' });
+    expect(response.json()).toEqual({
+      active: true,
+      scope: 'read',
+      client_id: owner.uid,
+      token_type: 'Bearer',
+      iat,
+      exp: iat + 7200,
+      aud: 'api',
+    });
   });
 
   it('introspection.response adds nothing to an inactive response', async () => {
@@ -165,7 +180,11 @@ describe(`POST /oauth/introspect with the allowTokenIntrospection and customIntr
     });
     expect(allowCalls).toHaveLength(1);
     const [token, client, authorizedToken] = allowCalls[0]!;
-    expect({ token: token?.id, client: client?.id, authorizedToken }).toEqual({ token: issued.record.id, client: other.application.id, authorizedToken: null });
+    expect({ token: token?.id, client: client?.id, authorizedToken }).toEqual({
+      token: issued.record.id,
+      client: other.application.id,
+      authorizedToken: null,
+    });
   });
 
   it('Basic: a false or null decision gives 200 {"active":false} and the response hook is not called', async () => {
@@ -192,7 +211,11 @@ describe(`POST /oauth/introspect with the allowTokenIntrospection and customIntr
     const response = await introspectRequest(server.app, { token: issued.accessToken }, bearer(requester.accessToken));
     expect(response.json()).toMatchObject({ active: true, client_id: owner.uid, sub: 'hooked' });
     const [token, client, authorizedToken] = allowCalls[0]!;
-    expect({ token: token?.id, client, authorizedToken: authorizedToken?.id }).toEqual({ token: issued.record.id, client: null, authorizedToken: requester.record.id });
+    expect({ token: token?.id, client, authorizedToken: authorizedToken?.id }).toEqual({
+      token: issued.record.id,
+      client: null,
+      authorizedToken: requester.record.id,
+    });
   });
 
   it('Bearer: an unknown token is passed to the hook as null (seed); true gives {"active":false}', async () => {
@@ -200,7 +223,9 @@ describe(`POST /oauth/introspect with the allowTokenIntrospection and customIntr
     const response = await introspectRequest(server.app, { token: 'no-such-token' }, bearer(requester.accessToken));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ active: false });
-    expect(allowCalls.map(([token, client, authorizedToken]) => [token, client, authorizedToken?.id])).toEqual([[null, null, requester.record.id]]);
+    expect(allowCalls.map(([token, client, authorizedToken]) => [token, client, authorizedToken?.id])).toEqual([
+      [null, null, requester.record.id],
+    ]);
   });
 
   it('Bearer: a false decision is 401 invalid_token (seed, Errors)', async () => {

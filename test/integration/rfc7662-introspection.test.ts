@@ -45,7 +45,14 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toMatch(/^application\/json/);
       const iat = seconds(issued.record.createdAt);
-      expect(response.json()).toEqual({ active: true, scope: 'read write', client_id: owner.uid, token_type: 'Bearer', iat, exp: iat + 7200 });
+      expect(response.json()).toEqual({
+        active: true,
+        scope: 'read write',
+        client_id: owner.uid,
+        token_type: 'Bearer',
+        iat,
+        exp: iat + 7200,
+      });
     });
 
     it('iat and exp agree with created_at and expires_in of the token response (RFC 7662 section 2.2)', async () => {
@@ -72,7 +79,13 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
     it('exp is omitted for a token that never expires (seed: "when the token has an expiry")', async () => {
       const issued = await issueToken(server.deps, { application: owner.application, expiresIn: null });
       const response = await introspectRequest(server.app, { token: issued.accessToken }, asOwner());
-      expect(response.json()).toEqual({ active: true, scope: 'read', client_id: owner.uid, token_type: 'Bearer', iat: seconds(issued.record.createdAt) });
+      expect(response.json()).toEqual({
+        active: true,
+        scope: 'read',
+        client_id: owner.uid,
+        token_type: 'Bearer',
+        iat: seconds(issued.record.createdAt),
+      });
     });
   });
 
@@ -133,7 +146,11 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
 
     it('client credentials in the body are not accepted: 401 invalid_client (seed, Authentication 1)', async () => {
       const issued = await issueToken(server.deps, { application: owner.application });
-      const response = await introspectRequest(server.app, { token: issued.accessToken, client_id: owner.uid, client_secret: owner.secret! });
+      const response = await introspectRequest(server.app, {
+        token: issued.accessToken,
+        client_id: owner.uid,
+        client_secret: owner.secret!,
+      });
       expectOAuthError(response, 401, 'invalid_client', TEXT.invalidClient);
     });
 
@@ -170,7 +187,11 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
 
     const requesters: Array<[string, () => Promise<string>, string]> = [
       ['unknown', async () => 'no-such-bearer', TEXT.tokenInvalid],
-      ['expired', async () => (await issueToken(server.deps, { application: owner.application, expiresIn: 1 })).accessToken, TEXT.tokenExpired],
+      [
+        'expired',
+        async () => (await issueToken(server.deps, { application: owner.application, expiresIn: 1 })).accessToken,
+        TEXT.tokenExpired,
+      ],
       [
         'revoked',
         async () => {
@@ -181,14 +202,17 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
         TEXT.tokenRevoked,
       ],
     ];
-    it.each(requesters)('an %s Bearer requester: 401 invalid_token naming the reason (RFC 6750 section 3.1)', async (_label, requesterToken, description) => {
-      const requester = await requesterToken();
-      server.clock.advance(1);
-      const issued = await issueToken(server.deps, { application: owner.application });
-      const response = await introspectRequest(server.app, { token: issued.accessToken }, bearer(requester));
-      expectOAuthError(response, 401, 'invalid_token', description);
-      expect(response.headers['www-authenticate']).toBe(bearerChallenge(description));
-    });
+    it.each(requesters)(
+      'an %s Bearer requester: 401 invalid_token naming the reason (RFC 6750 section 3.1)',
+      async (_label, requesterToken, description) => {
+        const requester = await requesterToken();
+        server.clock.advance(1);
+        const issued = await issueToken(server.deps, { application: owner.application });
+        const response = await introspectRequest(server.app, { token: issued.accessToken }, bearer(requester));
+        expectOAuthError(response, 401, 'invalid_token', description);
+        expect(response.headers['www-authenticate']).toBe(bearerChallenge(description));
+      },
+    );
 
     it('a Bearer token introspecting itself: 401 invalid_token (reference 10.1)', async () => {
       const requester = await issueToken(server.deps, { application: owner.application });
@@ -209,7 +233,13 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
     it('publicToken: any authenticated client may introspect a token without application', async () => {
       const issued = await issueToken(server.deps, { application: null });
       const response = await introspectRequest(server.app, { token: issued.accessToken }, asOther());
-      expect(response.json()).toEqual({ active: true, scope: 'read', token_type: 'Bearer', iat: seconds(issued.record.createdAt), exp: seconds(issued.record.createdAt) + 7200 });
+      expect(response.json()).toEqual({
+        active: true,
+        scope: 'read',
+        token_type: 'Bearer',
+        iat: seconds(issued.record.createdAt),
+        exp: seconds(issued.record.createdAt) + 7200,
+      });
     });
 
     it('sameApplication: a Bearer token of another application is rejected with 401 invalid_token (seed, Errors)', async () => {
@@ -259,7 +289,13 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
         grantType: 'authorization_code',
       });
       const response = await introspectRequest(server.app, { token: issued.refreshToken! }, asOwner());
-      expect(response.json()).toEqual({ active: true, scope: 'read', client_id: owner.uid, token_type: 'refresh_token', iat: seconds(issued.record.createdAt) });
+      expect(response.json()).toEqual({
+        active: true,
+        scope: 'read',
+        client_id: owner.uid,
+        token_type: 'refresh_token',
+        iat: seconds(issued.record.createdAt),
+      });
     });
 
     it('a refresh token stays active after its access token expired, and is inactive once rotated', async () => {
@@ -271,7 +307,9 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
       const refreshed = await tokenRequest(server.app, { grant_type: 'refresh_token', refresh_token: issued.refreshToken! }, asOwner());
       expect(refreshed.statusCode).toBe(200);
       expect((await introspectRequest(server.app, { token: issued.refreshToken! }, asOwner())).json()).toEqual({ active: false });
-      expect((await introspectRequest(server.app, { token: refreshed.json().refresh_token }, asOwner())).json()).toMatchObject({ active: true });
+      expect((await introspectRequest(server.app, { token: refreshed.json().refresh_token }, asOwner())).json()).toMatchObject({
+        active: true,
+      });
     });
 
     it('a revoked refresh token is inactive', async () => {

@@ -12,7 +12,11 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     await probe.close();
     issuer = new URL(address);
     server = await buildTestServer({
-      config: { baseUrl: address, optionalScopes: ['write'], grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'] },
+      config: {
+        baseUrl: address,
+        optionalScopes: ['write'],
+        grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'],
+      },
     });
     await server.app.listen({ port: Number(issuer.port), host: '127.0.0.1' });
   });

@@ -42,8 +42,14 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it('declares the five tables (Doorkeeper\'s three, users and the signing keys)', () => {
-    expect(models.map((m) => m.table).sort()).toEqual(['oauth_access_grants', 'oauth_access_tokens', 'oauth_applications', 'oauth_signing_keys', 'users']);
+  it("declares the five tables (Doorkeeper's three, users and the signing keys)", () => {
+    expect(models.map((m) => m.table).sort()).toEqual([
+      'oauth_access_grants',
+      'oauth_access_tokens',
+      'oauth_applications',
+      'oauth_signing_keys',
+      'users',
+    ]);
   });
 
   it('has every declared column with its nullability, and no column that is not declared', async () => {
@@ -72,18 +78,45 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
     const { prisma } = db.database;
     const at = new Date('2026-01-02T03:04:05.678Z');
     const app = await prisma.oauthApplication.create({
-      data: { name: 'n', uid: 'u', secret: 's', redirectUri: 'https://a/cb', scopes: 'read', confidential: false, createdAt: at, updatedAt: at },
+      data: {
+        name: 'n',
+        uid: 'u',
+        secret: 's',
+        redirectUri: 'https://a/cb',
+        scopes: 'read',
+        confidential: false,
+        createdAt: at,
+        updatedAt: at,
+      },
     });
     const grant = await prisma.oauthAccessGrant.create({
       data: {
-        resourceOwnerId: 7n, applicationId: app.id, token: 'g', expiresIn: 600, redirectUri: 'https://a/cb', scopes: 'read',
-        createdAt: at, revokedAt: at, codeChallenge: 'c', codeChallengeMethod: 'S256',
+        resourceOwnerId: 7n,
+        applicationId: app.id,
+        token: 'g',
+        expiresIn: 600,
+        redirectUri: 'https://a/cb',
+        scopes: 'read',
+        createdAt: at,
+        revokedAt: at,
+        codeChallenge: 'c',
+        codeChallengeMethod: 'S256',
       },
     });
     const token = await prisma.oauthAccessToken.create({
       data: {
-        resourceOwnerId: 7n, applicationId: app.id, token: 't', refreshToken: 'r', expiresIn: 60, scopes: 'read', createdAt: at,
-        revokedAt: at, previousRefreshToken: 'p', accessGrantId: grant.id, refreshFamily: 'f', refreshedAt: at,
+        resourceOwnerId: 7n,
+        applicationId: app.id,
+        token: 't',
+        refreshToken: 'r',
+        expiresIn: 60,
+        scopes: 'read',
+        createdAt: at,
+        revokedAt: at,
+        previousRefreshToken: 'p',
+        accessGrantId: grant.id,
+        refreshFamily: 'f',
+        refreshedAt: at,
       },
     });
     const user = await prisma.user.create({ data: { username: 'x', passwordHash: '$argon2id$', createdAt: at, updatedAt: at } });
@@ -103,9 +136,12 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
 
   it('records each applied migration in _prisma_migrations as Prisma does', async () => {
-    const rows = await db.database.sql.query<{ migration_name: string; checksum: string; applied_steps_count: number; finished_at: Date | null }>(
-      'SELECT migration_name, checksum, applied_steps_count, finished_at FROM "_prisma_migrations" ORDER BY migration_name',
-    );
+    const rows = await db.database.sql.query<{
+      migration_name: string;
+      checksum: string;
+      applied_steps_count: number;
+      finished_at: Date | null;
+    }>('SELECT migration_name, checksum, applied_steps_count, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
     expect(rows.map((row) => row.migration_name)).toEqual(['20261122000000_init', '20261125000000_signing_keys']);
     for (const row of rows) {
       expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { importJWK, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/loader.js';
-import { ensureSigningKeys, publishedJwks, retireSigningKey, rotateSigningKey, type SigningKeyDeps } from '../../src/oauth/signing-key-service.js';
+import {
+  ensureSigningKeys,
+  publishedJwks,
+  retireSigningKey,
+  rotateSigningKey,
+  type SigningKeyDeps,
+} from '../../src/oauth/signing-key-service.js';
 import { createDatabase, type Database } from '../../src/storage/database.js';
 import { createStores } from '../../src/storage/stores.js';
 import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -38,22 +44,33 @@ describe(`signing keys in the database (${backend})`, () => {
   it('two instances asking for keys at once make exactly one key per algorithm', async () => {
     const other = depsOn(second ?? db.database);
     const made = await Promise.all([ensureSigningKeys(deps), ensureSigningKeys(other), ensureSigningKeys(deps), ensureSigningKeys(other)]);
-    expect(made.flat().map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
+    expect(
+      made
+        .flat()
+        .map((key) => key.alg)
+        .sort(),
+    ).toEqual(['ES256', 'RS256']);
     expect(await ensureSigningKeys(deps)).toEqual([]);
     expect((await publishedJwks(other)).keys.map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
   });
 
   it('stores the private key encrypted: the row holds no key material, and it decrypts only with KEY_ENCRYPTION_KEY', async () => {
     const [key] = await deps.stores.signingKeys.list();
-    const rows = await db.database.sql.query<{ private_jwk: string }>('SELECT private_jwk FROM oauth_signing_keys WHERE kid = $1', [key!.kid]);
+    const rows = await db.database.sql.query<{ private_jwk: string }>('SELECT private_jwk FROM oauth_signing_keys WHERE kid = $1', [
+      key!.kid,
+    ]);
     const privateJwk = (await deps.stores.signingKeys.privateJwk(key!.kid))!;
     expect(String(privateJwk.d).length).toBeGreaterThan(20);
     expect(rows[0]!.private_jwk).toMatch(/^v1\./);
     expect(rows[0]!.private_jwk).not.toContain(String(privateJwk.d));
     // What it signs verifies with the published key, as a relying party does it.
-    const token = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: key!.alg, kid: key!.kid }).sign(await importJWK(privateJwk, key!.alg));
+    const token = await new SignJWT({ sub: 'x' })
+      .setProtectedHeader({ alg: key!.alg, kid: key!.kid })
+      .sign(await importJWK(privateJwk, key!.alg));
     expect((await jwtVerify(token, await importJWK(key!.publicJwk, key!.alg))).payload.sub).toBe('x');
-    await expect(depsOn(db.database, randomBytes(32).toString('hex')).stores.signingKeys.privateJwk(key!.kid)).rejects.toThrow(/KEY_ENCRYPTION_KEY/);
+    await expect(depsOn(db.database, randomBytes(32).toString('hex')).stores.signingKeys.privateJwk(key!.kid)).rejects.toThrow(
+      /KEY_ENCRYPTION_KEY/,
+    );
   });
 
   it('without KEY_ENCRYPTION_KEY no key is made, and the error names the variable', async () => {

@@ -23,7 +23,12 @@ describe(`two service instances on one database (${backend})`, () => {
   });
 
   const post = (server: TestServer, url: string, params: Record<string, string>) =>
-    server.app.inject({ method: 'POST', url, headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) }, payload: form(params) });
+    server.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) },
+      payload: form(params),
+    });
 
   it('a token issued by one is introspected, refreshed and revoked through the other', async () => {
     const user = await createUser(a.deps);

@@ -43,16 +43,25 @@ describe(`RFC 9700 sections 4.5 and 4.8: code injection and PKCE downgrade at PO
       codeChallenge: method === 'S256' ? s256Challenge(verifier) : verifier,
       codeChallengeMethod: method,
     });
-  const exchange = (target: TestServer, code: { code: string; redirectUri: string }, extra: Record<string, string>, headers?: Record<string, string>) =>
-    tokenRequest(target.app, { grant_type: 'authorization_code', code: code.code, redirect_uri: code.redirectUri, ...extra }, headers);
+  const exchange = (
+    target: TestServer,
+    code: { code: string; redirectUri: string },
+    extra: Record<string, string>,
+    headers?: Record<string, string>,
+  ) => tokenRequest(target.app, { grant_type: 'authorization_code', code: code.code, redirect_uri: code.redirectUri, ...extra }, headers);
 
-  it('RFC 9700 section 4.5: a public client\'s code injected by another public client (even with the right verifier) is invalid_grant and stays usable', async () => {
+  it("RFC 9700 section 4.5: a public client's code injected by another public client (even with the right verifier) is invalid_grant and stays usable", async () => {
     const code = await codeFor(publicClient);
-    expectOAuthError(await exchange(server, code, { client_id: otherPublic.uid, code_verifier: VERIFIER }), 400, 'invalid_grant', TEXT.invalidGrant);
+    expectOAuthError(
+      await exchange(server, code, { client_id: otherPublic.uid, code_verifier: VERIFIER }),
+      400,
+      'invalid_grant',
+      TEXT.invalidGrant,
+    );
     expect((await exchange(server, code, { client_id: publicClient.uid, code_verifier: VERIFIER })).statusCode).toBe(200);
   });
 
-  it('RFC 9700 section 4.5: a public client\'s code injected by a confidential client is invalid_grant', async () => {
+  it("RFC 9700 section 4.5: a public client's code injected by a confidential client is invalid_grant", async () => {
     const code = await codeFor(publicClient);
     const response = await exchange(server, code, { code_verifier: VERIFIER }, basic(confidential.uid, confidential.secret!));
     expectOAuthError(response, 400, 'invalid_grant', TEXT.invalidGrant);
@@ -60,13 +69,22 @@ describe(`RFC 9700 sections 4.5 and 4.8: code injection and PKCE downgrade at PO
 
   it('RFC 9700 section 4.8.2: with plain enabled, an S256 code is not redeemed by sending its challenge as a plain verifier', async () => {
     const code = await codeFor(publicClient);
-    const response = await exchange(plainEnabled, code, { client_id: publicClient.uid, code_verifier: s256Challenge(VERIFIER), code_challenge_method: 'plain' });
+    const response = await exchange(plainEnabled, code, {
+      client_id: publicClient.uid,
+      code_verifier: s256Challenge(VERIFIER),
+      code_challenge_method: 'plain',
+    });
     expectOAuthError(response, 400, 'invalid_grant', TEXT.invalidGrant);
   });
 
   it('RFC 7636 section 4.2: a plain code is refused once plain is no longer enabled, even with the matching verifier', async () => {
     const code = await codeFor(publicClient, VERIFIER, 'plain');
-    expectOAuthError(await exchange(server, code, { client_id: publicClient.uid, code_verifier: VERIFIER }), 400, 'invalid_grant', TEXT.invalidGrant);
+    expectOAuthError(
+      await exchange(server, code, { client_id: publicClient.uid, code_verifier: VERIFIER }),
+      400,
+      'invalid_grant',
+      TEXT.invalidGrant,
+    );
     expect((await exchange(plainEnabled, code, { client_id: publicClient.uid, code_verifier: VERIFIER })).statusCode).toBe(200);
   });
 
@@ -79,14 +97,27 @@ describe(`RFC 9700 sections 4.5 and 4.8: code injection and PKCE downgrade at PO
     ['a space', `${'a'.repeat(21)} ${'a'.repeat(21)}`],
     ['a non-ASCII letter', `${'a'.repeat(42)}é`],
     ['a percent-encoded byte', `${'a'.repeat(40)}%41`],
-  ])('RFC 7636 section 4.1: a verifier with %s is invalid_grant even though it hashes to the stored challenge', async (_label, verifier) => {
-    const code = await codeFor(publicClient, verifier);
-    expectOAuthError(await exchange(server, code, { client_id: publicClient.uid, code_verifier: verifier }), 400, 'invalid_grant', TEXT.invalidGrant);
-  });
+  ])(
+    'RFC 7636 section 4.1: a verifier with %s is invalid_grant even though it hashes to the stored challenge',
+    async (_label, verifier) => {
+      const code = await codeFor(publicClient, verifier);
+      expectOAuthError(
+        await exchange(server, code, { client_id: publicClient.uid, code_verifier: verifier }),
+        400,
+        'invalid_grant',
+        TEXT.invalidGrant,
+      );
+    },
+  );
 
   it('RFC 7636 section 4.5: a blank or repeated code_verifier does not pass for the verifier', async () => {
     const code = await codeFor(publicClient);
-    expectOAuthError(await exchange(server, code, { client_id: publicClient.uid, code_verifier: '' }), 400, 'invalid_request', missing('code_verifier'));
+    expectOAuthError(
+      await exchange(server, code, { client_id: publicClient.uid, code_verifier: '' }),
+      400,
+      'invalid_request',
+      missing('code_verifier'),
+    );
     const twice = await tokenRequest(server.app, {
       grant_type: 'authorization_code',
       code: code.code,

@@ -51,7 +51,11 @@ describe(`SPEC 9: concurrency on one code, one refresh token, one token (${backe
   }
   const isActive = async (token: string) => (await post(urlA, '/oauth/introspect', { token })).body.active;
   const tokensOf = async (where: string, value: number) =>
-    Number((await db.database.sql.query<{ n: number | string }>(`SELECT count(*) AS n FROM oauth_access_tokens WHERE ${where} = $1`, [value]))[0]!.n);
+    Number(
+      (
+        await db.database.sql.query<{ n: number | string }>(`SELECT count(*) AS n FROM oauth_access_tokens WHERE ${where} = $1`, [value])
+      )[0]!.n,
+    );
 
   function expectOneWinner(answers: Answer[]): Answer {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array<number>(PARALLEL - 1).fill(400)]);
@@ -76,10 +80,17 @@ describe(`SPEC 9: concurrency on one code, one refresh token, one token (${backe
   });
 
   it(`SPEC 3.1: ${PARALLEL} parallel refreshes of one token on two instances: one 200, the rest invalid_grant; reuse detection then revokes the family, the winner's pair included`, async () => {
-    const issued = await issueToken(a.deps, { application: client.application, resourceOwnerId: userId, withRefreshToken: true, grantType: 'authorization_code' });
+    const issued = await issueToken(a.deps, {
+      application: client.application,
+      resourceOwnerId: userId,
+      withRefreshToken: true,
+      grantType: 'authorization_code',
+    });
     const before = await tokensOf('application_id', client.application.id);
     const answers = await Promise.all(
-      Array.from({ length: PARALLEL }, (_, i) => post(i % 2 ? urlB : urlA, '/oauth/token', { grant_type: 'refresh_token', refresh_token: issued.refreshToken! })),
+      Array.from({ length: PARALLEL }, (_, i) =>
+        post(i % 2 ? urlB : urlA, '/oauth/token', { grant_type: 'refresh_token', refresh_token: issued.refreshToken! }),
+      ),
     );
     const winner = expectOneWinner(answers);
     expect(await tokensOf('application_id', client.application.id)).toBe(before + 1);

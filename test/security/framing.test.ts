@@ -38,12 +38,21 @@ describe(`RFC 9700 section 4.16: framing (${backend})`, () => {
       ['consent', consent],
       ['authorize error page', await agent.request({ method: 'GET', url: authorizeUrl({ client_id: 'unknown' }) })],
       ['authorize error redirect', await agent.request({ method: 'GET', url: authorizeUrl({ ...request, scope: 'unknown' }) })],
-      ['code redirect', await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields(consent.body, 0)) })],
-      ['form_post', await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields(formPostPage.body, 0)) })],
+      [
+        'code redirect',
+        await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields(consent.body, 0)) }),
+      ],
+      [
+        'form_post',
+        await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields(formPostPage.body, 0)) }),
+      ],
       ['native code page', await agent.request({ method: 'GET', url: '/oauth/authorize/native?code=abc' })],
       ['anonymous authorize', await server.app.inject({ method: 'GET', url: authorizeUrl(request) })],
       ['authorized applications', await agent.request({ method: 'GET', url: '/oauth/authorized_applications' })],
-      ['authorized applications JSON', await agent.request({ method: 'GET', url: '/oauth/authorized_applications', headers: { accept: 'application/json' } })],
+      [
+        'authorized applications JSON',
+        await agent.request({ method: 'GET', url: '/oauth/authorized_applications', headers: { accept: 'application/json' } }),
+      ],
     ];
     for (const [label, response] of pages) expectNotFramable(label, response);
   });
@@ -52,10 +61,14 @@ describe(`RFC 9700 section 4.16: framing (${backend})`, () => {
     const id = client.application.id;
     const admin = (url: string, headers: Record<string, string> = ADMIN) => server.app.inject({ method: 'GET', url, headers });
     const pages: Array<[string, LightMyRequestResponse]> = [];
-    for (const path of ['', '/new', `/${id}`, `/${id}/edit`, `/${id}/delete`, '/999999', '/abc']) pages.push([path, await admin(`/oauth/applications${path}`)]);
+    for (const path of ['', '/new', `/${id}`, `/${id}/edit`, `/${id}/delete`, '/999999', '/abc'])
+      pages.push([path, await admin(`/oauth/applications${path}`)]);
     pages.push(['JSON index', await admin('/oauth/applications', { ...ADMIN, accept: 'application/json' })]);
     pages.push(['no credentials', await admin('/oauth/applications', {})]);
-    pages.push(['wrong password', await admin('/oauth/applications', { authorization: `Basic ${Buffer.from('admin:wrong').toString('base64')}` })]);
+    pages.push([
+      'wrong password',
+      await admin('/oauth/applications', { authorization: `Basic ${Buffer.from('admin:wrong').toString('base64')}` }),
+    ]);
     for (const [label, response] of pages) expectNotFramable(label, response);
   });
 

@@ -59,10 +59,46 @@ export function parseRoutes(tree: string): FuzzRoute[] {
 }
 
 export const HOSTILE = [
-  '', ' ', "'", "' OR '1'='1", "1; DROP TABLE oauth_access_tokens --", '"', '\\', '%', '%00', '%ZZ', '\u0000', '\r\n', '\t',
-  '<script>alert(1)</script>', '{{7*7}}', '<%= it %>', '${7*7}', '../../etc/passwd', '..;/', '__proto__', 'constructor',
-  '{"$ne":null}', '[]', 'null', 'true', '-1', '0', '1e309', '99999999999999999999', '\u{1F600}', '日本語', '\ud800', '\u202e',
-  'x'.repeat(3000), 'read '.repeat(300), 'javascript:alert(1)', 'https://evil.example/', '//evil.example', 'S256', 'plain',
+  '',
+  ' ',
+  "'",
+  "' OR '1'='1",
+  '1; DROP TABLE oauth_access_tokens --',
+  '"',
+  '\\',
+  '%',
+  '%00',
+  '%ZZ',
+  '\u0000',
+  '\r\n',
+  '\t',
+  '<script>alert(1)</script>',
+  '{{7*7}}',
+  '<%= it %>',
+  '${7*7}',
+  '../../etc/passwd',
+  '..;/',
+  '__proto__',
+  'constructor',
+  '{"$ne":null}',
+  '[]',
+  'null',
+  'true',
+  '-1',
+  '0',
+  '1e309',
+  '99999999999999999999',
+  '\u{1F600}',
+  '日本語',
+  '\ud800',
+  '\u202e',
+  'x'.repeat(3000),
+  'read '.repeat(300),
+  'javascript:alert(1)',
+  'https://evil.example/',
+  '//evil.example',
+  'S256',
+  'plain',
 ];
 
 /** Percent-encoding that never throws (a lone surrogate becomes U+FFFD, as browsers send it). */
@@ -70,8 +106,15 @@ const encode = (value: string) => new URLSearchParams({ v: value }).toString().s
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const CONTENT_TYPES = [
-  'application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'application/json', 'text/plain',
-  'multipart/form-data; boundary=x', 'application/xml', 'application/x-www-form-urlencoded-evil', '*/*', 'garbage',
+  'application/x-www-form-urlencoded',
+  'application/x-www-form-urlencoded; charset=utf-8',
+  'application/json',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/x-www-form-urlencoded-evil',
+  '*/*',
+  'garbage',
 ];
 
 type Credentials = 'client' | 'admin' | 'session';
@@ -86,11 +129,26 @@ function templates(f: FuzzFixture): Array<[string, string, Record<string, string
     ['POST', '/oauth/revoke', { token: f.accessToken, token_type_hint: 'access_token' }, 'client'],
     ['POST', '/oauth/introspect', { token: f.accessToken, token_type_hint: 'refresh_token' }, 'client'],
     ['GET', '/oauth/authorize', authorize, 'session'],
-    ['GET', '/oauth/authorize', { ...authorize, response_mode: 'form_post', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }, 'session'],
+    [
+      'GET',
+      '/oauth/authorize',
+      {
+        ...authorize,
+        response_mode: 'form_post',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      },
+      'session',
+    ],
     ['POST', '/oauth/authorize', { ...authorize, _csrf: f.csrfToken }, 'session'],
     ['POST', '/oauth/authorize', { ...authorize, client_id: f.publicClientId, _method: 'delete', _csrf: f.csrfToken }, 'session'],
     ['POST', '/login', { username: 'fuzzer', password: 'wrong', _csrf: f.csrfToken }, 'session'],
-    ['POST', '/oauth/applications', { name: 'Fuzzed', redirect_uri: 'https://fuzz.example/cb', scopes: 'read', confidential: '1' }, 'admin'],
+    [
+      'POST',
+      '/oauth/applications',
+      { name: 'Fuzzed', redirect_uri: 'https://fuzz.example/cb', scopes: 'read', confidential: '1' },
+      'admin',
+    ],
     ['POST', `/oauth/applications/${f.scratchApplicationId}`, { _method: 'patch', name: 'Fuzzed', _csrf: f.csrfToken }, 'admin'],
     ['POST', `/oauth/authorized_applications/${f.scratchApplicationId}`, { _method: 'delete', _csrf: f.csrfToken }, 'session'],
   ];
@@ -103,13 +161,29 @@ function mutate(r: Random, params: Record<string, string>): Array<[string, strin
     const index = r.int(Math.max(pairs.length, 1));
     const [name = 'x', value = ''] = pairs[index] ?? [];
     switch (r.int(7)) {
-      case 0: pairs = pairs.filter((_, k) => k !== index); break;
-      case 1: pairs.push([name, r.chance(0.5) ? value : r.pick(HOSTILE)]); break;
-      case 2: pairs[index] = [name, r.pick(HOSTILE)]; break;
-      case 3: pairs[index] = [`${name}${r.pick(['[]', '[x]', '[0][a]', '.x'])}`, value]; break;
-      case 4: pairs.push([r.pick(['client_id', 'client_secret', 'scope', 'code_verifier', '_method', '__proto__', r.pick(HOSTILE)]), r.pick(HOSTILE)]); break;
-      case 5: pairs[index] = [name, value.slice(0, r.int(value.length + 1))]; break;
-      default: pairs[index] = [name, `${value}${r.pick(HOSTILE)}`];
+      case 0:
+        pairs = pairs.filter((_, k) => k !== index);
+        break;
+      case 1:
+        pairs.push([name, r.chance(0.5) ? value : r.pick(HOSTILE)]);
+        break;
+      case 2:
+        pairs[index] = [name, r.pick(HOSTILE)];
+        break;
+      case 3:
+        pairs[index] = [`${name}${r.pick(['[]', '[x]', '[0][a]', '.x'])}`, value];
+        break;
+      case 4:
+        pairs.push([
+          r.pick(['client_id', 'client_secret', 'scope', 'code_verifier', '_method', '__proto__', r.pick(HOSTILE)]),
+          r.pick(HOSTILE),
+        ]);
+        break;
+      case 5:
+        pairs[index] = [name, value.slice(0, r.int(value.length + 1))];
+        break;
+      default:
+        pairs[index] = [name, `${value}${r.pick(HOSTILE)}`];
     }
   }
   return pairs;
@@ -126,13 +200,25 @@ function body(r: Random, pairs: Array<[string, string]>, contentType: string): s
 }
 
 function path(r: Random, routes: readonly FuzzRoute[], f: FuzzFixture): string {
-  const route = r.pick(routes).path.replace(/:id/g, () =>
-    encode(r.pick([String(f.scratchApplicationId), '0', '999999', '1e3', '-1', "1' OR '1'='1", 'abc', '1'.repeat(40), '%2F'])),
-  );
+  const route = r
+    .pick(routes)
+    .path.replace(/:id/g, () =>
+      encode(r.pick([String(f.scratchApplicationId), '0', '999999', '1e3', '-1', "1' OR '1'='1", 'abc', '1'.repeat(40), '%2F'])),
+    );
   return r.pick([
-    route, route, route, `${route}/`, `${route}/extra`, route.toUpperCase(), `/${route}`, `${route}/..`, `${route}%2F..%2F`,
+    route,
+    route,
+    route,
+    `${route}/`,
+    `${route}/extra`,
+    route.toUpperCase(),
+    `/${route}`,
+    `${route}/..`,
+    `${route}%2F..%2F`,
     `${route}?${new URLSearchParams([[r.pick(['client_id', 'client_secret', 'code', 'x']), r.pick(HOSTILE)]]).toString()}`,
-    `/nothing/${encode(r.pick(HOSTILE))}`, `${route}%00`, `${route};jsessionid=1`,
+    `/nothing/${encode(r.pick(HOSTILE))}`,
+    `${route}%00`,
+    `${route};jsessionid=1`,
   ]);
 }
 
@@ -146,9 +232,18 @@ function headers(r: Random, f: FuzzFixture, contentType: string | null, credenti
   else if (right && credentials === 'admin') result.authorization = f.adminAuthorization;
   else if (r.chance(0.6)) {
     result.authorization = r.pick([
-      basic(f.clientId, f.clientSecret), f.adminAuthorization, `Bearer ${f.accessToken}`, basic(f.clientId, 'wrong'),
-      basic(r.pick(HOSTILE).replace(/[\r\n]/g, ''), 'x'), `Bearer ${encode(r.pick(HOSTILE))}`, 'Basic', 'Basic !!!', 'Bearer', 'Digest x',
-      `Basic ${'QUFB'.repeat(r.int(400))}`, basic(f.publicClientId, ''),
+      basic(f.clientId, f.clientSecret),
+      f.adminAuthorization,
+      `Bearer ${f.accessToken}`,
+      basic(f.clientId, 'wrong'),
+      basic(r.pick(HOSTILE).replace(/[\r\n]/g, ''), 'x'),
+      `Bearer ${encode(r.pick(HOSTILE))}`,
+      'Basic',
+      'Basic !!!',
+      'Bearer',
+      'Digest x',
+      `Basic ${'QUFB'.repeat(r.int(400))}`,
+      basic(f.publicClientId, ''),
     ]);
   }
   if ((right && credentials !== 'client') || r.chance(0.3)) {
@@ -167,13 +262,24 @@ export function fuzzRequest(r: Random, routes: readonly FuzzRoute[], f: FuzzFixt
     const [method, url, params, credentials] = r.pick(templates(f));
     const pairs = mutate(r, params);
     const contentType = r.chance(0.8) ? CONTENT_TYPES[0]! : r.pick([...CONTENT_TYPES, null]);
-    if (method === 'GET') return { method, path: `${url}?${new URLSearchParams(pairs).toString()}`, headers: headers(r, f, null, credentials) };
-    return { method: r.chance(0.9) ? method : r.pick(METHODS), path: url, headers: headers(r, f, contentType, credentials), body: body(r, pairs, contentType ?? '') };
+    if (method === 'GET')
+      return { method, path: `${url}?${new URLSearchParams(pairs).toString()}`, headers: headers(r, f, null, credentials) };
+    return {
+      method: r.chance(0.9) ? method : r.pick(METHODS),
+      path: url,
+      headers: headers(r, f, contentType, credentials),
+      body: body(r, pairs, contentType ?? ''),
+    };
   }
   const route = r.pick(routes);
   const method = r.chance(0.7) ? r.pick(route.methods) : r.pick(METHODS);
   const contentType = r.pick([...CONTENT_TYPES, null]);
   const pairs = mutate(r, { [r.pick(['token', 'name', 'grant_type', 'client_id', 'x'])]: r.pick(HOSTILE) });
   const withBody = method !== 'GET' && method !== 'HEAD' && r.chance(0.8);
-  return { method, path: path(r, routes, f), headers: headers(r, f, withBody ? contentType : null), body: withBody ? body(r, pairs, contentType ?? '') : undefined };
+  return {
+    method,
+    path: path(r, routes, f),
+    headers: headers(r, f, withBody ? contentType : null),
+    body: withBody ? body(r, pairs, contentType ?? '') : undefined,
+  };
 }

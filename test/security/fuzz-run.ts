@@ -44,7 +44,9 @@ export async function fuzzFixture(server: TestServer): Promise<FuzzFixture> {
   const refreshTokens: string[] = [];
   for (let i = 0; i < 20; i += 1) {
     codes.push((await createCode(server.deps, { application: client.application, resourceOwnerId: user.id, redirectUri })).code);
-    refreshTokens.push((await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id, withRefreshToken: true })).refreshToken!);
+    refreshTokens.push(
+      (await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id, withRefreshToken: true })).refreshToken!,
+    );
   }
   let turn = 0;
   return {
@@ -62,15 +64,30 @@ export async function fuzzFixture(server: TestServer): Promise<FuzzFixture> {
   };
 }
 
-function send(agent: Agent, port: number, request: FuzzRequest): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function send(
+  agent: Agent,
+  port: number,
+  request: FuzzRequest,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   // Node frames a body without Content-Length only for POST, PUT and PATCH; any other method needs it explicitly.
-  const framed = request.body === undefined || request.headers['transfer-encoding'] ? {} : { 'content-length': String(Buffer.byteLength(request.body)) };
+  const framed =
+    request.body === undefined || request.headers['transfer-encoding'] ? {} : { 'content-length': String(Buffer.byteLength(request.body)) };
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, agent, method: request.method, path: request.path, headers: { ...request.headers, ...framed }, timeout: 10_000 };
+    const options = {
+      host: '127.0.0.1',
+      port,
+      agent,
+      method: request.method,
+      path: request.path,
+      headers: { ...request.headers, ...framed },
+      timeout: 10_000,
+    };
     const outgoing = httpRequest(options, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', reject);
     });
     outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 10 s')));
@@ -80,20 +97,28 @@ function send(agent: Agent, port: number, request: FuzzRequest): Promise<{ statu
 }
 
 /** What is wrong with an answer, or null: a 5xx, a leak, a framable answer, or a redirect to an unregistered URI. */
-function problemWith(request: FuzzRequest, status: number, headers: Record<string, unknown>, body: string, registered: string[]): string | null {
+function problemWith(
+  request: FuzzRequest,
+  status: number,
+  headers: Record<string, unknown>,
+  body: string,
+  registered: string[],
+): string | null {
   if (status >= 500) return `status ${status}`;
   const leaks = leaksIn(body, `${request.path} ${JSON.stringify(request.headers)} ${request.body ?? ''}`);
   if (leaks.length > 0) return `leaks ${leaks.join(', ')}`;
   // RFC 9700 section 4.16: no answer of the service may be framed.
   if (headers['x-frame-options'] !== 'DENY') return 'no X-Frame-Options: DENY';
   const location = headers.location;
-  if (typeof location === 'string' && !/^\/(?![/\\])/.test(location) && !locationIsRegistered(location, registered)) return `redirects to ${location}`;
+  if (typeof location === 'string' && !/^\/(?![/\\])/.test(location) && !locationIsRegistered(location, registered))
+    return `redirects to ${location}`;
   return null;
 }
 
 export async function runFuzz(server: TestServer, fixture: FuzzFixture, options: FuzzOptions): Promise<FuzzReport> {
   const address = server.app.server.address();
-  if (address === null || typeof address === 'string' || address.address !== '127.0.0.1') throw new Error('the fuzzer only runs against a server listening on 127.0.0.1');
+  if (address === null || typeof address === 'string' || address.address !== '127.0.0.1')
+    throw new Error('the fuzzer only runs against a server listening on 127.0.0.1');
   const routes = parseRoutes(server.app.printRoutes({ commonPrefix: false }));
   const r = random(options.seed);
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency ?? 8 });

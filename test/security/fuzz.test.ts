@@ -20,27 +20,39 @@ describe(`RFC 6749 section 10.14, SPEC 9: fuzzing every endpoint (${backend}, se
 
   beforeAll(async () => {
     // The lockout stays on but far away, so its code runs without locking the fuzzer out of the valid paths.
-    server = await securityServer({ rateLimit: { maxFailures: 1_000_000 }, grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'] });
+    server = await securityServer({
+      rateLimit: { maxFailures: 1_000_000 },
+      grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'],
+    });
     await server.app.listen({ port: 0, host: '127.0.0.1' });
     fixture = await fuzzFixture(server);
   });
   afterAll(() => server.close());
 
-  it(`${COUNT} random and mutated requests: never a 5xx, a stack trace, an internal message or a redirect off the registered URIs; still ready afterwards`, { timeout: 90_000 }, async () => {
-    const report = await runFuzz(server, fixture, { count: COUNT, seconds: SECONDS, seed: SEED });
-    expect(report.routes.map((route) => route.path)).toEqual(expect.arrayContaining(['/oauth/token', '/oauth/authorize', '/oauth/applications/:id', '/login']));
-    expect(report.failures.slice(0, 5)).toEqual([]);
-    // Bounded by time too: on a slow machine fewer requests, but never a token amount.
-    expect(report.sent).toBeGreaterThanOrEqual(Math.min(COUNT, 300));
-    expect(Object.keys(report.statuses).length).toBeGreaterThan(5);
-    const ready = await server.app.inject({ method: 'GET', url: '/readyz' });
-    expect(ready.statusCode).toBe(200);
-    const token = await server.app.inject({
-      method: 'POST',
-      url: '/oauth/token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${fixture.clientId}:${fixture.clientSecret}`).toString('base64')}` },
-      payload: 'grant_type=client_credentials',
-    });
-    expect(token.statusCode).toBe(200);
-  });
+  it(
+    `${COUNT} random and mutated requests: never a 5xx, a stack trace, an internal message or a redirect off the registered URIs; still ready afterwards`,
+    { timeout: 90_000 },
+    async () => {
+      const report = await runFuzz(server, fixture, { count: COUNT, seconds: SECONDS, seed: SEED });
+      expect(report.routes.map((route) => route.path)).toEqual(
+        expect.arrayContaining(['/oauth/token', '/oauth/authorize', '/oauth/applications/:id', '/login']),
+      );
+      expect(report.failures.slice(0, 5)).toEqual([]);
+      // Bounded by time too: on a slow machine fewer requests, but never a token amount.
+      expect(report.sent).toBeGreaterThanOrEqual(Math.min(COUNT, 300));
+      expect(Object.keys(report.statuses).length).toBeGreaterThan(5);
+      const ready = await server.app.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.statusCode).toBe(200);
+      const token = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${fixture.clientId}:${fixture.clientSecret}`).toString('base64')}`,
+        },
+        payload: 'grant_type=client_credentials',
+      });
+      expect(token.statusCode).toBe(200);
+    },
+  );
 });

@@ -22,7 +22,13 @@ describe(`failed authentications by strangers never stop a valid client (${backe
   afterAll(() => server.close());
 
   const send = (url: string, id: string, secret: string, remoteAddress: string, payload: Record<string, string>) =>
-    server.app.inject({ method: 'POST', url, remoteAddress, headers: { ...FORM, authorization: basicAuth(id, secret) }, payload: form(payload) });
+    server.app.inject({
+      method: 'POST',
+      url,
+      remoteAddress,
+      headers: { ...FORM, authorization: basicAuth(id, secret) },
+      payload: form(payload),
+    });
 
   it('a flood of failures from one address while a valid client introspects from the same address: every valid request succeeds', async () => {
     const shared = '203.0.113.77';
@@ -39,9 +45,10 @@ describe(`failed authentications by strangers never stop a valid client (${backe
     expect(answered.every((response) => response.json().active === true)).toBe(true);
   });
 
-  it("wrong secrets naming the client, from many addresses, do not stop it from its own address", async () => {
+  it('wrong secrets naming the client, from many addresses, do not stop it from its own address', async () => {
     for (let host = 1; host <= 12; host += 1) {
-      for (let i = 0; i < 10; i += 1) await send('/oauth/token', api.uid, 'wrong', `198.51.100.${host}`, { grant_type: 'client_credentials' });
+      for (let i = 0; i < 10; i += 1)
+        await send('/oauth/token', api.uid, 'wrong', `198.51.100.${host}`, { grant_type: 'client_credentials' });
     }
     const response = await send('/oauth/introspect', api.uid, api.secret!, '192.0.2.200', { token });
     expect(response.statusCode).toBe(200);

@@ -22,18 +22,31 @@ describe(`RFC 6749 section 10.14 and appendix A: NUL bytes never reach the datab
   afterAll(() => server.close());
 
   it.each(['/oauth/token', '/oauth/revoke', '/oauth/introspect'])('POST %s with a NUL in a parameter: 400 invalid_request', async (url) => {
-    const response = await server.app.inject({ method: 'POST', url, headers: { ...FORM, ...basic(client.uid, client.secret!) }, payload: 'grant_type=client_credentials&token=a%00b&scope=%00' });
+    const response = await server.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...FORM, ...basic(client.uid, client.secret!) },
+      payload: 'grant_type=client_credentials&token=a%00b&scope=%00',
+    });
     expectOAuthError(response, 400, 'invalid_request', TEXT.invalidRequest);
   });
 
   it('RFC 6749 appendix A: /oauth/authorize with a NUL in client_id is an unknown client on every action, shown with 401', async () => {
-    const csrf = csrfTokenIn((await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) })).body)!;
+    const csrf = csrfTokenIn(
+      (await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) }))
+        .body,
+    )!;
     const request = { client_id: `${client.uid}\u0000`, redirect_uri: CALLBACK, response_type: 'code' };
     const responses = [
       await agent.request({ method: 'GET', url: authorizeUrl(request) }),
       await agent.request({ method: 'GET', url: authorizeUrl({ ...request, client_id: '\u0000' }) }),
       await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form({ ...request, _csrf: csrf }) }),
-      await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form({ ...request, _method: 'delete', _csrf: csrf }) }),
+      await agent.request({
+        method: 'POST',
+        url: '/oauth/authorize',
+        headers: FORM,
+        payload: form({ ...request, _method: 'delete', _csrf: csrf }),
+      }),
     ];
     for (const response of responses) {
       expect(response.statusCode).toBe(401);
@@ -42,9 +55,19 @@ describe(`RFC 6749 section 10.14 and appendix A: NUL bytes never reach the datab
   });
 
   it('an application name with a NUL is a validation error (422), on create and on update', async () => {
-    const created = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: JSON_API, payload: { name: 'a\u0000b', redirect_uri: CALLBACK } });
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: JSON_API,
+      payload: { name: 'a\u0000b', redirect_uri: CALLBACK },
+    });
     expect({ status: created.statusCode, body: created.json() }).toEqual({ status: 422, body: { errors: ['Name is invalid'] } });
-    const updated = await server.app.inject({ method: 'PATCH', url: `/oauth/applications/${client.application.id}`, headers: JSON_API, payload: { name: '\u0000' } });
+    const updated = await server.app.inject({
+      method: 'PATCH',
+      url: `/oauth/applications/${client.application.id}`,
+      headers: JSON_API,
+      payload: { name: '\u0000' },
+    });
     expect(updated.statusCode).toBe(422);
   });
 

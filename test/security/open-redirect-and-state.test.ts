@@ -1,7 +1,16 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import { authorizeUrl, createClient, createUser, csrfTokenIn, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import {
+  authorizeUrl,
+  createClient,
+  createUser,
+  csrfTokenIn,
+  hiddenFields,
+  locationParameters,
+  signedIn,
+  type UserAgent,
+} from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
 import { CALLBACK, securityServer } from './support.js';
@@ -26,11 +35,15 @@ describe(`RFC 9700 section 4.11, RFC 6749 section 4.1.2: open redirects and stat
     client = (await createClient(server.deps, { redirectUri: CALLBACK })).application;
     other = (await createClient(server.deps, { name: 'Evil', redirectUri: EVIL })).application;
     agent = await signedIn(server.app, 'alice');
-    csrf = csrfTokenIn((await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) })).body)!;
+    csrf = csrfTokenIn(
+      (await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) }))
+        .body,
+    )!;
   });
   afterAll(() => server.close());
 
-  const deny = (body: string) => agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: `${body}&_method=delete&_csrf=${csrf}` });
+  const deny = (body: string) =>
+    agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: `${body}&_method=delete&_csrf=${csrf}` });
   const evil = encodeURIComponent(EVIL);
 
   it.each([
@@ -39,8 +52,11 @@ describe(`RFC 9700 section 4.11, RFC 6749 section 4.1.2: open redirects and stat
     ['a blank client_id', `client_id=%20&redirect_uri=${evil}&response_type=code`],
     ['client_id sent twice', () => `client_id=${client.uid}&client_id=${other.uid}&redirect_uri=${evil}&response_type=code`],
     ['a nested client_id', () => `client_id[x]=${client.uid}&redirect_uri=${evil}&response_type=code`],
-    ['redirect_uri sent twice, registered first', () => `client_id=${client.uid}&redirect_uri=${encodeURIComponent(CALLBACK)}&redirect_uri=${evil}&response_type=code`],
-    ['another client\'s registered URI', () => `client_id=${client.uid}&redirect_uri=${evil}&response_type=code`],
+    [
+      'redirect_uri sent twice, registered first',
+      () => `client_id=${client.uid}&redirect_uri=${encodeURIComponent(CALLBACK)}&redirect_uri=${evil}&response_type=code`,
+    ],
+    ["another client's registered URI", () => `client_id=${client.uid}&redirect_uri=${evil}&response_type=code`],
     ['no response_type and an unregistered URI', () => `client_id=${client.uid}&redirect_uri=${evil}`],
   ])('RFC 9700 section 4.11: deny (_method=delete) with %s is an error page, never a redirect', async (_label, body) => {
     const payload = typeof body === 'function' ? body() : body;
@@ -82,12 +98,16 @@ describe(`RFC 9700 section 4.11, RFC 6749 section 4.1.2: open redirects and stat
       const request = { client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', state };
       const error = await agent.request({ method: 'GET', url: authorizeUrl({ ...request, scope: 'unknown' }) });
       expectStateCarried(error, state, 'search');
-      const fragment = await agent.request({ method: 'GET', url: authorizeUrl({ ...request, scope: 'unknown', response_mode: 'fragment' }) });
+      const fragment = await agent.request({
+        method: 'GET',
+        url: authorizeUrl({ ...request, scope: 'unknown', response_mode: 'fragment' }),
+      });
       expectStateCarried(fragment, state, 'hash');
       const page = await agent.request({ method: 'GET', url: authorizeUrl(request) });
       expect(page.statusCode).toBe(200);
       expect(page.body).not.toContain('<script>alert(1)</script>');
-      const post = (fields: Record<string, string>) => agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(fields) });
+      const post = (fields: Record<string, string>) =>
+        agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(fields) });
       expectStateCarried(await post(hiddenFields(page.body, 1)), state, 'search');
       expectStateCarried(await post(hiddenFields(page.body, 0)), state, 'search');
     },
@@ -95,8 +115,16 @@ describe(`RFC 9700 section 4.11, RFC 6749 section 4.1.2: open redirects and stat
 
   it('state in a form_post response is an escaped attribute value, never markup', async () => {
     const state = '"><script>alert(1)</script><input name="code" value="forged';
-    const page = await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', response_mode: 'form_post', state }) });
-    const response = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields(page.body, 0)) });
+    const page = await agent.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code', response_mode: 'form_post', state }),
+    });
+    const response = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form(hiddenFields(page.body, 0)),
+    });
     expect(response.statusCode).toBe(200);
     expect(response.body).not.toContain('<script>alert(1)</script>');
     expect(response.body.match(/name="code"/g)).toHaveLength(1);

@@ -77,7 +77,11 @@ describe(`RFC 6749 section 10.14, SPEC 9: oversized bodies, parameters and heade
     ['POST /oauth/introspect', '/oauth/introspect', form],
     ['POST /oauth/authorize', '/oauth/authorize', form],
     ['POST /login', '/login', form],
-    ['POST /oauth/applications (JSON)', '/oauth/applications', { ...ADMIN, 'content-type': 'application/json', accept: 'application/json' }],
+    [
+      'POST /oauth/applications (JSON)',
+      '/oauth/applications',
+      { ...ADMIN, 'content-type': 'application/json', accept: 'application/json' },
+    ],
   ])('%s with a 1 MB body: 413, fast', async (_label, path, headers) => {
     const response = await rawRequest(port, request('POST', path, headers, megabyte), megabyte);
     expect(response.status).toBe(413);
@@ -100,7 +104,11 @@ describe(`RFC 6749 section 10.14, SPEC 9: oversized bodies, parameters and heade
     ['a 64 KB Authorization header', { authorization: `Basic ${'QUFB'.repeat(16 * 1024)}` }],
     ['a 64 KB cookie', { cookie: `oauth_session=${'a'.repeat(64 * 1024)}` }],
   ])('%s: 431, fast', async (_label, headers) => {
-    const response = await rawRequest(port, request('POST', '/oauth/token', { ...form, ...headers }, 'grant_type=client_credentials'), 'grant_type=client_credentials');
+    const response = await rawRequest(
+      port,
+      request('POST', '/oauth/token', { ...form, ...headers }, 'grant_type=client_credentials'),
+      'grant_type=client_credentials',
+    );
     expect(response.status).toBe(431);
     expect(response.ms).toBeLessThan(FAST_MS);
   });

@@ -25,22 +25,40 @@ describe(`RFC 6749 sections 2.3.1 and 3.2: duplicate and nested parameters, cred
   const post = (url: string, payload: string, headers: Record<string, string> = asClient()) =>
     server.app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload });
 
-  it.each(['/oauth/revoke', '/oauth/introspect'])('RFC 6749 section 3.2: %s with token twice, token[] or token[x] is invalid_request and revokes nothing', async (url) => {
-    const live = await issueToken(server.deps, { application: client.application });
-    for (const payload of [`token=${live.accessToken}&token=${live.accessToken}`, `token[]=${live.accessToken}`, `token[x]=${live.accessToken}`]) {
-      expectOAuthError(await post(url, payload), 400, 'invalid_request', TEXT.invalidRequest);
-    }
-    expect(await isActive(server.app, live.accessToken, asClient())).toBe(true);
-  });
+  it.each(['/oauth/revoke', '/oauth/introspect'])(
+    'RFC 6749 section 3.2: %s with token twice, token[] or token[x] is invalid_request and revokes nothing',
+    async (url) => {
+      const live = await issueToken(server.deps, { application: client.application });
+      for (const payload of [
+        `token=${live.accessToken}&token=${live.accessToken}`,
+        `token[]=${live.accessToken}`,
+        `token[x]=${live.accessToken}`,
+      ]) {
+        expectOAuthError(await post(url, payload), 400, 'invalid_request', TEXT.invalidRequest);
+      }
+      expect(await isActive(server.app, live.accessToken, asClient())).toBe(true);
+    },
+  );
 
-  it.each(['/oauth/revoke', '/oauth/introspect'])('RFC 6749 section 2.3.1: %s with client_id or client_secret in the query string is invalid_request', async (url) => {
-    const live = await issueToken(server.deps, { application: client.application });
-    for (const query of [`client_id=${client.uid}`, `client_secret=${client.secret}`, `client_id=${client.uid}&client_secret=${client.secret}`]) {
-      const response = await post(`${url}?${query}`, `token=${live.accessToken}`, query.includes('client_secret') && !query.includes('client_id') ? asClient() : {});
-      expectOAuthError(response, 400, 'invalid_request', TEXT.invalidRequest);
-    }
-    expect(await isActive(server.app, live.accessToken, asClient())).toBe(true);
-  });
+  it.each(['/oauth/revoke', '/oauth/introspect'])(
+    'RFC 6749 section 2.3.1: %s with client_id or client_secret in the query string is invalid_request',
+    async (url) => {
+      const live = await issueToken(server.deps, { application: client.application });
+      for (const query of [
+        `client_id=${client.uid}`,
+        `client_secret=${client.secret}`,
+        `client_id=${client.uid}&client_secret=${client.secret}`,
+      ]) {
+        const response = await post(
+          `${url}?${query}`,
+          `token=${live.accessToken}`,
+          query.includes('client_secret') && !query.includes('client_id') ? asClient() : {},
+        );
+        expectOAuthError(response, 400, 'invalid_request', TEXT.invalidRequest);
+      }
+      expect(await isActive(server.app, live.accessToken, asClient())).toBe(true);
+    },
+  );
 
   it(`RFC 6749 section 3.2: a parameter repeated after the ${MAX_FORM_PARAMETERS}th is still refused, never hidden by truncation`, async () => {
     const filler = Array.from({ length: MAX_FORM_PARAMETERS + 20 }, (_, i) => `p${i}=1`).join('&');
@@ -50,10 +68,20 @@ describe(`RFC 6749 sections 2.3.1 and 3.2: duplicate and nested parameters, cred
   });
 
   it('POST forms of the HTML pages with a content type other than a form are refused and change nothing', async () => {
-    const csrf = csrfTokenIn((await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) })).body)!;
+    const csrf = csrfTokenIn(
+      (await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) }))
+        .body,
+    )!;
     const fields = `client_id=${client.uid}&redirect_uri=${encodeURIComponent(CALLBACK)}&response_type=code&_csrf=${csrf}`;
     const grants = await countRows(server, 'oauth_access_grants');
-    const types = ['text/plain', 'multipart/form-data; boundary=x', 'application/xml', 'application/x-www-form-urlencoded-evil', 'application/json', ''];
+    const types = [
+      'text/plain',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/x-www-form-urlencoded-evil',
+      'application/json',
+      '',
+    ];
     for (const url of ['/oauth/authorize', '/login', '/logout', `/oauth/authorized_applications/${client.application.id}`]) {
       for (const type of types) {
         const response = await agent.request({ method: 'POST', url, headers: type ? { 'content-type': type } : {}, payload: fields });

@@ -25,7 +25,10 @@ describe(`password guessing at the token endpoint and /login (${backend})`, () =
   };
 
   beforeAll(async () => {
-    server = await buildTestServer({ config: { grantFlows: ['password', 'client_credentials'], rateLimit: LIMITS }, passwords: countingHasher });
+    server = await buildTestServer({
+      config: { grantFlows: ['password', 'client_credentials'], rateLimit: LIMITS },
+      passwords: countingHasher,
+    });
     client = await createClient(server.deps, { confidential: false, redirectUri: '' });
     for (const name of ['victim', 'shared', 'racer', 'known']) await createUser(server.deps, name, 'the right password');
   });
@@ -57,7 +60,13 @@ describe(`password guessing at the token endpoint and /login (${backend})`, () =
     const agent = userAgent(server.app);
     for (let i = 0; i < LIMITS.maxFailures; i += 1) {
       const csrf = await agent.csrfFrom('/login');
-      const response = await agent.request({ method: 'POST', url: '/login', remoteAddress: '192.0.2.20', headers: FORM, payload: form({ username: 'shared', password: 'guess', _csrf: csrf }) });
+      const response = await agent.request({
+        method: 'POST',
+        url: '/login',
+        remoteAddress: '192.0.2.20',
+        headers: FORM,
+        payload: form({ username: 'shared', password: 'guess', _csrf: csrf }),
+      });
       expect(response.statusCode).toBe(401);
     }
     expect((await passwordGrant('shared', 'the right password', '192.0.2.20')).statusCode).toBe(429);
@@ -73,7 +82,9 @@ describe(`password guessing at the token endpoint and /login (${backend})`, () =
   });
 
   it('more correct password grants at once than maxFailures all get tokens: attempts in flight wait, they are not refused', async () => {
-    const responses = await Promise.all(Array.from({ length: 3 * LIMITS.maxFailures }, () => passwordGrant('known', 'the right password', '192.0.2.40')));
+    const responses = await Promise.all(
+      Array.from({ length: 3 * LIMITS.maxFailures }, () => passwordGrant('known', 'the right password', '192.0.2.40')),
+    );
     expect(responses.map((response) => response.statusCode)).toEqual(responses.map(() => 200));
   });
 

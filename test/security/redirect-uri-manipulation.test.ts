@@ -69,10 +69,16 @@ describe(`RFC 9700 section 4.1: redirect URI manipulation at /oauth/authorize ($
     server = await securityServer({ skipAuthorization: { clients: ['trusted-client', 'native-client'] } });
     await createUser(server.deps, 'alice');
     client = (await createClient(server.deps, { redirectUri: REGISTERED.join('\n') })).application;
-    trusted = (await createClient(server.deps, { name: 'Trusted', redirectUri: REGISTERED.join('\n') }, { uid: 'trusted-client' })).application;
-    native = (await createClient(server.deps, { name: 'Native', redirectUri: REGISTERED.join('\n'), confidential: false }, { uid: 'native-client' })).application;
+    trusted = (await createClient(server.deps, { name: 'Trusted', redirectUri: REGISTERED.join('\n') }, { uid: 'trusted-client' }))
+      .application;
+    native = (
+      await createClient(server.deps, { name: 'Native', redirectUri: REGISTERED.join('\n'), confidential: false }, { uid: 'native-client' })
+    ).application;
     agent = await signedIn(server.app, 'alice');
-    csrf = csrfTokenIn((await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) })).body)!;
+    csrf = csrfTokenIn(
+      (await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) }))
+        .body,
+    )!;
   });
   afterAll(() => server.close());
 

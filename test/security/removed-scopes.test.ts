@@ -39,7 +39,11 @@ describe(`scopes removed from an application are not granted again (${backend})`
       grantType: 'authorization_code',
     });
     await removeAdminScope();
-    const response = await tokenRequest(server.app, { grant_type: 'refresh_token', refresh_token: refreshToken!, scope: 'read admin' }, basic(client.uid, client.secret!));
+    const response = await tokenRequest(
+      server.app,
+      { grant_type: 'refresh_token', refresh_token: refreshToken!, scope: 'read admin' },
+      basic(client.uid, client.secret!),
+    );
     expect(response.statusCode).toBe(200);
     expect(response.json().scope).toBe('read');
     await restoreScopes();

@@ -25,18 +25,45 @@ describe('docs/security.md, the threat table', () => {
   });
 
   it('cites every file of test/security', () => {
-    const files = readdirSync(join(root, 'test', 'security')).filter((file) => file.endsWith('.test.ts') && file !== 'security-index.test.ts');
+    const files = readdirSync(join(root, 'test', 'security')).filter(
+      (file) => file.endsWith('.test.ts') && file !== 'security-index.test.ts',
+    );
     const cited = new Set(citations.map(([file]) => file));
     expect(files.filter((file) => !cited.has(`test/security/${file}`))).toEqual([]);
   });
 
   it.each([
-    'Redirect URI manipulation', 'Open redirect through errors and through deny', 'Open redirect after login', 'Header and CRLF injection',
-    'code replay', 'code injection', 'PKCE downgrade', 'Refresh token replay', 'Introspection by an unauthorized client', 'Token scanning',
-    "Revocation of another client's token", 'Duplicate and nested parameters', 'Client credentials in the query string', 'Wrong content types',
-    'CSRF', 'Clickjacking', 'Cross-site scripting', 'Oversized bodies, parameters and headers', 'SQL injection', 'Races',
-    'Database outage', 'Memory exhaustion', 'Lockout by strangers', 'Password guessing at the token endpoint', 'Concurrent guesses',
-    'Lockout erasure', 'User name probing', 'Scopes removed', 'Forged X-Forwarded-For', 'Loopback port exception', 'Slow request bodies',
+    'Redirect URI manipulation',
+    'Open redirect through errors and through deny',
+    'Open redirect after login',
+    'Header and CRLF injection',
+    'code replay',
+    'code injection',
+    'PKCE downgrade',
+    'Refresh token replay',
+    'Introspection by an unauthorized client',
+    'Token scanning',
+    "Revocation of another client's token",
+    'Duplicate and nested parameters',
+    'Client credentials in the query string',
+    'Wrong content types',
+    'CSRF',
+    'Clickjacking',
+    'Cross-site scripting',
+    'Oversized bodies, parameters and headers',
+    'SQL injection',
+    'Races',
+    'Database outage',
+    'Memory exhaustion',
+    'Lockout by strangers',
+    'Password guessing at the token endpoint',
+    'Concurrent guesses',
+    'Lockout erasure',
+    'User name probing',
+    'Scopes removed',
+    'Forged X-Forwarded-For',
+    'Loopback port exception',
+    'Slow request bodies',
     'Two client authentication methods',
   ])('has a row for %s, with at least one test', (threat) => {
     const row = table.split('\n').find((line) => line.startsWith('|') && line.toLowerCase().includes(threat.toLowerCase()));

@@ -16,10 +16,33 @@ import { CALLBACK, expectNoLeak, securityServer } from './support.js';
 
 const PLAIN = 'plainwrongvalue';
 const INJECTIONS = [
-  "'", "' OR '1'='1", "' OR 1=1 --", "'; DROP TABLE oauth_access_tokens; --", '" OR ""="', '1; SELECT pg_sleep(3) --',
-  "\\'; --", "%' OR '%'='", '$1', ') OR (1=1', "admin'--", "1' UNION SELECT token FROM oauth_access_tokens --", "';COMMIT;--",
+  "'",
+  "' OR '1'='1",
+  "' OR 1=1 --",
+  "'; DROP TABLE oauth_access_tokens; --",
+  '" OR ""="',
+  '1; SELECT pg_sleep(3) --',
+  "\\'; --",
+  "%' OR '%'='",
+  '$1',
+  ') OR (1=1',
+  "admin'--",
+  "1' UNION SELECT token FROM oauth_access_tokens --",
+  "';COMMIT;--",
 ];
-const VOLATILE = new Set(['access_token', 'refresh_token', 'created_at', 'expires_in', 'iat', 'exp', 'code', '_csrf', 'uid', 'id', 'updated_at']);
+const VOLATILE = new Set([
+  'access_token',
+  'refresh_token',
+  'created_at',
+  'expires_in',
+  'iat',
+  'exp',
+  'code',
+  '_csrf',
+  'uid',
+  'id',
+  'updated_at',
+]);
 
 /** What a response says, with the sent value masked and per-request fields (fresh tokens, times) dropped. */
 function outcome(response: LightMyRequestResponse, value: string): unknown {
@@ -32,7 +55,8 @@ function outcome(response: LightMyRequestResponse, value: string): unknown {
   } else if (type.includes('html')) {
     body = mask((/<pre>([\s\S]*?)<\/pre>/.exec(response.body) ?? /<h1>([\s\S]*?)<\/h1>/.exec(response.body))?.[1] ?? '');
   }
-  const parameters = location && Object.fromEntries([...location.searchParams].filter(([name]) => !VOLATILE.has(name)).map(([name, v]) => [name, mask(v)]));
+  const parameters =
+    location && Object.fromEntries([...location.searchParams].filter(([name]) => !VOLATILE.has(name)).map(([name, v]) => [name, mask(v)]));
   return { status: response.statusCode, body, location: location && `${location.origin}${location.pathname}`, parameters };
 }
 
@@ -56,25 +80,41 @@ describe(`RFC 6749 section 10.14: SQL metacharacters in every parameter of every
   const post = (url: string, params: Record<string, string>, headers: Record<string, string> = asClient()) =>
     server.app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload: form(params) });
   const code = async () => {
-    const grant = await createCode(server.deps, { application: client.application, resourceOwnerId: userId, codeChallenge: s256Challenge('v'.repeat(43)), codeChallengeMethod: 'S256' });
+    const grant = await createCode(server.deps, {
+      application: client.application,
+      resourceOwnerId: userId,
+      codeChallenge: s256Challenge('v'.repeat(43)),
+      codeChallengeMethod: 'S256',
+    });
     return { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: 'v'.repeat(43) };
   };
   const refresh = async () => ({
     grant_type: 'refresh_token',
-    refresh_token: (await issueToken(server.deps, { application: client.application, resourceOwnerId: userId, withRefreshToken: true })).refreshToken!,
+    refresh_token: (await issueToken(server.deps, { application: client.application, resourceOwnerId: userId, withRefreshToken: true }))
+      .refreshToken!,
   });
   const access = async () => (await issueToken(server.deps, { application: client.application })).accessToken;
-  const replaced = (base: () => Promise<Record<string, string>>, name: string) => async (value: string) => ({ ...(await base()), [name]: value });
+  const replaced = (base: () => Promise<Record<string, string>>, name: string) => async (value: string) => ({
+    ...(await base()),
+    [name]: value,
+  });
   const authorize = { client_id: '', redirect_uri: CALLBACK, response_type: 'code', state: 's' };
 
   type Probe = (value: string) => Promise<LightMyRequestResponse>;
   const probes: Array<[string, Probe]> = [
     ...['grant_type', 'scope', 'client_id', 'client_secret'].map((name): [string, Probe] => [
       `POST /oauth/token client_credentials ${name}`,
-      async (value) => post('/oauth/token', { grant_type: 'client_credentials', client_id: client.uid, client_secret: client.secret!, [name]: value }, {}),
+      async (value) =>
+        post('/oauth/token', { grant_type: 'client_credentials', client_id: client.uid, client_secret: client.secret!, [name]: value }, {}),
     ]),
-    ...['code', 'redirect_uri', 'code_verifier'].map((name): [string, Probe] => [`POST /oauth/token authorization_code ${name}`, async (v) => post('/oauth/token', await replaced(code, name)(v))]),
-    ...['refresh_token', 'scope'].map((name): [string, Probe] => [`POST /oauth/token refresh_token ${name}`, async (v) => post('/oauth/token', await replaced(refresh, name)(v))]),
+    ...['code', 'redirect_uri', 'code_verifier'].map((name): [string, Probe] => [
+      `POST /oauth/token authorization_code ${name}`,
+      async (v) => post('/oauth/token', await replaced(code, name)(v)),
+    ]),
+    ...['refresh_token', 'scope'].map((name): [string, Probe] => [
+      `POST /oauth/token refresh_token ${name}`,
+      async (v) => post('/oauth/token', await replaced(refresh, name)(v)),
+    ]),
     ...['username', 'password'].map((name): [string, Probe] => [
       `POST /oauth/token password ${name}`,
       (value) => post('/oauth/token', { grant_type: 'password', username: 'alice', password: 'x', [name]: value }),
@@ -85,17 +125,34 @@ describe(`RFC 6749 section 10.14: SQL metacharacters in every parameter of every
       [`POST ${url} token_type_hint`, async (value) => post(url, { token: await access(), token_type_hint: value })],
     ]),
     ['Bearer credentials at /oauth/introspect', (value) => post('/oauth/introspect', { token: 'x' }, bearer(value))],
-    ['Bearer token at /oauth/token/info', (value) => server.app.inject({ method: 'GET', url: '/oauth/token/info', headers: bearer(value) })],
-    ...Object.keys(authorize).concat('scope', 'response_mode', 'code_challenge', 'code_challenge_method').map((name): [string, Probe] => [
-      `GET /oauth/authorize ${name}`,
-      (value) => agent.request({ method: 'GET', url: `/oauth/authorize?${form({ ...authorize, client_id: client.uid, [name]: value })}` }),
-    ]),
+    [
+      'Bearer token at /oauth/token/info',
+      (value) => server.app.inject({ method: 'GET', url: '/oauth/token/info', headers: bearer(value) }),
+    ],
+    ...Object.keys(authorize)
+      .concat('scope', 'response_mode', 'code_challenge', 'code_challenge_method')
+      .map((name): [string, Probe] => [
+        `GET /oauth/authorize ${name}`,
+        (value) =>
+          agent.request({ method: 'GET', url: `/oauth/authorize?${form({ ...authorize, client_id: client.uid, [name]: value })}` }),
+      ]),
     ...['username', 'password'].map((name): [string, Probe] => [
       `POST /login ${name}`,
       (value) => userAgent(server.app).post('/login', { username: 'alice', password: 'wrong', [name]: value }),
     ]),
-    ['GET /oauth/applications/:id', (value) => server.app.inject({ method: 'GET', url: `/oauth/applications/${encodeURIComponent(value)}`, headers: JSON_API })],
-    ['DELETE /oauth/authorized_applications/:id', (value) => agent.request({ method: 'DELETE', url: `/oauth/authorized_applications/${encodeURIComponent(value)}`, headers: { accept: 'application/json', 'x-csrf-token': csrf } })],
+    [
+      'GET /oauth/applications/:id',
+      (value) => server.app.inject({ method: 'GET', url: `/oauth/applications/${encodeURIComponent(value)}`, headers: JSON_API }),
+    ],
+    [
+      'DELETE /oauth/authorized_applications/:id',
+      (value) =>
+        agent.request({
+          method: 'DELETE',
+          url: `/oauth/authorized_applications/${encodeURIComponent(value)}`,
+          headers: { accept: 'application/json', 'x-csrf-token': csrf },
+        }),
+    ],
   ];
 
   it.each(probes)('%s: each injection string is answered like a plain wrong value, never a 500', async (_label, probe) => {
@@ -110,12 +167,24 @@ describe(`RFC 6749 section 10.14: SQL metacharacters in every parameter of every
 
   it('an application name made of SQL is stored and shown verbatim, a redirect URI of SQL is a 422, and the tables are all still there', async () => {
     for (const name of INJECTIONS) {
-      const refused = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: JSON_API, payload: { name, redirect_uri: name } });
+      const refused = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/applications',
+        headers: JSON_API,
+        payload: { name, redirect_uri: name },
+      });
       expect(refused.statusCode).toBe(422);
-      const created = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: JSON_API, payload: { name, redirect_uri: CALLBACK } });
+      const created = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/applications',
+        headers: JSON_API,
+        payload: { name, redirect_uri: CALLBACK },
+      });
       expect(created.statusCode).toBe(201);
       const { id } = created.json() as { id: number };
-      expect((await server.app.inject({ method: 'GET', url: `/oauth/applications/${id}`, headers: JSON_API })).json()).toMatchObject({ name });
+      expect((await server.app.inject({ method: 'GET', url: `/oauth/applications/${id}`, headers: JSON_API })).json()).toMatchObject({
+        name,
+      });
     }
     expect(await countRows(server, 'oauth_access_tokens')).toBeGreaterThan(0);
     expect((await post('/oauth/token', { grant_type: 'client_credentials' })).statusCode).toBe(200);

@@ -29,7 +29,10 @@ const LEAK_MARKERS: Array<[string, RegExp]> = [
   ['node_modules', /node_modules/i],
   ['Prisma', /prisma/i],
   ['PGlite', /pglite/i],
-  ['SQL', /\b(?:SELECT\s.+\sFROM|INSERT INTO|UPDATE\s+\S+\s+SET|DELETE FROM|syntax error at or near|violates \w+ constraint|relation "|column "|duplicate key value)\b/i],
+  [
+    'SQL',
+    /\b(?:SELECT\s.+\sFROM|INSERT INTO|UPDATE\s+\S+\s+SET|DELETE FROM|syntax error at or near|violates \w+ constraint|relation "|column "|duplicate key value)\b/i,
+  ],
   ['a source path', /\/(?:src|dist)\/[\w/-]+\.[jt]s\b/],
 ];
 
@@ -42,7 +45,17 @@ export function expectNoLeak(response: LightMyRequestResponse, request = ''): vo
   expect(leaksIn(response.body, request), response.body.slice(0, 300)).toEqual([]);
 }
 
-const RESPONSE_PARAMETERS = new Set(['code', 'state', 'error', 'error_description', 'iss', 'access_token', 'token_type', 'expires_in', 'scope']);
+const RESPONSE_PARAMETERS = new Set([
+  'code',
+  'state',
+  'error',
+  'error_description',
+  'iss',
+  'access_token',
+  'token_type',
+  'expires_in',
+  'scope',
+]);
 
 /**
  * True when a redirect (Location) goes to exactly one of the registered URIs (or, for a loopback IP, the same

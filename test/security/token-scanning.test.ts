@@ -66,7 +66,13 @@ describe(`RFC 7662 section 4, RFC 6749 section 10.10: token scanning at /oauth/i
     const remoteAddress = '203.0.113.7';
     const statuses = await burst(30, (i) =>
       defaults.app
-        .inject({ method: 'POST', url: '/oauth/introspect', remoteAddress, headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic(`scanner-${i}`, 'guess') }, payload: 'token=x' })
+        .inject({
+          method: 'POST',
+          url: '/oauth/introspect',
+          remoteAddress,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic(`scanner-${i}`, 'guess') },
+          payload: 'token=x',
+        })
         .then((response) => response.statusCode),
     );
     expect(statuses.slice(0, 8)).toEqual(Array(8).fill(401));

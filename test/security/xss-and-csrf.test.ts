@@ -24,7 +24,12 @@ describe(`RFC 6749 sections 10.12 and 10.14: XSS through application names and r
   beforeAll(async () => {
     server = await securityServer();
     const userId = (await createUser(server.deps, 'alice')).id;
-    const created = await server.app.inject({ method: 'POST', url: '/oauth/applications', headers: JSON_API, payload: { name: NAME, redirect_uri: REDIRECT } });
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: JSON_API,
+      payload: { name: NAME, redirect_uri: REDIRECT },
+    });
     expect(created.statusCode).toBe(201);
     ({ id, uid } = created.json() as { id: number; uid: string });
     const application = (await server.deps.stores.applications.findById(id))!;
@@ -57,7 +62,12 @@ describe(`RFC 6749 sections 10.12 and 10.14: XSS through application names and r
     expect(consent.statusCode).toBe(200);
     expectEscaped('consent', consent.body);
     expect(hiddenFields(consent.body, 0).redirect_uri).toBe(REDIRECT);
-    const formPost = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(hiddenFields(consent.body, 0)) });
+    const formPost = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form(hiddenFields(consent.body, 0)),
+    });
     expect(formPost.statusCode).toBe(200);
     expectEscaped('form_post', formPost.body);
     expect(formPost.body).toContain('action="https://app.example.com/cb?a=&#39;-alert(1)-&#39;&amp;b=1"');
@@ -98,15 +108,28 @@ describe(`RFC 6749 sections 10.12 and 10.14: XSS through application names and r
     expect((await server.deps.stores.applicationAdmin.list()).map((application) => application.name)).not.toContain('Planted');
   });
 
-  it('RFC 9700 section 4.7: the consent and revoke forms refuse the CSRF token of another user\'s session', async () => {
+  it("RFC 9700 section 4.7: the consent and revoke forms refuse the CSRF token of another user's session", async () => {
     await createUser(server.deps, 'mallory');
     const mallory = await signedIn(server.app, 'mallory');
-    const consent = await mallory.request({ method: 'GET', url: authorizeUrl({ client_id: uid, redirect_uri: REDIRECT, response_type: 'code' }) });
+    const consent = await mallory.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: uid, redirect_uri: REDIRECT, response_type: 'code' }),
+    });
     const malloryToken = hiddenFields(consent.body, 0)._csrf!;
-    const approve = await agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form({ ...hiddenFields(consent.body, 0), _csrf: malloryToken }) });
+    const approve = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form({ ...hiddenFields(consent.body, 0), _csrf: malloryToken }),
+    });
     expect(approve.statusCode).toBe(403);
     expect(approve.headers.location).toBeUndefined();
-    const revoke = await agent.request({ method: 'POST', url: `/oauth/authorized_applications/${id}`, headers: FORM, payload: form({ _method: 'delete', _csrf: malloryToken }) });
+    const revoke = await agent.request({
+      method: 'POST',
+      url: `/oauth/authorized_applications/${id}`,
+      headers: FORM,
+      payload: form({ _method: 'delete', _csrf: malloryToken }),
+    });
     expect(revoke.statusCode).toBe(403);
     expect((await agent.request({ method: 'GET', url: '/oauth/authorized_applications' })).body).toContain('&lt;img src=x');
   });

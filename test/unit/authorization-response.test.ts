@@ -30,7 +30,10 @@ describe('delivering an authorization response (reference 4.5, RFC 9207)', () =>
 
   it('fragment: the parameters go after #', () => {
     const delivery = successDelivery(request({ responseMode: 'fragment', state: undefined }), codeResult, ISSUER, now);
-    expect(delivery).toEqual({ kind: 'redirect', location: 'https://client.example.com/cb?x=1#code=CODE&iss=https%3A%2F%2Fauth.example.com' });
+    expect(delivery).toEqual({
+      kind: 'redirect',
+      location: 'https://client.example.com/cb?x=1#code=CODE&iss=https%3A%2F%2Fauth.example.com',
+    });
   });
 
   it('form_post: the non-blank fields, to the redirect URI', () => {
@@ -45,7 +48,10 @@ describe('delivering an authorization response (reference 4.5, RFC 9207)', () =>
   });
 
   it('out-of-band: the code is for the native page; state and iss are not carried', () => {
-    expect(successDelivery(request({ redirectUri: 'urn:ietf:wg:oauth:2.0:oob' }), codeResult, ISSUER, now)).toEqual({ kind: 'native', code: 'CODE' });
+    expect(successDelivery(request({ redirectUri: 'urn:ietf:wg:oauth:2.0:oob' }), codeResult, ISSUER, now)).toEqual({
+      kind: 'native',
+      code: 'CODE',
+    });
   });
 
   it('an error without a verified redirect URI is a page, never a redirect', () => {
@@ -55,7 +61,12 @@ describe('delivering an authorization response (reference 4.5, RFC 9207)', () =>
 
   it('an error with a verified redirect URI carries error, error_description, state and iss', () => {
     const delivery = errorDelivery(
-      { ok: false, rule: 'denied', error: new AccessDenied(), redirect: { redirectUri: 'https://client.example.com/cb', responseMode: 'query', state: 'a b' } },
+      {
+        ok: false,
+        rule: 'denied',
+        error: new AccessDenied(),
+        redirect: { redirectUri: 'https://client.example.com/cb', responseMode: 'query', state: 'a b' },
+      },
       ISSUER,
     );
     expect(delivery).toEqual({

@@ -32,7 +32,10 @@ describe('client_secret_basic (RFC 6749 section 2.3.1, RFC 7617)', () => {
   it('accepts the scheme in any case and surrounding spaces (RFC 7235 section 2.1)', () => {
     const token = Buffer.from('id:secret').toString('base64');
     for (const header of [`basic ${token}`, `BaSiC ${token}`, `  Basic   ${token}  `]) {
-      expect(extractClientCredentials({ address: ADDRESS, authorization: header, body: {} })).toMatchObject({ clientId: 'id', secret: 'secret' });
+      expect(extractClientCredentials({ address: ADDRESS, authorization: header, body: {} })).toMatchObject({
+        clientId: 'id',
+        secret: 'secret',
+      });
     }
   });
 
@@ -68,7 +71,9 @@ describe('client_secret_basic (RFC 6749 section 2.3.1, RFC 7617)', () => {
 
   it('accepts base64 without padding', () => {
     const unpadded = Buffer.from('id:secret1').toString('base64').replace(/=+$/, '');
-    expect(extractClientCredentials({ address: ADDRESS, authorization: `Basic ${unpadded}`, body: {} })).toMatchObject({ secret: 'secret1' });
+    expect(extractClientCredentials({ address: ADDRESS, authorization: `Basic ${unpadded}`, body: {} })).toMatchObject({
+      secret: 'secret1',
+    });
   });
 
   it.each([
@@ -123,7 +128,12 @@ describe('client_secret_post and none (RFC 6749 section 2.3.1, SPEC 3.1)', () =>
   });
 
   it('client_id alone is a public client (none)', () => {
-    expect(extractClientCredentials({ address: ADDRESS, body: { client_id: 'app' } })).toEqual({ method: 'none', clientId: 'app', secret: null, address: ADDRESS });
+    expect(extractClientCredentials({ address: ADDRESS, body: { client_id: 'app' } })).toEqual({
+      method: 'none',
+      clientId: 'app',
+      secret: null,
+      address: ADDRESS,
+    });
     expect(extractClientCredentials({ address: ADDRESS, body: { client_id: 'app', client_secret: '' } })).toEqual({
       method: 'none',
       clientId: 'app',
@@ -161,12 +171,12 @@ describe('more than one authentication method (RFC 6749 section 2.3, SPEC 8)', (
   });
 
   it('a body client_secret next to any Basic header is two methods, even with an empty Basic password', () => {
-    expect(thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_secret: 's' } })).description).toBe(
-      InvalidRequest.multipleClientAuthMethods().description,
-    );
-    expect(thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:'), body: { client_secret: 's' } })).description).toBe(
-      InvalidRequest.multipleClientAuthMethods().description,
-    );
+    expect(
+      thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_secret: 's' } })).description,
+    ).toBe(InvalidRequest.multipleClientAuthMethods().description);
+    expect(
+      thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:'), body: { client_secret: 's' } })).description,
+    ).toBe(InvalidRequest.multipleClientAuthMethods().description);
   });
 
   it('Basic plus a different body client_id is invalid_request, not "Basic wins"', () => {

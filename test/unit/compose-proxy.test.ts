@@ -11,7 +11,7 @@ const root = join(import.meta.dirname, '..', '..');
 const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
 
 describe('docker-compose.yml: the proxy profile and trustProxy', () => {
-  it('TRUST_PROXY is the proxy service\'s fixed address, inside the network\'s subnet, and a valid trustProxy', () => {
+  it("TRUST_PROXY is the proxy service's fixed address, inside the network's subnet, and a valid trustProxy", () => {
     const trusted = /TRUST_PROXY: (\S+)/.exec(compose)?.[1];
     const proxyAddress = /ipv4_address: (\S+)/.exec(compose)?.[1];
     expect(trusted).toBeDefined();
@@ -20,7 +20,7 @@ describe('docker-compose.yml: the proxy profile and trustProxy', () => {
     expect(loadConfig({ env: { TRUST_PROXY: trusted } }).trustProxy).toBe(trusted);
   });
 
-  it('nginx sets X-Forwarded-For to the address it saw, never appending the client\'s own header', () => {
+  it("nginx sets X-Forwarded-For to the address it saw, never appending the client's own header", () => {
     const nginx = readFileSync(join(root, 'examples', 'compose-proxy', 'nginx.conf'), 'utf8');
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
     expect(nginx).not.toContain('$proxy_add_x_forwarded_for');

@@ -14,7 +14,9 @@ describe('configuration documentation', () => {
 
   it('npm run config:docs replaces only the table between the markers', () => {
     const page = 'intro\n<!-- config-table:start (generated) -->\nold table\n<!-- config-table:end -->\nafter\n';
-    expect(replaceConfigTable(page, '| new |')).toBe('intro\n<!-- config-table:start (generated) -->\n| new |\n<!-- config-table:end -->\nafter\n');
+    expect(replaceConfigTable(page, '| new |')).toBe(
+      'intro\n<!-- config-table:start (generated) -->\n| new |\n<!-- config-table:end -->\nafter\n',
+    );
     expect(() => replaceConfigTable('no markers', '| new |')).toThrow(/markers/);
   });
 

@@ -66,8 +66,13 @@ describe('config loader (SPEC 2, 5)', () => {
     const config = loadConfig({
       input: { port: 1 },
       env: {
-        PORT: '4000', HOST: '0.0.0.0', DATABASE_URL: 'postgresql://u@db/x', DATABASE_READ_URL: 'postgresql://u@replica/x',
-        SESSION_SECRET: 's'.repeat(32), ADMIN_PASSWORD: 'a long admin password', TRUST_PROXY: '10.0.0.2,10.0.0.3',
+        PORT: '4000',
+        HOST: '0.0.0.0',
+        DATABASE_URL: 'postgresql://u@db/x',
+        DATABASE_READ_URL: 'postgresql://u@replica/x',
+        SESSION_SECRET: 's'.repeat(32),
+        ADMIN_PASSWORD: 'a long admin password',
+        TRUST_PROXY: '10.0.0.2,10.0.0.3',
       },
     });
     expect(config.trustProxy).toBe('10.0.0.2,10.0.0.3');

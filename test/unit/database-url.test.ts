@@ -11,7 +11,9 @@ describe('DATABASE_URL handling', () => {
 
   it('withLocalSocket sends a URL without a host to PGHOST, else the local socket folder; a host is kept', () => {
     expect(withLocalSocket('postgresql:///oauth', '/run/pg')).toBe('postgresql:///oauth?host=%2Frun%2Fpg');
-    expect(withLocalSocket('postgresql://me:pw@/oauth?sslmode=disable', '/run/pg')).toBe('postgresql://me:pw@/oauth?sslmode=disable&host=%2Frun%2Fpg');
+    expect(withLocalSocket('postgresql://me:pw@/oauth?sslmode=disable', '/run/pg')).toBe(
+      'postgresql://me:pw@/oauth?sslmode=disable&host=%2Frun%2Fpg',
+    );
     expect(withLocalSocket('postgresql:///oauth', null)).toMatch(/^postgresql:\/\/\/oauth\?host=%2F(var%2Frun%2Fpostgresql|tmp)$/);
     expect(withLocalSocket('postgresql://db.example.com/oauth', '/run/pg')).toBe('postgresql://db.example.com/oauth');
     expect(withLocalSocket('postgresql:///oauth?host=/elsewhere', '/run/pg')).toBe('postgresql:///oauth?host=/elsewhere');

@@ -38,7 +38,10 @@ export function headingAnchors(markdown: string): Set<string> {
     const heading = fence === null ? /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1] : undefined;
     if (heading === undefined) continue;
     const text = heading.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
-    const base = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
@@ -78,7 +81,12 @@ export function brokenLinks(file: string, markdown = readFileSync(file, 'utf8'))
   return broken;
 }
 
-const documents = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join(root, 'docs', name))];
+const documents = [
+  join(root, 'README.md'),
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(root, 'docs', name)),
+];
 
 describe('links in README.md and docs/', () => {
   it.each(documents.map((file) => relative(root, file)))('every relative link and anchor of %s resolves', (file) => {
@@ -87,7 +95,10 @@ describe('links in README.md and docs/', () => {
 
   it('the README links every document of docs/', () => {
     const linked = new Set(relativeLinks(readFileSync(join(root, 'README.md'), 'utf8')).map((target) => target.split('#')[0]));
-    const missing = documents.slice(1).map((file) => relative(root, file)).filter((file) => !linked.has(file));
+    const missing = documents
+      .slice(1)
+      .map((file) => relative(root, file))
+      .filter((file) => !linked.has(file));
     expect(missing).toEqual([]);
   });
 
@@ -103,19 +114,48 @@ describe('links in README.md and docs/', () => {
 describe('the link checker', () => {
   it("gives headings GitHub's anchors: code and punctuation dropped, spaces to dashes, duplicates numbered", () => {
     const anchors = headingAnchors(
-      ['# Operating oauth-service', '## 3.1 POST /oauth/token', '### `beforeTokenResponse(response, context)`', '## The introspection contract ("the seed")', '## Notes', '## Notes', '```sh', '# not a heading', '```'].join('\n'),
+      [
+        '# Operating oauth-service',
+        '## 3.1 POST /oauth/token',
+        '### `beforeTokenResponse(response, context)`',
+        '## The introspection contract ("the seed")',
+        '## Notes',
+        '## Notes',
+        '```sh',
+        '# not a heading',
+        '```',
+      ].join('\n'),
     );
-    expect([...anchors]).toEqual(['operating-oauth-service', '31-post-oauthtoken', 'beforetokenresponseresponse-context', 'the-introspection-contract-the-seed', 'notes', 'notes-1']);
+    expect([...anchors]).toEqual([
+      'operating-oauth-service',
+      '31-post-oauthtoken',
+      'beforetokenresponseresponse-context',
+      'the-introspection-contract-the-seed',
+      'notes',
+      'notes-1',
+    ]);
   });
 
   it('finds relative links outside code, and leaves absolute URLs alone', () => {
-    const markdown = ['[a](docs/a.md#x) ![img](logo.png "title") [web](https://example.com) [mail](mailto:a@b.c)', '`[code](nope.md)`', '```', '[fenced](nope.md)', '```', '[ref]: ../b.md'].join('\n');
+    const markdown = [
+      '[a](docs/a.md#x) ![img](logo.png "title") [web](https://example.com) [mail](mailto:a@b.c)',
+      '`[code](nope.md)`',
+      '```',
+      '[fenced](nope.md)',
+      '```',
+      '[ref]: ../b.md',
+    ].join('\n');
     expect(relativeLinks(markdown)).toEqual(['docs/a.md#x', 'logo.png', '../b.md']);
   });
 
   it('reports a missing file, a missing heading in another file or in the same one, and accepts what exists', () => {
     const file = join(root, 'docs', 'operations.md');
-    const markdown = '# Here\n[a](missing.md) [b](security.md#no-such-heading) [c](#nowhere) [d](security.md#the-fuzz-run) [e](#here) [f](../LICENSE) [g](../src/)';
-    expect(brokenLinks(file, markdown)).toEqual(['missing.md: no such file', 'security.md#no-such-heading: no heading #no-such-heading', '#nowhere: no heading #nowhere']);
+    const markdown =
+      '# Here\n[a](missing.md) [b](security.md#no-such-heading) [c](#nowhere) [d](security.md#the-fuzz-run) [e](#here) [f](../LICENSE) [g](../src/)';
+    expect(brokenLinks(file, markdown)).toEqual([
+      'missing.md: no such file',
+      'security.md#no-such-heading: no heading #no-such-heading',
+      '#nowhere: no heading #nowhere',
+    ]);
   });
 });

@@ -39,7 +39,11 @@ describe('errorResponse: the one decision of what an error sends', () => {
     const error = new TooManyRequests(42, 'Too many failed client authentications.');
     expect(error.retryAfter).toBe(42);
     expect(errorResponse(error, 'realm')).toMatchObject({ status: 429, headers: { 'retry-after': '42' } });
-    expect(errorResponse(new TooManyAttempts(7), 'realm')).toMatchObject({ status: 429, headers: { 'retry-after': '7' }, body: { error: 'too_many_requests' } });
+    expect(errorResponse(new TooManyAttempts(7), 'realm')).toMatchObject({
+      status: 429,
+      headers: { 'retry-after': '7' },
+      body: { error: 'too_many_requests' },
+    });
   });
 
   it('challenges: Basic after a Basic attempt only (RFC 6749 section 5.2), Bearer for token errors (RFC 6750 section 3), Basic for the admin', () => {
@@ -48,11 +52,13 @@ describe('errorResponse: the one decision of what an error sends', () => {
     expect(errorResponse(new InvalidToken('expired'), 'r').headers['www-authenticate']).toBe(
       'Bearer realm="r", error="invalid_token", error_description="The access token expired"',
     );
-    expect(errorResponse(new InsufficientScope(['a']), 'r').headers['www-authenticate']).toMatch(/^Bearer realm="r", error="insufficient_scope"/);
+    expect(errorResponse(new InsufficientScope(['a']), 'r').headers['www-authenticate']).toMatch(
+      /^Bearer realm="r", error="insufficient_scope"/,
+    );
     expect(errorResponse(new Unauthorized(), 'r').headers['www-authenticate']).toBe('Basic realm="r admin"');
   });
 
-  it('no challenge at all without a realm (the end users\' pages)', () => {
+  it("no challenge at all without a realm (the end users' pages)", () => {
     expect(errorResponse(new Unauthorized('You need to log in first.'), null).headers).toEqual({ 'cache-control': 'no-store' });
   });
 });
@@ -86,14 +92,17 @@ describe('requestError: what Fastify or a plugin refused, as an error of the cat
 });
 
 describe('httpErrorClasses: the refusals below the OAuth protocol', () => {
-  it.each(httpErrorClasses.map((Class) => [Class.name, Class] as const))('%s has a code, a description and a 4xx status', (_name, Class) => {
-    const error = new Class();
-    expect(error).toBeInstanceOf(OAuthError);
-    expect(error.code).toMatch(/^[a-z_]+$/);
-    expect(error.description.length).toBeGreaterThan(0);
-    expect(error.status).toBeGreaterThanOrEqual(400);
-    expect(error.status).toBeLessThan(500);
-  });
+  it.each(httpErrorClasses.map((Class) => [Class.name, Class] as const))(
+    '%s has a code, a description and a 4xx status',
+    (_name, Class) => {
+      const error = new Class();
+      expect(error).toBeInstanceOf(OAuthError);
+      expect(error.code).toMatch(/^[a-z_]+$/);
+      expect(error.description.length).toBeGreaterThan(0);
+      expect(error.status).toBeGreaterThanOrEqual(400);
+      expect(error.status).toBeLessThan(500);
+    },
+  );
 
   it('the 413 and 415 texts', () => {
     expect(new PayloadTooLarge().toJSON()).toEqual({ error: 'invalid_request', error_description: 'The request body is too large.' });

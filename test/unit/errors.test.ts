@@ -20,8 +20,7 @@ import {
 } from '../../src/oauth/errors.js';
 import { wwwAuthenticateValue } from '../../src/http/error-response.js';
 
-const SERVER_ERROR_TEXT =
-  'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
+const SERVER_ERROR_TEXT = 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
 
 // [instance, code, status, description]: descriptions copied from the reference, section 2.4.
 const table: Array<[OAuthError, string, number, string]> = [
@@ -31,7 +30,12 @@ const table: Array<[OAuthError, string, number, string]> = [
     400,
     'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
   ],
-  [new InvalidRedirectUri(), 'invalid_redirect_uri', 400, "The requested redirect URI is malformed or doesn't match the client redirect URI."],
+  [
+    new InvalidRedirectUri(),
+    'invalid_redirect_uri',
+    400,
+    "The requested redirect URI is malformed or doesn't match the client redirect URI.",
+  ],
   [new UnauthorizedClient(), 'unauthorized_client', 400, 'The client is not authorized to perform this request using this method.'],
   [new AccessDenied(), 'access_denied', 400, 'The resource owner or authorization server denied the request.'],
   [new InvalidScope(), 'invalid_scope', 400, 'The requested scope is invalid, unknown, or malformed.'],
@@ -132,9 +136,7 @@ describe('invalid_request factories (reference 2.4, SPEC 8)', () => {
       expect(error.code).toBe('invalid_request');
       expect(error.status).toBe(400);
     }
-    expect(none.description).toBe(
-      'The authorization server does not support PKCE as there are no accepted code_challenge_method values.',
-    );
+    expect(none.description).toBe('The authorization server does not support PKCE as there are no accepted code_challenge_method values.');
     expect(one.description).toBe('The code_challenge_method must be S256.');
     expect(two.description).toBe('The code_challenge_method must be one of plain, S256.');
   });
@@ -177,8 +179,6 @@ describe('WWW-Authenticate value (RFC 6750 section 3)', () => {
       'Bearer realm="Doorkeeper", error="insufficient_scope", error_description="Access to this resource requires scope _write admin_."',
     );
     const custom = new InvalidRequest('a\\b\r\nc\u00e9\u{1F600}"');
-    expect(wwwAuthenticateValue('re"alm\n', custom)).toBe(
-      'Bearer realm="re_alm_", error="invalid_request", error_description="a_b__c___"',
-    );
+    expect(wwwAuthenticateValue('re"alm\n', custom)).toBe('Bearer realm="re_alm_", error="invalid_request", error_description="a_b__c___"');
   });
 });

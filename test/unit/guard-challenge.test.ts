@@ -29,7 +29,10 @@ describe('guard: WWW-Authenticate challenges (RFC 6750 section 3)', () => {
 
 describe('guard: error bodies (reference 2.4, SPEC 8)', () => {
   it('uses the reference descriptions', () => {
-    expect(GuardError.invalidToken('missing').toJSON()).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid' });
+    expect(GuardError.invalidToken('missing').toJSON()).toEqual({
+      error: 'invalid_token',
+      error_description: 'The access token is invalid',
+    });
     expect(GuardError.invalidToken('revoked').toJSON().error_description).toBe('The access token was revoked');
     expect(GuardError.invalidToken('expired').toJSON().error_description).toBe('The access token expired');
     expect(GuardError.insufficientScope(['a', 'b']).toJSON()).toEqual({

@@ -4,14 +4,27 @@ import { basicCredentials, remoteSettings, transportWarning } from '../../packag
 
 describe('guard remote mode: reading an introspection response (RFC 7662 section 2.2)', () => {
   it('maps an active access-token answer', () => {
-    const token = toGuardToken({ active: true, scope: 'read  write', client_id: 'abc', token_type: 'Bearer', exp: 1900000000, iat: 1, sub: '7' });
+    const token = toGuardToken({
+      active: true,
+      scope: 'read  write',
+      client_id: 'abc',
+      token_type: 'Bearer',
+      exp: 1900000000,
+      iat: 1,
+      sub: '7',
+    });
     expect(token).toMatchObject({ active: true, scopes: ['read', 'write'], clientId: 'abc', resourceOwnerId: '7', expiresAt: 1900000000 });
     expect(token?.claims?.iat).toBe(1);
     expect(Object.isFrozen(token) && Object.isFrozen(token?.scopes)).toBe(true);
   });
 
   it('maps missing scope, client_id, sub and exp to empty values', () => {
-    expect(toGuardToken({ active: true, token_type: 'bearer' })).toMatchObject({ scopes: [], clientId: null, resourceOwnerId: null, expiresAt: null });
+    expect(toGuardToken({ active: true, token_type: 'bearer' })).toMatchObject({
+      scopes: [],
+      clientId: null,
+      resourceOwnerId: null,
+      expiresAt: null,
+    });
   });
 
   it('treats inactive answers as no token', () => {
@@ -30,7 +43,12 @@ describe('guard remote mode: settings', () => {
   const base = { introspectionUrl: 'https://auth.example.com/oauth/introspect', clientId: 'api', clientSecret: 's' };
 
   it('applies the documented defaults', () => {
-    expect(remoteSettings(base)).toMatchObject({ cacheTtlSeconds: 30, negativeCacheTtlSeconds: 5, cacheMaxEntries: 10_000, timeoutMs: 2000 });
+    expect(remoteSettings(base)).toMatchObject({
+      cacheTtlSeconds: 30,
+      negativeCacheTtlSeconds: 5,
+      cacheMaxEntries: 10_000,
+      timeoutMs: 2000,
+    });
   });
 
   it('fails at registration on a bad URL, empty credentials or a negative number', () => {

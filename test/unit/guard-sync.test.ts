@@ -15,7 +15,11 @@ describe('guard and service answer invalid_token and insufficient_scope alike (R
   it.each(REASONS)('invalid_token (%s): the same code, status, description and challenge', (reason) => {
     const guard = GuardError.invalidToken(reason);
     const service = new InvalidToken(reason);
-    expect({ code: guard.code, status: guard.status, body: guard.toJSON() }).toEqual({ code: service.code, status: service.status, body: service.toJSON() });
+    expect({ code: guard.code, status: guard.status, body: guard.toJSON() }).toEqual({
+      code: service.code,
+      status: service.status,
+      body: service.toJSON(),
+    });
     expect(bearerChallenge('api "1"', guard)).toBe(wwwAuthenticateValue('api "1"', service));
     expect(bearerChallenge('api', guard)).toBe(errorResponse(service, 'api').headers['www-authenticate']);
   });
@@ -28,7 +32,11 @@ describe('guard and service answer invalid_token and insufficient_scope alike (R
     const scopes = ['write', 'admin "x"'];
     const guard = GuardError.insufficientScope(scopes);
     const service = new InsufficientScope(scopes);
-    expect({ code: guard.code, status: guard.status, body: guard.toJSON() }).toEqual({ code: service.code, status: service.status, body: service.toJSON() });
+    expect({ code: guard.code, status: guard.status, body: guard.toJSON() }).toEqual({
+      code: service.code,
+      status: service.status,
+      body: service.toJSON(),
+    });
     expect(bearerChallenge('api', guard)).toBe(`${wwwAuthenticateValue('api', service)}, scope="${headerSafe(scopes.join(' '))}"`);
   });
 
@@ -50,7 +58,14 @@ describe('guard and service answer invalid_token and insufficient_scope alike (R
 });
 
 describe("the guard's refusals are the service's errorResponse", () => {
-  const token = (fields: Partial<GuardToken>): GuardToken => ({ active: true, scopes: ['read'], clientId: 'c', resourceOwnerId: 1, expiresAt: null, ...fields });
+  const token = (fields: Partial<GuardToken>): GuardToken => ({
+    active: true,
+    scopes: ['read'],
+    clientId: 'c',
+    resourceOwnerId: 1,
+    expiresAt: null,
+    ...fields,
+  });
   const tokens: Record<string, GuardToken> = {
     revoked: token({ active: false, reason: 'revoked' }),
     expired: token({ active: false, reason: 'expired' }),

@@ -14,7 +14,14 @@ describe('KEY_ENCRYPTION_KEY and private keys at rest', () => {
   });
 
   it('refuses a missing, short or malformed key and names the variable', () => {
-    for (const text of [undefined, '', 'secret', randomBytes(16).toString('hex'), randomBytes(31).toString('base64'), `${key.toString('hex')}00`]) {
+    for (const text of [
+      undefined,
+      '',
+      'secret',
+      randomBytes(16).toString('hex'),
+      randomBytes(31).toString('base64'),
+      `${key.toString('hex')}00`,
+    ]) {
       expect(() => parseKeyEncryptionKey(text)).toThrow(KeyEncryptionKeyInvalid);
     }
     expect(() => parseKeyEncryptionKey('')).toThrow(/^KEY_ENCRYPTION_KEY is not set/);

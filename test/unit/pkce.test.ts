@@ -1,15 +1,10 @@
 import { describe, it, expect } from 'vitest';
-import {
-  isValidCodeChallenge,
-  isValidCodeVerifier,
-  s256Challenge,
-  verifyCodeVerifier,
-} from '../../src/oauth/pkce.js';
+import { isValidCodeChallenge, isValidCodeVerifier, s256Challenge, verifyCodeVerifier } from '../../src/oauth/pkce.js';
 
 // RFC 7636 appendix B: the 32 octets of the example verifier, its base64url form and its S256 challenge.
 const VERIFIER_OCTETS = [
-  116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186, 22, 212, 37, 77, 105, 214, 191, 240, 91,
-  88, 5, 88, 83, 132, 141, 121,
+  116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186, 22, 212, 37, 77, 105, 214, 191, 240, 91, 88, 5, 88, 83, 132,
+  141, 121,
 ];
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -63,7 +58,9 @@ describe('code_verifier verification (RFC 7636 section 4.6)', () => {
   });
 
   it('S256 rejects a 44-character "challenge" (no SHA-256 digest encodes to that length)', () => {
-    expect(verifyCodeVerifier('dBjftJeZ4CVP-mJ92K27uhbUJU2p1ALxcrx3dAqzkLE', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuVG_-OaXIOM', 'S256')).toBe(false);
+    expect(verifyCodeVerifier('dBjftJeZ4CVP-mJ92K27uhbUJU2p1ALxcrx3dAqzkLE', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuVG_-OaXIOM', 'S256')).toBe(
+      false,
+    );
   });
 
   it('S256 rejects another verifier, and the challenge itself presented as the verifier', () => {

@@ -24,7 +24,8 @@ describe('form parsing limits (src/http/plugins/forms.ts, through a bare Fastify
   });
   afterAll(() => app.close());
 
-  const echo = (payload: string) => app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+  const echo = (payload: string) =>
+    app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
 
   it(`up to ${MAX_FORM_PARAMETERS} distinct parameters round-trip exactly (application/x-www-form-urlencoded)`, async () => {
     await fc.assert(
@@ -48,7 +49,9 @@ describe('form parsing limits (src/http/plugins/forms.ts, through a bare Fastify
   });
 
   it(`any body parses without a server error into at most ${MAX_FORM_PARAMETERS} parameters of strings or string arrays`, async () => {
-    const manyPairs = fc.array(fc.tuple(name, text), { minLength: 90, maxLength: 300 }).map((pairs) => new URLSearchParams(pairs).toString());
+    const manyPairs = fc
+      .array(fc.tuple(name, text), { minLength: 90, maxLength: 300 })
+      .map((pairs) => new URLSearchParams(pairs).toString());
     await fc.assert(
       fc.asyncProperty(fc.oneof(rawText, manyPairs), async (payload) => {
         const response = await echo(payload);
@@ -96,9 +99,15 @@ describe('readParameters (src/oauth/request-parameters.ts)', () => {
 
   it('returns a flat body of strings exactly as sent', () => {
     fc.assert(
-      fc.property(fc.dictionary(name, fc.string().filter((v) => !v.includes('\u0000'))), (body) => {
-        expect(readParameters(body, { code: 'x' })).toEqual(body);
-      }),
+      fc.property(
+        fc.dictionary(
+          name,
+          fc.string().filter((v) => !v.includes('\u0000')),
+        ),
+        (body) => {
+          expect(readParameters(body, { code: 'x' })).toEqual(body);
+        },
+      ),
     );
   });
 });
@@ -111,26 +120,37 @@ describe('HTTP Basic client credentials (RFC 6749 section 2.3.1 and appendix B)'
 
   it('decoding an encoded id and secret gives back the same id and secret (an empty secret: none)', () => {
     fc.assert(
-      fc.property(wellFormed.filter((id) => id !== '' && !id.includes('\u0000')), wellFormed, fc.constantFrom(...encoders), fc.constantFrom('Basic', 'basic', 'BASIC'), (id, secret, encode, scheme) => {
-        const authorization = `${scheme} ${Buffer.from(`${encode(id)}:${encode(secret)}`, 'utf8').toString('base64')}`;
-        expect(extractClientCredentials({ authorization, body: {}, address: '::1' })).toEqual({
-          method: 'client_secret_basic',
-          clientId: id,
-          secret: secret === '' ? null : secret,
-          address: '::1',
-        });
-      }),
+      fc.property(
+        wellFormed.filter((id) => id !== '' && !id.includes('\u0000')),
+        wellFormed,
+        fc.constantFrom(...encoders),
+        fc.constantFrom('Basic', 'basic', 'BASIC'),
+        (id, secret, encode, scheme) => {
+          const authorization = `${scheme} ${Buffer.from(`${encode(id)}:${encode(secret)}`, 'utf8').toString('base64')}`;
+          expect(extractClientCredentials({ authorization, body: {}, address: '::1' })).toEqual({
+            method: 'client_secret_basic',
+            clientId: id,
+            secret: secret === '' ? null : secret,
+            address: '::1',
+          });
+        },
+      ),
       { numRuns: 2000 },
     );
   });
 
   it('a body client_id equal to the Basic id is accepted; any other is invalid_request (SPEC 8)', () => {
     fc.assert(
-      fc.property(wellFormed.filter((id) => id.trim() !== '' && !id.includes('\u0000')), wellFormed.filter((other) => other !== ''), (id, other) => {
-        const authorization = `Basic ${Buffer.from(`${formEncode(id)}:secret`).toString('base64')}`;
-        expect(extractClientCredentials({ authorization, body: { client_id: id }, address: '::1' })?.clientId).toBe(id);
-        if (other !== id) expect(() => extractClientCredentials({ authorization, body: { client_id: other }, address: '::1' })).toThrow(InvalidRequest);
-      }),
+      fc.property(
+        wellFormed.filter((id) => id.trim() !== '' && !id.includes('\u0000')),
+        wellFormed.filter((other) => other !== ''),
+        (id, other) => {
+          const authorization = `Basic ${Buffer.from(`${formEncode(id)}:secret`).toString('base64')}`;
+          expect(extractClientCredentials({ authorization, body: { client_id: id }, address: '::1' })?.clientId).toBe(id);
+          if (other !== id)
+            expect(() => extractClientCredentials({ authorization, body: { client_id: other }, address: '::1' })).toThrow(InvalidRequest);
+        },
+      ),
     );
   });
 });

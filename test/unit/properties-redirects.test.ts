@@ -11,11 +11,21 @@ const RESPONSE_NAMES = ['code', 'state', 'error', 'error_description', 'iss'] as
 // back) rejects as invalid punycode.
 const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,9}[a-z0-9])?$/).filter((l) => !l.startsWith('xn--') && l.slice(2, 4) !== '--');
 const segment = fc.stringMatching(/^[A-Za-z0-9._~-]{1,10}$/);
-const queryPair = fc.tuple(fc.stringMatching(/^[a-z]{1,8}$/).filter((n) => !(RESPONSE_NAMES as readonly string[]).includes(n)), segment);
+const queryPair = fc.tuple(
+  fc.stringMatching(/^[a-z]{1,8}$/).filter((n) => !(RESPONSE_NAMES as readonly string[]).includes(n)),
+  segment,
+);
 /** A registrable https redirect URI (reference 7.1), with an optional query of its own. */
 const registeredUri = fc
-  .record({ host: fc.array(label, { minLength: 1, maxLength: 3 }), path: fc.array(segment, { maxLength: 3 }), query: fc.uniqueArray(queryPair, { maxLength: 3, selector: ([n]) => n }) })
-  .map(({ host, path, query }) => `https://${host.join('.')}.example/${path.join('/')}${query.length ? `?${query.map(([n, v]) => `${n}=${v}`).join('&')}` : ''}`);
+  .record({
+    host: fc.array(label, { minLength: 1, maxLength: 3 }),
+    path: fc.array(segment, { maxLength: 3 }),
+    query: fc.uniqueArray(queryPair, { maxLength: 3, selector: ([n]) => n }),
+  })
+  .map(
+    ({ host, path, query }) =>
+      `https://${host.join('.')}.example/${path.join('/')}${query.length ? `?${query.map(([n, v]) => `${n}=${v}`).join('&')}` : ''}`,
+  );
 const responseValue = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 });
 const responseParams = fc.dictionary(fc.constantFrom(...RESPONSE_NAMES), responseValue, { minKeys: 1 });
 
@@ -60,7 +70,11 @@ describe('buildRedirectUrl round-trips (reference 4.5, RFC 6749 section 4.1.2)',
 
 describe('redirect URI matching under mutation (RFC 9700 section 4.1.3: exact string matching)', () => {
   const mutation = fc.oneof(
-    fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), char: fc.constantFrom('/', '.', '@', '%2F', '..;/', ':443', '?', '#', 'a', 'A', ' ', '\\') }),
+    fc.record({
+      kind: fc.constant('insert' as const),
+      at: fc.nat(),
+      char: fc.constantFrom('/', '.', '@', '%2F', '..;/', ':443', '?', '#', 'a', 'A', ' ', '\\'),
+    }),
     fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
     fc.record({ kind: fc.constant('case' as const), at: fc.nat() }),
   );
@@ -84,9 +98,37 @@ describe('redirect URI matching under mutation (RFC 9700 section 4.1.3: exact st
 });
 
 describe('the login return path (no open redirect, RFC 9700 section 4.11)', () => {
-  const pieces = fc.constantFrom('/', '//', '\\', '/\\', 'evil.example', 'http:', 'https://', ':', '@', '%2F', '%5C', '.', '..', '\t', '\n', ' ', '?', '#', 'a', 'javascript:', '\u3002', '\uff0f');
+  const pieces = fc.constantFrom(
+    '/',
+    '//',
+    '\\',
+    '/\\',
+    'evil.example',
+    'http:',
+    'https://',
+    ':',
+    '@',
+    '%2F',
+    '%5C',
+    '.',
+    '..',
+    '\t',
+    '\n',
+    ' ',
+    '?',
+    '#',
+    'a',
+    'javascript:',
+    '\u3002',
+    '\uff0f',
+  );
   const joined = fc.array(pieces, { maxLength: 8 }).map((p) => p.join(''));
-  const pathLike = fc.oneof(fc.string({ unit: 'binary', maxLength: 60 }), joined, joined.map((p) => `/${p}`), fc.string({ maxLength: 30 }).map((p) => `/${p}`));
+  const pathLike = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 60 }),
+    joined,
+    joined.map((p) => `/${p}`),
+    fc.string({ maxLength: 30 }).map((p) => `/${p}`),
+  );
 
   it('every path accepted as a return target stays on this origin when a browser resolves it', () => {
     fc.assert(

@@ -1,18 +1,39 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allScopesAllowed, effectiveDefaultScopes, formatScopes, isWellFormedScopeParam, narrowScopes, parseScopes } from '../../src/oauth/scopes.js';
+import {
+  allScopesAllowed,
+  effectiveDefaultScopes,
+  formatScopes,
+  isWellFormedScopeParam,
+  narrowScopes,
+  parseScopes,
+} from '../../src/oauth/scopes.js';
 
 // RFC 6749 section 6: a refreshed token's scope "MUST NOT include any scope not originally granted", and
 // section 3.3: the server decides the scope. test/unit/properties.test.ts checks narrowScopes on a fixed
 // alphabet; here the whole path a scope parameter takes, from arbitrary text, as the refresh grant runs it.
 
-const scopeToken: fc.Arbitrary<string> = fc.constantFrom('read', 'write', 'admin', 'profile', 'email', 'a:b', 'READ', 'read ', 'réad', "'", '*');
+const scopeToken: fc.Arbitrary<string> = fc.constantFrom(
+  'read',
+  'write',
+  'admin',
+  'profile',
+  'email',
+  'a:b',
+  'READ',
+  'read ',
+  'réad',
+  "'",
+  '*',
+);
 const whitespace = fc.constantFrom(' ', '  ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u3000');
 const scopeParameter = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 80 }),
   fc.array(fc.tuple(scopeToken, whitespace), { maxLength: 8 }).map((parts) => parts.flat().join('')),
 );
-const granted: fc.Arbitrary<string[]> = fc.uniqueArray(fc.constantFrom('read', 'write', 'admin', 'profile', 'email', 'a:b'), { maxLength: 6 });
+const granted: fc.Arbitrary<string[]> = fc.uniqueArray(fc.constantFrom('read', 'write', 'admin', 'profile', 'email', 'a:b'), {
+  maxLength: 6,
+});
 
 /** What the refresh grant does with a scope parameter (src/oauth/grants/refresh-token.ts refreshedScopes). */
 function refreshed(parameter: string, original: string[]): string[] | 'invalid_scope' {
@@ -48,13 +69,21 @@ describe('scope narrowing never widens (RFC 6749 sections 3.3 and 6)', () => {
 
   it('a scope that was not granted is always invalid_scope, wherever it appears in the parameter', () => {
     fc.assert(
-      fc.property(granted, fc.array(scopeToken.filter((s) => /^\S+$/.test(s)), { maxLength: 4 }), fc.nat(), (original, extra, at) => {
-        const foreign = ['admin', 'write', 'email'].find((scope) => !original.includes(scope));
-        if (foreign === undefined) return;
-        const tokens = [...original, ...extra.filter((s) => original.includes(s))];
-        tokens.splice(at % (tokens.length + 1), 0, foreign);
-        expect(refreshed(tokens.join(' '), original)).toBe('invalid_scope');
-      }),
+      fc.property(
+        granted,
+        fc.array(
+          scopeToken.filter((s) => /^\S+$/.test(s)),
+          { maxLength: 4 },
+        ),
+        fc.nat(),
+        (original, extra, at) => {
+          const foreign = ['admin', 'write', 'email'].find((scope) => !original.includes(scope));
+          if (foreign === undefined) return;
+          const tokens = [...original, ...extra.filter((s) => original.includes(s))];
+          tokens.splice(at % (tokens.length + 1), 0, foreign);
+          expect(refreshed(tokens.join(' '), original)).toBe('invalid_scope');
+        },
+      ),
     );
   });
 

@@ -9,8 +9,37 @@ import { narrowScopes, parseScopes } from '../../src/oauth/scopes.js';
 // Hostile input must never escape as an exception (SPEC 3: no input makes any endpoint answer 500).
 const anyText = fc.string({ unit: 'binary', maxLength: 200 });
 const uriPieces = fc.constantFrom(
-  'http', 'https', 'HTTP', 'myapp', ':', '//', '/', '?', '#', '@', '[', ']', '::1', '127.0.0.1', '127.0.0.2',
-  'localhost', 'app.example.com', ':8080', ':', '%', '%2F', '%zz', '..;/', '..', '.', ' ', '\n', '&', '=', 'é', 'cb',
+  'http',
+  'https',
+  'HTTP',
+  'myapp',
+  ':',
+  '//',
+  '/',
+  '?',
+  '#',
+  '@',
+  '[',
+  ']',
+  '::1',
+  '127.0.0.1',
+  '127.0.0.2',
+  'localhost',
+  'app.example.com',
+  ':8080',
+  ':',
+  '%',
+  '%2F',
+  '%zz',
+  '..;/',
+  '..',
+  '.',
+  ' ',
+  '\n',
+  '&',
+  '=',
+  'é',
+  'cb',
 );
 const uriLike = fc.array(uriPieces, { maxLength: 12 }).map((parts) => parts.join(''));
 const uriInput = fc.oneof(anyText, uriLike, fc.webUrl({ withQueryParameters: true, withFragments: true }));
@@ -110,9 +139,7 @@ describe('properties of the OAuth building blocks', () => {
         if (mode !== 'fragment') return;
         const fragment = url.includes('#') ? url.slice(url.indexOf('#') + 1) : '';
         const sent = Object.entries(values).filter(([, v]) => v !== undefined && v !== '');
-        expect([...new URLSearchParams(fragment)]).toEqual(
-          sent.map(([k, v]) => [k, new URLSearchParams([[k, v as string]]).get(k)]),
-        );
+        expect([...new URLSearchParams(fragment)]).toEqual(sent.map(([k, v]) => [k, new URLSearchParams([[k, v as string]]).get(k)]));
       }),
       { numRuns: 2000 },
     );

@@ -51,8 +51,10 @@ describe('registering a redirect URI: its scheme (RFC 8252 section 7.1)', () => 
 
   it('isAllowedRedirectScheme: http, https and reverse domain names, in any case', () => {
     expect(['http', 'HTTPS', 'com.example.app', 'org.example-corp.mobile'].map(isAllowedRedirectScheme)).toEqual([true, true, true, true]);
-    expect(['file', 'data', 'javascript', 'ftp', 'myapp', 'com.', '.com', 'com..app', 'com.example+app', '1com.example'].map(isAllowedRedirectScheme)).toEqual(
-      Array(10).fill(false),
-    );
+    expect(
+      ['file', 'data', 'javascript', 'ftp', 'myapp', 'com.', '.com', 'com..app', 'com.example+app', '1com.example'].map(
+        isAllowedRedirectScheme,
+      ),
+    ).toEqual(Array(10).fill(false));
   });
 });

@@ -121,11 +121,7 @@ describe('registering a redirect URI (RFC 6749 section 3.1.2, reference 7.1, SPE
 });
 
 describe('matching a requested redirect URI: exact string match (RFC 9700 section 4.1.3, SPEC 3.5 and 8)', () => {
-  const registered = [
-    'https://app.example.com/callback',
-    'https://app.example.com/other?tenant=1',
-    'https://app.example.com/two?a=1&b=2',
-  ];
+  const registered = ['https://app.example.com/callback', 'https://app.example.com/other?tenant=1', 'https://app.example.com/two?a=1&b=2'];
 
   it('accepts a string-identical URI', () => {
     expect(matchesRegisteredUri('https://app.example.com/callback', registered, NATIVE)).toBe(true);
@@ -261,9 +257,9 @@ describe('building the authorization response redirect (RFC 6749 sections 4.1.2 
   });
 
   it('fragment mode replaces the fragment and keeps the query', () => {
-    expect(
-      buildRedirectUrl('https://app.example.com/cb?x=1', { access_token: 't', token_type: 'Bearer', state: 's' }, 'fragment'),
-    ).toBe('https://app.example.com/cb?x=1#access_token=t&token_type=Bearer&state=s');
+    expect(buildRedirectUrl('https://app.example.com/cb?x=1', { access_token: 't', token_type: 'Bearer', state: 's' }, 'fragment')).toBe(
+      'https://app.example.com/cb?x=1#access_token=t&token_type=Bearer&state=s',
+    );
     expect(buildRedirectUrl('https://app.example.com/cb#old', { error: 'access_denied' }, 'fragment')).toBe(
       'https://app.example.com/cb#error=access_denied',
     );

@@ -33,9 +33,8 @@ describe('scope parsing (RFC 6749 section 3.3, reference 8.1)', () => {
 });
 
 describe('scope parameter syntax (RFC 6749 section 3.3, reference 8.2)', () => {
-  it.each(['read', 'read write', ' read  write ', 'a:b', 'https://api.example.com/x', '!#[]~'])(
-    'accepts %j',
-    (value) => expect(isWellFormedScopeParam(value)).toBe(true),
+  it.each(['read', 'read write', ' read  write ', 'a:b', 'https://api.example.com/x', '!#[]~'])('accepts %j', (value) =>
+    expect(isWellFormedScopeParam(value)).toBe(true),
   );
 
   it.each([

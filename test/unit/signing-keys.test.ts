@@ -19,7 +19,16 @@ const at = (seconds: number) => new Date(T0 + seconds * 1000);
 const DAY = 86_400;
 
 function key(kid: string, createdAt: number, signsFrom: number, overrides: Partial<SigningKeyRecord> = {}): SigningKeyRecord {
-  return { kid, alg: 'RS256', publicJwk: { kid }, createdAt: at(createdAt), signsFrom: at(signsFrom), rotateAt: at(signsFrom + 30 * DAY), retiredAt: null, ...overrides };
+  return {
+    kid,
+    alg: 'RS256',
+    publicJwk: { kid },
+    createdAt: at(createdAt),
+    signsFrom: at(signsFrom),
+    rotateAt: at(signsFrom + 30 * DAY),
+    retiredAt: null,
+    ...overrides,
+  };
 }
 
 describe('signing key lifecycle', () => {

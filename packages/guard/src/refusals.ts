@@ -13,7 +13,12 @@ export interface RefusalSettings {
  * Sends the 401 or 403 of RFC 6750 section 3.1 with its challenge, the JSON error body (SPEC 8) unless a
  * render-options hook supplies another, and no-store: a refusal must not be replayed from a cache.
  */
-export async function refuse(request: FastifyRequest, reply: FastifyReply, error: GuardError, settings: RefusalSettings): Promise<FastifyReply> {
+export async function refuse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: GuardError,
+  settings: RefusalSettings,
+): Promise<FastifyReply> {
   const hook = error.status === 401 ? settings.unauthorized : settings.forbidden;
   const custom: GuardForbiddenRenderOptions | null | undefined = hook ? await hook({ error, request }) : null;
   request.log.info({ guard: error.code, reason: error.reason ?? undefined }, error.description);

@@ -24,7 +24,8 @@ export function createRemoteIntrospector(options: RemoteIntrospectionOptions): I
     const text = await response.text().catch(() => '');
     if (response.status !== 200) throw new GuardUnavailableError(`${settings.url} answered ${response.status}${errorCode(text)}`);
     const body = parseObject(text);
-    if (!body || typeof body.active !== 'boolean') throw new GuardUnavailableError(`${settings.url} answered 200 without an introspection response`);
+    if (!body || typeof body.active !== 'boolean')
+      throw new GuardUnavailableError(`${settings.url} answered 200 without an introspection response`);
     return toGuardToken(body, settings.acceptMissingTokenType);
   }
 

@@ -8,7 +8,11 @@ export type TokenEvaluation = { token: GuardToken; problem: null } | { token: nu
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /** Reads the bearer token of a request and looks it up; introspection errors propagate. */
-export async function evaluateRequestToken(authorization: string | undefined, introspect: Introspect, nowMs: () => number): Promise<TokenEvaluation> {
+export async function evaluateRequestToken(
+  authorization: string | undefined,
+  introspect: Introspect,
+  nowMs: () => number,
+): Promise<TokenEvaluation> {
   const extracted = extractBearerToken(authorization);
   if (extracted.kind === 'none') return { token: null, problem: 'missing' };
   if (extracted.kind === 'malformed') return { token: null, problem: 'unknown' };

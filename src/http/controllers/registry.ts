@@ -89,7 +89,11 @@ function checkSubclass(key: ControllerKey, value: unknown, source: string): void
 }
 
 function extendsClassNamed(value: object, name: string): boolean {
-  for (let parent = Object.getPrototypeOf(value) as { name?: unknown } | null; parent; parent = Object.getPrototypeOf(parent) as { name?: unknown } | null) {
+  for (
+    let parent = Object.getPrototypeOf(value) as { name?: unknown } | null;
+    parent;
+    parent = Object.getPrototypeOf(parent) as { name?: unknown } | null
+  ) {
     if (parent.name === name) return true;
   }
   return false;

@@ -55,7 +55,11 @@ export const authenticateAdmin = fp<AuthenticateAdminOptions>(
 
     const checkBasicCredentials = (request: FastifyRequest, reply: FastifyReply) =>
       new Promise<FastifyError | undefined>((resolve) => {
-        (app.basicAuth as (request: FastifyRequest, reply: FastifyReply, done: (error?: FastifyError) => void) => void)(request, reply, resolve);
+        (app.basicAuth as (request: FastifyRequest, reply: FastifyReply, done: (error?: FastifyError) => void) => void)(
+          request,
+          reply,
+          resolve,
+        );
       });
 
     app.addHook('onRequest', async function authenticateAdminRequest(request: FastifyRequest, reply: FastifyReply) {

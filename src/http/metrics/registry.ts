@@ -1,4 +1,12 @@
-import { assertLabelNames, assertMetricName, formatValue, headerLines, labelPairs, sampleLine, type MetricType } from './prometheus-text.js';
+import {
+  assertLabelNames,
+  assertMetricName,
+  formatValue,
+  headerLines,
+  labelPairs,
+  sampleLine,
+  type MetricType,
+} from './prometheus-text.js';
 
 // A small in-process metrics registry written for the request hot path: a series is looked up once by its
 // label values and then kept by the caller, so counting is one addition and never builds a label string.

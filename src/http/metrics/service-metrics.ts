@@ -63,9 +63,16 @@ export function createServiceMetrics({ poolStats, readPoolStats, buckets = LATEN
   const registry = new MetricsRegistry();
   const labels = ['method', 'route', 'status'];
   const requests = registry.counter('http_requests_total', 'HTTP requests served, by method, route pattern and status.', labels);
-  const durations = registry.histogram('http_request_duration_seconds', 'HTTP response time in seconds, by method, route pattern and status.', labels, buckets);
+  const durations = registry.histogram(
+    'http_request_duration_seconds',
+    'HTTP response time in seconds, by method, route pattern and status.',
+    labels,
+    buckets,
+  );
   const issued = registry.counter('oauth_tokens_issued_total', 'Access tokens issued, by grant type.', ['grant_type']);
-  const introspections = registry.counter('oauth_introspections_total', 'Introspection requests, by result (active, inactive, refused).', ['result']);
+  const introspections = registry.counter('oauth_introspections_total', 'Introspection requests, by result (active, inactive, refused).', [
+    'result',
+  ]);
 
   // Known label values start at 0, so rate() sees the first increment (Prometheus naming guidance).
   const issuedByGrant = new Map(KNOWN_GRANT_TYPES.map((grant) => [grant, issued.labels(grant)]));
@@ -74,7 +81,11 @@ export function createServiceMetrics({ poolStats, readPoolStats, buckets = LATEN
   const security = securityCounters(registry);
 
   registerPoolGauges(registry, 'oauth_db_pool', 'the pool', poolStats);
-  const fallbacks = readPoolStats && registry.counter('oauth_db_read_fallbacks_total', 'Times the read replica failed and token reads moved to the primary for a few seconds.').labels();
+  const fallbacks =
+    readPoolStats &&
+    registry
+      .counter('oauth_db_read_fallbacks_total', 'Times the read replica failed and token reads moved to the primary for a few seconds.')
+      .labels();
   if (readPoolStats) registerPoolGauges(registry, 'oauth_db_read_pool', "the read replica's pool", readPoolStats);
   registerProcessMetrics(registry);
 
@@ -105,8 +116,16 @@ function securityCounters(registry: MetricsRegistry): SecurityCounters {
     `Failed client authentications at token, revoke and introspect, by client id ("${UNKNOWN_CLIENT}" for ids of no application).`,
     ['client_id'],
   );
-  const passwordFailures = registry.counter('oauth_password_failures_total', 'Wrong passwords, by where they were tried (login, password_grant, admin).', ['kind']);
-  const lockouts = registry.counter('oauth_lockouts_total', 'Lockouts after repeated failures, by what was locked (client, unknown_clients, user, user_names, admin).', ['kind']);
+  const passwordFailures = registry.counter(
+    'oauth_password_failures_total',
+    'Wrong passwords, by where they were tried (login, password_grant, admin).',
+    ['kind'],
+  );
+  const lockouts = registry.counter(
+    'oauth_lockouts_total',
+    'Lockouts after repeated failures, by what was locked (client, unknown_clients, user, user_names, admin).',
+    ['kind'],
+  );
   const revocations = registry.counter('oauth_revocations_total', 'Tokens revoked at /oauth/revoke.').labels();
   const unknownClient = clientFailures.labels(UNKNOWN_CLIENT);
   const byKind = (counter: Counter, kinds: string[]) => new Map(kinds.map((kind) => [kind, counter.labels(kind)]));

@@ -29,7 +29,11 @@ export const errorHandlerPlugin = fp<ErrorHandlerOptions>(
   { name: 'error-handler' },
 );
 
-export function toOAuthError(error: FastifyError | OAuthError, request: FastifyRequest, isUnavailable: (e: unknown) => boolean): OAuthError {
+export function toOAuthError(
+  error: FastifyError | OAuthError,
+  request: FastifyRequest,
+  isUnavailable: (e: unknown) => boolean,
+): OAuthError {
   const refusal = requestError(error);
   if (refusal !== null) {
     logRefusal(request, error, refusal);

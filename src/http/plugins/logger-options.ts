@@ -2,7 +2,16 @@ import type { FastifyServerOptions } from 'fastify';
 
 // STYLE 15: these never reach a log line, whether in headers, bodies logged by a handler, or query strings. A
 // code_challenge is the verifier itself when the plain PKCE method is allowed (RFC 7636 section 4.2).
-const SECRET_PARAMETERS = ['client_secret', 'code', 'code_verifier', 'code_challenge', 'refresh_token', 'token', 'access_token', 'password'];
+const SECRET_PARAMETERS = [
+  'client_secret',
+  'code',
+  'code_verifier',
+  'code_challenge',
+  'refresh_token',
+  'token',
+  'access_token',
+  'password',
+];
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',

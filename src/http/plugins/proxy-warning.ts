@@ -11,7 +11,7 @@ export const proxyWarningPlugin = fp<{ trustProxy: Config['trustProxy'] }>(
     if (trustProxy === true) {
       app.log.warn(
         'trustProxy is true: any client can set X-Forwarded-For and pose as another address (dodging its lockouts, or locking out a victim). ' +
-          'Set it to the number of proxy hops or to your proxies\' addresses, unless nothing but the proxy can reach this service.',
+          "Set it to the number of proxy hops or to your proxies' addresses, unless nothing but the proxy can reach this service.",
       );
     }
     if (trustProxy !== false) return;

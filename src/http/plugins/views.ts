@@ -5,9 +5,9 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 
 /** views/, found from both src/http/plugins (tsx) and dist/http/plugins (compiled). */
-export const VIEWS_DIR = [join(import.meta.dirname, '../../../views'), join(process.cwd(), 'views')].find((dir) =>
-  existsSync(dir),
-) ?? join(process.cwd(), 'views');
+export const VIEWS_DIR =
+  [join(import.meta.dirname, '../../../views'), join(process.cwd(), 'views')].find((dir) => existsSync(dir)) ??
+  join(process.cwd(), 'views');
 
 export const PUBLIC_DIR = join(VIEWS_DIR, '../public');
 

@@ -31,7 +31,12 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
   }
 };
 
-async function issueFor(deps: OAuthDeps, application: ApplicationRecord, owner: ResourceOwner, scopeParameter: string | undefined): Promise<GrantResult> {
+async function issueFor(
+  deps: OAuthDeps,
+  application: ApplicationRecord,
+  owner: ResourceOwner,
+  scopeParameter: string | undefined,
+): Promise<GrantResult> {
   const scopes = grantedScopes(deps, application, scopeParameter, { allowEmpty: true });
   const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
 

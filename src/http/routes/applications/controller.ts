@@ -44,7 +44,8 @@ export class ApplicationsController extends Controller {
     try {
       const { application, plainSecret } = await createApplication(this.deps, fields);
       request.log.info({ event: 'application.created', applicationId: application.id, clientId: application.uid }, 'application created');
-      if (wantsJson(request)) return reply.code(201).header('location', showPath(application.id)).send(applicationJson(application, plainSecret));
+      if (wantsJson(request))
+        return reply.code(201).header('location', showPath(application.id)).send(applicationJson(application, plainSecret));
       carrySecretOnce(request, application.id, plainSecret);
       return redirectAfter(request, reply, 'Application created.', showPath(application.id));
     } catch (error) {
@@ -84,7 +85,12 @@ export class ApplicationsController extends Controller {
     } catch (error) {
       if (!(error instanceof ApplicationInvalid)) throw error;
       return invalid(request, reply, error, () =>
-        renderAdminPage(request, reply.code(422), 'edit.eta', formView(this.deps.config, fields, { application: current, errors: error.fieldErrors })),
+        renderAdminPage(
+          request,
+          reply.code(422),
+          'edit.eta',
+          formView(this.deps.config, fields, { application: current, errors: error.fieldErrors }),
+        ),
       );
     }
   }
@@ -110,7 +116,10 @@ export class ApplicationsController extends Controller {
     try {
       const rotated = await rotateApplicationSecret(this.deps, id);
       if (!rotated) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
-      request.log.info({ event: 'application.secret_rotated', applicationId: id, clientId: rotated.application.uid }, 'application secret rotated');
+      request.log.info(
+        { event: 'application.secret_rotated', applicationId: id, clientId: rotated.application.uid },
+        'application secret rotated',
+      );
       if (wantsJson(request)) return reply.send(applicationJson(rotated.application, rotated.plainSecret));
       carrySecretOnce(request, id, rotated.plainSecret);
       return redirectAfter(request, reply, 'Secret rotated. The old secret no longer works.', showPath(id));

@@ -29,7 +29,10 @@ export function sendAdminError(request: FastifyRequest, reply: FastifyReply, err
   const response = errorResponse(error, realm);
   applyErrorResponse(reply, response);
   if (wantsJson(request)) return reply.send(response.body);
-  return reply.view('applications/error.eta', { title: HEADINGS[response.status] ?? 'An error has occurred', message: response.body.error_description });
+  return reply.view('applications/error.eta', {
+    title: HEADINGS[response.status] ?? 'An error has occurred',
+    message: response.body.error_description,
+  });
 }
 
 const HEADINGS: Record<number, string> = {
@@ -62,7 +65,8 @@ export function adminErrorHandler(realm: string) {
 function inAdminWords(error: FastifyError, refusal: OAuthError): OAuthError {
   if (error.validation && error.validationContext === 'params') return new NotFound(NOT_FOUND);
   if (error.validation) return new InvalidRequest(`The request is malformed: ${error.message}.`);
-  if (refusal instanceof UnsupportedMediaType) return new UnsupportedMediaType('Send application/x-www-form-urlencoded or application/json.');
+  if (refusal instanceof UnsupportedMediaType)
+    return new UnsupportedMediaType('Send application/x-www-form-urlencoded or application/json.');
   if (refusal instanceof InvalidRequest) return new InvalidRequest('The request is malformed.');
   return refusal;
 }

@@ -10,7 +10,10 @@ export const applicationJsonSchema = {
     id: { type: 'integer' },
     name: { type: 'string' },
     uid: { type: 'string', description: 'The client_id.' },
-    secret: { type: 'string', description: 'The plain client secret: only right after create, rotate, or an update that made the client confidential.' },
+    secret: {
+      type: 'string',
+      description: 'The plain client secret: only right after create, rotate, or an update that made the client confidential.',
+    },
     redirect_uri: { type: 'string', description: 'Registered redirect URIs, one per line.' },
     scopes: { type: 'array', items: { type: 'string' } },
     confidential: { type: 'boolean' },

@@ -27,7 +27,11 @@ export function indexView(applications: ApplicationRecord[]) {
 }
 
 /** Reference 15.8; `fields` are what was typed, so a form with errors keeps them. */
-export function formView(config: Config, fields: ApplicationFields, options: { application?: ApplicationRecord; errors?: FieldErrors } = {}) {
+export function formView(
+  config: Config,
+  fields: ApplicationFields,
+  options: { application?: ApplicationRecord; errors?: FieldErrors } = {},
+) {
   const { application, errors = {} } = options;
   return {
     title: application ? 'Edit application' : 'New Application',

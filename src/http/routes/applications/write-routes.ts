@@ -18,17 +18,24 @@ export const writeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { contr
   );
 
   const updateSchema = { params: idParams, body: applicationBody, response: responses.update };
-  app.patch<ApplicationRoute>(`${INDEX_PATH}/:id`, { schema: updateSchema, preValidation: csrf }, (request, reply) => controller.update(request, reply));
-  app.put<ApplicationRoute>(`${INDEX_PATH}/:id`, { schema: updateSchema, preValidation: csrf }, (request, reply) => controller.update(request, reply));
-  app.delete<ApplicationRoute>(`${INDEX_PATH}/:id`, { schema: { params: idParams, response: responses.destroy }, preValidation: csrf }, (request, reply) =>
-    controller.destroy(request, reply),
+  app.patch<ApplicationRoute>(`${INDEX_PATH}/:id`, { schema: updateSchema, preValidation: csrf }, (request, reply) =>
+    controller.update(request, reply),
+  );
+  app.put<ApplicationRoute>(`${INDEX_PATH}/:id`, { schema: updateSchema, preValidation: csrf }, (request, reply) =>
+    controller.update(request, reply),
+  );
+  app.delete<ApplicationRoute>(
+    `${INDEX_PATH}/:id`,
+    { schema: { params: idParams, response: responses.destroy }, preValidation: csrf },
+    (request, reply) => controller.destroy(request, reply),
   );
 
   // HTML forms can only GET and POST: the edit and delete forms POST with _method=patch or _method=delete.
   app.post<ApplicationRoute>(
     `${INDEX_PATH}/:id`,
     { schema: { params: idParams, body: methodOverrideBody, response: methodOverrideResponses }, preValidation: csrf },
-    (request, reply) => (request.body?._method?.toLowerCase() === 'delete' ? controller.destroy(request, reply) : controller.update(request, reply)),
+    (request, reply) =>
+      request.body?._method?.toLowerCase() === 'delete' ? controller.destroy(request, reply) : controller.update(request, reply),
   );
 
   app.post<ApplicationRoute>(

@@ -63,16 +63,28 @@ export class AuthorizationsController extends Controller {
 
   protected refuse(request: FastifyRequest, reply: FastifyReply, failure: AuthorizationFailure, status: RedirectStatus): FastifyReply {
     const redirected = failure.redirect !== null;
-    request.log.info({ event: 'authorization.refused', rule: failure.rule, error: failure.error.code, redirected }, failure.error.description);
+    request.log.info(
+      { event: 'authorization.refused', rule: failure.rule, error: failure.error.code, redirected },
+      failure.error.description,
+    );
     return sendDelivery(reply, errorDelivery(failure, this.issuer), status);
   }
 
-  protected async approve(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, status: RedirectStatus): Promise<FastifyReply> {
+  protected async approve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authorization: AuthorizationRequest,
+    status: RedirectStatus,
+  ): Promise<FastifyReply> {
     const result = await approveAuthorization(this.deps, authorization, currentResourceOwner(request).id);
     const code = result.responseType === 'code';
     if (!code) this.services.metrics.tokensIssued('implicit');
     request.log.info(
-      { event: code ? 'authorization.code_issued' : 'token.issued', grantType: code ? undefined : 'implicit', clientId: authorization.application.uid },
+      {
+        event: code ? 'authorization.code_issued' : 'token.issued',
+        grantType: code ? undefined : 'implicit',
+        clientId: authorization.application.uid,
+      },
       'authorized',
     );
     return sendDelivery(reply, successDelivery(authorization, result, this.issuer, this.deps.now()), status);

@@ -44,8 +44,10 @@ export const authorizeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { d
   );
 
   // HEAD is not served: with consent skipped, a GET issues a code.
-  app.get('/oauth/authorize', { schema: { querystring: parametersSchema }, exposeHeadRoute: false, preHandler: authenticate }, (request, reply) =>
-    controller.new(request, reply),
+  app.get(
+    '/oauth/authorize',
+    { schema: { querystring: parametersSchema }, exposeHeadRoute: false, preHandler: authenticate },
+    (request, reply) => controller.new(request, reply),
   );
 
   // HTML forms can only POST: the consent page's Deny button posts _method=delete.
@@ -53,9 +55,13 @@ export const authorizeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { d
     isDeleteOverride(request.body) ? controller.destroy(request, reply) : controller.create(request, reply),
   );
 
-  app.delete('/oauth/authorize', { preHandler: [authenticate, app.csrfProtection] }, (request, reply) => controller.destroy(request, reply));
+  app.delete('/oauth/authorize', { preHandler: [authenticate, app.csrfProtection] }, (request, reply) =>
+    controller.destroy(request, reply),
+  );
 
-  app.get(NATIVE_PATH, { schema: { querystring: nativeQuery }, preHandler: authenticate }, (request, reply) => controller.show(request, reply));
+  app.get(NATIVE_PATH, { schema: { querystring: nativeQuery }, preHandler: authenticate }, (request, reply) =>
+    controller.show(request, reply),
+  );
 };
 
 function isDeleteOverride(body: unknown): boolean {

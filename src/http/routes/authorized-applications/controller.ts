@@ -19,7 +19,8 @@ export class AuthorizedApplicationsController extends Controller {
   async index(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const owner = currentResourceOwner(request);
     const authorized = await authorizedApplications(this.deps, owner.id);
-    if (wantsJson(request)) return noStore(reply, { pragma: false }).send(authorized.map(({ application }) => publicAttributes(application)));
+    if (wantsJson(request))
+      return noStore(reply, { pragma: false }).send(authorized.map(({ application }) => publicAttributes(application)));
     return renderPage(request, reply, 'authorized-applications.eta', {
       title: 'Your authorized applications',
       applications: authorized.map(({ application, authorizedAt }) => ({

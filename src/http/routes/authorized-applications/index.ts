@@ -46,7 +46,8 @@ export const authorizedApplicationsRoutes: FastifyPluginAsync<RouteOptions> = as
     { schema: { params: idParams, body: revokeBody }, preHandler: [authenticate, csrf] },
     async (request, reply) => {
       const method = request.body?._method;
-      if (typeof method !== 'string' || method.toLowerCase() !== 'delete') return renderError(reply, new MethodNotAllowed('Send _method=delete to revoke an application.'));
+      if (typeof method !== 'string' || method.toLowerCase() !== 'delete')
+        return renderError(reply, new MethodNotAllowed('Send _method=delete to revoke an application.'));
       return controller.destroy(request, reply);
     },
   );

@@ -31,7 +31,12 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
   app.setErrorHandler(endUserErrorHandler);
 
   const loginPage = (request: FastifyRequest, reply: FastifyReply, model: { username?: string; error?: string } = {}) =>
-    renderPage(request, reply, 'login.eta', { title: 'Sign in', username: model.username ?? '', error: model.error, csrfToken: reply.generateCsrf() });
+    renderPage(request, reply, 'login.eta', {
+      title: 'Sign in',
+      username: model.username ?? '',
+      error: model.error,
+      csrfToken: reply.generateCsrf(),
+    });
 
   app.get('/login', async (request, reply) => {
     if (request.session.get('userId') !== undefined) {
