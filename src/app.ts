@@ -12,6 +12,7 @@ import { formsPlugin } from './http/plugins/forms.js';
 import { loggerOptions } from './http/plugins/logger-options.js';
 import { applySecurityHeaders, securityHeadersPlugin } from './http/plugins/security-headers.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
+import { signingKeyRotationPlugin } from './http/plugins/signing-key-rotation.js';
 import { sessionsPlugin } from './http/plugins/sessions.js';
 import { viewsPlugin } from './http/plugins/views.js';
 import { applicationsRoutes } from './http/routes/applications/index.js';
@@ -20,6 +21,7 @@ import { authorizedApplicationsRoutes } from './http/routes/authorized-applicati
 import { healthRoutes } from './http/routes/health/index.js';
 import { introspectRoutes } from './http/routes/introspect/index.js';
 import { loginRoutes } from './http/routes/login/index.js';
+import { jwksRoutes } from './http/routes/jwks/index.js';
 import { metadataRoutes } from './http/routes/metadata/index.js';
 import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
@@ -143,6 +145,10 @@ export async function buildServer({
   await app.register(authorizedApplicationsRoutes, { ...routes });
   await app.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
   await app.register(metadataRoutes, { ...routes });
+  if (config.openid.enabled) {
+    await app.register(signingKeyRotationPlugin, { deps });
+    await app.register(jwksRoutes, { ...routes });
+  }
 
   app.decorate('database', db);
   return app;

@@ -6,6 +6,7 @@ import type { Config } from '../config/types.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { createDatabase, databaseOptions, type Database, type DatabaseOptions } from '../storage/database.js';
 import { migrate } from '../storage/migrate.js';
+import { existingDevelopmentKey } from '../storage/development-key.js';
 import { createStores } from '../storage/stores.js';
 import type { CliIo } from './io.js';
 
@@ -42,6 +43,12 @@ export function baseUrlConfigured(io: CliIo, path: string | undefined): boolean 
   return raw.baseUrl !== undefined;
 }
 
+/** KEY_ENCRYPTION_KEY, or on the embedded database the development key a server made beside the data. */
+function keyEncryptionKeyOf(config: Readonly<Config>): string | null {
+  if (config.keys.encryptionKey) return config.keys.encryptionKey;
+  return config.databaseUrl === null ? existingDevelopmentKey(config.dataDir) : null;
+}
+
 /**
  * Opens the database of the config, migrated, runs `work` with the domain's deps and closes it.
  * Commands that change data migrate first, so the CLI works on a fresh database as the server does.
@@ -53,7 +60,7 @@ export async function withDatabase<T>(config: Readonly<Config>, work: (deps: OAu
     await migrate(database);
     return await work(
       {
-        stores: createStores(database, { keyEncryptionKey: config.keys.encryptionKey ?? null }),
+        stores: createStores(database, { keyEncryptionKey: keyEncryptionKeyOf(config) }),
         config,
         now: () => new Date(),
         hooks: {},

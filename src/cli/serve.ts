@@ -3,6 +3,7 @@ import { buildServer } from '../app.js';
 import type { Config } from '../config/types.js';
 import { loadExtensions } from '../http/load-extensions.js';
 import { createDatabase } from '../storage/database.js';
+import { developmentKeyEncryptionKey } from '../storage/development-key.js';
 import { migrate } from '../storage/migrate.js';
 import { baseUrlConfigured, configFrom, databaseOptionsFor } from './context.js';
 import { parseOptions, type CliIo } from './io.js';
@@ -26,8 +27,16 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   let config: Readonly<Config>;
   try {
     const applied = await migrate(database);
-    config = derivedBaseUrl ? await withListeningUrl(configured) : configured;
+    const development = developmentKey(configured);
+    const keyed = development ? { ...configured, keys: { ...configured.keys, encryptionKey: development.key } } : configured;
+    config = derivedBaseUrl ? await withListeningUrl(keyed) : keyed;
     app = await buildServer({ config, extensions, database });
+    if (development) {
+      app.log.warn(
+        { path: development.path, created: development.created },
+        `KEY_ENCRYPTION_KEY is not set: the signing keys are encrypted with a development key kept in ${development.path}, beside the data. Set KEY_ENCRYPTION_KEY (openssl rand -hex 32) before going to production.`,
+      );
+    }
     if (applied.length) app.log.info({ migrations: applied }, 'applied migrations');
   } catch (error) {
     await database.close();
@@ -113,6 +122,12 @@ function listenError(error: unknown, { host, port }: Readonly<Config>): Error {
 function cliCommand(io: CliIo): string {
   const compiled = import.meta.url.endsWith('.js');
   return compiled && io.env.NODE_ENV === 'production' ? 'oauth-service' : 'npm run cli --';
+}
+
+/** The development fallback for KEY_ENCRYPTION_KEY: embedded database, OpenID Connect on, no key given. */
+function developmentKey(config: Readonly<Config>) {
+  if (!config.openid.enabled || config.keys.encryptionKey || config.databaseUrl !== null) return null;
+  return developmentKeyEncryptionKey(config.dataDir);
 }
 
 function startBanner(baseUrl: string, address: string, database: string, adminConfigured: boolean, derived: boolean, cli: string): string {

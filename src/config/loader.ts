@@ -87,7 +87,7 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   // A secret that only the environment gives (like ADMIN_PASSWORD): a file with it would sit beside the database.
   const keyEncryptionKey = env.KEY_ENCRYPTION_KEY;
   config.keys.encryptionKey = keyEncryptionKey !== undefined && keyEncryptionKey !== '' ? keyEncryptionKey : null;
-  const problems = crossFieldProblems(config);
+  const problems = crossFieldProblems(config, env);
   if (problems.length > 0) throw new ConfigError(problems, source);
   return deepFreeze(config);
 }
@@ -163,8 +163,14 @@ function envPath(name: string): string {
 // A guessable admin password is the one secret a lockout cannot make safe (it is tried from many addresses).
 const MIN_ADMIN_PASSWORD_LENGTH = 12;
 
-function crossFieldProblems(config: Config): string[] {
+function crossFieldProblems(config: Config, env: Record<string, string | undefined>): string[] {
   const problems: string[] = [];
+  // Only a development server on the embedded database may make its own key (cli/serve.ts, with a warning).
+  if (config.openid.enabled && !config.keys.encryptionKey && (config.databaseUrl !== null || env.NODE_ENV === 'production')) {
+    problems.push(
+      'KEY_ENCRYPTION_KEY: needed while openid.enabled is true, to encrypt the signing keys (32 random bytes: openssl rand -hex 32)',
+    );
+  }
   const adminPassword = config.admin.password;
   if (typeof adminPassword === 'string' && [...adminPassword].length < MIN_ADMIN_PASSWORD_LENGTH) {
     problems.push(

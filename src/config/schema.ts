@@ -287,6 +287,21 @@ export const configSchema = {
         },
       },
     },
+    openid: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description:
+        'OpenID Connect, being built: for now the signing keys and the JWKS (GET /oauth/jwks, jwks_uri in the metadata); ID tokens come next.',
+      properties: {
+        enabled: {
+          type: 'boolean',
+          default: false,
+          description:
+            'Serve the JWKS and keep signing keys rotated; needs env KEY_ENCRYPTION_KEY (on the embedded database outside production, one is generated beside the data with a warning).',
+        },
+      },
+    },
     keys: {
       type: 'object',
       additionalProperties: false,

@@ -14,6 +14,7 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     ...(redirectFlows && { authorization_endpoint: `${base}/oauth/authorize` }),
     token_endpoint: `${base}/oauth/token`,
     revocation_endpoint: `${base}/oauth/revoke`,
+    ...(config.openid.enabled && { jwks_uri: `${base}/oauth/jwks` }),
     ...(config.introspection.enabled && { introspection_endpoint: `${base}/oauth/introspect` }),
     scopes_supported: [...config.defaultScopes, ...config.optionalScopes],
     response_types_supported: [...(flows.includes('authorization_code') ? ['code'] : []), ...(flows.includes('implicit') ? ['token'] : [])],

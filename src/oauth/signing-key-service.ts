@@ -33,12 +33,12 @@ export const signingAlgorithms = (config: SigningKeyDeps['config']): SigningAlgo
 ];
 
 /** Makes the keys the lifecycle needs now (a first key, or a successor due); returns those it made. */
-export async function ensureSigningKeys(deps: SigningKeyDeps): Promise<SigningKeyRecord[]> {
+export async function ensureSigningKeys(deps: SigningKeyDeps, algorithms = signingAlgorithms(deps.config)): Promise<SigningKeyRecord[]> {
   const settings = signingKeySettings(deps.config);
   return deps.stores.signingKeys.exclusively(async () => {
     const made: SigningKeyRecord[] = [];
     const keys = await deps.stores.signingKeys.list();
-    for (const alg of signingAlgorithms(deps.config)) {
+    for (const alg of algorithms) {
       const now = deps.now();
       const times = plannedSuccessor(keys, alg, settings, now);
       if (times) made.push(await deps.stores.signingKeys.create(await generateSigningKey(alg), { createdAt: now, ...times }));

@@ -23,6 +23,8 @@ export interface TestServer {
 
 export interface TestServerOptions {
   config?: ConfigInput & Record<string, unknown>;
+  /** Environment variables the config is loaded with (secrets such as KEY_ENCRYPTION_KEY come only from there). */
+  env?: Record<string, string>;
   extensions?: Extensions;
   /** Reuse a database (e.g. two servers on one database); else a fresh one is made and dropped. */
   testDatabase?: TestDatabase;
@@ -35,6 +37,7 @@ export interface TestServerOptions {
 /** A server on a fresh migrated database (PGlite, or PostgreSQL with DATABASE_URL), for inject() or listen(). */
 export async function buildTestServer({
   config: input = {},
+  env,
   extensions,
   testDatabase,
   logStream,
@@ -44,6 +47,7 @@ export async function buildTestServer({
   const db = testDatabase ?? (await createTestDatabase());
   const config = loadConfig({
     input: { log: { level: process.env.TEST_LOG_LEVEL ?? 'silent' }, sessionSecret: 'a'.repeat(40), ...input },
+    env,
   });
   // Real time plus an offset that tests move forward, so servers built at different moments agree.
   let offsetMs = 0;
@@ -56,7 +60,7 @@ export async function buildTestServer({
     },
   };
   const now = () => clock.now;
-  const stores = createStores(db.database);
+  const stores = createStores(db.database, { keyEncryptionKey: config.keys.encryptionKey ?? null });
   const app = await buildServer({ config, extensions, database: db.database, now, stores, logStream, passwords });
   const deps: OAuthDeps = {
     stores,

@@ -91,6 +91,18 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(() => loadConfig({ env: { TRUST_PROXY: 'evil.example' } })).toThrow(/TRUST_PROXY/);
   });
 
+  it('openid.enabled needs KEY_ENCRYPTION_KEY on PostgreSQL and in production; only a development server on the embedded database may go without', () => {
+    const problem =
+      'KEY_ENCRYPTION_KEY: needed while openid.enabled is true, to encrypt the signing keys (32 random bytes: openssl rand -hex 32)';
+    const input = { openid: { enabled: true } };
+    expect(problemsOf(() => loadConfig({ input, env: { DATABASE_URL: 'postgresql://u@db/x' } }))).toEqual([problem]);
+    expect(problemsOf(() => loadConfig({ input, env: { NODE_ENV: 'production' } }))).toEqual([problem]);
+    expect(loadConfig({ input }).openid.enabled).toBe(true);
+    expect(loadConfig({ input, env: { DATABASE_URL: 'postgresql://u@db/x', KEY_ENCRYPTION_KEY: 'k'.repeat(64) } }).keys.encryptionKey).toBe(
+      'k'.repeat(64),
+    );
+  });
+
   it('refuses an ADMIN_PASSWORD shorter than 12 characters, and says what to do instead (finding 9)', () => {
     expect(problemsOf(() => loadConfig({ env: { ADMIN_PASSWORD: 'short' } }))).toEqual([
       'ADMIN_PASSWORD: must be at least 12 characters (or set ADMIN_PASSWORD_HASH to an argon2id hash: oauth-service admin hash-password)',
