@@ -1,53 +1,10 @@
 // The JSON Schema of config.json (SPEC sections 2 and 5). Every key is optional with a safe default and
 // carries a description; the table of docs/configuration.md is generated from it (npm run config:docs) and checked by a test.
 
+import { introspectionSchema } from './introspection-schema.js';
+import { openidSchema, signingKeysSchema } from './signing-schema.js';
+
 const scopeList = { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }, uniqueItems: true };
-
-const introspectionRule = {
-  type: 'object',
-  description: 'One introspection rule; the rules are OR-ed.',
-  required: ['rule'],
-  discriminator: { propertyName: 'rule' },
-  oneOf: [
-    {
-      properties: { rule: { const: 'sameApplication' } },
-      required: ['rule'],
-      additionalProperties: false,
-      description: "Bearer requester: its token belongs to the introspected token's application.",
-    },
-    {
-      properties: { rule: { const: 'tokenApplication' } },
-      required: ['rule'],
-      additionalProperties: false,
-      description: "Client requester: the client is the introspected token's application.",
-    },
-    {
-      properties: { rule: { const: 'publicToken' } },
-      required: ['rule'],
-      additionalProperties: false,
-      description: 'Client requester: the introspected token has no application.',
-    },
-    {
-      properties: { rule: { const: 'clients' }, clientIds: { type: 'array', items: { type: 'string' }, minItems: 1 } },
-      required: ['rule', 'clientIds'],
-      additionalProperties: false,
-      description: 'These clients (by client_id) may introspect any token.',
-    },
-    {
-      properties: { rule: { const: 'bearerScope' }, scope: { type: 'string', minLength: 1 } },
-      required: ['rule', 'scope'],
-      additionalProperties: false,
-      description: 'A bearer token holding this scope may introspect any token.',
-    },
-  ],
-};
-
-const responseFieldSource = {
-  oneOf: [
-    { enum: ['resourceOwnerId', 'resourceOwner.username', 'application.uid', 'application.name'] },
-    { type: 'object', properties: { value: {} }, required: ['value'], additionalProperties: false },
-  ],
-};
 
 export const configSchema = {
   $id: 'https://oauth-service.dev/config.schema.json',
@@ -247,28 +204,7 @@ export const configSchema = {
         },
       },
     },
-    introspection: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      description: 'Token introspection (RFC 7662).',
-      properties: {
-        enabled: { type: 'boolean', default: true, description: 'false removes POST /oauth/introspect (404).' },
-        allow: {
-          type: 'array',
-          items: introspectionRule,
-          default: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }],
-          description: 'Who may introspect which token: OR-ed rules sameApplication, tokenApplication, publicToken, clients, bearerScope.',
-        },
-        response: {
-          type: 'object',
-          additionalProperties: responseFieldSource,
-          default: {},
-          description:
-            'Extra response fields: name -> resourceOwnerId | resourceOwner.username | application.uid | application.name | {"value": JSON}.',
-        },
-      },
-    },
+    introspection: introspectionSchema,
     hashTokens: { type: 'boolean', default: true, description: 'Store tokens, refresh tokens and codes as SHA-256 hashes.' },
     hashApplicationSecrets: { type: 'boolean', default: true, description: 'Store client secrets as SHA-256 hashes.' },
     admin: {
@@ -287,51 +223,8 @@ export const configSchema = {
         },
       },
     },
-    openid: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      description:
-        'OpenID Connect, being built: for now the signing keys and the JWKS (GET /oauth/jwks, jwks_uri in the metadata); ID tokens come next.',
-      properties: {
-        enabled: {
-          type: 'boolean',
-          default: false,
-          description:
-            'Serve the JWKS and keep signing keys rotated; needs env KEY_ENCRYPTION_KEY (on the embedded database outside production, one is generated beside the data with a warning).',
-        },
-      },
-    },
-    keys: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      description: 'Signing keys (ID tokens), shared by every instance; private keys encrypted under env KEY_ENCRYPTION_KEY.',
-      properties: {
-        algorithms: {
-          type: 'array',
-          uniqueItems: true,
-          minItems: 1,
-          items: { enum: ['RS256', 'ES256', 'EdDSA'] },
-          default: ['RS256'],
-          description: 'Algorithms kept signing-ready; RS256, the OpenID Connect default, is always among them.',
-        },
-        publishAheadSeconds: {
-          type: 'integer',
-          minimum: 0,
-          maximum: 2592000,
-          default: 86400,
-          description: 'How long a new key is published in the JWKS before it signs (relying parties cache the JWKS for half of it).',
-        },
-        rotateAfterDays: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 3650,
-          default: 90,
-          description: 'How long a key signs before its successor takes over.',
-        },
-      },
-    },
+    openid: openidSchema,
+    keys: signingKeysSchema,
     rateLimit: {
       type: 'object',
       additionalProperties: false,

@@ -1,0 +1,71 @@
+// config `introspection` (RFC 7662, SPEC 3.3): the declarative rules of who may introspect which token, and the
+// extra response fields. Part of config/schema.ts.
+
+const introspectionRule = {
+  type: 'object',
+  description: 'One introspection rule; the rules are OR-ed.',
+  required: ['rule'],
+  discriminator: { propertyName: 'rule' },
+  oneOf: [
+    {
+      properties: { rule: { const: 'sameApplication' } },
+      required: ['rule'],
+      additionalProperties: false,
+      description: "Bearer requester: its token belongs to the introspected token's application.",
+    },
+    {
+      properties: { rule: { const: 'tokenApplication' } },
+      required: ['rule'],
+      additionalProperties: false,
+      description: "Client requester: the client is the introspected token's application.",
+    },
+    {
+      properties: { rule: { const: 'publicToken' } },
+      required: ['rule'],
+      additionalProperties: false,
+      description: 'Client requester: the introspected token has no application.',
+    },
+    {
+      properties: { rule: { const: 'clients' }, clientIds: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+      required: ['rule', 'clientIds'],
+      additionalProperties: false,
+      description: 'These clients (by client_id) may introspect any token.',
+    },
+    {
+      properties: { rule: { const: 'bearerScope' }, scope: { type: 'string', minLength: 1 } },
+      required: ['rule', 'scope'],
+      additionalProperties: false,
+      description: 'A bearer token holding this scope may introspect any token.',
+    },
+  ],
+};
+
+const responseFieldSource = {
+  oneOf: [
+    { enum: ['resourceOwnerId', 'resourceOwner.username', 'application.uid', 'application.name'] },
+    { type: 'object', properties: { value: {} }, required: ['value'], additionalProperties: false },
+  ],
+};
+
+export const introspectionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  description: 'Token introspection (RFC 7662).',
+  properties: {
+    enabled: { type: 'boolean', default: true, description: 'false removes POST /oauth/introspect (404).' },
+    allow: {
+      type: 'array',
+      items: introspectionRule,
+      default: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }],
+      description: 'Who may introspect which token: OR-ed rules sameApplication, tokenApplication, publicToken, clients, bearerScope.',
+    },
+    response: {
+      type: 'object',
+      additionalProperties: responseFieldSource,
+      default: {},
+      description:
+        'Extra response fields: name -> resourceOwnerId | resourceOwner.username | application.uid | application.name | {"value": JSON}.',
+    },
+  },
+} as const;

@@ -1,0 +1,49 @@
+// config `openid` and `keys` (issue 16): OpenID Connect's switch and the signing-key lifecycle
+// (src/oauth/signing-keys.ts). Part of config/schema.ts.
+
+export const openidSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  description:
+    'OpenID Connect, being built: for now the signing keys and the JWKS (GET /oauth/jwks, jwks_uri in the metadata); ID tokens come next.',
+  properties: {
+    enabled: {
+      type: 'boolean',
+      default: false,
+      description:
+        'Serve the JWKS and keep signing keys rotated; needs env KEY_ENCRYPTION_KEY (on the embedded database outside production, one is generated beside the data with a warning).',
+    },
+  },
+} as const;
+
+export const signingKeysSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  description: 'Signing keys (ID tokens), shared by every instance; private keys encrypted under env KEY_ENCRYPTION_KEY.',
+  properties: {
+    algorithms: {
+      type: 'array',
+      uniqueItems: true,
+      minItems: 1,
+      items: { enum: ['RS256', 'ES256', 'EdDSA'] },
+      default: ['RS256'],
+      description: 'Algorithms kept signing-ready; RS256, the OpenID Connect default, is always among them.',
+    },
+    publishAheadSeconds: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 2592000,
+      default: 86400,
+      description: 'How long a new key is published in the JWKS before it signs (relying parties cache the JWKS for half of it).',
+    },
+    rotateAfterDays: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 3650,
+      default: 90,
+      description: 'How long a key signs before its successor takes over.',
+    },
+  },
+} as const;
