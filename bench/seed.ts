@@ -1,14 +1,12 @@
 import pg from 'pg';
+import { domainDeps } from '../src/cli/context.js';
 import { argon2Hasher } from '../src/storage/argon2-hasher.js';
-import { createAttemptLimits } from '../src/oauth/attempt-limits.js';
 import type { Config } from '../src/config/types.js';
 import { createApplication } from '../src/oauth/applications.js';
-import type { OAuthDeps } from '../src/oauth/deps.js';
 import { generateSecret } from '../src/oauth/secrets.js';
 import { issueAccessToken } from '../src/oauth/token-issuer.js';
 import { createDatabase } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
-import { createStores } from '../src/storage/stores.js';
 
 /** What the scenarios present: plain values, as a client holds them. */
 export interface Seed {
@@ -33,14 +31,7 @@ export async function seedThroughDomain(url: string, config: Readonly<Config>, r
   const database = await createDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 4 });
   try {
     await migrate(database);
-    const deps: OAuthDeps = {
-      stores: createStores(database),
-      config,
-      now: () => new Date(),
-      hooks: {},
-      passwords: argon2Hasher,
-      limits: createAttemptLimits(config.rateLimit),
-    };
+    const deps = domainDeps(database, config);
     const { application, plainSecret } = await createApplication(deps, {
       name: 'bench client',
       redirectUri: 'https://client.example/callback',

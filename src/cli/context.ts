@@ -50,6 +50,18 @@ function keyEncryptionKeyOf(config: Readonly<Config>): string | null {
 }
 
 /**
+ * The domain's dependencies on an open database, outside a server: for CLI commands, and for the scripts and
+ * tests that prepare data the way an operator would (the real clock, no hooks, fresh failure limits).
+ */
+export function domainDeps(
+  database: Database,
+  config: Readonly<Config>,
+  stores = createStores(database, { keyEncryptionKey: keyEncryptionKeyOf(config) }),
+): OAuthDeps {
+  return { stores, config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
+}
+
+/**
  * Opens the database of the config, migrated, runs `work` with the domain's deps and closes it.
  * Commands that change data migrate first, so the CLI works on a fresh database as the server does.
  */
@@ -58,17 +70,7 @@ export async function withDatabase<T>(config: Readonly<Config>, work: (deps: OAu
   const database = await createDatabase({ ...databaseOptionsFor(config, 'cli'), poolSize: 2 });
   try {
     await migrate(database);
-    return await work(
-      {
-        stores: createStores(database, { keyEncryptionKey: keyEncryptionKeyOf(config) }),
-        config,
-        now: () => new Date(),
-        hooks: {},
-        passwords: argon2Hasher,
-        limits: createAttemptLimits(config.rateLimit),
-      },
-      database,
-    );
+    return await work(domainDeps(database, config), database);
   } finally {
     await database.close();
   }

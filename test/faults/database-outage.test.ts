@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
+import { domainDeps } from '../../src/cli/context.js';
 import { buildServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/loader.js';
-import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { createDatabase, type Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { createStores } from '../../src/storage/stores.js';
@@ -26,14 +24,7 @@ describe('PostgreSQL stops and starts again under the service', () => {
     await migrate(database);
     const config = loadConfig({ input: { log: { level: 'silent' }, databaseUrl: postgres.url } });
     const stores = createStores(database, { applicationCacheSeconds: 0 });
-    const deps: OAuthDeps = {
-      stores,
-      config,
-      now: () => new Date(),
-      hooks: {},
-      passwords: argon2Hasher,
-      limits: createAttemptLimits(config.rateLimit),
-    };
+    const deps = domainDeps(database, config, stores);
     app = await buildServer({ config, database, stores });
     client = await createClient(deps);
     token = (await issueToken(deps, { application: client.application })).accessToken;

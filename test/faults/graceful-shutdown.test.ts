@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { domainDeps } from '../../src/cli/context.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
 import { loadConfig } from '../../src/config/loader.js';
 import { createApplication } from '../../src/oauth/applications.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { createStores } from '../../src/storage/stores.js';
 import { startService, stopService } from '../helpers/processes.js';
 
 // SPEC 9: "graceful shutdown finishes in-flight requests". Password grants spend tens of milliseconds in
@@ -27,14 +26,7 @@ describe('SIGTERM under load', () => {
     const config = loadConfig({ path: configPath });
     const database = await createDatabase({ databaseUrl: null, dataDir: config.dataDir });
     await migrate(database);
-    const deps = {
-      stores: createStores(database),
-      config,
-      now: () => new Date(),
-      hooks: {},
-      passwords: argon2Hasher,
-      limits: createAttemptLimits(config.rateLimit),
-    };
+    const deps = domainDeps(database, config);
     const created = await createApplication(deps, { name: 'Load', redirectUri: '', scopes: '', confidential: true });
     clientId = created.application.uid;
     clientSecret = created.plainSecret!;

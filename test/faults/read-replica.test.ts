@@ -1,15 +1,13 @@
 import { PassThrough } from 'node:stream';
+import { domainDeps } from '../../src/cli/context.js';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
 import { buildServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/loader.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
-import { createStores } from '../../src/storage/stores.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
 import { startPrivatePostgres, startStandby, type PrivatePostgres } from '../helpers/private-postgres.js';
@@ -58,14 +56,7 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => log.push(...chunk.toString().split('\n').filter(Boolean)));
     const app = await buildServer({ config, logStream });
-    const deps: OAuthDeps = {
-      stores: createStores(app.database),
-      config,
-      now: () => new Date(),
-      hooks: {},
-      passwords: argon2Hasher,
-      limits: createAttemptLimits(config.rateLimit),
-    };
+    const deps = domainDeps(app.database, config);
     return { app, deps, log };
   }
 

@@ -1,13 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { domainDeps } from '../../src/cli/context.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
 import { loadConfig } from '../../src/config/loader.js';
 import { createApplication } from '../../src/oauth/applications.js';
 import { createDatabase } from '../../src/storage/database.js';
-import { createStores } from '../../src/storage/stores.js';
 import { ROOT, runService, startService, stopService } from '../helpers/processes.js';
 import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -39,14 +37,7 @@ describe(`oauth-service serve (${backend})`, () => {
     // Write an application while the service is down, through the same code the CLI uses.
     const config = loadConfig({ env });
     const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    const deps = {
-      stores: createStores(database),
-      config,
-      now: () => new Date(),
-      hooks: {},
-      passwords: argon2Hasher,
-      limits: createAttemptLimits(config.rateLimit),
-    };
+    const deps = domainDeps(database, config);
     const { application, plainSecret } = await createApplication(deps, {
       name: 'Survivor',
       redirectUri: 'https://app.example.com/cb',
