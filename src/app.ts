@@ -27,6 +27,7 @@ import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
+import { createTokenSigner } from './oauth/token-signer.js';
 import { introspectionRules } from './oauth/introspection-policy.js';
 import type { PasswordHasher } from './oauth/passwords.js';
 import { InvalidRequest } from './oauth/errors.js';
@@ -83,10 +84,12 @@ export async function buildServer({
     },
   };
   const limits = createAttemptLimits(config.rateLimit, reporter);
+  const domainStores = stores ?? createStores(db, { keyEncryptionKey: config.keys.encryptionKey ?? null });
   const deps: OAuthDeps = {
-    stores: stores ?? createStores(db, { keyEncryptionKey: config.keys.encryptionKey ?? null }),
+    stores: domainStores,
     config,
     now,
+    signer: createTokenSigner({ stores: domainStores, config, now }),
     hooks: extensions,
     passwords,
     limits,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { argon2Hasher } from '../storage/argon2-hasher.js';
 import { loadConfig } from '../config/loader.js';
 import { createAttemptLimits } from '../oauth/attempt-limits.js';
+import { createTokenSigner } from '../oauth/token-signer.js';
 import type { Config } from '../config/types.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { createDatabase, databaseOptions, type Database, type DatabaseOptions } from '../storage/database.js';
@@ -58,7 +59,9 @@ export function domainDeps(
   config: Readonly<Config>,
   stores = createStores(database, { keyEncryptionKey: keyEncryptionKeyOf(config) }),
 ): OAuthDeps {
-  return { stores, config, now: () => new Date(), hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit) };
+  const now = () => new Date();
+  const signer = createTokenSigner({ stores, config, now });
+  return { stores, config, now, hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit), signer };
 }
 
 /**

@@ -89,7 +89,17 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   config.keys.encryptionKey = keyEncryptionKey !== undefined && keyEncryptionKey !== '' ? keyEncryptionKey : null;
   const problems = crossFieldProblems(config, env);
   if (problems.length > 0) throw new ConfigError(problems, source);
+  if (config.openid.enabled) config.optionalScopes = withOpenIdScopes(config);
   return deepFreeze(config);
+}
+
+/**
+ * An OpenID Provider serves `openid` and the scopes of Core 5.4 to every client whose own scopes do not say
+ * otherwise: they are added to optionalScopes unless the config names them already (then its choice stands).
+ */
+function withOpenIdScopes(config: Config): string[] {
+  const named = new Set([...config.defaultScopes, ...config.optionalScopes]);
+  return [...config.optionalScopes, ...OPENID_SCOPES.filter((scope) => !named.has(scope))];
 }
 
 function readConfigFile(path: string): unknown {
@@ -159,6 +169,9 @@ function envPath(name: string): string {
   };
   return paths[name] ?? '';
 }
+
+// OpenID Connect Core 5.4: openid itself and the scopes that stand for groups of claims.
+const OPENID_SCOPES = ['openid', 'profile', 'email', 'address', 'phone'];
 
 // A guessable admin password is the one secret a lockout cannot make safe (it is tried from many addresses).
 const MIN_ADMIN_PASSWORD_LENGTH = 12;

@@ -6,13 +6,20 @@ export const openidSchema = {
   additionalProperties: false,
   default: {},
   description:
-    'OpenID Connect, being built: for now the signing keys and the JWKS (GET /oauth/jwks, jwks_uri in the metadata); ID tokens come next.',
+    'OpenID Connect: ID tokens, UserInfo, discovery (/.well-known/openid-configuration), logout, and the signing keys with their JWKS.',
   properties: {
     enabled: {
       type: 'boolean',
       default: false,
       description:
-        'Serve the JWKS and keep signing keys rotated; needs env KEY_ENCRYPTION_KEY (on the embedded database outside production, one is generated beside the data with a warning).',
+        'Be an OpenID Provider (adds the scopes openid, profile, email, address and phone to optionalScopes); needs env KEY_ENCRYPTION_KEY (on the embedded database outside production, one is generated beside the data with a warning).',
+    },
+    idTokenExpiresIn: {
+      type: 'integer',
+      minimum: 60,
+      maximum: 86400,
+      default: 3600,
+      description: 'Lifetime of an ID token in seconds.',
     },
   },
 } as const;

@@ -48,7 +48,7 @@ export interface Config {
   hashTokens: boolean;
   hashApplicationSecrets: boolean;
   admin: { username: string; passwordHash: string | null; password?: string | null };
-  openid: { enabled: boolean };
+  openid: { enabled: boolean; idTokenExpiresIn: number };
   keys: {
     algorithms: Array<'RS256' | 'ES256' | 'EdDSA'>;
     publishAheadSeconds: number;

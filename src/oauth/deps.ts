@@ -4,6 +4,7 @@ import type { OAuthHooks } from './hooks.js';
 import type { IntrospectionRule } from './introspection-policy.js';
 import type { PasswordHasher } from './passwords.js';
 import type { Stores } from './store.js';
+import type { TokenSigner } from './token-signer.js';
 
 /** What every domain function receives (STYLE 6): storage, frozen config, the clock, and the hooks. */
 export interface OAuthDeps {
@@ -14,6 +15,8 @@ export interface OAuthDeps {
   passwords: PasswordHasher;
   /** Failure limits of this process (SPEC 5 rateLimit), shared by every route that checks credentials. */
   limits: AttemptLimits;
+  /** Signs ID tokens (and signed UserInfo) with the shared keys; makes no key until it first signs. */
+  signer: TokenSigner;
   /**
    * The declarative introspection policy (config `introspection.allow`, STYLE 7), built once with the other
    * dependencies; where it is left out, the domain builds it from `config` (introspectionPolicyOf).

@@ -10,6 +10,7 @@
 
 export const SIGNING_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+export const isSigningAlgorithm = (value: string): value is SigningAlgorithm => (SIGNING_ALGORITHMS as readonly string[]).includes(value);
 
 export interface SigningKeySettings {
   publishAheadSeconds: number;

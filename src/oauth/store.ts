@@ -4,7 +4,7 @@
 
 import type { CleanupKind, CleanupPolicy } from './cleanup-policy.js';
 import type { SigningKeyMaterial } from './signing-key-material.js';
-import type { SigningKeyRecord } from './signing-keys.js';
+import type { SigningAlgorithm, SigningKeyRecord } from './signing-keys.js';
 
 export interface ApplicationRecord {
   id: number;
@@ -17,6 +17,12 @@ export interface ApplicationRecord {
   confidential: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** RP-Initiated Logout: the only places end_session may send the user back to (exact match). */
+  postLogoutRedirectUris: string[];
+  /** How ID tokens for this client are signed; null is RS256 (OpenID Connect Registration 2). */
+  idTokenSignedResponseAlg: SigningAlgorithm | null;
+  /** null: UserInfo answers plain JSON; an algorithm: a signed JWT. */
+  userinfoSignedResponseAlg: SigningAlgorithm | null;
 }
 
 export interface AccessTokenRecord {
@@ -37,6 +43,9 @@ export interface AccessTokenRecord {
   refreshFamily: string | null;
   /** Set when the refresh token was exchanged for a successor (rotation). */
   refreshedAt: Date | null;
+  /** The sign-in the token descends from (OpenID Connect): auth_time and sid of a refresh's ID token. */
+  authTime: Date | null;
+  sessionId: string | null;
 }
 
 export interface AccessGrantRecord {
@@ -52,20 +61,58 @@ export interface AccessGrantRecord {
   revokedAt: Date | null;
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
+  /** OpenID Connect: the request's nonce (echoed in the ID token), and the sign-in that approved the code. */
+  nonce: string | null;
+  authTime: Date | null;
+  sessionId: string | null;
 }
 
-export interface UserRecord {
+export interface UserRecord extends UserClaims {
   id: number;
   username: string;
   passwordHash: string;
   createdAt: Date;
   updatedAt: Date;
+  /** The OpenID Connect `sub`: random and stable, never the user name. */
+  subject: string;
+  /** Set while the user is disabled (no login; their tokens were revoked when it was set). */
+  disabledAt: Date | null;
+  /** When a claim last changed: the updated_at claim. */
+  profileUpdatedAt: Date;
 }
 
-export type NewAccessToken = Omit<AccessTokenRecord, 'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken'> & {
+/** The standard claims a user may have (OpenID Connect Core 5.1); address is its JSON object as text. */
+export interface UserClaims {
+  name: string | null;
+  givenName: string | null;
+  familyName: string | null;
+  middleName: string | null;
+  nickname: string | null;
+  preferredUsername: string | null;
+  profile: string | null;
+  picture: string | null;
+  website: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  gender: string | null;
+  birthdate: string | null;
+  zoneinfo: string | null;
+  locale: string | null;
+  phoneNumber: string | null;
+  phoneNumberVerified: boolean;
+  address: string | null;
+}
+
+export type NewAccessToken = Omit<
+  AccessTokenRecord,
+  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId'
+> & {
   previousRefreshToken?: string;
+  authTime?: Date | null;
+  sessionId?: string | null;
 };
-export type NewAccessGrant = Omit<AccessGrantRecord, 'id' | 'revokedAt'>;
+export type NewAccessGrant = Omit<AccessGrantRecord, 'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId'> &
+  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId'>>;
 
 export interface ApplicationStore {
   findByUid(uid: string): Promise<ApplicationRecord | null>;
@@ -126,7 +173,11 @@ export interface UserStore {
 }
 
 /** What the admin writes: every field of the record but its identity and timestamps (secret in its stored form). */
-export type ApplicationInput = Omit<ApplicationRecord, 'id' | 'uid' | 'createdAt' | 'updatedAt'>;
+export type ApplicationInput = Omit<
+  ApplicationRecord,
+  'id' | 'uid' | 'createdAt' | 'updatedAt' | 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg'
+> &
+  Partial<Pick<ApplicationRecord, 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg'>>;
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

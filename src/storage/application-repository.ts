@@ -3,27 +3,44 @@ import { UidTaken } from '../oauth/store.js';
 import { Prisma, type OauthApplication, type PrismaClient } from './generated/client.js';
 import { uniqueViolation } from './prisma-errors.js';
 import { selectList, splitList, type Row } from './rows.js';
+import { isSigningAlgorithm, type SigningAlgorithm } from '../oauth/signing-keys.js';
 import type { SqlClient } from './sql-client.js';
 
 // oauth_applications. Client authentication reads it on every token and introspection request: raw SQL,
 // named statements (and application-cache.ts in front). The admin UI and the CLI write it through Prisma,
 // where the cost does not matter.
 
+// A value written by another tool and not one of ours is treated as unset (RS256, plain JSON).
+const signingAlgorithmOrNull = (value: string | null): SigningAlgorithm | null =>
+  value !== null && isSigningAlgorithm(value) ? value : null;
+
 export const APPLICATION_COLUMNS = selectList(Prisma.OauthApplicationScalarFieldEnum);
 
 /** The table's one mapper: every column is its record field as it is, but the id and the two lists. */
-export const toApplication = ({ id, redirectUri, scopes, ...columns }: Row<OauthApplication>): ApplicationRecord => ({
+export const toApplication = ({
+  id,
+  redirectUri,
+  scopes,
+  postLogoutRedirectUri,
+  idTokenSignedResponseAlg,
+  userinfoSignedResponseAlg,
+  ...columns
+}: Row<OauthApplication>): ApplicationRecord => ({
   ...columns,
   id: Number(id),
   redirectUris: splitList(redirectUri),
   scopes: splitList(scopes),
+  postLogoutRedirectUris: splitList(postLogoutRedirectUri),
+  idTokenSignedResponseAlg: signingAlgorithmOrNull(idTokenSignedResponseAlg),
+  userinfoSignedResponseAlg: signingAlgorithmOrNull(userinfoSignedResponseAlg),
 });
 
 /** The record's fields as Prisma's data, for writes; a field left undefined is not written. */
-const toColumns = <Input extends Partial<ApplicationInput>>({ redirectUris, scopes, ...columns }: Input) => ({
+const toColumns = <Input extends Partial<ApplicationInput>>({ redirectUris, scopes, postLogoutRedirectUris, ...columns }: Input) => ({
   ...columns,
   redirectUri: redirectUris?.join('\n'),
   scopes: scopes?.join(' '),
+  postLogoutRedirectUri: postLogoutRedirectUris?.join('\n'),
 });
 
 const BY_UID = { name: 'application_by_uid', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE uid = $1` };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
+import { createTokenSigner } from '../../src/oauth/token-signer.js';
 import { buildServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/loader.js';
 import type { Config, ConfigInput } from '../../src/config/types.js';
@@ -69,6 +70,7 @@ export async function buildTestServer({
     hooks: extensions ?? {},
     passwords: argon2Hasher,
     limits: createAttemptLimits(config.rateLimit),
+    signer: createTokenSigner({ stores, config, now }),
   };
   return {
     app,

@@ -142,7 +142,11 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
       applied_steps_count: number;
       finished_at: Date | null;
     }>('SELECT migration_name, checksum, applied_steps_count, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
-    expect(rows.map((row) => row.migration_name)).toEqual(['20261122000000_init', '20261125000000_signing_keys']);
+    expect(rows.map((row) => row.migration_name)).toEqual([
+      '20261122000000_init',
+      '20261125000000_signing_keys',
+      '20261125100000_openid_connect',
+    ]);
     for (const row of rows) {
       expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);
       expect(row.applied_steps_count).toBe(1);
