@@ -192,8 +192,14 @@ export interface ApplicationAdminStore {
 
 export interface UserAdminStore {
   list(): Promise<UserRecord[]>;
+  /** Users whose username, name or email contains `text` in any case ('' matches all), by username; at most `limit`. */
+  search(query: { text: string; limit: number }): Promise<UserRecord[]>;
   /** Throws UsernameTaken when the username exists. */
-  create(input: { username: string; passwordHash: string }): Promise<UserRecord>;
+  create(input: { username: string; passwordHash: string } & Partial<UserClaims>): Promise<UserRecord>;
+  /** Sets these claims and profile_updated_at (the updated_at claim); null when there is no such user. */
+  updateClaims(id: number, claims: Partial<UserClaims>, profileUpdatedAt: Date): Promise<UserRecord | null>;
+  /** Sets or (null) clears disabled_at; null when there is no such user. */
+  setDisabledAt(id: number, at: Date | null): Promise<UserRecord | null>;
   setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
   delete(username: string): Promise<boolean>;
 }

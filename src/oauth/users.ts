@@ -3,6 +3,7 @@ import { revokeAuthorizations, type RevokedAuthorizations } from './authorizatio
 import type { OAuthDeps } from './deps.js';
 import { verifyUserPassword } from './passwords.js';
 import type { UserRecord } from './store.js';
+import { resolveProfile, UserInvalid, type ProfileErrors, type ProfileInput } from './user-profile.js';
 
 // The local users (SPEC 3.6): signing in at /login, and what the CLI does to them.
 
@@ -21,7 +22,9 @@ export async function checkLoginCredentials(deps: OAuthDeps, username: string, p
   let user: UserRecord | null = null;
   try {
     user = await deps.stores.users.findByUsername(username);
-    outcome = (await verifyUserPassword(deps.passwords, user, password)) ? 'succeeded' : 'failed';
+    // A disabled user fails like a wrong password, after the same verification: the answer tells nothing.
+    const verified = await verifyUserPassword(deps.passwords, user, password);
+    outcome = verified && !isDisabled(user) ? 'succeeded' : 'failed';
   } finally {
     attempt.settle(outcome, deps.now());
   }
@@ -36,18 +39,92 @@ export function findUserByUsername(deps: OAuthDeps, username: string): Promise<U
   return deps.stores.users.findByUsername(username);
 }
 
+/** Shorter passwords are refused (NIST SP 800-63B section 5.1.1.2: at least 8 characters). */
+export const MIN_PASSWORD_LENGTH = 8;
+/** The most users one search answers (the admin list and the CLI): refine the search to see others. */
+export const SEARCH_LIMIT = 50;
+
+/** Whether the user may not sign in (a disabled account; their tokens were revoked when it was disabled). */
+export const isDisabled = (user: UserRecord | null): boolean => user?.disabledAt != null;
+
 export function listUsers(deps: OAuthDeps): Promise<UserRecord[]> {
   return deps.stores.userAdmin.list();
 }
 
-/** Stores the password as an argon2id hash (SPEC 4). Throws UsernameTaken when the name exists. */
-export async function createUser(deps: OAuthDeps, username: string, password: string): Promise<UserRecord> {
-  return deps.stores.userAdmin.create({ username, passwordHash: await deps.passwords.hash(password) });
+/** Users whose username, name or email contains `text` (any case), by username; at most `limit`. */
+export function searchUsers(deps: OAuthDeps, text: string, limit = SEARCH_LIMIT): Promise<UserRecord[]> {
+  return deps.stores.userAdmin.search({ text: text.trim(), limit });
+}
+
+/** Usernames are matched exactly at /login: no surrounding spaces, no control characters. */
+export function usernameErrors(username: string): string[] {
+  if (username === '') return ["Username can't be blank"];
+  const errors: string[] = [];
+  if ([...username].length > 255) errors.push('Username is too long (maximum is 255 characters)');
+  if (username.trim() !== username) errors.push('Username must not start or end with spaces');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(username)) errors.push('Username must not contain control characters');
+  return errors;
+}
+
+export function passwordErrors(password: string): string[] {
+  if (password === '') return ["Password can't be blank"];
+  const length = [...password].length;
+  return length < MIN_PASSWORD_LENGTH ? [`Password is too short (minimum is ${MIN_PASSWORD_LENGTH} characters, it has ${length})`] : [];
+}
+
+/**
+ * Stores the password as an argon2id hash (SPEC 4) with the user's claims. Throws UserInvalid with every problem
+ * at once, then UsernameTaken when the name exists.
+ */
+export async function createUser(deps: OAuthDeps, username: string, password: string, profile: ProfileInput = {}): Promise<UserRecord> {
+  const { changes, errors } = resolveProfile(null, profile);
+  const all: ProfileErrors = { ...withField('username', usernameErrors(username)), ...withField('password', passwordErrors(password)) };
+  throwIfAny({ ...all, ...errors });
+  return deps.stores.userAdmin.create({ username, passwordHash: await deps.passwords.hash(password), ...changes });
+}
+
+/**
+ * Changes the claims given in `profile` (the others stay); updated_at moves only when a claim really changed.
+ * Throws UserInvalid; null when the user no longer exists.
+ */
+export async function updateUserProfile(deps: OAuthDeps, user: UserRecord, profile: ProfileInput): Promise<UserRecord | null> {
+  const { changes, errors } = resolveProfile(user, profile);
+  throwIfAny(errors);
+  if (Object.keys(changes).length === 0) return user;
+  return deps.stores.userAdmin.updateClaims(user.id, changes, deps.now());
 }
 
 /** False when there is no such user. */
 export async function setUserPassword(deps: OAuthDeps, username: string, password: string): Promise<boolean> {
   return deps.stores.userAdmin.setPasswordHash(username, await deps.passwords.hash(password));
+}
+
+/** The admin's password reset: the same rules as on create. Throws UserInvalid; false when the user is gone. */
+export async function resetUserPassword(deps: OAuthDeps, user: UserRecord, password: string): Promise<boolean> {
+  throwIfAny(withField('password', passwordErrors(password)));
+  return setUserPassword(deps, user.username, password);
+}
+
+/**
+ * Disables the user and revokes every token and grant of theirs. Disabled first, so no new sign-in succeeds
+ * while the revocation runs; disabling a disabled user keeps its date and revokes again (a retry after a
+ * failed revocation ends what was left). Null when the user no longer exists.
+ */
+export async function disableUser(deps: OAuthDeps, user: UserRecord): Promise<{ user: UserRecord; revoked: RevokedAuthorizations } | null> {
+  const disabled = isDisabled(user) ? user : await deps.stores.userAdmin.setDisabledAt(user.id, deps.now());
+  if (!disabled) return null;
+  return { user: disabled, revoked: await revokeAuthorizations(deps, user.id) };
+}
+
+/** Lets the user sign in again; the tokens revoked on disabling stay revoked. Null when the user is gone. */
+export function enableUser(deps: OAuthDeps, user: UserRecord): Promise<UserRecord | null> {
+  return isDisabled(user) ? deps.stores.userAdmin.setDisabledAt(user.id, null) : Promise.resolve(user);
+}
+
+/** "Revoke all tokens": every live token and unused code of the user, in every application. */
+export function revokeUserTokens(deps: OAuthDeps, user: UserRecord): Promise<RevokedAuthorizations> {
+  return revokeAuthorizations(deps, user.id);
 }
 
 /**
@@ -59,4 +136,10 @@ export async function deleteUser(deps: OAuthDeps, user: UserRecord): Promise<Rev
   const revoked = await revokeAuthorizations(deps, user.id);
   await deps.stores.userAdmin.delete(user.username);
   return revoked;
+}
+
+const withField = (field: string, messages: string[]): ProfileErrors => (messages.length > 0 ? { [field]: messages } : {});
+
+function throwIfAny(errors: ProfileErrors): void {
+  if (Object.keys(errors).length > 0) throw new UserInvalid(errors);
 }

@@ -25,6 +25,13 @@ export function userRepository(sql: SqlClient, prisma: PrismaClient): UserStore 
     async list() {
       return (await prisma.user.findMany({ orderBy: { id: 'asc' } })).map(toUser);
     },
+    async search({ text, limit }) {
+      // PostgreSQL text cannot hold NUL: such a search matches nobody. Prisma escapes % and _ in `contains`.
+      if (text.includes('\u0000')) return [];
+      const contains = { contains: text, mode: 'insensitive' } as const;
+      const where = text === '' ? {} : { OR: [{ username: contains }, { name: contains }, { email: contains }] };
+      return (await prisma.user.findMany({ where, orderBy: { username: 'asc' }, take: limit })).map(toUser);
+    },
     async create(input) {
       try {
         return toUser(await prisma.user.create({ data: input }));
@@ -32,6 +39,14 @@ export function userRepository(sql: SqlClient, prisma: PrismaClient): UserStore 
         if (uniqueViolation(error)) throw new UsernameTaken(input.username);
         throw error;
       }
+    },
+    async updateClaims(id, claims, profileUpdatedAt) {
+      const updated = await prisma.user.updateManyAndReturn({ where: { id }, data: { ...claims, profileUpdatedAt } });
+      return updated[0] ? toUser(updated[0]) : null;
+    },
+    async setDisabledAt(id, disabledAt) {
+      const updated = await prisma.user.updateManyAndReturn({ where: { id }, data: { disabledAt } });
+      return updated[0] ? toUser(updated[0]) : null;
     },
     async setPasswordHash(username, passwordHash) {
       const result = await prisma.user.updateMany({ where: { username }, data: { passwordHash } });

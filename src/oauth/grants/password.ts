@@ -5,6 +5,7 @@ import type { ResourceOwner } from '../hooks.js';
 import { verifyUserPassword } from '../passwords.js';
 import { optionalParameter, requireParameter } from '../request-parameters.js';
 import { issueAccessToken } from '../token-issuer.js';
+import { isDisabled } from '../users.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import type { PasswordOutcome } from '../attempt-limits.js';
 import type { ApplicationRecord } from '../store.js';
@@ -61,5 +62,7 @@ async function issueFor(
 async function resourceOwnerFromCredentials(deps: OAuthDeps, username: string, password: string): Promise<ResourceOwner | null> {
   if (deps.hooks.resourceOwnerFromCredentials) return (await deps.hooks.resourceOwnerFromCredentials(username, password)) ?? null;
   const user = await deps.stores.users.findByUsername(username);
-  return (await verifyUserPassword(deps.passwords, user, password)) && user ? { id: user.id } : null;
+  // A disabled user is refused like a wrong password (invalid_grant), after the same verification.
+  const verified = await verifyUserPassword(deps.passwords, user, password);
+  return verified && user && !isDisabled(user) ? { id: user.id } : null;
 }
