@@ -26,6 +26,7 @@ import { metadataRoutes } from './http/routes/metadata/index.js';
 import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
+import { userinfoRoutes } from './http/routes/userinfo/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
 import { createTokenSigner } from './oauth/token-signer.js';
 import { introspectionRules } from './oauth/introspection-policy.js';
@@ -151,6 +152,7 @@ export async function buildServer({
   if (config.openid.enabled) {
     await app.register(signingKeyRotationPlugin, { deps });
     await app.register(jwksRoutes, { ...routes });
+    await app.register(userinfoRoutes, { ...routes });
   }
 
   app.decorate('database', db);

@@ -6,6 +6,10 @@ import { extractClientCredentials } from '../../oauth/client-credentials.js';
 import { TooManyRequests } from '../../oauth/errors.js';
 import { API_GROUP_PATHS } from '../api-content-type.js';
 
+// UserInfo (OpenID Connect Core 5.3) answers a bearer token, not a client: like token info, its budget is
+// per address. It is not in API_GROUP_PATHS, whose POSTs must be forms (a UserInfo POST may have no body).
+const RATE_LIMITED_PATHS = new Set([...API_GROUP_PATHS, '/oauth/userinfo']);
+
 /** The client id a request names (Basic or body), without authenticating it; null when none or malformed. */
 function namedClient(request: FastifyRequest): string | null {
   try {
@@ -28,7 +32,8 @@ export const apiRateLimitsPlugin = fp<{ config: Readonly<Config> }>(
     if (!limits.enabled || perMinute === null) return;
     // Registered before the routes, so this onRoute hook marks the API group for @fastify/rate-limit.
     app.addHook('onRoute', (route) => {
-      if (API_GROUP_PATHS.has(route.url)) route.config = { ...(route.config as object), rateLimit: { max: perMinute, timeWindow: 60_000 } };
+      if (RATE_LIMITED_PATHS.has(route.url))
+        route.config = { ...(route.config as object), rateLimit: { max: perMinute, timeWindow: 60_000 } };
     });
     await app.register(rateLimit, {
       global: false,

@@ -1,0 +1,75 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { InsufficientScope, InvalidRequest, InvalidToken, OAuthError } from '../../../oauth/errors.js';
+import { readParameters } from '../../../oauth/request-parameters.js';
+import { presentedAccessToken, userinfoResponse } from '../../../oauth/userinfo.js';
+import { headerSafe, wwwAuthenticateValue } from '../../error-response.js';
+import { noStore } from '../../no-store.js';
+import type { RouteOptions } from '../../route-options.js';
+import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
+
+const claimsSchema = {
+  type: 'object',
+  description: 'OpenID Connect Core 5.3.2: sub and the claims the scopes grant (application/jwt instead when signed).',
+  properties: { sub: { type: 'string' } },
+  required: ['sub'],
+  additionalProperties: true,
+} as const;
+
+// No `type`: a POST with the token in the header may have no body at all (oidcc-userinfo-post-header).
+const bodySchema = {
+  description: 'A form body, or none when the token is in the Authorization header.',
+  properties: formBodySchema({ access_token: 'the access token (RFC 6750 section 2.2), instead of the header' }).properties,
+};
+
+/**
+ * GET and POST /oauth/userinfo (OpenID Connect Core 1.0 section 5.3), registered only when openid.enabled. Not
+ * behind the guard: the guard reads the Authorization header only, and Core 5.3.1 also allows the form body.
+ */
+export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
+  // The claims are personal data: never stored by a cache, and neither are the refusals (RFC 6750 section 5.3).
+  app.addHook('onRequest', async (_request, reply) => void noStore(reply));
+
+  const answer = async (request: FastifyRequest, reply: FastifyReply, bodyToken: () => string | undefined) => {
+    let presented = true;
+    try {
+      const accessToken = presentedAccessToken(request.headers.authorization, bodyToken());
+      presented = accessToken !== null;
+      if (accessToken === null) throw new InvalidToken();
+      const response = await userinfoResponse(deps, accessToken);
+      if (response.kind === 'jwt') return reply.type('application/jwt').send(response.jwt);
+      return reply.send(response.claims);
+    } catch (error) {
+      const challenge = error instanceof OAuthError ? bearerChallenge(deps.config.realm, error, presented) : null;
+      if (challenge !== null) reply.header('www-authenticate', challenge);
+      throw error;
+    }
+  };
+
+  const schema = { response: { 200: claimsSchema, ...oauthErrorResponses } };
+  app.get('/oauth/userinfo', { schema }, (request, reply) => answer(request, reply, () => undefined));
+  app.post('/oauth/userinfo', { schema: { ...schema, body: bodySchema } }, (request, reply) =>
+    answer(request, reply, () => formAccessToken(request)),
+  );
+};
+
+/**
+ * RFC 6750 section 2.2: the body method needs a form-encoded body; any other body carries no token. A repeated
+ * or nested parameter is invalid_request, as everywhere in the API group.
+ */
+function formAccessToken(request: FastifyRequest): string | undefined {
+  const mediaType = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/x-www-form-urlencoded') return undefined;
+  return readParameters(request.body, undefined).access_token;
+}
+
+/**
+ * RFC 6750 section 3: the challenge of a refusal. Without any token it carries no error code (section 3.1:
+ * the client may not know it needs one); insufficient_scope names the scope that would do (section 3). The
+ * app-wide error handler keeps a challenge the route has set.
+ */
+function bearerChallenge(realm: string, error: OAuthError, presented: boolean): string | null {
+  if (!presented) return `Bearer realm="${headerSafe(realm)}"`;
+  if (error instanceof InsufficientScope) return `${wwwAuthenticateValue(realm, error)}, scope="${headerSafe(error.scopes.join(' '))}"`;
+  if (error instanceof InvalidToken || error instanceof InvalidRequest) return wwwAuthenticateValue(realm, error);
+  return null;
+}
