@@ -1,109 +1,179 @@
 import { revokeAuthorizations, type RevokedAuthorizations } from '../oauth/authorizations.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { UsernameTaken, type UserRecord } from '../oauth/store.js';
-import { createUser, deleteUser, findUserByUsername, listUsers, setUserPassword } from '../oauth/users.js';
+import { UserInvalid } from '../oauth/user-profile.js';
+import {
+  createUser,
+  deleteUser,
+  disableUser,
+  enableUser,
+  findUserByUsername,
+  listUsers,
+  searchUsers,
+  setUserPassword,
+  updateUserProfile,
+} from '../oauth/users.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
 import { required, runSubcommand } from './subcommands.js';
+import { CLAIM_OPTIONS, CLAIMS_HELP, claimLines, profileFromOptions, userJson } from './user-claims-options.js';
 import { checkUsername, readPassword } from './user-input.js';
 
 const HELP = `Usage: oauth-service users <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
 The local users who log in at /login and approve applications. Passwords are stored as argon2id hashes.
+A user is named by <username> or --username U.
 
-  create --username U [--password P]         the password from --password or the first line of stdin
-  list                                       id, username and creation time (never a hash)
-  set-password --username U [--password P]   likewise from stdin when --password is absent
-  delete --username U                        revokes the user's tokens and grants, then deletes the user
-  revoke-tokens --username U                 revokes every live token and grant of the user
+  create <username> [--password P] [claim options]
+      the password from --password or the first line of stdin
+  list [--search TEXT]                       id, username, email and state (never a hash); --search matches
+                                             username, name or email, any case, at most 50 users
+  show <username>                            the user's subject (the OpenID Connect sub) and claims
+  update <username> [claim options]          changes only the claims given (updated_at moves when one changes)
+  set-password <username> [--password P]     likewise from stdin when --password is absent
+  disable <username>                         the user can no longer log in, and every token and grant of theirs
+                                             is revoked at once (enable does not bring them back)
+  enable <username>                          lets a disabled user log in again
+  delete <username>                          revokes the user's tokens and grants, then deletes the user
+  revoke-tokens <username>                   revokes every live token and grant of the user
 
 Passwords must be at least 8 characters. Prefer stdin: --password ends up in the shell history.
-`;
+Usernames cannot be changed (the OpenID Connect sub never is the username, so renaming would be safe later).
+
+${CLAIMS_HELP}`;
 
 const USER_OPTIONS = { username: { type: 'string' } } as const;
 const PASSWORD_OPTIONS = { ...USER_OPTIONS, password: { type: 'string' } } as const;
+const CREATE_OPTIONS = { ...PASSWORD_OPTIONS, ...CLAIM_OPTIONS } as const;
+const UPDATE_OPTIONS = { ...USER_OPTIONS, ...CLAIM_OPTIONS } as const;
 
 export function runUsersCommand(args: string[], io: CliIo): Promise<number> {
-  return runSubcommand(
-    'users',
-    HELP,
-    { create, list, 'set-password': setPassword, delete: remove, 'revoke-tokens': revokeTokens },
-    args,
-    io,
-  );
+  const subcommands = {
+    create,
+    list,
+    show,
+    update,
+    'set-password': setPassword,
+    disable,
+    enable,
+    delete: remove,
+    'revoke-tokens': revokeTokens,
+  };
+  return runSubcommand('users', HELP, subcommands, args, io);
 }
 
-const userJson = (user: UserRecord) => ({ id: user.id, username: user.username, created_at: user.createdAt.toISOString() });
-
-async function create(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, PASSWORD_OPTIONS);
-  if (values.help) return (io.stdout(HELP), 0);
-  const username = checkUsername(required(values.username, 'username'));
-  const password = await readPassword(io, values.password, `password for ${username}: `);
-  return withDatabase(configFrom(io, values.config), async (deps) => {
-    let user: UserRecord;
-    try {
-      user = await createUser(deps, username, password);
-    } catch (error) {
-      if (error instanceof UsernameTaken) throw new UsageError(error.message);
-      throw error;
-    }
-    if (values.json) printJson(io, userJson(user));
-    else io.stdout(`created user ${user.username} (id ${user.id})\n`);
-    return 0;
-  });
-}
-
-async function list(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, {});
-  if (values.help) return (io.stdout(HELP), 0);
-  return withDatabase(configFrom(io, values.config), async (deps) => {
-    const users = await listUsers(deps);
-    if (values.json) printJson(io, users.map(userJson));
-    else if (users.length === 0) io.stdout("no users (create one with 'users create')\n");
-    else
-      printTable(
-        io,
-        ['ID', 'USERNAME', 'CREATED AT'],
-        users.map((user) => [String(user.id), user.username, user.createdAt.toISOString()]),
-      );
-    return 0;
-  });
-}
-
-interface NamedUserValues {
+interface UserValues {
   help?: boolean;
   json?: boolean;
   config?: string;
   username?: string;
   password?: string;
+  [option: string]: string | boolean | undefined;
+}
+
+function parseUserOptions(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
+  const { values, positionals } = parseOptions(args, options, true) as { values: UserValues; positionals: string[] };
+  if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
+  if (positionals.length === 1 && values.username !== undefined) throw new UsageError('give the username once, not also as --username');
+  return { values, username: positionals[0] ?? values.username };
+}
+
+async function create(args: string[], io: CliIo): Promise<number> {
+  const { values, username: given } = parseUserOptions(args, CREATE_OPTIONS);
+  if (values.help) return (io.stdout(HELP), 0);
+  const username = checkUsername(required(given, 'username'));
+  const profile = profileFromOptions(values);
+  const password = await readPassword(io, values.password, `password for ${username}: `);
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const user = await inWords(() => createUser(deps, username, password, profile));
+    if (values.json) printJson(io, userJson(user));
+    else io.stdout(`created user ${user.username} (id ${user.id}, subject ${user.subject})\n${claimLines(user)}`);
+    return 0;
+  });
+}
+
+async function list(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, { search: { type: 'string' } });
+  if (values.help) return (io.stdout(HELP), 0);
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const users = values.search === undefined ? await listUsers(deps) : await searchUsers(deps, values.search);
+    if (values.json) printJson(io, users.map(userJson));
+    else if (users.length === 0)
+      io.stdout(values.search === undefined ? "no users (create one with 'users create')\n" : 'no user matches\n');
+    else
+      printTable(
+        io,
+        ['ID', 'USERNAME', 'EMAIL', 'STATE', 'CREATED AT'],
+        users.map((user) => [
+          String(user.id),
+          user.username,
+          user.email ?? '',
+          user.disabledAt ? 'disabled' : 'active',
+          user.createdAt.toISOString(),
+        ]),
+      );
+    return 0;
+  });
 }
 
 /**
- * The shared shape of the subcommands that act on one existing user: parse --username, open the database,
+ * The shared shape of the subcommands that act on one existing user: parse the username, open the database,
  * find the user (exit 2 when there is none), then run the action.
  */
 async function withNamedUser(
   args: string[],
   io: CliIo,
-  options: typeof USER_OPTIONS | typeof PASSWORD_OPTIONS,
-  action: (deps: OAuthDeps, user: UserRecord, values: NamedUserValues) => Promise<void>,
+  options: Record<string, { type: 'string' | 'boolean' }>,
+  action: (deps: OAuthDeps, user: UserRecord, values: UserValues) => Promise<void>,
 ): Promise<number> {
-  const { values } = parseOptions(args, options) as { values: NamedUserValues };
+  const { values, username: given } = parseUserOptions(args, options);
   if (values.help) return (io.stdout(HELP), 0);
-  const username = required(values.username, 'username');
+  const username = required(given, 'username');
   return withDatabase(configFrom(io, values.config), async (deps) => {
     await action(deps, await findUser(deps, username), values);
     return 0;
   });
 }
 
+function show(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, USER_OPTIONS, async (_deps, user, values) => {
+    if (values.json) printJson(io, userJson(user));
+    else io.stdout(`${user.username} (id ${user.id}, subject ${user.subject})${describeState(user)}\n${claimLines(user)}`);
+  });
+}
+
+function update(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, UPDATE_OPTIONS, async (deps, user, values) => {
+    const profile = profileFromOptions(values);
+    if (Object.keys(profile).length === 0) throw new UsageError("nothing to change: give claim options (see 'users --help')");
+    const updated = (await inWords(() => updateUserProfile(deps, user, profile))) ?? throwNoUser(user.username);
+    if (values.json) printJson(io, userJson(updated));
+    else io.stdout(`updated user ${updated.username}\n${claimLines(updated)}`);
+  });
+}
+
 function setPassword(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, PASSWORD_OPTIONS, async (deps, user, values) => {
     const password = await readPassword(io, values.password, `new password for ${user.username}: `);
-    if (!(await setUserPassword(deps, user.username, password))) throw noUser(user.username);
+    if (!(await setUserPassword(deps, user.username, password))) throwNoUser(user.username);
     if (values.json) printJson(io, { ...userJson(user), password_changed: true });
     else io.stdout(`changed the password of ${user.username}\n`);
+  });
+}
+
+function disable(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
+    const disabled = (await disableUser(deps, user)) ?? throwNoUser(user.username);
+    if (values.json) printJson(io, { ...userJson(disabled.user), revoked: disabled.revoked });
+    else io.stdout(`disabled user ${user.username} and revoked ${describe(disabled.revoked)}\n`);
+  });
+}
+
+function enable(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
+    const enabled = (await enableUser(deps, user)) ?? throwNoUser(user.username);
+    if (values.json) printJson(io, userJson(enabled));
+    else io.stdout(`enabled user ${user.username}: they can log in again\n`);
   });
 }
 
@@ -125,11 +195,23 @@ function revokeTokens(args: string[], io: CliIo): Promise<number> {
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 const describe = ({ tokens, grants }: RevokedAuthorizations) => `${plural(tokens, 'token')} and ${plural(grants, 'grant')}`;
+const describeState = (user: UserRecord) => (user.disabledAt ? `, disabled since ${user.disabledAt.toISOString()}` : '');
 
-async function findUser(deps: OAuthDeps, username: string): Promise<UserRecord> {
-  const user = await findUserByUsername(deps, username);
-  if (!user) throw noUser(username);
-  return user;
+/** The domain's refusals as one usage line (exit 2). */
+async function inWords<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof UserInvalid) throw new UsageError(error.messages.join('; '));
+    if (error instanceof UsernameTaken) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
-const noUser = (username: string) => new UsageError(`no user named ${username}`);
+async function findUser(deps: OAuthDeps, username: string): Promise<UserRecord> {
+  return (await findUserByUsername(deps, username)) ?? throwNoUser(username);
+}
+
+function throwNoUser(username: string): never {
+  throw new UsageError(`no user named ${username}`);
+}

@@ -26,9 +26,10 @@ export function userRepository(sql: SqlClient, prisma: PrismaClient): UserStore 
       return (await prisma.user.findMany({ orderBy: { id: 'asc' } })).map(toUser);
     },
     async search({ text, limit }) {
-      // PostgreSQL text cannot hold NUL: such a search matches nobody. Prisma escapes % and _ in `contains`.
+      // PostgreSQL text cannot hold NUL: such a search matches nobody.
       if (text.includes('\u0000')) return [];
-      const contains = { contains: text, mode: 'insensitive' } as const;
+      // Prisma's `contains` is ILIKE '%text%' without escaping: % and _ are matched literally only once escaped.
+      const contains = { contains: text.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' } as const;
       const where = text === '' ? {} : { OR: [{ username: contains }, { name: contains }, { email: contains }] };
       return (await prisma.user.findMany({ where, orderBy: { username: 'asc' }, take: limit })).map(toUser);
     },

@@ -22,7 +22,15 @@ describe(`oauth-service users (${backend})`, { timeout: 120_000 }, () => {
     const result = await cli.run(['users', 'create', '--username', 'alice', '--json'], 'correct horse battery\nignored second line\n');
     expect(result.code).toBe(0);
     const created = JSON.parse(result.stdout);
-    expect(created).toEqual({ id: expect.any(Number), username: 'alice', created_at: expect.any(String) });
+    expect(created).toEqual({
+      id: expect.any(Number),
+      username: 'alice',
+      subject: expect.any(String),
+      created_at: expect.any(String),
+      disabled_at: null,
+      profile_updated_at: expect.any(String),
+      claims: expect.objectContaining({ email: null, email_verified: false, address: null }),
+    });
     const user = await findUser('alice');
     expect(user!.passwordHash).toMatch(/^\$argon2id\$/);
     expect(await passwordWorks('alice', 'correct horse battery')).toBe(true);
