@@ -21,6 +21,7 @@ export const tokenResponseSchema = {
     refresh_token: { type: 'string' },
     scope: { type: 'string' },
     created_at: { type: 'integer' },
+    id_token: { type: 'string', description: 'OpenID Connect: when openid was granted (code exchange and refresh).' },
   },
   required: ['access_token', 'token_type', 'created_at'],
   additionalProperties: true,

@@ -10,11 +10,19 @@ import { issueAccessToken, type IssuedToken } from './token-issuer.js';
 export type AuthorizationResult =
   { responseType: 'code'; code: string; grant: AccessGrantRecord } | { responseType: 'token'; issued: IssuedToken };
 
+/** Who approves: the user, and the sign-in the ID token will describe (auth_time, sid). */
+export interface Approver {
+  id: number;
+  authTime: Date | null;
+  sessionId: string | null;
+}
+
 export async function approveAuthorization(
   deps: OAuthDeps,
   request: AuthorizationRequest,
-  resourceOwnerId: number,
+  approver: Approver,
 ): Promise<AuthorizationResult> {
+  const resourceOwnerId = approver.id;
   if (request.responseType === 'token') {
     return { responseType: 'token', issued: await issueImplicitToken(deps, request, resourceOwnerId) };
   }
@@ -31,6 +39,9 @@ export async function approveAuthorization(
     createdAt: deps.now(),
     codeChallenge: request.codeChallenge,
     codeChallengeMethod: request.codeChallengeMethod,
+    nonce: request.oidc.nonce,
+    authTime: approver.authTime,
+    sessionId: approver.sessionId,
   });
   return { responseType: 'code', code, grant };
 }

@@ -4,7 +4,10 @@
 export type ResponseType = 'code' | 'token';
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 
-/** Reference 2.1: the only keys an authorization request is made of; anything else is ignored. */
+/**
+ * Reference 2.1's keys, and OpenID Connect Core 3.1.2.1's (read only while openid.enabled): the only keys an
+ * authorization request is made of; anything else is ignored, as Core requires of unknown parameters.
+ */
 export const AUTHORIZATION_PARAMETER_NAMES = [
   'client_id',
   'redirect_uri',
@@ -14,6 +17,15 @@ export const AUTHORIZATION_PARAMETER_NAMES = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  'nonce',
+  'prompt',
+  'max_age',
+  'login_hint',
+  'id_token_hint',
+  'display',
+  'ui_locales',
+  'claims_locales',
+  'acr_values',
 ] as const;
 export type AuthorizationParameterName = (typeof AUTHORIZATION_PARAMETER_NAMES)[number];
 

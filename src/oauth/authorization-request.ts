@@ -2,6 +2,7 @@ import type { OAuthDeps } from './deps.js';
 import { AccessDenied, type OAuthError } from './errors.js';
 import { errorResponseMode, requestedScopes, responseModeOf, type AuthorizationContext } from './authorization-context.js';
 import { AUTHORIZATION_RULES, DENIAL_RULES, type AuthorizationRule } from './authorization-rules.js';
+import { openIdParameters, type OpenIdParameters } from './openid-request.js';
 import { isOutOfBand } from './redirect-uri.js';
 import { formatScopes } from './scopes.js';
 import type { ApplicationRecord } from './store.js';
@@ -20,6 +21,8 @@ export interface AuthorizationRequest {
   state: string | undefined;
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
+  /** OpenID Connect's parameters (all empty while openid.enabled is off). */
+  oidc: OpenIdParameters;
 }
 
 /** Where an error goes once client and redirect URI are verified (RFC 6749 section 4.1.2.1). */
@@ -58,6 +61,7 @@ export async function validateAuthorizationRequest(deps: OAuthDeps, parameters: 
       state: blankToUndefined(values.state),
       codeChallenge: values.code_challenge ? values.code_challenge : null,
       codeChallengeMethod: method,
+      oidc: openIdParameters(context),
     },
   };
 }
@@ -71,8 +75,20 @@ export async function validateDenial(deps: OAuthDeps, parameters: AuthorizationP
   return firstFailure(DENIAL_RULES, context) ?? { ok: false, rule: 'denied', error: new AccessDenied(), redirect: errorRedirect(context) };
 }
 
-/** The parameters that re-create a validated request: the consent form's hidden fields (reference 15.2). */
-export function authorizationRequestFields(request: AuthorizationRequest): Record<AuthorizationParameterName, string> {
+/** A validated request that cannot go on (OpenID Connect's prompt=none, a bad id_token_hint): the error goes to the client. */
+export function interactionFailure(request: AuthorizationRequest, error: OAuthError): AuthorizationFailure {
+  const redirect = isOutOfBand(request.redirectUri)
+    ? null
+    : { redirectUri: request.redirectUri, responseMode: request.responseMode, state: request.state };
+  return { ok: false, rule: 'interaction', error, redirect };
+}
+
+/**
+ * The parameters that re-create a validated request: the consent form's hidden fields (reference 15.2). Of
+ * OpenID Connect's, only the nonce matters once the user is at the consent page (prompt, max_age and the hints
+ * were about getting there).
+ */
+export function authorizationRequestFields(request: AuthorizationRequest): Partial<Record<AuthorizationParameterName, string>> {
   return {
     client_id: request.application.uid,
     redirect_uri: request.redirectUri,
@@ -82,6 +98,7 @@ export function authorizationRequestFields(request: AuthorizationRequest): Recor
     scope: formatScopes(request.scopes),
     code_challenge: request.codeChallenge ?? '',
     code_challenge_method: request.codeChallengeMethod ?? '',
+    ...(request.oidc.nonce !== null && { nonce: request.oidc.nonce }),
   };
 }
 

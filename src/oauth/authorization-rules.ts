@@ -21,6 +21,7 @@ import {
 } from './errors.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { isOutOfBand, matchesRegisteredUri } from './redirect-uri.js';
+import { OPENID_RULES } from './openid-request.js';
 import { allScopesAllowed, isWellFormedScopeParam } from './scopes.js';
 
 // The authorization endpoint's checks as an ordered table of named rules (STYLE 7): reference 4.2's order with
@@ -190,6 +191,7 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   codeChallengeMethodPresent,
   codeChallengeMethodSupported,
   codeChallengeWellFormed,
+  ...OPENID_RULES,
 ];
 
 export const DENIAL_RULES: readonly AuthorizationRule[] = [

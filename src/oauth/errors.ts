@@ -90,6 +90,25 @@ export class AccessDenied extends OAuthError {
   }
 }
 
+// OpenID Connect Core 3.1.2.6: prompt=none asked for an answer without any page, and one is needed.
+export class LoginRequired extends OAuthError {
+  constructor() {
+    super('login_required', 400, 'The authorization server requires end-user authentication.');
+  }
+}
+
+export class ConsentRequired extends OAuthError {
+  constructor() {
+    super('consent_required', 400, 'The authorization server requires end-user consent.');
+  }
+}
+
+export class InteractionRequired extends OAuthError {
+  constructor() {
+    super('interaction_required', 400, 'The authorization server requires end-user interaction of some form to proceed.');
+  }
+}
+
 export class InvalidScope extends OAuthError {
   constructor() {
     super('invalid_scope', 400, 'The requested scope is invalid, unknown, or malformed.');

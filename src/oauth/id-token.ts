@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SigningAlgorithm } from './signing-keys.js';
 
 // The claims of an ID token (OpenID Connect Core 1.0 sections 2, 3.1.3.6 and 3.3.2.11), built from what the
-// code exchange or a refresh knows; the signer (token-signer.ts) turns them into a JWS. Not wired yet: the
-// code exchange will call it once nonce and auth_time travel with the code (issue 16).
+// code exchange or a refresh knows; id-token-issuer.ts signs them (token-signer.ts).
 
 export interface IdTokenInput {
   issuer: string;

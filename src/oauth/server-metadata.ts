@@ -1,8 +1,12 @@
 import type { Config } from '../config/types.js';
+import { SIGNING_ALGORITHMS } from './signing-keys.js';
+import { CLAIMS_SUPPORTED } from './userinfo.js';
 
 /**
- * RFC 8414 section 2: what this server supports, derived from the config so it never claims more than it
- * does. The issuer is baseUrl, the same value as the RFC 9207 `iss` of authorization responses.
+ * What this server supports, derived from the config so it never claims more than it does: the RFC 8414
+ * section 2 document, and with OpenID Connect on, the OpenID Connect Discovery 1.0 section 3 fields too (the
+ * same document serves /.well-known/openid-configuration). The issuer is baseUrl, the same value as the RFC
+ * 9207 `iss` of authorization responses and the `iss` of ID tokens.
  */
 export function authorizationServerMetadata(config: Readonly<Config>): Record<string, unknown> {
   const base = config.baseUrl.replace(/\/+$/, '');
@@ -27,8 +31,30 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     ...(config.introspection.enabled && { introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'bearer'] }),
     ...(redirectFlows && { code_challenge_methods_supported: [...config.pkce.methods] }),
     authorization_response_iss_parameter_supported: redirectFlows,
+    ...(config.openid.enabled && openIdProviderFields(base)),
   };
 }
+
+// Discovery 1.0 section 3. Every signing algorithm is offered: a client that registers ES256 or EdDSA gets a key
+// of it made on first use. Fields whose default would claim support we lack are stated as false.
+function openIdProviderFields(base: string): Record<string, unknown> {
+  return {
+    userinfo_endpoint: `${base}/oauth/userinfo`,
+    end_session_endpoint: `${base}/oauth/end_session`,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
+    userinfo_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
+    claims_supported: [...CLAIMS_SUPPORTED, ...ID_TOKEN_CLAIMS],
+    claim_types_supported: ['normal'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    display_values_supported: ['page', 'popup', 'touch', 'wap'],
+  };
+}
+
+const ID_TOKEN_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'sid', 'amr'];
 
 function responseModes(flows: readonly string[]): string[] {
   const modes = new Set<string>();

@@ -17,14 +17,15 @@ import type { Stores } from './store.js';
 
 export interface SigningKeyDeps {
   stores: Pick<Stores, 'signingKeys'>;
-  config: Readonly<Pick<Config, 'keys' | 'accessTokenExpiresIn'>>;
+  config: Readonly<Pick<Config, 'keys' | 'accessTokenExpiresIn' | 'openid'>>;
   now: () => Date;
 }
 
-/** What the lifecycle needs from the config: anything a key signs lives at most as long as an access token. */
+/** What the lifecycle needs from the config: anything a key signs lives at most as long as an access or ID token. */
 export function signingKeySettings(config: SigningKeyDeps['config']): SigningKeySettings {
   const { publishAheadSeconds, rotateAfterDays } = config.keys;
-  return { publishAheadSeconds, rotateAfterDays, maxTokenLifetimeSeconds: Math.max(config.accessTokenExpiresIn ?? 0, 3600) };
+  const longest = Math.max(config.accessTokenExpiresIn ?? 0, config.openid.idTokenExpiresIn, 3600);
+  return { publishAheadSeconds, rotateAfterDays, maxTokenLifetimeSeconds: longest };
 }
 
 /** The algorithms kept signing-ready: the configured ones, RS256 always (OpenID Connect's default). */

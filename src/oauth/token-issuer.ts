@@ -19,6 +19,9 @@ export interface TokenRequest {
   previousRefreshToken?: string;
   /** Refresh keeps the rotated token's lifetime (reference 5.3); default from config. */
   expiresIn?: number | null;
+  /** The sign-in the token descends from (OpenID Connect), repeated by the ID tokens of its refreshes. */
+  authTime?: Date | null;
+  sessionId?: string | null;
 }
 
 /** A token as just created: the record plus the plain values, which exist only in this response. */
@@ -53,6 +56,8 @@ export function mintAccessToken(deps: OAuthDeps, request: TokenRequest): MintedT
     previousRefreshToken: request.previousRefreshToken ?? '',
     accessGrantId: request.accessGrantId ?? null,
     refreshFamily: refreshToken === null ? null : (request.refreshFamily ?? randomBytes(16).toString('hex')),
+    authTime: request.authTime ?? null,
+    sessionId: request.sessionId ?? null,
   };
   return { input, accessToken, refreshToken };
 }

@@ -20,7 +20,12 @@ const INSERTED = insertedFields(Prisma.OauthAccessGrantScalarFieldEnum, ['id', '
 const INSERT = `INSERT INTO oauth_access_grants (${INSERTED.map(columnOf).join(', ')})
   VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${COLUMNS}`;
 const insertValues = (grant: NewAccessGrant) => {
-  const columns: Record<string, unknown> = { ...grant, scopes: grant.scopes.join(' '), createdAt: timestamp(grant.createdAt) };
+  const columns: Record<string, unknown> = {
+    ...grant,
+    scopes: grant.scopes.join(' '),
+    createdAt: timestamp(grant.createdAt),
+    authTime: grant.authTime ? timestamp(grant.authTime) : null,
+  };
   return INSERTED.map((field) => columns[field] ?? null);
 };
 

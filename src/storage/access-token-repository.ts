@@ -36,6 +36,7 @@ function insertValues(input: NewAccessToken): unknown[] {
     ...input,
     scopes: input.scopes.join(' '),
     createdAt: timestamp(input.createdAt),
+    authTime: input.authTime ? timestamp(input.authTime) : null,
     previousRefreshToken: input.previousRefreshToken ?? '',
   };
   return INSERTED.map((field) => columns[field] ?? null);

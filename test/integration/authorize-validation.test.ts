@@ -5,6 +5,7 @@ import { OOB_URI } from '../../src/oauth/redirect-uri.js';
 import { s256Challenge } from '../../src/oauth/pkce.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
@@ -302,6 +303,69 @@ describe(`pkce.required "all" with plain enabled (${backend})`, () => {
   });
 });
 
+describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
+  let server: TestServer;
+  let agent: UserAgent;
+  let client: ApplicationRecord;
+  beforeAll(async () => {
+    server = await openIdServer();
+    await createUser(server.deps, 'alice');
+    client = (await createClient(server.deps)).application;
+    agent = await signedIn(server.app, 'alice');
+  });
+  afterAll(() => server.close());
+
+  const get = (overrides: Record<string, string>) =>
+    agent.request({
+      method: 'GET',
+      url: authorizeUrl({
+        client_id: client.uid,
+        redirect_uri: CALLBACK,
+        response_type: 'code',
+        scope: 'openid',
+        state: 's',
+        ...overrides,
+      }),
+    });
+
+  ruleTest('prompt_valid', 'an unknown prompt value, or none with another, is invalid_request, redirected', async () => {
+    expectRedirect(
+      await get({ prompt: 'bogus' }),
+      'invalid_request',
+      'The prompt parameter must be made of none, login, consent, select_account.',
+    );
+    expectRedirect(await get({ prompt: 'none login' }), 'invalid_request', 'The prompt value none cannot be combined with other values.');
+    expect((await get({ prompt: 'login consent' })).statusCode).toBe(302);
+  });
+
+  ruleTest('max_age_valid', 'a max_age that is not a number of seconds is invalid_request', async () => {
+    const description = 'The max_age parameter must be a non-negative whole number of seconds.';
+    for (const maxAge of ['-1', 'ten', '1.5']) expectRedirect(await get({ max_age: maxAge }), 'invalid_request', description);
+    expect((await get({ max_age: '3600' })).statusCode).toBe(200);
+  });
+
+  ruleTest('nonce_valid', 'a nonce longer than 512 characters is invalid_request', async () => {
+    expectRedirect(await get({ nonce: 'n'.repeat(513) }), 'invalid_request', 'The nonce parameter must be at most 512 characters.');
+    expect((await get({ nonce: 'n'.repeat(512) })).statusCode).toBe(200);
+  });
+
+  it('with openid.enabled false the OpenID parameters are unknown, hence ignored (Core 3.1.2.1 of any other server)', async () => {
+    const plain = await buildTestServer();
+    try {
+      await createUser(plain.deps, 'bob');
+      const bob = await signedIn(plain.app, 'bob');
+      const app = (await createClient(plain.deps)).application;
+      const response = await bob.request({
+        method: 'GET',
+        url: authorizeUrl({ client_id: app.uid, redirect_uri: CALLBACK, response_type: 'code', prompt: 'bogus', max_age: 'x' }),
+      });
+      expect(response.statusCode).toBe(200);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
 describe('the rule table', () => {
   it('every rule of the authorization and denial tables has a test by name here', () => {
     const names = new Set([...AUTHORIZATION_RULES, ...DENIAL_RULES].map((rule) => rule.name));
@@ -324,6 +388,9 @@ describe('the rule table', () => {
       'code_challenge_method_present',
       'code_challenge_method_supported',
       'code_challenge_well_formed',
+      'prompt_valid',
+      'max_age_valid',
+      'nonce_valid',
     ]);
     expect(AUTHORIZATION_RULES.filter((rule) => !rule.redirectable).map((rule) => rule.name)).toEqual([
       'client_id_present',

@@ -144,7 +144,7 @@ describe(`/login and /logout (${backend})`, () => {
 
   it('returns to the page that required the login', async () => {
     const agent = userAgent(server.app);
-    const page = '/oauth/authorize?client_id=abc&response_type=code&state=x%20y';
+    const page = '/oauth/authorized_applications?tab=x%20y';
     const first = await agent.request({ method: 'GET', url: page });
     expect(first.statusCode).toBe(302);
     expect(first.headers.location).toBe('/login');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuthorizationRequest } from '../../src/oauth/authorization-request.js';
 import { authorizationIssuer, errorDelivery, successDelivery } from '../../src/oauth/authorization-response.js';
 import { AccessDenied, InvalidRedirectUri } from '../../src/oauth/errors.js';
+import { NO_OPENID_PARAMETERS } from '../../src/oauth/openid-request.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../../src/oauth/store.js';
 
 const ISSUER = 'https://auth.example.com';
@@ -16,6 +17,7 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   state: 'st',
   codeChallenge: null,
   codeChallengeMethod: null,
+  oidc: NO_OPENID_PARAMETERS,
   ...overrides,
 });
 const codeResult = { responseType: 'code' as const, code: 'CODE', grant: {} as AccessGrantRecord };

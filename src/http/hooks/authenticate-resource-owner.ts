@@ -5,10 +5,16 @@ import { Unauthorized } from '../../oauth/errors.js';
 import { noStore } from '../no-store.js';
 import { renderError } from './end-user-pages.js';
 
-/** The logged-in end user, as the pages need it. */
+/** The logged-in end user, as the pages and the authorization need it. */
 export interface SignedInUser {
   id: number;
   username: string;
+  /** The OpenID Connect sub. */
+  subject: string;
+  /** When they signed in; null for sessions older than this field. */
+  authTime: Date | null;
+  /** The login session's id (the sid claim); null for sessions older than this field. */
+  sessionId: string | null;
 }
 
 declare module 'fastify' {
@@ -39,20 +45,41 @@ export function isSafeReturnPath(path: unknown): path is string {
  */
 export function authenticateResourceOwner(deps: OAuthDeps): preHandlerAsyncHookHandler {
   return async function authenticateResourceOwner(request: FastifyRequest, reply: FastifyReply) {
-    const userId = request.session.get('userId');
-    const user = typeof userId === 'number' ? await findUser(deps, userId) : null;
-    if (user) {
-      request.resourceOwner = { id: user.id, username: user.username };
+    const owner = await sessionUser(deps, request);
+    if (owner) {
+      request.resourceOwner = owner;
       return;
     }
-    // A user deleted since logging in is logged out.
-    if (userId !== undefined) request.session.set('userId', undefined);
-    if (request.method === 'GET' || request.method === 'HEAD') {
-      if (isSafeReturnPath(request.url)) request.session.set('returnTo', request.url);
-      return noStore(reply, { pragma: false }).redirect('/login', 302);
-    }
+    if (request.method === 'GET' || request.method === 'HEAD') return redirectToLogin(request, reply, request.url);
     return renderError(reply, new Unauthorized('You need to log in first.'), { href: '/login', text: 'Log in' });
   };
+}
+
+/**
+ * The session's user, or null. A user deleted or disabled since logging in is logged out: a disabled user's
+ * session must not approve anything (OpenID Connect prompt=none then answers login_required).
+ */
+export async function sessionUser(deps: OAuthDeps, request: FastifyRequest): Promise<SignedInUser | null> {
+  const userId = request.session.get('userId');
+  const user = typeof userId === 'number' ? await findUser(deps, userId) : null;
+  if (user && user.disabledAt === null) {
+    const authTime = request.session.get('authTime');
+    return {
+      id: user.id,
+      username: user.username,
+      subject: user.subject,
+      authTime: typeof authTime === 'number' ? new Date(authTime * 1000) : null,
+      sessionId: request.session.get('sid') ?? null,
+    };
+  }
+  if (userId !== undefined) request.session.set('userId', undefined);
+  return null;
+}
+
+/** To /login, which comes back to `returnTo` (a path on this server) once the user has signed in. */
+export function redirectToLogin(request: FastifyRequest, reply: FastifyReply, returnTo: string): FastifyReply {
+  if (isSafeReturnPath(returnTo)) request.session.set('returnTo', returnTo);
+  return noStore(reply, { pragma: false }).redirect('/login', 302);
 }
 
 /** The user set by authenticateResourceOwner; routes without that hook have none. */

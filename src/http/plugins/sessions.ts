@@ -14,6 +14,14 @@ export interface SessionOptions {
 declare module '@fastify/secure-session' {
   interface SessionData {
     userId: number;
+    /** When the user signed in, epoch seconds (OpenID Connect auth_time, max_age). */
+    authTime: number;
+    /** The login session's id: the sid claim of ID tokens, and what end_session ends. */
+    sid: string;
+    /** Set by prompt=login, max_age or an id_token_hint for someone else: /login asks again despite a session. */
+    reauthenticate: boolean;
+    /** OpenID Connect login_hint: pre-fills the login form. */
+    loginHint: string;
     /** Where to go back after logging in. */
     returnTo: string;
     _csrf: string;

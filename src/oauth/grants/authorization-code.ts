@@ -60,10 +60,12 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
           grantType: 'authorization_code',
           withRefreshToken,
           accessGrantId: grant.id,
+          authTime: grant.authTime,
+          sessionId: grant.sessionId,
         },
         stores,
       ));
-    return { issued, application };
+    return { issued, application, nonce: grant.nonce };
   });
   if (result) return result;
   // Lost the race to a concurrent exchange of the same code: that is a replay too (RFC 6749 section 4.1.2),

@@ -15,6 +15,8 @@ export interface GrantRequest {
 export interface GrantResult {
   issued: IssuedToken;
   application: ApplicationRecord | null;
+  /** The authorization request's nonce (code exchange), for the ID token. */
+  nonce?: string | null;
 }
 
 /** One grant type of RFC 6749 section 4/6: validate in order, then issue. Throws OAuthError subclasses. */

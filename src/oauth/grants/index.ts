@@ -3,6 +3,7 @@ import type { OAuthDeps } from '../deps.js';
 import { UnsupportedGrantType } from '../errors.js';
 import type { TokenResponseBody } from '../hooks.js';
 import { requireParameter } from '../request-parameters.js';
+import { idTokenFor } from '../id-token-issuer.js';
 import { tokenResponseBody } from '../token-issuer.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
@@ -18,6 +19,9 @@ export const GRANT_HANDLERS: Partial<Record<GrantFlow, GrantHandler>> = {
   refresh_token: refreshTokenGrant,
 };
 
+// OpenID Connect Core 3.1.3.3 and 12.2: the code flow's token response, and a refresh of its tokens.
+const ID_TOKEN_GRANTS = new Set(['authorization_code', 'refresh_token']);
+
 /** The grant types POST /oauth/token accepts under this config. */
 export function enabledGrantTypes(deps: Pick<OAuthDeps, 'config'>): GrantFlow[] {
   return deps.config.grantFlows.filter((flow) => GRANT_HANDLERS[flow] !== undefined);
@@ -28,8 +32,9 @@ export async function handleTokenRequest(deps: OAuthDeps, request: GrantRequest)
   const grantType = requireParameter(request.parameters, 'grant_type');
   const handler = enabledGrantTypes(deps).includes(grantType as GrantFlow) ? GRANT_HANDLERS[grantType as GrantFlow] : undefined;
   if (!handler) throw new UnsupportedGrantType();
-  const { issued, application } = await handler(deps, request);
-  const body = tokenResponseBody(issued, deps.now());
+  const { issued, application, nonce } = await handler(deps, request);
+  const idToken = ID_TOKEN_GRANTS.has(grantType) ? await idTokenFor(deps, { application, issued, nonce: nonce ?? null }) : null;
+  const body = { ...tokenResponseBody(issued, deps.now()), ...(idToken !== null && { id_token: idToken }) };
   const hook = deps.hooks.beforeTokenResponse;
   if (!hook) return body;
   const changed = await hook(body, { grantType, application, token: issued.record });

@@ -85,6 +85,8 @@ function successorRequest(token: AccessTokenRecord, application: ApplicationReco
     previousRefreshToken: token.refreshToken ?? '',
     // Reference 5.3: the new token keeps the lifetime of the one it replaces.
     expiresIn: token.expiresIn,
+    authTime: token.authTime,
+    sessionId: token.sessionId,
   };
 }
 

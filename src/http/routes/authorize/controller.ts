@@ -3,19 +3,32 @@ import { approveAuthorization, consentMayBeSkipped } from '../../../oauth/author
 import { readAuthorizationParameters } from '../../../oauth/authorization-parameters.js';
 import {
   validateAuthorizationRequest,
+  interactionFailure,
   validateDenial,
   type AuthorizationFailure,
   type AuthorizationRequest,
 } from '../../../oauth/authorization-request.js';
 import { authorizationIssuer, errorDelivery, successDelivery } from '../../../oauth/authorization-response.js';
+import { nextInteraction } from '../../../oauth/authorization-interaction.js';
 import { InvalidRequest } from '../../../oauth/errors.js';
-import { currentResourceOwner, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+import { currentResourceOwner, redirectToLogin, sessionUser, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
 import { consentModel } from './consent-view.js';
 import { sendDelivery } from './deliver.js';
 import { Controller } from '../../controllers/controller.js';
 
 type RedirectStatus = 302 | 303;
+
+/** The authorization URL to come back to after a sign-in, without what asked for that sign-in. */
+function afterSignIn(url: string): string {
+  const parsed = new URL(url, 'http://localhost');
+  const prompts = (parsed.searchParams.get('prompt') ?? '').split(' ').filter((prompt) => prompt !== '' && prompt !== 'login');
+  if (prompts.length > 0) parsed.searchParams.set('prompt', prompts.join(' '));
+  else parsed.searchParams.delete('prompt');
+  parsed.searchParams.delete('max_age');
+  parsed.searchParams.delete('id_token_hint');
+  return parsed.pathname + parsed.search;
+}
 
 /**
  * Controller key `authorizations` (SPEC 3.5, reference 4): `new` (GET /oauth/authorize: the consent page, or
@@ -26,12 +39,20 @@ type RedirectStatus = 302 | 303;
 export class AuthorizationsController extends Controller {
   protected readonly issuer = authorizationIssuer(this.deps.config.baseUrl);
 
+  // The request is validated before anyone signs in: OpenID Connect's prompt=none must answer without a page.
   async new(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const validation = await validateAuthorizationRequest(this.deps, readAuthorizationParameters(request.query));
     if (!validation.ok) return this.refuse(request, reply, validation, 302);
-    const owner = currentResourceOwner(request);
-    if (await this.skipAuthorization(validation.request, owner)) return this.approve(request, reply, validation.request, 302);
-    return renderPage(request, reply, 'consent.eta', { ...consentModel(this.deps, validation.request, owner, reply.generateCsrf()) });
+    const authorization = validation.request;
+    const owner = await sessionUser(this.deps, request);
+    const interaction = await nextInteraction(this.deps, authorization, owner, () =>
+      owner ? this.skipAuthorization(authorization, owner) : Promise.resolve(false),
+    );
+    if (interaction.next === 'error') return this.refuse(request, reply, interactionFailure(authorization, interaction.error), 302);
+    if (interaction.next === 'login' || !owner) return this.signIn(request, reply, authorization, owner !== null);
+    request.resourceOwner = owner;
+    if (interaction.next === 'approve') return this.approve(request, reply, authorization, 302);
+    return renderPage(request, reply, 'consent.eta', { ...consentModel(this.deps, authorization, owner, reply.generateCsrf()) });
   }
 
   async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -61,6 +82,16 @@ export class AuthorizationsController extends Controller {
     return consentMayBeSkipped(this.deps, authorization, owner.id);
   }
 
+  /**
+   * To /login and back. Coming back must not ask again: the way back drops prompt=login, max_age and
+   * id_token_hint, which the sign-in has just satisfied (or, for a hint, replaced by whoever signed in).
+   */
+  protected signIn(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, signedIn: boolean): FastifyReply {
+    request.session.set('reauthenticate', signedIn ? true : undefined);
+    request.session.set('loginHint', authorization.oidc.loginHint ?? undefined);
+    return redirectToLogin(request, reply, afterSignIn(request.url));
+  }
+
   protected refuse(request: FastifyRequest, reply: FastifyReply, failure: AuthorizationFailure, status: RedirectStatus): FastifyReply {
     const redirected = failure.redirect !== null;
     request.log.info(
@@ -76,7 +107,7 @@ export class AuthorizationsController extends Controller {
     authorization: AuthorizationRequest,
     status: RedirectStatus,
   ): Promise<FastifyReply> {
-    const result = await approveAuthorization(this.deps, authorization, currentResourceOwner(request).id);
+    const result = await approveAuthorization(this.deps, authorization, currentResourceOwner(request));
     const code = result.responseType === 'code';
     if (!code) this.services.metrics.tokensIssued('implicit');
     request.log.info(

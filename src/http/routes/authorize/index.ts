@@ -21,6 +21,11 @@ const parametersSchema = {
     state: anyValue('Opaque value returned to the client.'),
     code_challenge: anyValue('PKCE challenge (RFC 7636).'),
     code_challenge_method: anyValue('S256, or plain when enabled.'),
+    nonce: anyValue('OpenID Connect: echoed in the ID token.'),
+    prompt: anyValue('OpenID Connect: none, login, consent (space-separated).'),
+    max_age: anyValue('OpenID Connect: seconds since the last sign-in beyond which the user signs in again.'),
+    login_hint: anyValue('OpenID Connect: pre-fills the login form.'),
+    id_token_hint: anyValue('OpenID Connect: an ID token of this server naming the expected user.'),
     _csrf: anyValue('POST and DELETE: the CSRF token of the consent form.'),
     _method: anyValue('POST: "delete" makes it a denial (HTML forms cannot send DELETE).'),
   },
@@ -43,11 +48,10 @@ export const authorizeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { d
     reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(formPostScript),
   );
 
-  // HEAD is not served: with consent skipped, a GET issues a code.
-  app.get(
-    '/oauth/authorize',
-    { schema: { querystring: parametersSchema }, exposeHeadRoute: false, preHandler: authenticate },
-    (request, reply) => controller.new(request, reply),
+  // HEAD is not served: with consent skipped, a GET issues a code. The action signs the user in itself, after
+  // validating the request (OpenID Connect prompt=none errors need no page).
+  app.get('/oauth/authorize', { schema: { querystring: parametersSchema }, exposeHeadRoute: false }, (request, reply) =>
+    controller.new(request, reply),
   );
 
   // HTML forms can only POST: the consent page's Deny button posts _method=delete.

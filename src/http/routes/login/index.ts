@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from '../../hooks/authenticate-resource-owner.js';
@@ -33,13 +34,13 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
   const loginPage = (request: FastifyRequest, reply: FastifyReply, model: { username?: string; error?: string } = {}) =>
     renderPage(request, reply, 'login.eta', {
       title: 'Sign in',
-      username: model.username ?? '',
+      username: model.username ?? request.session.get('loginHint') ?? '',
       error: model.error,
       csrfToken: reply.generateCsrf(),
     });
 
   app.get('/login', async (request, reply) => {
-    if (request.session.get('userId') !== undefined) {
+    if (request.session.get('userId') !== undefined && request.session.get('reauthenticate') !== true) {
       const returnTo = afterLogin(request);
       request.session.set('returnTo', undefined);
       return reply.redirect(returnTo, 303);
@@ -70,6 +71,8 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     // A new session on login: nothing set before it (the CSRF secret included) outlives the change of user.
     request.session.regenerate();
     request.session.set('userId', user.id);
+    request.session.set('authTime', Math.floor(deps.now().getTime() / 1000));
+    request.session.set('sid', randomBytes(16).toString('base64url'));
     request.log.info({ event: 'login.succeeded', userId: user.id }, 'login succeeded');
     return reply.redirect(returnTo, 303);
   });

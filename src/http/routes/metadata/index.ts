@@ -9,10 +9,16 @@ const metadataSchema = {
   additionalProperties: true,
 } as const;
 
-/** GET /.well-known/oauth-authorization-server (RFC 8414 section 3). */
+/**
+ * GET /.well-known/oauth-authorization-server (RFC 8414 section 3) and, with OpenID Connect on,
+ * /.well-known/openid-configuration (Discovery 1.0 section 4): one document, built once.
+ */
 export const metadataRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   const metadata = authorizationServerMetadata(deps.config);
-  app.get('/.well-known/oauth-authorization-server', { schema: { response: { 200: metadataSchema } } }, async (_request, reply) =>
-    reply.header('cache-control', 'public, max-age=3600').send(metadata),
-  );
+  const paths = ['/.well-known/oauth-authorization-server', ...(deps.config.openid.enabled ? ['/.well-known/openid-configuration'] : [])];
+  for (const path of paths) {
+    app.get(path, { schema: { response: { 200: metadataSchema } } }, async (_request, reply) =>
+      reply.header('cache-control', 'public, max-age=3600').send(metadata),
+    );
+  }
 };
