@@ -14,6 +14,9 @@ export function applicationJson(application: ApplicationRecord, secret?: string 
     redirect_uri: application.redirectUris.join('\n'),
     scopes: application.scopes,
     confidential: application.confidential,
+    post_logout_redirect_uris: application.postLogoutRedirectUris,
+    id_token_signed_response_alg: application.idTokenSignedResponseAlg,
+    userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
     created_at: application.createdAt.toISOString(),
     updated_at: application.updatedAt.toISOString(),
   };
@@ -32,9 +35,16 @@ function details(application: ApplicationRecord): string[] {
     `  redirect URIs:  ${application.redirectUris.join('\n                  ') || '(none)'}`,
     `  scopes:         ${application.scopes.join(' ') || '(the server defaults)'}`,
     `  type:           ${application.confidential ? 'confidential' : 'public client (no secret; PKCE required)'}`,
+    // OpenID Connect: where logout may return to, how ID tokens are signed, what UserInfo answers.
+    `  logout URIs:    ${application.postLogoutRedirectUris.join('\n                  ') || '(none)'}`,
+    `  ID token alg:   ${application.idTokenSignedResponseAlg ?? 'RS256 (the default)'}`,
+    `  UserInfo:       ${userinfoResponse(application)}`,
     `  created at:     ${application.createdAt.toISOString()}`,
   ];
 }
+
+const userinfoResponse = ({ userinfoSignedResponseAlg: alg }: ApplicationRecord) =>
+  alg === null ? 'plain JSON (the default)' : `signed JWT, ${alg}`;
 
 /** After create, rotate-secret or update: the application and, when there is one, the new plain secret. */
 export function printChanged(

@@ -21,15 +21,23 @@ import { onePositional, required, runSubcommand } from './subcommands.js';
 const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
   create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
+         [OpenID Connect options]
       Registers an application and prints its uid and secret; the secret is shown only this once.
       --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
   list                      every application (never a secret)
   show <uid|id>             one application
   update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
+         [OpenID Connect options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
   rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
+
+OpenID Connect options (they apply once config openid.enabled is true; an empty value "" clears one):
+  --post-logout-redirect-uri U [--post-logout-redirect-uri U2 ...]
+      where logout may send the user back to (exact match; the same rules as --redirect-uri)
+  --id-token-signed-response-alg RS256|ES256|EdDSA     how ID tokens are signed ("": RS256, the default)
+  --userinfo-signed-response-alg RS256|ES256|EdDSA     UserInfo as a signed JWT ("": plain JSON, the default)
 `;
 
 const FIELD_OPTIONS = {
@@ -37,7 +45,23 @@ const FIELD_OPTIONS = {
   'redirect-uri': { type: 'string', multiple: true },
   scopes: { type: 'string' },
   public: { type: 'boolean' },
+  'post-logout-redirect-uri': { type: 'string', multiple: true },
+  'id-token-signed-response-alg': { type: 'string' },
+  'userinfo-signed-response-alg': { type: 'string' },
 } as const;
+
+/** The OpenID Connect settings among the options; one not given stays undefined (create: none; update: unchanged). */
+function openIdSettings(values: {
+  'post-logout-redirect-uri'?: string[] | undefined;
+  'id-token-signed-response-alg'?: string | undefined;
+  'userinfo-signed-response-alg'?: string | undefined;
+}) {
+  return {
+    postLogoutRedirectUri: values['post-logout-redirect-uri']?.join('\n'),
+    idTokenSignedResponseAlg: values['id-token-signed-response-alg'],
+    userinfoSignedResponseAlg: values['userinfo-signed-response-alg'],
+  };
+}
 
 export function runAppsCommand(args: string[], io: CliIo): Promise<number> {
   return runSubcommand('apps', HELP, { create, list, show, update, delete: remove, 'rotate-secret': rotateSecret }, args, io);
@@ -51,6 +75,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
     redirectUri: (values['redirect-uri'] ?? []).join('\n'),
     scopes: values.scopes ?? '',
     confidential: !values.public,
+    ...openIdSettings(values),
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const imported = { uid: values.uid, secret: values.secret };
@@ -87,9 +112,12 @@ async function update(args: string[], io: CliIo): Promise<number> {
   if (values.help) return (io.stdout(HELP), 0);
   const reference = onePositional(positionals, '<uid|id>');
   if (values.public && values.confidential) throw new UsageError('give --public or --confidential, not both');
-  const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential];
+  const settings = openIdSettings(values);
+  const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
-    throw new UsageError('nothing to update: give --name, --redirect-uri, --scopes, --public or --confidential');
+    throw new UsageError(
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg or --userinfo-signed-response-alg',
+    );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const current = await findApplication(deps, reference);
@@ -99,6 +127,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
       redirectUri: (values['redirect-uri'] ?? current.redirectUris).join('\n'),
       scopes: values.scopes ?? current.scopes.join(' '),
       confidential: values.public ? false : values.confidential ? true : current.confidential,
+      ...settings,
     };
     const updated = await domain(() => updateApplication(deps, current.id, fields));
     if (!updated) throw notFound(reference);
@@ -152,6 +181,9 @@ const OPTION_OF: Record<ApplicationField, string> = {
   scopes: 'scopes',
   uid: 'uid',
   secret: 'secret',
+  post_logout_redirect_uris: 'post-logout-redirect-uri',
+  id_token_signed_response_alg: 'id-token-signed-response-alg',
+  userinfo_signed_response_alg: 'userinfo-signed-response-alg',
 };
 
 /**

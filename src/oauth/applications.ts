@@ -1,11 +1,17 @@
+import {
+  openIdSettingsErrors,
+  storedOpenIdSettings,
+  type OpenIdSettingsField,
+  type OpenIdSettingsFields,
+} from './application-openid-settings.js';
 import type { OAuthDeps } from './deps.js';
 import { registrationErrors, splitRegisteredUris } from './redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from './scopes.js';
 import { generateClientId, generateSecret, storedForm } from './secrets.js';
 import type { ApplicationRecord } from './store.js';
 
-/** The admin form and JSON API fields (SPEC 3.6), and the CLI's options. */
-export interface ApplicationFields {
+/** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
+export interface ApplicationFields extends OpenIdSettingsFields {
   name: string;
   /** One URI per line (any whitespace separates). */
   redirectUri: string;
@@ -14,7 +20,7 @@ export interface ApplicationFields {
   confidential: boolean;
 }
 
-export type ApplicationField = 'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret';
+export type ApplicationField = 'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | OpenIdSettingsField;
 
 /** Validation problems: full English messages (reference 2.4), grouped by the field they belong to. */
 export type FieldErrors = Partial<Record<ApplicationField, string[]>>;
@@ -60,6 +66,7 @@ export function validateApplicationFields(fields: ApplicationFields, config: OAu
       add('scopes', "Scopes doesn't match those configured on the server.");
     }
   }
+  for (const [field, message] of openIdSettingsErrors(fields, { forceSsl: config.forceSslInRedirectUri })) add(field, message);
   return errors;
 }
 
@@ -131,6 +138,7 @@ function storedFields(fields: ApplicationFields) {
     redirectUris: splitRegisteredUris(fields.redirectUri),
     scopes: parseScopes(fields.scopes),
     confidential: fields.confidential,
+    ...storedOpenIdSettings(fields),
   };
 }
 

@@ -44,6 +44,8 @@ describe('admin pages in Chromium: /oauth/applications', () => {
     await page.getByLabel('Name').fill('Browser App');
     await page.getByLabel('Redirect URI').fill('https://browser.example/cb\nhttp://127.0.0.1:9000/cb');
     await page.getByLabel('Scopes').fill('read');
+    await page.getByLabel('Post-logout URIs').fill('https://browser.example/bye');
+    await page.getByLabel('ID token signing algorithm').selectOption('ES256');
     await screenshot(page, 'admin-applications-new');
     await page.getByRole('button', { name: 'Submit' }).click();
 
@@ -56,6 +58,9 @@ describe('admin pages in Chromium: /oauth/applications', () => {
     await expect(page.getByRole('link', { name: 'Authorize' }).first().getAttribute('href')).resolves.toContain(
       `client_id=${encodeURIComponent(uid)}`,
     );
+    await expect(page.locator('#post_logout_redirect_uris').innerText()).resolves.toBe('https://browser.example/bye');
+    await expect(page.locator('#id_token_signed_response_alg').innerText()).resolves.toBe('ES256');
+    await expect(page.locator('#userinfo_signed_response_alg').innerText()).resolves.toBe('Plain JSON (default)');
     await screenshot(page, 'admin-applications-show');
     await expect(tokenStatus(uid, secret)).resolves.toBe(200);
 

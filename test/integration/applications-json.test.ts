@@ -41,6 +41,9 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
       redirect_uri: 'https://a.example/cb\nhttps://b.example/cb',
       scopes: ['read', 'write'],
       confidential: true,
+      post_logout_redirect_uris: [],
+      id_token_signed_response_alg: null,
+      userinfo_signed_response_alg: null,
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });

@@ -1,3 +1,4 @@
+import type { SigningAlgorithm } from '../../../oauth/signing-keys.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 
 export interface ApplicationJson {
@@ -8,6 +9,9 @@ export interface ApplicationJson {
   redirect_uri: string;
   scopes: string[];
   confidential: boolean;
+  post_logout_redirect_uris: string[];
+  id_token_signed_response_alg: SigningAlgorithm | null;
+  userinfo_signed_response_alg: SigningAlgorithm | null;
   created_at: string;
   updated_at: string;
 }
@@ -26,6 +30,9 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     redirect_uri: application.redirectUris.join('\n'),
     scopes: application.scopes,
     confidential: application.confidential,
+    post_logout_redirect_uris: application.postLogoutRedirectUris,
+    id_token_signed_response_alg: application.idTokenSignedResponseAlg,
+    userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
     created_at: application.createdAt.toISOString(),
     updated_at: application.updatedAt.toISOString(),
   };

@@ -7,6 +7,9 @@ export interface ApplicationBody {
   redirect_uri?: string | string[];
   scopes?: string | string[];
   confidential?: boolean | string | string[];
+  post_logout_redirect_uris?: string | string[];
+  id_token_signed_response_alg?: string | null;
+  userinfo_signed_response_alg?: string | null;
   _csrf?: string;
   _method?: string;
 }
@@ -23,6 +26,10 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     redirectUri: joined(body?.redirect_uri, '\n') ?? current?.redirectUris.join('\n') ?? '',
     scopes: joined(body?.scopes, ' ') ?? current?.scopes.join(' ') ?? '',
     confidential: confidentialFrom(body?.confidential) ?? current?.confidential ?? true,
+    postLogoutRedirectUri: joined(body?.post_logout_redirect_uris, '\n') ?? current?.postLogoutRedirectUris.join('\n') ?? '',
+    // JSON's null and the form's empty option both mean the default (RS256; plain JSON for UserInfo).
+    idTokenSignedResponseAlg: algorithmFrom(body?.id_token_signed_response_alg) ?? current?.idTokenSignedResponseAlg ?? '',
+    userinfoSignedResponseAlg: algorithmFrom(body?.userinfo_signed_response_alg) ?? current?.userinfoSignedResponseAlg ?? '',
   };
 }
 
@@ -30,6 +37,8 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
 export function fieldsOf(application: ApplicationRecord): ApplicationFields {
   return fieldsFromBody(undefined, application);
 }
+
+const algorithmFrom = (value: string | null | undefined): string | undefined => (value === null ? '' : value);
 
 function joined(value: string | string[] | undefined, separator: string): string | undefined {
   return Array.isArray(value) ? value.join(separator) : value;

@@ -2,6 +2,9 @@
 // and the JSON API alike. HTML pages are strings and skip serialization; JSON bodies are serialized through
 // these schemas, so a field that is not listed here (such as a stored secret hash) can never be sent.
 
+const algorithmOrNull = (description: string) =>
+  ({ anyOf: [{ type: 'string', enum: ['RS256', 'ES256', 'EdDSA'] }, { type: 'null' }], description }) as const;
+
 export const applicationJsonSchema = {
   $id: 'adminApplication',
   type: 'object',
@@ -17,10 +20,29 @@ export const applicationJsonSchema = {
     redirect_uri: { type: 'string', description: 'Registered redirect URIs, one per line.' },
     scopes: { type: 'array', items: { type: 'string' } },
     confidential: { type: 'boolean' },
+    post_logout_redirect_uris: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Where RP-Initiated Logout may send the user back to (exact match); OpenID Connect only.',
+    },
+    id_token_signed_response_alg: algorithmOrNull('How ID tokens for this client are signed; null is RS256.'),
+    userinfo_signed_response_alg: algorithmOrNull('How UserInfo answers this client: null is plain JSON, an algorithm a signed JWT.'),
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
-  required: ['id', 'name', 'uid', 'redirect_uri', 'scopes', 'confidential', 'created_at', 'updated_at'],
+  required: [
+    'id',
+    'name',
+    'uid',
+    'redirect_uri',
+    'scopes',
+    'confidential',
+    'post_logout_redirect_uris',
+    'id_token_signed_response_alg',
+    'userinfo_signed_response_alg',
+    'created_at',
+    'updated_at',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -56,6 +78,8 @@ const csrfField = { type: 'string', description: 'CSRF token of the HTML form (o
 // anyOf rather than a list of types: Fastify's Ajv runs in strict mode, which rejects union types.
 const textOrList = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description });
 
+const stringOrNull = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'null' }], description }) as const;
+
 const applicationFields = {
   name: { type: 'string', description: 'Display name; required.' },
   redirect_uri: textOrList('Redirect URIs, one per line (a JSON array is joined with newlines).'),
@@ -64,6 +88,10 @@ const applicationFields = {
     anyOf: [{ type: 'boolean' }, { type: 'string' }, { type: 'array', items: { type: 'string' } }],
     description: 'JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins). Default true.',
   },
+  post_logout_redirect_uris: textOrList('Post-logout redirect URIs: a JSON array, or one per line.'),
+  // Any string: the domain names the algorithms it takes (422), which a schema enum (400) would not.
+  id_token_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA; null or "" for the default, RS256.'),
+  userinfo_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA for a signed UserInfo; null or "" for plain JSON.'),
   _csrf: csrfField,
 } as const;
 

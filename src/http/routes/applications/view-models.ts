@@ -1,5 +1,6 @@
 import { validateApplicationFields, type ApplicationFields, type FieldErrors } from '../../../oauth/applications.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
+import { SIGNING_ALGORITHMS } from '../../../oauth/signing-keys.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 
 // Small view models for views/applications/*.eta (STYLE 14): the handlers decide, the templates print.
@@ -45,7 +46,23 @@ export function formView(
       name: fieldMessages(errors.name, 'Name'),
       redirect_uri: fieldMessages(errors.redirect_uri, 'Redirect URI'),
       scopes: fieldMessages(errors.scopes, 'Scopes'),
+      post_logout_redirect_uris: fieldMessages(errors.post_logout_redirect_uris, 'Post-logout redirect URI'),
     },
+    algorithmSelects: [
+      {
+        field: 'id_token_signed_response_alg',
+        label: 'ID token signing algorithm',
+        options: algorithmOptions(fields.idTokenSignedResponseAlg, 'RS256 (default)'),
+        errors: fieldMessages(errors.id_token_signed_response_alg, 'ID token signing algorithm'),
+      },
+      {
+        field: 'userinfo_signed_response_alg',
+        label: 'UserInfo response',
+        options: algorithmOptions(fields.userinfoSignedResponseAlg, 'Plain JSON (default)', 'Signed JWT, '),
+        errors: fieldMessages(errors.userinfo_signed_response_alg, 'UserInfo signing algorithm'),
+      },
+    ],
+    openidNote: openidNote(config),
     // Problems without a field on the form (uid, secret) go under the banner.
     otherErrors: [...(errors.uid ?? []), ...(errors.secret ?? [])],
     blankRedirectAllowed: blankRedirectUriAllowed(config),
@@ -70,7 +87,30 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     secret: plainSecret !== null ? { plain: plainSecret } : { placeholder: secretPlaceholder(config, application) },
     canRotate: application.confidential,
     callbackUrls: application.redirectUris.map((uri) => ({ uri, authorizeHref: authorizeHref(application, uri) })),
+    openid: {
+      postLogoutRedirectUris: application.postLogoutRedirectUris,
+      idTokenSignedResponseAlg: application.idTokenSignedResponseAlg ?? 'RS256 (default)',
+      userinfoSignedResponseAlg:
+        application.userinfoSignedResponseAlg === null ? 'Plain JSON (default)' : `Signed JWT, ${application.userinfoSignedResponseAlg}`,
+      note: openidNote(config),
+    },
   };
+}
+
+// The OpenID Connect settings are always shown, so that they can be prepared before the switch is turned on.
+function openidNote(config: Config): string {
+  return config.openid.enabled
+    ? 'Used by OpenID Connect sign-in and logout.'
+    : 'OpenID Connect is not enabled on this server: these settings apply once it is (config openid.enabled).';
+}
+
+// The select's options: blank for the default, then each algorithm. A value that is none of them (typed into a
+// JSON request) is kept as an extra option, so that the form with errors shows what was sent.
+function algorithmOptions(current: string | undefined, defaultLabel: string, prefix = '') {
+  const selected = current?.trim() ?? '';
+  const values: string[] = ['', ...SIGNING_ALGORITHMS];
+  if (!values.includes(selected)) values.push(selected);
+  return values.map((value) => ({ value, label: value === '' ? defaultLabel : `${prefix}${value}`, selected: value === selected }));
 }
 
 /** The confirmation page that stands in for Doorkeeper's JavaScript `confirm('Are you sure?')`. */
