@@ -26,6 +26,7 @@ import { metadataRoutes } from './http/routes/metadata/index.js';
 import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
+import { usersRoutes } from './http/routes/users/index.js';
 import { userinfoRoutes } from './http/routes/userinfo/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
 import { createTokenSigner } from './oauth/token-signer.js';
@@ -148,6 +149,7 @@ export async function buildServer({
   await app.register(authorizeRoutes, { ...routes });
   await app.register(authorizedApplicationsRoutes, { ...routes });
   await app.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
+  await app.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
   await app.register(metadataRoutes, { ...routes });
   if (config.openid.enabled) {
     await app.register(signingKeyRotationPlugin, { deps });

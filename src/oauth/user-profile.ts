@@ -46,8 +46,10 @@ const EMAIL =
 const email: Rule = (value) => (EMAIL.test(value) ? null : 'must be an email address, such as alice@example.com');
 
 // Core 5.1: profile, picture and website are URLs of web pages or images: absolute http(s) only, so a
-// javascript: or data: URL can never reach a relying party's page.
+// javascript: or data: URL can never reach a relying party's page; stored as typed, so the characters a URL
+// must percent-encode (which could break out of an attribute on a careless page) are refused.
 const webUrl: Rule = (value) => {
+  if (/[\s"'<>`{}|\\^]/.test(value)) return 'must not contain spaces, quotes, angle brackets or backslashes';
   let url: URL;
   try {
     url = new URL(value);

@@ -63,6 +63,7 @@ describe('user claims (OpenID Connect Core 5.1)', () => {
     ['javascript: profile', { profile: 'javascript:alert(1)' }, 'profile', 'Profile must be an absolute https or http URL'],
     ['relative picture', { picture: '/me.png' }, 'picture', 'Picture must be an absolute https or http URL'],
     ['data: website', { website: 'data:text/html,hi' }, 'website', 'Website must be an absolute https or http URL'],
+    ['a URL that breaks out of an attribute', { website: 'https://x.example/"><img src=x>' }, 'website', 'Website must not contain'],
     ['birthdate in another format', { birthdate: '25/12/1990' }, 'birthdate', 'Birthdate must be YYYY or YYYY-MM-DD'],
     ['impossible birthdate', { birthdate: '1990-02-30' }, 'birthdate', 'Birthdate must be YYYY or YYYY-MM-DD'],
     ['year 0000 alone', { birthdate: '0000' }, 'birthdate', 'Birthdate must be YYYY or YYYY-MM-DD'],

@@ -1,0 +1,156 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { UsernameTaken, type UserRecord } from '../../../oauth/store.js';
+import { UserInvalid } from '../../../oauth/user-profile.js';
+import {
+  createUser,
+  deleteUser,
+  disableUser,
+  enableUser,
+  findUser,
+  resetUserPassword,
+  revokeUserTokens,
+  searchUsers,
+  updateUserProfile,
+} from '../../../oauth/users.js';
+import type { RevokedAuthorizations } from '../../../oauth/authorizations.js';
+import { Controller } from '../../controllers/controller.js';
+import { claimValues, profileFromBody, type UserBody } from './request-fields.js';
+import { renderUsersPage, userNotFound } from './responses.js';
+import { deleteView, formView, INDEX_PATH, indexView, passwordView, showPath, showView } from './view-models.js';
+
+export interface UserRoute {
+  Params: { id: string };
+  Body: UserBody | undefined;
+}
+type UserRequest = FastifyRequest<UserRoute>;
+
+/**
+ * The admin's Users section (issue 16): list with search, create, show, edit claims, reset password, disable,
+ * enable, revoke all tokens and delete. The group authenticates the admin and checks CSRF on writes first.
+ */
+export class UsersController extends Controller {
+  async index(request: FastifyRequest<{ Querystring: { q?: string } }>, reply: FastifyReply): Promise<FastifyReply> {
+    const query = request.query.q?.trim() ?? '';
+    return renderUsersPage(request, reply, 'index.eta', indexView(await searchUsers(this.deps, query), query));
+  }
+
+  async new(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    return renderUsersPage(request, reply, 'new.eta', formView(claimValues(null)));
+  }
+
+  async create(request: FastifyRequest<{ Body: UserBody | undefined }>, reply: FastifyReply): Promise<FastifyReply> {
+    const body = request.body ?? {};
+    const username = body.username ?? '';
+    try {
+      const user = await createUser(this.deps, username, body.password ?? '', profileFromBody(body));
+      request.log.info({ event: 'user.created', userId: user.id }, 'user created');
+      return redirectAfter(request, reply, 'User created.', showPath(user.id));
+    } catch (error) {
+      const errors = error instanceof UsernameTaken ? { username: ['Username has already been taken'] } : invalidFields(error);
+      // The password is never echoed back: the form with errors asks for it again.
+      const { password: _password, ...typed } = body;
+      return renderUsersPage(request, reply.code(422), 'new.eta', formView(claimValues(null, typed), { username, errors }));
+    }
+  }
+
+  async show(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    return user ? renderUsersPage(request, reply, 'show.eta', showView(user)) : userNotFound(request, reply);
+  }
+
+  async edit(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    return user ? renderUsersPage(request, reply, 'edit.eta', formView(claimValues(user), { user })) : userNotFound(request, reply);
+  }
+
+  async update(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    try {
+      if (!(await updateUserProfile(this.deps, user, profileFromBody(request.body)))) return userNotFound(request, reply);
+      request.log.info({ event: 'user.updated', userId: user.id }, 'user claims updated');
+      return redirectAfter(request, reply, 'User updated.', showPath(user.id));
+    } catch (error) {
+      const view = formView(claimValues(user, request.body), { user, errors: invalidFields(error) });
+      return renderUsersPage(request, reply.code(422), 'edit.eta', view);
+    }
+  }
+
+  async passwordForm(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    return user ? renderUsersPage(request, reply, 'password.eta', passwordView(user)) : userNotFound(request, reply);
+  }
+
+  async resetPassword(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    try {
+      if (!(await resetUserPassword(this.deps, user, request.body?.password ?? ''))) return userNotFound(request, reply);
+    } catch (error) {
+      const errors = invalidFields(error).password ?? [];
+      return renderUsersPage(request, reply.code(422), 'password.eta', passwordView(user, errors));
+    }
+    request.log.info({ event: 'user.password_reset', userId: user.id }, 'user password reset by the admin');
+    return redirectAfter(
+      request,
+      reply,
+      'Password changed. Tokens already issued keep working: revoke them too if needed.',
+      showPath(user.id),
+    );
+  }
+
+  async disable(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    const disabled = user ? await disableUser(this.deps, user) : null;
+    if (!disabled) return userNotFound(request, reply);
+    request.log.info({ event: 'user.disabled', userId: disabled.user.id, revoked: disabled.revoked }, 'user disabled');
+    return redirectAfter(request, reply, `User disabled; ${describe(disabled.revoked)} revoked.`, showPath(disabled.user.id));
+  }
+
+  async enable(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    const enabled = user ? await enableUser(this.deps, user) : null;
+    if (!enabled) return userNotFound(request, reply);
+    request.log.info({ event: 'user.enabled', userId: enabled.id }, 'user enabled');
+    return redirectAfter(request, reply, 'User enabled: they can log in again.', showPath(enabled.id));
+  }
+
+  async revokeTokens(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    const revoked = await revokeUserTokens(this.deps, user);
+    request.log.info({ event: 'user.tokens_revoked', userId: user.id, revoked }, 'user tokens revoked');
+    return redirectAfter(request, reply, `${capitalised(describe(revoked))} revoked.`, showPath(user.id));
+  }
+
+  async confirmDestroy(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    return user ? renderUsersPage(request, reply, 'delete.eta', deleteView(user)) : userNotFound(request, reply);
+  }
+
+  async destroy(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    const revoked = await deleteUser(this.deps, user);
+    request.log.info({ event: 'user.deleted', userId: user.id, revoked }, 'user deleted');
+    return redirectAfter(request, reply, `User deleted after revoking ${describe(revoked)}.`, INDEX_PATH);
+  }
+
+  #user(request: UserRequest): Promise<UserRecord | null> {
+    return findUser(this.deps, Number(request.params.id));
+  }
+}
+
+function redirectAfter(request: FastifyRequest, reply: FastifyReply, notice: string, to: string): FastifyReply {
+  request.session.set('notice', notice);
+  return reply.redirect(to, 302);
+}
+
+function invalidFields(error: unknown) {
+  if (error instanceof UserInvalid) return error.fieldErrors;
+  throw error;
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+const describe = ({ tokens, grants }: RevokedAuthorizations) => `${plural(tokens, 'token')} and ${plural(grants, 'grant')}`;
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
