@@ -18,6 +18,7 @@ import { viewsPlugin } from './http/plugins/views.js';
 import { applicationsRoutes } from './http/routes/applications/index.js';
 import { authorizeRoutes } from './http/routes/authorize/index.js';
 import { authorizedApplicationsRoutes } from './http/routes/authorized-applications/index.js';
+import { endSessionRoutes } from './http/routes/end-session/index.js';
 import { healthRoutes } from './http/routes/health/index.js';
 import { introspectRoutes } from './http/routes/introspect/index.js';
 import { loginRoutes } from './http/routes/login/index.js';
@@ -155,6 +156,7 @@ export async function buildServer({
     await app.register(signingKeyRotationPlugin, { deps });
     await app.register(jwksRoutes, { ...routes });
     await app.register(userinfoRoutes, { ...routes });
+    await app.register(endSessionRoutes, { ...routes });
   }
 
   app.decorate('database', db);

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { checkEndSession, type EndSession, type EndSessionParameters } from '../../../oauth/end-session.js';
+import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
+import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
+import type { RouteOptions } from '../../route-options.js';
+
+const text = (description: string) => ({ type: 'string', maxLength: 8192, description }) as const;
+const parametersSchema = {
+  type: 'object',
+  properties: {
+    id_token_hint: text('An ID token this server issued to the relying party: whose session ends.'),
+    post_logout_redirect_uri: text('Where to go afterwards; must be registered for the client exactly.'),
+    state: text('Returned to the post_logout_redirect_uri.'),
+    client_id: text('The client, when no id_token_hint names it.'),
+    logout_hint: text('Accepted; has no effect.'),
+    ui_locales: text('Accepted; has no effect.'),
+    _csrf: text('The confirmation form: its CSRF token.'),
+  },
+} as const;
+
+/**
+ * end_session_endpoint (RP-Initiated Logout 1.0): GET and POST from the relying party; a valid id_token_hint
+ * for the signed-in user (or no session at all) logs out at once, anything else asks the user first
+ * (POST /oauth/end_session/confirm, CSRF-protected). Errors are pages on this server, never redirects.
+ */
+export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
+  app.setErrorHandler(endUserErrorHandler);
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply, parameters: EndSessionParameters) => {
+    const endSession = await checkEndSession(deps, parameters);
+    const user = await sessionUser(deps, request);
+    if (user === null || (endSession.hint !== null && endSession.hint.subject === user.subject)) {
+      return signOut(request, reply, endSession);
+    }
+    return renderPage(request, reply, 'end-session.eta', {
+      title: 'Sign out',
+      username: user.username,
+      applicationName: endSession.application?.name ?? null,
+      fields: Object.entries(parameters).filter(([name, value]) => name !== '_csrf' && typeof value === 'string' && value !== ''),
+      csrfToken: reply.generateCsrf(),
+    });
+  };
+
+  app.get<{ Querystring: EndSessionParameters }>('/oauth/end_session', { schema: { querystring: parametersSchema } }, (request, reply) =>
+    handle(request, reply, request.query),
+  );
+  app.post<{ Body: EndSessionParameters }>('/oauth/end_session', { schema: { body: parametersSchema } }, (request, reply) =>
+    handle(request, reply, request.body ?? {}),
+  );
+  app.post<{ Body: EndSessionParameters }>(
+    '/oauth/end_session/confirm',
+    { schema: { body: parametersSchema }, preHandler: app.csrfProtection },
+    async (request, reply) => signOut(request, reply, await checkEndSession(deps, request.body ?? {})),
+  );
+};
+
+function signOut(request: FastifyRequest, reply: FastifyReply, endSession: EndSession): FastifyReply {
+  const wasSignedIn = request.session.get('userId') !== undefined;
+  request.session.regenerate();
+  request.log.info({ event: 'session.ended', clientId: endSession.application?.uid ?? null, wasSignedIn }, 'signed out (end_session)');
+  if (endSession.redirectTo !== null) return reply.redirect(endSession.redirectTo, 303);
+  request.session.set('notice', 'You have been signed out.');
+  return reply.redirect('/login', 303);
+}
