@@ -14,8 +14,19 @@ export interface ConsentModel {
   username: string;
 }
 
+// OpenID Connect's scopes said in words, for a server whose config does not describe them itself.
+const OPENID_SCOPE_DESCRIPTIONS: Record<string, string> = {
+  openid: 'Sign you in with your account',
+  profile: 'See your name and profile details',
+  email: 'See your email address',
+  address: 'See your postal address',
+  phone: 'See your phone number',
+};
+
 export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, owner: SignedInUser, csrfToken: string): ConsentModel {
-  const descriptions = deps.config.scopeDescriptions;
+  const descriptions = deps.config.openid.enabled
+    ? { ...OPENID_SCOPE_DESCRIPTIONS, ...deps.config.scopeDescriptions }
+    : deps.config.scopeDescriptions;
   return {
     title: 'Authorization required',
     applicationName: request.application.name,

@@ -5,7 +5,7 @@ import { presentedAccessToken, userinfoResponse } from '../../../oauth/userinfo.
 import { headerSafe, wwwAuthenticateValue } from '../../error-response.js';
 import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
-import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
+import { oauthErrorResponses } from '../../schemas.js';
 
 const claimsSchema = {
   type: 'object',
@@ -15,10 +15,11 @@ const claimsSchema = {
   additionalProperties: true,
 } as const;
 
-// No `type`: a POST with the token in the header may have no body at all (oidcc-userinfo-post-header).
+// No `type` (a POST with the token in the header may have no body at all: oidcc-userinfo-post-header), hence no
+// `properties` either (Ajv's strict mode wants a type beside them): formAccessToken reads the one field.
 const bodySchema = {
-  description: 'A form body, or none when the token is in the Authorization header.',
-  properties: formBodySchema({ access_token: 'the access token (RFC 6750 section 2.2), instead of the header' }).properties,
+  description:
+    'A form body with access_token (RFC 6750 section 2.2) instead of the Authorization header, or no body when the token is in the header.',
 };
 
 /**
