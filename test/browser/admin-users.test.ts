@@ -58,7 +58,7 @@ describe('admin pages in Chromium: /oauth/users', () => {
 
   /** Nothing of a payload ran or became an element: no flag, no img, no script. */
   const expectInert = async () => {
-    await expect(page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).resolves.toBeUndefined();
+    await expect(page.evaluate(() => (globalThis as { __xss?: number }).__xss)).resolves.toBeUndefined();
     await expect(page.locator('img').count()).resolves.toBe(0);
     await expect(page.locator('script').count()).resolves.toBe(0);
   };
