@@ -3,7 +3,9 @@ import { createClient, createUser, issueToken, type TestClient } from '../helper
 import { userAgent } from '../helpers/end-user.js';
 import { basic, isActive, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
-import type { TestServer } from '../helpers/test-server.js';
+import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
+import { disableUser } from '../../src/oauth/users.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 import { AdminSession, buildAdminServer } from './applications-support.js';
 
 // Issue 16: the admin's Disable, Enable and "Revoke all tokens" buttons. A disabled user cannot log in (at
@@ -90,5 +92,27 @@ describe(`/oauth/users disable, enable and revoke all tokens (${backend})`, () =
     for (const token of carols) expect(await isActive(server.app, token.accessToken, asClient())).toBe(false);
     expect(await isActive(server.app, daves.accessToken, asClient())).toBe(true);
     expect(await login('carol', 'carol password')).toBe(303);
+  });
+
+  it('a disabled user costs /login the same password verification as a wrong password (timing tells nothing)', async () => {
+    let verifications = 0;
+    const counting = {
+      hash: argon2Hasher.hash,
+      verify: (hash: string, password: string) => (verifications++, argon2Hasher.verify(hash, password)),
+    };
+    const counted = await buildTestServer({ passwords: counting, testDatabase: server.testDatabase });
+    try {
+      const user = await createUser(server.deps, 'erin', 'erin password');
+      await disableUser(server.deps, user);
+      for (const password of ['erin password', 'wrong password']) {
+        verifications = 0;
+        const response = await userAgent(counted.app).post('/login', { username: 'erin', password });
+        expect(response.statusCode, password).toBe(401);
+        expect(response.body).toContain('Invalid username or password.');
+        expect(verifications, password).toBe(1);
+      }
+    } finally {
+      await counted.app.close();
+    }
   });
 });
