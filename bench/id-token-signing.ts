@@ -1,0 +1,532 @@
+// npm run bench:signing [-- options]: what signing an ID token costs the code exchange (issue 16). The token
+// endpoint exchanges single-use codes, so this is not a scenario of bench/run.ts (which runs for a time, on
+// reusable requests): every case gets its own pre-made codes and each run is bounded by a count of exchanges.
+// Cases, on one service process and one private PostgreSQL: the exchange without `openid`, and with `openid`
+// for a client registered for RS256, ES256 and EdDSA; alternated in rounds. Then the signer alone in this
+// process (createTokenSigner, the same keys from the same database), to separate the crypto from HTTP and SQL.
+// Progress goes to stderr, the report (Markdown) to stdout.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import autocannon, { type AutocannonOptions } from 'autocannon';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { domainDeps } from '../src/cli/context.js';
+import { loadConfig } from '../src/config/loader.js';
+import type { Config } from '../src/config/types.js';
+import { createApplication } from '../src/oauth/applications.js';
+import { idTokenClaims } from '../src/oauth/id-token.js';
+import { generateSecret, storedForm } from '../src/oauth/secrets.js';
+import { ensureSigningKeys } from '../src/oauth/signing-key-service.js';
+import type { SigningAlgorithm } from '../src/oauth/signing-keys.js';
+import { argon2Hasher } from '../src/storage/argon2-hasher.js';
+import { createDatabase, type Database } from '../src/storage/database.js';
+import { migrate } from '../src/storage/migrate.js';
+import { freePort } from '../scripts/lib/ports.js';
+import { problemText } from './load.js';
+import { openBenchDatabase } from './postgres.js';
+import { ensureCompiled, startServer, type ServerProcess } from './processes.js';
+import { machineLines, markdownTable, ms, rate } from './report.js';
+import { basicAuth } from './scenarios.js';
+
+const USAGE = `Usage: npm run bench:signing -- [options]
+
+The token endpoint's code exchange without openid and with an ID token signed RS256, ES256 and EdDSA, on one
+service and one private PostgreSQL; then the token signer alone, in process (see bench/RESULTS.md).
+
+  --exchanges N     measured code exchanges per case (default 4000), split over the rounds
+  --warmup N        exchanges per case before measuring, discarded (default 500)
+  --rounds N        alternating rounds; each runs every case once, the order rotating (default 4)
+  --connections N   concurrent keep-alive connections (default 8)
+  --pool N          database connections of the service (default 4)
+  --signatures N    in-process signatures per algorithm (default 5000)
+  --tsx             run the service from src/ with tsx instead of the compiled dist/
+  --markdown-out F  also write the report to F
+Environment: BENCH_DATABASE_URL reuses a PostgreSQL server (a fresh database is created and dropped on it);
+without it a private cluster is started with scripts/pg-cluster.sh and stopped at the end.`;
+
+interface Options {
+  exchanges: number;
+  warmup: number;
+  rounds: number;
+  connections: number;
+  poolSize: number;
+  signatures: number;
+  useTsx: boolean;
+  markdownOut: string | null;
+}
+
+function parseOptions(argv: string[]): Options | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      help: { type: 'boolean' },
+      exchanges: { type: 'string' },
+      warmup: { type: 'string' },
+      rounds: { type: 'string' },
+      connections: { type: 'string' },
+      pool: { type: 'string' },
+      signatures: { type: 'string' },
+      tsx: { type: 'boolean' },
+      'markdown-out': { type: 'string' },
+    },
+  });
+  if (values.help) return 'help';
+  const count = (name: string, value: string | undefined, fallback: number, minimum = 1) => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < minimum) throw new Error(`--${name}: an integer of at least ${minimum}, not ${value}`);
+    return n;
+  };
+  const rounds = count('rounds', values.rounds, 4);
+  return {
+    exchanges: Math.ceil(count('exchanges', values.exchanges, 4000) / rounds) * rounds,
+    warmup: count('warmup', values.warmup, 500, 0),
+    rounds,
+    connections: count('connections', values.connections, 8),
+    poolSize: count('pool', values.pool, 4),
+    signatures: Math.ceil(count('signatures', values.signatures, 5000) / rounds) * rounds,
+    useTsx: values.tsx ?? false,
+    markdownOut: values['markdown-out'] ?? null,
+  };
+}
+
+const log = (line: string) => process.stderr.write(`[bench:signing ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const cleanups: Array<() => Promise<void>> = [];
+const ALGORITHMS: SigningAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
+const REDIRECT_URI = 'https://client.example/callback';
+const FORM = 'application/x-www-form-urlencoded';
+
+/** One case of the exchange: its own client (registered for `alg`) and its own single-use codes. */
+interface ExchangeCase {
+  name: string;
+  /** null: the codes lack `openid`, so no ID token. */
+  alg: SigningAlgorithm | null;
+  clientId: string;
+  clientSecret: string;
+  codes: string[];
+}
+
+interface Run {
+  latencies: number[];
+  seconds: number;
+  /** CPU time of the service process over the run (user + system), milliseconds. */
+  serviceCpuMs: number;
+  problems: Record<string, number>;
+}
+
+interface Summary {
+  count: number;
+  requestsPerSecond: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  cpuPerRequestMs: number;
+  problems: Record<string, number>;
+}
+
+// ---------------------------------------------------------------- seeding
+
+async function seed(database: Database, config: Readonly<Config>, codesPerCase: number): Promise<ExchangeCase[]> {
+  const deps = domainDeps(database, config);
+  const user = await deps.stores.userAdmin.create({ username: 'bench-user', passwordHash: await argon2Hasher.hash('bench-password') });
+  // Keys of every algorithm exist before the service starts: no exchange waits for a key to be made.
+  await ensureSigningKeys(deps, ALGORITHMS);
+  const cases: ExchangeCase[] = [];
+  for (const alg of [null, ...ALGORITHMS]) {
+    const { application, plainSecret } = await createApplication(deps, {
+      name: `bench ${alg ?? 'oauth'} client`,
+      redirectUri: REDIRECT_URI,
+      scopes: 'read openid',
+      confidential: true,
+      idTokenSignedResponseAlg: alg ?? '',
+    });
+    const codes = Array.from({ length: codesPerCase }, () => generateSecret());
+    const now = new Date();
+    // What the authorization endpoint stores: a plain OAuth code, or an OpenID Connect one (nonce, sign-in).
+    const create = (code: string) =>
+      deps.stores.accessGrants.create({
+        applicationId: application.id,
+        resourceOwnerId: user.id,
+        token: storedForm(code, config.hashTokens),
+        expiresIn: config.authorizationCodeExpiresIn,
+        redirectUri: REDIRECT_URI,
+        scopes: alg ? ['openid', 'read'] : ['read'],
+        createdAt: now,
+        codeChallenge: null,
+        codeChallengeMethod: null,
+        ...(alg && { nonce: generateSecret().slice(0, 22), authTime: now, sessionId: generateSecret() }),
+      });
+    for (let i = 0; i < codes.length; i += 8) await Promise.all(codes.slice(i, i + 8).map(create));
+    cases.push({ name: alg ? `openid, ${alg}` : 'without openid', alg, clientId: application.uid, clientSecret: plainSecret!, codes });
+  }
+  return cases;
+}
+
+// ---------------------------------------------------------------- HTTP exchanges
+
+const exchangeBody = (code: string) =>
+  new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI }).toString();
+
+/** Reads utime + stime of a process (clock ticks) from /proc/<pid>/stat. */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of stat(5); fields[0] here is field 3 (state).
+  return Number(fields[11]) + Number(fields[12]);
+}
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** `amount` exchanges of one case on `connections` connections, each request with the next unused code. */
+async function exchanges(service: ServerProcess, entry: ExchangeCase, amount: number, connections: number): Promise<Run> {
+  const take = () => entry.codes.pop() ?? 'codes-exhausted';
+  const problems: Record<string, number> = {};
+  const latencies: number[] = [];
+  // autocannon ends a run on its sampling tick (sampleInt, 1 s by default): a short tick, and the run's time
+  // is taken from its start to its last response, not to the tick.
+  const options: AutocannonOptions & { amount: number; sampleInt: number } = {
+    url: service.baseUrl,
+    connections: Math.min(connections, amount),
+    pipelining: 1,
+    amount,
+    sampleInt: 50,
+    timeout: 10,
+    requests: [
+      {
+        method: 'POST',
+        path: '/oauth/token',
+        headers: { 'content-type': FORM, authorization: basicAuth(entry.clientId, entry.clientSecret) },
+        body: exchangeBody('placeholder'),
+        setupRequest: (request) => ({ ...request, body: exchangeBody(take()) }),
+        onResponse: (status, body) => {
+          if (status !== 200) return;
+          // Every answer must be what the case measures: an ID token exactly when openid was granted.
+          if (body.includes('"id_token"') === (entry.alg !== null)) return;
+          const kind = entry.alg ? 'no id_token' : 'unexpected id_token';
+          problems[kind] = (problems[kind] ?? 0) + 1;
+        },
+      },
+    ],
+  };
+  const ticks = cpuTicks(service.pid);
+  const started = performance.now();
+  const instance = autocannon(options);
+  let last = started;
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, milliseconds: number) => {
+    latencies.push(milliseconds);
+    last = performance.now();
+  });
+  const guard = setTimeout(() => instance.stop(), 120_000);
+  const result = await instance;
+  clearTimeout(guard);
+  const seconds = (last - started) / 1000;
+  const serviceCpuMs = ((cpuTicks(service.pid) - ticks) * 1000) / TICKS_PER_SECOND;
+  for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
+    if (Number(status) !== 200) problems[`HTTP ${status}`] = Number(count);
+  }
+  if (result.errors > 0) problems.errors = result.errors;
+  if (result.timeouts > 0) problems.timeouts = result.timeouts;
+  return { latencies, seconds, serviceCpuMs, problems };
+}
+
+/** One exchange outside the load: the answer is checked in full (ID token signed by `alg`, verified by the JWKS). */
+async function probe(service: ServerProcess, entry: ExchangeCase): Promise<string | null> {
+  const response = await fetch(`${service.baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': FORM, authorization: basicAuth(entry.clientId, entry.clientSecret) },
+    body: exchangeBody(entry.codes.pop()!),
+  });
+  const body = (await response.json()) as Record<string, unknown>;
+  if (response.status !== 200) return `${entry.name}: HTTP ${response.status} ${JSON.stringify(body)}`;
+  if (typeof body.access_token !== 'string') return `${entry.name}: no access_token`;
+  if (entry.alg === null) return 'id_token' in body ? `${entry.name}: an id_token without openid` : null;
+  if (typeof body.id_token !== 'string') return `${entry.name}: no id_token`;
+  const alg = decodeProtectedHeader(body.id_token).alg;
+  if (alg !== entry.alg) return `${entry.name}: id_token signed ${alg}`;
+  const discovery = (await (await fetch(`${service.baseUrl}/.well-known/openid-configuration`)).json()) as {
+    jwks_uri: string;
+    issuer: string;
+  };
+  // The discovery document names the public base URL; the JWKS is fetched from where the service listens.
+  const jwks = createRemoteJWKSet(new URL(new URL(discovery.jwks_uri).pathname, service.baseUrl));
+  await jwtVerify(body.id_token, jwks, { issuer: discovery.issuer, audience: entry.clientId, algorithms: [entry.alg] });
+  return null;
+}
+
+function summarize(runs: Run[]): Summary {
+  const all = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
+  const count = all.length;
+  const percentile = (fraction: number) => (count === 0 ? NaN : all[Math.min(count - 1, Math.ceil(fraction * count) - 1)]!);
+  const problems: Record<string, number> = {};
+  for (const run of runs) for (const [kind, n] of Object.entries(run.problems)) problems[kind] = (problems[kind] ?? 0) + n;
+  return {
+    count,
+    requestsPerSecond: count / runs.reduce((sum, run) => sum + run.seconds, 0),
+    mean: all.reduce((sum, value) => sum + value, 0) / count,
+    p50: percentile(0.5),
+    p99: percentile(0.99),
+    cpuPerRequestMs: runs.reduce((sum, run) => sum + run.serviceCpuMs, 0) / count,
+    problems,
+  };
+}
+
+// ---------------------------------------------------------------- the signer alone
+
+interface SigningSummary {
+  alg: SigningAlgorithm;
+  count: number;
+  meanUs: number;
+  p50Us: number;
+  p99Us: number;
+  cpuUs: number;
+  /** Signatures per second with `connections` signatures in flight at once. */
+  concurrentPerSecond: number;
+}
+
+/**
+ * createTokenSigner on the service's keys (same database, same KEY_ENCRYPTION_KEY), signing ID-token claims as
+ * the exchange builds them: one at a time (latency, CPU per signature), then `concurrency` at once (throughput).
+ */
+async function signing(database: Database, config: Readonly<Config>, cases: ExchangeCase[], options: Options): Promise<SigningSummary[]> {
+  const { signer } = domainDeps(database, config);
+  const claims = (alg: SigningAlgorithm) => {
+    const now = new Date();
+    return idTokenClaims({
+      issuer: 'http://127.0.0.1:3000',
+      subject: generateSecret(),
+      clientId: cases.find((c) => c.alg === alg)!.clientId,
+      now,
+      lifetimeSeconds: config.openid.idTokenExpiresIn,
+      alg,
+      authTime: now,
+      nonce: generateSecret().slice(0, 22),
+      accessToken: generateSecret(),
+      sessionId: generateSecret(),
+      amr: ['pwd'],
+    });
+  };
+  const payloads = new Map(ALGORITHMS.map((alg) => [alg, Array.from({ length: 64 }, () => claims(alg))]));
+  const samples = new Map(ALGORITHMS.map((alg) => [alg, { latencies: [] as number[], cpuUs: 0, concurrentSeconds: 0 }]));
+  // Warm-up: the key list, each private key's import, jose's and the JIT's first calls.
+  for (const alg of ALGORITHMS) for (let i = 0; i < 500; i += 1) await signer.sign(payloads.get(alg)![i % 64]!, { alg });
+  const perRound = options.signatures / options.rounds;
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (const alg of rotate(ALGORITHMS, round)) {
+      const sample = samples.get(alg)!;
+      const list = payloads.get(alg)!;
+      const cpu = process.cpuUsage();
+      for (let i = 0; i < perRound; i += 1) {
+        const started = performance.now();
+        await signer.sign(list[i % 64]!, { alg });
+        sample.latencies.push((performance.now() - started) * 1000);
+      }
+      const used = process.cpuUsage(cpu);
+      sample.cpuUs += used.user + used.system;
+      // The same number again with `connections` in flight (WebCrypto signs off the main thread).
+      const started = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: options.connections }, async () => {
+          while (next < perRound) {
+            next += 1;
+            await signer.sign(list[next % 64]!, { alg });
+          }
+        }),
+      );
+      sample.concurrentSeconds += (performance.now() - started) / 1000;
+    }
+  }
+  return ALGORITHMS.map((alg) => {
+    const { latencies, cpuUs, concurrentSeconds } = samples.get(alg)!;
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+    return {
+      alg,
+      count: sorted.length,
+      meanUs: sorted.reduce((sum, value) => sum + value, 0) / sorted.length,
+      p50Us: at(0.5),
+      p99Us: at(0.99),
+      cpuUs: cpuUs / sorted.length,
+      concurrentPerSecond: sorted.length / concurrentSeconds,
+    };
+  });
+}
+
+const rotate = <T>(items: readonly T[], by: number): T[] => items.map((_, i) => items[(i + by) % items.length]!);
+
+// ---------------------------------------------------------------- main
+
+async function main(options: Options): Promise<boolean> {
+  const startedAt = new Date();
+  const serviceEntry = options.useTsx ? ['--import', 'tsx', 'src/main.ts'] : [await ensureCompiled(log)];
+  const benchDatabase = await openBenchDatabase(log);
+  cleanups.push(() => benchDatabase.dispose());
+  const work = mkdtempSync(join(tmpdir(), 'oauth-bench-signing-'));
+  cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
+
+  const port = await freePort();
+  const keyEncryptionKey = randomBytes(32).toString('hex');
+  const configPath = join(work, 'config.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify(
+      {
+        databasePoolSize: options.poolSize,
+        databaseUrl: benchDatabase.url,
+        host: '127.0.0.1',
+        port,
+        sessionSecret: randomBytes(32).toString('hex'),
+        // Codes live long enough for the whole run (the default is 10 minutes).
+        authorizationCodeExpiresIn: 3600,
+        openid: { enabled: true },
+        keys: { algorithms: ALGORITHMS },
+      },
+      null,
+      2,
+    ),
+  );
+  const config = loadConfig({ path: configPath, env: { KEY_ENCRYPTION_KEY: keyEncryptionKey } });
+  const database = await createDatabase({ databaseUrl: benchDatabase.url, dataDir: 'unused', poolSize: 4 });
+  cleanups.unshift(() => database.close());
+  await migrate(database);
+
+  // Per case: warm-up, measured exchanges, one probe, and slack for requests autocannon sends past `amount`.
+  const codesPerCase = options.warmup + options.exchanges + 1 + options.connections * (options.rounds + 1) * 2;
+  log(`seeding: a user, 4 confidential clients (none, RS256, ES256, EdDSA), ${codesPerCase.toLocaleString('en-US')} codes each`);
+  const seedStarted = performance.now();
+  const cases = await seed(database, config, codesPerCase);
+  log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+
+  const service = await startServer(
+    'service',
+    [...serviceEntry, 'serve', '--config', configPath],
+    { LOG_LEVEL: 'warn', KEY_ENCRYPTION_KEY: keyEncryptionKey },
+    port,
+  );
+  cleanups.unshift(() => service.stop());
+  log(`service (${options.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}) pid ${service.pid} on ${service.baseUrl}`);
+
+  const problems = (await Promise.all(cases.map((entry) => probe(service, entry)))).filter((p): p is string => p !== null);
+  for (const problem of problems) log(`PROBE: ${problem}`);
+  if (problems.length) throw new Error('the probes did not get the answers the cases measure');
+
+  log(`warm-up: ${options.warmup} exchanges per case`);
+  for (const entry of cases) if (options.warmup > 0) await exchanges(service, entry, options.warmup, options.connections);
+
+  const perRound = options.exchanges / options.rounds;
+  const runs = new Map(cases.map((entry) => [entry, [] as Run[]]));
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (const entry of rotate(cases, round)) {
+      const run = await exchanges(service, entry, perRound, options.connections);
+      runs.get(entry)!.push(run);
+      log(
+        `round ${round + 1}/${options.rounds} ${entry.name}: ${rate(run.latencies.length / run.seconds)} req/s, service CPU ${(run.serviceCpuMs / run.latencies.length).toFixed(2)} ms/req${Object.keys(run.problems).length ? `, PROBLEMS ${problemText(run.problems)}` : ''}`,
+      );
+    }
+  }
+  const summaries = cases.map((entry) => ({ entry, summary: summarize(runs.get(entry)!) }));
+
+  log(`the signer alone: ${options.signatures} signatures per algorithm, one at a time, then ${options.connections} at once`);
+  const signed = await signing(database, config, cases, options);
+  for (const s of signed) log(`${s.alg}: mean ${s.meanUs.toFixed(0)} µs, CPU ${s.cpuUs.toFixed(0)} µs per signature`);
+
+  const reference = summaries[0]!.summary;
+  const cpuDelta = (alg: SigningAlgorithm) =>
+    summaries.find(({ entry }) => entry.alg === alg)!.summary.cpuPerRequestMs - reference.cpuPerRequestMs;
+  const delta = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
+  const valid = summaries.every(({ summary }) => Object.keys(summary.problems).length === 0);
+  const report = [
+    `### Method (${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, \`npm run bench:signing${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`)`,
+    ...machineLines(await benchDatabase.describe()),
+    `- service: ${options.useTsx ? 'tsx src/main.ts serve' : 'node dist/main.js serve'} (LOG_LEVEL=warn, pool ${config.databasePoolSize}, openid.enabled, keys.algorithms ${ALGORITHMS.join(', ')}); one confidential client per case, registered with its id_token_signed_response_alg; codes made through the domain store (accessGrants.create), those with openid carrying a nonce, auth_time and sid`,
+    `- autocannon: ${options.connections} keep-alive connections, pipelining 1, each request with the next unused code; per case ${options.warmup} exchanges of warm-up, then ${options.exchanges.toLocaleString('en-US')} measured in ${options.rounds} rounds of ${perRound.toLocaleString('en-US')} (every case once per round, the order rotating); every answer 200 with an id_token exactly when openid was granted (one probe per case verifies its ID token against the JWKS)`,
+    `- service CPU: user + system time of the service process (/proc/<pid>/stat, ${TICKS_PER_SECOND} ticks/s) over each run ÷ its exchanges; PostgreSQL and the load generator are not counted`,
+    '',
+    '#### Code exchange at the token endpoint (Δ = against the exchange without openid)',
+    markdownTable(
+      [
+        'case',
+        'exchanges',
+        'req/s',
+        'mean ms',
+        'p50 ms',
+        'p99 ms',
+        'service CPU ms/req',
+        'Δ mean ms',
+        'Δ p50 ms',
+        'Δ CPU ms/req',
+        'errors',
+      ],
+      summaries.map(({ entry, summary: s }) => [
+        entry.name,
+        s.count.toLocaleString('en-US'),
+        rate(s.requestsPerSecond),
+        ms(s.mean),
+        ms(s.p50),
+        ms(s.p99),
+        s.cpuPerRequestMs.toFixed(2),
+        entry.alg ? delta(s.mean - reference.mean) : '-',
+        entry.alg ? delta(s.p50 - reference.p50) : '-',
+        entry.alg ? delta(s.cpuPerRequestMs - reference.cpuPerRequestMs) : '-',
+        Object.keys(s.problems).length ? problemText(s.problems) : 'none',
+      ]),
+    ),
+    '',
+    `#### The signer alone (createTokenSigner in this process, ID-token claims; ${options.signatures.toLocaleString('en-US')} per algorithm in ${options.rounds} alternating rounds)`,
+    markdownTable(
+      [
+        'alg',
+        'mean µs',
+        'p50 µs',
+        'p99 µs',
+        'CPU µs/signature',
+        'signatures/s, 1 at a time',
+        `signatures/s, ${options.connections} at once`,
+        'exchange Δ CPU ms/req',
+        'of it not signing ms/req',
+      ],
+      signed.map((s) => [
+        s.alg,
+        s.meanUs.toFixed(0),
+        s.p50Us.toFixed(0),
+        s.p99Us.toFixed(0),
+        s.cpuUs.toFixed(0),
+        rate(1e6 / s.meanUs),
+        rate(s.concurrentPerSecond),
+        delta(cpuDelta(s.alg)),
+        delta(cpuDelta(s.alg) - s.cpuUs / 1000),
+      ]),
+    ),
+    '',
+    '"of it not signing" = the exchange\'s Δ CPU less the signer\'s CPU per signature: the user lookup (one more query), the claims (at_hash), a longer response.',
+    '',
+    `Total time: ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s.`,
+  ].join('\n');
+  process.stdout.write(`\n${report}\n`);
+  if (options.markdownOut) writeFileSync(options.markdownOut, `${report}\n`);
+  return valid;
+}
+
+async function cleanUp(): Promise<void> {
+  for (const cleanup of cleanups.splice(0)) await cleanup().catch((error: Error) => log(`cleanup failed: ${error.message}`));
+}
+
+const options = parseOptions(process.argv.slice(2));
+if (options === 'help') {
+  process.stdout.write(`${USAGE}\n`);
+} else {
+  process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
+  try {
+    const valid = await main(options);
+    if (!valid) log('some answers were not the expected ones; the numbers above are not valid measurements');
+    process.exitCode = valid ? 0 : 1;
+  } catch (error) {
+    log(`failed: ${(error as Error).stack ?? String(error)}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}
