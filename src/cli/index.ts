@@ -18,8 +18,8 @@ Commands:
   config check          validate the configuration and print the result
   apps create|list|show|update|delete|rotate-secret
                         manage OAuth applications
-  users create|list|set-password|delete|revoke-tokens
-                        manage the local users who log in
+  users create|list|show|update|set-password|disable|enable|delete|revoke-tokens
+                        manage the local users who log in, and their OpenID Connect claims
   tokens cleanup        delete stale tokens and codes in bounded batches
   admin hash-password   print the argon2id hash of an admin password read from stdin
   keys list|rotate|retire
