@@ -17,7 +17,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts', 'test/security/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/security/**/*.test.ts', 'test/conformance/**/*.test.ts'],
           globalSetup: [pgliteTemplate],
           testTimeout: 30_000,
           hookTimeout: 60_000,
