@@ -1,16 +1,19 @@
 import { createServer as createHttpServer } from 'node:http';
 import { freePort } from '../../scripts/lib/ports.js';
 import type { ConfigInput } from '../../src/config/types.js';
-import { buildTestServer, type TestServer } from './test-server.js';
+import { buildTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 
 /**
  * A test server listening on 127.0.0.1 with baseUrl set to its own address, so that `iss` (RFC 9207) and
  * every link match what a browser and a client library see.
  */
-export async function listeningTestServer(config: ConfigInput & Record<string, unknown> = {}): Promise<TestServer & { baseUrl: string }> {
+export async function listeningTestServer(
+  config: ConfigInput & Record<string, unknown> = {},
+  { env }: Pick<TestServerOptions, 'env'> = {},
+): Promise<TestServer & { baseUrl: string }> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const server = await buildTestServer({ config: { ...config, baseUrl } });
+  const server = await buildTestServer({ config: { ...config, baseUrl }, env });
   await server.app.listen({ port, host: '127.0.0.1' });
   return Object.assign(server, { baseUrl });
 }
