@@ -37,9 +37,9 @@ const USAGE = `Usage: npm run bench:signing -- [options]
 The token endpoint's code exchange without openid and with an ID token signed RS256, ES256 and EdDSA, on one
 service and one private PostgreSQL; then the token signer alone, in process (see bench/RESULTS.md).
 
-  --exchanges N     measured code exchanges per case (default 4000), split over the rounds
+  --exchanges N     measured code exchanges per case (default 12000), split over the rounds
   --warmup N        exchanges per case before measuring, discarded (default 500)
-  --rounds N        alternating rounds; each runs every case once, the order rotating (default 4)
+  --rounds N        alternating rounds; each runs every case once, the order rotating (default 12)
   --connections N   concurrent keep-alive connections (default 8)
   --pool N          database connections of the service (default 4)
   --signatures N    in-process signatures per algorithm (default 5000)
@@ -81,14 +81,14 @@ function parseOptions(argv: string[]): Options | 'help' {
     if (!Number.isInteger(n) || n < minimum) throw new Error(`--${name}: an integer of at least ${minimum}, not ${value}`);
     return n;
   };
-  const rounds = count('rounds', values.rounds, 4);
+  const rounds = count('rounds', values.rounds, 12);
   return {
-    exchanges: Math.ceil(count('exchanges', values.exchanges, 4000) / rounds) * rounds,
+    exchanges: Math.ceil(count('exchanges', values.exchanges, 12000) / rounds) * rounds,
     warmup: count('warmup', values.warmup, 500, 0),
     rounds,
     connections: count('connections', values.connections, 8),
     poolSize: count('pool', values.pool, 4),
-    signatures: Math.ceil(count('signatures', values.signatures, 5000) / rounds) * rounds,
+    signatures: Math.ceil(count('signatures', values.signatures, 5000) / SIGNING_ROUNDS) * SIGNING_ROUNDS,
     useTsx: values.tsx ?? false,
     markdownOut: values['markdown-out'] ?? null,
   };
@@ -97,6 +97,8 @@ function parseOptions(argv: string[]): Options | 'help' {
 const log = (line: string) => process.stderr.write(`[bench:signing ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const cleanups: Array<() => Promise<void>> = [];
 const ALGORITHMS: SigningAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
+/** The in-process signatures are alternated in this many rounds. */
+const SIGNING_ROUNDS = 5;
 const REDIRECT_URI = 'https://client.example/callback';
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -312,8 +314,8 @@ async function signing(database: Database, config: Readonly<Config>, cases: Exch
   const samples = new Map(ALGORITHMS.map((alg) => [alg, { latencies: [] as number[], cpuUs: 0, concurrentSeconds: 0 }]));
   // Warm-up: the key list, each private key's import, jose's and the JIT's first calls.
   for (const alg of ALGORITHMS) for (let i = 0; i < 500; i += 1) await signer.sign(payloads.get(alg)![i % 64]!, { alg });
-  const perRound = options.signatures / options.rounds;
-  for (let round = 0; round < options.rounds; round += 1) {
+  const perRound = options.signatures / SIGNING_ROUNDS;
+  for (let round = 0; round < SIGNING_ROUNDS; round += 1) {
     for (const alg of rotate(ALGORITHMS, round)) {
       const sample = samples.get(alg)!;
       const list = payloads.get(alg)!;
@@ -364,6 +366,7 @@ async function main(options: Options): Promise<boolean> {
   const serviceEntry = options.useTsx ? ['--import', 'tsx', 'src/main.ts'] : [await ensureCompiled(log)];
   const benchDatabase = await openBenchDatabase(log);
   cleanups.push(() => benchDatabase.dispose());
+  const machine = machineLines(await benchDatabase.describe());
   const work = mkdtempSync(join(tmpdir(), 'oauth-bench-signing-'));
   cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
 
@@ -437,10 +440,21 @@ async function main(options: Options): Promise<boolean> {
   const cpuDelta = (alg: SigningAlgorithm) =>
     summaries.find(({ entry }) => entry.alg === alg)!.summary.cpuPerRequestMs - reference.cpuPerRequestMs;
   const delta = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
+  // Round by round (the same round's run without openid as reference): how much the Δ moves with the machine.
+  const roundDeltas = (entry: ExchangeCase, of: (run: Run) => number) => {
+    const without = runs.get(cases[0]!)!;
+    const values = runs
+      .get(entry)!
+      .map((run, round) => of(run) - of(without[round]!))
+      .sort((a, b) => a - b);
+    return `${delta(values[Math.floor((values.length - 1) / 2)]!)} (${delta(values[0]!)} … ${delta(values.at(-1)!)})`;
+  };
+  const meanOf = (run: Run) => run.latencies.reduce((sum, value) => sum + value, 0) / run.latencies.length;
+  const cpuOf = (run: Run) => run.serviceCpuMs / run.latencies.length;
   const valid = summaries.every(({ summary }) => Object.keys(summary.problems).length === 0);
   const report = [
     `### Method (${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, \`npm run bench:signing${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`)`,
-    ...machineLines(await benchDatabase.describe()),
+    ...machine,
     `- service: ${options.useTsx ? 'tsx src/main.ts serve' : 'node dist/main.js serve'} (LOG_LEVEL=warn, pool ${config.databasePoolSize}, openid.enabled, keys.algorithms ${ALGORITHMS.join(', ')}); one confidential client per case, registered with its id_token_signed_response_alg; codes made through the domain store (accessGrants.create), those with openid carrying a nonce, auth_time and sid`,
     `- autocannon: ${options.connections} keep-alive connections, pipelining 1, each request with the next unused code; per case ${options.warmup} exchanges of warm-up, then ${options.exchanges.toLocaleString('en-US')} measured in ${options.rounds} rounds of ${perRound.toLocaleString('en-US')} (every case once per round, the order rotating); every answer 200 with an id_token exactly when openid was granted (one probe per case verifies its ID token against the JWKS)`,
     `- service CPU: user + system time of the service process (/proc/<pid>/stat, ${TICKS_PER_SECOND} ticks/s) over each run ÷ its exchanges; PostgreSQL and the load generator are not counted`,
@@ -458,6 +472,8 @@ async function main(options: Options): Promise<boolean> {
         'Δ mean ms',
         'Δ p50 ms',
         'Δ CPU ms/req',
+        'per round: Δ mean ms, median (min … max)',
+        'per round: Δ CPU ms/req, median (min … max)',
         'errors',
       ],
       summaries.map(({ entry, summary: s }) => [
@@ -471,11 +487,13 @@ async function main(options: Options): Promise<boolean> {
         entry.alg ? delta(s.mean - reference.mean) : '-',
         entry.alg ? delta(s.p50 - reference.p50) : '-',
         entry.alg ? delta(s.cpuPerRequestMs - reference.cpuPerRequestMs) : '-',
+        entry.alg ? roundDeltas(entry, meanOf) : '-',
+        entry.alg ? roundDeltas(entry, cpuOf) : '-',
         Object.keys(s.problems).length ? problemText(s.problems) : 'none',
       ]),
     ),
     '',
-    `#### The signer alone (createTokenSigner in this process, ID-token claims; ${options.signatures.toLocaleString('en-US')} per algorithm in ${options.rounds} alternating rounds)`,
+    `#### The signer alone (createTokenSigner in this process, ID-token claims; ${options.signatures.toLocaleString('en-US')} per algorithm in ${SIGNING_ROUNDS} alternating rounds)`,
     markdownTable(
       [
         'alg',
