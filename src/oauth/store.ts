@@ -23,6 +23,27 @@ export interface ApplicationRecord {
   idTokenSignedResponseAlg: SigningAlgorithm | null;
   /** null: UserInfo answers plain JSON; an algorithm: a signed JWT. */
   userinfoSignedResponseAlg: SigningAlgorithm | null;
+  /** RFC 9068: the format of this application's access tokens when no resource decides it. */
+  accessTokenFormat: AccessTokenFormat;
+}
+
+export type AccessTokenFormat = 'opaque' | 'jwt';
+
+/** An API registered as a resource (RFC 8707): what it accepts and how its tokens are made. */
+export interface ResourceRecord {
+  id: number;
+  /** The resource indicator, compared exactly: an absolute URI without a fragment. */
+  uri: string;
+  name: string;
+  /** The scopes this resource accepts; a token for it carries only these. */
+  scopes: string[];
+  tokenFormat: AccessTokenFormat;
+  /** Seconds; null: the server's accessTokenExpiresIn. */
+  accessTokenLifetime: number | null;
+  /** The client_id of the API itself: it may introspect the tokens meant for this resource. */
+  serverClientId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 export interface AccessTokenRecord {
@@ -46,6 +67,8 @@ export interface AccessTokenRecord {
   /** The sign-in the token descends from (OpenID Connect): auth_time and sid of a refresh's ID token. */
   authTime: Date | null;
   sessionId: string | null;
+  /** RFC 8707: the resources the token is for (its aud); empty: any API that trusts this service. */
+  audience: string[];
 }
 
 export interface AccessGrantRecord {
@@ -65,6 +88,8 @@ export interface AccessGrantRecord {
   nonce: string | null;
   authTime: Date | null;
   sessionId: string | null;
+  /** RFC 8707: the resources the authorization request named (empty: none). */
+  audience: string[];
 }
 
 export interface UserRecord extends UserClaims {
@@ -105,14 +130,15 @@ export interface UserClaims {
 
 export type NewAccessToken = Omit<
   AccessTokenRecord,
-  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId'
+  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId' | 'audience'
 > & {
   previousRefreshToken?: string;
   authTime?: Date | null;
   sessionId?: string | null;
+  audience?: string[];
 };
-export type NewAccessGrant = Omit<AccessGrantRecord, 'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId'> &
-  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId'>>;
+export type NewAccessGrant = Omit<AccessGrantRecord, 'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId' | 'audience'> &
+  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId' | 'audience'>>;
 
 export interface ApplicationStore {
   findByUid(uid: string): Promise<ApplicationRecord | null>;
@@ -173,11 +199,10 @@ export interface UserStore {
 }
 
 /** What the admin writes: every field of the record but its identity and timestamps (secret in its stored form). */
-export type ApplicationInput = Omit<
-  ApplicationRecord,
-  'id' | 'uid' | 'createdAt' | 'updatedAt' | 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg'
-> &
-  Partial<Pick<ApplicationRecord, 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg'>>;
+export type ApplicationInput = Omit<ApplicationRecord, 'id' | 'uid' | 'createdAt' | 'updatedAt' | OptionalApplicationField> &
+  Partial<Pick<ApplicationRecord, OptionalApplicationField>>;
+/** Fields added after Doorkeeper's: left out of a write, they keep their stored value (or the default). */
+type OptionalApplicationField = 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg' | 'accessTokenFormat';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {
@@ -259,6 +284,28 @@ export interface SigningKeyStore {
   exclusively<T>(work: () => Promise<T>): Promise<T>;
 }
 
+/** oauth_resources: read when a request names a resource (cached briefly), written by the admin UI and the CLI. */
+export interface ResourceStore {
+  /** The registered resources among these URIs (exact match); unknown ones are simply absent. */
+  findByUris(uris: readonly string[]): Promise<ResourceRecord[]>;
+  /** The resources whose API is this client (the introspection audience rule). */
+  servedBy(clientId: string): Promise<ResourceRecord[]>;
+  list(): Promise<ResourceRecord[]>;
+  findById(id: number): Promise<ResourceRecord | null>;
+  /** Throws ResourceUriTaken when the URI is registered already. */
+  create(input: ResourceInput): Promise<ResourceRecord>;
+  update(id: number, changes: Partial<ResourceInput>): Promise<ResourceRecord | null>;
+  delete(id: number): Promise<boolean>;
+}
+
+export type ResourceInput = Omit<ResourceRecord, 'id' | 'createdAt' | 'updatedAt'>;
+
+export class ResourceUriTaken extends Error {
+  constructor(readonly uri: string) {
+    super(`a resource with the URI ${uri} is registered already`);
+  }
+}
+
 export interface Stores {
   applications: ApplicationStore;
   applicationAdmin: ApplicationAdminStore;
@@ -269,6 +316,7 @@ export interface Stores {
   users: UserStore;
   cleanup: CleanupStore;
   signingKeys: SigningKeyStore;
+  resources: ResourceStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }

@@ -1,6 +1,6 @@
 import type { AccessGrantRecord, AccessGrantStore, NewAccessGrant } from '../oauth/store.js';
 import { Prisma, type OauthAccessGrant } from './generated/client.js';
-import { columnOf, insertedFields, selectList, splitList, timestamp, type Row } from './rows.js';
+import { columnOf, insertedFields, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
 // oauth_access_grants (authorization codes): issued, exchanged and consumed on the hot path, all raw SQL.
@@ -8,12 +8,13 @@ import type { SqlClient } from './sql-client.js';
 const COLUMNS = selectList(Prisma.OauthAccessGrantScalarFieldEnum);
 
 /** The table's one mapper: every column is its record field as it is, but the ids and the scopes. */
-const toAccessGrant = ({ id, applicationId, resourceOwnerId, scopes, ...columns }: Row<OauthAccessGrant>): AccessGrantRecord => ({
+const toAccessGrant = ({ id, applicationId, resourceOwnerId, scopes, audience, ...columns }: Row<OauthAccessGrant>): AccessGrantRecord => ({
   ...columns,
   id: Number(id),
   applicationId: Number(applicationId),
   resourceOwnerId: Number(resourceOwnerId),
   scopes: splitList(scopes),
+  audience: splitList(audience),
 });
 
 const INSERTED = insertedFields(Prisma.OauthAccessGrantScalarFieldEnum, ['id', 'revokedAt']);
@@ -25,6 +26,7 @@ const insertValues = (grant: NewAccessGrant) => {
     scopes: grant.scopes.join(' '),
     createdAt: timestamp(grant.createdAt),
     authTime: grant.authTime ? timestamp(grant.authTime) : null,
+    audience: joinedOrNull(grant.audience),
   };
   return INSERTED.map((field) => columns[field] ?? null);
 };

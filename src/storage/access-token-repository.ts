@@ -1,7 +1,7 @@
 import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
 import { toApplication } from './application-repository.js';
 import { Prisma, type OauthAccessToken, type OauthApplication } from './generated/client.js';
-import { columnOf, insertedFields, selectList, splitList, timestamp, type Row } from './rows.js';
+import { columnOf, insertedFields, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
 // oauth_access_tokens, all raw SQL: the hot path (introspection, token issue, refresh rotation) runs these
@@ -17,6 +17,7 @@ const toAccessToken = ({
   resourceOwnerId,
   accessGrantId,
   scopes,
+  audience,
   ...columns
 }: Row<OauthAccessToken>): AccessTokenRecord => ({
   ...columns,
@@ -25,6 +26,7 @@ const toAccessToken = ({
   resourceOwnerId: numberOrNull(resourceOwnerId),
   accessGrantId: numberOrNull(accessGrantId),
   scopes: splitList(scopes),
+  audience: splitList(audience),
 });
 
 // A new row: the database numbers it; it is revoked and rotated later.
@@ -37,6 +39,7 @@ function insertValues(input: NewAccessToken): unknown[] {
     scopes: input.scopes.join(' '),
     createdAt: timestamp(input.createdAt),
     authTime: input.authTime ? timestamp(input.authTime) : null,
+    audience: joinedOrNull(input.audience),
     previousRefreshToken: input.previousRefreshToken ?? '',
   };
   return INSERTED.map((field) => columns[field] ?? null);

@@ -1,4 +1,4 @@
-import type { ApplicationAdminStore, ApplicationInput, ApplicationRecord, ApplicationStore } from '../oauth/store.js';
+import type { AccessTokenFormat, ApplicationAdminStore, ApplicationInput, ApplicationRecord, ApplicationStore } from '../oauth/store.js';
 import { UidTaken } from '../oauth/store.js';
 import { Prisma, type OauthApplication, type PrismaClient } from './generated/client.js';
 import { uniqueViolation } from './prisma-errors.js';
@@ -14,6 +14,9 @@ import type { SqlClient } from './sql-client.js';
 const signingAlgorithmOrNull = (value: string | null): SigningAlgorithm | null =>
   value !== null && isSigningAlgorithm(value) ? value : null;
 
+/** Anything but "jwt" (another tool's value included) is the opaque default. */
+export const accessTokenFormatOf = (value: string): AccessTokenFormat => (value === 'jwt' ? 'jwt' : 'opaque');
+
 export const APPLICATION_COLUMNS = selectList(Prisma.OauthApplicationScalarFieldEnum);
 
 /** The table's one mapper: every column is its record field as it is, but the id and the two lists. */
@@ -24,6 +27,7 @@ export const toApplication = ({
   postLogoutRedirectUri,
   idTokenSignedResponseAlg,
   userinfoSignedResponseAlg,
+  accessTokenFormat,
   ...columns
 }: Row<OauthApplication>): ApplicationRecord => ({
   ...columns,
@@ -33,6 +37,7 @@ export const toApplication = ({
   postLogoutRedirectUris: splitList(postLogoutRedirectUri),
   idTokenSignedResponseAlg: signingAlgorithmOrNull(idTokenSignedResponseAlg),
   userinfoSignedResponseAlg: signingAlgorithmOrNull(userinfoSignedResponseAlg),
+  accessTokenFormat: accessTokenFormatOf(accessTokenFormat),
 });
 
 /** The record's fields as Prisma's data, for writes; a field left undefined is not written. */

@@ -26,5 +26,8 @@ export const insertedFields = <Field extends string>(fields: Record<Field, strin
 
 export const splitList = (value: string | null) => (value ? value.split(/\s+/).filter(Boolean) : []);
 
+/** A list stored as one space-separated column that is NULL when the list is empty or absent (an audience). */
+export const joinedOrNull = (values: readonly string[] | undefined) => (values && values.length > 0 ? values.join(' ') : null);
+
 /** TIMESTAMP columns hold UTC wall time; an ISO string with Z is stored as exactly that. */
 export const timestamp = (date: Date) => date.toISOString();

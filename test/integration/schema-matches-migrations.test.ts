@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -42,11 +42,12 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the five tables (Doorkeeper's three, users and the signing keys)", () => {
+  it("declares the six tables (Doorkeeper's three, users, the signing keys and the resources)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'oauth_access_grants',
       'oauth_access_tokens',
       'oauth_applications',
+      'oauth_resources',
       'oauth_signing_keys',
       'users',
     ]);
@@ -142,11 +143,12 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
       applied_steps_count: number;
       finished_at: Date | null;
     }>('SELECT migration_name, checksum, applied_steps_count, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
-    expect(rows.map((row) => row.migration_name)).toEqual([
-      '20261122000000_init',
-      '20261125000000_signing_keys',
-      '20261125100000_openid_connect',
-    ]);
+    const folders = readdirSync(join(import.meta.dirname, '../../prisma/migrations'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+    expect(folders.slice(0, 3)).toEqual(['20261122000000_init', '20261125000000_signing_keys', '20261125100000_openid_connect']);
+    expect(rows.map((row) => row.migration_name)).toEqual(folders);
     for (const row of rows) {
       expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);
       expect(row.applied_steps_count).toBe(1);
