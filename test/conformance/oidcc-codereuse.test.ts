@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALLBACK, openIdProvider, suiteCodeFlow, tokenEndpoint, userInfo, type OpenIdProvider } from './support.js';
 
-// oidcc-codereuse: an authorization code is single-use (Core 3.1.3.2, RFC 6749 section 4.1.2). the second
+// oidcc-codereuse: an authorization code is single-use (Core 3.1.3.2, RFC 6749 section 4.1.2). The second
 // exchange of the same code is invalid_grant, and the tokens the first exchange issued are revoked (RFC 6749
 // section 4.1.2's SHOULD), so the first access token no longer works at UserInfo.
 

@@ -4,10 +4,10 @@ import { locationParameters } from '../helpers/end-user.js';
 import { authorize } from '../helpers/openid.js';
 import { codeFrom, discover, exchange, openIdProvider, redirectedError, suiteRequest, type OpenIdProvider } from './support.js';
 
-// oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported: an unsigned Request Object (alg none) in the request parameter (Core 6.1). Discovery
-// says request_parameter_supported is false, and Core 6.1: "Should an OP not support this parameter and an RP uses
-// it, the OP MUST return the request_not_supported error." Processing it correctly would also pass: the
-// ID token then carries the nonce that only the Request Object holds.
+// oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported: an unsigned Request Object (alg
+// none) in the request parameter (Core 6.1). Discovery says request_parameter_supported is false, and Core 6.1:
+// "Should an OP not support this parameter and an RP uses it, the OP MUST return the request_not_supported
+// error." Processing it correctly would also pass: the ID token then carries the nonce only the object holds.
 
 describe('oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported', () => {
   let op: OpenIdProvider;
@@ -18,7 +18,8 @@ describe('oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsup
     expect((await discover(op.server)).request_parameter_supported).toBe(false);
   });
 
-  // Known failure: the request parameter is ignored: the code comes back, and the ID token lacks the Request Object's nonce.
+  // Known failure: the request parameter is ignored; a code comes back, and the ID token lacks the nonce that
+  // only the Request Object held.
   it.fails('the request is rejected with request_not_supported, or processed with the Request Object nonce', async () => {
     const nonce = 'nonce-only-in-the-request-object';
     const request = suiteRequest(op.client, { nonce: undefined });

@@ -6,7 +6,7 @@ import type { ApplicationFields } from '../../src/oauth/applications.js';
 import type { ApplicationRecord, UserRecord } from '../../src/oauth/store.js';
 import { createClient, hiddenFields, locationParameters, PASSWORD, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { authorize, CALLBACK, openIdServer } from '../helpers/openid.js';
-import { basic, tokenRequest, type Headers } from '../helpers/oauth-requests.js';
+import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import type { TestServer, TestServerOptions } from '../helpers/test-server.js';
 
 // The OpenID Foundation conformance suite's Basic OP and Config OP modules, replayed over HTTP (issue 16). Each
@@ -154,7 +154,7 @@ export function tokenEndpoint(
   const { uid } = client.application;
   const secret = client.plainSecret ?? '';
   if (method === 'client_secret_post') return tokenRequest(op.server.app, { ...parameters, client_id: uid, client_secret: secret });
-  return tokenRequest(op.server.app, parameters, basic(uid, secret) as Headers);
+  return tokenRequest(op.server.app, parameters, basic(uid, secret));
 }
 
 export interface CodeFlowResult {
