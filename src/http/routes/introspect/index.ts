@@ -10,7 +10,9 @@ const bodySchema = formBodySchema({
 
 /**
  * POST /oauth/introspect (RFC 7662; the seed; SPEC 3.3): the `introspect` action of the `tokens` controller.
- * Registered only when introspection.enabled.
+ * Registered only when introspection.enabled. With openid.enabled, an `Accept` naming
+ * application/token-introspection+jwt gets the answer as a signed JWT of that type (RFC 9701), sent as a string
+ * past the JSON schema below; errors stay JSON.
  */
 export const introspectRoutes: FastifyPluginAsync<RouteOptions> = async (app, { controllers }) => {
   const controller = controllers.tokens;

@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { extractClientCredentials } from '../../../oauth/client-credentials.js';
 import { OAuthError } from '../../../oauth/errors.js';
 import { handleTokenRequest } from '../../../oauth/grants/index.js';
-import { introspect } from '../../../oauth/introspection.js';
+import { introspect, type IntrospectionResponse } from '../../../oauth/introspection.js';
+import { acceptsIntrospectionJwt, INTROSPECTION_JWT_MEDIA_TYPE, signedIntrospection } from '../../../oauth/introspection-jwt.js';
 import { limitedAddress } from '../../../oauth/limited-address.js';
 import { introspectionPolicyOf, type IntrospectionRule } from '../../../oauth/introspection-policy.js';
 import { revokeToken } from '../../../oauth/revocation.js';
@@ -48,7 +49,7 @@ export class TokensController extends Controller {
     return noStore(reply).send({});
   }
 
-  /** POST /oauth/introspect (RFC 7662; the seed; SPEC 3.3). */
+  /** POST /oauth/introspect (RFC 7662; the seed; SPEC 3.3), as a signed JWT when asked for (RFC 9701). */
   async introspect(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     try {
       const response = await introspect(this.deps, this.introspectionRules, {
@@ -57,7 +58,7 @@ export class TokensController extends Controller {
         address: limitedAddress(request.ip),
       });
       this.services.metrics.introspection(response.active ? 'active' : 'inactive');
-      return noStore(reply).send(response);
+      return await this.sendIntrospection(request, noStore(reply), response);
     } catch (error) {
       if (error instanceof OAuthError) {
         this.services.metrics.introspection('refused');
@@ -65,5 +66,19 @@ export class TokensController extends Controller {
       }
       throw error;
     }
+  }
+
+  /**
+   * The 200 answer of introspect, in the form the requester asked for. RFC 9701 section 4: a resource server that
+   * names application/token-introspection+jwt in Accept gets the JWT, when the signing keys exist (openid.enabled);
+   * otherwise, and for a requester with no client to address, the RFC 7662 JSON, which its Content-Type tells
+   * apart. Refusals never get here: they stay the JSON errors of the app-wide handler.
+   */
+  protected async sendIntrospection(request: FastifyRequest, reply: FastifyReply, response: IntrospectionResponse): Promise<FastifyReply> {
+    if (this.deps.config.openid.enabled && acceptsIntrospectionJwt(request.headers.accept)) {
+      const jwt = await signedIntrospection(this.deps, request.headers.authorization, response);
+      if (jwt !== null) return reply.type(INTROSPECTION_JWT_MEDIA_TYPE).send(jwt);
+    }
+    return reply.send(response);
   }
 }
