@@ -13,13 +13,16 @@ export function headerSafe(value: string): string {
 /**
  * The WWW-Authenticate value for a refusal. RFC 6750 section 3.1: when the request carried no token the
  * challenge has no error code (the client may simply not know it needs one); otherwise it names the error, its
- * description and, for insufficient_scope, the scope that would have been enough.
+ * description and, for insufficient_scope, the scope that would have been enough. RFC 9728 section 5.1: with a
+ * resource configured, every challenge names the resource's metadata URL, from which clients (the MCP SDK among
+ * them) discover the authorization server.
  */
-export function bearerChallenge(realm: string, error: GuardError): string {
+export function bearerChallenge(realm: string, error: GuardError, resourceMetadataUrl?: string): string {
   const params = [`realm="${headerSafe(realm)}"`];
   if (error.reason !== 'missing') {
     params.push(`error="${error.code}"`, `error_description="${headerSafe(error.description)}"`);
     if (error.scopes.length > 0) params.push(`scope="${headerSafe(error.scopes.join(' '))}"`);
   }
+  if (resourceMetadataUrl !== undefined) params.push(`resource_metadata="${headerSafe(resourceMetadataUrl)}"`);
   return `Bearer ${params.join(', ')}`;
 }

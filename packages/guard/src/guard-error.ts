@@ -7,10 +7,11 @@ const INVALID_TOKEN_TEXT: Record<TokenProblem, string> = {
   unknown: 'The access token is invalid',
   revoked: 'The access token was revoked',
   expired: 'The access token expired',
+  audience: 'The access token is not meant for this resource',
 };
 
 /**
- * Why the guard refused a request: `invalid_token` (401: no token, or an unknown, expired or revoked one) or
+ * Why the guard refused a request: `invalid_token` (401: no token, or an unknown, expired, revoked or other-audience one) or
  * `insufficient_scope` (403: a valid token without any of the required scopes). Render-options hooks receive it.
  */
 export class GuardError {
@@ -19,7 +20,7 @@ export class GuardError {
   readonly status: 401 | 403;
   /** English description (the reference's wording). */
   readonly description: string;
-  /** invalid_token: why; `missing` when no bearer token was sent. */
+  /** invalid_token: why; `missing` when no bearer token was sent, `audience` when it is meant for another resource. */
   readonly reason: TokenProblem | null;
   /** insufficient_scope: the scopes of which one was required. */
   readonly scopes: readonly string[];

@@ -1,7 +1,9 @@
 /**
  * @oauth-service/guard: protects the routes of a Fastify API with OAuth 2.0 bearer access tokens (RFC 6750),
- * either inside the authorization server (local mode) or in any other Node API that asks the server's
- * introspection endpoint (remote mode, RFC 7662). Depends on fastify, fastify-plugin and node:* only.
+ * either inside the authorization server (local mode), in any other Node API that asks the server's
+ * introspection endpoint (remote mode, RFC 7662), or that verifies JWT access tokens by itself (jwt mode,
+ * RFC 9068). With `resource` set it serves the API's Protected Resource Metadata (RFC 9728). Depends on fastify,
+ * fastify-plugin, jose and node:* only.
  *
  * @example
  * import Fastify from 'fastify';
@@ -22,6 +24,8 @@
 export { serviceGuard, type ServiceAuthorizeHook } from './plugin.js';
 export { GuardError, GuardUnavailableError } from './guard-error.js';
 export { createRemoteIntrospector } from './remote-introspection.js';
+export { protectedResourceMetadata } from './resource-metadata.js';
+export type { JwtAlgorithm, JwtGuardOptions } from './jwt-options.js';
 export type {
   GuardCommonOptions,
   GuardForbiddenRenderOptions,
@@ -29,6 +33,7 @@ export type {
   GuardToken,
   Introspect,
   LocalGuardOptions,
+  ProtectedResourceOptions,
   RemoteGuardOptions,
   RemoteIntrospectionOptions,
   RenderOptionsHook,

@@ -1,12 +1,13 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { headerSafe } from './challenge.js';
 import { GuardError, GuardUnavailableError } from './guard-error.js';
 import { refuse, unavailable, type RefusalSettings } from './refusals.js';
-import { createRemoteIntrospector } from './remote-introspection.js';
 import { transportWarning } from './remote-settings.js';
+import { resourceSettings, type ResourceSettings } from './resource-metadata.js';
 import { evaluateRequestToken, holdsAnyScope, requiredScopes, type TokenEvaluation } from './token-evaluation.js';
-import type { GuardToken, Introspect, ServiceGuardOptions } from './types.js';
+import { tokenSource } from './token-source.js';
+import type { GuardToken, ServiceGuardOptions } from './types.js';
 
 /** A preHandler made by `app.serviceAuthorize(...)`. */
 export type ServiceAuthorizeHook = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
@@ -38,15 +39,18 @@ interface RequestState {
 
 const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options) => {
   const now = options.now ?? Date.now;
-  const introspect = chooseIntrospect(options, now);
-  if (options.mode === 'remote') {
+  const resource = resourceSettings(options);
+  const { source, rules } = tokenSource(options, resource, now, app.log);
+  if ((options.mode === 'remote' || options.mode === 'jwt') && options.introspectionUrl !== undefined) {
     const warning = transportWarning(options.introspectionUrl);
     if (warning) app.log.warn(warning);
   }
+  if (resource) serveResourceMetadata(app, resource);
   const resolver = options.resolveResourceOwner;
   const exposeToViews = options.exposeResourceOwnerToViews ?? true;
   const refusal: RefusalSettings = {
     realm: headerSafe(options.realm ?? 'oauth-service'),
+    ...(resource && { resourceMetadataUrl: resource.metadataUrl }),
     unauthorized: options.serviceUnauthorizedRenderOptions,
     forbidden: options.serviceForbiddenRenderOptions,
   };
@@ -62,7 +66,7 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
   // Seed: the token is evaluated once per request, however many helpers and preHandlers ask.
   function evaluate(request: FastifyRequest): Promise<TokenEvaluation> {
     const state = stateOf(request);
-    state.evaluation ??= evaluateRequestToken(request.headers.authorization, introspect, now);
+    state.evaluation ??= evaluateRequestToken(request.headers.authorization, (token) => source(token, request), now, rules);
     return state.evaluation;
   }
 
@@ -104,12 +108,18 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
   });
 };
 
-function chooseIntrospect(options: ServiceGuardOptions, now: () => number): Introspect {
-  if (options.mode === 'remote') return createRemoteIntrospector({ ...options, now });
-  if (typeof options.introspect !== 'function') {
-    throw new TypeError('serviceGuard: local mode needs an introspect(token) function; use mode "remote" to ask an introspection endpoint');
+/**
+ * RFC 9728 section 3: GET of the metadata URL answers 200 application/json with the document. The path-suffixed
+ * URL of section 3.1 is the one challenges name; the bare well-known path is served too (unless something already
+ * serves it, e.g. a second guard on the same host) for clients that look at the origin's root.
+ */
+function serveResourceMetadata(app: FastifyInstance, resource: ResourceSettings): void {
+  for (const url of resource.metadataPaths) {
+    if (url !== resource.metadataPaths[0] && app.hasRoute({ method: 'GET', url })) continue;
+    app.get(url, async function protectedResourceMetadata(_request, reply) {
+      return reply.type('application/json; charset=utf-8').send(resource.document);
+    });
   }
-  return options.introspect;
 }
 
 /**
@@ -121,6 +131,11 @@ function chooseIntrospect(options: ServiceGuardOptions, now: () => number): Intr
  * - remote mode (`mode: 'remote'`): asks `POST /oauth/introspect` with the API's client credentials and caches
  *   answers. A revoked token stops being accepted within `cacheTtlSeconds` (default 30); an expired one at once.
  *   When the authorization server cannot answer, protected routes respond 503, never 200.
+ * - jwt mode (`mode: 'jwt'`): verifies JWT access tokens (RFC 9068) with the issuer's published keys, without a
+ *   call per request. A revoked JWT stays usable until its `exp`, except on the routes listed in `introspect`.
+ *
+ * With `resource` set, the guard serves the API's Protected Resource Metadata (RFC 9728), names it in every
+ * challenge, and refuses tokens meant for another resource.
  *
  * @example
  * await app.register(serviceGuard, { mode: 'remote', introspectionUrl, clientId, clientSecret });

@@ -5,6 +5,8 @@ import type { GuardForbiddenRenderOptions, GuardRenderOptions, RenderOptionsHook
 
 export interface RefusalSettings {
   realm: string;
+  /** RFC 9728 section 5.1: the protected resource metadata URL every challenge names, when a resource is set. */
+  resourceMetadataUrl?: string;
   unauthorized?: RenderOptionsHook<GuardRenderOptions>;
   forbidden?: RenderOptionsHook<GuardForbiddenRenderOptions>;
 }
@@ -29,7 +31,7 @@ export async function refuse(
     reply.code(404);
     return custom.body === undefined ? reply.send() : sendBody(reply, custom);
   }
-  reply.code(error.status).header('www-authenticate', bearerChallenge(settings.realm, error));
+  reply.code(error.status).header('www-authenticate', bearerChallenge(settings.realm, error, settings.resourceMetadataUrl));
   return custom?.body === undefined ? reply.send(error.toJSON()) : sendBody(reply, custom);
 }
 

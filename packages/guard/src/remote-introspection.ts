@@ -1,3 +1,4 @@
+import { audienceOf } from './audience.js';
 import { GuardUnavailableError } from './guard-error.js';
 import { cacheKey, IntrospectionCache } from './introspection-cache.js';
 import { remoteSettings } from './remote-settings.js';
@@ -84,6 +85,8 @@ export function toGuardToken(body: Record<string, unknown>, acceptMissingTokenTy
     // RFC 7662 section 2.2: sub is "usually a machine-readable identifier of the resource owner".
     resourceOwnerId: typeof sub === 'string' || typeof sub === 'number' ? sub : null,
     expiresAt: typeof body.exp === 'number' && Number.isFinite(body.exp) ? body.exp : null,
+    // RFC 7662 section 2.2: aud is one string or an array; absent when the token has no audience.
+    ...(body.aud !== undefined && { audience: audienceOf(body.aud) }),
     claims: Object.freeze({ ...body }),
   });
 }

@@ -60,7 +60,8 @@ function positive(name: string, value: number): number {
   return value;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Hosts for which plain http is tolerated (RFC 8252 section 8.3 loopback). */
+export const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** RFC 7662 section 4: introspection must use TLS; plain http is tolerated for loopback only, with a warning otherwise. */
 export function transportWarning(introspectionUrl: string): string | null {

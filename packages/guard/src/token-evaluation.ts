@@ -1,3 +1,4 @@
+import { audienceProblem, type AudienceRule } from './audience.js';
 import { extractBearerToken } from './bearer-token.js';
 import type { TokenProblem } from './token-problem.js';
 import type { GuardToken, Introspect } from './types.js';
@@ -7,16 +8,26 @@ export type TokenEvaluation = { token: GuardToken; problem: null } | { token: nu
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
+export interface EvaluationRules {
+  /** With a resource configured: a valid token must also be meant for it. */
+  audience?: AudienceRule | null;
+  /** jwt mode: the exp check tolerates clocks this far apart (the JWT's nbf and iat are checked by the verifier). */
+  clockToleranceSeconds?: number;
+}
+
 /** Reads the bearer token of a request and looks it up; introspection errors propagate. */
 export async function evaluateRequestToken(
   authorization: string | undefined,
   introspect: Introspect,
   nowMs: () => number,
+  { audience = null, clockToleranceSeconds = 0 }: EvaluationRules = {},
 ): Promise<TokenEvaluation> {
   const extracted = extractBearerToken(authorization);
   if (extracted.kind === 'none') return { token: null, problem: 'missing' };
   if (extracted.kind === 'malformed') return { token: null, problem: 'unknown' };
-  return judgeToken(await introspect(extracted.token), nowMs());
+  const evaluation = judgeToken(await introspect(extracted.token), nowMs() - clockToleranceSeconds * 1000);
+  const problem = evaluation.token && audience ? audienceProblem(evaluation.token, audience) : null;
+  return problem ? { token: null, problem } : evaluation;
 }
 
 /**

@@ -3,5 +3,9 @@
 
 /** Why an inactive token is unusable (reference 12.2: revoked, expired, unknown). */
 export type InvalidTokenReason = 'revoked' | 'expired' | 'unknown';
-/** Why a request has no valid token. `missing`: no bearer token was sent at all (RFC 6750 section 3.1). */
-export type TokenProblem = InvalidTokenReason | 'missing';
+/**
+ * Why a request has no valid token. `missing`: no bearer token was sent at all (RFC 6750 section 3.1);
+ * `audience`: a valid token meant for another resource (RFC 8707, RFC 9068 section 4), or one without an audience
+ * where the guard requires one.
+ */
+export type TokenProblem = InvalidTokenReason | 'missing' | 'audience';

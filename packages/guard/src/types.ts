@@ -1,10 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { GuardError } from './guard-error.js';
+import type { JwtGuardOptions } from './jwt-options.js';
 import type { InvalidTokenReason } from './token-problem.js';
 
 /**
- * What the guard knows about an access token after looking it up: the answer of `introspect` (local mode) or
- * of the authorization server's introspection endpoint (remote mode, RFC 7662).
+ * What the guard knows about an access token after looking it up: the answer of `introspect` (local mode), of
+ * the authorization server's introspection endpoint (remote mode, RFC 7662), or the verified claims of a JWT
+ * access token (jwt mode, RFC 9068).
  */
 export interface GuardToken {
   /** True when the token may be used now (not expired, not revoked). */
@@ -13,13 +15,21 @@ export interface GuardToken {
   readonly scopes: readonly string[];
   /** The client the token was issued to; null for tokens without a client. */
   readonly clientId: string | null;
-  /** The resource owner the token acts for; null for client_credentials tokens (or when remote mode is not told). */
+  /**
+   * The resource owner the token acts for; null for client_credentials tokens (or when remote mode is not told).
+   * jwt mode: the `sub` claim, null when `sub` equals `client_id` (RFC 9068 section 2.2: a client acting for itself).
+   */
   readonly resourceOwnerId: string | number | null;
   /** Expiry as epoch seconds; null when the token never expires. The guard never accepts a token past it. */
   readonly expiresAt: number | null;
   /** Why an inactive token is unusable; picks the 401 description (reference 12.2: revoked, expired, unknown). */
   readonly reason?: InvalidTokenReason;
-  /** Remote mode: the whole introspection response, for custom claims such as `sub` or `username`. */
+  /**
+   * The resources the token is meant for (RFC 8707; introspection's or the JWT's `aud`). Absent or empty: the
+   * token names no audience. Checked against the `resource` option when one is set.
+   */
+  readonly audience?: readonly string[];
+  /** Remote mode: the whole introspection response; jwt mode: the JWT's payload. For custom claims such as `sub`. */
   readonly claims?: Readonly<Record<string, unknown>>;
 }
 
@@ -45,8 +55,8 @@ export type RenderOptionsHook<T extends GuardRenderOptions> = (context: {
   request: FastifyRequest;
 }) => T | null | undefined | Promise<T | null | undefined>;
 
-/** Options shared by both modes. */
-export interface GuardCommonOptions {
+/** Options shared by every mode. */
+export interface GuardCommonOptions extends ProtectedResourceOptions {
   /** Realm of the WWW-Authenticate challenges (RFC 6750 section 3). Default "oauth-service". */
   realm?: string;
   /**
@@ -110,4 +120,36 @@ export interface RemoteIntrospectionOptions {
   now?: () => number;
 }
 
-export type ServiceGuardOptions = LocalGuardOptions | RemoteGuardOptions;
+/**
+ * The API as a protected resource (RFC 9728). With `resource` set, the guard serves the resource's metadata,
+ * names it in every challenge, and refuses tokens meant for other resources.
+ */
+export interface ProtectedResourceOptions {
+  /**
+   * The API's resource identifier (RFC 8707, RFC 9728 section 1.2): an absolute https URL without fragment or
+   * query (http for loopback hosts only), compared exactly with the tokens' audience. For an MCP server, its own
+   * URL, e.g. https://mcp.example.com/mcp. Required in jwt mode.
+   */
+  resource?: string;
+  /**
+   * Issuer identifiers of the authorization servers that issue tokens for this API (RFC 9728 `authorization_servers`).
+   * Default: jwt mode, the `issuer`; remote mode, the origin of `introspectionUrl`; local mode, none.
+   */
+  authorizationServers?: readonly string[];
+  /** RFC 9728 `scopes_supported`: the scopes clients may ask for to call this API (the MCP SDK requests these). */
+  scopesSupported?: readonly string[];
+  /** RFC 9728 `resource_name`: a human-readable name of the API. */
+  resourceName?: string;
+  /** RFC 9728 `resource_documentation`: a URL of the API's documentation for developers. */
+  resourceDocumentation?: string;
+  /**
+   * Whether a token that names no audience is accepted when `resource` is set. Default true in local and remote
+   * mode (tokens issued without a `resource` parameter keep working, as before: any API that trusts the server
+   * accepts them), false in jwt mode (RFC 9068 section 4 makes `aud` required; a JWT whose only audience is its
+   * own issuer is the server's "no audience" and counts as none). False is stricter: a token obtained for no
+   * particular API cannot be replayed here.
+   */
+  acceptTokensWithoutAudience?: boolean;
+}
+
+export type ServiceGuardOptions = LocalGuardOptions | RemoteGuardOptions | JwtGuardOptions;

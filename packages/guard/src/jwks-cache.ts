@@ -1,0 +1,103 @@
+// eslint-disable-next-line no-restricted-imports -- jose verifies JWT access tokens (jwt mode); see packages/guard/package.json
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { GuardUnavailableError } from './guard-error.js';
+
+export interface JwksCacheOptions {
+  /** The JWKS URL; may discover it (RFC 8414) on first use. */
+  url: () => Promise<string>;
+  /** A new fetch starts at most once per this many seconds (after a success or a failure). */
+  cooldownSeconds: number;
+  /** Keys older than this are refreshed in the background while they keep verifying. */
+  maxAgeSeconds: number;
+  timeoutMs: number;
+  /** The clock in milliseconds. */
+  now: () => number;
+  /** Told when a background refresh fails (the cached keys stay in use). */
+  onRefreshError: (error: unknown) => void;
+}
+
+type KeyResolver = ReturnType<typeof createLocalJWKSet>;
+
+/**
+ * The authorization server's public keys, for jose's jwtVerify. Not jose's createRemoteJWKSet: once its copy is
+ * older than cacheMaxAge it awaits a refetch and fails every verification while the JWKS is unreachable, and
+ * with an infinite cacheMaxAge it would never drop a retired key. Here:
+ * - the first use fetches the keys (a failure is a 503: nothing can be verified yet);
+ * - keys older than maxAgeSeconds are refreshed in the background: requests keep verifying with the cached keys,
+ *   also while the refresh fails (a JWKS outage never turns away a token its cached key verifies);
+ * - a `kid` the cached set does not hold (a key rotated in) refetches at once, at most once per cooldownSeconds,
+ *   so tokens with made-up kids cannot make the guard hammer the JWKS;
+ * - concurrent requests share one fetch.
+ */
+export class JwksCache {
+  readonly #options: JwksCacheOptions;
+  #keys: { resolve: KeyResolver; fetchedAt: number } | null = null;
+  #lastAttempt = Number.NEGATIVE_INFINITY;
+  #lastError: unknown = null;
+  #inFlight: Promise<void> | null = null;
+
+  constructor(options: JwksCacheOptions) {
+    this.#options = options;
+  }
+
+  /** The key resolver to hand to jwtVerify. */
+  readonly getKey: JWTVerifyGetKey = async (header, token) => {
+    const keys = this.#keys ?? (await this.#firstKeys());
+    if (this.#options.now() - keys.fetchedAt >= this.#options.maxAgeSeconds * 1000 && !this.#coolingDown()) {
+      this.#refresh().catch((error: unknown) => this.#options.onRefreshError(error));
+    }
+    try {
+      return await keys.resolve(header, token);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey) || this.#coolingDown()) throw error;
+      // An unknown kid: a key rotated in since the last fetch. A failed refetch is a 503, not a 401: the token may
+      // be valid, the guard cannot tell.
+      await this.#refresh();
+      return (this.#keys ?? keys).resolve(header, token);
+    }
+  };
+
+  async #firstKeys(): Promise<{ resolve: KeyResolver; fetchedAt: number }> {
+    if (this.#coolingDown() && this.#inFlight === null) throw this.#unavailable(this.#lastError);
+    await this.#refresh();
+    if (!this.#keys) throw this.#unavailable(this.#lastError);
+    return this.#keys;
+  }
+
+  #coolingDown(): boolean {
+    return this.#options.now() - this.#lastAttempt < this.#options.cooldownSeconds * 1000;
+  }
+
+  #refresh(): Promise<void> {
+    this.#inFlight ??= this.#fetch().finally(() => (this.#inFlight = null));
+    return this.#inFlight;
+  }
+
+  async #fetch(): Promise<void> {
+    this.#lastAttempt = this.#options.now();
+    try {
+      const jwks = await this.#download();
+      this.#keys = { resolve: createLocalJWKSet(jwks), fetchedAt: this.#options.now() };
+      this.#lastError = null;
+    } catch (error) {
+      this.#lastError = error;
+      throw this.#unavailable(error);
+    }
+  }
+
+  async #download(): Promise<JSONWebKeySet> {
+    const url = await this.#options.url();
+    const response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.#options.timeoutMs) });
+    if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
+    const body: unknown = await response.json();
+    const keys = (body as { keys?: unknown } | null)?.keys;
+    if (!Array.isArray(keys)) throw new Error(`${url} answered 200 without a JSON Web Key Set`);
+    return body as JSONWebKeySet;
+  }
+
+  #unavailable(error: unknown): GuardUnavailableError {
+    if (error instanceof GuardUnavailableError) return error;
+    const detail = error instanceof Error ? error.message : String(error);
+    return new GuardUnavailableError(`the authorization server's keys could not be fetched: ${detail}`, { cause: error });
+  }
+}

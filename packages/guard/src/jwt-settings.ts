@@ -1,0 +1,63 @@
+import type { JwtAlgorithm, JwtGuardOptions } from './jwt-options.js';
+import { LOOPBACK } from './remote-settings.js';
+
+const ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
+
+export interface JwtSettings {
+  issuer: string;
+  jwksUri: string | undefined;
+  algorithms: JwtAlgorithm[];
+  clockToleranceSeconds: number;
+  jwksCooldownSeconds: number;
+  jwksMaxAgeSeconds: number;
+  timeoutMs: number;
+  introspect: 'never' | 'always' | ReadonlySet<string>;
+  now: () => number;
+}
+
+/** jwt mode's options with their defaults, checked at registration so a typo fails the boot, not a request. */
+export function jwtSettings(options: JwtGuardOptions, now: () => number): JwtSettings {
+  httpsUrl('issuer', options.issuer);
+  if (options.jwksUri !== undefined) httpsUrl('jwksUri', options.jwksUri);
+  const algorithms = [...(options.algorithms ?? ALGORITHMS)];
+  // RFC 8725 section 3.1: an allowlist; symmetric algorithms would let anyone holding the public key sign.
+  if (algorithms.length === 0 || algorithms.some((alg) => !ALGORITHMS.includes(alg))) {
+    throw new TypeError(`serviceGuard: algorithms must be a non-empty subset of ${ALGORITHMS.join(', ')}`);
+  }
+  return {
+    issuer: options.issuer,
+    jwksUri: options.jwksUri,
+    algorithms,
+    clockToleranceSeconds: nonNegative('clockToleranceSeconds', options.clockToleranceSeconds ?? 5),
+    jwksCooldownSeconds: nonNegative('jwksCooldownSeconds', options.jwksCooldownSeconds ?? 30),
+    jwksMaxAgeSeconds: nonNegative('jwksMaxAgeSeconds', options.jwksMaxAgeSeconds ?? 600),
+    timeoutMs: positive('timeoutMs', options.timeoutMs ?? 2000),
+    introspect: introspectRule(options.introspect ?? 'never'),
+    now,
+  };
+}
+
+function introspectRule(value: unknown): JwtSettings['introspect'] {
+  if (value === 'never' || value === 'always') return value;
+  if (Array.isArray(value) && value.every((route) => typeof route === 'string' && route.trim() !== '')) {
+    return new Set(value.map((route: string) => route.trim().replace(/\s+/, ' ')));
+  }
+  throw new TypeError(`serviceGuard: introspect must be 'never', 'always' or a list of routes, got ${JSON.stringify(value)}`);
+}
+
+function httpsUrl(name: string, value: unknown): void {
+  const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : null;
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname)))) {
+    throw new TypeError(`serviceGuard: ${name} must be an absolute https URL (http for loopback only), got ${JSON.stringify(value)}`);
+  }
+}
+
+function nonNegative(name: string, value: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`serviceGuard: ${name} must be a number >= 0`);
+  return value;
+}
+
+function positive(name: string, value: number): number {
+  if (nonNegative(name, value) === 0) throw new TypeError(`serviceGuard: ${name} must be greater than 0`);
+  return value;
+}
