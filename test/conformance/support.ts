@@ -133,7 +133,7 @@ export function suiteRequest(client: Client, parameters: Record<string, string |
 export function codeFrom(redirect: LightMyRequestResponse, request: Record<string, string>): string {
   expect(redirect.statusCode, redirect.body.slice(0, 300)).toBeGreaterThanOrEqual(302);
   const location = String(redirect.headers.location);
-  expect(location.startsWith(`${CALLBACK}?`), location).toBe(true);
+  expect(location.startsWith(`${CALLBACK}?`), `${redirect.statusCode} ${location} ${redirect.body.slice(0, 300)}`).toBe(true);
   const parameters = locationParameters(redirect);
   expect(parameters.get('error'), location).toBeNull();
   expect(parameters.get('state')).toBe(request.state ?? null);
