@@ -24,6 +24,7 @@ import { introspectRoutes } from './http/routes/introspect/index.js';
 import { loginRoutes } from './http/routes/login/index.js';
 import { jwksRoutes } from './http/routes/jwks/index.js';
 import { metadataRoutes } from './http/routes/metadata/index.js';
+import { resourcesRoutes } from './http/routes/resources/index.js';
 import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
@@ -151,6 +152,7 @@ export async function buildServer({
   await app.register(authorizedApplicationsRoutes, { ...routes });
   await app.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
   await app.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
+  await app.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
   await app.register(metadataRoutes, { ...routes });
   if (config.openid.enabled) {
     await app.register(signingKeyRotationPlugin, { deps });

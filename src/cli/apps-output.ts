@@ -17,6 +17,7 @@ export function applicationJson(application: ApplicationRecord, secret?: string 
     post_logout_redirect_uris: application.postLogoutRedirectUris,
     id_token_signed_response_alg: application.idTokenSignedResponseAlg,
     userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
+    access_token_format: application.accessTokenFormat,
     created_at: application.createdAt.toISOString(),
     updated_at: application.updatedAt.toISOString(),
   };
@@ -39,6 +40,7 @@ function details(application: ApplicationRecord): string[] {
     `  logout URIs:    ${application.postLogoutRedirectUris.join('\n                  ') || '(none)'}`,
     `  ID token alg:   ${application.idTokenSignedResponseAlg ?? 'RS256 (the default)'}`,
     `  UserInfo:       ${userinfoResponse(application)}`,
+    `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
     `  created at:     ${application.createdAt.toISOString()}`,
   ];
 }

@@ -21,14 +21,14 @@ import { onePositional, required, runSubcommand } from './subcommands.js';
 const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
   create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
-         [OpenID Connect options]
+         [--access-token-format opaque|jwt] [OpenID Connect options]
       Registers an application and prints its uid and secret; the secret is shown only this once.
       --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
   list                      every application (never a secret)
   show <uid|id>             one application
   update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
-         [OpenID Connect options]
+         [--access-token-format opaque|jwt] [OpenID Connect options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
   rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
@@ -38,6 +38,10 @@ OpenID Connect options (they apply once config openid.enabled is true; an empty 
       where logout may send the user back to (exact match; the same rules as --redirect-uri)
   --id-token-signed-response-alg RS256|ES256|EdDSA     how ID tokens are signed ("": RS256, the default)
   --userinfo-signed-response-alg RS256|ES256|EdDSA     UserInfo as a signed JWT ("": plain JSON, the default)
+
+  --access-token-format opaque|jwt
+      its access tokens: opaque (the default) or JWTs an API verifies by itself (RFC 9068; signed with the
+      OpenID Connect keys, so jwt needs openid.enabled). A registered resource's own format wins over it.
 `;
 
 const FIELD_OPTIONS = {
@@ -48,6 +52,7 @@ const FIELD_OPTIONS = {
   'post-logout-redirect-uri': { type: 'string', multiple: true },
   'id-token-signed-response-alg': { type: 'string' },
   'userinfo-signed-response-alg': { type: 'string' },
+  'access-token-format': { type: 'string' },
 } as const;
 
 /** The OpenID Connect settings among the options; one not given stays undefined (create: none; update: unchanged). */
@@ -55,11 +60,13 @@ function openIdSettings(values: {
   'post-logout-redirect-uri'?: string[] | undefined;
   'id-token-signed-response-alg'?: string | undefined;
   'userinfo-signed-response-alg'?: string | undefined;
+  'access-token-format'?: string | undefined;
 }) {
   return {
     postLogoutRedirectUri: values['post-logout-redirect-uri']?.join('\n'),
     idTokenSignedResponseAlg: values['id-token-signed-response-alg'],
     userinfoSignedResponseAlg: values['userinfo-signed-response-alg'],
+    accessTokenFormat: values['access-token-format'],
   };
 }
 
@@ -116,7 +123,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg or --userinfo-signed-response-alg',
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg or --access-token-format',
     );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -184,6 +191,7 @@ const OPTION_OF: Record<ApplicationField, string> = {
   post_logout_redirect_uris: 'post-logout-redirect-uri',
   id_token_signed_response_alg: 'id-token-signed-response-alg',
   userinfo_signed_response_alg: 'userinfo-signed-response-alg',
+  access_token_format: 'access-token-format',
 };
 
 /**

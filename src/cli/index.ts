@@ -6,6 +6,7 @@ import { runConfigCommand } from './config.js';
 import { runKeysCommand } from './keys.js';
 import { UsageError, type CliIo } from './io.js';
 import { runMigrateCommand } from './migrate.js';
+import { runResourcesCommand } from './resources.js';
 import { runServeCommand } from './serve.js';
 import { runTokensCommand } from './tokens.js';
 import { runUsersCommand } from './users.js';
@@ -20,6 +21,8 @@ Commands:
                         manage OAuth applications
   users create|list|show|update|set-password|disable|enable|delete|revoke-tokens
                         manage the local users who log in, and their OpenID Connect claims
+  resources create|list|show|update|delete
+                        manage the APIs registered as resources (RFC 8707): scopes, token format, lifetime
   tokens cleanup        delete stale tokens and codes in bounded batches
   admin hash-password   print the argon2id hash of an admin password read from stdin
   keys list|rotate|retire
@@ -37,6 +40,7 @@ const COMMANDS: Record<string, Command> = {
   config: runConfigCommand,
   apps: runAppsCommand,
   users: runUsersCommand,
+  resources: runResourcesCommand,
   tokens: runTokensCommand,
   admin: runAdminCommand,
   keys: runKeysCommand,

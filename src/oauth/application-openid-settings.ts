@@ -1,10 +1,12 @@
+import { accessTokenFormatError, isAccessTokenFormat } from './access-token-format.js';
 import { isOutOfBand, registrationErrors, splitRegisteredUris } from './redirect-uri.js';
 import { isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from './signing-keys.js';
 import type { ApplicationRecord } from './store.js';
 
 // An application's OpenID Connect settings (issue 16): where RP-Initiated Logout may send the user back to, and
 // how its ID tokens and UserInfo responses are signed (OpenID Connect Registration 1.0 section 2's
-// post_logout_redirect_uris, id_token_signed_response_alg and userinfo_signed_response_alg).
+// post_logout_redirect_uris, id_token_signed_response_alg and userinfo_signed_response_alg), and the format of its
+// access tokens (issue 17, RFC 9068), which is signed with the same keys.
 
 /** The settings as typed in the admin form, the JSON API or the CLI; undefined keeps what is stored (none on create). */
 export interface OpenIdSettingsFields {
@@ -14,18 +16,27 @@ export interface OpenIdSettingsFields {
   idTokenSignedResponseAlg?: string | undefined;
   /** RS256, ES256 or EdDSA; blank for plain JSON. */
   userinfoSignedResponseAlg?: string | undefined;
+  /** opaque or jwt (RFC 9068); blank for opaque. A resource's own format wins over it. */
+  accessTokenFormat?: string | undefined;
 }
 
-export type OpenIdSettingsField = 'post_logout_redirect_uris' | 'id_token_signed_response_alg' | 'userinfo_signed_response_alg';
+export type OpenIdSettingsField =
+  'post_logout_redirect_uris' | 'id_token_signed_response_alg' | 'userinfo_signed_response_alg' | 'access_token_format';
 
 const ALGORITHM_LIST = `${SIGNING_ALGORITHMS.slice(0, -1).join(', ')} or ${SIGNING_ALGORITHMS.at(-1)}`;
-const ALGORITHM_LABELS: Record<Exclude<OpenIdSettingsField, 'post_logout_redirect_uris'>, { label: string; blank: string }> = {
+const ALGORITHM_LABELS: Record<'id_token_signed_response_alg' | 'userinfo_signed_response_alg', { label: string; blank: string }> = {
   id_token_signed_response_alg: { label: 'ID token signing algorithm', blank: 'leave it blank for RS256' },
   userinfo_signed_response_alg: { label: 'UserInfo signing algorithm', blank: 'leave it blank for plain JSON' },
 };
 
-/** The rules of the three settings, in field order; a field not given (undefined) is not checked. */
-export function openIdSettingsErrors(fields: OpenIdSettingsFields, options: { forceSsl: boolean }): Array<[OpenIdSettingsField, string]> {
+/**
+ * The rules of the settings, in field order; a field not given (undefined) is not checked. `openidEnabled`: whether
+ * there are signing keys for JWT access tokens (left out: there are not).
+ */
+export function openIdSettingsErrors(
+  fields: OpenIdSettingsFields,
+  options: { forceSsl: boolean; openidEnabled?: boolean },
+): Array<[OpenIdSettingsField, string]> {
   const errors: Array<[OpenIdSettingsField, string]> = [];
   for (const uri of splitRegisteredUris(fields.postLogoutRedirectUri ?? '')) {
     for (const message of postLogoutUriErrors(uri, options)) errors.push(['post_logout_redirect_uris', message]);
@@ -36,6 +47,11 @@ export function openIdSettingsErrors(fields: OpenIdSettingsFields, options: { fo
   ] as const) {
     const message = algorithmError(field, value);
     if (message !== null) errors.push([field, message]);
+  }
+  const format = fields.accessTokenFormat?.trim();
+  if (format !== undefined && format !== '') {
+    const message = accessTokenFormatError(format, { openidEnabled: options.openidEnabled ?? false, label: 'Access token format' });
+    if (message !== null) errors.push(['access_token_format', message]);
   }
   return errors;
 }
@@ -59,13 +75,17 @@ function algorithmError(field: keyof typeof ALGORITHM_LABELS, value: string | un
 /** The stored form of the settings that were given (validated first); those not given stay as they are. */
 export function storedOpenIdSettings(
   fields: OpenIdSettingsFields,
-): Partial<Pick<ApplicationRecord, 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg'>> {
+): Partial<
+  Pick<ApplicationRecord, 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg' | 'accessTokenFormat'>
+> {
+  const format = fields.accessTokenFormat?.trim();
   return {
     ...(fields.postLogoutRedirectUri !== undefined && { postLogoutRedirectUris: splitRegisteredUris(fields.postLogoutRedirectUri) }),
     ...(fields.idTokenSignedResponseAlg !== undefined && { idTokenSignedResponseAlg: algorithmOrNull(fields.idTokenSignedResponseAlg) }),
     ...(fields.userinfoSignedResponseAlg !== undefined && {
       userinfoSignedResponseAlg: algorithmOrNull(fields.userinfoSignedResponseAlg),
     }),
+    ...(format !== undefined && { accessTokenFormat: isAccessTokenFormat(format) ? format : 'opaque' }),
   };
 }
 

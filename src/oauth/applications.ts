@@ -66,7 +66,8 @@ export function validateApplicationFields(fields: ApplicationFields, config: OAu
       add('scopes', "Scopes doesn't match those configured on the server.");
     }
   }
-  for (const [field, message] of openIdSettingsErrors(fields, { forceSsl: config.forceSslInRedirectUri })) add(field, message);
+  const settingsOptions = { forceSsl: config.forceSslInRedirectUri, openidEnabled: config.openid.enabled };
+  for (const [field, message] of openIdSettingsErrors(fields, settingsOptions)) add(field, message);
   return errors;
 }
 

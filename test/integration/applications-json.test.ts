@@ -44,6 +44,7 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
       post_logout_redirect_uris: [],
       id_token_signed_response_alg: null,
       userinfo_signed_response_alg: null,
+      access_token_format: 'opaque',
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });

@@ -1,5 +1,5 @@
 import type { SigningAlgorithm } from '../../../oauth/signing-keys.js';
-import type { ApplicationRecord } from '../../../oauth/store.js';
+import type { AccessTokenFormat, ApplicationRecord } from '../../../oauth/store.js';
 
 export interface ApplicationJson {
   id: number;
@@ -12,6 +12,7 @@ export interface ApplicationJson {
   post_logout_redirect_uris: string[];
   id_token_signed_response_alg: SigningAlgorithm | null;
   userinfo_signed_response_alg: SigningAlgorithm | null;
+  access_token_format: AccessTokenFormat;
   created_at: string;
   updated_at: string;
 }
@@ -33,6 +34,7 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     post_logout_redirect_uris: application.postLogoutRedirectUris,
     id_token_signed_response_alg: application.idTokenSignedResponseAlg,
     userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
+    access_token_format: application.accessTokenFormat,
     created_at: application.createdAt.toISOString(),
     updated_at: application.updatedAt.toISOString(),
   };

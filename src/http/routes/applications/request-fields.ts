@@ -10,6 +10,7 @@ export interface ApplicationBody {
   post_logout_redirect_uris?: string | string[];
   id_token_signed_response_alg?: string | null;
   userinfo_signed_response_alg?: string | null;
+  access_token_format?: string | null;
   _csrf?: string;
   _method?: string;
 }
@@ -30,6 +31,8 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     // JSON's null and the form's empty option both mean the default (RS256; plain JSON for UserInfo).
     idTokenSignedResponseAlg: algorithmFrom(body?.id_token_signed_response_alg) ?? current?.idTokenSignedResponseAlg ?? '',
     userinfoSignedResponseAlg: algorithmFrom(body?.userinfo_signed_response_alg) ?? current?.userinfoSignedResponseAlg ?? '',
+    // RFC 9068: null or empty means opaque, the default.
+    accessTokenFormat: algorithmFrom(body?.access_token_format) ?? current?.accessTokenFormat ?? '',
   };
 }
 

@@ -27,6 +27,11 @@ export const applicationJsonSchema = {
     },
     id_token_signed_response_alg: algorithmOrNull('How ID tokens for this client are signed; null is RS256.'),
     userinfo_signed_response_alg: algorithmOrNull('How UserInfo answers this client: null is plain JSON, an algorithm a signed JWT.'),
+    access_token_format: {
+      type: 'string',
+      enum: ['opaque', 'jwt'],
+      description: 'Its access tokens: opaque, or jwt (RFC 9068, signed) when no resource decides the format.',
+    },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -40,6 +45,7 @@ export const applicationJsonSchema = {
     'post_logout_redirect_uris',
     'id_token_signed_response_alg',
     'userinfo_signed_response_alg',
+    'access_token_format',
     'created_at',
     'updated_at',
   ],
@@ -92,6 +98,7 @@ const applicationFields = {
   // Any string: the domain names the algorithms it takes (422), which a schema enum (400) would not.
   id_token_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA; null or "" for the default, RS256.'),
   userinfo_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA for a signed UserInfo; null or "" for plain JSON.'),
+  access_token_format: stringOrNull('opaque or jwt (RFC 9068; needs openid.enabled); null or "" for opaque, the default.'),
   _csrf: csrfField,
 } as const;
 

@@ -48,6 +48,14 @@ export function formView(
       scopes: fieldMessages(errors.scopes, 'Scopes'),
       post_logout_redirect_uris: fieldMessages(errors.post_logout_redirect_uris, 'Post-logout redirect URI'),
     },
+    tokenFormat: {
+      options: TOKEN_FORMATS.map(({ value, label }) => ({
+        value,
+        label,
+        selected: value === (fields.accessTokenFormat?.trim() || 'opaque'),
+      })),
+      errors: fieldMessages(errors.access_token_format, 'Access token format'),
+    },
     algorithmSelects: [
       {
         field: 'id_token_signed_response_alg',
@@ -87,6 +95,7 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     secret: plainSecret !== null ? { plain: plainSecret } : { placeholder: secretPlaceholder(config, application) },
     canRotate: application.confidential,
     callbackUrls: application.redirectUris.map((uri) => ({ uri, authorizeHref: authorizeHref(application, uri) })),
+    accessTokenFormat: TOKEN_FORMATS.find(({ value }) => value === application.accessTokenFormat)?.label ?? application.accessTokenFormat,
     openid: {
       postLogoutRedirectUris: application.postLogoutRedirectUris,
       idTokenSignedResponseAlg: application.idTokenSignedResponseAlg ?? 'RS256 (default)',
@@ -96,6 +105,12 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     },
   };
 }
+
+// RFC 9068's JWT access tokens are signed with the OpenID Connect keys; a resource's own format wins over this one.
+const TOKEN_FORMATS = [
+  { value: 'opaque', label: 'Opaque' },
+  { value: 'jwt', label: 'JWT (RFC 9068)' },
+];
 
 // The OpenID Connect settings are always shown, so that they can be prepared before the switch is turned on.
 function openidNote(config: Config): string {
