@@ -1,0 +1,61 @@
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, issueToken } from '../helpers/factories.js';
+import { openIdServer } from '../helpers/openid.js';
+import { backend } from '../helpers/test-database.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+
+// RFC 9701 checked by a real resource-server library: oauth4webapi asks for the JWT, validates its claims and
+// verifies its signature with the JWKS it discovers, as a deployment would.
+
+const JWT_TYPE = 'application/token-introspection+jwt';
+
+describe(`oauth4webapi as the resource server (RFC 9701 sections 4 and 5) on ${backend}`, () => {
+  const http = { [oauth.allowInsecureRequests]: true };
+  let server: TestServer;
+  let issuer: URL;
+
+  beforeAll(async () => {
+    // The issuer must be the URL the library discovers, so the server listens first and is rebuilt with it.
+    const probe = await buildTestServer();
+    const address = await probe.app.listen({ port: 0, host: '127.0.0.1' });
+    await probe.close();
+    issuer = new URL(address);
+    server = await openIdServer({ config: { baseUrl: address } });
+    await server.app.listen({ port: Number(issuer.port), host: '127.0.0.1' });
+  });
+  afterAll(() => server.close());
+
+  it('requestJwtResponse: the library checks typ, iss, aud and iat, then the signature against the discovered JWKS', async () => {
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...http }));
+    expect(as.introspection_signing_alg_values_supported).toEqual(['RS256']);
+    const resourceServer = await createClient(server.deps);
+    const client: oauth.Client = { client_id: resourceServer.uid };
+    const auth = oauth.ClientSecretBasic(resourceServer.secret!);
+    const issued = await issueToken(server.deps, { application: resourceServer.application });
+
+    const response = await oauth.introspectionRequest(as, client, auth, issued.accessToken, { requestJwtResponse: true, ...http });
+    expect(response.headers.get('content-type')).toBe(JWT_TYPE);
+    const answer = await oauth.processIntrospectionResponse(as, client, response);
+    await oauth.validateApplicationLevelSignature(as, response, http);
+    expect(answer).toMatchObject({ active: true, client_id: resourceServer.uid, token_type: 'Bearer' });
+
+    const plain = await oauth.introspectionRequest(as, client, auth, issued.accessToken, http);
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await oauth.processIntrospectionResponse(as, client, plain)).toEqual(answer);
+  });
+
+  it('another resource server cannot take the JWT for its own: aud names the requester', async () => {
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...http }));
+    const requester = await createClient(server.deps);
+    const issued = await issueToken(server.deps, { application: requester.application });
+    const response = await oauth.introspectionRequest(
+      as,
+      { client_id: requester.uid },
+      oauth.ClientSecretBasic(requester.secret!),
+      issued.accessToken,
+      { requestJwtResponse: true, ...http },
+    );
+    await expect(oauth.processIntrospectionResponse(as, { client_id: 'someone-else' }, response)).rejects.toThrow(/aud/);
+  });
+});
