@@ -39,6 +39,8 @@ export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: Loc
         resourceOwnerId: record.resourceOwnerId,
         // Exact (fractional) seconds: the guard's own expiry check then falls at the domain's instant.
         expiresAt: record.expiresIn === null ? null : record.createdAt.getTime() / 1000 + record.expiresIn,
+        // RFC 8707: checked against the guard's `resource` when one is set (empty: no audience).
+        audience: record.audience,
       };
       records.set(token, record);
       return token;
