@@ -68,6 +68,8 @@ export function formView(
         fields.scopes,
         `The scopes this API accepts, separated with spaces: any of ${serverScopes || '(none configured)'}.`,
       ),
+      // The select is printed from `tokenFormat`; this entry keeps its place in the form.
+      field('token_format', 'Token format', format, ''),
       field(
         'access_token_lifetime',
         'Access token lifetime',
