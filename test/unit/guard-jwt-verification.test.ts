@@ -90,6 +90,13 @@ describe('guard jwt mode: RFC 9068 section 4 validation', () => {
     expect((await verifier().verify(await sign(claims(), { typ: 'application/at+jwt' })))?.active).toBe(true);
   });
 
+  it.each(['ES256', 'EdDSA'] as const)('accepts %s, the other asymmetric algorithms the service signs with', async (alg) => {
+    const pair = await generateKeyPair(alg, { extractable: true });
+    jwks.keys = [{ ...(await exportJWK(pair.publicKey)), kid: alg, alg, use: 'sig' }];
+    const token = await new SignJWT(claims()).setProtectedHeader({ alg, kid: alg, typ: 'at+jwt' }).sign(pair.privateKey);
+    expect((await verifier().verify(token))?.active).toBe(true);
+  });
+
   it('refuses alg none, with or without a signature part', async () => {
     const unsigned = `${base64url({ alg: 'none', typ: 'at+jwt', kid: 'a' })}.${base64url(claims())}`;
     const { verify } = verifier();

@@ -97,7 +97,12 @@ export class JwksCache {
 
   #unavailable(error: unknown): GuardUnavailableError {
     if (error instanceof GuardUnavailableError) return error;
-    const detail = error instanceof Error ? error.message : String(error);
+    // fetch says only "fetch failed"; the reason (ECONNREFUSED, a DNS failure, a timeout) is its cause.
+    const cause =
+      error instanceof Error && error.cause instanceof Error
+        ? `: ${(error.cause as NodeJS.ErrnoException).code ?? error.cause.message}`
+        : '';
+    const detail = error instanceof Error ? `${error.message}${cause}` : String(error);
     return new GuardUnavailableError(`the authorization server's keys could not be fetched: ${detail}`, { cause: error });
   }
 }
