@@ -50,6 +50,8 @@ describe('guard: RFC 9728 Protected Resource Metadata against a running service 
     const response = await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect(response.headers['cache-control']).toBe('public, max-age=3600');
     // Section 2, with the authorization server defaulting to the introspection URL's origin (its issuer).
     expect(response.json()).toEqual({
       resource: RESOURCE,

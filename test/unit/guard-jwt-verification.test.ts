@@ -177,6 +177,25 @@ describe('guard jwt mode: the JWKS cache', () => {
     expect(jwks.fetches).toBe(2);
   });
 
+  it('lets a burst of tokens with a new kid wait for the one refetch instead of refusing them', async () => {
+    const { verify } = verifier({ jwksCooldownSeconds: 30 });
+    expect((await verify(await sign()))?.active).toBe(true);
+    await publish('a', 'b');
+    clock.ms += 30_000;
+    const tokens = await Promise.all([1, 2, 3, 4].map(() => sign(claims(), { kid: 'b' })));
+    const results = await Promise.all(tokens.map((token) => verify(token)));
+    expect(results.map((token) => token?.active)).toEqual([true, true, true, true]);
+    expect(jwks.fetches).toBe(2);
+  });
+
+  it('refuses an introspect list entry that is not a route, at registration', () => {
+    const settings = (introspect: unknown) =>
+      jwtSettings({ mode: 'jwt', issuer: ISSUER, resource: RESOURCE, introspect: introspect as 'never' }, () => clock.ms);
+    expect(settings(['delete /notes/:id', '/account']).introspect).toEqual(new Set(['DELETE /notes/:id', '/account']));
+    expect(() => settings(['notes'])).toThrow(/introspect/);
+    expect(() => settings('sometimes')).toThrow(/introspect/);
+  });
+
   it('keeps verifying with the cached keys while the JWKS is down, past their max age', async () => {
     const { verify, refreshErrors } = verifier({ jwksMaxAgeSeconds: 600 });
     expect((await verify(await sign()))?.active).toBe(true);

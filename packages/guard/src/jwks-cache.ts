@@ -49,9 +49,10 @@ export class JwksCache {
     try {
       return await keys.resolve(header, token);
     } catch (error) {
-      if (!(error instanceof errors.JWKSNoMatchingKey) || this.#coolingDown()) throw error;
-      // An unknown kid: a key rotated in since the last fetch. A failed refetch is a 503, not a 401: the token may
-      // be valid, the guard cannot tell.
+      // An unknown kid: a key rotated in since the last fetch. Requests arriving while a fetch runs wait for it
+      // (a burst of tokens with the new kid is not refused). A failed refetch is a 503, not a 401: the token may be
+      // valid, the guard cannot tell.
+      if (!(error instanceof errors.JWKSNoMatchingKey) || (this.#inFlight === null && this.#coolingDown())) throw error;
       await this.#refresh();
       return (this.#keys ?? keys).resolve(header, token);
     }

@@ -39,10 +39,19 @@ export function jwtSettings(options: JwtGuardOptions, now: () => number): JwtSet
 
 function introspectRule(value: unknown): JwtSettings['introspect'] {
   if (value === 'never' || value === 'always') return value;
-  if (Array.isArray(value) && value.every((route) => typeof route === 'string' && route.trim() !== '')) {
-    return new Set(value.map((route: string) => route.trim().replace(/\s+/, ' ')));
-  }
+  const routes = Array.isArray(value) ? value.map(routeKey) : null;
+  if (routes && routes.every((route) => route !== null)) return new Set(routes);
   throw new TypeError(`serviceGuard: introspect must be 'never', 'always' or a list of routes, got ${JSON.stringify(value)}`);
+}
+
+// A route as `request.routeOptions.url` declares it ('/notes/:id'), optionally after its method ('DELETE /notes/:id').
+// Anything else could never match a request, so it fails the boot instead of silently never introspecting.
+const ROUTE = /^(?:([A-Za-z]+)\s+)?(\/\S*)$/;
+
+function routeKey(route: unknown): string | null {
+  const match = typeof route === 'string' ? ROUTE.exec(route.trim()) : null;
+  if (!match) return null;
+  return match[1] === undefined ? match[2]! : `${match[1].toUpperCase()} ${match[2]!}`;
 }
 
 function httpsUrl(name: string, value: unknown): void {

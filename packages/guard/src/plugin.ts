@@ -117,7 +117,13 @@ function serveResourceMetadata(app: FastifyInstance, resource: ResourceSettings)
   for (const url of resource.metadataPaths) {
     if (url !== resource.metadataPaths[0] && app.hasRoute({ method: 'GET', url })) continue;
     app.get(url, async function protectedResourceMetadata(_request, reply) {
-      return reply.type('application/json; charset=utf-8').send(resource.document);
+      // Public and static: cacheable like the service's own metadata, and readable by browser-based clients
+      // (MCP inspectors) on other origins.
+      return reply
+        .header('cache-control', 'public, max-age=3600')
+        .header('access-control-allow-origin', '*')
+        .type('application/json; charset=utf-8')
+        .send(resource.document);
     });
   }
 }
