@@ -38,8 +38,8 @@ export function tokenSource(
   return { source: (token) => introspect(token), rules: { audience } };
 }
 
-// A verified JWT is also introspected on the routes that must see a revocation at once (RFC 9068 section 1 leaves
-// revocation to the resource server; introspection is how this service answers it).
+// A verified JWT is also introspected on the routes that must see a revocation at once: a JWT carries no revocation
+// state, and introspection (RFC 7662) is where this service reports a revoked one as inactive.
 function jwtSource(options: JwtGuardOptions, settings: JwtSettings, log: FastifyBaseLogger): TokenSource {
   const verify = createJwtVerifier(settings, (error) =>
     log.warn({ err: error }, 'serviceGuard: refreshing the JWKS failed; the cached keys stay in use'),
