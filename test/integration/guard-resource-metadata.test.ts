@@ -75,6 +75,13 @@ describe('guard: RFC 9728 Protected Resource Metadata against a running service 
     expect(response.headers['www-authenticate']).toBe(`Bearer realm="oauth-service", resource_metadata="${METADATA_URL}"`);
   });
 
+  it("a 401 also names the route's scopes (RFC 6750 section 3), which MCP clients ask for before scopes_supported", async () => {
+    const anonymous = await app.inject({ method: 'GET', url: '/mcp/write' });
+    expect(anonymous.headers['www-authenticate']).toBe(`Bearer realm="oauth-service", scope="write", resource_metadata="${METADATA_URL}"`);
+    const unknown = await app.inject({ method: 'GET', url: '/mcp/write', headers: bearer('unknown-token') });
+    expect(unknown.headers['www-authenticate']).toContain(`scope="write", resource_metadata="${METADATA_URL}"`);
+  });
+
   it('section 5.1: the invalid_token and insufficient_scope challenges name it too', async () => {
     const invalid = await app.inject({ method: 'GET', url: '/mcp', headers: bearer('unknown-token') });
     expect(invalid.headers['www-authenticate']).toBe(

@@ -10,19 +10,27 @@ export function headerSafe(value: string): string {
   return value.replace(NOT_HEADER_SAFE, '_');
 }
 
+/** What a protected resource (RFC 9728) adds to its challenges. */
+export interface ResourceChallenge {
+  /** RFC 9728 section 5.1: the resource's metadata URL. */
+  metadataUrl: string;
+  /** The scopes of the refusing route, named in its 401 challenge too. */
+  scopes: readonly string[];
+}
+
 /**
  * The WWW-Authenticate value for a refusal. RFC 6750 section 3.1: when the request carried no token the
  * challenge has no error code (the client may simply not know it needs one); otherwise it names the error, its
- * description and, for insufficient_scope, the scope that would have been enough. RFC 9728 section 5.1: with a
- * resource configured, every challenge names the resource's metadata URL, from which clients (the MCP SDK among
- * them) discover the authorization server.
+ * description and, for insufficient_scope, the scope that would have been enough. With a resource configured,
+ * every challenge names the resource's metadata URL (RFC 9728 section 5.1), from which clients (the MCP SDK among
+ * them) discover the authorization server, and a 401 names the route's scopes (RFC 6750 section 3 `scope`), which
+ * MCP clients ask for instead of every scope the metadata lists.
  */
-export function bearerChallenge(realm: string, error: GuardError, resourceMetadataUrl?: string): string {
+export function bearerChallenge(realm: string, error: GuardError, resource?: ResourceChallenge): string {
   const params = [`realm="${headerSafe(realm)}"`];
-  if (error.reason !== 'missing') {
-    params.push(`error="${error.code}"`, `error_description="${headerSafe(error.description)}"`);
-    if (error.scopes.length > 0) params.push(`scope="${headerSafe(error.scopes.join(' '))}"`);
-  }
-  if (resourceMetadataUrl !== undefined) params.push(`resource_metadata="${headerSafe(resourceMetadataUrl)}"`);
+  if (error.reason !== 'missing') params.push(`error="${error.code}"`, `error_description="${headerSafe(error.description)}"`);
+  const scopes = error.scopes.length > 0 ? error.scopes : (resource?.scopes ?? []);
+  if (scopes.length > 0) params.push(`scope="${headerSafe(scopes.join(' '))}"`);
+  if (resource) params.push(`resource_metadata="${headerSafe(resource.metadataUrl)}"`);
   return `Bearer ${params.join(', ')}`;
 }

@@ -96,7 +96,7 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
         if (error instanceof GuardUnavailableError) return unavailable(request, reply, error);
         throw error;
       }
-      if (evaluation.token === null) return refuse(request, reply, GuardError.invalidToken(evaluation.problem), refusal);
+      if (evaluation.token === null) return refuse(request, reply, GuardError.invalidToken(evaluation.problem), refusal, required);
       if (!holdsAnyScope(evaluation.token, required)) return refuse(request, reply, GuardError.insufficientScope(required), refusal);
       // Seed: current_resource_owner is usable in views; @fastify/view merges reply.locals into every template.
       const locals = (reply as { locals?: unknown }).locals;

@@ -20,6 +20,7 @@ export async function refuse(
   reply: FastifyReply,
   error: GuardError,
   settings: RefusalSettings,
+  routeScopes: readonly string[] = [],
 ): Promise<FastifyReply> {
   const hook = error.status === 401 ? settings.unauthorized : settings.forbidden;
   const custom: GuardForbiddenRenderOptions | null | undefined = hook ? await hook({ error, request }) : null;
@@ -31,7 +32,16 @@ export async function refuse(
     reply.code(404);
     return custom.body === undefined ? reply.send() : sendBody(reply, custom);
   }
-  reply.code(error.status).header('www-authenticate', bearerChallenge(settings.realm, error, settings.resourceMetadataUrl));
+  reply
+    .code(error.status)
+    .header(
+      'www-authenticate',
+      bearerChallenge(
+        settings.realm,
+        error,
+        settings.resourceMetadataUrl === undefined ? undefined : { metadataUrl: settings.resourceMetadataUrl, scopes: routeScopes },
+      ),
+    );
   return custom?.body === undefined ? reply.send(error.toJSON()) : sendBody(reply, custom);
 }
 
