@@ -32,6 +32,12 @@ const introspectionRule = {
       description: 'These clients (by client_id) may introspect any token.',
     },
     {
+      properties: { rule: { const: 'audience' } },
+      required: ['rule'],
+      additionalProperties: false,
+      description: "Client requester: a resource in the introspected token's audience names it as its server (RFC 8707).",
+    },
+    {
       properties: { rule: { const: 'bearerScope' }, scope: { type: 'string', minLength: 1 } },
       required: ['rule', 'scope'],
       additionalProperties: false,
@@ -57,8 +63,9 @@ export const introspectionSchema = {
     allow: {
       type: 'array',
       items: introspectionRule,
-      default: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }],
-      description: 'Who may introspect which token: OR-ed rules sameApplication, tokenApplication, publicToken, clients, bearerScope.',
+      default: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }, { rule: 'audience' }],
+      description:
+        'Who may introspect which token: OR-ed rules sameApplication, tokenApplication, publicToken, audience, clients, bearerScope.',
     },
     response: {
       type: 'object',

@@ -8,6 +8,7 @@ export type IntrospectionRuleConfig =
   | { rule: 'sameApplication' }
   | { rule: 'tokenApplication' }
   | { rule: 'publicToken' }
+  | { rule: 'audience' }
   | { rule: 'clients'; clientIds: string[] }
   | { rule: 'bearerScope'; scope: string };
 

@@ -1,6 +1,7 @@
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { OAuthDeps } from './deps.js';
 import { reusableToken } from './grants/reuse.js';
+import { resolveAudience } from './resource-indicators.js';
 import { generateSecret, storedForm } from './secrets.js';
 import type { AccessGrantRecord } from './store.js';
 import { issueAccessToken, type IssuedToken } from './token-issuer.js';
@@ -40,6 +41,7 @@ export async function approveAuthorization(
     codeChallenge: request.codeChallenge,
     codeChallengeMethod: request.codeChallengeMethod,
     nonce: request.oidc.nonce,
+    audience: request.resources,
     authTime: approver.authTime,
     sessionId: approver.sessionId,
   });
@@ -49,7 +51,7 @@ export async function approveAuthorization(
 // Reference 6: never a refresh token for the implicit flow; reuseAccessToken applies.
 async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest, resourceOwnerId: number): Promise<IssuedToken> {
   const query = { applicationId: request.application.id, resourceOwnerId, scopes: request.scopes, at: deps.now(), withRefreshToken: false };
-  const reused = await reusableToken(deps, query);
+  const reused = await reusableToken(deps, query, request.resources);
   if (reused) return reused;
   return issueAccessToken(deps, {
     application: request.application,
@@ -57,6 +59,7 @@ async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest
     scopes: request.scopes,
     grantType: 'implicit',
     withRefreshToken: false,
+    audience: await resolveAudience(deps, request.resources, request.scopes),
   });
 }
 
@@ -79,5 +82,8 @@ export async function consentMayBeSkipped(deps: OAuthDeps, request: Authorizatio
     scopes: request.scopes,
     at: deps.now(),
   });
-  return live !== null;
+  // What was approved before is these scopes for these resources (RFC 8707): another audience asks again.
+  return live !== null && sameSet(live.audience, request.resources);
 }
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item) => b.includes(item));

@@ -2,7 +2,7 @@ import type { GrantFlow } from '../config/types.js';
 import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
 import type { OAuthDeps } from './deps.js';
 import { effectiveDefaultScopes, parseScopes } from './scopes.js';
-import type { ApplicationRecord } from './store.js';
+import type { ApplicationRecord, ResourceRecord } from './store.js';
 
 // What the authorization rules look at: the parameters, the application they name, the config, and the values
 // derived from them (response mode, requested scopes, whether PKCE is required).
@@ -11,6 +11,8 @@ export interface AuthorizationContext {
   parameters: AuthorizationParameters;
   /** The application named by client_id, loaded once before the rules run; null when unknown or absent. */
   application: ApplicationRecord | null;
+  /** The registered resources among those the request names (RFC 8707), loaded with the application. */
+  resources: ResourceRecord[];
   config: OAuthDeps['config'];
 }
 

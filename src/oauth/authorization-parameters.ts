@@ -26,12 +26,17 @@ export const AUTHORIZATION_PARAMETER_NAMES = [
   'ui_locales',
   'claims_locales',
   'acr_values',
+  'request',
+  'request_uri',
+  'resource',
 ] as const;
 export type AuthorizationParameterName = (typeof AUTHORIZATION_PARAMETER_NAMES)[number];
 
 export interface AuthorizationParameters {
   /** Each parameter sent exactly once, as a string. */
   values: Partial<Record<AuthorizationParameterName, string>>;
+  /** RFC 8707 `resource`, the one parameter that may be sent more than once; in the order sent. */
+  resources: string[];
   /** Parameters sent more than once or not as a plain string (RFC 6749 section 3.1: MUST NOT repeat). */
   malformed: AuthorizationParameterName[];
 }
@@ -41,11 +46,15 @@ export function readAuthorizationParameters(source: unknown): AuthorizationParam
   const values: AuthorizationParameters['values'] = {};
   const malformed: AuthorizationParameterName[] = [];
   const input = typeof source === 'object' && source !== null ? (source as Record<string, unknown>) : {};
+  const resource = Object.hasOwn(input, 'resource') ? input.resource : undefined;
+  const resources =
+    typeof resource === 'string' ? [resource] : Array.isArray(resource) ? resource.filter((item) => typeof item === 'string') : [];
+  if (resource !== undefined && resources.length !== (Array.isArray(resource) ? resource.length : 1)) malformed.push('resource');
   for (const name of AUTHORIZATION_PARAMETER_NAMES) {
-    if (!Object.hasOwn(input, name)) continue;
+    if (!Object.hasOwn(input, name) || name === 'resource') continue;
     const value = input[name];
     if (typeof value === 'string') values[name] = value;
     else malformed.push(name);
   }
-  return { values, malformed };
+  return { values, resources, malformed };
 }

@@ -23,6 +23,8 @@ export interface AuthorizationRequest {
   codeChallengeMethod: string | null;
   /** OpenID Connect's parameters (all empty while openid.enabled is off). */
   oidc: OpenIdParameters;
+  /** RFC 8707: the registered resources the token will be for (the code's audience); empty when none named. */
+  resources: string[];
 }
 
 /** Where an error goes once client and redirect URI are verified (RFC 6749 section 4.1.2.1). */
@@ -62,6 +64,7 @@ export async function validateAuthorizationRequest(deps: OAuthDeps, parameters: 
       codeChallenge: values.code_challenge ? values.code_challenge : null,
       codeChallengeMethod: method,
       oidc: openIdParameters(context),
+      resources: [...new Set(parameters.resources)],
     },
   };
 }
@@ -110,7 +113,8 @@ async function contextFor(deps: OAuthDeps, parameters: AuthorizationParameters):
   const clientId = parameters.values.client_id;
   const known = clientId !== undefined && clientId.trim() !== '' && VSCHARS.test(clientId);
   const application = known ? await deps.stores.applications.findByUid(clientId) : null;
-  return { parameters, application, config: deps.config };
+  const resources = application && parameters.resources.length > 0 ? await deps.stores.resources.findByUris(parameters.resources) : [];
+  return { parameters, application, resources, config: deps.config };
 }
 
 function firstFailure(rules: readonly AuthorizationRule[], context: AuthorizationContext): AuthorizationFailure | null {

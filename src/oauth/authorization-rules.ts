@@ -15,6 +15,7 @@ import {
   InvalidRedirectUri,
   InvalidRequest,
   InvalidScope,
+  InvalidTarget,
   UnsupportedResponseMode,
   UnsupportedResponseType,
   type OAuthError,
@@ -22,6 +23,7 @@ import {
 import { isValidCodeChallenge } from './pkce.js';
 import { isOutOfBand, matchesRegisteredUri } from './redirect-uri.js';
 import { OPENID_RULES } from './openid-request.js';
+import { audienceProblem } from './resource-indicators.js';
 import { allScopesAllowed, isWellFormedScopeParam } from './scopes.js';
 
 // The authorization endpoint's checks as an ordered table of named rules (STYLE 7): reference 4.2's order with
@@ -131,6 +133,16 @@ const scopeValid: AuthorizationRule = {
   error: () => new InvalidScope(),
 };
 
+// RFC 8707 section 2: every resource named is registered, and the scopes asked for are ones it accepts.
+const resourcesValid: AuthorizationRule = {
+  name: 'resources_valid',
+  redirectable: true,
+  check: (context) =>
+    context.parameters.resources.length === 0 ||
+    audienceProblem(context.parameters.resources, context.resources, requestedScopes(context)) === null,
+  error: (context) => new InvalidTarget(audienceProblem(context.parameters.resources, context.resources, requestedScopes(context))!),
+};
+
 const codeChallengePresentWhenRequired: AuthorizationRule = {
   name: 'code_challenge_present_when_required',
   redirectable: true,
@@ -187,6 +199,7 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   outOfBandCodeOnly,
   responseModeSupported,
   scopeValid,
+  resourcesValid,
   codeChallengePresentWhenRequired,
   codeChallengeMethodPresent,
   codeChallengeMethodSupported,

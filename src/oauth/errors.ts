@@ -109,6 +109,26 @@ export class InteractionRequired extends OAuthError {
   }
 }
 
+// RFC 8707 section 2: a resource that is malformed, unknown, or that does not accept the requested scopes.
+export class InvalidTarget extends OAuthError {
+  constructor(description = 'The requested resource is invalid, missing, unknown, or malformed.') {
+    super('invalid_target', 400, description);
+  }
+}
+
+// OpenID Connect Core 6.1 and 6.2: request objects are not supported (discovery says so), and asking is an error.
+export class RequestNotSupported extends OAuthError {
+  constructor() {
+    super('request_not_supported', 400, 'The request parameter (a request object) is not supported.');
+  }
+}
+
+export class RequestUriNotSupported extends OAuthError {
+  constructor() {
+    super('request_uri_not_supported', 400, 'The request_uri parameter is not supported.');
+  }
+}
+
 export class InvalidScope extends OAuthError {
   constructor() {
     super('invalid_scope', 400, 'The requested scope is invalid, unknown, or malformed.');

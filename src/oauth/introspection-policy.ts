@@ -6,6 +6,8 @@ import type { AccessTokenRecord, ApplicationRecord } from './store.js';
 export interface IntrospectionRequester {
   client: ApplicationRecord | null;
   bearer: AccessTokenRecord | null;
+  /** The resources (URIs) whose server the client is (the audience rule); read only when that rule may decide. */
+  servedResources?: readonly string[];
 }
 
 /** One named rule of the declarative policy (STYLE 7). */
@@ -33,6 +35,11 @@ const RULES: { [K in IntrospectionRuleConfig['rule']]: RuleFactory<Extract<Intro
     () =>
     (token, { client }) =>
       client !== null && (token === null || token.applicationId === null),
+  // RFC 8707: the API a token is meant for may ask about it, when a resource of the audience names it its server.
+  audience:
+    () =>
+    (token, { client, servedResources = [] }) =>
+      client !== null && token !== null && token.audience.some((uri) => servedResources.includes(uri)),
   clients:
     ({ clientIds }) =>
     (_token, { client }) =>

@@ -39,6 +39,9 @@ export async function introspect(
   const value = requireParameter(parameters, 'token');
   const found = await findTokenByValue(deps, deps.stores.tokenReads, value, hint, accessLookup);
   const token = found?.record ?? null;
+  if (requester.client && token && token.audience.length > 0 && rules.some((rule) => rule.name === 'audience')) {
+    requester.servedResources = (await deps.stores.resources.servedBy(requester.client.uid)).map((resource) => resource.uri);
+  }
   if (requester.bearer) {
     if (token?.id === requester.bearer.id) throw new InvalidToken();
     // Seed, Errors: a Bearer requester the policy rejects gets 401; the token argument is null when unknown.
@@ -123,6 +126,8 @@ async function standardFields(deps: OAuthDeps, { record, kind }: FoundToken): Pr
     token_type: kind === 'access_token' ? 'Bearer' : 'refresh_token',
     iat: Math.floor(record.createdAt.getTime() / 1000),
     ...(exp !== null && { exp }),
+    // RFC 7662 section 2.2 and RFC 8707: the resources the token is for; a string when there is one.
+    ...(record.audience.length > 0 && { aud: record.audience.length === 1 ? record.audience[0] : [...record.audience] }),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { AuthorizationContext } from './authorization-context.js';
 import { present, value } from './authorization-context.js';
 import type { AuthorizationRule } from './authorization-rules.js';
-import { InvalidRequest } from './errors.js';
+import { InvalidRequest, RequestNotSupported, RequestUriNotSupported } from './errors.js';
 
 // The OpenID Connect parameters of an authorization request (Core 3.1.2.1) and their rules. display,
 // ui_locales, claims_locales and acr_values are accepted and have no effect: there is one page layout, one
@@ -73,4 +73,20 @@ const nonceValid: AuthorizationRule = {
   error: () => new InvalidRequest(`The nonce parameter must be at most ${MAX_NONCE_LENGTH} characters.`),
 };
 
-export const OPENID_RULES: readonly AuthorizationRule[] = [promptValid, maxAgeValid, nonceValid];
+// Core 6.1 and 6.2: a request object would carry parameters this server does not read; refusing it beats
+// answering a request other than the one the client made.
+const requestObjectAbsent: AuthorizationRule = {
+  name: 'request_object_absent',
+  redirectable: true,
+  check: (context) => !openid(context) || !present(context, 'request'),
+  error: () => new RequestNotSupported(),
+};
+
+const requestUriAbsent: AuthorizationRule = {
+  name: 'request_uri_absent',
+  redirectable: true,
+  check: (context) => !openid(context) || !present(context, 'request_uri'),
+  error: () => new RequestUriNotSupported(),
+};
+
+export const OPENID_RULES: readonly AuthorizationRule[] = [requestObjectAbsent, requestUriAbsent, promptValid, maxAgeValid, nonceValid];

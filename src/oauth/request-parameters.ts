@@ -19,6 +19,10 @@ export function readParameters(body: unknown, query: Record<string, unknown> | u
   if (body === undefined || body === null) return parameters;
   if (typeof body !== 'object') throw new InvalidRequest();
   for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (name === 'resource' && isStringList(value)) {
+      parameters.resource = joinResources(value);
+      continue;
+    }
     if (Array.isArray(value) || typeof value !== 'string') throw new InvalidRequest();
     if (name.indexOf('[') > 0) throw new InvalidRequest();
     // No OAuth parameter may hold a NUL (RFC 6749 appendix A: VSCHAR and NQCHAR exclude it), and PostgreSQL
@@ -27,6 +31,23 @@ export function readParameters(body: unknown, query: Record<string, unknown> | u
     parameters[name] = value;
   }
   return parameters;
+}
+
+// RFC 8707 section 2: resource is the one parameter that may be sent more than once. Its values travel as one
+// string joined by NUL, which no parameter value may hold (refused below), so the split is exact.
+const RESOURCE_SEPARATOR = '\u0000';
+const isStringList = (value: unknown): value is string | string[] =>
+  typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+function joinResources(value: string | string[]): string {
+  const values = typeof value === 'string' ? [value] : value;
+  if (values.some((item) => item.includes(RESOURCE_SEPARATOR))) throw new InvalidRequest();
+  return values.join(RESOURCE_SEPARATOR);
+}
+
+/** The resource parameters of a request (RFC 8707), in the order sent; none when absent. */
+export function resourceParameters(parameters: Parameters): string[] {
+  const joined = parameters.resource;
+  return joined === undefined ? [] : joined.split(RESOURCE_SEPARATOR);
 }
 
 /** A parameter that is present and not blank, else `missingParameter` (reference 2.4). */

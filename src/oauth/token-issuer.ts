@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { GrantFlow } from '../config/types.js';
 import type { OAuthDeps } from './deps.js';
 import type { TokenResponseBody } from './hooks.js';
+import { signJwtAccessToken } from './jwt-access-token.js';
+import { accessTokenFormat, audienceLifetime, NO_AUDIENCE, type Audience } from './resource-indicators.js';
 import { formatScopes } from './scopes.js';
 import { generateSecret, storedForm } from './secrets.js';
 import type { AccessTokenRecord, ApplicationRecord, NewAccessToken, Stores } from './store.js';
@@ -22,6 +24,8 @@ export interface TokenRequest {
   /** The sign-in the token descends from (OpenID Connect), repeated by the ID tokens of its refreshes. */
   authTime?: Date | null;
   sessionId?: string | null;
+  /** RFC 8707: the resources the token is for, which also decide its format and lifetime. */
+  audience?: Audience;
 }
 
 /** A token as just created: the record plus the plain values, which exist only in this response. */
@@ -40,24 +44,40 @@ export interface MintedToken {
   refreshToken: string | null;
 }
 
-/** Fresh 256-bit values, stored as SHA-256 hashes when hashTokens is on (SPEC 4). */
-export function mintAccessToken(deps: OAuthDeps, request: TokenRequest): MintedToken {
+/**
+ * Fresh 256-bit values, or an RFC 9068 JWT when the audience or the application asks for one; stored as SHA-256
+ * hashes when hashTokens is on (SPEC 4).
+ */
+export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): Promise<MintedToken> {
   const { config } = deps;
-  const accessToken = generateSecret();
+  const audience = request.audience ?? NO_AUDIENCE;
+  const createdAt = deps.now();
+  const expiresIn = audienceLifetime(audience, request.expiresIn === undefined ? config.accessTokenExpiresIn : request.expiresIn);
+  const accessToken =
+    accessTokenFormat(audience, request.application) === 'jwt'
+      ? await signJwtAccessToken(deps, {
+          ...request,
+          audience: audience.uris,
+          issuedAt: createdAt,
+          expiresIn,
+          authTime: request.authTime ?? null,
+        })
+      : generateSecret();
   const refreshToken = request.withRefreshToken ? generateSecret() : null;
   const input: NewAccessToken = {
     applicationId: request.application?.id ?? null,
     resourceOwnerId: request.resourceOwnerId,
     token: storedForm(accessToken, config.hashTokens),
     refreshToken: refreshToken === null ? null : storedForm(refreshToken, config.hashTokens),
-    expiresIn: request.expiresIn === undefined ? config.accessTokenExpiresIn : request.expiresIn,
+    expiresIn,
     scopes: request.scopes,
-    createdAt: deps.now(),
+    createdAt,
     previousRefreshToken: request.previousRefreshToken ?? '',
     accessGrantId: request.accessGrantId ?? null,
     refreshFamily: refreshToken === null ? null : (request.refreshFamily ?? randomBytes(16).toString('hex')),
     authTime: request.authTime ?? null,
     sessionId: request.sessionId ?? null,
+    audience: audience.uris,
   };
   return { input, accessToken, refreshToken };
 }
@@ -69,7 +89,7 @@ export function issuedToken({ accessToken, refreshToken }: MintedToken, record: 
 
 /** Creates an access token (and refresh token). `stores` lets a grant issue inside its transaction. */
 export async function issueAccessToken(deps: OAuthDeps, request: TokenRequest, stores: Stores = deps.stores): Promise<IssuedToken> {
-  const minted = mintAccessToken(deps, request);
+  const minted = await mintAccessToken(deps, request);
   return issuedToken(minted, await stores.accessTokens.create(minted.input));
 }
 

@@ -15,9 +15,8 @@ describe('oidcc-request-uri-unsigned-supported-correctly-or-rejected-as-unsuppor
     expect((await discover(op.server)).request_uri_parameter_supported).toBe(false);
   });
 
-  // Known failure: request_uri is ignored, and a code comes back for a request whose Request Object (with its
-  // nonce, claims and any other parameter) the OP never read.
-  it.fails('a request_uri is answered request_uri_not_supported, with the state, and no code', async () => {
+  // Refused with request_uri_not_supported (the rule request_uri_absent).
+  it('a request_uri is answered request_uri_not_supported, with the state, and no code', async () => {
     const request = suiteRequest(op.client);
     const url = authorizeUrl({ ...request, request_uri: 'https://client.example.com/request-objects/1' });
     const response = await op.agent.request({ method: 'GET', url });

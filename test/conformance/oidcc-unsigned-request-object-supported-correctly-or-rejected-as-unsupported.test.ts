@@ -18,9 +18,8 @@ describe('oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsup
     expect((await discover(op.server)).request_parameter_supported).toBe(false);
   });
 
-  // Known failure: the request parameter is ignored; a code comes back, and the ID token lacks the nonce that
-  // only the Request Object held.
-  it.fails('the request is rejected with request_not_supported, or processed with the Request Object nonce', async () => {
+  // Refused with request_not_supported (the rule request_object_absent).
+  it('the request is rejected with request_not_supported, or processed with the Request Object nonce', async () => {
     const nonce = 'nonce-only-in-the-request-object';
     const request = suiteRequest(op.client, { nonce: undefined });
     const redirect = await authorize(op.agent, { ...request, request: new UnsecuredJWT({ ...request, nonce }).encode() });

@@ -125,6 +125,14 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
     );
   });
 
+  ruleTest('resources_valid', 'an unregistered resource is invalid_target, redirected (RFC 8707 section 2)', async () => {
+    expectRedirect(
+      await get(valid({ resource: 'https://unregistered.example.com' })),
+      'invalid_target',
+      'The resource https://unregistered.example.com is not registered.',
+    );
+  });
+
   ruleTest('scope_valid', 'unknown, malformed, or (for an app whose scopes miss the defaults) empty scopes are invalid_scope', async () => {
     const description = 'The requested scope is invalid, unknown, or malformed.';
     expectRedirect(await get(valid({ scope: 'read admin' })), 'invalid_scope', description);
@@ -328,6 +336,22 @@ describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
       }),
     });
 
+  ruleTest('request_object_absent', 'a request object is request_not_supported (Core 6.1), redirected', async () => {
+    expectRedirect(
+      await get({ request: 'eyJhbGciOiJub25lIn0.e30.' }),
+      'request_not_supported',
+      'The request parameter (a request object) is not supported.',
+    );
+  });
+
+  ruleTest('request_uri_absent', 'a request_uri is request_uri_not_supported (Core 6.2), redirected', async () => {
+    expectRedirect(
+      await get({ request_uri: 'https://client.example.com/request.jwt' }),
+      'request_uri_not_supported',
+      'The request_uri parameter is not supported.',
+    );
+  });
+
   ruleTest('prompt_valid', 'an unknown prompt value, or none with another, is invalid_request, redirected', async () => {
     expectRedirect(
       await get({ prompt: 'bogus' }),
@@ -384,10 +408,13 @@ describe('the rule table', () => {
       'out_of_band_code_only',
       'response_mode_supported',
       'scope_valid',
+      'resources_valid',
       'code_challenge_present_when_required',
       'code_challenge_method_present',
       'code_challenge_method_supported',
       'code_challenge_well_formed',
+      'request_object_absent',
+      'request_uri_absent',
       'prompt_valid',
       'max_age_valid',
       'nonce_valid',

@@ -18,6 +18,7 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   codeChallenge: null,
   codeChallengeMethod: null,
   oidc: NO_OPENID_PARAMETERS,
+  resources: [],
   ...overrides,
 });
 const codeResult = { responseType: 'code' as const, code: 'CODE', grant: {} as AccessGrantRecord };

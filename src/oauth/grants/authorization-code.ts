@@ -2,10 +2,11 @@ import { requireClient } from '../client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
 import { verifyCodeVerifier } from '../pkce.js';
-import { optionalParameter, requireParameter } from '../request-parameters.js';
+import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
+import { narrowedAudience, scopesForAudience } from '../resource-indicators.js';
 import { storedForm } from '../secrets.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
-import { issueAccessToken } from '../token-issuer.js';
+import { issuedToken, mintAccessToken } from '../token-issuer.js';
 import type { GrantHandler } from './grant.js';
 import { currentScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
@@ -35,36 +36,37 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   // RFC 6749 section 4.1.3: redirect_uri must be identical to the one of the authorization request.
   if (redirectUri !== grant.redirectUri) throw new InvalidGrant();
   if (!pkceSatisfied(deps, grant, verifier)) throw new InvalidGrant();
+  // A scope the admin removed from the application after the code was issued is not granted; a resource named
+  // here narrows the code's audience (RFC 8707 section 2.2), and the scopes to what it accepts.
+  const granted = currentScopes(grant.scopes, application);
+  const audience = await narrowedAudience(deps, resourceParameters(parameters), grant.audience, granted);
+  const scopes = scopesForAudience(audience, granted);
 
+  const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
+  // Minted (a JWT signed) before the transaction: signing may read or make a key, on a connection of its own.
+  const minted = await mintAccessToken(deps, {
+    application,
+    resourceOwnerId: grant.resourceOwnerId,
+    scopes,
+    grantType: 'authorization_code',
+    withRefreshToken,
+    accessGrantId: grant.id,
+    authTime: grant.authTime,
+    sessionId: grant.sessionId,
+    audience,
+  });
   const result = await deps.stores.transaction(async (stores) => {
     // The conditional update lets exactly one of several concurrent exchanges win (SPEC 3.1).
     if (!(await stores.accessGrants.consume(grant.id, now))) return null;
     if (deps.config.revokePreviousAuthorizationCodeToken) {
       await stores.accessTokens.revokeAllFor(application.id, grant.resourceOwnerId, now);
     }
-    const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
-    // A scope the admin removed from the application after the code was issued is not granted.
-    const scopes = currentScopes(grant.scopes, application);
     const reused = await reusableToken(
       { ...deps, stores },
       { applicationId: application.id, resourceOwnerId: grant.resourceOwnerId, scopes, at: now, withRefreshToken },
+      audience.uris,
     );
-    const issued =
-      reused ??
-      (await issueAccessToken(
-        deps,
-        {
-          application,
-          resourceOwnerId: grant.resourceOwnerId,
-          scopes,
-          grantType: 'authorization_code',
-          withRefreshToken,
-          accessGrantId: grant.id,
-          authTime: grant.authTime,
-          sessionId: grant.sessionId,
-        },
-        stores,
-      ));
+    const issued = reused ?? issuedToken(minted, await stores.accessTokens.create(minted.input));
     return { issued, application, nonce: grant.nonce };
   });
   if (result) return result;

@@ -1,6 +1,7 @@
 import { requireClient } from '../client-authentication.js';
 import { UnauthorizedClient } from '../errors.js';
-import { optionalParameter } from '../request-parameters.js';
+import { optionalParameter, resourceParameters } from '../request-parameters.js';
+import { resolveAudience } from '../resource-indicators.js';
 import { issueAccessToken } from '../token-issuer.js';
 import type { GrantHandler } from './grant.js';
 import { grantedScopes } from './requested-scopes.js';
@@ -12,9 +13,10 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
   // RFC 6749 section 4.4: "The client credentials grant type MUST only be used by confidential clients" (SPEC 8).
   if (!application.confidential) throw new UnauthorizedClient();
   const scopes = grantedScopes(deps, application, optionalParameter(parameters, 'scope'), { allowEmpty: false });
+  const audience = await resolveAudience(deps, resourceParameters(parameters), scopes);
   const query = { applicationId: application.id, resourceOwnerId: null, scopes, at: deps.now() };
 
-  const reused = await reusableToken(deps, query);
+  const reused = await reusableToken(deps, query, audience.uris);
   if (reused) return { issued: reused, application };
   if (deps.config.revokePreviousClientCredentialsToken) {
     const previous = await deps.stores.accessTokens.findLiveMatching(query);
@@ -26,6 +28,7 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
     scopes,
     grantType: 'client_credentials',
     withRefreshToken: false,
+    audience,
   });
   return { issued, application };
 };

@@ -3,7 +3,8 @@ import type { OAuthDeps } from '../deps.js';
 import { InvalidGrant, TooManyRequests } from '../errors.js';
 import type { ResourceOwner } from '../hooks.js';
 import { verifyUserPassword } from '../passwords.js';
-import { optionalParameter, requireParameter } from '../request-parameters.js';
+import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
+import { resolveAudience } from '../resource-indicators.js';
 import { issueAccessToken } from '../token-issuer.js';
 import { isDisabled } from '../users.js';
 import type { GrantHandler, GrantResult } from './grant.js';
@@ -26,7 +27,7 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
     const owner = await resourceOwnerFromCredentials(deps, username, password);
     outcome = owner ? 'succeeded' : 'failed';
     if (!owner) throw new InvalidGrant();
-    return await issueFor(deps, application, owner, optionalParameter(parameters, 'scope'));
+    return await issueFor(deps, application, owner, optionalParameter(parameters, 'scope'), resourceParameters(parameters));
   } finally {
     attempt.settle(outcome, deps.now());
   }
@@ -37,17 +38,23 @@ async function issueFor(
   application: ApplicationRecord,
   owner: ResourceOwner,
   scopeParameter: string | undefined,
+  resources: string[],
 ): Promise<GrantResult> {
   const scopes = grantedScopes(deps, application, scopeParameter, { allowEmpty: true });
+  const audience = await resolveAudience(deps, resources, scopes);
   const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
 
-  const reused = await reusableToken(deps, {
-    applicationId: application.id,
-    resourceOwnerId: owner.id,
-    scopes,
-    at: deps.now(),
-    withRefreshToken,
-  });
+  const reused = await reusableToken(
+    deps,
+    {
+      applicationId: application.id,
+      resourceOwnerId: owner.id,
+      scopes,
+      at: deps.now(),
+      withRefreshToken,
+    },
+    audience.uris,
+  );
   if (reused) return { issued: reused, application };
   const issued = await issueAccessToken(deps, {
     application,
@@ -55,6 +62,7 @@ async function issueFor(
     scopes,
     grantType: 'password',
     withRefreshToken,
+    audience,
   });
   return { issued, application };
 }

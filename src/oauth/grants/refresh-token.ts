@@ -1,7 +1,8 @@
 import { authenticateOptionalClient } from '../client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidClient, InvalidGrant, InvalidScope } from '../errors.js';
-import { optionalParameter, requireParameter } from '../request-parameters.js';
+import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
+import { narrowedAudience, scopesForAudience } from '../resource-indicators.js';
 import { isWellFormedScopeParam, narrowScopes, parseScopes } from '../scopes.js';
 import { storedForm } from '../secrets.js';
 import type { AccessTokenRecord, ApplicationRecord } from '../store.js';
@@ -29,11 +30,10 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
     if (client.id !== token.applicationId) throw new InvalidGrant();
   }
   const scopeParameter = optionalParameter(parameters, 'scope');
-  const request: Retired = { token, application, client, scopeParameter, now };
+  const request: Retired = { token, application, client, scopeParameter, resources: resourceParameters(parameters), now };
   if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) return retiredTokenPresented(deps, request);
 
-  const scopes = refreshedScopes(scopeParameter, token, application);
-  const minted = mintAccessToken(deps, successorRequest(token, application, scopes));
+  const minted = await mintAccessToken(deps, await successorRequest(deps, request));
   // Of two concurrent refreshes of one token exactly one retires it and stores its successor (SPEC 3.1).
   const record = await deps.stores.accessTokens.rotate(token.id, now, minted.input);
   if (record) return { issued: issuedToken(minted, record), application: client };
@@ -48,13 +48,15 @@ interface Retired {
   application: ApplicationRecord | null;
   client: ApplicationRecord | null;
   scopeParameter: string | undefined;
+  /** RFC 8707 section 2.2: resources named to narrow the token's audience. */
+  resources: string[];
   now: Date;
 }
 
-async function retiredTokenPresented(deps: OAuthDeps, { token, application, client, scopeParameter, now }: Retired): Promise<GrantResult> {
+async function retiredTokenPresented(deps: OAuthDeps, request: Retired): Promise<GrantResult> {
+  const { token, client, now } = request;
   if (await withinGraceWindow(deps, token, now)) {
-    const scopes = refreshedScopes(scopeParameter, token, application);
-    return { issued: await issueAccessToken(deps, successorRequest(token, application, scopes)), application: client };
+    return { issued: await issueAccessToken(deps, await successorRequest(deps, request)), application: client };
   }
   await detectReuse(deps, token, now);
   throw new InvalidGrant();
@@ -73,7 +75,11 @@ function refreshedScopes(scopeParameter: string | undefined, token: AccessTokenR
   return currentScopes(scopes, application);
 }
 
-function successorRequest(token: AccessTokenRecord, application: ApplicationRecord | null, scopes: string[]): TokenRequest {
+/** The rotated token's successor: its scopes (narrowed by scope), audience (narrowed by resource) and sign-in. */
+async function successorRequest(deps: OAuthDeps, { token, application, scopeParameter, resources }: Retired): Promise<TokenRequest> {
+  const requested = refreshedScopes(scopeParameter, token, application);
+  const audience = await narrowedAudience(deps, resources, token.audience, requested);
+  const scopes = scopesForAudience(audience, requested);
   return {
     application,
     resourceOwnerId: token.resourceOwnerId,
@@ -87,6 +93,7 @@ function successorRequest(token: AccessTokenRecord, application: ApplicationReco
     expiresIn: token.expiresIn,
     authTime: token.authTime,
     sessionId: token.sessionId,
+    audience,
   };
 }
 

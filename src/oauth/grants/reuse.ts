@@ -9,8 +9,10 @@ import type { IssuedToken } from '../token-issuer.js';
 export async function reusableToken(
   deps: OAuthDeps,
   query: { applicationId: number; resourceOwnerId: number | null; scopes: string[]; at: Date; withRefreshToken?: boolean },
+  audience: readonly string[] = [],
 ): Promise<IssuedToken | null> {
-  if (!deps.config.reuseAccessToken || deps.config.hashTokens) return null;
+  // A token restricted to resources (RFC 8707) is never reused: the one found may be for other resources.
+  if (!deps.config.reuseAccessToken || deps.config.hashTokens || audience.length > 0) return null;
   const record = await deps.stores.accessTokens.findLiveMatching(query);
   if (!record) return null;
   return { record, accessToken: record.token, refreshToken: record.refreshToken, reused: true };

@@ -10,6 +10,8 @@ export interface ConsentModel {
   scopes: string[];
   /** Hidden fields that re-create the request; POST validates them again in full (STYLE 14). */
   fields: Array<[string, string]>;
+  /** RFC 8707: the APIs the access will be limited to (none: every API that trusts this server). */
+  resources: string[];
   csrfToken: string;
   username: string;
 }
@@ -32,7 +34,11 @@ export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, own
     applicationName: request.application.name,
     // Object.hasOwn: a scope named "constructor" must not print Object's constructor.
     scopes: request.scopes.map((scope) => (Object.hasOwn(descriptions, scope) ? descriptions[scope]! : scope)),
-    fields: Object.entries(authorizationRequestFields(request)),
+    fields: [
+      ...Object.entries(authorizationRequestFields(request)),
+      ...request.resources.map((uri): [string, string] => ['resource', uri]),
+    ],
+    resources: request.resources,
     csrfToken,
     username: owner.username,
   };

@@ -19,6 +19,19 @@ import { Controller } from '../../controllers/controller.js';
 
 type RedirectStatus = 302 | 303;
 
+/** An authorization request's parameters: the query of a GET, the form of a POST (Core 3.1.2.1). */
+const requestParameters = (request: FastifyRequest): unknown => (request.method === 'POST' ? request.body : request.query);
+
+/** The request as a GET URL on this server, which a sign-in can come back to (a POST cannot be replayed). */
+function authorizationUrl(request: FastifyRequest): string {
+  if (request.method !== 'POST') return request.url;
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries((request.body ?? {}) as Record<string, unknown>)) {
+    for (const item of Array.isArray(value) ? value : [value]) if (typeof item === 'string') form.append(name, item);
+  }
+  return `/oauth/authorize?${form}`;
+}
+
 /** The authorization URL to come back to after a sign-in, without what asked for that sign-in. */
 function afterSignIn(url: string): string {
   const parsed = new URL(url, 'http://localhost');
@@ -41,7 +54,7 @@ export class AuthorizationsController extends Controller {
 
   // The request is validated before anyone signs in: OpenID Connect's prompt=none must answer without a page.
   async new(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const validation = await validateAuthorizationRequest(this.deps, readAuthorizationParameters(request.query));
+    const validation = await validateAuthorizationRequest(this.deps, readAuthorizationParameters(requestParameters(request)));
     if (!validation.ok) return this.refuse(request, reply, validation, 302);
     const authorization = validation.request;
     const owner = await sessionUser(this.deps, request);
@@ -89,7 +102,7 @@ export class AuthorizationsController extends Controller {
   protected signIn(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, signedIn: boolean): FastifyReply {
     request.session.set('reauthenticate', signedIn ? true : undefined);
     request.session.set('loginHint', authorization.oidc.loginHint ?? undefined);
-    return redirectToLogin(request, reply, afterSignIn(request.url));
+    return redirectToLogin(request, reply, afterSignIn(authorizationUrl(request)));
   }
 
   protected refuse(request: FastifyRequest, reply: FastifyReply, failure: AuthorizationFailure, status: RedirectStatus): FastifyReply {

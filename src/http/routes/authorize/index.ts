@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, preHandlerAsyncHookHandler } from 'fastify';
 import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler } from '../../hooks/end-user-pages.js';
 import { PUBLIC_DIR } from '../../plugins/views.js';
@@ -54,10 +54,25 @@ export const authorizeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { d
     controller.new(request, reply),
   );
 
-  // HTML forms can only POST: the consent page's Deny button posts _method=delete.
-  app.post('/oauth/authorize', { schema: { body: parametersSchema }, preHandler: [authenticate, app.csrfProtection] }, (request, reply) =>
-    isDeleteOverride(request.body) ? controller.destroy(request, reply) : controller.create(request, reply),
-  );
+  // The consent form (Authorize, or Deny with _method=delete) needs a session and its CSRF token. With OpenID
+  // Connect on, a POST without either field is an authorization request sent as a form (Core 3.1.2.1: an OP
+  // takes GET and POST), which is no more than the same request as a link: handled like GET. Without it, such a
+  // POST is a consent form without its token, refused as before.
+  const byPost = (body: unknown) => deps.config.openid.enabled && isAuthorizationRequest(body);
+  const consentFormChecks: preHandlerAsyncHookHandler = async function (request, reply) {
+    if (byPost(request.body)) return;
+    await authenticate.call(app, request, reply);
+    if (reply.sent) return reply;
+    let passed = false;
+    app.csrfProtection.call(app, request, reply, () => {
+      passed = true;
+    });
+    if (!passed) return reply;
+  };
+  app.post('/oauth/authorize', { schema: { body: parametersSchema }, preHandler: consentFormChecks }, (request, reply) => {
+    if (byPost(request.body)) return controller.new(request, reply);
+    return isDeleteOverride(request.body) ? controller.destroy(request, reply) : controller.create(request, reply);
+  });
 
   app.delete('/oauth/authorize', { preHandler: [authenticate, app.csrfProtection] }, (request, reply) =>
     controller.destroy(request, reply),
@@ -67,6 +82,11 @@ export const authorizeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { d
     controller.show(request, reply),
   );
 };
+
+function isAuthorizationRequest(body: unknown): boolean {
+  const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  return fields._csrf === undefined && fields._method === undefined;
+}
 
 function isDeleteOverride(body: unknown): boolean {
   const method = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)._method : undefined;

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResourceRecord } from '../../src/oauth/store.js';
+import { createClient, createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { CALLBACK, openIdServer } from '../helpers/openid.js';
+import { basic, introspectRequest } from '../helpers/oauth-requests.js';
+import { backend } from '../helpers/test-database.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { locationParameters } from '../helpers/end-user.js';
+
+// RFC 8707 resource indicators: the audience of a token is what the client named, checked against the registered
+// resources and the scopes each accepts; a token request may narrow it (section 2.2), never widen it.
+
+const API_A = 'https://api-a.example.com';
+const API_B = 'https://api-b.example.com/v1';
+
+describe(`resource indicators, RFC 8707 (${backend})`, () => {
+  let server: TestServer;
+  let client: Awaited<ReturnType<typeof createClient>>;
+  let apiA: Awaited<ReturnType<typeof createClient>>;
+  let agent: UserAgent;
+  let resourceA: ResourceRecord;
+  beforeAll(async () => {
+    server = await openIdServer({
+      config: { optionalScopes: ['write', 'admin'], grantFlows: ['authorization_code', 'client_credentials', 'refresh_token'] },
+    });
+    client = await createClient(server.deps);
+    apiA = await createClient(server.deps, { name: 'API A' });
+    const common = { name: '', tokenFormat: 'opaque' as const, accessTokenLifetime: null };
+    resourceA = await server.deps.stores.resources.create({
+      ...common,
+      uri: API_A,
+      scopes: ['read', 'write'],
+      serverClientId: apiA.application.uid,
+    });
+    await server.deps.stores.resources.create({ ...common, uri: API_B, scopes: ['read'], serverClientId: null, accessTokenLifetime: 600 });
+    await createUser(server.deps, 'alice');
+    agent = await signedIn(server.app, 'alice');
+  });
+  afterAll(() => server.close());
+
+  const clientCredentials = (resources: string[], scope = 'read') =>
+    server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic(client.application.uid, client.plainSecret!) },
+      payload: [
+        `grant_type=client_credentials`,
+        `scope=${encodeURIComponent(scope)}`,
+        ...resources.map((uri) => `resource=${encodeURIComponent(uri)}`),
+      ].join('&'),
+    });
+  const introspect = async (token: string, as = client) =>
+    (await introspectRequest(server.app, { token }, basic(as.application.uid, as.plainSecret!))).json();
+
+  it('section 2: one resource makes the audience; introspection answers aud', async () => {
+    const response = await clientCredentials([API_A]);
+    expect(response.statusCode).toBe(200);
+    expect(await introspect(response.json().access_token)).toMatchObject({ active: true, aud: API_A, scope: 'read' });
+  });
+
+  it('section 2: several resources (the parameter repeated) make an array audience, and the shortest lifetime', async () => {
+    const response = await clientCredentials([API_A, API_B]);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().expires_in).toBe(600);
+    expect((await introspect(response.json().access_token)).aud).toEqual([API_A, API_B]);
+  });
+
+  it('without resource, behaviour is exactly as before: no aud', async () => {
+    const response = await clientCredentials([]);
+    const body = await introspect(response.json().access_token);
+    expect(body.active).toBe(true);
+    expect(body).not.toHaveProperty('aud');
+    expect(response.json().expires_in).toBe(server.config.accessTokenExpiresIn);
+  });
+
+  it('section 2: an unregistered, relative or fragment resource, or a scope it does not accept, is invalid_target', async () => {
+    const cases: Array<[string[], string, string]> = [
+      [['https://unknown.example.com'], 'read', 'The resource https://unknown.example.com is not registered.'],
+      [['/relative'], 'read', 'The resource must be an absolute URI without a fragment.'],
+      [[`${API_A}#frag`], 'read', 'The resource must be an absolute URI without a fragment.'],
+      [[API_B], 'write', 'The scope write is not accepted by the requested resources.'],
+      [[API_A], 'read admin', 'The scope admin is not accepted by the requested resources.'],
+    ];
+    for (const [resources, scope, description] of cases) {
+      const response = await clientCredentials(resources, scope);
+      expect({ status: response.statusCode, body: response.json() }, description).toEqual({
+        status: 400,
+        body: { error: 'invalid_target', error_description: description },
+      });
+    }
+  });
+
+  it('the audience rule: the API a token is meant for may introspect it; another client sees it inactive', async () => {
+    const token = (await clientCredentials([API_A])).json().access_token;
+    expect(await introspect(token, apiA)).toMatchObject({ active: true, aud: API_A });
+    const stranger = await createClient(server.deps);
+    expect(await introspect(token, stranger)).toEqual({ active: false });
+    const unrestricted = (await clientCredentials([])).json().access_token;
+    expect(await introspect(unrestricted, apiA)).toEqual({ active: false });
+  });
+
+  describe('at the authorization endpoint', () => {
+    const code = async (resources: string[], scope = 'read write') => {
+      const query: Record<string, string> = {
+        client_id: client.application.uid,
+        redirect_uri: CALLBACK,
+        response_type: 'code',
+        scope,
+        state: 's',
+      };
+      const url = `/oauth/authorize?${new URLSearchParams(query)}${resources.map((uri) => `&resource=${encodeURIComponent(uri)}`).join('')}`;
+      const page = await agent.request({ method: 'GET', url });
+      return page;
+    };
+    const exchange = (codeValue: string, resources: string[] = []) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic(client.application.uid, client.plainSecret!) },
+        payload: [
+          `grant_type=authorization_code`,
+          `code=${codeValue}`,
+          `redirect_uri=${encodeURIComponent(CALLBACK)}`,
+          ...resources.map((uri) => `resource=${encodeURIComponent(uri)}`),
+        ].join('&'),
+      });
+    const approved = async (resources: string[], scope = 'read') => {
+      const page = await code(resources, scope);
+      // Consent is skipped when a live token has these scopes for exactly these resources.
+      if (page.statusCode === 302) return locationParameters(page).get('code')!;
+      expect(page.statusCode, String(page.headers.location)).toBe(200);
+      expect(page.body).toContain(resources[0] ?? '');
+      const { hiddenFields } = await import('../helpers/end-user.js');
+      const fields = hiddenFields(page.body);
+      const body = [...Object.entries(fields).filter(([name]) => name !== 'resource'), ...resources.map((uri) => ['resource', uri])]
+        .map(([name, value]) => `${name}=${encodeURIComponent(value!)}`)
+        .join('&');
+      const redirect = await agent.request({
+        method: 'POST',
+        url: '/oauth/authorize',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: body,
+      });
+      return locationParameters(redirect).get('code')!;
+    };
+
+    it('consent given for one resource is not consent for another: the screen is shown again', async () => {
+      await exchange(await approved([API_A]));
+      const again = await code([API_A], 'read');
+      expect(again.statusCode).toBe(302);
+      const other = await code([API_B], 'read');
+      expect(other.statusCode).toBe(200);
+      expect(other.body).toContain(API_B);
+    });
+
+    it('an unregistered resource is invalid_target, redirected to the client with state', async () => {
+      const response = await code(['https://unknown.example.com']);
+      expect(response.statusCode).toBe(302);
+      expect(Object.fromEntries(locationParameters(response))).toMatchObject({ error: 'invalid_target', state: 's' });
+    });
+
+    it('the consent screen names the resources; the code carries them to the token', async () => {
+      const value = await approved([API_A, API_B]);
+      const response = await exchange(value);
+      expect(response.statusCode).toBe(200);
+      expect((await introspect(response.json().access_token)).aud).toEqual([API_A, API_B]);
+    });
+
+    it('section 2.2: the code exchange may narrow the audience, never widen it', async () => {
+      const narrowed = await exchange(await approved([API_A, API_B]), [API_B]);
+      expect(narrowed.statusCode).toBe(200);
+      expect(await introspect(narrowed.json().access_token)).toMatchObject({ aud: API_B, scope: 'read' });
+      const widened = await exchange(await approved([API_B]), [API_A]);
+      expect(widened.json()).toEqual({ error: 'invalid_target', error_description: `The resource ${API_A} was not granted.` });
+    });
+
+    it('section 2.2: a refresh may narrow the audience (and the scopes to what is left), never widen it', async () => {
+      const first = await exchange(await approved([API_A, API_B], 'read write'));
+      const refresh = (resources: string[], token: string) =>
+        server.app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic(client.application.uid, client.plainSecret!) },
+          payload: [
+            `grant_type=refresh_token`,
+            `refresh_token=${token}`,
+            ...resources.map((uri) => `resource=${encodeURIComponent(uri)}`),
+          ].join('&'),
+        });
+      const narrowed = await refresh([API_B], first.json().refresh_token);
+      expect(narrowed.statusCode).toBe(200);
+      expect(narrowed.json().scope).toBe('read');
+      expect(await introspect(narrowed.json().access_token)).toMatchObject({ aud: API_B, scope: 'read' });
+      const widened = await refresh([API_A], narrowed.json().refresh_token);
+      expect(widened.json().error).toBe('invalid_target');
+      const kept = await refresh([], narrowed.json().refresh_token);
+      expect((await introspect(kept.json().access_token)).aud).toBe(API_B);
+      expect(resourceA.uri).toBe(API_A);
+    });
+  });
+});
