@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceGuard, type GuardToken, type ServiceGuardOptions } from '@oauth-service/guard';
+import { storedForm } from '../../src/oauth/secrets.js';
 import { createClient, issueToken, type TestClient } from '../helpers/factories.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 import { bearer } from './guard-helpers.js';
@@ -98,9 +100,31 @@ describe('guard: RFC 9728 Protected Resource Metadata against a running service 
     expect((await app.inject({ method: 'GET', url: '/mcp', headers: bearer(token) })).statusCode).toBe(200);
   });
 
-  // The service's introspection answers `aud` once the RFC 8707 issuance lands (issue 17); until then the audience
-  // of remote mode is tested against a stand-in introspection endpoint below.
-  it.todo('refuses a token the service issued for another resource (introspection aud), accepts one issued for this resource');
+  // RFC 8707 + RFC 7662: the service answers the stored audience as `aud`; the guard compares it with `resource`.
+  it('refuses a token the service holds for another resource (introspection aud), accepts one for this resource', async () => {
+    const stored = async (audience: string[]) => {
+      const token = randomBytes(32).toString('base64url');
+      await server.deps.stores.accessTokens.create({
+        applicationId: client.application.id,
+        resourceOwnerId: null,
+        token: storedForm(token, server.config.hashTokens),
+        refreshToken: null,
+        expiresIn: 900,
+        scopes: ['read'],
+        createdAt: server.clock.now,
+        accessGrantId: null,
+        refreshFamily: null,
+        audience,
+      });
+      return token;
+    };
+    expect((await app.inject({ method: 'GET', url: '/mcp', headers: bearer(await stored([RESOURCE])) })).statusCode).toBe(200);
+    const other = await app.inject({ method: 'GET', url: '/mcp', headers: bearer(await stored(['https://other.example.com/api'])) });
+    expect(other.statusCode).toBe(401);
+    expect(other.json().error_description).toBe('The access token is not meant for this resource');
+    const both = await stored(['https://other.example.com/api', RESOURCE]);
+    expect((await app.inject({ method: 'GET', url: '/mcp', headers: bearer(both) })).statusCode).toBe(200);
+  });
 });
 
 describe('guard: no resource configured', () => {
