@@ -8,6 +8,7 @@ import { storedForm } from '../../src/oauth/secrets.js';
 import { rotateSigningKey } from '../../src/oauth/signing-key-service.js';
 import { createTokenSigner } from '../../src/oauth/token-signer.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
+import { basic, revokeRequest, tokenRequest } from '../helpers/oauth-requests.js';
 import { openIdServer } from '../helpers/openid.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { bearer } from './guard-helpers.js';
@@ -154,6 +155,35 @@ describe('guard (jwt mode): JWT access tokens verified with the service JWKS', (
     expect((await get(app, '/notes', token)).statusCode).toBe(200);
     expect(serviceRequests).toHaveLength(1);
     await app.close();
+  });
+
+  it('end to end: a JWT the service issues for the resource (RFC 8707 resource at /oauth/token) is accepted, revoked at once where introspected', async () => {
+    await server.deps.stores.resources.create({
+      uri: RESOURCE,
+      name: 'Notes',
+      scopes: ['read'],
+      tokenFormat: 'jwt',
+      accessTokenLifetime: 900,
+      serverClientId: null,
+    });
+    const credentials = basic(client.uid, client.secret!);
+    const issued = await tokenRequest(server.app, { grant_type: 'client_credentials', scope: 'read', resource: RESOURCE }, credentials);
+    expect(issued.statusCode, issued.body).toBe(200);
+    const token: string = issued.json().access_token;
+    const accepted = await get(api, '/notes', token);
+    expect(accepted.statusCode).toBe(200);
+    expect(accepted.json().token).toMatchObject({ clientId: client.uid, resourceOwnerId: null, scopes: ['read'], audience: [RESOURCE] });
+    const introspecting = await jwtApi({
+      introspect: 'always',
+      introspectionUrl: `${server.baseUrl}/oauth/introspect`,
+      clientId: client.uid,
+      clientSecret: client.secret!,
+    });
+    expect((await get(introspecting, '/notes', token)).statusCode).toBe(200);
+    expect((await revokeRequest(server.app, { token }, credentials)).statusCode).toBe(200);
+    expect((await get(introspecting, '/notes', token)).statusCode).toBe(401);
+    expect((await get(api, '/notes', token)).statusCode).toBe(200); // no introspection: usable until its exp
+    await introspecting.close();
   });
 
   it('answers 503 when the issuer metadata names another issuer (RFC 8414 section 3.3), never 200', async () => {
