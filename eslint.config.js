@@ -122,12 +122,13 @@ export default tseslint.config(
     rules: restrict([{ group: ['**/test/**', '**/bench/**'], message: 'scripts/lib is shared by bench/ and test/ and imports neither.' }]),
   },
   {
-    // Shipped on its own with fastify as its only peer and fastify-plugin as its only dependency (packages/guard/package.json).
+    // Shipped on its own with fastify as its only peer and fastify-plugin and jose (JWT mode) as its only dependencies
+    // (packages/guard/package.json).
     files: ['packages/guard/**/*.ts'],
     rules: restrictOnly([
       {
-        regex: '^(?!node:|\\./|fastify$|fastify-plugin$)',
-        message: 'The guard imports node:*, fastify, fastify-plugin and its own files (./*.js) only, so it ships on its own.',
+        regex: '^(?!node:|\\./|fastify$|fastify-plugin$|jose$)',
+        message: 'The guard imports node:*, fastify, fastify-plugin, jose and its own files (./*.js) only, so it ships on its own.',
       },
     ]),
   },

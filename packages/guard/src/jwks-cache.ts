@@ -1,4 +1,3 @@
-// eslint-disable-next-line no-restricted-imports -- jose verifies JWT access tokens (jwt mode); see packages/guard/package.json
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { GuardUnavailableError } from './guard-error.js';
 

@@ -1,4 +1,3 @@
-// eslint-disable-next-line no-restricted-imports -- jose verifies JWT access tokens (jwt mode); see packages/guard/package.json
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { audienceOf } from './audience.js';
 import { lazyJwksUri } from './authorization-server-discovery.js';
