@@ -63,7 +63,8 @@ export const introspectionSchema = {
     allow: {
       type: 'array',
       items: introspectionRule,
-      default: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }, { rule: 'audience' }],
+      // The seed's three rules; audience (RFC 8707 resource servers) is added by those who register resources.
+      default: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }],
       description:
         'Who may introspect which token: OR-ed rules sameApplication, tokenApplication, publicToken, audience, clients, bearerScope.',
     },

@@ -40,7 +40,14 @@ describe('oauth4webapi with resource indicators (RFC 8707) in Chromium: audience
 
   beforeAll(async () => {
     server = await listeningTestServer(
-      { openid: { enabled: true }, optionalScopes: ['write'], scopeDescriptions: { read: 'Read your data', write: 'Update your data' } },
+      {
+        openid: { enabled: true },
+        introspection: {
+          allow: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }, { rule: 'audience' }],
+        },
+        optionalScopes: ['write'],
+        scopeDescriptions: { read: 'Read your data', write: 'Update your data' },
+      },
       { env: { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') } },
     );
     user = await createUser(server.deps, 'alice');

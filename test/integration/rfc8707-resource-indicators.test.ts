@@ -21,7 +21,11 @@ describe(`resource indicators, RFC 8707 (${backend})`, () => {
   let resourceA: ResourceRecord;
   beforeAll(async () => {
     server = await openIdServer({
-      config: { optionalScopes: ['write', 'admin'], grantFlows: ['authorization_code', 'client_credentials', 'refresh_token'] },
+      config: {
+        optionalScopes: ['write', 'admin'],
+        grantFlows: ['authorization_code', 'client_credentials', 'refresh_token'],
+        introspection: { allow: [{ rule: 'tokenApplication' }, { rule: 'audience' }] },
+      },
     });
     client = await createClient(server.deps);
     apiA = await createClient(server.deps, { name: 'API A' });

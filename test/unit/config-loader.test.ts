@@ -34,12 +34,7 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(config.grantFlows).toEqual(['authorization_code', 'client_credentials', 'refresh_token']);
     expect(config.refreshTokens).toEqual({ expiresIn: null, reuseDetection: true, graceSeconds: 0 });
     expect(config.pkce).toEqual({ required: 'public', methods: ['S256'] });
-    expect(config.introspection.allow).toEqual([
-      { rule: 'sameApplication' },
-      { rule: 'tokenApplication' },
-      { rule: 'publicToken' },
-      { rule: 'audience' },
-    ]);
+    expect(config.introspection.allow).toEqual([{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }]);
     expect(config.hashTokens && config.hashApplicationSecrets && config.forceSslInRedirectUri).toBe(true);
   });
 
