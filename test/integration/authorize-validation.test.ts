@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { AUTHORIZATION_RULES, DENIAL_RULES } from '../../src/oauth/authorization-rules.js';
+import { OPENID_RULES } from '../../src/oauth/openid-request.js';
 import { OOB_URI } from '../../src/oauth/redirect-uri.js';
 import { s256Challenge } from '../../src/oauth/pkce.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
-import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
@@ -311,88 +311,11 @@ describe(`pkce.required "all" with plain enabled (${backend})`, () => {
   });
 });
 
-describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
-  let server: TestServer;
-  let agent: UserAgent;
-  let client: ApplicationRecord;
-  beforeAll(async () => {
-    server = await openIdServer();
-    await createUser(server.deps, 'alice');
-    client = (await createClient(server.deps)).application;
-    agent = await signedIn(server.app, 'alice');
-  });
-  afterAll(() => server.close());
-
-  const get = (overrides: Record<string, string>) =>
-    agent.request({
-      method: 'GET',
-      url: authorizeUrl({
-        client_id: client.uid,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        scope: 'openid',
-        state: 's',
-        ...overrides,
-      }),
-    });
-
-  ruleTest('request_object_absent', 'a request object is request_not_supported (Core 6.1), redirected', async () => {
-    expectRedirect(
-      await get({ request: 'eyJhbGciOiJub25lIn0.e30.' }),
-      'request_not_supported',
-      'The request parameter (a request object) is not supported.',
-    );
-  });
-
-  ruleTest('request_uri_absent', 'a request_uri is request_uri_not_supported (Core 6.2), redirected', async () => {
-    expectRedirect(
-      await get({ request_uri: 'https://client.example.com/request.jwt' }),
-      'request_uri_not_supported',
-      'The request_uri parameter is not supported.',
-    );
-  });
-
-  ruleTest('prompt_valid', 'an unknown prompt value, or none with another, is invalid_request, redirected', async () => {
-    expectRedirect(
-      await get({ prompt: 'bogus' }),
-      'invalid_request',
-      'The prompt parameter must be made of none, login, consent, select_account.',
-    );
-    expectRedirect(await get({ prompt: 'none login' }), 'invalid_request', 'The prompt value none cannot be combined with other values.');
-    expect((await get({ prompt: 'login consent' })).statusCode).toBe(302);
-  });
-
-  ruleTest('max_age_valid', 'a max_age that is not a number of seconds is invalid_request', async () => {
-    const description = 'The max_age parameter must be a non-negative whole number of seconds.';
-    for (const maxAge of ['-1', 'ten', '1.5']) expectRedirect(await get({ max_age: maxAge }), 'invalid_request', description);
-    expect((await get({ max_age: '3600' })).statusCode).toBe(200);
-  });
-
-  ruleTest('nonce_valid', 'a nonce longer than 512 characters is invalid_request', async () => {
-    expectRedirect(await get({ nonce: 'n'.repeat(513) }), 'invalid_request', 'The nonce parameter must be at most 512 characters.');
-    expect((await get({ nonce: 'n'.repeat(512) })).statusCode).toBe(200);
-  });
-
-  it('with openid.enabled false the OpenID parameters are unknown, hence ignored (Core 3.1.2.1 of any other server)', async () => {
-    const plain = await buildTestServer();
-    try {
-      await createUser(plain.deps, 'bob');
-      const bob = await signedIn(plain.app, 'bob');
-      const app = (await createClient(plain.deps)).application;
-      const response = await bob.request({
-        method: 'GET',
-        url: authorizeUrl({ client_id: app.uid, redirect_uri: CALLBACK, response_type: 'code', prompt: 'bogus', max_age: 'x' }),
-      });
-      expect(response.statusCode).toBe(200);
-    } finally {
-      await plain.close();
-    }
-  });
-});
-
 describe('the rule table', () => {
   it('every rule of the authorization and denial tables has a test by name here', () => {
-    const names = new Set([...AUTHORIZATION_RULES, ...DENIAL_RULES].map((rule) => rule.name));
+    // OpenID Connect's rules are tested by name in authorize-validation-openid.test.ts.
+    const openid = new Set(OPENID_RULES.map((rule) => rule.name));
+    const names = new Set([...AUTHORIZATION_RULES, ...DENIAL_RULES].map((rule) => rule.name).filter((name) => !openid.has(name)));
     expect([...names].filter((name) => !tested.has(name))).toEqual([]);
   });
 

@@ -103,7 +103,7 @@ describe(`resource indicators, RFC 8707 (${backend})`, () => {
     expect(await introspect(unrestricted, apiA)).toEqual({ active: false });
   });
 
-  describe('at the authorization endpoint', () => {
+  describe('section 2.1: at the authorization endpoint', () => {
     const code = async (resources: string[], scope = 'read write') => {
       const query: Record<string, string> = {
         client_id: client.application.uid,
