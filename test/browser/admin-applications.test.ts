@@ -1,42 +1,19 @@
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { buildTestServer, basicAuth, form, FORM, type TestServer } from '../helpers/test-server.js';
-
-const PASSWORD = 'admin password for the browser';
+import { openAdminBrowser, type AdminBrowser } from '../helpers/admin-browser.js';
+import { screenshot } from '../helpers/browser.js';
+import { basicAuth, form, FORM } from '../helpers/test-server.js';
 
 describe('admin pages in Chromium: /oauth/applications', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let baseURL: string;
-  let context: BrowserContext;
-  let page: Page;
-  const problems: string[] = [];
-
+  let admin: AdminBrowser;
   beforeAll(async () => {
-    server = await buildTestServer({ config: { admin: { passwordHash: await argon2Hasher.hash(PASSWORD) } } });
-    await server.app.listen({ port: 0, host: '127.0.0.1' });
-    baseURL = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    context = await browser.newContext({ baseURL, httpCredentials: { username: 'admin', password: PASSWORD } });
-    page = await context.newPage();
-    // A CSP violation or script error would show up here (the pages need no JavaScript at all). Status codes
-    // are checked by the tests themselves (422 for a form with errors, and Chromium asks for /favicon.ico).
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    admin = await openAdminBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => admin?.close());
 
-  const secretText = () => page.locator('#secret').innerText();
+  const secretText = () => admin.page.locator('#secret').innerText();
 
   it('an admin creates, edits, rotates the secret of and deletes an application', async () => {
+    const { page, problems } = admin;
     await page.goto('/oauth/applications');
     await expect(page.locator('h1').innerText()).resolves.toBe('Your applications');
 
@@ -100,6 +77,7 @@ describe('admin pages in Chromium: /oauth/applications', () => {
   });
 
   it('validation errors are shown beside the fields, and the form keeps what was typed', async () => {
+    const { page, problems } = admin;
     await page.goto('/oauth/applications/new');
     await page.getByLabel('Name').fill('<b>Bold</b> app');
     await page.getByLabel('Redirect URI').fill('http://insecure.example/cb#frag');
@@ -120,7 +98,10 @@ describe('admin pages in Chromium: /oauth/applications', () => {
   });
 
   it('a wrong admin password gets 401', async () => {
-    const stranger = await browser.newContext({ baseURL, httpCredentials: { username: 'admin', password: 'not the password' } });
+    const stranger = await admin.browser.newContext({
+      baseURL: admin.baseURL,
+      httpCredentials: { username: 'admin', password: 'not the password' },
+    });
     try {
       const response = await (await stranger.newPage()).goto('/oauth/applications');
       expect(response?.status()).toBe(401);
@@ -130,7 +111,7 @@ describe('admin pages in Chromium: /oauth/applications', () => {
   });
 
   async function tokenStatus(uid: string, secret: string): Promise<number> {
-    const response = await server.app.inject({
+    const response = await admin.server.app.inject({
       method: 'POST',
       url: '/oauth/token',
       headers: { ...FORM, authorization: basicAuth(uid, secret) },

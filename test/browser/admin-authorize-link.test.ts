@@ -1,12 +1,11 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
+import { ADMIN_PASSWORD, adminContext } from '../helpers/admin-browser.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { createUser } from '../helpers/factories.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
 import { basicAuth, form, FORM, type TestServer } from '../helpers/test-server.js';
-
-const ADMIN_PASSWORD = 'admin password for the browser';
 
 // Issue 5: "An admin-created application completes the authorization code flow from its Authorize link."
 describe('an application created in the admin UI, authorized from its show page', () => {
@@ -27,7 +26,7 @@ describe('an application created in the admin UI, authorized from its show page'
 
   it('the admin creates it, a user follows its Authorize link, logs in, approves, and the code is exchanged with the secret shown once', async () => {
     const user = await createUser(server.deps, 'bob', 'a password for bob');
-    const admin = await browser.newContext({ baseURL: server.baseUrl, httpCredentials: { username: 'admin', password: ADMIN_PASSWORD } });
+    const admin = await adminContext(browser, server.baseUrl);
     const adminPage = await admin.newPage();
     await adminPage.goto('/oauth/applications/new');
     await adminPage.getByLabel('Name').fill('Linked App');

@@ -1,49 +1,16 @@
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
-
-const ADMIN_PASSWORD = 'admin password for the browser';
-const SCRIPT = '<script>window.__xss=1</script>';
-const ATTRIBUTE = '"><img src=x onerror=window.__xss=1>';
+import { ATTRIBUTE, openAdminBrowser, SCRIPT, type AdminBrowser } from '../helpers/admin-browser.js';
+import { screenshot } from '../helpers/browser.js';
 
 describe('admin pages in Chromium: /oauth/resources', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  const problems: string[] = [];
-
+  let admin: AdminBrowser;
   beforeAll(async () => {
-    server = await buildTestServer({
-      config: { optionalScopes: ['write'], admin: { passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) } },
-    });
-    await server.app.listen({ port: 0, host: '127.0.0.1' });
-    const baseURL = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    context = await browser.newContext({ baseURL, httpCredentials: { username: 'admin', password: ADMIN_PASSWORD } });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    admin = await openAdminBrowser({ optionalScopes: ['write'] });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  const field = (label: string) => page.getByLabel(label, { exact: true });
-  /** Nothing of a payload ran or became an element: no flag, no img, no script. */
-  const expectInert = async () => {
-    await expect(page.evaluate(() => (globalThis as { __xss?: number }).__xss)).resolves.toBeUndefined();
-    await expect(page.locator('img').count()).resolves.toBe(0);
-    await expect(page.locator('script').count()).resolves.toBe(0);
-  };
+  afterAll(() => admin?.close());
 
   it('an admin registers a resource whose name is markup (shown as text), edits it, then deletes it after confirming', async () => {
+    const { server, page, problems, field, expectInert } = admin;
     await page.goto('/oauth/applications');
     await page.getByRole('link', { name: 'Resources', exact: true }).click();
     await expect(page.locator('h1').innerText()).resolves.toBe('Resources');

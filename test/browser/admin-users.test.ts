@@ -1,14 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import { ATTRIBUTE, openAdminBrowser, SCRIPT, type AdminBrowser } from '../helpers/admin-browser.js';
+import { screenshot } from '../helpers/browser.js';
 
-const ADMIN_PASSWORD = 'admin password for the browser';
 const USER_PASSWORD = 'user password in the browser';
-const SCRIPT = '<script>window.__xss=1</script>';
-const ATTRIBUTE = '"><img src=x onerror=window.__xss=1>';
 
 // Every free-text claim gets one of the payloads; the claims with a format get valid values (their payloads are
 // refused, and the form that refuses them must show them as text too: the second test).
@@ -30,40 +24,14 @@ const FREE_TEXT: Record<string, string> = {
 };
 
 describe('admin pages in Chromium: /oauth/users', () => {
-  let server: TestServer;
-  let browser: Browser;
-  let baseURL: string;
-  let context: BrowserContext;
-  let page: Page;
-  const problems: string[] = [];
-
+  let admin: AdminBrowser;
   beforeAll(async () => {
-    server = await buildTestServer({ config: { admin: { passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) } } });
-    await server.app.listen({ port: 0, host: '127.0.0.1' });
-    baseURL = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    context = await browser.newContext({ baseURL, httpCredentials: { username: 'admin', password: ADMIN_PASSWORD } });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    admin = await openAdminBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  const field = (label: string) => page.getByLabel(label, { exact: true });
-
-  /** Nothing of a payload ran or became an element: no flag, no img, no script. */
-  const expectInert = async () => {
-    await expect(page.evaluate(() => (globalThis as { __xss?: number }).__xss)).resolves.toBeUndefined();
-    await expect(page.locator('img').count()).resolves.toBe(0);
-    await expect(page.locator('script').count()).resolves.toBe(0);
-  };
+  afterAll(() => admin?.close());
 
   it('an admin creates a user whose every text claim is markup: shown as text, never run; then edits and disables', async () => {
+    const { page, problems, field, expectInert } = admin;
     await page.goto('/oauth/applications');
     await page.getByRole('link', { name: 'Users', exact: true }).click();
     await expect(page.locator('h1').innerText()).resolves.toBe('Users');
@@ -124,6 +92,7 @@ describe('admin pages in Chromium: /oauth/users', () => {
   });
 
   it('refused claims are shown back as text beside their messages, and the password is not', async () => {
+    const { page, problems, field, expectInert } = admin;
     await page.goto('/oauth/users/new');
     await field('Username').fill(SCRIPT);
     await field('Password').fill(USER_PASSWORD);
@@ -146,7 +115,7 @@ describe('admin pages in Chromium: /oauth/users', () => {
 
   /** A login at /login in a browser of its own (no admin credentials): true when it gets past the form. */
   async function signIn(username: string, password: string): Promise<boolean> {
-    const visitor = await browser.newContext({ baseURL });
+    const visitor = await admin.browser.newContext({ baseURL: admin.baseURL });
     try {
       const login = await visitor.newPage();
       await login.goto('/login');
