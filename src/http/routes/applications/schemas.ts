@@ -1,3 +1,16 @@
+import {
+  formBody,
+  methodOverrideFormBody,
+  pageAndJsonResponses,
+  pageOrJsonErrors,
+  recordIdParams,
+  redirect,
+  textOrList,
+  validationErrors,
+} from '../../admin-schemas.js';
+
+export { csrfOnlyBody } from '../../admin-schemas.js';
+
 // Schemas of the admin routes (STYLE 3): every request part and every response status, for the HTML pages
 // and the JSON API alike. HTML pages are strings and skip serialization; JSON bodies are serialized through
 // these schemas, so a field that is not listed here (such as a stored secret hash) can never be sent.
@@ -52,38 +65,6 @@ export const applicationJsonSchema = {
   additionalProperties: false,
 } as const;
 
-const validationErrors = {
-  type: 'object',
-  description: 'Validation failed: full English messages (reference 13).',
-  properties: { errors: { type: 'array', items: { type: 'string' } } },
-  required: ['errors'],
-} as const;
-
-const htmlPage = { type: 'string', description: 'An HTML page.' } as const;
-const redirect = { type: 'null', description: 'Redirect (302/303) to the next page, with a notice in the session.' } as const;
-const noContent = { type: 'null', description: 'Deleted.' } as const;
-
-/** One status answered as an HTML page or, to Accept: application/json, as JSON. */
-const pageOrJson = (json: object) => ({
-  content: { 'text/html': { schema: htmlPage }, 'application/json': { schema: json } },
-});
-
-const errorStatuses = Object.fromEntries(
-  [400, 401, 403, 404, 413, 415, 429].map((status) => [status, pageOrJson({ $ref: 'oauthError#' })]),
-);
-
-export const idParams = {
-  type: 'object',
-  // A non-numeric id is a validation error in the params, which the group's error handler answers with 404.
-  properties: { id: { type: 'string', pattern: '^[1-9][0-9]{0,14}$', description: 'The application id.' } },
-  required: ['id'],
-} as const;
-
-const csrfField = { type: 'string', description: 'CSRF token of the HTML form (or the X-CSRF-Token header).' } as const;
-
-// anyOf rather than a list of types: Fastify's Ajv runs in strict mode, which rejects union types.
-const textOrList = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description });
-
 const stringOrNull = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'null' }], description }) as const;
 
 const applicationFields = {
@@ -99,32 +80,16 @@ const applicationFields = {
   id_token_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA; null or "" for the default, RS256.'),
   userinfo_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA for a signed UserInfo; null or "" for plain JSON.'),
   access_token_format: stringOrNull('opaque or jwt (RFC 9068; needs openid.enabled); null or "" for opaque, the default.'),
-  _csrf: csrfField,
 } as const;
+
+export const idParams = recordIdParams('application');
 
 /** Unknown fields (uid, secret, ...) are stripped: nothing else can be mass-assigned (reference 13). */
-export const applicationBody = { type: 'object', properties: applicationFields, additionalProperties: false } as const;
-
-export const methodOverrideBody = {
-  type: 'object',
-  properties: {
-    ...applicationFields,
-    _method: { type: 'string', enum: ['patch', 'put', 'delete', 'PATCH', 'PUT', 'DELETE'], description: 'HTML forms can only POST.' },
-  },
-  required: ['_method'],
-  additionalProperties: false,
-} as const;
-
-export const csrfOnlyBody = { type: 'object', properties: { _csrf: csrfField }, additionalProperties: false } as const;
+export const applicationBody = formBody(applicationFields);
+export const methodOverrideBody = methodOverrideFormBody(applicationFields, ['patch', 'put', 'delete']);
 
 export const responses = {
-  page: { 200: htmlPage, ...errorStatuses },
-  index: { 200: pageOrJson({ type: 'array', items: { $ref: 'adminApplication#' } }), ...errorStatuses },
-  show: { 200: pageOrJson({ $ref: 'adminApplication#' }), ...errorStatuses },
-  create: { 201: { $ref: 'adminApplication#' }, 302: redirect, 422: pageOrJson(validationErrors), ...errorStatuses },
-  update: { 200: { $ref: 'adminApplication#' }, 302: redirect, 303: redirect, 422: pageOrJson(validationErrors), ...errorStatuses },
-  rotate: { 200: { $ref: 'adminApplication#' }, 302: redirect, 422: validationErrors, ...errorStatuses },
-  destroy: { 204: noContent, 302: redirect, 303: redirect, ...errorStatuses },
+  ...pageAndJsonResponses('adminApplication'),
+  rotate: { 200: { $ref: 'adminApplication#' }, 302: redirect, 422: validationErrors, ...pageOrJsonErrors },
 };
-
 export const methodOverrideResponses = { ...responses.update, ...responses.destroy };
