@@ -3,7 +3,7 @@ import { sha256Hex } from '../../src/oauth/secrets.js';
 import { createClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import { form, FORM, type TestServer } from '../helpers/test-server.js';
-import { ADMIN, AdminSession, applicationIdFrom, buildAdminServer, textOf } from './applications-support.js';
+import { ADMIN, AdminSession, applicationIdFrom, buildAdminServer, expectNotFoundPages, textOf } from './applications-support.js';
 
 describe(`/oauth/applications HTML pages (${backend})`, () => {
   let server: TestServer;
@@ -145,17 +145,13 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
   });
 
   it('an unknown or non-numeric id is a 404 page', async () => {
-    const admin = new AdminSession(server.app);
-    for (const url of [
+    const urls = [
       '/oauth/applications/999999',
       '/oauth/applications/abc',
       '/oauth/applications/1.5/edit',
       '/oauth/applications/999999/delete',
-    ]) {
-      const page = await admin.get(url);
-      expect(page.statusCode, url).toBe(404);
-      expect(page.headers['content-type'], url).toContain('text/html');
-    }
+    ];
+    await expectNotFoundPages(new AdminSession(server.app), urls, 'There is no application with this id.');
   });
 
   it('a form POST without a CSRF token is refused with 403 and changes nothing', async () => {

@@ -1,10 +1,13 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import type { ConfigInput } from '../../src/config/types.js';
+import { openIdServer } from '../helpers/openid.js';
 import type { TestDatabase } from '../helpers/test-database.js';
 import { buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
 
-// Shared by test/integration/applications-*.test.ts: an admin server and a browser-like admin session.
+// Shared by the admin sections' tests (applications-*, resources-pages, users-*): an admin server, a browser-like
+// admin session, and what every section's pages have in common.
 
 export const ADMIN_PASSWORD = 'correct horse battery staple';
 /** RFC 7617 Basic credentials as browsers send them (not form-encoded like OAuth client credentials). */
@@ -14,16 +17,28 @@ export function adminBasic(username: string, password: string): string {
 export const ADMIN = { authorization: adminBasic('admin', ADMIN_PASSWORD) };
 /** A script calling the JSON API: Basic credentials, JSON in and out, no cookies. */
 export const JSON_API = { ...ADMIN, accept: 'application/json' };
+/** The same script sending a JSON body. */
+export const JSON_BODY = { ...JSON_API, 'content-type': 'application/json' };
 
 let passwordHash: Promise<string> | undefined;
 
-/** A server whose admin password is ADMIN_PASSWORD (stored as an argon2id hash, as in production). */
+/** The admin config with ADMIN_PASSWORD stored as an argon2id hash, as in production (hashed once per file). */
+async function withAdmin(config: ConfigInput & Record<string, unknown>): Promise<ConfigInput & Record<string, unknown>> {
+  passwordHash ??= argon2Hasher.hash(ADMIN_PASSWORD);
+  return { ...config, admin: { passwordHash: await passwordHash } };
+}
+
+/** A server whose admin password is ADMIN_PASSWORD. */
 export async function buildAdminServer(
   config: ConfigInput & Record<string, unknown> = {},
   testDatabase?: TestDatabase,
 ): Promise<TestServer> {
-  passwordHash ??= argon2Hasher.hash(ADMIN_PASSWORD);
-  return buildTestServer({ config: { ...config, admin: { passwordHash: await passwordHash } }, testDatabase });
+  return buildTestServer({ config: await withAdmin(config), testDatabase });
+}
+
+/** The same with openid.enabled (and so signing keys: JWT access tokens and ID tokens). */
+export async function buildOpenIdAdminServer(config: ConfigInput & Record<string, unknown> = {}): Promise<TestServer> {
+  return openIdServer({ config: await withAdmin(config) });
 }
 
 /**
@@ -76,8 +91,38 @@ export function textOf(html: string, id: string): string | undefined {
   return match?.[1]?.replace(/<[^>]+>/g, '').trim();
 }
 
-export function applicationIdFrom(location: string | string[] | number | undefined): number {
-  const id = /^\/oauth\/applications\/(\d+)$/.exec(String(location))?.[1];
-  if (id === undefined) throw new Error(`not an application page: ${String(location)}`);
+/** The id in a redirect to a record's page, such as /oauth/users/12 after a create. */
+export function recordIdFrom(section: 'applications' | 'resources' | 'users', location: unknown): number {
+  const id = new RegExp(`^/oauth/${section}/(\\d+)$`).exec(String(location))?.[1];
+  if (id === undefined) throw new Error(`not a page of /oauth/${section}/:id: ${String(location)}`);
   return Number(id);
+}
+
+export const applicationIdFrom = (location: unknown) => recordIdFrom('applications', location);
+
+/**
+ * What every admin section owes: 401 without the admin's credentials (pages and JSON alike), a link in the
+ * navigation of the other sections, marked as the current page on its own, and never cached. Returns the index
+ * page for the section's own checks.
+ */
+export async function expectAdminSection(app: FastifyInstance, path: string, label: string): Promise<LightMyRequestResponse> {
+  expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(401);
+  expect((await app.inject({ method: 'GET', url: path, headers: { accept: 'application/json' } })).statusCode).toBe(401);
+  const applications = await new AdminSession(app).get('/oauth/applications');
+  expect(applications.body).toContain(`<a href="${path}">${label}</a>`);
+  const index = await new AdminSession(app).get(path);
+  expect(index.statusCode).toBe(200);
+  expect(index.body).toContain(`<a href="${path}" aria-current="page">${label}</a>`);
+  expect(index.headers['cache-control']).toBe('no-store');
+  return index;
+}
+
+/** Each of these pages is a 404 page with the section's message (an unknown id, or one that is not a number). */
+export async function expectNotFoundPages(admin: AdminSession, urls: string[], message: string): Promise<void> {
+  for (const url of urls) {
+    const page = await admin.get(url);
+    expect(page.statusCode, url).toBe(404);
+    expect(page.headers['content-type'], url).toContain('text/html');
+    expect(page.body, url).toContain(message);
+  }
 }

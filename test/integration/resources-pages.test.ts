@@ -1,22 +1,25 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { JWT_NEEDS_KEYS } from '../../src/oauth/access-token-format.js';
 import { createClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
-import { ADMIN, ADMIN_PASSWORD, AdminSession, buildAdminServer, JSON_API, textOf } from './applications-support.js';
+import type { TestServer } from '../helpers/test-server.js';
+import {
+  ADMIN,
+  AdminSession,
+  buildAdminServer,
+  buildOpenIdAdminServer,
+  expectAdminSection,
+  expectNotFoundPages,
+  JSON_API,
+  JSON_BODY,
+  recordIdFrom,
+  textOf,
+} from './applications-support.js';
 
 // The admin's Resources section (issue 17, RFC 8707): pages with CSRF-protected forms, validation messages beside
 // their fields, and the JSON API that scripts use like the applications'.
 
-const JSON_BODY = { ...JSON_API, 'content-type': 'application/json' };
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const resourceIdFrom = (location: unknown) => {
-  const id = /^\/oauth\/resources\/(\d+)$/.exec(String(location))?.[1];
-  if (id === undefined) throw new Error(`not a resource page: ${String(location)}`);
-  return Number(id);
-};
 
 describe(`/oauth/resources HTML pages (${backend})`, () => {
   let server: TestServer;
@@ -26,17 +29,8 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
   afterAll(() => server.close());
 
   it('requires the admin: no credentials is 401; the admin navigation links to Resources', async () => {
-    expect((await server.app.inject({ method: 'GET', url: '/oauth/resources' })).statusCode).toBe(401);
-    expect((await server.app.inject({ method: 'GET', url: '/oauth/resources', headers: { accept: 'application/json' } })).statusCode).toBe(
-      401,
-    );
-    const applications = await new AdminSession(server.app).get('/oauth/applications');
-    expect(applications.body).toContain('<a href="/oauth/resources">Resources</a>');
-    const resources = await new AdminSession(server.app).get('/oauth/resources');
-    expect(resources.statusCode).toBe(200);
-    expect(resources.body).toContain('<a href="/oauth/resources" aria-current="page">Resources</a>');
+    const resources = await expectAdminSection(server.app, '/oauth/resources', 'Resources');
     expect(resources.body).toContain('No resources yet.');
-    expect(resources.headers['cache-control']).toBe('no-store');
   });
 
   it('POST /oauth/resources without the CSRF token is 403 and registers nothing', async () => {
@@ -64,7 +58,7 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
       server_client_id: '',
     });
     expect(created.statusCode).toBe(302);
-    const id = resourceIdFrom(created.headers.location);
+    const id = recordIdFrom('resources', created.headers.location);
     const show = await admin.follow(created);
     expect(show.body).toContain('Resource created.');
     expect(show.body).toContain('<h1>Resource: &lt;b&gt;Billing&lt;/b&gt;</h1>');
@@ -146,22 +140,15 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
   });
 
   it('an unknown or non-numeric id is 404', async () => {
-    const admin = new AdminSession(server.app);
-    for (const url of ['/oauth/resources/999999', '/oauth/resources/abc', '/oauth/resources/999999/edit']) {
-      const page = await admin.get(url);
-      expect(page.statusCode, url).toBe(404);
-      expect(page.body).toContain('There is no resource with this id.');
-    }
+    const urls = ['/oauth/resources/999999', '/oauth/resources/abc', '/oauth/resources/999999/edit'];
+    await expectNotFoundPages(new AdminSession(server.app), urls, 'There is no resource with this id.');
   });
 });
 
 describe(`/oauth/resources JSON API (${backend})`, () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await buildTestServer({
-      config: { optionalScopes: ['write'], openid: { enabled: true }, admin: { passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) } },
-      env: { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
-    });
+    server = await buildOpenIdAdminServer({ optionalScopes: ['write'] });
   });
   afterAll(() => server.close());
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, payload?: object) =>

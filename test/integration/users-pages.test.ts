@@ -2,16 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import { form, FORM, type TestServer } from '../helpers/test-server.js';
-import { ADMIN, AdminSession, buildAdminServer, textOf } from './applications-support.js';
+import {
+  ADMIN,
+  AdminSession,
+  buildAdminServer,
+  expectAdminSection,
+  expectNotFoundPages,
+  recordIdFrom,
+  textOf,
+} from './applications-support.js';
 
 // The admin's Users section (issue 16): list and search, create with claims, show, edit, reset password,
 // delete; CSRF on every form, validation errors re-rendered with what was typed, every value escaped.
-
-const userIdFrom = (location: unknown) => {
-  const id = /^\/oauth\/users\/(\d+)$/.exec(String(location))?.[1];
-  if (id === undefined) throw new Error(`not a user page: ${String(location)}`);
-  return Number(id);
-};
 
 describe(`/oauth/users HTML pages (${backend})`, () => {
   let server: TestServer;
@@ -21,12 +23,7 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
   afterAll(() => server.close());
 
   it('requires the admin: no credentials is 401, and the applications pages link to Users', async () => {
-    expect((await server.app.inject({ method: 'GET', url: '/oauth/users' })).statusCode).toBe(401);
-    const applications = await new AdminSession(server.app).get('/oauth/applications');
-    expect(applications.body).toContain('<a href="/oauth/users">Users</a>');
-    const users = await new AdminSession(server.app).get('/oauth/users');
-    expect(users.body).toContain('<a href="/oauth/users" aria-current="page">Users</a>');
-    expect(users.headers['cache-control']).toBe('no-store');
+    await expectAdminSection(server.app, '/oauth/users', 'Users');
   });
 
   it('POST /oauth/users creates a user with claims; the show page lists them; the password is hashed and never shown', async () => {
@@ -44,7 +41,7 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
       address_country: '',
     });
     expect(created.statusCode).toBe(302);
-    const id = userIdFrom(created.headers.location);
+    const id = recordIdFrom('users', created.headers.location);
     const show = await admin.follow(created);
     expect(show.body).toContain('User created.');
     expect(show.body).toContain('<h1>User: alice</h1>');
@@ -168,12 +165,8 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
   });
 
   it('an unknown or non-numeric id is a 404 page', async () => {
-    const admin = new AdminSession(server.app);
-    for (const url of ['/oauth/users/999999', '/oauth/users/abc', '/oauth/users/1.5/edit', '/oauth/users/999999/password']) {
-      const page = await admin.get(url);
-      expect(page.statusCode, url).toBe(404);
-      expect(page.body, url).toContain('There is no user with this id.');
-    }
+    const urls = ['/oauth/users/999999', '/oauth/users/abc', '/oauth/users/1.5/edit', '/oauth/users/999999/password'];
+    await expectNotFoundPages(new AdminSession(server.app), urls, 'There is no user with this id.');
   });
 
   it('every form POST without the CSRF token is refused with 403 and changes nothing', async () => {
