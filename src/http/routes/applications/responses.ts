@@ -14,12 +14,16 @@ export function mediaType(request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
-/** An admin page inside the layout, with the one-time notice and a CSRF token for its forms. */
-export function renderAdminPage(request: FastifyRequest, reply: FastifyReply, template: string, model: object): FastifyReply {
-  const notice = request.session.get('notice');
-  if (notice !== undefined) request.session.set('notice', undefined);
-  return reply.view(`applications/${template}`, { ...model, notice, csrfToken: reply.generateCsrf() });
+/** How a section renders a page of views/<folder> inside the layout, with the one-time notice and a CSRF token for its forms. */
+export function adminPageRenderer(folder: string) {
+  return function renderAdminPage(request: FastifyRequest, reply: FastifyReply, template: string, model: object): FastifyReply {
+    const notice = request.session.get('notice');
+    if (notice !== undefined) request.session.set('notice', undefined);
+    return reply.view(`${folder}/${template}`, { ...model, notice, csrfToken: reply.generateCsrf() });
+  };
 }
+
+export const renderAdminPage = adminPageRenderer('applications');
 
 /**
  * An error of the catalogue as a small page, or as its JSON body for scripts; errorResponse decides the status
@@ -59,6 +63,17 @@ export function adminErrorHandler(realm: string) {
     if (refusal === null) throw error;
     logRefusal(request, error, refusal);
     return sendAdminError(request, reply, inAdminWords(error, refusal), realm);
+  };
+}
+
+/** The admin error handler of another section (resources, users): the same, with a bad id that section's 404 page. */
+export function sectionErrorHandler(realm: string, notFound: string) {
+  const handle = adminErrorHandler(realm);
+  return function sectionError(error: FastifyError | OAuthError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    if ('validation' in error && error.validation && error.validationContext === 'params') {
+      return sendAdminError(request, reply, new NotFound(notFound));
+    }
+    return handle(error, request, reply);
   };
 }
 
