@@ -1,15 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
-import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { ADMIN_PASSWORD, AdminSession, applicationIdFrom, buildAdminServer, JSON_API, textOf } from './applications-support.js';
+import type { TestServer } from '../helpers/test-server.js';
+import {
+  AdminSession,
+  applicationIdFrom,
+  buildAdminServer,
+  buildOpenIdAdminServer,
+  JSON_API,
+  JSON_BODY,
+  textOf,
+} from './applications-support.js';
 
 // Issue 16's per-application settings (OpenID Connect Registration 1.0 section 2): post_logout_redirect_uris,
 // id_token_signed_response_alg and userinfo_signed_response_alg, through the admin pages and the JSON API.
 
-const JSON_BODY = { ...JSON_API, 'content-type': 'application/json' };
 const BASE = { name: 'Relying party', redirect_uri: 'https://rp.example/cb' };
 
 // Each rule as the JSON API reports it (the whole sentence) and as the form prints it beside its field.
@@ -254,11 +259,7 @@ describe(`/oauth/applications OpenID Connect settings (${backend})`, () => {
 describe(`/oauth/applications OpenID Connect settings with openid.enabled (${backend})`, () => {
   let server: TestServer;
   beforeAll(async () => {
-    // openid.enabled needs the key-encryption key, which comes only from the environment.
-    server = await buildTestServer({
-      config: { openid: { enabled: true }, admin: { passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) } },
-      env: { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
-    });
+    server = await buildOpenIdAdminServer();
   });
   afterAll(() => server.close());
 
