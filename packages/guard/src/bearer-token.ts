@@ -23,3 +23,27 @@ export function extractBearerToken(authorization: string | undefined): Extracted
   if (token === undefined || token.length > MAX_TOKEN_LENGTH || !B64TOKEN.test(token)) return { kind: 'malformed' };
   return { kind: 'bearer', token };
 }
+
+const DPOP_SCHEME = /^dpop(?:\s|$)/i;
+const DPOP = /^dpop +([^\s]+)$/i;
+
+/** The access token of a request and the scheme it came with. */
+export type ExtractedCredentials =
+  { kind: 'none' } | { kind: 'malformed'; scheme: 'bearer' | 'dpop' } | { kind: 'bearer' | 'dpop'; token: string };
+
+/**
+ * As {@link extractBearerToken}, and with `acceptDpop` the DPoP scheme of RFC 9449 section 7.1 too (`DPoP` 1*SP
+ * token68, case-insensitive): its token is only usable with a valid `DPoP` proof. Without `acceptDpop` a DPoP
+ * credential is another scheme, i.e. no token, as before.
+ */
+export function extractCredentials(authorization: string | undefined, acceptDpop: boolean): ExtractedCredentials {
+  const value = authorization?.trim() ?? '';
+  if (acceptDpop && DPOP_SCHEME.test(value)) {
+    if (/^dpop$/i.test(value)) return { kind: 'none' };
+    const token = DPOP.exec(value)?.[1];
+    if (token === undefined || token.length > MAX_TOKEN_LENGTH || !B64TOKEN.test(token)) return { kind: 'malformed', scheme: 'dpop' };
+    return { kind: 'dpop', token };
+  }
+  const bearer = extractBearerToken(authorization);
+  return bearer.kind === 'malformed' ? { kind: 'malformed', scheme: 'bearer' } : bearer;
+}

@@ -27,10 +27,34 @@ export interface ResourceChallenge {
  * MCP clients ask for instead of every scope the metadata lists.
  */
 export function bearerChallenge(realm: string, error: GuardError, resource?: ResourceChallenge): string {
+  return `Bearer ${challengeParams(realm, error.reason === 'missing' ? null : error, error.scopes, resource).join(', ')}`;
+}
+
+/**
+ * The DPoP challenge of RFC 9449 section 7.1: the same parameters as the Bearer one (the error only when `error` is
+ * given: the refusal concerns the DPoP scheme), and `algs`, the proof algorithms the resource accepts.
+ */
+export function dpopChallenge(
+  realm: string,
+  error: GuardError | null,
+  algorithms: readonly string[],
+  resource?: ResourceChallenge,
+): string {
+  const params = challengeParams(realm, error, error?.scopes ?? [], resource);
+  params.push(`algs="${headerSafe(algorithms.join(' '))}"`);
+  return `DPoP ${params.join(', ')}`;
+}
+
+/** A Bearer challenge that names no error, for when the error belongs to the DPoP challenge next to it. */
+export function plainBearerChallenge(realm: string, resource?: ResourceChallenge): string {
+  return `Bearer ${challengeParams(realm, null, [], resource).join(', ')}`;
+}
+
+function challengeParams(realm: string, error: GuardError | null, errorScopes: readonly string[], resource?: ResourceChallenge): string[] {
   const params = [`realm="${headerSafe(realm)}"`];
-  if (error.reason !== 'missing') params.push(`error="${error.code}"`, `error_description="${headerSafe(error.description)}"`);
-  const scopes = error.scopes.length > 0 ? error.scopes : (resource?.scopes ?? []);
+  if (error) params.push(`error="${error.code}"`, `error_description="${headerSafe(error.description)}"`);
+  const scopes = errorScopes.length > 0 ? errorScopes : (resource?.scopes ?? []);
   if (scopes.length > 0) params.push(`scope="${headerSafe(scopes.join(' '))}"`);
   if (resource) params.push(`resource_metadata="${headerSafe(resource.metadataUrl)}"`);
-  return `Bearer ${params.join(', ')}`;
+  return params;
 }

@@ -8,15 +8,21 @@ const INVALID_TOKEN_TEXT: Record<TokenProblem, string> = {
   revoked: 'The access token was revoked',
   expired: 'The access token expired',
   audience: 'The access token is not meant for this resource',
+  dpop_bound: 'The access token is bound to a key and must be sent with the DPoP scheme and a proof',
+  dpop_unbound: 'The access token is not bound to a key; send it with the Bearer scheme',
+  dpop_required: 'This resource requires a DPoP-bound access token',
+  dpop_proof: 'The DPoP proof is invalid',
+  dpop_nonce: 'The resource requires a DPoP nonce',
 };
 
 /**
- * Why the guard refused a request: `invalid_token` (401: no token, or an unknown, expired, revoked or other-audience one) or
- * `insufficient_scope` (403: a valid token without any of the required scopes). Render-options hooks receive it.
+ * Why the guard refused a request: `invalid_token` (401: no token, or an unknown, expired, revoked or other-audience one),
+ * `insufficient_scope` (403: a valid token without any of the required scopes), or with DPoP (RFC 9449 section 7.1)
+ * `invalid_dpop_proof` (401) and `use_dpop_nonce` (401, section 9). Render-options hooks receive it.
  */
 export class GuardError {
   /** RFC 6750 section 3.1 error code. */
-  readonly code: 'invalid_token' | 'insufficient_scope';
+  readonly code: 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';
   readonly status: 401 | 403;
   /** English description (the reference's wording). */
   readonly description: string;
@@ -27,7 +33,7 @@ export class GuardError {
 
   private constructor(code: GuardError['code'], description: string, reason: TokenProblem | null, scopes: readonly string[]) {
     this.code = code;
-    this.status = code === 'invalid_token' ? 401 : 403;
+    this.status = code === 'insufficient_scope' ? 403 : 401;
     this.description = description;
     this.reason = reason;
     this.scopes = scopes;
@@ -35,6 +41,13 @@ export class GuardError {
 
   static invalidToken(reason: TokenProblem): GuardError {
     return new GuardError('invalid_token', INVALID_TOKEN_TEXT[reason], reason, []);
+  }
+
+  /** RFC 9449 section 7.1: the DPoP proof is missing or fails a check (`description` says which); `use_dpop_nonce` for a nonce. */
+  static invalidDpopProof(description: string, reason: 'dpop_proof' | 'dpop_nonce' = 'dpop_proof'): GuardError {
+    return reason === 'dpop_nonce'
+      ? new GuardError('use_dpop_nonce', description, reason, [])
+      : new GuardError('invalid_dpop_proof', description, reason, []);
   }
 
   static insufficientScope(scopes: readonly string[]): GuardError {

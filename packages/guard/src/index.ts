@@ -2,7 +2,8 @@
  * @oauth-service/guard: protects the routes of a Fastify API with OAuth 2.0 bearer access tokens (RFC 6750),
  * either inside the authorization server (local mode), in any other Node API that asks the server's
  * introspection endpoint (remote mode, RFC 7662), or that verifies JWT access tokens by itself (jwt mode,
- * RFC 9068). With `resource` set it serves the API's Protected Resource Metadata (RFC 9728). Depends on fastify,
+ * RFC 9068). With `resource` set it serves the API's Protected Resource Metadata (RFC 9728); with `dpop` it accepts
+ * DPoP-bound tokens with their proofs (RFC 9449). Depends on fastify,
  * fastify-plugin, jose and node:* only.
  *
  * @example
@@ -26,6 +27,7 @@ export { GuardError, GuardUnavailableError } from './guard-error.js';
 export { createRemoteIntrospector } from './remote-introspection.js';
 export { protectedResourceMetadata } from './resource-metadata.js';
 export type { JwtAlgorithm, JwtGuardOptions } from './jwt-options.js';
+export type { DpopAlgorithm, DpopNonceOptions, DpopOptions } from './dpop-options.js';
 export type {
   GuardCommonOptions,
   GuardForbiddenRenderOptions,
@@ -39,4 +41,4 @@ export type {
   RenderOptionsHook,
   ServiceGuardOptions,
 } from './types.js';
-export type { InvalidTokenReason, TokenProblem } from './token-problem.js';
+export type { DpopProblem, InvalidTokenReason, TokenProblem } from './token-problem.js';

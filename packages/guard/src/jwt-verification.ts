@@ -3,6 +3,7 @@ import { audienceOf } from './audience.js';
 import { lazyJwksUri } from './authorization-server-discovery.js';
 import { GuardUnavailableError } from './guard-error.js';
 import { JwksCache } from './jwks-cache.js';
+import { confirmationThumbprint } from './remote-introspection.js';
 import type { JwtSettings } from './jwt-settings.js';
 import type { GuardToken, Introspect } from './types.js';
 
@@ -77,5 +78,7 @@ export function jwtGuardToken(payload: JWTPayload): GuardToken {
     expiresAt: typeof payload.exp === 'number' ? payload.exp : null,
     audience: audienceOf(payload.aud),
     claims: Object.freeze({ ...payload }),
+    // RFC 9449 section 6.1: a bound JWT carries the key's thumbprint in cnf.jkt.
+    ...(confirmationThumbprint(payload.cnf) !== null && { dpopJkt: confirmationThumbprint(payload.cnf) }),
   });
 }

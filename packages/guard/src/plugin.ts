@@ -1,11 +1,16 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { extractCredentials } from './bearer-token.js';
 import { headerSafe } from './challenge.js';
+import { DpopNonces } from './dpop-nonce.js';
+import { verifyDpopProof, type DpopVerifier } from './dpop-proof.js';
+import { DpopReplayCache } from './dpop-replay-cache.js';
+import { dpopSettings, type DpopSettings } from './dpop-settings.js';
 import { GuardError, GuardUnavailableError } from './guard-error.js';
 import { refuse, unavailable, type RefusalSettings } from './refusals.js';
 import { transportWarning } from './remote-settings.js';
 import { resourceSettings, type ResourceSettings } from './resource-metadata.js';
-import { evaluateRequestToken, holdsAnyScope, requiredScopes, type TokenEvaluation } from './token-evaluation.js';
+import { evaluateRequestToken, holdsAnyScope, requiredScopes, type DpopCheck, type TokenEvaluation } from './token-evaluation.js';
 import { tokenSource } from './token-source.js';
 import type { GuardToken, ServiceGuardOptions } from './types.js';
 
@@ -39,7 +44,8 @@ interface RequestState {
 
 const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options) => {
   const now = options.now ?? Date.now;
-  const resource = resourceSettings(options);
+  const dpop = dpopSettings(options.dpop);
+  const resource = resourceSettings(options, dpop);
   const { source, rules } = tokenSource(options, resource, now, app.log);
   if ((options.mode === 'remote' || options.mode === 'jwt') && options.introspectionUrl !== undefined) {
     const warning = transportWarning(options.introspectionUrl);
@@ -54,6 +60,25 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
     unauthorized: options.serviceUnauthorizedRenderOptions,
     forbidden: options.serviceForbiddenRenderOptions,
   };
+  const verifier: DpopVerifier | null = dpop && {
+    settings: dpop,
+    replays: new DpopReplayCache(dpop.replayCacheMaxEntries, now),
+    nonces: dpop.nonce && new DpopNonces(dpop.nonce.secret, dpop.nonce.rotateSeconds, now),
+    now,
+  };
+  if (dpop && verifier) {
+    const nonces = dpop.nonce?.required ? verifier.nonces : null;
+    refusal.dpop = { algorithms: dpop.algorithms, bearer: !dpop.required, ...(nonces && { nonce: () => nonces.current() }) };
+  }
+
+  function dpopCheck(request: FastifyRequest): DpopCheck | null {
+    if (!dpop || !verifier) return null;
+    return {
+      required: dpop.required,
+      verify: (accessToken) =>
+        verifyDpopProof(request.headers.dpop, { method: request.method, url: requestUrl(request, dpop), accessToken }, verifier),
+    };
+  }
   // Per-request memos live here rather than on request properties, so nothing leaks between plugin instances.
   const states = new WeakMap<FastifyRequest, RequestState>();
 
@@ -66,7 +91,13 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
   // Seed: the token is evaluated once per request, however many helpers and preHandlers ask.
   function evaluate(request: FastifyRequest): Promise<TokenEvaluation> {
     const state = stateOf(request);
-    state.evaluation ??= evaluateRequestToken(request.headers.authorization, (token) => source(token, request), now, rules);
+    state.evaluation ??= evaluateRequestToken(
+      request.headers.authorization,
+      (token) => source(token, request),
+      now,
+      rules,
+      dpopCheck(request),
+    );
     return state.evaluation;
   }
 
@@ -96,8 +127,12 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
         if (error instanceof GuardUnavailableError) return unavailable(request, reply, error);
         throw error;
       }
-      if (evaluation.token === null) return refuse(request, reply, GuardError.invalidToken(evaluation.problem), refusal, required);
-      if (!holdsAnyScope(evaluation.token, required)) return refuse(request, reply, GuardError.insufficientScope(required), refusal);
+      const scheme = dpop ? schemeOf(request) : null;
+      if (evaluation.token === null) return refuse(request, reply, refusalError(evaluation), refusal, required, scheme);
+      if (!holdsAnyScope(evaluation.token, required))
+        return refuse(request, reply, GuardError.insufficientScope(required), refusal, [], scheme);
+      // RFC 9449 section 9: a proof with the previous period's nonce passed; hand out the current one.
+      if (evaluation.staleNonce && verifier?.nonces) reply.header('dpop-nonce', verifier.nonces.current());
       // Seed: current_resource_owner is usable in views; @fastify/view merges reply.locals into every template.
       const locals = (reply as { locals?: unknown }).locals;
       if (exposeToViews && resolver && locals !== null && typeof locals === 'object') {
@@ -107,6 +142,29 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
     };
   });
 };
+
+function refusalError(evaluation: Extract<TokenEvaluation, { token: null }>): GuardError {
+  if (evaluation.problem === 'dpop_proof' || evaluation.problem === 'dpop_nonce') {
+    return GuardError.invalidDpopProof(evaluation.detail ?? 'The DPoP proof is invalid', evaluation.problem);
+  }
+  return GuardError.invalidToken(evaluation.problem);
+}
+
+function schemeOf(request: FastifyRequest): 'bearer' | 'dpop' | null {
+  const credentials = extractCredentials(request.headers.authorization, true);
+  if (credentials.kind === 'none') return null;
+  return credentials.kind === 'malformed' ? credentials.scheme : credentials.kind;
+}
+
+/**
+ * The URL a DPoP proof's htu must name (RFC 9449 section 4.3 step 9): `dpop.publicUrl` followed by the request's
+ * path, or else the request's own protocol and host (which follow X-Forwarded-Proto and X-Forwarded-Host only with
+ * Fastify's `trustProxy`). The query is dropped by the comparison.
+ */
+function requestUrl(request: FastifyRequest, dpop: DpopSettings): string {
+  const path = request.url.split('?', 1)[0] ?? '/';
+  return `${dpop.publicUrl ?? `${request.protocol}://${request.host}`}${path.startsWith('/') ? path : `/${path}`}`;
+}
 
 /**
  * RFC 9728 section 3: GET of the metadata URL answers 200 application/json with the document. The path-suffixed

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerChallenge } from './challenge.js';
+import { bearerChallenge, dpopChallenge, plainBearerChallenge, type ResourceChallenge } from './challenge.js';
 import type { GuardError, GuardUnavailableError } from './guard-error.js';
 import type { GuardForbiddenRenderOptions, GuardRenderOptions, RenderOptionsHook } from './types.js';
 
@@ -9,7 +9,17 @@ export interface RefusalSettings {
   resourceMetadataUrl?: string;
   unauthorized?: RenderOptionsHook<GuardRenderOptions>;
   forbidden?: RenderOptionsHook<GuardForbiddenRenderOptions>;
+  /** With DPoP on (RFC 9449 section 7.1): a DPoP challenge on every refusal, next to the Bearer one unless DPoP is required. */
+  dpop?: {
+    algorithms: readonly string[];
+    /** Whether unbound Bearer tokens are accepted too (then both challenges are sent). */
+    bearer: boolean;
+    /** With required nonces: the current nonce, sent as DPoP-Nonce with every 401 (section 9). */
+    nonce?: () => string;
+  };
 }
+
+const DPOP_PROBLEMS = new Set(['dpop_bound', 'dpop_unbound', 'dpop_required', 'dpop_proof', 'dpop_nonce']);
 
 /**
  * Sends the 401 or 403 of RFC 6750 section 3.1 with its challenge, the JSON error body (SPEC 8) unless a
@@ -21,6 +31,7 @@ export async function refuse(
   error: GuardError,
   settings: RefusalSettings,
   routeScopes: readonly string[] = [],
+  scheme: 'bearer' | 'dpop' | null = null,
 ): Promise<FastifyReply> {
   const hook = error.status === 401 ? settings.unauthorized : settings.forbidden;
   const custom: GuardForbiddenRenderOptions | null | undefined = hook ? await hook({ error, request }) : null;
@@ -32,17 +43,31 @@ export async function refuse(
     reply.code(404);
     return custom.body === undefined ? reply.send() : sendBody(reply, custom);
   }
-  reply
-    .code(error.status)
-    .header(
-      'www-authenticate',
-      bearerChallenge(
-        settings.realm,
-        error,
-        settings.resourceMetadataUrl === undefined ? undefined : { metadataUrl: settings.resourceMetadataUrl, scopes: routeScopes },
-      ),
-    );
+  const resource: ResourceChallenge | undefined =
+    settings.resourceMetadataUrl === undefined ? undefined : { metadataUrl: settings.resourceMetadataUrl, scopes: routeScopes };
+  reply.code(error.status).header('www-authenticate', challenges(settings, error, resource, scheme));
+  if (settings.dpop?.nonce && error.status === 401) reply.header('dpop-nonce', settings.dpop.nonce());
   return custom?.body === undefined ? reply.send(error.toJSON()) : sendBody(reply, custom);
+}
+
+/**
+ * The WWW-Authenticate value. Without DPoP, the Bearer challenge. With DPoP (RFC 9449 sections 7.1 and 7.2), the
+ * Bearer challenge (unless DPoP is required) and the DPoP one, comma-separated in one header (RFC 9110 section
+ * 11.6.1); the error goes on the challenge of the scheme it concerns: DPoP for a request with the DPoP scheme and for
+ * the DPoP refusals (a bound token sent as Bearer among them), Bearer otherwise; none for a request without a token.
+ */
+function challenges(
+  settings: RefusalSettings,
+  error: GuardError,
+  resource: ResourceChallenge | undefined,
+  scheme: 'bearer' | 'dpop' | null,
+): string {
+  if (!settings.dpop) return bearerChallenge(settings.realm, error, resource);
+  const onDpop = error.reason !== 'missing' && (scheme === 'dpop' || DPOP_PROBLEMS.has(error.reason ?? '') || !settings.dpop.bearer);
+  const dpop = dpopChallenge(settings.realm, onDpop ? error : null, settings.dpop.algorithms, resource);
+  if (!settings.dpop.bearer) return dpop;
+  const bearer = onDpop ? plainBearerChallenge(settings.realm, resource) : bearerChallenge(settings.realm, error, resource);
+  return `${bearer}, ${dpop}`;
 }
 
 /** 503 temporarily_unavailable: the token could not be checked, so the request is refused, never let through. */

@@ -67,15 +67,17 @@ export function createRemoteIntrospector(options: RemoteIntrospectionOptions): I
 }
 
 /**
- * RFC 7662 section 2.2 to a GuardToken. Only a bearer access token counts: an active answer must say token_type
+ * RFC 7662 section 2.2 to a GuardToken. Only an access token counts: an active answer must say token_type
  * "Bearer" (case-insensitive; RFC 6750 section 6.1.1), so a refresh token reported with another or no token_type
- * never authorizes an API call (RFC 6749 section 1.5).
+ * never authorizes an API call (RFC 6749 section 1.5); or "DPoP" with the key's thumbprint in `cnf.jkt`
+ * (RFC 9449 section 6.2). A `cnf.jkt` makes the token bound, whatever its token_type says.
  */
 export function toGuardToken(body: Record<string, unknown>, acceptMissingTokenType = false): GuardToken | null {
   if (body.active !== true) return null;
-  const tokenType = body.token_type;
-  const isBearer = typeof tokenType === 'string' ? tokenType.toLowerCase() === 'bearer' : tokenType === undefined && acceptMissingTokenType;
-  if (!isBearer) return null;
+  const tokenType = typeof body.token_type === 'string' ? body.token_type.toLowerCase() : body.token_type;
+  const jkt = confirmationThumbprint(body.cnf);
+  const accepted = tokenType === 'bearer' || (tokenType === 'dpop' && jkt !== null) || (tokenType === undefined && acceptMissingTokenType);
+  if (!accepted) return null;
   const scopes = typeof body.scope === 'string' ? body.scope.split(' ').filter((scope) => scope !== '') : [];
   const sub = body.sub;
   return Object.freeze({
@@ -88,7 +90,14 @@ export function toGuardToken(body: Record<string, unknown>, acceptMissingTokenTy
     // RFC 7662 section 2.2: aud is one string or an array; absent when the token has no audience.
     ...(body.aud !== undefined && { audience: audienceOf(body.aud) }),
     claims: Object.freeze({ ...body }),
+    ...(jkt !== null && { dpopJkt: jkt }),
   });
+}
+
+/** RFC 7800 / RFC 9449 section 6: the `jkt` member of a `cnf` claim, or null. */
+export function confirmationThumbprint(cnf: unknown): string | null {
+  const jkt = cnf !== null && typeof cnf === 'object' ? (cnf as { jkt?: unknown }).jkt : undefined;
+  return typeof jkt === 'string' && jkt !== '' ? jkt : null;
 }
 
 function parseObject(text: string): Record<string, unknown> | null {

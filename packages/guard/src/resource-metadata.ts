@@ -19,7 +19,10 @@ export interface ResourceSettings {
 }
 
 /** The resource settings of the options, or null when no `resource` is configured. Throws on invalid options. */
-export function resourceSettings(options: ServiceGuardOptions): ResourceSettings | null {
+export function resourceSettings(
+  options: ServiceGuardOptions,
+  dpop: { algorithms: readonly string[]; required: boolean } | null = null,
+): ResourceSettings | null {
   if (options.resource === undefined) {
     if (options.mode === 'jwt')
       throw new TypeError('serviceGuard: jwt mode needs `resource`, the identifier every token audience must include');
@@ -42,7 +45,7 @@ export function resourceSettings(options: ServiceGuardOptions): ResourceSettings
     metadataUrl: `${url.origin}${WELL_KNOWN}${path}`,
     metadataPaths: [...new Set([`${WELL_KNOWN}${path}`, WELL_KNOWN])],
     document: Object.freeze(
-      protectedResourceMetadata({ ...options, resource: options.resource, authorizationServers }) as Record<string, unknown>,
+      protectedResourceMetadata({ ...options, resource: options.resource, authorizationServers, dpop }) as Record<string, unknown>,
     ),
     acceptTokensWithoutAudience: options.acceptTokensWithoutAudience ?? options.mode !== 'jwt',
   };
@@ -50,13 +53,16 @@ export function resourceSettings(options: ServiceGuardOptions): ResourceSettings
 
 /**
  * RFC 9728 section 2: the metadata document. Only the fields that hold for this guard: the bearer token is read
- * from the Authorization header only (RFC 6750 section 2.1), and the resource neither signs responses nor binds
- * tokens, so `jwks_uri`, `resource_signing_alg_values_supported` and the DPoP and mTLS fields are left out.
+ * from the Authorization header only (RFC 6750 section 2.1), and the resource does not sign responses, so `jwks_uri`
+ * and `resource_signing_alg_values_supported` are left out, as are the mTLS fields. With DPoP on, the proof
+ * algorithms (`dpop_signing_alg_values_supported`) and, when every route requires DPoP,
+ * `dpop_bound_access_tokens_required: true`.
  */
 export function protectedResourceMetadata(
   options: Pick<ServiceGuardOptions, 'scopesSupported' | 'resourceName' | 'resourceDocumentation'> & {
     resource: string;
     authorizationServers: readonly string[];
+    dpop?: { algorithms: readonly string[]; required: boolean } | null;
   },
 ): Record<string, unknown> {
   return {
@@ -66,6 +72,8 @@ export function protectedResourceMetadata(
     bearer_methods_supported: ['header'],
     ...(options.resourceName !== undefined && { resource_name: options.resourceName }),
     ...(options.resourceDocumentation !== undefined && { resource_documentation: options.resourceDocumentation }),
+    ...(options.dpop && { dpop_signing_alg_values_supported: [...options.dpop.algorithms] }),
+    ...(options.dpop?.required && { dpop_bound_access_tokens_required: true }),
   };
 }
 

@@ -1,10 +1,24 @@
 import { audienceProblem, type AudienceRule } from './audience.js';
-import { extractBearerToken } from './bearer-token.js';
+import { extractCredentials } from './bearer-token.js';
+import type { DpopProofResult } from './dpop-proof.js';
 import type { TokenProblem } from './token-problem.js';
 import type { GuardToken, Introspect } from './types.js';
 
-/** The outcome of looking at a request's credentials: a valid token, or why there is none. */
-export type TokenEvaluation = { token: GuardToken; problem: null } | { token: null; problem: TokenProblem };
+/**
+ * The outcome of looking at a request's credentials: a valid token, or why there is none (`detail`: for a refused
+ * DPoP proof, which check failed). `staleNonce`: the DPoP proof carried the previous period's nonce, so the response
+ * should hand out the current one.
+ */
+export type TokenEvaluation =
+  { token: GuardToken; problem: null; staleNonce?: true } | { token: null; problem: TokenProblem; detail?: string };
+
+/** With DPoP on: whether Bearer tokens are refused, and the proof check of the request for a given access token. */
+export interface DpopCheck {
+  required: boolean;
+  verify(accessToken: string): Promise<DpopProofResult>;
+}
+
+const KEY_MISMATCH = 'The DPoP proof is not signed by the key the access token is bound to';
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
@@ -15,19 +29,36 @@ export interface EvaluationRules {
   clockToleranceSeconds?: number;
 }
 
-/** Reads the bearer token of a request and looks it up; introspection errors propagate. */
+/**
+ * Reads the access token of a request and looks it up; introspection errors propagate. With `dpop`, the DPoP
+ * scheme is read too (RFC 9449 section 7.1): its proof is checked before the lookup, and the token must then be
+ * bound to the proof's key (`dpopJkt`, its cnf.jkt). A bound token sent as Bearer is refused in any case (section 7.2).
+ */
 export async function evaluateRequestToken(
   authorization: string | undefined,
   introspect: Introspect,
   nowMs: () => number,
   { audience = null, clockToleranceSeconds = 0 }: EvaluationRules = {},
+  dpop: DpopCheck | null = null,
 ): Promise<TokenEvaluation> {
-  const extracted = extractBearerToken(authorization);
+  const extracted = extractCredentials(authorization, dpop !== null);
   if (extracted.kind === 'none') return { token: null, problem: 'missing' };
   if (extracted.kind === 'malformed') return { token: null, problem: 'unknown' };
+  if (extracted.kind === 'bearer' && dpop?.required) return { token: null, problem: 'dpop_required' };
+  let proof: DpopProofResult | null = null;
+  if (extracted.kind === 'dpop' && dpop) {
+    proof = await dpop.verify(extracted.token);
+    if (!proof.ok) return { token: null, problem: proof.problem, detail: proof.detail };
+  }
   const evaluation = judgeToken(await introspect(extracted.token), nowMs() - clockToleranceSeconds * 1000);
   const problem = evaluation.token && audience ? audienceProblem(evaluation.token, audience) : null;
-  return problem ? { token: null, problem } : evaluation;
+  if (problem) return { token: null, problem };
+  if (evaluation.token === null) return evaluation;
+  const boundTo = evaluation.token.dpopJkt ?? null;
+  if (proof === null) return boundTo === null ? evaluation : { token: null, problem: 'dpop_bound' };
+  if (boundTo === null) return { token: null, problem: 'dpop_unbound' };
+  if (boundTo !== proof.jkt) return { token: null, problem: 'dpop_proof', detail: KEY_MISMATCH };
+  return proof.nonce === 'previous' ? { ...evaluation, staleNonce: true } : evaluation;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { GuardError } from './guard-error.js';
+import type { DpopOptions } from './dpop-options.js';
 import type { JwtGuardOptions } from './jwt-options.js';
 import type { InvalidTokenReason } from './token-problem.js';
 
@@ -31,6 +32,12 @@ export interface GuardToken {
   readonly audience?: readonly string[];
   /** Remote mode: the whole introspection response; jwt mode: the JWT's payload. For custom claims such as `sub`. */
   readonly claims?: Readonly<Record<string, unknown>>;
+  /**
+   * RFC 9449: the SHA-256 JWK thumbprint (RFC 7638, base64url) of the key the token is bound to, its `cnf.jkt`
+   * (introspection's `cnf`, the JWT's `cnf` claim, the token record in local mode). Absent or null: a bearer token.
+   * A bound token is accepted only with the DPoP scheme and a proof signed by that key.
+   */
+  readonly dpopJkt?: string | null;
 }
 
 /** Looks up a token: null when the token is unknown. It may throw {@link GuardUnavailableError} (answered 503). */
@@ -76,6 +83,11 @@ export interface GuardCommonOptions extends ProtectedResourceOptions {
   serviceForbiddenRenderOptions?: RenderOptionsHook<GuardForbiddenRenderOptions>;
   /** The clock in milliseconds (tests move it). Default `Date.now`. */
   now?: () => number;
+  /**
+   * Accept DPoP-bound access tokens (RFC 9449): `Authorization: DPoP <token>` with a `DPoP` proof. `{}` for the
+   * defaults. Without it only Bearer tokens are read, and a DPoP-bound token is refused.
+   */
+  dpop?: DpopOptions;
 }
 
 /** Local mode: inside the authorization server, tokens are read from its own store by `introspect`. */
@@ -112,7 +124,7 @@ export interface RemoteIntrospectionOptions {
   timeoutMs?: number;
   /**
    * Accept an active answer without `token_type` (RFC 7662 makes it optional). Off by default: the guard accepts
-   * only answers that say "Bearer", so a server that reports refresh tokens with another or no token_type keeps
+   * only answers that say "Bearer" (or "DPoP" with a `cnf.jkt`, RFC 9449 section 6.2), so a server that reports refresh tokens with another or no token_type keeps
    * them from authorizing API calls (RFC 6749 section 1.5). Turn it on for a server that never sends token_type.
    */
   acceptMissingTokenType?: boolean;

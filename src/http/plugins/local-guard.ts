@@ -41,6 +41,9 @@ export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: Loc
         expiresAt: record.expiresIn === null ? null : record.createdAt.getTime() / 1000 + record.expiresIn,
         // RFC 8707: checked against the guard's `resource` when one is set (empty: no audience).
         audience: record.audience,
+        // RFC 9449: the key the token is bound to (cnf.jkt); the guard then wants the DPoP scheme and a proof by that
+        // key. Read defensively while the record's dpopJkt column is being added (issue 18).
+        dpopJkt: (record as { dpopJkt?: string | null }).dpopJkt ?? null,
       };
       records.set(token, record);
       return token;
