@@ -184,6 +184,10 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
       'KEY_ENCRYPTION_KEY: needed while openid.enabled is true, to encrypt the signing keys (32 random bytes: openssl rand -hex 32)',
     );
   }
+  // A nonce from one instance must be good on the others: they derive it from the shared session secret.
+  if (config.dpop.nonce.required && config.sessionSecret === null) {
+    problems.push('dpop.nonce.required: needs sessionSecret (SESSION_SECRET), which every instance derives the nonces from');
+  }
   const adminPassword = config.admin.password;
   if (typeof adminPassword === 'string' && [...adminPassword].length < MIN_ADMIN_PASSWORD_LENGTH) {
     problems.push(

@@ -2,6 +2,7 @@
 // carries a description; the table of docs/configuration.md is generated from it (npm run config:docs) and checked by a test.
 
 import { introspectionSchema } from './introspection-schema.js';
+import { dpopSchema } from './dpop-schema.js';
 import { openidSchema, signingKeysSchema } from './signing-schema.js';
 
 const scopeList = { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }, uniqueItems: true };
@@ -225,6 +226,7 @@ export const configSchema = {
     },
     openid: openidSchema,
     keys: signingKeysSchema,
+    dpop: dpopSchema,
     rateLimit: {
       type: 'object',
       additionalProperties: false,

@@ -1,6 +1,8 @@
 // The loaded, defaulted and frozen configuration. Mirrors schema.ts; test/unit/config-schema.test.ts keeps
 // the two in step by loading every default.
 
+import type { DPOP_ALGORITHMS } from './dpop-schema.js';
+
 export type GrantFlow = 'authorization_code' | 'client_credentials' | 'refresh_token' | 'password' | 'implicit';
 export type PkceMethod = 'S256' | 'plain';
 
@@ -50,6 +52,12 @@ export interface Config {
   hashApplicationSecrets: boolean;
   admin: { username: string; passwordHash: string | null; password?: string | null };
   openid: { enabled: boolean; idTokenExpiresIn: number };
+  dpop: {
+    algorithms: Array<(typeof DPOP_ALGORITHMS)[number]>;
+    proofLifetimeSeconds: number;
+    clockSkewSeconds: number;
+    nonce: { required: boolean; rotateSeconds: number };
+  };
   keys: {
     algorithms: Array<'RS256' | 'ES256' | 'EdDSA'>;
     publishAheadSeconds: number;

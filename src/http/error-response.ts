@@ -9,6 +9,7 @@ import {
   PayloadTooLarge,
   Unauthorized,
   UnsupportedMediaType,
+  UseDpopNonce,
   type OAuthErrorBody,
 } from '../oauth/errors.js';
 
@@ -28,6 +29,7 @@ export interface ErrorResponse {
 export function errorResponse(error: OAuthError, realm: string | null): ErrorResponse {
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
   if (error.retryAfter !== null) headers['retry-after'] = String(error.retryAfter);
+  if (error instanceof UseDpopNonce) headers['dpop-nonce'] = error.nonce;
   const challenge = realm === null ? null : challengeFor(error, realm);
   if (challenge !== null) headers['www-authenticate'] = challenge;
   return { status: error.status, headers, body: error.toJSON() };

@@ -16,7 +16,7 @@ export const tokenResponseSchema = {
   description: 'RFC 6749 section 5.1 token response; beforeTokenResponse may add fields.',
   properties: {
     access_token: { type: 'string' },
-    token_type: { type: 'string', enum: ['Bearer'] },
+    token_type: { type: 'string', enum: ['Bearer', 'DPoP'] },
     expires_in: { type: 'integer' },
     refresh_token: { type: 'string' },
     scope: { type: 'string' },

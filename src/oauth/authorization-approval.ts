@@ -42,6 +42,7 @@ export async function approveAuthorization(
     codeChallengeMethod: request.codeChallengeMethod,
     nonce: request.oidc.nonce,
     audience: request.resources,
+    dpopJkt: request.dpopJkt,
     authTime: approver.authTime,
     sessionId: approver.sessionId,
   });

@@ -29,6 +29,7 @@ export const AUTHORIZATION_PARAMETER_NAMES = [
   'request',
   'request_uri',
   'resource',
+  'dpop_jkt',
 ] as const;
 export type AuthorizationParameterName = (typeof AUTHORIZATION_PARAMETER_NAMES)[number];
 

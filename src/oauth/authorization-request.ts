@@ -25,6 +25,8 @@ export interface AuthorizationRequest {
   oidc: OpenIdParameters;
   /** RFC 8707: the registered resources the token will be for (the code's audience); empty when none named. */
   resources: string[];
+  /** RFC 9449 section 10: the thumbprint of the key the code exchange must prove, or null. */
+  dpopJkt: string | null;
 }
 
 /** Where an error goes once client and redirect URI are verified (RFC 6749 section 4.1.2.1). */
@@ -65,6 +67,7 @@ export async function validateAuthorizationRequest(deps: OAuthDeps, parameters: 
       codeChallengeMethod: method,
       oidc: openIdParameters(context),
       resources: [...new Set(parameters.resources)],
+      dpopJkt: blankToUndefined(values.dpop_jkt) ?? null,
     },
   };
 }
@@ -102,6 +105,7 @@ export function authorizationRequestFields(request: AuthorizationRequest): Parti
     code_challenge: request.codeChallenge ?? '',
     code_challenge_method: request.codeChallengeMethod ?? '',
     ...(request.oidc.nonce !== null && { nonce: request.oidc.nonce }),
+    ...(request.dpopJkt !== null && { dpop_jkt: request.dpopJkt }),
   };
 }
 

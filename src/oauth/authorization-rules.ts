@@ -143,6 +143,14 @@ const resourcesValid: AuthorizationRule = {
   error: (context) => new InvalidTarget(audienceProblem(context.parameters.resources, context.resources, requestedScopes(context))!),
 };
 
+// RFC 9449 section 10: dpop_jkt is a JWK SHA-256 thumbprint, 43 base64url characters.
+const dpopJktWellFormed: AuthorizationRule = {
+  name: 'dpop_jkt_well_formed',
+  redirectable: true,
+  check: (context) => !present(context, 'dpop_jkt') || /^[A-Za-z0-9_-]{43}$/.test(value(context, 'dpop_jkt')!),
+  error: () => new InvalidRequest('The dpop_jkt parameter must be the base64url SHA-256 thumbprint of a JWK (RFC 7638).'),
+};
+
 const codeChallengePresentWhenRequired: AuthorizationRule = {
   name: 'code_challenge_present_when_required',
   redirectable: true,
@@ -200,6 +208,7 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   responseModeSupported,
   scopeValid,
   resourcesValid,
+  dpopJktWellFormed,
   codeChallengePresentWhenRequired,
   codeChallengeMethodPresent,
   codeChallengeMethodSupported,

@@ -129,6 +129,21 @@ export class RequestUriNotSupported extends OAuthError {
   }
 }
 
+// RFC 9449 section 4.3 and 5: a DPoP proof that is malformed, for another request, replayed, or missing where
+// the client or the token needs one.
+export class InvalidDpopProof extends OAuthError {
+  constructor(description: string) {
+    super('invalid_dpop_proof', 400, description);
+  }
+}
+
+// RFC 9449 section 8: the proof must carry the server's nonce, which the DPoP-Nonce header of this answer gives.
+export class UseDpopNonce extends OAuthError {
+  constructor(readonly nonce: string) {
+    super('use_dpop_nonce', 400, 'Authorization server requires nonce in DPoP proof.');
+  }
+}
+
 export class InvalidScope extends OAuthError {
   constructor() {
     super('invalid_scope', 400, 'The requested scope is invalid, unknown, or malformed.');

@@ -3,7 +3,8 @@ import type { AccessTokenRecord, ApplicationRecord } from './store.js';
 /** The token response body of RFC 6749 section 5.1 (absent keys omitted, reference 5.2). */
 export interface TokenResponseBody {
   access_token: string;
-  token_type: 'Bearer';
+  /** "DPoP" when the token is bound to the client's key (RFC 9449 section 5). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in?: number;
   refresh_token?: string;
   scope?: string;

@@ -123,11 +123,13 @@ async function standardFields(deps: OAuthDeps, { record, kind }: FoundToken): Pr
     // Seed: token_type is present whenever the token is active, "Bearer" for access tokens. A refresh token is
     // not a bearer credential (RFC 6749 section 1.5): saying so lets a resource server refuse one presented as
     // an access token (the guard does).
-    token_type: kind === 'access_token' ? 'Bearer' : 'refresh_token',
+    token_type: kind === 'refresh_token' ? 'refresh_token' : record.dpopJkt === null ? 'Bearer' : 'DPoP',
     iat: Math.floor(record.createdAt.getTime() / 1000),
     ...(exp !== null && { exp }),
     // RFC 7662 section 2.2 and RFC 8707: the resources the token is for; a string when there is one.
     ...(record.audience.length > 0 && { aud: record.audience.length === 1 ? record.audience[0] : [...record.audience] }),
+    // RFC 9449 section 6.2 and RFC 7800: the key a bound access token must be presented with.
+    ...(kind === 'access_token' && record.dpopJkt !== null && { cnf: { jkt: record.dpopJkt } }),
   };
 }
 

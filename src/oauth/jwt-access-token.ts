@@ -16,6 +16,8 @@ export interface JwtAccessTokenInput {
   issuedAt: Date;
   expiresIn: number | null;
   authTime: Date | null;
+  /** RFC 9449 section 6.1: the key the token is bound to, as cnf.jkt. */
+  dpopJkt?: string | null;
 }
 
 /** Section 2.2's claims, signed with the current RS256 key, header typ "at+jwt" (section 2.1). */
@@ -35,6 +37,7 @@ export async function signJwtAccessToken(deps: OAuthDeps, input: JwtAccessTokenI
     ...(clientId !== null && { client_id: clientId }),
     ...(input.scopes.length > 0 && { scope: formatScopes([...input.scopes]) }),
     ...(input.authTime && { auth_time: Math.floor(input.authTime.getTime() / 1000), amr: ['pwd'] }),
+    ...(input.dpopJkt && { cnf: { jkt: input.dpopJkt } }),
   };
   return deps.signer.sign(claims, { typ: 'at+jwt' });
 }

@@ -31,6 +31,8 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     ...(config.introspection.enabled && { introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'bearer'] }),
     // RFC 9701 section 7: JWT introspection responses need the signing keys, which exist with OpenID Connect on.
     ...(config.introspection.enabled && config.openid.enabled && { introspection_signing_alg_values_supported: ['RS256'] }),
+    // RFC 9449 section 5.1: the algorithms a DPoP proof may use at the token endpoint.
+    dpop_signing_alg_values_supported: [...config.dpop.algorithms],
     ...(redirectFlows && { code_challenge_methods_supported: [...config.pkce.methods] }),
     authorization_response_iss_parameter_supported: redirectFlows,
     ...(config.openid.enabled && openIdProviderFields(base)),

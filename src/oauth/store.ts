@@ -25,6 +25,8 @@ export interface ApplicationRecord {
   userinfoSignedResponseAlg: SigningAlgorithm | null;
   /** RFC 9068: the format of this application's access tokens when no resource decides it. */
   accessTokenFormat: AccessTokenFormat;
+  /** RFC 9449 section 5.2: every token request of this client must carry a DPoP proof. */
+  dpopBoundAccessTokens: boolean;
 }
 
 export type AccessTokenFormat = 'opaque' | 'jwt';
@@ -69,6 +71,8 @@ export interface AccessTokenRecord {
   sessionId: string | null;
   /** RFC 8707: the resources the token is for (its aud); empty: any API that trusts this service. */
   audience: string[];
+  /** RFC 9449: the thumbprint (cnf.jkt) of the key the token is bound to; null for a bearer token. */
+  dpopJkt: string | null;
 }
 
 export interface AccessGrantRecord {
@@ -90,6 +94,8 @@ export interface AccessGrantRecord {
   sessionId: string | null;
   /** RFC 8707: the resources the authorization request named (empty: none). */
   audience: string[];
+  /** RFC 9449 section 10: the key the code exchange must prove (dpop_jkt), or null. */
+  dpopJkt: string | null;
 }
 
 export interface UserRecord extends UserClaims {
@@ -130,15 +136,16 @@ export interface UserClaims {
 
 export type NewAccessToken = Omit<
   AccessTokenRecord,
-  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId' | 'audience'
+  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt'
 > & {
   previousRefreshToken?: string;
   authTime?: Date | null;
   sessionId?: string | null;
   audience?: string[];
+  dpopJkt?: string | null;
 };
-export type NewAccessGrant = Omit<AccessGrantRecord, 'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId' | 'audience'> &
-  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId' | 'audience'>>;
+export type NewAccessGrant = Omit<AccessGrantRecord, 'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt'> &
+  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt'>>;
 
 export interface ApplicationStore {
   findByUid(uid: string): Promise<ApplicationRecord | null>;
@@ -202,7 +209,8 @@ export interface UserStore {
 export type ApplicationInput = Omit<ApplicationRecord, 'id' | 'uid' | 'createdAt' | 'updatedAt' | OptionalApplicationField> &
   Partial<Pick<ApplicationRecord, OptionalApplicationField>>;
 /** Fields added after Doorkeeper's: left out of a write, they keep their stored value (or the default). */
-type OptionalApplicationField = 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg' | 'accessTokenFormat';
+type OptionalApplicationField =
+  'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg' | 'accessTokenFormat' | 'dpopBoundAccessTokens';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {
@@ -306,6 +314,12 @@ export class ResourceUriTaken extends Error {
   }
 }
 
+/** oauth_dpop_proofs: each proof is used once within its window, on any instance (RFC 9449 section 11.1). */
+export interface DpopProofStore {
+  /** Records a proof; false when it was recorded already (a replay). */
+  remember(proofHash: string, expiresAt: Date): Promise<boolean>;
+}
+
 export interface Stores {
   applications: ApplicationStore;
   applicationAdmin: ApplicationAdminStore;
@@ -317,6 +331,7 @@ export interface Stores {
   cleanup: CleanupStore;
   signingKeys: SigningKeyStore;
   resources: ResourceStore;
+  dpopProofs: DpopProofStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }

@@ -8,6 +8,8 @@ export interface TokenInfo {
   expires_in: number | null;
   application: { uid: string | null };
   created_at: number;
+  /** RFC 9449 section 6.2: the key a DPoP-bound token is bound to. */
+  cnf?: { jkt: string };
 }
 
 /**
@@ -22,5 +24,6 @@ export async function describeAccessToken(deps: OAuthDeps, token: AccessTokenRec
     expires_in: expiresInSeconds(token, deps.now()),
     application: { uid: application?.uid ?? null },
     created_at: Math.floor(token.createdAt.getTime() / 1000),
+    ...(token.dpopJkt !== null && { cnf: { jkt: token.dpopJkt } }),
   };
 }

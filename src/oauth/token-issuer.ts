@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { GrantFlow } from '../config/types.js';
 import type { OAuthDeps } from './deps.js';
 import type { TokenResponseBody } from './hooks.js';
+import { InvalidDpopProof } from './errors.js';
 import { signJwtAccessToken } from './jwt-access-token.js';
 import { accessTokenFormat, audienceLifetime, NO_AUDIENCE, type Audience } from './resource-indicators.js';
 import { formatScopes } from './scopes.js';
@@ -26,6 +27,8 @@ export interface TokenRequest {
   sessionId?: string | null;
   /** RFC 8707: the resources the token is for, which also decide its format and lifetime. */
   audience?: Audience;
+  /** RFC 9449: the thumbprint of the key the request's DPoP proof showed; the token is bound to it. */
+  dpopJkt?: string | null;
 }
 
 /** A token as just created: the record plus the plain values, which exist only in this response. */
@@ -50,6 +53,10 @@ export interface MintedToken {
  */
 export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): Promise<MintedToken> {
   const { config } = deps;
+  // RFC 9449 section 5.2: a client registered with dpop_bound_access_tokens gets bound tokens only.
+  if (request.application?.dpopBoundAccessTokens && !request.dpopJkt) {
+    throw new InvalidDpopProof('This client must send a DPoP proof: its access tokens are DPoP-bound.');
+  }
   const audience = request.audience ?? NO_AUDIENCE;
   const createdAt = deps.now();
   const expiresIn = audienceLifetime(audience, request.expiresIn === undefined ? config.accessTokenExpiresIn : request.expiresIn);
@@ -78,6 +85,7 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
     authTime: request.authTime ?? null,
     sessionId: request.sessionId ?? null,
     audience: audience.uris,
+    dpopJkt: request.dpopJkt ?? null,
   };
   return { input, accessToken, refreshToken };
 }
@@ -108,7 +116,7 @@ export function tokenResponseBody(issued: IssuedToken, now: Date): TokenResponse
   const scope = formatScopes(issued.record.scopes);
   return {
     access_token: issued.accessToken,
-    token_type: 'Bearer',
+    token_type: issued.record.dpopJkt === null ? 'Bearer' : 'DPoP',
     ...(expiresIn !== null && { expires_in: expiresIn }),
     ...(issued.refreshToken !== null && { refresh_token: issued.refreshToken }),
     ...(scope !== '' && { scope }),

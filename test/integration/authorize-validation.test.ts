@@ -133,6 +133,18 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
     );
   });
 
+  ruleTest(
+    'dpop_jkt_well_formed',
+    'a dpop_jkt that is not a 43-character base64url thumbprint is invalid_request (RFC 9449 section 10)',
+    async () => {
+      expectRedirect(
+        await get(valid({ dpop_jkt: 'not-a-thumbprint' })),
+        'invalid_request',
+        'The dpop_jkt parameter must be the base64url SHA-256 thumbprint of a JWK (RFC 7638).',
+      );
+    },
+  );
+
   ruleTest('scope_valid', 'unknown, malformed, or (for an app whose scopes miss the defaults) empty scopes are invalid_scope', async () => {
     const description = 'The requested scope is invalid, unknown, or malformed.';
     expectRedirect(await get(valid({ scope: 'read admin' })), 'invalid_scope', description);
@@ -332,6 +344,7 @@ describe('the rule table', () => {
       'response_mode_supported',
       'scope_valid',
       'resources_valid',
+      'dpop_jkt_well_formed',
       'code_challenge_present_when_required',
       'code_challenge_method_present',
       'code_challenge_method_supported',

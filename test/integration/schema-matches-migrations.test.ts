@@ -42,11 +42,12 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the six tables (Doorkeeper's three, users, the signing keys and the resources)", () => {
+  it("declares the seven tables (Doorkeeper's three, users, the signing keys, the resources and the DPoP proofs)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'oauth_access_grants',
       'oauth_access_tokens',
       'oauth_applications',
+      'oauth_dpop_proofs',
       'oauth_resources',
       'oauth_signing_keys',
       'users',

@@ -19,6 +19,7 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   codeChallengeMethod: null,
   oidc: NO_OPENID_PARAMETERS,
   resources: [],
+  dpopJkt: null,
   ...overrides,
 });
 const codeResult = { responseType: 'code' as const, code: 'CODE', grant: {} as AccessGrantRecord };

@@ -30,6 +30,12 @@ export interface DpopOptions {
   nonce?: DpopNonceOptions;
   /** Most proof `jti`s remembered for replay detection (per process). Default 200 000. */
   replayCacheMaxEntries?: number;
+  /**
+   * Whether refusals of Bearer requests (and of requests without a token) also announce the DPoP scheme with its
+   * challenge, as RFC 9449 section 7.1 shows. Default true; false keeps those challenges exactly Bearer's, for an API
+   * whose clients match them byte for byte (refusals of DPoP requests always carry the DPoP challenge).
+   */
+  announce?: boolean;
 }
 
 export interface DpopNonceOptions {

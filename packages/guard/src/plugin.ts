@@ -68,7 +68,12 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
   };
   if (dpop && verifier) {
     const nonces = dpop.nonce?.required ? verifier.nonces : null;
-    refusal.dpop = { algorithms: dpop.algorithms, bearer: !dpop.required, ...(nonces && { nonce: () => nonces.current() }) };
+    refusal.dpop = {
+      algorithms: dpop.algorithms,
+      bearer: !dpop.required,
+      announce: options.dpop?.announce ?? true,
+      ...(nonces && { nonce: () => nonces.current() }),
+    };
   }
 
   function dpopCheck(request: FastifyRequest): DpopCheck | null {

@@ -14,6 +14,8 @@ export interface RefusalSettings {
     algorithms: readonly string[];
     /** Whether unbound Bearer tokens are accepted too (then both challenges are sent). */
     bearer: boolean;
+    /** false: a refusal that does not concern DPoP carries the Bearer challenge alone. */
+    announce: boolean;
     /** With required nonces: the current nonce, sent as DPoP-Nonce with every 401 (section 9). */
     nonce?: () => string;
   };
@@ -64,6 +66,7 @@ function challenges(
 ): string {
   if (!settings.dpop) return bearerChallenge(settings.realm, error, resource);
   const onDpop = error.reason !== 'missing' && (scheme === 'dpop' || DPOP_PROBLEMS.has(error.reason ?? '') || !settings.dpop.bearer);
+  if (!onDpop && !settings.dpop.announce) return bearerChallenge(settings.realm, error, resource);
   const dpop = dpopChallenge(settings.realm, onDpop ? error : null, settings.dpop.algorithms, resource);
   if (!settings.dpop.bearer) return dpop;
   const bearer = onDpop ? plainBearerChallenge(settings.realm, resource) : bearerChallenge(settings.realm, error, resource);

@@ -25,6 +25,15 @@ export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: Loc
   return {
     mode: 'local',
     realm: deps.config.realm,
+    // RFC 9449: bound tokens come with the DPoP scheme and a proof for this server's public URL (behind proxies too).
+    dpop: {
+      algorithms: deps.config.dpop.algorithms,
+      proofMaxAgeSeconds: deps.config.dpop.proofLifetimeSeconds,
+      clockToleranceSeconds: deps.config.dpop.clockSkewSeconds,
+      publicUrl: deps.config.baseUrl.replace(/\/+$/, ''),
+      // Token info's refusals of Bearer requests keep the reference's exact challenges (reference 11).
+      announce: false,
+    },
     now: () => deps.now().getTime(),
     async introspect(value) {
       const record = await findAccessToken(deps, value);
@@ -41,9 +50,8 @@ export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: Loc
         expiresAt: record.expiresIn === null ? null : record.createdAt.getTime() / 1000 + record.expiresIn,
         // RFC 8707: checked against the guard's `resource` when one is set (empty: no audience).
         audience: record.audience,
-        // RFC 9449: the key the token is bound to (cnf.jkt); the guard then wants the DPoP scheme and a proof by that
-        // key. Read defensively while the record's dpopJkt column is being added (issue 18).
-        dpopJkt: (record as { dpopJkt?: string | null }).dpopJkt ?? null,
+        // RFC 9449: the key the token is bound to (cnf.jkt); the guard then wants the DPoP scheme and a proof by that key.
+        dpopJkt: record.dpopJkt,
       };
       records.set(token, record);
       return token;

@@ -12,7 +12,7 @@ import { currentScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 /** RFC 6749 section 4.1.3: exchange a code for tokens, with the checks of reference 5.4 and SPEC 3.1. */
-export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, credentials }) => {
+export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, credentials, dpopJkt = null }) => {
   const code = requireParameter(parameters, 'code');
   const redirectUri = requireParameter(parameters, 'redirect_uri');
   // The client first: what the server says about a code (it wants a verifier) is for its client only.
@@ -36,6 +36,8 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   // RFC 6749 section 4.1.3: redirect_uri must be identical to the one of the authorization request.
   if (redirectUri !== grant.redirectUri) throw new InvalidGrant();
   if (!pkceSatisfied(deps, grant, verifier)) throw new InvalidGrant();
+  // RFC 9449 section 10: a code requested with dpop_jkt is exchanged only with a proof of that key.
+  if (grant.dpopJkt !== null && grant.dpopJkt !== dpopJkt) throw new InvalidGrant();
   // A scope the admin removed from the application after the code was issued is not granted; a resource named
   // here narrows the code's audience (RFC 8707 section 2.2), and the scopes to what it accepts.
   const granted = currentScopes(grant.scopes, application);
@@ -54,6 +56,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
     authTime: grant.authTime,
     sessionId: grant.sessionId,
     audience,
+    dpopJkt,
   });
   const result = await deps.stores.transaction(async (stores) => {
     // The conditional update lets exactly one of several concurrent exchanges win (SPEC 3.1).
@@ -65,6 +68,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
       { ...deps, stores },
       { applicationId: application.id, resourceOwnerId: grant.resourceOwnerId, scopes, at: now, withRefreshToken },
       audience.uris,
+      dpopJkt,
     );
     const issued = reused ?? issuedToken(minted, await stores.accessTokens.create(minted.input));
     return { issued, application, nonce: grant.nonce };

@@ -8,7 +8,7 @@ import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 /** RFC 6749 section 4.4: a confidential client obtains a token for itself; no resource owner, no refresh token. */
-export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, credentials }) => {
+export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, credentials, dpopJkt = null }) => {
   const application = await requireClient(deps, credentials);
   // RFC 6749 section 4.4: "The client credentials grant type MUST only be used by confidential clients" (SPEC 8).
   if (!application.confidential) throw new UnauthorizedClient();
@@ -16,7 +16,7 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
   const audience = await resolveAudience(deps, resourceParameters(parameters), scopes);
   const query = { applicationId: application.id, resourceOwnerId: null, scopes, at: deps.now() };
 
-  const reused = await reusableToken(deps, query, audience.uris);
+  const reused = await reusableToken(deps, query, audience.uris, dpopJkt);
   if (reused) return { issued: reused, application };
   if (deps.config.revokePreviousClientCredentialsToken) {
     const previous = await deps.stores.accessTokens.findLiveMatching(query);
@@ -29,6 +29,7 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
     grantType: 'client_credentials',
     withRefreshToken: false,
     audience,
+    dpopJkt,
   });
   return { issued, application };
 };

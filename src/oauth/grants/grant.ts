@@ -10,6 +10,8 @@ export interface GrantRequest {
   credentials: ClientCredentials | null;
   /** The requester's address as the failure limits count it (limitedAddress). */
   address: string;
+  /** RFC 9449: the thumbprint of the key a valid DPoP proof of this request showed; null without a proof. */
+  dpopJkt?: string | null;
 }
 
 export interface GrantResult {

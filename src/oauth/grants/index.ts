@@ -38,5 +38,5 @@ export async function handleTokenRequest(deps: OAuthDeps, request: GrantRequest)
   const hook = deps.hooks.beforeTokenResponse;
   if (!hook) return body;
   const changed = await hook(body, { grantType, application, token: issued.record });
-  return { ...(changed ?? body), access_token: body.access_token, token_type: 'Bearer' };
+  return { ...(changed ?? body), access_token: body.access_token, token_type: body.token_type };
 }

@@ -14,7 +14,7 @@ import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 /** RFC 6749 section 4.3: username and password of a local user (or the extension's resolver). Off by default. */
-export const passwordGrant: GrantHandler = async (deps, { parameters, credentials, address }) => {
+export const passwordGrant: GrantHandler = async (deps, { parameters, credentials, address, dpopJkt = null }) => {
   const username = requireParameter(parameters, 'username');
   const password = requireParameter(parameters, 'password');
   const application = await requireClient(deps, credentials);
@@ -27,7 +27,7 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
     const owner = await resourceOwnerFromCredentials(deps, username, password);
     outcome = owner ? 'succeeded' : 'failed';
     if (!owner) throw new InvalidGrant();
-    return await issueFor(deps, application, owner, optionalParameter(parameters, 'scope'), resourceParameters(parameters));
+    return await issueFor(deps, application, owner, optionalParameter(parameters, 'scope'), resourceParameters(parameters), dpopJkt);
   } finally {
     attempt.settle(outcome, deps.now());
   }
@@ -39,6 +39,7 @@ async function issueFor(
   owner: ResourceOwner,
   scopeParameter: string | undefined,
   resources: string[],
+  dpopJkt: string | null,
 ): Promise<GrantResult> {
   const scopes = grantedScopes(deps, application, scopeParameter, { allowEmpty: true });
   const audience = await resolveAudience(deps, resources, scopes);
@@ -54,6 +55,7 @@ async function issueFor(
       withRefreshToken,
     },
     audience.uris,
+    dpopJkt,
   );
   if (reused) return { issued: reused, application };
   const issued = await issueAccessToken(deps, {
@@ -63,6 +65,7 @@ async function issueFor(
     grantType: 'password',
     withRefreshToken,
     audience,
+    dpopJkt,
   });
   return { issued, application };
 }

@@ -1,6 +1,6 @@
 import { authenticateOptionalClient } from '../client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
-import { InvalidClient, InvalidGrant, InvalidScope } from '../errors.js';
+import { InvalidClient, InvalidDpopProof, InvalidGrant, InvalidScope } from '../errors.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
 import { narrowedAudience, scopesForAudience } from '../resource-indicators.js';
 import { isWellFormedScopeParam, narrowScopes, parseScopes } from '../scopes.js';
@@ -16,7 +16,7 @@ import { currentScopes } from './requested-scopes.js';
  * pair issued; presenting a retired one again revokes the whole family (reuse detection), except for the
  * same client within refreshTokens.graceSeconds (a retried request), which gets a new pair of the family.
  */
-export const refreshTokenGrant: GrantHandler = async (deps, { parameters, credentials }) => {
+export const refreshTokenGrant: GrantHandler = async (deps, { parameters, credentials, dpopJkt = null }) => {
   const presented = requireParameter(parameters, 'refresh_token');
   const client = await authenticateOptionalClient(deps, credentials);
   const now = deps.now();
@@ -30,7 +30,8 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
     if (client.id !== token.applicationId) throw new InvalidGrant();
   }
   const scopeParameter = optionalParameter(parameters, 'scope');
-  const request: Retired = { token, application, client, scopeParameter, resources: resourceParameters(parameters), now };
+  requireBoundKey(token, application, dpopJkt);
+  const request: Retired = { token, application, client, scopeParameter, resources: resourceParameters(parameters), dpopJkt, now };
   if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) return retiredTokenPresented(deps, request);
 
   const minted = await mintAccessToken(deps, await successorRequest(deps, request));
@@ -50,7 +51,19 @@ interface Retired {
   scopeParameter: string | undefined;
   /** RFC 8707 section 2.2: resources named to narrow the token's audience. */
   resources: string[];
+  /** RFC 9449: the key of this request's proof, which the successor is bound to. */
+  dpopJkt: string | null;
   now: Date;
+}
+
+/**
+ * RFC 9449 section 5: a public client's refresh token is bound to the key of its access token (a confidential
+ * client's is not: it authenticates), so refreshing it takes a proof of that key.
+ */
+function requireBoundKey(token: AccessTokenRecord, application: ApplicationRecord | null, dpopJkt: string | null): void {
+  if (token.dpopJkt === null || application?.confidential) return;
+  if (dpopJkt === null) throw new InvalidDpopProof('This refresh token is DPoP-bound: send a DPoP proof of its key.');
+  if (dpopJkt !== token.dpopJkt) throw new InvalidGrant();
 }
 
 async function retiredTokenPresented(deps: OAuthDeps, request: Retired): Promise<GrantResult> {
@@ -76,7 +89,10 @@ function refreshedScopes(scopeParameter: string | undefined, token: AccessTokenR
 }
 
 /** The rotated token's successor: its scopes (narrowed by scope), audience (narrowed by resource) and sign-in. */
-async function successorRequest(deps: OAuthDeps, { token, application, scopeParameter, resources }: Retired): Promise<TokenRequest> {
+async function successorRequest(
+  deps: OAuthDeps,
+  { token, application, scopeParameter, resources, dpopJkt }: Retired,
+): Promise<TokenRequest> {
   const requested = refreshedScopes(scopeParameter, token, application);
   const audience = await narrowedAudience(deps, resources, token.audience, requested);
   const scopes = scopesForAudience(audience, requested);
@@ -94,6 +110,7 @@ async function successorRequest(deps: OAuthDeps, { token, application, scopePara
     authTime: token.authTime,
     sessionId: token.sessionId,
     audience,
+    dpopJkt,
   };
 }
 

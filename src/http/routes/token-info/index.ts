@@ -13,6 +13,7 @@ const tokenInfoSchema = {
     expires_in: { type: ['integer', 'null'] },
     application: { type: 'object', properties: { uid: { type: ['string', 'null'] } }, required: ['uid'] },
     created_at: { type: 'integer' },
+    cnf: { type: 'object', properties: { jkt: { type: 'string' } }, description: 'RFC 9449: the key a DPoP-bound token is bound to.' },
   },
   required: ['resource_owner_id', 'scope', 'expires_in', 'application', 'created_at'],
 } as const;

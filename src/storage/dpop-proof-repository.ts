@@ -1,0 +1,32 @@
+import type { DpopProofStore } from '../oauth/store.js';
+import type { SqlClient } from './sql-client.js';
+import { timestamp } from './rows.js';
+
+// oauth_dpop_proofs: one INSERT per DPoP proof at the token endpoint; the primary key decides a replay on every
+// instance at once, and survives a restart (an in-process cache would do neither). The table keeps itself small:
+// every PRUNE_EVERY proofs, an instance deletes a bounded batch of rows whose window has passed.
+
+const REMEMBER = {
+  name: 'dpop_proof_remember',
+  text: 'INSERT INTO oauth_dpop_proofs (proof_hash, expires_at) VALUES ($1, $2) ON CONFLICT (proof_hash) DO NOTHING RETURNING proof_hash',
+};
+const PRUNE = {
+  name: 'dpop_proofs_prune',
+  text: `DELETE FROM oauth_dpop_proofs WHERE proof_hash IN
+    (SELECT proof_hash FROM oauth_dpop_proofs WHERE expires_at < $1 ORDER BY expires_at LIMIT 1000)`,
+};
+const PRUNE_EVERY = 200;
+
+export function dpopProofRepository(sql: SqlClient, now: () => Date = () => new Date()): DpopProofStore {
+  let sincePrune = 0;
+  return {
+    async remember(proofHash, expiresAt) {
+      const fresh = (await sql.query(REMEMBER, [proofHash, timestamp(expiresAt)])).length > 0;
+      if (++sincePrune >= PRUNE_EVERY) {
+        sincePrune = 0;
+        await sql.query(PRUNE, [timestamp(now())]);
+      }
+      return fresh;
+    },
+  };
+}
