@@ -136,10 +136,13 @@ export type UserinfoResponse = { kind: 'json'; claims: UserinfoClaims } | { kind
  * error: a token that is unknown, revoked or expired is invalid_token (401); one without `openid` is
  * insufficient_scope (403), since adding that scope is what would let it through.
  */
-export async function userinfoResponse(deps: OAuthDeps, accessToken: string): Promise<UserinfoResponse> {
+export async function userinfoResponse(deps: OAuthDeps, accessToken: string, proofKey: string | null = null): Promise<UserinfoResponse> {
   const record = await findAccessToken(deps, accessToken);
   const reason = inaccessibleReason(record, deps.now());
   if (record === null || reason !== null) throw new InvalidToken(reason ?? 'unknown');
+  // RFC 9449 section 7: a bound token only with the DPoP scheme and a proof of its key (sent as Bearer, or a bearer
+  // token sent as DPoP, it is no good here).
+  if (record.dpopJkt !== proofKey) throw new InvalidToken();
   if (!record.scopes.includes('openid')) throw new InsufficientScope(['openid']);
   // A token without a resource owner (client_credentials) describes no End-User: no scope would make it
   // usable here, so it is not insufficient_scope but a token "invalid for other reasons" (RFC 6750 section

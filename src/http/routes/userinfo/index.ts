@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { InsufficientScope, InvalidRequest, InvalidToken, OAuthError } from '../../../oauth/errors.js';
+import { verifyDpopProof } from '../../../oauth/dpop-proof.js';
+import { InsufficientScope, InvalidDpopProof, InvalidRequest, InvalidToken, OAuthError } from '../../../oauth/errors.js';
 import { readParameters } from '../../../oauth/request-parameters.js';
 import { presentedAccessToken, userinfoResponse } from '../../../oauth/userinfo.js';
 import { headerSafe, wwwAuthenticateValue } from '../../error-response.js';
@@ -33,10 +34,12 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
   const answer = async (request: FastifyRequest, reply: FastifyReply, bodyToken: () => string | undefined) => {
     let presented = true;
     try {
-      const accessToken = presentedAccessToken(request.headers.authorization, bodyToken());
+      const dpop = dpopCredential(request.headers.authorization);
+      const accessToken = dpop ?? presentedAccessToken(request.headers.authorization, bodyToken());
       presented = accessToken !== null;
       if (accessToken === null) throw new InvalidToken();
-      const response = await userinfoResponse(deps, accessToken);
+      const proofKey = dpop === null ? null : await userinfoProofKey(request, accessToken);
+      const response = await userinfoResponse(deps, accessToken, proofKey);
       if (response.kind === 'jwt') return reply.type('application/jwt').send(response.jwt);
       return reply.send(response.claims);
     } catch (error) {
@@ -46,12 +49,26 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     }
   };
 
+  // The key of the request's DPoP proof for this URL and token (RFC 9449 section 7); a bad proof is invalid_dpop_proof.
+  const userinfoProofKey = (request: FastifyRequest, accessToken: string) => {
+    const proof = request.headers.dpop;
+    if (typeof proof !== 'string' || proof.trim() === '') throw new InvalidDpopProof('Send exactly one DPoP proof.');
+    const url = `${deps.config.baseUrl.replace(/\/+$/, '')}/oauth/userinfo`;
+    return verifyDpopProof(deps, proof.trim(), { method: request.method, url, accessToken });
+  };
+
   const schema = { response: { 200: claimsSchema, ...oauthErrorResponses } };
   app.get('/oauth/userinfo', { schema }, (request, reply) => answer(request, reply, () => undefined));
   app.post('/oauth/userinfo', { schema: { ...schema, body: bodySchema } }, (request, reply) =>
     answer(request, reply, () => formAccessToken(request)),
   );
 };
+
+/** RFC 9449 section 7.1: `Authorization: DPoP <token>`; null for any other scheme. */
+function dpopCredential(authorization: string | undefined): string | null {
+  const match = /^dpop +([A-Za-z0-9\-._~+/]+=*)$/i.exec(authorization?.trim() ?? '');
+  return match?.[1] ?? null;
+}
 
 /**
  * RFC 6750 section 2.2: the body method needs a form-encoded body; any other body carries no token. A repeated

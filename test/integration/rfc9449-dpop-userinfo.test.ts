@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueAccessToken } from '../../src/oauth/token-issuer.js';
+import { dpopKey, dpopProof, type DpopKey } from '../helpers/dpop.js';
+import { createClient, createUser } from '../helpers/end-user.js';
+import { openIdServer } from '../helpers/openid.js';
+import { backend } from '../helpers/test-database.js';
+import type { TestServer } from '../helpers/test-server.js';
+
+// RFC 9449 section 7 at this server's own protected resource, UserInfo: a bound token only with the DPoP scheme and
+// a proof of its key for this URL and token (ath); sent as Bearer it is refused (section 7.2).
+
+describe(`DPoP at UserInfo, RFC 9449 section 7 (${backend})`, () => {
+  let server: TestServer;
+  let key: DpopKey;
+  let url: string;
+  let bound: string;
+  let unbound: string;
+  beforeAll(async () => {
+    server = await openIdServer();
+    const user = await createUser(server.deps, 'alice');
+    const { application } = await createClient(server.deps);
+    key = await dpopKey();
+    url = `${server.config.baseUrl.replace(/\/+$/, '')}/oauth/userinfo`;
+    const issue = async (dpopJkt: string | null) =>
+      (
+        await issueAccessToken(server.deps, {
+          application,
+          resourceOwnerId: user.id,
+          scopes: ['openid'],
+          grantType: 'authorization_code',
+          withRefreshToken: false,
+          dpopJkt,
+        })
+      ).accessToken;
+    bound = await issue(key.jkt);
+    unbound = await issue(null);
+  });
+  afterAll(() => server.close());
+
+  const ath = (token: string) => createHash('sha256').update(token).digest('base64url');
+  const get = (authorization: string, dpop?: string) =>
+    server.app.inject({ method: 'GET', url: '/oauth/userinfo', headers: { authorization, ...(dpop && { dpop }) } });
+
+  it('a bound token with the DPoP scheme and a proof of its key gets the claims', async () => {
+    const response = await get(`DPoP ${bound}`, await dpopProof(key, { htm: 'GET', htu: url, ath: ath(bound) }));
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toHaveProperty('sub');
+  });
+
+  it('section 7.2: a bound token sent as Bearer is refused', async () => {
+    expect((await get(`Bearer ${bound}`)).statusCode).toBe(401);
+  });
+
+  it('a proof by another key, for another token (ath) or another URL, or none, is refused', async () => {
+    const other = await dpopKey();
+    expect((await get(`DPoP ${bound}`, await dpopProof(other, { htm: 'GET', htu: url, ath: ath(bound) }))).statusCode).toBe(401);
+    const wrongAth = await get(`DPoP ${bound}`, await dpopProof(key, { htm: 'GET', htu: url, ath: ath(unbound) }));
+    expect(wrongAth.json().error).toBe('invalid_dpop_proof');
+    expect((await get(`DPoP ${bound}`, await dpopProof(key, { htm: 'GET', htu: `${url}x`, ath: ath(bound) }))).json().error).toBe(
+      'invalid_dpop_proof',
+    );
+    expect((await get(`DPoP ${bound}`)).json().error).toBe('invalid_dpop_proof');
+  });
+
+  it('a bearer token sent with the DPoP scheme is refused; as Bearer it works as before', async () => {
+    expect((await get(`DPoP ${unbound}`, await dpopProof(key, { htm: 'GET', htu: url, ath: ath(unbound) }))).statusCode).toBe(401);
+    expect((await get(`Bearer ${unbound}`)).statusCode).toBe(200);
+  });
+});
