@@ -1,7 +1,8 @@
 // config `dpop` (RFC 9449, issue 18): which proofs the token endpoint accepts and whether it asks for server
 // nonces. Part of config/schema.ts.
 
-export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'RS256', 'PS256'] as const;
+// Ed25519 is EdDSA's fully-specified name (RFC 9864), which oauth4webapi signs with.
+export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256'] as const;
 
 export const dpopSchema = {
   type: 'object',

@@ -10,7 +10,7 @@ import { freePort } from '../../scripts/lib/ports.js';
 // cnf.jkt for bound tokens (section 6.2). Proofs are made with jose, as a client library would.
 
 const ORIGIN = 'http://api.test';
-const ALGS = 'ES256 EdDSA RS256 PS256';
+const ALGS = 'ES256 EdDSA Ed25519 RS256 PS256';
 // RFC 9449 section 4.2: ath = base64url(SHA-256(access token)).
 const accessTokenHash = (token: string) => createHash('sha256').update(token, 'ascii').digest('base64url');
 const NONCE_SECRET = 'nonce secret shared by both API instances';
@@ -201,7 +201,7 @@ describe('guard with DPoP (RFC 9449), local mode with a stand-in introspect', ()
       `Bearer realm="notes", scope="read", ${metadataUrl}, DPoP realm="notes", scope="read", ${metadataUrl}, algs="${ALGS}"`,
     );
     const metadata = (await withResource.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/notes' })).json();
-    expect(metadata.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'RS256', 'PS256']);
+    expect(metadata.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256']);
     expect(metadata).not.toHaveProperty('dpop_bound_access_tokens_required');
     await withResource.close();
   });

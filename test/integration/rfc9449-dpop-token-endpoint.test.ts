@@ -98,7 +98,7 @@ describe(`DPoP at the token endpoint, RFC 9449 (${backend})`, () => {
     const hs256 = await new SignJWT({ htm: 'POST', htu, iat: Math.floor(Date.now() / 1000), jti: 'x' })
       .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct' } })
       .sign(await generateSecret('HS256'));
-    await refused(hs256, 'The DPoP proof must be signed with one of ES256, ES384, EdDSA, RS256, PS256.');
+    await refused(hs256, 'The DPoP proof must be signed with one of ES256, ES384, EdDSA, Ed25519, RS256, PS256.');
     await refused(await dpopProof(key, { htu, typ: 'JWT' }), 'The DPoP proof must have typ dpop+jwt.');
     const other = await dpopKey();
     await refused(await dpopProof(key, { htu, jwk: other.publicJwk }), 'The DPoP proof signature does not verify with its jwk.');
@@ -131,7 +131,7 @@ describe(`DPoP at the token endpoint, RFC 9449 (${backend})`, () => {
 
   it('section 5.1: the metadata names the proof algorithms', async () => {
     const metadata = (await one.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
-    expect(metadata.dpop_signing_alg_values_supported).toEqual(['ES256', 'ES384', 'EdDSA', 'RS256', 'PS256']);
+    expect(metadata.dpop_signing_alg_values_supported).toEqual(['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256']);
   });
 });
 

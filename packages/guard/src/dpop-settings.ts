@@ -14,7 +14,7 @@ const ASYMMETRIC: readonly DpopAlgorithm[] = [
   'PS384',
   'PS512',
 ];
-export const DEFAULT_DPOP_ALGORITHMS: readonly DpopAlgorithm[] = ['ES256', 'EdDSA', 'RS256', 'PS256'];
+export const DEFAULT_DPOP_ALGORITHMS: readonly DpopAlgorithm[] = ['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];
 
 export interface DpopSettings {
   algorithms: readonly DpopAlgorithm[];
