@@ -1,49 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceGuard, type DpopOptions, type GuardToken, type ServiceGuardOptions } from '@oauth-service/guard';
-import { freePort } from '../../scripts/lib/ports.js';
+import { ALGS, clientKey, dpopHeaders, NONCE_SECRET, ORIGIN, type ClientKey } from '../helpers/guard-dpop.js';
 
 // An API behind the guard with DPoP on (RFC 9449), against stand-ins for the authorization server: a local-mode
 // introspect function and, for remote mode, an introspection endpoint (RFC 7662) that answers token_type "DPoP" with
 // cnf.jkt for bound tokens (section 6.2). Proofs are made with jose, as a client library would.
-
-const ORIGIN = 'http://api.test';
-const ALGS = 'ES256 EdDSA Ed25519 RS256 PS256';
-// RFC 9449 section 4.2: ath = base64url(SHA-256(access token)).
-const accessTokenHash = (token: string) => createHash('sha256').update(token, 'ascii').digest('base64url');
-const NONCE_SECRET = 'nonce secret shared by both API instances';
-
-interface ClientKey {
-  privateKey: CryptoKey;
-  jwk: JWK;
-  jkt: string;
-}
-
-async function clientKey(): Promise<ClientKey> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-  const jwk = await exportJWK(publicKey);
-  return { privateKey, jwk, jkt: await calculateJwkThumbprint(jwk, 'sha256') };
-}
-
-function proofFor(key: ClientKey, method: string, htu: string, token: string, claims: JWTPayload = {}): Promise<string> {
-  return new SignJWT({
-    jti: randomBytes(12).toString('base64url'),
-    htm: method,
-    htu,
-    iat: Math.floor(Date.now() / 1000),
-    ath: accessTokenHash(token),
-    ...claims,
-  })
-    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk })
-    .sign(key.privateKey);
-}
-
-const dpopHeaders = async (key: ClientKey, token: string, method = 'GET', url = `${ORIGIN}/notes`, claims: JWTPayload = {}) => ({
-  authorization: `DPoP ${token}`,
-  dpop: await proofFor(key, method, url, token, claims),
-});
 
 describe('guard with DPoP (RFC 9449), local mode with a stand-in introspect', () => {
   let key: ClientKey;
@@ -263,118 +226,5 @@ describe('guard with DPoP (RFC 9449), local mode with a stand-in introspect', ()
     });
     expect(viaProxy.statusCode).toBe(200);
     await trusting.close();
-  });
-});
-
-describe('guard with DPoP, remote mode against a stand-in introspection endpoint (RFC 9449 section 6.2)', () => {
-  let key: ClientKey;
-  let authorizationServer: FastifyInstance;
-  let app: FastifyInstance;
-  const answers = new Map<string, Record<string, unknown>>();
-
-  beforeAll(async () => {
-    key = await clientKey();
-    authorizationServer = Fastify();
-    await authorizationServer.register(import('@fastify/formbody'));
-    authorizationServer.post(
-      '/oauth/introspect',
-      async (request) => answers.get((request.body as { token: string }).token) ?? { active: false },
-    );
-    const port = await freePort();
-    await authorizationServer.listen({ port, host: '127.0.0.1' });
-    app = Fastify();
-    await app.register(serviceGuard, {
-      mode: 'remote',
-      introspectionUrl: `http://127.0.0.1:${port}/oauth/introspect`,
-      clientId: 'notes-api',
-      clientSecret: 'secret',
-      dpop: {},
-    });
-    app.get('/notes', { preHandler: app.serviceAuthorize('read') }, async (request) => ({
-      client: (await request.serviceToken())?.clientId,
-    }));
-    await app.ready();
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await authorizationServer.close();
-  });
-
-  it('a token introspected as token_type DPoP with cnf.jkt passes with a proof by that key, and is refused as Bearer', async () => {
-    const value = randomBytes(16).toString('base64url');
-    const exp = Math.floor(Date.now() / 1000) + 600;
-    answers.set(value, { active: true, token_type: 'DPoP', cnf: { jkt: key.jkt }, scope: 'read', client_id: 'spa', exp });
-    const ok = await app.inject({ method: 'GET', url: '/notes', headers: { host: 'api.test', ...(await dpopHeaders(key, value)) } });
-    expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toEqual({ client: 'spa' });
-    const asBearer = await app.inject({ method: 'GET', url: '/notes', headers: { host: 'api.test', authorization: `Bearer ${value}` } });
-    expect(asBearer.statusCode).toBe(401);
-    expect(asBearer.headers['www-authenticate']).toMatch(
-      /^Bearer realm="oauth-service", DPoP realm="oauth-service", error="invalid_token"/,
-    );
-    const other = await clientKey();
-    const wrongKey = await app.inject({
-      method: 'GET',
-      url: '/notes',
-      headers: { host: 'api.test', ...(await dpopHeaders(other, value)) },
-    });
-    expect(wrongKey.statusCode).toBe(401);
-    expect(wrongKey.json()).toMatchObject({ error: 'invalid_dpop_proof' });
-  });
-});
-
-describe("guard with DPoP, jwt mode: the binding is the JWT access token's cnf.jkt (RFC 9449 section 6.1)", () => {
-  let key: ClientKey;
-  let issuerKey: ClientKey;
-  let keys: FastifyInstance;
-  let app: FastifyInstance;
-  let issuer: string;
-  const RESOURCE = 'http://localhost/notes';
-
-  const accessToken = (claims: JWTPayload) =>
-    new SignJWT({ sub: 'user-1', client_id: 'spa', scope: 'read', aud: RESOURCE, jti: randomBytes(8).toString('hex'), ...claims })
-      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' })
-      .setIssuer(issuer)
-      .setIssuedAt()
-      .setExpirationTime('10m')
-      .sign(issuerKey.privateKey);
-
-  beforeAll(async () => {
-    key = await clientKey();
-    issuerKey = await clientKey();
-    keys = Fastify();
-    keys.get('/jwks', async () => ({ keys: [{ ...issuerKey.jwk, kid: 'k1', alg: 'ES256', use: 'sig' }] }));
-    const port = await freePort();
-    await keys.listen({ port, host: '127.0.0.1' });
-    issuer = `http://127.0.0.1:${port}`;
-    app = Fastify();
-    await app.register(serviceGuard, { mode: 'jwt', issuer, jwksUri: `${issuer}/jwks`, resource: RESOURCE, dpop: {} });
-    app.get('/notes', { preHandler: app.serviceAuthorize('read') }, async () => ({ ok: true }));
-    await app.ready();
-  });
-
-  afterAll(async () => {
-    await app.close();
-    await keys.close();
-  });
-
-  const get = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/notes', headers: { host: 'api.test', ...headers } });
-
-  it('a JWT with cnf.jkt passes with a proof by that key; as Bearer, or with another key, it is refused', async () => {
-    const bound = await accessToken({ cnf: { jkt: key.jkt } });
-    expect((await get(await dpopHeaders(key, bound))).statusCode).toBe(200);
-    const asBearer = await get({ authorization: `Bearer ${bound}` });
-    expect(asBearer.statusCode).toBe(401);
-    expect(asBearer.json()).toMatchObject({ error: 'invalid_token' });
-    expect(asBearer.headers['www-authenticate']).toContain('DPoP realm="oauth-service", error="invalid_token"');
-    const other = await clientKey();
-    expect((await get(await dpopHeaders(other, bound))).json()).toMatchObject({ error: 'invalid_dpop_proof' });
-  });
-
-  it('a JWT without cnf passes as Bearer and is refused with the DPoP scheme', async () => {
-    const unbound = await accessToken({});
-    expect((await get({ authorization: `Bearer ${unbound}` })).statusCode).toBe(200);
-    expect((await get(await dpopHeaders(key, unbound))).json()).toMatchObject({ error: 'invalid_token' });
   });
 });
