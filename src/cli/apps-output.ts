@@ -18,6 +18,7 @@ export function applicationJson(application: ApplicationRecord, secret?: string 
     id_token_signed_response_alg: application.idTokenSignedResponseAlg,
     userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
     access_token_format: application.accessTokenFormat,
+    dpop_bound_access_tokens: application.dpopBoundAccessTokens,
     created_at: application.createdAt.toISOString(),
     updated_at: application.updatedAt.toISOString(),
   };
@@ -41,6 +42,7 @@ function details(application: ApplicationRecord): string[] {
     `  ID token alg:   ${application.idTokenSignedResponseAlg ?? 'RS256 (the default)'}`,
     `  UserInfo:       ${userinfoResponse(application)}`,
     `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
+    `  DPoP:           ${application.dpopBoundAccessTokens ? 'required (DPoP-bound tokens only, RFC 9449)' : 'optional'}`,
     `  created at:     ${application.createdAt.toISOString()}`,
   ];
 }

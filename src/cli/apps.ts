@@ -21,14 +21,15 @@ import { onePositional, required, runSubcommand } from './subcommands.js';
 const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
   create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
-         [--access-token-format opaque|jwt] [OpenID Connect options]
+         [--access-token-format opaque|jwt] [--dpop-bound-access-tokens] [OpenID Connect options]
       Registers an application and prints its uid and secret; the secret is shown only this once.
       --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
   list                      every application (never a secret)
   show <uid|id>             one application
   update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
-         [--access-token-format opaque|jwt] [OpenID Connect options]
+         [--access-token-format opaque|jwt] [--dpop-bound-access-tokens|--no-dpop-bound-access-tokens]
+         [OpenID Connect options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
   rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
@@ -42,6 +43,9 @@ OpenID Connect options (they apply once config openid.enabled is true; an empty 
   --access-token-format opaque|jwt
       its access tokens: opaque (the default) or JWTs an API verifies by itself (RFC 9068; signed with the
       OpenID Connect keys, so jwt needs openid.enabled). A registered resource's own format wins over it.
+  --dpop-bound-access-tokens | --no-dpop-bound-access-tokens
+      whether every token request of the application must carry a DPoP proof (RFC 9449 section 5.2), so that
+      all its tokens are bound to a key; without one it gets invalid_dpop_proof. Off by default.
 `;
 
 const FIELD_OPTIONS = {
@@ -53,7 +57,20 @@ const FIELD_OPTIONS = {
   'id-token-signed-response-alg': { type: 'string' },
   'userinfo-signed-response-alg': { type: 'string' },
   'access-token-format': { type: 'string' },
+  'dpop-bound-access-tokens': { type: 'boolean' },
+  'no-dpop-bound-access-tokens': { type: 'boolean' },
 } as const;
+
+/** --dpop-bound-access-tokens or --no-dpop-bound-access-tokens; neither: undefined (create: off; update: unchanged). */
+function dpopBoundAccessTokens(values: {
+  'dpop-bound-access-tokens'?: boolean | undefined;
+  'no-dpop-bound-access-tokens'?: boolean | undefined;
+}): boolean | undefined {
+  const yes = values['dpop-bound-access-tokens'] === true;
+  const no = values['no-dpop-bound-access-tokens'] === true;
+  if (yes && no) throw new UsageError('--dpop-bound-access-tokens and --no-dpop-bound-access-tokens contradict each other');
+  return yes || no ? yes : undefined;
+}
 
 /** The OpenID Connect settings among the options; one not given stays undefined (create: none; update: unchanged). */
 function openIdSettings(values: {
@@ -82,6 +99,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
     redirectUri: (values['redirect-uri'] ?? []).join('\n'),
     scopes: values.scopes ?? '',
     confidential: !values.public,
+    dpopBoundAccessTokens: dpopBoundAccessTokens(values),
     ...openIdSettings(values),
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -119,11 +137,11 @@ async function update(args: string[], io: CliIo): Promise<number> {
   if (values.help) return (io.stdout(HELP), 0);
   const reference = onePositional(positionals, '<uid|id>');
   if (values.public && values.confidential) throw new UsageError('give --public or --confidential, not both');
-  const settings = openIdSettings(values);
+  const settings = { ...openIdSettings(values), dpopBoundAccessTokens: dpopBoundAccessTokens(values) };
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg or --access-token-format',
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --access-token-format or --[no-]dpop-bound-access-tokens',
     );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {

@@ -18,6 +18,11 @@ export interface ApplicationFields extends OpenIdSettingsFields {
   /** Space-separated. */
   scopes: string;
   confidential: boolean;
+  /**
+   * RFC 9449 section 5.2's dpop_bound_access_tokens: every token request of this client must carry a DPoP proof.
+   * undefined keeps what is stored (false on create).
+   */
+  dpopBoundAccessTokens?: boolean | undefined;
 }
 
 export type ApplicationField = 'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | OpenIdSettingsField;
@@ -139,6 +144,7 @@ function storedFields(fields: ApplicationFields) {
     redirectUris: splitRegisteredUris(fields.redirectUri),
     scopes: parseScopes(fields.scopes),
     confidential: fields.confidential,
+    ...(fields.dpopBoundAccessTokens !== undefined && { dpopBoundAccessTokens: fields.dpopBoundAccessTokens }),
     ...storedOpenIdSettings(fields),
   };
 }

@@ -45,6 +45,7 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
       id_token_signed_response_alg: null,
       userinfo_signed_response_alg: null,
       access_token_format: 'opaque',
+      dpop_bound_access_tokens: false,
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });

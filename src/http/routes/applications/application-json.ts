@@ -13,6 +13,7 @@ export interface ApplicationJson {
   id_token_signed_response_alg: SigningAlgorithm | null;
   userinfo_signed_response_alg: SigningAlgorithm | null;
   access_token_format: AccessTokenFormat;
+  dpop_bound_access_tokens: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -35,6 +36,7 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     id_token_signed_response_alg: application.idTokenSignedResponseAlg,
     userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
     access_token_format: application.accessTokenFormat,
+    dpop_bound_access_tokens: application.dpopBoundAccessTokens,
     created_at: application.createdAt.toISOString(),
     updated_at: application.updatedAt.toISOString(),
   };

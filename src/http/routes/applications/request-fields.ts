@@ -11,6 +11,7 @@ export interface ApplicationBody {
   id_token_signed_response_alg?: string | null;
   userinfo_signed_response_alg?: string | null;
   access_token_format?: string | null;
+  dpop_bound_access_tokens?: boolean | string | string[];
   _csrf?: string;
   _method?: string;
 }
@@ -19,20 +20,23 @@ const TRUE_VALUES = new Set(['1', 'true', 'on']);
 
 /**
  * The domain's fields from a form or JSON body. A field that was not sent keeps the application's current
- * value on update (PATCH semantics) and takes the reference's default on create (confidential: true).
+ * value on update (PATCH semantics) and takes the reference's default on create (confidential: true;
+ * dpop_bound_access_tokens: false).
  */
 export function fieldsFromBody(body: ApplicationBody | undefined, current?: ApplicationRecord): ApplicationFields {
   return {
     name: body?.name ?? current?.name ?? '',
     redirectUri: joined(body?.redirect_uri, '\n') ?? current?.redirectUris.join('\n') ?? '',
     scopes: joined(body?.scopes, ' ') ?? current?.scopes.join(' ') ?? '',
-    confidential: confidentialFrom(body?.confidential) ?? current?.confidential ?? true,
+    confidential: checkboxFrom(body?.confidential) ?? current?.confidential ?? true,
     postLogoutRedirectUri: joined(body?.post_logout_redirect_uris, '\n') ?? current?.postLogoutRedirectUris.join('\n') ?? '',
     // JSON's null and the form's empty option both mean the default (RS256; plain JSON for UserInfo).
     idTokenSignedResponseAlg: algorithmFrom(body?.id_token_signed_response_alg) ?? current?.idTokenSignedResponseAlg ?? '',
     userinfoSignedResponseAlg: algorithmFrom(body?.userinfo_signed_response_alg) ?? current?.userinfoSignedResponseAlg ?? '',
     // RFC 9068: null or empty means opaque, the default.
     accessTokenFormat: algorithmFrom(body?.access_token_format) ?? current?.accessTokenFormat ?? '',
+    // RFC 9449 section 5.2: a checkbox like confidential.
+    dpopBoundAccessTokens: checkboxFrom(body?.dpop_bound_access_tokens) ?? current?.dpopBoundAccessTokens ?? false,
   };
 }
 
@@ -49,7 +53,7 @@ function joined(value: string | string[] | undefined, separator: string): string
 
 // The HTML form sends a hidden "0" followed by the checkbox's "1" when it is checked (Rails' convention):
 // the last value wins. JSON sends a boolean.
-function confidentialFrom(value: boolean | string | string[] | undefined): boolean | undefined {
+function checkboxFrom(value: boolean | string | string[] | undefined): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;
   const last = Array.isArray(value) ? value.at(-1) : value;
   return last === undefined ? undefined : TRUE_VALUES.has(last.toLowerCase());

@@ -45,6 +45,10 @@ export const applicationJsonSchema = {
       enum: ['opaque', 'jwt'],
       description: 'Its access tokens: opaque, or jwt (RFC 9068, signed) when no resource decides the format.',
     },
+    dpop_bound_access_tokens: {
+      type: 'boolean',
+      description: 'RFC 9449 section 5.2: every token request of this client must carry a DPoP proof (bound tokens only).',
+    },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -59,11 +63,19 @@ export const applicationJsonSchema = {
     'id_token_signed_response_alg',
     'userinfo_signed_response_alg',
     'access_token_format',
+    'dpop_bound_access_tokens',
     'created_at',
     'updated_at',
   ],
   additionalProperties: false,
 } as const;
+
+// JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins).
+const checkbox = (description: string, byDefault: 'true' | 'false') =>
+  ({
+    anyOf: [{ type: 'boolean' }, { type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    description: `${description} JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins). Default ${byDefault}.`,
+  }) as const;
 
 const stringOrNull = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'null' }], description }) as const;
 
@@ -71,15 +83,13 @@ const applicationFields = {
   name: { type: 'string', description: 'Display name; required.' },
   redirect_uri: textOrList('Redirect URIs, one per line (a JSON array is joined with newlines).'),
   scopes: textOrList('Space-separated scopes (or a JSON array).'),
-  confidential: {
-    anyOf: [{ type: 'boolean' }, { type: 'string' }, { type: 'array', items: { type: 'string' } }],
-    description: 'JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins). Default true.',
-  },
+  confidential: checkbox('A confidential client, with a secret.', 'true'),
   post_logout_redirect_uris: textOrList('Post-logout redirect URIs: a JSON array, or one per line.'),
   // Any string: the domain names the algorithms it takes (422), which a schema enum (400) would not.
   id_token_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA; null or "" for the default, RS256.'),
   userinfo_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA for a signed UserInfo; null or "" for plain JSON.'),
   access_token_format: stringOrNull('opaque or jwt (RFC 9068; needs openid.enabled); null or "" for opaque, the default.'),
+  dpop_bound_access_tokens: checkbox('RFC 9449 section 5.2: require DPoP-bound tokens.', 'false'),
 } as const;
 
 export const idParams = recordIdParams('application');

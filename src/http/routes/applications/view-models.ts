@@ -96,6 +96,8 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     canRotate: application.confidential,
     callbackUrls: application.redirectUris.map((uri) => ({ uri, authorizeHref: authorizeHref(application, uri) })),
     accessTokenFormat: TOKEN_FORMATS.find(({ value }) => value === application.accessTokenFormat)?.label ?? application.accessTokenFormat,
+    // RFC 9449 section 5.2: without it, a proof still binds the tokens of a request that sends one.
+    dpopBoundAccessTokens: application.dpopBoundAccessTokens ? 'Required' : 'Not required',
     openid: {
       postLogoutRedirectUris: application.postLogoutRedirectUris,
       idTokenSignedResponseAlg: application.idTokenSignedResponseAlg ?? 'RS256 (default)',
