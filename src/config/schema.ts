@@ -3,6 +3,7 @@
 
 import { introspectionSchema } from './introspection-schema.js';
 import { dpopSchema } from './dpop-schema.js';
+import { registrationSchema } from './registration-schema.js';
 import { openidSchema, signingKeysSchema } from './signing-schema.js';
 
 const scopeList = { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }, uniqueItems: true };
@@ -227,6 +228,7 @@ export const configSchema = {
     openid: openidSchema,
     keys: signingKeysSchema,
     dpop: dpopSchema,
+    registration: registrationSchema,
     rateLimit: {
       type: 'object',
       additionalProperties: false,

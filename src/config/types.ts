@@ -2,6 +2,7 @@
 // the two in step by loading every default.
 
 import type { DPOP_ALGORITHMS } from './dpop-schema.js';
+import type { REGISTRATION_POLICIES } from './registration-schema.js';
 
 export type GrantFlow = 'authorization_code' | 'client_credentials' | 'refresh_token' | 'password' | 'implicit';
 export type PkceMethod = 'S256' | 'plain';
@@ -58,6 +59,7 @@ export interface Config {
     clockSkewSeconds: number;
     nonce: { required: boolean; rotateSeconds: number };
   };
+  registration: { policy: (typeof REGISTRATION_POLICIES)[number]; maxOpenRegistrations: number };
   keys: {
     algorithms: Array<'RS256' | 'ES256' | 'EdDSA'>;
     publishAheadSeconds: number;
