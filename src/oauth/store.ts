@@ -27,6 +27,10 @@ export interface ApplicationRecord {
   accessTokenFormat: AccessTokenFormat;
   /** RFC 9449 section 5.2: every token request of this client must carry a DPoP proof. */
   dpopBoundAccessTokens: boolean;
+  /** RFC 7591: 'dynamic' for a client that registered itself at /oauth/register, else 'admin'. */
+  registeredBy: 'admin' | 'dynamic';
+  /** RFC 7592: SHA-256 hex of the registration access token of a self-registered client; null otherwise. */
+  registrationAccessToken: string | null;
 }
 
 export type AccessTokenFormat = 'opaque' | 'jwt';
@@ -210,7 +214,13 @@ export type ApplicationInput = Omit<ApplicationRecord, 'id' | 'uid' | 'createdAt
   Partial<Pick<ApplicationRecord, OptionalApplicationField>>;
 /** Fields added after Doorkeeper's: left out of a write, they keep their stored value (or the default). */
 type OptionalApplicationField =
-  'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg' | 'accessTokenFormat' | 'dpopBoundAccessTokens';
+  | 'postLogoutRedirectUris'
+  | 'idTokenSignedResponseAlg'
+  | 'userinfoSignedResponseAlg'
+  | 'accessTokenFormat'
+  | 'dpopBoundAccessTokens'
+  | 'registeredBy'
+  | 'registrationAccessToken';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

@@ -28,6 +28,7 @@ export const toApplication = ({
   idTokenSignedResponseAlg,
   userinfoSignedResponseAlg,
   accessTokenFormat,
+  registeredBy,
   ...columns
 }: Row<OauthApplication>): ApplicationRecord => ({
   ...columns,
@@ -38,6 +39,8 @@ export const toApplication = ({
   idTokenSignedResponseAlg: signingAlgorithmOrNull(idTokenSignedResponseAlg),
   userinfoSignedResponseAlg: signingAlgorithmOrNull(userinfoSignedResponseAlg),
   accessTokenFormat: accessTokenFormatOf(accessTokenFormat),
+  // Another tool's value is not a self-registration: only 'dynamic' is.
+  registeredBy: registeredBy === 'dynamic' ? 'dynamic' : 'admin',
 });
 
 /** The record's fields as Prisma's data, for writes; a field left undefined is not written. */
