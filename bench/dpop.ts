@@ -7,27 +7,31 @@
 // the service's verifyDpopProof (src/oauth/dpop-proof.ts) taken apart: jose's signature verification with the
 // embedded jwk, the RFC 7638 thumbprint, every check but the replay one, the replay check alone (the INSERT into
 // oauth_dpop_proofs, stores.dpopProofs.remember) and the whole. Progress goes to stderr, the report to stdout.
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonOptions } from 'autocannon';
 import { calculateJwkThumbprint, EmbeddedJWK, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK, type CryptoKey } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
-import { loadConfig } from '../src/config/loader.js';
 import { createApplication } from '../src/oauth/applications.js';
 import { verifyDpopProof } from '../src/oauth/dpop-proof.js';
-import { createDatabase } from '../src/storage/database.js';
-import { migrate } from '../src/storage/migrate.js';
 import { freePort } from '../scripts/lib/ports.js';
 import { problemText } from './load.js';
-import { openBenchDatabase } from './postgres.js';
-import { ensureCompiled, startServer, type ServerProcess } from './processes.js';
-import { machineLines, markdownTable, ms, rate } from './report.js';
+import { startServer, type ServerProcess } from './processes.js';
+import { markdownTable, ms, rate } from './report.js';
 import { basicAuth } from './scenarios.js';
+import {
+  benchLog,
+  countOption as count,
+  cpuMs,
+  cpuTicks,
+  prepareService,
+  rotate,
+  runBench,
+  TICKS_PER_SECOND,
+  type Cleanups,
+} from './service-harness.js';
 
 const USAGE = `Usage: npm run bench:dpop -- [options]
 
@@ -76,12 +80,6 @@ function parseOptions(argv: string[]): Options | 'help' {
     },
   });
   if (values.help) return 'help';
-  const count = (name: string, value: string | undefined, fallback: number, minimum = 1) => {
-    if (value === undefined) return fallback;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < minimum) throw new Error(`--${name}: an integer of at least ${minimum}, not ${value}`);
-    return n;
-  };
   const rounds = count('rounds', values.rounds, 8);
   return {
     requests: Math.ceil(count('requests', values.requests, 8000) / rounds) * rounds,
@@ -95,8 +93,8 @@ function parseOptions(argv: string[]): Options | 'help' {
   };
 }
 
-const log = (line: string) => process.stderr.write(`[bench:dpop ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-const cleanups: Array<() => Promise<void>> = [];
+const log = benchLog('bench:dpop');
+const cleanups: Cleanups = [];
 const FORM = 'application/x-www-form-urlencoded';
 const API_PATH = '/api/notes';
 const TOKEN_BODY = new URLSearchParams({ grant_type: 'client_credentials', scope: 'read' }).toString();
@@ -164,16 +162,6 @@ interface Run {
   proofSeconds: number;
   problems: Record<string, number>;
 }
-
-/** Reads utime + stime of a process (clock ticks) from /proc/<pid>/stat. */
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of stat(5); fields[0] here is field 3 (state).
-  return Number(fields[11]) + Number(fields[12]);
-}
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-const cpuMs = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
 
 /** `amount` requests of one case on `connections` connections; a DPoP case gives each request the next fresh proof. */
 async function load(entry: Case, amount: number, connections: number, service: ServerProcess, api: ServerProcess): Promise<Run> {
@@ -345,42 +333,18 @@ async function microbenchmarks(micros: Micro[], iterations: number): Promise<Mic
   });
 }
 
-const rotate = <T>(items: readonly T[], by: number): T[] => items.map((_, i) => items[(i + by) % items.length]!);
-
 // ---------------------------------------------------------------- main
 
 async function main(options: Options): Promise<boolean> {
   const startedAt = new Date();
-  const serviceEntry = options.useTsx ? ['--import', 'tsx', 'src/main.ts'] : [await ensureCompiled(log)];
-  const benchDatabase = await openBenchDatabase(log);
-  cleanups.push(() => benchDatabase.dispose());
-  const machine = machineLines(await benchDatabase.describe());
-  const work = mkdtempSync(join(tmpdir(), 'oauth-bench-dpop-'));
-  cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
-
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const keyEncryptionKey = randomBytes(32).toString('hex');
-  const configPath = join(work, 'config.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify(
-      {
-        databasePoolSize: options.poolSize,
-        databaseUrl: benchDatabase.url,
-        baseUrl,
-        host: '127.0.0.1',
-        port,
-        sessionSecret: randomBytes(32).toString('hex'),
-      },
-      null,
-      2,
-    ),
-  );
-  const config = loadConfig({ path: configPath, env: { KEY_ENCRYPTION_KEY: keyEncryptionKey } });
-  const database = await createDatabase({ databaseUrl: benchDatabase.url, dataDir: 'unused', poolSize: 4 });
-  cleanups.unshift(() => database.close());
-  await migrate(database);
+  const { machine, baseUrl, config, database, start } = await prepareService({
+    log,
+    cleanups,
+    workPrefix: 'oauth-bench-dpop-',
+    useTsx: options.useTsx,
+    poolSize: 4,
+    settings: (where) => ({ databasePoolSize: options.poolSize, baseUrl: where.baseUrl }),
+  });
   const deps = domainDeps(database, config);
   const { application, plainSecret } = await createApplication(deps, {
     name: 'bench DPoP client (client_credentials)',
@@ -391,14 +355,7 @@ async function main(options: Options): Promise<boolean> {
   const clientId = application.uid;
   const authorization = basicAuth(clientId, plainSecret!);
 
-  const service = await startServer(
-    'service',
-    [...serviceEntry, 'serve', '--config', configPath],
-    { LOG_LEVEL: 'warn', KEY_ENCRYPTION_KEY: keyEncryptionKey },
-    port,
-  );
-  cleanups.unshift(() => service.stop());
-  log(`service (${options.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}) pid ${service.pid} on ${service.baseUrl}`);
+  const service = await start();
   const apiPort = await freePort();
   // The API introspects with the caller's own credentials (the default sameApplication rule).
   const api = await startServer(
@@ -630,23 +587,11 @@ async function main(options: Options): Promise<boolean> {
   return valid;
 }
 
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0)) await cleanup().catch((error: Error) => log(`cleanup failed: ${error.message}`));
-}
-
-const options = parseOptions(process.argv.slice(2));
-if (options === 'help') {
-  process.stdout.write(`${USAGE}\n`);
-} else {
-  process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
-  try {
-    const valid = await main(options);
-    if (!valid) log('some answers were not the expected ones; the numbers above are not valid measurements');
-    process.exitCode = valid ? 0 : 1;
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? String(error)}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanUp();
-  }
-}
+await runBench({
+  usage: USAGE,
+  parse: parseOptions,
+  main,
+  log,
+  cleanups,
+  invalidMessage: 'some answers were not the expected ones; the numbers above are not valid measurements',
+});

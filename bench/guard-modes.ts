@@ -5,26 +5,19 @@
 // the service's /metrics, read before and after each run, tell how many requests each API's load caused at the
 // service. jwt mode must need none on the hot path: any introspection during its load, or more than
 // MAX_JWKS_FETCHES fetches of the JWKS, fails the bench (exit 1). Progress goes to stderr, the report to stdout.
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { decodeProtectedHeader, decodeJwt } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
-import { loadConfig } from '../src/config/loader.js';
 import { createApplication } from '../src/oauth/applications.js';
 import { createResource } from '../src/oauth/resources.js';
 import { ensureSigningKeys } from '../src/oauth/signing-key-service.js';
-import { createDatabase } from '../src/storage/database.js';
-import { migrate } from '../src/storage/migrate.js';
 import { freePort } from '../scripts/lib/ports.js';
 import { combine, problemText, runLoad, type LoadRun, type Measurement } from './load.js';
-import { openBenchDatabase } from './postgres.js';
-import { ensureCompiled, startServer, type ServerProcess } from './processes.js';
-import { machineLines, markdownTable, ms, rate } from './report.js';
+import { startServer, type ServerProcess } from './processes.js';
+import { markdownTable, ms, rate } from './report.js';
 import { basicAuth, type Scenario } from './scenarios.js';
+import { benchLog, countOption as count, cpuMs, cpuTicks, prepareService, rotate, runBench, type Cleanups } from './service-harness.js';
 
 const USAGE = `Usage: npm run bench:guard -- [options]
 
@@ -69,12 +62,6 @@ function parseOptions(argv: string[]): Options | 'help' {
     },
   });
   if (values.help) return 'help';
-  const count = (name: string, value: string | undefined, fallback: number, minimum = 1) => {
-    if (value === undefined) return fallback;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < minimum) throw new Error(`--${name}: an integer of at least ${minimum}, not ${value}`);
-    return n;
-  };
   return {
     seconds: count('seconds', values.seconds, 10),
     rounds: count('rounds', values.rounds, 2),
@@ -86,8 +73,8 @@ function parseOptions(argv: string[]): Options | 'help' {
   };
 }
 
-const log = (line: string) => process.stderr.write(`[bench:guard ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-const cleanups: Array<() => Promise<void>> = [];
+const log = benchLog('bench:guard');
+const cleanups: Cleanups = [];
 /** The identifier of the protected API (RFC 8707): the same for the three targets, which verify the same token. */
 const RESOURCE = 'https://notes.bench.example/api';
 const PATH = '/api/notes';
@@ -148,16 +135,6 @@ function add(into: RouteCounts, more: RouteCounts): RouteCounts {
   return into;
 }
 
-/** Reads utime + stime of a process (clock ticks) from /proc/<pid>/stat. */
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of stat(5); fields[0] here is field 3 (state).
-  return Number(fields[11]) + Number(fields[12]);
-}
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-const cpuMs = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
-
 // ---------------------------------------------------------------- load
 
 function scenario(token: string): Scenario {
@@ -190,47 +167,26 @@ async function probe(target: Target, token: string, clientId: string): Promise<s
   return null;
 }
 
-const rotate = <T>(items: readonly T[], by: number): T[] => items.map((_, i) => items[(i + by) % items.length]!);
-
 // ---------------------------------------------------------------- main
 
 async function main(options: Options): Promise<boolean> {
   const startedAt = new Date();
-  const serviceEntry = options.useTsx ? ['--import', 'tsx', 'src/main.ts'] : [await ensureCompiled(log)];
-  const benchDatabase = await openBenchDatabase(log);
-  cleanups.push(() => benchDatabase.dispose());
-  const machine = machineLines(await benchDatabase.describe());
-  const work = mkdtempSync(join(tmpdir(), 'oauth-bench-guard-'));
-  cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
-
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const keyEncryptionKey = randomBytes(32).toString('hex');
-  const configPath = join(work, 'config.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify(
-      {
-        databaseUrl: benchDatabase.url,
-        baseUrl,
-        host: '127.0.0.1',
-        port,
-        sessionSecret: randomBytes(32).toString('hex'),
-        openid: { enabled: true },
-        // The default rules plus the opt-in audience rule: the resource's server client (the remote API) may
-        // introspect the tokens meant for it.
-        introspection: {
-          allow: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }, { rule: 'audience' }],
-        },
+  const { machine, baseUrl, config, database, start } = await prepareService({
+    log,
+    cleanups,
+    workPrefix: 'oauth-bench-guard-',
+    useTsx: options.useTsx,
+    poolSize: 2,
+    settings: (where) => ({
+      baseUrl: where.baseUrl,
+      openid: { enabled: true },
+      // The default rules plus the opt-in audience rule: the resource's server client (the remote API) may
+      // introspect the tokens meant for it.
+      introspection: {
+        allow: [{ rule: 'sameApplication' }, { rule: 'tokenApplication' }, { rule: 'publicToken' }, { rule: 'audience' }],
       },
-      null,
-      2,
-    ),
-  );
-  const config = loadConfig({ path: configPath, env: { KEY_ENCRYPTION_KEY: keyEncryptionKey } });
-  const database = await createDatabase({ databaseUrl: benchDatabase.url, dataDir: 'unused', poolSize: 2 });
-  cleanups.unshift(() => database.close());
-  await migrate(database);
+    }),
+  });
 
   // Seeded through the domain, as the CLI does (apps create; resources create --token-format jwt --server-client-id).
   const deps = domainDeps(database, config);
@@ -249,14 +205,7 @@ async function main(options: Options): Promise<boolean> {
   });
   log(`resource ${registered.uri} (format ${registered.tokenFormat}, server client ${registered.serverClientId})`);
 
-  const service = await startServer(
-    'service',
-    [...serviceEntry, 'serve', '--config', configPath],
-    { LOG_LEVEL: 'warn', KEY_ENCRYPTION_KEY: keyEncryptionKey },
-    port,
-  );
-  cleanups.unshift(() => service.stop());
-  log(`service (${options.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}) pid ${service.pid} on ${service.baseUrl}`);
+  const service = await start();
 
   // The one token every target verifies: client_credentials with resource= (RFC 8707), a JWT (RFC 9068).
   const issued = await fetch(`${baseUrl}/oauth/token`, {
@@ -444,21 +393,10 @@ async function main(options: Options): Promise<boolean> {
   return valid && hotPathOk;
 }
 
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0)) await cleanup().catch((error: Error) => log(`cleanup failed: ${error.message}`));
-}
-
-const options = parseOptions(process.argv.slice(2));
-if (options === 'help') {
-  process.stdout.write(`${USAGE}\n`);
-} else {
-  process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
-  try {
-    process.exitCode = (await main(options)) ? 0 : 1;
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? String(error)}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanUp();
-  }
-}
+await runBench({
+  usage: USAGE,
+  parse: parseOptions,
+  main,
+  log,
+  cleanups,
+});

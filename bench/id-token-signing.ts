@@ -5,17 +5,12 @@
 // for a client registered for RS256, ES256 and EdDSA; alternated in rounds. Then the signer alone in this
 // process (createTokenSigner, the same keys from the same database), to separate the crypto from HTTP and SQL.
 // Progress goes to stderr, the report (Markdown) to stdout.
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import autocannon, { type AutocannonOptions } from 'autocannon';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
-import { loadConfig } from '../src/config/loader.js';
 import type { Config } from '../src/config/types.js';
 import { createApplication } from '../src/oauth/applications.js';
 import { idTokenClaims } from '../src/oauth/id-token.js';
@@ -23,14 +18,21 @@ import { generateSecret, storedForm } from '../src/oauth/secrets.js';
 import { ensureSigningKeys } from '../src/oauth/signing-key-service.js';
 import type { SigningAlgorithm } from '../src/oauth/signing-keys.js';
 import { argon2Hasher } from '../src/storage/argon2-hasher.js';
-import { createDatabase, type Database } from '../src/storage/database.js';
-import { migrate } from '../src/storage/migrate.js';
-import { freePort } from '../scripts/lib/ports.js';
+import type { Database } from '../src/storage/database.js';
 import { problemText } from './load.js';
-import { openBenchDatabase } from './postgres.js';
-import { ensureCompiled, startServer, type ServerProcess } from './processes.js';
-import { machineLines, markdownTable, ms, rate } from './report.js';
+import type { ServerProcess } from './processes.js';
+import { markdownTable, ms, rate } from './report.js';
 import { basicAuth } from './scenarios.js';
+import {
+  benchLog,
+  countOption as count,
+  cpuTicks,
+  prepareService,
+  rotate,
+  runBench,
+  TICKS_PER_SECOND,
+  type Cleanups,
+} from './service-harness.js';
 
 const USAGE = `Usage: npm run bench:signing -- [options]
 
@@ -75,12 +77,6 @@ function parseOptions(argv: string[]): Options | 'help' {
     },
   });
   if (values.help) return 'help';
-  const count = (name: string, value: string | undefined, fallback: number, minimum = 1) => {
-    if (value === undefined) return fallback;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < minimum) throw new Error(`--${name}: an integer of at least ${minimum}, not ${value}`);
-    return n;
-  };
   const rounds = count('rounds', values.rounds, 12);
   return {
     exchanges: Math.ceil(count('exchanges', values.exchanges, 12000) / rounds) * rounds,
@@ -94,8 +90,8 @@ function parseOptions(argv: string[]): Options | 'help' {
   };
 }
 
-const log = (line: string) => process.stderr.write(`[bench:signing ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-const cleanups: Array<() => Promise<void>> = [];
+const log = benchLog('bench:signing');
+const cleanups: Cleanups = [];
 const ALGORITHMS: SigningAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
 /** The in-process signatures are alternated in this many rounds. */
 const SIGNING_ROUNDS = 5;
@@ -172,15 +168,6 @@ async function seed(database: Database, config: Readonly<Config>, codesPerCase: 
 
 const exchangeBody = (code: string) =>
   new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI }).toString();
-
-/** Reads utime + stime of a process (clock ticks) from /proc/<pid>/stat. */
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of stat(5); fields[0] here is field 3 (state).
-  return Number(fields[11]) + Number(fields[12]);
-}
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** `amount` exchanges of one case on `connections` connections, each request with the next unused code. */
 async function exchanges(service: ServerProcess, entry: ExchangeCase, amount: number, connections: number): Promise<Run> {
@@ -357,44 +344,24 @@ async function signing(database: Database, config: Readonly<Config>, cases: Exch
   });
 }
 
-const rotate = <T>(items: readonly T[], by: number): T[] => items.map((_, i) => items[(i + by) % items.length]!);
-
 // ---------------------------------------------------------------- main
 
 async function main(options: Options): Promise<boolean> {
   const startedAt = new Date();
-  const serviceEntry = options.useTsx ? ['--import', 'tsx', 'src/main.ts'] : [await ensureCompiled(log)];
-  const benchDatabase = await openBenchDatabase(log);
-  cleanups.push(() => benchDatabase.dispose());
-  const machine = machineLines(await benchDatabase.describe());
-  const work = mkdtempSync(join(tmpdir(), 'oauth-bench-signing-'));
-  cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
-
-  const port = await freePort();
-  const keyEncryptionKey = randomBytes(32).toString('hex');
-  const configPath = join(work, 'config.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify(
-      {
-        databasePoolSize: options.poolSize,
-        databaseUrl: benchDatabase.url,
-        host: '127.0.0.1',
-        port,
-        sessionSecret: randomBytes(32).toString('hex'),
-        // Codes live long enough for the whole run (the default is 10 minutes).
-        authorizationCodeExpiresIn: 3600,
-        openid: { enabled: true },
-        keys: { algorithms: ALGORITHMS },
-      },
-      null,
-      2,
-    ),
-  );
-  const config = loadConfig({ path: configPath, env: { KEY_ENCRYPTION_KEY: keyEncryptionKey } });
-  const database = await createDatabase({ databaseUrl: benchDatabase.url, dataDir: 'unused', poolSize: 4 });
-  cleanups.unshift(() => database.close());
-  await migrate(database);
+  const { machine, config, database, start } = await prepareService({
+    log,
+    cleanups,
+    workPrefix: 'oauth-bench-signing-',
+    useTsx: options.useTsx,
+    poolSize: 4,
+    settings: () => ({
+      databasePoolSize: options.poolSize,
+      // Codes live long enough for the whole run (the default is 10 minutes).
+      authorizationCodeExpiresIn: 3600,
+      openid: { enabled: true },
+      keys: { algorithms: ALGORITHMS },
+    }),
+  });
 
   // Per case: warm-up, measured exchanges, one probe, and slack for requests autocannon sends past `amount`.
   const codesPerCase = options.warmup + options.exchanges + 1 + options.connections * (options.rounds + 1) * 2;
@@ -403,14 +370,7 @@ async function main(options: Options): Promise<boolean> {
   const cases = await seed(database, config, codesPerCase);
   log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
 
-  const service = await startServer(
-    'service',
-    [...serviceEntry, 'serve', '--config', configPath],
-    { LOG_LEVEL: 'warn', KEY_ENCRYPTION_KEY: keyEncryptionKey },
-    port,
-  );
-  cleanups.unshift(() => service.stop());
-  log(`service (${options.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}) pid ${service.pid} on ${service.baseUrl}`);
+  const service = await start();
 
   const problems = (await Promise.all(cases.map((entry) => probe(service, entry)))).filter((p): p is string => p !== null);
   for (const problem of problems) log(`PROBE: ${problem}`);
@@ -528,23 +488,11 @@ async function main(options: Options): Promise<boolean> {
   return valid;
 }
 
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0)) await cleanup().catch((error: Error) => log(`cleanup failed: ${error.message}`));
-}
-
-const options = parseOptions(process.argv.slice(2));
-if (options === 'help') {
-  process.stdout.write(`${USAGE}\n`);
-} else {
-  process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
-  try {
-    const valid = await main(options);
-    if (!valid) log('some answers were not the expected ones; the numbers above are not valid measurements');
-    process.exitCode = valid ? 0 : 1;
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? String(error)}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanUp();
-  }
-}
+await runBench({
+  usage: USAGE,
+  parse: parseOptions,
+  main,
+  log,
+  cleanups,
+  invalidMessage: 'some answers were not the expected ones; the numbers above are not valid measurements',
+});

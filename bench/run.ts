@@ -17,9 +17,10 @@ import { endpointTable, isValid, machineLines, rate, scaleTable, type EndpointRe
 import { endpointScenarios, randomIntrospection, soakScenario, type Scenario } from './scenarios.js';
 import { insertBulkTokens, seedThroughDomain } from './seed.js';
 import { soak, soakTable, type SoakResult } from './soak.js';
+import { benchLog, runBench, type Cleanups } from './service-harness.js';
 
-const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-const cleanups: Array<() => Promise<void>> = [];
+const log = benchLog('bench');
+const cleanups: Cleanups = [];
 
 async function main(options: BenchOptions): Promise<boolean> {
   const started = Date.now();
@@ -195,24 +196,12 @@ async function main(options: BenchOptions): Promise<boolean> {
   return problems.length === 0 && measurements.every(isValid);
 }
 
-async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0)) await cleanup().catch((error: Error) => log(`cleanup failed: ${error.message}`));
-}
-
-const options = parseBenchOptions(process.argv.slice(2));
-if (options === 'help') {
-  process.stdout.write(`${USAGE}\n`);
-} else {
-  process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
-  try {
-    const valid = await main(options);
-    // A run with unexpected answers is not a fast run: the exit code says so (bars are only reported).
-    if (!valid) log('some responses were not the expected ones; the numbers above are not valid measurements');
-    process.exitCode = valid ? 0 : 1;
-  } catch (error) {
-    log(`failed: ${(error as Error).stack ?? String(error)}`);
-    process.exitCode = 1;
-  } finally {
-    await cleanUp();
-  }
-}
+await runBench({
+  usage: USAGE,
+  parse: parseBenchOptions,
+  main,
+  log,
+  cleanups,
+  // A run with unexpected answers is not a fast run: the exit code says so (bars are only reported).
+  invalidMessage: 'some responses were not the expected ones; the numbers above are not valid measurements',
+});

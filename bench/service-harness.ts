@@ -1,0 +1,155 @@
+// What the bench scripts (bench/run.ts, id-token-signing.ts, guard-modes.ts, dpop.ts) share around their
+// measurements: the progress log, option counts, the service started on a private PostgreSQL with its own
+// KEY_ENCRYPTION_KEY, the CPU time of a process, and the run of main() with its cleanups and exit code.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config/loader.js';
+import type { Config } from '../src/config/types.js';
+import { createDatabase, type Database } from '../src/storage/database.js';
+import { migrate } from '../src/storage/migrate.js';
+import { freePort } from '../scripts/lib/ports.js';
+import { openBenchDatabase } from './postgres.js';
+import { ensureCompiled, startServer, type ServerProcess } from './processes.js';
+import { machineLines } from './report.js';
+
+export type Log = (line: string) => void;
+/** Run in list order at the end (runBench): a script pushes what must go last and unshifts what must go first. */
+export type Cleanups = Array<() => Promise<void>>;
+
+/** Progress lines on stderr, `[name hh:mm:ss] line`. */
+export const benchLog =
+  (name: string): Log =>
+  (line) =>
+    process.stderr.write(`[${name} ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+/** An option's integer value: `fallback` when absent, an error when not an integer of at least `minimum`. */
+export function countOption(name: string, value: string | undefined, fallback: number, minimum = 1): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < minimum) throw new Error(`--${name}: an integer of at least ${minimum}, not ${value}`);
+  return n;
+}
+
+/** The items starting at index `by`, wrapping around: the order of a round. */
+export const rotate = <T>(items: readonly T[], by: number): T[] => items.map((_, i) => items[(i + by) % items.length]!);
+
+/** Reads utime + stime of a process (clock ticks) from /proc/<pid>/stat. */
+export function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of stat(5); fields[0] here is field 3 (state).
+  return Number(fields[11]) + Number(fields[12]);
+}
+export const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+export const cpuMs = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
+
+export interface PreparedService {
+  /** The machine lines of the report (machineLines with the database's description). */
+  machine: string[];
+  port: number;
+  /** http://127.0.0.1:<port> */
+  baseUrl: string;
+  configPath: string;
+  config: Readonly<Config>;
+  /** The bench's own connection to the service's database (migrated), for seeding. */
+  database: Database;
+  /** Starts the service (serve --config, LOG_LEVEL=warn, the same KEY_ENCRYPTION_KEY); stopped by the cleanups. */
+  start(): Promise<ServerProcess>;
+}
+
+/**
+ * A fresh database (openBenchDatabase), a temporary folder with the service's config.json (host 127.0.0.1, a free
+ * port, a random session secret, then `settings`), the config as the service will read it, and the bench's own
+ * migrated connection to the database; the service itself starts with start(), after the script has seeded.
+ */
+export async function prepareService(options: {
+  log: Log;
+  cleanups: Cleanups;
+  /** Prefix of the temporary folder's name. */
+  workPrefix: string;
+  useTsx: boolean;
+  /** Pool size of the bench's own connection. */
+  poolSize: number;
+  settings: (where: { baseUrl: string }) => Record<string, unknown>;
+}): Promise<PreparedService> {
+  const { log, cleanups, useTsx } = options;
+  const serviceEntry = useTsx ? ['--import', 'tsx', 'src/main.ts'] : [await ensureCompiled(log)];
+  const benchDatabase = await openBenchDatabase(log);
+  cleanups.push(() => benchDatabase.dispose());
+  const machine = machineLines(await benchDatabase.describe());
+  const work = mkdtempSync(join(tmpdir(), options.workPrefix));
+  cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
+
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const keyEncryptionKey = randomBytes(32).toString('hex');
+  const configPath = join(work, 'config.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify(
+      {
+        databaseUrl: benchDatabase.url,
+        host: '127.0.0.1',
+        port,
+        sessionSecret: randomBytes(32).toString('hex'),
+        ...options.settings({ baseUrl }),
+      },
+      null,
+      2,
+    ),
+  );
+  const config = loadConfig({ path: configPath, env: { KEY_ENCRYPTION_KEY: keyEncryptionKey } });
+  const database = await createDatabase({ databaseUrl: benchDatabase.url, dataDir: 'unused', poolSize: options.poolSize });
+  cleanups.unshift(() => database.close());
+  await migrate(database);
+
+  const start = async () => {
+    const service = await startServer(
+      'service',
+      [...serviceEntry, 'serve', '--config', configPath],
+      { LOG_LEVEL: 'warn', KEY_ENCRYPTION_KEY: keyEncryptionKey },
+      port,
+    );
+    cleanups.unshift(() => service.stop());
+    log(`service (${useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}) pid ${service.pid} on ${service.baseUrl}`);
+    return service;
+  };
+  return { machine, port, baseUrl, configPath, config, database, start };
+}
+
+/**
+ * The script's entry: the usage for --help; else main() with the cleanups run at its end and on SIGINT, exit code
+ * 0 when main() returns true, 1 when it returns false (logging `invalidMessage`, if any) or throws.
+ */
+export async function runBench<O>(options: {
+  usage: string;
+  parse: (argv: string[]) => O | 'help';
+  main: (options: O) => Promise<boolean>;
+  log: Log;
+  cleanups: Cleanups;
+  invalidMessage?: string;
+}): Promise<void> {
+  const { log, cleanups } = options;
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup().catch((error: Error) => log(`cleanup failed: ${error.message}`));
+  };
+  const parsed = options.parse(process.argv.slice(2));
+  if (parsed === 'help') {
+    process.stdout.write(`${options.usage}\n`);
+    return;
+  }
+  process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
+  try {
+    const valid = await options.main(parsed);
+    if (!valid && options.invalidMessage) log(options.invalidMessage);
+    process.exitCode = valid ? 0 : 1;
+  } catch (error) {
+    log(`failed: ${(error as Error).stack ?? String(error)}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}
