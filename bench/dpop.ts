@@ -11,27 +11,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import autocannon, { type AutocannonOptions } from 'autocannon';
 import { calculateJwkThumbprint, EmbeddedJWK, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK, type CryptoKey } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
 import { createApplication } from '../src/oauth/applications.js';
 import { verifyDpopProof } from '../src/oauth/dpop-proof.js';
 import { freePort } from '../scripts/lib/ports.js';
+import { boundedLoad, meanLatency, sampleStats, spread, summarizeRuns, type RunsSummary } from './bounded-load.js';
 import { problemText } from './load.js';
 import { startServer, type ServerProcess } from './processes.js';
 import { markdownTable, ms, rate } from './report.js';
 import { basicAuth } from './scenarios.js';
-import {
-  benchLog,
-  countOption as count,
-  cpuMs,
-  cpuTicks,
-  prepareService,
-  rotate,
-  runBench,
-  TICKS_PER_SECOND,
-  type Cleanups,
-} from './service-harness.js';
+import { benchLog, countOption as count, prepareService, rotate, runBench, TICKS_PER_SECOND, type Cleanups } from './service-harness.js';
 
 const USAGE = `Usage: npm run bench:dpop -- [options]
 
@@ -169,54 +159,28 @@ async function load(entry: Case, amount: number, connections: number, service: S
   // autocannon may send a few requests past `amount` before it stops: slack, so that none goes without a proof.
   const list = entry.makeProof ? await proofs(amount + connections * 2, entry.makeProof) : [];
   const proofSeconds = (performance.now() - proofStarted) / 1000;
-  const problems: Record<string, number> = {};
-  const latencies: number[] = [];
-  const count = (kind: string) => (problems[kind] = (problems[kind] ?? 0) + 1);
-  const options: AutocannonOptions & { amount: number; sampleInt: number } = {
+  const run = await boundedLoad({
     url: entry.target.baseUrl,
-    connections: Math.min(connections, amount),
-    pipelining: 1,
     amount,
-    sampleInt: 50,
-    timeout: 10,
-    requests: [
-      {
-        method: entry.method,
-        path: entry.path,
-        headers: entry.headers,
-        ...(entry.body !== undefined && { body: entry.body }),
-        ...(entry.makeProof && {
-          setupRequest: (request) => ({ ...request, headers: { ...entry.headers, dpop: list.pop() ?? 'proofs-exhausted' } }),
-        }),
-        onResponse: (status, body) => {
-          if (status !== 200) return;
-          const problem = entry.check(body);
-          if (problem) count(problem);
-        },
+    connections,
+    pids: [service.pid, api.pid],
+    request: (problem) => ({
+      method: entry.method,
+      path: entry.path,
+      headers: entry.headers,
+      ...(entry.body !== undefined && { body: entry.body }),
+      ...(entry.makeProof && {
+        setupRequest: (request) => ({ ...request, headers: { ...entry.headers, dpop: list.pop() ?? 'proofs-exhausted' } }),
+      }),
+      onResponse: (status, body) => {
+        if (status !== 200) return;
+        const kind = entry.check(body);
+        if (kind) problem(kind);
       },
-    ],
-  };
-  const serviceTicks = cpuTicks(service.pid);
-  const apiTicks = cpuTicks(api.pid);
-  const started = performance.now();
-  const instance = autocannon(options);
-  let last = started;
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, milliseconds: number) => {
-    latencies.push(milliseconds);
-    last = performance.now();
+    }),
   });
-  const guard = setTimeout(() => instance.stop(), 120_000);
-  const result = await instance;
-  clearTimeout(guard);
-  const seconds = (last - started) / 1000;
-  const serviceCpuMs = cpuMs(cpuTicks(service.pid) - serviceTicks);
-  const apiCpuMs = cpuMs(cpuTicks(api.pid) - apiTicks);
-  for (const [status, { count: n }] of Object.entries(result.statusCodeStats)) {
-    if (Number(status) !== 200) problems[`HTTP ${status}`] = Number(n);
-  }
-  if (result.errors > 0) problems.errors = result.errors;
-  if (result.timeouts > 0) problems.timeouts = result.timeouts;
-  return { latencies, seconds, serviceCpuMs, apiCpuMs, proofSeconds, problems };
+  const [serviceCpuMs, apiCpuMs] = run.cpuMs as [number, number];
+  return { latencies: run.latencies, seconds: run.seconds, serviceCpuMs, apiCpuMs, proofSeconds, problems: run.problems };
 }
 
 /** One request outside the load, checked in full. */
@@ -248,32 +212,17 @@ async function probe(entry: Case): Promise<string | null> {
   return null;
 }
 
-interface Summary {
-  count: number;
-  requestsPerSecond: number;
-  mean: number;
-  p50: number;
-  p99: number;
+interface Summary extends RunsSummary {
   serviceCpuPerRequest: number;
   apiCpuPerRequest: number;
-  problems: Record<string, number>;
 }
 
 function summarize(runs: Run[]): Summary {
-  const all = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
-  const count = all.length;
-  const percentile = (fraction: number) => (count === 0 ? NaN : all[Math.min(count - 1, Math.ceil(fraction * count) - 1)]!);
-  const problems: Record<string, number> = {};
-  for (const run of runs) for (const [kind, n] of Object.entries(run.problems)) problems[kind] = (problems[kind] ?? 0) + n;
+  const summary = summarizeRuns(runs);
   return {
-    count,
-    requestsPerSecond: count / runs.reduce((sum, run) => sum + run.seconds, 0),
-    mean: all.reduce((sum, value) => sum + value, 0) / count,
-    p50: percentile(0.5),
-    p99: percentile(0.99),
-    serviceCpuPerRequest: runs.reduce((sum, run) => sum + run.serviceCpuMs, 0) / count,
-    apiCpuPerRequest: runs.reduce((sum, run) => sum + run.apiCpuMs, 0) / count,
-    problems,
+    ...summary,
+    serviceCpuPerRequest: runs.reduce((sum, run) => sum + run.serviceCpuMs, 0) / summary.count,
+    apiCpuPerRequest: runs.reduce((sum, run) => sum + run.apiCpuMs, 0) / summary.count,
   };
 }
 
@@ -319,16 +268,15 @@ async function microbenchmarks(micros: Micro[], iterations: number): Promise<Mic
   }
   return micros.map((micro) => {
     const { latencies, cpuUs } = samples.get(micro)!;
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+    const stats = sampleStats(latencies);
     return {
       name: micro.name,
       what: micro.what,
-      count: sorted.length,
-      meanUs: sorted.reduce((sum, value) => sum + value, 0) / sorted.length,
-      p50Us: at(0.5),
-      p99Us: at(0.99),
-      cpuUs: cpuUs / sorted.length,
+      count: stats.count,
+      meanUs: stats.mean,
+      p50Us: stats.p50,
+      p99Us: stats.p99,
+      cpuUs: cpuUs / stats.count,
     };
   });
 }
@@ -517,13 +465,12 @@ async function main(options: Options): Promise<boolean> {
   const delta = (value: number, digits = 2) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
   const roundDeltas = (kind: Case['kind'], value: (run: Run) => number, digits: number) => {
     const without = runs.get(cases.find((c) => c.kind === kind && !c.dpop)!)!;
-    const values = runs
-      .get(cases.find((c) => c.kind === kind && c.dpop)!)!
-      .map((run, round) => value(run) - value(without[round]!))
-      .sort((a, b) => a - b);
-    return `${delta(values[Math.floor((values.length - 1) / 2)]!, digits)} (${delta(values[0]!, digits)} … ${delta(values.at(-1)!, digits)})`;
+    return spread(
+      runs.get(cases.find((c) => c.kind === kind && c.dpop)!)!.map((run, round) => value(run) - value(without[round]!)),
+      (v) => delta(v, digits),
+    );
   };
-  const meanOf = (run: Run) => run.latencies.reduce((sum, value) => sum + value, 0) / run.latencies.length;
+  const meanOf = meanLatency;
   const serviceCpuOf = (run: Run) => run.serviceCpuMs / run.latencies.length;
   const apiCpuOf = (run: Run) => run.apiCpuMs / run.latencies.length;
   const valid = [...summaries.values()].every((s) => Object.keys(s.problems).length === 0);

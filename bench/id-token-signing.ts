@@ -8,7 +8,6 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import autocannon, { type AutocannonOptions } from 'autocannon';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
 import type { Config } from '../src/config/types.js';
@@ -19,20 +18,12 @@ import { ensureSigningKeys } from '../src/oauth/signing-key-service.js';
 import type { SigningAlgorithm } from '../src/oauth/signing-keys.js';
 import { argon2Hasher } from '../src/storage/argon2-hasher.js';
 import type { Database } from '../src/storage/database.js';
+import { boundedLoad, meanLatency, sampleStats, spread, summarizeRuns, type RunsSummary } from './bounded-load.js';
 import { problemText } from './load.js';
 import type { ServerProcess } from './processes.js';
 import { markdownTable, ms, rate } from './report.js';
 import { basicAuth } from './scenarios.js';
-import {
-  benchLog,
-  countOption as count,
-  cpuTicks,
-  prepareService,
-  rotate,
-  runBench,
-  TICKS_PER_SECOND,
-  type Cleanups,
-} from './service-harness.js';
+import { benchLog, countOption as count, prepareService, rotate, runBench, TICKS_PER_SECOND, type Cleanups } from './service-harness.js';
 
 const USAGE = `Usage: npm run bench:signing -- [options]
 
@@ -116,14 +107,8 @@ interface Run {
   problems: Record<string, number>;
 }
 
-interface Summary {
-  count: number;
-  requestsPerSecond: number;
-  mean: number;
-  p50: number;
-  p99: number;
+interface Summary extends RunsSummary {
   cpuPerRequestMs: number;
-  problems: Record<string, number>;
 }
 
 // ---------------------------------------------------------------- seeding
@@ -172,53 +157,26 @@ const exchangeBody = (code: string) =>
 /** `amount` exchanges of one case on `connections` connections, each request with the next unused code. */
 async function exchanges(service: ServerProcess, entry: ExchangeCase, amount: number, connections: number): Promise<Run> {
   const take = () => entry.codes.pop() ?? 'codes-exhausted';
-  const problems: Record<string, number> = {};
-  const latencies: number[] = [];
-  // autocannon ends a run on its sampling tick (sampleInt, 1 s by default): a short tick, and the run's time
-  // is taken from its start to its last response, not to the tick.
-  const options: AutocannonOptions & { amount: number; sampleInt: number } = {
+  const run = await boundedLoad({
     url: service.baseUrl,
-    connections: Math.min(connections, amount),
-    pipelining: 1,
     amount,
-    sampleInt: 50,
-    timeout: 10,
-    requests: [
-      {
-        method: 'POST',
-        path: '/oauth/token',
-        headers: { 'content-type': FORM, authorization: basicAuth(entry.clientId, entry.clientSecret) },
-        body: exchangeBody('placeholder'),
-        setupRequest: (request) => ({ ...request, body: exchangeBody(take()) }),
-        onResponse: (status, body) => {
-          if (status !== 200) return;
-          // Every answer must be what the case measures: an ID token exactly when openid was granted.
-          if (body.includes('"id_token"') === (entry.alg !== null)) return;
-          const kind = entry.alg ? 'no id_token' : 'unexpected id_token';
-          problems[kind] = (problems[kind] ?? 0) + 1;
-        },
+    connections,
+    pids: [service.pid],
+    request: (problem) => ({
+      method: 'POST',
+      path: '/oauth/token',
+      headers: { 'content-type': FORM, authorization: basicAuth(entry.clientId, entry.clientSecret) },
+      body: exchangeBody('placeholder'),
+      setupRequest: (request) => ({ ...request, body: exchangeBody(take()) }),
+      onResponse: (status, body) => {
+        if (status !== 200) return;
+        // Every answer must be what the case measures: an ID token exactly when openid was granted.
+        if (body.includes('"id_token"') === (entry.alg !== null)) return;
+        problem(entry.alg ? 'no id_token' : 'unexpected id_token');
       },
-    ],
-  };
-  const ticks = cpuTicks(service.pid);
-  const started = performance.now();
-  const instance = autocannon(options);
-  let last = started;
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, milliseconds: number) => {
-    latencies.push(milliseconds);
-    last = performance.now();
+    }),
   });
-  const guard = setTimeout(() => instance.stop(), 120_000);
-  const result = await instance;
-  clearTimeout(guard);
-  const seconds = (last - started) / 1000;
-  const serviceCpuMs = ((cpuTicks(service.pid) - ticks) * 1000) / TICKS_PER_SECOND;
-  for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
-    if (Number(status) !== 200) problems[`HTTP ${status}`] = Number(count);
-  }
-  if (result.errors > 0) problems.errors = result.errors;
-  if (result.timeouts > 0) problems.timeouts = result.timeouts;
-  return { latencies, seconds, serviceCpuMs, problems };
+  return { latencies: run.latencies, seconds: run.seconds, serviceCpuMs: run.cpuMs[0]!, problems: run.problems };
 }
 
 /** One exchange outside the load: the answer is checked in full (ID token signed by `alg`, verified by the JWKS). */
@@ -246,20 +204,8 @@ async function probe(service: ServerProcess, entry: ExchangeCase): Promise<strin
 }
 
 function summarize(runs: Run[]): Summary {
-  const all = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
-  const count = all.length;
-  const percentile = (fraction: number) => (count === 0 ? NaN : all[Math.min(count - 1, Math.ceil(fraction * count) - 1)]!);
-  const problems: Record<string, number> = {};
-  for (const run of runs) for (const [kind, n] of Object.entries(run.problems)) problems[kind] = (problems[kind] ?? 0) + n;
-  return {
-    count,
-    requestsPerSecond: count / runs.reduce((sum, run) => sum + run.seconds, 0),
-    mean: all.reduce((sum, value) => sum + value, 0) / count,
-    p50: percentile(0.5),
-    p99: percentile(0.99),
-    cpuPerRequestMs: runs.reduce((sum, run) => sum + run.serviceCpuMs, 0) / count,
-    problems,
-  };
+  const summary = summarizeRuns(runs);
+  return { ...summary, cpuPerRequestMs: runs.reduce((sum, run) => sum + run.serviceCpuMs, 0) / summary.count };
 }
 
 // ---------------------------------------------------------------- the signer alone
@@ -330,16 +276,15 @@ async function signing(database: Database, config: Readonly<Config>, cases: Exch
   }
   return ALGORITHMS.map((alg) => {
     const { latencies, cpuUs, concurrentSeconds } = samples.get(alg)!;
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+    const stats = sampleStats(latencies);
     return {
       alg,
-      count: sorted.length,
-      meanUs: sorted.reduce((sum, value) => sum + value, 0) / sorted.length,
-      p50Us: at(0.5),
-      p99Us: at(0.99),
-      cpuUs: cpuUs / sorted.length,
-      concurrentPerSecond: sorted.length / concurrentSeconds,
+      count: stats.count,
+      meanUs: stats.mean,
+      p50Us: stats.p50,
+      p99Us: stats.p99,
+      cpuUs: cpuUs / stats.count,
+      concurrentPerSecond: stats.count / concurrentSeconds,
     };
   });
 }
@@ -403,13 +348,12 @@ async function main(options: Options): Promise<boolean> {
   // Round by round (the same round's run without openid as reference): how much the Δ moves with the machine.
   const roundDeltas = (entry: ExchangeCase, of: (run: Run) => number) => {
     const without = runs.get(cases[0]!)!;
-    const values = runs
-      .get(entry)!
-      .map((run, round) => of(run) - of(without[round]!))
-      .sort((a, b) => a - b);
-    return `${delta(values[Math.floor((values.length - 1) / 2)]!)} (${delta(values[0]!)} … ${delta(values.at(-1)!)})`;
+    return spread(
+      runs.get(entry)!.map((run, round) => of(run) - of(without[round]!)),
+      delta,
+    );
   };
-  const meanOf = (run: Run) => run.latencies.reduce((sum, value) => sum + value, 0) / run.latencies.length;
+  const meanOf = meanLatency;
   const cpuOf = (run: Run) => run.serviceCpuMs / run.latencies.length;
   const valid = summaries.every(({ summary }) => Object.keys(summary.problems).length === 0);
   const report = [
