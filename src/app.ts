@@ -25,6 +25,7 @@ import { loginRoutes } from './http/routes/login/index.js';
 import { jwksRoutes } from './http/routes/jwks/index.js';
 import { metadataRoutes } from './http/routes/metadata/index.js';
 import { resourcesRoutes } from './http/routes/resources/index.js';
+import { registerRoutes } from './http/routes/register/index.js';
 import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
@@ -154,6 +155,7 @@ export async function buildServer({
   await app.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
   await app.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
   await app.register(metadataRoutes, { ...routes });
+  if (config.registration.policy !== 'off') await app.register(registerRoutes, { ...routes });
   if (config.openid.enabled) {
     await app.register(signingKeyRotationPlugin, { deps });
     await app.register(jwksRoutes, { ...routes });

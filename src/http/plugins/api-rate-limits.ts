@@ -8,7 +8,8 @@ import { API_GROUP_PATHS } from '../api-content-type.js';
 
 // UserInfo (OpenID Connect Core 5.3) answers a bearer token, not a client: like token info, its budget is
 // per address. It is not in API_GROUP_PATHS, whose POSTs must be forms (a UserInfo POST may have no body).
-const RATE_LIMITED_PATHS = new Set([...API_GROUP_PATHS, '/oauth/userinfo']);
+// Dynamic client registration (RFC 7591 / 7592) names no authenticated client: its budget is per address.
+const RATE_LIMITED_PATHS = new Set([...API_GROUP_PATHS, '/oauth/userinfo', '/oauth/register', '/oauth/register/:client_id']);
 
 /** The client id a request names (Basic or body), without authenticating it; null when none or malformed. */
 function namedClient(request: FastifyRequest): string | null {

@@ -1,0 +1,69 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { authorizeManagement, deleteClient, readClient, registerClient, updateClient } from '../../../oauth/client-registration.js';
+import { UnsupportedMediaType } from '../../../oauth/errors.js';
+import { noStore } from '../../no-store.js';
+import type { RouteOptions } from '../../route-options.js';
+import { oauthErrorResponses } from '../../schemas.js';
+
+// RFC 7591 (POST /oauth/register) and RFC 7592 (GET/PUT/DELETE /oauth/register/:client_id), issue 19.
+// Registered by app.ts only when config registration.policy is not off.
+
+const metadataBody = { type: 'object', additionalProperties: true, description: 'RFC 7591 section 2 client metadata' } as const;
+const clientResponse = { type: 'object', additionalProperties: true, description: 'RFC 7591 section 3.2.1' } as const;
+const params = {
+  type: 'object',
+  required: ['client_id'],
+  properties: { client_id: { type: 'string' } },
+} as const;
+
+// RFC 7591 section 3: the request is JSON.
+async function requireJson(request: FastifyRequest): Promise<void> {
+  const mediaType = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') throw new UnsupportedMediaType('The request body must be application/json.');
+}
+
+// RFC 7592 section 2 / RFC 6750 section 2.1: the registration access token is a Bearer token in the header.
+function bearerToken(request: FastifyRequest): string | null {
+  const match = /^Bearer ([\x21-\x7E]+)$/i.exec(request.headers.authorization ?? '');
+  return match?.[1] ?? null;
+}
+
+const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
+const clientIdOf = (request: FastifyRequest) => (request.params as { client_id: string }).client_id;
+
+export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
+  // Credentials and secrets are in every answer, errors included.
+  app.addHook('onRequest', async (_request, reply) => {
+    noStore(reply);
+  });
+
+  app.post(
+    '/oauth/register',
+    { schema: { body: metadataBody, response: { 201: clientResponse, ...oauthErrorResponses } }, preValidation: requireJson },
+    async (request, reply) => reply.code(201).send(await registerClient(deps, bodyOf(request))),
+  );
+
+  app.get(
+    '/oauth/register/:client_id',
+    { schema: { params, response: { 200: clientResponse, ...oauthErrorResponses } } },
+    async (request) => readClient(deps, await authorizeManagement(deps, clientIdOf(request), bearerToken(request))),
+  );
+
+  app.put(
+    '/oauth/register/:client_id',
+    { schema: { params, body: metadataBody, response: { 200: clientResponse, ...oauthErrorResponses } }, preValidation: requireJson },
+    async (request) => {
+      const application = await authorizeManagement(deps, clientIdOf(request), bearerToken(request));
+      return updateClient(deps, application, bodyOf(request));
+    },
+  );
+
+  app.delete(
+    '/oauth/register/:client_id',
+    { schema: { params, response: { 204: { type: 'null', description: 'Deleted' }, ...oauthErrorResponses } } },
+    async (request, reply) => {
+      await deleteClient(deps, await authorizeManagement(deps, clientIdOf(request), bearerToken(request)));
+      return reply.code(204).send();
+    },
+  );
+};

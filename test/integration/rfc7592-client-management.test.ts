@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, bearer, expectNoStore, tokenRequest } from '../helpers/oauth-requests.js';
+import { backend } from '../helpers/test-database.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+
+// RFC 7592 (issue 19): a self-registered client reads, updates and deletes its registration with the
+// registration access token it was given (section 2), which is compared by hash and only for its own client.
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const CONFIG = { registration: { policy: 'open' as const }, defaultScopes: ['read'], optionalScopes: ['write'] };
+
+describe(`RFC 7592 client management (${backend})`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await buildTestServer({ config: CONFIG });
+  });
+  afterAll(() => server.close());
+
+  const register = async (payload: object = {}) =>
+    (
+      await server.app.inject({
+        method: 'POST',
+        url: '/oauth/register',
+        headers: JSON_HEADERS,
+        payload: { redirect_uris: ['https://rp.example/cb'], grant_types: ['authorization_code', 'client_credentials'], ...payload },
+      })
+    ).json();
+  const manage = (method: 'GET' | 'PUT' | 'DELETE', clientId: string, token: string | null, payload?: object) =>
+    server.app.inject({
+      method,
+      url: `/oauth/register/${clientId}`,
+      headers: { ...(payload && JSON_HEADERS), ...(token !== null && bearer(token)) },
+      ...(payload && { payload }),
+    });
+
+  it('section 2.1: GET returns the registered metadata without the secret', async () => {
+    const client = await register({ client_name: 'Reader', scope: 'read' });
+    const response = await manage('GET', client.client_id, client.registration_access_token);
+    expect(response.statusCode).toBe(200);
+    expectNoStore(response);
+    expect(response.json()).toEqual({
+      client_id: client.client_id,
+      client_id_issued_at: client.client_id_issued_at,
+      registration_client_uri: client.registration_client_uri,
+      client_name: 'Reader',
+      redirect_uris: ['https://rp.example/cb'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'read',
+    });
+  });
+
+  it('section 2.2: PUT replaces the metadata under the same rules as registration', async () => {
+    const client = await register({ client_name: 'Before' });
+    const updated = await manage('PUT', client.client_id, client.registration_access_token, {
+      client_id: client.client_id,
+      redirect_uris: ['https://rp.example/new'],
+      grant_types: ['authorization_code', 'client_credentials'],
+      client_name: 'After',
+      scope: 'write',
+    });
+    expect(updated.statusCode).toBe(200);
+    expect(updated.json()).toMatchObject({ client_name: 'After', redirect_uris: ['https://rp.example/new'], scope: 'write' });
+    expect(await server.deps.stores.applications.findByUid(client.client_id)).toMatchObject({
+      name: 'After',
+      redirectUris: ['https://rp.example/new'],
+      scopes: ['write'],
+    });
+    // The secret is unchanged by an update, and the new scope is what the client may ask for.
+    const token = await tokenRequest(
+      server.app,
+      { grant_type: 'client_credentials', scope: 'write' },
+      basic(client.client_id, client.client_secret),
+    );
+    expect(token.statusCode).toBe(200);
+
+    const invalid = await manage('PUT', client.client_id, client.registration_access_token, {
+      client_id: client.client_id,
+      redirect_uris: ['http://rp.example/cb'],
+    });
+    expect({ status: invalid.statusCode, error: invalid.json().error }).toEqual({ status: 400, error: 'invalid_redirect_uri' });
+    const wrongId = await manage('PUT', client.client_id, client.registration_access_token, {
+      client_id: 'another',
+      redirect_uris: ['https://rp.example/cb'],
+    });
+    expect({ status: wrongId.statusCode, error: wrongId.json().error }).toEqual({ status: 400, error: 'invalid_request' });
+  });
+
+  it('section 2.3: DELETE answers 204 and the client, with its tokens, is gone', async () => {
+    const client = await register();
+    const token = await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(client.client_id, client.client_secret));
+    expect(token.statusCode).toBe(200);
+    const deleted = await manage('DELETE', client.client_id, client.registration_access_token);
+    expect(deleted.statusCode).toBe(204);
+    expect(await server.deps.stores.applications.findByUid(client.client_id)).toBeNull();
+    expect(await server.deps.stores.accessTokens.findByToken(token.json().access_token)).toBeNull();
+    expect((await manage('GET', client.client_id, client.registration_access_token)).statusCode).toBe(401);
+  });
+
+  it('section 2: a wrong, absent or other client registration access token is 401 invalid_token', async () => {
+    const client = await register();
+    const other = await register();
+    for (const token of ['wrong', null, other.registration_access_token]) {
+      for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+        const payload = method === 'PUT' ? { client_id: client.client_id, redirect_uris: ['https://rp.example/cb'] } : undefined;
+        const response = await manage(method, client.client_id, token, payload);
+        expect({ token, method, status: response.statusCode, error: response.json().error }).toEqual({
+          token,
+          method,
+          status: 401,
+          error: 'invalid_token',
+        });
+      }
+    }
+    expect(await server.deps.stores.applications.findByUid(client.client_id)).not.toBeNull();
+  });
+
+  it('section 2: an application made by the admin cannot be managed here', async () => {
+    const client = await register();
+    await server.deps.stores.applicationAdmin.update((await server.deps.stores.applications.findByUid(client.client_id))!.id, {
+      registeredBy: 'admin',
+    });
+    expect((await manage('GET', client.client_id, client.registration_access_token)).statusCode).toBe(401);
+  });
+});
