@@ -10,7 +10,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { calculateJwkThumbprint, EmbeddedJWK, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK, type CryptoKey } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
 import { createApplication } from '../src/oauth/applications.js';
@@ -21,7 +20,16 @@ import { problemText } from './load.js';
 import { startServer, type ServerProcess } from './processes.js';
 import { markdownTable, ms, rate } from './report.js';
 import { basicAuth } from './scenarios.js';
-import { benchLog, countOption as count, prepareService, rotate, runBench, TICKS_PER_SECOND, type Cleanups } from './service-harness.js';
+import {
+  benchLog,
+  COMMON_USAGE,
+  parseBenchArgs,
+  prepareService,
+  rotate,
+  runBench,
+  TICKS_PER_SECOND,
+  type Cleanups,
+} from './service-harness.js';
 
 const USAGE = `Usage: npm run bench:dpop -- [options]
 
@@ -35,10 +43,7 @@ process: signature and thumbprint against the replay check (see bench/RESULTS.md
   --connections N   concurrent keep-alive connections (default 8)
   --pool N          database connections of the service (default 4)
   --iterations N    in-process calls per microbenchmark (default 4000)
-  --tsx             run the service from src/ with tsx instead of the compiled dist/
-  --markdown-out F  also write the report to F
-Environment: BENCH_DATABASE_URL reuses a PostgreSQL server (a fresh database is created and dropped on it);
-without it a private cluster is started with scripts/pg-cluster.sh and stopped at the end.`;
+${COMMON_USAGE}`;
 
 interface Options {
   requests: number;
@@ -55,31 +60,19 @@ interface Options {
 const MICRO_ROUNDS = 5;
 
 function parseOptions(argv: string[]): Options | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      help: { type: 'boolean' },
-      requests: { type: 'string' },
-      warmup: { type: 'string' },
-      rounds: { type: 'string' },
-      connections: { type: 'string' },
-      pool: { type: 'string' },
-      iterations: { type: 'string' },
-      tsx: { type: 'boolean' },
-      'markdown-out': { type: 'string' },
-    },
-  });
-  if (values.help) return 'help';
-  const rounds = count('rounds', values.rounds, 8);
+  const args = parseBenchArgs(argv, ['requests', 'warmup', 'rounds', 'connections', 'pool', 'iterations']);
+  if (args === 'help') return 'help';
+  const { count } = args;
+  const rounds = count('rounds', 8);
   return {
-    requests: Math.ceil(count('requests', values.requests, 8000) / rounds) * rounds,
-    warmup: count('warmup', values.warmup, 500, 0),
+    requests: Math.ceil(count('requests', 8000) / rounds) * rounds,
+    warmup: count('warmup', 500, 0),
     rounds,
-    connections: count('connections', values.connections, 8),
-    poolSize: count('pool', values.pool, 4),
-    iterations: Math.ceil(count('iterations', values.iterations, 4000) / MICRO_ROUNDS) * MICRO_ROUNDS,
-    useTsx: values.tsx ?? false,
-    markdownOut: values['markdown-out'] ?? null,
+    connections: count('connections', 8),
+    poolSize: count('pool', 4),
+    iterations: Math.ceil(count('iterations', 4000) / MICRO_ROUNDS) * MICRO_ROUNDS,
+    useTsx: args.useTsx,
+    markdownOut: args.markdownOut,
   };
 }
 

@@ -6,7 +6,6 @@
 // service. jwt mode must need none on the hot path: any introspection during its load, or more than
 // MAX_JWKS_FETCHES fetches of the JWKS, fails the bench (exit 1). Progress goes to stderr, the report to stdout.
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { decodeProtectedHeader, decodeJwt } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
 import { createApplication } from '../src/oauth/applications.js';
@@ -17,7 +16,17 @@ import { combine, problemText, runLoad, type LoadRun, type Measurement } from '.
 import { startServer, type ServerProcess } from './processes.js';
 import { markdownTable, ms, rate } from './report.js';
 import { basicAuth, type Scenario } from './scenarios.js';
-import { benchLog, countOption as count, cpuMs, cpuTicks, prepareService, rotate, runBench, type Cleanups } from './service-harness.js';
+import {
+  benchLog,
+  COMMON_USAGE,
+  parseBenchArgs,
+  cpuMs,
+  cpuTicks,
+  prepareService,
+  rotate,
+  runBench,
+  type Cleanups,
+} from './service-harness.js';
 
 const USAGE = `Usage: npm run bench:guard -- [options]
 
@@ -32,10 +41,7 @@ service's requests caused by each API's load are counted from its /metrics (see 
   --jwt-introspect-always
                     checks the bench's own assertion: jwt mode also introspects every request (introspect:
                     'always'), so the bench must report FAILED and exit 1
-  --tsx             run the service from src/ with tsx instead of the compiled dist/
-  --markdown-out F  also write the report to F
-Environment: BENCH_DATABASE_URL reuses a PostgreSQL server (a fresh database is created and dropped on it);
-without it a private cluster is started with scripts/pg-cluster.sh and stopped at the end.`;
+${COMMON_USAGE}`;
 
 interface Options {
   seconds: number;
@@ -48,28 +54,17 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      help: { type: 'boolean' },
-      seconds: { type: 'string' },
-      rounds: { type: 'string' },
-      warmup: { type: 'string' },
-      connections: { type: 'string' },
-      'jwt-introspect-always': { type: 'boolean' },
-      tsx: { type: 'boolean' },
-      'markdown-out': { type: 'string' },
-    },
-  });
-  if (values.help) return 'help';
+  const args = parseBenchArgs(argv, ['seconds', 'rounds', 'warmup', 'connections'], ['jwt-introspect-always']);
+  if (args === 'help') return 'help';
+  const { count } = args;
   return {
-    seconds: count('seconds', values.seconds, 10),
-    rounds: count('rounds', values.rounds, 2),
-    warmup: count('warmup', values.warmup, 3, 0),
-    connections: count('connections', values.connections, 16),
-    jwtIntrospectAlways: values['jwt-introspect-always'] ?? false,
-    useTsx: values.tsx ?? false,
-    markdownOut: values['markdown-out'] ?? null,
+    seconds: count('seconds', 10),
+    rounds: count('rounds', 2),
+    warmup: count('warmup', 3, 0),
+    connections: count('connections', 16),
+    jwtIntrospectAlways: args.flag('jwt-introspect-always'),
+    useTsx: args.useTsx,
+    markdownOut: args.markdownOut,
   };
 }
 

@@ -7,7 +7,6 @@
 // Progress goes to stderr, the report (Markdown) to stdout.
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
 import type { Config } from '../src/config/types.js';
@@ -23,7 +22,16 @@ import { problemText } from './load.js';
 import type { ServerProcess } from './processes.js';
 import { markdownTable, ms, rate } from './report.js';
 import { basicAuth } from './scenarios.js';
-import { benchLog, countOption as count, prepareService, rotate, runBench, TICKS_PER_SECOND, type Cleanups } from './service-harness.js';
+import {
+  benchLog,
+  COMMON_USAGE,
+  parseBenchArgs,
+  prepareService,
+  rotate,
+  runBench,
+  TICKS_PER_SECOND,
+  type Cleanups,
+} from './service-harness.js';
 
 const USAGE = `Usage: npm run bench:signing -- [options]
 
@@ -36,10 +44,7 @@ service and one private PostgreSQL; then the token signer alone, in process (see
   --connections N   concurrent keep-alive connections (default 8)
   --pool N          database connections of the service (default 4)
   --signatures N    in-process signatures per algorithm (default 5000)
-  --tsx             run the service from src/ with tsx instead of the compiled dist/
-  --markdown-out F  also write the report to F
-Environment: BENCH_DATABASE_URL reuses a PostgreSQL server (a fresh database is created and dropped on it);
-without it a private cluster is started with scripts/pg-cluster.sh and stopped at the end.`;
+${COMMON_USAGE}`;
 
 interface Options {
   exchanges: number;
@@ -53,31 +58,19 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options | 'help' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      help: { type: 'boolean' },
-      exchanges: { type: 'string' },
-      warmup: { type: 'string' },
-      rounds: { type: 'string' },
-      connections: { type: 'string' },
-      pool: { type: 'string' },
-      signatures: { type: 'string' },
-      tsx: { type: 'boolean' },
-      'markdown-out': { type: 'string' },
-    },
-  });
-  if (values.help) return 'help';
-  const rounds = count('rounds', values.rounds, 12);
+  const args = parseBenchArgs(argv, ['exchanges', 'warmup', 'rounds', 'connections', 'pool', 'signatures']);
+  if (args === 'help') return 'help';
+  const { count } = args;
+  const rounds = count('rounds', 12);
   return {
-    exchanges: Math.ceil(count('exchanges', values.exchanges, 12000) / rounds) * rounds,
-    warmup: count('warmup', values.warmup, 500, 0),
+    exchanges: Math.ceil(count('exchanges', 12000) / rounds) * rounds,
+    warmup: count('warmup', 500, 0),
     rounds,
-    connections: count('connections', values.connections, 8),
-    poolSize: count('pool', values.pool, 4),
-    signatures: Math.ceil(count('signatures', values.signatures, 5000) / SIGNING_ROUNDS) * SIGNING_ROUNDS,
-    useTsx: values.tsx ?? false,
-    markdownOut: values['markdown-out'] ?? null,
+    connections: count('connections', 8),
+    poolSize: count('pool', 4),
+    signatures: Math.ceil(count('signatures', 5000) / SIGNING_ROUNDS) * SIGNING_ROUNDS,
+    useTsx: args.useTsx,
+    markdownOut: args.markdownOut,
   };
 }
 

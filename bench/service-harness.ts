@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/loader.js';
 import type { Config } from '../src/config/types.js';
 import { createDatabase, type Database } from '../src/storage/database.js';
@@ -24,6 +25,37 @@ export const benchLog =
   (name: string): Log =>
   (line) =>
     process.stderr.write(`[${name} ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+/** The end of the usage of id-token-signing.ts, guard-modes.ts and dpop.ts: the options parseBenchArgs adds. */
+export const COMMON_USAGE = `  --tsx             run the service from src/ with tsx instead of the compiled dist/
+  --markdown-out F  also write the report to F
+Environment: BENCH_DATABASE_URL reuses a PostgreSQL server (a fresh database is created and dropped on it);
+without it a private cluster is started with scripts/pg-cluster.sh and stopped at the end.`;
+
+export interface BenchArgs {
+  useTsx: boolean;
+  markdownOut: string | null;
+  /** The integer value of `--name` (see countOption). */
+  count(name: string, fallback: number, minimum?: number): number;
+  flag(name: string): boolean;
+}
+
+/** The command line: `counts` (integer options), `flags` (booleans), and --help, --tsx and --markdown-out F. */
+export function parseBenchArgs(argv: string[], counts: readonly string[], flags: readonly string[] = []): BenchArgs | 'help' {
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
+  for (const name of counts) options[name] = { type: 'string' };
+  for (const name of flags) options[name] = { type: 'boolean' };
+  options.tsx = { type: 'boolean' };
+  options['markdown-out'] = { type: 'string' };
+  const { values } = parseArgs({ args: argv, options }) as { values: Record<string, string | boolean | undefined> };
+  if (values.help) return 'help';
+  return {
+    useTsx: values.tsx === true,
+    markdownOut: typeof values['markdown-out'] === 'string' ? values['markdown-out'] : null,
+    count: (name, fallback, minimum = 1) => countOption(name, values[name] as string | undefined, fallback, minimum),
+    flag: (name) => values[name] === true,
+  };
+}
 
 /** An option's integer value: `fallback` when absent, an error when not an integer of at least `minimum`. */
 export function countOption(name: string, value: string | undefined, fallback: number, minimum = 1): number {
