@@ -8,7 +8,6 @@
 // embedded jwk, the RFC 7638 thumbprint, every check but the replay one, the replay check alone (the INSERT into
 // oauth_dpop_proofs, stores.dpopProofs.remember) and the whole. Progress goes to stderr, the report to stdout.
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { calculateJwkThumbprint, EmbeddedJWK, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK, type CryptoKey } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
@@ -26,7 +25,9 @@ import {
   parseBenchArgs,
   prepareService,
   rotate,
+  methodHeading,
   runBench,
+  writeReport,
   TICKS_PER_SECOND,
   type Cleanups,
 } from './service-harness.js';
@@ -469,7 +470,7 @@ async function main(options: Options): Promise<boolean> {
   const valid = [...summaries.values()].every((s) => Object.keys(s.problems).length === 0);
   const microOf = (name: string) => micro.find((m) => m.name === name)!;
   const report = [
-    `### Method (${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, \`npm run bench:dpop${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`)`,
+    methodHeading('bench:dpop', startedAt),
     ...machine,
     `- service: ${options.useTsx ? 'tsx src/main.ts serve' : 'node dist/main.js serve'} (LOG_LEVEL=warn, pool ${config.databasePoolSize}, dpop config defaults: algorithms ${config.dpop.algorithms.join(', ')}, proof window ${config.dpop.proofLifetimeSeconds} s + ${config.dpop.clockSkewSeconds} s, no nonces); one confidential client, opaque access tokens`,
     `- guarded API: bench/dpop-api.ts in its own process (node --import tsx, @oauth-service/guard from packages/guard/src), mode 'remote' with its default cache, \`dpop: {}\` (in-process jti replay cache), introspecting with the client's own credentials; GET ${API_PATH} answering {"client", "jkt"}; one unbound token for the Bearer case, one token bound to the API key (token_type DPoP) for the DPoP case`,
@@ -522,8 +523,7 @@ async function main(options: Options): Promise<boolean> {
     '',
     `Total time: ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s.`,
   ].join('\n');
-  process.stdout.write(`\n${report}\n`);
-  if (options.markdownOut) writeFileSync(options.markdownOut, `${report}\n`);
+  writeReport(report, options.markdownOut);
   return valid;
 }
 

@@ -5,7 +5,6 @@
 // the service's /metrics, read before and after each run, tell how many requests each API's load caused at the
 // service. jwt mode must need none on the hot path: any introspection during its load, or more than
 // MAX_JWKS_FETCHES fetches of the JWKS, fails the bench (exit 1). Progress goes to stderr, the report to stdout.
-import { writeFileSync } from 'node:fs';
 import { decodeProtectedHeader, decodeJwt } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
 import { createApplication } from '../src/oauth/applications.js';
@@ -24,7 +23,9 @@ import {
   cpuTicks,
   prepareService,
   rotate,
+  methodHeading,
   runBench,
+  writeReport,
   type Cleanups,
 } from './service-harness.js';
 
@@ -334,7 +335,7 @@ async function main(options: Options): Promise<boolean> {
   const totalSeconds = (Date.now() - startedAt.getTime()) / 1000;
 
   const report = [
-    `### Method (${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, \`npm run bench:guard${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`)`,
+    methodHeading('bench:guard', startedAt),
     ...machine,
     `- service: ${options.useTsx ? 'tsx src/main.ts serve' : 'node dist/main.js serve'} (LOG_LEVEL=warn, openid.enabled, introspection rules the defaults plus audience, default pool); resource ${RESOURCE} with token format jwt, lifetime 3600 s, server client the API's client; one token from client_credentials with resource= (${header.alg}, typ at+jwt, ${token.length} characters)`,
     `- targets, each its own process (node --import tsx bench/guard-api.ts, @oauth-service/guard from packages/guard/src), GET ${PATH} answering {"client": ...} for a token with scope read: guard mode 'jwt' (issuer, resource${options.jwtIntrospectAlways ? ", and introspect 'always' for --jwt-introspect-always" : ''}); guard mode 'remote' (introspectionUrl, the API client's credentials, resource, default cache: 30 s active, capped by exp); bare Fastify + jose jwtVerify with createRemoteJWKSet (iss, aud, typ at+jwt, alg, required claims, scope)`,
@@ -381,8 +382,7 @@ async function main(options: Options): Promise<boolean> {
     '',
     `Total time: ${totalSeconds.toFixed(0)} s.`,
   ].join('\n');
-  process.stdout.write(`\n${report}\n`);
-  if (options.markdownOut) writeFileSync(options.markdownOut, `${report}\n`);
+  writeReport(report, options.markdownOut);
   if (!hotPathOk) log(`jwt mode called the service on the hot path: ${JSON.stringify(jwt.all)}`);
   if (!valid) log('some answers were not 200; the numbers above are not valid measurements');
   return valid && hotPathOk;

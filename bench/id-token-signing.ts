@@ -5,7 +5,6 @@
 // for a client registered for RS256, ES256 and EdDSA; alternated in rounds. Then the signer alone in this
 // process (createTokenSigner, the same keys from the same database), to separate the crypto from HTTP and SQL.
 // Progress goes to stderr, the report (Markdown) to stdout.
-import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
@@ -28,7 +27,9 @@ import {
   parseBenchArgs,
   prepareService,
   rotate,
+  methodHeading,
   runBench,
+  writeReport,
   TICKS_PER_SECOND,
   type Cleanups,
 } from './service-harness.js';
@@ -350,7 +351,7 @@ async function main(options: Options): Promise<boolean> {
   const cpuOf = (run: Run) => run.serviceCpuMs / run.latencies.length;
   const valid = summaries.every(({ summary }) => Object.keys(summary.problems).length === 0);
   const report = [
-    `### Method (${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, \`npm run bench:signing${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`)`,
+    methodHeading('bench:signing', startedAt),
     ...machine,
     `- service: ${options.useTsx ? 'tsx src/main.ts serve' : 'node dist/main.js serve'} (LOG_LEVEL=warn, pool ${config.databasePoolSize}, openid.enabled, keys.algorithms ${ALGORITHMS.join(', ')}); one confidential client per case, registered with its id_token_signed_response_alg; codes made through the domain store (accessGrants.create), those with openid carrying a nonce, auth_time and sid`,
     `- autocannon: ${options.connections} keep-alive connections, pipelining 1, each request with the next unused code; per case ${options.warmup} exchanges of warm-up, then ${options.exchanges.toLocaleString('en-US')} measured in ${options.rounds} rounds of ${perRound.toLocaleString('en-US')} (every case once per round, the order rotating); every answer 200 with an id_token exactly when openid was granted (one probe per case verifies its ID token against the JWKS)`,
@@ -420,8 +421,7 @@ async function main(options: Options): Promise<boolean> {
     '',
     `Total time: ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s.`,
   ].join('\n');
-  process.stdout.write(`\n${report}\n`);
-  if (options.markdownOut) writeFileSync(options.markdownOut, `${report}\n`);
+  writeReport(report, options.markdownOut);
   return valid;
 }
 

@@ -17,7 +17,7 @@ import { endpointTable, isValid, machineLines, rate, scaleTable, type EndpointRe
 import { endpointScenarios, randomIntrospection, soakScenario, type Scenario } from './scenarios.js';
 import { insertBulkTokens, seedThroughDomain } from './seed.js';
 import { soak, soakTable, type SoakResult } from './soak.js';
-import { benchLog, runBench, type Cleanups } from './service-harness.js';
+import { benchLog, runBench, writeReport, type Cleanups } from './service-harness.js';
 
 const log = benchLog('bench');
 const cleanups: Cleanups = [];
@@ -185,8 +185,7 @@ async function main(options: BenchOptions): Promise<boolean> {
     '',
     `Total bench time: ${((Date.now() - started) / 1000).toFixed(0)} s.`,
   ].join('\n');
-  process.stdout.write(`\n${report}\n`);
-  if (options.markdownOut) writeFileSync(options.markdownOut, `${report}\n`);
+  writeReport(report, options.markdownOut);
   const measurements = [
     ...results.flatMap((r) => [r.service, r.baseline]),
     ...scale.map((s) => s.measurement),

@@ -152,6 +152,16 @@ export async function prepareService(options: {
   return { machine, port, baseUrl, configPath, config, database, start };
 }
 
+/** The report's first line: when the run started (UTC, to the minute) and the command with its options. */
+export const methodHeading = (script: string, startedAt: Date) =>
+  `### Method (${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, \`npm run ${script}${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`)`;
+
+/** The report (Markdown) to stdout, and to `markdownOut` too when set. */
+export function writeReport(report: string, markdownOut: string | null): void {
+  process.stdout.write(`\n${report}\n`);
+  if (markdownOut) writeFileSync(markdownOut, `${report}\n`);
+}
+
 /**
  * The script's entry: the usage for --help; else main() with the cleanups run at its end and on SIGINT, exit code
  * 0 when main() returns true, 1 when it returns false (logging `invalidMessage`, if any) or throws.
