@@ -1,7 +1,46 @@
-// config `registration` (RFC 7591 / RFC 7592, issue 19): whether clients may register themselves at
-// /oauth/register. Part of config/schema.ts.
+// config `registration` (RFC 7591 / RFC 7592 and Client ID Metadata Documents, issue 19): how clients that no admin
+// created may arrive. Part of config/schema.ts.
 
-export const REGISTRATION_POLICIES = ['off', 'open'] as const;
+export const REGISTRATION_POLICIES = ['off', 'initialAccessToken', 'open'] as const;
+
+const clientIdMetadataDocumentsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  description: 'Client ID Metadata Documents: an https URL as client_id, whose JSON metadata this server fetches.',
+  properties: {
+    enabled: {
+      type: 'boolean',
+      default: false,
+      description: 'Accept https URLs as client_id and advertise client_id_metadata_document_supported.',
+    },
+    allowPrivateAddresses: {
+      type: 'boolean',
+      default: false,
+      description: 'Development only: fetch documents from loopback, private and link-local addresses.',
+    },
+    maxBytes: {
+      type: 'integer',
+      minimum: 256,
+      maximum: 1048576,
+      default: 5120,
+      description: 'A larger document is refused.',
+    },
+    timeoutMs: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 60000,
+      default: 5000,
+      description: 'The whole fetch (connect, headers and body) must end within this time.',
+    },
+    maxCacheSeconds: {
+      type: 'integer',
+      minimum: 0,
+      default: 86400,
+      description: 'The longest a fetched document is used before it is fetched again, whatever its Cache-Control says.',
+    },
+  },
+} as const;
 
 export const registrationSchema = {
   type: 'object',
@@ -12,7 +51,8 @@ export const registrationSchema = {
     policy: {
       enum: [...REGISTRATION_POLICIES],
       default: 'off',
-      description: 'off: no registration endpoint; open: anyone may register a client (RFC 7591 section 3).',
+      description:
+        'off: no registration endpoint; initialAccessToken: registering needs a token from `oauth-service registration-tokens create`; open: anyone may register a client (RFC 7591 section 3).',
     },
     maxOpenRegistrations: {
       type: 'integer',
@@ -20,5 +60,18 @@ export const registrationSchema = {
       default: 1000,
       description: 'How many self-registered clients may exist at once; beyond it registration is refused.',
     },
+    perAddressPerMinute: {
+      type: 'integer',
+      minimum: 0,
+      default: 10,
+      description: 'Registrations one client address may make per minute (0: no limit); more are answered 429.',
+    },
+    unusedClientLifetimeSeconds: {
+      type: 'integer',
+      minimum: 60,
+      default: 604800,
+      description: '`oauth-service tokens cleanup` deletes self-registered clients never issued a token this long after registering.',
+    },
+    clientIdMetadataDocuments: clientIdMetadataDocumentsSchema,
   },
 } as const;

@@ -59,7 +59,19 @@ export interface Config {
     clockSkewSeconds: number;
     nonce: { required: boolean; rotateSeconds: number };
   };
-  registration: { policy: (typeof REGISTRATION_POLICIES)[number]; maxOpenRegistrations: number };
+  registration: {
+    policy: (typeof REGISTRATION_POLICIES)[number];
+    maxOpenRegistrations: number;
+    perAddressPerMinute: number;
+    unusedClientLifetimeSeconds: number;
+    clientIdMetadataDocuments: {
+      enabled: boolean;
+      allowPrivateAddresses: boolean;
+      maxBytes: number;
+      timeoutMs: number;
+      maxCacheSeconds: number;
+    };
+  };
   keys: {
     algorithms: Array<'RS256' | 'ES256' | 'EdDSA'>;
     publishAheadSeconds: number;

@@ -27,11 +27,37 @@ export interface ApplicationRecord {
   accessTokenFormat: AccessTokenFormat;
   /** RFC 9449 section 5.2: every token request of this client must carry a DPoP proof. */
   dpopBoundAccessTokens: boolean;
-  /** RFC 7591: 'dynamic' for a client that registered itself at /oauth/register, else 'admin'. */
-  registeredBy: 'admin' | 'dynamic';
+  /** Who made the client: an admin, the client itself at /oauth/register, or its Client ID Metadata Document. */
+  registeredBy: RegisteredBy;
   /** RFC 7592: SHA-256 hex of the registration access token of a self-registered client; null otherwise. */
   registrationAccessToken: string | null;
+  /** RFC 7591 section 2: the grants a self-registered client registered for; null: any grant the server enables. */
+  grantTypes: string[] | null;
+  /** RFC 7591 section 2; null: client_secret_basic for a confidential client, none for a public one. */
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod | null;
+  /** OpenID Connect Registration 2: native clients may use loopback http redirect URIs; null for admin-made ones. */
+  applicationType: 'web' | 'native' | null;
+  /** RFC 7591 section 2 display metadata, as the client supplied it (escape; link only https). */
+  clientUri: string | null;
+  logoUri: string | null;
+  policyUri: string | null;
+  tosUri: string | null;
+  contacts: string[];
+  softwareId: string | null;
+  softwareVersion: string | null;
+  /** Client ID Metadata Documents: when the document must be fetched again; null for other clients. */
+  metadataExpiresAt: Date | null;
+  /** When an admin vetted a self-registered client; null: nobody did (the consent screen says so). */
+  approvedAt: Date | null;
+  /** A disabled client can neither authenticate nor be authorized; null: enabled. */
+  disabledAt: Date | null;
+  /** When the client was first issued a token; registrations never used are cleaned up. */
+  usedAt: Date | null;
 }
+
+export type RegisteredBy = 'admin' | 'dynamic' | 'metadata_document';
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
 export type AccessTokenFormat = 'opaque' | 'jwt';
 
@@ -220,7 +246,21 @@ type OptionalApplicationField =
   | 'accessTokenFormat'
   | 'dpopBoundAccessTokens'
   | 'registeredBy'
-  | 'registrationAccessToken';
+  | 'registrationAccessToken'
+  | 'grantTypes'
+  | 'tokenEndpointAuthMethod'
+  | 'applicationType'
+  | 'clientUri'
+  | 'logoUri'
+  | 'policyUri'
+  | 'tosUri'
+  | 'contacts'
+  | 'softwareId'
+  | 'softwareVersion'
+  | 'metadataExpiresAt'
+  | 'approvedAt'
+  | 'disabledAt'
+  | 'usedAt';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

@@ -1,5 +1,5 @@
 import type { AccessTokenFormat, ApplicationAdminStore, ApplicationInput, ApplicationRecord, ApplicationStore } from '../oauth/store.js';
-import { UidTaken } from '../oauth/store.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, UidTaken, type RegisteredBy, type TokenEndpointAuthMethod } from '../oauth/store.js';
 import { Prisma, type OauthApplication, type PrismaClient } from './generated/client.js';
 import { uniqueViolation } from './prisma-errors.js';
 import { selectList, splitList, type Row } from './rows.js';
@@ -29,6 +29,10 @@ export const toApplication = ({
   userinfoSignedResponseAlg,
   accessTokenFormat,
   registeredBy,
+  grantTypes,
+  tokenEndpointAuthMethod,
+  applicationType,
+  contacts,
   ...columns
 }: Row<OauthApplication>): ApplicationRecord => ({
   ...columns,
@@ -39,16 +43,33 @@ export const toApplication = ({
   idTokenSignedResponseAlg: signingAlgorithmOrNull(idTokenSignedResponseAlg),
   userinfoSignedResponseAlg: signingAlgorithmOrNull(userinfoSignedResponseAlg),
   accessTokenFormat: accessTokenFormatOf(accessTokenFormat),
-  // Another tool's value is not a self-registration: only 'dynamic' is.
-  registeredBy: registeredBy === 'dynamic' ? 'dynamic' : 'admin',
+  registeredBy: registeredByOf(registeredBy),
+  grantTypes: grantTypes === null ? null : splitList(grantTypes),
+  tokenEndpointAuthMethod: authMethodOrNull(tokenEndpointAuthMethod),
+  applicationType: applicationType === 'web' || applicationType === 'native' ? applicationType : null,
+  contacts: splitList(contacts),
 });
 
+// Another tool's value is not a self-registration: only our two markers are.
+const registeredByOf = (value: string): RegisteredBy => (value === 'dynamic' || value === 'metadata_document' ? value : 'admin');
+const authMethodOrNull = (value: string | null): TokenEndpointAuthMethod | null =>
+  (TOKEN_ENDPOINT_AUTH_METHODS as readonly (string | null)[]).includes(value) ? (value as TokenEndpointAuthMethod) : null;
+
 /** The record's fields as Prisma's data, for writes; a field left undefined is not written. */
-const toColumns = <Input extends Partial<ApplicationInput>>({ redirectUris, scopes, postLogoutRedirectUris, ...columns }: Input) => ({
+const toColumns = <Input extends Partial<ApplicationInput>>({
+  redirectUris,
+  scopes,
+  postLogoutRedirectUris,
+  grantTypes,
+  contacts,
+  ...columns
+}: Input) => ({
   ...columns,
   redirectUri: redirectUris?.join('\n'),
   scopes: scopes?.join(' '),
   postLogoutRedirectUri: postLogoutRedirectUris?.join('\n'),
+  grantTypes: grantTypes === null ? null : grantTypes?.join(' '),
+  contacts: contacts?.join('\n'),
 });
 
 const BY_UID = { name: 'application_by_uid', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE uid = $1` };

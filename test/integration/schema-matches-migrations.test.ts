@@ -42,12 +42,13 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the seven tables (Doorkeeper's three, users, the signing keys, the resources and the DPoP proofs)", () => {
+  it("declares the eight tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs and the registration tokens)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'oauth_access_grants',
       'oauth_access_tokens',
       'oauth_applications',
       'oauth_dpop_proofs',
+      'oauth_registration_tokens',
       'oauth_resources',
       'oauth_signing_keys',
       'users',
