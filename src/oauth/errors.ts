@@ -194,11 +194,13 @@ export class UnsupportedResponseMode extends OAuthError {
 export class InvalidClient extends OAuthError {
   readonly triedBasic: boolean;
 
-  constructor(options: { triedBasic?: boolean } = {}) {
+  /** `description` replaces Doorkeeper's text only where this service refuses for its own reason (a disabled client). */
+  constructor(options: { triedBasic?: boolean; description?: string } = {}) {
     super(
       'invalid_client',
       401,
-      'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+      options.description ??
+        'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
     );
     this.triedBasic = options.triedBasic ?? false;
   }
