@@ -60,6 +60,15 @@ const clientRegistered: AuthorizationRule = {
   error: () => new InvalidClient(),
 };
 
+// Issue 19: an admin disabled this client. Refused like an unknown client (the error page, never a redirect: its
+// redirect URIs are no longer vouched for), but saying why, so the user does not think the link was mistyped.
+const clientEnabled: AuthorizationRule = {
+  name: 'client_enabled',
+  redirectable: false,
+  check: (context) => context.application?.disabledAt == null,
+  error: () => new InvalidClient({ description: 'This application has been disabled by the administrator of this server.' }),
+};
+
 // SPEC 3.5 and RFC 9700 section 4.1.3: redirect_uri is always required and must equal a registered URI
 // (loopback IPs: any port, for public clients); a repeated redirect_uri cannot be verified either.
 const redirectUriRegistered: AuthorizationRule = {
@@ -196,7 +205,7 @@ const responseTypeKnown: AuthorizationRule = {
   error: () => new UnsupportedResponseType(),
 };
 
-const VERIFY_CLIENT_AND_REDIRECT_URI = [clientIdPresent, clientRegistered, redirectUriRegistered];
+const VERIFY_CLIENT_AND_REDIRECT_URI = [clientIdPresent, clientRegistered, clientEnabled, redirectUriRegistered];
 
 export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   ...VERIFY_CLIENT_AND_REDIRECT_URI,

@@ -81,6 +81,13 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
     );
   });
 
+  ruleTest('client_enabled', 'a client an admin disabled is invalid_client (401), shown with the reason, never redirected', async () => {
+    const disabled = (await createClient(server.deps)).application;
+    await server.deps.stores.applicationAdmin.update(disabled.id, { disabledAt: new Date() });
+    const response = await get(valid({ client_id: disabled.uid }));
+    expectPage(response, 401, 'This application has been disabled by the administrator of this server.');
+  });
+
   ruleTest('redirect_uri_registered', 'a missing, repeated or unregistered redirect_uri is invalid_redirect_uri, shown', async () => {
     const description = "The requested redirect URI is malformed or doesn't match the client redirect URI.";
     expectPage(await get(valid({ redirect_uri: '' })), 400, description);
@@ -335,6 +342,7 @@ describe('the rule table', () => {
     expect(AUTHORIZATION_RULES.map((rule) => rule.name)).toEqual([
       'client_id_present',
       'client_registered',
+      'client_enabled',
       'redirect_uri_registered',
       'parameters_single_valued',
       'response_type_present',
@@ -358,6 +366,7 @@ describe('the rule table', () => {
     expect(AUTHORIZATION_RULES.filter((rule) => !rule.redirectable).map((rule) => rule.name)).toEqual([
       'client_id_present',
       'client_registered',
+      'client_enabled',
       'redirect_uri_registered',
     ]);
   });
