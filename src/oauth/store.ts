@@ -3,6 +3,7 @@
 // their stored form (see secrets.ts storedForm): the domain decides about hashing, storage just matches.
 
 import type { CleanupKind, CleanupPolicy } from './cleanup-policy.js';
+import type { RegistrationStore } from './registration-tokens.js';
 import type { SigningKeyMaterial } from './signing-key-material.js';
 import type { SigningAlgorithm, SigningKeyRecord } from './signing-keys.js';
 
@@ -180,6 +181,8 @@ export type NewAccessGrant = Omit<AccessGrantRecord, 'id' | 'revokedAt' | 'nonce
 export interface ApplicationStore {
   findByUid(uid: string): Promise<ApplicationRecord | null>;
   findById(id: number): Promise<ApplicationRecord | null>;
+  /** Sets used_at to `at` unless it is set already (the first token issued to the client). */
+  markUsed(id: number, at: Date): Promise<void>;
 }
 
 export interface AccessTokenStore {
@@ -201,13 +204,18 @@ export interface AccessTokenStore {
   revokeIssuedFromGrant(grantId: number, at: Date): Promise<number>;
   revokeAllFor(applicationId: number, resourceOwnerId: number, at: Date): Promise<number>;
   revokeAllForOwner(resourceOwnerId: number, at: Date): Promise<number>;
-  /** Newest live token of (application, owner) with exactly these scopes, for reuse or consent skipping. */
+  /**
+   * Newest live token of (application, owner) with exactly these scopes, for reuse or consent skipping; when
+   * given, also exactly this audience (RFC 8707) and key binding (RFC 9449, null: unbound only).
+   */
   findLiveMatching(query: {
     applicationId: number;
     resourceOwnerId: number | null;
     scopes: string[];
     at: Date;
     withRefreshToken?: boolean;
+    audience?: readonly string[];
+    dpopJkt?: string | null;
   }): Promise<AccessTokenRecord | null>;
   /**
    * The applications in which the owner holds a live token (not revoked, and its access token unexpired or its
@@ -382,6 +390,7 @@ export interface Stores {
   signingKeys: SigningKeyStore;
   resources: ResourceStore;
   dpopProofs: DpopProofStore;
+  registrations: RegistrationStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }

@@ -51,6 +51,10 @@ export function cachedApplications(
   return {
     findByUid: async (uid) => fresh(byUid.get(uid)) ?? remember(await repository.findByUid(uid)),
     findById: async (id) => fresh(byId.get(id)) ?? remember(await repository.findById(id)),
+    async markUsed(id, at) {
+      await repository.markUsed(id, at);
+      forget(id);
+    },
     list: () => repository.list(),
     create: (input) => repository.create(input),
     async update(id, changes) {

@@ -2,7 +2,7 @@ import type { AccessTokenFormat, ApplicationAdminStore, ApplicationInput, Applic
 import { TOKEN_ENDPOINT_AUTH_METHODS, UidTaken, type RegisteredBy, type TokenEndpointAuthMethod } from '../oauth/store.js';
 import { Prisma, type OauthApplication, type PrismaClient } from './generated/client.js';
 import { uniqueViolation } from './prisma-errors.js';
-import { selectList, splitList, type Row } from './rows.js';
+import { selectList, splitList, timestamp, type Row } from './rows.js';
 import { isSigningAlgorithm, type SigningAlgorithm } from '../oauth/signing-keys.js';
 import type { SqlClient } from './sql-client.js';
 
@@ -74,6 +74,8 @@ const toColumns = <Input extends Partial<ApplicationInput>>({
 
 const BY_UID = { name: 'application_by_uid', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE uid = $1` };
 const BY_ID = { name: 'application_by_id', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE id = $1` };
+// Once per client: the cleanup of self-registered clients removes those never used (issue 19).
+const MARK_USED = { name: 'application_mark_used', text: 'UPDATE oauth_applications SET used_at = $2 WHERE id = $1 AND used_at IS NULL' };
 
 export function applicationRepository(sql: SqlClient, prisma: PrismaClient): ApplicationStore & ApplicationAdminStore {
   const one = (rows: Row<OauthApplication>[]) => (rows[0] ? toApplication(rows[0]) : null);
@@ -84,6 +86,9 @@ export function applicationRepository(sql: SqlClient, prisma: PrismaClient): App
       return one(await sql.query<Row<OauthApplication>>(BY_UID, [uid]));
     },
     findById: async (id) => one(await sql.query<Row<OauthApplication>>(BY_ID, [id])),
+    async markUsed(id, at) {
+      await sql.query(MARK_USED, [id, timestamp(at)]);
+    },
     async list() {
       const rows = await prisma.oauthApplication.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
       return rows.map(toApplication);
