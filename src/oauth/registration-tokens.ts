@@ -1,0 +1,78 @@
+import { InvalidToken } from './errors.js';
+import { generateSecret, sha256Hex } from './secrets.js';
+
+// Initial access tokens (RFC 7591 section 3, policy initialAccessToken): an admin makes one with
+// `oauth-service registration-tokens create`, and a client presents it as a Bearer token to register. Only the
+// SHA-256 hex of a token is stored; the plain token is shown once, when it is made.
+
+export interface RegistrationTokenRecord {
+  id: number;
+  /** SHA-256 hex of the token. */
+  token: string;
+  /** Registrations it may still make; null: unlimited until it expires. */
+  usesRemaining: number | null;
+  expiresAt: Date | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** oauth_registration_tokens, and what registration must do under one lock (storage/registration-token-repository.ts). */
+export interface RegistrationStore {
+  createToken(input: Pick<RegistrationTokenRecord, 'token' | 'usesRemaining' | 'expiresAt'>): Promise<RegistrationTokenRecord>;
+  listTokens(): Promise<RegistrationTokenRecord[]>;
+  /** Sets revoked_at unless set already; false when there is no such live token. */
+  revokeToken(id: number, at: Date): Promise<boolean>;
+  /** The token by its hash when it could register at `at` (unrevoked, unexpired, a use left); nothing is used. */
+  findUsableToken(token: string, at: Date): Promise<RegistrationTokenRecord | null>;
+  /** Uses the token once, checked and decremented in one statement; false when it could not register at `at`. */
+  useToken(token: string, at: Date): Promise<boolean>;
+  /** How many clients registered themselves at /oauth/register (registered_by 'dynamic'), counted in SQL. */
+  countDynamicClients(): Promise<number>;
+  /** Runs `work` while no other registration runs, in any process (a PostgreSQL advisory lock): the cap holds. */
+  exclusively<T>(work: () => Promise<T>): Promise<T>;
+}
+
+type TokenDeps = { stores: { registrations: RegistrationStore }; now: () => Date };
+
+export interface NewRegistrationToken {
+  /** Shown once: only its hash is stored. */
+  plainToken: string;
+  record: RegistrationTokenRecord;
+}
+
+export const MAX_TOKEN_USES = 1_000_000;
+export const MAX_TOKEN_SECONDS = 10 * 365 * 86_400;
+
+/** A new initial access token: `uses` registrations (null: unlimited), until `expiresInSeconds` (null: never). */
+export async function createRegistrationToken(
+  deps: TokenDeps,
+  { uses, expiresInSeconds }: { uses: number | null; expiresInSeconds: number | null },
+): Promise<NewRegistrationToken> {
+  if (uses !== null && !(Number.isInteger(uses) && uses >= 1 && uses <= MAX_TOKEN_USES)) throw new RangeError('uses out of range');
+  if (expiresInSeconds !== null && !(Number.isInteger(expiresInSeconds) && expiresInSeconds >= 1 && expiresInSeconds <= MAX_TOKEN_SECONDS))
+    throw new RangeError('expiresInSeconds out of range');
+  const plainToken = generateSecret();
+  const expiresAt = expiresInSeconds === null ? null : new Date(deps.now().getTime() + expiresInSeconds * 1000);
+  const record = await deps.stores.registrations.createToken({ token: sha256Hex(plainToken), usesRemaining: uses, expiresAt });
+  return { plainToken, record };
+}
+
+/** Whether a token may register now: 'usable', or why not. */
+export function tokenState(record: RegistrationTokenRecord, now: Date): 'usable' | 'revoked' | 'expired' | 'used up' {
+  if (record.revokedAt !== null) return 'revoked';
+  if (record.expiresAt !== null && record.expiresAt <= now) return 'expired';
+  if (record.usesRemaining !== null && record.usesRemaining <= 0) return 'used up';
+  return 'usable';
+}
+
+/** RFC 7591 section 3 / RFC 6750 section 3.1: a missing, unknown, revoked, expired or used-up token is invalid_token. */
+export async function checkInitialAccessToken(deps: TokenDeps, token: string | null): Promise<string> {
+  const hash = sha256Hex(token ?? '');
+  if (token === null || !(await deps.stores.registrations.findUsableToken(hash, deps.now()))) throw new InvalidToken();
+  return hash;
+}
+
+/** Uses the checked token once; another request may have used its last use in the meantime (invalid_token). */
+export async function useInitialAccessToken(deps: TokenDeps, hash: string): Promise<void> {
+  if (!(await deps.stores.registrations.useToken(hash, deps.now()))) throw new InvalidToken();
+}
