@@ -9,6 +9,7 @@ import type { PrismaClient } from './generated/client.js';
 import type { SqlClient } from './sql-client.js';
 import { KeyEncryptionKeyInvalid, parseKeyEncryptionKey } from './key-encryption.js';
 import { dpopProofRepository } from './dpop-proof-repository.js';
+import { registrationTokenRepository } from './registration-token-repository.js';
 import { resourceRepository } from './resource-repository.js';
 import { signingKeyRepository } from './signing-key-repository.js';
 import { userRepository } from './user-repository.js';
@@ -42,6 +43,7 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
     cleanup: cleanupStore(database.sql),
     resources: resourceRepository(database.sql, database.prisma),
     dpopProofs: dpopProofRepository(database.sql),
+    registrations: registrationTokenRepository(database),
     signingKeys: signingKeyRepository(
       database,
       keyEncryptionKey === null ? null : parseKeyEncryptionKey(keyEncryptionKey),
@@ -51,7 +53,10 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
   return storesOn(database.prisma, database.sql, shared, accessTokenRepository(database.readSql));
 }
 
-type Shared = Pick<Stores, 'applications' | 'applicationAdmin' | 'userAdmin' | 'cleanup' | 'signingKeys' | 'resources' | 'dpopProofs'>;
+type Shared = Pick<
+  Stores,
+  'applications' | 'applicationAdmin' | 'userAdmin' | 'cleanup' | 'signingKeys' | 'resources' | 'dpopProofs' | 'registrations'
+>;
 
 // The admin writes go through Prisma and stay outside the SQL transaction; nothing transactional writes through
 // them. The cleanup runs its own short statements, never inside a transaction. Application reads stay on the (cached) shared store: a transaction never changes an application.
