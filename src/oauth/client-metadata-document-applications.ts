@@ -1,0 +1,78 @@
+import type { Config } from '../config/types.js';
+import { clientFromDocument, clientIdUrlProblem, looksLikeClientIdUrl, type DocumentClient } from './client-metadata-document.js';
+import { ClientMetadataDocumentRefused, fetchClientMetadataDocument, type DocumentFetchOptions } from './client-metadata-document-fetch.js';
+import { UidTaken, type ApplicationRecord, type ApplicationStore, type Stores } from './store.js';
+
+export interface ClientMetadataDocumentOptions {
+  config: Readonly<Config>;
+  now: () => Date;
+  /** Why a document was refused (warn level); the reason names the problem, never the document's content. */
+  warn: (details: Record<string, unknown>, message: string) => void;
+  /** Trusted CAs for the documents' https (tests); operators use NODE_EXTRA_CA_CERTS. */
+  ca?: DocumentFetchOptions['ca'];
+}
+
+/**
+ * Client ID Metadata Documents in the client lookup: with them enabled, `applications.findByUid` of an https URL
+ * answers the application row made from the URL's document, fetched when there is no row yet or its
+ * metadataExpiresAt has passed (the row is shared by every instance; a refetch rewrites it, so a redirect URI the
+ * document dropped stops working). Every other client_id goes straight through. A refused document, also one that
+ * fails to refresh an expired row, is an unknown client (null): authorize and token already answer that, and the
+ * log line says why. Grants, tokens and revocation see an ordinary application row.
+ */
+export function withClientMetadataDocuments(stores: Stores, options: ClientMetadataDocumentOptions): Stores {
+  const settings = options.config.registration.clientIdMetadataDocuments;
+  if (!settings.enabled) return stores;
+  const resolve = documentResolver(stores, options);
+  const applications: ApplicationStore = { ...stores.applications, findByUid: resolve };
+  const wrap = (inner: Stores): Stores => ({
+    ...inner,
+    applications,
+    transaction: (work) => inner.transaction((bound) => work(wrap(bound))),
+  });
+  return wrap(stores);
+}
+
+function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetadataDocumentOptions) {
+  const settings = config.registration.clientIdMetadataDocuments;
+  // Concurrent lookups of one URL on this instance share one fetch.
+  const inFlight = new Map<string, Promise<ApplicationRecord | null>>();
+
+  const refuse = (clientId: string, reason: string) => {
+    warn({ event: 'client_metadata_document.refused', clientId: clientId.slice(0, 200), reason }, 'client metadata document refused');
+    return null;
+  };
+
+  const refresh = async (clientId: string, row: ApplicationRecord | null): Promise<ApplicationRecord | null> => {
+    let client: DocumentClient;
+    try {
+      const fetched = await fetchClientMetadataDocument(new URL(clientId), { ...settings, ca });
+      client = clientFromDocument(clientId, fetched, config, now());
+    } catch (error) {
+      if (error instanceof ClientMetadataDocumentRefused) return refuse(clientId, error.reason);
+      throw error;
+    }
+    if (row) return stores.applicationAdmin.update(row.id, client);
+    try {
+      return await stores.applicationAdmin.create({ ...client, uid: clientId });
+    } catch (error) {
+      // Another instance made the row meanwhile: this fetch is as fresh as theirs.
+      if (!(error instanceof UidTaken)) throw error;
+      const made = await stores.applications.findByUid(clientId);
+      return made && stores.applicationAdmin.update(made.id, client);
+    }
+  };
+
+  return async (uid: string): Promise<ApplicationRecord | null> => {
+    const row = await stores.applications.findByUid(uid);
+    if (row && row.registeredBy !== 'metadata_document') return row;
+    const problem = clientIdUrlProblem(uid, settings.allowPrivateAddresses);
+    if (problem !== null) return looksLikeClientIdUrl(uid) ? refuse(uid, `the client_id is ${problem}`) : null;
+    if (row && row.metadataExpiresAt !== null && row.metadataExpiresAt > now()) return row;
+    const pending = inFlight.get(uid);
+    if (pending) return pending;
+    const fetching = refresh(uid, row).finally(() => inFlight.delete(uid));
+    inFlight.set(uid, fetching);
+    return fetching;
+  };
+}

@@ -1,0 +1,148 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { refusedAddressReason } from './client-metadata-document-address.js';
+
+export interface DocumentFetchOptions {
+  /** Development only: loopback, private and link-local addresses may be fetched, and http URLs too. */
+  allowPrivateAddresses: boolean;
+  maxBytes: number;
+  /** Connect, headers and body together. */
+  timeoutMs: number;
+  /**
+   * The certificate authorities trusted for the document's https (replacing the default ones); tests pass their
+   * self-signed certificate. Operators add a private CA with NODE_EXTRA_CA_CERTS instead.
+   */
+  ca?: string | Buffer | Array<string | Buffer>;
+}
+
+/** The parts of the answer the caller needs: the JSON object and the caching headers. */
+export interface FetchedDocument {
+  document: Record<string, unknown>;
+  cacheControl: string | null;
+  expires: string | null;
+  date: string | null;
+  age: string | null;
+}
+
+/** A document that could not be fetched or used; `reason` is for the log (never shown to the user unescaped). */
+export class ClientMetadataDocumentRefused extends Error {
+  constructor(readonly reason: string) {
+    super(`client metadata document refused: ${reason}`);
+    this.name = 'ClientMetadataDocumentRefused';
+  }
+}
+
+/**
+ * GET of a Client ID Metadata Document with node:http(s) directly, so the socket is ours: the host's addresses
+ * are resolved in the request's own lookup and every one is checked before the connection goes to the checked one
+ * (no second resolution, so no DNS rebinding window); one deadline covers connect, headers and body; the body is
+ * cut off as soon as it passes maxBytes. Redirects are not followed: the document is at the client_id URL itself.
+ */
+export function fetchClientMetadataDocument(url: URL, options: DocumentFetchOptions): Promise<FetchedDocument> {
+  const { allowPrivateAddresses, maxBytes, timeoutMs, ca } = options;
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowPrivateAddresses))
+    return Promise.reject(new ClientMetadataDocumentRefused(`the scheme ${url.protocol} is not https`));
+  const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(literal) !== 0 && !allowPrivateAddresses) {
+    const reason = refusedAddressReason(literal);
+    if (reason !== null) return Promise.reject(new ClientMetadataDocumentRefused(`the address ${literal} is ${reason}`));
+  }
+
+  return new Promise<FetchedDocument>((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+      method: 'GET',
+      headers: { accept: 'application/json', 'user-agent': 'oauth-service client-metadata-document fetcher' },
+      agent: false,
+      lookup: checkedLookup(allowPrivateAddresses),
+      maxHeaderSize: 16384,
+      ...(url.protocol === 'https:' && ca !== undefined && { ca }),
+    });
+    const fail = (error: Error) => {
+      clearTimeout(deadline);
+      request.destroy();
+      reject(error instanceof ClientMetadataDocumentRefused ? error : new ClientMetadataDocumentRefused(describe(error)));
+    };
+    const deadline = setTimeout(() => fail(new ClientMetadataDocumentRefused(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
+    request.on('error', fail);
+    request.on('response', (response) => {
+      const problem = responseProblem(response, maxBytes);
+      if (problem !== null) return fail(new ClientMetadataDocumentRefused(problem));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) return fail(new ClientMetadataDocumentRefused(`the document is larger than ${maxBytes} bytes`));
+        chunks.push(chunk);
+      });
+      response.on('error', fail);
+      response.on('end', () => {
+        clearTimeout(deadline);
+        try {
+          resolve({ document: parseObject(Buffer.concat(chunks)), ...cachingHeaders(response) });
+        } catch (error) {
+          reject(error as Error);
+        }
+      });
+    });
+    request.end();
+  });
+}
+
+function responseProblem(response: IncomingMessage, maxBytes: number): string | null {
+  const status = response.statusCode ?? 0;
+  if (status >= 300 && status < 400) return `the URL answered a redirect (${status}); the document must be at the client_id URL itself`;
+  if (status !== 200) return `the URL answered status ${status}`;
+  const mediaType = (response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') return 'the answer is not application/json';
+  const length = Number(response.headers['content-length'] ?? 0);
+  if (length > maxBytes) return `the document is larger than ${maxBytes} bytes`;
+  return null;
+}
+
+function parseObject(body: Buffer): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new ClientMetadataDocumentRefused('the document is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ClientMetadataDocumentRefused('the document is not a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function cachingHeaders(response: IncomingMessage): Omit<FetchedDocument, 'document'> {
+  const header = (name: string) => {
+    const value = response.headers[name];
+    return typeof value === 'string' ? value : null;
+  };
+  return { cacheControl: header('cache-control'), expires: header('expires'), date: header('date'), age: header('age') };
+}
+
+// Resolves all addresses of the host and refuses the connection if any is internal: a name with one public and
+// one private address must not be usable to reach the private one on a later connection attempt.
+function checkedLookup(allowPrivateAddresses: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(new ClientMetadataDocumentRefused(`the host ${hostname} does not resolve (${error.code ?? 'error'})`), []);
+      if (addresses.length === 0) return callback(new ClientMetadataDocumentRefused(`the host ${hostname} has no address`), []);
+      if (!allowPrivateAddresses) {
+        for (const { address } of addresses) {
+          const reason = refusedAddressReason(address);
+          if (reason !== null)
+            return callback(new ClientMetadataDocumentRefused(`the host ${hostname} resolves to ${address}, which is ${reason}`), []);
+        }
+      }
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0]!;
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+function describe(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? `the fetch failed (${code})` : 'the fetch failed';
+}
