@@ -37,6 +37,8 @@ import { introspectionRules } from './oauth/introspection-policy.js';
 import type { PasswordHasher } from './oauth/passwords.js';
 import { InvalidRequest } from './oauth/errors.js';
 import type { Stores } from './oauth/store.js';
+import { withClientMetadataDocuments } from './oauth/client-metadata-document-applications.js';
+import type { DocumentFetchOptions } from './oauth/client-metadata-document-fetch.js';
 import { createDatabase, databaseOptions, type Database } from './storage/database.js';
 import { migrationStatus } from './storage/migrate.js';
 import { isDatabaseUnavailable } from './storage/prisma-errors.js';
@@ -58,6 +60,8 @@ export interface BuildServerOptions {
   logStream?: NodeJS.WritableStream;
   /** How user and admin passwords are hashed and checked (argon2id); tests count the checks. */
   passwords?: PasswordHasher;
+  /** CAs trusted for Client ID Metadata Documents' https instead of the default ones (tests' self-signed certificate). */
+  clientMetadataDocumentCa?: DocumentFetchOptions['ca'];
 }
 
 /** The composition root: wires every layer and registers each endpoint group by name. Never listens. */
@@ -69,6 +73,7 @@ export async function buildServer({
   stores,
   logStream,
   passwords = argon2Hasher,
+  clientMetadataDocumentCa,
 }: BuildServerOptions): Promise<FastifyInstance> {
   // SPEC 7: a controller that is not a subclass of the built-in one stops the boot before anything is opened.
   const controllerClasses = resolveControllerClasses(extensions.controllers);
@@ -89,7 +94,12 @@ export async function buildServer({
     },
   };
   const limits = createAttemptLimits(config.rateLimit, reporter);
-  const domainStores = stores ?? createStores(db, { keyEncryptionKey: config.keys.encryptionKey ?? null });
+  const domainStores = withClientMetadataDocuments(stores ?? createStores(db, { keyEncryptionKey: config.keys.encryptionKey ?? null }), {
+    config,
+    now,
+    warn: (details, message) => app.log.warn(details, message),
+    ca: clientMetadataDocumentCa,
+  });
   const deps: OAuthDeps = {
     stores: domainStores,
     config,

@@ -9,11 +9,11 @@ import { buildTestServer, type TestServer, type TestServerOptions } from './test
  */
 export async function listeningTestServer(
   config: ConfigInput & Record<string, unknown> = {},
-  { env }: Pick<TestServerOptions, 'env'> = {},
+  { env, clientMetadataDocumentCa }: Pick<TestServerOptions, 'env' | 'clientMetadataDocumentCa'> = {},
 ): Promise<TestServer & { baseUrl: string }> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const server = await buildTestServer({ config: { ...config, baseUrl }, env });
+  const server = await buildTestServer({ config: { ...config, baseUrl }, env, clientMetadataDocumentCa });
   await server.app.listen({ port, host: '127.0.0.1' });
   return Object.assign(server, { baseUrl });
 }

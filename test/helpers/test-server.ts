@@ -33,6 +33,8 @@ export interface TestServerOptions {
   logStream?: NodeJS.WritableStream;
   /** The server's password hasher (argon2id by default); tests wrap it to count checks. */
   passwords?: PasswordHasher;
+  /** CAs the server trusts for Client ID Metadata Documents over https (a test's self-signed certificate). */
+  clientMetadataDocumentCa?: string | Buffer | Array<string | Buffer>;
 }
 
 /** A server on a fresh migrated database (PGlite, or PostgreSQL with DATABASE_URL), for inject() or listen(). */
@@ -43,6 +45,7 @@ export async function buildTestServer({
   testDatabase,
   logStream,
   passwords,
+  clientMetadataDocumentCa,
 }: TestServerOptions = {}): Promise<TestServer> {
   const ownDatabase = !testDatabase;
   const db = testDatabase ?? (await createTestDatabase());
@@ -62,7 +65,7 @@ export async function buildTestServer({
   };
   const now = () => clock.now;
   const stores = createStores(db.database, { keyEncryptionKey: config.keys.encryptionKey ?? null });
-  const app = await buildServer({ config, extensions, database: db.database, now, stores, logStream, passwords });
+  const app = await buildServer({ config, extensions, database: db.database, now, stores, logStream, passwords, clientMetadataDocumentCa });
   const deps: OAuthDeps = {
     stores,
     config,
