@@ -21,6 +21,7 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     ...(config.openid.enabled && { jwks_uri: `${base}/oauth/jwks` }),
     ...(config.introspection.enabled && { introspection_endpoint: `${base}/oauth/introspect` }),
     ...(config.registration.policy !== 'off' && { registration_endpoint: `${base}/oauth/register` }),
+    ...(config.registration.clientIdMetadataDocuments.enabled && { client_id_metadata_document_supported: true }),
     scopes_supported: [...config.defaultScopes, ...config.optionalScopes],
     response_types_supported: [...(flows.includes('authorization_code') ? ['code'] : []), ...(flows.includes('implicit') ? ['token'] : [])],
     response_modes_supported: responseModes(flows),
