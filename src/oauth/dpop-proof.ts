@@ -20,12 +20,33 @@ export interface DpopRequest {
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 const MAX_JTI_LENGTH = 256;
 
+/** A proof whose signature and claims were checked, not yet recorded against replay (rememberDpopProof). */
+export interface CheckedDpopProof {
+  /** RFC 7638 thumbprint of the proof's key: what a token gets bound to. */
+  jkt: string;
+  /** SHA-256 hex of the key's thumbprint and the jti: what section 11.1's replay check remembers. */
+  replayKey: string;
+  /** The end of the window in which the proof is acceptable at all. */
+  expiresAt: Date;
+}
+
 /** The thumbprint (jkt) of a proof's key; throws InvalidDpopProof, or UseDpopNonce when a nonce is needed. */
 export async function verifyDpopProof(
   deps: Pick<OAuthDeps, 'config' | 'stores' | 'now'>,
   proof: string,
   request: DpopRequest,
 ): Promise<string> {
+  const checked = await checkDpopProof(deps, proof, request);
+  await rememberDpopProof(deps, checked);
+  return checked.jkt;
+}
+
+/** Every check of section 4.3 but replay, which writes: a request may be refused for other reasons first. */
+export async function checkDpopProof(
+  deps: Pick<OAuthDeps, 'config' | 'now'>,
+  proof: string,
+  request: DpopRequest,
+): Promise<CheckedDpopProof> {
   const settings = deps.config.dpop;
   const header = protectedHeader(proof);
   if (header.typ !== 'dpop+jwt') throw new InvalidDpopProof('The DPoP proof must have typ dpop+jwt.');
@@ -55,23 +76,26 @@ export async function verifyDpopProof(
   const jkt = await calculateJwkThumbprint(jwk as JWK, 'sha256');
   // Section 11.1: once per key and jti within the window in which the proof is acceptable at all.
   const expiresAt = new Date((iat + settings.proofLifetimeSeconds + settings.clockSkewSeconds) * 1000);
-  if (!(await deps.stores.dpopProofs.remember(sha256(`${jkt}.${jti}`).toString('hex'), expiresAt))) {
-    throw new InvalidDpopProof('The DPoP proof was used already.');
-  }
-  return jkt;
+  return { jkt, replayKey: sha256(`${jkt}.${jti}`).toString('hex'), expiresAt };
+}
+
+/** Section 11.1: records the proof, on any instance (PostgreSQL); a proof seen before is InvalidDpopProof. */
+export async function rememberDpopProof(deps: Pick<OAuthDeps, 'stores'>, { replayKey, expiresAt }: CheckedDpopProof): Promise<void> {
+  if (!(await deps.stores.dpopProofs.remember(replayKey, expiresAt))) throw new InvalidDpopProof('The DPoP proof was used already.');
 }
 
 /**
  * The DPoP header of a token request (RFC 9449 section 5): absent is a bearer request (null); sent twice or
- * empty is invalid_dpop_proof; else the verified key's thumbprint.
+ * empty is invalid_dpop_proof; else the checked proof. Its replay check waits for the grant to have
+ * authenticated the client (rememberDpopProof), so requests without credentials write nothing.
  */
-export async function tokenRequestDpopKey(
-  deps: Pick<OAuthDeps, 'config' | 'stores' | 'now'>,
+export async function tokenRequestDpopProof(
+  deps: Pick<OAuthDeps, 'config' | 'now'>,
   header: string | string[] | undefined,
-): Promise<string | null> {
+): Promise<CheckedDpopProof | null> {
   if (header === undefined) return null;
   if (typeof header !== 'string' || header.trim() === '') throw new InvalidDpopProof('Send exactly one DPoP proof.');
-  return verifyDpopProof(deps, header.trim(), { method: 'POST', url: `${authorizationIssuer(deps.config.baseUrl)}/oauth/token` });
+  return checkDpopProof(deps, header.trim(), { method: 'POST', url: `${authorizationIssuer(deps.config.baseUrl)}/oauth/token` });
 }
 
 function protectedHeader(proof: string): ReturnType<typeof decodeProtectedHeader> {

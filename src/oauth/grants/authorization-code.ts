@@ -7,16 +7,18 @@ import { narrowedAudience, scopesForAudience } from '../resource-indicators.js';
 import { storedForm } from '../secrets.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
 import { issuedToken, mintAccessToken } from '../token-issuer.js';
+import { admitClient } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { currentScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 /** RFC 6749 section 4.1.3: exchange a code for tokens, with the checks of reference 5.4 and SPEC 3.1. */
-export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, credentials, dpopJkt = null }) => {
+export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, credentials, dpopProof }) => {
   const code = requireParameter(parameters, 'code');
   const redirectUri = requireParameter(parameters, 'redirect_uri');
   // The client first: what the server says about a code (it wants a verifier) is for its client only.
   const application = await requireClient(deps, credentials);
+  const dpopJkt = await admitClient(deps, 'authorization_code', application, dpopProof);
   const grant = await deps.stores.accessGrants.findByToken(storedForm(code, deps.config.hashTokens));
   const verifier = optionalParameter(parameters, 'code_verifier');
   const ownGrant = grant !== null && grant.applicationId === application.id;

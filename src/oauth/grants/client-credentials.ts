@@ -3,13 +3,15 @@ import { UnauthorizedClient } from '../errors.js';
 import { optionalParameter, resourceParameters } from '../request-parameters.js';
 import { resolveAudience } from '../resource-indicators.js';
 import { issueAccessToken } from '../token-issuer.js';
+import { admitClient } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 /** RFC 6749 section 4.4: a confidential client obtains a token for itself; no resource owner, no refresh token. */
-export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, credentials, dpopJkt = null }) => {
+export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, credentials, dpopProof }) => {
   const application = await requireClient(deps, credentials);
+  const dpopJkt = await admitClient(deps, 'client_credentials', application, dpopProof);
   // RFC 6749 section 4.4: "The client credentials grant type MUST only be used by confidential clients" (SPEC 8).
   if (!application.confidential) throw new UnauthorizedClient();
   const scopes = grantedScopes(deps, application, optionalParameter(parameters, 'scope'), { allowEmpty: false });

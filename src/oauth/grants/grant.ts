@@ -1,5 +1,6 @@
 import type { ClientCredentials } from '../client-credentials.js';
 import type { OAuthDeps } from '../deps.js';
+import type { CheckedDpopProof } from '../dpop-proof.js';
 import type { Parameters } from '../request-parameters.js';
 import type { ApplicationRecord } from '../store.js';
 import type { IssuedToken } from '../token-issuer.js';
@@ -10,8 +11,11 @@ export interface GrantRequest {
   credentials: ClientCredentials | null;
   /** The requester's address as the failure limits count it (limitedAddress). */
   address: string;
-  /** RFC 9449: the thumbprint of the key a valid DPoP proof of this request showed; null without a proof. */
-  dpopJkt?: string | null;
+  /**
+   * RFC 9449: the request's DPoP proof, checked but not yet recorded against replay; admitClient records it
+   * once the client is known and hands out its key's thumbprint. Null (or absent) without a proof.
+   */
+  dpopProof?: CheckedDpopProof | null;
 }
 
 export interface GrantResult {

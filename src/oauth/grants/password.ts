@@ -7,6 +7,7 @@ import { optionalParameter, requireParameter, resourceParameters } from '../requ
 import { resolveAudience } from '../resource-indicators.js';
 import { issueAccessToken } from '../token-issuer.js';
 import { isDisabled } from '../users.js';
+import { admitClient } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import type { PasswordOutcome } from '../attempt-limits.js';
 import type { ApplicationRecord } from '../store.js';
@@ -14,10 +15,11 @@ import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 /** RFC 6749 section 4.3: username and password of a local user (or the extension's resolver). Off by default. */
-export const passwordGrant: GrantHandler = async (deps, { parameters, credentials, address, dpopJkt = null }) => {
+export const passwordGrant: GrantHandler = async (deps, { parameters, credentials, address, dpopProof }) => {
   const username = requireParameter(parameters, 'username');
   const password = requireParameter(parameters, 'password');
   const application = await requireClient(deps, credentials);
+  const dpopJkt = await admitClient(deps, 'password', application, dpopProof);
   // RFC 6749 section 4.3.2: the server MUST protect this endpoint against brute force; it shares the
   // failure limits of /login, so neither is a way round the other's lockout.
   const attempt = await deps.limits.users.begin('password_grant', username, address, deps.now);

@@ -8,6 +8,7 @@ import { storedForm } from '../secrets.js';
 import type { AccessTokenRecord, ApplicationRecord } from '../store.js';
 import { issueAccessToken, issuedToken, mintAccessToken, type TokenRequest } from '../token-issuer.js';
 import { isRefreshUsable } from '../token-state.js';
+import { admitClient } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import { currentScopes } from './requested-scopes.js';
 
@@ -16,7 +17,7 @@ import { currentScopes } from './requested-scopes.js';
  * pair issued; presenting a retired one again revokes the whole family (reuse detection), except for the
  * same client within refreshTokens.graceSeconds (a retried request), which gets a new pair of the family.
  */
-export const refreshTokenGrant: GrantHandler = async (deps, { parameters, credentials, dpopJkt = null }) => {
+export const refreshTokenGrant: GrantHandler = async (deps, { parameters, credentials, dpopProof }) => {
   const presented = requireParameter(parameters, 'refresh_token');
   const client = await authenticateOptionalClient(deps, credentials);
   const now = deps.now();
@@ -29,6 +30,7 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
     if (!client) throw application?.confidential ? new InvalidClient() : new InvalidGrant();
     if (client.id !== token.applicationId) throw new InvalidGrant();
   }
+  const dpopJkt = await admitClient(deps, 'refresh_token', application, dpopProof);
   const scopeParameter = optionalParameter(parameters, 'scope');
   requireBoundKey(token, application, dpopJkt);
   const request: Retired = { token, application, client, scopeParameter, resources: resourceParameters(parameters), dpopJkt, now };

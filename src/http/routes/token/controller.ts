@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { extractClientCredentials } from '../../../oauth/client-credentials.js';
-import { tokenRequestDpopKey } from '../../../oauth/dpop-proof.js';
+import { tokenRequestDpopProof } from '../../../oauth/dpop-proof.js';
 import { OAuthError } from '../../../oauth/errors.js';
 import { handleTokenRequest } from '../../../oauth/grants/index.js';
 import { introspect, type IntrospectionResponse } from '../../../oauth/introspection.js';
@@ -31,8 +31,9 @@ export class TokensController extends Controller {
     const parameters = request.oauthParameters;
     const address = limitedAddress(request.ip);
     const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters, address });
-    const dpopJkt = await tokenRequestDpopKey(this.deps, request.headers.dpop);
-    const body = await handleTokenRequest(this.deps, { parameters, credentials, address, dpopJkt });
+    // RFC 9449 section 4.3: the proof is checked first; the grant records it against replay once it knows the client.
+    const dpopProof = await tokenRequestDpopProof(this.deps, request.headers.dpop);
+    const body = await handleTokenRequest(this.deps, { parameters, credentials, address, dpopProof });
     this.services.metrics.tokensIssued(parameters.grant_type!);
     request.log.info({ event: 'token.issued', grantType: parameters.grant_type, clientId: credentials?.clientId }, 'token issued');
     return noStore(reply).send(body);
