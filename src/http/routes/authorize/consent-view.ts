@@ -1,11 +1,14 @@
 import { authorizationRequestFields, type AuthorizationRequest } from '../../../oauth/authorization-request.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+import { selfRegisteredNotice, type SelfRegisteredNotice } from './self-registered-notice.js';
 
 /** What consent.eta prints (reference 15.2); the template decides nothing. */
 export interface ConsentModel {
   title: string;
   applicationName: string;
+  /** A client that registered itself and that no admin approved (issue 19); null: the page as for any client. */
+  selfRegistered: SelfRegisteredNotice | null;
   /** One line per scope: its configured description, else the scope itself. */
   scopes: string[];
   /** Hidden fields that re-create the request; POST validates them again in full (STYLE 14). */
@@ -32,6 +35,7 @@ export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, own
   return {
     title: 'Authorization required',
     applicationName: request.application.name,
+    selfRegistered: selfRegisteredNotice(request.application, request.redirectUri, deps.config.baseUrl),
     // Object.hasOwn: a scope named "constructor" must not print Object's constructor.
     scopes: request.scopes.map((scope) => (Object.hasOwn(descriptions, scope) ? descriptions[scope]! : scope)),
     fields: [
