@@ -52,7 +52,7 @@ export async function approveAuthorization(
 // Reference 6: never a refresh token for the implicit flow; reuseAccessToken applies.
 async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest, resourceOwnerId: number): Promise<IssuedToken> {
   const query = { applicationId: request.application.id, resourceOwnerId, scopes: request.scopes, at: deps.now(), withRefreshToken: false };
-  const reused = await reusableToken(deps, query, request.resources);
+  const reused = await reusableToken(deps, request.application, { ...query, audience: request.resources, dpopJkt: null });
   if (reused) return reused;
   return issueAccessToken(deps, {
     application: request.application,

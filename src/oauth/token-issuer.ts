@@ -53,10 +53,7 @@ export interface MintedToken {
  */
 export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): Promise<MintedToken> {
   const { config } = deps;
-  // RFC 9449 section 5.2: a client registered with dpop_bound_access_tokens gets bound tokens only.
-  if (request.application?.dpopBoundAccessTokens && !request.dpopJkt) {
-    throw new InvalidDpopProof('This client must send a DPoP proof: its access tokens are DPoP-bound.');
-  }
+  requireDpopBinding(request.application, request.dpopJkt ?? null);
   const audience = request.audience ?? NO_AUDIENCE;
   const createdAt = deps.now();
   const expiresIn = audienceLifetime(audience, request.expiresIn === undefined ? config.accessTokenExpiresIn : request.expiresIn);
@@ -88,6 +85,13 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
     dpopJkt: request.dpopJkt ?? null,
   };
   return { input, accessToken, refreshToken };
+}
+
+/** RFC 9449 section 5.2: a client registered with dpop_bound_access_tokens gets bound tokens only. */
+export function requireDpopBinding(application: ApplicationRecord | null, dpopJkt: string | null): void {
+  if (application?.dpopBoundAccessTokens && !dpopJkt) {
+    throw new InvalidDpopProof('This client must send a DPoP proof: its access tokens are DPoP-bound.');
+  }
 }
 
 /** The response's view of a minted token once stored. */

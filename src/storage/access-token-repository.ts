@@ -133,7 +133,7 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
         resourceOwnerId,
         timestamp(at),
       ]),
-    async findLiveMatching({ applicationId, resourceOwnerId, scopes, at, withRefreshToken }) {
+    async findLiveMatching({ applicationId, resourceOwnerId, scopes, at, withRefreshToken, audience, dpopJkt }) {
       const rows = await sql.query<Row<OauthAccessToken>>(
         `SELECT ${COLUMNS} FROM oauth_access_tokens
          WHERE application_id = $1 AND resource_owner_id IS NOT DISTINCT FROM $2 AND revoked_at IS NULL
@@ -142,12 +142,15 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
         [applicationId, resourceOwnerId, timestamp(at)],
       );
       const wanted = [...new Set(scopes)].sort().join(' ');
+      const wantedAudience = audience === undefined ? undefined : [...new Set(audience)].sort().join(' ');
       const match = rows
         .map(toAccessToken)
         .find(
           (token) =>
             [...new Set(token.scopes)].sort().join(' ') === wanted &&
-            (withRefreshToken === undefined || (token.refreshToken !== null) === withRefreshToken),
+            (withRefreshToken === undefined || (token.refreshToken !== null) === withRefreshToken) &&
+            (wantedAudience === undefined || [...new Set(token.audience)].sort().join(' ') === wantedAudience) &&
+            (dpopJkt === undefined || token.dpopJkt === dpopJkt),
         );
       return match ?? null;
     },

@@ -66,12 +66,15 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
     if (deps.config.revokePreviousAuthorizationCodeToken) {
       await stores.accessTokens.revokeAllFor(application.id, grant.resourceOwnerId, now);
     }
-    const reused = await reusableToken(
-      { ...deps, stores },
-      { applicationId: application.id, resourceOwnerId: grant.resourceOwnerId, scopes, at: now, withRefreshToken },
-      audience.uris,
+    const reused = await reusableToken({ ...deps, stores }, application, {
+      applicationId: application.id,
+      resourceOwnerId: grant.resourceOwnerId,
+      scopes,
+      at: now,
+      withRefreshToken,
+      audience: audience.uris,
       dpopJkt,
-    );
+    });
     const issued = reused ?? issuedToken(minted, await stores.accessTokens.create(minted.input));
     return { issued, application, nonce: grant.nonce };
   });

@@ -18,7 +18,7 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
   const audience = await resolveAudience(deps, resourceParameters(parameters), scopes);
   const query = { applicationId: application.id, resourceOwnerId: null, scopes, at: deps.now() };
 
-  const reused = await reusableToken(deps, query, audience.uris, dpopJkt);
+  const reused = await reusableToken(deps, application, { ...query, audience: audience.uris, dpopJkt });
   if (reused) return { issued: reused, application };
   if (deps.config.revokePreviousClientCredentialsToken) {
     const previous = await deps.stores.accessTokens.findLiveMatching(query);

@@ -47,18 +47,15 @@ async function issueFor(
   const audience = await resolveAudience(deps, resources, scopes);
   const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
 
-  const reused = await reusableToken(
-    deps,
-    {
-      applicationId: application.id,
-      resourceOwnerId: owner.id,
-      scopes,
-      at: deps.now(),
-      withRefreshToken,
-    },
-    audience.uris,
+  const reused = await reusableToken(deps, application, {
+    applicationId: application.id,
+    resourceOwnerId: owner.id,
+    scopes,
+    at: deps.now(),
+    withRefreshToken,
+    audience: audience.uris,
     dpopJkt,
-  );
+  });
   if (reused) return { issued: reused, application };
   const issued = await issueAccessToken(deps, {
     application,

@@ -1,20 +1,31 @@
 import type { OAuthDeps } from '../deps.js';
-import type { IssuedToken } from '../token-issuer.js';
+import type { ApplicationRecord } from '../store.js';
+import { requireDpopBinding, type IssuedToken } from '../token-issuer.js';
+
+/** The token a grant is about to issue, as reuse must match it. */
+export interface ReuseQuery {
+  applicationId: number;
+  resourceOwnerId: number | null;
+  scopes: string[];
+  at: Date;
+  withRefreshToken?: boolean;
+  /** RFC 8707: the token's resources; only a token for exactly these is reused. */
+  audience: readonly string[];
+  /** RFC 9449: the key the token is bound to; null reuses only unbound tokens. */
+  dpopJkt: string | null;
+}
 
 /**
- * reuseAccessToken (reference 17.6): an existing live token of the same application, owner and scopes is
- * returned instead of a new one. Only possible with plain token storage (the config loader refuses
- * reuseAccessToken with hashTokens), because the response must carry the token's value.
+ * reuseAccessToken (reference 17.6): an existing live token of the same application, owner, scopes, resources
+ * and key binding is returned instead of a new one. Only possible with plain token storage (the config loader
+ * refuses reuseAccessToken with hashTokens), because the response must carry the token's value.
  */
-export async function reusableToken(
-  deps: OAuthDeps,
-  query: { applicationId: number; resourceOwnerId: number | null; scopes: string[]; at: Date; withRefreshToken?: boolean },
-  audience: readonly string[] = [],
-  dpopJkt: string | null = null,
-): Promise<IssuedToken | null> {
-  // A token restricted to resources (RFC 8707) or bound to a key (RFC 9449) is never reused: the one found may be
-  // for other resources, or another key.
-  if (!deps.config.reuseAccessToken || deps.config.hashTokens || audience.length > 0 || dpopJkt !== null) return null;
+export async function reusableToken(deps: OAuthDeps, application: ApplicationRecord, query: ReuseQuery): Promise<IssuedToken | null> {
+  // RFC 9449 section 5.2 holds for a reused token as for a new one.
+  requireDpopBinding(application, query.dpopJkt);
+  if (!deps.config.reuseAccessToken || deps.config.hashTokens) return null;
+  // The binding and the audience are part of the match: a token bound to another key (or to none) and a token
+  // for other resources are never handed out.
   const record = await deps.stores.accessTokens.findLiveMatching(query);
   if (!record) return null;
   return { record, accessToken: record.token, refreshToken: record.refreshToken, reused: true };
