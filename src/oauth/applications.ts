@@ -149,8 +149,18 @@ function storedFields(fields: ApplicationFields) {
   };
 }
 
-export function listApplications(deps: OAuthDeps): Promise<ApplicationRecord[]> {
-  return deps.stores.applicationAdmin.list();
+/** Issue 19: the admin list's filters (none: every application). */
+export type ApplicationListFilter = 'self_registered' | 'awaiting_approval' | 'disabled';
+
+const LIST_FILTERS: Record<ApplicationListFilter, (application: ApplicationRecord) => boolean> = {
+  self_registered: (application) => application.registeredBy !== 'admin',
+  awaiting_approval: (application) => application.registeredBy !== 'admin' && application.approvedAt === null,
+  disabled: (application) => application.disabledAt !== null,
+};
+
+export async function listApplications(deps: OAuthDeps, filter?: ApplicationListFilter): Promise<ApplicationRecord[]> {
+  const applications = await deps.stores.applicationAdmin.list();
+  return filter === undefined ? applications : applications.filter(LIST_FILTERS[filter]);
 }
 
 export function findApplication(deps: OAuthDeps, id: number): Promise<ApplicationRecord | null> {
@@ -164,4 +174,36 @@ export function findApplicationByUid(deps: OAuthDeps, uid: string): Promise<Appl
 /** Reference 13: the application's grants and tokens go with it (ON DELETE CASCADE). False when there was none. */
 export function deleteApplication(deps: OAuthDeps, id: number): Promise<boolean> {
   return deps.stores.applicationAdmin.delete(id);
+}
+
+export class ApprovalNotNeeded extends Error {
+  constructor() {
+    super('An application made by an admin needs no approval');
+  }
+}
+
+/**
+ * Issue 19: an admin vouches for a self-registered client, and the consent screen stops warning about it. An
+ * admin-made application needs no approval (422). Approving again keeps the first approval's time.
+ */
+export async function approveApplication(deps: OAuthDeps, id: number): Promise<ApplicationRecord | null> {
+  const current = await deps.stores.applications.findById(id);
+  if (!current) return null;
+  if (current.registeredBy === 'admin') {
+    throw new ApprovalNotNeeded();
+  }
+  if (current.approvedAt !== null) return current;
+  return deps.stores.applicationAdmin.update(id, { approvedAt: deps.now() });
+}
+
+/**
+ * Issue 19: a disabled application can neither be authorized nor authenticate; enabling lets it do both again.
+ * Disabling revokes nothing: its tokens stay as they are, so that enabling it again restores it unchanged (delete
+ * the application to remove them). Disabling or enabling twice keeps the state and its time.
+ */
+export async function setApplicationDisabled(deps: OAuthDeps, id: number, disabled: boolean): Promise<ApplicationRecord | null> {
+  const current = await deps.stores.applications.findById(id);
+  if (!current) return null;
+  if ((current.disabledAt !== null) === disabled) return current;
+  return deps.stores.applicationAdmin.update(id, { disabledAt: disabled ? deps.now() : null });
 }

@@ -1,5 +1,5 @@
 import type { SigningAlgorithm } from '../../../oauth/signing-keys.js';
-import type { AccessTokenFormat, ApplicationRecord } from '../../../oauth/store.js';
+import type { AccessTokenFormat, ApplicationRecord, RegisteredBy } from '../../../oauth/store.js';
 
 export interface ApplicationJson {
   id: number;
@@ -14,6 +14,15 @@ export interface ApplicationJson {
   userinfo_signed_response_alg: SigningAlgorithm | null;
   access_token_format: AccessTokenFormat;
   dpop_bound_access_tokens: boolean;
+  registered_by: RegisteredBy;
+  client_uri: string | null;
+  logo_uri: string | null;
+  policy_uri: string | null;
+  tos_uri: string | null;
+  contacts: string[];
+  approved_at: string | null;
+  disabled_at: string | null;
+  used_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -37,6 +46,15 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
     access_token_format: application.accessTokenFormat,
     dpop_bound_access_tokens: application.dpopBoundAccessTokens,
+    registered_by: application.registeredBy,
+    client_uri: application.clientUri,
+    logo_uri: application.logoUri,
+    policy_uri: application.policyUri,
+    tos_uri: application.tosUri,
+    contacts: application.contacts,
+    approved_at: application.approvedAt?.toISOString() ?? null,
+    disabled_at: application.disabledAt?.toISOString() ?? null,
+    used_at: application.usedAt?.toISOString() ?? null,
     created_at: application.createdAt.toISOString(),
     updated_at: application.updatedAt.toISOString(),
   };

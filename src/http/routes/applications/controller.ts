@@ -1,14 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApplicationInvalid,
+  approveApplication,
+  ApprovalNotNeeded,
   createApplication,
   deleteApplication,
   findApplication,
   listApplications,
   rotateApplicationSecret,
+  setApplicationDisabled,
   updateApplication,
+  type ApplicationListFilter,
 } from '../../../oauth/applications.js';
 import { NotFound } from '../../../oauth/errors.js';
+import type { ApplicationRecord } from '../../../oauth/store.js';
 import { applicationJson } from './application-json.js';
 import { fieldsFromBody, fieldsOf, type ApplicationBody } from './request-fields.js';
 import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from './responses.js';
@@ -22,17 +27,19 @@ export interface ApplicationRoute {
 }
 type ApplicationRequest = FastifyRequest<ApplicationRoute>;
 type NewApplicationRequest = FastifyRequest<{ Body: ApplicationBody | undefined }>;
+type IndexRequest = FastifyRequest<{ Querystring: { filter?: ApplicationListFilter } }>;
 
 /**
  * Controller key `applications` (SPEC 3.6; reference 13 and 15.6 to 15.8): the admin's pages and JSON API.
  * `index`, `new`, `create`, `show`, `edit`, `update`, `destroy`, plus `confirmDestroy` (the page that asks
- * before deleting) and `rotateSecret`. The group authenticates the admin (and checks CSRF on writes) first.
+ * before deleting), `rotateSecret`, and issue 19's `approve`, `disable` and `enable`. The group authenticates the admin (and checks CSRF on writes) first.
  */
 export class ApplicationsController extends Controller {
-  async index(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const applications = await listApplications(this.deps);
+  async index(request: IndexRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const { filter } = request.query;
+    const applications = await listApplications(this.deps, filter);
     if (wantsJson(request)) return reply.send(applications.map((application) => applicationJson(application)));
-    return renderAdminPage(request, reply, 'index.eta', indexView(applications));
+    return renderAdminPage(request, reply, 'index.eta', indexView(applications, filter));
   }
 
   async new(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -127,6 +134,37 @@ export class ApplicationsController extends Controller {
       if (!(error instanceof ApplicationInvalid)) throw error;
       return invalid(request, reply, error, () => redirectAfter(request, reply, error.messages.join(' '), showPath(id)));
     }
+  }
+
+  // Issue 19: an admin vouches for a self-registered client; the consent screen stops warning about it.
+  async approve(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const id = Number(request.params.id);
+    try {
+      const approved = await approveApplication(this.deps, id);
+      return this.#stateChanged(request, reply, approved, 'application.approved', 'Application approved.');
+    } catch (error) {
+      if (!(error instanceof ApprovalNotNeeded)) throw error;
+      if (wantsJson(request)) return reply.code(422).send({ errors: [error.message] });
+      return redirectAfter(request, reply, error.message, showPath(id));
+    }
+  }
+
+  async disable(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const disabled = await setApplicationDisabled(this.deps, Number(request.params.id), true);
+    const notice = 'Application disabled: it can no longer be authorized or get tokens. Tokens already issued were not revoked.';
+    return this.#stateChanged(request, reply, disabled, 'application.disabled', notice);
+  }
+
+  async enable(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const enabled = await setApplicationDisabled(this.deps, Number(request.params.id), false);
+    return this.#stateChanged(request, reply, enabled, 'application.enabled', 'Application enabled.');
+  }
+
+  #stateChanged(request: ApplicationRequest, reply: FastifyReply, application: ApplicationRecord | null, event: string, notice: string) {
+    if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
+    request.log.info({ event, applicationId: application.id, clientId: application.uid }, event.replace('.', ' '));
+    if (wantsJson(request)) return reply.send(applicationJson(application));
+    return redirectAfter(request, reply, notice, showPath(application.id));
   }
 }
 

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { ApplicationListFilter } from '../../../oauth/applications.js';
 import type { ApplicationRoute } from './controller.js';
 import type { RouteOptions } from '../../route-options.js';
-import { idParams, responses } from './schemas.js';
+import { idParams, indexQuery, responses } from './schemas.js';
 import { INDEX_PATH } from './view-models.js';
 
 /** The admin's GET routes: `index`, `show` (HTML and JSON), and the `new`, `edit` and `confirmDestroy` pages. */
@@ -9,7 +10,11 @@ export const readRoutes: FastifyPluginAsync<RouteOptions> = async (app, { contro
   const controller = controllers.applications;
   const byId = { params: idParams, response: responses.page };
 
-  app.get(INDEX_PATH, { schema: { response: responses.index } }, (request, reply) => controller.index(request, reply));
+  app.get<{ Querystring: { filter?: ApplicationListFilter } }>(
+    INDEX_PATH,
+    { schema: { querystring: indexQuery, response: responses.index } },
+    (request, reply) => controller.index(request, reply),
+  );
   app.get(`${INDEX_PATH}/new`, { schema: { response: responses.page } }, (request, reply) => controller.new(request, reply));
   app.get<ApplicationRoute>(`${INDEX_PATH}/:id`, { schema: { params: idParams, response: responses.show } }, (request, reply) =>
     controller.show(request, reply),

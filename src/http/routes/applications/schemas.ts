@@ -1,3 +1,4 @@
+import type { ApplicationListFilter } from '../../../oauth/applications.js';
 import {
   formBody,
   methodOverrideFormBody,
@@ -17,6 +18,9 @@ export { csrfOnlyBody } from '../../admin-schemas.js';
 
 const algorithmOrNull = (description: string) =>
   ({ anyOf: [{ type: 'string', enum: ['RS256', 'ES256', 'EdDSA'] }, { type: 'null' }], description }) as const;
+
+const clientText = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'null' }], description }) as const;
+const dateOrNull = (description: string) => ({ anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }], description }) as const;
 
 export const applicationJsonSchema = {
   $id: 'adminApplication',
@@ -49,6 +53,20 @@ export const applicationJsonSchema = {
       type: 'boolean',
       description: 'RFC 9449 section 5.2: every token request of this client must carry a DPoP proof (bound tokens only).',
     },
+    registered_by: {
+      type: 'string',
+      enum: ['admin', 'dynamic', 'metadata_document'],
+      description:
+        'Who made it: an admin, the client itself at /oauth/register (RFC 7591), or the server from its Client ID Metadata Document.',
+    },
+    client_uri: clientText('RFC 7591 client_uri, as the client supplied it (may be any scheme: link it only if https).'),
+    logo_uri: clientText('RFC 7591 logo_uri, as the client supplied it (never shown as an image by this service).'),
+    policy_uri: clientText('RFC 7591 policy_uri, as the client supplied it.'),
+    tos_uri: clientText('RFC 7591 tos_uri, as the client supplied it.'),
+    contacts: { type: 'array', items: { type: 'string' }, description: 'RFC 7591 contacts, as the client supplied them.' },
+    approved_at: dateOrNull('When an admin approved this self-registered client; null: nobody did (the consent screen warns).'),
+    disabled_at: dateOrNull('When an admin disabled it; null: enabled. A disabled client can be neither authorized nor authenticated.'),
+    used_at: dateOrNull('When it was first issued a token; null: never.'),
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -64,6 +82,15 @@ export const applicationJsonSchema = {
     'userinfo_signed_response_alg',
     'access_token_format',
     'dpop_bound_access_tokens',
+    'registered_by',
+    'client_uri',
+    'logo_uri',
+    'policy_uri',
+    'tos_uri',
+    'contacts',
+    'approved_at',
+    'disabled_at',
+    'used_at',
     'created_at',
     'updated_at',
   ],
@@ -94,6 +121,20 @@ const applicationFields = {
 
 export const idParams = recordIdParams('application');
 
+/** Which applications the list shows (issue 19); an unknown filter is a 400, not an empty list. */
+const APPLICATION_FILTERS: readonly ApplicationListFilter[] = ['self_registered', 'awaiting_approval', 'disabled'];
+export const indexQuery = {
+  type: 'object',
+  properties: {
+    filter: {
+      type: 'string',
+      enum: APPLICATION_FILTERS,
+      description: 'self_registered: made by RFC 7591 or a metadata document; awaiting_approval: of those, not approved; disabled.',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
 /** Unknown fields (uid, secret, ...) are stripped: nothing else can be mass-assigned (reference 13). */
 export const applicationBody = formBody(applicationFields);
 export const methodOverrideBody = methodOverrideFormBody(applicationFields, ['patch', 'put', 'delete']);
@@ -101,5 +142,7 @@ export const methodOverrideBody = methodOverrideFormBody(applicationFields, ['pa
 export const responses = {
   ...pageAndJsonResponses('adminApplication'),
   rotate: { 200: { $ref: 'adminApplication#' }, 302: redirect, 422: validationErrors, ...pageOrJsonErrors },
+  /** approve, disable, enable: the application afterwards as JSON, or back to its page with a notice. */
+  action: { 200: { $ref: 'adminApplication#' }, 302: redirect, 422: validationErrors, ...pageOrJsonErrors },
 };
 export const methodOverrideResponses = { ...responses.update, ...responses.destroy };

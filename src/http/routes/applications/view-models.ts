@@ -1,7 +1,13 @@
-import { validateApplicationFields, type ApplicationFields, type FieldErrors } from '../../../oauth/applications.js';
+import {
+  validateApplicationFields,
+  type ApplicationFields,
+  type ApplicationListFilter,
+  type FieldErrors,
+} from '../../../oauth/applications.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { SIGNING_ALGORITHMS } from '../../../oauth/signing-keys.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
+import { listFilters, listMarkers, registrationView } from './registration-view.js';
 
 // Small view models for views/applications/*.eta (STYLE 14): the handlers decide, the templates print.
 
@@ -10,12 +16,15 @@ export const showPath = (id: number) => `${INDEX_PATH}/${id}`;
 
 type Config = OAuthDeps['config'];
 
-/** Reference 15.6. */
-export function indexView(applications: ApplicationRecord[]) {
+/** Reference 15.6, with issue 19's markers and filters for self-registered and disabled clients. */
+export function indexView(applications: ApplicationRecord[], filter?: ApplicationListFilter) {
   return {
     title: 'Your applications',
     navCurrent: true,
+    filters: listFilters(filter),
+    filtered: filter !== undefined,
     applications: applications.map((application) => ({
+      ...listMarkers(application),
       id: application.id,
       name: application.name,
       href: showPath(application.id),
@@ -92,6 +101,7 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
       deleteHref: `${showPath(application.id)}/delete`,
       rotateAction: `${showPath(application.id)}/rotate_secret`,
     },
+    registration: registrationView(application),
     secret: plainSecret !== null ? { plain: plainSecret } : { placeholder: secretPlaceholder(config, application) },
     canRotate: application.confidential,
     callbackUrls: application.redirectUris.map((uri) => ({ uri, authorizeHref: authorizeHref(application, uri) })),

@@ -6,7 +6,10 @@ import { requireCsrfToken } from './csrf.js';
 import { applicationBody, csrfOnlyBody, idParams, methodOverrideBody, methodOverrideResponses, responses } from './schemas.js';
 import { INDEX_PATH } from './view-models.js';
 
-/** The admin's state-changing routes: `create`, `update`, `destroy` and `rotateSecret` (reference 13; SPEC 3.6). */
+/**
+ * The admin's state-changing routes: `create`, `update`, `destroy` and `rotateSecret` (reference 13; SPEC 3.6), and
+ * `approve`, `disable` and `enable` (issue 19).
+ */
 export const writeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { controllers }) => {
   const controller = controllers.applications;
   const csrf = requireCsrfToken(app);
@@ -43,4 +46,10 @@ export const writeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { contr
     { schema: { params: idParams, body: csrfOnlyBody, response: responses.rotate }, preValidation: csrf },
     (request, reply) => controller.rotateSecret(request, reply),
   );
+
+  // Issue 19: the state of a client, self-registered or not. Scripts POST `{}` as JSON, like rotate_secret.
+  const action = { schema: { params: idParams, body: csrfOnlyBody, response: responses.action }, preValidation: csrf };
+  app.post<ApplicationRoute>(`${INDEX_PATH}/:id/approve`, action, (request, reply) => controller.approve(request, reply));
+  app.post<ApplicationRoute>(`${INDEX_PATH}/:id/disable`, action, (request, reply) => controller.disable(request, reply));
+  app.post<ApplicationRoute>(`${INDEX_PATH}/:id/enable`, action, (request, reply) => controller.enable(request, reply));
 };
