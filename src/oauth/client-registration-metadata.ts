@@ -1,104 +1,154 @@
 import type { OAuthDeps } from './deps.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
-import { registrationErrors } from './redirect-uri.js';
+import { displayUriProblem, redirectUriVerdict, type ApplicationType } from './client-registration-uris.js';
 import { isWellFormedScopeParam, parseScopes } from './scopes.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './store.js';
 
-// RFC 7591 section 2: the client metadata this server understands. Anything else is ignored (section 2: the
-// server MUST ignore metadata it does not understand).
+// RFC 7591 section 2: the client metadata this server understands, validated in order, the first failing rule
+// deciding (section 3.2.2). Anything else is ignored (section 2: the server MUST ignore metadata it does not
+// understand). Every value is bounded: nothing a client sends can make a row or the consent screen unbounded.
 
+// RFC 9700 section 2.1.2: no implicit grant; the password grant is for clients an admin vetted.
 export const REGISTRABLE_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
-export const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
+export const APPLICATION_TYPES = ['web', 'native'] as const;
+export const MAX_REDIRECT_URIS = 20;
+export const MAX_CONTACTS = 10;
+const MAX_TEXT = 255;
+const DISPLAY_URIS = ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as const;
+type DisplayUri = (typeof DISPLAY_URIS)[number];
 
-export interface ClientMetadata {
+export interface ClientMetadata extends Partial<Record<DisplayUri, string>> {
   redirect_uris: string[];
-  token_endpoint_auth_method: (typeof AUTH_METHODS)[number];
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
   grant_types: string[];
   response_types: string[];
+  application_type: ApplicationType;
   client_name?: string;
   scope?: string;
+  contacts?: string[];
+  software_id?: string;
+  software_version?: string;
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// A pragmatic address check (RFC 5322's full grammar is not needed to show a contact): local@domain.tld.
+const EMAIL_LIKE = /^[^\s@<>()[\]",;:\\]{1,64}@[^\s@<>()[\]",;:\\]+\.[^\s@<>()[\]",;:\\.]+$/;
 
-/** RFC 8252 and RFC 9700 section 2.1: https, loopback http (any port), or a reverse-domain private-use scheme. */
-function redirectUriProblem(uri: string): string | null {
-  const [problem] = registrationErrors(uri, { forceSsl: false });
-  if (problem !== undefined) return `${uri}: ${problem}`;
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return `${uri}: not an absolute URI`;
-  }
-  const scheme = url.protocol.slice(0, -1);
-  if (scheme === 'https') return null;
-  if (scheme === 'http') return LOOPBACK_HOSTS.has(url.hostname) ? null : `${uri}: http is for loopback only`;
-  // RFC 8252 section 7.1: a private-use scheme is a reverse domain name (it contains a period).
-  return scheme.includes('.') ? null : `${uri}: a private-use scheme must be a reverse domain name`;
-}
-
-const stringList = (value: unknown, name: string): string[] | undefined => {
+function stringList(value: unknown, name: string, max: number, error = InvalidClientMetadata): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
-    throw new InvalidClientMetadata(`${name} must be an array of strings.`);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new error(`${name} must be an array of strings.`);
+  if (value.length > max) throw new error(`${name} may hold at most ${max} values.`);
   return value as string[];
-};
+}
 
-const optionalString = (value: unknown, name: string): string | undefined => {
+function text(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new InvalidClientMetadata(`${name} must be a string.`);
+  if (value.length > MAX_TEXT) throw new InvalidClientMetadata(`${name} is too long (maximum is ${MAX_TEXT} characters).`);
+  if (CONTROL.test(value) || value.trim() === '') throw new InvalidClientMetadata(`${name} must not be blank or hold control characters.`);
   return value;
+}
+
+const oneOf = <T extends string>(value: unknown, name: string, allowed: readonly T[]): T | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value))
+    throw new InvalidClientMetadata(`${name}: ${JSON.stringify(value)} is not supported.`);
+  return value as T;
 };
 
-/** Validates the request's metadata, first failing rule deciding (RFC 7591 section 3.2.2), and fills defaults. */
-export function validateClientMetadata(body: Record<string, unknown>, config: OAuthDeps['config']): ClientMetadata {
-  const grantTypes = stringList(body.grant_types, 'grant_types') ?? ['authorization_code'];
-  const responseTypes = stringList(body.response_types, 'response_types') ?? (grantTypes.includes('authorization_code') ? ['code'] : []);
-  const authMethod = optionalString(body.token_endpoint_auth_method, 'token_endpoint_auth_method') ?? 'client_secret_basic';
-  const redirectUris = stringList(body.redirect_uris, 'redirect_uris') ?? [];
-  const clientName = optionalString(body.client_name, 'client_name');
-  const scope = optionalString(body.scope, 'scope');
-
+/** RFC 7591 section 2 and 2.1: the grant types, and the response types they imply (code with authorization_code). */
+function grantsOf(body: Record<string, unknown>, config: OAuthDeps['config']) {
+  const grantTypes = [...new Set(stringList(body.grant_types, 'grant_types', 10) ?? ['authorization_code'])];
+  if (grantTypes.length === 0) throw new InvalidClientMetadata('grant_types must name at least one grant type.');
   for (const grant of grantTypes) {
     if (!(REGISTRABLE_GRANT_TYPES as readonly string[]).includes(grant))
       throw new InvalidClientMetadata(`grant_types: ${grant} is not supported.`);
     if (grant !== 'refresh_token' && !(config.grantFlows as readonly string[]).includes(grant))
       throw new InvalidClientMetadata(`grant_types: ${grant} is not enabled on this server.`);
   }
+  // A refresh token is only ever issued with an authorization code here.
+  if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code'))
+    throw new InvalidClientMetadata('grant_types: refresh_token goes with authorization_code.');
+  const implied = grantTypes.includes('authorization_code') ? ['code'] : [];
+  const responseTypes = [...new Set(stringList(body.response_types, 'response_types', 10) ?? implied)];
   for (const type of responseTypes) if (type !== 'code') throw new InvalidClientMetadata(`response_types: ${type} is not supported.`);
   // RFC 7591 section 2.1: the code response type goes with the authorization_code grant, and only with it.
-  if (responseTypes.includes('code') !== grantTypes.includes('authorization_code'))
+  if (responseTypes.length !== implied.length)
     throw new InvalidClientMetadata('grant_types and response_types are inconsistent: code goes with authorization_code.');
-  if (!(AUTH_METHODS as readonly string[]).includes(authMethod))
-    throw new InvalidClientMetadata(`token_endpoint_auth_method: ${authMethod} is not supported.`);
+  return { grantTypes, responseTypes };
+}
+
+/**
+ * OpenID Connect Registration section 2: application_type. A client that leaves it out is native when one of its
+ * redirect URIs is one only a native client may use (loopback http, a private-use scheme): MCP clients do not send
+ * it, and they are desktop or command-line apps. An explicit "web" client gets https redirect URIs only.
+ */
+function redirectsOf(body: Record<string, unknown>, grantTypes: string[]) {
+  const declared = oneOf(body.application_type, 'application_type', APPLICATION_TYPES);
+  const redirectUris = stringList(body.redirect_uris, 'redirect_uris', MAX_REDIRECT_URIS, InvalidRegistrationRedirectUri) ?? [];
+  if (grantTypes.includes('authorization_code') && redirectUris.length === 0)
+    throw new InvalidRegistrationRedirectUri('redirect_uris is required for the authorization_code grant.');
+  let needsNative = false;
+  for (const uri of redirectUris) {
+    const verdict = redirectUriVerdict(uri);
+    if ('problem' in verdict) throw new InvalidRegistrationRedirectUri(verdict.problem);
+    if (verdict.needs === 'native' && declared === 'web')
+      throw new InvalidRegistrationRedirectUri(`${uri}: a web client may register https redirect URIs only.`);
+    needsNative ||= verdict.needs === 'native';
+  }
+  return { redirectUris, applicationType: declared ?? (needsNative ? 'native' : 'web') };
+}
+
+function contactsOf(value: unknown): string[] | undefined {
+  const contacts = stringList(value, 'contacts', MAX_CONTACTS);
+  for (const contact of contacts ?? [])
+    if (contact.length > 254 || !EMAIL_LIKE.test(contact)) throw new InvalidClientMetadata('contacts must be e-mail addresses.');
+  return contacts;
+}
+
+/** Validates the request's metadata (RFC 7591 sections 2 and 3.2.2) and fills the defaults. */
+export function validateClientMetadata(body: Record<string, unknown>, config: OAuthDeps['config']): ClientMetadata {
+  const { grantTypes, responseTypes } = grantsOf(body, config);
+  const authMethod =
+    oneOf(body.token_endpoint_auth_method, 'token_endpoint_auth_method', TOKEN_ENDPOINT_AUTH_METHODS) ?? 'client_secret_basic';
   // RFC 6749 section 4.4: the client credentials grant is for confidential clients only.
   if (authMethod === 'none' && grantTypes.includes('client_credentials'))
     throw new InvalidClientMetadata('client_credentials needs a confidential client (token_endpoint_auth_method other than none).');
-
-  if (grantTypes.includes('authorization_code') && redirectUris.length === 0)
-    throw new InvalidRegistrationRedirectUri('redirect_uris is required for the authorization_code grant.');
-  for (const uri of redirectUris) {
-    const problem = redirectUriProblem(uri);
-    if (problem !== null) throw new InvalidRegistrationRedirectUri(problem);
-  }
-
-  if (clientName !== undefined) {
-    if (clientName.length > 255) throw new InvalidClientMetadata('client_name is too long (maximum is 255 characters).');
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(clientName) || clientName.trim() === '')
-      throw new InvalidClientMetadata('client_name must not be blank or hold control characters.');
-  }
-  if (scope !== undefined && scope !== '') {
+  const { redirectUris, applicationType } = redirectsOf(body, grantTypes);
+  const clientName = text(body.client_name, 'client_name');
+  // An empty scope is no scope (clients send the metadata's scopes_supported joined, which may be empty).
+  const scope = body.scope === '' ? undefined : body.scope;
+  if (scope !== undefined) {
+    if (typeof scope !== 'string' || scope.length > 1000)
+      throw new InvalidClientMetadata('scope must be a string of at most 1000 characters.');
     const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
     if (!isWellFormedScopeParam(scope) || !parseScopes(scope).every((s) => serverScopes.has(s)))
       throw new InvalidClientMetadata('scope holds a scope this server does not offer.');
   }
+  const displayUris: Partial<Record<DisplayUri, string>> = {};
+  for (const name of DISPLAY_URIS) {
+    const value = body[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new InvalidClientMetadata(`${name} must be a string.`);
+    const problem = displayUriProblem(name, value);
+    if (problem !== null) throw new InvalidClientMetadata(problem);
+    displayUris[name] = value;
+  }
+  const contacts = contactsOf(body.contacts);
+  const softwareId = text(body.software_id, 'software_id');
+  const softwareVersion = text(body.software_version, 'software_version');
   return {
     redirect_uris: redirectUris,
-    token_endpoint_auth_method: authMethod as ClientMetadata['token_endpoint_auth_method'],
+    token_endpoint_auth_method: authMethod,
     grant_types: grantTypes,
     response_types: responseTypes,
+    application_type: applicationType,
     ...(clientName !== undefined && { client_name: clientName }),
-    ...(scope !== undefined && scope !== '' && { scope }),
+    ...(typeof scope === 'string' && { scope }),
+    ...displayUris,
+    ...(contacts !== undefined && { contacts }),
+    ...(softwareId !== undefined && { software_id: softwareId }),
+    ...(softwareVersion !== undefined && { software_version: softwareVersion }),
   };
 }

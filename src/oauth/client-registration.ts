@@ -1,13 +1,15 @@
-import { ApplicationInvalid, createApplication, deleteApplication, updateApplication, type ApplicationFields } from './applications.js';
+import { ApplicationInvalid, validateApplicationFields } from './applications.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
 import { validateClientMetadata, type ClientMetadata } from './client-registration-metadata.js';
 import type { OAuthDeps } from './deps.js';
 import { InvalidRequest, InvalidToken } from './errors.js';
-import { constantTimeEqual, generateSecret, sha256Hex } from './secrets.js';
-import type { ApplicationRecord } from './store.js';
+import { checkInitialAccessToken, useInitialAccessToken } from './registration-tokens.js';
+import { constantTimeEqual, generateClientId, generateSecret, sha256Hex, storedForm } from './secrets.js';
+import type { ApplicationInput, ApplicationRecord } from './store.js';
 
-// Dynamic client registration (RFC 7591) and its management protocol (RFC 7592), issue 19. Applications are
-// created through the admin's domain (applications.ts), so every rule of an admin-made application holds here too.
+// Dynamic client registration (RFC 7591) and its management protocol (RFC 7592), issue 19. The admin's rules for
+// an application (applications.ts validateApplicationFields) hold here too, beside the stricter ones of
+// client-registration-metadata.ts; the metadata is stored as registered and answered from the stored record.
 
 const DEFAULT_CLIENT_NAME = 'Dynamically registered client';
 
@@ -16,56 +18,112 @@ export type RegistrationResponse = Record<string, unknown>;
 const clientUri = (deps: OAuthDeps, clientId: string) =>
   `${deps.config.baseUrl.replace(/\/+$/, '')}/oauth/register/${encodeURIComponent(clientId)}`;
 
-function fieldsOf(metadata: ClientMetadata): ApplicationFields {
-  return {
+/**
+ * The admin's rules on the registered metadata. Its redirect URI rules replace forceSslInRedirectUri (https, or
+ * loopback http for native clients only), and a client registered without authorization_code needs no redirect
+ * URI even while the server offers that grant.
+ */
+function checkAdminRules(deps: OAuthDeps, metadata: ClientMetadata): void {
+  const config = {
+    ...deps.config,
+    forceSslInRedirectUri: false,
+    grantFlows: deps.config.grantFlows.filter((flow) => metadata.grant_types.includes(flow)),
+  };
+  const fields = {
     name: metadata.client_name ?? DEFAULT_CLIENT_NAME,
     redirectUri: metadata.redirect_uris.join('\n'),
     scopes: metadata.scope ?? '',
     confidential: metadata.token_endpoint_auth_method !== 'none',
   };
+  const errors = validateApplicationFields(fields, config);
+  const { redirect_uri: redirectProblems, ...others } = errors;
+  if (redirectProblems?.length) throw new InvalidRegistrationRedirectUri(redirectProblems.join(' '));
+  if (Object.keys(others).length > 0) throw new InvalidClientMetadata(new ApplicationInvalid(others).message);
 }
 
-/** An admin-domain refusal in RFC 7591 terms: redirect URI problems are invalid_redirect_uri, the rest metadata. */
-function registrationError(error: unknown): unknown {
-  if (!(error instanceof ApplicationInvalid)) return error;
-  const { redirect_uri: redirectProblems, ...others } = error.fieldErrors;
-  if (redirectProblems?.length) return new InvalidRegistrationRedirectUri(redirectProblems.join(' '));
-  return new InvalidClientMetadata(Object.values(others).flat().join(' '));
+/** The record's fields for the metadata (RFC 7592 section 2.2: an update replaces all of them). */
+function columnsOf(metadata: ClientMetadata) {
+  return {
+    name: (metadata.client_name ?? DEFAULT_CLIENT_NAME).trim(),
+    redirectUris: metadata.redirect_uris,
+    scopes: metadata.scope === undefined ? [] : metadata.scope.split(' ').filter(Boolean),
+    confidential: metadata.token_endpoint_auth_method !== 'none',
+    grantTypes: metadata.grant_types,
+    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
+    applicationType: metadata.application_type,
+    clientUri: metadata.client_uri ?? null,
+    logoUri: metadata.logo_uri ?? null,
+    policyUri: metadata.policy_uri ?? null,
+    tosUri: metadata.tos_uri ?? null,
+    contacts: metadata.contacts ?? [],
+    softwareId: metadata.software_id ?? null,
+    softwareVersion: metadata.software_version ?? null,
+  } satisfies Partial<ApplicationInput>;
 }
 
-/** The metadata as stored (RFC 7592 section 3): grant types and the exact secret method are not stored yet. */
-function storedMetadata(application: ApplicationRecord) {
+/** RFC 7592 section 3: the client's metadata as stored, the response types implied by its grant types. */
+export function storedMetadata(application: ApplicationRecord): Record<string, unknown> {
+  const grantTypes = application.grantTypes ?? ['authorization_code'];
+  const optional = {
+    scope: application.scopes.length > 0 ? application.scopes.join(' ') : null,
+    client_uri: application.clientUri,
+    logo_uri: application.logoUri,
+    policy_uri: application.policyUri,
+    tos_uri: application.tosUri,
+    contacts: application.contacts.length > 0 ? application.contacts : null,
+    software_id: application.softwareId,
+    software_version: application.softwareVersion,
+  };
   return {
     client_name: application.name,
     redirect_uris: application.redirectUris,
-    token_endpoint_auth_method: application.confidential ? 'client_secret_basic' : 'none',
-    ...(application.scopes.length > 0 && { scope: application.scopes.join(' ') }),
+    token_endpoint_auth_method: application.tokenEndpointAuthMethod ?? (application.confidential ? 'client_secret_basic' : 'none'),
+    grant_types: grantTypes,
+    response_types: grantTypes.includes('authorization_code') ? ['code'] : [],
+    application_type: application.applicationType ?? 'web',
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)),
   };
 }
 
-/** RFC 7591 section 3.1 / 3.2.1: registers a client and answers with its credentials and metadata. */
-export async function registerClient(deps: OAuthDeps, body: Record<string, unknown>): Promise<RegistrationResponse> {
+/** RFC 7591 section 3 (policy initialAccessToken): the Bearer initial access token, checked before anything else. */
+export async function authorizeRegistration(deps: OAuthDeps, token: string | null): Promise<string | null> {
+  return deps.config.registration.policy === 'initialAccessToken' ? checkInitialAccessToken(deps, token) : null;
+}
+
+/**
+ * RFC 7591 section 3.1 / 3.2.1: registers a client in one write and answers with its credentials and metadata.
+ * The cap on self-registered clients is counted and kept under a lock every registration takes, in any process.
+ */
+export async function registerClient(
+  deps: OAuthDeps,
+  body: Record<string, unknown>,
+  initialToken: string | null,
+): Promise<RegistrationResponse> {
   const metadata = validateClientMetadata(body, deps.config);
-  const dynamic = (await deps.stores.applicationAdmin.list()).filter((app) => app.registeredBy === 'dynamic');
-  if (dynamic.length >= deps.config.registration.maxOpenRegistrations) throw new InvalidClientMetadata('Open registration is full');
-  const created = await createApplication(deps, fieldsOf(metadata)).catch((error: unknown) => {
-    throw registrationError(error);
-  });
+  checkAdminRules(deps, metadata);
+  const plainSecret = metadata.token_endpoint_auth_method === 'none' ? null : generateSecret();
   const registrationAccessToken = generateSecret();
-  // Stored hashed like every generated secret (STYLE 9); the plain token is shown once, here.
-  const application =
-    (await deps.stores.applicationAdmin.update(created.application.id, {
+  const application = await deps.stores.registrations.exclusively(async () => {
+    if ((await deps.stores.registrations.countDynamicClients()) >= deps.config.registration.maxOpenRegistrations)
+      throw new InvalidClientMetadata('Open registration is full');
+    // Used only now that the registration will be made: a refused one costs the token nothing.
+    if (initialToken !== null) await useInitialAccessToken(deps, initialToken);
+    return deps.stores.applicationAdmin.create({
+      uid: generateClientId(),
+      secret: plainSecret === null ? null : storedForm(plainSecret, deps.config.hashApplicationSecrets),
+      ...columnsOf(metadata),
       registeredBy: 'dynamic',
+      // Stored hashed like every generated secret (STYLE 9); the plain token is shown once, here.
       registrationAccessToken: sha256Hex(registrationAccessToken),
-    })) ?? created.application;
+    });
+  });
   return {
     client_id: application.uid,
-    ...(created.plainSecret !== null && { client_secret: created.plainSecret, client_secret_expires_at: 0 }),
+    ...(plainSecret !== null && { client_secret: plainSecret, client_secret_expires_at: 0 }),
     client_id_issued_at: Math.floor(application.createdAt.getTime() / 1000),
     registration_access_token: registrationAccessToken,
     registration_client_uri: clientUri(deps, application.uid),
-    ...metadata,
-    client_name: application.name,
+    ...storedMetadata(application),
   };
 }
 
@@ -89,7 +147,10 @@ export function readClient(deps: OAuthDeps, application: ApplicationRecord): Reg
   };
 }
 
-/** RFC 7592 section 2.2: the request's metadata replaces the stored one, under the same rules as registration. */
+/**
+ * RFC 7592 section 2.2: the request's metadata replaces the stored one, under the same rules as registration.
+ * A public client turned confidential gets a secret (answered once); a confidential one turned public loses it.
+ */
 export async function updateClient(
   deps: OAuthDeps,
   application: ApplicationRecord,
@@ -97,19 +158,23 @@ export async function updateClient(
 ): Promise<RegistrationResponse> {
   if (body.client_id !== application.uid) throw new InvalidRequest('client_id must be the client being updated.');
   const metadata = validateClientMetadata(body, deps.config);
-  const updated = await updateApplication(deps, application.id, fieldsOf(metadata)).catch((error: unknown) => {
-    throw registrationError(error);
-  });
+  checkAdminRules(deps, metadata);
+  const confidential = metadata.token_endpoint_auth_method !== 'none';
+  const plainSecret = confidential && application.secret === null ? generateSecret() : null;
+  const secretChange = !confidential
+    ? { secret: null }
+    : plainSecret !== null
+      ? { secret: storedForm(plainSecret, deps.config.hashApplicationSecrets) }
+      : {};
+  const updated = await deps.stores.applicationAdmin.update(application.id, { ...columnsOf(metadata), ...secretChange });
   if (!updated) throw new InvalidToken();
   return {
-    ...readClient(deps, updated.application),
-    ...(updated.plainSecret !== null && { client_secret: updated.plainSecret, client_secret_expires_at: 0 }),
-    ...metadata,
-    client_name: updated.application.name,
+    ...readClient(deps, updated),
+    ...(plainSecret !== null && { client_secret: plainSecret, client_secret_expires_at: 0 }),
   };
 }
 
 /** RFC 7592 section 2.3: deletes the client with its grants and tokens. */
 export async function deleteClient(deps: OAuthDeps, application: ApplicationRecord): Promise<void> {
-  await deleteApplication(deps, application.id);
+  await deps.stores.applicationAdmin.delete(application.id);
 }

@@ -33,8 +33,20 @@ describe(`RFC 7592 client management (${backend})`, () => {
       ...(payload && { payload }),
     });
 
-  it('section 2.1: GET returns the registered metadata without the secret', async () => {
-    const client = await register({ client_name: 'Reader', scope: 'read' });
+  it('section 2.1 and 3: GET answers the metadata as registered, from the stored record, without the secret', async () => {
+    const client = await register({
+      client_name: 'Reader',
+      scope: 'read',
+      token_endpoint_auth_method: 'client_secret_post',
+      client_uri: 'https://rp.example/',
+      logo_uri: 'https://cdn.rp.example/logo.png',
+      policy_uri: 'https://rp.example/privacy',
+      tos_uri: 'https://rp.example/terms',
+      contacts: ['ops@rp.example'],
+      software_id: 'rp-desktop',
+      software_version: '2.1.0',
+      unknown_member: 'ignored',
+    });
     const response = await manage('GET', client.client_id, client.registration_access_token);
     expect(response.statusCode).toBe(200);
     expectNoStore(response);
@@ -44,13 +56,31 @@ describe(`RFC 7592 client management (${backend})`, () => {
       registration_client_uri: client.registration_client_uri,
       client_name: 'Reader',
       redirect_uris: ['https://rp.example/cb'],
-      token_endpoint_auth_method: 'client_secret_basic',
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: ['authorization_code', 'client_credentials'],
+      response_types: ['code'],
+      application_type: 'web',
       scope: 'read',
+      client_uri: 'https://rp.example/',
+      logo_uri: 'https://cdn.rp.example/logo.png',
+      policy_uri: 'https://rp.example/privacy',
+      tos_uri: 'https://rp.example/terms',
+      contacts: ['ops@rp.example'],
+      software_id: 'rp-desktop',
+      software_version: '2.1.0',
     });
+    // The registration answer is the same metadata, with the credentials.
+    const { client_secret, client_secret_expires_at, registration_access_token, ...registered } = client;
+    expect({ secret: typeof client_secret, client_secret_expires_at, token: typeof registration_access_token }).toEqual({
+      secret: 'string',
+      client_secret_expires_at: 0,
+      token: 'string',
+    });
+    expect(registered).toEqual(response.json());
   });
 
   it('section 2.2: PUT replaces the metadata under the same rules as registration', async () => {
-    const client = await register({ client_name: 'Before' });
+    const client = await register({ client_name: 'Before', client_uri: 'https://rp.example/' });
     const updated = await manage('PUT', client.client_id, client.registration_access_token, {
       client_id: client.client_id,
       redirect_uris: ['https://rp.example/new'],
@@ -60,6 +90,9 @@ describe(`RFC 7592 client management (${backend})`, () => {
     });
     expect(updated.statusCode).toBe(200);
     expect(updated.json()).toMatchObject({ client_name: 'After', redirect_uris: ['https://rp.example/new'], scope: 'write' });
+    // A PUT replaces every field: what it leaves out is gone, not kept.
+    expect(updated.json().client_uri).toBeUndefined();
+    expect((await manage('GET', client.client_id, client.registration_access_token)).json()).toEqual(updated.json());
     expect(await server.deps.stores.applications.findByUid(client.client_id)).toMatchObject({
       name: 'After',
       redirectUris: ['https://rp.example/new'],
@@ -120,5 +153,41 @@ describe(`RFC 7592 client management (${backend})`, () => {
       registeredBy: 'admin',
     });
     expect((await manage('GET', client.client_id, client.registration_access_token)).statusCode).toBe(401);
+  });
+});
+
+describe(`RFC 7592 section 2.2 changes of the authentication method (${backend})`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await buildTestServer({ config: CONFIG });
+  });
+  afterAll(() => server.close());
+
+  const put = (client: Record<string, string>, payload: object) =>
+    server.app.inject({
+      method: 'PUT',
+      url: `/oauth/register/${client.client_id}`,
+      headers: { ...JSON_HEADERS, ...bearer(client.registration_access_token!) },
+      payload: { client_id: client.client_id, redirect_uris: ['https://rp.example/cb'], ...payload },
+    });
+
+  it('a public client made confidential gets a secret once; made public again it loses it', async () => {
+    const client = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/oauth/register',
+        headers: JSON_HEADERS,
+        payload: { redirect_uris: ['https://rp.example/cb'], token_endpoint_auth_method: 'none' },
+      })
+    ).json();
+    const confidential = await put(client, { token_endpoint_auth_method: 'client_secret_post' });
+    expect(confidential.statusCode).toBe(200);
+    expect(confidential.json()).toMatchObject({ token_endpoint_auth_method: 'client_secret_post', client_secret_expires_at: 0 });
+    expect(typeof confidential.json().client_secret).toBe('string');
+    const again = await put(client, { token_endpoint_auth_method: 'client_secret_basic' });
+    expect(again.json().client_secret).toBeUndefined();
+    const backToPublic = await put(client, { token_endpoint_auth_method: 'none' });
+    expect(backToPublic.json()).toMatchObject({ token_endpoint_auth_method: 'none' });
+    expect((await server.deps.stores.applications.findByUid(client.client_id))!.secret).toBeNull();
   });
 });

@@ -1,5 +1,12 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { authorizeManagement, deleteClient, readClient, registerClient, updateClient } from '../../../oauth/client-registration.js';
+import {
+  authorizeManagement,
+  authorizeRegistration,
+  deleteClient,
+  readClient,
+  registerClient,
+  updateClient,
+} from '../../../oauth/client-registration.js';
 import { UnsupportedMediaType } from '../../../oauth/errors.js';
 import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
@@ -22,7 +29,8 @@ async function requireJson(request: FastifyRequest): Promise<void> {
   if (mediaType !== 'application/json') throw new UnsupportedMediaType('The request body must be application/json.');
 }
 
-// RFC 7592 section 2 / RFC 6750 section 2.1: the registration access token is a Bearer token in the header.
+// RFC 7591 section 3 and RFC 7592 section 2 / RFC 6750 section 2.1: the initial and the registration access
+// tokens are Bearer tokens in the header.
 function bearerToken(request: FastifyRequest): string | null {
   const match = /^Bearer ([\x21-\x7E]+)$/i.exec(request.headers.authorization ?? '');
   return match?.[1] ?? null;
@@ -40,7 +48,10 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
   app.post(
     '/oauth/register',
     { schema: { body: metadataBody, response: { 201: clientResponse, ...oauthErrorResponses } }, preValidation: requireJson },
-    async (request, reply) => reply.code(201).send(await registerClient(deps, bodyOf(request))),
+    async (request, reply) => {
+      const initialToken = await authorizeRegistration(deps, bearerToken(request));
+      return reply.code(201).send(await registerClient(deps, bodyOf(request), initialToken));
+    },
   );
 
   app.get(
