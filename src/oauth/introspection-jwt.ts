@@ -1,7 +1,6 @@
-import { extractClientCredentials } from './client-credentials.js';
 import type { OAuthDeps } from './deps.js';
 import type { IntrospectionResponse } from './introspection.js';
-import { findAccessToken } from './token-lookup.js';
+import type { IntrospectionRequester } from './introspection-policy.js';
 
 // RFC 9701: the introspection answer as a signed JWT, for a resource server that asks for one by name. Signed
 // with the shared OpenID Connect keys; never encrypted (RFC 9701 section 5 makes encryption optional, and no
@@ -34,14 +33,14 @@ export function acceptsIntrospectionJwt(accept: string | string[] | undefined): 
  * is no client to address: a Bearer requester whose token has no application gets the JSON answer, whose
  * Content-Type says it is unsigned, rather than a JWT whose `aud` names no resource server (or the issuer
  * itself, which a resource server checking `aud` against its client_id would refuse anyway).
- * Call it only once introspect() has authenticated the requester: the credentials are read, not checked.
+ * `requester` is the one introspect() authenticated.
  */
 export async function signedIntrospection(
   deps: OAuthDeps,
-  authorization: string | undefined,
+  requester: IntrospectionRequester,
   response: IntrospectionResponse,
 ): Promise<string | null> {
-  const audience = await requesterClientId(deps, authorization);
+  const audience = await requesterClientId(deps, requester);
   if (audience === null) return null;
   const payload = {
     iss: deps.config.baseUrl.replace(/\/+$/, ''),
@@ -54,15 +53,11 @@ export async function signedIntrospection(
 }
 
 /** The client_id of the authenticated requester: the Basic client, or the client of the Bearer token. */
-async function requesterClientId(deps: OAuthDeps, authorization: string | undefined): Promise<string | null> {
-  const trimmed = (authorization ?? '').trim();
-  const scheme = trimmed.split(/\s+/, 1)[0]!.toLowerCase();
-  if (scheme === 'basic') return extractClientCredentials({ authorization, body: {}, address: '' })?.clientId ?? null;
-  if (scheme !== 'bearer') return null;
-  // The same reading as introspect()'s; one more query, on the JWT answer only.
-  const bearer = await findAccessToken(deps, trimmed.slice(6).trim());
+async function requesterClientId(deps: OAuthDeps, { client, bearer }: IntrospectionRequester): Promise<string | null> {
+  if (client) return client.uid;
   const applicationId = bearer?.applicationId ?? null;
   if (applicationId === null) return null;
+  // The application cache answers this on the hot path (no query once the client has been seen).
   return (await deps.stores.applications.findById(applicationId))?.uid ?? null;
 }
 

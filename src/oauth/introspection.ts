@@ -12,6 +12,12 @@ import { inaccessibleReason, isAccessible, isRefreshUsable } from './token-state
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
 
+/** The answer, and who was authenticated as asking for it (RFC 9701 addresses the signed answer to it). */
+export interface Introspection {
+  response: IntrospectionResponse;
+  requester: IntrospectionRequester;
+}
+
 export interface IntrospectionRequest {
   parameters: Parameters;
   authorization: string | undefined;
@@ -25,11 +31,7 @@ const INACTIVE = { active: false } as const;
  * RFC 7662 as the seed describes it (SPEC 3.3). The requester is a client by HTTP Basic or a bearer token,
  * nothing else; an inactive answer is exactly {"active": false}, so nothing leaks (RFC 7662 section 2.2).
  */
-export async function introspect(
-  deps: OAuthDeps,
-  rules: IntrospectionRule[],
-  request: IntrospectionRequest,
-): Promise<IntrospectionResponse> {
+export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], request: IntrospectionRequest): Promise<Introspection> {
   const { parameters, authorization } = request;
   refuseBodyCredentials(parameters, authorization);
   const hint = optionalParameter(parameters, 'token_type_hint');
@@ -47,10 +49,11 @@ export async function introspect(
     // Seed, Errors: a Bearer requester the policy rejects gets 401; the token argument is null when unknown.
     if (!(await mayIntrospect(deps.hooks, rules, token, requester))) throw new InvalidToken();
   } else if (!token || !(await mayIntrospect(deps.hooks, rules, token, requester))) {
-    return INACTIVE;
+    return { response: INACTIVE, requester };
   }
-  if (!found || !isActive(deps, found)) return INACTIVE;
-  return { ...(await standardFields(deps, found)), ...(await introspectionExtraFields(deps, found.record, requester)), active: true };
+  if (!found || !isActive(deps, found)) return { response: INACTIVE, requester };
+  const fields = { ...(await standardFields(deps, found)), ...(await introspectionExtraFields(deps, found.record, requester)) };
+  return { response: { ...fields, active: true }, requester };
 }
 
 /**

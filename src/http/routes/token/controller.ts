@@ -6,7 +6,7 @@ import { handleTokenRequest } from '../../../oauth/grants/index.js';
 import { introspect, type IntrospectionResponse } from '../../../oauth/introspection.js';
 import { acceptsIntrospectionJwt, INTROSPECTION_JWT_MEDIA_TYPE, signedIntrospection } from '../../../oauth/introspection-jwt.js';
 import { limitedAddress } from '../../../oauth/limited-address.js';
-import { introspectionPolicyOf, type IntrospectionRule } from '../../../oauth/introspection-policy.js';
+import { introspectionPolicyOf, type IntrospectionRequester, type IntrospectionRule } from '../../../oauth/introspection-policy.js';
 import { revokeToken } from '../../../oauth/revocation.js';
 import { noStore } from '../../no-store.js';
 import { Controller } from '../../controllers/controller.js';
@@ -55,13 +55,13 @@ export class TokensController extends Controller {
   /** POST /oauth/introspect (RFC 7662; the seed; SPEC 3.3), as a signed JWT when asked for (RFC 9701). */
   async introspect(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     try {
-      const response = await introspect(this.deps, this.introspectionRules, {
+      const { response, requester } = await introspect(this.deps, this.introspectionRules, {
         parameters: request.oauthParameters,
         authorization: request.headers.authorization,
         address: limitedAddress(request.ip),
       });
       this.services.metrics.introspection(response.active ? 'active' : 'inactive');
-      return await this.sendIntrospection(request, noStore(reply), response);
+      return await this.sendIntrospection(request, noStore(reply), response, requester);
     } catch (error) {
       if (error instanceof OAuthError) {
         this.services.metrics.introspection('refused');
@@ -77,9 +77,14 @@ export class TokensController extends Controller {
    * otherwise, and for a requester with no client to address, the RFC 7662 JSON, which its Content-Type tells
    * apart. Refusals never get here: they stay the JSON errors of the app-wide handler.
    */
-  protected async sendIntrospection(request: FastifyRequest, reply: FastifyReply, response: IntrospectionResponse): Promise<FastifyReply> {
+  protected async sendIntrospection(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    response: IntrospectionResponse,
+    requester: IntrospectionRequester,
+  ): Promise<FastifyReply> {
     if (this.deps.config.openid.enabled && acceptsIntrospectionJwt(request.headers.accept)) {
-      const jwt = await signedIntrospection(this.deps, request.headers.authorization, response);
+      const jwt = await signedIntrospection(this.deps, requester, response);
       if (jwt !== null) return reply.type(INTROSPECTION_JWT_MEDIA_TYPE).send(jwt);
     }
     return reply.send(response);
