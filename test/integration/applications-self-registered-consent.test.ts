@@ -39,7 +39,7 @@ describe(`consent page for self-registered clients (${backend})`, () => {
     const client = await createSelfRegistered(server.deps, { name: 'Totally Legit Bank' });
     const html = await consent(client);
     expect(html).toContain(`This application registered itself; ${operator} has not reviewed it.`);
-    expect(html).toMatch(/It registered itself at this server on \d{1,2} [A-Z][a-z]+ \d{4}\./);
+    expect(html).toMatch(/It was registered at this server on \d{1,2} [A-Z][a-z]+ \d{4}\./);
     expect(html).toContain('<strong id="self-registered-return">client.example.com</strong>');
     expect(html).toContain('Totally Legit Bank</strong> <span class="self-declared">(the name it gave itself)</span>');
   });

@@ -12,7 +12,7 @@ import type { ApplicationRecord } from '../../../oauth/store.js';
 export interface SelfRegisteredNotice {
   /** Who did not review it: "the operator of auth.example.com". */
   operator: string;
-  /** "It registered itself at this server on 25 November 2026." or "Its details are published at ...". */
+  /** "It was registered at this server on 25 November 2026." or "Its details are published at ...". */
   origin: string;
   /** Where the user is sent back to: a host, "an application on this device", or an app's URL scheme. */
   returnsTo: string;
@@ -43,7 +43,7 @@ function originOf(application: ApplicationRecord): string {
     return `Its details are published at ${url ? `${url.host}${url.pathname}` : application.uid}, not by this server.`;
   }
   const day = application.createdAt.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-  return `It registered itself at this server on ${day}.`;
+  return `It was registered at this server on ${day}.`;
 }
 
 // RFC 8252: loopback redirects reach a native app on the user's own machine, private-use schemes the app that
