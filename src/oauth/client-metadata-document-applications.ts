@@ -67,7 +67,7 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     const row = await stores.applications.findByUid(uid);
     if (row && row.registeredBy !== 'metadata_document') return row;
     const problem = clientIdUrlProblem(uid, settings.allowPrivateAddresses);
-    if (problem !== null) return looksLikeClientIdUrl(uid) ? refuse(uid, `the client_id is ${problem}`) : null;
+    if (problem !== null) return looksLikeClientIdUrl(uid) ? refuse(uid, `the client_id ${problem}`) : null;
     if (row && row.metadataExpiresAt !== null && row.metadataExpiresAt > now()) return row;
     const pending = inFlight.get(uid);
     if (pending) return pending;

@@ -23,10 +23,10 @@ export function clientIdUrlProblem(clientId: string, allowHttp: boolean): string
   try {
     url = new URL(clientId);
   } catch {
-    return 'not a URL';
+    return 'is not a URL';
   }
-  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return 'not an https URL';
-  if (url.href !== clientId) return 'not in normalised form (dot segments, case, default port or escaping)';
+  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return 'is not an https URL';
+  if (url.href !== clientId) return 'is not in normalised form (dot segments, case, default port or escaping)';
   if (url.username !== '' || url.password !== '') return 'holds a user name or password';
   if (url.hash !== '' || clientId.includes('#')) return 'holds a fragment';
   if (url.pathname === '/' || url.pathname === '') return 'has no path';

@@ -1,0 +1,271 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { s256Challenge } from '../../src/oauth/pkce.js';
+import { documentServer, documentSettings, json, logLines, type DocumentServer } from '../helpers/client-metadata-document-server.js';
+import { authorizeUrl, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { bearer, tokenInfoRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { backend } from '../helpers/test-database.js';
+import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
+
+// draft-ietf-oauth-client-id-metadata-document (the MCP authorization spec's preferred client registration): a
+// client_id that is an https URL is fetched and its document becomes a public client. Served over http here
+// (allowPrivateAddresses, the development setting); https and the address checks are in the -fetch file.
+
+const CALLBACK = 'https://client.example.com/callback';
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+
+describe(`Client ID Metadata Documents: the authorization code flow with a URL client_id (${backend})`, () => {
+  let server: TestServer;
+  let documents: DocumentServer;
+  let agent: UserAgent;
+  let clientId: string;
+
+  beforeAll(async () => {
+    documents = await documentServer();
+    server = await buildTestServer({
+      config: {
+        optionalScopes: ['write'],
+        registration: { clientIdMetadataDocuments: documentSettings() },
+      },
+    });
+    await createUser(server.deps, 'alice');
+    agent = await signedIn(server.app, 'alice');
+    clientId = `${documents.origin}/oauth/client.json`;
+    documents.serve(
+      '/oauth/client.json',
+      json(
+        {
+          client_id: clientId,
+          client_name: 'Document <b>Client</b>',
+          client_uri: 'https://client.example.com/',
+          logo_uri: 'http://client.example.com/logo.png',
+          redirect_uris: [CALLBACK],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+          scope: 'read write admin',
+        },
+        { 'cache-control': 'max-age=300' },
+      ),
+    );
+  });
+  afterAll(async () => {
+    await server.close();
+    await documents.close();
+  });
+
+  it('advertises client_id_metadata_document_supported in both metadata documents', async () => {
+    for (const url of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      const response = await server.app.inject({ method: 'GET', url });
+      if (response.statusCode === 404) continue; // openid-configuration exists only with OpenID Connect on
+      expect(response.json().client_id_metadata_document_supported).toBe(true);
+    }
+  });
+
+  it('GET /oauth/authorize fetches the document, consent and PKCE give a code, POST /oauth/token exchanges it without a secret', async () => {
+    const page = await agent.request({
+      method: 'GET',
+      url: authorizeUrl({
+        client_id: clientId,
+        redirect_uri: CALLBACK,
+        response_type: 'code',
+        scope: 'read',
+        state: 'st',
+        code_challenge: s256Challenge(VERIFIER),
+        code_challenge_method: 'S256',
+      }),
+    });
+    expect(page.statusCode).toBe(200);
+    // The name comes from the document and is printed escaped.
+    expect(page.body).toContain('Document &lt;b&gt;Client&lt;/b&gt;');
+    expect(page.body).not.toContain('<b>Client</b>');
+    const approved = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form(hiddenFields(page.body, 0)),
+    });
+    expect(approved.statusCode).toBe(303);
+    const redirect = locationParameters(approved);
+    expect(redirect.get('state')).toBe('st');
+    const code = redirect.get('code')!;
+    expect(code).toBeTruthy();
+
+    const token = await tokenRequest(server.app, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: CALLBACK,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    });
+    expect(token.statusCode).toBe(200);
+    const body = token.json();
+    expect(body.scope).toBe('read');
+    const info = await tokenInfoRequest(server.app, bearer(body.access_token));
+    expect(info.json().application).toEqual({ uid: clientId });
+    // One fetch served the whole flow (max-age=300).
+    expect(documents.requests.filter((path) => path === '/oauth/client.json')).toHaveLength(1);
+  });
+
+  it('stores the client as a public metadata_document application with the document metadata', async () => {
+    const row = await server.deps.stores.applications.findByUid(clientId);
+    expect(row).toMatchObject({
+      uid: clientId,
+      name: 'Document <b>Client</b>',
+      confidential: false,
+      secret: null,
+      registeredBy: 'metadata_document',
+      redirectUris: [CALLBACK],
+      scopes: ['read', 'write'],
+      grantTypes: ['authorization_code', 'refresh_token'],
+      tokenEndpointAuthMethod: 'none',
+      clientUri: 'https://client.example.com/',
+      logoUri: null,
+    });
+    const expiresIn = row!.metadataExpiresAt!.getTime() - server.clock.now.getTime();
+    expect(expiresIn).toBeGreaterThan(290_000);
+    expect(expiresIn).toBeLessThanOrEqual(300_000);
+  });
+
+  it('an unregistered redirect_uri is refused on the error page like for any client', async () => {
+    const page = await agent.request({
+      method: 'GET',
+      url: authorizeUrl({
+        client_id: clientId,
+        redirect_uri: 'https://evil.example/cb',
+        response_type: 'code',
+        code_challenge: s256Challenge(VERIFIER),
+        code_challenge_method: 'S256',
+      }),
+    });
+    expect(page.statusCode).toBe(400);
+    expect(page.headers.location).toBeUndefined();
+  });
+});
+
+describe(`Client ID Metadata Documents: caching and refreshing the client (${backend})`, () => {
+  let server: TestServer;
+  let documents: DocumentServer;
+  const log = logLines();
+
+  beforeAll(async () => {
+    documents = await documentServer();
+    server = await buildTestServer({
+      config: {
+        log: { level: 'warn', format: 'json' },
+        rateLimit: { maxFailures: 1000 },
+        registration: { clientIdMetadataDocuments: documentSettings({ maxCacheSeconds: 3600 }) },
+      },
+      logStream: log.stream,
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await documents.close();
+  });
+
+  const fetchesOf = (path: string) => documents.requests.filter((request) => request === path).length;
+  /** What the token endpoint says of this client: invalid_client (refused), else the client was found. */
+  const known = async (clientId: string) => {
+    const response = await tokenRequest(server.app, {
+      grant_type: 'authorization_code',
+      code: 'x',
+      redirect_uri: CALLBACK,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    });
+    return response.json().error !== 'invalid_client';
+  };
+  const redirectAccepted = async (clientId: string, redirectUri: string) => {
+    const response = await server.app.inject({
+      method: 'GET',
+      url: authorizeUrl({
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        code_challenge: s256Challenge(VERIFIER),
+        code_challenge_method: 'S256',
+      }),
+    });
+    // Not signed in: a verified request goes on to the login page; a bad redirect URI is shown as an error.
+    return response.statusCode === 302 || response.statusCode === 303;
+  };
+
+  it('within max-age the cached document applies; after it the changed document does (a removed redirect URI stops working)', async () => {
+    const clientId = `${documents.origin}/changing.json`;
+    const second = 'https://client.example.com/second';
+    documents.serve(
+      '/changing.json',
+      json({ client_id: clientId, redirect_uris: [CALLBACK] }, { 'cache-control': 'public, max-age=120, s-maxage=9999' }),
+    );
+    expect(await redirectAccepted(clientId, CALLBACK)).toBe(true);
+    documents.serve('/changing.json', json({ client_id: clientId, redirect_uris: [second] }, { 'cache-control': 'max-age=120' }));
+    expect(await redirectAccepted(clientId, second)).toBe(false);
+    expect(await redirectAccepted(clientId, CALLBACK)).toBe(true);
+    expect(fetchesOf('/changing.json')).toBe(1);
+
+    server.clock.advance(121);
+    expect(await redirectAccepted(clientId, second)).toBe(true);
+    expect(await redirectAccepted(clientId, CALLBACK)).toBe(false);
+    expect(fetchesOf('/changing.json')).toBe(2);
+  });
+
+  it('Cache-Control no-store: the document is fetched each time the client is looked up', async () => {
+    const clientId = `${documents.origin}/no-store.json`;
+    documents.serve('/no-store.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }, { 'cache-control': 'no-store' }));
+    expect(await known(clientId)).toBe(true);
+    expect(await known(clientId)).toBe(true);
+    expect(fetchesOf('/no-store.json')).toBe(2);
+  });
+
+  it('without caching headers the document is used for 60 seconds; Expires is honoured when there is no max-age', async () => {
+    const clientId = `${documents.origin}/plain.json`;
+    documents.serve('/plain.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }));
+    expect(await known(clientId)).toBe(true);
+    server.clock.advance(59);
+    expect(await known(clientId)).toBe(true);
+    expect(fetchesOf('/plain.json')).toBe(1);
+    server.clock.advance(2);
+    expect(await known(clientId)).toBe(true);
+    expect(fetchesOf('/plain.json')).toBe(2);
+
+    const expiring = `${documents.origin}/expires.json`;
+    const date = new Date();
+    documents.serve('/expires.json', (_request, response) => {
+      const headers = {
+        'content-type': 'application/json',
+        date: date.toUTCString(),
+        expires: new Date(date.getTime() + 600_000).toUTCString(),
+      };
+      response.writeHead(200, headers).end(JSON.stringify({ client_id: expiring, redirect_uris: [CALLBACK] }));
+    });
+    expect(await known(expiring)).toBe(true);
+    const row = await server.deps.stores.applications.findByUid(expiring);
+    const seconds = (row!.metadataExpiresAt!.getTime() - server.clock.now.getTime()) / 1000;
+    expect(seconds).toBeGreaterThan(590);
+    expect(seconds).toBeLessThanOrEqual(600);
+  });
+
+  it('an expired client whose document can no longer be fetched is refused, and works again once it can', async () => {
+    const clientId = `${documents.origin}/flaky.json`;
+    const document = json({ client_id: clientId, redirect_uris: [CALLBACK] }, { 'cache-control': 'max-age=60' });
+    documents.serve('/flaky.json', document);
+    expect(await known(clientId)).toBe(true);
+    documents.serve('/flaky.json', (_request, response) => response.writeHead(500).end());
+    expect(await known(clientId)).toBe(true);
+    server.clock.advance(61);
+    expect(await known(clientId)).toBe(false);
+    expect(log.lines.at(-1)).toMatchObject({ event: 'client_metadata_document.refused', clientId, reason: 'the URL answered status 500' });
+    documents.serve('/flaky.json', document);
+    expect(await known(clientId)).toBe(true);
+  });
+
+  it('concurrent lookups of one URL share one fetch', async () => {
+    const clientId = `${documents.origin}/busy.json`;
+    documents.serve('/busy.json', (request, response) =>
+      setTimeout(() => json({ client_id: clientId, redirect_uris: [CALLBACK] }, { 'cache-control': 'no-cache' })(request, response), 200),
+    );
+    const answers = await Promise.all(Array.from({ length: 5 }, () => known(clientId)));
+    expect(answers).toEqual([true, true, true, true, true]);
+    expect(fetchesOf('/busy.json')).toBe(1);
+  });
+});
