@@ -6,7 +6,11 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 // RFC 7591 (issue 19): open registration at POST /oauth/register, sections 2, 3.1, 3.2.1 and 3.2.2.
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const CONFIG = { registration: { policy: 'open' as const, maxOpenRegistrations: 4 }, defaultScopes: ['read'], optionalScopes: ['write'] };
+const CONFIG = {
+  registration: { policy: 'open' as const, maxOpenRegistrations: 4, perAddressPerMinute: 0 },
+  defaultScopes: ['read'],
+  optionalScopes: ['write'],
+};
 
 describe(`RFC 7591 dynamic client registration (${backend})`, () => {
   let server: TestServer;

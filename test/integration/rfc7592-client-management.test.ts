@@ -7,7 +7,7 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 // registration access token it was given (section 2), which is compared by hash and only for its own client.
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const CONFIG = { registration: { policy: 'open' as const }, defaultScopes: ['read'], optionalScopes: ['write'] };
+const CONFIG = { registration: { policy: 'open' as const, perAddressPerMinute: 0 }, defaultScopes: ['read'], optionalScopes: ['write'] };
 
 describe(`RFC 7592 client management (${backend})`, () => {
   let server: TestServer;

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config/types.js';
 import { extractClientCredentials } from '../../oauth/client-credentials.js';
 import { TooManyRequests } from '../../oauth/errors.js';
+import { limitedAddress } from '../../oauth/limited-address.js';
 import { API_GROUP_PATHS } from '../api-content-type.js';
 
 // UserInfo (OpenID Connect Core 5.3) answers a bearer token, not a client: like token info, its budget is
@@ -25,15 +26,18 @@ function namedClient(request: FastifyRequest): string | null {
  * SPEC 5 rateLimit.perClientPerMinute: an optional budget of requests per client at token, revoke and
  * introspect (off by default: a resource server may introspect thousands of times a second). Failed
  * authentication is limited where credentials are checked (oauth/attempt-limits.ts), per failing pair.
+ * Issue 19 registration.perAddressPerMinute: registrations (POST /oauth/register) per client address (IPv6 by
+ * its /64), on by default and counted apart from perClientPerMinute. Both count in this instance's memory.
  */
 export const apiRateLimitsPlugin = fp<{ config: Readonly<Config> }>(
   async (app, { config }) => {
     const limits = config.rateLimit;
     const perMinute = limits.perClientPerMinute;
-    if (!limits.enabled || perMinute === null) return;
+    const registrationsPerMinute = config.registration.policy === 'off' ? 0 : config.registration.perAddressPerMinute;
+    if (!limits.enabled || (perMinute === null && registrationsPerMinute === 0)) return;
     // Registered before the routes, so this onRoute hook marks the API group for @fastify/rate-limit.
     app.addHook('onRoute', (route) => {
-      if (RATE_LIMITED_PATHS.has(route.url))
+      if (perMinute !== null && RATE_LIMITED_PATHS.has(route.url))
         route.config = { ...(route.config as object), rateLimit: { max: perMinute, timeWindow: 60_000 } };
     });
     await app.register(rateLimit, {
@@ -43,6 +47,19 @@ export const apiRateLimitsPlugin = fp<{ config: Readonly<Config> }>(
         return client ? `client:${client}` : `ip:${request.ip}`;
       },
       errorResponseBuilder: (_request, context) => new TooManyRequests(Math.ceil(context.ttl / 1000), 'Request limit reached.'),
+    });
+    if (registrationsPerMinute === 0) return;
+    // A limiter of its own (its own counts), so a registration is counted here whatever perClientPerMinute does.
+    const registrations = app.createRateLimit({
+      max: registrationsPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) => limitedAddress(request.ip),
+    });
+    app.addHook('onRequest', async function limitRegistrationsPerAddress(request) {
+      if (request.method !== 'POST' || request.routeOptions.url !== '/oauth/register') return;
+      const outcome = await registrations(request);
+      if (!outcome.isAllowed && outcome.isExceeded)
+        throw new TooManyRequests(outcome.ttlInSeconds, 'Too many registrations from this address.');
     });
   },
   { name: 'api-rate-limits' },
