@@ -259,6 +259,19 @@ describe(`Client ID Metadata Documents: caching and refreshing the client (${bac
     expect(await known(clientId)).toBe(true);
   });
 
+  it('an application the admin disabled stays disabled when its document is fetched again', async () => {
+    const clientId = `${documents.origin}/disabled.json`;
+    documents.serve('/disabled.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }, { 'cache-control': 'max-age=60' }));
+    expect(await redirectAccepted(clientId, CALLBACK)).toBe(true);
+    const row = await server.deps.stores.applications.findByUid(clientId);
+    const disabledAt = server.clock.now;
+    await server.deps.stores.applicationAdmin.update(row!.id, { disabledAt });
+    server.clock.advance(61);
+    expect(await redirectAccepted(clientId, CALLBACK)).toBe(false);
+    expect(fetchesOf('/disabled.json')).toBe(2);
+    expect((await server.deps.stores.applications.findByUid(clientId))!.disabledAt).toEqual(disabledAt);
+  });
+
   it('concurrent lookups of one URL share one fetch', async () => {
     const clientId = `${documents.origin}/busy.json`;
     documents.serve('/busy.json', (request, response) =>
