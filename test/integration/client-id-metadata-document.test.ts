@@ -3,6 +3,7 @@ import { s256Challenge } from '../../src/oauth/pkce.js';
 import { documentServer, documentSettings, json, logLines, type DocumentServer } from '../helpers/client-metadata-document-server.js';
 import { authorizeUrl, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { bearer, tokenInfoRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
@@ -21,7 +22,7 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
 
   beforeAll(async () => {
     documents = await documentServer();
-    server = await buildTestServer({
+    server = await openIdServer({
       config: {
         optionalScopes: ['write'],
         registration: { clientIdMetadataDocuments: documentSettings() },
@@ -53,12 +54,15 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
     await documents.close();
   });
 
-  it('advertises client_id_metadata_document_supported in both metadata documents', async () => {
+  it('advertises client_id_metadata_document_supported in both metadata documents, and only when enabled', async () => {
     for (const url of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
       const response = await server.app.inject({ method: 'GET', url });
-      if (response.statusCode === 404) continue; // openid-configuration exists only with OpenID Connect on
-      expect(response.json().client_id_metadata_document_supported).toBe(true);
+      expect(response.json().client_id_metadata_document_supported, url).toBe(true);
     }
+    const off = await buildTestServer({ testDatabase: server.testDatabase });
+    const response = await off.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
+    expect(response.json()).not.toHaveProperty('client_id_metadata_document_supported');
+    await off.close();
   });
 
   it('GET /oauth/authorize fetches the document, consent and PKCE give a code, POST /oauth/token exchanges it without a secret', async () => {
