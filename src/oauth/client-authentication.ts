@@ -7,7 +7,9 @@ import type { ApplicationRecord } from './store.js';
 /**
  * RFC 6749 section 2.3: the application these credentials authenticate, or InvalidClient. A public client
  * identifies itself by client_id alone; if it sends a secret anyway, that secret must be right (reference 2.5).
- * Secrets carry 256 bits, so a SHA-256 compared in constant time is the right check (SPEC 4).
+ * Secrets carry 256 bits, so a SHA-256 compared in constant time is the right check (SPEC 4). A disabled
+ * application (issue 19: an admin disabled a self-registered client) fails like a wrong secret, after the same
+ * comparison, so the answer and its timing tell nobody that it exists but is disabled.
  */
 export async function authenticateClient(deps: OAuthDeps, credentials: ClientCredentials): Promise<ApplicationRecord> {
   const { clientId, address } = credentials;
@@ -22,7 +24,7 @@ export async function authenticateClient(deps: OAuthDeps, credentials: ClientCre
     throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
   }
   refuseWhileLockedOut(limits.retryAfterForClient(clientId, address, now));
-  if (secretMatches(deps, application, credentials.secret)) return application;
+  if (secretMatches(deps, application, credentials.secret) && application.disabledAt === null) return application;
   limits.failed(clientId, address, now);
   throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
 }

@@ -6,7 +6,7 @@ import { mayIntrospect, type IntrospectionRequester, type IntrospectionRule } fr
 import { introspectionExtraFields } from './introspection-response.js';
 import { optionalParameter, requireParameter, type Parameters } from './request-parameters.js';
 import { formatScopes } from './scopes.js';
-import type { AccessTokenRecord } from './store.js';
+import type { AccessTokenRecord, ApplicationRecord } from './store.js';
 import { findAccessToken, findAccessTokens, findTokenByValue, type AccessLookup, type FoundToken } from './token-lookup.js';
 import { inaccessibleReason, isAccessible, isRefreshUsable } from './token-state.js';
 
@@ -52,7 +52,14 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], re
     return { response: INACTIVE, requester };
   }
   if (!found || !isActive(deps, found)) return { response: INACTIVE, requester };
-  const fields = { ...(await standardFields(deps, found)), ...(await introspectionExtraFields(deps, found.record, requester)) };
+  // The token's application is read for client_id anyway (the application cache): a disabled one's tokens are
+  // inactive (issue 19), without a query of their own.
+  const application = found.record.applicationId === null ? null : await deps.stores.applications.findById(found.record.applicationId);
+  if (application?.disabledAt) return { response: INACTIVE, requester };
+  const fields = {
+    ...standardFields(deps, found, application),
+    ...(await introspectionExtraFields(deps, found.record, requester)),
+  };
   return { response: { ...fields, active: true }, requester };
 }
 
@@ -99,6 +106,11 @@ async function authenticateRequester(
     const bearer = bearerCredential === '' ? null : await findAccessToken(deps, bearerCredential, accessLookup);
     const reason = inaccessibleReason(bearer, deps.now());
     if (reason !== null) throw new InvalidToken(reason);
+    // A disabled application's token is no credential (issue 19); the application cache answers this lookup,
+    // which the answer's client_id (the sameApplication rule's usual case) makes anyway.
+    if (bearer?.applicationId != null && (await deps.stores.applications.findById(bearer.applicationId))?.disabledAt) {
+      throw new InvalidToken();
+    }
     return { client: null, bearer };
   }
   const credentials = schemeOf(authorization) === 'basic' ? extractClientCredentials({ authorization, body: {}, address }) : null;
@@ -116,8 +128,7 @@ function isActive(deps: OAuthDeps, { record, kind }: FoundToken): boolean {
   return kind === 'refresh_token' ? isRefreshUsable(record, deps.config.refreshTokens.expiresIn, now) : isAccessible(record, now);
 }
 
-async function standardFields(deps: OAuthDeps, { record, kind }: FoundToken): Promise<Record<string, unknown>> {
-  const application = record.applicationId === null ? null : await deps.stores.applications.findById(record.applicationId);
+function standardFields(deps: OAuthDeps, { record, kind }: FoundToken, application: ApplicationRecord | null): Record<string, unknown> {
   const scope = formatScopes(record.scopes);
   const exp = expiry(record, kind === 'refresh_token' ? deps.config.refreshTokens.expiresIn : record.expiresIn);
   return {
