@@ -39,6 +39,8 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
           client_name: 'Document <b>Client</b>',
           client_uri: 'https://client.example.com/',
           logo_uri: 'http://client.example.com/logo.png',
+          policy_uri: 'https://169.254.169.254/policy',
+          tos_uri: 'https://localhost/tos',
           redirect_uris: [CALLBACK],
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
@@ -110,7 +112,7 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
     expect(documents.requests.filter((path) => path === '/oauth/client.json')).toHaveLength(1);
   });
 
-  it('stores the client as a public metadata_document application with the document metadata', async () => {
+  it('stores the client as a public metadata_document application with the document metadata (display URIs only https to public hosts)', async () => {
     const row = await server.deps.stores.applications.findByUid(clientId);
     expect(row).toMatchObject({
       uid: clientId,
@@ -124,6 +126,8 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
       tokenEndpointAuthMethod: 'none',
       clientUri: 'https://client.example.com/',
       logoUri: null,
+      policyUri: null,
+      tosUri: null,
     });
     const expiresIn = row!.metadataExpiresAt!.getTime() - server.clock.now.getTime();
     expect(expiresIn).toBeGreaterThan(290_000);
@@ -274,6 +278,29 @@ describe(`Client ID Metadata Documents: caching and refreshing the client (${bac
     expect(await redirectAccepted(clientId, CALLBACK)).toBe(false);
     expect(fetchesOf('/disabled.json')).toBe(2);
     expect((await server.deps.stores.applications.findByUid(clientId))!.disabledAt).toEqual(disabledAt);
+  });
+
+  it('a second instance on the same database uses the row the first one made, without fetching', async () => {
+    const clientId = `${documents.origin}/shared.json`;
+    documents.serve('/shared.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }, { 'cache-control': 'max-age=600' }));
+    expect(await known(clientId)).toBe(true);
+    const other = await buildTestServer({
+      testDatabase: server.testDatabase,
+      config: { registration: { clientIdMetadataDocuments: documentSettings() } },
+    });
+    try {
+      const response = await tokenRequest(other.app, {
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: CALLBACK,
+        client_id: clientId,
+        code_verifier: VERIFIER,
+      });
+      expect(response.json().error).toBe('invalid_grant');
+      expect(fetchesOf('/shared.json')).toBe(1);
+    } finally {
+      await other.close();
+    }
   });
 
   it('concurrent lookups of one URL share one fetch', async () => {
