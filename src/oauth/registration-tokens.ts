@@ -76,3 +76,12 @@ export async function checkInitialAccessToken(deps: TokenDeps, token: string | n
 export async function useInitialAccessToken(deps: TokenDeps, hash: string): Promise<void> {
   if (!(await deps.stores.registrations.useToken(hash, deps.now()))) throw new InvalidToken();
 }
+
+export function listRegistrationTokens(deps: TokenDeps): Promise<RegistrationTokenRecord[]> {
+  return deps.stores.registrations.listTokens();
+}
+
+/** The token stops working at once; false when there is no such token or it was revoked already. */
+export function revokeRegistrationToken(deps: TokenDeps, id: number): Promise<boolean> {
+  return deps.stores.registrations.revokeToken(id, deps.now());
+}

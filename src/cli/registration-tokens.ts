@@ -1,0 +1,118 @@
+import {
+  createRegistrationToken,
+  listRegistrationTokens,
+  MAX_TOKEN_SECONDS,
+  MAX_TOKEN_USES,
+  revokeRegistrationToken,
+  tokenState,
+  type RegistrationTokenRecord,
+} from '../oauth/registration-tokens.js';
+import { configFrom, withDatabase } from './context.js';
+import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
+import { onePositional, runSubcommand } from './subcommands.js';
+
+const HELP = `Usage: oauth-service registration-tokens <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
+
+Initial access tokens (RFC 7591 section 3). With registration.policy "initialAccessToken", a client registers at
+POST /oauth/register only with one, sent as "Authorization: Bearer <token>". Only its SHA-256 hash is stored:
+the token is printed once, by create.
+
+  create [--uses N] [--expires-in SECONDS]
+      --uses          how many registrations it may make, 1 to ${MAX_TOKEN_USES}; left out: any number
+      --expires-in    how long it is valid, 1 to ${MAX_TOKEN_SECONDS} seconds; left out: until revoked
+      --json prints {"id", "token", "expires_at", "uses_remaining"}
+  list                every token (never the token itself): id, state, uses left, expiry
+  revoke <id>         the token stops working at once
+`;
+
+export function runRegistrationTokensCommand(args: string[], io: CliIo): Promise<number> {
+  return runSubcommand('registration-tokens', HELP, { create, list, revoke }, args, io);
+}
+
+function positiveInteger(value: string | undefined, option: string, max: number): number | null {
+  if (value === undefined) return null;
+  const number = /^[0-9]{1,10}$/.test(value) ? Number(value) : NaN;
+  if (!(number >= 1 && number <= max)) throw new UsageError(`--${option} must be an integer from 1 to ${max}, not '${value}'`);
+  return number;
+}
+
+async function create(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, { uses: { type: 'string' }, 'expires-in': { type: 'string' } });
+  if (values.help) return (io.stdout(HELP), 0);
+  const uses = positiveInteger(values.uses, 'uses', MAX_TOKEN_USES);
+  const expiresInSeconds = positiveInteger(values['expires-in'], 'expires-in', MAX_TOKEN_SECONDS);
+  const config = configFrom(io, values.config);
+  return withDatabase(config, async (deps) => {
+    const { plainToken, record } = await createRegistrationToken(deps, { uses, expiresInSeconds });
+    if (values.json) {
+      printJson(io, { id: record.id, token: plainToken, expires_at: iso(record.expiresAt), uses_remaining: record.usesRemaining });
+      return 0;
+    }
+    io.stdout(
+      `created initial access token ${record.id} (${usesText(record)}, ${record.expiresAt ? `expires ${iso(record.expiresAt)}` : 'does not expire'}):\n` +
+        `  ${plainToken}\nIt is shown only now; store it where the client's operator can get it.\n`,
+    );
+    if (config.registration.policy !== 'initialAccessToken')
+      io.stderr(`note: registration.policy is '${config.registration.policy}': tokens are asked for only under 'initialAccessToken'\n`);
+    return 0;
+  });
+}
+
+async function list(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, {});
+  if (values.help) return (io.stdout(HELP), 0);
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    const tokens = await listRegistrationTokens(deps);
+    const now = deps.now();
+    if (values.json)
+      printJson(
+        io,
+        tokens.map((token) => attributes(token, now)),
+      );
+    else if (tokens.length === 0) io.stdout("no initial access tokens (make one with 'registration-tokens create')\n");
+    else
+      printTable(
+        io,
+        ['ID', 'STATE', 'USES LEFT', 'EXPIRES AT', 'CREATED AT'],
+        tokens.map((token) => [
+          String(token.id),
+          tokenState(token, now),
+          token.usesRemaining === null ? 'unlimited' : String(token.usesRemaining),
+          iso(token.expiresAt) ?? 'never',
+          token.createdAt.toISOString(),
+        ]),
+      );
+    return 0;
+  });
+}
+
+async function revoke(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(args, {}, true);
+  if (values.help) return (io.stdout(HELP), 0);
+  const reference = onePositional(positionals, '<id>');
+  if (!/^[1-9][0-9]{0,14}$/.test(reference)) throw new UsageError(`no initial access token with id ${reference}`);
+  return withDatabase(configFrom(io, values.config), async (deps) => {
+    if (!(await revokeRegistrationToken(deps, Number(reference))))
+      throw new UsageError(`no live initial access token with id ${reference}`);
+    if (values.json) printJson(io, { revoked: true, id: Number(reference) });
+    else io.stdout(`revoked initial access token ${reference}\n`);
+    return 0;
+  });
+}
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+const usesText = (token: RegistrationTokenRecord) =>
+  token.usesRemaining === null
+    ? 'any number of registrations'
+    : `${token.usesRemaining} registration${token.usesRemaining === 1 ? '' : 's'}`;
+
+function attributes(token: RegistrationTokenRecord, now: Date) {
+  return {
+    id: token.id,
+    state: tokenState(token, now),
+    uses_remaining: token.usesRemaining,
+    expires_at: iso(token.expiresAt),
+    created_at: token.createdAt.toISOString(),
+    revoked_at: iso(token.revokedAt),
+  };
+}
