@@ -6,6 +6,7 @@ import { runConfigCommand } from './config.js';
 import { runKeysCommand } from './keys.js';
 import { UsageError, type CliIo } from './io.js';
 import { runMigrateCommand } from './migrate.js';
+import { runRegistrationTokensCommand } from './registration-tokens.js';
 import { runResourcesCommand } from './resources.js';
 import { runServeCommand } from './serve.js';
 import { runTokensCommand } from './tokens.js';
@@ -24,6 +25,8 @@ Commands:
   resources create|list|show|update|delete
                         manage the APIs registered as resources (RFC 8707): scopes, token format, lifetime
   tokens cleanup        delete stale tokens and codes in bounded batches
+  registration-tokens create|list|revoke
+                        manage the initial access tokens of registration.policy initialAccessToken (RFC 7591)
   admin hash-password   print the argon2id hash of an admin password read from stdin
   keys list|rotate|retire
                         manage the keys that sign ID tokens (KEY_ENCRYPTION_KEY)
@@ -42,6 +45,7 @@ const COMMANDS: Record<string, Command> = {
   users: runUsersCommand,
   resources: runResourcesCommand,
   tokens: runTokensCommand,
+  'registration-tokens': runRegistrationTokensCommand,
   admin: runAdminCommand,
   keys: runKeysCommand,
 };
