@@ -7,7 +7,7 @@ import { narrowedAudience, scopesForAudience } from '../resource-indicators.js';
 import { storedForm } from '../secrets.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
 import { issuedToken, mintAccessToken } from '../token-issuer.js';
-import { admitClient } from './client-admission.js';
+import { admitClient, issuesRefreshToken } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { currentScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
@@ -46,7 +46,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   const audience = await narrowedAudience(deps, resourceParameters(parameters), grant.audience, granted);
   const scopes = scopesForAudience(audience, granted);
 
-  const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
+  const withRefreshToken = issuesRefreshToken(deps, application);
   // Minted (a JWT signed) before the transaction: signing may read or make a key, on a connection of its own.
   const minted = await mintAccessToken(deps, {
     application,

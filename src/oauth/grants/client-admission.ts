@@ -1,6 +1,7 @@
 import type { GrantFlow } from '../../config/types.js';
 import type { OAuthDeps } from '../deps.js';
 import { rememberDpopProof, type CheckedDpopProof } from '../dpop-proof.js';
+import { UnauthorizedClient } from '../errors.js';
 import type { ApplicationRecord } from '../store.js';
 
 /**
@@ -14,9 +15,25 @@ export async function admitClient(
   application: ApplicationRecord | null,
   dpopProof: CheckedDpopProof | null | undefined,
 ): Promise<string | null> {
+  requireRegisteredGrantType(grantType, application);
   if (!dpopProof) return null;
   // RFC 9449 section 11.1: the proof is recorded against replay only now, so that a request without valid
   // credentials (anyone's, with a self-signed proof) makes the server write nothing.
   await rememberDpopProof(deps, dpopProof);
   return dpopProof.jkt;
+}
+
+/**
+ * RFC 7591 section 2: a self-registered client named the grant types it uses, and may use only those (the
+ * refresh_token grant too); RFC 6749 section 5.2 unauthorized_client otherwise. An admin-made application
+ * (grantTypes null) may use every grant the server enables.
+ */
+function requireRegisteredGrantType(grantType: GrantFlow, application: ApplicationRecord | null): void {
+  if (application?.grantTypes && !application.grantTypes.includes(grantType)) throw new UnauthorizedClient();
+}
+
+/** Whether a token for this client comes with a refresh token: never one the client could not use. */
+export function issuesRefreshToken(deps: Pick<OAuthDeps, 'config'>, application: ApplicationRecord): boolean {
+  if (!deps.config.grantFlows.includes('refresh_token')) return false;
+  return application.grantTypes === null || application.grantTypes.includes('refresh_token');
 }

@@ -7,7 +7,7 @@ import { optionalParameter, requireParameter, resourceParameters } from '../requ
 import { resolveAudience } from '../resource-indicators.js';
 import { issueAccessToken } from '../token-issuer.js';
 import { isDisabled } from '../users.js';
-import { admitClient } from './client-admission.js';
+import { admitClient, issuesRefreshToken } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import type { PasswordOutcome } from '../attempt-limits.js';
 import type { ApplicationRecord } from '../store.js';
@@ -45,7 +45,7 @@ async function issueFor(
 ): Promise<GrantResult> {
   const scopes = grantedScopes(deps, application, scopeParameter, { allowEmpty: true });
   const audience = await resolveAudience(deps, resources, scopes);
-  const withRefreshToken = deps.config.grantFlows.includes('refresh_token');
+  const withRefreshToken = issuesRefreshToken(deps, application);
 
   const reused = await reusableToken(deps, application, {
     applicationId: application.id,
