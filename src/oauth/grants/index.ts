@@ -33,6 +33,9 @@ export async function handleTokenRequest(deps: OAuthDeps, request: GrantRequest)
   const handler = enabledGrantTypes(deps).includes(grantType as GrantFlow) ? GRANT_HANDLERS[grantType as GrantFlow] : undefined;
   if (!handler) throw new UnsupportedGrantType();
   const { issued, application, nonce } = await handler(deps, request);
+  // Issue 19: the first token marks the client used (self-registered clients never used are cleaned up). Once
+  // per client; a cached record may still say unused for a moment, and the conditional UPDATE then changes nothing.
+  if (application && application.usedAt === null) await deps.stores.applications.markUsed(application.id, deps.now());
   const idToken = ID_TOKEN_GRANTS.has(grantType) ? await idTokenFor(deps, { application, issued, nonce: nonce ?? null }) : null;
   const body = { ...tokenResponseBody(issued, deps.now()), ...(idToken !== null && { id_token: idToken }) };
   const hook = deps.hooks.beforeTokenResponse;
