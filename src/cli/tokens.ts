@@ -17,6 +17,9 @@ is safe to run while the service serves requests (for example daily from cron):
                            of their refresh family is live (rotated tokens are kept for reuse detection)
   revoked grants           codes used or revoked more than authorizationCodeExpiresIn ago
   expired grants           codes expired more than authorizationCodeExpiresIn ago
+  unused clients           self-registered clients (RFC 7591, Client ID Metadata Documents) never issued a token
+                           within registration.unusedClientLifetimeSeconds of registering, unless an admin approved
+                           them; their codes go with them
 The margins keep a replayed code or refresh token recognisable for a while (RFC 6749 4.1.2, RFC 9700 4.14).
 --dry-run counts what would be deleted and deletes nothing, then counts what is kept on purpose, and why.
 `;
@@ -27,6 +30,7 @@ const LABELS: Record<CleanupKind, string> = {
   revoked_tokens: 'revoked tokens',
   revoked_grants: 'revoked grants',
   expired_grants: 'expired grants',
+  unused_clients: 'unused clients',
 };
 
 export function runTokensCommand(args: string[], io: CliIo): Promise<number> {

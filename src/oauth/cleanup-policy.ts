@@ -2,8 +2,16 @@
 // their thresholds computed here from `now` and the settings; storage runs each rule as SQL with exactly these
 // instants as parameters. The kinds are disjoint (an unrevoked row can only be "expired", a revoked one only
 // "revoked") and none depends on another having run, so a dry run counts every row once, as a real run deletes it.
+// Self-registered clients never used (issue 19) go last: deleting one takes its codes with it (ON DELETE CASCADE).
 
-export const CLEANUP_KINDS = ['expired_tokens', 'expired_refresh_tokens', 'revoked_tokens', 'revoked_grants', 'expired_grants'] as const;
+export const CLEANUP_KINDS = [
+  'expired_tokens',
+  'expired_refresh_tokens',
+  'revoked_tokens',
+  'revoked_grants',
+  'expired_grants',
+  'unused_clients',
+] as const;
 export type CleanupKind = (typeof CLEANUP_KINDS)[number];
 
 /** A revoked token is kept at least this long, even with graceSeconds 0 (requests in flight that just read it). */
@@ -16,6 +24,8 @@ export interface CleanupSettings {
   refreshTokenExpiresIn: number | null;
   /** authorizationCodeExpiresIn: how long a used or expired code is kept to recognise its replay. */
   authorizationCodeExpiresIn: number;
+  /** registration.unusedClientLifetimeSeconds; left out, self-registered clients are not cleaned up. */
+  unusedClientLifetimeSeconds?: number | undefined;
 }
 
 /** Whether a refresh family has a member usable at `at`: unrevoked then, and its access or refresh token unexpired. */
@@ -48,13 +58,22 @@ export type CleanupRule =
    */
   | { kind: 'revoked_grants'; records: 'codes'; revokedBefore: Date }
   /** An unused code is kept for authorizationCodeExpiresIn after it expired, for the same reason. */
-  | { kind: 'expired_grants'; records: 'codes'; expiredBefore: Date };
+  | { kind: 'expired_grants'; records: 'codes'; expiredBefore: Date }
+  /**
+   * Issue 19: a client that registered itself (RFC 7591, or its Client ID Metadata Document) and was never issued
+   * a token (used_at NULL, and no token row either) within unusedClientLifetimeSeconds: open registration must not
+   * let abandoned or hostile registrations pile up. One an admin approved is kept.
+   */
+  | { kind: 'unused_clients'; records: 'clients'; registeredBefore: Date };
 
 export interface CleanupPolicy {
   now: Date;
   /** max(graceSeconds, MIN_REVOKED_MARGIN_SECONDS): how long a revoked token is kept at least. */
   revokedMarginSeconds: number;
-  /** The rules in the order they run (CLEANUP_KINDS); expired_refresh_tokens only when refresh tokens expire. */
+  /**
+   * The rules in the order they run (CLEANUP_KINDS); expired_refresh_tokens only when refresh tokens expire,
+   * unused_clients only with unusedClientLifetimeSeconds.
+   */
   rules: CleanupRule[];
   /** What the rules keep on purpose although revoked or expired, counted by a dry run. */
   kept: {
@@ -83,6 +102,15 @@ export function cleanupPolicy(settings: CleanupSettings, now: Date): CleanupPoli
     { kind: 'revoked_tokens', records: 'tokens', revokedBefore: tokensRevokedBefore, unlessFamilyUsable: usableFamily },
     { kind: 'revoked_grants', records: 'codes', revokedBefore: codesDoneBefore },
     { kind: 'expired_grants', records: 'codes', expiredBefore: codesDoneBefore },
+    ...(settings.unusedClientLifetimeSeconds === undefined
+      ? []
+      : [
+          {
+            kind: 'unused_clients',
+            records: 'clients',
+            registeredBefore: secondsBefore(now, settings.unusedClientLifetimeSeconds),
+          } as const,
+        ]),
   ];
   return {
     now,

@@ -20,6 +20,7 @@ const policyOf = ({ config }: CleanupDeps, now: Date) =>
       graceSeconds: config.refreshTokens.graceSeconds,
       refreshTokenExpiresIn: config.refreshTokens.expiresIn,
       authorizationCodeExpiresIn: config.authorizationCodeExpiresIn,
+      unusedClientLifetimeSeconds: config.registration.unusedClientLifetimeSeconds,
     },
     now,
   );

@@ -24,7 +24,7 @@ import type { SqlClient } from './sql-client.js';
 // after it can match) or at the end of the index.
 
 interface Rule {
-  table: 'oauth_access_tokens' | 'oauth_access_grants';
+  table: 'oauth_access_tokens' | 'oauth_access_grants' | 'oauth_applications';
   /** The indexed time column the batches walk; never NULL for the rows of the rule. */
   order: 'revoked_at' | 'created_at';
   /** No row of the rule has `order` at or after this instant: the walk ends there. */
@@ -83,6 +83,17 @@ function sqlOf(rule: CleanupRule): Rule {
         before: timestamp(rule.expiredBefore),
         where: 't.revoked_at IS NULL AND t.created_at + make_interval(secs => t.expires_in) < $5',
         values: [timestamp(rule.expiredBefore)],
+      };
+    case 'unused_clients':
+      // No token row either: a client whose tokens predate used_at tracking is in use, whatever used_at says.
+      // oauth_applications has no created_at index: its rows are few (maxOpenRegistrations bounds the dynamic ones).
+      return {
+        table: 'oauth_applications',
+        order: 'created_at',
+        before: timestamp(rule.registeredBefore),
+        where: `t.registered_by IN ('dynamic', 'metadata_document') AND t.used_at IS NULL AND t.approved_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM oauth_access_tokens used WHERE used.application_id = t.id)`,
+        values: [],
       };
   }
 }
