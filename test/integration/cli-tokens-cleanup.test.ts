@@ -110,6 +110,7 @@ const EXPECTED: Record<CleanupKind, number> = {
   revoked_tokens: 4,
   revoked_grants: 1,
   expired_grants: 1,
+  unused_clients: 0,
 };
 
 describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () => {
@@ -192,7 +193,14 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       });
       return { counted: counted.deleted, deleted: result.deleted, seen, windows };
     });
-    const expected = { expired_tokens: 25, expired_refresh_tokens: 0, revoked_tokens: 6, revoked_grants: 0, expired_grants: 0 };
+    const expected = {
+      expired_tokens: 25,
+      expired_refresh_tokens: 0,
+      revoked_tokens: 6,
+      revoked_grants: 0,
+      expired_grants: 0,
+      unused_clients: 0,
+    };
     expect(batches.counted).toEqual(expected);
     expect(batches.deleted).toEqual(expected);
     expect(batches.seen).toEqual([
