@@ -58,19 +58,22 @@ export const registrationSchema = {
       type: 'integer',
       minimum: 0,
       default: 1000,
-      description: 'How many self-registered clients may exist at once; beyond it registration is refused.',
+      description:
+        'How many clients registered at /oauth/register may exist at once (under either policy); beyond it registration is refused with invalid_client_metadata.',
     },
     perAddressPerMinute: {
       type: 'integer',
       minimum: 0,
       default: 10,
-      description: 'Registrations one client address may make per minute (0: no limit); more are answered 429.',
+      description:
+        'Registration requests one client address (IPv6: its /64) may make per minute, counted by each instance (0: no limit); more are answered 429 with Retry-After.',
     },
     unusedClientLifetimeSeconds: {
       type: 'integer',
       minimum: 60,
       default: 604800,
-      description: '`oauth-service tokens cleanup` deletes self-registered clients never issued a token this long after registering.',
+      description:
+        '`oauth-service tokens cleanup` deletes self-registered clients never issued a token this long after registering, unless an admin approved them.',
     },
     clientIdMetadataDocuments: clientIdMetadataDocumentsSchema,
   },
