@@ -155,6 +155,8 @@ export async function userinfoResponse(deps: OAuthDeps, accessToken: string, pro
 
   const claims = userClaims(user, record.scopes);
   const application = record.applicationId === null ? null : await findApplication(deps, record.applicationId);
+  // A disabled application's tokens are refused (issue 19).
+  if (application?.disabledAt) throw new InvalidToken();
   const alg = application?.userinfoSignedResponseAlg ?? null;
   if (application === null || alg === null) return { kind: 'json', claims };
   // Core 5.3.2: a signed response SHOULD carry iss and aud; the issuer is the metadata's (baseUrl, no slash).

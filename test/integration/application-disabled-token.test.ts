@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createClient, createCode, createUser, issueToken, type TestClient } from '../helpers/factories.js';
-import { basic, bearer, introspectRequest, revokeRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { basic, bearer, introspectRequest, revokeRequest, tokenInfoRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
 
 // Issue 19: an admin may disable an application (oauth_applications.disabled_at). It then fails client
 // authentication everywhere (token, revoke, introspect), exactly as an unknown client does, and introspection
@@ -20,7 +21,7 @@ describe(`a disabled application at the token side (${backend})`, () => {
   let disabledRefresh: string;
   let resourceServerToken: string;
   beforeAll(async () => {
-    server = await buildTestServer({
+    server = await openIdServer({
       config: {
         introspection: { allow: [{ rule: 'tokenApplication' }, { rule: 'sameApplication' }, { rule: 'bearerScope', scope: 'introspect' }] },
       },
@@ -97,6 +98,17 @@ describe(`a disabled application at the token side (${backend})`, () => {
     const asRequester = await introspectRequest(server.app, { token: resourceServerToken }, bearer(disabledToken));
     expect(asRequester.statusCode).toBe(401);
     expect(asRequester.json().error).toBe('invalid_token');
+  });
+
+  it('GET /oauth/token/info and GET /oauth/userinfo refuse its token: 401 invalid_token', async () => {
+    const info = await tokenInfoRequest(server.app, bearer(disabledToken));
+    expect(info.statusCode).toBe(401);
+    const userinfoToken = (
+      await issueToken(server.deps, { application: disabledPublic.application, resourceOwnerId: userId, scopes: ['openid'] })
+    ).accessToken;
+    const userinfo = await server.app.inject({ method: 'GET', url: '/oauth/userinfo', headers: bearer(userinfoToken) });
+    expect(userinfo.statusCode).toBe(401);
+    expect(userinfo.headers['www-authenticate']).toContain('invalid_token');
   });
 
   it('enabled again, the client authenticates and its token is active again', async () => {

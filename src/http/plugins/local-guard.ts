@@ -41,7 +41,8 @@ export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: Loc
       const reason = inaccessibleReason(record, deps.now());
       const application = reason === null && record.applicationId !== null ? await findApplication(deps, record.applicationId) : null;
       const token: GuardToken = {
-        active: reason === null,
+        // A disabled application's tokens are refused (issue 19), through the lookup client_id makes anyway.
+        active: reason === null && !application?.disabledAt,
         ...(reason !== null && reportReasons && { reason }),
         scopes: record.scopes,
         clientId: application?.uid ?? null,
