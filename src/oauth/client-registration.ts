@@ -157,6 +157,9 @@ export async function updateClient(
   body: Record<string, unknown>,
 ): Promise<RegistrationResponse> {
   if (body.client_id !== application.uid) throw new InvalidRequest('client_id must be the client being updated.');
+  // RFC 7592 section 2.2: a client_secret in the request MUST match the one currently issued.
+  if (body.client_secret !== undefined && !secretIsCurrent(deps, application, body.client_secret))
+    throw new InvalidRequest('client_secret must be the client secret currently issued.');
   const metadata = validateClientMetadata(body, deps.config);
   checkAdminRules(deps, metadata);
   const confidential = metadata.token_endpoint_auth_method !== 'none';
@@ -172,6 +175,11 @@ export async function updateClient(
     ...readClient(deps, updated),
     ...(plainSecret !== null && { client_secret: plainSecret, client_secret_expires_at: 0 }),
   };
+}
+
+function secretIsCurrent(deps: OAuthDeps, application: ApplicationRecord, secret: unknown): boolean {
+  if (typeof secret !== 'string' || application.secret === null) return false;
+  return constantTimeEqual(storedForm(secret, deps.config.hashApplicationSecrets), application.secret);
 }
 
 /** RFC 7592 section 2.3: deletes the client with its grants and tokens. */

@@ -116,6 +116,19 @@ describe(`RFC 7592 client management (${backend})`, () => {
       redirect_uris: ['https://rp.example/cb'],
     });
     expect({ status: wrongId.statusCode, error: wrongId.json().error }).toEqual({ status: 400, error: 'invalid_request' });
+    // Section 2.2: a client_secret sent along must be the current one.
+    const withSecret = (client_secret: unknown) =>
+      manage('PUT', client.client_id, client.registration_access_token, {
+        client_id: client.client_id,
+        client_secret,
+        redirect_uris: ['https://rp.example/new'],
+        grant_types: ['authorization_code', 'client_credentials'],
+      });
+    for (const wrong of ['not-the-secret', 42]) {
+      const refused = await withSecret(wrong);
+      expect({ status: refused.statusCode, error: refused.json().error }).toEqual({ status: 400, error: 'invalid_request' });
+    }
+    expect((await withSecret(client.client_secret)).statusCode).toBe(200);
   });
 
   it('section 2.3: DELETE answers 204 and the client, with its tokens, is gone', async () => {
