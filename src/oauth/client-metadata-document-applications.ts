@@ -1,6 +1,7 @@
 import type { Config } from '../config/types.js';
 import { clientFromDocument, clientIdUrlProblem, looksLikeClientIdUrl, type DocumentClient } from './client-metadata-document.js';
 import { ClientMetadataDocumentRefused, fetchClientMetadataDocument, type DocumentFetchOptions } from './client-metadata-document-fetch.js';
+import { REFUSAL_CACHE_SECONDS, RefusalCache } from './client-metadata-document-limits.js';
 import { UidTaken, type ApplicationRecord, type ApplicationStore, type Stores } from './store.js';
 
 export interface ClientMetadataDocumentOptions {
@@ -18,7 +19,9 @@ export interface ClientMetadataDocumentOptions {
  * metadataExpiresAt has passed (the row is shared by every instance; a refetch rewrites it, so a redirect URI the
  * document dropped stops working). Every other client_id goes straight through. A refused document, also one that
  * fails to refresh an expired row, is an unknown client (null): authorize and token already answer that, and the
- * log line says why. Grants, tokens and revocation see an ordinary application row.
+ * log line says why; the URL is not fetched again on this instance for REFUSAL_CACHE_SECONDS, so naming it on every
+ * request does not make this server fetch it on every request. Grants, tokens and revocation see an ordinary
+ * application row.
  */
 export function withClientMetadataDocuments(stores: Stores, options: ClientMetadataDocumentOptions): Stores {
   const settings = options.config.registration.clientIdMetadataDocuments;
@@ -37,6 +40,7 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
   const settings = config.registration.clientIdMetadataDocuments;
   // Concurrent lookups of one URL on this instance share one fetch.
   const inFlight = new Map<string, Promise<ApplicationRecord | null>>();
+  const refusals = new RefusalCache(() => now().getTime());
 
   const refuse = (clientId: string, reason: string) => {
     warn({ event: 'client_metadata_document.refused', clientId: clientId.slice(0, 200), reason }, 'client metadata document refused');
@@ -49,8 +53,9 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
       const fetched = await fetchClientMetadataDocument(new URL(clientId), { ...settings, ca });
       client = clientFromDocument(clientId, fetched, config, now());
     } catch (error) {
-      if (error instanceof ClientMetadataDocumentRefused) return refuse(clientId, error.reason);
-      throw error;
+      if (!(error instanceof ClientMetadataDocumentRefused)) throw error;
+      refusals.remember(clientId, error.reason);
+      return refuse(clientId, error.reason);
     }
     if (row) return stores.applicationAdmin.update(row.id, client);
     try {
@@ -69,6 +74,8 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     const problem = clientIdUrlProblem(uid, settings.allowPrivateAddresses);
     if (problem !== null) return looksLikeClientIdUrl(uid) ? refuse(uid, `the client_id ${problem}`) : null;
     if (row && row.metadataExpiresAt !== null && row.metadataExpiresAt > now()) return row;
+    const refused = refusals.recent(uid);
+    if (refused !== null) return refuse(uid, `refused within the last ${REFUSAL_CACHE_SECONDS} s (${refused}), not fetched again yet`);
     const pending = inFlight.get(uid);
     if (pending) return pending;
     const fetching = refresh(uid, row).finally(() => inFlight.delete(uid));

@@ -13,12 +13,16 @@ import type { ApplicationInput } from './store.js';
 /** Used for this long when the answer says nothing about caching, so that one authorization does not fetch thrice. */
 export const DEFAULT_CACHE_SECONDS = 60;
 
+/** Longer client_id URLs are not fetched (nor remembered as refused, which keeps that memory small). */
+export const MAX_CLIENT_ID_URL_LENGTH = 2048;
+
 /**
  * Why `clientId` is not a Client Identifier URL (section 3), or null when it is one. The URL is compared as a
  * string and never normalised (section 3: the server MUST NOT normalise it), so a URL that WHATWG parsing would
  * rewrite (dot segments, upper-case host, default port) is refused rather than fetched under another name.
  */
 export function clientIdUrlProblem(clientId: string, allowHttp: boolean): string | null {
+  if (clientId.length > MAX_CLIENT_ID_URL_LENGTH) return `is longer than ${MAX_CLIENT_ID_URL_LENGTH} characters`;
   let url: URL;
   try {
     url = new URL(clientId);

@@ -115,6 +115,10 @@ describe(`Client ID Metadata Documents: https and address checks (${backend})`, 
       const clientId = `${secure.origin}/prod/client.json`;
       secure.serve('/prod/client.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }));
       expect(await expectRefused(production, clientId)).toBe('the host localhost resolves to 127.0.0.1, which is loopback');
+      // Remembered: the next lookup within 30 seconds does not even resolve the name again.
+      expect(await expectRefused(production, clientId)).toBe(
+        'refused within the last 30 s (the host localhost resolves to 127.0.0.1, which is loopback), not fetched again yet',
+      );
     });
 
     it('an http URL', async () => {

@@ -264,7 +264,65 @@ describe(`Client ID Metadata Documents: caching and refreshing the client (${bac
     expect(await known(clientId)).toBe(false);
     expect(log.lines.at(-1)).toMatchObject({ event: 'client_metadata_document.refused', clientId, reason: 'the URL answered status 500' });
     documents.serve('/flaky.json', document);
+    // The refusal is remembered for 30 seconds on this instance; then the document is fetched again.
+    expect(await known(clientId)).toBe(false);
+    server.clock.advance(31);
     expect(await known(clientId)).toBe(true);
+    expect(fetchesOf('/flaky.json')).toBe(3);
+  });
+
+  it('a refused document is not fetched again for 30 seconds: lookups meanwhile are an unknown client without a fetch', async () => {
+    const clientId = `${documents.origin}/refused.json`;
+    const impostor = `${documents.origin}/impostor.json`;
+    documents.serve('/refused.json', (_request, response) => response.writeHead(404, { 'cache-control': 'max-age=0' }).end());
+    documents.serve('/impostor.json', json({ client_id: 'https://other.example/client.json', redirect_uris: [CALLBACK] }));
+    expect(await known(clientId)).toBe(false);
+    expect(await known(impostor)).toBe(false);
+    server.clock.advance(10);
+    // The document is fine by now, but the refusal still stands: no fetch, and the log line says why.
+    documents.serve('/refused.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }));
+    expect(await known(clientId)).toBe(false);
+    expect(log.lines.at(-1)).toMatchObject({
+      event: 'client_metadata_document.refused',
+      clientId,
+      reason: 'refused within the last 30 s (the URL answered status 404), not fetched again yet',
+    });
+    expect(await known(impostor)).toBe(false);
+    expect(log.lines.at(-1)).toMatchObject({
+      clientId: impostor,
+      reason: 'refused within the last 30 s (its client_id is not the URL it was fetched from), not fetched again yet',
+    });
+    expect(fetchesOf('/refused.json')).toBe(1);
+    expect(fetchesOf('/impostor.json')).toBe(1);
+
+    server.clock.advance(21);
+    expect(await known(clientId)).toBe(true);
+    expect(await known(impostor)).toBe(false);
+    expect(fetchesOf('/refused.json')).toBe(2);
+    expect(fetchesOf('/impostor.json')).toBe(2);
+  });
+
+  it('the refusal is remembered per instance: another instance on the same database fetches for itself', async () => {
+    const clientId = `${documents.origin}/gone.json`;
+    expect(await known(clientId)).toBe(false);
+    expect(await known(clientId)).toBe(false);
+    expect(fetchesOf('/gone.json')).toBe(1);
+    const other = await buildTestServer({
+      testDatabase: server.testDatabase,
+      config: { registration: { clientIdMetadataDocuments: documentSettings() } },
+    });
+    try {
+      const response = await tokenRequest(other.app, {
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: CALLBACK,
+        client_id: clientId,
+      });
+      expect(response.json().error).toBe('invalid_client');
+      expect(fetchesOf('/gone.json')).toBe(2);
+    } finally {
+      await other.close();
+    }
   });
 
   it('an application the admin disabled stays disabled when its document is fetched again', async () => {

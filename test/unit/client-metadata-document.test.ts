@@ -47,6 +47,7 @@ describe('clientIdUrlProblem', () => {
       'https://app.example.com/client.json',
       'https://app.example.com:8443/oauth/client',
       'https://app.example.com/c?v=1',
+      `https://app.example.com/${'c'.repeat(2000)}`,
     ]) {
       expect(clientIdUrlProblem(url, false), url).toBeNull();
     }
@@ -63,6 +64,7 @@ describe('clientIdUrlProblem', () => {
       ['https://app.example.com/a/../client.json', 'is not in normalised form (dot segments, case, default port or escaping)'],
       ['https://App.example.com/client.json', 'is not in normalised form (dot segments, case, default port or escaping)'],
       ['https://app.example.com:443/client.json', 'is not in normalised form (dot segments, case, default port or escaping)'],
+      [`https://app.example.com/${'c'.repeat(2030)}`, 'is longer than 2048 characters'],
     ];
     for (const [url, problem] of cases) expect(clientIdUrlProblem(url, false), url).toBe(problem);
   });

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { RefusalCache } from '../../src/oauth/client-metadata-document-limits.js';
+
+// The per-instance bounds on Client ID Metadata Document fetches: refused URLs remembered for a fixed window, in a
+// bounded number of entries.
+
+describe('RefusalCache', () => {
+  it('remembers why a URL was refused for the window, then forgets it', () => {
+    let now = 1_000_000;
+    const cache = new RefusalCache(() => now, 30);
+    cache.remember('https://a.example/c', 'the URL answered status 404');
+    expect(cache.recent('https://a.example/c')).toBe('the URL answered status 404');
+    expect(cache.recent('https://b.example/c')).toBeNull();
+    now += 29_999;
+    expect(cache.recent('https://a.example/c')).toBe('the URL answered status 404');
+    now += 1;
+    expect(cache.recent('https://a.example/c')).toBeNull();
+    expect(cache.size).toBe(0);
+  });
+
+  it('a new refusal restarts the window; forget() drops it at once', () => {
+    let now = 0;
+    const cache = new RefusalCache(() => now, 30);
+    cache.remember('u', 'first');
+    now += 20_000;
+    cache.remember('u', 'second');
+    now += 20_000;
+    expect(cache.recent('u')).toBe('second');
+    cache.forget('u');
+    expect(cache.recent('u')).toBeNull();
+  });
+
+  it('never holds more than maxEntries: expired ones go first, then the oldest', () => {
+    let now = 0;
+    const cache = new RefusalCache(() => now, 30, 3);
+    cache.remember('old', 'r');
+    now += 31_000;
+    cache.remember('a', 'r');
+    cache.remember('b', 'r');
+    cache.remember('c', 'r');
+    expect(cache.size).toBe(3);
+    expect(cache.recent('old')).toBeNull();
+    for (const url of ['a', 'b', 'c']) expect(cache.recent(url), url).toBe('r');
+    cache.remember('d', 'r');
+    expect(cache.size).toBe(3);
+    expect(cache.recent('a')).toBeNull();
+    for (const url of ['b', 'c', 'd']) expect(cache.recent(url), url).toBe('r');
+    for (let index = 0; index < 100; index += 1) cache.remember(`flood-${index}`, 'r');
+    expect(cache.size).toBe(3);
+  });
+});
