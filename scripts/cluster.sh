@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# A highly available PostgreSQL topology on one machine, for the fault tests (issue 20) and for trying it out.
+#
+#   scripts/cluster.sh up [DIR]            install what is missing, start everything, wait for a leader and a sync standby
+#   scripts/cluster.sh down [DIR]          stop everything it started (by pid), delete the namespaces and DIR
+#   scripts/cluster.sh status [DIR]        patronictl list, then KEY=VALUE lines (see print_endpoints)
+#   scripts/cluster.sh partition N [DIR]   cut PostgreSQL node N (1-3) off the network; `heal N` reconnects it
+#   scripts/cluster.sh kill N [DIR]        SIGKILL node N's Patroni and PostgreSQL (a crashed host)
+#   scripts/cluster.sh start-node N [DIR]  start node N's Patroni again (after kill)
+#
+#                       root namespace                                      bridge oha-br0 10.77.0.1/24
+#   service ──► PgBouncer :45432 (transaction pooling) ──┐
+#   service ──────────────────────────────► HAProxy :45430 writes ── GET /primary ──┐
+#   service (databaseReadUrl) ────────────► HAProxy :45431 reads  ── GET /sync ─────┤ health checks on :8008
+#                          etcd :45434 (one member, DCS) ◄──────────────────────────┤
+#        ┌──────────────────────────────┬───────────────────────────────┬───────────┘
+#   netns oha-pg1 10.77.0.11      netns oha-pg2 10.77.0.12        netns oha-pg3 10.77.0.13
+#   Patroni :8008 + PG15 :5432    Patroni :8008 + PG15 :5432      Patroni :8008 + PG15 :5432
+#   (synchronous_mode: the leader commits only once a synchronous standby has the WAL)
+#
+# Each PostgreSQL node runs in its own network namespace, joined to the bridge by a veth pair, so a node can be
+# partitioned, not only killed. PostgreSQL and PgBouncer run as the `postgres` OS user. The database `oauth`,
+# owned by role `oauth`, is created on the first leader. Trust authentication: a test subnet, never production
+# (docs/operations.md, "High availability"). Ports: env OHA_PORT_BASE (default 45430) and the four after it.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib/cluster/network.sh
+. "$HERE/lib/cluster/network.sh"
+# shellcheck source=lib/cluster/processes.sh
+. "$HERE/lib/cluster/processes.sh"
+# shellcheck source=lib/cluster/configs.sh
+. "$HERE/lib/cluster/configs.sh"
+
+PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+SUBNET="${OHA_SUBNET:-10.77.0}"
+BRIDGE=oha-br0
+PATRONI_PORT=8008
+PORT_BASE="${OHA_PORT_BASE:-45430}"
+WRITE_PORT=$PORT_BASE
+READ_PORT=$((PORT_BASE + 1))
+PGBOUNCER_PORT=$((PORT_BASE + 2))
+HAPROXY_STATS_PORT=$((PORT_BASE + 3))
+ETCD_PORT=$((PORT_BASE + 4))
+ETCD_PEER_PORT=$((PORT_BASE + 5))
+NODES="1 2 3"
+
+log() { printf 'cluster: %s\n' "$*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+usage() {
+  echo "usage: $0 up|down|status [DIR] | partition|heal|kill|start-node N [DIR]" >&2
+  exit 2
+}
+
+install_packages() {
+  local missing=()
+  command -v patroni >/dev/null || missing+=(patroni)
+  command -v etcd >/dev/null || missing+=(etcd-server)
+  command -v haproxy >/dev/null || missing+=(haproxy)
+  command -v pgbouncer >/dev/null || missing+=(pgbouncer)
+  [ -x "$PG_BIN/postgres" ] || missing+=(postgresql-15)
+  [ ${#missing[@]} -eq 0 ] && return
+  log "installing ${missing[*]}"
+  # Debian starts a package's daemon on install unless policy-rc.d says no: our own instances use those ports.
+  local policy=/usr/sbin/policy-rc.d created=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && created=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+  [ "$created" = 1 ] && rm -f "$policy"
+  return 0
+}
+
+check_root() { [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"; }
+
+prepare_dir() {
+  mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/etcd" "$DIR/pgbouncer"
+  for n in $NODES; do
+    mkdir -p "$DIR/pg$n"
+    patroni_config "$n" >"$DIR/pg$n/patroni.yml"
+    chown -R postgres:postgres "$DIR/pg$n"
+    chmod 700 "$DIR/pg$n"
+  done
+  haproxy_config >"$DIR/haproxy.cfg"
+  pgbouncer_config >"$DIR/pgbouncer/pgbouncer.ini"
+  printf '"postgres" ""\n"oauth" ""\n' >"$DIR/pgbouncer/userlist.txt"
+  chown -R postgres:postgres "$DIR/pgbouncer" "$DIR/logs"
+  chmod 755 "$DIR"
+}
+
+start_etcd() {
+  start_process etcd - - etcd --name oha --data-dir "$DIR/etcd" \
+    --listen-client-urls "http://$SUBNET.1:$ETCD_PORT,http://127.0.0.1:$ETCD_PORT" \
+    --advertise-client-urls "http://$SUBNET.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "oha=http://127.0.0.1:$ETCD_PEER_PORT"
+  wait_until 20 "curl -sf http://127.0.0.1:$ETCD_PORT/health >/dev/null" || die "etcd did not become healthy ($DIR/logs/etcd.log)"
+}
+
+start_node() {
+  local n=$1
+  start_process "pg$n" "oha-pg$n" postgres patroni "$DIR/pg$n/patroni.yml"
+}
+
+# kill_node N: SIGKILL Patroni, then the postmaster (its pid is line 1 of postmaster.pid): the host has crashed.
+kill_node() {
+  local n=$1 pid
+  pid=$(pid_of "pg$n") && kill -KILL "$pid" 2>/dev/null || true
+  pid=$(head -1 "$DIR/pg$n/data/postmaster.pid" 2>/dev/null) && [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$DIR/pids/pg$n.pid"
+}
+
+# stop_node N: Patroni stops its PostgreSQL on SIGTERM; a postmaster left behind is stopped by its own pid.
+stop_node() {
+  local n=$1 pid
+  stop_process "pg$n" 30
+  pid=$(head -1 "$DIR/pg$n/data/postmaster.pid" 2>/dev/null) || return 0
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -INT "$pid" 2>/dev/null || true
+    wait_until 15 "! kill -0 $pid 2>/dev/null" || kill -KILL "$pid" 2>/dev/null || true
+  fi
+}
+
+patroni_get() { curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://$SUBNET.1$1" 2>/dev/null; }
+node_answers() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://$SUBNET.$((10 + $1)):$PATRONI_PORT$2")" = 200 ]; }
+
+leader_node() {
+  local n
+  for n in $NODES; do if node_answers "$n" /primary; then echo "$n" && return 0; fi; done
+  return 1
+}
+
+sync_standby_ready() {
+  local n
+  for n in $NODES; do if node_answers "$n" /sync; then return 0; fi; done
+  return 1
+}
+
+psql_write() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$WRITE_PORT" -U postgres -d postgres "$@"; }
+
+create_service_database() {
+  psql_write -tAc "SELECT 1 FROM pg_roles WHERE rolname = 'oauth'" | grep -q 1 || psql_write -c 'CREATE ROLE oauth LOGIN CREATEDB'
+  psql_write -tAc "SELECT 1 FROM pg_database WHERE datname = 'oauth'" | grep -q 1 || psql_write -c 'CREATE DATABASE oauth OWNER oauth'
+}
+
+up() {
+  check_root
+  install_packages
+  prepare_dir
+  bridge_up
+  for n in $NODES; do host_up "oha-pg$n" "$SUBNET.$((10 + n))"; done
+  start_etcd
+  for n in $NODES; do start_node "$n"; done
+  wait_until 90 "leader_node >/dev/null" || die "no Patroni leader after 90 s ($DIR/logs/pg*.log)"
+  start_process haproxy - - haproxy -db -f "$DIR/haproxy.cfg"
+  wait_until 20 "psql_write -tAc 'SELECT 1' >/dev/null 2>&1" || die "HAProxy's write port does not reach the leader ($DIR/logs/haproxy.log)"
+  # HAProxy may still cut the first sessions while its checks settle: retry for a while, then show the error.
+  wait_until 20 "create_service_database 2>/dev/null" || create_service_database
+  start_process pgbouncer - postgres pgbouncer "$DIR/pgbouncer/pgbouncer.ini"
+  wait_until 15 "(exec 3<>/dev/tcp/127.0.0.1/$PGBOUNCER_PORT) 2>/dev/null" || die "PgBouncer does not listen ($DIR/logs/pgbouncer.log)"
+  wait_until 90 sync_standby_ready || die "no synchronous standby after 90 s"
+  log "up: leader pg$(leader_node)"
+  print_endpoints
+}
+
+# print_endpoints: what a test parses (test/helpers/ha-cluster.ts), one KEY=VALUE a line.
+print_endpoints() {
+  local n role
+  echo "DIR=$DIR"
+  echo "WRITE_URL=postgresql://oauth@127.0.0.1:$WRITE_PORT/oauth"
+  echo "READ_URL=postgresql://oauth@127.0.0.1:$READ_PORT/oauth"
+  echo "PGBOUNCER_URL=postgresql://oauth@127.0.0.1:$PGBOUNCER_PORT/oauth"
+  echo "ADMIN_URL=postgresql://postgres@127.0.0.1:$WRITE_PORT/postgres"
+  echo "HAPROXY_STATS_URL=http://127.0.0.1:$HAPROXY_STATS_PORT/"
+  echo "ETCD_URL=http://127.0.0.1:$ETCD_PORT"
+  echo "BRIDGE_ADDRESS=$SUBNET.1"
+  for n in $NODES; do
+    role=unreachable
+    if node_answers "$n" /primary; then role=leader; elif node_answers "$n" /sync; then role=sync_standby; elif node_answers "$n" /replica; then role=replica; fi
+    echo "NODE$n=pg$n netns=oha-pg$n address=$SUBNET.$((10 + n)) role=$role pid=$(pid_of "pg$n" || true)"
+  done
+  echo "LEADER=$(leader_node | sed 's/^/pg/' || true)"
+}
+
+status() {
+  [ -f "$DIR/pg1/patroni.yml" ] || die "no cluster in $DIR"
+  timeout 10 patronictl -c "$DIR/pg1/patroni.yml" list >&2 || log "patronictl list failed"
+  print_endpoints
+}
+
+down() {
+  check_root
+  stop_process pgbouncer 10
+  stop_process haproxy 10
+  for n in $NODES; do stop_node "$n" & done
+  wait
+  stop_process etcd 10
+  for n in $NODES; do host_down "oha-pg$n"; done
+  bridge_down
+  case "$DIR" in /tmp/*) rm -rf "$DIR" ;; *) log "left $DIR in place (not under /tmp)" ;; esac
+}
+
+node_arg() { case "${1:-}" in 1 | 2 | 3) ;; *) usage ;; esac; }
+
+command=${1:-}
+case "$command" in
+  up | down | status)
+    DIR=$(realpath -m "${2:-/tmp/oha-cluster}")
+    "$command"
+    ;;
+  partition | heal | kill | start-node)
+    node_arg "${2:-}"
+    DIR=$(realpath -m "${3:-/tmp/oha-cluster}")
+    case "$command" in
+      partition) partition_host "oha-pg$2" ;;
+      heal) heal_host "oha-pg$2" ;;
+      kill) kill_node "$2" ;;
+      start-node) start_node "$2" ;;
+    esac
+    ;;
+  *) usage ;;
+esac

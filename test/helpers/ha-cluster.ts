@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from './processes.js';
+
+const run = promisify(execFile);
+const SCRIPT = join(ROOT, 'scripts/cluster.sh');
+
+export type NodeRole = 'leader' | 'sync_standby' | 'replica' | 'unreachable';
+
+export interface HaNode {
+  /** 1, 2 or 3: the argument of partition/heal/kill/startNode. */
+  index: number;
+  name: string;
+  netns: string;
+  address: string;
+  role: NodeRole;
+}
+
+export interface HaStatus {
+  writeUrl: string;
+  readUrl: string;
+  pgbouncerUrl: string;
+  adminUrl: string;
+  nodes: HaNode[];
+  /** The node Patroni's REST API calls the primary, if any. */
+  leader: HaNode | null;
+  /** Every KEY=VALUE line as printed. */
+  raw: Record<string, string>;
+}
+
+/** The HA topology of scripts/cluster.sh (etcd, 3 Patroni nodes in namespaces, HAProxy, PgBouncer), for fault tests. */
+export interface HaCluster {
+  dir: string;
+  status(): Promise<HaStatus>;
+  /** Cuts node N off the network (its processes keep running); heal reconnects it. */
+  partition(node: number): Promise<void>;
+  heal(node: number): Promise<void>;
+  /** SIGKILL of node N's Patroni and PostgreSQL; startNode brings Patroni back (it rejoins as a replica). */
+  kill(node: number): Promise<void>;
+  startNode(node: number): Promise<void>;
+  /** Runs patronictl with the cluster's configuration, e.g. ['switchover', '--force', '--candidate', 'pg2']. */
+  patronictl(args: string[]): Promise<string>;
+  down(): Promise<void>;
+}
+
+/** Why the cluster cannot run here, or null: it needs root (namespaces) and the Debian packages. */
+export function haClusterUnavailable(): string | null {
+  if (process.getuid?.() !== 0) return 'scripts/cluster.sh needs root for network namespaces';
+  for (const binary of ['/usr/bin/patroni', '/usr/bin/etcd', '/usr/sbin/haproxy', '/usr/sbin/pgbouncer']) {
+    if (!existsSync(binary)) return `${binary} is not installed (apt-get install patroni etcd-server haproxy pgbouncer)`;
+  }
+  return null;
+}
+
+export async function startHaCluster(timeoutMs = 240_000): Promise<HaCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'oha-'));
+  const withDir = (args: string[], timeout = 60_000) => run('bash', [SCRIPT, ...args, dir], { timeout });
+  try {
+    await withDir(['up'], timeoutMs);
+  } catch (error) {
+    await withDir(['down']).catch(() => undefined);
+    throw error;
+  }
+  return {
+    dir,
+    status: async () => parseStatus((await withDir(['status'], 30_000)).stdout),
+    partition: async (node) => void (await withDir(['partition', String(node)])),
+    heal: async (node) => void (await withDir(['heal', String(node)])),
+    kill: async (node) => void (await withDir(['kill', String(node)])),
+    startNode: async (node) => void (await withDir(['start-node', String(node)])),
+    patronictl: async (args) => (await run('patronictl', ['-c', join(dir, 'pg1/patroni.yml'), ...args], { timeout: 60_000 })).stdout,
+    down: async () => void (await withDir(['down'], 120_000)),
+  };
+}
+
+export function parseStatus(stdout: string): HaStatus {
+  const raw: Record<string, string> = {};
+  for (const line of stdout.split('\n')) {
+    const match = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (match) raw[match[1]!] = match[2]!;
+  }
+  const nodes = [1, 2, 3].map((index): HaNode => {
+    const [name = '', ...pairs] = (raw[`NODE${index}`] ?? '').split(' ');
+    const fields = Object.fromEntries(pairs.map((pair) => pair.split('=') as [string, string]));
+    return { index, name, netns: fields.netns ?? '', address: fields.address ?? '', role: (fields.role ?? 'unreachable') as NodeRole };
+  });
+  return {
+    writeUrl: raw.WRITE_URL ?? '',
+    readUrl: raw.READ_URL ?? '',
+    pgbouncerUrl: raw.PGBOUNCER_URL ?? '',
+    adminUrl: raw.ADMIN_URL ?? '',
+    nodes,
+    leader: nodes.find((node) => node.role === 'leader') ?? null,
+    raw,
+  };
+}
