@@ -1,7 +1,7 @@
 import type { Config } from '../config/types.js';
 import { clientFromDocument, clientIdUrlProblem, looksLikeClientIdUrl, type DocumentClient } from './client-metadata-document.js';
 import { ClientMetadataDocumentRefused, fetchClientMetadataDocument, type DocumentFetchOptions } from './client-metadata-document-fetch.js';
-import { REFUSAL_CACHE_SECONDS, RefusalCache } from './client-metadata-document-limits.js';
+import { FetchSlots, REFUSAL_CACHE_SECONDS, RefusalCache } from './client-metadata-document-limits.js';
 import { UidTaken, type ApplicationRecord, type ApplicationStore, type Stores } from './store.js';
 
 export interface ClientMetadataDocumentOptions {
@@ -20,8 +20,9 @@ export interface ClientMetadataDocumentOptions {
  * document dropped stops working). Every other client_id goes straight through. A refused document, also one that
  * fails to refresh an expired row, is an unknown client (null): authorize and token already answer that, and the
  * log line says why; the URL is not fetched again on this instance for REFUSAL_CACHE_SECONDS, so naming it on every
- * request does not make this server fetch it on every request. Grants, tokens and revocation see an ordinary
- * application row.
+ * request does not make this server fetch it on every request. At most MAX_FETCHES_PER_HOST fetches to one host
+ * and MAX_FETCHES in all run at once on an instance; a lookup past that fails at once as an unknown client (not
+ * remembered as refused). Grants, tokens and revocation see an ordinary application row.
  */
 export function withClientMetadataDocuments(stores: Stores, options: ClientMetadataDocumentOptions): Stores {
   const settings = options.config.registration.clientIdMetadataDocuments;
@@ -41,16 +42,17 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
   // Concurrent lookups of one URL on this instance share one fetch.
   const inFlight = new Map<string, Promise<ApplicationRecord | null>>();
   const refusals = new RefusalCache(() => now().getTime());
+  const slots = new FetchSlots();
 
   const refuse = (clientId: string, reason: string) => {
     warn({ event: 'client_metadata_document.refused', clientId: clientId.slice(0, 200), reason }, 'client metadata document refused');
     return null;
   };
 
-  const refresh = async (clientId: string, row: ApplicationRecord | null): Promise<ApplicationRecord | null> => {
+  const refresh = async (clientId: string, row: ApplicationRecord | null, release: () => void): Promise<ApplicationRecord | null> => {
     let client: DocumentClient;
     try {
-      const fetched = await fetchClientMetadataDocument(new URL(clientId), { ...settings, ca });
+      const fetched = await fetchClientMetadataDocument(new URL(clientId), { ...settings, ca }).finally(release);
       client = clientFromDocument(clientId, fetched, config, now());
     } catch (error) {
       if (!(error instanceof ClientMetadataDocumentRefused)) throw error;
@@ -78,7 +80,9 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     if (refused !== null) return refuse(uid, `refused within the last ${REFUSAL_CACHE_SECONDS} s (${refused}), not fetched again yet`);
     const pending = inFlight.get(uid);
     if (pending) return pending;
-    const fetching = refresh(uid, row).finally(() => inFlight.delete(uid));
+    const slot = slots.take(new URL(uid).hostname);
+    if ('busy' in slot) return refuse(uid, `${slot.busy}; not fetched now`);
+    const fetching = refresh(uid, row, slot.release).finally(() => inFlight.delete(uid));
     inFlight.set(uid, fetching);
     return fetching;
   };

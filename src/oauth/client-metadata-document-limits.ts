@@ -1,10 +1,14 @@
 // Any caller can name any URL as its client_id, so fetching Client ID Metadata Documents is work a stranger can
-// ask this server to do. These bound it per instance: a refused document is not fetched again for a while.
+// ask this server to do. These bound it per instance: a refused document is not fetched again for a while, and only
+// so many fetches run at once, in all and to one host.
 
 /** A refused document's URL is answered as an unknown client for this long before it is fetched again. */
 export const REFUSAL_CACHE_SECONDS = 30;
 /** At most this many URLs are remembered as refused; past it the oldest are forgotten first. */
 export const REFUSAL_CACHE_ENTRIES = 1000;
+/** Document fetches in flight at once on one instance, in all and to one host name. */
+export const MAX_FETCHES = 16;
+export const MAX_FETCHES_PER_HOST = 4;
 
 interface Refusal {
   reason: string;
@@ -55,5 +59,43 @@ export class RefusalCache {
 
   get size(): number {
     return this.refusals.size;
+  }
+}
+
+/**
+ * Counts the fetches in flight so a flood of distinct URLs (on one host, or everywhere) cannot tie up sockets and
+ * timeoutMs-long waits: take() gives a release function, or the reason there is no free slot now.
+ */
+export class FetchSlots {
+  private total = 0;
+  private readonly byHost = new Map<string, number>();
+
+  constructor(
+    private readonly max = MAX_FETCHES,
+    private readonly maxPerHost = MAX_FETCHES_PER_HOST,
+  ) {}
+
+  take(host: string): { release: () => void } | { busy: string } {
+    const key = host.toLowerCase();
+    const onHost = this.byHost.get(key) ?? 0;
+    if (onHost >= this.maxPerHost) return { busy: `${this.maxPerHost} document fetches to ${key} are already in flight` };
+    if (this.total >= this.max) return { busy: `${this.max} document fetches are already in flight` };
+    this.total += 1;
+    this.byHost.set(key, onHost + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.total -= 1;
+        const left = (this.byHost.get(key) ?? 1) - 1;
+        if (left === 0) this.byHost.delete(key);
+        else this.byHost.set(key, left);
+      },
+    };
+  }
+
+  get inFlight(): number {
+    return this.total;
   }
 }

@@ -17,7 +17,7 @@ export function documentSettings(overrides: Partial<Config['registration']['clie
 export type DocumentHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
 export interface DocumentServer {
-  /** http(s)://127.0.0.1:PORT (or https://localhost:PORT for the https server). */
+  /** http://127.0.0.1:PORT (or the host asked for), or https://localhost:PORT for the https server. */
   origin: string;
   /** Every request path received, in order. */
   requests: string[];
@@ -33,8 +33,11 @@ export const json =
     response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
   };
 
-/** A client's metadata document server on loopback, so tests run against real sockets (over http, or https with `tls`). */
-export async function documentServer(tls?: { key: string; cert: string }): Promise<DocumentServer> {
+/**
+ * A client's metadata document server on loopback, so tests run against real sockets (over http, or https with
+ * `tls`). `host` is another loopback address (127.0.0.2 ...) when a test needs several document hosts.
+ */
+export async function documentServer(tls?: { key: string; cert: string }, host = '127.0.0.1'): Promise<DocumentServer> {
   const handlers = new Map<string, DocumentHandler>();
   const requests: string[] = [];
   const listener = (request: IncomingMessage, response: ServerResponse) => {
@@ -44,10 +47,10 @@ export async function documentServer(tls?: { key: string; cert: string }): Promi
     else response.writeHead(404).end();
   };
   const server = tls ? createHttpsServer(tls, listener) : createHttpServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
+    origin: tls ? `https://localhost:${port}` : `http://${host}:${port}`,
     requests,
     serve: (path, handler) => handlers.set(path, handler),
     close: () =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RefusalCache } from '../../src/oauth/client-metadata-document-limits.js';
+import { FetchSlots, RefusalCache } from '../../src/oauth/client-metadata-document-limits.js';
 
 // The per-instance bounds on Client ID Metadata Document fetches: refused URLs remembered for a fixed window, in a
-// bounded number of entries.
+// bounded number of entries; fetches in flight bounded in all and per host.
 
 describe('RefusalCache', () => {
   it('remembers why a URL was refused for the window, then forgets it', () => {
@@ -47,5 +47,34 @@ describe('RefusalCache', () => {
     for (const url of ['b', 'c', 'd']) expect(cache.recent(url), url).toBe('r');
     for (let index = 0; index < 100; index += 1) cache.remember(`flood-${index}`, 'r');
     expect(cache.size).toBe(3);
+  });
+});
+
+describe('FetchSlots', () => {
+  const taken = (slot: ReturnType<FetchSlots['take']>) => {
+    if ('busy' in slot) throw new Error(slot.busy);
+    return slot.release;
+  };
+
+  it('gives at most maxPerHost slots to one host (case-insensitive) and maxTotal in all', () => {
+    const slots = new FetchSlots(5, 2);
+    const releases = [taken(slots.take('a.example')), taken(slots.take('A.EXAMPLE'))];
+    expect(slots.take('a.example')).toEqual({ busy: '2 document fetches to a.example are already in flight' });
+    releases.push(taken(slots.take('b.example')), taken(slots.take('b.example')), taken(slots.take('c.example')));
+    expect(slots.inFlight).toBe(5);
+    expect(slots.take('d.example')).toEqual({ busy: '5 document fetches are already in flight' });
+    releases[0]!();
+    expect(slots.take('a.example')).toHaveProperty('release');
+  });
+
+  it('a release counts once, however often it is called', () => {
+    const slots = new FetchSlots(2, 2);
+    const release = taken(slots.take('a.example'));
+    taken(slots.take('a.example'));
+    release();
+    release();
+    expect(slots.inFlight).toBe(1);
+    taken(slots.take('a.example'));
+    expect(slots.take('a.example')).toHaveProperty('busy');
   });
 });
