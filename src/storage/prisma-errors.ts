@@ -13,6 +13,7 @@ const CONNECTION_ERROR_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
+  '25006', // read_only_sql_transaction: a primary demoted by a failover (or read-only) until we reach the new one
   '08000',
   '08001',
   '08003',
