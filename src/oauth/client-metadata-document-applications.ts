@@ -7,7 +7,10 @@ import { UidTaken, type ApplicationRecord, type ApplicationStore, type Stores } 
 export interface ClientMetadataDocumentOptions {
   config: Readonly<Config>;
   now: () => Date;
-  /** Why a document was refused (warn level); the reason names the problem, never the document's content. */
+  /**
+   * Why a document was refused, or that a changed document voided an admin's approval (warn level); the line names
+   * the problem, never the document's content.
+   */
   warn: (details: Record<string, unknown>, message: string) => void;
   /** Trusted CAs for the documents' https (tests); operators use NODE_EXTRA_CA_CERTS. */
   ca?: DocumentFetchOptions['ca'];
@@ -22,7 +25,8 @@ export interface ClientMetadataDocumentOptions {
  * log line says why; the URL is not fetched again on this instance for REFUSAL_CACHE_SECONDS, so naming it on every
  * request does not make this server fetch it on every request. At most MAX_FETCHES_PER_HOST fetches to one host
  * and MAX_FETCHES in all run at once on an instance; a lookup past that fails at once as an unknown client (not
- * remembered as refused). Grants, tokens and revocation see an ordinary application row.
+ * remembered as refused). A refetched document whose redirect_uris or client_name changed clears the row's
+ * approvedAt. Grants, tokens and revocation see an ordinary application row.
  */
 export function withClientMetadataDocuments(stores: Stores, options: ClientMetadataDocumentOptions): Stores {
   const settings = options.config.registration.clientIdMetadataDocuments;
@@ -49,6 +53,24 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     return null;
   };
 
+  // An admin approved the client as it was: where it sends the user back and the name the user is shown. A document
+  // that changes either is a client nobody reviewed, so the approval goes in the same update and the consent screen
+  // shows its notice again.
+  const rewrite = (row: ApplicationRecord, client: DocumentClient): Promise<ApplicationRecord | null> => {
+    const changed = [
+      ...(sameSet(row.redirectUris, client.redirectUris) ? [] : ['redirect_uris']),
+      ...(row.name === client.name ? [] : ['client_name']),
+    ];
+    if (changed.length === 0) return stores.applicationAdmin.update(row.id, client);
+    if (row.approvedAt !== null)
+      warn(
+        { event: 'client_metadata_document.approval_withdrawn', clientId: row.uid.slice(0, 200), changed },
+        'client metadata document changed since the approval; the approval no longer applies',
+      );
+    // Cleared even when the row read had none: an approval given since then was of the document as it was.
+    return stores.applicationAdmin.update(row.id, { ...client, approvedAt: null });
+  };
+
   const refresh = async (clientId: string, row: ApplicationRecord | null, release: () => void): Promise<ApplicationRecord | null> => {
     let client: DocumentClient;
     try {
@@ -59,14 +81,14 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
       refusals.remember(clientId, error.reason);
       return refuse(clientId, error.reason);
     }
-    if (row) return stores.applicationAdmin.update(row.id, client);
+    if (row) return rewrite(row, client);
     try {
       return await stores.applicationAdmin.create({ ...client, uid: clientId });
     } catch (error) {
       // Another instance made the row meanwhile: this fetch is as fresh as theirs.
       if (!(error instanceof UidTaken)) throw error;
       const made = await stores.applications.findByUid(clientId);
-      return made && stores.applicationAdmin.update(made.id, client);
+      return made && rewrite(made, client);
     }
   };
 
@@ -86,4 +108,9 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     inFlight.set(uid, fetching);
     return fetching;
   };
+}
+
+function sameSet(left: readonly string[], right: readonly string[]): boolean {
+  const set = new Set(left);
+  return set.size === new Set(right).size && right.every((item) => set.has(item));
 }

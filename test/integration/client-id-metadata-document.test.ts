@@ -148,6 +148,39 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
     expect(page.statusCode).toBe(400);
     expect(page.headers.location).toBeUndefined();
   });
+
+  it("the consent screen's unreviewed-client notice goes with an admin's approval and comes back when the document changes its redirect URIs", async () => {
+    const consent = () =>
+      agent.request({
+        method: 'GET',
+        url: authorizeUrl({
+          client_id: clientId,
+          redirect_uri: CALLBACK,
+          response_type: 'code',
+          scope: 'read',
+          code_challenge: s256Challenge(VERIFIER),
+          code_challenge_method: 'S256',
+        }),
+      });
+    const notice = 'id="self-registered-notice"';
+    expect((await consent()).body).toContain(notice);
+    const row = await server.deps.stores.applications.findByUid(clientId);
+    await server.deps.stores.applicationAdmin.update(row!.id, { approvedAt: server.clock.now });
+    expect((await consent()).body).not.toContain(notice);
+
+    documents.serve(
+      '/oauth/client.json',
+      json(
+        { client_id: clientId, client_name: 'Document <b>Client</b>', redirect_uris: [CALLBACK, 'https://elsewhere.example/cb'] },
+        { 'cache-control': 'max-age=300' },
+      ),
+    );
+    server.clock.advance(301);
+    const page = await consent();
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(notice);
+    expect((await server.deps.stores.applications.findByUid(clientId))!.approvedAt).toBeNull();
+  });
 });
 
 describe(`Client ID Metadata Documents: caching and refreshing the client (${backend})`, () => {
@@ -323,6 +356,48 @@ describe(`Client ID Metadata Documents: caching and refreshing the client (${bac
     } finally {
       await other.close();
     }
+  });
+
+  it("an admin's approval stays while the refetched document keeps its redirect URIs and name, and is cleared when either changes", async () => {
+    const clientId = `${documents.origin}/approved.json`;
+    const second = 'https://client.example.com/second';
+    const serve = (document: Record<string, unknown>) =>
+      documents.serve('/approved.json', json({ client_id: clientId, ...document }, { 'cache-control': 'max-age=60' }));
+    const approvedAt = () => server.deps.stores.applications.findByUid(clientId).then((row) => row!.approvedAt);
+    const approve = async () => {
+      const row = await server.deps.stores.applications.findByUid(clientId);
+      await server.deps.stores.applicationAdmin.update(row!.id, { approvedAt: server.clock.now });
+      return approvedAt();
+    };
+    const refetch = async () => {
+      server.clock.advance(61);
+      expect(await known(clientId)).toBe(true);
+    };
+
+    serve({ client_name: 'Approved', redirect_uris: [CALLBACK, second] });
+    expect(await known(clientId)).toBe(true);
+    const approval = await approve();
+    expect(approval).toBeInstanceOf(Date);
+
+    // The same redirect URIs (in another order) and name, other metadata changed: the approval stands.
+    serve({ client_name: 'Approved', redirect_uris: [second, CALLBACK], client_uri: 'https://client.example.com/', software_version: '2' });
+    await refetch();
+    expect(await approvedAt()).toEqual(approval);
+
+    const before = log.lines.length;
+    serve({ client_name: 'Approved', redirect_uris: [CALLBACK, 'https://attacker.example/cb'] });
+    await refetch();
+    expect(await approvedAt()).toBeNull();
+    expect(log.lines.slice(before)).toContainEqual(
+      expect.objectContaining({ level: 40, event: 'client_metadata_document.approval_withdrawn', clientId, changed: ['redirect_uris'] }),
+    );
+
+    await approve();
+    serve({ client_name: 'Approved by the admin', redirect_uris: [CALLBACK, 'https://attacker.example/cb'] });
+    await refetch();
+    expect(await approvedAt()).toBeNull();
+    expect(log.lines.at(-1)).toMatchObject({ event: 'client_metadata_document.approval_withdrawn', changed: ['client_name'] });
+    expect(fetchesOf('/approved.json')).toBe(4);
   });
 
   it('an application the admin disabled stays disabled when its document is fetched again', async () => {
