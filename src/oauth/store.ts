@@ -322,6 +322,13 @@ export interface CleanupStore {
   countKept(policy: CleanupPolicy): Promise<KeptCounts>;
 }
 
+/** A token was to be stored for an application that no longer exists (deleted meanwhile, perhaps on another instance). */
+export class ApplicationGone extends Error {
+  constructor() {
+    super('the application of the token no longer exists');
+  }
+}
+
 export class UidTaken extends Error {
   constructor(readonly uid: string) {
     super(`an application with uid ${uid} already exists`);

@@ -1,4 +1,5 @@
-import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
+import { ApplicationGone, type AccessTokenRecord, type AccessTokenStore, type NewAccessToken } from '../oauth/store.js';
+import { foreignKeyViolation } from './prisma-errors.js';
 import { toApplication } from './application-repository.js';
 import { Prisma, type OauthAccessToken, type OauthApplication } from './generated/client.js';
 import { columnOf, insertedFields, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
@@ -93,6 +94,17 @@ const SUCCESSOR_IN_FAMILY = `SELECT ${COLUMNS} FROM oauth_access_tokens
 const SUCCESSOR_OF_UNFAMILIED = `SELECT ${COLUMNS} FROM oauth_access_tokens
   WHERE previous_refresh_token = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`;
 
+// The table's one foreign key is to oauth_applications: an INSERT violating it is for an application deleted since
+// it was read (an application cache on another instance), which the domain answers as an unknown client.
+async function storing<T>(insert: () => Promise<T>): Promise<T> {
+  try {
+    return await insert();
+  } catch (error) {
+    if (foreignKeyViolation(error)) throw new ApplicationGone();
+    throw error;
+  }
+}
+
 // The applications an owner has authorized, read in one join (`a` is oauth_applications).
 const APPLICATION_COLUMNS_OF_A = selectList(Prisma.OauthApplicationScalarFieldEnum, 'a');
 
@@ -104,10 +116,10 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
     findByTokens: async (tokens) =>
       tokens.length === 0 ? [] : (await sql.query<Row<OauthAccessToken>>(findByTokensStatement(tokens.length), tokens)).map(toAccessToken),
     findByRefreshToken: async (refreshToken) => one(await sql.query<Row<OauthAccessToken>>(FIND_BY_REFRESH, [refreshToken])),
-    create: async (input) => toAccessToken((await sql.query<Row<OauthAccessToken>>(INSERT, insertValues(input)))[0]!),
+    create: async (input) => toAccessToken((await storing(() => sql.query<Row<OauthAccessToken>>(INSERT, insertValues(input))))[0]!),
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
     rotate: async (id, at, successor) =>
-      one(await sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(successor), id, timestamp(at)])),
+      one(await storing(() => sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(successor), id, timestamp(at)]))),
     async findSuccessor(previousRefreshToken, family) {
       if (family === null) return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_OF_UNFAMILIED, [previousRefreshToken]));
       return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_IN_FAMILY, [previousRefreshToken, family]));

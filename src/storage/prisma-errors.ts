@@ -51,6 +51,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** A foreign key violation (PostgreSQL 23503, Prisma P2003): the row referred to does not exist (any more). */
+export function foreignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23503' || code === 'P2003';
+}
+
 /** Prisma's "unique constraint failed" (P2002), with the columns involved when known. */
 export function uniqueViolation(error: unknown): string[] | null {
   const candidate = error as { code?: unknown; meta?: { target?: unknown } };

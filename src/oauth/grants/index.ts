@@ -1,13 +1,14 @@
 import type { GrantFlow } from '../../config/types.js';
 import type { OAuthDeps } from '../deps.js';
-import { UnsupportedGrantType } from '../errors.js';
+import { InvalidClient, UnsupportedGrantType } from '../errors.js';
+import { ApplicationGone } from '../store.js';
 import type { TokenResponseBody } from '../hooks.js';
 import { requireParameter } from '../request-parameters.js';
 import { idTokenFor } from '../id-token-issuer.js';
 import { tokenResponseBody } from '../token-issuer.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
-import type { GrantHandler, GrantRequest } from './grant.js';
+import type { GrantHandler, GrantRequest, GrantResult } from './grant.js';
 import { passwordGrant } from './password.js';
 import { refreshTokenGrant } from './refresh-token.js';
 
@@ -32,7 +33,7 @@ export async function handleTokenRequest(deps: OAuthDeps, request: GrantRequest)
   const grantType = requireParameter(request.parameters, 'grant_type');
   const handler = enabledGrantTypes(deps).includes(grantType as GrantFlow) ? GRANT_HANDLERS[grantType as GrantFlow] : undefined;
   if (!handler) throw new UnsupportedGrantType();
-  const { issued, application, nonce } = await handler(deps, request);
+  const { issued, application, nonce } = await issuedBy(handler, deps, request);
   // Issue 19: the first token marks the client used (self-registered clients never used are cleaned up). Once
   // per client; a cached record may still say unused for a moment, and the conditional UPDATE then changes nothing.
   if (application && application.usedAt === null) await deps.stores.applications.markUsed(application.id, deps.now());
@@ -42,4 +43,17 @@ export async function handleTokenRequest(deps: OAuthDeps, request: GrantRequest)
   if (!hook) return body;
   const changed = await hook(body, { grantType, application, token: issued.record });
   return { ...(changed ?? body), access_token: body.access_token, token_type: body.token_type };
+}
+
+/**
+ * The handler's result; an application deleted after this instance read it (its cache, for up to ttlMs) is an
+ * unknown client (RFC 6749 section 5.2 invalid_client) rather than a failed INSERT.
+ */
+async function issuedBy(handler: GrantHandler, deps: OAuthDeps, request: GrantRequest): Promise<GrantResult> {
+  try {
+    return await handler(deps, request);
+  } catch (error) {
+    if (error instanceof ApplicationGone) throw new InvalidClient({ triedBasic: request.credentials?.method === 'client_secret_basic' });
+    throw error;
+  }
 }
