@@ -28,6 +28,8 @@ export interface Config {
   databaseUrl: string | null;
   databaseReadUrl: string | null;
   databasePoolSize: number;
+  databasePreparedStatements: boolean;
+  databaseDirectUrl: string | null;
   sessionSecret: string | null;
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; format: 'json' | 'pretty' };
   accessTokenExpiresIn: number | null;

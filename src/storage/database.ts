@@ -8,6 +8,7 @@ import { PrismaClient } from './generated/client.js';
 import type { DataDirLock } from './data-dir-lock.js';
 import { routeToEmbedded, startSocketServer, type EmbeddedAccess } from './embedded-database.js';
 import type { EmbeddedSocketServer } from './embedded-socket.js';
+import { isDatabaseUnavailable } from './prisma-errors.js';
 import { createReadReplica } from './read-replica.js';
 import { sqlClientForConnection, sqlClientForPglite, sqlClientForPool, type SqlClient } from './sql-client.js';
 
@@ -19,6 +20,14 @@ export interface DatabaseOptions {
   /** Folder of the embedded database; `memory://` keeps it in memory (tests). */
   dataDir: string;
   poolSize?: number;
+  /** false: unnamed statements only, for a transaction-mode pooler such as PgBouncer (sql-client.ts). Default true. */
+  preparedStatements?: boolean;
+  /**
+   * The primary without a transaction-mode pooler in between, for session-level work (advisory locks, migrations):
+   * behind PgBouncer a lock taken in one transaction and released in the next would land on two server sessions.
+   * Null: databaseUrl.
+   */
+  databaseDirectUrl?: string | null;
   /** A dumpDataDir tar that an in-memory PGlite starts from instead of running initdb (tests). */
   pgliteTemplate?: Blob;
   /**
@@ -53,9 +62,14 @@ export interface Database {
   shareWithCliCommands(onWarning: (message: string) => void): Promise<void>;
   /** Called once a CLI command has finished a transaction through that socket: cached rows may be stale. */
   onCliCommit(listener: () => void): void;
-  /** Session-level work on one dedicated connection (advisory locks, migrations). */
+  /** Session-level work on one dedicated connection (advisory locks, migrations), on databaseDirectUrl if set. */
   withConnection<T>(work: (sql: SqlClient) => Promise<T>): Promise<T>;
   poolStats(): PoolStats;
+  /**
+   * Whether the primary takes writes now: false on a standby (a demoted leader HAProxy has not left yet) or a
+   * server in read-only mode. Throws when it cannot be reached. /readyz answers 503 while this is false.
+   */
+  primaryWritable(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -67,11 +81,22 @@ export interface ReadReplicaHandle {
   onRecovery(listener: () => void): void;
 }
 
-type DatabaseConfig = Pick<Config, 'databaseUrl' | 'databaseReadUrl' | 'dataDir' | 'databasePoolSize'>;
+type DatabaseConfig = Pick<
+  Config,
+  'databaseUrl' | 'databaseReadUrl' | 'databaseDirectUrl' | 'databasePreparedStatements' | 'dataDir' | 'databasePoolSize'
+>;
 
 /** What the service opens: the pool of databasePoolSize on databaseUrl, and the read replica if configured. */
-export function databaseOptions({ databaseUrl, databaseReadUrl, dataDir, databasePoolSize }: DatabaseConfig): DatabaseOptions {
-  return { databaseUrl, databaseReadUrl, dataDir, poolSize: databasePoolSize };
+export function databaseOptions(config: DatabaseConfig): DatabaseOptions {
+  const { databaseUrl, databaseReadUrl, databaseDirectUrl, databasePreparedStatements, dataDir, databasePoolSize } = config;
+  return {
+    databaseUrl,
+    databaseReadUrl,
+    databaseDirectUrl,
+    preparedStatements: databasePreparedStatements,
+    dataDir,
+    poolSize: databasePoolSize,
+  };
 }
 
 /** Both backends behind one interface: PostgreSQL through @prisma/adapter-pg, or PGlite in a data folder. */
@@ -79,14 +104,21 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
   if (options.databaseUrl) {
     const url = withLocalSocket(options.databaseUrl, options.pgHost ?? null);
     const target = { connection: { connectionString: url }, location: redactUrl(options.databaseUrl), source: 'DATABASE_URL' };
-    return createPostgres(target, options.databaseReadUrl ?? null, options.poolSize ?? 10);
+    const directUrl = options.databaseDirectUrl ? withLocalSocket(options.databaseDirectUrl, options.pgHost ?? null) : null;
+    return createPostgres(target, options.databaseReadUrl ?? null, options.poolSize ?? 10, {
+      namedStatements: options.preparedStatements ?? true,
+      directUrl,
+    });
   }
   if (options.databaseReadUrl) throw new Error('databaseReadUrl needs databaseUrl: the embedded database has no replicas');
   const route = await routeToEmbedded(options.dataDir, options.embedded ?? { role: 'server' });
   if (route.kind === 'socket') {
     // One connection: the server serves its single PGlite session to one client at a time (embedded-socket.ts).
     const connection = { host: route.host, port: route.port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 30_000 };
-    return createPostgres({ connection, location: route.location, source: 'the running server' }, null, 1);
+    return createPostgres({ connection, location: route.location, source: 'the running server' }, null, 1, {
+      namedStatements: true,
+      directUrl: null,
+    });
   }
   try {
     return await createPglite(route.location, options, route.lock);
@@ -104,29 +136,43 @@ interface PostgresTarget {
   source: string;
 }
 
-async function createPostgres(target: PostgresTarget, readUrl: string | null, poolSize: number): Promise<Database> {
+interface PostgresSetup {
+  namedStatements: boolean;
+  directUrl: string | null;
+}
+
+async function createPostgres(
+  target: PostgresTarget,
+  readUrl: string | null,
+  poolSize: number,
+  { namedStatements, directUrl }: PostgresSetup,
+): Promise<Database> {
   // With a read replica every commit waits until the replica has applied it, so what one request writes
   // (a revocation) is what the next one reads there, on any instance (read-replica.ts).
-  const pool = createPool(target.connection, poolSize, 'oauth-service', readUrl ? { options: '-c synchronous_commit=remote_apply' } : {});
+  const sessionOptions = readUrl ? { options: '-c synchronous_commit=remote_apply' } : {};
+  const pool = createPool(target.connection, poolSize, 'oauth-service', sessionOptions);
+  // Session-level work needs one server session from lock to unlock: a pooler in transaction mode cannot promise it.
+  const directPool = directUrl ? createPool({ connectionString: directUrl }, 2, 'oauth-service sessions', sessionOptions) : null;
   try {
-    await pool.query('SELECT 1');
+    await Promise.all([pool.query('SELECT 1'), directPool?.query('SELECT 1')]);
   } catch (error) {
-    await pool.end();
+    await Promise.all([pool.end(), directPool?.end()]);
     throw new Error(`cannot connect to the database of ${target.source} (${target.location}): ${(error as Error).message}`, {
       cause: error,
     });
   }
+  // Prisma's adapter sends its statements unnamed already (no statementNameGenerator): fine behind any pooler.
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const sql = sqlClientForPool(pool);
+  const sql = sqlClientForPool(pool, { namedStatements });
   // A replica that does not answer is left for the primary quickly (read-replica.ts), not after 5 s per request.
   const readPool = readUrl
     ? createPool({ connectionString: readUrl }, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 })
     : null;
-  const replica = readPool && createReadReplica(readPool, sql);
+  const replica = readPool && createReadReplica(readPool, sql, { namedStatements });
   try {
     await replica?.verify();
   } catch (error) {
-    await Promise.all([pool.end(), readPool?.end()]);
+    await Promise.all([pool.end(), readPool?.end(), directPool?.end()]);
     throw error;
   }
   return {
@@ -141,17 +187,23 @@ async function createPostgres(target: PostgresTarget, readUrl: string | null, po
     // Other processes' changes on PostgreSQL are seen within the cache's lifetime (application-cache.ts).
     onCliCommit: () => undefined,
     async withConnection(work) {
-      const client = await pool.connect();
+      const client = await (directPool ?? pool).connect();
+      let failure: Error | undefined;
       try {
-        return await work(sqlClientForConnection(client));
+        return await work(sqlClientForConnection(client, { namedStatements: directPool !== null || namedStatements }));
+      } catch (error) {
+        // A session that failed may hold its advisory lock: closing it is what releases the lock for sure.
+        if (isDatabaseUnavailable(error)) failure = error as Error;
+        throw error;
       } finally {
-        client.release();
+        client.release(failure);
       }
     },
     poolStats: () => statsOf(pool),
+    primaryWritable: async () => (await sql.query<{ writable: boolean }>(WRITABLE))[0]!.writable,
     async close() {
       await prisma.$disconnect();
-      await Promise.all([pool.end(), readPool?.end()]);
+      await Promise.all([pool.end(), readPool?.end(), directPool?.end()]);
     },
   };
 }
@@ -178,6 +230,7 @@ async function createPglite(location: string, options: DatabaseOptions, lock: Da
     // PGlite is one connection: session state is shared by everything, and that is fine for one process.
     withConnection: (work) => work(sql),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    primaryWritable: async () => true,
     async close() {
       await socket?.close();
       await prisma.$disconnect();
@@ -186,6 +239,9 @@ async function createPglite(location: string, options: DatabaseOptions, lock: Da
     },
   };
 }
+
+// A standby, or a primary in read-only mode (default_transaction_read_only), as a demoted leader is.
+const WRITABLE = "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable";
 
 const statsOf = (pool: pg.Pool): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 

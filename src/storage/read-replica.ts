@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { isDatabaseUnavailable } from './prisma-errors.js';
-import { sqlClientForPool, type SqlClient, type SqlStatement } from './sql-client.js';
+import { sqlClientForPool, type PoolClientOptions, type SqlClient, type SqlStatement } from './sql-client.js';
 
 /** After a connection failure the replica is left alone this long, so requests do not each wait for a dead server. */
 const RETRY_AFTER_MS = 5_000;
@@ -31,8 +31,13 @@ export class ReadReplicaSetupError extends Error {
   }
 }
 
-export function createReadReplica(pool: pg.Pool, primary: SqlClient, now: () => number = Date.now): ReadReplica {
-  const replica = sqlClientForPool(pool);
+export function createReadReplica(
+  pool: pg.Pool,
+  primary: SqlClient,
+  options: PoolClientOptions = {},
+  now: () => number = Date.now,
+): ReadReplica {
+  const replica = sqlClientForPool(pool, options);
   const listeners: Array<(error: unknown) => void> = [];
   const recoveryListeners: Array<() => void> = [];
   let downUntil = 0;

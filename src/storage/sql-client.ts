@@ -1,9 +1,11 @@
 import pg from 'pg';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { isDatabaseUnavailable } from './prisma-errors.js';
 
 /**
  * The lean path beside Prisma: parameterised SQL on the same pool (PostgreSQL) or instance (PGlite) the
- * Prisma adapter uses. Hot queries are named, so PostgreSQL prepares them once per connection.
+ * Prisma adapter uses. Hot queries are named, so PostgreSQL prepares them once per connection (unless the
+ * connections go through a transaction-mode pooler: PoolClientOptions).
  */
 export interface SqlClient {
   query<Row = Record<string, unknown>>(statement: SqlStatement, values?: readonly unknown[]): Promise<Row[]>;
@@ -18,6 +20,21 @@ export type SqlStatement = { name: string; text: string } | string;
 
 const textOf = (statement: SqlStatement) => (typeof statement === 'string' ? statement : statement.text);
 
+export interface PoolClientOptions {
+  /**
+   * false: every statement goes unnamed (pg then uses the unnamed prepared statement, parsed anew each time), as a
+   * transaction-mode pooler needs: PgBouncer 1.18 hands each transaction any server connection, where a statement
+   * prepared on another one does not exist (config databasePreparedStatements).
+   */
+  namedStatements?: boolean;
+}
+
+function queryConfig(statement: SqlStatement, values: readonly unknown[], named: boolean): pg.QueryConfig {
+  const text = textOf(statement);
+  const name = named && typeof statement !== 'string' ? statement.name : undefined;
+  return { ...(name ? { name } : {}), text, values: values as unknown[], types: pgTypes };
+}
+
 // Our rows use numbers for BIGINT ids (far below 2^53) and UTC for TIMESTAMP columns, as PGlite does;
 // pg's defaults (strings, local time) would differ between the two backends.
 const TIMESTAMP_OID = 1114;
@@ -31,11 +48,11 @@ export const pgTypes = {
   },
 } as pg.CustomTypesConfig;
 
-export function sqlClientForPool(pool: pg.Pool): SqlClient {
+export function sqlClientForPool(pool: pg.Pool, { namedStatements = true }: PoolClientOptions = {}): SqlClient {
   return {
     async query<Row>(statement: SqlStatement, values: readonly unknown[] = []) {
-      const config = typeof statement === 'string' ? { text: statement } : statement;
-      const result = await pool.query({ ...config, values: values as unknown[], types: pgTypes });
+      // pg-pool releases the connection with the error, which destroys it: a broken or read-only one is not reused.
+      const result = await pool.query(queryConfig(statement, values, namedStatements));
       return result.rows as Row[];
     },
     async execute(script: string) {
@@ -45,24 +62,27 @@ export function sqlClientForPool(pool: pg.Pool): SqlClient {
       const connection = await pool.connect();
       try {
         await connection.query('BEGIN');
-        const result = await work(sqlClientForConnection(connection));
+        const result = await work(sqlClientForConnection(connection, { namedStatements }));
         await connection.query('COMMIT');
+        connection.release();
         return result;
       } catch (error) {
         await connection.query('ROLLBACK').catch(() => undefined);
+        // A connection that failed or reached a demoted (read-only) primary is closed, not put back in the pool.
+        connection.release(isDatabaseUnavailable(error) ? (error as Error) : undefined);
         throw error;
-      } finally {
-        connection.release();
       }
     },
   };
 }
 
-export function sqlClientForConnection(connection: pg.PoolClient | pg.Client): SqlClient {
+export function sqlClientForConnection(
+  connection: pg.PoolClient | pg.Client,
+  { namedStatements = true }: PoolClientOptions = {},
+): SqlClient {
   return {
     async query<Row>(statement: SqlStatement, values: readonly unknown[] = []) {
-      const config = typeof statement === 'string' ? { text: statement } : statement;
-      const result = await connection.query({ ...config, values: values as unknown[], types: pgTypes });
+      const result = await connection.query(queryConfig(statement, values, namedStatements));
       return result.rows as Row[];
     },
     async execute(script: string) {

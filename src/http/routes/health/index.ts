@@ -4,6 +4,8 @@ import { noStore } from '../../no-store.js';
 export interface HealthOptions {
   /** Resolves with the names of pending migrations; rejects when the database is unreachable. */
   pendingMigrations: () => Promise<string[]>;
+  /** Resolves false while the primary refuses writes (a demoted leader, read-only mode); rejects when unreachable. */
+  primaryWritable?: () => Promise<boolean>;
 }
 
 const statusSchema = {
@@ -12,14 +14,18 @@ const statusSchema = {
   required: ['status'],
 };
 
-/** /healthz: the process is alive. /readyz: the database answers and every migration is applied (SPEC 3.7). */
-export const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { pendingMigrations }) => {
+/**
+ * /healthz: the process is alive. /readyz: the database answers, takes writes, and every migration is applied
+ * (SPEC 3.7). A load balancer then leaves an instance alone while a failover has left it without a writable primary.
+ */
+export const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, { pendingMigrations, primaryWritable }) => {
   app.get('/healthz', { schema: { response: { 200: statusSchema } } }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { response: { 200: statusSchema, 503: statusSchema } } }, async (request, reply) => {
     noStore(reply, { pragma: false });
     try {
-      const pending = await withTimeout(pendingMigrations(), 3_000);
+      const [pending, writable] = await withTimeout(Promise.all([pendingMigrations(), primaryWritable?.() ?? true]), 3_000);
+      if (!writable) return reply.code(503).send({ status: 'unavailable', detail: 'no writable primary (the database is read-only)' });
       if (pending.length > 0) {
         return reply.code(503).send({ status: 'unavailable', detail: `pending migrations: ${pending.join(', ')}` });
       }
