@@ -153,7 +153,10 @@ export async function buildServer({
 
   // One instance per controller key (the built-in class or the extension's subclass), shared by its routes.
   const routes = { deps, controllers: createControllers(controllerClasses, deps, { metrics: app.metrics }) };
-  await app.register(healthRoutes, { pendingMigrations: async () => (await migrationStatus(db)).pending });
+  await app.register(healthRoutes, {
+    pendingMigrations: async () => (await migrationStatus(db)).pending,
+    primaryWritable: () => db.primaryWritable(),
+  });
   await app.register(tokenRoutes, { ...routes });
   await app.register(revokeRoutes, { ...routes });
   if (config.introspection.enabled) await app.register(introspectRoutes, { ...routes });
