@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,9 @@ export function pgbouncerUnavailable(): string | null {
   return existsSync(PGBOUNCER) ? null : `${PGBOUNCER} is not installed (apt-get install pgbouncer)`;
 }
 
+/** `PgBouncer 1.18.0`: the first line of pgbouncer --version. */
+export const pgbouncerVersion = () => execFileSync(PGBOUNCER, ['--version'], { encoding: 'utf8' }).split('\n')[0]!.trim();
+
 /**
  * PgBouncer in transaction pooling mode in front of `targetUrl` (a scripts/pg-cluster.sh cluster: trust
  * authentication, role oauth), with `serverConnections` server connections per database and user.
@@ -27,7 +30,8 @@ export async function startPgBouncer(targetUrl: string, serverConnections: numbe
   const dir = mkdtempSync(join(tmpdir(), 'oauth-pgbouncer-'));
   chmodSync(dir, 0o777);
   const port = await freePort();
-  writeFileSync(join(dir, 'userlist.txt'), '"oauth" ""\n"postgres" ""\n');
+  const users = new Set(['oauth', 'postgres', decodeURIComponent(target.username)]);
+  writeFileSync(join(dir, 'userlist.txt'), [...users].map((user) => `"${user}" ""\n`).join(''));
   writeFileSync(
     join(dir, 'pgbouncer.ini'),
     [
