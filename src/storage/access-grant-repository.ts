@@ -2,6 +2,7 @@ import type { AccessGrantRecord, AccessGrantStore, NewAccessGrant } from '../oau
 import { Prisma, type OauthAccessGrant } from './generated/client.js';
 import { columnOf, insertedFields, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
+import { storing } from './prisma-errors.js';
 
 // oauth_access_grants (authorization codes): issued, exchanged and consumed on the hot path, all raw SQL.
 
@@ -34,7 +35,7 @@ const insertValues = (grant: NewAccessGrant) => {
 export function accessGrantRepository(sql: SqlClient): AccessGrantStore {
   return {
     async create(grant) {
-      return toAccessGrant((await sql.query<Row<OauthAccessGrant>>(INSERT, insertValues(grant)))[0]!);
+      return toAccessGrant((await storing(() => sql.query<Row<OauthAccessGrant>>(INSERT, insertValues(grant))))[0]!);
     },
     async findByToken(token) {
       const rows = await sql.query<Row<OauthAccessGrant>>(

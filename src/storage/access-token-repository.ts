@@ -1,5 +1,5 @@
-import { ApplicationGone, type AccessTokenRecord, type AccessTokenStore, type NewAccessToken } from '../oauth/store.js';
-import { foreignKeyViolation } from './prisma-errors.js';
+import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
+import { storing } from './prisma-errors.js';
 import { toApplication } from './application-repository.js';
 import { Prisma, type OauthAccessToken, type OauthApplication } from './generated/client.js';
 import { columnOf, insertedFields, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
@@ -93,17 +93,6 @@ const SUCCESSOR_IN_FAMILY = `SELECT ${COLUMNS} FROM oauth_access_tokens
   WHERE refresh_family = $2 AND previous_refresh_token = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`;
 const SUCCESSOR_OF_UNFAMILIED = `SELECT ${COLUMNS} FROM oauth_access_tokens
   WHERE previous_refresh_token = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1`;
-
-// The table's one foreign key is to oauth_applications: an INSERT violating it is for an application deleted since
-// it was read (an application cache on another instance), which the domain answers as an unknown client.
-async function storing<T>(insert: () => Promise<T>): Promise<T> {
-  try {
-    return await insert();
-  } catch (error) {
-    if (foreignKeyViolation(error)) throw new ApplicationGone();
-    throw error;
-  }
-}
 
 // The applications an owner has authorized, read in one join (`a` is oauth_applications).
 const APPLICATION_COLUMNS_OF_A = selectList(Prisma.OauthApplicationScalarFieldEnum, 'a');

@@ -1,6 +1,8 @@
 // The only place that knows driver and Prisma error codes: which failures mean "the database is
 // unreachable right now" (503, retry later) rather than a bug (500).
 
+import { ApplicationGone } from '../oauth/store.js';
+
 const CONNECTION_ERROR_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -63,4 +65,17 @@ export function uniqueViolation(error: unknown): string[] | null {
   if (candidate?.code !== 'P2002' && candidate?.code !== '23505') return null;
   const target = candidate.meta?.target;
   return Array.isArray(target) ? target.map(String) : [];
+}
+
+/**
+ * Token and grant tables have one foreign key, to oauth_applications: an INSERT violating it is for an application
+ * deleted since it was read (an application cache on another instance), which the domain answers as an unknown client.
+ */
+export async function storing<T>(insert: () => Promise<T>): Promise<T> {
+  try {
+    return await insert();
+  } catch (error) {
+    if (foreignKeyViolation(error)) throw new ApplicationGone();
+    throw error;
+  }
 }

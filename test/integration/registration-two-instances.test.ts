@@ -157,4 +157,34 @@ describe(`dynamic client registration across two instances on one database (${ba
     expect(atB.statusCode, atB.body).toBe(401);
     expect(atB.json()).toMatchObject({ error: 'invalid_client' });
   });
+
+  // The same at /oauth/authorize: B showed the consent page (the client is in its cache), A deletes the client, and
+  // the approval's code INSERT violates oauth_access_grants' foreign key: the unknown-client error page, no redirect.
+  it('within the TTL after a DELETE at A, approving at B shows the unknown-client page, never a 500 or a redirect', async () => {
+    const client = await register(a, { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none', client_name: 'Deleted at A' });
+    const agent = await signedIn(b.app, 'alice');
+    const consent = await agent.request({
+      method: 'GET',
+      url: authorizeUrl({
+        client_id: client.client_id,
+        redirect_uri: CALLBACK,
+        response_type: 'code',
+        scope: 'read',
+        state: 's',
+        code_challenge: createHash('sha256').update('a verifier nobody will send').digest('base64url'),
+        code_challenge_method: 'S256',
+      }),
+    });
+    expect(consent.statusCode, consent.body).toBe(200);
+    expect((await manage(a, 'DELETE', client.client_id, client.registration_access_token)).statusCode).toBe(204);
+    const approved = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: FORM,
+      payload: form(hiddenFields(consent.body, 0)),
+    });
+    expect(approved.statusCode, approved.body).toBe(401);
+    expect(approved.headers.location).toBeUndefined();
+    expect(approved.body).toContain('unknown client');
+  });
 });

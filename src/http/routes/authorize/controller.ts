@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { approveAuthorization, consentMayBeSkipped } from '../../../oauth/authorization-approval.js';
+import { approveAuthorization, consentMayBeSkipped, type AuthorizationResult } from '../../../oauth/authorization-approval.js';
 import { readAuthorizationParameters } from '../../../oauth/authorization-parameters.js';
 import {
   validateAuthorizationRequest,
@@ -10,7 +10,8 @@ import {
 } from '../../../oauth/authorization-request.js';
 import { authorizationIssuer, errorDelivery, successDelivery } from '../../../oauth/authorization-response.js';
 import { nextInteraction } from '../../../oauth/authorization-interaction.js';
-import { InvalidRequest } from '../../../oauth/errors.js';
+import { InvalidClient, InvalidRequest } from '../../../oauth/errors.js';
+import { ApplicationGone } from '../../../oauth/store.js';
 import { currentResourceOwner, redirectToLogin, sessionUser, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
 import { consentModel } from './consent-view.js';
@@ -120,7 +121,14 @@ export class AuthorizationsController extends Controller {
     authorization: AuthorizationRequest,
     status: RedirectStatus,
   ): Promise<FastifyReply> {
-    const result = await approveAuthorization(this.deps, authorization, currentResourceOwner(request));
+    let result: AuthorizationResult;
+    try {
+      result = await approveAuthorization(this.deps, authorization, currentResourceOwner(request));
+    } catch (error) {
+      // Deleted since this instance read it (its application cache, on another instance): as an unknown client.
+      if (!(error instanceof ApplicationGone)) throw error;
+      return this.refuse(request, reply, { ok: false, rule: 'client_registered', error: new InvalidClient(), redirect: null }, status);
+    }
     const code = result.responseType === 'code';
     if (!code) this.services.metrics.tokensIssued('implicit');
     request.log.info(
