@@ -21,6 +21,7 @@ const CONNECTION_ERROR_CODES = new Set([
   '08003',
   '08004',
   '08006', // connection exceptions
+  '08P01', // also PgBouncer's code when it has no server for us: query_wait_timeout, server_login_retry (a failover)
   'P1001',
   'P1002',
   'P1008',
