@@ -147,6 +147,8 @@ psql_write() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$WRITE_P
 create_service_database() {
   psql_write -tAc "SELECT 1 FROM pg_roles WHERE rolname = 'oauth'" | grep -q 1 || psql_write -c 'CREATE ROLE oauth LOGIN CREATEDB'
   psql_write -tAc "SELECT 1 FROM pg_database WHERE datname = 'oauth'" | grep -q 1 || psql_write -c 'CREATE DATABASE oauth OWNER oauth'
+  # databaseReadUrl needs remote_apply on the primary's sessions; PgBouncer drops the startup option that sets it.
+  psql_write -c 'ALTER ROLE oauth SET synchronous_commit = remote_apply'
 }
 
 up() {

@@ -115,6 +115,10 @@ max_client_conn = 1000
 default_pool_size = 40
 server_reset_query =
 server_check_delay = 0
+; After a failed connect to HAProxy (no leader yet) try again within a second, not the default 15 s; a client
+; waits at most 10 s for a server connection, then gets an error (query_wait_timeout) instead of hanging.
+server_login_retry = 1
+query_wait_timeout = 10
 ignore_startup_parameters = extra_float_digits,options
 admin_users = postgres
 logfile = $DIR/logs/pgbouncer-internal.log
