@@ -14,7 +14,7 @@ import {
 } from '../../../oauth/applications.js';
 import { NotFound } from '../../../oauth/errors.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
-import { applicationJson } from './application-json.js';
+import { applicationJson } from '../../../oauth/application-json.js';
 import { fieldsFromBody, fieldsOf, type ApplicationBody } from './request-fields.js';
 import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from './responses.js';
 import { carrySecretOnce, takeSecretOnce } from './secret-once.js';

@@ -1,5 +1,5 @@
-import type { SigningAlgorithm } from '../../../oauth/signing-keys.js';
-import type { AccessTokenFormat, ApplicationRecord, RegisteredBy } from '../../../oauth/store.js';
+import type { SigningAlgorithm } from './signing-keys.js';
+import type { AccessTokenFormat, ApplicationRecord, RegisteredBy } from './store.js';
 
 export interface ApplicationJson {
   id: number;
@@ -28,9 +28,10 @@ export interface ApplicationJson {
 }
 
 /**
- * Reference 13's attribute object with flat fields. Unlike Doorkeeper, which answers the stored hash under
- * `secret` once the record is reloaded, the secret appears only as the plain value right after it was made
- * (SPEC 3.6: shown once, then only its hash remains, and the hash is never shown).
+ * Reference 13's attribute object with flat fields, as the admin JSON API answers and `apps ... --json` prints it.
+ * Unlike Doorkeeper, which answers the stored hash under `secret` once the record is reloaded, the secret appears
+ * only as the plain value right after it was made (SPEC 3.6: shown once, then only its hash remains, and the hash
+ * is never shown).
  */
 export function applicationJson(application: ApplicationRecord, plainSecret: string | null = null): ApplicationJson {
   return {
