@@ -1,31 +1,13 @@
+import { applicationJson } from '../oauth/application-json.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { printJson, printTable, type CliIo } from './io.js';
 
 // What `apps` prints. A stored secret (or its hash) is never printed: the plain secret exists only in the
 // result of create, rotate-secret, or an update that made a client confidential, and is shown that once.
 
-/** The admin JSON API's shape (reference 13, flat fields); `secret` only when given. */
-export function applicationJson(application: ApplicationRecord, secret?: string | null) {
-  return {
-    id: application.id,
-    uid: application.uid,
-    ...(secret !== undefined && { secret }),
-    name: application.name,
-    redirect_uri: application.redirectUris.join('\n'),
-    scopes: application.scopes,
-    confidential: application.confidential,
-    post_logout_redirect_uris: application.postLogoutRedirectUris,
-    id_token_signed_response_alg: application.idTokenSignedResponseAlg,
-    userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
-    access_token_format: application.accessTokenFormat,
-    dpop_bound_access_tokens: application.dpopBoundAccessTokens,
-    created_at: application.createdAt.toISOString(),
-    updated_at: application.updatedAt.toISOString(),
-  };
-}
-
-// Names come from the admin UI too: control characters would reach the terminal as escape sequences.
-const printable = (text: string) =>
+// Names come from the admin UI, and a self-registered client's name, URIs and contacts from the client itself:
+// control characters would reach the terminal as escape sequences.
+export const printable = (text: string) =>
   // eslint-disable-next-line no-control-regex
   text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
@@ -34,11 +16,11 @@ function details(application: ApplicationRecord): string[] {
     `  id:             ${application.id}`,
     `  uid:            ${application.uid}   (the client_id)`,
     `  name:           ${printable(application.name)}`,
-    `  redirect URIs:  ${application.redirectUris.join('\n                  ') || '(none)'}`,
+    `  redirect URIs:  ${application.redirectUris.map(printable).join('\n                  ') || '(none)'}`,
     `  scopes:         ${application.scopes.join(' ') || '(the server defaults)'}`,
     `  type:           ${application.confidential ? 'confidential' : 'public client (no secret; PKCE required)'}`,
     // OpenID Connect: where logout may return to, how ID tokens are signed, what UserInfo answers.
-    `  logout URIs:    ${application.postLogoutRedirectUris.join('\n                  ') || '(none)'}`,
+    `  logout URIs:    ${application.postLogoutRedirectUris.map(printable).join('\n                  ') || '(none)'}`,
     `  ID token alg:   ${application.idTokenSignedResponseAlg ?? 'RS256 (the default)'}`,
     `  UserInfo:       ${userinfoResponse(application)}`,
     `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
@@ -50,6 +32,88 @@ function details(application: ApplicationRecord): string[] {
 const userinfoResponse = ({ userinfoSignedResponseAlg: alg }: ApplicationRecord) =>
   alg === null ? 'plain JSON (the default)' : `signed JWT, ${alg}`;
 
+// Issue 19: where the application came from, its approval and state, and for a self-registered client the
+// metadata it supplied about itself (unverified text, printed through `printable`, as the admin page escapes it).
+function registration(application: ApplicationRecord): string[] {
+  const selfRegistered = application.registeredBy !== 'admin';
+  const lines = [`  registered by:  ${registeredBy(application)}`];
+  if (application.registeredBy === 'metadata_document' && application.metadataExpiresAt !== null) {
+    lines.push(`  document until: ${application.metadataExpiresAt.toISOString()}   (fetched again after that)`);
+  }
+  if (selfRegistered) {
+    lines.push(
+      `  approval:       ${
+        application.approvedAt === null
+          ? `not approved: the consent screen tells users that nobody reviewed it ('apps approve ${printable(application.uid)}')`
+          : `approved at ${application.approvedAt.toISOString()}`
+      }`,
+    );
+  }
+  lines.push(
+    `  state:          ${
+      application.disabledAt === null
+        ? 'enabled'
+        : `disabled at ${application.disabledAt.toISOString()}: it can be neither authorized nor get tokens ('apps enable')`
+    }`,
+    `  first used:     ${application.usedAt === null ? 'never' : application.usedAt.toISOString()}`,
+  );
+  return selfRegistered ? [...lines, ...clientMetadata(application)] : lines;
+}
+
+function registeredBy(application: ApplicationRecord): string {
+  switch (application.registeredBy) {
+    case 'admin':
+      return 'an admin';
+    case 'dynamic':
+      return 'itself (self-registered at /oauth/register, RFC 7591)';
+    case 'metadata_document':
+      return `its Client ID Metadata Document at ${printable(application.uid)}`;
+  }
+}
+
+// RFC 7591 section 2's display metadata and registration details, only those the client gave.
+function clientMetadata(application: ApplicationRecord): string[] {
+  const software = [application.softwareId, application.softwareVersion].filter((part) => part !== null).join(' ');
+  const fields: Array<[string, string | null]> = [
+    ['client URI', application.clientUri],
+    ['logo URI', application.logoUri],
+    ['policy URI', application.policyUri],
+    ['terms URI', application.tosUri],
+    ['contacts', application.contacts.join(', ') || null],
+    ['software', software || null],
+    ['grant types', application.grantTypes?.join(' ') ?? null],
+    ['client auth', application.tokenEndpointAuthMethod],
+    ['app type', application.applicationType],
+  ];
+  const given = fields.filter((field): field is [string, string] => field[1] !== null);
+  if (given.length === 0) return [];
+  return [
+    '  as the client describes itself (unverified):',
+    ...given.map(([label, value]) => `    ${`${label}:`.padEnd(14)}${printable(value)}`),
+  ];
+}
+
+/** What the list says of an application's origin, approval and state. */
+function status(application: ApplicationRecord): string {
+  const origin = { admin: 'admin', dynamic: 'self-registered', metadata_document: 'metadata document' }[application.registeredBy];
+  return [
+    origin,
+    application.registeredBy !== 'admin' && application.approvedAt === null && 'not approved',
+    application.disabledAt !== null && 'disabled',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/**
+ * The JSON of a changed application. `create` always names the secret, null for a public client (SPEC:
+ * `{"id", "uid", "secret", ...}`); the others only when a new one was made.
+ */
+function changedJson(application: ApplicationRecord, plainSecret: string | null | undefined) {
+  const json = applicationJson(application, plainSecret ?? null);
+  return plainSecret === null ? { ...json, secret: null } : json;
+}
+
 /** After create, rotate-secret or update: the application and, when there is one, the new plain secret. */
 export function printChanged(
   io: CliIo,
@@ -58,7 +122,7 @@ export function printChanged(
   application: ApplicationRecord,
   plainSecret: string | null | undefined,
 ): void {
-  if (json) return printJson(io, applicationJson(application, plainSecret));
+  if (json) return printJson(io, changedJson(application, plainSecret));
   const lines = [headline, ...details(application)];
   if (plainSecret) {
     lines.push(
@@ -76,27 +140,44 @@ export function printShown(io: CliIo, json: boolean, application: ApplicationRec
   const secret = !application.confidential
     ? 'none (public client)'
     : `${hashedSecrets ? 'hashed' : 'set'}, not shown (a new one: 'apps rotate-secret ${application.uid}')`;
-  const lines = [...details(application), `  updated at:     ${application.updatedAt.toISOString()}`, `  secret:         ${secret}`];
+  const lines = [
+    ...details(application),
+    `  updated at:     ${application.updatedAt.toISOString()}`,
+    `  secret:         ${secret}`,
+    ...registration(application),
+  ];
   io.stdout(`${lines.join('\n')}\n`);
 }
 
-export function printList(io: CliIo, json: boolean, applications: ApplicationRecord[]): void {
+/** `filter`: the --filter given, for the message when nothing matched. */
+export function printList(io: CliIo, json: boolean, applications: ApplicationRecord[], filter?: string): void {
   if (json)
     return printJson(
       io,
       applications.map((application) => applicationJson(application)),
     );
-  if (applications.length === 0) return io.stdout("no applications (create one with 'apps create')\n");
+  if (applications.length === 0) {
+    return io.stdout(
+      filter === undefined ? "no applications (create one with 'apps create')\n" : `no applications match --filter ${filter}\n`,
+    );
+  }
   printTable(
     io,
-    ['ID', 'UID', 'NAME', 'TYPE', 'SCOPES', 'REDIRECT URIS'],
+    ['ID', 'UID', 'NAME', 'TYPE', 'STATUS', 'SCOPES', 'REDIRECT URIS'],
     applications.map((application) => [
       String(application.id),
-      application.uid,
+      printable(application.uid),
       printable(application.name),
       application.confidential ? 'confidential' : 'public',
+      status(application),
       application.scopes.join(' '),
-      application.redirectUris.join(' '),
+      application.redirectUris.map(printable).join(' '),
     ]),
   );
+}
+
+/** After approve, disable or enable: the application as the admin JSON API answers it, or one sentence. */
+export function printStateChanged(io: CliIo, json: boolean, application: ApplicationRecord, sentence: string): void {
+  if (json) return printJson(io, applicationJson(application));
+  io.stdout(`${sentence}\n`);
 }

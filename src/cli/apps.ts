@@ -2,18 +2,18 @@ import {
   ApplicationInvalid,
   createApplication,
   deleteApplication,
-  findApplication as findApplicationById,
-  findApplicationByUid,
   listApplications,
   REDIRECT_FLOWS,
   rotateApplicationSecret,
   updateApplication,
   type ApplicationField,
+  type ApplicationListFilter,
   type ApplicationFields,
 } from '../oauth/applications.js';
-import type { OAuthDeps } from '../oauth/deps.js';
-import { UidTaken, type ApplicationRecord } from '../oauth/store.js';
+import { UidTaken } from '../oauth/store.js';
+import { findApplication, notFound } from './apps-lookup.js';
 import { printChanged, printList, printShown } from './apps-output.js';
+import { stateSubcommands } from './apps-state.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 import { onePositional, required, runSubcommand } from './subcommands.js';
@@ -25,14 +25,25 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
       Registers an application and prints its uid and secret; the secret is shown only this once.
       --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
-  list                      every application (never a secret)
-  show <uid|id>             one application
+  list [--filter self_registered|awaiting_approval|disabled]
+                            every application (never a secret), or those the filter names; STATUS says who
+                            made each (admin, self-registered, metadata document), 'not approved', 'disabled'
+  show <uid|id>             one application; for a self-registered client also where it came from, its
+                            approval, and the metadata it supplied about itself (unverified)
   update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens|--no-dpop-bound-access-tokens]
          [OpenID Connect options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
   rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
+
+Self-registered clients (RFC 7591 at /oauth/register, or Client ID Metadata Documents), as the admin pages do it:
+  approve <uid|id>          vouch for a self-registered client: the consent screen stops telling users that nobody
+                            reviewed it (an application an admin made needs no approval: an error)
+  disable <uid|id>          it can no longer be authorized or get tokens (any application), and this server
+                            refuses its tokens while it is disabled; nothing is revoked (JWT access tokens an API
+                            verifies by itself stay valid until they expire)
+  enable <uid|id>           undoes disable
 
 OpenID Connect options (they apply once config openid.enabled is true; an empty value "" clears one):
   --post-logout-redirect-uri U [--post-logout-redirect-uri U2 ...]
@@ -88,7 +99,8 @@ function openIdSettings(values: {
 }
 
 export function runAppsCommand(args: string[], io: CliIo): Promise<number> {
-  return runSubcommand('apps', HELP, { create, list, show, update, delete: remove, 'rotate-secret': rotateSecret }, args, io);
+  const subcommands = { create, list, show, update, delete: remove, 'rotate-secret': rotateSecret, ...stateSubcommands(HELP) };
+  return runSubcommand('apps', HELP, subcommands, args, io);
 }
 
 async function create(args: string[], io: CliIo): Promise<number> {
@@ -113,11 +125,17 @@ async function create(args: string[], io: CliIo): Promise<number> {
   });
 }
 
+const LIST_FILTERS: readonly ApplicationListFilter[] = ['self_registered', 'awaiting_approval', 'disabled'];
+
 async function list(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, {});
+  const { values } = parseOptions(args, { filter: { type: 'string' } });
   if (values.help) return (io.stdout(HELP), 0);
+  const filter = values.filter as ApplicationListFilter | undefined;
+  if (filter !== undefined && !LIST_FILTERS.includes(filter)) {
+    throw new UsageError(`--filter must be one of ${LIST_FILTERS.join(', ')}`);
+  }
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    printList(io, Boolean(values.json), await listApplications(deps));
+    printList(io, Boolean(values.json), await listApplications(deps, filter), filter);
     return 0;
   });
 }
@@ -187,17 +205,6 @@ async function rotateSecret(args: string[], io: CliIo): Promise<number> {
     return 0;
   });
 }
-
-/** By uid first (what clients know), then by numeric id; a numeric uid wins over another row's id. */
-async function findApplication(deps: OAuthDeps, reference: string): Promise<ApplicationRecord> {
-  const byUid = await findApplicationByUid(deps, reference);
-  if (byUid) return byUid;
-  const byId = /^[1-9][0-9]{0,14}$/.test(reference) ? await findApplicationById(deps, Number(reference)) : null;
-  if (byId) return byId;
-  throw notFound(reference);
-}
-
-const notFound = (reference: string) => new UsageError(`no application with uid or id ${reference}`);
 
 /** The option of each field the domain validates. */
 const OPTION_OF: Record<ApplicationField, string> = {

@@ -167,7 +167,7 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
       [['apps', 'create', '--name', 'X', '--bogus'], "Unknown option '--bogus'"],
       [['apps', 'create', '--name'], "'--name <value>' argument missing"],
       [['apps', 'frobnicate'], "unknown subcommand 'apps frobnicate'"],
-      [['apps'], "expected 'apps create|list|show|update|delete|rotate-secret'"],
+      [['apps'], "expected 'apps create|list|show|update|delete|rotate-secret|approve|disable|enable'"],
       [['apps', 'show'], 'missing <uid|id>'],
       [['apps', 'show', 'nope-uid'], 'no application with uid or id nope-uid'],
       [['apps', 'delete', '999999'], 'no application with uid or id 999999'],
@@ -202,7 +202,18 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
   });
 
   it('every apps subcommand answers --help with its usage and exit code 0', async () => {
-    for (const sub of [[], ['create'], ['list'], ['show'], ['update'], ['delete'], ['rotate-secret']]) {
+    for (const sub of [
+      [],
+      ['create'],
+      ['list'],
+      ['show'],
+      ['update'],
+      ['delete'],
+      ['rotate-secret'],
+      ['approve'],
+      ['disable'],
+      ['enable'],
+    ]) {
       const result = await cli.run(['apps', ...sub, '--help']);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('Usage: oauth-service apps');

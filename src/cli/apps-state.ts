@@ -1,0 +1,72 @@
+import { approveApplication, ApprovalNotNeeded, setApplicationDisabled } from '../oauth/applications.js';
+import type { OAuthDeps } from '../oauth/deps.js';
+import type { ApplicationRecord } from '../oauth/store.js';
+import { findApplication, notFound } from './apps-lookup.js';
+import { printable, printStateChanged } from './apps-output.js';
+import { configFrom, withDatabase } from './context.js';
+import { parseOptions, UsageError, type CliIo } from './io.js';
+import { onePositional, type Subcommand } from './subcommands.js';
+
+// Issue 19: `apps approve|disable|enable`, the admin pages' Approve, Disable and Enable, through the same domain
+// functions. Each is idempotent (doing it again keeps the first time) and says so.
+
+type StateChange = (
+  deps: OAuthDeps,
+  before: ApplicationRecord,
+) => Promise<{ application: ApplicationRecord | null; sentence: (application: ApplicationRecord) => string }>;
+
+const named = (application: ApplicationRecord) => `application ${application.id} (uid ${printable(application.uid)})`;
+
+const approve: StateChange = async (deps, before) => {
+  try {
+    return {
+      application: await approveApplication(deps, before.id),
+      sentence: (application) =>
+        before.approvedAt !== null
+          ? `${named(application)} was already approved at ${before.approvedAt.toISOString()}`
+          : `approved ${named(application)}: the consent screen no longer tells users that nobody reviewed it`,
+    };
+  } catch (error) {
+    if (!(error instanceof ApprovalNotNeeded)) throw error;
+    throw new UsageError(`${named(before)} was created by an admin and needs no approval (only self-registered clients are approved)`);
+  }
+};
+
+const disable: StateChange = async (deps, before) => ({
+  application: await setApplicationDisabled(deps, before.id, true),
+  sentence: (application) =>
+    before.disabledAt !== null
+      ? `${named(application)} was already disabled at ${before.disabledAt.toISOString()}`
+      : `disabled ${named(application)}: it can no longer be authorized or get tokens, and this server refuses its ` +
+        "tokens while it is disabled; nothing was revoked ('apps enable' restores it; JWT access tokens an API " +
+        'verifies by itself stay valid until they expire)',
+});
+
+const enable: StateChange = async (deps, before) => ({
+  application: await setApplicationDisabled(deps, before.id, false),
+  sentence: (application) =>
+    before.disabledAt === null
+      ? `${named(application)} was not disabled`
+      : `enabled ${named(application)}: it can be authorized and get tokens again`,
+});
+
+/** The subcommands, answering --help with the group's usage. */
+export function stateSubcommands(help: string): Record<'approve' | 'disable' | 'enable', Subcommand> {
+  return { approve: stateCommand(approve, help), disable: stateCommand(disable, help), enable: stateCommand(enable, help) };
+}
+
+function stateCommand(change: StateChange, help: string): Subcommand {
+  return async (args: string[], io: CliIo): Promise<number> => {
+    const { values, positionals } = parseOptions(args, {}, true);
+    if (values.help) return (io.stdout(help), 0);
+    const reference = onePositional(positionals, '<uid|id>');
+    return withDatabase(configFrom(io, values.config), async (deps) => {
+      const before = await findApplication(deps, reference);
+      const { application, sentence } = await change(deps, before);
+      // Deleted between the lookup and the change.
+      if (!application) throw notFound(reference);
+      printStateChanged(io, Boolean(values.json), application, sentence(application));
+      return 0;
+    });
+  };
+}
