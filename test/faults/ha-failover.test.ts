@@ -52,49 +52,126 @@ describe.skipIf(skip !== null)(`failover of the Patroni leader under the service
   const issue = () => post('/oauth/token', { grant_type: 'client_credentials' });
   const tokenOf = (response: { json(): unknown }) => (response.json() as { access_token: string }).access_token;
 
-  it('SIGKILL of the leader: 503 with Retry-After while there is none, nothing acknowledged lost, writes back without a restart', async () => {
-    const kept = tokenOf(await issue());
-    const revoked = tokenOf(await issue());
-    expect((await post('/oauth/revoke', { token: revoked })).statusCode).toBe(200);
-    const leader = (await cluster.status()).leader!;
-    expect(leader).not.toBeNull();
+  interface FaultRun {
+    failures: string[];
+    acknowledged: string[];
+    requests: number;
+    /** From the fault to the end of the first successful write that followed the last failure or slowest write. */
+    recoveredMs: number;
+    /** The slowest request's time, ms (PgBouncer holds requests while it has no server, up to query_wait_timeout). */
+    slowestMs: number;
+  }
 
-    await cluster.kill(leader.index);
-    const killedAt = Date.now();
-    const failures: string[] = [];
-    const acknowledged: string[] = [];
-    let firstWriteMs: number | null = null;
-    let readsAnswered = 0;
-    while (Date.now() - killedAt < 90_000) {
+  /**
+   * Issue and introspect in pairs every 100 ms while `fault` runs (started with the load) and for `seconds`
+   * after the fault began (at least until it returned); every answer other than 200 is recorded with its Retry-After.
+   */
+  async function underFault(fault: () => Promise<void>, kept: string, seconds: number): Promise<FaultRun> {
+    const faultAt = Date.now();
+    let faultDone = false;
+    const faulting = fault().then(() => void (faultDone = true));
+    const run: FaultRun = { failures: [], acknowledged: [], requests: 0, recoveredMs: 0, slowestMs: 0 };
+    const writes: Array<{ ok: boolean; endedMs: number; tookMs: number }> = [];
+    while (!faultDone || Date.now() - faultAt < seconds * 1000) {
+      if (Date.now() - faultAt > 120_000) break;
+      const startedAt = Date.now();
       const [written, read] = await Promise.all([issue(), post('/oauth/introspect', { token: kept })]);
+      const took = Date.now() - startedAt;
+      run.requests += 2;
+      run.slowestMs = Math.max(run.slowestMs, took);
       for (const response of [written, read]) {
-        if (response.statusCode !== 200) failures.push(`${response.statusCode} retry-after=${String(response.headers['retry-after'])}`);
+        if (response.statusCode !== 200) run.failures.push(`${response.statusCode} retry-after=${String(response.headers['retry-after'])}`);
       }
-      if (read.statusCode === 200) readsAnswered += 1;
-      if (written.statusCode === 200) {
-        acknowledged.push(tokenOf(written));
-        firstWriteMs ??= Date.now() - killedAt;
-        if (acknowledged.length >= 5) break;
-      }
+      writes.push({ ok: written.statusCode === 200, endedMs: Date.now() - faultAt, tookMs: took });
+      if (written.statusCode === 200) run.acknowledged.push(tokenOf(written));
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    console.log(
-      `failover: first write ${firstWriteMs} ms after the SIGKILL; ${failures.length} failed requests (${[...new Set(failures)].join(', ')}); ${readsAnswered} introspections answered`,
-    );
-    expect(firstWriteMs).not.toBeNull();
-    expect(failures.filter((failure) => failure !== '503 retry-after=5')).toEqual([]);
+    await faulting;
+    // The write that ended the outage: the first success after the last failure, or else the slowest one.
+    const lastFailure = writes.findLastIndex((write) => !write.ok);
+    const slowest = writes.reduce((worst, write, i) => (write.tookMs > writes[worst]!.tookMs ? i : worst), 0);
+    const recovery = writes.slice(lastFailure >= 0 ? lastFailure + 1 : slowest).find((write) => write.ok);
+    run.recoveredMs = recovery?.endedMs ?? NaN;
+    return run;
+  }
 
-    const newLeader = (await cluster.status()).leader;
-    expect(newLeader?.index).not.toBe(leader.index);
+  const summary = (name: string, run: FaultRun) =>
+    `${name}: ${run.failures.length} of ${run.requests} requests failed (${[...new Set(run.failures)].join(', ') || 'none'}); ` +
+    `writes succeed again ${run.recoveredMs} ms after the fault; slowest request ${run.slowestMs} ms`;
+
+  /** Every acknowledged token still active, the revoked one still inactive, /readyz back to 200. */
+  async function expectNothingLost(tokens: string[], revoked: string) {
     let ready = await app.inject({ method: 'GET', url: '/readyz' });
     for (let attempt = 0; attempt < 40 && ready.statusCode !== 200; attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       ready = await app.inject({ method: 'GET', url: '/readyz' });
     }
     expect(ready.statusCode).toBe(200);
-    // Acknowledged before the fault, and during it: still there, and the revocation still holds.
-    for (const token of [kept, ...acknowledged])
-      expect((await post('/oauth/introspect', { token })).json()).toMatchObject({ active: true });
+    for (const token of tokens) expect((await post('/oauth/introspect', { token })).json()).toMatchObject({ active: true });
     expect((await post('/oauth/introspect', { token: revoked })).json()).toEqual({ active: false });
+  }
+
+  /** Until all three members run again with a leader and a synchronous standby (90 s at most). */
+  async function waitForHealthyCluster() {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const status = await cluster.status();
+      const roles = status.nodes.map((node) => node.role);
+      if (!roles.includes('unreachable') && roles.includes('leader') && roles.includes('sync_standby')) return status;
+      if (Date.now() > deadline) throw new Error(`cluster not healthy after 90 s: ${roles.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+
+  let kept: string;
+  let revoked: string;
+  const acknowledged: string[] = [];
+
+  it('SIGKILL of the leader: 503 with Retry-After while there is none, nothing acknowledged lost, writes back without a restart', async () => {
+    kept = tokenOf(await issue());
+    revoked = tokenOf(await issue());
+    expect((await post('/oauth/revoke', { token: revoked })).statusCode).toBe(200);
+    const leader = (await cluster.status()).leader!;
+    expect(leader).not.toBeNull();
+
+    const run = await underFault(() => cluster.kill(leader.index), kept, 25);
+    console.log(summary('SIGKILL of the leader', run));
+    acknowledged.push(...run.acknowledged);
+    expect(run.recoveredMs).toBeLessThan(25_000);
+    expect(run.failures.filter((failure) => failure !== '503 retry-after=5')).toEqual([]);
+    expect((await cluster.status()).leader?.index).not.toBe(leader.index);
+    await expectNothingLost([kept, ...acknowledged], revoked);
+    await cluster.startNode(leader.index);
+  }, 180_000);
+
+  it('the leader cut off the network: the same, and the old leader rejoins once healed', async () => {
+    const leader = (await waitForHealthyCluster()).leader!;
+    const run = await underFault(() => cluster.partition(leader.index), kept, 30);
+    console.log(summary('network partition of the leader', run));
+    acknowledged.push(...run.acknowledged);
+    expect(run.recoveredMs).toBeLessThan(25_000);
+    expect(run.failures.filter((failure) => failure !== '503 retry-after=5')).toEqual([]);
+    expect((await cluster.status()).leader?.index).not.toBe(leader.index);
+    await expectNothingLost([kept, ...acknowledged], revoked);
+    await cluster.heal(leader.index);
+    const healed = await waitForHealthyCluster();
+    expect(healed.nodes[leader.index - 1]!.role).not.toBe('leader');
+  }, 180_000);
+
+  it('a switchover (patronictl switchover): the failed requests counted, none of them 500', async () => {
+    const status = await waitForHealthyCluster();
+    const candidate = status.nodes.find((node) => node.role === 'sync_standby')!;
+    const run = await underFault(
+      async () => {
+        await cluster.patronictl(['switchover', '--force', '--candidate', candidate.name]);
+      },
+      kept,
+      10,
+    );
+    console.log(summary('switchover', run));
+    expect((await cluster.status()).leader?.name).toBe(candidate.name);
+    acknowledged.push(...run.acknowledged);
+    expect(run.failures.filter((failure) => failure !== '503 retry-after=5')).toEqual([]);
+    await expectNothingLost([kept, ...acknowledged], revoked);
   }, 180_000);
 });
