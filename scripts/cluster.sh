@@ -7,6 +7,10 @@
 #   scripts/cluster.sh partition N [DIR]   cut PostgreSQL node N (1-3) off the network; `heal N` reconnects it
 #   scripts/cluster.sh kill N [DIR]        SIGKILL node N's Patroni and PostgreSQL (a crashed host)
 #   scripts/cluster.sh start-node N [DIR]  start node N's Patroni again (after kill)
+#   scripts/cluster.sh start-service N DIR -- COMMAND...
+#                                          run COMMAND (a service instance) in namespace oha-svcN (10.77.0.2N), with
+#                                          this environment; it reaches HAProxy and PgBouncer at 10.77.0.1 (SVC_* URLs)
+#   scripts/cluster.sh stop-service N [DIR]   SIGTERM it (SIGKILL after 15 s); partition/heal take svcN too
 #
 #                       root namespace                                      bridge oha-br0 10.77.0.1/24
 #   service ──► PgBouncer :45432 (transaction pooling) ──┐
@@ -16,6 +20,7 @@
 #        ┌──────────────────────────────┬───────────────────────────────┬───────────┘
 #   netns oha-pg1 10.77.0.11      netns oha-pg2 10.77.0.12        netns oha-pg3 10.77.0.13
 #   Patroni :8008 + PG15 :5432    Patroni :8008 + PG15 :5432      Patroni :8008 + PG15 :5432
+#   netns oha-svc1..3 10.77.0.21-23: service instances (start-service), on the same bridge
 #   (synchronous_mode: the leader commits only once a synchronous standby has the WAL)
 #
 # Each PostgreSQL node runs in its own network namespace, joined to the bridge by a veth pair, so a node can be
@@ -44,6 +49,7 @@ HAPROXY_STATS_PORT=$((PORT_BASE + 3))
 ETCD_PORT=$((PORT_BASE + 4))
 ETCD_PEER_PORT=$((PORT_BASE + 5))
 NODES="1 2 3"
+SERVICES="1 2 3"
 
 log() { printf 'cluster: %s\n' "$*" >&2; }
 die() {
@@ -52,7 +58,7 @@ die() {
 }
 
 usage() {
-  echo "usage: $0 up|down|status [DIR] | partition|heal|kill|start-node N [DIR]" >&2
+  echo "usage: $0 up|down|status [DIR] | partition|heal|kill|start-node N [DIR] | start-service N DIR -- COMMAND... | stop-service N [DIR]" >&2
   exit 2
 }
 
@@ -157,6 +163,7 @@ up() {
   prepare_dir
   bridge_up
   for n in $NODES; do host_up "oha-pg$n" "$SUBNET.$((10 + n))"; done
+  for n in $SERVICES; do host_up "oha-svc$n" "$SUBNET.$((20 + n))"; done
   start_etcd
   for n in $NODES; do start_node "$n"; done
   wait_until 90 "leader_node >/dev/null" || die "no Patroni leader after 90 s ($DIR/logs/pg*.log)"
@@ -182,12 +189,19 @@ print_endpoints() {
   echo "HAPROXY_STATS_URL=http://127.0.0.1:$HAPROXY_STATS_PORT/"
   echo "ETCD_URL=http://127.0.0.1:$ETCD_PORT"
   echo "BRIDGE_ADDRESS=$SUBNET.1"
+  # The same endpoints as seen from the service namespaces (start-service).
+  echo "SVC_WRITE_URL=postgresql://oauth@$SUBNET.1:$WRITE_PORT/oauth"
+  echo "SVC_READ_URL=postgresql://oauth@$SUBNET.1:$READ_PORT/oauth"
+  echo "SVC_PGBOUNCER_URL=postgresql://oauth@$SUBNET.1:$PGBOUNCER_PORT/oauth"
   for n in $NODES; do
     role=unreachable
     if node_answers "$n" /primary; then role=leader; elif node_answers "$n" /sync; then role=sync_standby; elif node_answers "$n" /replica; then role=replica; fi
     echo "NODE$n=pg$n netns=oha-pg$n address=$SUBNET.$((10 + n)) role=$role pid=$(pid_of "pg$n" || true)"
   done
   echo "LEADER=$(leader_node | sed 's/^/pg/' || true)"
+  for n in $SERVICES; do
+    echo "SERVICE$n=svc$n netns=oha-svc$n address=$SUBNET.$((20 + n)) running=$(is_alive "svc$n" && echo yes || echo no) pid=$(pid_of "svc$n" || true)"
+  done
 }
 
 status() {
@@ -198,12 +212,14 @@ status() {
 
 down() {
   check_root
+  for n in $SERVICES; do stop_process "svc$n" 15; done
   stop_process pgbouncer 10
   stop_process haproxy 10
   for n in $NODES; do stop_node "$n" & done
   wait
   stop_process etcd 10
   for n in $NODES; do host_down "oha-pg$n"; done
+  for n in $SERVICES; do host_down "oha-svc$n"; done
   bridge_down
   case "$DIR" in /tmp/*) rm -rf "$DIR" ;; *) log "left $DIR in place (not under /tmp)" ;; esac
 }
@@ -217,14 +233,31 @@ case "$command" in
     "$command"
     ;;
   partition | heal | kill | start-node)
+    # N is a PostgreSQL node (1-3), or svcN for a service namespace (partition and heal only).
+    target=${2:-}
+    case "$command:$target" in partition:svc[123] | heal:svc[123]) ;; *) node_arg "$target" ;; esac
+    DIR=$(realpath -m "${3:-/tmp/oha-cluster}")
+    case "$target" in svc*) host="oha-$target" ;; *) host="oha-pg$target" ;; esac
+    case "$command" in
+      partition) partition_host "$host" ;;
+      heal) heal_host "$host" ;;
+      kill) kill_node "$target" ;;
+      start-node) start_node "$target" ;;
+    esac
+    ;;
+  start-service)
+    node_arg "${2:-}"
+    [ "${4:-}" = -- ] && [ $# -ge 5 ] || usage
+    DIR=$(realpath -m "$3")
+    n=$2
+    shift 4
+    start_process "svc$n" "oha-svc$n" - "$@"
+    echo "SERVICE${n}_PID=$(pid_of "svc$n")"
+    ;;
+  stop-service)
     node_arg "${2:-}"
     DIR=$(realpath -m "${3:-/tmp/oha-cluster}")
-    case "$command" in
-      partition) partition_host "oha-pg$2" ;;
-      heal) heal_host "oha-pg$2" ;;
-      kill) kill_node "$2" ;;
-      start-node) start_node "$2" ;;
-    esac
+    stop_process "svc$2" 15
     ;;
   *) usage ;;
 esac

@@ -24,7 +24,11 @@ export interface HaStatus {
   readUrl: string;
   pgbouncerUrl: string;
   adminUrl: string;
+  /** The same endpoints as seen from a service namespace (startService): HAProxy and PgBouncer on the bridge. */
+  fromServices: { writeUrl: string; readUrl: string; pgbouncerUrl: string };
   nodes: HaNode[];
+  /** The service namespaces oha-svc1..3 and whether an instance runs there. */
+  services: Array<{ index: number; netns: string; address: string; running: boolean }>;
   /** The node Patroni's REST API calls the primary, if any. */
   leader: HaNode | null;
   /** Every KEY=VALUE line as printed. */
@@ -35,9 +39,12 @@ export interface HaStatus {
 export interface HaCluster {
   dir: string;
   status(): Promise<HaStatus>;
-  /** Cuts node N off the network (its processes keep running); heal reconnects it. */
-  partition(node: number): Promise<void>;
-  heal(node: number): Promise<void>;
+  /** Cuts node N (or service namespace svcN) off the network (its processes keep running); heal reconnects it. */
+  partition(node: number | `svc${number}`): Promise<void>;
+  heal(node: number | `svc${number}`): Promise<void>;
+  /** Runs `command` (a service instance, with this process's environment plus `env`) in namespace oha-svcN. */
+  startService(index: number, command: string[], env?: Record<string, string>): Promise<void>;
+  stopService(index: number): Promise<void>;
   /** SIGKILL of node N's Patroni and PostgreSQL; startNode brings Patroni back (it rejoins as a replica). */
   kill(node: number): Promise<void>;
   startNode(node: number): Promise<void>;
@@ -58,6 +65,7 @@ export function haClusterUnavailable(): string | null {
 export async function startHaCluster(timeoutMs = 240_000): Promise<HaCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'oha-'));
   const withDir = (args: string[], timeout = 60_000) => run('bash', [SCRIPT, ...args, dir], { timeout });
+  const env = (extra: Record<string, string>) => ({ ...process.env, ...extra });
   try {
     await withDir(['up'], timeoutMs);
   } catch (error) {
@@ -71,6 +79,9 @@ export async function startHaCluster(timeoutMs = 240_000): Promise<HaCluster> {
     heal: async (node) => void (await withDir(['heal', String(node)])),
     kill: async (node) => void (await withDir(['kill', String(node)])),
     startNode: async (node) => void (await withDir(['start-node', String(node)])),
+    startService: async (index, command, extra = {}) =>
+      void (await run('bash', [SCRIPT, 'start-service', String(index), dir, '--', ...command], { timeout: 30_000, env: env(extra) })),
+    stopService: async (index) => void (await withDir(['stop-service', String(index)])),
     patronictl: async (args) => (await run('patronictl', ['-c', join(dir, 'pg1/patroni.yml'), ...args], { timeout: 60_000 })).stdout,
     down: async () => void (await withDir(['down'], 120_000)),
   };
@@ -87,12 +98,23 @@ export function parseStatus(stdout: string): HaStatus {
     const fields = Object.fromEntries(pairs.map((pair) => pair.split('=') as [string, string]));
     return { index, name, netns: fields.netns ?? '', address: fields.address ?? '', role: (fields.role ?? 'unreachable') as NodeRole };
   });
+  const services = [1, 2, 3].map((index) => {
+    const fields = Object.fromEntries(
+      (raw[`SERVICE${index}`] ?? '')
+        .split(' ')
+        .slice(1)
+        .map((pair) => pair.split('=') as [string, string]),
+    );
+    return { index, netns: fields.netns ?? '', address: fields.address ?? '', running: fields.running === 'yes' };
+  });
   return {
     writeUrl: raw.WRITE_URL ?? '',
     readUrl: raw.READ_URL ?? '',
     pgbouncerUrl: raw.PGBOUNCER_URL ?? '',
     adminUrl: raw.ADMIN_URL ?? '',
+    fromServices: { writeUrl: raw.SVC_WRITE_URL ?? '', readUrl: raw.SVC_READ_URL ?? '', pgbouncerUrl: raw.SVC_PGBOUNCER_URL ?? '' },
     nodes,
+    services,
     leader: nodes.find((node) => node.role === 'leader') ?? null,
     raw,
   };
