@@ -1,0 +1,161 @@
+// npm run bench:profile [-- options]: issue 21's profile of the two hot paths. For each of introspection with
+// Basic (active token) and client_credentials issue, a fresh service process (default configuration, as
+// shipped) runs under `node --cpu-prof`, gets a warm-up, then a bounded load (a fixed number of requests) on
+// 127.0.0.1; its CPU time over the bounded load (from /proc) divided by the requests is the CPU cost of one
+// request, and bench/profile-summary.ts splits it by category from the samples of that window only.
+// The .cpuprofile files are kept (--out-dir) for a flame graph (Chrome DevTools, speedscope).
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { boundedLoad, sampleStats } from './bounded-load.js';
+import { runLoad } from './load.js';
+import { ensureCompiled, startServer } from './processes.js';
+import { comparisonTable, summarize, summaryTables, type CpuProfile, type ProfiledServer } from './profile-summary.js';
+import { endpointScenarios } from './scenarios.js';
+import { seedThroughDomain } from './seed.js';
+import {
+  benchLog,
+  COMMON_USAGE,
+  methodHeading,
+  parseBenchArgs,
+  prepareService,
+  runBench,
+  writeReport,
+  type Cleanups,
+} from './service-harness.js';
+
+const USAGE = `Usage: npm run bench:profile -- [options]
+
+CPU profile (node --cpu-prof) of the service on its two hot paths, and where one request's CPU time goes.
+
+  --requests N      requests of the bounded load, per hot path (default 20000)
+  --warmup S        seconds of warm-up before it (default 5)
+  --connections N   keep-alive connections (default 16)
+  --out-dir D       where the .cpuprofile files go (default: oauth-profiles in the temporary folder)
+${COMMON_USAGE}`;
+
+const log = benchLog('profile');
+const cleanups: Cleanups = [];
+const loadLine = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+const HOT_PATHS = ['introspect basic active', 'token client_credentials'];
+
+await runBench({
+  usage: USAGE,
+  parse: (argv) => {
+    const outDir = argv.indexOf('--out-dir');
+    const dir = outDir >= 0 ? argv.splice(outDir, 2)[1] : undefined;
+    const parsed = parseBenchArgs(argv, ['requests', 'warmup', 'connections']);
+    return parsed === 'help' ? parsed : { ...parsed, outDir: resolve(dir ?? join(tmpdir(), 'oauth-profiles')) };
+  },
+  log,
+  cleanups,
+  invalidMessage: 'some responses were not the expected ones; the profile is not of the hot path',
+  async main(argv) {
+    const started = new Date();
+    const requests = argv.count('requests', 20_000);
+    const warmup = argv.count('warmup', 5);
+    const connections = argv.count('connections', 16);
+    mkdirSync(argv.outDir, { recursive: true });
+    const entry = argv.useTsx ? ['--import', 'tsx', 'src/main.ts'] : [await ensureCompiled(log)];
+    const prepared = await prepareService({
+      log,
+      cleanups,
+      workPrefix: 'oauth-profile-',
+      useTsx: argv.useTsx,
+      poolSize: 2,
+      settings: () => ({}),
+    });
+    const seed = await seedThroughDomain(prepared.config.databaseUrl!, prepared.config, 1);
+    const scenarios = endpointScenarios(seed).filter((s) => HOT_PATHS.includes(s.name));
+    const keyEncryptionKey = randomBytes(32).toString('hex');
+    const sections: string[] = [];
+    let valid = true;
+    const ceilingEnv = {
+      DATABASE_URL: prepared.config.databaseUrl!,
+      POOL_SIZE: String(prepared.config.databasePoolSize),
+      CLIENT_ID: seed.clientId,
+      CLIENT_SECRET_SHA256: createHash('sha256').update(seed.clientSecret).digest('hex'),
+      APPLICATION_ID: String(seed.applicationId),
+    };
+    const targets: Array<{ name: string; args: string[]; env: Record<string, string> }> = [
+      {
+        name: 'service',
+        args: [...entry, 'serve', '--config', prepared.configPath],
+        env: { LOG_LEVEL: 'warn', KEY_ENCRYPTION_KEY: keyEncryptionKey },
+      },
+      { name: 'ceiling', args: ['--import', 'tsx', 'bench/ceiling-server.ts'], env: { ...ceilingEnv, PORT: String(prepared.port) } },
+    ];
+    for (const scenario of scenarios) {
+      const profiled: Array<ProfiledServer & { lines: string[] }> = [];
+      for (const target of targets) {
+        const name = `${target.name}-${scenario.name.replaceAll(' ', '-')}`;
+        const server = await startServer(
+          target.name,
+          ['--cpu-prof', `--cpu-prof-dir=${argv.outDir}`, `--cpu-prof-name=${name}.cpuprofile`, ...target.args],
+          target.env,
+          prepared.port,
+        );
+        cleanups.unshift(() => server.stop());
+        log(`${scenario.name}: ${target.name} pid ${server.pid} under --cpu-prof; ${warmup} s warm-up`);
+        await runLoad(server.baseUrl, scenario, { connections, seconds: warmup });
+        const before = loadLine();
+        const from = Number(process.hrtime.bigint() / 1000n);
+        const run = await boundedLoad({
+          url: server.baseUrl,
+          amount: requests,
+          connections,
+          pids: [server.pid],
+          request: () => scenario.probe(),
+        });
+        const to = Number(process.hrtime.bigint() / 1000n);
+        const after = loadLine();
+        await server.stop();
+        const problems = Object.entries(run.problems);
+        if (problems.length) valid = false;
+        const stats = sampleStats(run.latencies);
+        const cpuUs = (run.cpuMs[0]! * 1000) / run.latencies.length;
+        const file = join(argv.outDir, `${name}.cpuprofile`);
+        const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+        if (from < profile.startTime || to > profile.endTime) throw new Error(`${file}: the load's window is outside the profile's clock`);
+        const rps = (run.latencies.length / run.seconds).toFixed(0);
+        log(`${scenario.name} on ${target.name}: ${rps} req/s, ${cpuUs.toFixed(0)} µs CPU per request; ${file}`);
+        profiled.push({
+          name: target.name,
+          summary: summarize(profile, { from, to }),
+          cpuUs,
+          requests: run.latencies.length,
+          lines: [
+            `- ${target.name}: ${run.latencies.length} requests in ${run.seconds.toFixed(1)} s (${rps} req/s under the profiler), p50 ${stats.p50.toFixed(2)} ms, p99 ${stats.p99.toFixed(2)} ms${problems.length ? `; PROBLEMS ${JSON.stringify(run.problems)}` : ''}; CPU (user + system, /proc) ${run.cpuMs[0]!.toFixed(0)} ms, **${cpuUs.toFixed(0)} µs per request**; load average before ${before}, after ${after}; ${file}`,
+          ],
+        });
+      }
+      const [service, ceiling] = profiled as [(typeof profiled)[number], (typeof profiled)[number]];
+      sections.push(
+        `### ${scenario.name}`,
+        ...profiled.flatMap((p) => p.lines),
+        '',
+        comparisonTable(service, ceiling),
+        '',
+        `Service, categories and top functions (self time):`,
+        '',
+        summaryTables(service.summary, service.requests),
+        '',
+      );
+    }
+    writeReport(
+      [
+        methodHeading('bench:profile', started),
+        ...prepared.machine,
+        `- service: ${argv.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'} serve, default configuration, LOG_LEVEL=warn, under node --cpu-prof (sampling every 1 ms by default); ${warmup} s warm-up, then ${requests} requests on ${connections} connections`,
+        '',
+        ...sections,
+      ].join('\n'),
+      argv.markdownOut,
+    );
+    return valid;
+  },
+});
