@@ -84,7 +84,7 @@ async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>
   ];
   const runs = new Map<string, BoundedRun[]>();
   const measure = (service: ServerProcess, request: AutocannonRequest, amount: number) =>
-    boundedLoad({ url: service.baseUrl, amount, connections: args.connections, pids: [service.pid], request: () => request });
+    boundedLoad({ url: service.baseUrl, amount, connections: args.connections, pids: [service.pid, bouncer.pid], request: () => request });
   for (const service of services) for (const scenario of scenarios) await measure(service, scenario.request, 300);
   for (let round = 0; round < args.rounds; round += 1) {
     log(`round ${round + 1} of ${args.rounds}`);
@@ -102,7 +102,10 @@ async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>
   for (const scenario of scenarios) {
     const base = summarizeRuns(runs.get(`${scenario.name}|direct`)!);
     for (const setup of SETUPS) {
-      const summary = summarizeRuns(runs.get(`${scenario.name}|${setup.name}`)!);
+      const setupRuns = runs.get(`${scenario.name}|${setup.name}`)!;
+      const summary = summarizeRuns(setupRuns);
+      // CPU per request is steadier than throughput on a shared machine: the service's, and PgBouncer's.
+      const perRequest = (i: number) => ((setupRuns.reduce((sum, run) => sum + run.cpuMs[i]!, 0) / summary.count) * 1000).toFixed(0);
       const problems = Object.entries(summary.problems).map(([kind, n]) => `${kind}: ${n}`);
       if (problems.length > 0) valid = false;
       rows.push([
@@ -112,6 +115,8 @@ async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>
         (summary.requestsPerSecond / base.requestsPerSecond).toFixed(2),
         summary.p50.toFixed(2),
         summary.p99.toFixed(2),
+        perRequest(0),
+        setup.name === 'pgbouncer' ? perRequest(1) : '-',
         problems.join(', ') || 'none',
       ]);
     }
@@ -121,7 +126,10 @@ async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>
     ...machineLines(await database.describe()),
     `- ${pgbouncerVersion()} in transaction mode on loopback, ${args.pool} server connections; service pool ${args.pool}; ${args.rounds} rounds of ${args.requests} requests on ${args.connections} connections per setup and scenario, setups in rotating order`,
     '',
-    markdownTable(['scenario', 'setup', 'req/s', 'vs direct', 'p50 ms', 'p99 ms', 'problems'], rows),
+    markdownTable(
+      ['scenario', 'setup', 'req/s', 'vs direct', 'p50 ms', 'p99 ms', 'service CPU µs/req', 'PgBouncer CPU µs/req', 'problems'],
+      rows,
+    ),
   ].join('\n');
   writeReport(report, args.markdownOut);
   return valid;

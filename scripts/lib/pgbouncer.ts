@@ -10,6 +10,8 @@ const PGBOUNCER = '/usr/sbin/pgbouncer';
 export interface PgBouncer {
   /** postgresql://oauth@127.0.0.1:PORT/oauth through the pooler. */
   url: string;
+  /** The pgbouncer process (for its CPU time). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function startPgBouncer(targetUrl: string, serverConnections: numbe
   }
   return {
     url: `postgresql://${target.username}@127.0.0.1:${port}${target.pathname}`,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
