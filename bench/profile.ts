@@ -12,7 +12,8 @@ import { boundedLoad, sampleStats } from './bounded-load.js';
 import { runLoad } from './load.js';
 import { ensureCompiled, startServer } from './processes.js';
 import { comparisonTable, summarize, summaryTables, type CpuProfile, type ProfiledServer } from './profile-summary.js';
-import { endpointScenarios } from './scenarios.js';
+import { endpointScenarios, type Scenario } from './scenarios.js';
+import { countSyscalls } from './syscall-count.js';
 import { seedThroughDomain } from './seed.js';
 import {
   benchLog,
@@ -32,6 +33,7 @@ CPU profile (node --cpu-prof) of the service on its two hot paths, and where one
   --requests N      requests of the bounded load, per hot path (default 20000)
   --warmup S        seconds of warm-up before it (default 5)
   --connections N   keep-alive connections (default 16)
+  --strace          also count each server's system calls per request (strace -f -c, on 2000 more requests)
   --out-dir D       where the .cpuprofile files go (default: oauth-profiles in the temporary folder)
 ${COMMON_USAGE}`;
 
@@ -41,6 +43,22 @@ const loadLine = () =>
   loadavg()
     .map((n) => n.toFixed(2))
     .join(' ');
+const STRACE_REQUESTS = 2000;
+
+/** Socket system calls per request over a separate bounded load under strace (its overhead stays out of the profile). */
+async function syscallsPerRequest(pid: number, scenario: Scenario, url: string, connections: number): Promise<string> {
+  let requests = 0;
+  const calls = await countSyscalls(pid, async () => {
+    const run = await boundedLoad({ url, amount: STRACE_REQUESTS, connections, pids: [], request: () => scenario.probe() });
+    requests = run.latencies.length;
+  });
+  if (!calls) return 'not counted (strace missing or not allowed to attach)';
+  return ['writev', 'write', 'sendto', 'read', 'recvfrom', 'epoll_pwait', 'futex']
+    .filter((name) => calls[name] !== undefined)
+    .map((name) => `${name} ${(calls[name]! / requests).toFixed(2)}`)
+    .join(', ');
+}
+
 const HOT_PATHS = ['introspect basic active', 'token client_credentials'];
 
 await runBench({
@@ -48,7 +66,7 @@ await runBench({
   parse: (argv) => {
     const outDir = argv.indexOf('--out-dir');
     const dir = outDir >= 0 ? argv.splice(outDir, 2)[1] : undefined;
-    const parsed = parseBenchArgs(argv, ['requests', 'warmup', 'connections']);
+    const parsed = parseBenchArgs(argv, ['requests', 'warmup', 'connections'], ['strace']);
     return parsed === 'help' ? parsed : { ...parsed, outDir: resolve(dir ?? join(tmpdir(), 'oauth-profiles')) };
   },
   log,
@@ -113,6 +131,7 @@ await runBench({
         });
         const to = Number(process.hrtime.bigint() / 1000n);
         const after = loadLine();
+        const syscalls = argv.flag('strace') ? await syscallsPerRequest(server.pid, scenario, server.baseUrl, connections) : null;
         await server.stop();
         const problems = Object.entries(run.problems);
         if (problems.length) valid = false;
@@ -130,6 +149,7 @@ await runBench({
           requests: run.latencies.length,
           lines: [
             `- ${target.name}: ${run.latencies.length} requests in ${run.seconds.toFixed(1)} s (${rps} req/s under the profiler), p50 ${stats.p50.toFixed(2)} ms, p99 ${stats.p99.toFixed(2)} ms${problems.length ? `; PROBLEMS ${JSON.stringify(run.problems)}` : ''}; CPU (user + system, /proc) ${run.cpuMs[0]!.toFixed(0)} ms, **${cpuUs.toFixed(0)} µs per request**; load average before ${before}, after ${after}; ${file}`,
+            ...(syscalls ? [`  - system calls per request (strace -f -c over ${STRACE_REQUESTS} more requests): ${syscalls}`] : []),
           ],
         });
       }
