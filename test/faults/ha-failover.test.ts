@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config/loader.js';
 import { createDatabase, databaseOptions, type Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { createStores } from '../../src/storage/stores.js';
-import { createClient, type TestClient } from '../helpers/factories.js';
+import { createClient, createUser, issueToken, type TestClient } from '../helpers/factories.js';
 import { haClusterUnavailable, startHaCluster, type HaCluster } from '../helpers/ha-cluster.js';
 import { basicAuth, form, FORM } from '../helpers/test-server.js';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +21,8 @@ describe.skipIf(skip !== null)(`failover of the Patroni leader under the service
   let database: Database;
   let app: FastifyInstance;
   let client: TestClient;
+  /** Refresh chains: the current refresh token of each, rotated by the load (a 503 leaves it as it was). */
+  let chains: string[];
 
   beforeAll(async () => {
     cluster = await startHaCluster();
@@ -39,7 +41,19 @@ describe.skipIf(skip !== null)(`failover of the Patroni leader under the service
     await migrate(database);
     const stores = createStores(database, { applicationCacheSeconds: 0 });
     app = await buildServer({ config, database, stores });
-    client = await createClient(domainDeps(database, config, stores));
+    const deps = domainDeps(database, config, stores);
+    client = await createClient(deps);
+    const user = await createUser(deps);
+    chains = [];
+    for (let i = 0; i < 3; i += 1) {
+      const issued = await issueToken(deps, {
+        application: client.application,
+        resourceOwnerId: user.id,
+        grantType: 'authorization_code',
+        withRefreshToken: true,
+      });
+      chains.push(issued.refreshToken!);
+    }
   }, 300_000);
   afterAll(async () => {
     await app?.close();
@@ -58,6 +72,10 @@ describe.skipIf(skip !== null)(`failover of the Patroni leader under the service
     requests: number;
     /** From the fault to the end of the first successful write that followed the last failure or slowest write. */
     recoveredMs: number;
+    /** Refresh tokens whose rotation was answered 200: each must be accepted once only. */
+    rotated: number;
+    /** Refreshes refused with a 4xx: a rotation committed whose answer was lost would show here. */
+    refusedRefreshes: string[];
     /** The slowest request's time, ms (PgBouncer holds requests while it has no server, up to query_wait_timeout). */
     slowestMs: number;
   }
@@ -70,16 +88,31 @@ describe.skipIf(skip !== null)(`failover of the Patroni leader under the service
     const faultAt = Date.now();
     let faultDone = false;
     const faulting = fault().then(() => void (faultDone = true));
-    const run: FaultRun = { failures: [], acknowledged: [], requests: 0, recoveredMs: 0, slowestMs: 0 };
+    const run: FaultRun = { failures: [], acknowledged: [], requests: 0, recoveredMs: 0, slowestMs: 0, rotated: 0, refusedRefreshes: [] };
     const writes: Array<{ ok: boolean; endedMs: number; tookMs: number }> = [];
     while (!faultDone || Date.now() - faultAt < seconds * 1000) {
       if (Date.now() - faultAt > 120_000) break;
       const startedAt = Date.now();
-      const [written, read] = await Promise.all([issue(), post('/oauth/introspect', { token: kept })]);
+      const chain = run.requests % chains.length;
+      const presented = chains[chain]!;
+      const [written, read, refreshed] = await Promise.all([
+        issue(),
+        post('/oauth/introspect', { token: kept }),
+        post('/oauth/token', { grant_type: 'refresh_token', refresh_token: presented }),
+      ]);
       const took = Date.now() - startedAt;
-      run.requests += 2;
+      run.requests += 3;
+      if (refreshed.statusCode === 200) {
+        // RFC 6749 section 10.4 / SPEC: a refresh token is used once; the same one accepted twice is a lost rotation.
+        expect(accepted.has(presented)).toBe(false);
+        accepted.add(presented);
+        run.rotated += 1;
+        chains[chain] = (refreshed.json() as { refresh_token: string }).refresh_token;
+      } else if (refreshed.statusCode < 500) {
+        run.refusedRefreshes.push(`${refreshed.statusCode} ${(refreshed.json() as { error: string }).error}`);
+      }
       run.slowestMs = Math.max(run.slowestMs, took);
-      for (const response of [written, read]) {
+      for (const response of [written, read, refreshed]) {
         if (response.statusCode !== 200) run.failures.push(`${response.statusCode} retry-after=${String(response.headers['retry-after'])}`);
       }
       writes.push({ ok: written.statusCode === 200, endedMs: Date.now() - faultAt, tookMs: took });
@@ -95,9 +128,12 @@ describe.skipIf(skip !== null)(`failover of the Patroni leader under the service
     return run;
   }
 
+  const accepted = new Set<string>();
+
   const summary = (name: string, run: FaultRun) =>
     `${name}: ${run.failures.length} of ${run.requests} requests failed (${[...new Set(run.failures)].join(', ') || 'none'}); ` +
-    `writes succeed again ${run.recoveredMs} ms after the fault; slowest request ${run.slowestMs} ms`;
+    `writes succeed again ${run.recoveredMs} ms after the fault; slowest request ${run.slowestMs} ms; ` +
+    `${run.rotated} refresh rotations, refused refreshes: ${run.refusedRefreshes.join(', ') || 'none'}`;
 
   /** Every acknowledged token still active, the revoked one still inactive, /readyz back to 200. */
   async function expectNothingLost(tokens: string[], revoked: string) {
