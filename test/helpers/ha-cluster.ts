@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +58,14 @@ export function haClusterUnavailable(): string | null {
   if (process.getuid?.() !== 0) return 'scripts/cluster.sh needs root for network namespaces';
   for (const binary of ['/usr/bin/patroni', '/usr/bin/etcd', '/usr/sbin/haproxy', '/usr/sbin/pgbouncer']) {
     if (!existsSync(binary)) return `${binary} is not installed (apt-get install patroni etcd-server haproxy pgbouncer)`;
+  }
+  // Root in a container may still lack CAP_NET_ADMIN: try one namespace.
+  const probe = `oha-probe-${process.pid}`;
+  try {
+    execFileSync('ip', ['netns', 'add', probe], { stdio: 'pipe' });
+    execFileSync('ip', ['netns', 'del', probe], { stdio: 'pipe' });
+  } catch (error) {
+    return `network namespaces cannot be made here: ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`;
   }
   return null;
 }
