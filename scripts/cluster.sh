@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A highly available PostgreSQL topology on one machine, for the fault tests (issue 20) and for trying it out.
 #
+#   scripts/cluster.sh install             install the Debian packages that are missing (patroni, etcd-server, haproxy, pgbouncer)
 #   scripts/cluster.sh up [DIR]            install what is missing, start everything, wait for a leader and a sync standby
 #   scripts/cluster.sh down [DIR]          stop everything it started (by pid), delete the namespaces and DIR
 #   scripts/cluster.sh status [DIR]        patronictl list, then KEY=VALUE lines (see print_endpoints)
@@ -58,7 +59,7 @@ die() {
 }
 
 usage() {
-  echo "usage: $0 up|down|status [DIR] | partition|heal|kill|start-node N [DIR] | start-service N DIR -- COMMAND... | stop-service N [DIR]" >&2
+  echo "usage: $0 install | up|down|status [DIR] | partition|heal|kill|start-node N [DIR] | start-service N DIR -- COMMAND... | stop-service N [DIR]" >&2
   exit 2
 }
 
@@ -228,6 +229,7 @@ node_arg() { case "${1:-}" in 1 | 2 | 3) ;; *) usage ;; esac; }
 
 command=${1:-}
 case "$command" in
+  install) install_packages ;;
   up | down | status)
     DIR=$(realpath -m "${2:-/tmp/oha-cluster}")
     "$command"

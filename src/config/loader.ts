@@ -44,6 +44,9 @@ const section = (config: UnvalidatedConfig, key: string) => (config[key] ??= {})
 const ENV_OVERRIDES: Array<[string, (input: UnvalidatedConfig, value: string) => void]> = [
   ['DATABASE_URL', (c, v) => (c.databaseUrl = v)],
   ['DATABASE_READ_URL', (c, v) => (c.databaseReadUrl = v)],
+  ['DATABASE_DIRECT_URL', (c, v) => (c.databaseDirectUrl = v)],
+  // Anything but true/false is left as the string, for the schema to report with the variable's name.
+  ['DATABASE_PREPARED_STATEMENTS', (c, v) => (c.databasePreparedStatements = v === 'true' || v === 'false' ? v === 'true' : v)],
   ['SESSION_SECRET', (c, v) => (c.sessionSecret = v)],
   ['ADMIN_PASSWORD_HASH', (c, v) => (section(c, 'admin').passwordHash = v)],
   ['PORT', (c, v) => (c.port = /^\d+$/.test(v) ? Number(v) : v)],
@@ -158,6 +161,8 @@ function envPath(name: string): string {
   const paths: Record<string, string> = {
     DATABASE_URL: 'databaseUrl',
     DATABASE_READ_URL: 'databaseReadUrl',
+    DATABASE_DIRECT_URL: 'databaseDirectUrl',
+    DATABASE_PREPARED_STATEMENTS: 'databasePreparedStatements',
     SESSION_SECRET: 'sessionSecret',
     ADMIN_PASSWORD_HASH: 'admin.passwordHash',
     PORT: 'port',

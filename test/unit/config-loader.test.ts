@@ -83,6 +83,20 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(config.admin.password).toBe('a long admin password');
   });
 
+  it('DATABASE_DIRECT_URL and DATABASE_PREPARED_STATEMENTS (a pooler in transaction mode) come from the environment too', () => {
+    const config = loadConfig({
+      env: {
+        DATABASE_URL: 'postgresql://u@pgbouncer/x',
+        DATABASE_DIRECT_URL: 'postgresql://u@haproxy/x',
+        DATABASE_PREPARED_STATEMENTS: 'false',
+      },
+    });
+    expect(config.databaseDirectUrl).toBe('postgresql://u@haproxy/x');
+    expect(config.databasePreparedStatements).toBe(false);
+    expect(loadConfig({ env: { DATABASE_PREPARED_STATEMENTS: 'true' } }).databasePreparedStatements).toBe(true);
+    expect(() => loadConfig({ env: { DATABASE_PREPARED_STATEMENTS: 'no' } })).toThrow(/DATABASE_PREPARED_STATEMENTS/);
+  });
+
   it('TRUST_PROXY takes true, false, a hop count or addresses', () => {
     expect(loadConfig({ env: { TRUST_PROXY: 'true' } }).trustProxy).toBe(true);
     expect(loadConfig({ env: { TRUST_PROXY: 'false' } }).trustProxy).toBe(false);
