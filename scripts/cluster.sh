@@ -27,7 +27,9 @@
 # Each PostgreSQL node runs in its own network namespace, joined to the bridge by a veth pair, so a node can be
 # partitioned, not only killed. PostgreSQL and PgBouncer run as the `postgres` OS user. The database `oauth`,
 # owned by role `oauth`, is created on the first leader. Trust authentication: a test subnet, never production
-# (docs/operations.md, "High availability"). Ports: env OHA_PORT_BASE (default 45430) and the four after it.
+# (docs/operations.md, "High availability"). Ports: env OHA_PORT_BASE (default 45430) and the five after it.
+# Names: env OHA_PREFIX (default oha: namespaces oha-pgN and oha-svcN, bridge oha-br0, DIR /tmp/oha-cluster) and
+# OHA_SUBNET (default 10.77.0, the /24), so a second cluster can run beside the first one on other names.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -39,8 +41,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib/cluster/configs.sh"
 
 PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+# Names and addresses, overridable so two clusters can run side by side (e.g. CI's and a developer's):
+# OHA_PREFIX names the namespaces (PREFIX-pgN, PREFIX-svcN), the bridge (PREFIX-br0) and the default DIR.
+PREFIX="${OHA_PREFIX:-oha}"
 SUBNET="${OHA_SUBNET:-10.77.0}"
-BRIDGE=oha-br0
+BRIDGE="$PREFIX-br0"
 PATRONI_PORT=8008
 PORT_BASE="${OHA_PORT_BASE:-45430}"
 WRITE_PORT=$PORT_BASE
@@ -101,18 +106,18 @@ prepare_dir() {
 }
 
 start_etcd() {
-  start_process etcd - - etcd --name oha --data-dir "$DIR/etcd" \
+  start_process etcd - - etcd --name "$PREFIX" --data-dir "$DIR/etcd" \
     --listen-client-urls "http://$SUBNET.1:$ETCD_PORT,http://127.0.0.1:$ETCD_PORT" \
     --advertise-client-urls "http://$SUBNET.1:$ETCD_PORT" \
     --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
     --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-cluster "oha=http://127.0.0.1:$ETCD_PEER_PORT"
+    --initial-cluster "$PREFIX=http://127.0.0.1:$ETCD_PEER_PORT"
   wait_until 20 "curl -sf http://127.0.0.1:$ETCD_PORT/health >/dev/null" || die "etcd did not become healthy ($DIR/logs/etcd.log)"
 }
 
 start_node() {
   local n=$1
-  start_process "pg$n" "oha-pg$n" postgres patroni "$DIR/pg$n/patroni.yml"
+  start_process "pg$n" "$PREFIX-pg$n" postgres patroni "$DIR/pg$n/patroni.yml"
 }
 
 # kill_node N: SIGKILL Patroni, then the postmaster (its pid is line 1 of postmaster.pid): the host has crashed.
@@ -163,8 +168,8 @@ up() {
   install_packages
   prepare_dir
   bridge_up
-  for n in $NODES; do host_up "oha-pg$n" "$SUBNET.$((10 + n))"; done
-  for n in $SERVICES; do host_up "oha-svc$n" "$SUBNET.$((20 + n))"; done
+  for n in $NODES; do host_up "$PREFIX-pg$n" "$SUBNET.$((10 + n))"; done
+  for n in $SERVICES; do host_up "$PREFIX-svc$n" "$SUBNET.$((20 + n))"; done
   start_etcd
   for n in $NODES; do start_node "$n"; done
   wait_until 90 "leader_node >/dev/null" || die "no Patroni leader after 90 s ($DIR/logs/pg*.log)"
@@ -197,11 +202,11 @@ print_endpoints() {
   for n in $NODES; do
     role=unreachable
     if node_answers "$n" /primary; then role=leader; elif node_answers "$n" /sync; then role=sync_standby; elif node_answers "$n" /replica; then role=replica; fi
-    echo "NODE$n=pg$n netns=oha-pg$n address=$SUBNET.$((10 + n)) role=$role pid=$(pid_of "pg$n" || true)"
+    echo "NODE$n=pg$n netns=$PREFIX-pg$n address=$SUBNET.$((10 + n)) role=$role pid=$(pid_of "pg$n" || true)"
   done
   echo "LEADER=$(leader_node | sed 's/^/pg/' || true)"
   for n in $SERVICES; do
-    echo "SERVICE$n=svc$n netns=oha-svc$n address=$SUBNET.$((20 + n)) running=$(is_alive "svc$n" && echo yes || echo no) pid=$(pid_of "svc$n" || true)"
+    echo "SERVICE$n=svc$n netns=$PREFIX-svc$n address=$SUBNET.$((20 + n)) running=$(is_alive "svc$n" && echo yes || echo no) pid=$(pid_of "svc$n" || true)"
   done
 }
 
@@ -219,8 +224,8 @@ down() {
   for n in $NODES; do stop_node "$n" & done
   wait
   stop_process etcd 10
-  for n in $NODES; do host_down "oha-pg$n"; done
-  for n in $SERVICES; do host_down "oha-svc$n"; done
+  for n in $NODES; do host_down "$PREFIX-pg$n"; done
+  for n in $SERVICES; do host_down "$PREFIX-svc$n"; done
   bridge_down
   case "$DIR" in /tmp/*) rm -rf "$DIR" ;; *) log "left $DIR in place (not under /tmp)" ;; esac
 }
@@ -231,15 +236,15 @@ command=${1:-}
 case "$command" in
   install) install_packages ;;
   up | down | status)
-    DIR=$(realpath -m "${2:-/tmp/oha-cluster}")
+    DIR=$(realpath -m "${2:-/tmp/$PREFIX-cluster}")
     "$command"
     ;;
   partition | heal | kill | start-node)
     # N is a PostgreSQL node (1-3), or svcN for a service namespace (partition and heal only).
     target=${2:-}
     case "$command:$target" in partition:svc[123] | heal:svc[123]) ;; *) node_arg "$target" ;; esac
-    DIR=$(realpath -m "${3:-/tmp/oha-cluster}")
-    case "$target" in svc*) host="oha-$target" ;; *) host="oha-pg$target" ;; esac
+    DIR=$(realpath -m "${3:-/tmp/$PREFIX-cluster}")
+    case "$target" in svc*) host="$PREFIX-$target" ;; *) host="$PREFIX-pg$target" ;; esac
     case "$command" in
       partition) partition_host "$host" ;;
       heal) heal_host "$host" ;;
@@ -253,12 +258,12 @@ case "$command" in
     DIR=$(realpath -m "$3")
     n=$2
     shift 4
-    start_process "svc$n" "oha-svc$n" - "$@"
+    start_process "svc$n" "$PREFIX-svc$n" - "$@"
     echo "SERVICE${n}_PID=$(pid_of "svc$n")"
     ;;
   stop-service)
     node_arg "${2:-}"
-    DIR=$(realpath -m "${3:-/tmp/oha-cluster}")
+    DIR=$(realpath -m "${3:-/tmp/$PREFIX-cluster}")
     stop_process "svc$2" 15
     ;;
   *) usage ;;

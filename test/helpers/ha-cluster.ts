@@ -7,6 +7,8 @@ import { ROOT } from './processes.js';
 
 const run = promisify(execFile);
 const SCRIPT = join(ROOT, 'scripts/cluster.sh');
+/** scripts/cluster.sh's OHA_PREFIX: the namespaces' and the bridge's names (the environment passes it on). */
+const PREFIX = process.env.OHA_PREFIX ?? 'oha';
 
 export type NodeRole = 'leader' | 'sync_standby' | 'replica' | 'unreachable';
 
@@ -27,7 +29,7 @@ export interface HaStatus {
   /** The same endpoints as seen from a service namespace (startService): HAProxy and PgBouncer on the bridge. */
   fromServices: { writeUrl: string; readUrl: string; pgbouncerUrl: string };
   nodes: HaNode[];
-  /** The service namespaces oha-svc1..3 and whether an instance runs there. */
+  /** The service namespaces PREFIX-svc1..3 and whether an instance runs there. */
   services: Array<{ index: number; netns: string; address: string; running: boolean }>;
   /** The node Patroni's REST API calls the primary, if any. */
   leader: HaNode | null;
@@ -42,7 +44,7 @@ export interface HaCluster {
   /** Cuts node N (or service namespace svcN) off the network (its processes keep running); heal reconnects it. */
   partition(node: number | `svc${number}`): Promise<void>;
   heal(node: number | `svc${number}`): Promise<void>;
-  /** Runs `command` (a service instance, with this process's environment plus `env`) in namespace oha-svcN. */
+  /** Runs `command` (a service instance, with this process's environment plus `env`) in namespace PREFIX-svcN. */
   startService(index: number, command: string[], env?: Record<string, string>): Promise<void>;
   stopService(index: number): Promise<void>;
   /** SIGKILL of node N's Patroni and PostgreSQL; startNode brings Patroni back (it rejoins as a replica). */
@@ -60,7 +62,7 @@ export function haClusterUnavailable(): string | null {
     if (!existsSync(binary)) return `${binary} is not installed (apt-get install patroni etcd-server haproxy pgbouncer)`;
   }
   // Root in a container may still lack CAP_NET_ADMIN: try one namespace.
-  const probe = `oha-probe-${process.pid}`;
+  const probe = `${PREFIX}-probe-${process.pid}`;
   try {
     execFileSync('ip', ['netns', 'add', probe], { stdio: 'pipe' });
     execFileSync('ip', ['netns', 'del', probe], { stdio: 'pipe' });
@@ -71,7 +73,7 @@ export function haClusterUnavailable(): string | null {
 }
 
 export async function startHaCluster(timeoutMs = 240_000): Promise<HaCluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'oha-'));
+  const dir = mkdtempSync(join(tmpdir(), `${PREFIX}-`));
   const withDir = (args: string[], timeout = 60_000) => run('bash', [SCRIPT, ...args, dir], { timeout });
   const env = (extra: Record<string, string>) => ({ ...process.env, ...extra });
   try {

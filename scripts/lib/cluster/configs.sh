@@ -6,8 +6,8 @@
 patroni_config() {
   local n=$1 address="$SUBNET.$((10 + $1))"
   cat <<YAML
-scope: oha
-namespace: /oha/
+scope: $PREFIX
+namespace: /$PREFIX/
 name: pg$n
 log:
   level: INFO
