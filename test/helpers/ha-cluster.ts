@@ -44,7 +44,7 @@ export interface HaCluster {
   /** Cuts node N (or service namespace svcN) off the network (its processes keep running); heal reconnects it. */
   partition(node: number | `svc${number}`): Promise<void>;
   heal(node: number | `svc${number}`): Promise<void>;
-  /** Runs `command` (a service instance, with this process's environment plus `env`) in namespace PREFIX-svcN. */
+  /** Runs `command` (a service instance, with PATH, HOME and `env` as its environment) in namespace PREFIX-svcN. */
   startService(index: number, command: string[], env?: Record<string, string>): Promise<void>;
   stopService(index: number): Promise<void>;
   /** SIGKILL of node N's Patroni and PostgreSQL; startNode brings Patroni back (it rejoins as a replica). */
@@ -75,7 +75,13 @@ export function haClusterUnavailable(): string | null {
 export async function startHaCluster(timeoutMs = 240_000): Promise<HaCluster> {
   const dir = mkdtempSync(join(tmpdir(), `${PREFIX}-`));
   const withDir = (args: string[], timeout = 60_000) => run('bash', [SCRIPT, ...args, dir], { timeout });
-  const env = (extra: Record<string, string>) => ({ ...process.env, ...extra });
+  // An instance gets PATH, HOME and its own variables only: a test runner's (vitest sets BASE_URL=/) would reach
+  // the service's config as environment overrides. The script needs the cluster's names (OHA_*) to find DIR's hosts.
+  const env = (extra: Record<string, string>) => {
+    const base: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && /^(PATH|HOME|OHA_.*)$/.test(key)) base[key] = value;
+    return { ...base, ...extra };
+  };
   try {
     await withDir(['up'], timeoutMs);
   } catch (error) {
