@@ -3,6 +3,7 @@ import { accessGrantRepository } from './access-grant-repository.js';
 import { accessTokenRepository } from './access-token-repository.js';
 import { cachedApplications } from './application-cache.js';
 import { cleanupStore } from './cleanup.js';
+import { coalescedTokenReads } from './coalesced-token-reads.js';
 import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
 import type { PrismaClient } from './generated/client.js';
@@ -50,7 +51,7 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
       () => new KeyEncryptionKeyInvalid('is not set'),
     ),
   };
-  return storesOn(database.prisma, database.sql, shared, accessTokenRepository(database.readSql));
+  return storesOn(database.prisma, database.sql, shared, coalescedTokenReads(accessTokenRepository(database.readSql)));
 }
 
 type Shared = Pick<
