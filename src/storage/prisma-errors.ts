@@ -54,6 +54,22 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+// Failures that prove a statement changed nothing, so it may be sent again (failover-retry.ts): no connection was
+// made, the server refused the login, a standby or read-only primary refused to write (the statement's
+// transaction rolls back whole), or PgBouncer refused before forwarding anything to a server.
+const NOTHING_WRITTEN_CODES = new Set(['ECONNREFUSED', '57P03', '25006']);
+const POOLER_REFUSALS = ['server_login_retry', 'query_wait_timeout', 'timeout exceeded when trying to connect'];
+
+export function nothingWritten(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof candidate.code === 'string' && NOTHING_WRITTEN_CODES.has(candidate.code)) return true;
+    if (typeof candidate.message === 'string' && POOLER_REFUSALS.some((m) => (candidate.message as string).includes(m))) return true;
+    current = candidate.cause;
+  }
+  return false;
+}
+
 /** A foreign key violation (PostgreSQL 23503, Prisma P2003): the row referred to does not exist (any more). */
 export function foreignKeyViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
