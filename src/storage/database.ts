@@ -8,6 +8,7 @@ import { PrismaClient } from './generated/client.js';
 import type { DataDirLock } from './data-dir-lock.js';
 import { routeToEmbedded, startSocketServer, type EmbeddedAccess } from './embedded-database.js';
 import type { EmbeddedSocketServer } from './embedded-socket.js';
+import { retryingThroughFailover } from './failover-retry.js';
 import { isDatabaseUnavailable } from './prisma-errors.js';
 import { createReadReplica } from './read-replica.js';
 import { sqlClientForConnection, sqlClientForPglite, sqlClientForPool, type SqlClient } from './sql-client.js';
@@ -163,7 +164,9 @@ async function createPostgres(
   }
   // Prisma's adapter sends its statements unnamed already (no statementNameGenerator): fine behind any pooler.
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const sql = sqlClientForPool(pool, { namedStatements });
+  const pooled = sqlClientForPool(pool, { namedStatements });
+  // What a failover refuses in a way that proves nothing was written is sent again for a while (failover-retry.ts).
+  const sql = retryingThroughFailover(pooled);
   // A replica that does not answer is left for the primary quickly (read-replica.ts), not after 5 s per request.
   const readPool = readUrl
     ? createPool({ connectionString: readUrl }, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 })
@@ -200,7 +203,8 @@ async function createPostgres(
       }
     },
     poolStats: () => statsOf(pool),
-    primaryWritable: async () => (await sql.query<{ writable: boolean }>(WRITABLE))[0]!.writable,
+    // Without retries: readiness says whether a writable primary answers now.
+    primaryWritable: async () => (await pooled.query<{ writable: boolean }>(WRITABLE))[0]!.writable,
     async close() {
       await prisma.$disconnect();
       await Promise.all([pool.end(), readPool?.end(), directPool?.end()]);

@@ -14,7 +14,8 @@ import type { FastifyInstance } from 'fastify';
 // Issue 20: a demoted Patroni leader keeps its connections for a moment and answers every write with
 // "cannot execute ... in a read-only transaction" (SQLSTATE 25006). The same happens to a primary put into
 // read-only mode, which a test can do without a cluster. Writes must answer 503 with Retry-After (never 500),
-// /readyz 503, reads keep working, and all of it recovers without a restart once the primary is writable.
+// /readyz 503, reads keep working, and all of it recovers without a restart once the primary is writable. A
+// write refused for less than the retry budget (a switchover) is sent again and answered 200 (failover-retry.ts).
 describe('the primary turns read-only under the service, then writable again', () => {
   let postgres: PrivatePostgres;
   let database: Database;
@@ -104,4 +105,25 @@ describe('the primary turns read-only under the service, then writable again', (
     expect((await revoke(token)).statusCode).toBe(200);
     expect((await introspect()).json()).toEqual({ active: false });
   }, 90_000);
+
+  it('sends a refused write again until the primary takes it, within a few seconds (a switchover): 200, stored once', async () => {
+    const count = async () => (await database.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_access_tokens'))[0]!.n;
+    const before = await count();
+    await setReadOnly(true);
+    // 25006 proves the INSERT wrote nothing (failover-retry.ts): the request waits instead of answering 503.
+    const pending = issue();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await setReadOnly(false);
+    const response = await pending;
+    expect(response.statusCode).toBe(200);
+    const issued = response.json<{ access_token: string }>().access_token;
+    expect(await count()).toBe(before + 1);
+    const read = await app.inject({
+      method: 'POST',
+      url: '/oauth/introspect',
+      headers: { ...FORM, authorization: authorization() },
+      payload: form({ token: issued }),
+    });
+    expect(read.json()).toMatchObject({ active: true });
+  }, 60_000);
 });
