@@ -97,6 +97,21 @@ const INSERT = {
   name: 'access_token_insert',
   text: `INSERT INTO oauth_access_tokens (${INSERTED_COLUMNS}) VALUES (${PLACEHOLDERS}) RETURNING id`,
 };
+// Several new rows in one statement (coalesced-token-writes.ts): each row's id comes back with its token, which the
+// unique index makes a key, rather than trusting RETURNING to keep the order of VALUES.
+const insertManyStatements = new Map<number, { name: string; text: string }>();
+function insertManyStatement(count: number): { name: string; text: string } {
+  let statement = insertManyStatements.get(count);
+  if (!statement) {
+    const rows = Array.from({ length: count }, (_, row) => `(${INSERTED.map((_, i) => `$${row * INSERTED.length + i + 1}`).join(', ')})`);
+    statement = {
+      name: `access_token_insert_${count}`,
+      text: `INSERT INTO oauth_access_tokens (${INSERTED_COLUMNS}) VALUES ${rows.join(', ')} RETURNING id, token`,
+    };
+    insertManyStatements.set(count, statement);
+  }
+  return statement;
+}
 const REVOKE = {
   name: 'access_token_revoke',
   text: 'UPDATE oauth_access_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id',
@@ -126,7 +141,12 @@ const SUCCESSOR_OF_UNFAMILIED = `SELECT ${COLUMNS} FROM oauth_access_tokens
 // The applications an owner has authorized, read in one join (`a` is oauth_applications).
 const APPLICATION_COLUMNS_OF_A = selectList(Prisma.OauthApplicationScalarFieldEnum, 'a');
 
-export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
+/** The table's store, and the write only storage uses: several tokens inserted in one statement. */
+export interface AccessTokenRepository extends AccessTokenStore {
+  createMany(inputs: readonly NewAccessToken[]): Promise<AccessTokenRecord[]>;
+}
+
+export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
   const one = (rows: Row<OauthAccessToken>[]): AccessTokenRecord | null => (rows[0] ? toAccessToken(rows[0]) : null);
   const count = async (text: string, values: unknown[]) => (await sql.query(text, values)).length;
   return {
@@ -136,6 +156,13 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenStore {
     findByRefreshToken: async (refreshToken) => one(await sql.query<Row<OauthAccessToken>>(FIND_BY_REFRESH, [refreshToken])),
     create: async (input) =>
       insertedRecord((await storing(() => sql.query<Pick<Row<OauthAccessToken>, 'id'>>(INSERT, insertValues(input))))[0]!, input),
+    async createMany(inputs) {
+      const rows = await storing(() =>
+        sql.query<Pick<Row<OauthAccessToken>, 'id' | 'token'>>(insertManyStatement(inputs.length), inputs.flatMap(insertValues)),
+      );
+      const ids = new Map(rows.map((row) => [row.token, row]));
+      return inputs.map((input) => insertedRecord(ids.get(input.token)!, input));
+    },
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
     rotate: async (id, at, successor) =>
       one(await storing(() => sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(successor), id, timestamp(at)]))),

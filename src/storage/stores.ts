@@ -4,6 +4,7 @@ import { accessTokenRepository } from './access-token-repository.js';
 import { cachedApplications } from './application-cache.js';
 import { cleanupStore } from './cleanup.js';
 import { coalescedTokenReads } from './coalesced-token-reads.js';
+import { coalescedTokenWrites } from './coalesced-token-writes.js';
 import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
 import type { PrismaClient } from './generated/client.js';
@@ -51,7 +52,8 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
       () => new KeyEncryptionKeyInvalid('is not set'),
     ),
   };
-  return storesOn(database.prisma, database.sql, shared, coalescedTokenReads(accessTokenRepository(database.readSql)));
+  const topLevel = storesOn(database.prisma, database.sql, shared, coalescedTokenReads(accessTokenRepository(database.readSql)));
+  return { ...topLevel, accessTokens: coalescedTokenWrites(accessTokenRepository(database.sql)) };
 }
 
 type Shared = Pick<
