@@ -11,6 +11,11 @@ export interface AuthorizationContext {
   parameters: AuthorizationParameters;
   /** The application named by client_id, loaded once before the rules run; null when unknown or absent. */
   application: ApplicationRecord | null;
+  /**
+   * Why a client_id URL names no application (its Client ID Metadata Document was refused), in words for the error
+   * page; null otherwise.
+   */
+  clientRefusal: string | null;
   /** The registered resources among those the request names (RFC 8707), loaded with the application. */
   resources: ResourceRecord[];
   config: OAuthDeps['config'];

@@ -2,6 +2,7 @@ import type { OAuthDeps } from './deps.js';
 import { AccessDenied, type OAuthError } from './errors.js';
 import { errorResponseMode, requestedScopes, responseModeOf, type AuthorizationContext } from './authorization-context.js';
 import { AUTHORIZATION_RULES, DENIAL_RULES, type AuthorizationRule } from './authorization-rules.js';
+import { clientMetadataDocumentRefusal } from './client-metadata-document-applications.js';
 import { openIdParameters, type OpenIdParameters } from './openid-request.js';
 import { isOutOfBand } from './redirect-uri.js';
 import { formatScopes } from './scopes.js';
@@ -118,7 +119,8 @@ async function contextFor(deps: OAuthDeps, parameters: AuthorizationParameters):
   const known = clientId !== undefined && clientId.trim() !== '' && VSCHARS.test(clientId);
   const application = known ? await deps.stores.applications.findByUid(clientId) : null;
   const resources = application && parameters.resources.length > 0 ? await deps.stores.resources.findByUris(parameters.resources) : [];
-  return { parameters, application, resources, config: deps.config };
+  const clientRefusal = known && application === null ? clientMetadataDocumentRefusal(deps.stores, clientId) : null;
+  return { parameters, application, clientRefusal, resources, config: deps.config };
 }
 
 function firstFailure(rules: readonly AuthorizationRule[], context: AuthorizationContext): AuthorizationFailure | null {

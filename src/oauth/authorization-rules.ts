@@ -53,11 +53,13 @@ const clientIdPresent: AuthorizationRule = {
     context.parameters.malformed.includes('client_id') ? sentMoreThanOnce('client_id') : InvalidRequest.missingParameter('client_id'),
 };
 
+// A client_id URL whose metadata document was refused: the page says what was wrong with it, so whoever publishes
+// the document can fix it (the log line has the detail only the operator should see).
 const clientRegistered: AuthorizationRule = {
   name: 'client_registered',
   redirectable: false,
   check: (context) => context.application !== null,
-  error: () => new InvalidClient(),
+  error: (context) => new InvalidClient(context.clientRefusal === null ? {} : { description: context.clientRefusal }),
 };
 
 // Issue 19: an admin disabled this client. Refused like an unknown client (the error page, never a redirect: its
@@ -83,7 +85,12 @@ const redirectUriRegistered: AuthorizationRule = {
       matchesRegisteredUri(uri, application.redirectUris, { anyLoopbackPort: !application.confidential })
     );
   },
-  error: () => new InvalidRedirectUri(),
+  error: (context) =>
+    context.application?.registeredBy === 'metadata_document' && value(context, 'redirect_uri') !== undefined
+      ? new InvalidRedirectUri(
+          `The redirect_uri is not one of the redirect_uris of the application's metadata document at ${context.application.uid}.`,
+        )
+      : new InvalidRedirectUri(),
 };
 
 // RFC 6749 section 3.1: request parameters MUST NOT be included more than once.

@@ -21,9 +21,10 @@ export interface ClientMetadataDocumentOptions {
  * answers the application row made from the URL's document, fetched when there is no row yet or its
  * metadataExpiresAt has passed (the row is shared by every instance; a refetch rewrites it, so a redirect URI the
  * document dropped stops working). Every other client_id goes straight through. A refused document, also one that
- * fails to refresh an expired row, is an unknown client (null): authorize and token already answer that, and the
- * log line says why; the URL is not fetched again on this instance for REFUSAL_CACHE_SECONDS, so naming it on every
- * request does not make this server fetch it on every request. At most MAX_FETCHES_PER_HOST fetches to one host
+ * fails to refresh an expired row, is an unknown client (null): authorize and token already answer that, the log
+ * line says why, and so does the authorization error page, in plain words (clientMetadataDocumentRefusal). The URL
+ * is not fetched again on this instance for REFUSAL_CACHE_SECONDS, so naming it on every request does not make
+ * this server fetch it on every request. At most MAX_FETCHES_PER_HOST fetches to one host
  * and MAX_FETCHES in all run at once on an instance; a lookup past that fails at once as an unknown client (not
  * remembered as refused). A refetched document whose redirect_uris or client_name changed clears the row's
  * approvedAt. Grants, tokens and revocation see an ordinary application row.
@@ -31,8 +32,9 @@ export interface ClientMetadataDocumentOptions {
 export function withClientMetadataDocuments(stores: Stores, options: ClientMetadataDocumentOptions): Stores {
   const settings = options.config.registration.clientIdMetadataDocuments;
   if (!settings.enabled) return stores;
-  const resolve = documentResolver(stores, options);
+  const { resolve, explain } = documentResolver(stores, options);
   const applications: ApplicationStore = { ...stores.applications, findByUid: resolve };
+  refusalExplanations.set(applications, explain);
   const wrap = (inner: Stores): Stores => ({
     ...inner,
     applications,
@@ -41,17 +43,45 @@ export function withClientMetadataDocuments(stores: Stores, options: ClientMetad
   return wrap(stores);
 }
 
+// Keyed by the wrapped ApplicationStore, which every transaction's stores share: the store interface answers
+// null for an unknown client, as the token endpoint needs, and the authorization page asks here for the why.
+const refusalExplanations = new WeakMap<ApplicationStore, (clientId: string) => string | null>();
+
+/**
+ * Why `clientId`, a URL that findByUid just answered null for, names no client: a sentence for the authorization
+ * error page (escaped there) in plain words, or null when it is no Client ID Metadata Document URL or the reason
+ * is not known (documents disabled).
+ */
+export function clientMetadataDocumentRefusal(stores: Stores, clientId: string): string | null {
+  return refusalExplanations.get(stores.applications)?.(clientId) ?? null;
+}
+
+interface Refusal {
+  /** For the log line. */
+  reason: string;
+  /** For the user, as ClientMetadataDocumentRefused.shown. */
+  shown: string;
+}
+
+const BUSY_EXPLANATION =
+  'This server is already fetching as many application metadata documents as it allows at once, so it did not fetch ' +
+  "this application's. Try again in a moment.";
+
 function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetadataDocumentOptions) {
   const settings = config.registration.clientIdMetadataDocuments;
   // Concurrent lookups of one URL on this instance share one fetch.
   const inFlight = new Map<string, Promise<ApplicationRecord | null>>();
-  const refusals = new RefusalCache(() => now().getTime());
+  const refusals = new RefusalCache<Refusal>(() => now().getTime());
+  // The sentence for the user about each URL's latest refusal, fetched or not (no free fetch slot).
+  const explanations = new RefusalCache<string>(() => now().getTime());
   const slots = new FetchSlots();
 
-  const refuse = (clientId: string, reason: string) => {
+  const refuse = (clientId: string, reason: string, explanation?: string) => {
     warn({ event: 'client_metadata_document.refused', clientId: clientId.slice(0, 200), reason }, 'client metadata document refused');
+    if (explanation !== undefined) explanations.remember(clientId, explanation);
     return null;
   };
+  const unusable = (clientId: string, shown: string) => `The application's metadata document at ${clientId} could not be used: ${shown}.`;
 
   // An admin approved the client as it was: where it sends the user back and the name the user is shown. A document
   // that changes either is a client nobody reviewed, so the approval goes in the same update and the consent screen
@@ -78,9 +108,10 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
       client = clientFromDocument(clientId, fetched, config, now());
     } catch (error) {
       if (!(error instanceof ClientMetadataDocumentRefused)) throw error;
-      refusals.remember(clientId, error.reason);
-      return refuse(clientId, error.reason);
+      refusals.remember(clientId, { reason: error.reason, shown: error.shown });
+      return refuse(clientId, error.reason, unusable(clientId, error.shown));
     }
+    explanations.forget(clientId);
     if (row) return rewrite(row, client);
     try {
       return await stores.applicationAdmin.create({ ...client, uid: clientId });
@@ -92,22 +123,39 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     }
   };
 
-  return async (uid: string): Promise<ApplicationRecord | null> => {
+  const resolve = async (uid: string): Promise<ApplicationRecord | null> => {
     const row = await stores.applications.findByUid(uid);
     if (row && row.registeredBy !== 'metadata_document') return row;
     const problem = clientIdUrlProblem(uid, settings.allowPrivateAddresses);
+    // No explanation kept: explain() works the problem out again, so an over-long client_id is never stored.
     if (problem !== null) return looksLikeClientIdUrl(uid) ? refuse(uid, `the client_id ${problem}`) : null;
     if (row && row.metadataExpiresAt !== null && row.metadataExpiresAt > now()) return row;
     const refused = refusals.recent(uid);
-    if (refused !== null) return refuse(uid, `refused within the last ${REFUSAL_CACHE_SECONDS} s (${refused}), not fetched again yet`);
+    if (refused !== null)
+      return refuse(
+        uid,
+        `refused within the last ${REFUSAL_CACHE_SECONDS} s (${refused.reason}), not fetched again yet`,
+        `${unusable(uid, refused.shown)} It is fetched again at most every ${REFUSAL_CACHE_SECONDS} seconds.`,
+      );
     const pending = inFlight.get(uid);
     if (pending) return pending;
     const slot = slots.take(new URL(uid).hostname);
-    if ('busy' in slot) return refuse(uid, `${slot.busy}; not fetched now`);
+    if ('busy' in slot) return refuse(uid, `${slot.busy}; not fetched now`, BUSY_EXPLANATION);
     const fetching = refresh(uid, row, slot.release).finally(() => inFlight.delete(uid));
     inFlight.set(uid, fetching);
     return fetching;
   };
+
+  const explain = (uid: string): string | null => {
+    const problem = clientIdUrlProblem(uid, settings.allowPrivateAddresses);
+    if (problem !== null)
+      return looksLikeClientIdUrl(uid)
+        ? `The client_id is a URL, but not one this server fetches application metadata from: it ${problem}.`
+        : null;
+    return explanations.recent(uid);
+  };
+
+  return { resolve, explain };
 }
 
 function sameSet(left: readonly string[], right: readonly string[]): boolean {

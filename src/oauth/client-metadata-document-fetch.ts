@@ -26,13 +26,23 @@ export interface FetchedDocument {
   age: string | null;
 }
 
-/** A document that could not be fetched or used; `reason` is for the log (never shown to the user unescaped). */
+/**
+ * A document that could not be fetched or used. `reason` is for the log; `shown` is the same in plain words for
+ * the user's error page (escaped there), without what only the operator should see: the addresses a host
+ * resolved to and the system's error codes.
+ */
 export class ClientMetadataDocumentRefused extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly shown: string = reason,
+  ) {
     super(`client metadata document refused: ${reason}`);
     this.name = 'ClientMetadataDocumentRefused';
   }
 }
+
+/** What the user is told when the document's host is, or resolves to, an address the SSRF rules refuse. */
+const ADDRESS_NOT_ALLOWED = 'its host is at an address this server does not fetch from (address not allowed)';
 
 /**
  * GET of a Client ID Metadata Document with node:http(s) directly, so the socket is ours: the host's addresses
@@ -47,7 +57,8 @@ export function fetchClientMetadataDocument(url: URL, options: DocumentFetchOpti
   const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (isIP(literal) !== 0 && !allowPrivateAddresses) {
     const reason = refusedAddressReason(literal);
-    if (reason !== null) return Promise.reject(new ClientMetadataDocumentRefused(`the address ${literal} is ${reason}`));
+    if (reason !== null)
+      return Promise.reject(new ClientMetadataDocumentRefused(`the address ${literal} is ${reason}`, ADDRESS_NOT_ALLOWED));
   }
 
   return new Promise<FetchedDocument>((resolve, reject) => {
@@ -62,7 +73,7 @@ export function fetchClientMetadataDocument(url: URL, options: DocumentFetchOpti
     const fail = (error: Error) => {
       clearTimeout(deadline);
       request.destroy();
-      reject(error instanceof ClientMetadataDocumentRefused ? error : new ClientMetadataDocumentRefused(describe(error)));
+      reject(error instanceof ClientMetadataDocumentRefused ? error : fetchFailure(error));
     };
     const deadline = setTimeout(() => fail(new ClientMetadataDocumentRefused(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
     request.on('error', fail);
@@ -126,13 +137,21 @@ function cachingHeaders(response: IncomingMessage): Omit<FetchedDocument, 'docum
 function checkedLookup(allowPrivateAddresses: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(new ClientMetadataDocumentRefused(`the host ${hostname} does not resolve (${error.code ?? 'error'})`), []);
-      if (addresses.length === 0) return callback(new ClientMetadataDocumentRefused(`the host ${hostname} has no address`), []);
+      const notFound = `the host ${hostname} was not found`;
+      if (error)
+        return callback(
+          new ClientMetadataDocumentRefused(`the host ${hostname} does not resolve (${error.code ?? 'error'})`, notFound),
+          [],
+        );
+      if (addresses.length === 0) return callback(new ClientMetadataDocumentRefused(`the host ${hostname} has no address`, notFound), []);
       if (!allowPrivateAddresses) {
         for (const { address } of addresses) {
           const reason = refusedAddressReason(address);
           if (reason !== null)
-            return callback(new ClientMetadataDocumentRefused(`the host ${hostname} resolves to ${address}, which is ${reason}`), []);
+            return callback(
+              new ClientMetadataDocumentRefused(`the host ${hostname} resolves to ${address}, which is ${reason}`, ADDRESS_NOT_ALLOWED),
+              [],
+            );
         }
       }
       if (options.all) return callback(null, addresses);
@@ -142,7 +161,21 @@ function checkedLookup(allowPrivateAddresses: boolean): LookupFunction {
   };
 }
 
-function describe(error: Error): string {
+// The user is told what kind of failure it was; the log keeps the code.
+const FAILURES_SHOWN: Record<string, string> = {
+  ECONNREFUSED: 'its host refused the connection',
+  ECONNRESET: 'its host closed the connection',
+  ETIMEDOUT: 'its host did not answer',
+  EHOSTUNREACH: 'its host cannot be reached',
+  ENETUNREACH: 'its host cannot be reached',
+};
+const CERTIFICATE_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ALTNAME/;
+
+function fetchFailure(error: Error): ClientMetadataDocumentRefused {
   const code = (error as NodeJS.ErrnoException).code;
-  return code ? `the fetch failed (${code})` : 'the fetch failed';
+  if (!code) return new ClientMetadataDocumentRefused('the fetch failed', 'it could not be fetched');
+  const shown = CERTIFICATE_FAILURE.test(code)
+    ? "its host's TLS certificate is not valid or not trusted"
+    : (FAILURES_SHOWN[code] ?? 'it could not be fetched');
+  return new ClientMetadataDocumentRefused(`the fetch failed (${code})`, shown);
 }

@@ -10,8 +10,8 @@ export const REFUSAL_CACHE_ENTRIES = 1000;
 export const MAX_FETCHES = 16;
 export const MAX_FETCHES_PER_HOST = 4;
 
-interface Refusal {
-  reason: string;
+interface Refusal<Reason> {
+  reason: Reason;
   until: number;
 }
 
@@ -21,8 +21,8 @@ interface Refusal {
  * insertion order). The window is fixed on purpose: the refusing answer's own Cache-Control is not trusted to
  * shorten it, since a host answering `max-age=0` would otherwise be fetched on every request again.
  */
-export class RefusalCache {
-  private readonly refusals = new Map<string, Refusal>();
+export class RefusalCache<Reason = string> {
+  private readonly refusals = new Map<string, Refusal<Reason>>();
 
   constructor(
     private readonly now: () => number,
@@ -31,7 +31,7 @@ export class RefusalCache {
   ) {}
 
   /** Why `url` was refused, if it was within the window. */
-  recent(url: string): string | null {
+  recent(url: string): Reason | null {
     const refusal = this.refusals.get(url);
     if (!refusal) return null;
     if (refusal.until > this.now()) return refusal.reason;
@@ -39,7 +39,7 @@ export class RefusalCache {
     return null;
   }
 
-  remember(url: string, reason: string): void {
+  remember(url: string, reason: Reason): void {
     this.refusals.delete(url);
     if (this.refusals.size >= this.maxEntries) {
       const now = this.now();

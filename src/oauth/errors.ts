@@ -72,8 +72,9 @@ export class InvalidRequest extends OAuthError {
 }
 
 export class InvalidRedirectUri extends OAuthError {
-  constructor() {
-    super('invalid_redirect_uri', 400, "The requested redirect URI is malformed or doesn't match the client redirect URI.");
+  /** `description` replaces Doorkeeper's text where this service can say more (a metadata document's list). */
+  constructor(description = "The requested redirect URI is malformed or doesn't match the client redirect URI.") {
+    super('invalid_redirect_uri', 400, description);
   }
 }
 

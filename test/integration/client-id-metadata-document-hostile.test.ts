@@ -139,7 +139,7 @@ describe(`Client ID Metadata Documents refused: hostile and malformed documents 
     expect(await expectRefused('/credentials')).toBe('grant_types holds a grant a public client cannot use');
   });
 
-  it('GET /oauth/authorize shows the unknown-client error page, without the document text, and never redirects', async () => {
+  it('GET /oauth/authorize shows the error page saying why, without the document text, and never redirects', async () => {
     documents.serve('/hostile', json(valid('/hostile', { client_id: '<script>alert(1)</script>', client_name: '<script>x</script>' })));
     const page = await server.app.inject({
       method: 'GET',
@@ -147,7 +147,7 @@ describe(`Client ID Metadata Documents refused: hostile and malformed documents 
     });
     expect(page.statusCode).toBe(401);
     expect(page.headers.location).toBeUndefined();
-    expect(page.body).toContain(TEXT.invalidClient);
+    expect(page.body).toContain('its client_id is not the URL it was fetched from');
     expect(page.body).not.toContain('<script>');
   });
 
