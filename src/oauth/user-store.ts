@@ -1,0 +1,63 @@
+// The end users (resource owners) as the domain sees them, and the storage interfaces for them: the reads of
+// sign-in and UserInfo, and the admin's CRUD. src/storage/user-repository.ts implements them.
+
+export interface UserRecord extends UserClaims {
+  id: number;
+  username: string;
+  passwordHash: string;
+  createdAt: Date;
+  updatedAt: Date;
+  /** The OpenID Connect `sub`: random and stable, never the user name. */
+  subject: string;
+  /** Set while the user is disabled (no login; their tokens were revoked when it was set). */
+  disabledAt: Date | null;
+  /** When a claim last changed: the updated_at claim. */
+  profileUpdatedAt: Date;
+}
+
+/** The standard claims a user may have (OpenID Connect Core 5.1); address is its JSON object as text. */
+export interface UserClaims {
+  name: string | null;
+  givenName: string | null;
+  familyName: string | null;
+  middleName: string | null;
+  nickname: string | null;
+  preferredUsername: string | null;
+  profile: string | null;
+  picture: string | null;
+  website: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  gender: string | null;
+  birthdate: string | null;
+  zoneinfo: string | null;
+  locale: string | null;
+  phoneNumber: string | null;
+  phoneNumberVerified: boolean;
+  address: string | null;
+}
+
+export interface UserStore {
+  findByUsername(username: string): Promise<UserRecord | null>;
+  findById(id: number): Promise<UserRecord | null>;
+}
+
+export interface UserAdminStore {
+  list(): Promise<UserRecord[]>;
+  /** Users whose username, name or email contains `text` in any case ('' matches all), by username; at most `limit`. */
+  search(query: { text: string; limit: number }): Promise<UserRecord[]>;
+  /** Throws UsernameTaken when the username exists. */
+  create(input: { username: string; passwordHash: string } & Partial<UserClaims>): Promise<UserRecord>;
+  /** Sets these claims and profile_updated_at (the updated_at claim); null when there is no such user. */
+  updateClaims(id: number, claims: Partial<UserClaims>, profileUpdatedAt: Date): Promise<UserRecord | null>;
+  /** Sets or (null) clears disabled_at; null when there is no such user. */
+  setDisabledAt(id: number, at: Date | null): Promise<UserRecord | null>;
+  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
+  delete(username: string): Promise<boolean>;
+}
+
+export class UsernameTaken extends Error {
+  constructor(readonly username: string) {
+    super(`a user named ${username} already exists`);
+  }
+}
