@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApplication, type ApplicationFields } from '../../src/oauth/applications.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
+import { s256Challenge } from '../../src/oauth/pkce.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import type { UserRecord } from '../../src/oauth/store.js';
+import { tokenRequest } from './oauth-requests.js';
 import { FORM, form } from './test-server.js';
 
 /** inject() with a cookie jar, as a browser would send the session cookie back. */
@@ -104,6 +106,51 @@ export function locationParameters(response: LightMyRequestResponse, part: 'sear
 /** GET /oauth/authorize with these query parameters. */
 export function authorizeUrl(parameters: Record<string, string | string[]>): string {
   return `/oauth/authorize?${form(parameters)}`;
+}
+
+/** What a public client sends to /oauth/authorize; response_type=code and the PKCE challenge are added. */
+export interface PublicCodeRequest {
+  client_id: string;
+  redirect_uri: string;
+  scope: string;
+  state: string;
+}
+
+/** Each step's answer; `token` is absent when the approval did not redirect with a code. */
+export interface PublicCodeFlow {
+  consent: LightMyRequestResponse;
+  approved: LightMyRequestResponse;
+  token?: LightMyRequestResponse;
+}
+
+/**
+ * A public client's code flow with PKCE (RFC 7636, S256), as a browser and the client drive it: GET /oauth/authorize
+ * (the consent page), POST its Authorize form, and, when that redirects with a code, POST /oauth/token with the
+ * verifier and no secret. `beforeApproval` runs between the consent page and the click (a change the approval must
+ * see). Throws unless the consent page is shown; the test judges the other answers.
+ */
+export async function publicCodeFlow(
+  app: FastifyInstance,
+  agent: UserAgent,
+  request: PublicCodeRequest,
+  beforeApproval?: () => Promise<void>,
+): Promise<PublicCodeFlow> {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = { response_type: 'code', code_challenge: s256Challenge(verifier), code_challenge_method: 'S256' };
+  const consent = await agent.request({ method: 'GET', url: authorizeUrl({ ...request, ...challenge }) });
+  if (consent.statusCode !== 200) throw new Error(`no consent page: ${consent.statusCode} ${consent.body.slice(0, 300)}`);
+  await beforeApproval?.();
+  const approved = await agent.request({
+    method: 'POST',
+    url: '/oauth/authorize',
+    headers: FORM,
+    payload: form(hiddenFields(consent.body, 0)),
+  });
+  const code = locationParameters(approved).get('code');
+  if (approved.statusCode !== 303 || !code) return { consent, approved };
+  const { client_id, redirect_uri } = request;
+  const token = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri, client_id, code_verifier: verifier });
+  return { consent, approved, token };
 }
 
 /** Rows in a table, for "nothing was issued" assertions. */

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/pkce.js';
 import { documentServer, documentSettings, json, logLines, type DocumentServer } from '../helpers/client-metadata-document-server.js';
-import { authorizeUrl, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { authorizeUrl, createUser, locationParameters, publicCodeFlow, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { bearer, tokenInfoRequest, tokenRequest } from '../helpers/oauth-requests.js';
 import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 // draft-ietf-oauth-client-id-metadata-document (the MCP authorization spec's preferred client registration): a
 // client_id that is an https URL is fetched and its document becomes a public client. Served over http here
@@ -68,43 +68,22 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
   });
 
   it('GET /oauth/authorize fetches the document, consent and PKCE give a code, POST /oauth/token exchanges it without a secret', async () => {
-    const page = await agent.request({
-      method: 'GET',
-      url: authorizeUrl({
-        client_id: clientId,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        scope: 'read',
-        state: 'st',
-        code_challenge: s256Challenge(VERIFIER),
-        code_challenge_method: 'S256',
-      }),
+    const { consent, approved, token } = await publicCodeFlow(server.app, agent, {
+      client_id: clientId,
+      redirect_uri: CALLBACK,
+      scope: 'read',
+      state: 'st',
     });
-    expect(page.statusCode).toBe(200);
     // The name comes from the document and is printed escaped.
-    expect(page.body).toContain('Document &lt;b&gt;Client&lt;/b&gt;');
-    expect(page.body).not.toContain('<b>Client</b>');
-    const approved = await agent.request({
-      method: 'POST',
-      url: '/oauth/authorize',
-      headers: FORM,
-      payload: form(hiddenFields(page.body, 0)),
-    });
+    expect(consent.body).toContain('Document &lt;b&gt;Client&lt;/b&gt;');
+    expect(consent.body).not.toContain('<b>Client</b>');
     expect(approved.statusCode).toBe(303);
     const redirect = locationParameters(approved);
     expect(redirect.get('state')).toBe('st');
-    const code = redirect.get('code')!;
-    expect(code).toBeTruthy();
+    expect(redirect.get('code')).toBeTruthy();
 
-    const token = await tokenRequest(server.app, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: CALLBACK,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    });
-    expect(token.statusCode).toBe(200);
-    const body = token.json();
+    expect(token?.statusCode).toBe(200);
+    const body = token!.json();
     expect(body.scope).toBe('read');
     const info = await tokenInfoRequest(server.app, bearer(body.access_token));
     expect(info.json().application).toEqual({ uid: clientId });

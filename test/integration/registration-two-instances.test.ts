@@ -1,9 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, createUser, hiddenFields, locationParameters, signedIn } from '../helpers/end-user.js';
+import { createUser, locationParameters, publicCodeFlow, signedIn } from '../helpers/end-user.js';
 import { basic, bearer, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
-import { buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 // Issue 19, SPEC 9: a client registered (RFC 7591) through one instance works at once through another on the same
 // database, and its deletion (RFC 7592) through one is seen by the other within the application cache's TTL
@@ -47,43 +46,19 @@ describe(`dynamic client registration across two instances on one database (${ba
       client_name: 'Registered at A',
     });
 
-    const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
     const agent = await signedIn(b.app, 'alice');
-    const consent = await agent.request({
-      method: 'GET',
-      url: authorizeUrl({
-        client_id: client.client_id,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        scope: 'read',
-        state: 'at-b',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-      }),
-    });
-    expect(consent.statusCode, consent.body).toBe(200);
-    expect(consent.body).toContain('Registered at A');
-    const approved = await agent.request({
-      method: 'POST',
-      url: '/oauth/authorize',
-      headers: FORM,
-      payload: form(hiddenFields(consent.body, 0)),
-    });
-    expect(approved.statusCode).toBe(303);
-    const parameters = locationParameters(approved);
-    expect(parameters.get('state')).toBe('at-b');
-
-    const token = await tokenRequest(b.app, {
-      grant_type: 'authorization_code',
-      code: parameters.get('code')!,
-      redirect_uri: CALLBACK,
+    const { consent, approved, token } = await publicCodeFlow(b.app, agent, {
       client_id: client.client_id,
-      code_verifier: verifier,
+      redirect_uri: CALLBACK,
+      scope: 'read',
+      state: 'at-b',
     });
-    expect(token.statusCode, token.body).toBe(200);
-    expect(token.json()).toMatchObject({ token_type: 'Bearer', scope: 'read' });
-    expect(token.json().refresh_token).toEqual(expect.any(String));
+    expect(consent.body).toContain('Registered at A');
+    expect(approved.statusCode).toBe(303);
+    expect(locationParameters(approved).get('state')).toBe('at-b');
+    expect(token?.statusCode, token?.body).toBe(200);
+    expect(token!.json()).toMatchObject({ token_type: 'Bearer', scope: 'read' });
+    expect(token!.json().refresh_token).toEqual(expect.any(String));
 
     const read = await manage(b, 'GET', client.client_id, client.registration_access_token);
     expect(read.statusCode).toBe(200);
@@ -163,26 +138,15 @@ describe(`dynamic client registration across two instances on one database (${ba
   it('within the TTL after a DELETE at A, approving at B shows the unknown-client page, never a 500 or a redirect', async () => {
     const client = await register(a, { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none', client_name: 'Deleted at A' });
     const agent = await signedIn(b.app, 'alice');
-    const consent = await agent.request({
-      method: 'GET',
-      url: authorizeUrl({
-        client_id: client.client_id,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        scope: 'read',
-        state: 's',
-        code_challenge: createHash('sha256').update('a verifier nobody will send').digest('base64url'),
-        code_challenge_method: 'S256',
-      }),
-    });
-    expect(consent.statusCode, consent.body).toBe(200);
-    expect((await manage(a, 'DELETE', client.client_id, client.registration_access_token)).statusCode).toBe(204);
-    const approved = await agent.request({
-      method: 'POST',
-      url: '/oauth/authorize',
-      headers: FORM,
-      payload: form(hiddenFields(consent.body, 0)),
-    });
+    const deleteAtA = async () => {
+      expect((await manage(a, 'DELETE', client.client_id, client.registration_access_token)).statusCode).toBe(204);
+    };
+    const { approved } = await publicCodeFlow(
+      b.app,
+      agent,
+      { client_id: client.client_id, redirect_uri: CALLBACK, scope: 'read', state: 's' },
+      deleteAtA,
+    );
     expect(approved.statusCode, approved.body).toBe(401);
     expect(approved.headers.location).toBeUndefined();
     expect(approved.body).toContain('unknown client');
