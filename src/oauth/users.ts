@@ -133,6 +133,9 @@ export function revokeUserTokens(deps: OAuthDeps, user: UserRecord): Promise<Rev
  * inherit them).
  */
 export async function deleteUser(deps: OAuthDeps, user: UserRecord): Promise<RevokedAuthorizations> {
+  // Disabled before the revocation, as disableUser does: a grant that checked the password meanwhile then either
+  // stored its token before the revocation (revoked by it) or sees the user disabled or gone (grants/password.ts).
+  if (!isDisabled(user)) await deps.stores.userAdmin.setDisabledAt(user.id, deps.now());
   const revoked = await revokeAuthorizations(deps, user.id);
   await deps.stores.userAdmin.delete(user.username);
   return revoked;

@@ -29,11 +29,37 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
     const owner = await resourceOwnerFromCredentials(deps, username, password);
     outcome = owner ? 'succeeded' : 'failed';
     if (!owner) throw new InvalidGrant();
-    return await issueFor(deps, application, owner, optionalParameter(parameters, 'scope'), resourceParameters(parameters), dpopJkt);
+    const result = await issueFor(
+      deps,
+      application,
+      owner,
+      optionalParameter(parameters, 'scope'),
+      resourceParameters(parameters),
+      dpopJkt,
+    );
+    if (!(await ownerStillEnabled(deps, owner))) {
+      await deps.stores.accessTokens.revoke(result.issued.record.id, deps.now());
+      outcome = 'failed';
+      throw new InvalidGrant();
+    }
+    return result;
   } finally {
     attempt.settle(outcome, deps.now());
   }
 };
+
+/**
+ * Read again once the token is stored: an admin may have disabled or deleted the user while the password was being
+ * verified. Disabling sets disabled_at first and then revokes the user's tokens (deleting does the same before it
+ * deletes), so a token stored before that revocation is revoked by it, and one stored after it is seen here as the
+ * token of a user who is no longer enabled, revoked, and never handed out. Owners from the extension's resolver
+ * are not local users: theirs is the extension's to decide.
+ */
+async function ownerStillEnabled(deps: OAuthDeps, owner: ResourceOwner): Promise<boolean> {
+  if (deps.hooks.resourceOwnerFromCredentials) return true;
+  const user = await deps.stores.users.findById(owner.id);
+  return user !== null && !isDisabled(user);
+}
 
 async function issueFor(
   deps: OAuthDeps,
