@@ -77,15 +77,26 @@ const BY_ID = { name: 'application_by_id', text: `SELECT ${APPLICATION_COLUMNS} 
 // Once per client: the cleanup of self-registered clients removes those never used (issue 19).
 const MARK_USED = { name: 'application_mark_used', text: 'UPDATE oauth_applications SET used_at = $2 WHERE id = $1 AND used_at IS NULL' };
 
-export function applicationRepository(sql: SqlClient, prisma: PrismaClient): ApplicationStore & ApplicationAdminStore {
+/**
+ * `reads` serves the two lookups of client authentication: the read replica when there is one (database.readSql),
+ * so introspection keeps authenticating clients while a failover leaves no primary. That is as safe as reading
+ * tokens there (read-replica.ts): every commit of the service waits until the synchronous standby has applied it,
+ * so a rotated secret or a deleted application is seen there once the change has its answer, well within the
+ * application cache's own lifetime (application-cache.ts).
+ */
+export function applicationRepository(
+  sql: SqlClient,
+  prisma: PrismaClient,
+  reads: SqlClient = sql,
+): ApplicationStore & ApplicationAdminStore {
   const one = (rows: Row<OauthApplication>[]) => (rows[0] ? toApplication(rows[0]) : null);
   return {
     async findByUid(uid) {
       // PostgreSQL text cannot hold NUL: such a uid matches nothing (and must not become a driver error).
       if (uid.includes('\u0000')) return null;
-      return one(await sql.query<Row<OauthApplication>>(BY_UID, [uid]));
+      return one(await reads.query<Row<OauthApplication>>(BY_UID, [uid]));
     },
-    findById: async (id) => one(await sql.query<Row<OauthApplication>>(BY_ID, [id])),
+    findById: async (id) => one(await reads.query<Row<OauthApplication>>(BY_ID, [id])),
     async markUsed(id, at) {
       await sql.query(MARK_USED, [id, timestamp(at)]);
     },

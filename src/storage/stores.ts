@@ -29,7 +29,7 @@ export interface StoreOptions {
  * interfaces (the names the domain, the HTTP layer and the CLI use).
  */
 export function createStores(database: Database, { applicationCacheSeconds = 5, keyEncryptionKey = null }: StoreOptions = {}): Stores {
-  const repository = applicationRepository(database.sql, database.prisma);
+  const repository = applicationRepository(database.sql, database.prisma, database.readSql);
   const applications =
     applicationCacheSeconds > 0
       ? cachedApplications(repository, {
