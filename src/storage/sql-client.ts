@@ -29,11 +29,27 @@ export interface PoolClientOptions {
   namedStatements?: boolean;
 }
 
-function queryConfig(statement: SqlStatement, values: readonly unknown[], named: boolean): pg.QueryConfig {
-  const text = textOf(statement);
-  const name = named && typeof statement !== 'string' ? statement.name : undefined;
-  return { ...(name ? { name } : {}), text, values: values as unknown[], types: pgTypes };
+/**
+ * A statement's query config, built once per statement (not per call: bench/RESULTS.md, issue 21). Its text, name
+ * and types are inherited, not its own, because pg copies a config's own properties by their descriptors on every
+ * query (normalizeQueryConfig), which cost more than the rest of our query path; the values go beside it, as
+ * pg's query(config, values) takes them. A plain-text statement (not on a hot path) gets a config of its own.
+ */
+function queryConfigs(named: boolean): (statement: SqlStatement) => pg.QueryConfig {
+  const built = new WeakMap<object, pg.QueryConfig>();
+  return (statement) => {
+    if (typeof statement === 'string') return { text: statement, types: pgTypes };
+    let config = built.get(statement);
+    if (!config) {
+      const fields = named ? { name: statement.name, text: statement.text } : { text: statement.text };
+      config = Object.create({ ...fields, types: pgTypes }) as pg.QueryConfig;
+      built.set(statement, config);
+    }
+    return config;
+  };
 }
+const configsBy = { named: queryConfigs(true), unnamed: queryConfigs(false) };
+const configsFor = (named: boolean) => (named ? configsBy.named : configsBy.unnamed);
 
 // Our rows use numbers for BIGINT ids (far below 2^53) and UTC for TIMESTAMP columns, as PGlite does;
 // pg's defaults (strings, local time) would differ between the two backends.
@@ -49,10 +65,11 @@ export const pgTypes = {
 } as pg.CustomTypesConfig;
 
 export function sqlClientForPool(pool: pg.Pool, { namedStatements = true }: PoolClientOptions = {}): SqlClient {
+  const configOf = configsFor(namedStatements);
   return {
     async query<Row>(statement: SqlStatement, values: readonly unknown[] = []) {
       // pg-pool releases the connection with the error, which destroys it: a broken or read-only one is not reused.
-      const result = await pool.query(queryConfig(statement, values, namedStatements));
+      const result = await pool.query(configOf(statement), values as unknown[]);
       return result.rows as Row[];
     },
     async execute(script: string) {
@@ -80,9 +97,10 @@ export function sqlClientForConnection(
   connection: pg.PoolClient | pg.Client,
   { namedStatements = true }: PoolClientOptions = {},
 ): SqlClient {
+  const configOf = configsFor(namedStatements);
   return {
     async query<Row>(statement: SqlStatement, values: readonly unknown[] = []) {
-      const result = await connection.query(queryConfig(statement, values, namedStatements));
+      const result = await connection.query(configOf(statement), values as unknown[]);
       return result.rows as Row[];
     },
     async execute(script: string) {
