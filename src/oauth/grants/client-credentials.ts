@@ -18,7 +18,15 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
   const audience = await resolveAudience(deps, resourceParameters(parameters), scopes);
   const query = { applicationId: application.id, resourceOwnerId: null, scopes, at: deps.now() };
 
-  const reused = await reusableToken(deps, application, { ...query, audience: audience.uris, dpopJkt });
+  // Listed, not spread from query: an object spread followed by more properties costs V8 microseconds (issue 21).
+  const reused = await reusableToken(deps, application, {
+    applicationId: query.applicationId,
+    resourceOwnerId: null,
+    scopes,
+    at: query.at,
+    audience: audience.uris,
+    dpopJkt,
+  });
   if (reused) return { issued: reused, application };
   if (deps.config.revokePreviousClientCredentialsToken) {
     const previous = await deps.stores.accessTokens.findLiveMatching(query);
