@@ -103,12 +103,12 @@ export async function registerClient(
   checkAdminRules(deps, metadata);
   const plainSecret = metadata.token_endpoint_auth_method === 'none' ? null : generateSecret();
   const registrationAccessToken = generateSecret();
-  const application = await deps.stores.registrations.exclusively(async () => {
-    if ((await deps.stores.registrations.countDynamicClients()) >= deps.config.registration.maxOpenRegistrations)
+  const application = await deps.stores.registrations.exclusively(async (locked) => {
+    if ((await locked.countDynamicClients()) >= deps.config.registration.maxOpenRegistrations)
       throw new InvalidClientMetadata('Open registration is full');
     // Used only now that the registration will be made: a refused one costs the token nothing.
-    if (initialToken !== null) await useInitialAccessToken(deps, initialToken);
-    return deps.stores.applicationAdmin.create({
+    if (initialToken !== null) await useInitialAccessToken(locked, initialToken, deps.now());
+    return locked.createApplication({
       uid: generateClientId(),
       secret: plainSecret === null ? null : storedForm(plainSecret, deps.config.hashApplicationSecrets),
       ...columnsOf(metadata),

@@ -1,5 +1,6 @@
 import { InvalidToken } from './errors.js';
 import { generateSecret, sha256Hex } from './secrets.js';
+import type { ApplicationInput, ApplicationRecord } from './store.js';
 
 // Initial access tokens (RFC 7591 section 3, policy initialAccessToken): an admin makes one with
 // `oauth-service registration-tokens create`, and a client presents it as a Bearer token to register. Only the
@@ -28,8 +29,20 @@ export interface RegistrationStore {
   useToken(token: string, at: Date): Promise<boolean>;
   /** How many clients registered themselves at /oauth/register (registered_by 'dynamic'), counted in SQL. */
   countDynamicClients(): Promise<number>;
-  /** Runs `work` while no other registration runs, in any process (a PostgreSQL advisory lock): the cap holds. */
-  exclusively<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` while no other registration runs, in any process (a PostgreSQL advisory lock): the cap holds. The
+   * lock and every statement of `work` share one transaction on one connection (`locked`), so a pool of one
+   * connection cannot wait on itself, and the lock goes with the commit or the rollback.
+   */
+  exclusively<T>(work: (locked: LockedRegistrations) => Promise<T>): Promise<T>;
+}
+
+/** What a registration does under the lock, in the lock's transaction. */
+export interface LockedRegistrations {
+  countDynamicClients(): Promise<number>;
+  useToken(token: string, at: Date): Promise<boolean>;
+  /** The new client's row (UidTaken if its uid exists). */
+  createApplication(input: ApplicationInput & { uid: string }): Promise<ApplicationRecord>;
 }
 
 type TokenDeps = { stores: { registrations: RegistrationStore }; now: () => Date };
@@ -73,8 +86,8 @@ export async function checkInitialAccessToken(deps: TokenDeps, token: string | n
 }
 
 /** Uses the checked token once; another request may have used its last use in the meantime (invalid_token). */
-export async function useInitialAccessToken(deps: TokenDeps, hash: string): Promise<void> {
-  if (!(await deps.stores.registrations.useToken(hash, deps.now()))) throw new InvalidToken();
+export async function useInitialAccessToken(locked: Pick<LockedRegistrations, 'useToken'>, hash: string, at: Date): Promise<void> {
+  if (!(await locked.useToken(hash, at))) throw new InvalidToken();
 }
 
 export function listRegistrationTokens(deps: TokenDeps): Promise<RegistrationTokenRecord[]> {

@@ -1,6 +1,8 @@
-import type { RegistrationStore, RegistrationTokenRecord } from '../oauth/registration-tokens.js';
+import type { LockedRegistrations, RegistrationStore, RegistrationTokenRecord } from '../oauth/registration-tokens.js';
+import { withAdvisoryTransactionLock } from './advisory-lock.js';
+import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
-import { Prisma, type OauthRegistrationToken } from './generated/client.js';
+import { Prisma, type OauthRegistrationToken, type PrismaClient } from './generated/client.js';
 import { selectList, timestamp, type Row } from './rows.js';
 
 // oauth_registration_tokens (initial access tokens, RFC 7591 section 3) and the count of self-registered clients
@@ -9,11 +11,7 @@ import { selectList, timestamp, type Row } from './rows.js';
 const COLUMNS = selectList(Prisma.OauthRegistrationTokenScalarFieldEnum);
 
 // Any fixed number unique among the service's advisory locks (migrate.ts and signing-key-repository.ts have theirs).
-const REGISTRATION_LOCK_KEY = 7_233_905_119;
-
-// The advisory lock excludes other processes; one session takes it again without waiting (PGlite has one session),
-// so registrations on one database in this process also queue here.
-const queues = new WeakMap<Database, Promise<unknown>>();
+const REGISTRATION_LOCK_KEY = 7_233_905_119n;
 
 const toToken = ({ id, ...columns }: Row<OauthRegistrationToken>): RegistrationTokenRecord => ({ ...columns, id: Number(id) });
 
@@ -60,21 +58,23 @@ export function registrationTokenRepository(database: Database): RegistrationSto
       return row!.count;
     },
     exclusively(work) {
-      const run = (queues.get(database) ?? Promise.resolve()).then(() =>
-        database.withConnection(async (lock) => {
-          await lock.query('SELECT pg_advisory_lock($1)', [REGISTRATION_LOCK_KEY]);
-          try {
-            return await work();
-          } finally {
-            await lock.query('SELECT pg_advisory_unlock($1)', [REGISTRATION_LOCK_KEY]);
-          }
-        }),
-      );
-      queues.set(
-        database,
-        run.catch(() => undefined),
-      );
-      return run;
+      return withAdvisoryTransactionLock(database, REGISTRATION_LOCK_KEY, (tx) => work(lockedRegistrations(database, tx)));
     },
+  };
+}
+
+// The same statements as above, on the lock's transaction. The application is made by the applications' own
+// repository on that transaction (its create uses only the Prisma model, which the transaction client has).
+function lockedRegistrations(database: Database, tx: Prisma.TransactionClient): LockedRegistrations {
+  const applications = applicationRepository(database.sql, tx as PrismaClient);
+  return {
+    async countDynamicClients() {
+      const [row] = await tx.$queryRawUnsafe<Array<{ count: number }>>(COUNT_DYNAMIC.text);
+      return row!.count;
+    },
+    async useToken(token, at) {
+      return (await tx.$queryRawUnsafe<unknown[]>(USE.text, token, at)).length > 0;
+    },
+    createApplication: (input) => applications.create(input),
   };
 }

@@ -1,7 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SigningKeyStore } from '../oauth/store.js';
 import type { SigningAlgorithm, SigningKeyRecord } from '../oauth/signing-keys.js';
+import { withAdvisoryTransactionLock } from './advisory-lock.js';
 import type { Database } from './database.js';
-import type { OauthSigningKey } from './generated/client.js';
+import type { OauthSigningKey, Prisma } from './generated/client.js';
 import { decryptPrivateKey, encryptPrivateKey } from './key-encryption.js';
 import type { Row } from './rows.js';
 
@@ -9,11 +11,7 @@ import type { Row } from './rows.js';
 // once cached). The private JWK is encrypted here, on its way in, and decrypted only when asked for.
 
 // Any fixed number unique among the service's advisory locks (migrate.ts has its own).
-const ROTATION_LOCK_KEY = 7_233_905_118;
-
-// The advisory lock excludes other processes; a session takes it again without waiting (PGlite has one session,
-// and stores made twice on one database share it), so calls on one database in this process also queue here.
-const queues = new WeakMap<Database, Promise<unknown>>();
+const ROTATION_LOCK_KEY = 7_233_905_118n;
 
 /** The table's one mapper; the private key stays out of the record. */
 const toKey = ({ kid, alg, publicJwk, createdAt, signsFrom, rotateAt, retiredAt }: Row<OauthSigningKey>): SigningKeyRecord => ({
@@ -31,46 +29,36 @@ const toKey = ({ kid, alg, publicJwk, createdAt, signsFrom, rotateAt, retiredAt 
  * privateJwk) fail with `missingKey`'s error, while listing the public keys still works.
  */
 export function signingKeyRepository(database: Database, keyEncryptionKey: Buffer | null, missingKey: () => Error): SigningKeyStore {
-  const { prisma } = database;
+  // The calls `exclusively`'s work makes on this store run on the lock's transaction (advisory-lock.ts), found
+  // through the async context since SigningKeyStore hands `work` nothing: on another pooled connection they would
+  // wait forever for a pool of one connection, and they would not be under the lock's transaction.
+  const lockedTransaction = new AsyncLocalStorage<Prisma.TransactionClient>();
+  const client = () => lockedTransaction.getStore() ?? database.prisma;
   const kek = () => {
     if (keyEncryptionKey === null) throw missingKey();
     return keyEncryptionKey;
   };
   return {
     async list() {
-      return (await prisma.oauthSigningKey.findMany({ orderBy: { id: 'asc' } })).map(toKey);
+      return (await client().oauthSigningKey.findMany({ orderBy: { id: 'asc' } })).map(toKey);
     },
     async create({ kid, alg, publicJwk, privateJwk }, times) {
       const privateText = encryptPrivateKey(JSON.stringify(privateJwk), kek(), kid);
       return toKey(
-        await prisma.oauthSigningKey.create({
+        await client().oauthSigningKey.create({
           data: { kid, alg, publicJwk: JSON.stringify(publicJwk), privateJwk: privateText, ...times },
         }),
       );
     },
     async retire(kid, at) {
-      return (await prisma.oauthSigningKey.updateMany({ where: { kid, retiredAt: null }, data: { retiredAt: at } })).count > 0;
+      return (await client().oauthSigningKey.updateMany({ where: { kid, retiredAt: null }, data: { retiredAt: at } })).count > 0;
     },
     async privateJwk(kid) {
-      const row = await prisma.oauthSigningKey.findUnique({ where: { kid } });
+      const row = await client().oauthSigningKey.findUnique({ where: { kid } });
       return row ? (JSON.parse(decryptPrivateKey(row.privateJwk, kek(), kid)) as Record<string, unknown>) : null;
     },
     exclusively(work) {
-      const run = (queues.get(database) ?? Promise.resolve()).then(() =>
-        database.withConnection(async (sql) => {
-          await sql.query('SELECT pg_advisory_lock($1)', [ROTATION_LOCK_KEY]);
-          try {
-            return await work();
-          } finally {
-            await sql.query('SELECT pg_advisory_unlock($1)', [ROTATION_LOCK_KEY]);
-          }
-        }),
-      );
-      queues.set(
-        database,
-        run.catch(() => undefined),
-      );
-      return run;
+      return withAdvisoryTransactionLock(database, ROTATION_LOCK_KEY, (tx) => lockedTransaction.run(tx, work));
     },
   };
 }
