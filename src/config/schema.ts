@@ -76,14 +76,14 @@ export const configSchema = {
       type: 'boolean',
       default: true,
       description:
-        'Whether the hot queries go as named prepared statements, parsed once per connection (env DATABASE_PREPARED_STATEMENTS=true|false). Set false when databaseUrl goes through a pooler in transaction mode (PgBouncer 1.18 and older, or without max_prepared_statements), where a statement prepared on one server connection is missing on the next: every statement is then sent unnamed. Session-level work (migrations, advisory locks) then needs databaseDirectUrl.',
+        'Whether the hot queries go as named prepared statements, parsed once per connection (env DATABASE_PREPARED_STATEMENTS=true|false). Set false when databaseUrl goes through a pooler in transaction mode (PgBouncer 1.18 and older, or without max_prepared_statements), where a statement prepared on one server connection is missing on the next: every statement is then sent unnamed. Migrations, which hold a session-level lock, then need databaseDirectUrl.',
     },
     databaseDirectUrl: {
       type: ['string', 'null'],
       pattern: '^postgres(ql)?://',
       default: null,
       description:
-        "The primary without a transaction-mode pooler in between (for example HAProxy's write port instead of PgBouncer), used for session-level work only: migrations and the advisory locks of key rotation and client registration, which must take and release a lock on one server session (env DATABASE_DIRECT_URL). null: databaseUrl.",
+        "The primary without a transaction-mode pooler in between (for example HAProxy's write port instead of PgBouncer), used for session-level work only: migrations, which take and release their advisory lock on one server session (key rotation and client registration lock within one transaction and need no session) (env DATABASE_DIRECT_URL). null: databaseUrl.",
     },
     sessionSecret: {
       type: ['string', 'null'],
