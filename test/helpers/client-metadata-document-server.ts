@@ -6,10 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { expect } from 'vitest';
 import type { Config } from '../../src/config/types.js';
+import { expectOAuthError, TEXT, tokenRequest } from './oauth-requests.js';
+import { buildTestServer, type TestServer, type TestServerOptions } from './test-server.js';
+
+type DocumentSettings = Partial<Config['registration']['clientIdMetadataDocuments']>;
 
 /** config registration.clientIdMetadataDocuments for tests: on, and (development) private addresses allowed. */
-export function documentSettings(overrides: Partial<Config['registration']['clientIdMetadataDocuments']> = {}) {
+export function documentSettings(overrides: DocumentSettings = {}) {
   return { enabled: true, allowPrivateAddresses: true, maxBytes: 5120, timeoutMs: 5000, maxCacheSeconds: 86400, ...overrides };
 }
 
@@ -104,4 +109,107 @@ export function logLines(): { stream: Writable; lines: Array<Record<string, unkn
     },
   });
   return { stream, lines };
+}
+
+/** The redirect URI of the fixture's documents. */
+export const CALLBACK = 'https://client.example.com/callback';
+/** A well-formed PKCE verifier: the token requests below fail on the client or the made-up code, never on it. */
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+
+export interface DocumentFixtureOptions {
+  /** clientIdMetadataDocuments settings over documentSettings()'s. */
+  settings?: DocumentSettings;
+  /** More config for the test server and every other instance (registration is the fixture's: see settings). */
+  config?: TestServerOptions['config'];
+  /** How the test server is built (openIdServer for OpenID tests); buildTestServer by default. */
+  build?: (options: TestServerOptions) => Promise<TestServer>;
+  /** Serve the documents over https with this certificate, which the server then trusts. */
+  tls?: { key: string; cert: string };
+}
+
+/** A document server and a test server that fetches from it, with the requests every CIMD test makes. */
+export interface DocumentFixture {
+  server: TestServer;
+  documents: DocumentServer;
+  /** The warn log lines of the server and of every other instance (each refusal says why there). */
+  log: ReturnType<typeof logLines>;
+  /** The client_id URL of a path on the document server. */
+  urlOf(path: string): string;
+  /** A valid document for `path`: its own URL as client_id, CALLBACK as redirect URI, and `extra`. */
+  document(path: string, extra?: Record<string, unknown>): Record<string, unknown>;
+  /** The error of a code exchange for this client_id with a made-up code: invalid_client when it is no client. */
+  tokenError(clientId: string, on?: TestServer): Promise<string>;
+  /** Whether the server (or `on`) takes the URL as a client: the code, not the client, is what fails. */
+  known(clientId: string, on?: TestServer): Promise<boolean>;
+  /** Expects the token endpoint to refuse the client_id as an unknown client; the reason its log line gives. */
+  refusal(clientId: string, on?: TestServer): Promise<string>;
+  /** Another instance on the same database, with these settings over the fixture's; closed with the fixture. */
+  instance(settings?: DocumentSettings, options?: Pick<TestServerOptions, 'clientMetadataDocumentCa'>): Promise<TestServer>;
+  close(): Promise<void>;
+}
+
+/** What a CIMD test needs: documents on loopback, a server with warn logs as JSON and rate limits out of the way. */
+export async function documentFixture({
+  settings = {},
+  config = {},
+  build = buildTestServer,
+  tls,
+}: DocumentFixtureOptions = {}): Promise<DocumentFixture> {
+  const documents = await documentServer(tls);
+  const log = logLines();
+  const configWith = (overrides: DocumentSettings) => ({
+    log: { level: 'warn' as const, format: 'json' as const },
+    rateLimit: { maxFailures: 1000 },
+    ...config,
+    registration: { clientIdMetadataDocuments: documentSettings({ ...settings, ...overrides }) },
+  });
+  const instances: TestServer[] = [];
+  const close = async () => {
+    for (const instance of instances.reverse()) await instance.close();
+    await documents.close();
+  };
+  try {
+    const server = await build({ config: configWith({}), logStream: log.stream, clientMetadataDocumentCa: tls?.cert });
+    instances.push(server);
+    const urlOf = (path: string) => `${documents.origin}${path}`;
+    const exchange = (clientId: string, on: TestServer) =>
+      tokenRequest(on.app, {
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: CALLBACK,
+        client_id: clientId,
+        code_verifier: VERIFIER,
+      });
+    const tokenError = async (clientId: string, on = server) => String((await exchange(clientId, on)).json().error);
+    return {
+      server,
+      documents,
+      log,
+      urlOf,
+      document: (path, extra = {}) => ({ client_id: urlOf(path), redirect_uris: [CALLBACK], ...extra }),
+      tokenError,
+      known: async (clientId, on) => (await tokenError(clientId, on)) !== 'invalid_client',
+      async refusal(clientId, on = server) {
+        const before = log.lines.length;
+        expectOAuthError(await exchange(clientId, on), 401, 'invalid_client', TEXT.invalidClient);
+        const line = log.lines.slice(before).find((entry) => entry.event === 'client_metadata_document.refused');
+        expect(line).toMatchObject({ level: 40, clientId });
+        return String(line!.reason);
+      },
+      async instance(overrides = {}, options = {}) {
+        const instance = await buildTestServer({
+          ...options,
+          testDatabase: server.testDatabase,
+          config: configWith(overrides),
+          logStream: log.stream,
+        });
+        instances.push(instance);
+        return instance;
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -1,75 +1,48 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CALLBACK,
+  documentFixture,
   documentServer,
-  documentSettings,
   json,
-  logLines,
   selfSignedCertificate,
+  type DocumentFixture,
   type DocumentServer,
 } from '../helpers/client-metadata-document-server.js';
-import { expectOAuthError, TEXT, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
 
 // Client ID Metadata Documents over https, and the SSRF rules: with allowPrivateAddresses false (production) a
 // document on loopback, private or link-local addresses is refused before any connection, whether the URL names
 // the address or a host name resolving to it. The https document server uses a self-signed certificate made with
 // openssl, trusted through buildServer's clientMetadataDocumentCa (operators: NODE_EXTRA_CA_CERTS).
 
-const CALLBACK = 'https://client.example.com/callback';
-
 describe(`Client ID Metadata Documents: https and address checks (${backend})`, () => {
   const tls = selfSignedCertificate();
+  let cimd: DocumentFixture;
   let secure: DocumentServer;
   let plain: DocumentServer;
   let production: TestServer;
   let development: TestServer;
   let untrusting: TestServer;
-  const log = logLines();
-  const config = (allowPrivateAddresses: boolean) => ({
-    log: { level: 'warn' as const, format: 'json' as const },
-    rateLimit: { maxFailures: 1000 },
-    registration: { clientIdMetadataDocuments: documentSettings({ allowPrivateAddresses }) },
-  });
 
   beforeAll(async () => {
-    secure = await documentServer(tls);
+    cimd = await documentFixture({ tls, settings: { allowPrivateAddresses: false } });
+    ({ server: production, documents: secure } = cimd);
     plain = await documentServer();
-    production = await buildTestServer({ config: config(false), logStream: log.stream, clientMetadataDocumentCa: tls.cert });
-    const shared = { testDatabase: production.testDatabase, logStream: log.stream };
-    development = await buildTestServer({ ...shared, config: config(true), clientMetadataDocumentCa: tls.cert });
-    untrusting = await buildTestServer({ ...shared, config: config(true) });
+    development = await cimd.instance({ allowPrivateAddresses: true }, { clientMetadataDocumentCa: tls.cert });
+    untrusting = await cimd.instance({ allowPrivateAddresses: true });
   });
   afterAll(async () => {
-    await untrusting.close();
-    await development.close();
-    await production.close();
-    await secure.close();
-    await plain.close();
+    await cimd?.close();
+    await plain?.close();
   });
 
-  const exchange = (server: TestServer, clientId: string) =>
-    tokenRequest(server.app, {
-      grant_type: 'authorization_code',
-      code: 'x',
-      redirect_uri: CALLBACK,
-      client_id: clientId,
-      code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
-    });
-
-  async function expectRefused(server: TestServer, clientId: string): Promise<string> {
-    const before = log.lines.length;
-    expectOAuthError(await exchange(server, clientId), 401, 'invalid_client', TEXT.invalidClient);
-    const line = log.lines.slice(before).find((entry) => entry.event === 'client_metadata_document.refused');
-    expect(line).toMatchObject({ level: 40, clientId });
-    return String(line!.reason);
-  }
+  const expectRefused = (server: TestServer, clientId: string) => cimd.refusal(clientId, server);
 
   it('an https document with a trusted certificate becomes a client (the code is then what fails: invalid_grant)', async () => {
     const clientId = `${secure.origin}/dev/client.json`;
     secure.serve('/dev/client.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }));
-    const response = await exchange(development, clientId);
-    expect(response.json().error).toBe('invalid_grant');
+    expect(await cimd.tokenError(clientId, development)).toBe('invalid_grant');
     expect(secure.requests).toContain('/dev/client.json');
   });
 

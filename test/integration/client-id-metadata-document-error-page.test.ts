@@ -2,45 +2,37 @@ import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { documentServer, documentSettings, json, logLines, type DocumentServer } from '../helpers/client-metadata-document-server.js';
+import { CALLBACK, documentFixture, json, type DocumentFixture, type DocumentServer } from '../helpers/client-metadata-document-server.js';
 import { authorizeUrl } from '../helpers/end-user.js';
 import { TEXT } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
 
 // GET /oauth/authorize with a client_id URL whose Client ID Metadata Document was refused: RFC 6749 section
 // 4.1.2.1 keeps it an error page on this server (never a redirect to an unverified client), and the page says in
 // plain words what was wrong with the document, so its publisher can fix it, without what only the operator may
 // see (addresses a host resolved to, system error codes: those stay in the log line).
 
-const CALLBACK = 'https://client.example.com/callback';
-
 describe(`GET /oauth/authorize names why a client metadata document was refused (${backend})`, () => {
+  let cimd: DocumentFixture;
   let server: TestServer;
   let production: TestServer;
   let documents: DocumentServer;
-  const log = logLines();
+  let log: DocumentFixture['log'];
   const held: ServerResponse[] = [];
 
   beforeAll(async () => {
-    documents = await documentServer();
-    const config = (allowPrivateAddresses: boolean) => ({
-      log: { level: 'warn' as const, format: 'json' as const },
-      rateLimit: { maxFailures: 1000 },
-      registration: { clientIdMetadataDocuments: documentSettings({ allowPrivateAddresses, timeoutMs: 20_000, maxBytes: 1024 }) },
-    });
-    server = await buildTestServer({ config: config(true), logStream: log.stream });
-    production = await buildTestServer({ config: config(false), logStream: log.stream, testDatabase: server.testDatabase });
+    cimd = await documentFixture({ settings: { timeoutMs: 20_000, maxBytes: 1024 } });
+    ({ server, documents, log } = cimd);
+    production = await cimd.instance({ allowPrivateAddresses: false });
   });
   afterAll(async () => {
     for (const response of held.splice(0)) response.destroy();
-    await production.close();
-    await server.close();
-    await documents.close();
+    await cimd?.close();
   });
 
-  const urlOf = (path: string) => `${documents.origin}${path}`;
-  const document = (path: string, extra: Record<string, unknown> = {}) => ({ client_id: urlOf(path), redirect_uris: [CALLBACK], ...extra });
+  const urlOf = (path: string) => cimd.urlOf(path);
+  const document = (path: string, extra: Record<string, unknown> = {}) => cimd.document(path, extra);
 
   /** The authorization page for `clientId`: an error page, never a redirect; returns its text. */
   async function errorPage(clientId: string, on: TestServer = server, redirectUri = CALLBACK, status = 401): Promise<string> {

@@ -1,54 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentServer, documentSettings, json, logLines, type DocumentServer } from '../helpers/client-metadata-document-server.js';
+import { CALLBACK, documentFixture, json, type DocumentFixture, type DocumentServer } from '../helpers/client-metadata-document-server.js';
 import { authorizeUrl } from '../helpers/end-user.js';
 import { expectOAuthError, TEXT, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
 
 // Client ID Metadata Documents that must not become clients: slow, huge, redirecting, malformed, or lying about
 // themselves. Each ends like an unknown client (invalid_client at the token endpoint, the error page at
 // /oauth/authorize) with a warn log line that says why. Documents over http on loopback (allowPrivateAddresses).
 
-const CALLBACK = 'https://client.example.com/callback';
-
 describe(`Client ID Metadata Documents refused: hostile and malformed documents (${backend})`, () => {
+  let cimd: DocumentFixture;
   let server: TestServer;
   let documents: DocumentServer;
-  const log = logLines();
+  let log: DocumentFixture['log'];
 
   beforeAll(async () => {
-    documents = await documentServer();
-    server = await buildTestServer({
-      config: {
-        log: { level: 'warn', format: 'json' },
-        rateLimit: { maxFailures: 1000 },
-        registration: { clientIdMetadataDocuments: documentSettings({ timeoutMs: 500, maxBytes: 1024 }) },
-      },
-      logStream: log.stream,
-    });
+    cimd = await documentFixture({ settings: { timeoutMs: 500, maxBytes: 1024 } });
+    ({ server, documents, log } = cimd);
   });
   afterAll(async () => {
-    await server.close();
-    await documents.close();
+    await cimd?.close();
   });
 
-  const urlOf = (path: string) => `${documents.origin}${path}`;
-  const valid = (path: string, extra: Record<string, unknown> = {}) => ({ client_id: urlOf(path), redirect_uris: [CALLBACK], ...extra });
-
+  const urlOf = (path: string) => cimd.urlOf(path);
+  const valid = (path: string, extra: Record<string, unknown> = {}) => cimd.document(path, extra);
   /** The token endpoint answers invalid_client for the URL client_id; returns the logged reason. */
-  async function expectRefused(path: string): Promise<string> {
-    const before = log.lines.length;
-    const response = await tokenRequest(server.app, {
-      grant_type: 'authorization_code',
-      code: 'x',
-      redirect_uri: CALLBACK,
-      client_id: urlOf(path),
-    });
-    expectOAuthError(response, 401, 'invalid_client', TEXT.invalidClient);
-    const line = log.lines.slice(before).find((entry) => entry.event === 'client_metadata_document.refused');
-    expect(line).toMatchObject({ level: 40, clientId: urlOf(path) });
-    return String(line!.reason);
-  }
+  const expectRefused = (path: string) => cimd.refusal(urlOf(path));
 
   it('a body dripped slower than timeoutMs is cut off at the deadline', async () => {
     documents.serve('/slow', (_request, response) => {

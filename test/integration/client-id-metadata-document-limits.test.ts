@@ -1,16 +1,19 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { documentServer, documentSettings, logLines, type DocumentServer } from '../helpers/client-metadata-document-server.js';
+import {
+  CALLBACK,
+  documentFixture,
+  documentServer,
+  type DocumentFixture,
+  type DocumentServer,
+} from '../helpers/client-metadata-document-server.js';
 import { backend } from '../helpers/test-database.js';
-import { tokenRequest } from '../helpers/oauth-requests.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 // Fetching Client ID Metadata Documents is work any caller can ask for by naming a URL, so an instance runs at
 // most 4 fetches to one host and 16 in all at once; a lookup past that fails at once as an unknown client (with a
 // warn log line) instead of waiting for a socket. The document servers here hold every answer until the test lets
 // them go, like slow hosts, and listen on 127.0.0.1 to 127.0.0.5 to be five hosts.
 
-const CALLBACK = 'https://client.example.com/callback';
 const WAIT = { timeout: 10_000, interval: 20 };
 
 /** A document host whose answers wait until open() is called. */
@@ -19,8 +22,7 @@ interface SlowHost {
   open(): void;
 }
 
-async function slowHost(address: string): Promise<SlowHost> {
-  const documents = await documentServer(undefined, address);
+function slowHost(documents: DocumentServer): SlowHost {
   let opened = false;
   const waiting: Array<() => void> = [];
   const answer = (path: string, response: ServerResponse) =>
@@ -41,36 +43,23 @@ async function slowHost(address: string): Promise<SlowHost> {
 }
 
 describe(`Client ID Metadata Documents: concurrent fetches per instance are bounded (${backend})`, () => {
-  let server: TestServer;
+  let cimd: DocumentFixture;
+  let log: DocumentFixture['log'];
   const hosts: SlowHost[] = [];
-  const log = logLines();
 
   beforeAll(async () => {
-    for (let index = 1; index <= 5; index += 1) hosts.push(await slowHost(`127.0.0.${index}`));
-    server = await buildTestServer({
-      config: {
-        log: { level: 'warn', format: 'json' },
-        rateLimit: { maxFailures: 1000 },
-        registration: { clientIdMetadataDocuments: documentSettings({ timeoutMs: 20_000 }) },
-      },
-      logStream: log.stream,
-    });
+    cimd = await documentFixture({ settings: { timeoutMs: 20_000 } });
+    log = cimd.log;
+    hosts.push(slowHost(cimd.documents));
+    for (let index = 2; index <= 5; index += 1) hosts.push(slowHost(await documentServer(undefined, `127.0.0.${index}`)));
   });
   afterAll(async () => {
-    await server.close();
-    for (const host of hosts) await host.documents.close();
+    for (const host of hosts.slice(1)) await host.documents.close();
+    await cimd?.close();
   });
 
   /** The token endpoint knows the client (the code is then what fails) or answers invalid_client. */
-  const known = async (clientId: string) => {
-    const response = await tokenRequest(server.app, {
-      grant_type: 'authorization_code',
-      code: 'x',
-      redirect_uri: CALLBACK,
-      client_id: clientId,
-    });
-    return response.json().error !== 'invalid_client';
-  };
+  const known = (clientId: string) => cimd.known(clientId);
   const busyLines = (since: number) =>
     log.lines.slice(since).filter((line) => line.event === 'client_metadata_document.refused' && /in flight/.test(String(line.reason)));
   const requestCount = () => hosts.reduce((sum, host) => sum + host.documents.requests.length, 0);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/pkce.js';
-import { documentServer, documentSettings, json, logLines, type DocumentServer } from '../helpers/client-metadata-document-server.js';
+import { CALLBACK, documentFixture, json, type DocumentFixture, type DocumentServer } from '../helpers/client-metadata-document-server.js';
 import { authorizeUrl, createUser, locationParameters, publicCodeFlow, signedIn, type UserAgent } from '../helpers/end-user.js';
-import { bearer, tokenInfoRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { bearer, tokenInfoRequest } from '../helpers/oauth-requests.js';
 import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -11,26 +11,21 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 // client_id that is an https URL is fetched and its document becomes a public client. Served over http here
 // (allowPrivateAddresses, the development setting); https and the address checks are in the -fetch file.
 
-const CALLBACK = 'https://client.example.com/callback';
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 
 describe(`Client ID Metadata Documents: the authorization code flow with a URL client_id (${backend})`, () => {
+  let cimd: DocumentFixture;
   let server: TestServer;
   let documents: DocumentServer;
   let agent: UserAgent;
   let clientId: string;
 
   beforeAll(async () => {
-    documents = await documentServer();
-    server = await openIdServer({
-      config: {
-        optionalScopes: ['write'],
-        registration: { clientIdMetadataDocuments: documentSettings() },
-      },
-    });
+    cimd = await documentFixture({ build: openIdServer, config: { optionalScopes: ['write'] } });
+    ({ server, documents } = cimd);
     await createUser(server.deps, 'alice');
     agent = await signedIn(server.app, 'alice');
-    clientId = `${documents.origin}/oauth/client.json`;
+    clientId = cimd.urlOf('/oauth/client.json');
     documents.serve(
       '/oauth/client.json',
       json(
@@ -52,8 +47,7 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
     );
   });
   afterAll(async () => {
-    await server.close();
-    await documents.close();
+    await cimd?.close();
   });
 
   it('advertises client_id_metadata_document_supported in both metadata documents, and only when enabled', async () => {
@@ -163,38 +157,22 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
 });
 
 describe(`Client ID Metadata Documents: caching and refreshing the client (${backend})`, () => {
+  let cimd: DocumentFixture;
   let server: TestServer;
   let documents: DocumentServer;
-  const log = logLines();
+  let log: DocumentFixture['log'];
 
   beforeAll(async () => {
-    documents = await documentServer();
-    server = await buildTestServer({
-      config: {
-        log: { level: 'warn', format: 'json' },
-        rateLimit: { maxFailures: 1000 },
-        registration: { clientIdMetadataDocuments: documentSettings({ maxCacheSeconds: 3600 }) },
-      },
-      logStream: log.stream,
-    });
+    cimd = await documentFixture({ settings: { maxCacheSeconds: 3600 } });
+    ({ server, documents, log } = cimd);
   });
   afterAll(async () => {
-    await server.close();
-    await documents.close();
+    await cimd?.close();
   });
 
   const fetchesOf = (path: string) => documents.requests.filter((request) => request === path).length;
   /** What the token endpoint says of this client: invalid_client (refused), else the client was found. */
-  const known = async (clientId: string) => {
-    const response = await tokenRequest(server.app, {
-      grant_type: 'authorization_code',
-      code: 'x',
-      redirect_uri: CALLBACK,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    });
-    return response.json().error !== 'invalid_client';
-  };
+  const known = (clientId: string) => cimd.known(clientId);
   const redirectAccepted = async (clientId: string, redirectUri: string) => {
     const response = await server.app.inject({
       method: 'GET',
@@ -319,22 +297,9 @@ describe(`Client ID Metadata Documents: caching and refreshing the client (${bac
     expect(await known(clientId)).toBe(false);
     expect(await known(clientId)).toBe(false);
     expect(fetchesOf('/gone.json')).toBe(1);
-    const other = await buildTestServer({
-      testDatabase: server.testDatabase,
-      config: { registration: { clientIdMetadataDocuments: documentSettings() } },
-    });
-    try {
-      const response = await tokenRequest(other.app, {
-        grant_type: 'authorization_code',
-        code: 'x',
-        redirect_uri: CALLBACK,
-        client_id: clientId,
-      });
-      expect(response.json().error).toBe('invalid_client');
-      expect(fetchesOf('/gone.json')).toBe(2);
-    } finally {
-      await other.close();
-    }
+    const other = await cimd.instance();
+    expect(await cimd.tokenError(clientId, other)).toBe('invalid_client');
+    expect(fetchesOf('/gone.json')).toBe(2);
   });
 
   it("an admin's approval stays while the refetched document keeps its redirect URIs and name, and is cleared when either changes", async () => {
@@ -396,23 +361,9 @@ describe(`Client ID Metadata Documents: caching and refreshing the client (${bac
     const clientId = `${documents.origin}/shared.json`;
     documents.serve('/shared.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }, { 'cache-control': 'max-age=600' }));
     expect(await known(clientId)).toBe(true);
-    const other = await buildTestServer({
-      testDatabase: server.testDatabase,
-      config: { registration: { clientIdMetadataDocuments: documentSettings() } },
-    });
-    try {
-      const response = await tokenRequest(other.app, {
-        grant_type: 'authorization_code',
-        code: 'x',
-        redirect_uri: CALLBACK,
-        client_id: clientId,
-        code_verifier: VERIFIER,
-      });
-      expect(response.json().error).toBe('invalid_grant');
-      expect(fetchesOf('/shared.json')).toBe(1);
-    } finally {
-      await other.close();
-    }
+    const other = await cimd.instance();
+    expect(await cimd.tokenError(clientId, other)).toBe('invalid_grant');
+    expect(fetchesOf('/shared.json')).toBe(1);
   });
 
   it('concurrent lookups of one URL share one fetch', async () => {
