@@ -36,7 +36,8 @@ describe(`Client ID Metadata Documents refused: hostile and malformed documents 
     });
     const started = Date.now();
     expect(await expectRefused('/slow')).toBe('no complete answer within 500 ms');
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Endless without the deadline: the bound only has to tell a cut-off from a hang, with room for a busy CI machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('an answer whose headers never come is cut off at the deadline', async () => {
