@@ -40,6 +40,8 @@ function decodeBase64(text: string): string {
 // RFC 6749 section 2.3.1 and appendix B: id and secret are application/x-www-form-urlencoded before Basic
 // encoding, so "+" is a space and %XX an octet of UTF-8.
 function formUrlDecode(text: string): string {
+  // Most ids and secrets (ours are base64url) hold neither: nothing to decode, and nothing malformed.
+  if (!text.includes('%') && !text.includes('+')) return text;
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));
   } catch {
