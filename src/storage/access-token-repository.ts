@@ -39,27 +39,20 @@ const toAccessToken = (row: Row<OauthAccessToken>): AccessTokenRecord => ({
 const INSERTED = insertedFields(Prisma.OauthAccessTokenScalarFieldEnum, ['id', 'revokedAt', 'refreshedAt']);
 const INSERTED_COLUMNS = INSERTED.map(columnOf).join(', ');
 const PLACEHOLDERS = INSERTED.map((_, i) => `$${i + 1}`).join(', ');
-function insertValues(input: NewAccessToken): unknown[] {
-  const columns: Record<string, unknown> = {
-    ...input,
-    scopes: input.scopes.join(' '),
-    createdAt: timestamp(input.createdAt),
-    authTime: input.authTime ? timestamp(input.authTime) : null,
-    audience: joinedOrNull(input.audience),
-    previousRefreshToken: input.previousRefreshToken ?? '',
-  };
-  return INSERTED.map((field) => columns[field] ?? null);
-}
 
-/** A row just inserted, from its RETURNING id and the values written: what the table holds after the INSERT. */
-const insertedRecord = ({ id }: Pick<Row<OauthAccessToken>, 'id'>, input: NewAccessToken): AccessTokenRecord => ({
-  id: Number(id),
+/**
+ * The row an INSERT of `input` writes, as the table then holds it and toAccessToken reads it (its id is the
+ * database's, set once known). Both the INSERT's values and the new record come from it: one list of the columns
+ * a new token has, field by field rather than spread (a spread followed by more fields costs V8 microseconds).
+ */
+const newRow = (input: NewAccessToken): Row<OauthAccessToken> => ({
+  id: 0,
   applicationId: input.applicationId,
   resourceOwnerId: input.resourceOwnerId,
   token: input.token,
   refreshToken: input.refreshToken,
   expiresIn: input.expiresIn,
-  scopes: splitList(input.scopes.join(' ')),
+  scopes: input.scopes.join(' '),
   createdAt: new Date(input.createdAt.getTime()),
   revokedAt: null,
   previousRefreshToken: input.previousRefreshToken ?? '',
@@ -68,9 +61,14 @@ const insertedRecord = ({ id }: Pick<Row<OauthAccessToken>, 'id'>, input: NewAcc
   refreshedAt: null,
   authTime: input.authTime ? new Date(input.authTime.getTime()) : null,
   sessionId: input.sessionId ?? null,
-  audience: splitList(joinedOrNull(input.audience)),
+  audience: joinedOrNull(input.audience),
   dpopJkt: input.dpopJkt ?? null,
 });
+const insertValues = (row: Row<OauthAccessToken>): unknown[] =>
+  INSERTED.map((field) => {
+    const value = row[field];
+    return value instanceof Date ? timestamp(value) : (value ?? null);
+  });
 
 const FIND_BY_TOKEN = { name: 'access_token_by_token', text: `SELECT ${COLUMNS} FROM oauth_access_tokens WHERE token = $1` };
 // One equality lookup per value, not `token = ANY($1)`: on a young table without statistics PostgreSQL plans
@@ -154,18 +152,26 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
     findByTokens: async (tokens) =>
       tokens.length === 0 ? [] : (await sql.query<Row<OauthAccessToken>>(findByTokensStatement(tokens.length), tokens)).map(toAccessToken),
     findByRefreshToken: async (refreshToken) => one(await sql.query<Row<OauthAccessToken>>(FIND_BY_REFRESH, [refreshToken])),
-    create: async (input) =>
-      insertedRecord((await storing(() => sql.query<Pick<Row<OauthAccessToken>, 'id'>>(INSERT, insertValues(input))))[0]!, input),
+    async create(input) {
+      const row = newRow(input);
+      const [inserted] = await storing(() => sql.query<Pick<Row<OauthAccessToken>, 'id'>>(INSERT, insertValues(row)));
+      row.id = inserted!.id;
+      return toAccessToken(row);
+    },
     async createMany(inputs) {
-      const rows = await storing(() =>
-        sql.query<Pick<Row<OauthAccessToken>, 'id' | 'token'>>(insertManyStatement(inputs.length), inputs.flatMap(insertValues)),
+      const rows = inputs.map(newRow);
+      const inserted = await storing(() =>
+        sql.query<Pick<Row<OauthAccessToken>, 'id' | 'token'>>(insertManyStatement(inputs.length), rows.flatMap(insertValues)),
       );
-      const ids = new Map(rows.map((row) => [row.token, row]));
-      return inputs.map((input) => insertedRecord(ids.get(input.token)!, input));
+      const ids = new Map(inserted.map((row) => [row.token, row.id]));
+      return rows.map((row) => {
+        row.id = ids.get(row.token)!;
+        return toAccessToken(row);
+      });
     },
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
     rotate: async (id, at, successor) =>
-      one(await storing(() => sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(successor), id, timestamp(at)]))),
+      one(await storing(() => sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(newRow(successor)), id, timestamp(at)]))),
     async findSuccessor(previousRefreshToken, family) {
       if (family === null) return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_OF_UNFAMILIED, [previousRefreshToken]));
       return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_IN_FAMILY, [previousRefreshToken, family]));
