@@ -1,10 +1,11 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomBase64url } from './random-pool.js';
 
 // Tokens, codes, uids and generated client secrets: 32 random bytes (256 bits), base64url without padding,
 // 43 characters (SPEC 4, reference 17.3). RFC 6749 section 10.10: the probability of guessing one must be
 // negligible.
 export function generateSecret(): string {
-  return randomBytes(32).toString('base64url');
+  return randomBase64url(32);
 }
 
 // A client id is typed on command lines (`oauth-service apps show <uid>`), where a leading '-' reads as an option:
