@@ -16,9 +16,13 @@
 // POST /oauth/token grant_type=client_credentials: steps 1 and 2, then 32 random bytes, their SHA-256 and one
 // named prepared INSERT into oauth_access_tokens, answered {access_token, token_type, expires_in}.
 // Nothing else: no logging, hooks, metrics, rate limit, security headers, schemas or error rendering.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// It does the cheap things the service does, so it stays a ceiling: statements as prebuilt query configs whose
+// fields pg does not copy per call (src/storage/sql-client.ts) and random bytes from a block
+// (src/oauth/random-pool.ts); one randomBytes(32) per token cost more than the rest of its token issue.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { randomBase64url } from '../src/oauth/random-pool.js';
 
 const EXPIRES_IN = 7200;
 const clientId = process.env.CLIENT_ID ?? '';
@@ -27,15 +31,15 @@ const applicationId = Number(process.env.APPLICATION_ID ?? 0);
 // TIMESTAMP columns hold UTC wall time.
 pg.types.setTypeParser(1114, (value: string) => new Date(`${value.replace(' ', 'T')}Z`));
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) });
-const lookup = {
+const lookup: pg.QueryConfig = Object.create({
   name: 'ceiling_token',
   text: 'SELECT scopes, expires_in, created_at, revoked_at FROM oauth_access_tokens WHERE token = $1',
-};
-const insert = {
+});
+const insert: pg.QueryConfig = Object.create({
   name: 'ceiling_insert',
   text: `INSERT INTO oauth_access_tokens (application_id, token, expires_in, scopes, created_at, previous_refresh_token)
     VALUES ($1, $2, $3, '', $4, '')`,
-};
+});
 
 const sha256 = (value: string | Buffer) => createHash('sha256').update(value).digest();
 
@@ -55,10 +59,9 @@ app.post('/oauth/introspect', async (request, reply) => {
   if (!authenticated(request.headers.authorization)) return reply.code(401).send({ error: 'invalid_client' });
   const token = (request.body as URLSearchParams).get('token');
   if (!token) return reply.code(400).send({ error: 'invalid_request' });
-  const { rows } = await pool.query<{ scopes: string; expires_in: number | null; created_at: Date; revoked_at: Date | null }>({
-    ...lookup,
-    values: [sha256(token).toString('hex')],
-  });
+  const { rows } = await pool.query<{ scopes: string; expires_in: number | null; created_at: Date; revoked_at: Date | null }>(lookup, [
+    sha256(token).toString('hex'),
+  ]);
   const row = rows[0];
   const iat = row && Math.floor(row.created_at.getTime() / 1000);
   const exp = row?.expires_in == null ? null : iat! + row.expires_in;
@@ -70,8 +73,8 @@ app.post('/oauth/token', async (request, reply) => {
   if (!authenticated(request.headers.authorization)) return reply.code(401).send({ error: 'invalid_client' });
   if ((request.body as URLSearchParams).get('grant_type') !== 'client_credentials')
     return reply.code(400).send({ error: 'unsupported_grant_type' });
-  const token = randomBytes(32).toString('base64url');
-  await pool.query({ ...insert, values: [applicationId, sha256(token).toString('hex'), EXPIRES_IN, new Date().toISOString()] });
+  const token = randomBase64url(32);
+  await pool.query(insert, [applicationId, sha256(token).toString('hex'), EXPIRES_IN, new Date().toISOString()]);
   reply.header('cache-control', 'no-store');
   return { access_token: token, token_type: 'Bearer', expires_in: EXPIRES_IN };
 });
