@@ -24,8 +24,9 @@ export interface DatabaseOptions {
   /** false: unnamed statements only, for a transaction-mode pooler such as PgBouncer (sql-client.ts). Default true. */
   preparedStatements?: boolean;
   /**
-   * The primary without a transaction-mode pooler in between, for session-level work (advisory locks, migrations):
-   * behind PgBouncer a lock taken in one transaction and released in the next would land on two server sessions.
+   * The primary without a transaction-mode pooler in between, for session-level work (migrations, which hold a
+   * session advisory lock across several transactions): behind PgBouncer a lock taken in one transaction and
+   * released in the next would land on two server sessions. The other locks are transaction-scoped (advisory-lock.ts).
    * Null: databaseUrl.
    */
   databaseDirectUrl?: string | null;
@@ -63,7 +64,7 @@ export interface Database {
   shareWithCliCommands(onWarning: (message: string) => void): Promise<void>;
   /** Called once a CLI command has finished a transaction through that socket: cached rows may be stale. */
   onCliCommit(listener: () => void): void;
-  /** Session-level work on one dedicated connection (advisory locks, migrations), on databaseDirectUrl if set. */
+  /** Session-level work on one dedicated connection (migrations and their advisory lock), on databaseDirectUrl if set. */
   withConnection<T>(work: (sql: SqlClient) => Promise<T>): Promise<T>;
   poolStats(): PoolStats;
   /**

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 
 // Issue 20: PgBouncer 1.18 in transaction mode gives each transaction any server connection, so a statement
 // prepared by name on one is unknown (or already known) on the next. databasePreparedStatements: false sends
-// the same statements unnamed; databaseDirectUrl keeps session-level work (migrations, advisory locks) off it.
+// the same statements unnamed; databaseDirectUrl keeps session-level work (migrations and their advisory lock) off it.
 const skip = pgbouncerUnavailable();
 
 describe.skipIf(skip !== null)(`behind PgBouncer in transaction mode${skip ? ` (skipped: ${skip})` : ''}`, () => {
