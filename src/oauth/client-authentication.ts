@@ -1,9 +1,7 @@
-import { Buffer } from 'node:buffer';
-import { timingSafeEqual } from 'node:crypto';
 import type { ClientCredentials } from './client-credentials.js';
 import type { OAuthDeps } from './deps.js';
 import { InvalidClient, TooManyRequests } from './errors.js';
-import { constantTimeEqual, sha256Hex } from './secrets.js';
+import { constantTimeEqual, hashedSecretMatches } from './secrets.js';
 import type { ApplicationRecord } from './store.js';
 
 /**
@@ -34,13 +32,9 @@ export async function authenticateClient(deps: OAuthDeps, credentials: ClientCre
 function secretMatches(deps: OAuthDeps, application: ApplicationRecord, secret: string | null): boolean {
   if (secret === null) return !application.confidential;
   if (application.secret === null) return false;
-  if (!deps.config.hashApplicationSecrets) return constantTimeEqual(secret, application.secret);
-  // Hashed secrets: the presented secret's SHA-256 against the stored one, both 64 hex characters, compared as they
-  // are in constant time. Hashing both again (constantTimeEqual, for values whose lengths may differ) would add
-  // two SHA-256 to every client authentication (issue 21). A stored value of another length is no hash: no match.
-  const presented = Buffer.from(sha256Hex(secret));
-  const stored = Buffer.from(application.secret);
-  return presented.length === stored.length && timingSafeEqual(presented, stored);
+  return deps.config.hashApplicationSecrets
+    ? hashedSecretMatches(secret, application.secret)
+    : constantTimeEqual(secret, application.secret);
 }
 
 function refuseWhileLockedOut(retryAfter: number): void {

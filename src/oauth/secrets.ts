@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomBase64url } from './random-pool.js';
 
@@ -29,6 +30,15 @@ export function constantTimeEqual(a: string, b: string): boolean {
   const left = createHash('sha256').update(a, 'utf8').digest();
   const right = createHash('sha256').update(b, 'utf8').digest();
   return timingSafeEqual(left, right);
+}
+
+// A presented secret against its stored SHA-256 (hashApplicationSecrets): both are 64 hex characters, compared as
+// they are in constant time. Hashing both again (constantTimeEqual, for values whose lengths may differ) would add
+// two SHA-256 to every client authentication (issue 21). A stored value of another length is no hash: no match.
+export function hashedSecretMatches(plain: string, storedHash: string): boolean {
+  const presented = Buffer.from(sha256Hex(plain));
+  const stored = Buffer.from(storedHash);
+  return presented.length === stored.length && timingSafeEqual(presented, stored);
 }
 
 // What goes into the database for a plaintext token or secret, under hashTokens / hashApplicationSecrets.
