@@ -1,4 +1,4 @@
-import type { Stores, TokenReadStore } from '../oauth/store.js';
+import type { Stores } from '../oauth/store.js';
 import { accessGrantRepository } from './access-grant-repository.js';
 import { accessTokenRepository } from './access-token-repository.js';
 import { cachedApplications } from './application-cache.js';
@@ -52,8 +52,10 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
       () => new KeyEncryptionKeyInvalid('is not set'),
     ),
   };
-  const topLevel = storesOn(database.prisma, database.sql, shared, coalescedTokenReads(accessTokenRepository(database.readSql)));
-  return { ...topLevel, accessTokens: coalescedTokenWrites(accessTokenRepository(database.sql)) };
+  return storesOn(database.prisma, database.sql, shared, {
+    accessTokens: coalescedTokenWrites(accessTokenRepository(database.sql)),
+    tokenReads: coalescedTokenReads(accessTokenRepository(database.readSql)),
+  });
 }
 
 type Shared = Pick<
@@ -63,13 +65,14 @@ type Shared = Pick<
 
 // The admin writes go through Prisma and stay outside the SQL transaction; nothing transactional writes through
 // them. The cleanup runs its own short statements, never inside a transaction. Application reads stay on the (cached) shared store: a transaction never changes an application.
-// Token reads inside a transaction see that transaction, so they never go to the replica there.
-function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokenReads?: TokenReadStore): Stores {
-  const accessTokens = accessTokenRepository(sql);
+// Token reads inside a transaction see that transaction, so they never go to the replica there; neither reads nor
+// writes are coalesced there (the top level's `tokens`, built once in createStores).
+function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?: Pick<Stores, 'accessTokens' | 'tokenReads'>): Stores {
+  const accessTokens = tokens?.accessTokens ?? accessTokenRepository(sql);
   return {
     ...shared,
     accessTokens,
-    tokenReads: tokenReads ?? accessTokens,
+    tokenReads: tokens?.tokenReads ?? accessTokens,
     accessGrants: accessGrantRepository(sql),
     users: userRepository(sql, prisma),
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
