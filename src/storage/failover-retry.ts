@@ -23,7 +23,11 @@ const FIRST_DELAY_MS = 100;
 const MAX_DELAY_MS = 1_000;
 
 const textOf = (statement: SqlStatement) => (typeof statement === 'string' ? statement : statement.text);
-const isRead = (statement: SqlStatement) => /^\s*select\b/i.test(textOf(statement));
+/**
+ * A statement that can only read: a SELECT, or a union of parenthesised SELECTs (the batched token lookup,
+ * coalesced-token-reads.ts). A WITH may hide a data-modifying CTE, so it does not count.
+ */
+export const isStandaloneRead = (statement: SqlStatement) => /^[\s(]*select\b/i.test(textOf(statement));
 
 export function retryingThroughFailover(
   sql: SqlClient,
@@ -44,7 +48,7 @@ export function retryingThroughFailover(
     query: (statement, values) =>
       retried(
         () => sql.query(statement, values),
-        (error) => nothingWritten(error) || (isRead(statement) && isDatabaseUnavailable(error)),
+        (error) => nothingWritten(error) || (isStandaloneRead(statement) && isDatabaseUnavailable(error)),
       ),
     // Migrations run once, under their own lock: a failure is reported, not retried.
     execute: (script) => sql.execute(script),
