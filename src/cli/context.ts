@@ -31,7 +31,8 @@ export function configFrom(io: CliIo, path: string | undefined): Readonly<Config
 export function databaseOptionsFor(config: Readonly<Config>, role: 'server' | 'cli'): DatabaseOptions {
   const env = environments.get(config) ?? {};
   const mustExist = env.NODE_ENV === 'production' && env.OAUTH_CREATE_EMBEDDED_DATABASE !== '1';
-  return { ...databaseOptions(config), embedded: { role, mustExist }, pgHost: env.PGHOST ?? null };
+  // A CLI command run without DATABASE_READ_URL still commits as the service does with it (commitOnStandbys).
+  return { ...databaseOptions(config), embedded: { role, mustExist }, pgHost: env.PGHOST ?? null, commitOnStandbys: role === 'cli' };
 }
 
 /** Whether BASE_URL or the config file sets baseUrl; without it the server derives it from where it listens. */

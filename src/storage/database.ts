@@ -39,6 +39,12 @@ export interface DatabaseOptions {
   embedded?: EmbeddedAccess;
   /** PGHOST: where a databaseUrl without a host connects, as psql does (default: the local Unix socket). */
   pgHost?: string | null;
+  /**
+   * Commit with synchronous_commit = remote_apply even without databaseReadUrl (CLI commands): service instances
+   * that read applications on a synchronous standby then see an admin's change (a deleted application, a rotated
+   * secret) once the command has answered. Without synchronous standbys remote_apply is a plain local commit.
+   */
+  commitOnStandbys?: boolean;
 }
 
 export interface PoolStats {
@@ -110,6 +116,7 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     return createPostgres(target, options.databaseReadUrl ?? null, options.poolSize ?? 10, {
       namedStatements: options.preparedStatements ?? true,
       directUrl,
+      commitOnStandbys: options.commitOnStandbys ?? false,
     });
   }
   if (options.databaseReadUrl) throw new Error('databaseReadUrl needs databaseUrl: the embedded database has no replicas');
@@ -120,6 +127,7 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
     return createPostgres({ connection, location: route.location, source: 'the running server' }, null, 1, {
       namedStatements: true,
       directUrl: null,
+      commitOnStandbys: false,
     });
   }
   try {
@@ -141,17 +149,18 @@ interface PostgresTarget {
 interface PostgresSetup {
   namedStatements: boolean;
   directUrl: string | null;
+  commitOnStandbys: boolean;
 }
 
 async function createPostgres(
   target: PostgresTarget,
   readUrl: string | null,
   poolSize: number,
-  { namedStatements, directUrl }: PostgresSetup,
+  { namedStatements, directUrl, commitOnStandbys }: PostgresSetup,
 ): Promise<Database> {
   // With a read replica every commit waits until the replica has applied it, so what one request writes
   // (a revocation) is what the next one reads there, on any instance (read-replica.ts).
-  const sessionOptions = readUrl ? { options: '-c synchronous_commit=remote_apply' } : {};
+  const sessionOptions = readUrl || commitOnStandbys ? { options: '-c synchronous_commit=remote_apply' } : {};
   const pool = createPool(target.connection, poolSize, 'oauth-service', sessionOptions);
   // Session-level work needs one server session from lock to unlock: a pooler in transaction mode cannot promise it.
   const directPool = directUrl ? createPool({ connectionString: directUrl }, 2, 'oauth-service sessions', sessionOptions) : null;
