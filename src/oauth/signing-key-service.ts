@@ -36,13 +36,13 @@ export const signingAlgorithms = (config: SigningKeyDeps['config']): SigningAlgo
 /** Makes the keys the lifecycle needs now (a first key, or a successor due); returns those it made. */
 export async function ensureSigningKeys(deps: SigningKeyDeps, algorithms = signingAlgorithms(deps.config)): Promise<SigningKeyRecord[]> {
   const settings = signingKeySettings(deps.config);
-  return deps.stores.signingKeys.exclusively(async () => {
+  return deps.stores.signingKeys.exclusively(async (locked) => {
     const made: SigningKeyRecord[] = [];
-    const keys = await deps.stores.signingKeys.list();
+    const keys = await locked.list();
     for (const alg of algorithms) {
       const now = deps.now();
       const times = plannedSuccessor(keys, alg, settings, now);
-      if (times) made.push(await deps.stores.signingKeys.create(await generateSigningKey(alg), { createdAt: now, ...times }));
+      if (times) made.push(await locked.create(await generateSigningKey(alg), { createdAt: now, ...times }));
     }
     return made;
   });
@@ -51,9 +51,9 @@ export async function ensureSigningKeys(deps: SigningKeyDeps, algorithms = signi
 /** `keys rotate`: a new key of `alg`, published now, signing after the publish-ahead window. */
 export async function rotateSigningKey(deps: SigningKeyDeps, alg: SigningAlgorithm): Promise<SigningKeyRecord> {
   const settings = signingKeySettings(deps.config);
-  return deps.stores.signingKeys.exclusively(async () => {
+  return deps.stores.signingKeys.exclusively(async (locked) => {
     const now = deps.now();
-    return deps.stores.signingKeys.create(await generateSigningKey(alg), { createdAt: now, ...rotatedByHand(settings, now) });
+    return locked.create(await generateSigningKey(alg), { createdAt: now, ...rotatedByHand(settings, now) });
   });
 }
 
@@ -62,7 +62,7 @@ export async function rotateSigningKey(deps: SigningKeyDeps, alg: SigningAlgorit
  * (the answer to a compromised key); a new key signs at once if it was the last one of its algorithm.
  */
 export async function retireSigningKey(deps: SigningKeyDeps, kid: string): Promise<{ retired: boolean; made: SigningKeyRecord[] }> {
-  const retired = await deps.stores.signingKeys.exclusively(() => deps.stores.signingKeys.retire(kid, deps.now()));
+  const retired = await deps.stores.signingKeys.exclusively((locked) => locked.retire(kid, deps.now()));
   return { retired, made: retired ? await ensureSigningKeys(deps) : [] };
 }
 

@@ -167,13 +167,21 @@ export type TokenReadStore = Pick<AccessTokenStore, 'findByToken' | 'findByToken
 export interface SigningKeyStore {
   /** Every key, retired ones included (the lifecycle decides what they are used for). */
   list(): Promise<SigningKeyRecord[]>;
+  /** The private JWK of a key, decrypted; null when there is no such key. */
+  privateJwk(kid: string): Promise<Record<string, unknown> | null>;
+  /**
+   * Runs `work` while no other instance runs it (a PostgreSQL advisory lock): one rotation makes one key. Keys
+   * are made and retired only there, through `locked`, which runs on the lock's own transaction.
+   */
+  exclusively<T>(work: (locked: LockedSigningKeys) => Promise<T>): Promise<T>;
+}
+
+/** What a key change does under the lock, in the lock's transaction. */
+export interface LockedSigningKeys {
+  list(): Promise<SigningKeyRecord[]>;
   create(key: SigningKeyMaterial, times: Pick<SigningKeyRecord, 'createdAt' | 'signsFrom' | 'rotateAt'>): Promise<SigningKeyRecord>;
   /** false when there is no such key or it was retired already. */
   retire(kid: string, at: Date): Promise<boolean>;
-  /** The private JWK of a key, decrypted; null when there is no such key. */
-  privateJwk(kid: string): Promise<Record<string, unknown> | null>;
-  /** Runs `work` while no other instance runs it (a PostgreSQL advisory lock): one rotation makes one key. */
-  exclusively<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** oauth_resources: read when a request names a resource (cached briefly), written by the admin UI and the CLI. */

@@ -1,5 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { SigningKeyStore } from '../oauth/store.js';
+import type { LockedSigningKeys, SigningKeyStore } from '../oauth/store.js';
 import type { SigningAlgorithm, SigningKeyRecord } from '../oauth/signing-keys.js';
 import { withAdvisoryTransactionLock } from './advisory-lock.js';
 import type { Database } from './database.js';
@@ -24,41 +23,42 @@ const toKey = ({ kid, alg, publicJwk, createdAt, signsFrom, rotateAt, retiredAt 
   retiredAt,
 });
 
+const listKeys = async (client: Prisma.TransactionClient) => (await client.oauthSigningKey.findMany({ orderBy: { id: 'asc' } })).map(toKey);
+
 /**
  * `keyEncryptionKey` is KEY_ENCRYPTION_KEY's 32 bytes; a null key makes every call that needs it (create,
  * privateJwk) fail with `missingKey`'s error, while listing the public keys still works.
  */
 export function signingKeyRepository(database: Database, keyEncryptionKey: Buffer | null, missingKey: () => Error): SigningKeyStore {
-  // The calls `exclusively`'s work makes on this store run on the lock's transaction (advisory-lock.ts), found
-  // through the async context since SigningKeyStore hands `work` nothing: on another pooled connection they would
-  // wait forever for a pool of one connection, and they would not be under the lock's transaction.
-  const lockedTransaction = new AsyncLocalStorage<Prisma.TransactionClient>();
-  const client = () => lockedTransaction.getStore() ?? database.prisma;
   const kek = () => {
     if (keyEncryptionKey === null) throw missingKey();
     return keyEncryptionKey;
   };
   return {
-    async list() {
-      return (await client().oauthSigningKey.findMany({ orderBy: { id: 'asc' } })).map(toKey);
-    },
-    async create({ kid, alg, publicJwk, privateJwk }, times) {
-      const privateText = encryptPrivateKey(JSON.stringify(privateJwk), kek(), kid);
-      return toKey(
-        await client().oauthSigningKey.create({
-          data: { kid, alg, publicJwk: JSON.stringify(publicJwk), privateJwk: privateText, ...times },
-        }),
-      );
-    },
-    async retire(kid, at) {
-      return (await client().oauthSigningKey.updateMany({ where: { kid, retiredAt: null }, data: { retiredAt: at } })).count > 0;
-    },
+    list: () => listKeys(database.prisma),
     async privateJwk(kid) {
-      const row = await client().oauthSigningKey.findUnique({ where: { kid } });
+      const row = await database.prisma.oauthSigningKey.findUnique({ where: { kid } });
       return row ? (JSON.parse(decryptPrivateKey(row.privateJwk, kek(), kid)) as Record<string, unknown>) : null;
     },
     exclusively(work) {
-      return withAdvisoryTransactionLock(database, ROTATION_LOCK_KEY, (tx) => lockedTransaction.run(tx, work));
+      return withAdvisoryTransactionLock(database, ROTATION_LOCK_KEY, (tx) => work(lockedSigningKeys(tx, kek)));
+    },
+  };
+}
+
+// The work's statements run on the lock's transaction (advisory-lock.ts): on another pooled connection they would
+// wait forever for a pool of one connection, and they would not be under the lock.
+function lockedSigningKeys(tx: Prisma.TransactionClient, kek: () => Buffer): LockedSigningKeys {
+  return {
+    list: () => listKeys(tx),
+    async create({ kid, alg, publicJwk, privateJwk }, times) {
+      const privateText = encryptPrivateKey(JSON.stringify(privateJwk), kek(), kid);
+      return toKey(
+        await tx.oauthSigningKey.create({ data: { kid, alg, publicJwk: JSON.stringify(publicJwk), privateJwk: privateText, ...times } }),
+      );
+    },
+    async retire(kid, at) {
+      return (await tx.oauthSigningKey.updateMany({ where: { kid, retiredAt: null }, data: { retiredAt: at } })).count > 0;
     },
   };
 }
