@@ -146,7 +146,6 @@ export async function buildServer({
   app.addHook('onRequest', requireFormContentType);
   await app.register(formsPlugin);
   await app.register(securityHeadersPlugin);
-  await app.register(sessionsPlugin, { secret: config.sessionSecret, secure: config.baseUrl.startsWith('https:') });
   await app.register(viewsPlugin);
   await app.register(apiRateLimitsPlugin, { config });
   await app.register(proxyWarningPlugin, { trustProxy: config.trustProxy });
@@ -161,20 +160,25 @@ export async function buildServer({
   await app.register(revokeRoutes, { ...routes });
   if (config.introspection.enabled) await app.register(introspectRoutes, { ...routes });
   await app.register(tokenInfoRoutes, { ...routes });
-  await app.register(loginRoutes, { ...routes });
-  await app.register(authorizeRoutes, { ...routes });
-  await app.register(authorizedApplicationsRoutes, { ...routes });
-  await app.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
-  await app.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
-  await app.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
   await app.register(metadataRoutes, { ...routes });
   if (config.registration.policy !== 'off') await app.register(registerRoutes, { ...routes });
   if (config.openid.enabled) {
     await app.register(signingKeyRotationPlugin, { deps });
     await app.register(jwksRoutes, { ...routes });
     await app.register(userinfoRoutes, { ...routes });
-    await app.register(endSessionRoutes, { ...routes });
   }
+  // The login session (a cookie) and its CSRF secrets exist only for the pages and forms: the API group, metadata
+  // and health never read or set a cookie, and skip the session's hooks on every request (issue 21).
+  await app.register(async (pages) => {
+    await pages.register(sessionsPlugin, { secret: config.sessionSecret, secure: config.baseUrl.startsWith('https:') });
+    await pages.register(loginRoutes, { ...routes });
+    await pages.register(authorizeRoutes, { ...routes });
+    await pages.register(authorizedApplicationsRoutes, { ...routes });
+    await pages.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
+    await pages.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
+    await pages.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
+    if (config.openid.enabled) await pages.register(endSessionRoutes, { ...routes });
+  });
 
   app.decorate('database', db);
   return app;
