@@ -55,11 +55,17 @@ export const apiRateLimitsPlugin = fp<{ config: Readonly<Config> }>(
       timeWindow: 60_000,
       keyGenerator: (request) => limitedAddress(request.ip),
     });
-    app.addHook('onRequest', async function limitRegistrationsPerAddress(request) {
-      if (request.method !== 'POST' || request.routeOptions.url !== '/oauth/register') return;
+    async function limitRegistrationsPerAddress(request: FastifyRequest): Promise<void> {
       const outcome = await registrations(request);
       if (!outcome.isAllowed && outcome.isExceeded)
         throw new TooManyRequests(outcome.ttlInSeconds, 'Too many registrations from this address.');
+    }
+    // On the registration route only, so no other request pays for the hook (issue 21).
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (route.url !== '/oauth/register' || !methods.includes('POST')) return;
+      const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+      route.onRequest = [limitRegistrationsPerAddress, ...own];
     });
   },
   { name: 'api-rate-limits' },
