@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import type { Config } from '../../src/config/types.js';
+import { s256Challenge } from '../../src/oauth/pkce.js';
+import { authorizeUrl } from './end-user.js';
 import { expectOAuthError, TEXT, tokenRequest } from './oauth-requests.js';
 import { buildTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 
@@ -115,6 +117,10 @@ export function logLines(): { stream: Writable; lines: Array<Record<string, unkn
 export const CALLBACK = 'https://client.example.com/callback';
 /** A well-formed PKCE verifier: the token requests below fail on the client or the made-up code, never on it. */
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+
+/** GET /oauth/authorize for a code with PKCE (S256): the request stands or falls by the client and its redirect URI. */
+export const pkceAuthorizeUrl = (parameters: Record<string, string>) =>
+  authorizeUrl({ ...parameters, response_type: 'code', code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' });
 
 export interface DocumentFixtureOptions {
   /** clientIdMetadataDocuments settings over documentSettings()'s. */
