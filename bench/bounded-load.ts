@@ -4,6 +4,7 @@
 // samples and the per-round spread of a difference.
 import { performance } from 'node:perf_hooks';
 import autocannon, { type AutocannonOptions, type AutocannonRequest } from 'autocannon';
+import type { Scenario } from './scenarios.js';
 import { cpuMs, cpuTicks } from './service-harness.js';
 
 export type Problems = Record<string, number>;
@@ -64,6 +65,16 @@ export async function boundedLoad(options: {
   if (result.errors > 0) problems.errors = result.errors;
   if (result.timeouts > 0) problems.timeouts = result.timeouts;
   return { latencies, seconds, cpuMs: used, problems };
+}
+
+/** `amount` requests of a scenario on one server: the run, the server's CPU time per request (µs), and req/s. */
+export async function serverCpuPerRequest(
+  server: { baseUrl: string; pid: number },
+  scenario: Pick<Scenario, 'probe'>,
+  options: { amount: number; connections: number },
+) {
+  const run = await boundedLoad({ url: server.baseUrl, ...options, pids: [server.pid], request: () => scenario.probe() });
+  return { run, cpuUs: (run.cpuMs[0]! * 1000) / run.latencies.length, rps: (run.latencies.length / run.seconds).toFixed(0) };
 }
 
 export interface SampleStats {

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AutocannonRequest } from 'autocannon';
@@ -15,9 +15,18 @@ import { loadConfig } from '../src/config/loader.js';
 import { boundedLoad, summarizeRuns, type BoundedRun } from './bounded-load.js';
 import { ensureCompiled, ROOT } from './processes.js';
 import { markdownTable } from './report.js';
-import { basicAuth } from './scenarios.js';
+import { hotPathRequests } from './scenarios.js';
 import { seedThroughDomain } from './seed.js';
-import { benchLog, methodHeading, parseBenchArgs, rotate, runBench, writeReport, type Cleanups } from './service-harness.js';
+import {
+  alternatingRounds,
+  benchLog,
+  loadLine,
+  methodHeading,
+  parseBenchArgs,
+  runBench,
+  writeReport,
+  type Cleanups,
+} from './service-harness.js';
 
 const log = benchLog('ha');
 const cleanups: Cleanups = [];
@@ -42,7 +51,7 @@ function machineTicks(): { busy: number; total: number } {
 
 async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>): Promise<boolean> {
   const startedAt = new Date();
-  const load = loadavg();
+  const load = loadLine();
   const serviceEntry = args.useTsx ? ['--import', 'tsx', join(ROOT, 'src/main.ts')] : [await ensureCompiled(log)];
   const dir = mkdtempSync(join(tmpdir(), `${process.env.OHA_PREFIX ?? 'oha'}-bench-`));
   const cluster = (command: string, ...rest: string[]) => run('bash', [SCRIPT, command, ...rest], { timeout: 300_000 });
@@ -79,17 +88,7 @@ async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>
   for (const url of urls) await waitReady(url, 90_000);
   log(`instances ready: ${urls.join(' ')}; leader ${status.LEADER}`);
 
-  const authorization = basicAuth(seed.clientId, seed.clientSecret);
-  const post = (path: string, body: string): AutocannonRequest => ({
-    method: 'POST',
-    path,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
-    body,
-  });
-  const scenarios = [
-    { name: 'introspection', request: post('/oauth/introspect', `token=${seed.activeToken}`) },
-    { name: 'token (client_credentials)', request: post('/oauth/token', 'grant_type=client_credentials') },
-  ];
+  const scenarios = hotPathRequests(seed);
   /** `amount` requests split over the first `instances` instances at once; machine CPU over the whole run. */
   async function measure(instances: number, request: AutocannonRequest, amount: number) {
     const before = machineTicks();
@@ -114,24 +113,21 @@ async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>
     return { run: combined, machineBusy: (after.busy - before.busy) / (after.total - before.total) };
   }
   for (const scenario of scenarios) for (const instances of [1, 3]) await measure(instances, scenario.request, 600);
-  const results = new Map<string, Array<Awaited<ReturnType<typeof measure>>>>();
-  for (let round = 0; round < args.rounds; round += 1) {
-    log(`round ${round + 1} of ${args.rounds}`);
-    for (const instances of rotate([1, 3], round)) {
-      for (const scenario of scenarios) {
-        const key = `${scenario.name}|${instances}`;
-        results.set(key, [...(results.get(key) ?? []), await measure(instances, scenario.request, args.requests)]);
-      }
-    }
-  }
+  const { runsOf } = await alternatingRounds({
+    rounds: args.rounds,
+    targets: [1, 3],
+    scenarios,
+    log,
+    measure: (instances, scenario) => measure(instances, scenario.request, args.requests),
+  });
 
   const cores = cpus().length;
   let valid = true;
   const rows: string[][] = [];
   for (const scenario of scenarios) {
-    const one = summarizeRuns(results.get(`${scenario.name}|1`)!.map((r) => r.run));
+    const one = summarizeRuns(runsOf(scenario, 1).map((r) => r.run));
     for (const instances of [1, 3]) {
-      const measured = results.get(`${scenario.name}|${instances}`)!;
+      const measured = runsOf(scenario, instances);
       const summary = summarizeRuns(measured.map((r) => r.run));
       const busy = measured.reduce((sum, r) => sum + r.machineBusy, 0) / measured.length;
       const serviceCpu = (measured.reduce((sum, r) => sum + r.run.cpuMs[0]!, 0) / summary.count) * 1000;
@@ -154,9 +150,7 @@ async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>
   }
   const report = [
     methodHeading('bench:ha', startedAt),
-    `- Machine: ${cores} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}; load average at start ${load.map((n) => n.toFixed(2)).join(' ')}, at end ${loadavg()
-      .map((n) => n.toFixed(2))
-      .join(' ')}`,
+    `- Machine: ${cores} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}; load average at start ${load}, at end ${loadLine()}`,
     `- scripts/cluster.sh: 3 × PostgreSQL 15 under Patroni (synchronous_mode), HAProxy, PgBouncer (transaction mode), etcd; instances in their own namespaces (${args.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}), writes through PgBouncer, reads on HAProxy's /sync port; load from the root namespace over the bridge`,
     `- ${args.rounds} rounds of ${args.requests} requests on ${args.connections} connections in all (split evenly over the instances), 1 and 3 instances in rotating order`,
     `- req/s per core: over all ${cores} cores; per busy core: over the cores' measured busy share (/proc/stat, every process on the machine, the load generator and other users included)`,

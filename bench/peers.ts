@@ -2,22 +2,21 @@
 // shipped) against the database ceiling (bench/ceiling-server.ts) and node-oidc-provider with its in-memory
 // adapter (bench/peer-oidc-provider.ts), on the same load generator, one server at a time in alternating
 // rounds. Progress goes to stderr, the report (Markdown) to stdout.
-import { createHash } from 'node:crypto';
-import { loadavg } from 'node:os';
 import type { AutocannonRequest } from 'autocannon';
 import { freePort } from '../scripts/lib/ports.js';
 import { combine, probe, problemText, runLoad, type LoadRun, type Measurement } from './load.js';
 import { startServer, type ServerProcess } from './processes.js';
 import { isValid, markdownTable, ms, rate } from './report.js';
 import { basicAuth, type Scenario } from './scenarios.js';
-import { seedThroughDomain } from './seed.js';
 import {
   benchLog,
   type BenchArgs,
+  ceilingEnvironment,
   COMMON_USAGE,
+  loadLine,
   methodHeading,
   parseBenchArgs,
-  prepareService,
+  prepareSeededService,
   rotate,
   runBench,
   writeReport,
@@ -57,10 +56,6 @@ const scenario = (name: string, request: AutocannonRequest, expectBody: Scenario
 });
 const active = (body: Record<string, unknown>) => body.active === true;
 const issued = (body: Record<string, unknown>) => typeof body.access_token === 'string';
-const loadLine = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 
 interface Row {
   runs: LoadRun[];
@@ -73,18 +68,8 @@ async function main(argv: BenchArgs): Promise<boolean> {
   const rounds = argv.count('rounds', 2);
   const duration = argv.count('duration', 20);
   const warmup = argv.count('warmup', 3);
-  // The service as shipped: only what it needs to run here (database, host, port, session secret).
-  const prepared = await prepareService({
-    log,
-    cleanups,
-    workPrefix: 'oauth-peers-',
-    useTsx: argv.useTsx,
-    poolSize: 2,
-    settings: () => ({}),
-  });
+  const { prepared, seed } = await prepareSeededService({ log, cleanups, workPrefix: 'oauth-peers-', useTsx: argv.useTsx });
   const { config } = prepared;
-  log('seeding through the domain: one confidential client and its access token');
-  const seed = await seedThroughDomain(config.databaseUrl!, config, 1);
   const basic = basicAuth(seed.clientId, seed.clientSecret);
   const service = await prepared.start();
   const [ceilingPort, oidcPort] = [await freePort(), await freePort()];
@@ -94,18 +79,7 @@ async function main(argv: BenchArgs): Promise<boolean> {
     log(`${name} pid ${server.pid} on ${server.baseUrl}`);
     return server;
   };
-  const ceiling = await start(
-    'ceiling',
-    'bench/ceiling-server.ts',
-    {
-      DATABASE_URL: config.databaseUrl!,
-      POOL_SIZE: String(config.databasePoolSize),
-      CLIENT_ID: seed.clientId,
-      CLIENT_SECRET_SHA256: createHash('sha256').update(seed.clientSecret).digest('hex'),
-      APPLICATION_ID: String(seed.applicationId),
-    },
-    ceilingPort,
-  );
+  const ceiling = await start('ceiling', 'bench/ceiling-server.ts', ceilingEnvironment(config, seed), ceilingPort);
   const oidc = await start(
     'oidc-provider',
     'bench/peer-oidc-provider.ts',

@@ -13,13 +13,13 @@ import type { AutocannonRequest } from 'autocannon';
 import { loadConfig } from '../src/config/loader.js';
 import { pgbouncerVersion, startPgBouncer } from '../scripts/lib/pgbouncer.js';
 import { freePort } from '../scripts/lib/ports.js';
-import { boundedLoad, summarizeRuns, type BoundedRun } from './bounded-load.js';
+import { boundedLoad, summarizeRuns } from './bounded-load.js';
 import { openBenchDatabase } from './postgres.js';
 import { ensureCompiled, startServer, type ServerProcess } from './processes.js';
 import { machineLines, markdownTable } from './report.js';
-import { basicAuth } from './scenarios.js';
+import { hotPathRequests } from './scenarios.js';
 import { seedThroughDomain } from './seed.js';
-import { benchLog, methodHeading, parseBenchArgs, rotate, runBench, writeReport, type Cleanups } from './service-harness.js';
+import { alternatingRounds, benchLog, methodHeading, parseBenchArgs, runBench, writeReport, type Cleanups } from './service-harness.js';
 
 const log = benchLog('pgbouncer');
 const cleanups: Cleanups = [];
@@ -71,38 +71,24 @@ async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>
     log(`${setup.name}: pid ${service.pid} on ${service.baseUrl}`);
   }
 
-  const authorization = basicAuth(seed.clientId, seed.clientSecret);
-  const post = (path: string, body: string): AutocannonRequest => ({
-    method: 'POST',
-    path,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
-    body,
-  });
-  const scenarios = [
-    { name: 'introspection', request: post('/oauth/introspect', `token=${seed.activeToken}`) },
-    { name: 'token (client_credentials)', request: post('/oauth/token', 'grant_type=client_credentials') },
-  ];
-  const runs = new Map<string, BoundedRun[]>();
+  const scenarios = hotPathRequests(seed);
   const measure = (service: ServerProcess, request: AutocannonRequest, amount: number) =>
     boundedLoad({ url: service.baseUrl, amount, connections: args.connections, pids: [service.pid, bouncer.pid], request: () => request });
   for (const service of services) for (const scenario of scenarios) await measure(service, scenario.request, 300);
-  for (let round = 0; round < args.rounds; round += 1) {
-    log(`round ${round + 1} of ${args.rounds}`);
-    for (const index of rotate([0, 1, 2], round)) {
-      for (const scenario of scenarios) {
-        const run = await measure(services[index]!, scenario.request, args.requests);
-        const key = `${scenario.name}|${SETUPS[index]!.name}`;
-        runs.set(key, [...(runs.get(key) ?? []), run]);
-      }
-    }
-  }
+  const { runsOf } = await alternatingRounds({
+    rounds: args.rounds,
+    targets: [0, 1, 2],
+    scenarios,
+    log,
+    measure: (index, scenario) => measure(services[index]!, scenario.request, args.requests),
+  });
 
   let valid = true;
   const rows: string[][] = [];
   for (const scenario of scenarios) {
-    const base = summarizeRuns(runs.get(`${scenario.name}|direct`)!);
-    for (const setup of SETUPS) {
-      const setupRuns = runs.get(`${scenario.name}|${setup.name}`)!;
+    const base = summarizeRuns(runsOf(scenario, 0));
+    for (const [index, setup] of SETUPS.entries()) {
+      const setupRuns = runsOf(scenario, index);
       const summary = summarizeRuns(setupRuns);
       // CPU per request is steadier than throughput on a shared machine: the service's, and PgBouncer's.
       const perRequest = (i: number) => ((setupRuns.reduce((sum, run) => sum + run.cpuMs[i]!, 0) / summary.count) * 1000).toFixed(0);

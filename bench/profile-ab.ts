@@ -9,18 +9,18 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../scripts/lib/ports.js';
-import { boundedLoad } from './bounded-load.js';
+import { serverCpuPerRequest } from './bounded-load.js';
 import { runLoad } from './load.js';
 import { startServer, type ServerProcess } from './processes.js';
-import { endpointScenarios } from './scenarios.js';
-import { seedThroughDomain } from './seed.js';
+import { hotPathScenarios } from './scenarios.js';
 import {
   benchLog,
   COMMON_USAGE,
   methodHeading,
   parseBenchArgs,
-  prepareService,
+  prepareSeededService,
   runBench,
+  takeOption,
   writeReport,
   type Cleanups,
 } from './service-harness.js';
@@ -38,7 +38,6 @@ ${COMMON_USAGE}`;
 
 const log = benchLog('profile-ab');
 const cleanups: Cleanups = [];
-const HOT_PATHS = ['introspect basic active', 'token client_credentials'];
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const median = (values: number[]) => {
@@ -47,11 +46,6 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 const us = (value: number) => value.toFixed(1);
-
-function takeOption(argv: string[], name: string): string | undefined {
-  const at = argv.indexOf(name);
-  return at >= 0 ? argv.splice(at, 2)[1] : undefined;
-}
 
 await runBench({
   usage: USAGE,
@@ -75,16 +69,8 @@ await runBench({
     const warmup = argv.count('warmup', 3);
     const connections = argv.count('connections', 16);
     // useTsx: the services come from the two trees; the harness must not compile this checkout's dist/.
-    const prepared = await prepareService({
-      log,
-      cleanups,
-      workPrefix: 'oauth-profile-ab-',
-      useTsx: true,
-      poolSize: 2,
-      settings: () => ({}),
-    });
-    const seed = await seedThroughDomain(prepared.config.databaseUrl!, prepared.config, 1);
-    const scenarios = endpointScenarios(seed).filter((s) => HOT_PATHS.includes(s.name));
+    const { prepared, seed } = await prepareSeededService({ log, cleanups, workPrefix: 'oauth-profile-ab-', useTsx: true });
+    const scenarios = hotPathScenarios(seed);
     const keyEncryptionKey = randomBytes(32).toString('hex');
     const servers: ServerProcess[] = [];
     for (const [i, tree] of argv.trees.entries()) {
@@ -106,17 +92,9 @@ await runBench({
         const order = round % 2 === 0 ? [0, 1] : [1, 0];
         for (const i of order) {
           const server = servers[i]!;
-          const run = await boundedLoad({
-            url: server.baseUrl,
-            amount: requests,
-            connections,
-            pids: [server.pid],
-            request: () => scenario.probe(),
-          });
+          const { run, cpuUs, rps } = await serverCpuPerRequest(server, scenario, { amount: requests, connections });
           if (Object.keys(run.problems).length) valid = false;
-          const cpuUs = (run.cpuMs[0]! * 1000) / run.latencies.length;
           cpu[i]!.push(cpuUs);
-          const rps = (run.latencies.length / run.seconds).toFixed(0);
           log(
             `${scenario.name} round ${round + 1} ${server.name}: ${us(cpuUs)} µs CPU/request, ${rps} req/s, load ${loadavg()[0]!.toFixed(2)}`,
           );

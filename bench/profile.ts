@@ -4,24 +4,26 @@
 // 127.0.0.1; its CPU time over the bounded load (from /proc) divided by the requests is the CPU cost of one
 // request, and bench/profile-summary.ts splits it by category from the samples of that window only.
 // The .cpuprofile files are kept (--out-dir) for a flame graph (Chrome DevTools, speedscope).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { boundedLoad, sampleStats } from './bounded-load.js';
+import { boundedLoad, sampleStats, serverCpuPerRequest } from './bounded-load.js';
 import { runLoad } from './load.js';
 import { ensureCompiled, startServer } from './processes.js';
 import { comparisonTable, summarize, summaryTables, type CpuProfile, type ProfiledServer } from './profile-summary.js';
-import { endpointScenarios, type Scenario } from './scenarios.js';
+import { hotPathScenarios, type Scenario } from './scenarios.js';
 import { countSyscalls } from './syscall-count.js';
-import { seedThroughDomain } from './seed.js';
 import {
   benchLog,
+  ceilingEnvironment,
   COMMON_USAGE,
+  loadLine,
   methodHeading,
   parseBenchArgs,
-  prepareService,
+  prepareSeededService,
   runBench,
+  takeOption,
   writeReport,
   type Cleanups,
 } from './service-harness.js';
@@ -39,10 +41,6 @@ ${COMMON_USAGE}`;
 
 const log = benchLog('profile');
 const cleanups: Cleanups = [];
-const loadLine = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 const STRACE_REQUESTS = 2000;
 
 /** Socket system calls per request over a separate bounded load under strace (its overhead stays out of the profile). */
@@ -59,13 +57,10 @@ async function syscallsPerRequest(pid: number, scenario: Scenario, url: string, 
     .join(', ');
 }
 
-const HOT_PATHS = ['introspect basic active', 'token client_credentials'];
-
 await runBench({
   usage: USAGE,
   parse: (argv) => {
-    const outDir = argv.indexOf('--out-dir');
-    const dir = outDir >= 0 ? argv.splice(outDir, 2)[1] : undefined;
+    const dir = takeOption(argv, '--out-dir');
     const parsed = parseBenchArgs(argv, ['requests', 'warmup', 'connections'], ['strace']);
     return parsed === 'help' ? parsed : { ...parsed, outDir: resolve(dir ?? join(tmpdir(), 'oauth-profiles')) };
   },
@@ -79,26 +74,12 @@ await runBench({
     const connections = argv.count('connections', 16);
     mkdirSync(argv.outDir, { recursive: true });
     const entry = argv.useTsx ? ['--import', 'tsx', 'src/main.ts'] : [await ensureCompiled(log)];
-    const prepared = await prepareService({
-      log,
-      cleanups,
-      workPrefix: 'oauth-profile-',
-      useTsx: argv.useTsx,
-      poolSize: 2,
-      settings: () => ({}),
-    });
-    const seed = await seedThroughDomain(prepared.config.databaseUrl!, prepared.config, 1);
-    const scenarios = endpointScenarios(seed).filter((s) => HOT_PATHS.includes(s.name));
+    const { prepared, seed } = await prepareSeededService({ log, cleanups, workPrefix: 'oauth-profile-', useTsx: argv.useTsx });
+    const scenarios = hotPathScenarios(seed);
     const keyEncryptionKey = randomBytes(32).toString('hex');
     const sections: string[] = [];
     let valid = true;
-    const ceilingEnv = {
-      DATABASE_URL: prepared.config.databaseUrl!,
-      POOL_SIZE: String(prepared.config.databasePoolSize),
-      CLIENT_ID: seed.clientId,
-      CLIENT_SECRET_SHA256: createHash('sha256').update(seed.clientSecret).digest('hex'),
-      APPLICATION_ID: String(seed.applicationId),
-    };
+    const ceilingEnv = ceilingEnvironment(prepared.config, seed);
     const targets: Array<{ name: string; args: string[]; env: Record<string, string> }> = [
       {
         name: 'service',
@@ -122,13 +103,7 @@ await runBench({
         await runLoad(server.baseUrl, scenario, { connections, seconds: warmup });
         const before = loadLine();
         const from = Number(process.hrtime.bigint() / 1000n);
-        const run = await boundedLoad({
-          url: server.baseUrl,
-          amount: requests,
-          connections,
-          pids: [server.pid],
-          request: () => scenario.probe(),
-        });
+        const { run, cpuUs, rps } = await serverCpuPerRequest(server, scenario, { amount: requests, connections });
         const to = Number(process.hrtime.bigint() / 1000n);
         const after = loadLine();
         const syscalls = argv.flag('strace') ? await syscallsPerRequest(server.pid, scenario, server.baseUrl, connections) : null;
@@ -136,11 +111,9 @@ await runBench({
         const problems = Object.entries(run.problems);
         if (problems.length) valid = false;
         const stats = sampleStats(run.latencies);
-        const cpuUs = (run.cpuMs[0]! * 1000) / run.latencies.length;
         const file = join(argv.outDir, `${name}.cpuprofile`);
         const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
         if (from < profile.startTime || to > profile.endTime) throw new Error(`${file}: the load's window is outside the profile's clock`);
-        const rps = (run.latencies.length / run.seconds).toFixed(0);
         log(`${scenario.name} on ${target.name}: ${rps} req/s, ${cpuUs.toFixed(0)} µs CPU per request; ${file}`);
         profiled.push({
           name: target.name,

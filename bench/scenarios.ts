@@ -114,6 +114,19 @@ export function endpointScenarios(seed: Seed): Scenario[] {
   ];
 }
 
+/** Issue 21's two hot paths: introspection of a live token with Basic, and client_credentials issue. */
+export const hotPathScenarios = (seed: Seed): Scenario[] =>
+  endpointScenarios(seed).filter((s) => s.name === 'introspect basic active' || s.name === 'token client_credentials');
+
+/** The two hot paths as the single requests of bench:ha and bench:pgbouncer, under their names there. */
+export function hotPathRequests(seed: Seed): Array<{ name: string; request: AutocannonRequest }> {
+  const [introspection, clientCredentials] = hotPathScenarios(seed);
+  return [
+    { name: 'introspection', request: introspection!.probe() },
+    { name: 'token (client_credentials)', request: clientCredentials!.probe() },
+  ];
+}
+
 /** The RSS run: each connection cycles through the hot endpoints, introspecting random stored tokens. */
 export function soakScenario(seed: Seed, storedTokens: number): Scenario {
   const [, , bearer, clientCredentials, , info] = endpointScenarios(seed);

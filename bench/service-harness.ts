@@ -1,10 +1,11 @@
-// What the bench scripts (bench/run.ts, id-token-signing.ts, guard-modes.ts, dpop.ts) share around their
-// measurements: the progress log, option counts, the service started on a private PostgreSQL with its own
-// KEY_ENCRYPTION_KEY, the CPU time of a process, and the run of main() with its cleanups and exit code.
+// What the bench scripts (bench/run.ts, id-token-signing.ts, guard-modes.ts, dpop.ts, peers.ts, profile.ts, ...)
+// share around their measurements: the progress log, options, the service started on a private PostgreSQL with
+// its own KEY_ENCRYPTION_KEY (and seeded, as shipped), the CPU time of a process, rounds that alternate their
+// targets, and the run of main() with its cleanups and exit code.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/loader.js';
@@ -15,6 +16,7 @@ import { freePort } from '../scripts/lib/ports.js';
 import { openBenchDatabase } from './postgres.js';
 import { ensureCompiled, startServer, type ServerProcess } from './processes.js';
 import { machineLines } from './report.js';
+import { seedThroughDomain, type Seed } from './seed.js';
 
 export type Log = (line: string) => void;
 /** Run in list order at the end (runBench): a script pushes what must go last and unshifts what must go first. */
@@ -57,6 +59,12 @@ export function parseBenchArgs(argv: string[], counts: readonly string[], flags:
   };
 }
 
+/** Takes `name` (e.g. '--out-dir') and its value out of argv, so parseBenchArgs sees only the options it knows. */
+export function takeOption(argv: string[], name: string): string | undefined {
+  const at = argv.indexOf(name);
+  return at >= 0 ? argv.splice(at, 2)[1] : undefined;
+}
+
 /** An option's integer value: `fallback` when absent, an error when not an integer of at least `minimum`. */
 export function countOption(name: string, value: string | undefined, fallback: number, minimum = 1): number {
   if (value === undefined) return fallback;
@@ -67,6 +75,12 @@ export function countOption(name: string, value: string | undefined, fallback: n
 
 /** The items starting at index `by`, wrapping around: the order of a round. */
 export const rotate = <T>(items: readonly T[], by: number): T[] => items.map((_, i) => items[(i + by) % items.length]!);
+
+/** The machine's load averages (1, 5, 15 min), as the reports print them. */
+export const loadLine = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 
 /** Reads utime + stime of a process (clock ticks) from /proc/<pid>/stat. */
 export function cpuTicks(pid: number): number {
@@ -150,6 +164,56 @@ export async function prepareService(options: {
     return service;
   };
   return { machine, port, baseUrl, configPath, config, database, start };
+}
+
+/**
+ * The service as shipped (prepareService with only what it needs to run here: database, host, port, session
+ * secret; the bench's own pool of 2), seeded through the domain with one confidential client and its tokens.
+ */
+export async function prepareSeededService(options: {
+  log: Log;
+  cleanups: Cleanups;
+  workPrefix: string;
+  useTsx: boolean;
+}): Promise<{ prepared: PreparedService; seed: Seed }> {
+  const prepared = await prepareService({ ...options, poolSize: 2, settings: () => ({}) });
+  options.log('seeding through the domain: one confidential client and its access token');
+  const seed = await seedThroughDomain(prepared.config.databaseUrl!, prepared.config, 1);
+  return { prepared, seed };
+}
+
+/** The environment of bench/ceiling-server.ts: the service's database and pool size, and the seeded client. */
+export const ceilingEnvironment = (config: Readonly<Config>, seed: Seed): Record<string, string> => ({
+  DATABASE_URL: config.databaseUrl!,
+  POOL_SIZE: String(config.databasePoolSize),
+  CLIENT_ID: seed.clientId,
+  CLIENT_SECRET_SHA256: createHash('sha256').update(seed.clientSecret).digest('hex'),
+  APPLICATION_ID: String(seed.applicationId),
+});
+
+/**
+ * `rounds` rounds in which every target, in an order rotating each round, measures every scenario once, so that
+ * a change in the machine's load falls on all targets alike; runsOf gives a scenario's runs on a target.
+ */
+export async function alternatingRounds<T, S, R>(options: {
+  rounds: number;
+  targets: readonly T[];
+  scenarios: readonly S[];
+  log: Log;
+  measure: (target: T, scenario: S) => Promise<R>;
+}): Promise<{ runsOf: (scenario: S, target: T) => R[] }> {
+  const runs = new Map(options.scenarios.map((scenario) => [scenario, new Map(options.targets.map((target) => [target, [] as R[]]))]));
+  for (let round = 0; round < options.rounds; round += 1) {
+    options.log(`round ${round + 1} of ${options.rounds}`);
+    for (const target of rotate(options.targets, round)) {
+      for (const scenario of options.scenarios)
+        runs
+          .get(scenario)!
+          .get(target)!
+          .push(await options.measure(target, scenario));
+    }
+  }
+  return { runsOf: (scenario, target) => runs.get(scenario)!.get(target)! };
 }
 
 /** The report's first line: when the run started (UTC, to the minute) and the command with its options. */
