@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyPluginAsync, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler } from '../../hooks/end-user-pages.js';
 import { PUBLIC_DIR } from '../../plugins/views.js';
@@ -56,23 +56,24 @@ export const authorizeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { d
 
   // The consent form (Authorize, or Deny with _method=delete) needs a session and its CSRF token. With OpenID
   // Connect on, a POST without either field is an authorization request sent as a form (Core 3.1.2.1: an OP
-  // takes GET and POST), which is no more than the same request as a link: handled like GET. Without it, such a
-  // POST is a consent form without its token, refused as before.
-  const byPost = (body: unknown) => deps.config.openid.enabled && isAuthorizationRequest(body);
-  const consentFormChecks: preHandlerAsyncHookHandler = async function (request, reply) {
-    if (byPost(request.body)) return;
-    await authenticate.call(app, request, reply);
-    if (reply.sent) return reply;
-    let passed = false;
-    app.csrfProtection.call(app, request, reply, () => {
-      passed = true;
-    });
-    if (!passed) return reply;
-  };
-  app.post('/oauth/authorize', { schema: { body: parametersSchema }, preHandler: consentFormChecks }, (request, reply) => {
-    if (byPost(request.body)) return controller.new(request, reply);
-    return isDeleteOverride(request.body) ? controller.destroy(request, reply) : controller.create(request, reply);
-  });
+  // takes GET and POST), which is no more than the same request as a link: handled like GET, so these hooks let
+  // it through. Without it, such a POST is a consent form without its token, refused as before.
+  const byPost = (request: FastifyRequest) => deps.config.openid.enabled && isAuthorizationRequest(request.body);
+  async function authenticateConsentForm(request: FastifyRequest, reply: FastifyReply) {
+    if (!byPost(request)) await authenticate.call(app, request, reply);
+  }
+  function requireConsentFormCsrf(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (byPost(request)) return done();
+    app.csrfProtection(request, reply, done);
+  }
+  app.post(
+    '/oauth/authorize',
+    { schema: { body: parametersSchema }, preHandler: [authenticateConsentForm, requireConsentFormCsrf] },
+    (request, reply) => {
+      if (byPost(request)) return controller.new(request, reply);
+      return isDeleteOverride(request.body) ? controller.destroy(request, reply) : controller.create(request, reply);
+    },
+  );
 
   app.delete('/oauth/authorize', { preHandler: [authenticate, app.csrfProtection] }, (request, reply) =>
     controller.destroy(request, reply),
