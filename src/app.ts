@@ -10,6 +10,7 @@ import { errorHandlerPlugin } from './http/plugins/error-handler.js';
 import { sharedSchemasPlugin } from './http/schemas.js';
 import { formsPlugin } from './http/plugins/forms.js';
 import { loggerOptions } from './http/plugins/logger-options.js';
+import { OneLinePerRequest } from './http/plugins/request-log.js';
 import { applySecurityHeaders, securityHeadersPlugin } from './http/plugins/security-headers.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
 import { signingKeyRotationPlugin } from './http/plugins/signing-key-rotation.js';
@@ -113,6 +114,7 @@ export async function buildServer({
 
   const app = Fastify({
     logger: loggerOptions(config.log, logStream),
+    logController: new OneLinePerRequest(),
     trustProxy: trustedProxies(config.trustProxy),
     bodyLimit: config.bodyLimit,
     ...requestTimeouts(config.requestTimeoutSeconds),

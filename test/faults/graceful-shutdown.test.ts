@@ -22,7 +22,8 @@ describe('SIGTERM under load', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'oauth-shutdown-'));
     const configPath = join(dataDir, 'config.json');
     writeFileSync(configPath, JSON.stringify({ grantFlows: ['client_credentials', 'password'], dataDir: join(dataDir, 'db') }));
-    env = { OAUTH_CONFIG: configPath, SESSION_SECRET: 'x'.repeat(40), LOG_LEVEL: 'info' };
+    // debug: the one line a request logs by default comes when it completes; `incoming request` is a debug line.
+    env = { OAUTH_CONFIG: configPath, SESSION_SECRET: 'x'.repeat(40), LOG_LEVEL: 'debug' };
     const config = loadConfig({ path: configPath });
     const database = await createDatabase({ databaseUrl: null, dataDir: config.dataDir });
     await migrate(database);
