@@ -23,15 +23,11 @@ export const GRANT_HANDLERS: Partial<Record<GrantFlow, GrantHandler>> = {
 // OpenID Connect Core 3.1.3.3 and 12.2: the code flow's token response, and a refresh of its tokens.
 const ID_TOKEN_GRANTS = new Set(['authorization_code', 'refresh_token']);
 
-/** The grant types POST /oauth/token accepts under this config. */
-export function enabledGrantTypes(deps: Pick<OAuthDeps, 'config'>): GrantFlow[] {
-  return deps.config.grantFlows.filter((flow) => GRANT_HANDLERS[flow] !== undefined);
-}
-
 /** POST /oauth/token (reference 5.1): grant type first, before any client authentication. */
 export async function handleTokenRequest(deps: OAuthDeps, request: GrantRequest): Promise<TokenResponseBody> {
   const grantType = requireParameter(request.parameters, 'grant_type');
-  const handler = enabledGrantTypes(deps).includes(grantType as GrantFlow) ? GRANT_HANDLERS[grantType as GrantFlow] : undefined;
+  // Enabled in the config and handled here (`implicit` is a flow without a grant type).
+  const handler = deps.config.grantFlows.includes(grantType as GrantFlow) ? GRANT_HANDLERS[grantType as GrantFlow] : undefined;
   if (!handler) throw new UnsupportedGrantType();
   const { issued, application, nonce } = await issuedBy(handler, deps, request);
   // Issue 19: the first token marks the client used (self-registered clients never used are cleaned up). Once
