@@ -157,7 +157,7 @@ async function main(argv: BenchArgs): Promise<boolean> {
     methodHeading('bench:peers', started),
     ...prepared.machine,
     `- autocannon: ${connections} keep-alive connections, pipelining 1; per scenario ${warmup} s warm-up of each server, then ${duration} s per server in ${rounds} rounds of ${duration / rounds} s, one server at a time, the first server rotating each round`,
-    `- service pool ${config.databasePoolSize} (default), LOG_LEVEL=warn as in every bench; ceiling pool ${config.databasePoolSize}; node-oidc-provider keeps its tokens in memory`,
+    `- service pool ${config.databasePoolSize} (default), log level info as shipped (a line per request, to a file as a container's log driver takes it); ceiling pool ${config.databasePoolSize}; node-oidc-provider keeps its tokens in memory`,
     '',
     table,
     ...(problems.length ? ['', 'Preflight problems:', ...problems.map((p) => `- ${p}`)] : []),

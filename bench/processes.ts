@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -46,19 +47,22 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Starts `node <args>` in the repository and resolves once GET /healthz answers 200. */
+/**
+ * Starts `node <args>` in the repository and resolves once GET /healthz answers 200. Its output goes to a file, as
+ * a container's log driver would take it: the services log a line per request at the shipped level, and the bench
+ * process (which also runs the load generator) must not spend its time reading them.
+ */
 export async function startServer(name: string, args: string[], env: Record<string, string>, port: number): Promise<ServerProcess> {
+  const logDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  const logPath = join(logDir, 'output.log');
+  const logFd = openSync(logPath, 'a');
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', logFd, logFd],
   });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  closeSync(logFd);
+  const output = () => lastBytes(logPath, 20_000);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;
   const server: ServerProcess = {
@@ -66,17 +70,23 @@ export async function startServer(name: string, args: string[], env: Record<stri
     baseUrl,
     pid: child.pid!,
     rss: () => readRss(child.pid!),
-    output: () => output,
+    output,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(logDir, { recursive: true, force: true });
     },
   };
   for (let attempt = 0; attempt < 300; attempt += 1) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) {
+      const printed = output();
+      rmSync(logDir, { recursive: true, force: true });
+      throw new Error(`${name} exited with code ${child.exitCode}:\n${printed}`);
+    }
     const ready = await fetch(`${baseUrl}/healthz`).then(
       (response) => response.status === 200,
       () => false,
@@ -84,12 +94,26 @@ export async function startServer(name: string, args: string[], env: Record<stri
     if (ready) return server;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  const printed = output();
   await server.stop();
-  throw new Error(`${name} did not answer /healthz within 60 s:\n${output}`);
+  throw new Error(`${name} did not answer /healthz within 60 s:\n${printed}`);
 }
 
 export function readRss(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match) throw new Error(`no VmRSS for process ${pid}`);
   return Number(match[1]) * 1024;
+}
+
+function lastBytes(path: string, count: number): string {
+  if (!existsSync(path)) return '';
+  const size = statSync(path).size;
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.min(size, count));
+    readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+    return buffer.toString();
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -77,7 +77,7 @@ await runBench({
       const port = i === 0 ? prepared.port : await freePort();
       const configPath = `${prepared.configPath}.${i}.json`;
       writeFileSync(configPath, JSON.stringify({ ...JSON.parse(readFileSync(prepared.configPath, 'utf8')), port }));
-      const env = { LOG_LEVEL: 'warn', KEY_ENCRYPTION_KEY: keyEncryptionKey };
+      const env = { KEY_ENCRYPTION_KEY: keyEncryptionKey }; // the shipped log level, info
       const server = await startServer(i === 0 ? 'A' : 'B', [join(tree, 'dist/main.js'), 'serve', '--config', configPath], env, port);
       cleanups.unshift(() => server.stop());
       log(`${server.name} = ${tree}: pid ${server.pid} on ${server.baseUrl}`);

@@ -84,7 +84,8 @@ await runBench({
       {
         name: 'service',
         args: [...entry, 'serve', '--config', prepared.configPath],
-        env: { LOG_LEVEL: 'warn', KEY_ENCRYPTION_KEY: keyEncryptionKey },
+        // The shipped log level (info: one line per request), as issue 21 asks.
+        env: { KEY_ENCRYPTION_KEY: keyEncryptionKey },
       },
       { name: 'ceiling', args: ['--import', 'tsx', 'bench/ceiling-server.ts'], env: { ...ceilingEnv, PORT: String(prepared.port) } },
     ];
@@ -143,7 +144,7 @@ await runBench({
       [
         methodHeading('bench:profile', started),
         ...prepared.machine,
-        `- service: ${argv.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'} serve, default configuration, LOG_LEVEL=warn, under node --cpu-prof (sampling every 1 ms by default); ${warmup} s warm-up, then ${requests} requests on ${connections} connections`,
+        `- service: ${argv.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'} serve, default configuration (log level info as shipped, output to a file), under node --cpu-prof (sampling every 1 ms by default); ${warmup} s warm-up, then ${requests} requests on ${connections} connections`,
         '',
         ...sections,
       ].join('\n'),

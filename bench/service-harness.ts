@@ -102,7 +102,7 @@ export interface PreparedService {
   config: Readonly<Config>;
   /** The bench's own connection to the service's database (migrated), for seeding. */
   database: Database;
-  /** Starts the service (serve --config, LOG_LEVEL=warn, the same KEY_ENCRYPTION_KEY); stopped by the cleanups. */
+  /** Starts the service (serve --config, the log level asked for, the same KEY_ENCRYPTION_KEY); stopped by the cleanups. */
   start(): Promise<ServerProcess>;
 }
 
@@ -120,8 +120,10 @@ export async function prepareService(options: {
   /** Pool size of the bench's own connection. */
   poolSize: number;
   settings: (where: { baseUrl: string }) => Record<string, unknown>;
+  /** LOG_LEVEL of the service; null leaves the shipped default (info: a line per request). Default warn. */
+  logLevel?: string | null;
 }): Promise<PreparedService> {
-  const { log, cleanups, useTsx } = options;
+  const { log, cleanups, useTsx, logLevel = 'warn' } = options;
   const serviceEntry = useTsx ? ['--import', 'tsx', 'src/main.ts'] : [await ensureCompiled(log)];
   const benchDatabase = await openBenchDatabase(log);
   cleanups.push(() => benchDatabase.dispose());
@@ -156,7 +158,7 @@ export async function prepareService(options: {
     const service = await startServer(
       'service',
       [...serviceEntry, 'serve', '--config', configPath],
-      { LOG_LEVEL: 'warn', KEY_ENCRYPTION_KEY: keyEncryptionKey },
+      { ...(logLevel !== null && { LOG_LEVEL: logLevel }), KEY_ENCRYPTION_KEY: keyEncryptionKey },
       port,
     );
     cleanups.unshift(() => service.stop());
@@ -168,7 +170,7 @@ export async function prepareService(options: {
 
 /**
  * The service as shipped (prepareService with only what it needs to run here: database, host, port, session
- * secret; the bench's own pool of 2), seeded through the domain with one confidential client and its tokens.
+ * secret; the shipped log level; the bench's own pool of 2), seeded through the domain with one confidential client and its tokens.
  */
 export async function prepareSeededService(options: {
   log: Log;
@@ -176,7 +178,7 @@ export async function prepareSeededService(options: {
   workPrefix: string;
   useTsx: boolean;
 }): Promise<{ prepared: PreparedService; seed: Seed }> {
-  const prepared = await prepareService({ ...options, poolSize: 2, settings: () => ({}) });
+  const prepared = await prepareService({ ...options, poolSize: 2, settings: () => ({}), logLevel: null });
   options.log('seeding through the domain: one confidential client and its access token');
   const seed = await seedThroughDomain(prepared.config.databaseUrl!, prepared.config, 1);
   return { prepared, seed };
