@@ -61,4 +61,15 @@ describe('logs never contain secrets', () => {
     for (const secret of secrets) expect(log).not.toContain(secret);
     expect(log).toContain('[Redacted]');
   });
+
+  it('redacts secrets in request data a handler logs whole, and keeps the code of a logged error', async () => {
+    lines.length = 0;
+    const headers = { authorization: 'Basic c2VjcmV0', cookie: 'oauth_session=secret-cookie', accept: 'text/html' };
+    server.app.log.info({ body: { grant_type: 'password', password: 'hunter2-secret' }, headers }, 'handler logged the request');
+    server.app.log.error({ err: Object.assign(new Error('connect refused'), { code: 'ECONNREFUSED' }) }, 'database unavailable');
+    const [logged, failed] = lines.map((line) => JSON.parse(line) as Record<string, any>);
+    expect(logged!.body).toEqual({ grant_type: 'password', password: '[Redacted]' });
+    expect(logged!.headers).toEqual({ authorization: '[Redacted]', cookie: '[Redacted]', accept: 'text/html' });
+    expect(failed!.err.code).toBe('ECONNREFUSED');
+  });
 });
