@@ -1,5 +1,4 @@
 import type { FastifyServerOptions } from 'fastify';
-import pino from 'pino';
 
 // STYLE 15: these never reach a log line, whether in headers, bodies logged by a handler, or query strings. A
 // code_challenge is the verifier itself when the plain PKCE method is allowed (RFC 7636 section 4.2).
@@ -40,7 +39,7 @@ export function loggerOptions(
 ): FastifyServerOptions['logger'] {
   const pretty = log.format === 'pretty' && !stream;
   return {
-    ...(stream ? { stream } : !pretty && { stream: standardOutput() }),
+    ...(stream && { stream }),
     level: log.level,
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
     serializers: {
@@ -52,17 +51,4 @@ export function loggerOptions(
     },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:standard' } } } : {}),
   };
-}
-
-let stdout: pino.DestinationStream | null = null;
-
-/**
- * Standard output, written asynchronously (one destination per process, shared by every server built in it): a line
- * is handed to the kernel at once when no write is pending, and lines logged during a write go out together in the
- * next, so a busy service makes one system call for many lines instead of blocking on one each (issue 21). pino
- * flushes what is left synchronously when the process exits.
- */
-function standardOutput(): pino.DestinationStream {
-  stdout ??= pino.destination({ dest: 1, sync: false });
-  return stdout;
 }
