@@ -48,20 +48,21 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * Starts `node <args>` in the repository and resolves once GET /healthz answers 200. Its output goes to a file, as
- * a container's log driver would take it: the services log a line per request at the shipped level, and the bench
- * process (which also runs the load generator) must not spend its time reading them.
+ * Starts `node <args>` in the repository and resolves once GET /healthz answers 200. Its output goes through a pipe
+ * to a process of its own that writes it to a file, as a container's log driver takes it: the services log a line
+ * per request at the shipped level; the bench process (which also runs the load generator) must not spend its time
+ * reading them, and a slow disk must not block the service's writes.
  */
 export async function startServer(name: string, args: string[], env: Record<string, string>, port: number): Promise<ServerProcess> {
   const logDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   const logPath = join(logDir, 'output.log');
-  const logFd = openSync(logPath, 'a');
+  const logWriter = spawn('sh', ['-c', 'exec cat > "$0"', logPath], { stdio: ['pipe', 'ignore', 'inherit'] });
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', logFd, logFd],
+    stdio: ['ignore', logWriter.stdin!, logWriter.stdin!],
   });
-  closeSync(logFd);
+  logWriter.stdin!.destroy();
   const output = () => lastBytes(logPath, 20_000);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;
