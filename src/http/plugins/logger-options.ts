@@ -66,7 +66,13 @@ let stdout: pino.DestinationStream | null = null;
 function standardOutput(): pino.DestinationStream {
   if (stdout) return stdout;
   const destination = pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 250 });
-  process.once('exit', () => destination.flushSync());
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // Standard output is gone (a closed pipe): nothing left to write to.
+    }
+  });
   stdout = destination;
   return destination;
 }
