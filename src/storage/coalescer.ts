@@ -6,18 +6,25 @@ import { isDatabaseUnavailable } from './prisma-errors.js';
  * trip and one executor start in PostgreSQL instead of paying for each. A lone call waits only for the end of the
  * current loop turn (setImmediate), so an idle server answers as fast as before.
  *
+ * With `maxInFlight`, at most that many batches are out at once; calls made meanwhile gather into the next batch,
+ * sent as soon as one returns (group commit): under load a round trip to PostgreSQL, which costs the service and
+ * the server more than the rows it carries, then serves several times more calls. A call waits at most for one
+ * round trip more, and only while the limit is reached.
+ *
  * Every call's statement starts after the call was made: a batch is sent when it is flushed and takes no call
  * after that, so a read still sees every write committed before its request arrived (a revocation answered 200
  * is seen by the next introspection), and nothing is ever answered from an earlier result.
  */
 export function coalescer<Key, Result>(
   runBatch: (keys: readonly Key[]) => Promise<readonly Result[]>,
-  { maxBatch }: { maxBatch: number },
+  { maxBatch, maxInFlight = Infinity }: { maxBatch: number; maxInFlight?: number },
 ): (key: Key) => Promise<Result> {
   type Call = { key: Key; resolve: (result: Result) => void; reject: (error: unknown) => void };
   let pending: Call[] = [];
+  let inFlight = 0;
+  let scheduled = false;
 
-  const settle = (calls: Call[]) =>
+  const settle = (calls: Call[]): Promise<void> =>
     runBatch(calls.map((call) => call.key)).then(
       (results) => calls.forEach((call, i) => call.resolve(results[i]!)),
       (error: unknown) => {
@@ -29,16 +36,28 @@ export function coalescer<Key, Result>(
       },
     );
 
-  const flush = () => {
-    const batch = pending;
-    pending = [];
-    if (batch.length > 0) void settle(batch);
+  const returned = () => {
+    inFlight -= 1;
+    flush();
   };
+
+  function flush(): void {
+    scheduled = false;
+    while (pending.length > 0 && inFlight < maxInFlight) {
+      const batch = pending.length > maxBatch ? pending.splice(0, maxBatch) : pending;
+      if (batch === pending) pending = [];
+      inFlight += 1;
+      void settle(batch).then(returned);
+    }
+  }
 
   return (key) =>
     new Promise<Result>((resolve, reject) => {
       pending.push({ key, resolve, reject });
-      if (pending.length === 1) setImmediate(flush);
-      else if (pending.length >= maxBatch) flush();
+      if (pending.length >= maxBatch && inFlight < maxInFlight) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
     });
 }

@@ -79,4 +79,25 @@ describe('coalescer', () => {
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
     expect(batches).toEqual([[1, 2]]);
   });
+
+  it('with maxInFlight, gathers the calls made while the limit is reached into the next batch, sent when one returns', async () => {
+    const { batches, run } = recordingBatches();
+    const find = coalescer(run, { maxBatch: 3, maxInFlight: 1 });
+    const first = find(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Batch [1] is out: these wait for it, and go three at a time.
+    const waiting = [2, 3, 4, 5].map(find);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1]]);
+    expect(await Promise.all([first, ...waiting])).toEqual([10, 20, 30, 40, 50]);
+    expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+  });
+
+  it('with maxInFlight, sends a lone call at the end of the turn when nothing is out', async () => {
+    const { batches, run } = recordingBatches();
+    const find = coalescer(run, { maxBatch: 16, maxInFlight: 1 });
+    expect(await find(1)).toBe(10);
+    expect(await find(2)).toBe(20);
+    expect(batches).toEqual([[1], [2]]);
+  });
 });
