@@ -81,14 +81,24 @@ describe('coalescer', () => {
   });
 
   it('with maxInFlight, gathers the calls made while the limit is reached into the next batch, sent when one returns', async () => {
-    const { batches, run } = recordingBatches();
-    const find = coalescer(run, { maxBatch: 3, maxInFlight: 1 });
+    const batches: number[][] = [];
+    let release!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (release = resolve));
+    const find = coalescer(
+      async (keys: readonly number[]) => {
+        batches.push([...keys]);
+        if (batches.length === 1) await firstHeld;
+        return keys.map((key) => key * 10);
+      },
+      { maxBatch: 3, maxInFlight: 1 },
+    );
     const first = find(1);
     await new Promise((resolve) => setImmediate(resolve));
-    // Batch [1] is out: these wait for it, and go three at a time.
+    // Batch [1] is out (held until release): these wait for it, and then go three at a time.
     const waiting = [2, 3, 4, 5].map(find);
     await new Promise((resolve) => setImmediate(resolve));
     expect(batches).toEqual([[1]]);
+    release();
     expect(await Promise.all([first, ...waiting])).toEqual([10, 20, 30, 40, 50]);
     expect(batches).toEqual([[1], [2, 3, 4], [5]]);
   });
