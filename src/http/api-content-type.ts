@@ -5,6 +5,7 @@ import { UnsupportedMediaType } from '../oauth/errors.js';
 export const API_GROUP_PATHS = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/token/info']);
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const FORM = 'application/x-www-form-urlencoded';
 
 /**
  * Seed, Endpoints: a POST, PUT or PATCH to the API group whose content type is not form-urlencoded gets
@@ -21,6 +22,7 @@ function hasFormContentTypeWhereNeeded(request: FastifyRequest): boolean {
   const query = request.url.indexOf('?');
   if (!API_GROUP_PATHS.has(query === -1 ? request.url : request.url.slice(0, query))) return true;
   const type = request.headers['content-type'];
-  if (type === 'application/x-www-form-urlencoded') return true;
-  return (type ?? '').split(';', 1)[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+  // The exact header first: what every client sends, without the work of parsing it.
+  if (type === FORM) return true;
+  return (type ?? '').split(';', 1)[0]!.trim().toLowerCase() === FORM;
 }
