@@ -21,6 +21,8 @@ export function coalescer<Key, Result>(
 ): (key: Key) => Promise<Result> {
   type Call = { key: Key; resolve: (result: Result) => void; reject: (error: unknown) => void };
   let pending: Call[] = [];
+  // The calls of a failed multi-key batch, each sent again on its own, within maxInFlight like any batch.
+  const retries: Call[] = [];
   let inFlight = 0;
   let scheduled = false;
 
@@ -32,7 +34,7 @@ export function coalescer<Key, Result>(
         // each call gets its own outcome; the failed batch wrote nothing, being one statement. An unreachable
         // database fails every call at once: retrying each would only multiply the waits.
         if (calls.length === 1 || isDatabaseUnavailable(error)) calls.forEach((call) => call.reject(error));
-        else calls.forEach((call) => void settle([call]));
+        else retries.push(...calls);
       },
     );
 
@@ -42,22 +44,29 @@ export function coalescer<Key, Result>(
   };
 
   function flush(): void {
-    scheduled = false;
-    while (pending.length > 0 && inFlight < maxInFlight) {
-      const batch = pending.length > maxBatch ? pending.splice(0, maxBatch) : pending;
-      if (batch === pending) pending = [];
+    while (inFlight < maxInFlight && (retries.length > 0 || pending.length > 0)) {
+      let batch: Call[];
+      if (retries.length > 0) batch = [retries.shift()!];
+      else if (pending.length > maxBatch) batch = pending.splice(0, maxBatch);
+      else [batch, pending] = [pending, []];
       inFlight += 1;
       void settle(batch).then(returned);
     }
   }
 
+  const flushAtEndOfTurn = () => {
+    scheduled = false;
+    flush();
+  };
+
   return (key) =>
     new Promise<Result>((resolve, reject) => {
       pending.push({ key, resolve, reject });
+      // A full batch goes at once; the turn's scheduled flush then finds the rest (or nothing) and sends it.
       if (pending.length >= maxBatch && inFlight < maxInFlight) flush();
       else if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        setImmediate(flushAtEndOfTurn);
       }
     });
 }

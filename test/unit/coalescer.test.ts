@@ -110,4 +110,26 @@ describe('coalescer', () => {
     expect(await find(2)).toBe(20);
     expect(batches).toEqual([[1], [2]]);
   });
+
+  it('with maxInFlight, sends the key-by-key retries of a failed batch within the limit too', async () => {
+    let out = 0;
+    let mostOut = 0;
+    const batches: number[][] = [];
+    const find = coalescer(
+      async (keys: readonly number[]) => {
+        batches.push([...keys]);
+        out += 1;
+        mostOut = Math.max(mostOut, out);
+        await new Promise((resolve) => setImmediate(resolve));
+        out -= 1;
+        if (keys.length > 1 || keys[0] === 3) throw new Error('duplicate key');
+        return keys.map((key) => key * 10);
+      },
+      { maxBatch: 4, maxInFlight: 1 },
+    );
+    const results = await Promise.allSettled([1, 2, 3, 4].map(find));
+    expect(results.map((result) => (result.status === 'fulfilled' ? result.value : 'failed'))).toEqual([10, 20, 'failed', 40]);
+    expect(batches).toEqual([[1, 2, 3, 4], [1], [2], [3], [4]]);
+    expect(mostOut).toBe(1);
+  });
 });
