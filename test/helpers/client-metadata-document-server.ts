@@ -5,12 +5,12 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import type { Config } from '../../src/config/types.js';
 import { s256Challenge } from '../../src/oauth/pkce.js';
 import { authorizeUrl } from './end-user.js';
 import { expectOAuthError, TEXT, tokenRequest } from './oauth-requests.js';
+import { capturedLogLines, type CapturedLogLines } from './log-lines.js';
 import { buildTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 
 type DocumentSettings = Partial<Config['registration']['clientIdMetadataDocuments']>;
@@ -101,18 +101,6 @@ export function selfSignedCertificate(): { key: string; cert: string } {
   }
 }
 
-/** Log lines of a test server, parsed (config log: { level: 'warn', format: 'json' }). */
-export function logLines(): { stream: Writable; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { stream, lines };
-}
-
 /** The redirect URI of the fixture's documents. */
 export const CALLBACK = 'https://client.example.com/callback';
 /** A well-formed PKCE verifier: the token requests below fail on the client or the made-up code, never on it. */
@@ -138,7 +126,7 @@ export interface DocumentFixture {
   server: TestServer;
   documents: DocumentServer;
   /** The warn log lines of the server and of every other instance (each refusal says why there). */
-  log: ReturnType<typeof logLines>;
+  log: CapturedLogLines;
   /** The client_id URL of a path on the document server. */
   urlOf(path: string): string;
   /** A valid document for `path`: its own URL as client_id, CALLBACK as redirect URI, and `extra`. */
@@ -162,7 +150,7 @@ export async function documentFixture({
   tls,
 }: DocumentFixtureOptions = {}): Promise<DocumentFixture> {
   const documents = await documentServer(tls);
-  const log = logLines();
+  const log = capturedLogLines();
   const configWith = (overrides: DocumentSettings) => ({
     log: { level: 'warn' as const, format: 'json' as const },
     rateLimit: { maxFailures: 1000 },

@@ -1,20 +1,14 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capturedLogLines } from '../helpers/log-lines.js';
 import { createClient, createCode, createUser } from '../helpers/factories.js';
 import { basicAuth, buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
 
 // STYLE 15 and the guide's "no secrets in logs": run real flows at debug level and search every log line.
 describe('logs never contain secrets', () => {
-  const lines: string[] = [];
+  const log = capturedLogLines();
   let server: TestServer;
   beforeAll(async () => {
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
-    server = await buildTestServer({ config: { log: { level: 'trace', format: 'json' } }, logStream: stream });
+    server = await buildTestServer({ config: { log: { level: 'trace', format: 'json' } }, logStream: log.stream });
   });
   afterAll(() => server.close());
 
@@ -56,18 +50,18 @@ describe('logs never contain secrets', () => {
       url: `/oauth/authorize?client_id=${client.uid}&response_type=code&redirect_uri=${encodeURIComponent(grant.redirectUri)}&code_challenge=${plainVerifier}&code_challenge_method=plain`,
     });
     secrets.push(plainVerifier);
-    expect(lines.length).toBeGreaterThan(5);
-    const log = lines.join('');
-    for (const secret of secrets) expect(log).not.toContain(secret);
-    expect(log).toContain('[Redacted]');
+    expect(log.raw.length).toBeGreaterThan(5);
+    const text = log.raw.join('\n');
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    expect(text).toContain('[Redacted]');
   });
 
   it('redacts secrets in request data a handler logs whole, and keeps the code of a logged error', async () => {
-    lines.length = 0;
+    log.clear();
     const headers = { authorization: 'Basic c2VjcmV0', cookie: 'oauth_session=secret-cookie', accept: 'text/html' };
     server.app.log.info({ body: { grant_type: 'password', password: 'hunter2-secret' }, headers }, 'handler logged the request');
     server.app.log.error({ err: Object.assign(new Error('connect refused'), { code: 'ECONNREFUSED' }) }, 'database unavailable');
-    const [logged, failed] = lines.map((line) => JSON.parse(line) as Record<string, any>);
+    const [logged, failed] = log.lines as Array<Record<string, any>>;
     expect(logged!.body).toEqual({ grant_type: 'password', password: '[Redacted]' });
     expect(logged!.headers).toEqual({ authorization: '[Redacted]', cookie: '[Redacted]', accept: 'text/html' });
     expect(failed!.err.code).toBe('ECONNREFUSED');

@@ -1,5 +1,5 @@
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { capturedLogLines } from '../helpers/log-lines.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
 // docs/operations.md: one JSON line per request, when it completes; `incoming request` only at debug.
@@ -8,13 +8,7 @@ describe('request log lines', () => {
   afterEach(() => server?.close());
 
   async function linesAt(level: 'info' | 'debug'): Promise<Record<string, unknown>[]> {
-    const lines: Record<string, unknown>[] = [];
-    const logStream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { stream: logStream, lines } = capturedLogLines();
     server = await buildTestServer({ config: { log: { level, format: 'json' } }, logStream });
     const response = await server.app.inject({
       method: 'POST',

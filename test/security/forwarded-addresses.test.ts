@@ -1,5 +1,5 @@
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { capturedLogLines } from '../helpers/log-lines.js';
 import { createClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import { basicAuth, buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
@@ -50,8 +50,7 @@ describe(`trustProxy and the addresses the limits count (${backend})`, () => {
   });
 
   it('warns once when requests arrive with X-Forwarded-For while trustProxy is off', async () => {
-    const lines: string[] = [];
-    const logStream = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) });
+    const { stream: logStream, raw: lines } = capturedLogLines();
     server = await buildTestServer({ config: { log: { level: 'warn', format: 'json' } }, logStream });
     clientId = 'nobody';
     await attempt('x', '10.0.0.2', '192.0.2.1');
@@ -62,8 +61,7 @@ describe(`trustProxy and the addresses the limits count (${backend})`, () => {
   });
 
   it('warns at boot that trustProxy true believes any sender', async () => {
-    const lines: string[] = [];
-    const logStream = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) });
+    const { stream: logStream, raw: lines } = capturedLogLines();
     server = await buildTestServer({ config: { trustProxy: true, log: { level: 'warn', format: 'json' } }, logStream });
     await server.app.ready();
     expect(lines.some((line) => line.includes('trustProxy is true'))).toBe(true);
