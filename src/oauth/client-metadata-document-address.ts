@@ -42,6 +42,11 @@ const IPV6_REFUSED: Range[] = [
   v6('::1/128', 'loopback'),
   v6('::/96', 'IPv4-compatible'),
   v6('100::/64', 'discard-only'),
+  // RFC 8215: a translator of the local network, whose prefix length (/48 to /96, RFC 6052 section 2.2) decides
+  // where the IPv4 address sits, so there is no embedded address to check: the whole range is internal.
+  v6('64:ff9b:1::/48', 'local-use NAT64'),
+  // RFC 4380: Teredo tunnels to an IPv4 address through relays; a deprecated transition form no document lives on.
+  v6('2001::/32', 'Teredo'),
   v6('2001:db8::/32', 'documentation'),
   v6('fc00::/7', 'unique local'),
   v6('fe80::/10', 'link-local'),
@@ -51,6 +56,8 @@ const IPV6_REFUSED: Range[] = [
 
 // IPv6 forms that carry an IPv4 address: the embedded address is what is reached, so it is checked instead.
 const IPV4_MAPPED = v6('::ffff:0:0/96', 'IPv4-mapped');
+// RFC 2765 section 2.1 (SIIT): ::ffff:0:a.b.c.d, which a stateless translator turns into a.b.c.d.
+const IPV4_TRANSLATED = v6('::ffff:0:0:0/96', 'IPv4-translated');
 const NAT64 = v6('64:ff9b::/96', 'NAT64');
 const SIX_TO_FOUR = v6('2002::/16', '6to4');
 
@@ -62,6 +69,7 @@ export function refusedAddressReason(address: string): string | null {
   const bytes = ipv6Bytes(address);
   if (!bytes) return 'not an IP address';
   if (inRange(bytes, IPV4_MAPPED) || inRange(bytes, NAT64)) return embedded(bytes.slice(12, 16), 'IPv4-mapped');
+  if (inRange(bytes, IPV4_TRANSLATED)) return embedded(bytes.slice(12, 16), 'IPv4-translated');
   if (inRange(bytes, SIX_TO_FOUR)) return embedded(bytes.slice(2, 6), '6to4');
   return rangeOf(bytes, IPV6_REFUSED);
 }

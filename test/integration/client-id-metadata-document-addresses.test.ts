@@ -84,6 +84,21 @@ describe(`Client ID Metadata Documents: https and address checks (${backend})`, 
       );
     });
 
+    it('issue 29 item 8 (RFC 8215, RFC 2765 section 2.1, RFC 4380): local-use NAT64, IPv4-translated and Teredo addresses', async () => {
+      const port = new URL(secure.origin).port;
+      const cases: Array<[string, string]> = [
+        ['64:ff9b:1::a00:1', 'local-use NAT64'],
+        ['::ffff:0:7f00:1', 'IPv4-translated loopback'],
+        ['::ffff:0:a9fe:a9fe', 'IPv4-translated link-local'],
+        ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+      ];
+      for (const [address, reason] of cases) {
+        const clientId = `https://[${address}]:${port}/client.json`;
+        expect(await expectRefused(production, clientId)).toBe(`the address ${address} is ${reason}`);
+        expect(await cimd.tokenError(clientId)).toBe('invalid_client');
+      }
+    });
+
     it('a host name that resolves to 127.0.0.1 (localhost)', async () => {
       const clientId = `${secure.origin}/prod/client.json`;
       secure.serve('/prod/client.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }));

@@ -68,6 +68,25 @@ describe('refusedAddressReason: the addresses a Client ID Metadata Document is n
     expect(refusedAddressReason('2002:0808:0808::1')).toBeNull();
   });
 
+  it('issue 29 item 8 (RFC 8215, RFC 2765 section 2.1, RFC 4380): refuses local-use NAT64 and Teredo outright, and checks the IPv4 address inside IPv4-translated addresses', () => {
+    const cases: Array<[string, string]> = [
+      ['64:ff9b:1::a00:1', 'local-use NAT64'],
+      ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'local-use NAT64'],
+      ['64:ff9b:1:0:8:808:800::', 'local-use NAT64'],
+      ['2001::1', 'Teredo'],
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+      ['2001:0:ffff:ffff:ffff:ffff:ffff:ffff', 'Teredo'],
+      ['::ffff:0:127.0.0.1', 'IPv4-translated loopback'],
+      ['::ffff:0:a00:1', 'IPv4-translated private'],
+      ['::ffff:0:169.254.169.254', 'IPv4-translated link-local'],
+    ];
+    for (const [address, reason] of cases) expect(refusedAddressReason(address), address).toBe(reason);
+    // Just outside each range, and a public address inside the translated form.
+    for (const address of ['64:ff9b:2::a00:1', '64:ff9b:0:1::a00:1', '2001:1::1', '2001:4860:4860::8888', '::ffff:0:8.8.8.8']) {
+      expect(refusedAddressReason(address), address).toBeNull();
+    }
+  });
+
   it('lets public IPv6 addresses through', () => {
     for (const address of ['2606:4700:4700::1111', '2a00:1450:4001:80b::200e', 'fbff::1', 'fe00::1']) {
       expect(refusedAddressReason(address), address).toBeNull();
