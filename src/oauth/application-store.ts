@@ -97,8 +97,14 @@ export interface ApplicationAdminStore {
   list(): Promise<ApplicationRecord[]>;
   /** Throws UidTaken when the uid exists. */
   create(input: ApplicationInput & { uid: string }): Promise<ApplicationRecord>;
-  /** null when there is no such application. */
-  update(id: number, changes: Partial<ApplicationInput>): Promise<ApplicationRecord | null>;
+  /**
+   * null when there is no such application, or when `only` is given and its registration access token is no longer
+   * that one: the check and the write are one statement, so of two updates made with the same token one wins
+   * (RFC 7592 token rotation).
+   */
+  update(id: number, changes: Partial<ApplicationInput>, only?: { registrationAccessToken: string }): Promise<ApplicationRecord | null>;
+  /** The application whose registration access token has this stored form (SHA-256 hex), read uncached. */
+  findByRegistrationAccessToken(storedToken: string): Promise<ApplicationRecord | null>;
   /** Deletes the application with its grants and tokens; false when there was none. */
   delete(id: number): Promise<boolean>;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/types.js';
+import { reportWithdrawnApproval, reviewedFieldsChanged } from './client-approval.js';
 import { clientFromDocument, clientIdUrlProblem, looksLikeClientIdUrl, type DocumentClient } from './client-metadata-document.js';
 import { ClientMetadataDocumentRefused, fetchClientMetadataDocument, type DocumentFetchOptions } from './client-metadata-document-fetch.js';
 import { FetchSlots, REFUSAL_CACHE_SECONDS, RefusalCache } from './client-metadata-document-limits.js';
@@ -26,7 +27,7 @@ export interface ClientMetadataDocumentOptions {
  * is not fetched again on this instance for REFUSAL_CACHE_SECONDS, so naming it on every request does not make
  * this server fetch it on every request. At most MAX_FETCHES_PER_HOST fetches to one host
  * and MAX_FETCHES in all run at once on an instance; a lookup past that fails at once as an unknown client (not
- * remembered as refused). A refetched document whose redirect_uris or client_name changed clears the row's
+ * remembered as refused). A refetched document that changed a reviewed field (client-approval.ts) clears the row's
  * approvedAt. Grants, tokens and revocation see an ordinary application row.
  */
 export function withClientMetadataDocuments(stores: Stores, options: ClientMetadataDocumentOptions): Stores {
@@ -83,20 +84,13 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
   };
   const unusable = (clientId: string, shown: string) => `The application's metadata document at ${clientId} could not be used: ${shown}.`;
 
-  // An admin approved the client as it was: where it sends the user back and the name the user is shown. A document
-  // that changes either is a client nobody reviewed, so the approval goes in the same update and the consent screen
-  // shows its notice again.
+  // An admin approved the client as it was (client-approval.ts says which fields were reviewed). A document that
+  // changes one is a client nobody reviewed, so the approval goes in the same update and the consent screen shows
+  // its notice again.
   const rewrite = (row: ApplicationRecord, client: DocumentClient): Promise<ApplicationRecord | null> => {
-    const changed = [
-      ...(sameSet(row.redirectUris, client.redirectUris) ? [] : ['redirect_uris']),
-      ...(row.name === client.name ? [] : ['client_name']),
-    ];
+    const changed = reviewedFieldsChanged(row, client);
     if (changed.length === 0) return stores.applicationAdmin.update(row.id, client);
-    if (row.approvedAt !== null)
-      warn(
-        { event: 'client_metadata_document.approval_withdrawn', clientId: row.uid.slice(0, 200), changed },
-        'client metadata document changed since the approval; the approval no longer applies',
-      );
+    reportWithdrawnApproval(warn, 'client_metadata_document', row, changed);
     // Cleared even when the row read had none: an approval given since then was of the document as it was.
     return stores.applicationAdmin.update(row.id, { ...client, approvedAt: null });
   };
@@ -156,9 +150,4 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
   };
 
   return { resolve, explain };
-}
-
-function sameSet(left: readonly string[], right: readonly string[]): boolean {
-  const set = new Set(left);
-  return set.size === new Set(right).size && right.every((item) => set.has(item));
 }

@@ -1,4 +1,5 @@
 import { ApplicationInvalid, validateApplicationFields } from './applications.js';
+import { reportWithdrawnApproval, reviewedFieldsChanged, type Warn } from './client-approval.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
 import { validateClientMetadata, type ClientMetadata } from './client-registration-metadata.js';
 import type { OAuthDeps } from './deps.js';
@@ -127,34 +128,65 @@ export async function registerClient(
   };
 }
 
-/** RFC 7592 section 2: the bearer registration access token must be this client's (compared by hash, constant time). */
+/**
+ * RFC 7592 section 2: the bearer registration access token must be this client's. It is looked up by its hash in the
+ * database, not in the application cache: a token rotated on another instance a moment ago works here at once.
+ */
 export async function authorizeManagement(deps: OAuthDeps, clientId: string, token: string | null): Promise<ApplicationRecord> {
-  const application = await deps.stores.applications.findByUid(clientId);
-  const expected = application?.registeredBy === 'dynamic' ? application.registrationAccessToken : null;
-  // Hash and compare even without a client, so an unknown client_id takes as long as a wrong token.
-  const matches = constantTimeEqual(sha256Hex(token ?? ''), expected ?? '');
-  if (!application || expected === null || token === null || !matches) throw new InvalidToken();
+  if (token === null) throw new InvalidToken();
+  const application = await deps.stores.applicationAdmin.findByRegistrationAccessToken(sha256Hex(token));
+  if (!application || application.registeredBy !== 'dynamic' || application.uid !== clientId) throw new InvalidToken();
   return application;
 }
 
-/** RFC 7592 section 2.1: the client's current configuration (no secret). */
-export function readClient(deps: OAuthDeps, application: ApplicationRecord): RegistrationResponse {
+/** RFC 7592 section 3: the client information response, with the new registration access token. */
+function clientInformation(deps: OAuthDeps, application: ApplicationRecord, registrationAccessToken: string): RegistrationResponse {
   return {
     client_id: application.uid,
     client_id_issued_at: Math.floor(application.createdAt.getTime() / 1000),
+    registration_access_token: registrationAccessToken,
     registration_client_uri: clientUri(deps, application.uid),
     ...storedMetadata(application),
   };
 }
 
 /**
+ * RFC 7592 section 3: the response MUST hold the registration access token, which is stored only as a hash, so
+ * every read and update issues a new one (section 3 lets the server rotate it) and the presented one stops working
+ * in the same write. The write is made only while the stored hash is still the presented token's: of two requests
+ * with the same token one rotates it, the other is 401 invalid_token, as is one for a client deleted meanwhile.
+ */
+async function rotating(
+  deps: OAuthDeps,
+  application: ApplicationRecord,
+  changes: Partial<ApplicationInput>,
+): Promise<{ updated: ApplicationRecord; token: string }> {
+  const token = generateSecret();
+  const updated = await deps.stores.applicationAdmin.update(
+    application.id,
+    { ...changes, registrationAccessToken: sha256Hex(token) },
+    { registrationAccessToken: application.registrationAccessToken! },
+  );
+  if (!updated) throw new InvalidToken();
+  return { updated, token };
+}
+
+/** RFC 7592 section 2.1: the client's current configuration (no secret) and a new registration access token. */
+export async function readClient(deps: OAuthDeps, application: ApplicationRecord): Promise<RegistrationResponse> {
+  const { updated, token } = await rotating(deps, application, {});
+  return clientInformation(deps, updated, token);
+}
+
+/**
  * RFC 7592 section 2.2: the request's metadata replaces the stored one, under the same rules as registration.
  * A public client turned confidential gets a secret (answered once); a confidential one turned public loses it.
+ * A change of a reviewed field voids an admin's approval in the same write (client-approval.ts), with a warn line.
  */
 export async function updateClient(
   deps: OAuthDeps,
   application: ApplicationRecord,
   body: Record<string, unknown>,
+  warn: Warn,
 ): Promise<RegistrationResponse> {
   if (body.client_id !== application.uid) throw new InvalidRequest('client_id must be the client being updated.');
   // RFC 7592 section 2.2: a client_secret in the request MUST match the one currently issued.
@@ -169,10 +201,13 @@ export async function updateClient(
     : plainSecret !== null
       ? { secret: storedForm(plainSecret, deps.config.hashApplicationSecrets) }
       : {};
-  const updated = await deps.stores.applicationAdmin.update(application.id, { ...columnsOf(metadata), ...secretChange });
-  if (!updated) throw new InvalidToken();
+  const columns = columnsOf(metadata);
+  const changed = reviewedFieldsChanged(application, columns);
+  const approvalChange = changed.length > 0 ? { approvedAt: null } : {};
+  const { updated, token } = await rotating(deps, application, { ...columns, ...secretChange, ...approvalChange });
+  reportWithdrawnApproval(warn, 'client_registration', application, changed);
   return {
-    ...readClient(deps, updated),
+    ...clientInformation(deps, updated, token),
     ...(plainSecret !== null && { client_secret: plainSecret, client_secret_expires_at: 0 }),
   };
 }

@@ -57,12 +57,13 @@ export function cachedApplications(
     },
     list: () => repository.list(),
     create: (input) => repository.create(input),
-    async update(id, changes) {
+    async update(id, changes, only) {
       forget(id);
-      const updated = await repository.update(id, changes);
+      const updated = await repository.update(id, changes, only);
       forget(id);
       return updated;
     },
+    findByRegistrationAccessToken: (storedToken) => repository.findByRegistrationAccessToken(storedToken),
     async delete(id) {
       forget(id);
       return repository.delete(id);

@@ -1,7 +1,7 @@
 import type { AccessTokenFormat, ApplicationAdminStore, ApplicationInput, ApplicationRecord, ApplicationStore } from '../oauth/store.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, UidTaken, type RegisteredBy, type TokenEndpointAuthMethod } from '../oauth/store.js';
 import { Prisma, type OauthApplication, type PrismaClient } from './generated/client.js';
-import { uniqueViolation } from './prisma-errors.js';
+import { recordNotFound, uniqueViolation } from './prisma-errors.js';
 import { selectList, splitList, timestamp, type Row } from './rows.js';
 import { isSigningAlgorithm, type SigningAlgorithm } from '../oauth/signing-keys.js';
 import type { SqlClient } from './sql-client.js';
@@ -112,10 +112,24 @@ export function applicationRepository(
         throw error;
       }
     },
-    async update(id, changes) {
+    async update(id, changes, only) {
+      if (only) {
+        // One UPDATE ... WHERE id AND registration_access_token RETURNING: a concurrent rotation makes it match nothing.
+        try {
+          const where = { id: BigInt(id), registrationAccessToken: only.registrationAccessToken };
+          return toApplication(await prisma.oauthApplication.update({ where, data: toColumns(changes) }));
+        } catch (error) {
+          if (recordNotFound(error)) return null;
+          throw error;
+        }
+      }
       const existing = await prisma.oauthApplication.findUnique({ where: { id: BigInt(id) } });
       if (!existing) return null;
       return toApplication(await prisma.oauthApplication.update({ where: { id: BigInt(id) }, data: toColumns(changes) }));
+    },
+    async findByRegistrationAccessToken(storedToken) {
+      const row = await prisma.oauthApplication.findUnique({ where: { registrationAccessToken: storedToken } });
+      return row && toApplication(row);
     },
     async delete(id) {
       // Grants and tokens go with it (foreign keys ON DELETE CASCADE, reference section 13).

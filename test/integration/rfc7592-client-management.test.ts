@@ -50,7 +50,11 @@ describe(`RFC 7592 client management (${backend})`, () => {
     const response = await manage('GET', client.client_id, client.registration_access_token);
     expect(response.statusCode).toBe(200);
     expectNoStore(response);
-    expect(response.json()).toEqual({
+    // Section 3: the answer holds the registration access token, a new one each time (issue 29 item 6).
+    const { registration_access_token: rotated, ...read } = response.json();
+    expect(rotated).toEqual(expect.any(String));
+    expect(rotated).not.toBe(client.registration_access_token);
+    expect(read).toEqual({
       client_id: client.client_id,
       client_id_issued_at: client.client_id_issued_at,
       registration_client_uri: client.registration_client_uri,
@@ -76,12 +80,19 @@ describe(`RFC 7592 client management (${backend})`, () => {
       client_secret_expires_at: 0,
       token: 'string',
     });
-    expect(registered).toEqual(response.json());
+    expect(registered).toEqual(read);
   });
 
   it('section 2.2: PUT replaces the metadata under the same rules as registration', async () => {
     const client = await register({ client_name: 'Before', client_uri: 'https://rp.example/' });
-    const updated = await manage('PUT', client.client_id, client.registration_access_token, {
+    // Each read and update answers the next registration access token (section 3, issue 29 item 6).
+    let current = client.registration_access_token;
+    const rotating = async (method: 'GET' | 'PUT', payload?: object) => {
+      const response = await manage(method, client.client_id, current, payload);
+      if (response.statusCode === 200) current = response.json().registration_access_token;
+      return response;
+    };
+    const updated = await rotating('PUT', {
       client_id: client.client_id,
       redirect_uris: ['https://rp.example/new'],
       grant_types: ['authorization_code', 'client_credentials'],
@@ -92,7 +103,9 @@ describe(`RFC 7592 client management (${backend})`, () => {
     expect(updated.json()).toMatchObject({ client_name: 'After', redirect_uris: ['https://rp.example/new'], scope: 'write' });
     // A PUT replaces every field: what it leaves out is gone, not kept.
     expect(updated.json().client_uri).toBeUndefined();
-    expect((await manage('GET', client.client_id, client.registration_access_token)).json()).toEqual(updated.json());
+    const { registration_access_token: _updateToken, ...afterUpdate } = updated.json();
+    const { registration_access_token: _readToken, ...afterRead } = (await rotating('GET')).json();
+    expect(afterRead).toEqual(afterUpdate);
     expect(await server.deps.stores.applications.findByUid(client.client_id)).toMatchObject({
       name: 'After',
       redirectUris: ['https://rp.example/new'],
@@ -106,19 +119,19 @@ describe(`RFC 7592 client management (${backend})`, () => {
     );
     expect(token.statusCode).toBe(200);
 
-    const invalid = await manage('PUT', client.client_id, client.registration_access_token, {
+    const invalid = await rotating('PUT', {
       client_id: client.client_id,
       redirect_uris: ['http://rp.example/cb'],
     });
     expect({ status: invalid.statusCode, error: invalid.json().error }).toEqual({ status: 400, error: 'invalid_redirect_uri' });
-    const wrongId = await manage('PUT', client.client_id, client.registration_access_token, {
+    const wrongId = await rotating('PUT', {
       client_id: 'another',
       redirect_uris: ['https://rp.example/cb'],
     });
     expect({ status: wrongId.statusCode, error: wrongId.json().error }).toEqual({ status: 400, error: 'invalid_request' });
     // Section 2.2: a client_secret sent along must be the current one.
     const withSecret = (client_secret: unknown) =>
-      manage('PUT', client.client_id, client.registration_access_token, {
+      rotating('PUT', {
         client_id: client.client_id,
         client_secret,
         redirect_uris: ['https://rp.example/new'],
@@ -176,13 +189,17 @@ describe(`RFC 7592 section 2.2 changes of the authentication method (${backend})
   });
   afterAll(() => server.close());
 
-  const put = (client: Record<string, string>, payload: object) =>
-    server.app.inject({
+  // Each update answers the next registration access token (section 3, issue 29 item 6): kept on the client.
+  const put = async (client: Record<string, string>, payload: object) => {
+    const response = await server.app.inject({
       method: 'PUT',
       url: `/oauth/register/${client.client_id}`,
       headers: { ...JSON_HEADERS, ...bearer(client.registration_access_token!) },
       payload: { client_id: client.client_id, redirect_uris: ['https://rp.example/cb'], ...payload },
     });
+    if (response.statusCode === 200) client.registration_access_token = response.json().registration_access_token;
+    return response;
+  };
 
   it('a public client made confidential gets a secret once; made public again it loses it', async () => {
     const client = (

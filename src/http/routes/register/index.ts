@@ -65,7 +65,7 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     { schema: { params, body: metadataBody, response: { 200: clientResponse, ...oauthErrorResponses } }, preValidation: requireJson },
     async (request) => {
       const application = await authorizeManagement(deps, clientIdOf(request), bearerToken(request));
-      return updateClient(deps, application, bodyOf(request));
+      return updateClient(deps, application, bodyOf(request), (details, message) => request.log.warn(details, message));
     },
   );
 
