@@ -103,9 +103,12 @@ interface Run {
 
 // ---------------------------------------------------------------- service metrics and CPU
 
+/** The service, with the METRICS_TOKEN its public port serves /metrics with. */
+type MeteredService = ServerProcess & { metricsToken: string };
+
 /** http_requests_total of the service by route pattern, summed over methods and statuses. */
-async function requestsByRoute(service: ServerProcess): Promise<RouteCounts> {
-  const response = await fetch(`${service.baseUrl}/metrics`);
+async function requestsByRoute(service: MeteredService): Promise<RouteCounts> {
+  const response = await fetch(`${service.baseUrl}/metrics`, { headers: { authorization: `Bearer ${service.metricsToken}` } });
   if (response.status !== 200) throw new Error(`GET /metrics: HTTP ${response.status}`);
   const counts: RouteCounts = {};
   for (const line of (await response.text()).split('\n')) {
@@ -138,7 +141,7 @@ function scenario(token: string): Scenario {
   return { name: `GET ${PATH}`, load: () => ({ requests: [request] }), probe: () => request, expectStatus: 200 };
 }
 
-async function measure(service: ServerProcess, target: Target, token: string, seconds: number, connections: number): Promise<Run> {
+async function measure(service: MeteredService, target: Target, token: string, seconds: number, connections: number): Promise<Run> {
   const before = await requestsByRoute(service);
   const apiTicks = cpuTicks(target.api.pid);
   const serviceTicks = cpuTicks(service.pid);
@@ -167,7 +170,7 @@ async function probe(target: Target, token: string, clientId: string): Promise<s
 
 async function main(options: Options): Promise<boolean> {
   const startedAt = new Date();
-  const { machine, baseUrl, config, database, start } = await prepareService({
+  const { machine, baseUrl, config, database, start, metricsToken } = await prepareService({
     log,
     cleanups,
     workPrefix: 'oauth-bench-guard-',
@@ -201,7 +204,7 @@ async function main(options: Options): Promise<boolean> {
   });
   log(`resource ${registered.uri} (format ${registered.tokenFormat}, server client ${registered.serverClientId})`);
 
-  const service = await start();
+  const service = Object.assign(await start(), { metricsToken });
 
   // The one token every target verifies: client_credentials with resource= (RFC 8707), a JWT (RFC 9068).
   const issued = await fetch(`${baseUrl}/oauth/token`, {

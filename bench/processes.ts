@@ -59,7 +59,9 @@ export async function startServer(name: string, args: string[], env: Record<stri
   const logWriter = spawn('sh', ['-c', 'exec cat > "$0"', logPath], { stdio: ['pipe', 'ignore', 'inherit'] });
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    // METRICS_PORT 0: the services of one bench (profile-ab's A and B, bench:ha's instances) each get a metrics
+    // listener of their own instead of meeting on 9464.
+    env: { ...process.env, METRICS_PORT: '0', ...env },
     stdio: ['ignore', logWriter.stdin!, logWriter.stdin!],
   });
   logWriter.stdin!.destroy();

@@ -104,6 +104,8 @@ export interface PreparedService {
   database: Database;
   /** Starts the service (serve --config, the log level asked for, the same KEY_ENCRYPTION_KEY); stopped by the cleanups. */
   start(): Promise<ServerProcess>;
+  /** The service's METRICS_TOKEN: GET /metrics on its public port answers with it (Authorization: Bearer). */
+  metricsToken: string;
 }
 
 /**
@@ -134,6 +136,7 @@ export async function prepareService(options: {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const keyEncryptionKey = randomBytes(32).toString('hex');
+  const metricsToken = randomBytes(32).toString('hex');
   const configPath = join(work, 'config.json');
   writeFileSync(
     configPath,
@@ -158,14 +161,14 @@ export async function prepareService(options: {
     const service = await startServer(
       'service',
       [...serviceEntry, 'serve', '--config', configPath],
-      { ...(logLevel !== null && { LOG_LEVEL: logLevel }), KEY_ENCRYPTION_KEY: keyEncryptionKey },
+      { ...(logLevel !== null && { LOG_LEVEL: logLevel }), KEY_ENCRYPTION_KEY: keyEncryptionKey, METRICS_TOKEN: metricsToken },
       port,
     );
     cleanups.unshift(() => service.stop());
     log(`service (${useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}) pid ${service.pid} on ${service.baseUrl}`);
     return service;
   };
-  return { machine, port, baseUrl, configPath, config, database, start };
+  return { machine, port, baseUrl, configPath, config, database, start, metricsToken };
 }
 
 /**

@@ -11,8 +11,10 @@ import { sharedSchemasPlugin } from './http/schemas.js';
 import { formsPlugin } from './http/plugins/forms.js';
 import { loggerOptions } from './http/plugins/logger-options.js';
 import { OneLinePerRequest } from './http/plugins/request-log.js';
-import { applySecurityHeaders, securityHeadersPlugin } from './http/plugins/security-headers.js';
+import { securityHeaders, securityHeadersPlugin, strictTransportSecurity } from './http/plugins/security-headers.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
+import { createServiceMetrics } from './http/metrics/service-metrics.js';
+import { addMetricsListener } from './http/metrics-listener.js';
 import { signingKeyRotationPlugin } from './http/plugins/signing-key-rotation.js';
 import { sessionsPlugin } from './http/plugins/sessions.js';
 import { viewsPlugin } from './http/plugins/views.js';
@@ -112,6 +114,7 @@ export async function buildServer({
     introspectionRules: introspectionRules(config.introspection.allow),
   };
 
+  const applySecurityHeaders = securityHeaders(strictTransportSecurity(config));
   const app = Fastify({
     logger: loggerOptions(config.log, logStream),
     logController: new OneLinePerRequest(),
@@ -139,7 +142,15 @@ export async function buildServer({
   await app.register(errorHandlerPlugin, { isUnavailable: isDatabaseUnavailable, realm: config.realm });
   await app.register(sharedSchemasPlugin);
   const { readReplica } = db;
-  await app.register(metricsPlugin, { poolStats: () => db.poolStats(), readPoolStats: readReplica?.poolStats });
+  const metrics = createServiceMetrics({
+    poolStats: () => db.poolStats(),
+    readPoolStats: readReplica?.poolStats,
+    clientIdLabels: config.metrics.clientIdLabels,
+  });
+  // Issue 29 item 13: /metrics on the public port only behind METRICS_TOKEN; else on the metrics listener only.
+  const token = config.metrics.token ?? null;
+  await app.register(metricsPlugin, { metrics, ...(token !== null && { route: { token, realm: config.realm } }) });
+  await addMetricsListener(app, metrics, config);
   readReplica?.onFallback((error) => {
     app.log.warn({ err: error }, 'read replica unreachable: token reads go to the primary for a few seconds');
     app.metrics.readReplicaFallback();
@@ -147,7 +158,7 @@ export async function buildServer({
   readReplica?.onRecovery(() => app.log.info('read replica reachable again: token reads are back on it'));
   app.addHook('onRequest', requireFormContentType);
   await app.register(formsPlugin);
-  await app.register(securityHeadersPlugin);
+  await app.register(securityHeadersPlugin, { apply: applySecurityHeaders });
   await app.register(viewsPlugin);
   await app.register(apiRateLimitsPlugin, { config });
   await app.register(proxyWarningPlugin, { trustProxy: config.trustProxy });

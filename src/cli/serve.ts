@@ -51,7 +51,13 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   } catch (error) {
     // Closing the database too: an open PGlite would keep the process alive after the error.
     await app.close();
-    throw listenError(error, config);
+    throw listenError(error, `${config.host}:${config.port}`, 'PORT');
+  }
+  try {
+    await listenForMetrics(app, config);
+  } catch (error) {
+    await app.close();
+    throw error;
   }
   app.log.info({ address, database: database.location }, 'oauth-service listening');
   if (derivedBaseUrl) app.log.info({ baseUrl: config.baseUrl }, 'baseUrl not configured (BASE_URL): derived from the listening address');
@@ -104,14 +110,28 @@ function freePort(host: string): Promise<number> {
   });
 }
 
-function listenError(error: unknown, { host, port }: Readonly<Config>): Error {
+/** GET /metrics on its own listener (config metrics, issue 29 item 13), stopped with the service (app.ts). */
+async function listenForMetrics(
+  app: Awaited<ReturnType<typeof buildServer>>,
+  { metrics: { host, port } }: Readonly<Config>,
+): Promise<void> {
+  if (!app.metricsListener || port === null) return;
+  try {
+    const address = await app.metricsListener.listen({ host, port });
+    app.log.info({ address: `${address}/metrics` }, 'metrics listening');
+  } catch (error) {
+    throw listenError(error, `${host}:${port} (metrics)`, 'METRICS_PORT, or metrics.port null for none');
+  }
+}
+
+function listenError(error: unknown, where: string, setting: string): Error {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE')
-    return new Error(`cannot listen on ${host}:${port}: the port is already in use (set PORT, or stop the process using it)`, {
+    return new Error(`cannot listen on ${where}: the port is already in use (set ${setting}, or stop the process using it)`, {
       cause: error,
     });
   if (code === 'EACCES')
-    return new Error(`cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges; set PORT)`, { cause: error });
+    return new Error(`cannot listen on ${where}: permission denied (ports below 1024 need privileges; set ${setting})`, { cause: error });
   return error as Error;
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2019, type ErrorObject } from 'ajv/dist/2019.js';
 import addFormats from 'ajv-formats';
+import { ONE_YEAR_SECONDS } from './hsts-schema.js';
 import { configSchema } from './schema.js';
 import type { Config } from './types.js';
 
@@ -55,6 +56,8 @@ const ENV_OVERRIDES: Array<[string, (input: UnvalidatedConfig, value: string) =>
   ['DATA_DIR', (c, v) => (c.dataDir = v)],
   ['LOG_LEVEL', (c, v) => (section(c, 'log').level = v)],
   ['TRUST_PROXY', (c, v) => (c.trustProxy = trustProxyFromEnv(v))],
+  ['METRICS_HOST', (c, v) => (section(c, 'metrics').host = v)],
+  ['METRICS_PORT', (c, v) => (section(c, 'metrics').port = /^\d+$/.test(v) ? Number(v) : v)],
 ];
 
 /** TRUST_PROXY: true/false, a hop count, or addresses/CIDRs separated by commas (as the config key takes them). */
@@ -90,6 +93,9 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   // A secret that only the environment gives (like ADMIN_PASSWORD): a file with it would sit beside the database.
   const keyEncryptionKey = env.KEY_ENCRYPTION_KEY;
   config.keys.encryptionKey = keyEncryptionKey !== undefined && keyEncryptionKey !== '' ? keyEncryptionKey : null;
+  // The scraper's credential, like the secrets above: never in a file that could be read with the config.
+  const metricsToken = env.METRICS_TOKEN;
+  config.metrics.token = metricsToken !== undefined && metricsToken !== '' ? metricsToken : null;
   const problems = crossFieldProblems(config, env);
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.openid.enabled) config.optionalScopes = withOpenIdScopes(config);
@@ -171,6 +177,8 @@ function envPath(name: string): string {
     DATA_DIR: 'dataDir',
     LOG_LEVEL: 'log.level',
     TRUST_PROXY: 'trustProxy',
+    METRICS_HOST: 'metrics.host',
+    METRICS_PORT: 'metrics.port',
   };
   return paths[name] ?? '';
 }
@@ -199,6 +207,7 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
       `ADMIN_PASSWORD: must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters (or set ADMIN_PASSWORD_HASH to an argon2id hash: oauth-service admin hash-password)`,
     );
   }
+  problems.push(...metricsAndHstsProblems(config));
   if (config.databaseReadUrl !== null && config.databaseUrl === null) {
     problems.push('databaseReadUrl: needs databaseUrl (the embedded database has no replicas)');
   }
@@ -211,6 +220,23 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
   }
   if (config.grantFlows.includes('implicit') && config.pkce.required === 'all') {
     problems.push('grantFlows: implicit cannot be enabled while pkce.required is "all"');
+  }
+  return problems;
+}
+
+// A Bearer token is the only thing between a stranger and /metrics on the public port: as long as a session
+// secret, and in the b64token syntax a scraper can send (RFC 6750 section 2.1).
+const METRICS_TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]{32,}=*$/;
+
+function metricsAndHstsProblems({ metrics, hsts }: Config): string[] {
+  const problems: string[] = [];
+  if (typeof metrics.token === 'string' && !METRICS_TOKEN_SYNTAX.test(metrics.token)) {
+    problems.push('METRICS_TOKEN: must be at least 32 characters of A-Z, a-z, 0-9 and -._~+/ (openssl rand -hex 32)');
+  }
+  // hstspreload.org's submission requirements: a preload directive without them would be refused, and a list
+  // entry is hard to take back, so the two are asked for explicitly.
+  if (hsts.preload && (!hsts.includeSubDomains || (hsts.maxAgeSeconds ?? 0) < ONE_YEAR_SECONDS)) {
+    problems.push(`hsts.preload: needs hsts.includeSubDomains true and hsts.maxAgeSeconds of at least ${ONE_YEAR_SECONDS}`);
   }
   return problems;
 }

@@ -3,6 +3,8 @@
 
 import { introspectionSchema } from './introspection-schema.js';
 import { dpopSchema } from './dpop-schema.js';
+import { hstsSchema } from './hsts-schema.js';
+import { metricsSchema } from './metrics-schema.js';
 import { registrationSchema } from './registration-schema.js';
 import { openidSchema, signingKeysSchema } from './signing-schema.js';
 
@@ -46,6 +48,8 @@ export const configSchema = {
       default: 30,
       description: 'Time a client has to send a whole request, body included; slower ones are answered 408 and closed (slowloris).',
     },
+    hsts: hstsSchema,
+    metrics: metricsSchema,
     dataDir: {
       type: 'string',
       minLength: 1,

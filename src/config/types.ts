@@ -24,6 +24,14 @@ export interface Config {
   port: number;
   trustProxy: boolean | number | string | string[];
   requestTimeoutSeconds: number;
+  hsts: { maxAgeSeconds: number | null; includeSubDomains: boolean; preload: boolean };
+  metrics: {
+    host: string;
+    port: number | null;
+    clientIdLabels: boolean;
+    /** env METRICS_TOKEN only (never the file): the Bearer token /metrics requires; null when unset. */
+    token?: string | null;
+  };
   dataDir: string;
   databaseUrl: string | null;
   databaseReadUrl: string | null;

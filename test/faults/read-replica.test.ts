@@ -10,6 +10,7 @@ import { createDatabase } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { runCliInProcess } from '../helpers/cli.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
+import { scrapeMetrics } from '../helpers/metrics-scrape.js';
 import { startPrivatePostgres, startStandby, type PrivatePostgres } from '../helpers/private-postgres.js';
 import { basicAuth, form, FORM } from '../helpers/test-server.js';
 
@@ -168,7 +169,7 @@ describe('two instances reading tokens from a synchronous read replica', () => {
     // No writes meanwhile: the primary's commits wait for its synchronous standby.
     expect(await isActive(b, token)).toBe(true);
     expect(b.log.some((line) => line.includes('read replica unreachable'))).toBe(true);
-    const metrics = (await b.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await scrapeMetrics(b.app);
     expect(metrics).toMatch(/\noauth_db_read_fallbacks_total [1-9]\d*\n/);
     expect(metrics).toMatch(/\noauth_db_read_pool_idle \d+\n/);
     // An instance that boots while the replica is down starts, serves from the primary, and says so at once.

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/ports.js';
+import { backend, createTestDatabase, type TestDatabase } from './test-database.js';
 
 export const ROOT = join(import.meta.dirname, '../..');
 
@@ -54,6 +57,30 @@ export async function startService(
   throw new Error(`service did not become ready:\n${output}`);
 }
 
+export interface ServiceFixture {
+  /** DATA_DIR, DATABASE_URL (PostgreSQL only) and SESSION_SECRET for `serve`. */
+  env: Record<string, string | undefined>;
+  /** Deletes the data folder and drops the database. */
+  dispose(): Promise<void>;
+}
+
+/** What a fresh `serve` needs: an empty data folder and, on PostgreSQL, an empty database it migrates itself. */
+export async function serviceFixture(prefix: string): Promise<ServiceFixture> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  let testDatabase: TestDatabase | null = null;
+  if (backend === 'postgresql') {
+    testDatabase = await createTestDatabase({ migrated: false });
+    await testDatabase.database.close();
+  }
+  return {
+    env: { DATA_DIR: dataDir, DATABASE_URL: testDatabase?.url ?? undefined, SESSION_SECRET: 'x'.repeat(40) },
+    async dispose() {
+      rmSync(dataDir, { recursive: true, force: true });
+      if (testDatabase) await testDatabase.drop().catch(() => undefined);
+    },
+  };
+}
+
 /** Sends SIGTERM and resolves with the exit code. */
 export function stopService(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
@@ -64,7 +91,8 @@ export function stopService(child: ChildProcess): Promise<number | null> {
 }
 
 function serviceEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn' };
+  // The metrics listener on a port of its own (METRICS_PORT 0): services of parallel tests never meet on 9464.
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', METRICS_PORT: '0' };
   for (const [key, value] of Object.entries(env)) if (value !== undefined) base[key] = value;
   return base;
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../helpers/factories.js';
+import { scrapeMetrics } from '../helpers/metrics-scrape.js';
 import { basicAuth, buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
 
 // SPEC 5 rateLimit: failures lock out the failing pair (client id, address), and an address only for client
@@ -50,14 +51,15 @@ describe('rate limits on the API group', () => {
     expect((await tokenRequest(client.uid, client.secret!, '2001:db8:1:3::1')).statusCode).toBe(200);
   });
 
-  it('counts failed authentications per client and lockouts in /metrics', async () => {
+  it('counts failed authentications (of applications, of unknown ids, no client id named) and lockouts in /metrics', async () => {
     server = await buildTestServer({ config: { rateLimit: { maxFailures: 2 } } });
     const client = await createClient(server.deps);
     await tokenRequest(client.uid, 'wrong', '192.0.2.1');
     await tokenRequest(client.uid, 'wrong', '192.0.2.1');
     await tokenRequest('nobody', 'x', '192.0.2.1');
-    const metrics = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
-    expect(metrics).toContain(`oauth_client_authentication_failures_total{client_id="${client.uid}"} 2`);
+    const metrics = await scrapeMetrics(server.app);
+    expect(metrics).toContain('oauth_client_authentication_failures_total{client_id="(application)"} 2');
+    expect(metrics).not.toContain(client.uid);
     expect(metrics).toContain('oauth_client_authentication_failures_total{client_id="(unknown)"} 1');
     expect(metrics).toContain('oauth_lockouts_total{kind="client"} 1');
   });

@@ -1,32 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { domainDeps } from '../../src/cli/context.js';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/loader.js';
 import { createApplication } from '../../src/oauth/applications.js';
 import { createDatabase } from '../../src/storage/database.js';
-import { ROOT, runService, startService, stopService } from '../helpers/processes.js';
-import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { ROOT, runService, serviceFixture, startService, stopService, type ServiceFixture } from '../helpers/processes.js';
+import { backend } from '../helpers/test-database.js';
 
 // The real executable, as `npm start` and the image run it (SPEC 2).
 describe(`oauth-service serve (${backend})`, () => {
-  let dataDir: string;
-  let testDatabase: TestDatabase | null = null;
+  let fixture: ServiceFixture;
   let env: Record<string, string | undefined>;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'oauth-boot-'));
-    if (backend === 'postgresql') {
-      testDatabase = await createTestDatabase({ migrated: false });
-      await testDatabase.database.close();
-    }
-    env = { DATA_DIR: dataDir, DATABASE_URL: testDatabase?.url ?? undefined, SESSION_SECRET: 'x'.repeat(40) };
+    fixture = await serviceFixture('oauth-boot-');
+    env = fixture.env;
   });
-  afterAll(async () => {
-    rmSync(dataDir, { recursive: true, force: true });
-    if (testDatabase) await testDatabase.drop().catch(() => undefined);
-  });
+  afterAll(() => fixture.dispose());
 
   it('migrates a fresh database, serves /healthz and /readyz, stops cleanly on SIGTERM, and keeps its data across a restart', async () => {
     const first = await startService(env);

@@ -150,6 +150,7 @@ describe(`oauth-service serve with config extensions (${backend})`, () => {
         extensions,
         host: '127.0.0.1',
         port: 0,
+        metrics: { port: 0 },
         dataDir: 'memory://',
         sessionSecret: 'a'.repeat(40),
         log: { level: 'silent' },

@@ -1,6 +1,15 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceMetrics, type PoolStats } from '../../src/http/metrics/service-metrics.js';
 import { metricsPlugin } from '../../src/http/plugins/metrics.js';
+import { sharedSchemasPlugin } from '../../src/http/schemas.js';
+import { scrapeMetrics } from '../helpers/metrics-scrape.js';
+
+/** The plugin serving /metrics without a token, as the metrics listener does. */
+const served = (poolStats: () => PoolStats, readPoolStats?: () => PoolStats) => ({
+  metrics: createServiceMetrics({ poolStats, readPoolStats }),
+  route: { token: null, realm: 'test' },
+});
 
 // app.ts registers the plugin on the real server; here it sits on a small app with known routes, so that
 // counts by route and status are exact.
@@ -10,7 +19,11 @@ describe('GET /metrics (Prometheus text, SPEC 3.7)', () => {
 
   beforeAll(async () => {
     app = Fastify();
-    await app.register(metricsPlugin, { poolStats: () => pool });
+    await app.register(sharedSchemasPlugin);
+    await app.register(
+      metricsPlugin,
+      served(() => pool),
+    );
     app.get('/items/:id', async () => ({ ok: true }));
     app.post('/fail', async (_request, reply) => reply.code(400).send({ error: 'invalid_request' }));
     await app.ready();
@@ -80,7 +93,14 @@ describe('GET /metrics (Prometheus text, SPEC 3.7)', () => {
 
   it('with a read replica, also reports its pool and the times reads fell back to the primary', async () => {
     const withReplica = Fastify();
-    await withReplica.register(metricsPlugin, { poolStats: () => pool, readPoolStats: () => ({ total: 3, idle: 1, waiting: 0 }) });
+    await withReplica.register(sharedSchemasPlugin);
+    await withReplica.register(
+      metricsPlugin,
+      served(
+        () => pool,
+        () => ({ total: 3, idle: 1, waiting: 0 }),
+      ),
+    );
     await withReplica.ready();
     withReplica.metrics.readReplicaFallback();
     withReplica.metrics.readReplicaFallback();
@@ -107,7 +127,7 @@ describe('GET /metrics (Prometheus text, SPEC 3.7)', () => {
   });
 });
 
-describe('GET /metrics on the service (SPEC 3.7)', () => {
+describe('GET /metrics on the service, from its metrics listener (SPEC 3.7)', () => {
   it('counts requests by route and status, tokens issued by grant and introspections by result, and reports the pool', async () => {
     const { buildTestServer, basicAuth, form, FORM } = await import('../helpers/test-server.js');
     const { createClient } = await import('../helpers/factories.js');
@@ -133,7 +153,7 @@ describe('GET /metrics on the service (SPEC 3.7)', () => {
       headers: { ...FORM, authorization: 'Bearer nope' },
       payload: form({ token: 'x' }),
     });
-    const text = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const text = await scrapeMetrics(server.app);
     expect(text).toContain('oauth_tokens_issued_total{grant_type="client_credentials"} 1');
     expect(text).toContain('oauth_introspections_total{result="active"} 1');
     expect(text).toContain('oauth_introspections_total{result="inactive"} 1');

@@ -36,6 +36,8 @@ const PASSWORD_CHECKS = ['login', 'password_grant', 'admin'];
 const LOCKOUT_KINDS = ['client', 'unknown_clients', 'user', 'user_names', 'admin'];
 /** Client ids that name no application share one label value: attackers choose them, the series must not grow. */
 export const UNKNOWN_CLIENT = '(unknown)';
+/** Without clientIdLabels, every application's failures share this value: the scrape names no client (issue 29 item 13). */
+export const SOME_APPLICATION = '(application)';
 
 /** Requests without a matching route (404s) share one label value, so junk URLs cannot grow the series. */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -57,9 +59,16 @@ export interface ServiceMetricsOptions {
   /** The read replica's pool (databaseReadUrl); its series exist only when there is one. */
   readPoolStats?: () => PoolStats;
   buckets?: readonly number[];
+  /** Label failed client authentications with the client id (config metrics.clientIdLabels); default off. */
+  clientIdLabels?: boolean;
 }
 
-export function createServiceMetrics({ poolStats, readPoolStats, buckets = LATENCY_BUCKETS }: ServiceMetricsOptions): ServiceMetricsSet {
+export function createServiceMetrics({
+  poolStats,
+  readPoolStats,
+  buckets = LATENCY_BUCKETS,
+  clientIdLabels = false,
+}: ServiceMetricsOptions): ServiceMetricsSet {
   const registry = new MetricsRegistry();
   const labels = ['method', 'route', 'status'];
   const requests = registry.counter('http_requests_total', 'HTTP requests served, by method, route pattern and status.', labels);
@@ -78,7 +87,7 @@ export function createServiceMetrics({ poolStats, readPoolStats, buckets = LATEN
   const issuedByGrant = new Map(KNOWN_GRANT_TYPES.map((grant) => [grant, issued.labels(grant)]));
   const introspectionByResult = new Map(INTROSPECTION_RESULTS.map((result) => [result, introspections.labels(result)]));
 
-  const security = securityCounters(registry);
+  const security = securityCounters(registry, clientIdLabels);
 
   registerPoolGauges(registry, 'oauth_db_pool', 'the pool', poolStats);
   const fallbacks =
@@ -110,10 +119,12 @@ export function createServiceMetrics({ poolStats, readPoolStats, buckets = LATEN
 type SecurityCounters = Pick<ServiceMetrics, 'clientAuthenticationFailed' | 'passwordCheckFailed' | 'lockout' | 'revocation'>;
 
 /** What an operator watches for attacks (SPEC 3.7): failed authentication per client, failed passwords, lockouts. */
-function securityCounters(registry: MetricsRegistry): SecurityCounters {
+function securityCounters(registry: MetricsRegistry, clientIdLabels: boolean): SecurityCounters {
   const clientFailures = registry.counter(
     'oauth_client_authentication_failures_total',
-    `Failed client authentications at token, revoke and introspect, by client id ("${UNKNOWN_CLIENT}" for ids of no application).`,
+    clientIdLabels
+      ? `Failed client authentications at token, revoke and introspect, by client id ("${UNKNOWN_CLIENT}" for ids of no application).`
+      : `Failed client authentications at token, revoke and introspect: "${SOME_APPLICATION}" naming an application, "${UNKNOWN_CLIENT}" naming none.`,
     ['client_id'],
   );
   const passwordFailures = registry.counter(
@@ -128,11 +139,14 @@ function securityCounters(registry: MetricsRegistry): SecurityCounters {
   );
   const revocations = registry.counter('oauth_revocations_total', 'Tokens revoked at /oauth/revoke.').labels();
   const unknownClient = clientFailures.labels(UNKNOWN_CLIENT);
+  // A scrape that names confidential clients tells whoever reads it which client ids exist and are under attack.
+  const someApplication = clientIdLabels ? null : clientFailures.labels(SOME_APPLICATION);
   const byKind = (counter: Counter, kinds: string[]) => new Map(kinds.map((kind) => [kind, counter.labels(kind)]));
   const passwordByKind = byKind(passwordFailures, PASSWORD_CHECKS);
   const lockoutByKind = byKind(lockouts, LOCKOUT_KINDS);
   return {
-    clientAuthenticationFailed: (clientId) => (clientId === null ? unknownClient : clientFailures.labels(clientId)).inc(),
+    clientAuthenticationFailed: (clientId) =>
+      (clientId === null ? unknownClient : (someApplication ?? clientFailures.labels(clientId))).inc(),
     passwordCheckFailed: (kind) => (passwordByKind.get(kind) ?? passwordFailures.labels(kind)).inc(),
     lockout: (kind) => (lockoutByKind.get(kind) ?? lockouts.labels(kind)).inc(),
     revocation: () => revocations.inc(),

@@ -1,25 +1,24 @@
 import fp from 'fastify-plugin';
-import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.js';
-import { createServiceMetrics, type PoolStats, type ServiceMetrics } from '../metrics/service-metrics.js';
-import { noStore } from '../no-store.js';
+import type { ServiceMetrics, ServiceMetricsSet } from '../metrics/service-metrics.js';
+import { metricsRoutes } from '../routes/metrics/index.js';
 
 export interface MetricsPluginOptions {
-  /** The database pool's counts, read at each scrape. */
-  poolStats: () => PoolStats;
-  /** The read replica pool's counts, when there is a read replica. */
-  readPoolStats?: () => PoolStats;
-  /** Where the exposition is served (default /metrics). */
-  path?: string;
+  /** The service's metrics (createServiceMetrics), shared with the metrics listener. */
+  metrics: ServiceMetricsSet;
+  /**
+   * Serve GET /metrics on this server, behind this Bearer token (null: no token); absent: not here. The public
+   * port serves it only with METRICS_TOKEN (issue 29 item 13): an unauthenticated scrape names routes, failure
+   * counts and lockouts to anyone.
+   */
+  route?: { token: string | null; realm: string };
 }
 
 /**
- * GET /metrics in the Prometheus text format (SPEC 3.7): requests by route pattern and status with latency
- * histograms, tokens issued by grant, introspections by result, the database pool and the process.
- * Register it before the routes; the routes report tokens and introspections through `app.metrics`.
+ * Counts every response by route pattern and status (SPEC 3.7), gives the routes `app.metrics` for tokens,
+ * introspections and failures, and serves the exposition where `route` says. Register it before the routes.
  */
 export const metricsPlugin = fp<MetricsPluginOptions>(
-  async (app, { poolStats, readPoolStats, path = '/metrics' }) => {
-    const metrics = createServiceMetrics({ poolStats, readPoolStats });
+  async (app, { metrics, route }) => {
     app.decorate('metrics', metrics.api);
 
     // One synchronous hook per response. Labels use the route pattern, never the raw URL, so a client
@@ -29,11 +28,7 @@ export const metricsPlugin = fp<MetricsPluginOptions>(
       done();
     });
 
-    const schema = { response: { 200: { type: 'string', description: 'Prometheus text exposition format 0.0.4' } } };
-    app.get(path, { schema }, async (_request, reply) => {
-      noStore(reply, { pragma: false }).type(PROMETHEUS_CONTENT_TYPE);
-      return metrics.registry.render();
-    });
+    if (route) await app.register(metricsRoutes, { registry: metrics.registry, ...route });
   },
   { name: 'metrics', fastify: '5.x' },
 );

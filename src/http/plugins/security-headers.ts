@@ -1,23 +1,47 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply } from 'fastify';
+import type { Config, Readonly } from '../../config/types.js';
 
 const PAGE_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action *; frame-ancestors 'none'; base-uri 'none'";
 
-/** No page of ours may be framed (clickjacking on consent and admin forms), and no response sniffed. */
-export function applySecurityHeaders(reply: FastifyReply): void {
-  reply.header('x-frame-options', 'DENY');
-  reply.header('x-content-type-options', 'nosniff');
-  reply.header('referrer-policy', 'no-referrer');
-  const type = String(reply.getHeader('content-type') ?? '');
-  reply.header('content-security-policy', type.startsWith('text/html') ? PAGE_POLICY : "frame-ancestors 'none'");
+export type SecurityHeaders = (reply: FastifyReply) => void;
+
+/**
+ * The Strict-Transport-Security value, built once at boot (the hook runs on every response), or null for none.
+ * RFC 6797 section 7.2: never over plain HTTP, so only while the issuer is https; behind a TLS-terminating
+ * proxy the service itself speaks HTTP, but every browser reached it through the https issuer. A user agent
+ * ignores the header on a plain-HTTP response anyway (section 8.1).
+ */
+export function strictTransportSecurity({ baseUrl, hsts }: Pick<Readonly<Config>, 'baseUrl' | 'hsts'>): string | null {
+  if (!baseUrl.startsWith('https:') || hsts.maxAgeSeconds === null) return null;
+  // Section 6.1: max-age is REQUIRED; includeSubDomains and preload are valueless directives.
+  let value = `max-age=${hsts.maxAgeSeconds}`;
+  if (hsts.includeSubDomains) value += '; includeSubDomains';
+  if (hsts.preload) value += '; preload';
+  return value;
 }
 
-export const securityHeadersPlugin = fp(
-  async (app) => {
+/**
+ * No page of ours may be framed (clickjacking on consent and admin forms), and no response sniffed; with an https
+ * issuer, browsers are told to come back over https only (`hsts`, from strictTransportSecurity).
+ */
+export function securityHeaders(hsts: string | null): SecurityHeaders {
+  return (reply) => {
+    reply.header('x-frame-options', 'DENY');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    if (hsts !== null) reply.header('strict-transport-security', hsts);
+    const type = String(reply.getHeader('content-type') ?? '');
+    reply.header('content-security-policy', type.startsWith('text/html') ? PAGE_POLICY : "frame-ancestors 'none'");
+  };
+}
+
+export const securityHeadersPlugin = fp<{ apply: SecurityHeaders }>(
+  async (app, { apply }) => {
     // A callback hook: it runs on every response, where an async one would cost a promise each time (issue 21).
     app.addHook('onSend', (_request, reply, payload, done) => {
-      applySecurityHeaders(reply);
+      apply(reply);
       done(null, payload);
     });
   },
