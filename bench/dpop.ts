@@ -413,7 +413,7 @@ async function main(options: Options): Promise<boolean> {
   const microKey = await proofKey();
   const fresh = (amount: number) => proofs(amount, () => proof(microKey, 'POST', tokenUrl));
   const checkDeps = { config, now: deps.now, stores: deps.stores };
-  const noReplayDeps = { ...checkDeps, stores: { ...deps.stores, dpopProofs: { remember: async () => true } } };
+  const noReplayDeps = { ...checkDeps, stores: { ...deps.stores, dpopProofs: { remember: async () => true, seen: async () => false } } };
   const expiresAt = () => new Date(Date.now() + (config.dpop.proofLifetimeSeconds + config.dpop.clockSkewSeconds) * 1000);
   const micros: Micro[] = [
     {

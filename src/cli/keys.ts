@@ -6,16 +6,18 @@ import { parseOptions, printJson, printTable, UsageError, type CliIo } from './i
 
 const HELP = `Usage: oauth-service keys list|rotate|retire [options] [--json] [--config PATH]
 
-The keys that sign ID tokens, shared by every instance through the database. Private keys are stored encrypted
-under KEY_ENCRYPTION_KEY (32 random bytes, hex or base64: openssl rand -hex 32), which every command that makes
-a key needs, as does the service.
+The keys that sign ID tokens and JWT access tokens, shared by every instance through the database. Private keys
+are stored encrypted under KEY_ENCRYPTION_KEY (32 random bytes, hex or base64: openssl rand -hex 32), which every
+command that makes a key needs, as does the service.
 
   keys list                 every key: kid, algorithm, state, when it signs and when it is due to rotate
   keys rotate [--alg ALG]   make a new key (RS256 unless --alg ES256 or EdDSA): published at once, signing after
                             keys.publishAheadSeconds, so relying parties have it before they meet its tokens
-  keys retire <kid>         retire a key at once (a compromised one): it leaves the JWKS and stops signing, and
-                            every token it signed stops validating; a new key signs at once if it was the last
-                            one of its algorithm (a kid may start with '-': give it after '--')
+  keys retire <kid>         retire a key at once (a compromised one): it leaves the JWKS and stops signing; the
+                            service refuses what it signed within 5 s on every instance (introspection answers
+                            active false), relying parties once they refetch the JWKS (a guard in jwt mode: within
+                            its jwksMaxAgeSeconds); a new key signs at once if it was the last one of its
+                            algorithm (a kid may start with '-': give it after '--')
 `;
 
 export function runKeysCommand(args: string[], io: CliIo): Promise<number> {
@@ -71,7 +73,10 @@ async function retire(args: string[], io: CliIo): Promise<number> {
     const { retired, made } = await retireSigningKey(deps, kid);
     if (values.json) return (printJson(io, { kid, retired, made: made.map(describe) }), 0);
     if (!retired) return (io.stderr(`oauth-service: no signing key ${kid}, or it is retired already\n`), 1);
-    io.stdout(`retired ${kid}: it is out of the JWKS, and what it signed no longer validates\n`);
+    io.stdout(
+      `retired ${kid}: it is out of the JWKS; what it signed is refused here within 5 s on every instance, and by APIs ` +
+        `once they refetch the JWKS (a guard in jwt mode: within its jwksMaxAgeSeconds, 600 s by default)\n`,
+    );
     for (const key of made) io.stdout(`new ${key.alg} key ${key.kid} signs from now\n`);
     return 0;
   });

@@ -79,15 +79,29 @@ export async function checkDpopProof(
   return { jkt, replayKey: sha256(`${jkt}.${jti}`).toString('hex'), expiresAt };
 }
 
-/** Section 11.1: records the proof, on any instance (PostgreSQL); a proof seen before is InvalidDpopProof. */
+const USED = 'The DPoP proof was used already.';
+
+/**
+ * Section 11.1: records the proof, on any instance (PostgreSQL); a proof seen before is InvalidDpopProof. Called once
+ * the request is otherwise accepted (issue 29 item 7): the INSERT is the atomic replay check.
+ */
 export async function rememberDpopProof(deps: Pick<OAuthDeps, 'stores'>, { replayKey, expiresAt }: CheckedDpopProof): Promise<void> {
-  if (!(await deps.stores.dpopProofs.remember(replayKey, expiresAt))) throw new InvalidDpopProof('The DPoP proof was used already.');
+  if (!(await deps.stores.dpopProofs.remember(replayKey, expiresAt))) throw new InvalidDpopProof(USED);
+}
+
+/**
+ * Section 4.3 step 12 without the write: a proof recorded already is InvalidDpopProof, before the request is judged
+ * any further; a proof not seen yet is recorded only by rememberDpopProof, if the request is accepted.
+ */
+export async function refuseReplayedDpopProof(deps: Pick<OAuthDeps, 'stores'>, { replayKey }: CheckedDpopProof): Promise<void> {
+  if (await deps.stores.dpopProofs.seen(replayKey)) throw new InvalidDpopProof(USED);
 }
 
 /**
  * The DPoP header of a token request (RFC 9449 section 5): absent is a bearer request (null); sent twice or
  * empty is invalid_dpop_proof; else the checked proof. Its replay check waits for the grant to have
- * authenticated the client (rememberDpopProof), so requests without credentials write nothing.
+ * authenticated the client (admitClient), and its record for the grant to issue (recordDpopProof), so requests
+ * without credentials read nothing and refused ones write nothing.
  */
 export async function tokenRequestDpopProof(
   deps: Pick<OAuthDeps, 'config' | 'now'>,

@@ -4,11 +4,12 @@ import type { OAuthDeps } from './deps.js';
 import { InvalidClient, InvalidRequest, InvalidToken } from './errors.js';
 import { mayIntrospect, type IntrospectionRequester, type IntrospectionRule } from './introspection-policy.js';
 import { introspectionExtraFields } from './introspection-response.js';
+import { signedByRetiredKey } from './jwt-access-token.js';
 import { optionalParameter, requireParameter, type Parameters } from './request-parameters.js';
 import { formatScopes } from './scopes.js';
 import type { AccessTokenRecord, ApplicationRecord } from './store.js';
 import { findAccessToken, findAccessTokens, findTokenByValue, type AccessLookup, type FoundToken } from './token-lookup.js';
-import { inaccessibleReason, isAccessible, isRefreshUsable } from './token-state.js';
+import { inaccessibleReason, isAccessible, isRefreshUsable, presentationProblem } from './token-state.js';
 
 export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, unknown>);
 
@@ -52,6 +53,9 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], re
     return { response: INACTIVE, requester };
   }
   if (!found || !isActive(deps, found)) return { response: INACTIVE, requester };
+  // A JWT access token signed by a key retired since is no longer active (issue 29 item 12); opaque ones skip this.
+  const retired = found.kind === 'access_token' && signedByRetiredKey(deps, value);
+  if (retired !== false && (await retired)) return { response: INACTIVE, requester };
   // The token's application is read for client_id anyway (the application cache): a disabled one's tokens are
   // inactive (issue 19), without a query of their own.
   const application = found.record.applicationId === null ? null : await deps.stores.applications.findById(found.record.applicationId);
@@ -105,8 +109,12 @@ async function authenticateRequester(
 ): Promise<IntrospectionRequester> {
   if (bearerCredential !== null) {
     const bearer = bearerCredential === '' ? null : await findAccessToken(deps, bearerCredential, accessLookup);
-    const reason = inaccessibleReason(bearer, deps.now());
+    // RFC 9449 section 7.2: a DPoP-bound token is no bearer credential, here as at token info and UserInfo (issue 29
+    // item 2: else a stolen bound token would introspect every token of its client).
+    const reason = inaccessibleReason(bearer, deps.now()) ?? presentationProblem(bearer!, null);
     if (reason !== null) throw new InvalidToken(reason);
+    const retired = signedByRetiredKey(deps, bearerCredential);
+    if (retired !== false && (await retired)) throw new InvalidToken('revoked');
     // A disabled application's token is no credential (issue 19); the application cache answers this lookup,
     // which the answer's client_id (the sameApplication rule's usual case) makes anyway.
     if (bearer?.applicationId != null && (await deps.stores.applications.findById(bearer.applicationId))?.disabledAt) {

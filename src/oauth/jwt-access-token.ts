@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { decodeProtectedHeader } from 'jose';
 import { authorizationIssuer } from './authorization-response.js';
 import type { OAuthDeps } from './deps.js';
 import { formatScopes } from './scopes.js';
@@ -46,4 +47,21 @@ export async function signJwtAccessToken(deps: OAuthDeps, input: JwtAccessTokenI
 async function subjectOf(deps: OAuthDeps, resourceOwnerId: number): Promise<string> {
   const user = await deps.stores.users.findById(resourceOwnerId);
   return user?.subject ?? String(resourceOwnerId);
+}
+
+/**
+ * `keys retire` (issue 29 item 12): whether `value`, a token this server stored (found by its value, so its header is
+ * this server's own), is a JWT signed by a key retired since. Such a token is no longer accepted anywhere this server
+ * answers for it (introspection, token info, UserInfo), on every instance within the signer's key-list lifetime
+ * (token-signer.ts). False at once, without a promise, for an opaque token (no dot): the hot paths pay nothing.
+ */
+export function signedByRetiredKey(deps: Pick<OAuthDeps, 'signer'>, value: string): false | Promise<boolean> {
+  if (!value.includes('.')) return false;
+  let kid: unknown;
+  try {
+    kid = decodeProtectedHeader(value).kid;
+  } catch {
+    return false;
+  }
+  return typeof kid === 'string' && deps.signer.isRetired(kid);
 }

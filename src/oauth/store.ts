@@ -208,8 +208,10 @@ export class ResourceUriTaken extends Error {
 
 /** oauth_dpop_proofs: each proof is used once within its window, on any instance (RFC 9449 section 11.1). */
 export interface DpopProofStore {
-  /** Records a proof; false when it was recorded already (a replay). */
+  /** Records a proof; false when it was recorded already (a replay). The INSERT is the atomic replay check. */
   remember(proofHash: string, expiresAt: Date): Promise<boolean>;
+  /** Whether a proof was recorded already, without recording it (a request may still be refused for other reasons). */
+  seen(proofHash: string): Promise<boolean>;
 }
 
 export interface Stores {

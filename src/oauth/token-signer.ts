@@ -2,26 +2,36 @@ import { importJWK, SignJWT, type JWTPayload } from 'jose';
 import { ensureSigningKeys, type SigningKeyDeps } from './signing-key-service.js';
 import { activeSigningKey, type SigningAlgorithm, type SigningKeyRecord } from './signing-keys.js';
 
-// Signs JWTs (ID tokens next, JWT access tokens later) with the key the lifecycle says signs now, through jose.
-// The key list is read at most every few seconds and each private key decrypted once per process: a retired key
-// stops being used within LIST_TTL_MS everywhere (and leaves the JWKS at once).
+// Signs JWTs (ID tokens, signed UserInfo, JWT access tokens) with the key the lifecycle says signs now, through jose.
+// The key list is read at most every few seconds (of the deps' clock) and each private key decrypted once per
+// process: a retired key stops being used, and what it signed stops being accepted, within LIST_TTL_MS everywhere
+// (and leaves the JWKS at once).
 
 const LIST_TTL_MS = 5_000;
 
 export interface TokenSigner {
   /** A compact JWS of `payload`, signed by the active key of `alg` (RS256 by default), its kid in the header. */
   sign(payload: JWTPayload, options?: { alg?: SigningAlgorithm; typ?: string }): Promise<string>;
+  /** Whether `kid` names a retired key (`keys retire`), as this process last read the keys (at most LIST_TTL_MS ago). */
+  isRetired(kid: string): Promise<boolean>;
 }
 
 type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
 
 export function createTokenSigner(deps: SigningKeyDeps): TokenSigner {
-  let listed: { keys: SigningKeyRecord[]; at: number } | null = null;
+  // One read shared by the requests that find the list stale at once; a failed read is not kept.
+  let listed: { keys: Promise<SigningKeyRecord[]>; at: number } | null = null;
   const privateKeys = new Map<string, Promise<PrivateKey>>();
 
-  const keys = async (): Promise<SigningKeyRecord[]> => {
-    const now = Date.now();
-    if (!listed || now - listed.at > LIST_TTL_MS) listed = { keys: await deps.stores.signingKeys.list(), at: now };
+  const keys = (): Promise<SigningKeyRecord[]> => {
+    const now = deps.now().getTime();
+    if (!listed || now - listed.at > LIST_TTL_MS || now < listed.at) {
+      const read = { keys: deps.stores.signingKeys.list(), at: now };
+      read.keys.catch(() => {
+        if (listed === read) listed = null;
+      });
+      listed = read;
+    }
     return listed.keys;
   };
   const activeKey = async (alg: SigningAlgorithm): Promise<SigningKeyRecord> => {
@@ -51,6 +61,9 @@ export function createTokenSigner(deps: SigningKeyDeps): TokenSigner {
     async sign(payload, { alg = 'RS256', typ = 'JWT' } = {}) {
       const key = await activeKey(alg);
       return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ }).sign(await privateKey(key));
+    },
+    async isRetired(kid) {
+      return (await keys()).some((key) => key.kid === kid && key.retiredAt !== null);
     },
   };
 }

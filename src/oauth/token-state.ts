@@ -29,3 +29,20 @@ export function inaccessibleReason(token: AccessTokenRecord | null, now: Date): 
   if (isExpired(token, now)) return 'expired';
   return null;
 }
+
+/** Why an access token may not be used as it was presented (RFC 9449 section 7); see presentationProblem. */
+export type PresentationProblem = 'dpop_bound' | 'dpop_unbound' | 'dpop_key';
+
+/**
+ * Whether an access token may be used as it was presented: the one rule of every place here that accepts a
+ * presented token (UserInfo, introspection's Bearer requester; token info through the guard, which applies the same
+ * rule to the cnf.jkt the local guard hands it). `proofKey` is the thumbprint of the request's checked DPoP proof,
+ * null when the token came without one (the Bearer scheme, a form field). RFC 9449 section 7.2: a bound token is
+ * never a bearer credential ('dpop_bound'); section 7.1: the proof must be by the key it is bound to ('dpop_key'),
+ * and the DPoP scheme is for bound tokens only ('dpop_unbound'). Null when the token may be used.
+ */
+export function presentationProblem(token: Pick<AccessTokenRecord, 'dpopJkt'>, proofKey: string | null): PresentationProblem | null {
+  if (token.dpopJkt === proofKey) return null;
+  if (proofKey === null) return 'dpop_bound';
+  return token.dpopJkt === null ? 'dpop_unbound' : 'dpop_key';
+}

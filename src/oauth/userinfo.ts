@@ -1,9 +1,11 @@
 import type { OAuthDeps } from './deps.js';
+import { rememberDpopProof, type CheckedDpopProof } from './dpop-proof.js';
 import { InsufficientScope, InvalidRequest, InvalidToken } from './errors.js';
 import { findApplication } from './applications.js';
+import { signedByRetiredKey } from './jwt-access-token.js';
 import type { UserRecord } from './store.js';
 import { findAccessToken } from './token-lookup.js';
-import { inaccessibleReason } from './token-state.js';
+import { inaccessibleReason, presentationProblem } from './token-state.js';
 
 // The UserInfo endpoint (OpenID Connect Core 1.0 section 5.3): the claims of the user an access token was
 // issued for, limited to what its scopes grant (section 5.4), as JSON or, when the client registered
@@ -134,15 +136,21 @@ export type UserinfoResponse = { kind: 'json'; claims: UserinfoClaims } | { kind
 /**
  * Core 5.3: the claims of the user `accessToken` was issued for. Every refusal is an RFC 6750 section 3.1
  * error: a token that is unknown, revoked or expired is invalid_token (401); one without `openid` is
- * insufficient_scope (403), since adding that scope is what would let it through.
+ * insufficient_scope (403), since adding that scope is what would let it through. `proof`: the request's DPoP
+ * proof (the DPoP scheme), checked but not yet recorded against replay; null for a bearer request.
  */
-export async function userinfoResponse(deps: OAuthDeps, accessToken: string, proofKey: string | null = null): Promise<UserinfoResponse> {
+export async function userinfoResponse(
+  deps: OAuthDeps,
+  accessToken: string,
+  proof: CheckedDpopProof | null = null,
+): Promise<UserinfoResponse> {
   const record = await findAccessToken(deps, accessToken);
-  const reason = inaccessibleReason(record, deps.now());
-  if (record === null || reason !== null) throw new InvalidToken(reason ?? 'unknown');
   // RFC 9449 section 7: a bound token only with the DPoP scheme and a proof of its key (sent as Bearer, or a bearer
   // token sent as DPoP, it is no good here).
-  if (record.dpopJkt !== proofKey) throw new InvalidToken();
+  const reason = inaccessibleReason(record, deps.now()) ?? presentationProblem(record!, proof?.jkt ?? null);
+  if (record === null || reason !== null) throw new InvalidToken(reason ?? 'unknown');
+  const retired = signedByRetiredKey(deps, accessToken);
+  if (retired !== false && (await retired)) throw new InvalidToken('revoked');
   if (!record.scopes.includes('openid')) throw new InsufficientScope(['openid']);
   // A token without a resource owner (client_credentials) describes no End-User: no scope would make it
   // usable here, so it is not insufficient_scope but a token "invalid for other reasons" (RFC 6750 section
@@ -157,6 +165,9 @@ export async function userinfoResponse(deps: OAuthDeps, accessToken: string, pro
   const application = record.applicationId === null ? null : await findApplication(deps, record.applicationId);
   // A disabled application's tokens are refused (issue 19).
   if (application?.disabledAt) throw new InvalidToken();
+  // RFC 9449 section 11.1, issue 29 item 7: the proof is recorded against replay only for a request answered, so
+  // refused ones write nothing; the INSERT is the replay check, and a replayed proof gets no claims.
+  if (proof) await rememberDpopProof(deps, proof);
   const alg = application?.userinfoSignedResponseAlg ?? null;
   if (application === null || alg === null) return { kind: 'json', claims };
   // Core 5.3.2: a signed response SHOULD carry iss and aud; the issuer is the metadata's (baseUrl, no slash).

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { expect } from 'vitest';
-import type { ApplicationRecord } from '../../src/oauth/store.js';
+import type { OAuthDeps } from '../../src/oauth/deps.js';
+import type { ApplicationRecord, ResourceRecord } from '../../src/oauth/store.js';
 import { authorizeUrl, hiddenFields, locationParameters, type UserAgent } from './end-user.js';
 import { basic, tokenRequest } from './oauth-requests.js';
 import { buildTestServer, type TestServer, type TestServerOptions } from './test-server.js';
@@ -10,6 +11,18 @@ import { buildTestServer, type TestServer, type TestServerOptions } from './test
 // OpenID Connect test servers and the code flow driven through HTTP as a browser and a relying party would.
 
 export const CALLBACK = 'https://client.example.com/callback';
+
+/** A registered resource (RFC 8707) whose access tokens are RFC 9068 JWTs of 900 s, signed with the OpenID keys. */
+export function createJwtResource(deps: OAuthDeps, uri: string, scopes = ['read']): Promise<ResourceRecord> {
+  return deps.stores.resources.create({
+    uri,
+    name: `JWT API ${uri}`,
+    scopes,
+    tokenFormat: 'jwt',
+    accessTokenLifetime: 900,
+    serverClientId: null,
+  });
+}
 
 /** openid.enabled needs a key-encryption key; every OpenID test server gets its own. */
 export function openIdServer(options: TestServerOptions = {}): Promise<TestServer> {

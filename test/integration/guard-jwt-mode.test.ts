@@ -9,7 +9,7 @@ import { rotateSigningKey } from '../../src/oauth/signing-key-service.js';
 import { createTokenSigner } from '../../src/oauth/token-signer.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
 import { basic, revokeRequest, tokenRequest } from '../helpers/oauth-requests.js';
-import { openIdServer } from '../helpers/openid.js';
+import { createJwtResource, openIdServer } from '../helpers/openid.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { bearer } from './guard-helpers.js';
 
@@ -158,14 +158,7 @@ describe('guard (jwt mode): JWT access tokens verified with the service JWKS', (
   });
 
   it('end to end: a JWT the service issues for the resource (RFC 8707 resource at /oauth/token) is accepted, revoked at once where introspected', async () => {
-    await server.deps.stores.resources.create({
-      uri: RESOURCE,
-      name: 'Notes',
-      scopes: ['read'],
-      tokenFormat: 'jwt',
-      accessTokenLifetime: 900,
-      serverClientId: null,
-    });
+    await createJwtResource(server.deps, RESOURCE);
     const credentials = basic(client.uid, client.secret!);
     const issued = await tokenRequest(server.app, { grant_type: 'client_credentials', scope: 'read', resource: RESOURCE }, credentials);
     expect(issued.statusCode, issued.body).toBe(200);

@@ -218,6 +218,32 @@ describe('guard jwt mode: the JWKS cache', () => {
     expect(await verify(await sign())).toBeNull();
   });
 
+  it('issue 29 item 12 (RFC 9068 section 4): the first token after max age waits for the refetch, so a retired key verifies nothing', async () => {
+    const { verify } = verifier({ jwksMaxAgeSeconds: 600, jwksCooldownSeconds: 30 });
+    expect((await verify(await sign()))?.active).toBe(true);
+    await publish('b'); // 'a' retired: gone from the JWKS
+    clock.ms += 599_000;
+    expect((await verify(await sign()))?.active).toBe(true); // within the cache's lifetime
+    expect(jwks.fetches).toBe(1);
+    clock.ms += 1_000;
+    expect(await verify(await sign())).toBeNull();
+    expect(jwks.fetches).toBe(2);
+    expect((await verify(await sign(claims(), { kid: 'b' })))?.active).toBe(true);
+  });
+
+  it('issue 29 item 12 (RFC 9068 section 4): a token of a key rotated in refetches the JWKS and drops the retired key at once', async () => {
+    const { verify } = verifier({ jwksMaxAgeSeconds: 600, jwksCooldownSeconds: 30 });
+    expect((await verify(await sign()))?.active).toBe(true);
+    await publish('b');
+    clock.ms += 30_000; // past the cooldown, far from the max age
+    expect((await verify(await sign(claims(), { kid: 'b' })))?.active).toBe(true);
+    expect(jwks.fetches).toBe(2);
+    expect(await verify(await sign())).toBeNull();
+    // The retired kid is unknown now: it refetches at most once per cooldown.
+    expect(await verify(await sign())).toBeNull();
+    expect(jwks.fetches).toBe(2);
+  });
+
   it('answers unavailable (503) when there are no keys yet, or a new kid cannot be fetched', async () => {
     jwks.status = 503;
     const { verify } = verifier({ jwksCooldownSeconds: 30 });

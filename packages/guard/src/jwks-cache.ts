@@ -6,12 +6,12 @@ export interface JwksCacheOptions {
   url: () => Promise<string>;
   /** A new fetch starts at most once per this many seconds (after a success or a failure). */
   cooldownSeconds: number;
-  /** Keys older than this are refreshed in the background while they keep verifying. */
+  /** Keys older than this are refetched before they verify again (kept when the refetch fails). */
   maxAgeSeconds: number;
   timeoutMs: number;
   /** The clock in milliseconds. */
   now: () => number;
-  /** Told when a background refresh fails (the cached keys stay in use). */
+  /** Told when a refetch of keys past their max age fails (the cached keys stay in use). */
   onRefreshError: (error: unknown) => void;
 }
 
@@ -22,10 +22,13 @@ type KeyResolver = ReturnType<typeof createLocalJWKSet>;
  * older than cacheMaxAge it awaits a refetch and fails every verification while the JWKS is unreachable, and
  * with an infinite cacheMaxAge it would never drop a retired key. Here:
  * - the first use fetches the keys (a failure is a 503: nothing can be verified yet);
- * - keys older than maxAgeSeconds are refreshed in the background: requests keep verifying with the cached keys,
- *   also while the refresh fails (a JWKS outage never turns away a token its cached key verifies);
- * - a `kid` the cached set does not hold (a key rotated in) refetches at once, at most once per cooldownSeconds,
- *   so tokens with made-up kids cannot make the guard hammer the JWKS;
+ * - keys older than maxAgeSeconds are refetched before they verify again, and the refetched set replaces them, so a
+ *   key the server retired (`keys retire`, gone from its JWKS) verifies nothing past maxAgeSeconds after the last
+ *   fetch (issue 29 item 12). When that refetch fails the cached keys keep verifying (a JWKS outage never turns away
+ *   a token its cached key verifies), and the next try waits cooldownSeconds;
+ * - a `kid` the cached set does not hold (a key rotated in, or one retired and dropped) refetches at once, at most
+ *   once per cooldownSeconds, so tokens with made-up kids cannot make the guard hammer the JWKS; a refetch also
+ *   drops the keys the JWKS no longer has;
  * - concurrent requests share one fetch.
  */
 export class JwksCache {
@@ -41,9 +44,9 @@ export class JwksCache {
 
   /** The key resolver to hand to jwtVerify. */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
-    const keys = this.#keys ?? (await this.#firstKeys());
+    let keys = this.#keys ?? (await this.#firstKeys());
     if (this.#options.now() - keys.fetchedAt >= this.#options.maxAgeSeconds * 1000 && !this.#coolingDown()) {
-      this.#refresh().catch((error: unknown) => this.#options.onRefreshError(error));
+      keys = await this.#refreshedOr(keys);
     }
     try {
       return await keys.resolve(header, token);
@@ -62,6 +65,17 @@ export class JwksCache {
     await this.#refresh();
     if (!this.#keys) throw this.#unavailable(this.#lastError);
     return this.#keys;
+  }
+
+  /** Keys past their max age, refetched; the cached ones when the refetch fails (reported once, by its starter). */
+  async #refreshedOr(cached: { resolve: KeyResolver; fetchedAt: number }): Promise<{ resolve: KeyResolver; fetchedAt: number }> {
+    const starts = this.#inFlight === null;
+    try {
+      await this.#refresh();
+    } catch (error) {
+      if (starts) this.#options.onRefreshError(error);
+    }
+    return this.#keys ?? cached;
   }
 
   #coolingDown(): boolean {

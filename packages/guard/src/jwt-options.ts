@@ -23,11 +23,15 @@ export interface JwtGuardOptions extends GuardCommonOptions, Partial<RemoteIntro
   algorithms?: readonly JwtAlgorithm[];
   /** Tolerance of the `exp`, `nbf` and `iat` checks, in seconds, for clocks that disagree. Default 5. */
   clockToleranceSeconds?: number;
-  /** A token signed with an unknown `kid` refetches the JWKS at most once per this many seconds. Default 30. */
+  /**
+   * A token signed with a `kid` the cached keys do not hold (a key rotated in, or one retired and dropped) refetches
+   * the JWKS at most once per this many seconds; so does a failed refetch. Default 30.
+   */
   jwksCooldownSeconds?: number;
   /**
-   * Keys older than this are refetched (in the background; the cached keys keep verifying meanwhile, and during
-   * an outage of the JWKS). A retired key stops verifying within about this time. Default 600.
+   * Keys older than this are refetched before they verify again; the refetched JWKS replaces them, so a key the
+   * authorization server retired verifies nothing later than this many seconds after it left the JWKS. During an
+   * outage of the JWKS the cached keys keep verifying. Default 600.
    */
   jwksMaxAgeSeconds?: number;
   /**

@@ -1,6 +1,7 @@
 import type { GuardToken, LocalGuardOptions } from '@oauth-service/guard';
 import { findApplication } from '../../oauth/applications.js';
 import type { OAuthDeps } from '../../oauth/deps.js';
+import { signedByRetiredKey } from '../../oauth/jwt-access-token.js';
 import type { AccessTokenRecord } from '../../oauth/store.js';
 import { findAccessToken } from '../../oauth/token-lookup.js';
 import { inaccessibleReason } from '../../oauth/token-state.js';
@@ -38,7 +39,9 @@ export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: Loc
     async introspect(value) {
       const record = await findAccessToken(deps, value);
       if (!record) return null;
-      const reason = inaccessibleReason(record, deps.now());
+      const retired = signedByRetiredKey(deps, value);
+      // A JWT signed by a key retired since is refused like a revoked token (issue 29 item 12).
+      const reason = retired !== false && (await retired) ? 'revoked' : inaccessibleReason(record, deps.now());
       const application = reason === null && record.applicationId !== null ? await findApplication(deps, record.applicationId) : null;
       const token: GuardToken = {
         // A disabled application's tokens are refused (issue 19), through the lookup client_id makes anyway.

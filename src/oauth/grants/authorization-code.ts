@@ -7,7 +7,7 @@ import { narrowedAudience, scopesForAudience } from '../resource-indicators.js';
 import { storedForm } from '../secrets.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
 import { issuedToken, mintAccessToken } from '../token-issuer.js';
-import { admitClient, issuesRefreshToken } from './client-admission.js';
+import { admitClient, issuesRefreshToken, recordDpopProof } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { currentScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
@@ -60,6 +60,8 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
     audience,
     dpopJkt,
   });
+  // RFC 9449 section 11.1: the proof is recorded against replay only now that the grant issues (client-admission.ts).
+  if (dpopProof) await recordDpopProof(deps, dpopProof);
   const result = await deps.stores.transaction(async (stores) => {
     // The conditional update lets exactly one of several concurrent exchanges win (SPEC 3.1).
     if (!(await stores.accessGrants.consume(grant.id, now))) return null;

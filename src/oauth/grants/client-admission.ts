@@ -1,13 +1,15 @@
 import type { GrantFlow } from '../../config/types.js';
 import type { OAuthDeps } from '../deps.js';
-import { rememberDpopProof, type CheckedDpopProof } from '../dpop-proof.js';
+import { refuseReplayedDpopProof, rememberDpopProof, type CheckedDpopProof } from '../dpop-proof.js';
 import { UnauthorizedClient } from '../errors.js';
 import type { ApplicationRecord } from '../store.js';
 
 /**
  * What every grant does as soon as it knows its client (authenticated, or for a public client's refresh the
  * application of its own refresh token), before it reads or writes anything else for the request. Returns the
- * thumbprint of the request's DPoP proof (RFC 9449), null without one.
+ * thumbprint of the request's DPoP proof (RFC 9449), null without one. The proof's own checks (section 4.3) come
+ * first: its signature and claims before the client was authenticated, and here whether it was used already, so a
+ * replayed proof is invalid_dpop_proof whatever else is wrong; it is recorded only by recordDpopProof.
  */
 export async function admitClient(
   deps: Pick<OAuthDeps, 'stores'>,
@@ -17,10 +19,18 @@ export async function admitClient(
 ): Promise<string | null> {
   requireRegisteredGrantType(grantType, application);
   if (!dpopProof) return null;
-  // RFC 9449 section 11.1: the proof is recorded against replay only now, so that a request without valid
-  // credentials (anyone's, with a self-signed proof) makes the server write nothing.
-  await rememberDpopProof(deps, dpopProof);
+  await refuseReplayedDpopProof(deps, dpopProof);
   return dpopProof.jkt;
+}
+
+/**
+ * RFC 9449 section 11.1, issue 29 item 7: a grant records the request's proof against replay once it has decided to
+ * issue, just before its issuing write, so a refused request (no or wrong credentials, a bogus code, an unknown user,
+ * a grant the client may not use) writes nothing. The INSERT itself is the replay check: of two requests with one
+ * proof exactly one gets past it, the other fails with invalid_dpop_proof before anything is stored for it.
+ */
+export function recordDpopProof(deps: Pick<OAuthDeps, 'stores'>, dpopProof: CheckedDpopProof): Promise<void> {
+  return rememberDpopProof(deps, dpopProof);
 }
 
 /**

@@ -3,7 +3,7 @@ import { UnauthorizedClient } from '../errors.js';
 import { optionalParameter, resourceParameters } from '../request-parameters.js';
 import { resolveAudience } from '../resource-indicators.js';
 import { issueAccessToken } from '../token-issuer.js';
-import { admitClient } from './client-admission.js';
+import { admitClient, recordDpopProof } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
@@ -17,6 +17,8 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
   const scopes = grantedScopes(deps, application, optionalParameter(parameters, 'scope'), { allowEmpty: false });
   const audience = await resolveAudience(deps, resourceParameters(parameters), scopes);
   const query = { applicationId: application.id, resourceOwnerId: null, scopes, at: deps.now() };
+  // RFC 9449 section 11.1: the proof is recorded against replay only now that the grant issues (client-admission.ts).
+  if (dpopProof) await recordDpopProof(deps, dpopProof);
 
   // Listed, not spread from query: an object spread followed by more properties costs V8 microseconds (issue 21).
   const reused = await reusableToken(deps, application, {

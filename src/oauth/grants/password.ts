@@ -7,9 +7,10 @@ import { optionalParameter, requireParameter, resourceParameters } from '../requ
 import { resolveAudience } from '../resource-indicators.js';
 import { issueAccessToken } from '../token-issuer.js';
 import { isDisabled } from '../users.js';
-import { admitClient, issuesRefreshToken } from './client-admission.js';
+import { admitClient, issuesRefreshToken, recordDpopProof } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import type { PasswordOutcome } from '../attempt-limits.js';
+import type { CheckedDpopProof } from '../dpop-proof.js';
 import type { ApplicationRecord } from '../store.js';
 import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
@@ -19,7 +20,7 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
   const username = requireParameter(parameters, 'username');
   const password = requireParameter(parameters, 'password');
   const application = await requireClient(deps, credentials);
-  const dpopJkt = await admitClient(deps, 'password', application, dpopProof);
+  await admitClient(deps, 'password', application, dpopProof);
   // RFC 6749 section 4.3.2: the server MUST protect this endpoint against brute force; it shares the
   // failure limits of /login, so neither is a way round the other's lockout.
   const attempt = await deps.limits.users.begin('password_grant', username, address, deps.now);
@@ -35,7 +36,7 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
       owner,
       optionalParameter(parameters, 'scope'),
       resourceParameters(parameters),
-      dpopJkt,
+      dpopProof ?? null,
     );
     if (!(await ownerStillEnabled(deps, owner))) {
       await deps.stores.accessTokens.revoke(result.issued.record.id, deps.now());
@@ -67,11 +68,14 @@ async function issueFor(
   owner: ResourceOwner,
   scopeParameter: string | undefined,
   resources: string[],
-  dpopJkt: string | null,
+  dpopProof: CheckedDpopProof | null,
 ): Promise<GrantResult> {
   const scopes = grantedScopes(deps, application, scopeParameter, { allowEmpty: true });
   const audience = await resolveAudience(deps, resources, scopes);
   const withRefreshToken = issuesRefreshToken(deps, application);
+  const dpopJkt = dpopProof ? dpopProof.jkt : null;
+  // RFC 9449 section 11.1: the proof is recorded against replay only now that the grant issues (client-admission.ts).
+  if (dpopProof) await recordDpopProof(deps, dpopProof);
 
   const reused = await reusableToken(deps, application, {
     applicationId: application.id,

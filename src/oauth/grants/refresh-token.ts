@@ -1,5 +1,6 @@
 import { authenticateOptionalClient } from '../client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
+import type { CheckedDpopProof } from '../dpop-proof.js';
 import { InvalidClient, InvalidDpopProof, InvalidGrant, InvalidScope } from '../errors.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
 import { narrowedAudience, scopesForAudience } from '../resource-indicators.js';
@@ -8,7 +9,7 @@ import { storedForm } from '../secrets.js';
 import type { AccessTokenRecord, ApplicationRecord } from '../store.js';
 import { issueAccessToken, issuedToken, mintAccessToken, type TokenRequest } from '../token-issuer.js';
 import { isRefreshUsable } from '../token-state.js';
-import { admitClient } from './client-admission.js';
+import { admitClient, recordDpopProof } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import { currentScopes } from './requested-scopes.js';
 
@@ -33,17 +34,20 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
   const dpopJkt = await admitClient(deps, 'refresh_token', application, dpopProof);
   const scopeParameter = optionalParameter(parameters, 'scope');
   requireBoundKey(token, application, dpopJkt);
-  const request: Retired = { token, application, client, scopeParameter, resources: resourceParameters(parameters), dpopJkt, now };
+  const resources = resourceParameters(parameters);
+  const request: Retired = { token, application, client, scopeParameter, resources, dpopJkt, dpopProof: dpopProof ?? null, now };
   if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) return retiredTokenPresented(deps, request);
 
   const minted = await mintAccessToken(deps, await successorRequest(deps, request));
+  // RFC 9449 section 11.1: the proof is recorded against replay only now that the grant issues (client-admission.ts).
+  if (dpopProof) await recordDpopProof(deps, dpopProof);
   // Of two concurrent refreshes of one token exactly one retires it and stores its successor (SPEC 3.1).
   const record = await deps.stores.accessTokens.rotate(token.id, now, minted.input);
   if (record) return { issued: issuedToken(minted, record), application: client };
   // The loser of that race presented a token retired a moment ago: judged like any retired token, on the row
-  // as it is now, so the outcome does not depend on which request the database saw first.
+  // as it is now, so the outcome does not depend on which request the database saw first (its proof is recorded).
   const current = (await deps.stores.accessTokens.findByRefreshToken(token.refreshToken!)) ?? token;
-  return retiredTokenPresented(deps, { ...request, token: current });
+  return retiredTokenPresented(deps, { ...request, token: current, dpopProof: null });
 };
 
 interface Retired {
@@ -55,6 +59,8 @@ interface Retired {
   resources: string[];
   /** RFC 9449: the key of this request's proof, which the successor is bound to. */
   dpopJkt: string | null;
+  /** The proof itself while it is not yet recorded against replay (recordDpopProof), else null. */
+  dpopProof: CheckedDpopProof | null;
   now: Date;
 }
 
@@ -71,7 +77,9 @@ function requireBoundKey(token: AccessTokenRecord, application: ApplicationRecor
 async function retiredTokenPresented(deps: OAuthDeps, request: Retired): Promise<GrantResult> {
   const { token, client, now } = request;
   if (await withinGraceWindow(deps, token, now)) {
-    return { issued: await issueAccessToken(deps, await successorRequest(deps, request)), application: client };
+    const successor = await successorRequest(deps, request);
+    if (request.dpopProof) await recordDpopProof(deps, request.dpopProof);
+    return { issued: await issueAccessToken(deps, successor), application: client };
   }
   await detectReuse(deps, token, now);
   throw new InvalidGrant();

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { verifyDpopProof } from '../../../oauth/dpop-proof.js';
+import { checkDpopProof, refuseReplayedDpopProof } from '../../../oauth/dpop-proof.js';
 import { InsufficientScope, InvalidDpopProof, InvalidRequest, InvalidToken, OAuthError } from '../../../oauth/errors.js';
 import { readParameters } from '../../../oauth/request-parameters.js';
 import { presentedAccessToken, userinfoResponse } from '../../../oauth/userinfo.js';
@@ -38,8 +38,8 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
       const accessToken = dpop ?? presentedAccessToken(request.headers.authorization, bodyToken());
       presented = accessToken !== null;
       if (accessToken === null) throw new InvalidToken();
-      const proofKey = dpop === null ? null : await userinfoProofKey(request, accessToken);
-      const response = await userinfoResponse(deps, accessToken, proofKey);
+      const proof = dpop === null ? null : await userinfoProof(request, accessToken);
+      const response = await userinfoResponse(deps, accessToken, proof);
       if (response.kind === 'jwt') return reply.type('application/jwt').send(response.jwt);
       return reply.send(response.claims);
     } catch (error) {
@@ -49,12 +49,15 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     }
   };
 
-  // The key of the request's DPoP proof for this URL and token (RFC 9449 section 7); a bad proof is invalid_dpop_proof.
-  const userinfoProofKey = (request: FastifyRequest, accessToken: string) => {
+  // The request's DPoP proof for this URL and token (RFC 9449 section 7), checked, a replay included; a bad proof is
+  // invalid_dpop_proof. userinfoResponse records it against replay once the request is otherwise accepted.
+  const userinfoProof = async (request: FastifyRequest, accessToken: string) => {
     const proof = request.headers.dpop;
     if (typeof proof !== 'string' || proof.trim() === '') throw new InvalidDpopProof('Send exactly one DPoP proof.');
     const url = `${deps.config.baseUrl.replace(/\/+$/, '')}/oauth/userinfo`;
-    return verifyDpopProof(deps, proof.trim(), { method: request.method, url, accessToken });
+    const checked = await checkDpopProof(deps, proof.trim(), { method: request.method, url, accessToken });
+    await refuseReplayedDpopProof(deps, checked);
+    return checked;
   };
 
   const schema = { response: { 200: claimsSchema, ...oauthErrorResponses } };
