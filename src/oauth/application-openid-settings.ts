@@ -31,15 +31,17 @@ const ALGORITHM_LABELS: Record<'id_token_signed_response_alg' | 'userinfo_signed
 
 /**
  * The rules of the settings, in field order; a field not given (undefined) is not checked. `openidEnabled`: whether
- * there are signing keys for JWT access tokens (left out: there are not).
+ * there are signing keys for JWT access tokens (left out: there are not). `storedUris`: the post-logout URIs the
+ * application already has, which keep passing (redirect-uri.ts registrationErrors `stored`).
  */
 export function openIdSettingsErrors(
   fields: OpenIdSettingsFields,
-  options: { forceSsl: boolean; openidEnabled?: boolean },
+  options: { forceSsl: boolean; openidEnabled?: boolean; storedUris?: readonly string[] },
 ): Array<[OpenIdSettingsField, string]> {
   const errors: Array<[OpenIdSettingsField, string]> = [];
   for (const uri of splitRegisteredUris(fields.postLogoutRedirectUri ?? '')) {
-    for (const message of postLogoutUriErrors(uri, options)) errors.push(['post_logout_redirect_uris', message]);
+    const uriOptions = { forceSsl: options.forceSsl, stored: options.storedUris?.includes(uri) ?? false };
+    for (const message of postLogoutUriErrors(uri, uriOptions)) errors.push(['post_logout_redirect_uris', message]);
   }
   for (const [field, value] of [
     ['id_token_signed_response_alg', fields.idTokenSignedResponseAlg],
@@ -58,7 +60,7 @@ export function openIdSettingsErrors(
 
 // The redirect URIs' registration rules (absolute, no fragment, https or loopback http or a private-use scheme),
 // in the post-logout field's words. RP-Initiated Logout 1.0 section 3 compares the URI exactly, as for redirects.
-function postLogoutUriErrors(uri: string, options: { forceSsl: boolean }): string[] {
+function postLogoutUriErrors(uri: string, options: { forceSsl: boolean; stored: boolean }): string[] {
   // An out-of-band URI shows a code to copy; there is nothing to show after a logout.
   if (isOutOfBand(uri)) return ['Post-logout redirect URI cannot be an out-of-band URI.'];
   return registrationErrors(uri, options).map((message) => message.replace(/^Redirect URI /, 'Post-logout redirect URI '));

@@ -5,6 +5,7 @@ import {
   type OpenIdSettingsFields,
 } from './application-openid-settings.js';
 import type { OAuthDeps } from './deps.js';
+import { formatCharacterIn } from './format-characters.js';
 import { registrationErrors, splitRegisteredUris } from './redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from './scopes.js';
 import { generateClientId, generateSecret, storedForm } from './secrets.js';
@@ -46,14 +47,26 @@ export const MIN_IMPORTED_SECRET_LENGTH = 32;
 /** The grant flows that send the resource owner back to a redirect URI: while one is enabled, an application needs one. */
 export const REDIRECT_FLOWS: readonly string[] = ['authorization_code', 'implicit'];
 
-/** Reference 7.1, 8.4 and 13: the rules an application must pass on create and update. */
-export function validateApplicationFields(fields: ApplicationFields, config: OAuthDeps['config']): FieldErrors {
+/**
+ * Reference 7.1, 8.4 and 13: the rules an application must pass on create and update. `current`: the application
+ * being updated, whose stored redirect URIs and name were accepted under the rules of their day and stay valid
+ * (issue 29's rules apply to new values only; authorize never re-checks them).
+ */
+export function validateApplicationFields(
+  fields: ApplicationFields,
+  config: OAuthDeps['config'],
+  current?: ApplicationRecord,
+): FieldErrors {
   const errors: FieldErrors = {};
   const add = (field: ApplicationField, message: string) => (errors[field] ??= []).push(message);
   if (fields.name.trim() === '') add('name', "Name can't be blank");
   if (fields.name.length > 255) add('name', 'Name is too long (maximum is 255 characters)');
   // PostgreSQL text cannot hold a NUL: refused here, not by a failing INSERT (SPEC 9: no input gives a 500).
   if (fields.name.includes('\u0000')) add('name', 'Name is invalid');
+  // Issue 29 item 10: the consent screen shows an admin's name as it shows a stranger's; a format character (a paste
+  // that carried U+202E or U+200B) would make it read as another.
+  const format = fields.name.trim() === current?.name ? null : formatCharacterIn(fields.name);
+  if (format !== null) add('name', `Name must not contain invisible formatting characters (${format})`);
 
   const uris = splitRegisteredUris(fields.redirectUri);
   // Reference 7.1: blank is allowed only when no enabled flow redirects.
@@ -61,7 +74,8 @@ export function validateApplicationFields(fields: ApplicationFields, config: OAu
     add('redirect_uri', "Redirect URI can't be blank");
   }
   for (const uri of uris) {
-    for (const message of registrationErrors(uri, { forceSsl: config.forceSslInRedirectUri })) add('redirect_uri', message);
+    const options = { forceSsl: config.forceSslInRedirectUri, stored: current?.redirectUris.includes(uri) ?? false };
+    for (const message of registrationErrors(uri, options)) add('redirect_uri', message);
   }
 
   if (fields.scopes.trim() !== '') {
@@ -71,7 +85,11 @@ export function validateApplicationFields(fields: ApplicationFields, config: OAu
       add('scopes', "Scopes doesn't match those configured on the server.");
     }
   }
-  const settingsOptions = { forceSsl: config.forceSslInRedirectUri, openidEnabled: config.openid.enabled };
+  const settingsOptions = {
+    forceSsl: config.forceSslInRedirectUri,
+    openidEnabled: config.openid.enabled,
+    storedUris: current?.postLogoutRedirectUris ?? [],
+  };
   for (const [field, message] of openIdSettingsErrors(fields, settingsOptions)) add(field, message);
   return errors;
 }
@@ -114,7 +132,7 @@ export async function createApplication(
 export async function updateApplication(deps: OAuthDeps, id: number, fields: ApplicationFields): Promise<CreatedApplication | null> {
   const current = await deps.stores.applications.findById(id);
   if (!current) return null;
-  const errors = validateApplicationFields(fields, deps.config);
+  const errors = validateApplicationFields(fields, deps.config, current);
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
   const plainSecret = fields.confidential && current.secret === null ? generateSecret() : null;
   const secretChange = !fields.confidential

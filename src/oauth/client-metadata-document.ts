@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { Config } from '../config/types.js';
 import { refusedAddressReason } from './client-metadata-document-address.js';
 import { ClientMetadataDocumentRefused, type FetchedDocument } from './client-metadata-document-fetch.js';
+import { formatCharacterIn } from './format-characters.js';
 import { registrationErrors } from './redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from './scopes.js';
 import type { ApplicationInput } from './store.js';
@@ -96,7 +97,7 @@ export function clientFromDocument(clientId: string, fetched: FetchedDocument, c
     policyUri: displayUri(document.policy_uri),
     tosUri: displayUri(document.tos_uri),
     contacts: (Array.isArray(document.contacts) ? document.contacts : [])
-      .filter((contact): contact is string => typeof contact === 'string' && contact.length <= 255 && !CONTROL.test(contact))
+      .filter((contact): contact is string => shortString(contact) !== null)
       .slice(0, 10),
     softwareId: shortString(document.software_id),
     softwareVersion: shortString(document.software_version),
@@ -151,11 +152,15 @@ function stringList(value: unknown, name: string): string[] | undefined {
 
 function clientName(value: unknown): string | null {
   if (typeof value !== 'string' || value.trim() === '' || CONTROL.test(value)) return null;
+  // Issue 29 item 10: a format character makes the name read as another on the consent screen; such a document is
+  // refused, not given the host's name, because the character is the spoofing itself.
+  const format = formatCharacterIn(value);
+  if (format !== null) throw new ClientMetadataDocumentRefused(`client_name holds an invisible formatting character (${format})`);
   return value.trim().slice(0, 255);
 }
 
 function shortString(value: unknown): string | null {
-  return typeof value === 'string' && value.length <= 255 && !CONTROL.test(value) ? value : null;
+  return typeof value === 'string' && value.length <= 255 && !CONTROL.test(value) && formatCharacterIn(value) === null ? value : null;
 }
 
 // RFC 7591 section 2 display URIs are shown to the user: only https links to public hosts are kept.

@@ -1,5 +1,6 @@
 import type { OAuthDeps } from './deps.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
+import { formatCharacterIn } from './format-characters.js';
 import { displayUriProblem, redirectUriVerdict, type ApplicationType } from './client-registration-uris.js';
 import { isWellFormedScopeParam, parseScopes } from './scopes.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './store.js';
@@ -47,6 +48,9 @@ function text(value: unknown, name: string): string | undefined {
   if (typeof value !== 'string') throw new InvalidClientMetadata(`${name} must be a string.`);
   if (value.length > MAX_TEXT) throw new InvalidClientMetadata(`${name} is too long (maximum is ${MAX_TEXT} characters).`);
   if (CONTROL.test(value) || value.trim() === '') throw new InvalidClientMetadata(`${name} must not be blank or hold control characters.`);
+  // Issue 29 item 10: a format character makes the text read as something else on the consent screen.
+  const format = formatCharacterIn(value);
+  if (format !== null) throw new InvalidClientMetadata(`${name} must not hold invisible formatting characters (${format}).`);
   return value;
 }
 
@@ -103,7 +107,8 @@ function redirectsOf(body: Record<string, unknown>, grantTypes: string[]) {
 function contactsOf(value: unknown): string[] | undefined {
   const contacts = stringList(value, 'contacts', MAX_CONTACTS);
   for (const contact of contacts ?? [])
-    if (contact.length > 254 || !EMAIL_LIKE.test(contact)) throw new InvalidClientMetadata('contacts must be e-mail addresses.');
+    if (contact.length > 254 || !EMAIL_LIKE.test(contact) || formatCharacterIn(contact) !== null)
+      throw new InvalidClientMetadata('contacts must be e-mail addresses.');
   return contacts;
 }
 

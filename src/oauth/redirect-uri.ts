@@ -1,4 +1,5 @@
 import { isIPv6 } from 'node:net';
+import { hostProblems } from './redirect-uri-host.js';
 
 // Redirect URIs: registration rules (reference 7.1), matching (SPEC 3.5, RFC 9700 section 4.1.3: exact string
 // matching, with RFC 8252 section 7.3's loopback port exception) and building the response redirect
@@ -123,8 +124,10 @@ export function splitRegisteredUris(text: string): string[] {
 
 // Reference 7.1, in a fixed order; several messages can apply to one URI. A scheme-relative URI
 // ("//host/cb"), which Doorkeeper lets through, is reported as lacking a scheme, and so is "host:port" or
-// "myapp:callback", whose "scheme" is no scheme at all: those are not also called forbidden.
-export function registrationErrors(uri: string, options: { forceSsl: boolean }): string[] {
+// "myapp:callback", whose "scheme" is no scheme at all: those are not also called forbidden. The host rules of
+// redirect-uri-host.ts (issue 29) apply to new URIs: `stored` (a URI the application already has) skips them, so
+// that editing an application does not refuse what it was registered with (authorize never checks them).
+export function registrationErrors(uri: string, options: { forceSsl: boolean; stored?: boolean }): string[] {
   if (isOutOfBand(uri)) return [];
   const parts = parseUri(uri);
   if (parts === null) return [INVALID];
@@ -140,6 +143,8 @@ export function registrationErrors(uri: string, options: { forceSsl: boolean }):
   if (scheme === undefined && parts.authority === undefined) errors.push(RELATIVE);
   // RFC 6749 section 3.1.2.1 wants TLS; RFC 8252 section 7.3 permits http on loopback IPs (not "localhost").
   if (options.forceSsl && scheme === 'http' && !isLoopbackHost(parts.host)) errors.push(NOT_SSL);
+  if (!options.stored && scheme !== undefined && !noScheme && parts.host)
+    errors.push(...hostProblems(uri, scheme, parts.userinfo, parts.host));
   return errors;
 }
 
