@@ -47,6 +47,7 @@ import { migrationStatus } from './storage/migrate.js';
 import { isDatabaseUnavailable } from './storage/prisma-errors.js';
 import { createStores } from './storage/stores.js';
 import { createAttemptLimits, type AttemptReporter } from './oauth/attempt-limits.js';
+import { watchRegistrationCaps } from './oauth/registration-cap.js';
 import { proxyWarningPlugin } from './http/plugins/proxy-warning.js';
 import { requestTimeouts, trustedProxies } from './http/server-options.js';
 
@@ -97,11 +98,21 @@ export async function buildServer({
     },
   };
   const limits = createAttemptLimits(config.rateLimit, reporter);
+  // Issue 29 item 5: how full the caps on self-registered clients are, to the metrics, and a warn line when nearly full.
+  const observeCap = watchRegistrationCaps({
+    counted: (kind, live, cap) => app.metrics.registrationCap(kind, live, cap),
+    nearlyFull: (kind, live, cap) =>
+      app.log.warn(
+        { event: 'registration.cap_nearly_full', registeredBy: kind, live, cap },
+        `self-registered clients (${kind}) hold ${live} of the ${cap} places their cap allows`,
+      ),
+  });
   const domainStores = withClientMetadataDocuments(stores ?? createStores(db, { keyEncryptionKey: config.keys.encryptionKey ?? null }), {
     config,
     now,
     warn: (details, message) => app.log.warn(details, message),
     ca: clientMetadataDocumentCa,
+    observeCap,
   });
   const deps: OAuthDeps = {
     stores: domainStores,
@@ -112,6 +123,7 @@ export async function buildServer({
     passwords,
     limits,
     introspectionRules: introspectionRules(config.introspection.allow),
+    observeCap,
   };
 
   const applySecurityHeaders = securityHeaders(strictTransportSecurity(config));

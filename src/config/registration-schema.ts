@@ -39,6 +39,20 @@ const clientIdMetadataDocumentsSchema = {
       default: 86400,
       description: 'The longest a fetched document is used before it is fetched again, whatever its Cache-Control says.',
     },
+    firstFetchesPerAddressPerMinute: {
+      type: 'integer',
+      minimum: 0,
+      default: 10,
+      description:
+        'Documents of client_id URLs not stored yet that one client address (IPv6: its /64) may make this server fetch per minute, counted by each instance (0: no limit); past it the client is refused without a fetch.',
+    },
+    maxClients: {
+      type: 'integer',
+      minimum: 0,
+      default: 1000,
+      description:
+        'How many clients made from metadata documents may exist at once (counted like maxOpenRegistrations, apart from it); past it a new client_id URL is refused without a fetch, while stored ones keep working.',
+    },
   },
 } as const;
 
@@ -59,7 +73,7 @@ export const registrationSchema = {
       minimum: 0,
       default: 1000,
       description:
-        'How many clients registered at /oauth/register may exist at once (under either policy); beyond it registration is refused with invalid_client_metadata.',
+        'How many clients registered at /oauth/register may exist at once (under either policy), counting only live ones: used, approved, or registered less than unusedClientLifetimeSeconds ago; beyond it registration is refused with invalid_client_metadata. A warn line and the metric oauth_registration_cap_ratio tell when it is 80% full.',
     },
     perAddressPerMinute: {
       type: 'integer',
@@ -71,9 +85,9 @@ export const registrationSchema = {
     unusedClientLifetimeSeconds: {
       type: 'integer',
       minimum: 60,
-      default: 604800,
+      default: 3600,
       description:
-        '`oauth-service tokens cleanup` deletes self-registered clients never issued a token this long after registering, unless an admin approved them.',
+        'A self-registered client (RFC 7591 or metadata document) never issued a token this long after registering, and not approved by an admin, expires: it is an unknown client, no longer counts against maxOpenRegistrations or clientIdMetadataDocuments.maxClients, and is deleted (a few at each registration, and by `oauth-service tokens cleanup`).',
     },
     clientIdMetadataDocuments: clientIdMetadataDocumentsSchema,
   },

@@ -80,6 +80,8 @@ export interface Config {
       maxBytes: number;
       timeoutMs: number;
       maxCacheSeconds: number;
+      firstFetchesPerAddressPerMinute: number;
+      maxClients: number;
     };
   };
   keys: {

@@ -58,8 +58,15 @@ export type RegisteredBy = 'admin' | 'dynamic' | 'metadata_document';
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
+/** Who a lookup is made for, where it may cost this server work (a metadata document's first fetch, issue 29 item 4). */
+export interface LookupOrigin {
+  /** The requester's address as the limits count it (limitedAddress: IPv6 by its /64). */
+  address: string;
+}
+
 export interface ApplicationStore {
-  findByUid(uid: string): Promise<ApplicationRecord | null>;
+  /** `origin`: the requester, when a stranger's request names the client (authorization and token endpoints). */
+  findByUid(uid: string, origin?: LookupOrigin): Promise<ApplicationRecord | null>;
   findById(id: number): Promise<ApplicationRecord | null>;
   /** Sets used_at to `at` unless it is set already (the first token issued to the client). */
   markUsed(id: number, at: Date): Promise<void>;

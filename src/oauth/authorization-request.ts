@@ -6,7 +6,8 @@ import { clientMetadataDocumentRefusal } from './client-metadata-document-applic
 import { openIdParameters, type OpenIdParameters } from './openid-request.js';
 import { isOutOfBand } from './redirect-uri.js';
 import { formatScopes } from './scopes.js';
-import type { ApplicationRecord } from './store.js';
+import type { ApplicationRecord, LookupOrigin } from './store.js';
+import { EXPIRED_UNUSED_EXPLANATION, expiredUnused } from './unused-clients.js';
 import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
 
 // The authorization request of RFC 6749 sections 4.1.1 and 4.2.1: validating its parameters in
@@ -48,9 +49,16 @@ export interface AuthorizationFailure {
 
 export type AuthorizationValidation = { ok: true; request: AuthorizationRequest } | AuthorizationFailure;
 
-/** GET and POST /oauth/authorize: every rule, first failure wins (reference 4.2, STYLE 7). */
-export async function validateAuthorizationRequest(deps: OAuthDeps, parameters: AuthorizationParameters): Promise<AuthorizationValidation> {
-  const context = await contextFor(deps, parameters);
+/**
+ * GET and POST /oauth/authorize: every rule, first failure wins (reference 4.2, STYLE 7). `origin` is the
+ * requester, for the lookup of the client (a metadata document's first fetch is limited per address).
+ */
+export async function validateAuthorizationRequest(
+  deps: OAuthDeps,
+  parameters: AuthorizationParameters,
+  origin?: LookupOrigin,
+): Promise<AuthorizationValidation> {
+  const context = await contextFor(deps, parameters, origin);
   const failure = firstFailure(AUTHORIZATION_RULES, context);
   if (failure) return failure;
   const { values } = parameters;
@@ -77,8 +85,12 @@ export async function validateAuthorizationRequest(deps: OAuthDeps, parameters: 
  * DELETE /oauth/authorize (deny): client and redirect URI are verified before anything is sent there
  * (SPEC 8, unlike the reference's section 4.6), and the response type only chooses query or fragment.
  */
-export async function validateDenial(deps: OAuthDeps, parameters: AuthorizationParameters): Promise<AuthorizationFailure> {
-  const context = await contextFor(deps, parameters);
+export async function validateDenial(
+  deps: OAuthDeps,
+  parameters: AuthorizationParameters,
+  origin?: LookupOrigin,
+): Promise<AuthorizationFailure> {
+  const context = await contextFor(deps, parameters, origin);
   return firstFailure(DENIAL_RULES, context) ?? { ok: false, rule: 'denied', error: new AccessDenied(), redirect: errorRedirect(context) };
 }
 
@@ -114,12 +126,19 @@ export function authorizationRequestFields(request: AuthorizationRequest): Parti
 // cannot even be sent to PostgreSQL (SPEC 3: no input gives a 500), so it is an unknown client, shown.
 const VSCHARS = /^[\x20-\x7E]+$/;
 
-async function contextFor(deps: OAuthDeps, parameters: AuthorizationParameters): Promise<AuthorizationContext> {
+async function contextFor(deps: OAuthDeps, parameters: AuthorizationParameters, origin?: LookupOrigin): Promise<AuthorizationContext> {
   const clientId = parameters.values.client_id;
   const known = clientId !== undefined && clientId.trim() !== '' && VSCHARS.test(clientId);
-  const application = known ? await deps.stores.applications.findByUid(clientId) : null;
+  const found = known ? await deps.stores.applications.findByUid(clientId, origin) : null;
+  // Issue 29 item 5: a self-registered client that expired unused is no client any more; the page says so.
+  const expired = found !== null && expiredUnused(found, deps.config.registration.unusedClientLifetimeSeconds, deps.now());
+  const application = expired ? null : found;
   const resources = application && parameters.resources.length > 0 ? await deps.stores.resources.findByUris(parameters.resources) : [];
-  const clientRefusal = known && application === null ? clientMetadataDocumentRefusal(deps.stores, clientId) : null;
+  const clientRefusal = expired
+    ? EXPIRED_UNUSED_EXPLANATION
+    : known && application === null
+      ? clientMetadataDocumentRefusal(deps.stores, clientId)
+      : null;
   return { parameters, application, clientRefusal, resources, config: deps.config };
 }
 

@@ -3,6 +3,7 @@ import type { OAuthDeps } from './deps.js';
 import { InvalidClient, TooManyRequests } from './errors.js';
 import { constantTimeEqual, hashedSecretMatches } from './secrets.js';
 import type { ApplicationRecord } from './store.js';
+import { expiredUnused } from './unused-clients.js';
 
 /**
  * RFC 6749 section 2.3: the application these credentials authenticate, or InvalidClient. A public client
@@ -14,11 +15,12 @@ import type { ApplicationRecord } from './store.js';
 export async function authenticateClient(deps: OAuthDeps, credentials: ClientCredentials): Promise<ApplicationRecord> {
   const { clientId, address } = credentials;
   const limits = deps.limits.clients;
-  const application = await deps.stores.applications.findByUid(clientId);
+  const application = await deps.stores.applications.findByUid(clientId, { address });
   // From here on nothing awaits: the lockout check, the comparison and the count of a failure are one step, so
   // guesses sent at once cannot pass a lockout that the earlier ones reached (SPEC 5 rateLimit).
   const now = deps.now();
-  if (!application) {
+  // Issue 29 item 5: a self-registered client that expired unused is no client any more.
+  if (!application || expiredUnused(application, deps.config.registration.unusedClientLifetimeSeconds, now)) {
     refuseWhileLockedOut(limits.retryAfterForUnknownClient(address, now));
     limits.unknownClientFailed(address, now);
     throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });

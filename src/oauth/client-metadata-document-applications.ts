@@ -2,8 +2,10 @@ import type { Config } from '../config/types.js';
 import { reportWithdrawnApproval, reviewedFieldsChanged } from './client-approval.js';
 import { clientFromDocument, clientIdUrlProblem, looksLikeClientIdUrl, type DocumentClient } from './client-metadata-document.js';
 import { ClientMetadataDocumentRefused, fetchClientMetadataDocument, type DocumentFetchOptions } from './client-metadata-document-fetch.js';
+import { documentAdmission } from './client-metadata-document-admission.js';
 import { FetchSlots, REFUSAL_CACHE_SECONDS, RefusalCache } from './client-metadata-document-limits.js';
-import { UidTaken, type ApplicationRecord, type ApplicationStore, type Stores } from './store.js';
+import type { CapObserver } from './registration-cap.js';
+import { UidTaken, type ApplicationRecord, type ApplicationStore, type LookupOrigin, type Stores } from './store.js';
 
 export interface ClientMetadataDocumentOptions {
   config: Readonly<Config>;
@@ -15,6 +17,8 @@ export interface ClientMetadataDocumentOptions {
   warn: (details: Record<string, unknown>, message: string) => void;
   /** Trusted CAs for the documents' https (tests); operators use NODE_EXTRA_CA_CERTS. */
   ca?: DocumentFetchOptions['ca'];
+  /** Told of each count against clientIdMetadataDocuments.maxClients (registration-cap.ts). */
+  observeCap?: CapObserver;
 }
 
 /**
@@ -27,7 +31,8 @@ export interface ClientMetadataDocumentOptions {
  * is not fetched again on this instance for REFUSAL_CACHE_SECONDS, so naming it on every request does not make
  * this server fetch it on every request. At most MAX_FETCHES_PER_HOST fetches to one host
  * and MAX_FETCHES in all run at once on an instance; a lookup past that fails at once as an unknown client (not
- * remembered as refused). A refetched document that changed a reviewed field (client-approval.ts) clears the row's
+ * remembered as refused). A first fetch (no row yet, or one that expired unused) is made only within the requester's
+ * allowance and the cap on document clients (client-metadata-document-admission.ts). A refetched document that changed a reviewed field (client-approval.ts) clears the row's
  * approvedAt. Grants, tokens and revocation see an ordinary application row.
  */
 export function withClientMetadataDocuments(stores: Stores, options: ClientMetadataDocumentOptions): Stores {
@@ -68,8 +73,9 @@ const BUSY_EXPLANATION =
   'This server is already fetching as many application metadata documents as it allows at once, so it did not fetch ' +
   "this application's. Try again in a moment.";
 
-function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetadataDocumentOptions) {
+function documentResolver(stores: Stores, { config, now, warn, ca, observeCap }: ClientMetadataDocumentOptions) {
   const settings = config.registration.clientIdMetadataDocuments;
+  const admission = documentAdmission(stores, { config, now, observeCap });
   // Concurrent lookups of one URL on this instance share one fetch.
   const inFlight = new Map<string, Promise<ApplicationRecord | null>>();
   const refusals = new RefusalCache<Refusal>(() => now().getTime());
@@ -95,7 +101,13 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     return stores.applicationAdmin.update(row.id, { ...client, approvedAt: null });
   };
 
-  const refresh = async (clientId: string, row: ApplicationRecord | null, release: () => void): Promise<ApplicationRecord | null> => {
+  // `row` null: a new client, made within the cap in place of `stale`, a row that expired unused (if any).
+  const refresh = async (
+    clientId: string,
+    row: ApplicationRecord | null,
+    release: () => void,
+    stale: ApplicationRecord | null = null,
+  ): Promise<ApplicationRecord | null> => {
     let client: DocumentClient;
     try {
       const fetched = await fetchClientMetadataDocument(new URL(clientId), { ...settings, ca }).finally(release);
@@ -108,7 +120,8 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     explanations.forget(clientId);
     if (row) return rewrite(row, client);
     try {
-      return await stores.applicationAdmin.create({ ...client, uid: clientId });
+      const made = await admission.store(clientId, client, stale);
+      return 'reason' in made ? refuse(clientId, made.reason, made.explanation) : made;
     } catch (error) {
       // Another instance made the row meanwhile: this fetch is as fresh as theirs.
       if (!(error instanceof UidTaken)) throw error;
@@ -117,12 +130,24 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     }
   };
 
-  const resolve = async (uid: string): Promise<ApplicationRecord | null> => {
-    const row = await stores.applications.findByUid(uid);
-    if (row && row.registeredBy !== 'metadata_document') return row;
+  // A first fetch (no row, or one that expired unused) within the requester's allowance and the cap (issue 29 item 4).
+  // The slot is released once, whichever comes first: the end of the fetch, or of this.
+  const admit = async (uid: string, stale: ApplicationRecord | null, release: () => void): Promise<ApplicationRecord | null> => {
+    try {
+      const full = await admission.full();
+      return full === null ? await refresh(uid, null, release, stale) : refuse(uid, full.reason, full.explanation);
+    } finally {
+      release();
+    }
+  };
+
+  const resolve = async (uid: string, origin?: LookupOrigin): Promise<ApplicationRecord | null> => {
+    const found = await stores.applications.findByUid(uid);
+    if (found && found.registeredBy !== 'metadata_document') return found;
     const problem = clientIdUrlProblem(uid, settings.allowPrivateAddresses);
     // No explanation kept: explain() works the problem out again, so an over-long client_id is never stored.
     if (problem !== null) return looksLikeClientIdUrl(uid) ? refuse(uid, `the client_id ${problem}`) : null;
+    const row = found && !admission.expired(found) ? found : null;
     if (row && row.metadataExpiresAt !== null && row.metadataExpiresAt > now()) return row;
     const refused = refusals.recent(uid);
     if (refused !== null)
@@ -135,7 +160,12 @@ function documentResolver(stores: Stores, { config, now, warn, ca }: ClientMetad
     if (pending) return pending;
     const slot = slots.take(new URL(uid).hostname);
     if ('busy' in slot) return refuse(uid, `${slot.busy}; not fetched now`, BUSY_EXPLANATION);
-    const fetching = refresh(uid, row, slot.release).finally(() => inFlight.delete(uid));
+    const spent = row === null ? admission.spend(origin) : null;
+    if (spent !== null) {
+      slot.release();
+      return refuse(uid, spent.reason, spent.explanation);
+    }
+    const fetching = (row ? refresh(uid, row, slot.release) : admit(uid, found, slot.release)).finally(() => inFlight.delete(uid));
     inFlight.set(uid, fetching);
     return fetching;
   };

@@ -1,11 +1,13 @@
 // Any caller can name any URL as its client_id, so fetching Client ID Metadata Documents is work a stranger can
-// ask this server to do. These bound it per instance: a refused document is not fetched again for a while, and only
-// so many fetches run at once, in all and to one host.
+// ask this server to do. These bound it per instance: a refused document is not fetched again for a while, only
+// so many fetches run at once, in all and to one host, and each address makes only so many first fetches a minute.
 
 /** A refused document's URL is answered as an unknown client for this long before it is fetched again. */
 export const REFUSAL_CACHE_SECONDS = 30;
 /** At most this many URLs are remembered as refused; past it the oldest are forgotten first. */
 export const REFUSAL_CACHE_ENTRIES = 1000;
+/** At most this many addresses have their first fetches counted at once; past it the oldest windows go first. */
+export const FIRST_FETCH_ADDRESSES = 10_000;
 /** Document fetches in flight at once on one instance, in all and to one host name. */
 export const MAX_FETCHES = 16;
 export const MAX_FETCHES_PER_HOST = 4;
@@ -97,5 +99,47 @@ export class FetchSlots {
 
   get inFlight(): number {
     return this.total;
+  }
+}
+
+/**
+ * Issue 29 item 4: per address, at most `max` first fetches (a client_id URL with no stored client) in a minute's
+ * window on this instance (0: no limit). Bounded in addresses like RefusalCache, forgetting the oldest first.
+ */
+export class FirstFetchAllowance {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(
+    private readonly max: number,
+    private readonly now: () => number,
+    private readonly maxEntries = FIRST_FETCH_ADDRESSES,
+  ) {}
+
+  /** Spends one first fetch of `address`; false, spending nothing, when its window's allowance is spent. */
+  take(address: string): boolean {
+    if (this.max === 0) return true;
+    const now = this.now();
+    let window = this.windows.get(address);
+    if (!window || window.start + 60_000 <= now) {
+      this.windows.delete(address);
+      if (this.windows.size >= this.maxEntries) this.forgetOldest(now);
+      window = { start: now, count: 0 };
+      this.windows.set(address, window);
+    }
+    if (window.count >= this.max) return false;
+    window.count += 1;
+    return true;
+  }
+
+  private forgetOldest(now: number): void {
+    for (const [key, window] of this.windows) if (window.start + 60_000 <= now) this.windows.delete(key);
+    for (const key of this.windows.keys()) {
+      if (this.windows.size < this.maxEntries) break;
+      this.windows.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.windows.size;
   }
 }

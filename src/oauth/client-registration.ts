@@ -4,6 +4,7 @@ import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-
 import { validateClientMetadata, type ClientMetadata } from './client-registration-metadata.js';
 import type { OAuthDeps } from './deps.js';
 import { InvalidRequest, InvalidToken } from './errors.js';
+import { roomUnderCap } from './registration-cap.js';
 import { checkInitialAccessToken, useInitialAccessToken } from './registration-tokens.js';
 import { constantTimeEqual, generateClientId, generateSecret, sha256Hex, storedForm } from './secrets.js';
 import type { ApplicationInput, ApplicationRecord } from './store.js';
@@ -105,8 +106,7 @@ export async function registerClient(
   const plainSecret = metadata.token_endpoint_auth_method === 'none' ? null : generateSecret();
   const registrationAccessToken = generateSecret();
   const application = await deps.stores.registrations.exclusively(async (locked) => {
-    if ((await locked.countDynamicClients()) >= deps.config.registration.maxOpenRegistrations)
-      throw new InvalidClientMetadata('Open registration is full');
+    if (!(await roomUnderCap(locked, 'dynamic', deps))) throw new InvalidClientMetadata('Open registration is full');
     // Used only now that the registration will be made: a refused one costs the token nothing.
     if (initialToken !== null) await useInitialAccessToken(locked, initialToken, deps.now());
     return locked.createApplication({
@@ -114,6 +114,7 @@ export async function registerClient(
       secret: plainSecret === null ? null : storedForm(plainSecret, deps.config.hashApplicationSecrets),
       ...columnsOf(metadata),
       registeredBy: 'dynamic',
+      createdAt: deps.now(),
       // Stored hashed like every generated secret (STYLE 9); the plain token is shown once, here.
       registrationAccessToken: sha256Hex(registrationAccessToken),
     });

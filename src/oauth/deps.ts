@@ -3,6 +3,7 @@ import type { AttemptLimits } from './attempt-limits.js';
 import type { OAuthHooks } from './hooks.js';
 import type { IntrospectionRule } from './introspection-policy.js';
 import type { PasswordHasher } from './passwords.js';
+import type { CapObserver } from './registration-cap.js';
 import type { Stores } from './store.js';
 import type { TokenSigner } from './token-signer.js';
 
@@ -22,4 +23,6 @@ export interface OAuthDeps {
    * dependencies; where it is left out, the domain builds it from `config` (introspectionPolicyOf).
    */
   introspectionRules?: IntrospectionRule[];
+  /** Told of each count against a cap on self-registered clients (registration-cap.ts: log line and gauge). */
+  observeCap?: CapObserver;
 }

@@ -1,6 +1,7 @@
 import { InvalidToken } from './errors.js';
 import { generateSecret, sha256Hex } from './secrets.js';
 import type { ApplicationInput, ApplicationRecord } from './store.js';
+import type { SelfRegistered } from './unused-clients.js';
 
 // Initial access tokens (RFC 7591 section 3, policy initialAccessToken): an admin makes one with
 // `oauth-service registration-tokens create`, and a client presents it as a Bearer token to register. Only the
@@ -27,8 +28,11 @@ export interface RegistrationStore {
   findUsableToken(token: string, at: Date): Promise<RegistrationTokenRecord | null>;
   /** Uses the token once, checked and decremented in one statement; false when it could not register at `at`. */
   useToken(token: string, at: Date): Promise<boolean>;
-  /** How many clients registered themselves at /oauth/register (registered_by 'dynamic'), counted in SQL. */
-  countDynamicClients(): Promise<number>;
+  /**
+   * How many live clients of this kind are stored, counted in SQL: used (used_at or a token), approved, or
+   * registered at or after `expiredBefore` (unused-clients.ts; issue 29 item 5).
+   */
+  countLiveClients(kind: SelfRegistered, expiredBefore: Date): Promise<number>;
   /**
    * Runs `work` while no other registration runs, in any process (a PostgreSQL advisory lock): the cap holds. The
    * lock and every statement of `work` share one transaction on one connection (`locked`), so a pool of one
@@ -39,10 +43,15 @@ export interface RegistrationStore {
 
 /** What a registration does under the lock, in the lock's transaction. */
 export interface LockedRegistrations {
-  countDynamicClients(): Promise<number>;
+  countLiveClients(kind: SelfRegistered, expiredBefore: Date): Promise<number>;
+  /** Deletes at most `limit` self-registered clients that expired unused (registered before `expiredBefore`); how many. */
+  deleteExpiredUnusedClients(expiredBefore: Date, limit: number): Promise<number>;
   useToken(token: string, at: Date): Promise<boolean>;
-  /** The new client's row (UidTaken if its uid exists). */
-  createApplication(input: ApplicationInput & { uid: string }): Promise<ApplicationRecord>;
+  /**
+   * The new client's row (UidTaken if its uid exists), registered at `createdAt`: the domain's clock, which its
+   * expiry when unused is measured by (unused-clients.ts).
+   */
+  createApplication(input: ApplicationInput & { uid: string; createdAt: Date }): Promise<ApplicationRecord>;
 }
 
 type TokenDeps = { stores: { registrations: RegistrationStore }; now: () => Date };

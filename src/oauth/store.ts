@@ -19,6 +19,7 @@ export {
   type ApplicationInput,
   type ApplicationRecord,
   type ApplicationStore,
+  type LookupOrigin,
   type RegisteredBy,
   type TokenEndpointAuthMethod,
 } from './application-store.js';

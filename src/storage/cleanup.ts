@@ -10,6 +10,7 @@ import {
 import type { CleanupResult } from '../oauth/cleanup.js';
 import type { CleanupRun, CleanupStore, KeptCounts } from '../oauth/store.js';
 import { timestamp } from './rows.js';
+import { UNUSED_SELF_REGISTERED } from './self-registered-clients.js';
 import type { SqlClient } from './sql-client.js';
 
 // Stale-record cleanup (reference section 18, SPEC 2): the rules of oauth/cleanup-policy.ts as SQL, with the
@@ -85,14 +86,12 @@ function sqlOf(rule: CleanupRule): Rule {
         values: [timestamp(rule.expiredBefore)],
       };
     case 'unused_clients':
-      // No token row either: a client whose tokens predate used_at tracking is in use, whatever used_at says.
-      // oauth_applications has no created_at index: its rows are few (maxOpenRegistrations bounds the dynamic ones).
+      // oauth_applications has no created_at index: its rows are few (the caps bound the self-registered ones).
       return {
         table: 'oauth_applications',
         order: 'created_at',
         before: timestamp(rule.registeredBefore),
-        where: `t.registered_by IN ('dynamic', 'metadata_document') AND t.used_at IS NULL AND t.approved_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM oauth_access_tokens used WHERE used.application_id = t.id)`,
+        where: UNUSED_SELF_REGISTERED,
         values: [],
       };
   }

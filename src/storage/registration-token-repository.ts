@@ -4,6 +4,7 @@ import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
 import { Prisma, type OauthRegistrationToken, type PrismaClient } from './generated/client.js';
 import { selectList, timestamp, type Row } from './rows.js';
+import { COUNT_LIVE_CLIENTS, DELETE_EXPIRED_UNUSED_CLIENTS } from './self-registered-clients.js';
 
 // oauth_registration_tokens (initial access tokens, RFC 7591 section 3) and the count of self-registered clients
 // that open registration is capped by. Registrations are rare: plain statements, no cache.
@@ -24,10 +25,6 @@ const FIND_USABLE = {
 const USE = {
   name: 'registration_token_use',
   text: `UPDATE oauth_registration_tokens SET uses_remaining = uses_remaining - 1 WHERE token = $1 AND ${USABLE} RETURNING id`,
-};
-const COUNT_DYNAMIC = {
-  name: 'applications_count_dynamic',
-  text: `SELECT count(*)::int AS count FROM oauth_applications WHERE registered_by = 'dynamic'`,
 };
 
 export function registrationTokenRepository(database: Database): RegistrationStore {
@@ -53,8 +50,8 @@ export function registrationTokenRepository(database: Database): RegistrationSto
     async useToken(token, at) {
       return (await sql.query(USE, [token, timestamp(at)])).length > 0;
     },
-    async countDynamicClients() {
-      const [row] = await sql.query<{ count: number }>(COUNT_DYNAMIC);
+    async countLiveClients(kind, expiredBefore) {
+      const [row] = await sql.query<{ count: number }>(COUNT_LIVE_CLIENTS, [kind, timestamp(expiredBefore)]);
       return row!.count;
     },
     exclusively(work) {
@@ -68,13 +65,17 @@ export function registrationTokenRepository(database: Database): RegistrationSto
 function lockedRegistrations(database: Database, tx: Prisma.TransactionClient): LockedRegistrations {
   const applications = applicationRepository(database.sql, tx as PrismaClient);
   return {
-    async countDynamicClients() {
-      const [row] = await tx.$queryRawUnsafe<Array<{ count: number }>>(COUNT_DYNAMIC.text);
+    async countLiveClients(kind, expiredBefore) {
+      const [row] = await tx.$queryRawUnsafe<Array<{ count: number }>>(COUNT_LIVE_CLIENTS.text, kind, timestamp(expiredBefore));
       return row!.count;
+    },
+    async deleteExpiredUnusedClients(expiredBefore, limit) {
+      return (await tx.$queryRawUnsafe<unknown[]>(DELETE_EXPIRED_UNUSED_CLIENTS, timestamp(expiredBefore), limit)).length;
     },
     async useToken(token, at) {
       return (await tx.$queryRawUnsafe<unknown[]>(USE.text, token, at)).length > 0;
     },
+    // created_at as given (the domain's clock), not the column's default.
     createApplication: (input) => applications.create(input),
   };
 }

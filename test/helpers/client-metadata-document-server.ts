@@ -15,9 +15,22 @@ import { buildTestServer, type TestServer, type TestServerOptions } from './test
 
 type DocumentSettings = Partial<Config['registration']['clientIdMetadataDocuments']>;
 
-/** config registration.clientIdMetadataDocuments for tests: on, and (development) private addresses allowed. */
+/**
+ * config registration.clientIdMetadataDocuments for tests: on, (development) private addresses allowed, and the
+ * per-address limit of first fetches out of the way, since every injected request comes from 127.0.0.1 (tests of
+ * that limit set it).
+ */
 export function documentSettings(overrides: DocumentSettings = {}) {
-  return { enabled: true, allowPrivateAddresses: true, maxBytes: 5120, timeoutMs: 5000, maxCacheSeconds: 86400, ...overrides };
+  return {
+    enabled: true,
+    allowPrivateAddresses: true,
+    maxBytes: 5120,
+    timeoutMs: 5000,
+    maxCacheSeconds: 86400,
+    firstFetchesPerAddressPerMinute: 1000,
+    maxClients: 1000,
+    ...overrides,
+  };
 }
 
 /** What a path of the document server answers; the default is the JSON body with status 200. */

@@ -56,7 +56,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL with databasePoolSize 1', () => 
       .map((response) => response.statusCode)
       .sort();
     expect(statuses).toEqual([201, 201, 400]);
-    expect(await server.deps.stores.registrations.countDynamicClients()).toBe(3);
+    expect(await server.deps.stores.registrations.countLiveClients('dynamic', new Date(0))).toBe(3);
   });
 
   it('signing keys are made, rotated and retired', async () => {

@@ -21,7 +21,7 @@ describe(`registration limits (${backend})`, () => {
   };
   const register = (server: TestServer, remoteAddress = '127.0.0.1') =>
     server.app.inject({ method: 'POST', url: '/oauth/register', headers: JSON_HEADERS, payload: CLIENT, remoteAddress });
-  const dynamicCount = async (server: TestServer) => server.deps.stores.registrations.countDynamicClients();
+  const dynamicCount = async (server: TestServer) => server.deps.stores.registrations.countLiveClients('dynamic', new Date(0));
 
   it('maxOpenRegistrations holds under 16 concurrent registrations on two instances of one database', async () => {
     const first = await start({ maxOpenRegistrations: 3, perAddressPerMinute: 0 });

@@ -44,7 +44,7 @@ describe(`RFC 7591 initial access tokens (${backend})`, () => {
   });
 
   it('missing, malformed, unknown, revoked and expired tokens are 401 invalid_token, and nothing is registered', async () => {
-    const before = await server.deps.stores.registrations.countDynamicClients();
+    const before = await server.deps.stores.registrations.countLiveClients('dynamic', new Date(0));
     expectInvalidToken(await register(null));
     expectInvalidToken(await register(null, CLIENT, 'Basic YTpi'));
     expectInvalidToken(await register('unknown-token'));
@@ -55,7 +55,7 @@ describe(`RFC 7591 initial access tokens (${backend})`, () => {
     expect((await register(expiring.plainToken)).statusCode).toBe(201);
     server.clock.advance(61);
     expectInvalidToken(await register(expiring.plainToken));
-    expect(await server.deps.stores.registrations.countDynamicClients()).toBe(before + 1);
+    expect(await server.deps.stores.registrations.countLiveClients('dynamic', new Date(0))).toBe(before + 1);
   });
 
   it('the token is checked before the metadata, and a refused registration does not use it up', async () => {

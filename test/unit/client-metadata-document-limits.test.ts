@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FetchSlots, RefusalCache } from '../../src/oauth/client-metadata-document-limits.js';
+import { FetchSlots, FirstFetchAllowance, RefusalCache } from '../../src/oauth/client-metadata-document-limits.js';
 
 // The per-instance bounds on Client ID Metadata Document fetches: refused URLs remembered for a fixed window, in a
 // bounded number of entries; fetches in flight bounded in all and per host.
@@ -76,5 +76,36 @@ describe('FetchSlots', () => {
     expect(slots.inFlight).toBe(1);
     taken(slots.take('a.example'));
     expect(slots.take('a.example')).toHaveProperty('busy');
+  });
+});
+
+describe('FirstFetchAllowance (issue 29 item 4)', () => {
+  it('allows `max` first fetches per address in a minute, each address apart, and renews after the minute', () => {
+    let now = 1_000_000;
+    const allowance = new FirstFetchAllowance(2, () => now);
+    expect([allowance.take('a'), allowance.take('a'), allowance.take('a')]).toEqual([true, true, false]);
+    expect(allowance.take('b')).toBe(true);
+    now += 59_999;
+    expect(allowance.take('a')).toBe(false);
+    now += 1;
+    expect(allowance.take('a')).toBe(true);
+  });
+
+  it('0 is no limit', () => {
+    const allowance = new FirstFetchAllowance(0, () => 0);
+    expect(Array.from({ length: 100 }, () => allowance.take('a')).every(Boolean)).toBe(true);
+    expect(allowance.size).toBe(0);
+  });
+
+  it('counts at most maxEntries addresses, forgetting expired windows, then the oldest', () => {
+    let now = 0;
+    const allowance = new FirstFetchAllowance(1, () => now, 3);
+    for (const address of ['a', 'b', 'c']) allowance.take(address);
+    now += 60_000;
+    allowance.take('d');
+    expect(allowance.size).toBe(1);
+    for (const address of ['e', 'f', 'g']) allowance.take(address);
+    expect(allowance.size).toBe(3);
+    expect(allowance.take('d')).toBe(true);
   });
 });

@@ -72,6 +72,16 @@ describe('Prometheus text exposition (format 0.0.4)', () => {
     expect(text).toContain('h_seconds_sum 0.5\n');
   });
 
+  it('a labelled gauge renders the value last set on each series, and nothing before a first value', () => {
+    const registry = new MetricsRegistry();
+    const gauge = registry.labelledGauge('fill_ratio', 'Fill.', ['kind']);
+    expect(registry.render()).toBe('# HELP fill_ratio Fill.\n# TYPE fill_ratio gauge\n');
+    gauge.labels('a').set(0.5);
+    gauge.labels('a').set(0.25);
+    gauge.labels('b').set(1);
+    expect(registry.render()).toContain('fill_ratio{kind="a"} 0.25\nfill_ratio{kind="b"} 1\n');
+  });
+
   it('sampled gauges and counters are read at render time', () => {
     const registry = new MetricsRegistry();
     let value = 1;

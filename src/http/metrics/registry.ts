@@ -56,14 +56,21 @@ export class CounterSeries {
   }
 }
 
-export class Counter extends Labelled<CounterSeries> {
-  protected create(pairs: string) {
-    return new CounterSeries(pairs);
-  }
+/** Series that are one number each, one sample line per series: counters, and gauges their owner sets. */
+abstract class SingleValued<S extends { readonly pairs: string; value: number }> extends Labelled<S> {
+  protected abstract readonly type: Extract<MetricType, 'counter' | 'gauge'>;
 
   render(lines: string[]): void {
-    lines.push(...headerLines(this.name, this.help, 'counter'));
+    lines.push(...headerLines(this.name, this.help, this.type));
     for (const series of this.entries()) lines.push(sampleLine(this.name, series.pairs, series.value));
+  }
+}
+
+export class Counter extends SingleValued<CounterSeries> {
+  protected readonly type = 'counter';
+
+  protected create(pairs: string) {
+    return new CounterSeries(pairs);
   }
 }
 
@@ -122,6 +129,24 @@ export class Histogram extends Labelled<HistogramSeries> {
   }
 }
 
+export class GaugeSeries {
+  value = 0;
+  constructor(readonly pairs: string) {}
+
+  set(value: number): void {
+    this.value = value;
+  }
+}
+
+/** A gauge its owner sets when the value changes (what a count in the database last said), by labels. */
+export class Gauge extends SingleValued<GaugeSeries> {
+  protected readonly type = 'gauge';
+
+  protected create(pairs: string) {
+    return new GaugeSeries(pairs);
+  }
+}
+
 /** A value read when scraped (pool sizes, memory): nothing to update on the hot path. */
 export class Sampled implements Metric {
   constructor(
@@ -151,6 +176,12 @@ export class MetricsRegistry {
 
   gauge(name: string, help: string, read: () => number): Sampled {
     return this.add(new Sampled(name, help, 'gauge', read));
+  }
+
+  /** A gauge by labels, set by its owner (a series appears with its first value). */
+  labelledGauge(name: string, help: string, labelNames: readonly string[]): Gauge {
+    assertLabelNames(labelNames);
+    return this.add(new Gauge(name, help, labelNames));
   }
 
   /** A counter kept elsewhere (process CPU time) and read at scrape time. */

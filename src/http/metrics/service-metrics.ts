@@ -1,3 +1,5 @@
+import type { CapObserver } from '../../oauth/registration-cap.js';
+import { registrationCapMetrics } from './registration-cap-metrics.js';
 import { MetricsRegistry, type Counter, type CounterSeries, type Histogram, type HistogramSeries } from './registry.js';
 
 /** The database pool as storage reports it (storage/database.ts poolStats); in use = total - idle. */
@@ -25,6 +27,8 @@ export interface ServiceMetrics {
   lockout(kind: string): void;
   /** A token revoked at /oauth/revoke (a refresh token's whole family counts once). */
   revocation(): void;
+  /** A count of live self-registered clients against their cap (registration-cap-metrics.ts). */
+  registrationCap: CapObserver;
 }
 
 /** Seconds; fine below 10 ms, where the hot endpoints should answer (SPEC 9: p99 under 10 ms). */
@@ -111,6 +115,7 @@ export function createServiceMetrics({
         fallbacks?.inc();
       },
       ...security,
+      registrationCap: registrationCapMetrics(registry),
     },
     recordRequest: requestRecorder(requests, durations),
   };

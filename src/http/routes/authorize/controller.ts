@@ -11,7 +11,8 @@ import {
 import { authorizationIssuer, errorDelivery, successDelivery } from '../../../oauth/authorization-response.js';
 import { nextInteraction } from '../../../oauth/authorization-interaction.js';
 import { InvalidClient, InvalidRequest } from '../../../oauth/errors.js';
-import { ApplicationGone } from '../../../oauth/store.js';
+import { limitedAddress } from '../../../oauth/limited-address.js';
+import { ApplicationGone, type LookupOrigin } from '../../../oauth/store.js';
 import { currentResourceOwner, redirectToLogin, sessionUser, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
 import { consentModel } from './consent-view.js';
@@ -22,6 +23,9 @@ type RedirectStatus = 302 | 303;
 
 /** An authorization request's parameters: the query of a GET, the form of a POST (Core 3.1.2.1). */
 const requestParameters = (request: FastifyRequest): unknown => (request.method === 'POST' ? request.body : request.query);
+
+/** Who asks, for the client lookup: a metadata document's first fetch is limited per address (issue 29 item 4). */
+const origin = (request: FastifyRequest): LookupOrigin => ({ address: limitedAddress(request.ip) });
 
 /** The request as a GET URL on this server, which a sign-in can come back to (a POST cannot be replayed). */
 function authorizationUrl(request: FastifyRequest): string {
@@ -55,7 +59,11 @@ export class AuthorizationsController extends Controller {
 
   // The request is validated before anyone signs in: OpenID Connect's prompt=none must answer without a page.
   async new(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const validation = await validateAuthorizationRequest(this.deps, readAuthorizationParameters(requestParameters(request)));
+    const validation = await validateAuthorizationRequest(
+      this.deps,
+      readAuthorizationParameters(requestParameters(request)),
+      origin(request),
+    );
     if (!validation.ok) return this.refuse(request, reply, validation, 302);
     const authorization = validation.request;
     const owner = await sessionUser(this.deps, request);
@@ -71,14 +79,14 @@ export class AuthorizationsController extends Controller {
 
   async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     // STYLE 14: the hidden fields are a new request, validated again in full.
-    const validation = await validateAuthorizationRequest(this.deps, readAuthorizationParameters(request.body));
+    const validation = await validateAuthorizationRequest(this.deps, readAuthorizationParameters(request.body), origin(request));
     if (!validation.ok) return this.refuse(request, reply, validation, 303);
     return this.approve(request, reply, validation.request, 303);
   }
 
   // Reference 4.6: deny validates nothing in Doorkeeper; here client and redirect URI first (SPEC 8).
   async destroy(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    return this.refuse(request, reply, await validateDenial(this.deps, readAuthorizationParameters(request.body)), 303);
+    return this.refuse(request, reply, await validateDenial(this.deps, readAuthorizationParameters(request.body), origin(request)), 303);
   }
 
   // Reference 4.7: shows the code from the URL and looks nothing up.
