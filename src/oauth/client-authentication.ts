@@ -15,7 +15,8 @@ import { expiredUnused } from './unused-clients.js';
 export async function authenticateClient(deps: OAuthDeps, credentials: ClientCredentials): Promise<ApplicationRecord> {
   const { clientId, address } = credentials;
   const limits = deps.limits.clients;
-  const application = await deps.stores.applications.findByUid(clientId, { address });
+  // The credentials carry the requester's address: they are the lookup's origin, with no object made per request.
+  const application = await deps.stores.applications.findByUid(clientId, credentials);
   // From here on nothing awaits: the lockout check, the comparison and the count of a failure are one step, so
   // guesses sent at once cannot pass a lockout that the earlier ones reached (SPEC 5 rateLimit).
   const now = deps.now();
