@@ -17,7 +17,7 @@ function details(application: ApplicationRecord): string[] {
     `  uid:            ${application.uid}   (the client_id)`,
     `  name:           ${printable(application.name)}`,
     `  redirect URIs:  ${application.redirectUris.map(printable).join('\n                  ') || '(none)'}`,
-    `  scopes:         ${application.scopes.join(' ') || '(the server defaults)'}`,
+    `  scopes:         ${application.scopes.join(' ') || (application.registeredBy === 'admin' ? '(the server defaults)' : '(the default scopes registration allows)')}`,
     `  type:           ${application.confidential ? 'confidential' : 'public client (no secret; PKCE required)'}`,
     // OpenID Connect: where logout may return to, how ID tokens are signed, what UserInfo answers.
     `  logout URIs:    ${application.postLogoutRedirectUris.map(printable).join('\n                  ') || '(none)'}`,
@@ -40,6 +40,9 @@ function registration(application: ApplicationRecord): string[] {
   if (application.registeredBy === 'metadata_document' && application.metadataExpiresAt !== null) {
     lines.push(`  document until: ${application.metadataExpiresAt.toISOString()}   (fetched again after that)`);
   }
+  const operatorAllowed = [...application.operatorGrantTypes, ...application.operatorScopes].join(' ');
+  // Issue 29: what its initial access token allowed beyond the registration policy (the operator's word, not the client's).
+  if (operatorAllowed !== '') lines.push(`  token allowed:  ${operatorAllowed}   (beyond registration.allowedGrantTypes / allowedScopes)`);
   if (selfRegistered) {
     lines.push(
       `  approval:       ${

@@ -1,4 +1,5 @@
 import { approveApplication, ApprovalNotNeeded, setApplicationDisabled } from '../oauth/applications.js';
+import { holdsGrantType } from '../oauth/client-holdings.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { findApplication, notFound } from './apps-lookup.js';
@@ -17,6 +18,12 @@ type StateChange = (
 
 const named = (application: ApplicationRecord) => `application ${application.id} (uid ${printable(application.uid)})`;
 
+// Issue 29: an approval is also what lets a self-registered client use the client_credentials grant it registered.
+const clientCredentialsOn = (deps: OAuthDeps, application: ApplicationRecord) =>
+  application.grantTypes?.includes('client_credentials') && holdsGrantType(application, 'client_credentials', deps.config)
+    ? ', and it may now use the client_credentials grant it registered'
+    : '';
+
 const approve: StateChange = async (deps, before) => {
   try {
     return {
@@ -24,7 +31,7 @@ const approve: StateChange = async (deps, before) => {
       sentence: (application) =>
         before.approvedAt !== null
           ? `${named(application)} was already approved at ${before.approvedAt.toISOString()}`
-          : `approved ${named(application)}: the consent screen no longer tells users that nobody reviewed it`,
+          : `approved ${named(application)}: the consent screen no longer tells users that nobody reviewed it${clientCredentialsOn(deps, application)}`,
     };
   } catch (error) {
     if (!(error instanceof ApprovalNotNeeded)) throw error;

@@ -3,6 +3,7 @@ import {
   listRegistrationTokens,
   MAX_TOKEN_SECONDS,
   MAX_TOKEN_USES,
+  RegistrationTokenInvalid,
   revokeRegistrationToken,
   tokenState,
   type RegistrationTokenRecord,
@@ -17,11 +18,14 @@ Initial access tokens (RFC 7591 section 3). With registration.policy "initialAcc
 POST /oauth/register only with one, sent as "Authorization: Bearer <token>". Only its SHA-256 hash is stored:
 the token is printed once, by create.
 
-  create [--uses N] [--expires-in SECONDS]
+  create [--uses N] [--expires-in SECONDS] [--grant-types "G ..."] [--scopes "S ..."]
       --uses          how many registrations it may make, 1 to ${MAX_TOKEN_USES}; left out: any number
       --expires-in    how long it is valid, 1 to ${MAX_TOKEN_SECONDS} seconds; left out: until revoked
-      --json prints {"id", "token", "expires_at", "uses_remaining"}
-  list                every token (never the token itself): id, state, uses left, expiry
+      --grant-types   grant types its clients may register beyond registration.allowedGrantTypes, such as
+                      client_credentials (which self-registered clients get only this way or by apps approve)
+      --scopes        scopes its clients may register beyond registration.allowedScopes (server scopes)
+      --json prints {"id", "token", "expires_at", "uses_remaining", "grant_types", "scopes"}
+  list                every token (never the token itself): id, state, uses left, expiry, what it allows
   revoke <id>         the token stops working at once
 `;
 
@@ -36,20 +40,37 @@ function positiveInteger(value: string | undefined, option: string, max: number)
   return number;
 }
 
+const words = (value: string | undefined) => (value ?? '').split(/[\s,]+/).filter(Boolean);
+
 async function create(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseOptions(args, { uses: { type: 'string' }, 'expires-in': { type: 'string' } });
+  const { values } = parseOptions(args, {
+    uses: { type: 'string' },
+    'expires-in': { type: 'string' },
+    'grant-types': { type: 'string' },
+    scopes: { type: 'string' },
+  });
   if (values.help) return (io.stdout(HELP), 0);
   const uses = positiveInteger(values.uses, 'uses', MAX_TOKEN_USES);
   const expiresInSeconds = positiveInteger(values['expires-in'], 'expires-in', MAX_TOKEN_SECONDS);
+  const allows = { grantTypes: words(values['grant-types']), scopes: words(values.scopes) };
   const config = configFrom(io, values.config);
   return withDatabase(config, async (deps) => {
-    const { plainToken, record } = await createRegistrationToken(deps, { uses, expiresInSeconds });
+    const { plainToken, record } = await createRegistrationToken(deps, { uses, expiresInSeconds, ...allows }).catch((error: unknown) => {
+      throw error instanceof RegistrationTokenInvalid ? new UsageError(error.message) : error;
+    });
     if (values.json) {
-      printJson(io, { id: record.id, token: plainToken, expires_at: iso(record.expiresAt), uses_remaining: record.usesRemaining });
+      printJson(io, {
+        id: record.id,
+        token: plainToken,
+        expires_at: iso(record.expiresAt),
+        uses_remaining: record.usesRemaining,
+        grant_types: record.grantTypes,
+        scopes: record.scopes,
+      });
       return 0;
     }
     io.stdout(
-      `created initial access token ${record.id} (${usesText(record)}, ${record.expiresAt ? `expires ${iso(record.expiresAt)}` : 'does not expire'}):\n` +
+      `created initial access token ${record.id} (${usesText(record)}, ${record.expiresAt ? `expires ${iso(record.expiresAt)}` : 'does not expire'}${allowsText(record, ', allows ')}):\n` +
         `  ${plainToken}\nIt is shown only now; store it where the client's operator can get it.\n`,
     );
     if (config.registration.policy !== 'initialAccessToken')
@@ -73,13 +94,14 @@ async function list(args: string[], io: CliIo): Promise<number> {
     else
       printTable(
         io,
-        ['ID', 'STATE', 'USES LEFT', 'EXPIRES AT', 'CREATED AT'],
+        ['ID', 'STATE', 'USES LEFT', 'EXPIRES AT', 'CREATED AT', 'ALLOWS'],
         tokens.map((token) => [
           String(token.id),
           tokenState(token, now),
           token.usesRemaining === null ? 'unlimited' : String(token.usesRemaining),
           iso(token.expiresAt) ?? 'never',
           token.createdAt.toISOString(),
+          allowsText(token) || '-',
         ]),
       );
     return 0;
@@ -105,6 +127,14 @@ const usesText = (token: RegistrationTokenRecord) =>
   token.usesRemaining === null
     ? 'any number of registrations'
     : `${token.usesRemaining} registration${token.usesRemaining === 1 ? '' : 's'}`;
+/** Issue 29: what the token allows beyond the registration policy, e.g. "grant types client_credentials, scopes read write". */
+const allowsText = (token: RegistrationTokenRecord, prefix = '') => {
+  const parts = [
+    ...(token.grantTypes.length > 0 ? [`grant types ${token.grantTypes.join(' ')}`] : []),
+    ...(token.scopes.length > 0 ? [`scopes ${token.scopes.join(' ')}`] : []),
+  ];
+  return parts.length === 0 ? '' : `${prefix}${parts.join(', ')}`;
+};
 
 function attributes(token: RegistrationTokenRecord, now: Date) {
   return {
@@ -114,5 +144,7 @@ function attributes(token: RegistrationTokenRecord, now: Date) {
     expires_at: iso(token.expiresAt),
     created_at: token.createdAt.toISOString(),
     revoked_at: iso(token.revokedAt),
+    grant_types: token.grantTypes,
+    scopes: token.scopes,
   };
 }

@@ -99,6 +99,7 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   const problems = crossFieldProblems(config, env);
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.openid.enabled) config.optionalScopes = withOpenIdScopes(config);
+  config.registration.allowedScopes = registrationAllowedScopes(config);
   return deepFreeze(config);
 }
 
@@ -109,6 +110,16 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
 function withOpenIdScopes(config: Config): string[] {
   const named = new Set([...config.defaultScopes, ...config.optionalScopes]);
   return [...config.optionalScopes, ...OPENID_SCOPES.filter((scope) => !named.has(scope))];
+}
+
+/**
+ * Issue 29: registration.allowedScopes left null is what a client gets without asking (defaultScopes), and the scopes
+ * of OpenID Connect Core 5.4 while the service is an OpenID Provider; the frozen config holds the effective list.
+ */
+function registrationAllowedScopes(config: Config): string[] {
+  const explicit: string[] | null = config.registration.allowedScopes;
+  if (explicit !== null) return explicit;
+  return [...new Set([...config.defaultScopes, ...(config.openid.enabled ? OPENID_SCOPES : [])])];
 }
 
 function readConfigFile(path: string): unknown {
@@ -214,6 +225,15 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
   const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
   for (const scope of Object.keys(config.scopeDescriptions)) {
     if (!serverScopes.has(scope)) problems.push(`scopeDescriptions.${scope}: not one of defaultScopes or optionalScopes`);
+  }
+  // Issue 29: a self-registered client is never allowed a scope the server does not offer (the OpenID scopes are
+  // offered while openid.enabled, withOpenIdScopes).
+  const offered = new Set([...serverScopes, ...(config.openid.enabled ? OPENID_SCOPES : [])]);
+  for (const scope of config.registration.allowedScopes ?? []) {
+    if (!offered.has(scope))
+      problems.push(
+        `registration.allowedScopes: ${scope} is not one of defaultScopes or optionalScopes${config.openid.enabled ? ' (nor an OpenID Connect scope)' : ''}`,
+      );
   }
   if (config.reuseAccessToken && config.hashTokens) {
     problems.push('reuseAccessToken: needs hashTokens false (a hashed token cannot be returned again)');

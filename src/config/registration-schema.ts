@@ -2,6 +2,8 @@
 // created may arrive. Part of config/schema.ts.
 
 export const REGISTRATION_POLICIES = ['off', 'initialAccessToken', 'open'] as const;
+// RFC 9700 section 2.1.2: no implicit grant; the password grant is for clients an admin vetted.
+export const REGISTRABLE_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
 
 const clientIdMetadataDocumentsSchema = {
   type: 'object',
@@ -67,6 +69,22 @@ export const registrationSchema = {
       default: 'off',
       description:
         'off: no registration endpoint; initialAccessToken: registering needs a token from `oauth-service registration-tokens create`; open: anyone may register a client (RFC 7591 section 3).',
+    },
+    allowedScopes: {
+      type: ['array', 'null'],
+      items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' },
+      uniqueItems: true,
+      default: null,
+      description:
+        'The scopes a self-registered client (RFC 7591, or a Client ID Metadata Document) may register and hold; each must be one of defaultScopes or optionalScopes. A registration asking for another is refused (invalid_client_metadata). null: defaultScopes, plus openid profile email address phone while openid.enabled. Scopes an initial access token allows (registration-tokens create --scopes) come on top for the clients registered with it.',
+    },
+    allowedGrantTypes: {
+      type: 'array',
+      items: { enum: [...REGISTRABLE_GRANT_TYPES] },
+      uniqueItems: true,
+      default: ['authorization_code', 'refresh_token'],
+      description:
+        'The grant types a self-registered client may register and use. client_credentials also needs the operator for each client: an initial access token that allows it (registration-tokens create --grant-types client_credentials), or `apps approve`; until then its token requests get unauthorized_client.',
     },
     maxOpenRegistrations: {
       type: 'integer',

@@ -2,7 +2,7 @@
 // the two in step by loading every default.
 
 import type { DPOP_ALGORITHMS } from './dpop-schema.js';
-import type { REGISTRATION_POLICIES } from './registration-schema.js';
+import type { REGISTRABLE_GRANT_TYPES, REGISTRATION_POLICIES } from './registration-schema.js';
 
 export type GrantFlow = 'authorization_code' | 'client_credentials' | 'refresh_token' | 'password' | 'implicit';
 export type PkceMethod = 'S256' | 'plain';
@@ -71,6 +71,9 @@ export interface Config {
   };
   registration: {
     policy: (typeof REGISTRATION_POLICIES)[number];
+    /** Resolved by the loader: null in the file stands for defaultScopes (+ the OpenID scopes while openid.enabled). */
+    allowedScopes: string[];
+    allowedGrantTypes: Array<(typeof REGISTRABLE_GRANT_TYPES)[number]>;
     maxOpenRegistrations: number;
     perAddressPerMinute: number;
     unusedClientLifetimeSeconds: number;

@@ -52,6 +52,12 @@ export interface ApplicationRecord {
   disabledAt: Date | null;
   /** When the client was first issued a token; registrations never used are cleaned up. */
   usedAt: Date | null;
+  /**
+   * Issue 29: what the operator allowed this self-registered client beyond registration.allowedGrantTypes and
+   * allowedScopes, namely what the initial access token it registered with allowed; empty otherwise.
+   */
+  operatorGrantTypes: string[];
+  operatorScopes: string[];
 }
 
 export type RegisteredBy = 'admin' | 'dynamic' | 'metadata_document';
@@ -97,7 +103,9 @@ type OptionalApplicationField =
   | 'metadataExpiresAt'
   | 'approvedAt'
   | 'disabledAt'
-  | 'usedAt';
+  | 'usedAt'
+  | 'operatorGrantTypes'
+  | 'operatorScopes';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

@@ -1,7 +1,8 @@
 import type { GrantFlow } from '../config/types.js';
 import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
 import type { OAuthDeps } from './deps.js';
-import { effectiveDefaultScopes, parseScopes } from './scopes.js';
+import { heldDefaultScopes, heldScopes } from './client-holdings.js';
+import { parseScopes } from './scopes.js';
 import type { ApplicationRecord, ResourceRecord } from './store.js';
 
 // What the authorization rules look at: the parameters, the application they name, the config, and the values
@@ -59,16 +60,15 @@ export function errorResponseMode(context: AuthorizationContext): ResponseMode {
   return type === 'token' ? 'fragment' : 'query';
 }
 
-// Reference 8.2: an application's own scopes replace the server's (defaultScopes + optionalScopes).
-export function allowedScopes(context: AuthorizationContext): string[] {
-  const own = context.application?.scopes ?? [];
-  return own.length > 0 ? own : [...context.config.defaultScopes, ...context.config.optionalScopes];
+// Reference 8.2: what the client holds (client-holdings.ts), as at the token endpoint.
+export function allowedScopes(context: AuthorizationContext): readonly string[] {
+  return heldScopes(context.application, context.config);
 }
 
-/** The scopes asked for: the scope parameter, or the effective default scopes when it is blank (reference 4.2). */
+/** The scopes asked for: the scope parameter, or the default scopes the client holds when it is blank (reference 4.2). */
 export function requestedScopes(context: AuthorizationContext): string[] {
   if (present(context, 'scope')) return parseScopes(value(context, 'scope'));
-  return effectiveDefaultScopes(context.config.defaultScopes, context.application?.scopes ?? []);
+  return heldDefaultScopes(context.application, context.config);
 }
 
 // SPEC 3.5: PKCE is required of public clients, or of every client with pkce.required "all". It protects the

@@ -8,13 +8,16 @@ import type { ApplicationInput, ApplicationRecord } from './store.js';
 // how it proves itself (token_endpoint_auth_method: "none" turns it into a public client anyone can be). Not reviewed:
 // client_uri, policy_uri and tos_uri, links the consent screen shows only inside its notice for an unreviewed client,
 // so once approved they reach no user; contacts and software_id/version, which only the admin sees; scope and
-// grant_types, which the registration rules bound whether or not the client is approved.
+// grant_types, which the registration rules bound whether or not the client is approved, except that grant_types
+// newly naming client_credentials is reviewed: an approval is what turns that grant on (issue 29 item 1,
+// client-holdings.ts), and the admin approved a client that did not ask for it.
 
 /** A reviewed field's RFC 7591 name. */
-export type ReviewedField = 'redirect_uris' | 'client_name' | 'logo_uri' | 'token_endpoint_auth_method';
+export type ReviewedField = 'redirect_uris' | 'client_name' | 'logo_uri' | 'token_endpoint_auth_method' | 'grant_types';
 
 /** The record as a write leaves it: a field left out (undefined) keeps its stored value. */
-type After = Pick<ApplicationInput, 'redirectUris' | 'name'> & Partial<Pick<ApplicationInput, 'logoUri' | 'tokenEndpointAuthMethod'>>;
+type After = Pick<ApplicationInput, 'redirectUris' | 'name'> &
+  Partial<Pick<ApplicationInput, 'logoUri' | 'tokenEndpointAuthMethod' | 'grantTypes'>>;
 
 const REVIEWED: ReadonlyArray<[ReviewedField, (before: ApplicationRecord, after: After) => boolean]> = [
   ['redirect_uris', (before, after) => sameSet(before.redirectUris, after.redirectUris)],
@@ -23,6 +26,10 @@ const REVIEWED: ReadonlyArray<[ReviewedField, (before: ApplicationRecord, after:
   [
     'token_endpoint_auth_method',
     (before, after) => after.tokenEndpointAuthMethod === undefined || before.tokenEndpointAuthMethod === after.tokenEndpointAuthMethod,
+  ],
+  [
+    'grant_types',
+    (before, after) => !after.grantTypes?.includes('client_credentials') || (before.grantTypes?.includes('client_credentials') ?? false),
   ],
 ];
 

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Config } from '../config/types.js';
+import { grantTypeProblem, NO_EXTRAS, operatorAllowance, scopeProblem } from './client-holdings.js';
 import { refusedAddressReason } from './client-metadata-document-address.js';
 import { ClientMetadataDocumentRefused, type FetchedDocument } from './client-metadata-document-fetch.js';
 import { formatCharacterIn } from './format-characters.js';
@@ -75,6 +76,15 @@ export function clientFromDocument(clientId: string, fetched: FetchedDocument, c
   const grantTypes = stringList(document.grant_types, 'grant_types') ?? ['authorization_code'];
   const unsupported = grantTypes.find((grant) => !PUBLIC_GRANTS.has(grant));
   if (unsupported !== undefined) refuse('grant_types holds a grant a public client cannot use');
+  // Issue 29: the same bounds as a registration at /oauth/register (RFC 7591 section 3.2.2), no token to widen them.
+  const allowance = operatorAllowance(config, NO_EXTRAS);
+  for (const grant of grantTypes) {
+    const problem = grantTypeProblem(grant, allowance);
+    if (problem !== null) refuse(problem);
+  }
+  const scopes = registeredScopes(document.scope);
+  const problem = scopeProblem(scopes, config, allowance);
+  if (problem !== null) refuse(problem);
   const responseTypes = stringList(document.response_types, 'response_types') ?? ['code'];
   if (responseTypes.some((type) => type !== 'code')) refuse('response_types holds a type other than code');
 
@@ -87,7 +97,7 @@ export function clientFromDocument(clientId: string, fetched: FetchedDocument, c
     secret: null,
     confidential: false,
     redirectUris,
-    scopes: offeredScopes(document.scope, config),
+    scopes,
     registeredBy: 'metadata_document',
     grantTypes,
     tokenEndpointAuthMethod: 'none',
@@ -178,12 +188,14 @@ function displayUri(value: unknown): string | null {
   return host.includes('.') && !/\.(localhost|local|internal)$/i.test(host) ? url.href : null;
 }
 
-// Section 4.1 and RFC 7591 section 2: scope is the client's wish; only what this server offers is kept (none
-// offered: the server's own scopes apply, as for any application without a scope list).
-function offeredScopes(value: unknown, config: Readonly<Config>): string[] {
-  if (typeof value !== 'string' || !isWellFormedScopeParam(value)) return [];
-  const offered = new Set([...config.defaultScopes, ...config.optionalScopes]);
-  return parseScopes(value).filter((scope) => offered.has(scope));
+// Section 4.1 and RFC 7591 section 2: the scopes the client will ask for, each one this server offers and the
+// operator allows self-registered clients (issue 29: refused, never silently narrowed). None: the client holds the
+// default scopes the operator allows (client-holdings.ts).
+function registeredScopes(value: unknown): string[] {
+  if (value === undefined || value === '') return [];
+  if (typeof value !== 'string' || value.length > 1000 || !isWellFormedScopeParam(value))
+    throw new ClientMetadataDocumentRefused('scope is not scope tokens separated by spaces');
+  return parseScopes(value);
 }
 
 // RFC 8252 and RFC 9700 section 2.1: https, loopback http (any port), or a reverse-domain private-use scheme.

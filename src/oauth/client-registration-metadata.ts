@@ -1,3 +1,5 @@
+import { REGISTRABLE_GRANT_TYPES } from '../config/registration-schema.js';
+import { grantTypeProblem, operatorAllowance, scopeProblem, type OperatorExtras } from './client-holdings.js';
 import type { OAuthDeps } from './deps.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
 import { formatCharacterIn } from './format-characters.js';
@@ -9,8 +11,8 @@ import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './sto
 // deciding (section 3.2.2). Anything else is ignored (section 2: the server MUST ignore metadata it does not
 // understand). Every value is bounded: nothing a client sends can make a row or the consent screen unbounded.
 
-// RFC 9700 section 2.1.2: no implicit grant; the password grant is for clients an admin vetted.
-export const REGISTRABLE_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+// RFC 9700 section 2.1.2: no implicit grant; the password grant is for clients an admin vetted (config's list).
+export { REGISTRABLE_GRANT_TYPES };
 export const APPLICATION_TYPES = ['web', 'native'] as const;
 export const MAX_REDIRECT_URIS = 20;
 export const MAX_CONTACTS = 10;
@@ -61,8 +63,10 @@ const oneOf = <T extends string>(value: unknown, name: string, allowed: readonly
   return value as T;
 };
 
+type Allowance = ReturnType<typeof operatorAllowance>;
+
 /** RFC 7591 section 2 and 2.1: the grant types, and the response types they imply (code with authorization_code). */
-function grantsOf(body: Record<string, unknown>, config: OAuthDeps['config']) {
+function grantsOf(body: Record<string, unknown>, config: OAuthDeps['config'], allowance: Allowance) {
   const grantTypes = [...new Set(stringList(body.grant_types, 'grant_types', 10) ?? ['authorization_code'])];
   if (grantTypes.length === 0) throw new InvalidClientMetadata('grant_types must name at least one grant type.');
   for (const grant of grantTypes) {
@@ -70,6 +74,9 @@ function grantsOf(body: Record<string, unknown>, config: OAuthDeps['config']) {
       throw new InvalidClientMetadata(`grant_types: ${grant} is not supported.`);
     if (grant !== 'refresh_token' && !(config.grantFlows as readonly string[]).includes(grant))
       throw new InvalidClientMetadata(`grant_types: ${grant} is not enabled on this server.`);
+    // RFC 7591 section 3.2.2: more than the operator allows is refused, never silently narrowed (issue 29).
+    const problem = grantTypeProblem(grant, allowance);
+    if (problem !== null) throw new InvalidClientMetadata(`${problem}.`);
   }
   // A refresh token is only ever issued with an authorization code here.
   if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code'))
@@ -104,6 +111,22 @@ function redirectsOf(body: Record<string, unknown>, grantTypes: string[]) {
   return { redirectUris, applicationType: declared ?? (needsNative ? 'native' : 'web') };
 }
 
+/**
+ * RFC 7591 section 2: the scopes the client will ask for, each one the server offers and the operator allows
+ * (issue 29: a stranger's client never holds more, and is told which scope it may not have). An empty scope is no
+ * scope (clients send the metadata's scopes_supported joined, which may be empty).
+ */
+function scopeOf(value: unknown, config: OAuthDeps['config'], allowance: Allowance): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || value.length > 1000)
+    throw new InvalidClientMetadata('scope must be a string of at most 1000 characters.');
+  // RFC 6749 section 3.3: scope tokens separated by spaces.
+  if (!isWellFormedScopeParam(value)) throw new InvalidClientMetadata('scope must be scope tokens separated by spaces.');
+  const problem = scopeProblem(parseScopes(value), config, allowance);
+  if (problem !== null) throw new InvalidClientMetadata(`${problem}.`);
+  return value;
+}
+
 function contactsOf(value: unknown): string[] | undefined {
   const contacts = stringList(value, 'contacts', MAX_CONTACTS);
   for (const contact of contacts ?? [])
@@ -112,9 +135,13 @@ function contactsOf(value: unknown): string[] | undefined {
   return contacts;
 }
 
-/** Validates the request's metadata (RFC 7591 sections 2 and 3.2.2) and fills the defaults. */
-export function validateClientMetadata(body: Record<string, unknown>, config: OAuthDeps['config']): ClientMetadata {
-  const { grantTypes, responseTypes } = grantsOf(body, config);
+/**
+ * Validates the request's metadata (RFC 7591 sections 2 and 3.2.2) and fills the defaults. `extras`: what the
+ * operator allows this registration beyond the policy (its initial access token's, or the registered client's).
+ */
+export function validateClientMetadata(body: Record<string, unknown>, config: OAuthDeps['config'], extras: OperatorExtras): ClientMetadata {
+  const allowance = operatorAllowance(config, extras);
+  const { grantTypes, responseTypes } = grantsOf(body, config, allowance);
   const authMethod =
     oneOf(body.token_endpoint_auth_method, 'token_endpoint_auth_method', TOKEN_ENDPOINT_AUTH_METHODS) ?? 'client_secret_basic';
   // RFC 6749 section 4.4: the client credentials grant is for confidential clients only.
@@ -122,15 +149,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
     throw new InvalidClientMetadata('client_credentials needs a confidential client (token_endpoint_auth_method other than none).');
   const { redirectUris, applicationType } = redirectsOf(body, grantTypes);
   const clientName = text(body.client_name, 'client_name');
-  // An empty scope is no scope (clients send the metadata's scopes_supported joined, which may be empty).
-  const scope = body.scope === '' ? undefined : body.scope;
-  if (scope !== undefined) {
-    if (typeof scope !== 'string' || scope.length > 1000)
-      throw new InvalidClientMetadata('scope must be a string of at most 1000 characters.');
-    const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
-    if (!isWellFormedScopeParam(scope) || !parseScopes(scope).every((s) => serverScopes.has(s)))
-      throw new InvalidClientMetadata('scope holds a scope this server does not offer.');
-  }
+  const scope = scopeOf(body.scope, config, allowance);
   const displayUris: Partial<Record<DisplayUri, string>> = {};
   for (const name of DISPLAY_URIS) {
     const value = body[name];
@@ -150,7 +169,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
     response_types: responseTypes,
     application_type: applicationType,
     ...(clientName !== undefined && { client_name: clientName }),
-    ...(typeof scope === 'string' && { scope }),
+    ...(scope !== undefined && { scope }),
     ...displayUris,
     ...(contacts !== undefined && { contacts }),
     ...(softwareId !== undefined && { software_id: softwareId }),

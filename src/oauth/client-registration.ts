@@ -1,11 +1,12 @@
 import { ApplicationInvalid, validateApplicationFields } from './applications.js';
 import { reportWithdrawnApproval, reviewedFieldsChanged, type Warn } from './client-approval.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
+import { NO_EXTRAS, operatorExtrasOf } from './client-holdings.js';
 import { validateClientMetadata, type ClientMetadata } from './client-registration-metadata.js';
 import type { OAuthDeps } from './deps.js';
 import { InvalidRequest, InvalidToken } from './errors.js';
 import { roomUnderCap } from './registration-cap.js';
-import { checkInitialAccessToken, useInitialAccessToken } from './registration-tokens.js';
+import { checkInitialAccessToken, useInitialAccessToken, type RegistrationTokenRecord } from './registration-tokens.js';
 import { constantTimeEqual, generateClientId, generateSecret, sha256Hex, storedForm } from './secrets.js';
 import type { ApplicationInput, ApplicationRecord } from './store.js';
 
@@ -87,8 +88,11 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
   };
 }
 
-/** RFC 7591 section 3 (policy initialAccessToken): the Bearer initial access token, checked before anything else. */
-export async function authorizeRegistration(deps: OAuthDeps, token: string | null): Promise<string | null> {
+/**
+ * RFC 7591 section 3 (policy initialAccessToken): the Bearer initial access token, checked before anything else;
+ * its record says what it allows beyond the policy (issue 29).
+ */
+export async function authorizeRegistration(deps: OAuthDeps, token: string | null): Promise<RegistrationTokenRecord | null> {
   return deps.config.registration.policy === 'initialAccessToken' ? checkInitialAccessToken(deps, token) : null;
 }
 
@@ -99,22 +103,26 @@ export async function authorizeRegistration(deps: OAuthDeps, token: string | nul
 export async function registerClient(
   deps: OAuthDeps,
   body: Record<string, unknown>,
-  initialToken: string | null,
+  initialToken: RegistrationTokenRecord | null,
 ): Promise<RegistrationResponse> {
-  const metadata = validateClientMetadata(body, deps.config);
+  // Issue 29: what the operator allowed through the token is remembered on the row, for the client's whole life.
+  const extras = initialToken ?? NO_EXTRAS;
+  const metadata = validateClientMetadata(body, deps.config, extras);
   checkAdminRules(deps, metadata);
   const plainSecret = metadata.token_endpoint_auth_method === 'none' ? null : generateSecret();
   const registrationAccessToken = generateSecret();
   const application = await deps.stores.registrations.exclusively(async (locked) => {
     if (!(await roomUnderCap(locked, 'dynamic', deps))) throw new InvalidClientMetadata('Open registration is full');
     // Used only now that the registration will be made: a refused one costs the token nothing.
-    if (initialToken !== null) await useInitialAccessToken(locked, initialToken, deps.now());
+    if (initialToken !== null) await useInitialAccessToken(locked, initialToken.token, deps.now());
     return locked.createApplication({
       uid: generateClientId(),
       secret: plainSecret === null ? null : storedForm(plainSecret, deps.config.hashApplicationSecrets),
       ...columnsOf(metadata),
       registeredBy: 'dynamic',
       createdAt: deps.now(),
+      operatorGrantTypes: [...extras.grantTypes],
+      operatorScopes: [...extras.scopes],
       // Stored hashed like every generated secret (STYLE 9); the plain token is shown once, here.
       registrationAccessToken: sha256Hex(registrationAccessToken),
     });
@@ -193,7 +201,7 @@ export async function updateClient(
   // RFC 7592 section 2.2: a client_secret in the request MUST match the one currently issued.
   if (body.client_secret !== undefined && !secretIsCurrent(deps, application, body.client_secret))
     throw new InvalidRequest('client_secret must be the client secret currently issued.');
-  const metadata = validateClientMetadata(body, deps.config);
+  const metadata = validateClientMetadata(body, deps.config, operatorExtrasOf(application));
   checkAdminRules(deps, metadata);
   const confidential = metadata.token_endpoint_auth_method !== 'none';
   const plainSecret = confidential && application.secret === null ? generateSecret() : null;

@@ -1,3 +1,5 @@
+import type { Readonly, Config } from '../config/types.js';
+import { REGISTRABLE_GRANT_TYPES } from './client-registration-metadata.js';
 import { InvalidToken } from './errors.js';
 import { generateSecret, sha256Hex } from './secrets.js';
 import type { ApplicationInput, ApplicationRecord } from './store.js';
@@ -16,11 +18,19 @@ export interface RegistrationTokenRecord {
   expiresAt: Date | null;
   createdAt: Date;
   revokedAt: Date | null;
+  /**
+   * Issue 29: the grant types and scopes a client registered with this token may have beyond the registration
+   * policy (registration.allowedGrantTypes / allowedScopes); remembered on that client's row.
+   */
+  grantTypes: string[];
+  scopes: string[];
 }
 
 /** oauth_registration_tokens, and what registration must do under one lock (storage/registration-token-repository.ts). */
 export interface RegistrationStore {
-  createToken(input: Pick<RegistrationTokenRecord, 'token' | 'usesRemaining' | 'expiresAt'>): Promise<RegistrationTokenRecord>;
+  createToken(
+    input: Pick<RegistrationTokenRecord, 'token' | 'usesRemaining' | 'expiresAt' | 'grantTypes' | 'scopes'>,
+  ): Promise<RegistrationTokenRecord>;
   listTokens(): Promise<RegistrationTokenRecord[]>;
   /** Sets revoked_at unless set already; false when there is no such live token. */
   revokeToken(id: number, at: Date): Promise<boolean>;
@@ -54,7 +64,11 @@ export interface LockedRegistrations {
   createApplication(input: ApplicationInput & { uid: string; createdAt: Date }): Promise<ApplicationRecord>;
 }
 
-type TokenDeps = { stores: { registrations: RegistrationStore }; now: () => Date };
+type TokenDeps = {
+  stores: { registrations: RegistrationStore };
+  now: () => Date;
+  config: Pick<Readonly<Config>, 'defaultScopes' | 'optionalScopes'>;
+};
 
 export interface NewRegistrationToken {
   /** Shown once: only its hash is stored. */
@@ -65,17 +79,43 @@ export interface NewRegistrationToken {
 export const MAX_TOKEN_USES = 1_000_000;
 export const MAX_TOKEN_SECONDS = 10 * 365 * 86_400;
 
-/** A new initial access token: `uses` registrations (null: unlimited), until `expiresInSeconds` (null: never). */
+export interface RegistrationTokenOptions {
+  uses: number | null;
+  expiresInSeconds: number | null;
+  /** Issue 29: what its clients may have beyond the registration policy (none when left out). */
+  grantTypes?: readonly string[];
+  scopes?: readonly string[];
+}
+
+/** A token's allowance that is not a registrable grant type or not a server scope (the operator mistyped it). */
+export class RegistrationTokenInvalid extends Error {}
+
+/**
+ * A new initial access token: `uses` registrations (null: unlimited), until `expiresInSeconds` (null: never), its
+ * clients allowed `grantTypes` and `scopes` beyond the registration policy.
+ */
 export async function createRegistrationToken(
   deps: TokenDeps,
-  { uses, expiresInSeconds }: { uses: number | null; expiresInSeconds: number | null },
+  { uses, expiresInSeconds, grantTypes = [], scopes = [] }: RegistrationTokenOptions,
 ): Promise<NewRegistrationToken> {
   if (uses !== null && !(Number.isInteger(uses) && uses >= 1 && uses <= MAX_TOKEN_USES)) throw new RangeError('uses out of range');
   if (expiresInSeconds !== null && !(Number.isInteger(expiresInSeconds) && expiresInSeconds >= 1 && expiresInSeconds <= MAX_TOKEN_SECONDS))
     throw new RangeError('expiresInSeconds out of range');
+  const grant = grantTypes.find((name) => !(REGISTRABLE_GRANT_TYPES as readonly string[]).includes(name));
+  if (grant !== undefined)
+    throw new RegistrationTokenInvalid(`grant type ${grant} cannot be registered (one of ${REGISTRABLE_GRANT_TYPES.join(', ')})`);
+  const serverScopes = new Set([...deps.config.defaultScopes, ...deps.config.optionalScopes]);
+  const scope = scopes.find((name) => !serverScopes.has(name));
+  if (scope !== undefined) throw new RegistrationTokenInvalid(`scope ${scope} is not one of defaultScopes or optionalScopes`);
   const plainToken = generateSecret();
   const expiresAt = expiresInSeconds === null ? null : new Date(deps.now().getTime() + expiresInSeconds * 1000);
-  const record = await deps.stores.registrations.createToken({ token: sha256Hex(plainToken), usesRemaining: uses, expiresAt });
+  const record = await deps.stores.registrations.createToken({
+    token: sha256Hex(plainToken),
+    usesRemaining: uses,
+    expiresAt,
+    grantTypes: [...new Set(grantTypes)],
+    scopes: [...new Set(scopes)],
+  });
   return { plainToken, record };
 }
 
@@ -87,11 +127,14 @@ export function tokenState(record: RegistrationTokenRecord, now: Date): 'usable'
   return 'usable';
 }
 
-/** RFC 7591 section 3 / RFC 6750 section 3.1: a missing, unknown, revoked, expired or used-up token is invalid_token. */
-export async function checkInitialAccessToken(deps: TokenDeps, token: string | null): Promise<string> {
-  const hash = sha256Hex(token ?? '');
-  if (token === null || !(await deps.stores.registrations.findUsableToken(hash, deps.now()))) throw new InvalidToken();
-  return hash;
+/**
+ * RFC 7591 section 3 / RFC 6750 section 3.1: a missing, unknown, revoked, expired or used-up token is invalid_token.
+ * The usable token's record: its hash is what registration uses, its grant types and scopes what it allows.
+ */
+export async function checkInitialAccessToken(deps: Omit<TokenDeps, 'config'>, token: string | null): Promise<RegistrationTokenRecord> {
+  const record = await deps.stores.registrations.findUsableToken(sha256Hex(token ?? ''), deps.now());
+  if (token === null || !record) throw new InvalidToken();
+  return record;
 }
 
 /** Uses the checked token once; another request may have used its last use in the meantime (invalid_token). */

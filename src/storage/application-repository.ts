@@ -33,6 +33,8 @@ export const toApplication = ({
   tokenEndpointAuthMethod,
   applicationType,
   contacts,
+  operatorGrantTypes,
+  operatorScopes,
   ...columns
 }: Row<OauthApplication>): ApplicationRecord => ({
   ...columns,
@@ -48,6 +50,8 @@ export const toApplication = ({
   tokenEndpointAuthMethod: authMethodOrNull(tokenEndpointAuthMethod),
   applicationType: applicationType === 'web' || applicationType === 'native' ? applicationType : null,
   contacts: splitList(contacts),
+  operatorGrantTypes: splitList(operatorGrantTypes),
+  operatorScopes: splitList(operatorScopes),
 });
 
 // Another tool's value is not a self-registration: only our two markers are.
@@ -62,6 +66,8 @@ const toColumns = <Input extends Partial<ApplicationInput>>({
   postLogoutRedirectUris,
   grantTypes,
   contacts,
+  operatorGrantTypes,
+  operatorScopes,
   ...columns
 }: Input) => ({
   ...columns,
@@ -70,6 +76,8 @@ const toColumns = <Input extends Partial<ApplicationInput>>({
   postLogoutRedirectUri: postLogoutRedirectUris?.join('\n'),
   grantTypes: grantTypes === null ? null : grantTypes?.join(' '),
   contacts: contacts?.join('\n'),
+  operatorGrantTypes: operatorGrantTypes?.join(' '),
+  operatorScopes: operatorScopes?.join(' '),
 });
 
 const BY_UID = { name: 'application_by_uid', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE uid = $1` };

@@ -3,7 +3,7 @@ import { withAdvisoryTransactionLock } from './advisory-lock.js';
 import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
 import { Prisma, type OauthRegistrationToken, type PrismaClient } from './generated/client.js';
-import { selectList, timestamp, type Row } from './rows.js';
+import { selectList, splitList, timestamp, type Row } from './rows.js';
 import { COUNT_LIVE_CLIENTS, DELETE_EXPIRED_UNUSED_CLIENTS } from './self-registered-clients.js';
 
 // oauth_registration_tokens (initial access tokens, RFC 7591 section 3) and the count of self-registered clients
@@ -14,7 +14,12 @@ const COLUMNS = selectList(Prisma.OauthRegistrationTokenScalarFieldEnum);
 // Any fixed number unique among the service's advisory locks (migrate.ts and signing-key-repository.ts have theirs).
 const REGISTRATION_LOCK_KEY = 7_233_905_119n;
 
-const toToken = ({ id, ...columns }: Row<OauthRegistrationToken>): RegistrationTokenRecord => ({ ...columns, id: Number(id) });
+const toToken = ({ id, grantTypes, scopes, ...columns }: Row<OauthRegistrationToken>): RegistrationTokenRecord => ({
+  ...columns,
+  id: Number(id),
+  grantTypes: splitList(grantTypes),
+  scopes: splitList(scopes),
+});
 
 const USABLE = `revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2) AND (uses_remaining IS NULL OR uses_remaining > 0)`;
 const FIND_USABLE = {
@@ -30,8 +35,9 @@ const USE = {
 export function registrationTokenRepository(database: Database): RegistrationStore {
   const { sql, prisma } = database;
   return {
-    async createToken({ token, usesRemaining, expiresAt }) {
-      return toToken(await prisma.oauthRegistrationToken.create({ data: { token, usesRemaining, expiresAt } }));
+    async createToken({ token, usesRemaining, expiresAt, grantTypes, scopes }) {
+      const data = { token, usesRemaining, expiresAt, grantTypes: grantTypes.join(' '), scopes: scopes.join(' ') };
+      return toToken(await prisma.oauthRegistrationToken.create({ data }));
     },
     async listTokens() {
       return (await prisma.oauthRegistrationToken.findMany({ orderBy: [{ id: 'asc' }] })).map(toToken);

@@ -22,9 +22,9 @@ describe(`POST /oauth/token and the client's registered grant_types (${backend})
   });
   afterAll(() => server.close());
 
-  const registered = async (grantTypes: string[] | null): Promise<TestClient> => {
+  const registered = async (grantTypes: string[] | null, operatorGrantTypes: string[] = []): Promise<TestClient> => {
     const client = await createClient(server.deps);
-    await server.deps.stores.applicationAdmin.update(client.application.id, { grantTypes, registeredBy: 'dynamic' });
+    await server.deps.stores.applicationAdmin.update(client.application.id, { grantTypes, registeredBy: 'dynamic', operatorGrantTypes });
     return { ...client, application: (await server.deps.stores.applications.findById(client.application.id))! };
   };
   const exchange = async (client: TestClient) => {
@@ -70,7 +70,8 @@ describe(`POST /oauth/token and the client's registered grant_types (${backend})
   });
 
   it('grant_types [client_credentials]: client_credentials works, a code exchange is unauthorized_client', async () => {
-    const client = await registered(['client_credentials']);
+    // Issue 29: client_credentials only as the operator allowed it, here through the client's initial access token.
+    const client = await registered(['client_credentials'], ['client_credentials']);
     expect((await clientCredentials(client)).statusCode).toBe(200);
     expect((await exchange(client)).json()).toEqual(UNAUTHORIZED_CLIENT);
   });

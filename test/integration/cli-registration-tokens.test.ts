@@ -22,7 +22,14 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
   it('create --json prints the token once with its expiry and uses; only its hash is stored', async () => {
     const before = Date.now();
     const created = await json(['registration-tokens', 'create', '--uses', '3', '--expires-in', '3600']);
-    expect(created).toEqual({ id: expect.any(Number), token: expect.any(String), expires_at: expect.any(String), uses_remaining: 3 });
+    expect(created).toEqual({
+      id: expect.any(Number),
+      token: expect.any(String),
+      expires_at: expect.any(String),
+      uses_remaining: 3,
+      grant_types: [],
+      scopes: [],
+    });
     const expiresAt = Date.parse(created.expires_at);
     expect(expiresAt).toBeGreaterThanOrEqual(before + 3_600_000 - 1000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3_600_000 + 1000);
@@ -47,13 +54,15 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
       expires_at: null,
       created_at: expect.any(String),
       revoked_at: null,
+      grant_types: [],
+      scopes: [],
     });
     expect(await json(['registration-tokens', 'revoke', String(token.id)])).toEqual({ revoked: true, id: token.id });
     const after = (await json(['registration-tokens', 'list'])).find((row: { id: number }) => row.id === token.id);
     expect(after).toMatchObject({ state: 'revoked', revoked_at: expect.any(String) });
     expect(await cli.withDeps(async (deps) => deps.stores.registrations.findUsableToken(sha256Hex(token.token), new Date()))).toBeNull();
     const table = await cli.run(['registration-tokens', 'list']);
-    expect(table.stdout).toMatch(/^ID\s+STATE\s+USES LEFT\s+EXPIRES AT\s+CREATED AT\n/);
+    expect(table.stdout).toMatch(/^ID\s+STATE\s+USES LEFT\s+EXPIRES AT\s+CREATED AT\s+ALLOWS\n/);
   });
 
   it('bad arguments are usage errors (exit 2, one line)', async () => {

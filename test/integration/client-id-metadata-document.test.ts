@@ -38,7 +38,8 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           token_endpoint_auth_method: 'none',
-          scope: 'read write admin',
+          // Issue 29: within registration.allowedScopes (the default scopes and OpenID Connect's), or it is refused.
+          scope: 'openid read',
         },
         { 'cache-control': 'max-age=300' },
       ),
@@ -92,7 +93,7 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
       secret: null,
       registeredBy: 'metadata_document',
       redirectUris: [CALLBACK],
-      scopes: ['read', 'write'],
+      scopes: ['openid', 'read'],
       grantTypes: ['authorization_code', 'refresh_token'],
       tokenEndpointAuthMethod: 'none',
       clientUri: 'https://client.example.com/',

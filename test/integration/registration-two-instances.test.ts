@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, locationParameters, publicCodeFlow, signedIn } from '../helpers/end-user.js';
+import { createRegistrationToken } from '../../src/oauth/registration-tokens.js';
 import { basic, bearer, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -8,7 +9,9 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 // database, and its deletion (RFC 7592) through one is seen by the other within the application cache's TTL
 // (src/storage/application-cache.ts: misses are not cached; a row read is kept 5 s, createStores applicationCacheSeconds).
 
-const CONFIG = { registration: { policy: 'open' as const }, defaultScopes: ['read'] };
+// Issue 29: self-registered clients get client_credentials only as the operator allows it, here through the initial
+// access token every registration of this file presents.
+const CONFIG = { registration: { policy: 'initialAccessToken' as const }, defaultScopes: ['read'] };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const CALLBACK = 'http://127.0.0.1:8765/callback';
 const APPLICATION_CACHE_SECONDS = 5;
@@ -17,12 +20,15 @@ describe(`dynamic client registration across two instances on one database (${ba
   let db: TestDatabase;
   let a: TestServer;
   let b: TestServer;
+  let initialToken: string;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     a = await buildTestServer({ testDatabase: db, config: CONFIG });
     b = await buildTestServer({ testDatabase: db, config: CONFIG });
     await createUser(a.deps, 'alice');
+    const options = { uses: null, expiresInSeconds: null, grantTypes: ['client_credentials'] };
+    initialToken = (await createRegistrationToken(a.deps, options)).plainToken;
   });
   afterAll(async () => {
     await a?.close();
@@ -31,7 +37,8 @@ describe(`dynamic client registration across two instances on one database (${ba
   });
 
   const register = async (server: TestServer, payload: object) => {
-    const response = await server.app.inject({ method: 'POST', url: '/oauth/register', headers: JSON_HEADERS, payload });
+    const headers = { ...JSON_HEADERS, ...bearer(initialToken) };
+    const response = await server.app.inject({ method: 'POST', url: '/oauth/register', headers, payload });
     expect(response.statusCode, response.body).toBe(201);
     return response.json();
   };

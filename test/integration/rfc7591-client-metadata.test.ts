@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approveApplication } from '../../src/oauth/applications.js';
 import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -9,7 +10,12 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const CONFIG = {
-  registration: { policy: 'open' as const, perAddressPerMinute: 0 },
+  // Issue 29: the operator lets self-registered clients register client_credentials (each still needs an approval).
+  registration: {
+    policy: 'open' as const,
+    perAddressPerMinute: 0,
+    allowedGrantTypes: ['authorization_code' as const, 'refresh_token' as const, 'client_credentials' as const],
+  },
   grantFlows: ['authorization_code' as const, 'client_credentials' as const],
   defaultScopes: ['read'],
   optionalScopes: ['write'],
@@ -101,8 +107,11 @@ describe(`RFC 7591 client metadata (${backend})`, () => {
       expect(response.statusCode).toBe(201);
       const client = response.json();
       expect(client).toMatchObject({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [] });
-      const token = await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(client.client_id, client.client_secret));
-      expect(token.statusCode).toBe(200);
+      const token = () => tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(client.client_id, client.client_secret));
+      // Issue 29: under the open policy client_credentials waits for an admin's approval.
+      expect((await token()).json()).toMatchObject({ error: 'unauthorized_client' });
+      await approveApplication(server.deps, (await server.deps.stores.applications.findByUid(client.client_id))!.id);
+      expect((await token()).statusCode).toBe(200);
     }
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approveApplication } from '../../src/oauth/applications.js';
 import { basic, expectNoStore, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -7,7 +8,14 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const CONFIG = {
-  registration: { policy: 'open' as const, maxOpenRegistrations: 4, perAddressPerMinute: 0 },
+  // Issue 29: the operator lets self-registered clients register write and client_credentials here.
+  registration: {
+    policy: 'open' as const,
+    maxOpenRegistrations: 4,
+    perAddressPerMinute: 0,
+    allowedScopes: ['read', 'write'],
+    allowedGrantTypes: ['authorization_code' as const, 'refresh_token' as const, 'client_credentials' as const],
+  },
   defaultScopes: ['read'],
   optionalScopes: ['write'],
 };
@@ -54,7 +62,7 @@ describe(`RFC 7591 dynamic client registration (${backend})`, () => {
     expect(authorize.headers.location).not.toMatch(/^https:\/\/rp\.example/);
   });
 
-  it('section 3.2.1: a confidential client gets a secret that expires never (0) and can use client_credentials', async () => {
+  it('section 3.2.1: a confidential client gets a secret that expires never (0) and can use client_credentials once approved', async () => {
     const response = await register({
       redirect_uris: ['http://127.0.0.1:8765/cb'],
       grant_types: ['authorization_code', 'client_credentials'],
@@ -64,13 +72,12 @@ describe(`RFC 7591 dynamic client registration (${backend})`, () => {
     expect(response.statusCode).toBe(201);
     const body = response.json();
     expect(body).toMatchObject({ client_secret_expires_at: 0, scope: 'read write', token_endpoint_auth_method: 'client_secret_basic' });
-    const token = await tokenRequest(
-      server.app,
-      { grant_type: 'client_credentials', scope: 'write' },
-      basic(body.client_id, body.client_secret),
-    );
-    expect(token.statusCode).toBe(200);
-    expect(token.json()).toMatchObject({ token_type: 'Bearer', scope: 'write' });
+    const token = () =>
+      tokenRequest(server.app, { grant_type: 'client_credentials', scope: 'write' }, basic(body.client_id, body.client_secret));
+    // Issue 29: under the open policy client_credentials waits for an admin's approval.
+    expect((await token()).json()).toMatchObject({ error: 'unauthorized_client' });
+    await approveApplication(server.deps, (await server.deps.stores.applications.findByUid(body.client_id))!.id);
+    expect((await token()).json()).toMatchObject({ token_type: 'Bearer', scope: 'write' });
   });
 
   it('section 3.2.2: invalid_redirect_uri for each kind of redirect URI that cannot be registered', async () => {

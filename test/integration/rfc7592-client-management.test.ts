@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approveApplication } from '../../src/oauth/applications.js';
 import { basic, bearer, expectNoStore, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -7,7 +8,18 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 // registration access token it was given (section 2), which is compared by hash and only for its own client.
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const CONFIG = { registration: { policy: 'open' as const, perAddressPerMinute: 0 }, defaultScopes: ['read'], optionalScopes: ['write'] };
+// Issue 29: the operator lets self-registered clients register write and client_credentials here; a client uses
+// client_credentials once an admin approved it (approve below).
+const CONFIG = {
+  registration: {
+    policy: 'open' as const,
+    perAddressPerMinute: 0,
+    allowedScopes: ['read', 'write'],
+    allowedGrantTypes: ['authorization_code' as const, 'refresh_token' as const, 'client_credentials' as const],
+  },
+  defaultScopes: ['read'],
+  optionalScopes: ['write'],
+};
 
 describe(`RFC 7592 client management (${backend})`, () => {
   let server: TestServer;
@@ -25,6 +37,8 @@ describe(`RFC 7592 client management (${backend})`, () => {
         payload: { redirect_uris: ['https://rp.example/cb'], grant_types: ['authorization_code', 'client_credentials'], ...payload },
       })
     ).json();
+  const approve = async (client: Record<string, string>) =>
+    approveApplication(server.deps, (await server.deps.stores.applications.findByUid(client.client_id!))!.id);
   const manage = (method: 'GET' | 'PUT' | 'DELETE', clientId: string, token: string | null, payload?: object) =>
     server.app.inject({
       method,
@@ -112,6 +126,7 @@ describe(`RFC 7592 client management (${backend})`, () => {
       scopes: ['write'],
     });
     // The secret is unchanged by an update, and the new scope is what the client may ask for.
+    await approve(client);
     const token = await tokenRequest(
       server.app,
       { grant_type: 'client_credentials', scope: 'write' },
@@ -146,6 +161,7 @@ describe(`RFC 7592 client management (${backend})`, () => {
 
   it('section 2.3: DELETE answers 204 and the client, with its tokens, is gone', async () => {
     const client = await register();
+    await approve(client);
     const token = await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(client.client_id, client.client_secret));
     expect(token.statusCode).toBe(200);
     const deleted = await manage('DELETE', client.client_id, client.registration_access_token);

@@ -103,6 +103,8 @@ describe('tokenState (initial access tokens)', () => {
     expiresAt: null,
     createdAt: now,
     revokedAt: null,
+    grantTypes: [],
+    scopes: [],
     ...changes,
   });
   it('is usable until revoked, expired (at its expiry instant) or used up', () => {

@@ -42,7 +42,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   if (grant.dpopJkt !== null && grant.dpopJkt !== dpopJkt) throw new InvalidGrant();
   // A scope the admin removed from the application after the code was issued is not granted; a resource named
   // here narrows the code's audience (RFC 8707 section 2.2), and the scopes to what it accepts.
-  const granted = currentScopes(grant.scopes, application);
+  const granted = currentScopes(grant.scopes, application, deps.config);
   const audience = await narrowedAudience(deps, resourceParameters(parameters), grant.audience, granted);
   const scopes = scopesForAudience(audience, granted);
 

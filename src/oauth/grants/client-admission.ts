@@ -1,4 +1,5 @@
 import type { GrantFlow } from '../../config/types.js';
+import { holdsGrantType } from '../client-holdings.js';
 import type { OAuthDeps } from '../deps.js';
 import { refuseReplayedDpopProof, rememberDpopProof, type CheckedDpopProof } from '../dpop-proof.js';
 import { UnauthorizedClient } from '../errors.js';
@@ -12,12 +13,12 @@ import type { ApplicationRecord } from '../store.js';
  * replayed proof is invalid_dpop_proof whatever else is wrong; it is recorded only by recordDpopProof.
  */
 export async function admitClient(
-  deps: Pick<OAuthDeps, 'stores'>,
+  deps: Pick<OAuthDeps, 'stores' | 'config'>,
   grantType: GrantFlow,
   application: ApplicationRecord | null,
   dpopProof: CheckedDpopProof | null | undefined,
 ): Promise<string | null> {
-  requireRegisteredGrantType(grantType, application);
+  if (!holdsGrantType(application, grantType, deps.config)) throw new UnauthorizedClient();
   if (!dpopProof) return null;
   await refuseReplayedDpopProof(deps, dpopProof);
   return dpopProof.jkt;
@@ -33,17 +34,8 @@ export function recordDpopProof(deps: Pick<OAuthDeps, 'stores'>, dpopProof: Chec
   return rememberDpopProof(deps, dpopProof);
 }
 
-/**
- * RFC 7591 section 2: a self-registered client named the grant types it uses, and may use only those (the
- * refresh_token grant too); RFC 6749 section 5.2 unauthorized_client otherwise. An admin-made application
- * (grantTypes null) may use every grant the server enables.
- */
-function requireRegisteredGrantType(grantType: GrantFlow, application: ApplicationRecord | null): void {
-  if (application?.grantTypes && !application.grantTypes.includes(grantType)) throw new UnauthorizedClient();
-}
-
 /** Whether a token for this client comes with a refresh token: never one the client could not use. */
 export function issuesRefreshToken(deps: Pick<OAuthDeps, 'config'>, application: ApplicationRecord): boolean {
   if (!deps.config.grantFlows.includes('refresh_token')) return false;
-  return application.grantTypes === null || application.grantTypes.includes('refresh_token');
+  return holdsGrantType(application, 'refresh_token', deps.config);
 }

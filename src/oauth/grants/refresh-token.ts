@@ -85,7 +85,12 @@ async function retiredTokenPresented(deps: OAuthDeps, request: Retired): Promise
   throw new InvalidGrant();
 }
 
-function refreshedScopes(scopeParameter: string | undefined, token: AccessTokenRecord, application: ApplicationRecord | null): string[] {
+function refreshedScopes(
+  deps: OAuthDeps,
+  scopeParameter: string | undefined,
+  token: AccessTokenRecord,
+  application: ApplicationRecord | null,
+): string[] {
   let scopes = token.scopes;
   if (scopeParameter !== undefined) {
     // RFC 6749 section 6: the requested scope MUST NOT include any scope not originally granted.
@@ -95,7 +100,7 @@ function refreshedScopes(scopeParameter: string | undefined, token: AccessTokenR
     scopes = narrowed;
   }
   // A scope the admin has since removed from the application is not granted again, asked for or not.
-  return currentScopes(scopes, application);
+  return currentScopes(scopes, application, deps.config);
 }
 
 /** The rotated token's successor: its scopes (narrowed by scope), audience (narrowed by resource) and sign-in. */
@@ -103,7 +108,7 @@ async function successorRequest(
   deps: OAuthDeps,
   { token, application, scopeParameter, resources, dpopJkt }: Retired,
 ): Promise<TokenRequest> {
-  const requested = refreshedScopes(scopeParameter, token, application);
+  const requested = refreshedScopes(deps, scopeParameter, token, application);
   const audience = await narrowedAudience(deps, resources, token.audience, requested);
   const scopes = scopesForAudience(audience, requested);
   return {
