@@ -1,4 +1,5 @@
 import type { OAuthDeps } from './deps.js';
+import { effectiveDefaultScopes } from './scopes.js';
 import type { ApplicationRecord } from './store.js';
 
 // What a client may hold: its scopes and its grant types, the one answer that /oauth/authorize, every grant and
@@ -70,7 +71,9 @@ export function heldScopes(application: ApplicationRecord | null, config: Config
 
 /** The scopes a request that names none gets (reference 4.2 and 8.3): the server's defaults the client holds. */
 export function heldDefaultScopes(application: ApplicationRecord | null, config: Config): string[] {
-  if (!restrictsScopes(application)) return [...config.defaultScopes];
+  if (application === null || application.registeredBy === 'admin')
+    return effectiveDefaultScopes(config.defaultScopes, application?.scopes ?? []);
+  // Not effectiveDefaultScopes: an empty holding is nothing held here, not the server's defaults.
   const held = new Set(heldScopes(application, config));
   return config.defaultScopes.filter((scope) => held.has(scope));
 }
