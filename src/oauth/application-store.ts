@@ -111,7 +111,8 @@ type OptionalApplicationField =
 export interface ApplicationAdminStore {
   list(): Promise<ApplicationRecord[]>;
   /** Throws UidTaken when the uid exists. */
-  create(input: ApplicationInput & { uid: string }): Promise<ApplicationRecord>;
+  /** `createdAt` (also the first updatedAt) defaults to the database's clock. */
+  create(input: ApplicationInput & { uid: string; createdAt?: Date }): Promise<ApplicationRecord>;
   /**
    * null when there is no such application, or when `only` is given and its registration access token is no longer
    * that one: the check and the write are one statement, so of two updates made with the same token one wins

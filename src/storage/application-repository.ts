@@ -114,7 +114,9 @@ export function applicationRepository(
     },
     async create(input) {
       try {
-        return toApplication(await prisma.oauthApplication.create({ data: toColumns(input) }));
+        // A creation instant given by the domain (its clock) is the row's first update too, as the default would be.
+        const data = input.createdAt ? { ...toColumns(input), updatedAt: input.createdAt } : toColumns(input);
+        return toApplication(await prisma.oauthApplication.create({ data }));
       } catch (error) {
         if (uniqueViolation(error)) throw new UidTaken(input.uid);
         throw error;
