@@ -9,6 +9,7 @@ import { roomUnderCap } from './registration-cap.js';
 import { checkInitialAccessToken, useInitialAccessToken, type RegistrationTokenRecord } from './registration-tokens.js';
 import { constantTimeEqual, generateClientId, generateSecret, sha256Hex, storedForm } from './secrets.js';
 import type { ApplicationInput, ApplicationRecord } from './store.js';
+import { expiredUnused } from './unused-clients.js';
 
 // Dynamic client registration (RFC 7591) and its management protocol (RFC 7592), issue 19. The admin's rules for
 // an application (applications.ts validateApplicationFields) hold here too, beside the stricter ones of
@@ -145,6 +146,8 @@ export async function authorizeManagement(deps: OAuthDeps, clientId: string, tok
   if (token === null) throw new InvalidToken();
   const application = await deps.stores.applicationAdmin.findByRegistrationAccessToken(sha256Hex(token));
   if (!application || application.registeredBy !== 'dynamic' || application.uid !== clientId) throw new InvalidToken();
+  // Issue 29 item 5: a client that expired unused is gone for its management too (RFC 7592 section 2: invalid_token).
+  if (expiredUnused(application, deps.config.registration.unusedClientLifetimeSeconds, deps.now())) throw new InvalidToken();
   return application;
 }
 

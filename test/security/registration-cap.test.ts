@@ -68,7 +68,12 @@ describe(`issue 29 item 5: unused self-registered clients stop holding the open-
     const approvedRow = await server.deps.stores.applications.findByUid(approved.client_id);
     await approveApplication(server.deps, approvedRow!.id);
     const strangers: string[] = [];
-    for (let i = 2; i < CAP; i += 1) strangers.push((await register()).json().client_id);
+    const managementTokens: string[] = [];
+    for (let i = 2; i < CAP; i += 1) {
+      const registered = (await register()).json();
+      strangers.push(registered.client_id);
+      managementTokens.push(registered.registration_access_token);
+    }
 
     const full = await register();
     expect(full.statusCode).toBe(400);
@@ -87,6 +92,14 @@ describe(`issue 29 item 5: unused self-registered clients stop holding the open-
     const page = await server.app.inject({ method: 'GET', url: pkceAuthorizeUrl({ client_id: strangers[1]!, redirect_uri: CALLBACK }) });
     expect(page.statusCode).toBe(401);
     expect(page.body).toContain('did not complete an authorization in time, so its registration has expired');
+    // RFC 7592 section 2: nor can its registration be read or updated any more (its token is no longer valid).
+    const read = await server.app.inject({
+      method: 'GET',
+      url: `/oauth/register/${strangers[2]}`,
+      headers: { authorization: `Bearer ${managementTokens[2]}` },
+    });
+    expect(read.statusCode).toBe(401);
+    expect(read.json()).toMatchObject({ error: 'invalid_token' });
     // The used and the approved client still work.
     expect(await codeExchangeError(used.client_id)).toBe('invalid_grant');
     expect(await codeExchangeError(approved.client_id)).toBe('invalid_grant');
