@@ -1,9 +1,18 @@
 #!/usr/bin/env node
 // The `oauth-service` executable (package.json bin), and the only file that reads process.env and process.argv:
 // everything else gets them handed in.
-import { runCli } from './cli/index.js';
+import { setFlagsFromString } from 'node:v8';
 
-const exitCode = await runCli(process.argv.slice(2), {
+const argv = process.argv.slice(2);
+// A command other than `serve` runs for a second at most: V8's optimising compiler would spend more CPU on the
+// WebAssembly of PGlite and of Prisma's query compiler than the whole command (issue 30: `apps list` on PostgreSQL
+// 0.89 -> 0.54 s, bench/RESULTS.md). Liftoff, V8's baseline WebAssembly compiler, alone serves it; `serve` keeps both.
+// Set before anything compiles WebAssembly; the command modules are imported after it.
+const command = argv[0];
+if (command !== undefined && !command.startsWith('-') && command !== 'serve') setFlagsFromString('--liftoff-only');
+
+const { runCli } = await import('./cli/index.js');
+const exitCode = await runCli(argv, {
   env: process.env,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),

@@ -1,16 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config/loader.js';
-import { runAdminCommand } from './admin.js';
-import { runAppsCommand } from './apps.js';
-import { runConfigCommand } from './config.js';
-import { runKeysCommand } from './keys.js';
 import { UsageError, type CliIo } from './io.js';
-import { runMigrateCommand } from './migrate.js';
-import { runRegistrationTokensCommand } from './registration-tokens.js';
-import { runResourcesCommand } from './resources.js';
-import { runServeCommand } from './serve.js';
-import { runTokensCommand } from './tokens.js';
-import { runUsersCommand } from './users.js';
 
 export const USAGE = `Usage: oauth-service <command> [options]
 
@@ -37,17 +26,19 @@ Run 'oauth-service <command> --help' for its options; 'oauth-service --version' 
 
 type Command = (args: string[], io: CliIo) => Promise<number | null>;
 
-const COMMANDS: Record<string, Command> = {
-  serve: runServeCommand,
-  migrate: runMigrateCommand,
-  config: runConfigCommand,
-  apps: runAppsCommand,
-  users: runUsersCommand,
-  resources: runResourcesCommand,
-  tokens: runTokensCommand,
-  'registration-tokens': runRegistrationTokensCommand,
-  admin: runAdminCommand,
-  keys: runKeysCommand,
+// Each command's module is loaded only when it runs (issue 30): `apps list` never loads fastify and the routes
+// that `serve` needs, and `--help` loads no database driver.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.js')).runServeCommand,
+  migrate: async () => (await import('./migrate.js')).runMigrateCommand,
+  config: async () => (await import('./config.js')).runConfigCommand,
+  apps: async () => (await import('./apps.js')).runAppsCommand,
+  users: async () => (await import('./users.js')).runUsersCommand,
+  resources: async () => (await import('./resources.js')).runResourcesCommand,
+  tokens: async () => (await import('./tokens.js')).runTokensCommand,
+  'registration-tokens': async () => (await import('./registration-tokens.js')).runRegistrationTokensCommand,
+  admin: async () => (await import('./admin.js')).runAdminCommand,
+  keys: async () => (await import('./keys.js')).runKeysCommand,
 };
 
 /** The version of package.json, two folders up from src/cli and from dist/cli alike. */
@@ -71,15 +62,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number | null> 
     return 0;
   }
   const [name, args] = first === undefined || first.startsWith('-') ? ['serve', argv] : [first, rest];
-  const command = COMMANDS[name];
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   try {
-    if (!command) throw new UsageError(`unknown command '${name}' (try --help)`);
+    if (!load) throw new UsageError(`unknown command '${name}' (try --help)`);
+    const command = await load();
     return await command(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`oauth-service: ${error.message}\n`);
       return 2;
     }
+    // Imported on this error path only: the loader brings the config's validator, which --help does not need.
+    const { ConfigError } = await import('../config/loader.js');
     if (error instanceof ConfigError) {
       io.stderr(`oauth-service: ${error.message}\n`);
       return 2;

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Ajv2019, type ErrorObject } from 'ajv/dist/2019.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv/dist/2019.js';
+import { configValidator } from './config-validator.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
-import { configSchema } from './schema.js';
 import type { Config } from './types.js';
 
 const ENV_PREFIX = 'environment variable ';
@@ -31,9 +30,7 @@ function configErrorMessage(problems: string[], source: string): string {
   return parts.join('\n');
 }
 
-const ajv = new Ajv2019({ allErrors: true, useDefaults: true, strict: false, discriminator: true });
-addFormats.default(ajv);
-const validate = ajv.compile<Config>(configSchema);
+const validate = await configValidator();
 
 /** The config as read, before validation: a JSON object whose values the schema has yet to check. */
 type UnvalidatedConfig = Record<string, unknown>;

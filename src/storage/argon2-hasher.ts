@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { hash, verify } from '@node-rs/argon2';
+import type * as Argon2 from '@node-rs/argon2';
 import type { PasswordHasher } from '../oauth/passwords.js';
 
 // The domain's PasswordHasher (oauth/passwords.ts) on a native module, so it lives in storage, the layer that
@@ -30,9 +30,15 @@ async function bounded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+// The native module is loaded at the first hash or check: most CLI commands never need it (issue 30).
+let native: Promise<typeof Argon2> | undefined;
+const argon2 = () => (native ??= import('@node-rs/argon2'));
+
 export const argon2Hasher: PasswordHasher = {
-  hash: (password) => bounded(() => hash(password, OPTIONS)),
+  hash: (password) => bounded(async () => (await argon2()).hash(password, OPTIONS)),
   async verify(hashed, password) {
+    // Outside the try: a native module that fails to load is an error, never a wrong password.
+    const { verify } = await argon2();
     try {
       return await bounded(() => verify(hashed, password));
     } catch {

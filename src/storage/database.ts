@@ -1,8 +1,5 @@
 import { existsSync } from 'node:fs';
-import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type pg from 'pg';
 import type { Config } from '../config/types.js';
 import { PrismaClient } from './generated/client.js';
 import type { DataDirLock } from './data-dir-lock.js';
@@ -158,12 +155,14 @@ async function createPostgres(
   poolSize: number,
   { namedStatements, directUrl, commitOnStandbys }: PostgresSetup,
 ): Promise<Database> {
+  // Each backend's driver is loaded when it is opened: a CLI command on one never pays for loading the other (issue 30).
+  const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   // With a read replica every commit waits until the replica has applied it, so what one request writes
   // (a revocation) is what the next one reads there, on any instance (read-replica.ts).
   const sessionOptions = readUrl || commitOnStandbys ? { options: '-c synchronous_commit=remote_apply' } : {};
-  const pool = createPool(target.connection, poolSize, 'oauth-service', sessionOptions);
+  const pool = createPool(pg.Pool, target.connection, poolSize, 'oauth-service', sessionOptions);
   // Session-level work needs one server session from lock to unlock: a pooler in transaction mode cannot promise it.
-  const directPool = directUrl ? createPool({ connectionString: directUrl }, 2, 'oauth-service sessions', sessionOptions) : null;
+  const directPool = directUrl ? createPool(pg.Pool, { connectionString: directUrl }, 2, 'oauth-service sessions', sessionOptions) : null;
   try {
     await Promise.all([pool.query('SELECT 1'), directPool?.query('SELECT 1')]);
   } catch (error) {
@@ -179,7 +178,7 @@ async function createPostgres(
   const sql = retryingThroughFailover(pooled);
   // A replica that does not answer is left for the primary quickly (read-replica.ts), not after 5 s per request.
   const readPool = readUrl
-    ? createPool({ connectionString: readUrl }, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 })
+    ? createPool(pg.Pool, { connectionString: readUrl }, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 })
     : null;
   const replica = readPool && createReadReplica(readPool, sql, { namedStatements });
   try {
@@ -223,7 +222,11 @@ async function createPostgres(
 }
 
 async function createPglite(location: string, options: DatabaseOptions, lock: DataDirLock | null): Promise<Database> {
-  const db = await PGlite.create(location, { loadDataDir: options.pgliteTemplate });
+  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+  // A CLI command runs a few statements and exits: PostgreSQL's default 128 MB of shared buffers, which PGlite sets
+  // up at every start, cost a CLI command on the data folder a sixth of its start (issue 30, bench/RESULTS.md).
+  const startParams = options.embedded?.role === 'cli' ? [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'] : undefined;
+  const db = await PGlite.create(location, { loadDataDir: options.pgliteTemplate, ...(startParams && { startParams }) });
   let socket: EmbeddedSocketServer | null = null;
   const commitListeners: Array<() => void> = [];
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
@@ -261,12 +264,13 @@ const statsOf = (pool: pg.Pool): PoolStats => ({ total: pool.totalCount, idle: p
 
 // application_name tells the service's connections apart in pg_stat_activity (a URL's own setting wins).
 function createPool(
+  Pool: typeof pg.Pool,
   connection: pg.PoolConfig,
   size: number,
   applicationName: string,
   extra: { options?: string; connectionTimeoutMillis?: number },
 ): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = new Pool({
     application_name: applicationName,
     max: size,
     // A database outage must turn into 503s quickly, never into hanging requests (SPEC 9).
