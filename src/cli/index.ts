@@ -19,6 +19,9 @@ Commands:
   admin hash-password   print the argon2id hash of an admin password read from stdin
   keys list|rotate|retire
                         manage the keys that sign ID tokens (KEY_ENCRYPTION_KEY)
+  apply -f FILE [--dry-run] [--prune]
+                        create or update the applications, users, resources and registration tokens a
+                        JSON file declares, in one transaction
 
 Every command takes --config PATH (or OAUTH_CONFIG), --json and --help.
 Run 'oauth-service <command> --help' for its options; 'oauth-service --version' prints the version.
@@ -39,6 +42,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'registration-tokens': async () => (await import('./registration-tokens.js')).runRegistrationTokensCommand,
   admin: async () => (await import('./admin.js')).runAdminCommand,
   keys: async () => (await import('./keys.js')).runKeysCommand,
+  apply: async () => (await import('./apply.js')).runApplyCommand,
 };
 
 /** The version of package.json, two folders up from src/cli and from dist/cli alike. */

@@ -8,7 +8,7 @@ import type { OAuthDeps } from './deps.js';
 import { formatCharacterIn } from './format-characters.js';
 import { registrationErrors, splitRegisteredUris } from './redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from './scopes.js';
-import { generateClientId, generateSecret, storedForm } from './secrets.js';
+import { constantTimeEqual, generateClientId, generateSecret, storedForm } from './secrets.js';
 import type { ApplicationRecord } from './store.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
@@ -100,27 +100,38 @@ export interface CreatedApplication {
   plainSecret: string | null;
 }
 
-/** Creates an application; `uid` and `secret` import an existing client (SPEC 2), else they are generated. */
-export async function createApplication(
-  deps: OAuthDeps,
-  fields: ApplicationFields,
-  imported: { uid?: string | undefined; secret?: string | undefined } = {},
-): Promise<CreatedApplication> {
-  const errors = validateApplicationFields(fields, deps.config);
+export interface ImportedClient {
+  uid?: string | undefined;
+  secret?: string | undefined;
+}
+
+/** SPEC 2: the rules of an imported client's uid and secret (those given), as validateApplicationFields reports. */
+export function importedClientErrors(imported: ImportedClient, confidential: boolean): FieldErrors {
+  const errors: FieldErrors = {};
   if (imported.uid !== undefined && !/^[\x21-\x7E]{1,255}$/.test(imported.uid)) {
     errors.uid = ['UID must be 1 to 255 visible ASCII characters'];
   }
   if (imported.secret !== undefined) {
-    if (!fields.confidential) errors.secret = ['Secret cannot be set for a public client'];
+    if (!confidential) errors.secret = ['Secret cannot be set for a public client'];
     else if (imported.secret.length < MIN_IMPORTED_SECRET_LENGTH)
       errors.secret = [`Secret must be at least ${MIN_IMPORTED_SECRET_LENGTH} characters`];
   }
+  return errors;
+}
+
+/** Creates an application; `uid` and `secret` import an existing client (SPEC 2), else they are generated. */
+export async function createApplication(
+  deps: OAuthDeps,
+  fields: ApplicationFields,
+  imported: ImportedClient = {},
+): Promise<CreatedApplication> {
+  const errors = { ...validateApplicationFields(fields, deps.config), ...importedClientErrors(imported, fields.confidential) };
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
   const plainSecret = fields.confidential ? (imported.secret ?? generateSecret()) : null;
   const application = await deps.stores.applicationAdmin.create({
     uid: imported.uid ?? generateClientId(),
     secret: plainSecret === null ? null : storedForm(plainSecret, deps.config.hashApplicationSecrets),
-    ...storedFields(fields),
+    ...storedApplicationFields(fields),
   });
   return { application, plainSecret };
 }
@@ -140,23 +151,39 @@ export async function updateApplication(deps: OAuthDeps, id: number, fields: App
     : plainSecret !== null
       ? { secret: storedForm(plainSecret, deps.config.hashApplicationSecrets) }
       : {};
-  const application = await deps.stores.applicationAdmin.update(id, { ...storedFields(fields), ...secretChange });
+  const application = await deps.stores.applicationAdmin.update(id, { ...storedApplicationFields(fields), ...secretChange });
   return application && { application, plainSecret };
 }
 
 /** A new secret for a confidential client, returned once; the old one stops working at once. */
-export async function rotateApplicationSecret(deps: OAuthDeps, id: number): Promise<CreatedApplication | null> {
+export function rotateApplicationSecret(deps: OAuthDeps, id: number): Promise<CreatedApplication | null> {
+  return replaceSecret(deps, id, generateSecret());
+}
+
+/** Sets an imported secret (SPEC 2: 32 characters at least) on a confidential client; the old one stops working at once. */
+export function setApplicationSecret(deps: OAuthDeps, id: number, plainSecret: string): Promise<CreatedApplication | null> {
+  return replaceSecret(deps, id, plainSecret);
+}
+
+async function replaceSecret(deps: OAuthDeps, id: number, plainSecret: string): Promise<CreatedApplication | null> {
   const current = await deps.stores.applications.findById(id);
   if (!current) return null;
   if (!current.confidential) throw new ApplicationInvalid({ secret: ['A public client has no secret to rotate'] });
-  const plainSecret = generateSecret();
+  const errors = importedClientErrors({ secret: plainSecret }, true);
+  if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
   const application = await deps.stores.applicationAdmin.update(id, {
     secret: storedForm(plainSecret, deps.config.hashApplicationSecrets),
   });
   return application && { application, plainSecret };
 }
 
-function storedFields(fields: ApplicationFields) {
+/** Whether the client's stored secret is this plain one (compared in constant time, RFC 6749 section 10.3). */
+export function applicationSecretIs(deps: OAuthDeps, application: ApplicationRecord, plainSecret: string): boolean {
+  return application.secret !== null && constantTimeEqual(storedForm(plainSecret, deps.config.hashApplicationSecrets), application.secret);
+}
+
+/** The stored form of valid fields: what create and update write (and what `apply` compares with a stored application). */
+export function storedApplicationFields(fields: ApplicationFields) {
   return {
     name: fields.name.trim(),
     redirectUris: splitRegisteredUris(fields.redirectUri),

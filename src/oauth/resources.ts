@@ -45,6 +45,12 @@ async function validated(deps: OAuthDeps, fields: ResourceFields): Promise<Resou
     ];
   }
   if (Object.keys(errors).length > 0) throw new ResourceInvalid(errors);
+  return storedResourceInput(fields);
+}
+
+/** The stored form of valid fields: what create and update write (and what `apply` compares with a stored resource). */
+export function storedResourceInput(fields: ResourceFields): ResourceInput {
+  const serverClientId = normalised('serverClientId', fields.serverClientId);
   const tokenFormat = normalised('tokenFormat', fields.tokenFormat) || 'opaque';
   const lifetime = normalised('accessTokenLifetime', fields.accessTokenLifetime);
   return {

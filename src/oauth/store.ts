@@ -230,4 +230,10 @@ export interface Stores {
   registrations: RegistrationStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` with every store bound to one transaction, the admin's writes of applications, users, resources and
+   * registration tokens included: all of it is committed, or none (`oauth-service apply`). Not for request paths
+   * (`transaction` is lighter); inside it, `transaction` joins it.
+   */
+  adminTransaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 }

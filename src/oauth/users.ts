@@ -1,7 +1,8 @@
 import type { PasswordOutcome } from './attempt-limits.js';
 import { revokeAuthorizations, type RevokedAuthorizations } from './authorizations.js';
 import type { OAuthDeps } from './deps.js';
-import { verifyUserPassword } from './passwords.js';
+import { isArgon2idHash, verifyUserPassword } from './passwords.js';
+import { generateSecret } from './secrets.js';
 import type { UserRecord } from './store.js';
 import { resolveProfile, UserInvalid, type ProfileErrors, type ProfileInput } from './user-profile.js';
 
@@ -77,11 +78,45 @@ export function passwordErrors(password: string): string[] {
  * Stores the password as an argon2id hash (SPEC 4) with the user's claims. Throws UserInvalid with every problem
  * at once, then UsernameTaken when the name exists.
  */
-export async function createUser(deps: OAuthDeps, username: string, password: string, profile: ProfileInput = {}): Promise<UserRecord> {
+export function createUser(deps: OAuthDeps, username: string, password: string, profile: ProfileInput = {}): Promise<UserRecord> {
+  return insertUser(deps, username, profile, withField('password', passwordErrors(password)), () => deps.passwords.hash(password));
+}
+
+/**
+ * A user whose password arrives as its argon2id hash (`oauth-service apply`: the plain password is in no file), or
+ * with none (null): then the hash of a random 256-bit password nobody knows, so that signing in fails after the same
+ * argon2id work as a wrong password, until an admin sets one (`users set-password`).
+ */
+export function createUserWithPasswordHash(
+  deps: OAuthDeps,
+  username: string,
+  passwordHash: string | null,
+  profile: ProfileInput = {},
+): Promise<UserRecord> {
+  const errors = passwordHash === null ? {} : withField('password_hash', passwordHashErrors(passwordHash));
+  return insertUser(deps, username, profile, errors, async () => passwordHash ?? deps.passwords.hash(generateSecret()));
+}
+
+async function insertUser(
+  deps: OAuthDeps,
+  username: string,
+  profile: ProfileInput,
+  passwordErrors: ProfileErrors,
+  passwordHash: () => Promise<string>,
+): Promise<UserRecord> {
   const { changes, errors } = resolveProfile(null, profile);
-  const all: ProfileErrors = { ...withField('username', usernameErrors(username)), ...withField('password', passwordErrors(password)) };
-  throwIfAny({ ...all, ...errors });
-  return deps.stores.userAdmin.create({ username, passwordHash: await deps.passwords.hash(password), ...changes });
+  throwIfAny({ ...withField('username', usernameErrors(username)), ...passwordErrors, ...errors });
+  return deps.stores.userAdmin.create({ username, passwordHash: await passwordHash(), ...changes });
+}
+
+function passwordHashErrors(passwordHash: string): string[] {
+  return isArgon2idHash(passwordHash) ? [] : ['Password hash must be an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$hash)'];
+}
+
+/** Sets a password given as its argon2id hash. Throws UserInvalid; false when there is no such user. */
+export async function setUserPasswordHash(deps: OAuthDeps, username: string, passwordHash: string): Promise<boolean> {
+  throwIfAny(withField('password_hash', passwordHashErrors(passwordHash)));
+  return deps.stores.userAdmin.setPasswordHash(username, passwordHash);
 }
 
 /**

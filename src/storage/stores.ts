@@ -7,7 +7,8 @@ import { coalescedTokenReads } from './coalesced-token-reads.js';
 import { coalescedTokenWrites } from './coalesced-token-writes.js';
 import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
-import type { PrismaClient } from './generated/client.js';
+import type { Prisma, PrismaClient } from './generated/client.js';
+import { sqlClientForPrismaTransaction } from './prisma-transaction-sql.js';
 import type { SqlClient } from './sql-client.js';
 import { KeyEncryptionKeyInvalid, parseKeyEncryptionKey } from './key-encryption.js';
 import { dpopProofRepository } from './dpop-proof-repository.js';
@@ -52,11 +53,18 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
       () => new KeyEncryptionKeyInvalid('is not set'),
     ),
   };
-  return storesOn(database.prisma, database.sql, shared, {
-    accessTokens: coalescedTokenWrites(accessTokenRepository(database.sql)),
-    tokenReads: coalescedTokenReads(accessTokenRepository(database.readSql)),
-  });
+  return {
+    ...storesOn(database.prisma, database.sql, shared, {
+      accessTokens: coalescedTokenWrites(accessTokenRepository(database.sql)),
+      tokenReads: coalescedTokenReads(accessTokenRepository(database.readSql)),
+    }),
+    adminTransaction: (work) => database.prisma.$transaction((tx) => work(storesInTransaction(database, tx, shared)), ADMIN_TRANSACTION),
+  };
 }
+
+// `oauth-service apply` writes a whole file in it: generous, but bounded (a CLI command on the embedded database holds
+// the server's one session meanwhile; embedded-socket.ts disconnects one silent for 10 s).
+const ADMIN_TRANSACTION = { maxWait: 10_000, timeout: 600_000 };
 
 type Shared = Pick<
   Stores,
@@ -76,5 +84,36 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     accessGrants: accessGrantRepository(sql),
     users: userRepository(sql, prisma),
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
+    adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
   };
+}
+
+/**
+ * Every repository on one Prisma interactive transaction, the admin writes included (Prisma's model calls on `tx`,
+ * the raw SQL through tx.$queryRawUnsafe), uncached, so that a read sees what the transaction wrote. Inside it,
+ * `transaction` joins it. The signing keys stay outside: they are made under a lock of their own, never here.
+ */
+function storesInTransaction(database: Database, tx: Prisma.TransactionClient, shared: Shared): Stores {
+  const sql = sqlClientForPrismaTransaction(tx);
+  const prisma = tx as PrismaClient;
+  const applications = applicationRepository(sql, prisma);
+  const users = userRepository(sql, prisma);
+  const accessTokens = accessTokenRepository(sql);
+  const stores: Stores = {
+    applications,
+    applicationAdmin: applications,
+    users,
+    userAdmin: users,
+    accessTokens,
+    tokenReads: accessTokens,
+    accessGrants: accessGrantRepository(sql),
+    cleanup: cleanupStore(sql),
+    resources: resourceRepository(sql, prisma),
+    dpopProofs: dpopProofRepository(sql),
+    registrations: registrationTokenRepository({ ...database, sql, readSql: sql, prisma }),
+    signingKeys: shared.signingKeys,
+    transaction: (work) => work(stores),
+    adminTransaction: (work) => work(stores),
+  };
+  return stores;
 }

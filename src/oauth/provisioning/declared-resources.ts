@@ -1,0 +1,70 @@
+import {
+  createResource,
+  deleteResource,
+  findResourceByUri,
+  listResources,
+  ResourceInvalid,
+  storedResourceInput,
+  updateResource,
+  type ResourceFields,
+} from '../resources.js';
+import { changedFields, fieldProblems, type KindHandler } from './outcome.js';
+
+// `resources` of a provisioning file: the APIs registered as resources (RFC 8707), identified by their URI (the
+// resource indicator, compared exactly). A field left out takes the value `resources create` gives it. They are
+// applied after the applications, so a server_client_id may name an application of the same file.
+
+export interface DeclaredResource {
+  path: string;
+  uri: string;
+  fields: ResourceFields;
+}
+
+export const declaredResources: KindHandler<DeclaredResource> = {
+  member: 'resources',
+  fields: ['uri', 'name', 'scopes', 'token_format', 'access_token_lifetime', 'server_client_id'],
+  identityField: 'uri',
+  identity: (resource) => resource.uri,
+
+  read(object) {
+    const uri = object.string('uri', { required: true });
+    const scopes = object.tokens('scopes', 'one scope');
+    // The domain checks the range (resource-validation.ts); here only that it is a whole number.
+    const lifetime = object.integer('access_token_lifetime', 0, Number.MAX_SAFE_INTEGER);
+    const fields: ResourceFields = {
+      uri: uri ?? '',
+      name: object.nullableString('name') ?? '',
+      scopes: scopes.join(' '),
+      tokenFormat: object.string('token_format') ?? '',
+      accessTokenLifetime: lifetime === null || lifetime === undefined ? '' : String(lifetime),
+      serverClientId: object.nullableString('server_client_id') ?? '',
+    };
+    return uri === undefined ? null : { path: object.path, uri, fields };
+  },
+
+  async apply(deps, declared, outcome) {
+    try {
+      const current = await findResourceByUri(deps, declared.uri);
+      if (current === null) {
+        await createResource(deps, declared.fields);
+        outcome.changes.push({ kind: 'resource', name: declared.uri, action: 'created', fields: [] });
+        return;
+      }
+      const fields = changedFields(storedResourceInput(declared.fields), current);
+      if (fields.length > 0) await updateResource(deps, current.id, declared.fields);
+      outcome.changes.push({ kind: 'resource', name: declared.uri, action: fields.length > 0 ? 'updated' : 'unchanged', fields });
+    } catch (error) {
+      if (!(error instanceof ResourceInvalid)) throw error;
+      outcome.problems.push(...fieldProblems(declared.path, error.fieldErrors));
+    }
+  },
+
+  async prune(deps, declared, outcome) {
+    const uris = new Set(declared.map((resource) => resource.uri));
+    for (const resource of await listResources(deps)) {
+      if (uris.has(resource.uri)) continue;
+      await deleteResource(deps, resource.id);
+      outcome.changes.push({ kind: 'resource', name: resource.uri, action: 'deleted', fields: [] });
+    }
+  },
+};

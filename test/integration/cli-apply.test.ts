@@ -1,0 +1,223 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listApplications } from '../../src/oauth/applications.js';
+import { isArgon2idHash } from '../../src/oauth/passwords.js';
+import { listRegistrationTokens } from '../../src/oauth/registration-tokens.js';
+import { listResources } from '../../src/oauth/resources.js';
+import { sha256Hex } from '../../src/oauth/secrets.js';
+import { listUsers } from '../../src/oauth/users.js';
+import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
+import { backend } from '../helpers/test-database.js';
+import { createSelfRegistered } from './applications-self-registered-support.js';
+
+// `oauth-service apply -f FILE` (issue 30): a provisioning file made true in one transaction, as an operator runs it
+// from a deployment pipeline: created, updated with the fields named, unchanged when applied again, a dry run and a
+// bad file that change nothing, and --prune.
+
+const ALICE_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$8oMUBbGPp6pU8bDFTB9+Z1BSSlaKFTKRsI3mZIWKZ2Y';
+const TOKEN = 'an initial access token made with openssl rand, 43 characters';
+const IMPORTED_SECRET = 'a client secret of at least thirty-two characters';
+
+const provisioning = {
+  applications: [
+    { uid: 'billing', name: 'Billing', redirect_uris: ['https://billing.example.com/cb'], scopes: ['read'] },
+    { uid: 'spa', name: 'Single page', redirect_uris: ['https://spa.example.com/cb'], confidential: false },
+    { uid: 'imported', name: 'Imported', redirect_uris: ['https://imported.example.com/cb'], secret_env: 'IMPORTED_SECRET' },
+  ],
+  users: [
+    { username: 'alice', password_hash: ALICE_HASH, claims: { email: 'alice@example.com', email_verified: true } },
+    { username: 'bob', claims: { name: 'Bob', address: { locality: 'Oxford', country: 'GB' } } },
+  ],
+  resources: [{ uri: 'https://api.example.com', name: 'API', scopes: ['read', 'write'], server_client_id: 'billing' }],
+  registration_tokens: [
+    { token_sha256: sha256Hex(TOKEN), uses: 5, expires_at: '2036-01-31T00:00:00Z', grant_types: ['client_credentials'], scopes: ['write'] },
+  ],
+};
+
+describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
+  let cli: CliHarness;
+  let folder: string;
+  let files = 0;
+  const apply = async (file: unknown, ...options: string[]) => {
+    const path = join(folder, `provisioning-${++files}.json`);
+    writeFileSync(path, JSON.stringify(file));
+    return { path, ...(await cli.run(['apply', '-f', path, ...options])) };
+  };
+  const applied = async (file: unknown, ...options: string[]) => {
+    const result = await apply(file, ...options);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    return result;
+  };
+  // Everything apply may touch, with every row's updated_at: what "nothing written" is checked against.
+  const state = () =>
+    cli.withDeps(async (deps) =>
+      JSON.parse(
+        JSON.stringify({
+          applications: await listApplications(deps),
+          users: await listUsers(deps),
+          resources: await listResources(deps),
+          tokens: await listRegistrationTokens(deps),
+        }),
+      ),
+    );
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'oauth-apply-'));
+    cli = await createCliHarness({ optionalScopes: ['write'] });
+    cli.env.IMPORTED_SECRET = IMPORTED_SECRET;
+  });
+  afterAll(async () => {
+    await cli.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('a dry run of a new file prints what it would create and changes nothing', async () => {
+    const before = await state();
+    const { stdout } = await applied(provisioning, '--dry-run');
+    expect(stdout.split('\n')).toEqual([
+      'would create application billing (a client secret would be generated)',
+      'would create application spa',
+      'would create application imported',
+      'would create resource https://api.example.com',
+      'would create user alice',
+      'would create user bob',
+      `would create registration token ${sha256Hex(TOKEN).slice(0, 12)}`,
+      expect.stringMatching(/^dry run of \S+, nothing was changed: 7 created, 0 updated, 0 deleted, 0 revoked, 0 unchanged$/),
+      '',
+    ]);
+    expect(await state()).toEqual(before);
+  });
+
+  it('creates every declared object in one run; a confidential client without secret_env gets a secret printed once', async () => {
+    const { stdout } = await applied(provisioning);
+    const secret = /^ {2}client secret \(shown only now\): (\S+)$/m.exec(stdout)?.[1];
+    expect(stdout).toMatch(/^created application billing\n {2}client secret \(shown only now\): \S{43}\ncreated application spa\n/);
+    expect(stdout).toContain(`applied ${join(folder, 'provisioning-2.json')}: 7 created, 0 updated, 0 deleted, 0 revoked, 0 unchanged\n`);
+    const { applications, users, resources, tokens } = await state();
+    const byUid = Object.fromEntries(applications.map((application: { uid: string }) => [application.uid, application]));
+    expect(byUid.billing).toMatchObject({ name: 'Billing', confidential: true, secret: sha256Hex(secret!), scopes: ['read'] });
+    expect(byUid.spa).toMatchObject({ confidential: false, secret: null });
+    expect(byUid.imported.secret).toBe(sha256Hex(IMPORTED_SECRET));
+    expect(users.map((user: { username: string }) => user.username)).toEqual(['alice', 'bob']);
+    expect(users[0]).toMatchObject({ passwordHash: ALICE_HASH, email: 'alice@example.com', emailVerified: true });
+    // Without password_hash: a password nobody knows, as an argon2id hash like any other.
+    expect(isArgon2idHash(users[1].passwordHash)).toBe(true);
+    expect(users[1]).toMatchObject({ name: 'Bob', address: JSON.stringify({ locality: 'Oxford', country: 'GB' }) });
+    expect(resources).toEqual([
+      expect.objectContaining({ uri: 'https://api.example.com', scopes: ['read', 'write'], serverClientId: 'billing' }),
+    ]);
+    expect(tokens).toEqual([
+      expect.objectContaining({
+        token: sha256Hex(TOKEN),
+        usesRemaining: 5,
+        expiresAt: '2036-01-31T00:00:00.000Z',
+        grantTypes: ['client_credentials'],
+        scopes: ['write'],
+      }),
+    ]);
+    expect(JSON.stringify(await state())).not.toContain(secret);
+  });
+
+  it('applying the same file again prints no change and writes nothing (idempotent)', async () => {
+    const before = await state();
+    const { stdout } = await applied(provisioning);
+    expect(stdout).toMatch(/^applied \S+: 0 created, 0 updated, 0 deleted, 0 revoked, 7 unchanged\n$/);
+    expect(await state()).toEqual(before);
+    const { stdout: json } = await applied(provisioning, '--json');
+    expect(JSON.parse(json)).toMatchObject({ dry_run: false, summary: { created: 0, updated: 0, unchanged: 7 } });
+    expect(JSON.parse(json).changes).toContainEqual({ kind: 'application', name: 'billing', action: 'unchanged', fields: [] });
+  });
+
+  it('updates only what changed, names the fields, never prints an existing secret, and is idempotent again', async () => {
+    const changed = JSON.parse(JSON.stringify(provisioning));
+    changed.applications[0].name = 'Billing and invoices';
+    changed.applications[0].redirect_uris.push('https://billing.example.com/cb2');
+    changed.users[0].claims = { email: 'alice@example.org' };
+    changed.resources[0].scopes = ['read'];
+    cli.env.IMPORTED_SECRET = `${IMPORTED_SECRET}, rotated`;
+    const { stdout } = await applied(changed);
+    expect(stdout.split('\n').slice(0, -2)).toEqual([
+      'updated application billing: name, redirect_uris',
+      'updated application imported: secret',
+      'updated resource https://api.example.com: scopes',
+      'updated user alice: email, email_verified',
+    ]);
+    expect(stdout).not.toContain('client secret');
+    const { applications, users } = await state();
+    expect(applications.find((application: { uid: string }) => application.uid === 'imported').secret).toBe(
+      sha256Hex(cli.env.IMPORTED_SECRET),
+    );
+    expect(users[0]).toMatchObject({ email: 'alice@example.org', emailVerified: false, passwordHash: ALICE_HASH });
+    expect((await applied(changed)).stdout).toMatch(/: 0 created, 0 updated, 0 deleted, 0 revoked, 7 unchanged\n$/);
+  });
+
+  it('a bad file changes nothing: exit 2 with every problem named by its place in the file', async () => {
+    const before = await state();
+    const bad = {
+      applications: [
+        { uid: 'new-one', name: 'Would be valid', redirect_uris: ['https://new.example.com/cb'] },
+        {
+          uid: 'billing',
+          name: 'Billing',
+          redirect_uris: ['https://billing.example.com/cb', 'http://billing.example.com/cb', 'no-scheme'],
+        },
+      ],
+      users: [{ username: 'alice', claims: { email: 'not an email' } }],
+      registration_tokens: [{ token_sha256: sha256Hex(TOKEN), expires_at: '2037-01-31T00:00:00Z' }],
+    };
+    const { stdout, stderr, code } = await apply(bad);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.split('\n')).toEqual([
+      expect.stringMatching(/^oauth-service: \S+ cannot be applied, nothing was changed:$/),
+      '  applications[1].redirect_uris[1]: Redirect URI must be an HTTPS/SSL URI.',
+      '  applications[1].redirect_uris[2]: Redirect URI must be an absolute URI.',
+      '  users[0].claims.email: Email must be an email address, such as alice@example.com',
+      expect.stringMatching(
+        /^ {2}registration_tokens\[0\]: the token \w{12}\.\.\. exists \(id \d+\) with another expires_at, grant_types or scopes, and a token cannot be changed: /,
+      ),
+      '',
+    ]);
+    const shapes = await apply({ applications: [{ uid: 'x', name: 7, colour: 'red' }], groups: [] }, '--json');
+    expect(shapes.code).toBe(2);
+    expect(JSON.parse(shapes.stdout).problems).toEqual([
+      expect.stringMatching(/^groups: unknown field \(the fields are applications, resources, users, registration_tokens\)$/),
+      expect.stringMatching(/^applications\[0\]\.colour: unknown field /),
+      'applications[0].name: must be a string, not a number',
+    ]);
+    expect(await state()).toEqual(before);
+  });
+
+  it('a file that cannot be read or is no JSON is a usage error (exit 2)', async () => {
+    expect(usageErrorLine(await cli.run(['apply', '-f', join(folder, 'missing.json')]))).toMatch(
+      /^oauth-service: cannot read \S+missing\.json: ENOENT/,
+    );
+    expect(usageErrorLine(await cli.run(['apply', '-f', '-'], '{"applications": ['))).toMatch(/^oauth-service: - is not valid JSON: /);
+    expect(usageErrorLine(await cli.run(['apply']))).toBe('oauth-service: missing required option --file');
+  });
+
+  it('--prune deletes the undeclared applications (not self-registered ones), users and resources, and revokes tokens', async () => {
+    const selfRegistered = await cli.withDeps((deps) => createSelfRegistered(deps));
+    const kept = { applications: [provisioning.applications[0]], users: [provisioning.users[1]], registration_tokens: [] };
+    const dryRun = await applied(kept, '--prune', '--dry-run');
+    expect(dryRun.stdout).toContain('would delete application spa\n');
+    const { stdout } = await applied(kept, '--prune');
+    expect(stdout.split('\n').slice(0, -2).sort()).toEqual([
+      'deleted application imported',
+      'deleted application spa',
+      'deleted user alice',
+      `revoked registration token ${sha256Hex(TOKEN).slice(0, 12)}`,
+      'updated application billing: name, redirect_uris',
+    ]);
+    const { applications, users, resources, tokens } = await state();
+    expect(applications.map((application: { uid: string }) => application.uid).sort()).toEqual(['billing', selfRegistered.uid].sort());
+    expect(users.map((user: { username: string }) => user.username)).toEqual(['bob']);
+    // resources is left out of the file: not pruned.
+    expect(resources).toHaveLength(1);
+    expect(tokens[0].revokedAt).not.toBeNull();
+    expect((await applied(kept, '--prune')).stdout).toMatch(/: 0 created, 0 updated, 0 deleted, 0 revoked, 2 unchanged\n$/);
+  });
+});
