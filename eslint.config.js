@@ -1,6 +1,8 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 // STYLE.md "Dependency direction": http -> oauth <- storage; config handed down; only app.ts (and the
 // CLI, the other composition root) sees every layer. A wrong arrow fails CI here instead of in review.
@@ -120,6 +122,22 @@ export default tseslint.config(
   {
     files: ['scripts/lib/**/*.ts'],
     rules: restrict([{ group: ['**/test/**', '**/bench/**'], message: 'scripts/lib is shared by bench/ and test/ and imports neither.' }]),
+  },
+  {
+    // Issue 30: no import circles in the product or the guard. A circle means two files are one subject, or a shared
+    // type lives in the wrong file: move it to the lower one. (no-cycle follows value imports; type-only imports
+    // vanish at run time, and there is no circle of those either today.)
+    files: ['src/**/*.ts', 'packages/guard/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // The dependencies are TypeScript files, read with typescript-eslint's parser (else no-cycle skips them).
+      'import-x/extensions': ['.ts'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: ['tsconfig.json', 'packages/guard/tsconfig.json'], noWarnOnMultipleProjects: true }),
+      ],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // Shipped on its own with fastify as its only peer and fastify-plugin and jose (JWT mode) as its only dependencies

@@ -4,15 +4,15 @@
 // process) with a DPoP-bound token and a proof against the same API with a Bearer token. Every DPoP request carries
 // a fresh proof (new jti, current iat), made before each run, so each run is bounded by a count of requests
 // (autocannon's setupRequest hands each request the next proof). Cases alternate in rounds. (3) In this process,
-// the service's verifyDpopProof (src/oauth/dpop-proof.ts) taken apart: jose's signature verification with the
+// the service's verifyDpopProof (src/oauth/tokens/dpop/dpop-proof.ts) taken apart: jose's signature verification with the
 // embedded jwk, the RFC 7638 thumbprint, every check but the replay one, the replay check alone (the INSERT into
 // oauth_dpop_proofs, stores.dpopProofs.remember) and the whole. Progress goes to stderr, the report to stdout.
 import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { calculateJwkThumbprint, EmbeddedJWK, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK, type CryptoKey } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
-import { createApplication } from '../src/oauth/applications.js';
-import { verifyDpopProof } from '../src/oauth/dpop-proof.js';
+import { createApplication } from '../src/oauth/clients/applications.js';
+import { verifyDpopProof } from '../src/oauth/tokens/dpop/dpop-proof.js';
 import { freePort } from '../scripts/lib/ports.js';
 import { boundedLoad, meanLatency, sampleStats, spread, summarizeRuns, type RunsSummary } from './bounded-load.js';
 import { problemText } from './load.js';

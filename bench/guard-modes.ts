@@ -7,9 +7,9 @@
 // MAX_JWKS_FETCHES fetches of the JWKS, fails the bench (exit 1). Progress goes to stderr, the report to stdout.
 import { decodeProtectedHeader, decodeJwt } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
-import { createApplication } from '../src/oauth/applications.js';
-import { createResource } from '../src/oauth/resources.js';
-import { ensureSigningKeys } from '../src/oauth/signing-key-service.js';
+import { createApplication } from '../src/oauth/clients/applications.js';
+import { createResource } from '../src/oauth/resources/resources.js';
+import { ensureSigningKeys } from '../src/oauth/keys/signing-key-service.js';
 import { freePort } from '../scripts/lib/ports.js';
 import { combine, problemText, runLoad, type LoadRun, type Measurement } from './load.js';
 import { startServer, type ServerProcess } from './processes.js';

@@ -2,9 +2,9 @@ import pg from 'pg';
 import { domainDeps } from '../src/cli/context.js';
 import { argon2Hasher } from '../src/storage/argon2-hasher.js';
 import type { Config } from '../src/config/types.js';
-import { createApplication } from '../src/oauth/applications.js';
+import { createApplication } from '../src/oauth/clients/applications.js';
 import { generateSecret } from '../src/oauth/secrets.js';
-import { issueAccessToken } from '../src/oauth/token-issuer.js';
+import { issueAccessToken } from '../src/oauth/tokens/token-issuer.js';
 import { createDatabase } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
 

@@ -1,4 +1,4 @@
-import { findApplication as findApplicationById, findApplicationByUid } from '../oauth/applications.js';
+import { findApplication as findApplicationById, findApplicationByUid } from '../oauth/clients/applications.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { UsageError } from './io.js';

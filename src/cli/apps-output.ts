@@ -1,4 +1,4 @@
-import { applicationJson } from '../oauth/application-json.js';
+import { applicationJson } from '../oauth/clients/application-json.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { printJson, printTable, type CliIo } from './io.js';
 

@@ -1,5 +1,5 @@
-import { approveApplication, ApprovalNotNeeded, setApplicationDisabled } from '../oauth/applications.js';
-import { holdsGrantType } from '../oauth/client-holdings.js';
+import { approveApplication, ApprovalNotNeeded, setApplicationDisabled } from '../oauth/clients/applications.js';
+import { holdsGrantType } from '../oauth/clients/client-holdings.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { findApplication, notFound } from './apps-lookup.js';

@@ -9,7 +9,7 @@ import {
   type ApplicationField,
   type ApplicationListFilter,
   type ApplicationFields,
-} from '../oauth/applications.js';
+} from '../oauth/clients/applications.js';
 import { UidTaken } from '../oauth/store.js';
 import { findApplication, notFound } from './apps-lookup.js';
 import { printChanged, printList, printShown } from './apps-output.js';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { argon2Hasher } from '../storage/argon2-hasher.js';
 import { loadConfig } from '../config/loader.js';
-import { createAttemptLimits } from '../oauth/attempt-limits.js';
-import type { SigningKeyDeps } from '../oauth/signing-key-service.js';
-import type { TokenSigner } from '../oauth/token-signer.js';
+import { createAttemptLimits } from '../oauth/limits/attempt-limits.js';
+import type { SigningKeyDeps } from '../oauth/keys/signing-key-service.js';
+import type { TokenSigner } from '../oauth/keys/token-signer.js';
 import type { Config } from '../config/types.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { createDatabase, databaseOptions, type Database, type DatabaseOptions } from '../storage/database.js';
@@ -69,7 +69,7 @@ export function domainDeps(
 /** The token signer, loaded (with jose) when something first signs: no CLI command does (issue 30). */
 function signerOnFirstUse(deps: SigningKeyDeps): TokenSigner {
   let signer: Promise<TokenSigner> | undefined;
-  const load = () => (signer ??= import('../oauth/token-signer.js').then(({ createTokenSigner }) => createTokenSigner(deps)));
+  const load = () => (signer ??= import('../oauth/keys/token-signer.js').then(({ createTokenSigner }) => createTokenSigner(deps)));
   return {
     sign: async (payload, options) => (await load()).sign(payload, options),
     isRetired: async (kid) => (await load()).isRetired(kid),

@@ -1,5 +1,5 @@
-import { describeSigningKeys, ensureSigningKeys, retireSigningKey, rotateSigningKey } from '../oauth/signing-key-service.js';
-import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyRecord } from '../oauth/signing-keys.js';
+import { describeSigningKeys, ensureSigningKeys, retireSigningKey, rotateSigningKey } from '../oauth/keys/signing-key-service.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyRecord } from '../oauth/keys/signing-keys.js';
 import { configFrom, withDatabase } from './context.js';
 import { onePositional, runSubcommand } from './subcommands.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';

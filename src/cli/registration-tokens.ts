@@ -6,8 +6,8 @@ import {
   RegistrationTokenInvalid,
   revokeRegistrationToken,
   tokenState,
-  type RegistrationTokenRecord,
-} from '../oauth/registration-tokens.js';
+} from '../oauth/clients/registration/registration-tokens.js';
+import type { RegistrationTokenRecord } from '../oauth/clients/registration/registration-store.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
 import { onePositional, runSubcommand } from './subcommands.js';

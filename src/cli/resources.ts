@@ -10,7 +10,7 @@ import {
   updateResource,
   type ResourceField,
   type ResourceFields,
-} from '../oauth/resources.js';
+} from '../oauth/resources/resources.js';
 import type { ResourceRecord } from '../oauth/store.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';

@@ -1,5 +1,5 @@
-import { cleanUpStaleRecords, countKeptRecords, type KeptRecords } from '../oauth/cleanup.js';
-import { CLEANUP_KINDS, MIN_REVOKED_MARGIN_SECONDS, type CleanupKind } from '../oauth/cleanup-policy.js';
+import { cleanUpStaleRecords, countKeptRecords, type KeptRecords } from '../oauth/cleanup/cleanup.js';
+import { CLEANUP_KINDS, MIN_REVOKED_MARGIN_SECONDS, type CleanupKind } from '../oauth/cleanup/cleanup-policy.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 import { runSubcommand } from './subcommands.js';

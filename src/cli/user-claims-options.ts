@@ -6,7 +6,7 @@ import {
   STRING_CLAIMS,
   type AddressField,
   type ProfileInput,
-} from '../oauth/user-profile.js';
+} from '../oauth/users/user-profile.js';
 import { UsageError } from './io.js';
 
 // The claim options of `users create` and `users update` (OpenID Connect Core 5.1): one option per claim,

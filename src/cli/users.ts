@@ -1,7 +1,7 @@
-import { revokeAuthorizations, type RevokedAuthorizations } from '../oauth/authorizations.js';
+import { revokeAuthorizations, type RevokedAuthorizations } from '../oauth/authorization/authorizations.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { UsernameTaken, type UserRecord } from '../oauth/store.js';
-import { UserInvalid } from '../oauth/user-profile.js';
+import { UserInvalid } from '../oauth/users/user-profile.js';
 import {
   createUser,
   deleteUser,
@@ -12,7 +12,7 @@ import {
   searchUsers,
   setUserPassword,
   updateUserProfile,
-} from '../oauth/users.js';
+} from '../oauth/users/users.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
 import { required, runSubcommand } from './subcommands.js';

@@ -1,5 +1,5 @@
 // config `openid` and `keys` (issue 16): OpenID Connect's switch and the signing-key lifecycle
-// (src/oauth/signing-keys.ts). Part of config/schema.ts.
+// (src/oauth/keys/signing-keys.ts). Part of config/schema.ts.
 
 export const openidSchema = {
   type: 'object',

@@ -1,11 +1,11 @@
 import type { Config } from '../config/types.js';
-import type { AttemptLimits } from './attempt-limits.js';
+import type { AttemptLimits } from './limits/attempt-limits.js';
 import type { OAuthHooks } from './hooks.js';
-import type { IntrospectionRule } from './introspection-policy.js';
-import type { PasswordHasher } from './passwords.js';
-import type { CapObserver } from './registration-cap.js';
+import type { IntrospectionRule } from './tokens/introspection-policy.js';
+import type { PasswordHasher } from './users/passwords.js';
+import type { CapObserver } from './clients/registration/registration-cap.js';
 import type { Stores } from './store.js';
-import type { TokenSigner } from './token-signer.js';
+import type { TokenSigner } from './keys/token-signer.js';
 
 /** What every domain function receives (STYLE 6): storage, frozen config, the clock, and the hooks. */
 export interface OAuthDeps {

@@ -1,6 +1,6 @@
 import type { Config } from '../config/types.js';
-import { SIGNING_ALGORITHMS } from './signing-keys.js';
-import { CLAIMS_SUPPORTED } from './userinfo.js';
+import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
+import { CLAIMS_SUPPORTED } from './openid/userinfo.js';
 
 /**
  * What this server supports, derived from the config so it never claims more than it does: the RFC 8414

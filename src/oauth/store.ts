@@ -2,12 +2,13 @@
 // them; the domain never sees Prisma or SQL. Token, refresh-token and code values are always passed in
 // their stored form (see secrets.ts storedForm): the domain decides about hashing, storage just matches.
 
-import type { ApplicationAdminStore, ApplicationRecord, ApplicationStore } from './application-store.js';
-import type { CleanupStore } from './cleanup-store.js';
-import type { RegistrationStore } from './registration-tokens.js';
-import type { SigningKeyMaterial } from './signing-key-material.js';
-import type { SigningKeyRecord } from './signing-keys.js';
-import type { UserAdminStore, UserStore } from './user-store.js';
+import type { ApplicationAdminStore, ApplicationRecord, ApplicationStore } from './clients/application-store.js';
+import type { CleanupStore } from './cleanup/cleanup-store.js';
+import type { RegistrationStore } from './clients/registration/registration-store.js';
+import type { SigningKeyMaterial } from './keys/signing-key-material.js';
+import type { SigningKeyRecord } from './keys/signing-keys.js';
+import type { UserAdminStore, UserStore } from './users/user-store.js';
+import type { AccessTokenFormat } from './tokens/access-token-format.js';
 
 // The application, user and cleanup interfaces have files of their own; named here too, so that this file stays
 // the one place to import storage interfaces from.
@@ -22,11 +23,10 @@ export {
   type LookupOrigin,
   type RegisteredBy,
   type TokenEndpointAuthMethod,
-} from './application-store.js';
-export type { CleanupRun, CleanupStore, KeptCounts } from './cleanup-store.js';
-export { UsernameTaken, type UserAdminStore, type UserClaims, type UserRecord, type UserStore } from './user-store.js';
-
-export type AccessTokenFormat = 'opaque' | 'jwt';
+} from './clients/application-store.js';
+export type { CleanupRun, CleanupStore, KeptCounts } from './cleanup/cleanup-store.js';
+export type { AccessTokenFormat } from './tokens/access-token-format.js';
+export { UsernameTaken, type UserAdminStore, type UserClaims, type UserRecord, type UserStore } from './users/user-store.js';
 
 /** An API registered as a resource (RFC 8707): what it accepts and how its tokens are made. */
 export interface ResourceRecord {

@@ -3,7 +3,7 @@ import { TOKEN_ENDPOINT_AUTH_METHODS, UidTaken, type RegisteredBy, type TokenEnd
 import { Prisma, type OauthApplication, type PrismaClient } from './generated/client.js';
 import { recordNotFound, uniqueViolation } from './prisma-errors.js';
 import { selectList, splitList, timestamp, type Row } from './rows.js';
-import { isSigningAlgorithm, type SigningAlgorithm } from '../oauth/signing-keys.js';
+import { isSigningAlgorithm, type SigningAlgorithm } from '../oauth/keys/signing-keys.js';
 import type { SqlClient } from './sql-client.js';
 
 // oauth_applications. Client authentication reads it on every token and introspection request: raw SQL,

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import type * as Argon2 from '@node-rs/argon2';
-import type { PasswordHasher } from '../oauth/passwords.js';
+import type { PasswordHasher } from '../oauth/users/passwords.js';
 
-// The domain's PasswordHasher (oauth/passwords.ts) on a native module, so it lives in storage, the layer that
+// The domain's PasswordHasher (oauth/users/passwords.ts) on a native module, so it lives in storage, the layer that
 // implements the domain's interfaces on infrastructure; app.ts and the CLI hand it to the domain in its deps.
 
 // OWASP's argon2id baseline (19 MiB, 2 iterations): strong for human passwords, ~30 ms per check.

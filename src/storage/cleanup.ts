@@ -6,14 +6,14 @@ import {
   type CleanupRule,
   type CleanupSettings,
   type UsableFamily,
-} from '../oauth/cleanup-policy.js';
-import type { CleanupResult } from '../oauth/cleanup.js';
+} from '../oauth/cleanup/cleanup-policy.js';
+import type { CleanupResult } from '../oauth/cleanup/cleanup.js';
 import type { CleanupRun, CleanupStore, KeptCounts } from '../oauth/store.js';
 import { timestamp } from './rows.js';
 import { UNUSED_SELF_REGISTERED } from './self-registered-clients.js';
 import type { SqlClient } from './sql-client.js';
 
-// Stale-record cleanup (reference section 18, SPEC 2): the rules of oauth/cleanup-policy.ts as SQL, with the
+// Stale-record cleanup (reference section 18, SPEC 2): the rules of oauth/cleanup/cleanup-policy.ts as SQL, with the
 // policy's instants as parameters. Hard DELETEs in bounded batches, each batch its own short autocommitted
 // statement, so no lock is held for long even on tables of tens of millions of rows.
 // A batch is a window of the index of the rule's time column: the next `batchSize` rows in (column, id) order

@@ -1,4 +1,4 @@
-import type { LockedRegistrations, RegistrationStore, RegistrationTokenRecord } from '../oauth/registration-tokens.js';
+import type { LockedRegistrations, RegistrationStore, RegistrationTokenRecord } from '../oauth/clients/registration/registration-store.js';
 import { withAdvisoryTransactionLock } from './advisory-lock.js';
 import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';

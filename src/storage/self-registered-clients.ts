@@ -1,4 +1,4 @@
-// Issue 29 item 5 (oauth/unused-clients.ts) in SQL: which self-registered clients are unused, which of those have
+// Issue 29 item 5 (oauth/clients/registration/unused-clients.ts) in SQL: which self-registered clients are unused, which of those have
 // expired, and the live ones the caps count. `tokens cleanup` (cleanup.ts) deletes by the same condition.
 
 /**

@@ -1,5 +1,5 @@
 import type { LockedSigningKeys, SigningKeyStore } from '../oauth/store.js';
-import type { SigningAlgorithm, SigningKeyRecord } from '../oauth/signing-keys.js';
+import type { SigningAlgorithm, SigningKeyRecord } from '../oauth/keys/signing-keys.js';
 import { withAdvisoryTransactionLock } from './advisory-lock.js';
 import type { Database } from './database.js';
 import type { OauthSigningKey, Prisma } from './generated/client.js';

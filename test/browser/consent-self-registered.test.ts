@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s256Challenge } from '../../src/oauth/pkce.js';
-import { OOB_URI } from '../../src/oauth/redirect-uri.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
+import { OOB_URI } from '../../src/oauth/authorization/redirect-uri.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';

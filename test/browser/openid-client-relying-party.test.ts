@@ -4,7 +4,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rotateSigningKey } from '../../src/oauth/signing-key-service.js';
+import { rotateSigningKey } from '../../src/oauth/keys/signing-key-service.js';
 import type { UserRecord } from '../../src/oauth/store.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { createClient, PASSWORD } from '../helpers/end-user.js';

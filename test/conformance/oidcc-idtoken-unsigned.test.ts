@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApplicationInvalid } from '../../src/oauth/applications.js';
+import { ApplicationInvalid } from '../../src/oauth/clients/applications.js';
 import { authorizeUrl } from '../helpers/end-user.js';
 import { discover, openIdProvider, redirectedError, suiteCodeFlow, suiteRequest, type OpenIdProvider } from './support.js';
 

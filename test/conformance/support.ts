@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { expect } from 'vitest';
-import type { ApplicationFields } from '../../src/oauth/applications.js';
+import type { ApplicationFields } from '../../src/oauth/clients/applications.js';
 import type { ApplicationRecord, UserRecord } from '../../src/oauth/store.js';
 import { createClient, hiddenFields, locationParameters, PASSWORD, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { authorize, CALLBACK, openIdServer } from '../helpers/openid.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { loadConfig } from '../../src/config/loader.js';
-import { createApplication } from '../../src/oauth/applications.js';
+import { createApplication } from '../../src/oauth/clients/applications.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { startService, stopService } from '../helpers/processes.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Config } from '../../src/config/types.js';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { authorizeUrl } from './end-user.js';
 import { expectOAuthError, TEXT, tokenRequest } from './oauth-requests.js';
 import { capturedLogLines, type CapturedLogLines } from './log-lines.js';

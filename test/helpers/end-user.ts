@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { createApplication, type ApplicationFields } from '../../src/oauth/applications.js';
+import { createApplication, type ApplicationFields } from '../../src/oauth/clients/applications.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import type { UserRecord } from '../../src/oauth/store.js';
 import { tokenRequest } from './oauth-requests.js';

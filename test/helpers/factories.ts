@@ -1,8 +1,8 @@
-import { createApplication, type ApplicationFields } from '../../src/oauth/applications.js';
+import { createApplication, type ApplicationFields } from '../../src/oauth/clients/applications.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { generateSecret, storedForm } from '../../src/oauth/secrets.js';
 import type { ApplicationRecord, UserRecord } from '../../src/oauth/store.js';
-import { issueAccessToken, type IssuedToken, type TokenRequest } from '../../src/oauth/token-issuer.js';
+import { issueAccessToken, type IssuedToken, type TokenRequest } from '../../src/oauth/tokens/token-issuer.js';
 
 // Small factories for test data, all through the domain so rows look exactly like production's.
 

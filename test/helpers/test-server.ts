@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { createAttemptLimits } from '../../src/oauth/attempt-limits.js';
-import { createTokenSigner } from '../../src/oauth/token-signer.js';
+import { createAttemptLimits } from '../../src/oauth/limits/attempt-limits.js';
+import { createTokenSigner } from '../../src/oauth/keys/token-signer.js';
 import { buildServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/loader.js';
 import type { Config, ConfigInput } from '../../src/config/types.js';
 import type { Extensions } from '../../src/http/extensions.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
-import type { PasswordHasher } from '../../src/oauth/passwords.js';
+import type { PasswordHasher } from '../../src/oauth/users/passwords.js';
 import { createStores } from '../../src/storage/stores.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 

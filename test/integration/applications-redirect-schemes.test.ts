@@ -6,7 +6,7 @@ import { AdminSession, buildAdminServer, JSON_API } from './applications-support
 const JSON_BODY = { ...JSON_API, 'content-type': 'application/json' };
 const FORBIDDEN = 'Redirect URI is forbidden by the server.';
 
-// One rule for the admin form and the admin JSON API (src/oauth/redirect-uri.ts): https, loopback http, a native
+// One rule for the admin form and the admin JSON API (src/oauth/authorization/redirect-uri.ts): https, loopback http, a native
 // app's private-use scheme (RFC 8252 section 7.1); anything else is refused with the same message in both.
 describe(`/oauth/applications: the schemes of redirect URIs (${backend})`, () => {
   let server: TestServer;

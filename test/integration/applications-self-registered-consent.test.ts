@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { authorizeUrl, createClient, createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';

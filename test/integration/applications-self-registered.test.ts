@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { authorizeUrl, createUser, csrfTokenIn, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { createClient, issueToken } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';

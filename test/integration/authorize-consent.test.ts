@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import {
   authorizeUrl,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import { OOB_URI } from '../../src/oauth/redirect-uri.js';
+import { OOB_URI } from '../../src/oauth/authorization/redirect-uri.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import {
   authorizeUrl,

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENID_RULES } from '../../src/oauth/openid-request.js';
+import { OPENID_RULES } from '../../src/oauth/openid/openid-request.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { authorizeUrl, createClient, createUser, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { openIdServer } from '../helpers/openid.js';

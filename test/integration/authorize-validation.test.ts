@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { AUTHORIZATION_RULES, DENIAL_RULES } from '../../src/oauth/authorization-rules.js';
-import { OPENID_RULES } from '../../src/oauth/openid-request.js';
-import { OOB_URI } from '../../src/oauth/redirect-uri.js';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { AUTHORIZATION_RULES, DENIAL_RULES } from '../../src/oauth/authorization/authorization-rules.js';
+import { OPENID_RULES } from '../../src/oauth/openid/openid-request.js';
+import { OOB_URI } from '../../src/oauth/authorization/redirect-uri.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';

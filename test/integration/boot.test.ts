@@ -2,7 +2,7 @@ import { domainDeps } from '../../src/cli/context.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/loader.js';
-import { createApplication } from '../../src/oauth/applications.js';
+import { createApplication } from '../../src/oauth/clients/applications.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { ROOT, runService, serviceFixture, startService, stopService, type ServiceFixture } from '../helpers/processes.js';
 import { backend } from '../helpers/test-database.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JWT_NEEDS_KEYS } from '../../src/oauth/access-token-format.js';
+import { JWT_NEEDS_KEYS } from '../../src/oauth/tokens/access-token-format.js';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { backend } from '../helpers/test-database.js';
 

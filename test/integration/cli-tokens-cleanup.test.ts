@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { generateSecret } from '../../src/oauth/secrets.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import type { CleanupKind } from '../../src/oauth/cleanup-policy.js';
+import type { CleanupKind } from '../../src/oauth/cleanup/cleanup-policy.js';
 import { cleanupStaleRecords } from '../../src/storage/cleanup.js';
 import type { Database } from '../../src/storage/database.js';
 import { timestamp } from '../../src/storage/rows.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { ApplicationsController, AuthorizationsController, AuthorizedApplicationsController } from '../../src/http/controllers/index.js';
 import type { SignedInUser } from '../../src/http/hooks/authenticate-resource-owner.js';
-import type { AuthorizationRequest } from '../../src/oauth/authorization-request.js';
+import type { AuthorizationRequest } from '../../src/oauth/authorization/authorization-request.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import {
   authorizeUrl,

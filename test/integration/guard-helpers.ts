@@ -1,7 +1,7 @@
 import type { GuardToken } from '@oauth-service/guard';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { storedForm } from '../../src/oauth/secrets.js';
-import { inaccessibleReason } from '../../src/oauth/token-state.js';
+import { inaccessibleReason } from '../../src/oauth/tokens/token-state.js';
 
 /**
  * The guard's local mode as the service wires it: a plain function over the real token store, with a counter

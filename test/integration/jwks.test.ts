@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retireSigningKey } from '../../src/oauth/signing-key-service.js';
-import { createTokenSigner } from '../../src/oauth/token-signer.js';
+import { retireSigningKey } from '../../src/oauth/keys/signing-key-service.js';
+import { createTokenSigner } from '../../src/oauth/keys/token-signer.js';
 import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 

@@ -105,7 +105,7 @@ describe(`oauth4webapi with DPoP (RFC 9449) against a listening server and a gua
   // KNOWN GAP (server): oauth4webapi 3.x signs with an Ed25519 key under the fully-specified JWS alg "Ed25519"
   // (RFC 9864), also for generateKeyPair('EdDSA'). The server's dpop.algorithms accepts only the polymorphic "EdDSA"
   // (src/config/dpop-schema.ts DPOP_ALGORITHMS has no "Ed25519", so it cannot even be configured), and
-  // src/oauth/dpop-proof.ts refuses the proof: 400 invalid_dpop_proof "The DPoP proof must be signed with one of
+  // src/oauth/tokens/dpop/dpop-proof.ts refuses the proof: 400 invalid_dpop_proof "The DPoP proof must be signed with one of
   // ES256, ES384, EdDSA, RS256, PS256." This step passes once "Ed25519" is accepted.
   it('(1b) an Ed25519 key, as oauth4webapi signs with it (alg "Ed25519"), binds a token too', async () => {
     const DPoP = oauth.DPoP(confidential.client, await oauth.generateKeyPair('Ed25519'));

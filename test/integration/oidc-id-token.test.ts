@@ -1,6 +1,6 @@
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { halfHash } from '../../src/oauth/id-token.js';
+import { halfHash } from '../../src/oauth/openid/id-token.js';
 import { createClient, createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { codeFlow, openIdServer, verifiedIdToken } from '../helpers/openid.js';
 import { basic, tokenRequest } from '../helpers/oauth-requests.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSigningKeys } from '../../src/oauth/signing-key-service.js';
+import { ensureSigningKeys } from '../../src/oauth/keys/signing-key-service.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { createClient, createUser, signedIn } from '../helpers/end-user.js';
 import { codeFlow, jwksOf, openIdServer, verifiedIdToken } from '../helpers/openid.js';

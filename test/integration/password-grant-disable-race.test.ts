@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PasswordHasher } from '../../src/oauth/passwords.js';
-import { deleteUser, disableUser } from '../../src/oauth/users.js';
+import type { PasswordHasher } from '../../src/oauth/users/passwords.js';
+import { deleteUser, disableUser } from '../../src/oauth/users/users.js';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { createClient, createUser, type TestClient } from '../helpers/factories.js';
 import { basic, expectOAuthError, TEXT, tokenRequest } from '../helpers/oauth-requests.js';

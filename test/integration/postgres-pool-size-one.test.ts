@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSigningKeys, retireSigningKey, rotateSigningKey } from '../../src/oauth/signing-key-service.js';
+import { ensureSigningKeys, retireSigningKey, rotateSigningKey } from '../../src/oauth/keys/signing-key-service.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, locationParameters, publicCodeFlow, signedIn } from '../helpers/end-user.js';
-import { createRegistrationToken } from '../../src/oauth/registration-tokens.js';
+import { createRegistrationToken } from '../../src/oauth/clients/registration/registration-tokens.js';
 import { basic, bearer, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JWT_NEEDS_KEYS } from '../../src/oauth/access-token-format.js';
+import { JWT_NEEDS_KEYS } from '../../src/oauth/tokens/access-token-format.js';
 import { createClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';

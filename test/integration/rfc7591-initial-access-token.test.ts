@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistrationToken, revokeRegistrationToken } from '../../src/oauth/registration-tokens.js';
+import { createRegistrationToken, revokeRegistrationToken } from '../../src/oauth/clients/registration/registration-tokens.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { exportJWK, generateSecret, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedForm } from '../../src/oauth/secrets.js';
-import { describeAccessToken } from '../../src/oauth/token-info.js';
+import { describeAccessToken } from '../../src/oauth/tokens/token-info.js';
 import { dpopKey, dpopProof, type DpopKey } from '../helpers/dpop.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
 import { basic, introspectRequest, tokenInfoRequest, tokenRequest } from '../helpers/oauth-requests.js';

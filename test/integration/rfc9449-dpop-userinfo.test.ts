@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueAccessToken } from '../../src/oauth/token-issuer.js';
+import { issueAccessToken } from '../../src/oauth/tokens/token-issuer.js';
 import { dpopKey, dpopProof, type DpopKey } from '../helpers/dpop.js';
 import { createClient, createUser } from '../helpers/end-user.js';
 import { openIdServer } from '../helpers/openid.js';

@@ -8,7 +8,7 @@ import {
   retireSigningKey,
   rotateSigningKey,
   type SigningKeyDeps,
-} from '../../src/oauth/signing-key-service.js';
+} from '../../src/oauth/keys/signing-key-service.js';
 import { createDatabase, type Database } from '../../src/storage/database.js';
 import { createStores } from '../../src/storage/stores.js';
 import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';

@@ -4,7 +4,7 @@ import { userAgent } from '../helpers/end-user.js';
 import { basic, isActive, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import { disableUser } from '../../src/oauth/users.js';
+import { disableUser } from '../../src/oauth/users/users.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 import { AdminSession, buildAdminServer } from './applications-support.js';
 

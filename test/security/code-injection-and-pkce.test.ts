@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { createClient, createCode, createUser, type TestClient } from '../helpers/factories.js';
 import { basic, expectOAuthError, missing, TEXT, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
-import type { PasswordHasher } from '../../src/oauth/passwords.js';
+import type { PasswordHasher } from '../../src/oauth/users/passwords.js';
 import { createUser, userAgent } from '../helpers/end-user.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveApplication } from '../../src/oauth/applications.js';
+import { approveApplication } from '../../src/oauth/clients/applications.js';
 import { createUser, publicCodeFlow, signedIn } from '../helpers/end-user.js';
 import { capturedLogLines } from '../helpers/log-lines.js';
 import { scrapeMetrics } from '../helpers/metrics-scrape.js';

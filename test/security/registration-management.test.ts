@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { authorizeUrl, createUser, signedIn, type UserAgent } from '../helpers/end-user.js';

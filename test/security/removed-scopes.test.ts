@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateApplication } from '../../src/oauth/applications.js';
+import { updateApplication } from '../../src/oauth/clients/applications.js';
 import { createClient, createCode, createUser, issueToken, type TestClient } from '../helpers/factories.js';
 import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';

@@ -2,7 +2,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/types.js';
-import { approveApplication } from '../../src/oauth/applications.js';
+import { approveApplication } from '../../src/oauth/clients/applications.js';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { documentFixture, json, type DocumentFixture } from '../helpers/client-metadata-document-server.js';
 import { authorizeUrl, createUser, locationParameters, publicCodeFlow, signedIn, type UserAgent } from '../helpers/end-user.js';

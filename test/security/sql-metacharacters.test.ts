@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s256Challenge } from '../../src/oauth/pkce.js';
+import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { countRows, createUser, csrfTokenIn, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
 import { createClient, createCode, issueToken, type TestClient } from '../helpers/factories.js';
 import { basic, bearer } from '../helpers/oauth-requests.js';

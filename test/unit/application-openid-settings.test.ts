@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openIdSettingsErrors, storedOpenIdSettings } from '../../src/oauth/application-openid-settings.js';
+import { openIdSettingsErrors, storedOpenIdSettings } from '../../src/oauth/clients/application-openid-settings.js';
 
 // The OpenID Connect settings of an application (issue 16), as pure rules.
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { AuthorizationRequest } from '../../src/oauth/authorization-request.js';
-import { authorizationIssuer, errorDelivery, successDelivery } from '../../src/oauth/authorization-response.js';
+import type { AuthorizationRequest } from '../../src/oauth/authorization/authorization-request.js';
+import { errorDelivery, successDelivery } from '../../src/oauth/authorization/authorization-response.js';
+import { authorizationIssuer } from '../../src/oauth/issuer.js';
 import { AccessDenied, InvalidRedirectUri } from '../../src/oauth/errors.js';
-import { NO_OPENID_PARAMETERS } from '../../src/oauth/openid-request.js';
+import { NO_OPENID_PARAMETERS } from '../../src/oauth/openid/openid-request.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../../src/oauth/store.js';
 
 const ISSUER = 'https://auth.example.com';

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { extractClientCredentials } from '../../src/oauth/client-credentials.js';
+import { extractClientCredentials } from '../../src/oauth/clients/client-credentials.js';
 import { InvalidClient, InvalidRequest, OAuthError } from '../../src/oauth/errors.js';
 
 // Credentials carry the address they came from: the failure limits count per client and address.

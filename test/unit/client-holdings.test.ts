@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, type ConfigError } from '../../src/config/loader.js';
 import type { ConfigInput } from '../../src/config/types.js';
-import { heldDefaultScopes, heldScopes, holdsGrantType } from '../../src/oauth/client-holdings.js';
+import { heldDefaultScopes, heldScopes, holdsGrantType } from '../../src/oauth/clients/client-holdings.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 
-// Issue 29 item 1: what a client may hold (src/oauth/client-holdings.ts), and the registration allowances the config
+// Issue 29 item 1: what a client may hold (src/oauth/clients/client-holdings.ts), and the registration allowances the config
 // loader resolves (registration.allowedScopes' default depends on defaultScopes and openid.enabled).
 
 const config = (input: ConfigInput = {}) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusedAddressReason } from '../../src/oauth/client-metadata-document-address.js';
+import { refusedAddressReason } from '../../src/oauth/clients/metadata-documents/client-metadata-document-address.js';
 
 // Client ID Metadata Documents, SSRF: which resolved addresses a document may be fetched from.
 

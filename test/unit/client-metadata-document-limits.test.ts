@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FetchSlots, FirstFetchAllowance, RefusalCache } from '../../src/oauth/client-metadata-document-limits.js';
+import {
+  FetchSlots,
+  FirstFetchAllowance,
+  RefusalCache,
+} from '../../src/oauth/clients/metadata-documents/client-metadata-document-limits.js';
 
 // The per-instance bounds on Client ID Metadata Document fetches: refused URLs remembered for a fixed window, in a
 // bounded number of entries; fetches in flight bounded in all and per host.

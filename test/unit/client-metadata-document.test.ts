@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cacheSeconds, clientIdUrlProblem } from '../../src/oauth/client-metadata-document.js';
+import { cacheSeconds, clientIdUrlProblem } from '../../src/oauth/clients/metadata-documents/client-metadata-document.js';
 
 // draft-ietf-oauth-client-id-metadata-document: which client_id values are document URLs, and how long a fetched
 // document is used (RFC 9111 freshness, bounded by maxCacheSeconds).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FailureLimiter } from '../../src/oauth/failure-limiter.js';
+import { FailureLimiter } from '../../src/oauth/limits/failure-limiter.js';
 
 const limits = { enabled: true, maxFailures: 3, windowSeconds: 60, lockoutSeconds: 300 };
 const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1) + seconds * 1000);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { halfHash, idTokenClaims } from '../../src/oauth/id-token.js';
+import { halfHash, idTokenClaims } from '../../src/oauth/openid/id-token.js';
 
 // OpenID Connect Core 1.0 sections 2 and 3.1.3.6 (issue 16: the claims the code exchange will sign).
 describe('ID token claims', () => {

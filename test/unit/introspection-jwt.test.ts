@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptsIntrospectionJwt } from '../../src/oauth/introspection-jwt.js';
+import { acceptsIntrospectionJwt } from '../../src/oauth/tokens/introspection-jwt.js';
 
 // RFC 9701 section 4 with RFC 9110 section 12.5.1: when the Accept header asks for the JWT answer.
 

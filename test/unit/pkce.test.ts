@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { isValidCodeChallenge, isValidCodeVerifier, s256Challenge, verifyCodeVerifier } from '../../src/oauth/pkce.js';
+import { isValidCodeChallenge, isValidCodeVerifier, s256Challenge, verifyCodeVerifier } from '../../src/oauth/authorization/pkce.js';
 
 // RFC 7636 appendix B: the 32 octets of the example verifier, its base64url form and its S256 challenge.
 const VERIFIER_OCTETS = [

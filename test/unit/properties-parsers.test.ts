@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formsPlugin, MAX_FORM_PARAMETERS } from '../../src/http/plugins/forms.js';
-import { extractClientCredentials } from '../../src/oauth/client-credentials.js';
+import { extractClientCredentials } from '../../src/oauth/clients/client-credentials.js';
 import { InvalidRequest } from '../../src/oauth/errors.js';
 import { readParameters } from '../../src/oauth/request-parameters.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isSafeReturnPath } from '../../src/http/hooks/authenticate-resource-owner.js';
-import { buildRedirectUrl, matchesRegisteredUri } from '../../src/oauth/redirect-uri.js';
+import { buildRedirectUrl, matchesRegisteredUri } from '../../src/oauth/authorization/redirect-uri.js';
 
 // Properties of everything that decides where a browser is sent (RFC 9700 sections 4.1 and 4.11). The basic
 // matching properties (never throws, exact or loopback-port match only) are in test/unit/properties.test.ts.

@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { extractClientCredentials } from '../../src/oauth/client-credentials.js';
+import { extractClientCredentials } from '../../src/oauth/clients/client-credentials.js';
 import { OAuthError } from '../../src/oauth/errors.js';
-import { verifyCodeVerifier } from '../../src/oauth/pkce.js';
-import { buildRedirectUrl, matchesRegisteredUri } from '../../src/oauth/redirect-uri.js';
+import { verifyCodeVerifier } from '../../src/oauth/authorization/pkce.js';
+import { buildRedirectUrl, matchesRegisteredUri } from '../../src/oauth/authorization/redirect-uri.js';
 import { narrowScopes, parseScopes } from '../../src/oauth/scopes.js';
 
 // Hostile input must never escape as an exception (SPEC 3: no input makes any endpoint answer 500).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAllowedRedirectScheme, registrationErrors } from '../../src/oauth/redirect-uri.js';
+import { isAllowedRedirectScheme, registrationErrors } from '../../src/oauth/authorization/redirect-uri.js';
 
 // The one rule for the schemes of registered redirect URIs, whoever registers them (admin form, admin JSON API,
 // CLI): https (http on loopback, or anywhere with forceSslInRedirectUri off), a native app's private-use scheme

@@ -6,7 +6,7 @@ import {
   matchesRegisteredUri,
   registrationErrors,
   splitRegisteredUris,
-} from '../../src/oauth/redirect-uri.js';
+} from '../../src/oauth/authorization/redirect-uri.js';
 
 // A public (native) client: RFC 8252's loopback port exception applies.
 const NATIVE = { anyLoopbackPort: true };

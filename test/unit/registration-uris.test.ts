@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { displayUriProblem, isInternalHost, redirectUriVerdict } from '../../src/oauth/client-registration-uris.js';
-import { tokenState, type RegistrationTokenRecord } from '../../src/oauth/registration-tokens.js';
+import { displayUriProblem, isInternalHost, redirectUriVerdict } from '../../src/oauth/clients/registration/client-registration-uris.js';
+import type { RegistrationTokenRecord } from '../../src/oauth/clients/registration/registration-store.js';
+import { tokenState } from '../../src/oauth/clients/registration/registration-tokens.js';
 
 // The pure rules of self-registration (issue 19): which redirect URIs need a native client, which display URI
 // hosts a browser must never be sent to, and when an initial access token may register.

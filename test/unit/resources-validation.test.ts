@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { JWT_NEEDS_KEYS } from '../../src/oauth/access-token-format.js';
-import { openIdSettingsErrors, storedOpenIdSettings } from '../../src/oauth/application-openid-settings.js';
+import { JWT_NEEDS_KEYS } from '../../src/oauth/tokens/access-token-format.js';
+import { openIdSettingsErrors, storedOpenIdSettings } from '../../src/oauth/clients/application-openid-settings.js';
 import {
   firstFailure,
   LIFETIME_RULES,
@@ -12,7 +12,7 @@ import {
   URI_RULES,
   type ResourceFields,
   type ResourceRule,
-} from '../../src/oauth/resource-validation.js';
+} from '../../src/oauth/resources/resource-validation.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 
 // The rules of a registered resource (issue 17, RFC 8707), each by name: the first failing rule of a field decides.

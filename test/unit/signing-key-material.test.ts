@@ -1,7 +1,7 @@
 import { calculateJwkThumbprint, importJWK, jwtVerify, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { generateSigningKey } from '../../src/oauth/signing-key-material.js';
-import { SIGNING_ALGORITHMS } from '../../src/oauth/signing-keys.js';
+import { generateSigningKey } from '../../src/oauth/keys/signing-key-material.js';
+import { SIGNING_ALGORITHMS } from '../../src/oauth/keys/signing-keys.js';
 
 // Keys are made and exported by jose (issue 16: no hand-written JOSE); verified here with jose as a relying party would.
 

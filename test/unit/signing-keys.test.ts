@@ -7,7 +7,7 @@ import {
   rotatedByHand,
   type SigningKeyRecord,
   type SigningKeySettings,
-} from '../../src/oauth/signing-keys.js';
+} from '../../src/oauth/keys/signing-keys.js';
 
 // The signing-key lifecycle (issue 16): published publishAheadSeconds before it signs, signs until a newer key
 // starts (planned rotateAfterDays after its own start), published until what it signed has expired; retired:

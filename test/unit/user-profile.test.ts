@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UserClaims } from '../../src/oauth/store.js';
-import { parseAddress, resolveProfile, type ProfileInput } from '../../src/oauth/user-profile.js';
-import { passwordErrors, usernameErrors } from '../../src/oauth/users.js';
+import { parseAddress, resolveProfile, type ProfileInput } from '../../src/oauth/users/user-profile.js';
+import { passwordErrors, usernameErrors } from '../../src/oauth/users/users.js';
 
 const EMPTY: UserClaims = {
   name: null,

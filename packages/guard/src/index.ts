@@ -26,7 +26,6 @@ export { serviceGuard, type ServiceAuthorizeHook } from './plugin.js';
 export { GuardError, GuardUnavailableError } from './guard-error.js';
 export { createRemoteIntrospector } from './remote-introspection.js';
 export { protectedResourceMetadata } from './resource-metadata.js';
-export type { JwtAlgorithm, JwtGuardOptions } from './jwt-options.js';
 export type { DpopAlgorithm, DpopNonceOptions, DpopOptions } from './dpop-options.js';
 export type {
   GuardCommonOptions,
@@ -34,6 +33,8 @@ export type {
   GuardRenderOptions,
   GuardToken,
   Introspect,
+  JwtAlgorithm,
+  JwtGuardOptions,
   LocalGuardOptions,
   ProtectedResourceOptions,
   RemoteGuardOptions,

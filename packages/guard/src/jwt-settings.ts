@@ -1,4 +1,4 @@
-import type { JwtAlgorithm, JwtGuardOptions } from './jwt-options.js';
+import type { JwtAlgorithm, JwtGuardOptions } from './types.js';
 import { LOOPBACK } from './remote-settings.js';
 
 const ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];

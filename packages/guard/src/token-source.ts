@@ -1,12 +1,11 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { AudienceRule } from './audience.js';
-import type { JwtGuardOptions } from './jwt-options.js';
 import { jwtSettings, type JwtSettings } from './jwt-settings.js';
 import { createJwtVerifier } from './jwt-verification.js';
 import { createRemoteIntrospector } from './remote-introspection.js';
 import type { ResourceSettings } from './resource-metadata.js';
 import type { EvaluationRules } from './token-evaluation.js';
-import type { GuardToken, ServiceGuardOptions } from './types.js';
+import type { GuardToken, JwtGuardOptions, ServiceGuardOptions } from './types.js';
 
 /** Looks a token up for a request: the mode's introspect function, or jwt mode's verification. */
 export type TokenSource = (token: string, request: FastifyRequest) => Promise<GuardToken | null>;

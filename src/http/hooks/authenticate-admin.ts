@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import basicAuth from '@fastify/basic-auth';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { PasswordOutcome } from '../../oauth/attempt-limits.js';
+import type { PasswordOutcome } from '../../oauth/limits/attempt-limits.js';
 import { Forbidden, TooManyAttempts, Unauthorized } from '../../oauth/errors.js';
-import { limitedAddress } from '../../oauth/limited-address.js';
+import { limitedAddress } from '../../oauth/limits/limited-address.js';
 import { constantTimeEqual } from '../../oauth/secrets.js';
 import type { OAuthDeps } from '../../oauth/deps.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
-import { findUser } from '../../oauth/users.js';
+import { findUser } from '../../oauth/users/users.js';
 import { Unauthorized } from '../../oauth/errors.js';
 import { noStore } from '../no-store.js';
 import { renderError } from './end-user-pages.js';

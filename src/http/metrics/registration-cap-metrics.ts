@@ -1,4 +1,4 @@
-import { capRatio, type CapObserver } from '../../oauth/registration-cap.js';
+import { capRatio, type CapObserver } from '../../oauth/clients/registration/registration-cap.js';
 import type { MetricsRegistry } from './registry.js';
 
 // Issue 29 item 5: how full the caps on self-registered clients are, as this instance last counted them (at a

@@ -1,4 +1,4 @@
-import type { CapObserver } from '../../oauth/registration-cap.js';
+import type { CapObserver } from '../../oauth/clients/registration/registration-cap.js';
 import { registrationCapMetrics } from './registration-cap-metrics.js';
 import { MetricsRegistry, type Counter, type CounterSeries, type Histogram, type HistogramSeries } from './registry.js';
 

@@ -2,9 +2,9 @@ import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config/types.js';
-import { extractClientCredentials } from '../../oauth/client-credentials.js';
+import { extractClientCredentials } from '../../oauth/clients/client-credentials.js';
 import { TooManyRequests } from '../../oauth/errors.js';
-import { limitedAddress } from '../../oauth/limited-address.js';
+import { limitedAddress } from '../../oauth/limits/limited-address.js';
 import { API_GROUP_PATHS } from '../api-content-type.js';
 
 // UserInfo (OpenID Connect Core 5.3) answers a bearer token, not a client: like token info, its budget is
@@ -25,7 +25,7 @@ function namedClient(request: FastifyRequest): string | null {
 /**
  * SPEC 5 rateLimit.perClientPerMinute: an optional budget of requests per client at token, revoke and
  * introspect (off by default: a resource server may introspect thousands of times a second). Failed
- * authentication is limited where credentials are checked (oauth/attempt-limits.ts), per failing pair.
+ * authentication is limited where credentials are checked (oauth/limits/attempt-limits.ts), per failing pair.
  * Issue 19 registration.perAddressPerMinute: registrations (POST /oauth/register) per client address (IPv6 by
  * its /64), on by default and counted apart from perClientPerMinute. Both count in this instance's memory.
  */

@@ -1,10 +1,10 @@
 import type { GuardToken, LocalGuardOptions } from '@oauth-service/guard';
-import { findApplication } from '../../oauth/applications.js';
+import { findApplication } from '../../oauth/clients/applications.js';
 import type { OAuthDeps } from '../../oauth/deps.js';
-import { signedByRetiredKey } from '../../oauth/jwt-access-token.js';
+import { signedByRetiredKey } from '../../oauth/tokens/jwt-access-token.js';
 import type { AccessTokenRecord } from '../../oauth/store.js';
-import { findAccessToken } from '../../oauth/token-lookup.js';
-import { inaccessibleReason } from '../../oauth/token-state.js';
+import { findAccessToken } from '../../oauth/tokens/token-lookup.js';
+import { inaccessibleReason } from '../../oauth/tokens/token-state.js';
 
 export interface LocalGuardSettings {
   /**

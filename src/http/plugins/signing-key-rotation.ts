@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { ensureSigningKeys, signingKeySettings, type SigningKeyDeps } from '../../oauth/signing-key-service.js';
+import { ensureSigningKeys, signingKeySettings, type SigningKeyDeps } from '../../oauth/keys/signing-key-service.js';
 
 // Keys rotate by themselves: at boot (so the JWKS is never empty) and then on a timer, on every instance; the
 // lock in the store makes exactly one instance make each key. A failure is logged and tried again next time.

@@ -1,12 +1,12 @@
-import { requireClient } from '../client-authentication.js';
+import { requireClient } from '../clients/client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
-import { verifyCodeVerifier } from '../pkce.js';
+import { verifyCodeVerifier } from '../authorization/pkce.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
-import { narrowedAudience, scopesForAudience } from '../resource-indicators.js';
+import { narrowedAudience, scopesForAudience } from '../resources/resource-indicators.js';
 import { storedForm } from '../secrets.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
-import { issuedToken, mintAccessToken } from '../token-issuer.js';
+import { issuedToken, mintAccessToken } from '../tokens/token-issuer.js';
 import { admitClient, issuesRefreshToken, recordDpopProof } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { currentScopes } from './requested-scopes.js';

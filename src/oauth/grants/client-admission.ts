@@ -1,7 +1,7 @@
 import type { GrantFlow } from '../../config/types.js';
-import { holdsGrantType } from '../client-holdings.js';
+import { holdsGrantType } from '../clients/client-holdings.js';
 import type { OAuthDeps } from '../deps.js';
-import { refuseReplayedDpopProof, rememberDpopProof, type CheckedDpopProof } from '../dpop-proof.js';
+import { refuseReplayedDpopProof, rememberDpopProof, type CheckedDpopProof } from '../tokens/dpop/dpop-proof.js';
 import { UnauthorizedClient } from '../errors.js';
 import type { ApplicationRecord } from '../store.js';
 

@@ -1,8 +1,8 @@
-import { requireClient } from '../client-authentication.js';
+import { requireClient } from '../clients/client-authentication.js';
 import { UnauthorizedClient } from '../errors.js';
 import { optionalParameter, resourceParameters } from '../request-parameters.js';
-import { resolveAudience } from '../resource-indicators.js';
-import { issueAccessToken } from '../token-issuer.js';
+import { resolveAudience } from '../resources/resource-indicators.js';
+import { issueAccessToken } from '../tokens/token-issuer.js';
 import { admitClient, recordDpopProof } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { grantedScopes } from './requested-scopes.js';

@@ -1,9 +1,9 @@
-import type { ClientCredentials } from '../client-credentials.js';
+import type { ClientCredentials } from '../clients/client-credentials.js';
 import type { OAuthDeps } from '../deps.js';
-import type { CheckedDpopProof } from '../dpop-proof.js';
+import type { CheckedDpopProof } from '../tokens/dpop/dpop-proof.js';
 import type { Parameters } from '../request-parameters.js';
 import type { ApplicationRecord } from '../store.js';
-import type { IssuedToken } from '../token-issuer.js';
+import type { IssuedToken } from '../tokens/token-issuer.js';
 
 /** What every grant handler receives: the form parameters and the client credentials the request carried. */
 export interface GrantRequest {

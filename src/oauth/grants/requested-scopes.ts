@@ -1,4 +1,4 @@
-import { heldDefaultScopes, heldScopes, restrictsScopes } from '../client-holdings.js';
+import { heldDefaultScopes, heldScopes, restrictsScopes } from '../clients/client-holdings.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidScope } from '../errors.js';
 import { allScopesAllowed, isWellFormedScopeParam, parseScopes } from '../scopes.js';

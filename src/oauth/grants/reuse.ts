@@ -1,6 +1,6 @@
 import type { OAuthDeps } from '../deps.js';
 import type { ApplicationRecord } from '../store.js';
-import { requireDpopBinding, type IssuedToken } from '../token-issuer.js';
+import { requireDpopBinding, type IssuedToken } from '../tokens/token-issuer.js';
 
 /** The token a grant is about to issue, as reuse must match it. */
 export interface ReuseQuery {

@@ -10,7 +10,7 @@ import {
   updateApplication,
   validateApplicationFields,
   type ApplicationFields,
-} from '../applications.js';
+} from '../clients/applications.js';
 import type { OAuthDeps } from '../deps.js';
 import type { ApplicationRecord } from '../store.js';
 import type { DeclaredObject, Problems } from './declared-object.js';

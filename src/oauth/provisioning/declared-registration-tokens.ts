@@ -1,7 +1,13 @@
-import { REGISTRABLE_GRANT_TYPES } from '../client-registration-metadata.js';
+import { REGISTRABLE_GRANT_TYPES } from '../clients/registration/client-registration-metadata.js';
 import type { OAuthDeps } from '../deps.js';
-import { listRegistrationTokens, MAX_TOKEN_SECONDS, MAX_TOKEN_USES, revokeRegistrationToken, tokenState } from '../registration-tokens.js';
-import type { RegistrationTokenRecord } from '../registration-tokens.js';
+import {
+  listRegistrationTokens,
+  MAX_TOKEN_SECONDS,
+  MAX_TOKEN_USES,
+  revokeRegistrationToken,
+  tokenState,
+} from '../clients/registration/registration-tokens.js';
+import type { RegistrationTokenRecord } from '../clients/registration/registration-store.js';
 import type { DeclaredObject } from './declared-object.js';
 import type { KindHandler, Outcome } from './outcome.js';
 

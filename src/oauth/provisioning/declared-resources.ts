@@ -7,7 +7,7 @@ import {
   storedResourceInput,
   updateResource,
   type ResourceFields,
-} from '../resources.js';
+} from '../resources/resources.js';
 import { changedFields, fieldProblems, type KindHandler } from './outcome.js';
 
 // `resources` of a provisioning file: the APIs registered as resources (RFC 8707), identified by their URI (the

@@ -7,8 +7,15 @@ import {
   UserInvalid,
   type AddressField,
   type ProfileInput,
-} from '../user-profile.js';
-import { createUserWithPasswordHash, deleteUser, findUserByUsername, listUsers, setUserPasswordHash, updateUserProfile } from '../users.js';
+} from '../users/user-profile.js';
+import {
+  createUserWithPasswordHash,
+  deleteUser,
+  findUserByUsername,
+  listUsers,
+  setUserPasswordHash,
+  updateUserProfile,
+} from '../users/users.js';
 import type { DeclaredObject } from './declared-object.js';
 import { fieldProblems, type KindHandler } from './outcome.js';
 

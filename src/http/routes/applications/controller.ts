@@ -11,10 +11,10 @@ import {
   setApplicationDisabled,
   updateApplication,
   type ApplicationListFilter,
-} from '../../../oauth/applications.js';
+} from '../../../oauth/clients/applications.js';
 import { NotFound } from '../../../oauth/errors.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
-import { applicationJson } from '../../../oauth/application-json.js';
+import { applicationJson } from '../../../oauth/clients/application-json.js';
 import { fieldsFromBody, fieldsOf, type ApplicationBody } from './request-fields.js';
 import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from './responses.js';
 import { carrySecretOnce, takeSecretOnce } from './secret-once.js';

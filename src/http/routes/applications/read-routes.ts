@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ApplicationListFilter } from '../../../oauth/applications.js';
+import type { ApplicationListFilter } from '../../../oauth/clients/applications.js';
 import type { ApplicationRoute } from './controller.js';
 import type { RouteOptions } from '../../route-options.js';
 import { idParams, indexQuery, responses } from './schemas.js';

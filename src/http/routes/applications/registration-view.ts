@@ -1,4 +1,4 @@
-import type { ApplicationListFilter } from '../../../oauth/applications.js';
+import type { ApplicationListFilter } from '../../../oauth/clients/applications.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { httpsLink } from '../../client-links.js';
 

@@ -1,4 +1,4 @@
-import type { ApplicationFields } from '../../../oauth/applications.js';
+import type { ApplicationFields } from '../../../oauth/clients/applications.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 
 /** The flat fields of the admin form and JSON API (SPEC 3.6), as the route schema lets them through. */

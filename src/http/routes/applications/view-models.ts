@@ -3,9 +3,9 @@ import {
   type ApplicationFields,
   type ApplicationListFilter,
   type FieldErrors,
-} from '../../../oauth/applications.js';
+} from '../../../oauth/clients/applications.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
-import { SIGNING_ALGORITHMS } from '../../../oauth/signing-keys.js';
+import { SIGNING_ALGORITHMS } from '../../../oauth/keys/signing-keys.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { listFilters, listMarkers, registrationView } from './registration-view.js';
 

@@ -1,4 +1,4 @@
-import { authorizationRequestFields, type AuthorizationRequest } from '../../../oauth/authorization-request.js';
+import { authorizationRequestFields, type AuthorizationRequest } from '../../../oauth/authorization/authorization-request.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { selfRegisteredNotice, type SelfRegisteredNotice } from './self-registered-notice.js';

@@ -1,17 +1,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { approveAuthorization, consentMayBeSkipped, type AuthorizationResult } from '../../../oauth/authorization-approval.js';
-import { readAuthorizationParameters } from '../../../oauth/authorization-parameters.js';
+import {
+  approveAuthorization,
+  consentMayBeSkipped,
+  type AuthorizationResult,
+} from '../../../oauth/authorization/authorization-approval.js';
+import { readAuthorizationParameters } from '../../../oauth/authorization/authorization-parameters.js';
 import {
   validateAuthorizationRequest,
   interactionFailure,
   validateDenial,
   type AuthorizationFailure,
   type AuthorizationRequest,
-} from '../../../oauth/authorization-request.js';
-import { authorizationIssuer, errorDelivery, successDelivery } from '../../../oauth/authorization-response.js';
-import { nextInteraction } from '../../../oauth/authorization-interaction.js';
+} from '../../../oauth/authorization/authorization-request.js';
+import { errorDelivery, successDelivery } from '../../../oauth/authorization/authorization-response.js';
+import { authorizationIssuer } from '../../../oauth/issuer.js';
+import { nextInteraction } from '../../../oauth/authorization/authorization-interaction.js';
 import { InvalidClient, InvalidRequest } from '../../../oauth/errors.js';
-import { limitedAddress } from '../../../oauth/limited-address.js';
+import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { ApplicationGone, type LookupOrigin } from '../../../oauth/store.js';
 import { currentResourceOwner, redirectToLogin, sessionUser, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { renderPage } from '../../hooks/end-user-pages.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { AuthorizationDelivery } from '../../../oauth/authorization-response.js';
+import type { AuthorizationDelivery } from '../../../oauth/authorization/authorization-response.js';
 import { renderError } from '../../hooks/end-user-pages.js';
 import { noStore } from '../../no-store.js';
 

@@ -1,4 +1,4 @@
-import { isOutOfBand } from '../../../oauth/redirect-uri.js';
+import { isOutOfBand } from '../../../oauth/authorization/redirect-uri.js';
 import { httpsLink, parsedUrl } from '../../client-links.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authorizedApplications, revokeAuthorizations } from '../../../oauth/authorizations.js';
+import { authorizedApplications, revokeAuthorizations } from '../../../oauth/authorization/authorizations.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { NotFound } from '../../../oauth/errors.js';

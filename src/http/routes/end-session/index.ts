@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { checkEndSession, type EndSession, type EndSessionParameters } from '../../../oauth/end-session.js';
+import { checkEndSession, type EndSession, type EndSessionParameters } from '../../../oauth/openid/end-session.js';
 import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';

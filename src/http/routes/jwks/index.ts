@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { publishedJwks, signingKeySettings } from '../../../oauth/signing-key-service.js';
-import { jwksMaxAge } from '../../../oauth/signing-keys.js';
+import { publishedJwks, signingKeySettings } from '../../../oauth/keys/signing-key-service.js';
+import { jwksMaxAge } from '../../../oauth/keys/signing-keys.js';
 import type { RouteOptions } from '../../route-options.js';
 
 const jwksSchema = {

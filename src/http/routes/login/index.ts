@@ -4,8 +4,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
-import { limitedAddress } from '../../../oauth/limited-address.js';
-import { checkLoginCredentials, findUser } from '../../../oauth/users.js';
+import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { checkLoginCredentials, findUser } from '../../../oauth/users/users.js';
 
 // Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
 // before the lockout starts.

@@ -6,7 +6,7 @@ import {
   readClient,
   registerClient,
   updateClient,
-} from '../../../oauth/client-registration.js';
+} from '../../../oauth/clients/registration/client-registration.js';
 import { UnsupportedMediaType } from '../../../oauth/errors.js';
 import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';

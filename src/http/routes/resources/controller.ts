@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { findApplicationByUid } from '../../../oauth/applications.js';
+import { findApplicationByUid } from '../../../oauth/clients/applications.js';
 import {
   createResource,
   deleteResource,
@@ -10,7 +10,7 @@ import {
   ResourceInvalid,
   updateResource,
   type ResourceFields,
-} from '../../../oauth/resources.js';
+} from '../../../oauth/resources/resources.js';
 import type { ResourceRecord } from '../../../oauth/store.js';
 import { Controller } from '../../controllers/controller.js';
 import { wantsJson } from '../applications/responses.js';

@@ -1,4 +1,4 @@
-import type { ResourceFields } from '../../../oauth/resources.js';
+import type { ResourceFields } from '../../../oauth/resources/resources.js';
 
 /** The flat fields of the admin form and JSON API, as the route schema lets them through. */
 export interface ResourceBody {

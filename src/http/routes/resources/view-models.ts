@@ -1,5 +1,5 @@
 import type { OAuthDeps } from '../../../oauth/deps.js';
-import { MAX_LIFETIME, MIN_LIFETIME, type ResourceFieldErrors, type ResourceFields } from '../../../oauth/resources.js';
+import { MAX_LIFETIME, MIN_LIFETIME, type ResourceFieldErrors, type ResourceFields } from '../../../oauth/resources/resources.js';
 import type { ApplicationRecord, ResourceRecord } from '../../../oauth/store.js';
 
 // Small view models for views/resources/*.eta (STYLE 14): the handlers decide, the templates print.

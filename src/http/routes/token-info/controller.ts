@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidToken } from '../../../oauth/errors.js';
-import { describeAccessToken } from '../../../oauth/token-info.js';
+import { describeAccessToken } from '../../../oauth/tokens/token-info.js';
 import { noStore } from '../../no-store.js';
 import { accessTokenRecordOf } from '../../plugins/local-guard.js';
 import { Controller } from '../../controllers/controller.js';

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { extractClientCredentials } from '../../../oauth/client-credentials.js';
-import { tokenRequestDpopProof } from '../../../oauth/dpop-proof.js';
+import { extractClientCredentials } from '../../../oauth/clients/client-credentials.js';
+import { tokenRequestDpopProof } from '../../../oauth/tokens/dpop/dpop-proof.js';
 import { OAuthError } from '../../../oauth/errors.js';
 import { handleTokenRequest } from '../../../oauth/grants/index.js';
-import { introspect, type IntrospectionResponse } from '../../../oauth/introspection.js';
-import { acceptsIntrospectionJwt, INTROSPECTION_JWT_MEDIA_TYPE, signedIntrospection } from '../../../oauth/introspection-jwt.js';
-import { limitedAddress } from '../../../oauth/limited-address.js';
-import { introspectionPolicyOf, type IntrospectionRequester, type IntrospectionRule } from '../../../oauth/introspection-policy.js';
-import { revokeToken } from '../../../oauth/revocation.js';
+import { introspect, type IntrospectionResponse } from '../../../oauth/tokens/introspection.js';
+import { acceptsIntrospectionJwt, INTROSPECTION_JWT_MEDIA_TYPE, signedIntrospection } from '../../../oauth/tokens/introspection-jwt.js';
+import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { introspectionPolicyOf, type IntrospectionRequester, type IntrospectionRule } from '../../../oauth/tokens/introspection-policy.js';
+import { revokeToken } from '../../../oauth/tokens/revocation.js';
 import { noStore } from '../../no-store.js';
 import { Controller } from '../../controllers/controller.js';
 

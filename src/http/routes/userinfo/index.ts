@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { checkDpopProof, refuseReplayedDpopProof } from '../../../oauth/dpop-proof.js';
+import { checkDpopProof, refuseReplayedDpopProof } from '../../../oauth/tokens/dpop/dpop-proof.js';
 import { InsufficientScope, InvalidDpopProof, InvalidRequest, InvalidToken, OAuthError } from '../../../oauth/errors.js';
 import { readParameters } from '../../../oauth/request-parameters.js';
-import { presentedAccessToken, userinfoResponse } from '../../../oauth/userinfo.js';
+import { presentedAccessToken, userinfoResponse } from '../../../oauth/openid/userinfo.js';
 import { headerSafe, wwwAuthenticateValue } from '../../error-response.js';
 import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';

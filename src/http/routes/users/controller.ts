@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UsernameTaken, type UserRecord } from '../../../oauth/store.js';
-import { UserInvalid } from '../../../oauth/user-profile.js';
+import { UserInvalid } from '../../../oauth/users/user-profile.js';
 import {
   createUser,
   deleteUser,
@@ -11,8 +11,8 @@ import {
   revokeUserTokens,
   searchUsers,
   updateUserProfile,
-} from '../../../oauth/users.js';
-import type { RevokedAuthorizations } from '../../../oauth/authorizations.js';
+} from '../../../oauth/users/users.js';
+import type { RevokedAuthorizations } from '../../../oauth/authorization/authorizations.js';
 import { Controller } from '../../controllers/controller.js';
 import { claimValues, profileFromBody, type UserBody } from './request-fields.js';
 import { renderUsersPage, userNotFound } from './responses.js';

@@ -6,7 +6,7 @@ import {
   STRING_CLAIMS,
   type AddressField,
   type ProfileInput,
-} from '../../../oauth/user-profile.js';
+} from '../../../oauth/users/user-profile.js';
 
 /** The flat fields of the user forms, as the route schemas let them through. */
 export type UserBody = Partial<Record<string, string | string[]>> & { username?: string; password?: string; _method?: string };

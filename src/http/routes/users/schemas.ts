@@ -1,4 +1,4 @@
-import { ADDRESS_FIELDS, BOOLEAN_CLAIMS, STRING_CLAIMS } from '../../../oauth/user-profile.js';
+import { ADDRESS_FIELDS, BOOLEAN_CLAIMS, STRING_CLAIMS } from '../../../oauth/users/user-profile.js';
 import { errorStatuses, formBody, htmlPage, methodOverrideFormBody, recordIdParams, textOrList } from '../../admin-schemas.js';
 
 export { csrfOnlyBody } from '../../admin-schemas.js';

@@ -6,8 +6,8 @@ import {
   parseAddress,
   STRING_CLAIMS,
   type ProfileErrors,
-} from '../../../oauth/user-profile.js';
-import { SEARCH_LIMIT } from '../../../oauth/users.js';
+} from '../../../oauth/users/user-profile.js';
+import { SEARCH_LIMIT } from '../../../oauth/users/users.js';
 import type { ClaimValues } from './request-fields.js';
 
 // Small view models for views/users/*.eta (STYLE 14): the handlers decide, the templates print.

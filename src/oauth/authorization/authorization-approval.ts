@@ -1,0 +1,90 @@
+import type { AuthorizationRequest } from './authorization-request.js';
+import type { OAuthDeps } from '../deps.js';
+import { reusableToken } from '../grants/reuse.js';
+import { resolveAudience } from '../resources/resource-indicators.js';
+import { generateSecret, storedForm } from '../secrets.js';
+import type { AccessGrantRecord } from '../store.js';
+import { issueAccessToken, type IssuedToken } from '../tokens/token-issuer.js';
+
+// What happens once a validated request is approved (reference 4.4): a code, or for the implicit flow a token.
+
+export type AuthorizationResult =
+  { responseType: 'code'; code: string; grant: AccessGrantRecord } | { responseType: 'token'; issued: IssuedToken };
+
+/** Who approves: the user, and the sign-in the ID token will describe (auth_time, sid). */
+export interface Approver {
+  id: number;
+  authTime: Date | null;
+  sessionId: string | null;
+}
+
+export async function approveAuthorization(
+  deps: OAuthDeps,
+  request: AuthorizationRequest,
+  approver: Approver,
+): Promise<AuthorizationResult> {
+  const resourceOwnerId = approver.id;
+  if (request.responseType === 'token') {
+    return { responseType: 'token', issued: await issueImplicitToken(deps, request, resourceOwnerId) };
+  }
+  // RFC 6749 section 4.1.2 and 10.10: a fresh 256-bit code, short-lived, stored hashed (SPEC 4); the requested
+  // redirect URI is kept so the exchange can require the same one (section 4.1.3).
+  const code = generateSecret();
+  const grant = await deps.stores.accessGrants.create({
+    applicationId: request.application.id,
+    resourceOwnerId,
+    token: storedForm(code, deps.config.hashTokens),
+    expiresIn: deps.config.authorizationCodeExpiresIn,
+    redirectUri: request.redirectUri,
+    scopes: request.scopes,
+    createdAt: deps.now(),
+    codeChallenge: request.codeChallenge,
+    codeChallengeMethod: request.codeChallengeMethod,
+    nonce: request.oidc.nonce,
+    audience: request.resources,
+    dpopJkt: request.dpopJkt,
+    authTime: approver.authTime,
+    sessionId: approver.sessionId,
+  });
+  return { responseType: 'code', code, grant };
+}
+
+// Reference 6: never a refresh token for the implicit flow; reuseAccessToken applies.
+async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest, resourceOwnerId: number): Promise<IssuedToken> {
+  const query = { applicationId: request.application.id, resourceOwnerId, scopes: request.scopes, at: deps.now(), withRefreshToken: false };
+  const reused = await reusableToken(deps, request.application, { ...query, audience: request.resources, dpopJkt: null });
+  if (reused) return reused;
+  return issueAccessToken(deps, {
+    application: request.application,
+    resourceOwnerId,
+    scopes: request.scopes,
+    grantType: 'implicit',
+    withRefreshToken: false,
+    audience: await resolveAudience(deps, request.resources, request.scopes),
+  });
+}
+
+/**
+ * Whether the consent screen is skipped (SPEC 5 skipAuthorization): a listed client, or a confidential client
+ * that already holds a live token of this owner with exactly these scopes (SPEC 8: expired ones do not count;
+ * public clients never, since anyone can claim their client_id, RFC 6749 section 10.2); never for a redirect
+ * URI other than a registered one.
+ */
+export async function consentMayBeSkipped(deps: OAuthDeps, request: AuthorizationRequest, resourceOwnerId: number): Promise<boolean> {
+  const { clients, whenPreviouslyAuthorized } = deps.config.skipAuthorization;
+  // What the owner approved (or the admin listed) is delivery to the registered URIs: a loopback URI on
+  // another port is allowed for native apps, but the owner sees it first.
+  if (!request.application.redirectUris.includes(request.redirectUri)) return false;
+  if (clients.includes(request.application.uid)) return true;
+  if (!whenPreviouslyAuthorized || !request.application.confidential) return false;
+  const live = await deps.stores.accessTokens.findLiveMatching({
+    applicationId: request.application.id,
+    resourceOwnerId,
+    scopes: request.scopes,
+    at: deps.now(),
+  });
+  // What was approved before is these scopes for these resources (RFC 8707): another audience asks again.
+  return live !== null && sameSet(live.audience, request.resources);
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item) => b.includes(item));

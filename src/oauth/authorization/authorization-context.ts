@@ -1,0 +1,92 @@
+import type { GrantFlow } from '../../config/types.js';
+import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
+import type { OAuthDeps } from '../deps.js';
+import type { OAuthError } from '../errors.js';
+import { heldDefaultScopes, heldScopes } from '../clients/client-holdings.js';
+import { parseScopes } from '../scopes.js';
+import type { ApplicationRecord, ResourceRecord } from '../store.js';
+
+// What the authorization rules look at: the parameters, the application they name, the config, and the values
+// derived from them (response mode, requested scopes, whether PKCE is required).
+
+export interface AuthorizationContext {
+  parameters: AuthorizationParameters;
+  /** The application named by client_id, loaded once before the rules run; null when unknown or absent. */
+  application: ApplicationRecord | null;
+  /**
+   * Why a client_id URL names no application (its Client ID Metadata Document was refused), in words for the error
+   * page; null otherwise.
+   */
+  clientRefusal: string | null;
+  /** The registered resources among those the request names (RFC 8707), loaded with the application. */
+  resources: ResourceRecord[];
+  config: OAuthDeps['config'];
+}
+
+/** One check of the authorization endpoint (authorization-rules.ts, and the OpenID Connect ones of openid-request.ts). */
+export interface AuthorizationRule {
+  name: string;
+  /**
+   * RFC 6749 section 4.1.2.1: until client and redirect URI are verified the server MUST NOT redirect; errors
+   * of later rules go to the client (SPEC 8: also on GET).
+   */
+  redirectable: boolean;
+  check(context: AuthorizationContext): boolean;
+  error(context: AuthorizationContext): OAuthError;
+}
+
+// Reference section 3: the response modes of each response type, the default first.
+const RESPONSE_MODES: Record<ResponseType, readonly ResponseMode[]> = {
+  code: ['query', 'fragment', 'form_post'],
+  token: ['fragment', 'form_post'],
+};
+const ALL_RESPONSE_MODES: readonly string[] = ['query', 'fragment', 'form_post'];
+const FLOW_OF: Record<ResponseType, GrantFlow> = { code: 'authorization_code', token: 'implicit' };
+
+export const value = (context: AuthorizationContext, name: AuthorizationParameterName) => context.parameters.values[name];
+export const present = (context: AuthorizationContext, name: AuthorizationParameterName) => (value(context, name) ?? '').trim() !== '';
+export const knownResponseType = (context: AuthorizationContext): ResponseType | null => {
+  const type = value(context, 'response_type');
+  return type === 'code' || type === 'token' ? type : null;
+};
+export const isCodeRequest = (context: AuthorizationContext) => value(context, 'response_type') === 'code';
+
+export function enabledResponseTypes(config: OAuthDeps['config']): ResponseType[] {
+  return (Object.keys(FLOW_OF) as ResponseType[]).filter((type) => config.grantFlows.includes(FLOW_OF[type]));
+}
+
+/** The response mode of a request with a known response type: the default when blank, null when unsupported. */
+export function responseModeOf(context: AuthorizationContext): ResponseMode | null {
+  const type = knownResponseType(context);
+  if (type === null) return null;
+  const modes = RESPONSE_MODES[type];
+  if (!present(context, 'response_mode')) return modes[0]!;
+  return modes.find((mode) => mode === value(context, 'response_mode')) ?? null;
+}
+
+/** How an error reaches the client: the requested mode when it fits, else the response type's default (reference 4.5). */
+export function errorResponseMode(context: AuthorizationContext): ResponseMode {
+  const type = knownResponseType(context);
+  const requested = value(context, 'response_mode') ?? '';
+  const allowed = type === null ? ALL_RESPONSE_MODES : RESPONSE_MODES[type];
+  if (allowed.includes(requested)) return requested as ResponseMode;
+  return type === 'token' ? 'fragment' : 'query';
+}
+
+// Reference 8.2: what the client holds (client-holdings.ts), as at the token endpoint.
+export function allowedScopes(context: AuthorizationContext): readonly string[] {
+  return heldScopes(context.application, context.config);
+}
+
+/** The scopes asked for: the scope parameter, or the default scopes the client holds when it is blank (reference 4.2). */
+export function requestedScopes(context: AuthorizationContext): string[] {
+  if (present(context, 'scope')) return parseScopes(value(context, 'scope'));
+  return heldDefaultScopes(context.application, context.config);
+}
+
+// SPEC 3.5: PKCE is required of public clients, or of every client with pkce.required "all". It protects the
+// code, so it applies to response_type=code only.
+export function pkceRequired(context: AuthorizationContext): boolean {
+  const { required } = context.config.pkce;
+  return required === 'all' || (required === 'public' && context.application?.confidential === false);
+}

@@ -1,0 +1,46 @@
+import type { AuthorizationRequest } from './authorization-request.js';
+import type { OAuthDeps } from '../deps.js';
+import { ConsentRequired, InvalidRequest, LoginRequired, type OAuthError } from '../errors.js';
+import { verifyIdTokenHint } from '../openid/id-token-hint.js';
+
+// What a valid authorization request needs before it can be approved (OpenID Connect Core 3.1.2.3 and
+// 3.1.2.4): a sign-in (none yet, prompt=login, a sign-in older than max_age, or an id_token_hint naming someone
+// else), then consent (unless it may be skipped and prompt=consent does not ask for it again). prompt=none
+// turns every page into an error sent to the client.
+
+export interface Session {
+  subject: string;
+  authTime: Date | null;
+}
+
+export type Interaction = { next: 'login' } | { next: 'consent' } | { next: 'approve' } | { next: 'error'; error: OAuthError };
+
+export async function nextInteraction(
+  deps: Pick<OAuthDeps, 'stores' | 'config' | 'now'>,
+  request: AuthorizationRequest,
+  session: Session | null,
+  consentSkippable: () => Promise<boolean>,
+): Promise<Interaction> {
+  const { prompts, maxAge, idTokenHint } = request.oidc;
+  const silent = prompts.includes('none');
+  let hintedSubject: string | null = null;
+  if (idTokenHint !== null) {
+    const hint = await verifyIdTokenHint(deps, idTokenHint);
+    if (!hint) return { next: 'error', error: new InvalidRequest('The id_token_hint is not an ID token issued by this server.') };
+    hintedSubject = hint.subject;
+  }
+  const signInNeeded =
+    session === null ||
+    prompts.includes('login') ||
+    (maxAge !== null && olderThan(session.authTime, maxAge, deps.now())) ||
+    (hintedSubject !== null && hintedSubject !== session.subject);
+  if (signInNeeded) return silent ? { next: 'error', error: new LoginRequired() } : { next: 'login' };
+  if (prompts.includes('consent')) return { next: 'consent' };
+  if (await consentSkippable()) return { next: 'approve' };
+  return silent ? { next: 'error', error: new ConsentRequired() } : { next: 'consent' };
+}
+
+// A session from before auth_time was recorded is as old as can be.
+function olderThan(authTime: Date | null, maxAgeSeconds: number, now: Date): boolean {
+  return authTime === null || now.getTime() - authTime.getTime() > maxAgeSeconds * 1000;
+}

@@ -1,0 +1,162 @@
+import type { OAuthDeps } from '../deps.js';
+import { AccessDenied, type OAuthError } from '../errors.js';
+import { errorResponseMode, requestedScopes, responseModeOf, type AuthorizationContext } from './authorization-context.js';
+import type { AuthorizationRule } from './authorization-context.js';
+import { AUTHORIZATION_RULES, DENIAL_RULES } from './authorization-rules.js';
+import { clientMetadataDocumentRefusal } from '../clients/metadata-documents/client-metadata-document-applications.js';
+import { openIdParameters, type OpenIdParameters } from '../openid/openid-request.js';
+import { isOutOfBand } from './redirect-uri.js';
+import { formatScopes } from '../scopes.js';
+import type { ApplicationRecord, LookupOrigin } from '../store.js';
+import { EXPIRED_UNUSED_EXPLANATION, expiredUnused } from '../clients/registration/unused-clients.js';
+import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
+
+// The authorization request of RFC 6749 sections 4.1.1 and 4.2.1: validating its parameters in
+// the reference's order (section 4.2, with SPEC 3.5 and 8), and where an error may be sent.
+
+/** A request that passed every rule: what the consent screen shows and the approval issues. */
+export interface AuthorizationRequest {
+  application: ApplicationRecord;
+  redirectUri: string;
+  responseType: ResponseType;
+  responseMode: ResponseMode;
+  scopes: string[];
+  state: string | undefined;
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  /** OpenID Connect's parameters (all empty while openid.enabled is off). */
+  oidc: OpenIdParameters;
+  /** RFC 8707: the registered resources the token will be for (the code's audience); empty when none named. */
+  resources: string[];
+  /** RFC 9449 section 10: the thumbprint of the key the code exchange must prove, or null. */
+  dpopJkt: string | null;
+}
+
+/** Where an error goes once client and redirect URI are verified (RFC 6749 section 4.1.2.1). */
+export interface ErrorRedirect {
+  redirectUri: string;
+  responseMode: ResponseMode;
+  state: string | undefined;
+}
+
+export interface AuthorizationFailure {
+  ok: false;
+  /** The name of the rule that failed (or "denied" when the resource owner said no). */
+  rule: string;
+  error: OAuthError;
+  /** null: the error is shown to the resource owner and never sent to an unverified URI. */
+  redirect: ErrorRedirect | null;
+}
+
+export type AuthorizationValidation = { ok: true; request: AuthorizationRequest } | AuthorizationFailure;
+
+/**
+ * GET and POST /oauth/authorize: every rule, first failure wins (reference 4.2, STYLE 7). `origin` is the
+ * requester, for the lookup of the client (a metadata document's first fetch is limited per address).
+ */
+export async function validateAuthorizationRequest(
+  deps: OAuthDeps,
+  parameters: AuthorizationParameters,
+  origin?: LookupOrigin,
+): Promise<AuthorizationValidation> {
+  const context = await contextFor(deps, parameters, origin);
+  const failure = firstFailure(AUTHORIZATION_RULES, context);
+  if (failure) return failure;
+  const { values } = parameters;
+  const method = values.code_challenge ? (values.code_challenge_method ?? null) : null;
+  return {
+    ok: true,
+    request: {
+      application: context.application!,
+      redirectUri: values.redirect_uri!,
+      responseType: values.response_type as ResponseType,
+      responseMode: responseModeOf(context)!,
+      scopes: requestedScopes(context),
+      state: blankToUndefined(values.state),
+      codeChallenge: values.code_challenge ? values.code_challenge : null,
+      codeChallengeMethod: method,
+      oidc: openIdParameters(context),
+      resources: [...new Set(parameters.resources)],
+      dpopJkt: blankToUndefined(values.dpop_jkt) ?? null,
+    },
+  };
+}
+
+/**
+ * DELETE /oauth/authorize (deny): client and redirect URI are verified before anything is sent there
+ * (SPEC 8, unlike the reference's section 4.6), and the response type only chooses query or fragment.
+ */
+export async function validateDenial(
+  deps: OAuthDeps,
+  parameters: AuthorizationParameters,
+  origin?: LookupOrigin,
+): Promise<AuthorizationFailure> {
+  const context = await contextFor(deps, parameters, origin);
+  return firstFailure(DENIAL_RULES, context) ?? { ok: false, rule: 'denied', error: new AccessDenied(), redirect: errorRedirect(context) };
+}
+
+/** A validated request that cannot go on (OpenID Connect's prompt=none, a bad id_token_hint): the error goes to the client. */
+export function interactionFailure(request: AuthorizationRequest, error: OAuthError): AuthorizationFailure {
+  const redirect = isOutOfBand(request.redirectUri)
+    ? null
+    : { redirectUri: request.redirectUri, responseMode: request.responseMode, state: request.state };
+  return { ok: false, rule: 'interaction', error, redirect };
+}
+
+/**
+ * The parameters that re-create a validated request: the consent form's hidden fields (reference 15.2). Of
+ * OpenID Connect's, only the nonce matters once the user is at the consent page (prompt, max_age and the hints
+ * were about getting there).
+ */
+export function authorizationRequestFields(request: AuthorizationRequest): Partial<Record<AuthorizationParameterName, string>> {
+  return {
+    client_id: request.application.uid,
+    redirect_uri: request.redirectUri,
+    state: request.state ?? '',
+    response_type: request.responseType,
+    response_mode: request.responseMode,
+    scope: formatScopes(request.scopes),
+    code_challenge: request.codeChallenge ?? '',
+    code_challenge_method: request.codeChallengeMethod ?? '',
+    ...(request.oidc.nonce !== null && { nonce: request.oidc.nonce }),
+    ...(request.dpopJkt !== null && { dpop_jkt: request.dpopJkt }),
+  };
+}
+
+// RFC 6749 appendix A: client-id = *VSCHAR (%x20-7E). Anything else names no client and is not looked up: a NUL
+// cannot even be sent to PostgreSQL (SPEC 3: no input gives a 500), so it is an unknown client, shown.
+const VSCHARS = /^[\x20-\x7E]+$/;
+
+async function contextFor(deps: OAuthDeps, parameters: AuthorizationParameters, origin?: LookupOrigin): Promise<AuthorizationContext> {
+  const clientId = parameters.values.client_id;
+  const known = clientId !== undefined && clientId.trim() !== '' && VSCHARS.test(clientId);
+  const found = known ? await deps.stores.applications.findByUid(clientId, origin) : null;
+  // Issue 29 item 5: a self-registered client that expired unused is no client any more; the page says so.
+  const expired = found !== null && expiredUnused(found, deps.config.registration.unusedClientLifetimeSeconds, deps.now());
+  const application = expired ? null : found;
+  const resources = application && parameters.resources.length > 0 ? await deps.stores.resources.findByUris(parameters.resources) : [];
+  const clientRefusal = expired
+    ? EXPIRED_UNUSED_EXPLANATION
+    : known && application === null
+      ? clientMetadataDocumentRefusal(deps.stores, clientId)
+      : null;
+  return { parameters, application, clientRefusal, resources, config: deps.config };
+}
+
+function firstFailure(rules: readonly AuthorizationRule[], context: AuthorizationContext): AuthorizationFailure | null {
+  const rule = rules.find((candidate) => !candidate.check(context));
+  if (!rule) return null;
+  return { ok: false, rule: rule.name, error: rule.error(context), redirect: rule.redirectable ? errorRedirect(context) : null };
+}
+
+// RFC 6749 section 4.1.2.1: errors go to the verified redirect URI, except that an out-of-band URI has no
+// client endpoint to receive them (reference 4.5): those are shown to the resource owner.
+function errorRedirect(context: AuthorizationContext): ErrorRedirect | null {
+  const redirectUri = context.parameters.values.redirect_uri;
+  if (redirectUri === undefined || isOutOfBand(redirectUri)) return null;
+  return { redirectUri, responseMode: errorResponseMode(context), state: blankToUndefined(context.parameters.values.state) };
+}
+
+function blankToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,228 @@
+import {
+  allowedScopes,
+  enabledResponseTypes,
+  isCodeRequest,
+  knownResponseType,
+  pkceRequired,
+  present,
+  requestedScopes,
+  responseModeOf,
+  value,
+  type AuthorizationRule,
+} from './authorization-context.js';
+import {
+  InvalidClient,
+  InvalidRedirectUri,
+  InvalidRequest,
+  InvalidScope,
+  InvalidTarget,
+  UnsupportedResponseMode,
+  UnsupportedResponseType,
+} from '../errors.js';
+import { isValidCodeChallenge } from './pkce.js';
+import { isOutOfBand, matchesRegisteredUri } from './redirect-uri.js';
+import { OPENID_RULES } from '../openid/openid-request.js';
+import { audienceProblem } from '../resources/resource-indicators.js';
+import { allScopesAllowed, isWellFormedScopeParam } from '../scopes.js';
+
+// The authorization endpoint's checks as an ordered table of named rules (STYLE 7): reference 4.2's order with
+// SPEC 3.5 and 8. The first failing rule decides the error. Reference checks 3 and 4 (allow_grant_flow_for_client,
+// authorize_resource_owner_for_client) are host callbacks this service does not have.
+
+function sentMoreThanOnce(name: string): InvalidRequest {
+  return new InvalidRequest(`The parameter ${name} was sent more than once.`);
+}
+
+const clientIdPresent: AuthorizationRule = {
+  name: 'client_id_present',
+  redirectable: false,
+  check: (context) => present(context, 'client_id'),
+  error: (context) =>
+    context.parameters.malformed.includes('client_id') ? sentMoreThanOnce('client_id') : InvalidRequest.missingParameter('client_id'),
+};
+
+// A client_id URL whose metadata document was refused: the page says what was wrong with it, so whoever publishes
+// the document can fix it (the log line has the detail only the operator should see).
+const clientRegistered: AuthorizationRule = {
+  name: 'client_registered',
+  redirectable: false,
+  check: (context) => context.application !== null,
+  error: (context) => new InvalidClient(context.clientRefusal === null ? {} : { description: context.clientRefusal }),
+};
+
+// Issue 19: an admin disabled this client. Refused like an unknown client (the error page, never a redirect: its
+// redirect URIs are no longer vouched for), but saying why, so the user does not think the link was mistyped.
+const clientEnabled: AuthorizationRule = {
+  name: 'client_enabled',
+  redirectable: false,
+  check: (context) => context.application?.disabledAt == null,
+  error: () => new InvalidClient({ description: 'This application has been disabled by the administrator of this server.' }),
+};
+
+// SPEC 3.5 and RFC 9700 section 4.1.3: redirect_uri is always required and must equal a registered URI
+// (loopback IPs: any port, for public clients); a repeated redirect_uri cannot be verified either.
+const redirectUriRegistered: AuthorizationRule = {
+  name: 'redirect_uri_registered',
+  redirectable: false,
+  check: (context) => {
+    const uri = value(context, 'redirect_uri');
+    const { application } = context;
+    return (
+      uri !== undefined &&
+      application !== null &&
+      matchesRegisteredUri(uri, application.redirectUris, { anyLoopbackPort: !application.confidential })
+    );
+  },
+  error: (context) =>
+    context.application?.registeredBy === 'metadata_document' && value(context, 'redirect_uri') !== undefined
+      ? new InvalidRedirectUri(
+          `The redirect_uri is not one of the redirect_uris of the application's metadata document at ${context.application.uid}.`,
+        )
+      : new InvalidRedirectUri(),
+};
+
+// RFC 6749 section 3.1: request parameters MUST NOT be included more than once.
+const parametersSingleValued: AuthorizationRule = {
+  name: 'parameters_single_valued',
+  redirectable: true,
+  check: (context) => context.parameters.malformed.length === 0,
+  error: (context) => sentMoreThanOnce(context.parameters.malformed[0] ?? 'parameter'),
+};
+
+const responseTypePresent: AuthorizationRule = {
+  name: 'response_type_present',
+  redirectable: true,
+  check: (context) => present(context, 'response_type'),
+  error: () => InvalidRequest.missingParameter('response_type'),
+};
+
+const scopePresent: AuthorizationRule = {
+  name: 'scope_present',
+  redirectable: true,
+  check: (context) => present(context, 'scope') || context.config.defaultScopes.length > 0,
+  error: () => InvalidRequest.missingParameter('scope'),
+};
+
+const responseTypeSupported: AuthorizationRule = {
+  name: 'response_type_supported',
+  redirectable: true,
+  check: (context) => (enabledResponseTypes(context.config) as string[]).includes(value(context, 'response_type') ?? ''),
+  error: () => new UnsupportedResponseType(),
+};
+
+// The out-of-band page shows a code; an implicit token would end up in a URL on our own pages instead.
+const outOfBandCodeOnly: AuthorizationRule = {
+  name: 'out_of_band_code_only',
+  redirectable: true,
+  check: (context) => !(knownResponseType(context) === 'token' && isOutOfBand(value(context, 'redirect_uri') ?? '')),
+  error: () => new UnsupportedResponseType(),
+};
+
+const responseModeSupported: AuthorizationRule = {
+  name: 'response_mode_supported',
+  redirectable: true,
+  check: (context) => responseModeOf(context) !== null,
+  error: () => new UnsupportedResponseMode(),
+};
+
+// Reference 8.2: well formed (no tab, CR, LF), not empty, and every scope within the allowed list.
+const scopeValid: AuthorizationRule = {
+  name: 'scope_valid',
+  redirectable: true,
+  check: (context) => {
+    if (present(context, 'scope') && !isWellFormedScopeParam(value(context, 'scope'))) return false;
+    const scopes = requestedScopes(context);
+    return scopes.length > 0 && allScopesAllowed(scopes, allowedScopes(context));
+  },
+  error: () => new InvalidScope(),
+};
+
+// RFC 8707 section 2: every resource named is registered, and the scopes asked for are ones it accepts.
+const resourcesValid: AuthorizationRule = {
+  name: 'resources_valid',
+  redirectable: true,
+  check: (context) =>
+    context.parameters.resources.length === 0 ||
+    audienceProblem(context.parameters.resources, context.resources, requestedScopes(context)) === null,
+  error: (context) => new InvalidTarget(audienceProblem(context.parameters.resources, context.resources, requestedScopes(context))!),
+};
+
+// RFC 9449 section 10: dpop_jkt is a JWK SHA-256 thumbprint, 43 base64url characters.
+const dpopJktWellFormed: AuthorizationRule = {
+  name: 'dpop_jkt_well_formed',
+  redirectable: true,
+  check: (context) => !present(context, 'dpop_jkt') || /^[A-Za-z0-9_-]{43}$/.test(value(context, 'dpop_jkt')!),
+  error: () => new InvalidRequest('The dpop_jkt parameter must be the base64url SHA-256 thumbprint of a JWK (RFC 7638).'),
+};
+
+const codeChallengePresentWhenRequired: AuthorizationRule = {
+  name: 'code_challenge_present_when_required',
+  redirectable: true,
+  check: (context) => !isCodeRequest(context) || present(context, 'code_challenge') || !pkceRequired(context),
+  error: () => InvalidRequest.codeChallengeRequired(),
+};
+
+// SPEC 3.5: a challenge without a method is invalid_request (no silent default to plain, reference 23.8).
+const codeChallengeMethodPresent: AuthorizationRule = {
+  name: 'code_challenge_method_present',
+  redirectable: true,
+  check: (context) => !isCodeRequest(context) || !present(context, 'code_challenge') || present(context, 'code_challenge_method'),
+  error: (context) => InvalidRequest.unsupportedCodeChallengeMethod(context.config.pkce.methods),
+};
+
+// RFC 7636 section 4.4.1: a method the server does not support is invalid_request (SPEC 8).
+const codeChallengeMethodSupported: AuthorizationRule = {
+  name: 'code_challenge_method_supported',
+  redirectable: true,
+  check: (context) =>
+    !isCodeRequest(context) ||
+    !present(context, 'code_challenge') ||
+    (context.config.pkce.methods as readonly string[]).includes(value(context, 'code_challenge_method') ?? ''),
+  error: (context) => InvalidRequest.unsupportedCodeChallengeMethod(context.config.pkce.methods),
+};
+
+// RFC 7636 section 4.2: S256 is 43 base64url characters; plain follows the verifier's grammar.
+const codeChallengeWellFormed: AuthorizationRule = {
+  name: 'code_challenge_well_formed',
+  redirectable: true,
+  check: (context) =>
+    !isCodeRequest(context) ||
+    !present(context, 'code_challenge') ||
+    isValidCodeChallenge(value(context, 'code_challenge') ?? '', value(context, 'code_challenge_method') ?? ''),
+  error: () => new InvalidRequest('The code_challenge is not a valid RFC 7636 code challenge.'),
+};
+
+// Reference 4.6: on deny only code and token are meaningful, enabled or not: they choose query or fragment.
+const responseTypeKnown: AuthorizationRule = {
+  name: 'response_type_known',
+  redirectable: true,
+  check: (context) => knownResponseType(context) !== null,
+  error: () => new UnsupportedResponseType(),
+};
+
+const VERIFY_CLIENT_AND_REDIRECT_URI = [clientIdPresent, clientRegistered, clientEnabled, redirectUriRegistered];
+
+export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
+  ...VERIFY_CLIENT_AND_REDIRECT_URI,
+  parametersSingleValued,
+  responseTypePresent,
+  scopePresent,
+  responseTypeSupported,
+  outOfBandCodeOnly,
+  responseModeSupported,
+  scopeValid,
+  resourcesValid,
+  dpopJktWellFormed,
+  codeChallengePresentWhenRequired,
+  codeChallengeMethodPresent,
+  codeChallengeMethodSupported,
+  codeChallengeWellFormed,
+  ...OPENID_RULES,
+];
+
+export const DENIAL_RULES: readonly AuthorizationRule[] = [
+  ...VERIFY_CLIENT_AND_REDIRECT_URI,
+  parametersSingleValued,
+  responseTypePresent,
+  responseTypeKnown,
+];

@@ -1,0 +1,48 @@
+import type { OAuthDeps } from '../deps.js';
+import type { ApplicationRecord } from '../store.js';
+
+// A resource owner's authorizations: the applications holding a live token of theirs, and revoking them.
+
+/** How many tokens (access and refresh rows) and grants (unused codes) a revocation ended. */
+export interface RevokedAuthorizations {
+  tokens: number;
+  grants: number;
+}
+
+export interface AuthorizedApplication {
+  application: ApplicationRecord;
+  authorizedAt: Date;
+}
+
+/** Reference 14: the applications holding a live token of the owner, with when each was authorized. */
+export function authorizedApplications(deps: OAuthDeps, resourceOwnerId: number): Promise<AuthorizedApplication[]> {
+  return deps.stores.accessTokens.authorizedApplications({
+    resourceOwnerId,
+    at: deps.now(),
+    refreshTokenExpiresIn: deps.config.refreshTokens.expiresIn,
+  });
+}
+
+/**
+ * Revokes every live token and every unused code of the owner, for one application (reference 14: the
+ * owner's "Revoke" button; an unknown application id changes nothing) or, with `applicationId` null, for all
+ * of them (CLI `users revoke-tokens` and `users delete`). One transaction, so a failure leaves neither half done.
+ */
+export function revokeAuthorizations(
+  deps: OAuthDeps,
+  resourceOwnerId: number,
+  applicationId: number | null = null,
+): Promise<RevokedAuthorizations> {
+  const now = deps.now();
+  return deps.stores.transaction(async (stores) =>
+    applicationId === null
+      ? {
+          tokens: await stores.accessTokens.revokeAllForOwner(resourceOwnerId, now),
+          grants: await stores.accessGrants.revokeAllForOwner(resourceOwnerId, now),
+        }
+      : {
+          tokens: await stores.accessTokens.revokeAllFor(applicationId, resourceOwnerId, now),
+          grants: await stores.accessGrants.revokeAllFor(applicationId, resourceOwnerId, now),
+        },
+  );
+}

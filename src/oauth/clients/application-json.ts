@@ -1,0 +1,62 @@
+import type { SigningAlgorithm } from '../keys/signing-keys.js';
+import type { AccessTokenFormat, ApplicationRecord, RegisteredBy } from '../store.js';
+
+export interface ApplicationJson {
+  id: number;
+  name: string;
+  uid: string;
+  secret?: string;
+  redirect_uri: string;
+  scopes: string[];
+  confidential: boolean;
+  post_logout_redirect_uris: string[];
+  id_token_signed_response_alg: SigningAlgorithm | null;
+  userinfo_signed_response_alg: SigningAlgorithm | null;
+  access_token_format: AccessTokenFormat;
+  dpop_bound_access_tokens: boolean;
+  registered_by: RegisteredBy;
+  client_uri: string | null;
+  logo_uri: string | null;
+  policy_uri: string | null;
+  tos_uri: string | null;
+  contacts: string[];
+  approved_at: string | null;
+  disabled_at: string | null;
+  used_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Reference 13's attribute object with flat fields, as the admin JSON API answers and `apps ... --json` prints it.
+ * Unlike Doorkeeper, which answers the stored hash under `secret` once the record is reloaded, the secret appears
+ * only as the plain value right after it was made (SPEC 3.6: shown once, then only its hash remains, and the hash
+ * is never shown).
+ */
+export function applicationJson(application: ApplicationRecord, plainSecret: string | null = null): ApplicationJson {
+  return {
+    id: application.id,
+    name: application.name,
+    uid: application.uid,
+    ...(plainSecret !== null && { secret: plainSecret }),
+    redirect_uri: application.redirectUris.join('\n'),
+    scopes: application.scopes,
+    confidential: application.confidential,
+    post_logout_redirect_uris: application.postLogoutRedirectUris,
+    id_token_signed_response_alg: application.idTokenSignedResponseAlg,
+    userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
+    access_token_format: application.accessTokenFormat,
+    dpop_bound_access_tokens: application.dpopBoundAccessTokens,
+    registered_by: application.registeredBy,
+    client_uri: application.clientUri,
+    logo_uri: application.logoUri,
+    policy_uri: application.policyUri,
+    tos_uri: application.tosUri,
+    contacts: application.contacts,
+    approved_at: application.approvedAt?.toISOString() ?? null,
+    disabled_at: application.disabledAt?.toISOString() ?? null,
+    used_at: application.usedAt?.toISOString() ?? null,
+    created_at: application.createdAt.toISOString(),
+    updated_at: application.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,254 @@
+import {
+  openIdSettingsErrors,
+  storedOpenIdSettings,
+  type OpenIdSettingsField,
+  type OpenIdSettingsFields,
+} from './application-openid-settings.js';
+import type { OAuthDeps } from '../deps.js';
+import { formatCharacterIn } from './format-characters.js';
+import { registrationErrors, splitRegisteredUris } from '../authorization/redirect-uri.js';
+import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
+import { constantTimeEqual, generateClientId, generateSecret, storedForm } from '../secrets.js';
+import type { ApplicationRecord } from '../store.js';
+
+/** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
+export interface ApplicationFields extends OpenIdSettingsFields {
+  name: string;
+  /** One URI per line (any whitespace separates). */
+  redirectUri: string;
+  /** Space-separated. */
+  scopes: string;
+  confidential: boolean;
+  /**
+   * RFC 9449 section 5.2's dpop_bound_access_tokens: every token request of this client must carry a DPoP proof.
+   * undefined keeps what is stored (false on create).
+   */
+  dpopBoundAccessTokens?: boolean | undefined;
+}
+
+export type ApplicationField = 'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | OpenIdSettingsField;
+
+/** Validation problems: full English messages (reference 2.4), grouped by the field they belong to. */
+export type FieldErrors = Partial<Record<ApplicationField, string[]>>;
+
+export class ApplicationInvalid extends Error {
+  constructor(readonly fieldErrors: FieldErrors) {
+    super(Object.values(fieldErrors).flat().join(' '));
+  }
+
+  get messages(): string[] {
+    return Object.values(this.fieldErrors).flat();
+  }
+}
+
+/** Minimum length of an imported secret: generated ones carry 256 bits, imported ones must come close (SPEC 2). */
+export const MIN_IMPORTED_SECRET_LENGTH = 32;
+
+/** The grant flows that send the resource owner back to a redirect URI: while one is enabled, an application needs one. */
+export const REDIRECT_FLOWS: readonly string[] = ['authorization_code', 'implicit'];
+
+/**
+ * Reference 7.1, 8.4 and 13: the rules an application must pass on create and update. `current`: the application
+ * being updated, whose stored redirect URIs and name were accepted under the rules of their day and stay valid
+ * (issue 29's rules apply to new values only; authorize never re-checks them).
+ */
+export function validateApplicationFields(
+  fields: ApplicationFields,
+  config: OAuthDeps['config'],
+  current?: ApplicationRecord,
+): FieldErrors {
+  const errors: FieldErrors = {};
+  const add = (field: ApplicationField, message: string) => (errors[field] ??= []).push(message);
+  if (fields.name.trim() === '') add('name', "Name can't be blank");
+  if (fields.name.length > 255) add('name', 'Name is too long (maximum is 255 characters)');
+  // PostgreSQL text cannot hold a NUL: refused here, not by a failing INSERT (SPEC 9: no input gives a 500).
+  if (fields.name.includes('\u0000')) add('name', 'Name is invalid');
+  // Issue 29 item 10: the consent screen shows an admin's name as it shows a stranger's; a format character (a paste
+  // that carried U+202E or U+200B) would make it read as another.
+  const format = fields.name.trim() === current?.name ? null : formatCharacterIn(fields.name);
+  if (format !== null) add('name', `Name must not contain invisible formatting characters (${format})`);
+
+  const uris = splitRegisteredUris(fields.redirectUri);
+  // Reference 7.1: blank is allowed only when no enabled flow redirects.
+  if (uris.length === 0 && config.grantFlows.some((flow) => REDIRECT_FLOWS.includes(flow))) {
+    add('redirect_uri', "Redirect URI can't be blank");
+  }
+  for (const uri of uris) {
+    const options = { forceSsl: config.forceSslInRedirectUri, stored: current?.redirectUris.includes(uri) ?? false };
+    for (const message of registrationErrors(uri, options)) add('redirect_uri', message);
+  }
+
+  if (fields.scopes.trim() !== '') {
+    const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
+    const wellFormed = isWellFormedScopeParam(fields.scopes.trim().replace(/\s+/g, ' '));
+    if (!wellFormed || (config.enforceConfiguredScopes && !parseScopes(fields.scopes).every((s) => serverScopes.has(s)))) {
+      add('scopes', "Scopes doesn't match those configured on the server.");
+    }
+  }
+  const settingsOptions = {
+    forceSsl: config.forceSslInRedirectUri,
+    openidEnabled: config.openid.enabled,
+    storedUris: current?.postLogoutRedirectUris ?? [],
+  };
+  for (const [field, message] of openIdSettingsErrors(fields, settingsOptions)) add(field, message);
+  return errors;
+}
+
+export interface CreatedApplication {
+  application: ApplicationRecord;
+  /** The plain secret, shown once; null for public clients. */
+  plainSecret: string | null;
+}
+
+export interface ImportedClient {
+  uid?: string | undefined;
+  secret?: string | undefined;
+}
+
+/** SPEC 2: the rules of an imported client's uid and secret (those given), as validateApplicationFields reports. */
+export function importedClientErrors(imported: ImportedClient, confidential: boolean): FieldErrors {
+  const errors: FieldErrors = {};
+  if (imported.uid !== undefined && !/^[\x21-\x7E]{1,255}$/.test(imported.uid)) {
+    errors.uid = ['UID must be 1 to 255 visible ASCII characters'];
+  }
+  if (imported.secret !== undefined) {
+    if (!confidential) errors.secret = ['Secret cannot be set for a public client'];
+    else if (imported.secret.length < MIN_IMPORTED_SECRET_LENGTH)
+      errors.secret = [`Secret must be at least ${MIN_IMPORTED_SECRET_LENGTH} characters`];
+  }
+  return errors;
+}
+
+/** Creates an application; `uid` and `secret` import an existing client (SPEC 2), else they are generated. */
+export async function createApplication(
+  deps: OAuthDeps,
+  fields: ApplicationFields,
+  imported: ImportedClient = {},
+): Promise<CreatedApplication> {
+  const errors = { ...validateApplicationFields(fields, deps.config), ...importedClientErrors(imported, fields.confidential) };
+  if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
+  const plainSecret = fields.confidential ? (imported.secret ?? generateSecret()) : null;
+  const application = await deps.stores.applicationAdmin.create({
+    uid: imported.uid ?? generateClientId(),
+    secret: plainSecret === null ? null : storedForm(plainSecret, deps.config.hashApplicationSecrets),
+    ...storedApplicationFields(fields),
+  });
+  return { application, plainSecret };
+}
+
+/**
+ * Updates an application. Turning a public client confidential gives it a new secret (returned once);
+ * turning it public drops its secret. null when there is no such application.
+ */
+export async function updateApplication(deps: OAuthDeps, id: number, fields: ApplicationFields): Promise<CreatedApplication | null> {
+  const current = await deps.stores.applications.findById(id);
+  if (!current) return null;
+  const errors = validateApplicationFields(fields, deps.config, current);
+  if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
+  const plainSecret = fields.confidential && current.secret === null ? generateSecret() : null;
+  const secretChange = !fields.confidential
+    ? { secret: null }
+    : plainSecret !== null
+      ? { secret: storedForm(plainSecret, deps.config.hashApplicationSecrets) }
+      : {};
+  const application = await deps.stores.applicationAdmin.update(id, { ...storedApplicationFields(fields), ...secretChange });
+  return application && { application, plainSecret };
+}
+
+/** A new secret for a confidential client, returned once; the old one stops working at once. */
+export function rotateApplicationSecret(deps: OAuthDeps, id: number): Promise<CreatedApplication | null> {
+  return replaceSecret(deps, id, generateSecret());
+}
+
+/** Sets an imported secret (SPEC 2: 32 characters at least) on a confidential client; the old one stops working at once. */
+export function setApplicationSecret(deps: OAuthDeps, id: number, plainSecret: string): Promise<CreatedApplication | null> {
+  return replaceSecret(deps, id, plainSecret);
+}
+
+async function replaceSecret(deps: OAuthDeps, id: number, plainSecret: string): Promise<CreatedApplication | null> {
+  const current = await deps.stores.applications.findById(id);
+  if (!current) return null;
+  if (!current.confidential) throw new ApplicationInvalid({ secret: ['A public client has no secret to rotate'] });
+  const errors = importedClientErrors({ secret: plainSecret }, true);
+  if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
+  const application = await deps.stores.applicationAdmin.update(id, {
+    secret: storedForm(plainSecret, deps.config.hashApplicationSecrets),
+  });
+  return application && { application, plainSecret };
+}
+
+/** Whether the client's stored secret is this plain one (compared in constant time, RFC 6749 section 10.3). */
+export function applicationSecretIs(deps: OAuthDeps, application: ApplicationRecord, plainSecret: string): boolean {
+  return application.secret !== null && constantTimeEqual(storedForm(plainSecret, deps.config.hashApplicationSecrets), application.secret);
+}
+
+/** The stored form of valid fields: what create and update write (and what `apply` compares with a stored application). */
+export function storedApplicationFields(fields: ApplicationFields) {
+  return {
+    name: fields.name.trim(),
+    redirectUris: splitRegisteredUris(fields.redirectUri),
+    scopes: parseScopes(fields.scopes),
+    confidential: fields.confidential,
+    ...(fields.dpopBoundAccessTokens !== undefined && { dpopBoundAccessTokens: fields.dpopBoundAccessTokens }),
+    ...storedOpenIdSettings(fields),
+  };
+}
+
+/** Issue 19: the admin list's filters (none: every application). */
+export type ApplicationListFilter = 'self_registered' | 'awaiting_approval' | 'disabled';
+
+const LIST_FILTERS: Record<ApplicationListFilter, (application: ApplicationRecord) => boolean> = {
+  self_registered: (application) => application.registeredBy !== 'admin',
+  awaiting_approval: (application) => application.registeredBy !== 'admin' && application.approvedAt === null,
+  disabled: (application) => application.disabledAt !== null,
+};
+
+export async function listApplications(deps: OAuthDeps, filter?: ApplicationListFilter): Promise<ApplicationRecord[]> {
+  const applications = await deps.stores.applicationAdmin.list();
+  return filter === undefined ? applications : applications.filter(LIST_FILTERS[filter]);
+}
+
+export function findApplication(deps: OAuthDeps, id: number): Promise<ApplicationRecord | null> {
+  return deps.stores.applications.findById(id);
+}
+
+export function findApplicationByUid(deps: OAuthDeps, uid: string): Promise<ApplicationRecord | null> {
+  return deps.stores.applications.findByUid(uid);
+}
+
+/** Reference 13: the application's grants and tokens go with it (ON DELETE CASCADE). False when there was none. */
+export function deleteApplication(deps: OAuthDeps, id: number): Promise<boolean> {
+  return deps.stores.applicationAdmin.delete(id);
+}
+
+export class ApprovalNotNeeded extends Error {
+  constructor() {
+    super('An application made by an admin needs no approval');
+  }
+}
+
+/**
+ * Issue 19: an admin vouches for a self-registered client, and the consent screen stops warning about it. An
+ * admin-made application needs no approval (422). Approving again keeps the first approval's time.
+ */
+export async function approveApplication(deps: OAuthDeps, id: number): Promise<ApplicationRecord | null> {
+  const current = await deps.stores.applications.findById(id);
+  if (!current) return null;
+  if (current.registeredBy === 'admin') {
+    throw new ApprovalNotNeeded();
+  }
+  if (current.approvedAt !== null) return current;
+  return deps.stores.applicationAdmin.update(id, { approvedAt: deps.now() });
+}
+
+/**
+ * Issue 19: a disabled application can neither be authorized nor authenticate; enabling lets it do both again.
+ * Disabling revokes nothing: its tokens stay as they are, so that enabling it again restores it unchanged (delete
+ * the application to remove them). Disabling or enabling twice keeps the state and its time.
+ */
+export async function setApplicationDisabled(deps: OAuthDeps, id: number, disabled: boolean): Promise<ApplicationRecord | null> {
+  const current = await deps.stores.applications.findById(id);
+  if (!current) return null;
+  if ((current.disabledAt !== null) === disabled) return current;
+  return deps.stores.applicationAdmin.update(id, { disabledAt: disabled ? deps.now() : null });
+}

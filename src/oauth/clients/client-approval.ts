@@ -1,0 +1,65 @@
+import type { ApplicationInput, ApplicationRecord } from '../store.js';
+
+// Issue 29 item 3: an admin's approval (applications.ts approveApplication) vouches for a self-registered client as
+// the admin saw it. The one rule of which changes void it, for both ways such a client changes itself: an RFC 7592
+// update (client-registration.ts) and a refetched Client ID Metadata Document (client-metadata-document-applications.ts).
+//
+// Reviewed: where codes go (redirect_uris, compared as a set), who the user is told it is (client_name, logo_uri) and
+// how it proves itself (token_endpoint_auth_method: "none" turns it into a public client anyone can be). Not reviewed:
+// client_uri, policy_uri and tos_uri, links the consent screen shows only inside its notice for an unreviewed client,
+// so once approved they reach no user; contacts and software_id/version, which only the admin sees; scope and
+// grant_types, which the registration rules bound whether or not the client is approved, except that grant_types
+// newly naming client_credentials is reviewed: an approval is what turns that grant on (issue 29 item 1,
+// client-holdings.ts), and the admin approved a client that did not ask for it.
+
+/** A reviewed field's RFC 7591 name. */
+export type ReviewedField = 'redirect_uris' | 'client_name' | 'logo_uri' | 'token_endpoint_auth_method' | 'grant_types';
+
+/** The record as a write leaves it: a field left out (undefined) keeps its stored value. */
+type After = Pick<ApplicationInput, 'redirectUris' | 'name'> &
+  Partial<Pick<ApplicationInput, 'logoUri' | 'tokenEndpointAuthMethod' | 'grantTypes'>>;
+
+const REVIEWED: ReadonlyArray<[ReviewedField, (before: ApplicationRecord, after: After) => boolean]> = [
+  ['redirect_uris', (before, after) => sameSet(before.redirectUris, after.redirectUris)],
+  ['client_name', (before, after) => before.name === after.name],
+  ['logo_uri', (before, after) => after.logoUri === undefined || before.logoUri === after.logoUri],
+  [
+    'token_endpoint_auth_method',
+    (before, after) => after.tokenEndpointAuthMethod === undefined || before.tokenEndpointAuthMethod === after.tokenEndpointAuthMethod,
+  ],
+  [
+    'grant_types',
+    (before, after) => !after.grantTypes?.includes('client_credentials') || (before.grantTypes?.includes('client_credentials') ?? false),
+  ],
+];
+
+/** The reviewed fields that `after` changes, in a fixed order; none: an approval survives the write. */
+export function reviewedFieldsChanged(before: ApplicationRecord, after: After): ReviewedField[] {
+  return REVIEWED.filter(([, same]) => !same(before, after)).map(([field]) => field);
+}
+
+export type Warn = (details: Record<string, unknown>, message: string) => void;
+
+const CHANGED_BY = {
+  client_metadata_document: 'client metadata document changed',
+  client_registration: 'client registration updated (RFC 7592)',
+} as const;
+
+/** The warn line of an approval the change voided (none when there was no approval to void). */
+export function reportWithdrawnApproval(
+  warn: Warn,
+  source: keyof typeof CHANGED_BY,
+  before: ApplicationRecord,
+  changed: readonly ReviewedField[],
+): void {
+  if (before.approvedAt === null || changed.length === 0) return;
+  warn(
+    { event: `${source}.approval_withdrawn`, clientId: before.uid.slice(0, 200), changed },
+    `${CHANGED_BY[source]} since the approval; the approval no longer applies`,
+  );
+}
+
+function sameSet(left: readonly string[], right: readonly string[]): boolean {
+  const set = new Set(left);
+  return set.size === new Set(right).size && right.every((item) => set.has(item));
+}

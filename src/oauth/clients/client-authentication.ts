@@ -1,0 +1,59 @@
+import type { ClientCredentials } from './client-credentials.js';
+import type { OAuthDeps } from '../deps.js';
+import { InvalidClient, TooManyRequests } from '../errors.js';
+import { constantTimeEqual, hashedSecretMatches } from '../secrets.js';
+import type { ApplicationRecord } from '../store.js';
+import { expiredUnused } from './registration/unused-clients.js';
+
+/**
+ * RFC 6749 section 2.3: the application these credentials authenticate, or InvalidClient. A public client
+ * identifies itself by client_id alone; if it sends a secret anyway, that secret must be right (reference 2.5).
+ * Secrets carry 256 bits, so a SHA-256 compared in constant time is the right check (SPEC 4). A disabled
+ * application (issue 19: an admin disabled a self-registered client) fails like a wrong secret, after the same
+ * comparison, so the answer and its timing tell nobody that it exists but is disabled.
+ */
+export async function authenticateClient(deps: OAuthDeps, credentials: ClientCredentials): Promise<ApplicationRecord> {
+  const { clientId, address } = credentials;
+  const limits = deps.limits.clients;
+  // The credentials carry the requester's address: they are the lookup's origin, with no object made per request.
+  const application = await deps.stores.applications.findByUid(clientId, credentials);
+  // From here on nothing awaits: the lockout check, the comparison and the count of a failure are one step, so
+  // guesses sent at once cannot pass a lockout that the earlier ones reached (SPEC 5 rateLimit).
+  const now = deps.now();
+  // Issue 29 item 5: a self-registered client that expired unused is no client any more.
+  if (!application || expiredUnused(application, deps.config.registration.unusedClientLifetimeSeconds, now)) {
+    refuseWhileLockedOut(limits.retryAfterForUnknownClient(address, now));
+    limits.unknownClientFailed(address, now);
+    throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
+  }
+  refuseWhileLockedOut(limits.retryAfterForClient(clientId, address, now));
+  if (secretMatches(deps, application, credentials.secret) && application.disabledAt === null) return application;
+  limits.failed(clientId, address, now);
+  throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
+}
+
+function secretMatches(deps: OAuthDeps, application: ApplicationRecord, secret: string | null): boolean {
+  if (secret === null) return !application.confidential;
+  if (application.secret === null) return false;
+  return deps.config.hashApplicationSecrets
+    ? hashedSecretMatches(secret, application.secret)
+    : constantTimeEqual(secret, application.secret);
+}
+
+function refuseWhileLockedOut(retryAfter: number): void {
+  if (retryAfter > 0) throw new TooManyRequests(retryAfter, 'Too many failed client authentications.');
+}
+
+/** Authenticates when credentials were sent; null when none were. */
+export async function authenticateOptionalClient(
+  deps: OAuthDeps,
+  credentials: ClientCredentials | null,
+): Promise<ApplicationRecord | null> {
+  return credentials ? authenticateClient(deps, credentials) : null;
+}
+
+/** Authenticates and insists that credentials were sent (RFC 6749 section 3.2.1). */
+export async function requireClient(deps: OAuthDeps, credentials: ClientCredentials | null): Promise<ApplicationRecord> {
+  if (!credentials) throw new InvalidClient();
+  return authenticateClient(deps, credentials);
+}

@@ -1,0 +1,35 @@
+import { compactVerify, createLocalJWKSet, errors } from 'jose';
+import { authorizationIssuer } from '../issuer.js';
+import type { OAuthDeps } from '../deps.js';
+import { publishedJwks } from '../keys/signing-key-service.js';
+import { SIGNING_ALGORITHMS } from '../keys/signing-keys.js';
+
+// An ID token this server issued, presented back to it: id_token_hint at the authorization endpoint (Core
+// 3.1.2.1) and at end_session (RP-Initiated Logout 1.0 section 2). Its signature must verify against a key
+// published now (a retired key's tokens do not), and iss must be this server; an expired one is still a good
+// hint, as Logout 1.0 section 4 asks. alg "none" and unknown kids never verify (jose refuses them).
+
+export interface IdTokenHint {
+  subject: string;
+  /** The client the ID token was issued to (aud, or azp when aud lists several). */
+  clientId: string;
+  sessionId: string | null;
+}
+
+export async function verifyIdTokenHint(deps: Pick<OAuthDeps, 'stores' | 'config' | 'now'>, token: string): Promise<IdTokenHint | null> {
+  const keys = createLocalJWKSet((await publishedJwks(deps)) as Parameters<typeof createLocalJWKSet>[0]);
+  let payload: Record<string, unknown>;
+  try {
+    const verified = await compactVerify(token, keys, { algorithms: [...SIGNING_ALGORITHMS] });
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(verified.payload));
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    payload = parsed as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof errors.JOSEError || error instanceof SyntaxError) return null;
+    throw error;
+  }
+  if (payload.iss !== authorizationIssuer(deps.config.baseUrl) || typeof payload.sub !== 'string') return null;
+  const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.aud === 'string' ? payload.aud : null;
+  if (clientId === null) return null;
+  return { subject: payload.sub, clientId, sessionId: typeof payload.sid === 'string' ? payload.sid : null };
+}

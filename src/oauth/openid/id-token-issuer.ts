@@ -1,0 +1,40 @@
+import { authorizationIssuer } from '../issuer.js';
+import type { OAuthDeps } from '../deps.js';
+import { idTokenClaims } from './id-token.js';
+import type { ApplicationRecord } from '../store.js';
+import type { IssuedToken } from '../tokens/token-issuer.js';
+
+// The ID token of a token response (OpenID Connect Core 3.1.3.3, 12.2): when OpenID Connect is on, `openid` was
+// granted, and a user signed in. Signed with the algorithm the client registered (RS256 by default). A refresh
+// repeats the original auth_time and sid and carries no nonce (Core 12.2).
+
+export interface IdTokenContext {
+  application: ApplicationRecord | null;
+  issued: IssuedToken;
+  nonce: string | null;
+}
+
+export async function idTokenFor(deps: OAuthDeps, { application, issued, nonce }: IdTokenContext): Promise<string | null> {
+  const { record } = issued;
+  if (!deps.config.openid.enabled || !record.scopes.includes('openid') || application === null || record.resourceOwnerId === null) {
+    return null;
+  }
+  const user = await deps.stores.users.findById(record.resourceOwnerId);
+  if (!user) return null;
+  const alg = application.idTokenSignedResponseAlg ?? 'RS256';
+  const claims = idTokenClaims({
+    issuer: authorizationIssuer(deps.config.baseUrl),
+    subject: user.subject,
+    clientId: application.uid,
+    now: deps.now(),
+    lifetimeSeconds: deps.config.openid.idTokenExpiresIn,
+    alg,
+    authTime: record.authTime,
+    nonce,
+    accessToken: issued.accessToken,
+    sessionId: record.sessionId,
+    // The one way to sign in here is a password (RFC 8176 "pwd"), known once a sign-in is on record.
+    amr: record.authTime ? ['pwd'] : null,
+  });
+  return deps.signer.sign(claims, { alg });
+}

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { decodeProtectedHeader } from 'jose';
+import { authorizationIssuer } from '../issuer.js';
+import type { OAuthDeps } from '../deps.js';
+import { formatScopes } from '../scopes.js';
+import type { ApplicationRecord } from '../store.js';
+
+// RFC 9068 JWT access tokens: what an API can check without asking this server. The server keeps the token's
+// hash like an opaque token's, so revocation, introspection, token info, the local guard, cleanup and reuse
+// detection treat both alike, and a revoked JWT is inactive at introspection at once.
+
+export interface JwtAccessTokenInput {
+  application: ApplicationRecord | null;
+  resourceOwnerId: number | null;
+  scopes: readonly string[];
+  audience: readonly string[];
+  issuedAt: Date;
+  expiresIn: number | null;
+  authTime: Date | null;
+  /** RFC 9449 section 6.1: the key the token is bound to, as cnf.jkt. */
+  dpopJkt?: string | null;
+}
+
+/** Section 2.2's claims, signed with the current RS256 key, header typ "at+jwt" (section 2.1). */
+export async function signJwtAccessToken(deps: OAuthDeps, input: JwtAccessTokenInput): Promise<string> {
+  const issuer = authorizationIssuer(deps.config.baseUrl);
+  const iat = Math.floor(input.issuedAt.getTime() / 1000);
+  const clientId = input.application?.uid ?? null;
+  const subject = input.resourceOwnerId === null ? clientId : await subjectOf(deps, input.resourceOwnerId);
+  const claims = {
+    iss: issuer,
+    // Section 3: aud is required; a token requested without a resource is for this server's own APIs.
+    aud: input.audience.length === 0 ? issuer : input.audience.length === 1 ? input.audience[0] : [...input.audience],
+    ...(input.expiresIn !== null && { exp: iat + input.expiresIn }),
+    iat,
+    jti: randomBytes(16).toString('base64url'),
+    ...(subject !== null && { sub: subject }),
+    ...(clientId !== null && { client_id: clientId }),
+    ...(input.scopes.length > 0 && { scope: formatScopes([...input.scopes]) }),
+    ...(input.authTime && { auth_time: Math.floor(input.authTime.getTime() / 1000), amr: ['pwd'] }),
+    ...(input.dpopJkt && { cnf: { jkt: input.dpopJkt } }),
+  };
+  return deps.signer.sign(claims, { typ: 'at+jwt' });
+}
+
+// Section 2.2: sub is the resource owner; the OpenID subject (stable, never the user name) when the user exists.
+async function subjectOf(deps: OAuthDeps, resourceOwnerId: number): Promise<string> {
+  const user = await deps.stores.users.findById(resourceOwnerId);
+  return user?.subject ?? String(resourceOwnerId);
+}
+
+/**
+ * `keys retire` (issue 29 item 12): whether `value`, a token this server stored (found by its value, so its header is
+ * this server's own), is a JWT signed by a key retired since. Such a token is no longer accepted anywhere this server
+ * answers for it (introspection, token info, UserInfo), on every instance within the signer's key-list lifetime
+ * (token-signer.ts). False at once, without a promise, for an opaque token (no dot): the hot paths pay nothing.
+ */
+export function signedByRetiredKey(deps: Pick<OAuthDeps, 'signer'>, value: string): false | Promise<boolean> {
+  if (!value.includes('.')) return false;
+  let kid: unknown;
+  try {
+    kid = decodeProtectedHeader(value).kid;
+  } catch {
+    return false;
+  }
+  return typeof kid === 'string' && deps.signer.isRetired(kid);
+}

@@ -1,0 +1,183 @@
+import type { PasswordOutcome } from '../limits/attempt-limits.js';
+import { revokeAuthorizations, type RevokedAuthorizations } from '../authorization/authorizations.js';
+import type { OAuthDeps } from '../deps.js';
+import { isArgon2idHash, verifyUserPassword } from './passwords.js';
+import { generateSecret } from '../secrets.js';
+import type { UserRecord } from '../store.js';
+import { resolveProfile, UserInvalid, type ProfileErrors, type ProfileInput } from './user-profile.js';
+
+// The local users (SPEC 3.6): signing in at /login, and what the CLI does to them.
+
+export type LoginCheck = { outcome: 'succeeded'; user: UserRecord } | { outcome: 'failed' } | { outcome: 'locked_out'; retryAfter: number };
+
+/**
+ * /login's credential check. The attempt is reserved before the check, so logins sent at once cannot pass the
+ * limit (SPEC 5 rateLimit); the limits are shared with the password grant, so neither is a way round the
+ * other's lockout. The password is verified whether or not the user exists: the same work either way, so
+ * timing tells no user names.
+ */
+export async function checkLoginCredentials(deps: OAuthDeps, username: string, password: string, address: string): Promise<LoginCheck> {
+  const attempt = await deps.limits.users.begin('login', username, address, deps.now);
+  if (attempt.refused) return { outcome: 'locked_out', retryAfter: attempt.retryAfter };
+  let outcome: PasswordOutcome = 'unchecked';
+  let user: UserRecord | null = null;
+  try {
+    user = await deps.stores.users.findByUsername(username);
+    // A disabled user fails like a wrong password, after the same verification: the answer tells nothing.
+    const verified = await verifyUserPassword(deps.passwords, user, password);
+    outcome = verified && !isDisabled(user) ? 'succeeded' : 'failed';
+  } finally {
+    attempt.settle(outcome, deps.now());
+  }
+  return outcome === 'succeeded' && user ? { outcome, user } : { outcome: 'failed' };
+}
+
+export function findUser(deps: OAuthDeps, id: number): Promise<UserRecord | null> {
+  return deps.stores.users.findById(id);
+}
+
+export function findUserByUsername(deps: OAuthDeps, username: string): Promise<UserRecord | null> {
+  return deps.stores.users.findByUsername(username);
+}
+
+/** Shorter passwords are refused (NIST SP 800-63B section 5.1.1.2: at least 8 characters). */
+export const MIN_PASSWORD_LENGTH = 8;
+/** The most users one search answers (the admin list and the CLI): refine the search to see others. */
+export const SEARCH_LIMIT = 50;
+
+/** Whether the user may not sign in (a disabled account; their tokens were revoked when it was disabled). */
+export const isDisabled = (user: UserRecord | null): boolean => user?.disabledAt != null;
+
+export function listUsers(deps: OAuthDeps): Promise<UserRecord[]> {
+  return deps.stores.userAdmin.list();
+}
+
+/** Users whose username, name or email contains `text` (any case), by username; at most `limit`. */
+export function searchUsers(deps: OAuthDeps, text: string, limit = SEARCH_LIMIT): Promise<UserRecord[]> {
+  return deps.stores.userAdmin.search({ text: text.trim(), limit });
+}
+
+/** Usernames are matched exactly at /login: no surrounding spaces, no control characters. */
+export function usernameErrors(username: string): string[] {
+  if (username === '') return ["Username can't be blank"];
+  const errors: string[] = [];
+  if ([...username].length > 255) errors.push('Username is too long (maximum is 255 characters)');
+  if (username.trim() !== username) errors.push('Username must not start or end with spaces');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(username)) errors.push('Username must not contain control characters');
+  return errors;
+}
+
+export function passwordErrors(password: string): string[] {
+  if (password === '') return ["Password can't be blank"];
+  const length = [...password].length;
+  return length < MIN_PASSWORD_LENGTH ? [`Password is too short (minimum is ${MIN_PASSWORD_LENGTH} characters, it has ${length})`] : [];
+}
+
+/**
+ * Stores the password as an argon2id hash (SPEC 4) with the user's claims. Throws UserInvalid with every problem
+ * at once, then UsernameTaken when the name exists.
+ */
+export function createUser(deps: OAuthDeps, username: string, password: string, profile: ProfileInput = {}): Promise<UserRecord> {
+  return insertUser(deps, username, profile, withField('password', passwordErrors(password)), () => deps.passwords.hash(password));
+}
+
+/**
+ * A user whose password arrives as its argon2id hash (`oauth-service apply`: the plain password is in no file), or
+ * with none (null): then the hash of a random 256-bit password nobody knows, so that signing in fails after the same
+ * argon2id work as a wrong password, until an admin sets one (`users set-password`).
+ */
+export function createUserWithPasswordHash(
+  deps: OAuthDeps,
+  username: string,
+  passwordHash: string | null,
+  profile: ProfileInput = {},
+): Promise<UserRecord> {
+  const errors = passwordHash === null ? {} : withField('password_hash', passwordHashErrors(passwordHash));
+  return insertUser(deps, username, profile, errors, async () => passwordHash ?? deps.passwords.hash(generateSecret()));
+}
+
+async function insertUser(
+  deps: OAuthDeps,
+  username: string,
+  profile: ProfileInput,
+  passwordErrors: ProfileErrors,
+  passwordHash: () => Promise<string>,
+): Promise<UserRecord> {
+  const { changes, errors } = resolveProfile(null, profile);
+  throwIfAny({ ...withField('username', usernameErrors(username)), ...passwordErrors, ...errors });
+  return deps.stores.userAdmin.create({ username, passwordHash: await passwordHash(), ...changes });
+}
+
+function passwordHashErrors(passwordHash: string): string[] {
+  return isArgon2idHash(passwordHash) ? [] : ['Password hash must be an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$hash)'];
+}
+
+/** Sets a password given as its argon2id hash. Throws UserInvalid; false when there is no such user. */
+export async function setUserPasswordHash(deps: OAuthDeps, username: string, passwordHash: string): Promise<boolean> {
+  throwIfAny(withField('password_hash', passwordHashErrors(passwordHash)));
+  return deps.stores.userAdmin.setPasswordHash(username, passwordHash);
+}
+
+/**
+ * Changes the claims given in `profile` (the others stay); updated_at moves only when a claim really changed.
+ * Throws UserInvalid; null when the user no longer exists.
+ */
+export async function updateUserProfile(deps: OAuthDeps, user: UserRecord, profile: ProfileInput): Promise<UserRecord | null> {
+  const { changes, errors } = resolveProfile(user, profile);
+  throwIfAny(errors);
+  if (Object.keys(changes).length === 0) return user;
+  return deps.stores.userAdmin.updateClaims(user.id, changes, deps.now());
+}
+
+/** False when there is no such user. */
+export async function setUserPassword(deps: OAuthDeps, username: string, password: string): Promise<boolean> {
+  return deps.stores.userAdmin.setPasswordHash(username, await deps.passwords.hash(password));
+}
+
+/** The admin's password reset: the same rules as on create. Throws UserInvalid; false when the user is gone. */
+export async function resetUserPassword(deps: OAuthDeps, user: UserRecord, password: string): Promise<boolean> {
+  throwIfAny(withField('password', passwordErrors(password)));
+  return setUserPassword(deps, user.username, password);
+}
+
+/**
+ * Disables the user and revokes every token and grant of theirs. Disabled first, so no new sign-in succeeds
+ * while the revocation runs; disabling a disabled user keeps its date and revokes again (a retry after a
+ * failed revocation ends what was left). Null when the user no longer exists.
+ */
+export async function disableUser(deps: OAuthDeps, user: UserRecord): Promise<{ user: UserRecord; revoked: RevokedAuthorizations } | null> {
+  const disabled = isDisabled(user) ? user : await deps.stores.userAdmin.setDisabledAt(user.id, deps.now());
+  if (!disabled) return null;
+  return { user: disabled, revoked: await revokeAuthorizations(deps, user.id) };
+}
+
+/** Lets the user sign in again; the tokens revoked on disabling stay revoked. Null when the user is gone. */
+export function enableUser(deps: OAuthDeps, user: UserRecord): Promise<UserRecord | null> {
+  return isDisabled(user) ? deps.stores.userAdmin.setDisabledAt(user.id, null) : Promise.resolve(user);
+}
+
+/** "Revoke all tokens": every live token and unused code of the user, in every application. */
+export function revokeUserTokens(deps: OAuthDeps, user: UserRecord): Promise<RevokedAuthorizations> {
+  return revokeAuthorizations(deps, user.id);
+}
+
+/**
+ * Revokes the user's tokens and grants, then deletes the user. Revoked first: resource_owner_id has no foreign
+ * key, so nothing else would stop the tokens of a deleted user from working (and a later user could never
+ * inherit them).
+ */
+export async function deleteUser(deps: OAuthDeps, user: UserRecord): Promise<RevokedAuthorizations> {
+  // Disabled before the revocation, as disableUser does: a grant that checked the password meanwhile then either
+  // stored its token before the revocation (revoked by it) or sees the user disabled or gone (grants/password.ts).
+  if (!isDisabled(user)) await deps.stores.userAdmin.setDisabledAt(user.id, deps.now());
+  const revoked = await revokeAuthorizations(deps, user.id);
+  await deps.stores.userAdmin.delete(user.username);
+  return revoked;
+}
+
+const withField = (field: string, messages: string[]): ProfileErrors => (messages.length > 0 ? { [field]: messages } : {});
+
+function throwIfAny(errors: ProfileErrors): void {
+  if (Object.keys(errors).length > 0) throw new UserInvalid(errors);
+}
