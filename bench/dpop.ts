@@ -414,7 +414,7 @@ async function main(options: Options): Promise<boolean> {
   const fresh = (amount: number) => proofs(amount, () => proof(microKey, 'POST', tokenUrl));
   const checkDeps = { config, now: deps.now, stores: deps.stores };
   const noReplayDeps = { ...checkDeps, stores: { ...deps.stores, dpopProofs: { remember: async () => true, seen: async () => false } } };
-  const expiresAt = () => new Date(Date.now() + (config.dpop.proofLifetimeSeconds + config.dpop.clockSkewSeconds) * 1000);
+  const expiresAt = () => new Date(Date.now() + (config.dpop.proofMaxAgeSeconds + config.dpop.clockToleranceSeconds) * 1000);
   const micros: Micro[] = [
     {
       name: 'jose jwtVerify (EmbeddedJWK)',
@@ -472,7 +472,7 @@ async function main(options: Options): Promise<boolean> {
   const report = [
     methodHeading('bench:dpop', startedAt),
     ...machine,
-    `- service: ${options.useTsx ? 'tsx src/main.ts serve' : 'node dist/main.js serve'} (LOG_LEVEL=warn, pool ${config.databasePoolSize}, dpop config defaults: algorithms ${config.dpop.algorithms.join(', ')}, proof window ${config.dpop.proofLifetimeSeconds} s + ${config.dpop.clockSkewSeconds} s, no nonces); one confidential client, opaque access tokens`,
+    `- service: ${options.useTsx ? 'tsx src/main.ts serve' : 'node dist/main.js serve'} (LOG_LEVEL=warn, pool ${config.databasePoolSize}, dpop config defaults: algorithms ${config.dpop.algorithms.join(', ')}, proof window ${config.dpop.proofMaxAgeSeconds} s + ${config.dpop.clockToleranceSeconds} s, no nonces); one confidential client, opaque access tokens`,
     `- guarded API: bench/dpop-api.ts in its own process (node --import tsx, @oauth-service/guard from packages/guard/src), mode 'remote' with its default cache, \`dpop: {}\` (in-process jti replay cache), introspecting with the client's own credentials; GET ${API_PATH} answering {"client", "jkt"}; one unbound token for the Bearer case, one token bound to the API key (token_type DPoP) for the DPoP case`,
     `- autocannon in the bench's process: ${options.connections} keep-alive connections, pipelining 1; each run bounded by a count of requests; a DPoP request carries the next of proofs made just before its run (ES256, new jti, current iat; at the API with ath), ${proofsMade.toFixed(1)} s of proof making in all, outside the timing; per case ${options.warmup} requests of warm-up, then ${options.requests.toLocaleString('en-US')} measured in ${options.rounds} rounds of ${perRound.toLocaleString('en-US')} (every case once per round, the order rotating); every answer must be 200 with token_type Bearer or DPoP as the case asks, or the API's client and key thumbprint (null for Bearer); one probe per DPoP case checks that the same proof sent twice is refused the second time`,
     `- CPU: user + system time of the service and of the API process (/proc/<pid>/stat, ${TICKS_PER_SECOND} ticks/s) over each run ÷ its requests; PostgreSQL and the load generator are not counted`,

@@ -14,14 +14,21 @@ export async function runConfigCommand(args: string[], io: CliIo): Promise<numbe
   if (positionals[0] !== 'check' || positionals.length > 1) throw new UsageError(`expected 'config check' (try 'config --help')`);
   try {
     const config = configFrom(io, values.config);
+    // Secrets and URLs that may hold a password are shown as set or not, never as they are.
+    const set = (value: string | null | undefined) => (value ? '[set]' : null);
     const shown = {
       ...config,
-      sessionSecret: config.sessionSecret ? '[set]' : null,
-      databaseUrl: config.databaseUrl ? '[set]' : null,
-      admin: { ...config.admin, password: config.admin.password ? '[set]' : null },
+      sessionSecret: set(config.sessionSecret),
+      databaseUrl: set(config.databaseUrl),
+      databaseReadUrl: set(config.databaseReadUrl),
+      databaseDirectUrl: set(config.databaseDirectUrl),
+      admin: { ...config.admin, password: set(config.admin.password) },
+      keys: { ...config.keys, encryptionKey: set(config.keys.encryptionKey) },
+      metrics: { ...config.metrics, token: set(config.metrics.token) },
     };
     if (values.json) printJson(io, { valid: true, config: shown });
     else io.stdout(`configuration is valid\n`);
+    for (const deprecation of config.deprecations) io.stderr(`warning: ${deprecation}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -37,6 +37,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
         `KEY_ENCRYPTION_KEY is not set: the signing keys are encrypted with a development key kept in ${development.path}, beside the data. Set KEY_ENCRYPTION_KEY (openssl rand -hex 32) before going to production.`,
       );
     }
+    for (const deprecation of config.deprecations) app.log.warn({ event: 'config.deprecated' }, deprecation);
     if (applied.length) app.log.info({ migrations: applied }, 'applied migrations');
   } catch (error) {
     await database.close();

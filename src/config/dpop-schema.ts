@@ -18,14 +18,14 @@ export const dpopSchema = {
       default: [...DPOP_ALGORITHMS],
       description: 'Asymmetric algorithms a DPoP proof may use (dpop_signing_alg_values_supported).',
     },
-    proofLifetimeSeconds: {
+    proofMaxAgeSeconds: {
       type: 'integer',
       minimum: 10,
       maximum: 3600,
       default: 300,
       description: 'How old a proof (its iat) may be; a proof is accepted once within this window, on any instance.',
     },
-    clockSkewSeconds: {
+    clockToleranceSeconds: {
       type: 'integer',
       minimum: 0,
       maximum: 300,

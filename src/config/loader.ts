@@ -79,6 +79,7 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
     throw new ConfigError(['(root): must be a JSON object'], source);
   }
   const candidate = raw as UnvalidatedConfig;
+  const deprecations = applyRenamedKeys(candidate, source);
   for (const [name, apply] of ENV_OVERRIDES) {
     const value = env[name];
     if (value !== undefined && value !== '') apply(candidate, value);
@@ -97,7 +98,33 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.openid.enabled) config.optionalScopes = withOpenIdScopes(config);
   config.registration.allowedScopes = registrationAllowedScopes(config);
+  config.deprecations = deprecations;
   return deepFreeze(config);
+}
+
+/**
+ * Keys renamed since, still read under their old names: issue 30 gave the DPoP settings the names the guard's
+ * options have (proofMaxAgeSeconds, clockToleranceSeconds), so one concept has one name in both places.
+ */
+const RENAMED_KEYS: Array<{ section: string; old: string; current: string }> = [
+  { section: 'dpop', old: 'proofLifetimeSeconds', current: 'proofMaxAgeSeconds' },
+  { section: 'dpop', old: 'clockSkewSeconds', current: 'clockToleranceSeconds' },
+];
+
+/** Moves each old key's value to its new name; a config that gives both is refused (which one was meant?). */
+function applyRenamedKeys(config: UnvalidatedConfig, source: string): string[] {
+  const notes: string[] = [];
+  for (const { section: name, old, current } of RENAMED_KEYS) {
+    const holder = config[name];
+    if (typeof holder !== 'object' || holder === null || !(old in holder)) continue;
+    const values = holder as UnvalidatedConfig;
+    if (current in values)
+      throw new ConfigError([`${name}.${old}: renamed to ${name}.${current}, which is given too: keep only ${name}.${current}`], source);
+    values[current] = values[old];
+    delete values[old];
+    notes.push(`${name}.${old} is deprecated: it is now ${name}.${current} (the same value is used; rename it)`);
+  }
+  return notes;
 }
 
 /**

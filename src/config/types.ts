@@ -19,6 +19,8 @@ export type IntrospectionFieldSource =
   'resourceOwnerId' | 'resourceOwner.username' | 'application.uid' | 'application.name' | { value: unknown };
 
 export interface Config {
+  /** Set by the loader: what the file said in an older way that still works (renamed keys), one sentence each. */
+  deprecations: string[];
   baseUrl: string;
   host: string;
   port: number;
@@ -65,8 +67,8 @@ export interface Config {
   openid: { enabled: boolean; idTokenExpiresIn: number };
   dpop: {
     algorithms: Array<(typeof DPOP_ALGORITHMS)[number]>;
-    proofLifetimeSeconds: number;
-    clockSkewSeconds: number;
+    proofMaxAgeSeconds: number;
+    clockToleranceSeconds: number;
     nonce: { required: boolean; rotateSeconds: number };
   };
   registration: {

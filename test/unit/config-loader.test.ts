@@ -57,6 +57,19 @@ describe('config loader (SPEC 2, 5)', () => {
     ]);
   });
 
+  it("reads the old DPoP key names under their new ones (the guard's), with a deprecation notice; both at once are refused", () => {
+    const renamed = loadConfig({ input: { dpop: { proofLifetimeSeconds: 120, clockSkewSeconds: 2 } } });
+    expect(renamed.dpop).toMatchObject({ proofMaxAgeSeconds: 120, clockToleranceSeconds: 2 });
+    expect(renamed.deprecations).toEqual([
+      'dpop.proofLifetimeSeconds is deprecated: it is now dpop.proofMaxAgeSeconds (the same value is used; rename it)',
+      'dpop.clockSkewSeconds is deprecated: it is now dpop.clockToleranceSeconds (the same value is used; rename it)',
+    ]);
+    expect(loadConfig({ input: { dpop: { proofMaxAgeSeconds: 120 } } }).deprecations).toEqual([]);
+    expect(problemsOf(() => loadConfig({ input: { dpop: { clockSkewSeconds: 2, clockToleranceSeconds: 3 } } }))).toEqual([
+      'dpop.clockSkewSeconds: renamed to dpop.clockToleranceSeconds, which is given too: keep only dpop.clockToleranceSeconds',
+    ]);
+  });
+
   it('says when the file is not JSON or cannot be read', () => {
     expect(problemsOf(() => loadConfig({ path: fixture('not-json.json') }))[0]).toMatch(/^not valid JSON/);
     expect(problemsOf(() => loadConfig({ path: fixture('missing.json') }))[0]).toMatch(/^cannot read the file/);

@@ -29,8 +29,8 @@ export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: Loc
     // RFC 9449: bound tokens come with the DPoP scheme and a proof for this server's public URL (behind proxies too).
     dpop: {
       algorithms: deps.config.dpop.algorithms,
-      proofMaxAgeSeconds: deps.config.dpop.proofLifetimeSeconds,
-      clockToleranceSeconds: deps.config.dpop.clockSkewSeconds,
+      proofMaxAgeSeconds: deps.config.dpop.proofMaxAgeSeconds,
+      clockToleranceSeconds: deps.config.dpop.clockToleranceSeconds,
       publicUrl: deps.config.baseUrl.replace(/\/+$/, ''),
       // Token info's refusals of Bearer requests keep the reference's exact challenges (reference 11).
       announce: false,

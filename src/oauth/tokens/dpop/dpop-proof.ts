@@ -64,7 +64,7 @@ export async function checkDpopProof(
   const now = deps.now();
   const iat = payload.iat;
   const nowSeconds = now.getTime() / 1000;
-  if (typeof iat !== 'number' || iat < nowSeconds - settings.proofLifetimeSeconds || iat > nowSeconds + settings.clockSkewSeconds) {
+  if (typeof iat !== 'number' || iat < nowSeconds - settings.proofMaxAgeSeconds || iat > nowSeconds + settings.clockToleranceSeconds) {
     throw new InvalidDpopProof('The DPoP proof is too old or from the future (iat).');
   }
   const jti = payload.jti;
@@ -75,7 +75,7 @@ export async function checkDpopProof(
   checkNonce(deps, payload.nonce, now);
   const jkt = await calculateJwkThumbprint(jwk as JWK, 'sha256');
   // Section 11.1: once per key and jti within the window in which the proof is acceptable at all.
-  const expiresAt = new Date((iat + settings.proofLifetimeSeconds + settings.clockSkewSeconds) * 1000);
+  const expiresAt = new Date((iat + settings.proofMaxAgeSeconds + settings.clockToleranceSeconds) * 1000);
   return { jkt, replayKey: sha256(`${jkt}.${jti}`).toString('hex'), expiresAt };
 }
 
