@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DpopAlgorithm, DpopOptions } from './dpop-options.js';
+import { nonNegative, positive } from './number-options.js';
 
 const ASYMMETRIC: readonly DpopAlgorithm[] = [
   'ES256',
@@ -67,14 +68,4 @@ function publicUrl(value: unknown): string {
     );
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
-
-function nonNegative(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`serviceGuard: ${name} must be a number >= 0`);
-  return value;
-}
-
-function positive(name: string, value: number): number {
-  if (nonNegative(name, value) === 0) throw new TypeError(`serviceGuard: ${name} must be greater than 0`);
-  return value;
 }

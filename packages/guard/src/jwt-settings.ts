@@ -1,5 +1,6 @@
 import type { JwtAlgorithm, JwtGuardOptions } from './types.js';
 import { LOOPBACK } from './remote-settings.js';
+import { nonNegative, positive } from './number-options.js';
 
 const ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
 
@@ -59,14 +60,4 @@ function httpsUrl(name: string, value: unknown): void {
   if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname)))) {
     throw new TypeError(`serviceGuard: ${name} must be an absolute https URL (http for loopback only), got ${JSON.stringify(value)}`);
   }
-}
-
-function nonNegative(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`serviceGuard: ${name} must be a number >= 0`);
-  return value;
-}
-
-function positive(name: string, value: number): number {
-  if (nonNegative(name, value) === 0) throw new TypeError(`serviceGuard: ${name} must be greater than 0`);
-  return value;
 }

@@ -1,4 +1,5 @@
 import type { RemoteIntrospectionOptions } from './types.js';
+import { nonNegative, positive } from './number-options.js';
 
 export interface RemoteSettings {
   url: string;
@@ -48,16 +49,6 @@ function parseUrl(value: unknown): URL {
 
 function requireText(name: string, value: unknown): void {
   if (typeof value !== 'string' || value === '') throw new TypeError(`serviceGuard: ${name} must be a non-empty string`);
-}
-
-function nonNegative(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`serviceGuard: ${name} must be a number >= 0`);
-  return value;
-}
-
-function positive(name: string, value: number): number {
-  if (nonNegative(name, value) === 0) throw new TypeError(`serviceGuard: ${name} must be greater than 0`);
-  return value;
 }
 
 /** Hosts for which plain http is tolerated (RFC 8252 section 8.3 loopback). */
