@@ -24,6 +24,7 @@ export async function runConfigCommand(args: string[], io: CliIo): Promise<numbe
       databaseDirectUrl: set(config.databaseDirectUrl),
       admin: { ...config.admin, password: set(config.admin.password) },
       keys: { ...config.keys, encryptionKey: set(config.keys.encryptionKey) },
+      openid: { ...config.openid, pairwiseSalt: set(config.openid.pairwiseSalt) },
       metrics: { ...config.metrics, token: set(config.metrics.token) },
     };
     if (values.json) printJson(io, { valid: true, config: shown });

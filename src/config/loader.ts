@@ -46,6 +46,7 @@ const ENV_OVERRIDES: Array<[string, (input: UnvalidatedConfig, value: string) =>
   // Anything but true/false is left as the string, for the schema to report with the variable's name.
   ['DATABASE_PREPARED_STATEMENTS', (c, v) => (c.databasePreparedStatements = v === 'true' || v === 'false' ? v === 'true' : v)],
   ['SESSION_SECRET', (c, v) => (c.sessionSecret = v)],
+  ['PAIRWISE_SALT', (c, v) => (section(c, 'openid').pairwiseSalt = v)],
   ['ADMIN_PASSWORD_HASH', (c, v) => (section(c, 'admin').passwordHash = v)],
   ['PORT', (c, v) => (c.port = /^\d+$/.test(v) ? Number(v) : v)],
   ['HOST', (c, v) => (c.host = v)],
@@ -205,6 +206,7 @@ function envPath(name: string): string {
     DATABASE_DIRECT_URL: 'databaseDirectUrl',
     DATABASE_PREPARED_STATEMENTS: 'databasePreparedStatements',
     SESSION_SECRET: 'sessionSecret',
+    PAIRWISE_SALT: 'openid.pairwiseSalt',
     ADMIN_PASSWORD_HASH: 'admin.passwordHash',
     PORT: 'port',
     HOST: 'host',

@@ -21,6 +21,13 @@ export const openidSchema = {
       default: 3600,
       description: 'Lifetime of an ID token in seconds.',
     },
+    pairwiseSalt: {
+      type: ['string', 'null'],
+      minLength: 32,
+      default: null,
+      description:
+        'Secret (at least 32 characters) that pairwise subject identifiers (OpenID Connect Core 8.1) are derived from (env PAIRWISE_SALT). Every instance needs the same one, and it must never change: a new salt gives every user of a pairwise client a new sub. null: clients can only be public (subject_types_supported lists public alone).',
+    },
   },
 } as const;
 

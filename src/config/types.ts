@@ -64,7 +64,7 @@ export interface Config {
   hashTokens: boolean;
   hashApplicationSecrets: boolean;
   admin: { username: string; passwordHash: string | null; password?: string | null };
-  openid: { enabled: boolean; idTokenExpiresIn: number };
+  openid: { enabled: boolean; idTokenExpiresIn: number; pairwiseSalt: string | null };
   dpop: {
     algorithms: Array<(typeof DPOP_ALGORITHMS)[number]>;
     proofMaxAgeSeconds: number;

@@ -22,6 +22,7 @@ export {
   type ApplicationStore,
   type LookupOrigin,
   type RegisteredBy,
+  type SubjectType,
   type TokenEndpointAuthMethod,
 } from './clients/application-store.js';
 export type { CleanupRun, CleanupStore, KeptCounts } from './cleanup/cleanup-store.js';

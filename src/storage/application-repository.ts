@@ -35,6 +35,7 @@ export const toApplication = ({
   contacts,
   operatorGrantTypes,
   operatorScopes,
+  subjectType,
   ...columns
 }: Row<OauthApplication>): ApplicationRecord => ({
   ...columns,
@@ -52,6 +53,8 @@ export const toApplication = ({
   contacts: splitList(contacts),
   operatorGrantTypes: splitList(operatorGrantTypes),
   operatorScopes: splitList(operatorScopes),
+  // Another tool's value is the public default: a pairwise sub is only ever our own marker's.
+  subjectType: subjectType === 'pairwise' ? 'pairwise' : 'public',
 });
 
 // Another tool's value is not a self-registration: only our two markers are.

@@ -58,7 +58,13 @@ export interface ApplicationRecord {
    */
   operatorGrantTypes: string[];
   operatorScopes: string[];
+  /** OpenID Connect Core 8: the `sub` this client sees for a user, the public one or its sector's (openid/subject.ts). */
+  subjectType: SubjectType;
+  /** OpenID Connect Registration 2: the URI whose host is a pairwise client's sector; null: its redirect URIs' host. */
+  sectorIdentifierUri: string | null;
 }
+
+export type SubjectType = 'public' | 'pairwise';
 
 export type RegisteredBy = 'admin' | 'dynamic' | 'metadata_document';
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
@@ -105,7 +111,9 @@ type OptionalApplicationField =
   | 'disabledAt'
   | 'usedAt'
   | 'operatorGrantTypes'
-  | 'operatorScopes';
+  | 'operatorScopes'
+  | 'subjectType'
+  | 'sectorIdentifierUri';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {
