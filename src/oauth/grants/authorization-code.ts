@@ -6,9 +6,11 @@ import { optionalParameter, requireParameter, resourceParameters } from '../requ
 import { narrowedAudience, scopesForAudience } from '../resources/resource-indicators.js';
 import { storedForm } from '../secrets.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
-import { issuedToken, mintAccessToken } from '../tokens/token-issuer.js';
+import { idTokenFor } from '../openid/id-token-issuer.js';
+import { issuedToken } from '../tokens/token-issuer.js';
 import { admitClient, issuesRefreshToken, recordDpopProof } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
+import { mintWithIdToken } from './mint-with-id-token.js';
 import { currentScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
@@ -47,19 +49,24 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   const scopes = scopesForAudience(audience, granted);
 
   const withRefreshToken = issuesRefreshToken(deps, application);
-  // Minted (a JWT signed) before the transaction: signing may read or make a key, on a connection of its own.
-  const minted = await mintAccessToken(deps, {
-    application,
-    resourceOwnerId: grant.resourceOwnerId,
-    scopes,
-    grantType: 'authorization_code',
-    withRefreshToken,
-    accessGrantId: grant.id,
-    authTime: grant.authTime,
-    sessionId: grant.sessionId,
-    audience,
-    dpopJkt,
-  });
+  // Minted (a JWT signed) and the ID token signed before anything is written: signing may read or make a key, on a
+  // connection of its own, and may fail, which must leave the code unused and no token issued (mint-with-id-token.ts).
+  const { minted, idToken } = await mintWithIdToken(
+    deps,
+    {
+      application,
+      resourceOwnerId: grant.resourceOwnerId,
+      scopes,
+      grantType: 'authorization_code',
+      withRefreshToken,
+      accessGrantId: grant.id,
+      authTime: grant.authTime,
+      sessionId: grant.sessionId,
+      audience,
+      dpopJkt,
+    },
+    grant.nonce,
+  );
   // RFC 9449 section 11.1: the proof is recorded against replay only now that the grant issues (client-admission.ts).
   if (dpopProof) await recordDpopProof(deps, dpopProof);
   const result = await deps.stores.transaction(async (stores) => {
@@ -78,9 +85,14 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
       dpopJkt,
     });
     const issued = reused ?? issuedToken(minted, await stores.accessTokens.create(minted.input));
-    return { issued, application, nonce: grant.nonce };
+    return { issued, application };
   });
-  if (result) return result;
+  if (result) {
+    const { record, accessToken, reused } = result.issued;
+    // A reused token (reuseAccessToken) is a stored one: its ID token goes with its value (at_hash) and its sign-in.
+    const signed = reused ? await idTokenFor(deps, { application, token: record, accessToken, nonce: grant.nonce }) : idToken;
+    return { ...result, idToken: signed };
+  }
   // Lost the race to a concurrent exchange of the same code: that is a replay too (RFC 6749 section 4.1.2),
   // so it revokes what the winner got, whichever request came first. Outside the transaction, which is over.
   await deps.stores.accessTokens.revokeIssuedFromGrant(grant.id, now);

@@ -21,8 +21,11 @@ export interface GrantRequest {
 export interface GrantResult {
   issued: IssuedToken;
   application: ApplicationRecord | null;
-  /** The authorization request's nonce (code exchange), for the ID token. */
-  nonce?: string | null;
+  /**
+   * OpenID Connect Core 3.1.3.3 and 12.2: the ID token of a code exchange or a refresh, signed before the grant wrote
+   * anything (mintWithIdToken); null or absent when none is due.
+   */
+  idToken?: string | null;
 }
 
 /** One grant type of RFC 6749 section 4/6: validate in order, then issue. Throws OAuthError subclasses. */

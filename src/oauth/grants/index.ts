@@ -4,7 +4,6 @@ import { InvalidClient, UnsupportedGrantType } from '../errors.js';
 import { ApplicationGone } from '../store.js';
 import type { TokenResponseBody } from '../hooks.js';
 import { requireParameter } from '../request-parameters.js';
-import { idTokenFor } from '../openid/id-token-issuer.js';
 import { tokenResponseBody } from '../tokens/token-issuer.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
@@ -20,20 +19,16 @@ export const GRANT_HANDLERS: Partial<Record<GrantFlow, GrantHandler>> = {
   refresh_token: refreshTokenGrant,
 };
 
-// OpenID Connect Core 3.1.3.3 and 12.2: the code flow's token response, and a refresh of its tokens.
-const ID_TOKEN_GRANTS = new Set(['authorization_code', 'refresh_token']);
-
 /** POST /oauth/token (reference 5.1): grant type first, before any client authentication. */
 export async function handleTokenRequest(deps: OAuthDeps, request: GrantRequest): Promise<TokenResponseBody> {
   const grantType = requireParameter(request.parameters, 'grant_type');
   // Enabled in the config and handled here (`implicit` is a flow without a grant type).
   const handler = deps.config.grantFlows.includes(grantType as GrantFlow) ? GRANT_HANDLERS[grantType as GrantFlow] : undefined;
   if (!handler) throw new UnsupportedGrantType();
-  const { issued, application, nonce } = await issuedBy(handler, deps, request);
+  const { issued, application, idToken = null } = await issuedBy(handler, deps, request);
   // Issue 19: the first token marks the client used (self-registered clients never used are cleaned up). Once
   // per client; a cached record may still say unused for a moment, and the conditional UPDATE then changes nothing.
   if (application && application.usedAt === null) await deps.stores.applications.markUsed(application.id, deps.now());
-  const idToken = ID_TOKEN_GRANTS.has(grantType) ? await idTokenFor(deps, { application, issued, nonce: nonce ?? null }) : null;
   const body = { ...tokenResponseBody(issued, deps.now()), ...(idToken !== null && { id_token: idToken }) };
   const hook = deps.hooks.beforeTokenResponse;
   if (!hook) return body;

@@ -7,10 +7,11 @@ import { narrowedAudience, scopesForAudience } from '../resources/resource-indic
 import { isWellFormedScopeParam, narrowScopes, parseScopes } from '../scopes.js';
 import { storedForm } from '../secrets.js';
 import type { AccessTokenRecord, ApplicationRecord } from '../store.js';
-import { issueAccessToken, issuedToken, mintAccessToken, type TokenRequest } from '../tokens/token-issuer.js';
+import { issuedToken, type TokenRequest } from '../tokens/token-issuer.js';
 import { isRefreshUsable } from '../tokens/token-state.js';
 import { admitClient, recordDpopProof } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
+import { mintWithIdToken } from './mint-with-id-token.js';
 import { currentScopes } from './requested-scopes.js';
 
 /**
@@ -38,12 +39,13 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
   const request: Retired = { token, application, client, scopeParameter, resources, dpopJkt, dpopProof: dpopProof ?? null, now };
   if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) return retiredTokenPresented(deps, request);
 
-  const minted = await mintAccessToken(deps, await successorRequest(deps, request));
+  // OpenID Connect Core 12.2: the ID token is signed before the rotation is written (mint-with-id-token.ts).
+  const { minted, idToken } = await mintWithIdToken(deps, await successorRequest(deps, request));
   // RFC 9449 section 11.1: the proof is recorded against replay only now that the grant issues (client-admission.ts).
   if (dpopProof) await recordDpopProof(deps, dpopProof);
   // Of two concurrent refreshes of one token exactly one retires it and stores its successor (SPEC 3.1).
   const record = await deps.stores.accessTokens.rotate(token.id, now, minted.input);
-  if (record) return { issued: issuedToken(minted, record), application: client };
+  if (record) return { issued: issuedToken(minted, record), application: client, idToken };
   // The loser of that race presented a token retired a moment ago: judged like any retired token, on the row
   // as it is now, so the outcome does not depend on which request the database saw first (its proof is recorded).
   const current = (await deps.stores.accessTokens.findByRefreshToken(token.refreshToken!)) ?? token;
@@ -77,9 +79,9 @@ function requireBoundKey(token: AccessTokenRecord, application: ApplicationRecor
 async function retiredTokenPresented(deps: OAuthDeps, request: Retired): Promise<GrantResult> {
   const { token, client, now } = request;
   if (await withinGraceWindow(deps, token, now)) {
-    const successor = await successorRequest(deps, request);
+    const { minted, idToken } = await mintWithIdToken(deps, await successorRequest(deps, request));
     if (request.dpopProof) await recordDpopProof(deps, request.dpopProof);
-    return { issued: await issueAccessToken(deps, successor), application: client };
+    return { issued: issuedToken(minted, await deps.stores.accessTokens.create(minted.input)), application: client, idToken };
   }
   await detectReuse(deps, token, now);
   throw new InvalidGrant();

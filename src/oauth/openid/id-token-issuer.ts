@@ -1,8 +1,7 @@
 import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
 import { idTokenClaims } from './id-token.js';
-import type { ApplicationRecord } from '../store.js';
-import type { IssuedToken } from '../tokens/token-issuer.js';
+import type { ApplicationRecord, NewAccessToken } from '../store.js';
 
 // The ID token of a token response (OpenID Connect Core 3.1.3.3, 12.2): when OpenID Connect is on, `openid` was
 // granted, and a user signed in. Signed with the algorithm the client registered (RS256 by default). A refresh
@@ -10,12 +9,17 @@ import type { IssuedToken } from '../tokens/token-issuer.js';
 
 export interface IdTokenContext {
   application: ApplicationRecord | null;
-  issued: IssuedToken;
+  /** The access token it goes with, as stored or about to be: scopes, user, sign-in. */
+  token: Pick<NewAccessToken, 'scopes' | 'resourceOwnerId' | 'authTime' | 'sessionId'>;
+  /** That token's value, for at_hash. */
+  accessToken: string;
   nonce: string | null;
 }
 
-export async function idTokenFor(deps: OAuthDeps, { application, issued, nonce }: IdTokenContext): Promise<string | null> {
-  const { record } = issued;
+export async function idTokenFor(
+  deps: OAuthDeps,
+  { application, token: record, accessToken, nonce }: IdTokenContext,
+): Promise<string | null> {
   if (!deps.config.openid.enabled || !record.scopes.includes('openid') || application === null || record.resourceOwnerId === null) {
     return null;
   }
@@ -31,7 +35,7 @@ export async function idTokenFor(deps: OAuthDeps, { application, issued, nonce }
     alg,
     authTime: record.authTime,
     nonce,
-    accessToken: issued.accessToken,
+    accessToken,
     sessionId: record.sessionId,
     // The one way to sign in here is a password (RFC 8176 "pwd"), known once a sign-in is on record.
     amr: record.authTime ? ['pwd'] : null,
