@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config';
 
 // Four projects: pure domain rules, HTTP against real databases, faults (own PostgreSQL, own processes), and pages in headless Chromium.
 // The same integration suite runs on embedded PGlite (default) and on PostgreSQL when DATABASE_URL is set.
-// On PGlite, initdb and migrations run once per run (pglite-template.ts), not once per test database.
-const pgliteTemplate = 'test/helpers/pglite-template.ts';
+// initdb and migrations run once per run (database-templates.ts), not once per test database.
+const databaseTemplates = 'test/helpers/database-templates.ts';
 // unit and integration run their files one after another in each worker (isolate: false) instead of a new process
 // per file: a file no longer pays for starting Node.js, importing fastify, Prisma and PGlite and compiling PGlite's
 // WebAssembly (about 2 s of CPU a file; the suite's CPU time halved, docs/testing.md). Each file still builds its own
@@ -25,7 +25,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/security/**/*.test.ts', 'test/conformance/**/*.test.ts'],
-          globalSetup: [pgliteTemplate],
+          globalSetup: [databaseTemplates],
           testTimeout: 30_000,
           hookTimeout: 60_000,
           ...sharedWorkers,
@@ -47,7 +47,7 @@ export default defineConfig({
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
-          globalSetup: [pgliteTemplate],
+          globalSetup: [databaseTemplates],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,

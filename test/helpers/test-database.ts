@@ -18,19 +18,20 @@ export interface TestDatabase {
 
 /**
  * A fresh, empty database for one test file: a new PostgreSQL database created from DATABASE_URL, or a
- * new in-memory PGlite (started from a copy of the run's migrated template when there is one).
+ * new in-memory PGlite, each a copy of the run's template (database-templates.ts) when there is one.
  * `migrated: false` leaves it without tables.
  */
 export async function createTestDatabase({ migrated = true } = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const pgliteTemplate = migrated ? migratedPgliteTemplate() : undefined;
+    const pgliteTemplate = pgliteDump(migrated ? 'pgliteTemplatePath' : 'pgliteEmptyTemplatePath');
     const database = await createDatabase({ databaseUrl: null, dataDir: 'memory://', pgliteTemplate });
     // Finds nothing pending on the template (a few ms); kept so every test database goes through migrate().
     if (migrated) await migrate(database);
     return { database, url: null, drop: () => database.close() };
   }
   const name = `oauth_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(TEST_DATABASE_URL, `CREATE DATABASE ${name}`);
+  const template = migrated ? inject('postgresTemplateName') : undefined;
+  await adminQuery(TEST_DATABASE_URL, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   const url = withDatabaseName(TEST_DATABASE_URL, name);
   const database = await createDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 10 });
   if (migrated) await migrate(database);
@@ -44,13 +45,15 @@ export async function createTestDatabase({ migrated = true } = {}): Promise<Test
   };
 }
 
-let migratedTemplate: Blob | undefined;
+const dumps = new Map<string, Blob>();
 
-/** The run's migrated dump (pglite-template.ts), read once per test file; undefined without that globalSetup. */
-function migratedPgliteTemplate(): Blob | undefined {
-  const path = inject('pgliteTemplatePath');
-  if (path && !migratedTemplate) migratedTemplate = new Blob([readFileSync(path)]);
-  return migratedTemplate;
+/** One of the run's PGlite dumps (database-templates.ts), read once per worker; undefined without that globalSetup. */
+function pgliteDump(key: 'pgliteTemplatePath' | 'pgliteEmptyTemplatePath'): Blob | undefined {
+  const path = inject(key);
+  if (!path) return undefined;
+  let dump = dumps.get(path);
+  if (!dump) dumps.set(path, (dump = new Blob([readFileSync(path)])));
+  return dump;
 }
 
 /** An empty PostgreSQL database URL without opening it (tests of migration races); null on PGlite. */
