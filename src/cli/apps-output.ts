@@ -25,6 +25,7 @@ function details(application: ApplicationRecord): string[] {
     `  UserInfo:       ${userinfoResponse(application)}`,
     `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
     `  DPoP:           ${application.dpopBoundAccessTokens ? 'required (DPoP-bound tokens only, RFC 9449)' : 'optional'}`,
+    `  refresh tokens: ${application.refreshTokens === 'always' ? 'always (the default)' : 'only with offline_access granted (OpenID Connect Core 11)'}`,
     `  created at:     ${application.createdAt.toISOString()}`,
   ];
 }

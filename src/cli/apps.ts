@@ -21,7 +21,8 @@ import { onePositional, required, runSubcommand } from './subcommands.js';
 const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
   create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
-         [--access-token-format opaque|jwt] [--dpop-bound-access-tokens] [OpenID Connect options]
+         [--access-token-format opaque|jwt] [--dpop-bound-access-tokens] [--refresh-tokens always|offline-access]
+         [OpenID Connect options]
       Registers an application and prints its uid and secret; the secret is shown only this once.
       --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
@@ -32,7 +33,7 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
                             approval, and the metadata it supplied about itself (unverified)
   update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens|--no-dpop-bound-access-tokens]
-         [OpenID Connect options]
+         [--refresh-tokens always|offline-access] [OpenID Connect options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
   rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
@@ -57,6 +58,9 @@ OpenID Connect options (they apply once config openid.enabled is true; an empty 
   --dpop-bound-access-tokens | --no-dpop-bound-access-tokens
       whether every token request of the application must carry a DPoP proof (RFC 9449 section 5.2), so that
       all its tokens are bound to a key; without one it gets invalid_dpop_proof. Off by default.
+  --refresh-tokens always|offline-access
+      when its token responses carry a refresh token (while it may use the refresh_token grant): always (the
+      default), or only when the user granted offline_access (OpenID Connect Core 11, asked on the consent screen).
 `;
 
 const FIELD_OPTIONS = {
@@ -70,7 +74,16 @@ const FIELD_OPTIONS = {
   'access-token-format': { type: 'string' },
   'dpop-bound-access-tokens': { type: 'boolean' },
   'no-dpop-bound-access-tokens': { type: 'boolean' },
+  'refresh-tokens': { type: 'string' },
 } as const;
+
+/** --refresh-tokens always|offline-access as the domain spells it (offline_access, the scope); not given: undefined. */
+function refreshTokens(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'always' && value !== 'offline-access')
+    throw new UsageError(`--refresh-tokens must be always or offline-access, not ${JSON.stringify(value)}`);
+  return value === 'always' ? 'always' : 'offline_access';
+}
 
 /** --dpop-bound-access-tokens or --no-dpop-bound-access-tokens; neither: undefined (create: off; update: unchanged). */
 function dpopBoundAccessTokens(values: {
@@ -112,6 +125,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
     scopes: values.scopes ?? '',
     confidential: !values.public,
     dpopBoundAccessTokens: dpopBoundAccessTokens(values),
+    refreshTokens: refreshTokens(values['refresh-tokens']),
     ...openIdSettings(values),
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -155,11 +169,15 @@ async function update(args: string[], io: CliIo): Promise<number> {
   if (values.help) return (io.stdout(HELP), 0);
   const reference = onePositional(positionals, '<uid|id>');
   if (values.public && values.confidential) throw new UsageError('give --public or --confidential, not both');
-  const settings = { ...openIdSettings(values), dpopBoundAccessTokens: dpopBoundAccessTokens(values) };
+  const settings = {
+    ...openIdSettings(values),
+    dpopBoundAccessTokens: dpopBoundAccessTokens(values),
+    refreshTokens: refreshTokens(values['refresh-tokens']),
+  };
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --access-token-format or --[no-]dpop-bound-access-tokens',
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --access-token-format, --[no-]dpop-bound-access-tokens or --refresh-tokens',
     );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -217,6 +235,7 @@ const OPTION_OF: Record<ApplicationField, string> = {
   id_token_signed_response_alg: 'id-token-signed-response-alg',
   userinfo_signed_response_alg: 'userinfo-signed-response-alg',
   access_token_format: 'access-token-format',
+  refresh_tokens: 'refresh-tokens',
 };
 
 /**

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv/dist/2019.js';
 import { configValidator } from './config-validator.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
+import { OPENID_SCOPES } from './openid-scopes.js';
 import type { Config } from './types.js';
 
 const ENV_PREFIX = 'environment variable ';
@@ -129,8 +130,8 @@ function applyRenamedKeys(config: UnvalidatedConfig, source: string): string[] {
 }
 
 /**
- * An OpenID Provider serves `openid` and the scopes of Core 5.4 to every client whose own scopes do not say
- * otherwise: they are added to optionalScopes unless the config names them already (then its choice stands).
+ * An OpenID Provider serves `openid`, the scopes of Core 5.4 and offline_access (Core 11) to every client whose
+ * own scopes do not say otherwise: they are added to optionalScopes unless the config names them already (then its choice stands).
  */
 function withOpenIdScopes(config: Config): string[] {
   const named = new Set([...config.defaultScopes, ...config.optionalScopes]);
@@ -139,7 +140,7 @@ function withOpenIdScopes(config: Config): string[] {
 
 /**
  * Issue 29: registration.allowedScopes left null is what a client gets without asking (defaultScopes), and the scopes
- * of OpenID Connect Core 5.4 while the service is an OpenID Provider; the frozen config holds the effective list.
+ * of OpenID Connect (Core 5.4 and 11) while the service is an OpenID Provider; the frozen config holds the effective list.
  */
 function registrationAllowedScopes(config: Config): string[] {
   const explicit: string[] | null = config.registration.allowedScopes;
@@ -219,9 +220,6 @@ function envPath(name: string): string {
   };
   return paths[name] ?? '';
 }
-
-// OpenID Connect Core 5.4: openid itself and the scopes that stand for groups of claims.
-const OPENID_SCOPES = ['openid', 'profile', 'email', 'address', 'phone'];
 
 // A guessable admin password is the one secret a lockout cannot make safe (it is tried from many addresses).
 const MIN_ADMIN_PASSWORD_LENGTH = 12;

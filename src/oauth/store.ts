@@ -14,6 +14,7 @@ import type { AccessTokenFormat } from './tokens/access-token-format.js';
 // the one place to import storage interfaces from.
 export {
   ApplicationGone,
+  REFRESH_TOKEN_POLICIES,
   TOKEN_ENDPOINT_AUTH_METHODS,
   UidTaken,
   type ApplicationAdminStore,
@@ -21,6 +22,7 @@ export {
   type ApplicationRecord,
   type ApplicationStore,
   type LookupOrigin,
+  type RefreshTokenPolicy,
   type RegisteredBy,
   type SubjectType,
   type TokenEndpointAuthMethod,

@@ -55,6 +55,7 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
       userinfo_signed_response_alg: null,
       access_token_format: 'opaque',
       dpop_bound_access_tokens: false,
+      refresh_tokens: 'always',
       registered_by: 'dynamic',
       client_uri: 'https://notes.example/',
       logo_uri: 'https://notes.example/logo.png',

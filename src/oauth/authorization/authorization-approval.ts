@@ -1,6 +1,7 @@
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { OAuthDeps } from '../deps.js';
 import { reusableToken } from '../grants/reuse.js';
+import { asksOfflineAccess } from '../openid/offline-access.js';
 import { resolveAudience } from '../resources/resource-indicators.js';
 import { generateSecret, storedForm } from '../secrets.js';
 import type { AccessGrantRecord } from '../store.js';
@@ -75,7 +76,8 @@ export async function consentMayBeSkipped(deps: OAuthDeps, request: Authorizatio
   // What the owner approved (or the admin listed) is delivery to the registered URIs: a loopback URI on
   // another port is allowed for native apps, but the owner sees it first.
   if (!request.application.redirectUris.includes(request.redirectUri)) return false;
-  if (clients.includes(request.application.uid)) return true;
+  // OpenID Connect Core 11: offline access is consented to on the screen, even by a client the admin listed.
+  if (clients.includes(request.application.uid) && !asksOfflineAccess(request.scopes, deps.config.openid.enabled)) return true;
   if (!whenPreviouslyAuthorized || !request.application.confidential) return false;
   const live = await deps.stores.accessTokens.findLiveMatching({
     applicationId: request.application.id,

@@ -3,6 +3,7 @@ import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode,
 import type { OAuthDeps } from '../deps.js';
 import type { OAuthError } from '../errors.js';
 import { heldDefaultScopes, heldScopes } from '../clients/client-holdings.js';
+import { withoutIgnoredOfflineAccess } from '../openid/offline-access.js';
 import { parseScopes } from '../scopes.js';
 import type { ApplicationRecord, ResourceRecord } from '../store.js';
 
@@ -78,10 +79,13 @@ export function allowedScopes(context: AuthorizationContext): readonly string[] 
   return heldScopes(context.application, context.config);
 }
 
-/** The scopes asked for: the scope parameter, or the default scopes the client holds when it is blank (reference 4.2). */
+/**
+ * The scopes asked for: the scope parameter, or the default scopes the client holds when it is blank (reference 4.2);
+ * without offline_access where OpenID Connect Core 11 says to ignore it.
+ */
 export function requestedScopes(context: AuthorizationContext): string[] {
-  if (present(context, 'scope')) return parseScopes(value(context, 'scope'));
-  return heldDefaultScopes(context.application, context.config);
+  const scopes = present(context, 'scope') ? parseScopes(value(context, 'scope')) : heldDefaultScopes(context.application, context.config);
+  return withoutIgnoredOfflineAccess(scopes, value(context, 'response_type'), context.config.openid.enabled);
 }
 
 // SPEC 3.5: PKCE is required of public clients, or of every client with pkce.required "all". It protects the

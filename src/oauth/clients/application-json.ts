@@ -1,5 +1,6 @@
 import type { SigningAlgorithm } from '../keys/signing-keys.js';
 import type { AccessTokenFormat, ApplicationRecord, RegisteredBy } from '../store.js';
+import { refreshTokensValue, type RefreshTokensValue } from './refresh-token-setting.js';
 
 export interface ApplicationJson {
   id: number;
@@ -14,6 +15,7 @@ export interface ApplicationJson {
   userinfo_signed_response_alg: SigningAlgorithm | null;
   access_token_format: AccessTokenFormat;
   dpop_bound_access_tokens: boolean;
+  refresh_tokens: RefreshTokensValue;
   registered_by: RegisteredBy;
   client_uri: string | null;
   logo_uri: string | null;
@@ -47,6 +49,7 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
     access_token_format: application.accessTokenFormat,
     dpop_bound_access_tokens: application.dpopBoundAccessTokens,
+    refresh_tokens: refreshTokensValue(application.refreshTokens),
     registered_by: application.registeredBy,
     client_uri: application.clientUri,
     logo_uri: application.logoUri,

@@ -26,6 +26,11 @@ export interface ApplicationRecord {
   accessTokenFormat: AccessTokenFormat;
   /** RFC 9449 section 5.2: every token request of this client must carry a DPoP proof. */
   dpopBoundAccessTokens: boolean;
+  /**
+   * When its token responses carry a refresh token (while it holds the refresh_token grant): always, or only when
+   * offline_access (OpenID Connect Core 11) was granted.
+   */
+  refreshTokens: RefreshTokenPolicy;
   /** Who made the client: an admin, the client itself at /oauth/register, or its Client ID Metadata Document. */
   registeredBy: RegisteredBy;
   /** RFC 7592: SHA-256 hex of the registration access token of a self-registered client; null otherwise. */
@@ -69,6 +74,8 @@ export type SubjectType = 'public' | 'pairwise';
 export type RegisteredBy = 'admin' | 'dynamic' | 'metadata_document';
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+export const REFRESH_TOKEN_POLICIES = ['always', 'offlineAccess'] as const;
+export type RefreshTokenPolicy = (typeof REFRESH_TOKEN_POLICIES)[number];
 
 /** Who a lookup is made for, where it may cost this server work (a metadata document's first fetch, issue 29 item 4). */
 export interface LookupOrigin {
@@ -94,6 +101,7 @@ type OptionalApplicationField =
   | 'userinfoSignedResponseAlg'
   | 'accessTokenFormat'
   | 'dpopBoundAccessTokens'
+  | 'refreshTokens'
   | 'registeredBy'
   | 'registrationAccessToken'
   | 'grantTypes'

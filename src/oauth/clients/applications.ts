@@ -6,6 +6,7 @@ import {
 } from './application-openid-settings.js';
 import type { OAuthDeps } from '../deps.js';
 import { formatCharacterIn } from './format-characters.js';
+import { refreshTokenPolicyOf, refreshTokensError } from './refresh-token-setting.js';
 import { registrationErrors, splitRegisteredUris } from '../authorization/redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
 import { constantTimeEqual, generateClientId, generateSecret, storedForm } from '../secrets.js';
@@ -24,9 +25,14 @@ export interface ApplicationFields extends OpenIdSettingsFields {
    * undefined keeps what is stored (false on create).
    */
   dpopBoundAccessTokens?: boolean | undefined;
+  /**
+   * OpenID Connect Core 11: always, or offline_access (refresh tokens only with that scope granted); blank is always.
+   * undefined keeps what is stored (always on create).
+   */
+  refreshTokens?: string | undefined;
 }
 
-export type ApplicationField = 'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | OpenIdSettingsField;
+export type ApplicationField = 'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | 'refresh_tokens' | OpenIdSettingsField;
 
 /** Validation problems: full English messages (reference 2.4), grouped by the field they belong to. */
 export type FieldErrors = Partial<Record<ApplicationField, string[]>>;
@@ -91,6 +97,8 @@ export function validateApplicationFields(
     storedUris: current?.postLogoutRedirectUris ?? [],
   };
   for (const [field, message] of openIdSettingsErrors(fields, settingsOptions)) add(field, message);
+  const refreshTokens = fields.refreshTokens === undefined ? null : refreshTokensError(fields.refreshTokens, 'Refresh tokens');
+  if (refreshTokens !== null) add('refresh_tokens', refreshTokens);
   return errors;
 }
 
@@ -190,6 +198,7 @@ export function storedApplicationFields(fields: ApplicationFields) {
     scopes: parseScopes(fields.scopes),
     confidential: fields.confidential,
     ...(fields.dpopBoundAccessTokens !== undefined && { dpopBoundAccessTokens: fields.dpopBoundAccessTokens }),
+    ...(fields.refreshTokens !== undefined && { refreshTokens: refreshTokenPolicyOf(fields.refreshTokens) }),
     ...storedOpenIdSettings(fields),
   };
 }

@@ -48,7 +48,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   const audience = await narrowedAudience(deps, resourceParameters(parameters), grant.audience, granted);
   const scopes = scopesForAudience(audience, granted);
 
-  const withRefreshToken = issuesRefreshToken(deps, application);
+  const withRefreshToken = issuesRefreshToken(deps, application, scopes);
   // Minted (a JWT signed) and the ID token signed before anything is written: signing may read or make a key, on a
   // connection of its own, and may fail, which must leave the code unused and no token issued (mint-with-id-token.ts).
   const { minted, idToken } = await mintWithIdToken(

@@ -3,6 +3,7 @@ import { holdsGrantType } from '../clients/client-holdings.js';
 import type { OAuthDeps } from '../deps.js';
 import { refuseReplayedDpopProof, rememberDpopProof, type CheckedDpopProof } from '../tokens/dpop/dpop-proof.js';
 import { UnauthorizedClient } from '../errors.js';
+import { refreshTokenAllowed } from '../openid/offline-access.js';
 import type { ApplicationRecord } from '../store.js';
 
 /**
@@ -34,8 +35,11 @@ export function recordDpopProof(deps: Pick<OAuthDeps, 'stores'>, dpopProof: Chec
   return rememberDpopProof(deps, dpopProof);
 }
 
-/** Whether a token for this client comes with a refresh token: never one the client could not use. */
-export function issuesRefreshToken(deps: Pick<OAuthDeps, 'config'>, application: ApplicationRecord): boolean {
+/**
+ * Whether a token of these scopes for this client comes with a refresh token: never one the client could not use,
+ * and for a client whose refreshTokens is offlineAccess only when offline_access was granted (OpenID Connect Core 11).
+ */
+export function issuesRefreshToken(deps: Pick<OAuthDeps, 'config'>, application: ApplicationRecord, scopes: readonly string[]): boolean {
   if (!deps.config.grantFlows.includes('refresh_token')) return false;
-  return holdsGrantType(application, 'refresh_token', deps.config);
+  return holdsGrantType(application, 'refresh_token', deps.config) && refreshTokenAllowed(application, scopes);
 }

@@ -72,7 +72,7 @@ async function issueFor(
 ): Promise<GrantResult> {
   const scopes = grantedScopes(deps, application, scopeParameter, { allowEmpty: true });
   const audience = await resolveAudience(deps, resources, scopes);
-  const withRefreshToken = issuesRefreshToken(deps, application);
+  const withRefreshToken = issuesRefreshToken(deps, application, scopes);
   const dpopJkt = dpopProof ? dpopProof.jkt : null;
   // RFC 9449 section 11.1: the proof is recorded against replay only now that the grant issues (client-admission.ts).
   if (dpopProof) await recordDpopProof(deps, dpopProof);

@@ -1,13 +1,15 @@
+import { OPENID_SCOPES as OPENID_SCOPE_LIST } from '../../config/openid-scopes.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidTarget } from '../errors.js';
 import type { AccessTokenFormat, ApplicationRecord, ResourceRecord } from '../store.js';
 
 // RFC 8707: the resources a client names for a token. Each must be an absolute URI without a fragment, registered
 // here, and the requested scopes must be accepted by the resources named (each scope by at least one of them);
-// OpenID Connect's scopes are about this server's own UserInfo and pass regardless. A token's audience is the
-// resources named; with none, behaviour is what it was before resources existed (no audience).
+// OpenID Connect's scopes (offline_access included, Core 11) are about this server's own UserInfo and sign-in and
+// pass regardless. A token's audience is the resources named; with none, behaviour is what it was before resources
+// existed (no audience).
 
-const OPENID_SCOPES = new Set(['openid', 'profile', 'email', 'address', 'phone']);
+const OPENID_SCOPES = new Set(OPENID_SCOPE_LIST);
 
 /** The audience of a token and what its resources say about the token. */
 export interface Audience {

@@ -1,4 +1,5 @@
 import type { ApplicationFields } from '../../../oauth/clients/applications.js';
+import { refreshTokensValue } from '../../../oauth/clients/refresh-token-setting.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 
 /** The flat fields of the admin form and JSON API (SPEC 3.6), as the route schema lets them through. */
@@ -12,6 +13,7 @@ export interface ApplicationBody {
   userinfo_signed_response_alg?: string | null;
   access_token_format?: string | null;
   dpop_bound_access_tokens?: boolean | string | string[];
+  refresh_tokens?: string | null;
   _csrf?: string;
   _method?: string;
 }
@@ -37,6 +39,8 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     accessTokenFormat: algorithmFrom(body?.access_token_format) ?? current?.accessTokenFormat ?? '',
     // RFC 9449 section 5.2: a checkbox like confidential.
     dpopBoundAccessTokens: checkboxFrom(body?.dpop_bound_access_tokens) ?? current?.dpopBoundAccessTokens ?? false,
+    // OpenID Connect Core 11: null or empty means always, the default.
+    refreshTokens: algorithmFrom(body?.refresh_tokens) ?? (current && refreshTokensValue(current.refreshTokens)) ?? '',
   };
 }
 

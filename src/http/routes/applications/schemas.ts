@@ -53,6 +53,12 @@ export const applicationJsonSchema = {
       type: 'boolean',
       description: 'RFC 9449 section 5.2: every token request of this client must carry a DPoP proof (bound tokens only).',
     },
+    refresh_tokens: {
+      type: 'string',
+      enum: ['always', 'offline_access'],
+      description:
+        'When its token responses carry a refresh token: always, or only when offline_access was granted (OpenID Connect Core 11).',
+    },
     registered_by: {
       type: 'string',
       enum: ['admin', 'dynamic', 'metadata_document'],
@@ -82,6 +88,7 @@ export const applicationJsonSchema = {
     'userinfo_signed_response_alg',
     'access_token_format',
     'dpop_bound_access_tokens',
+    'refresh_tokens',
     'registered_by',
     'client_uri',
     'logo_uri',
@@ -117,6 +124,7 @@ const applicationFields = {
   userinfo_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA for a signed UserInfo; null or "" for plain JSON.'),
   access_token_format: stringOrNull('opaque or jwt (RFC 9068; needs openid.enabled); null or "" for opaque, the default.'),
   dpop_bound_access_tokens: checkbox('RFC 9449 section 5.2: require DPoP-bound tokens.', 'false'),
+  refresh_tokens: stringOrNull('always or offline_access (OpenID Connect Core 11); null or "" for always, the default.'),
 } as const;
 
 export const idParams = recordIdParams('application');

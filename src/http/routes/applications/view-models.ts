@@ -6,6 +6,7 @@ import {
 } from '../../../oauth/clients/applications.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { SIGNING_ALGORITHMS } from '../../../oauth/keys/signing-keys.js';
+import { refreshTokensValue } from '../../../oauth/clients/refresh-token-setting.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { listFilters, listMarkers, registrationView } from './registration-view.js';
 
@@ -57,14 +58,8 @@ export function formView(
       scopes: fieldMessages(errors.scopes, 'Scopes'),
       post_logout_redirect_uris: fieldMessages(errors.post_logout_redirect_uris, 'Post-logout redirect URI'),
     },
-    tokenFormat: {
-      options: TOKEN_FORMATS.map(({ value, label }) => ({
-        value,
-        label,
-        selected: value === (fields.accessTokenFormat?.trim() || 'opaque'),
-      })),
-      errors: fieldMessages(errors.access_token_format, 'Access token format'),
-    },
+    tokenFormat: selectView(TOKEN_FORMATS, fields.accessTokenFormat, 'opaque', errors.access_token_format, 'Access token format'),
+    refreshTokens: selectView(REFRESH_TOKEN_OPTIONS, fields.refreshTokens, 'always', errors.refresh_tokens, 'Refresh tokens'),
     algorithmSelects: [
       {
         field: 'id_token_signed_response_alg',
@@ -108,6 +103,7 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     accessTokenFormat: TOKEN_FORMATS.find(({ value }) => value === application.accessTokenFormat)?.label ?? application.accessTokenFormat,
     // RFC 9449 section 5.2: without it, a proof still binds the tokens of a request that sends one.
     dpopBoundAccessTokens: application.dpopBoundAccessTokens ? 'Required' : 'Not required',
+    refreshTokens: REFRESH_TOKEN_OPTIONS.find(({ value }) => value === refreshTokensValue(application.refreshTokens))!.label,
     openid: {
       postLogoutRedirectUris: application.postLogoutRedirectUris,
       idTokenSignedResponseAlg: application.idTokenSignedResponseAlg ?? 'RS256 (default)',
@@ -122,6 +118,12 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
 const TOKEN_FORMATS = [
   { value: 'opaque', label: 'Opaque' },
   { value: 'jwt', label: 'JWT (RFC 9068)' },
+];
+
+// OpenID Connect Core 11: refresh tokens with every code exchange, or only when the user granted offline_access.
+const REFRESH_TOKEN_OPTIONS = [
+  { value: 'always', label: 'Always (default)' },
+  { value: 'offline_access', label: 'Only with offline_access' },
 ];
 
 // The OpenID Connect settings are always shown, so that they can be prepared before the switch is turned on.
@@ -146,6 +148,19 @@ export function deleteView(application: ApplicationRecord) {
     title: `Delete ${application.name}?`,
     application: { id: application.id, name: application.name, action: showPath(application.id), cancelHref: showPath(application.id) },
   };
+}
+
+/** A select of `choices` with the typed value (blank: `byDefault`) selected, and its field's messages. */
+function selectView(
+  choices: ReadonlyArray<{ value: string; label: string }>,
+  typed: string | undefined,
+  byDefault: string,
+  messages: string[] | undefined,
+  fieldLabel: string,
+) {
+  const chosen = typed?.trim() || byDefault;
+  const options = choices.map(({ value, label }) => ({ value, label, selected: value === chosen }));
+  return { options, errors: fieldMessages(messages, fieldLabel) };
 }
 
 // The domain's messages are full sentences ("Name can't be blank"); beside the field the reference prints

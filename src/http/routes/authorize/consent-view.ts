@@ -28,9 +28,14 @@ const OPENID_SCOPE_DESCRIPTIONS: Record<string, string> = {
   phone: 'See your phone number',
 };
 
+// OpenID Connect Core 11: what offline_access means to the user, the consent it must be shown for.
+const offlineAccessDescription = (applicationName: string) => ({
+  offline_access: `Stay signed in to ${applicationName} when you are away`,
+});
+
 export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, owner: SignedInUser, csrfToken: string): ConsentModel {
   const descriptions = deps.config.openid.enabled
-    ? { ...OPENID_SCOPE_DESCRIPTIONS, ...deps.config.scopeDescriptions }
+    ? { ...OPENID_SCOPE_DESCRIPTIONS, ...offlineAccessDescription(request.application.name), ...deps.config.scopeDescriptions }
     : deps.config.scopeDescriptions;
   return {
     title: 'Authorization required',

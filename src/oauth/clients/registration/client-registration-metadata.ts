@@ -6,6 +6,7 @@ import { formatCharacterIn } from '../format-characters.js';
 import { displayUriProblem, redirectUriVerdict, type ApplicationType } from './client-registration-uris.js';
 import { isWellFormedScopeParam, parseScopes } from '../../scopes.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from '../application-store.js';
+import { REFRESH_TOKENS_VALUES, type RefreshTokensValue } from '../refresh-token-setting.js';
 
 // RFC 7591 section 2: the client metadata this server understands, validated in order, the first failing rule
 // deciding (section 3.2.2). Anything else is ignored (section 2: the server MUST ignore metadata it does not
@@ -31,6 +32,8 @@ export interface ClientMetadata extends Partial<Record<DisplayUri, string>> {
   contacts?: string[];
   software_id?: string;
   software_version?: string;
+  /** This server's extension (issue 31 item 1): always, or offline_access (OpenID Connect Core 11); default always. */
+  refresh_tokens: RefreshTokensValue;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -162,12 +165,14 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   const contacts = contactsOf(body.contacts);
   const softwareId = text(body.software_id, 'software_id');
   const softwareVersion = text(body.software_version, 'software_version');
+  const refreshTokens = oneOf(body.refresh_tokens, 'refresh_tokens', REFRESH_TOKENS_VALUES) ?? 'always';
   return {
     redirect_uris: redirectUris,
     token_endpoint_auth_method: authMethod,
     grant_types: grantTypes,
     response_types: responseTypes,
     application_type: applicationType,
+    refresh_tokens: refreshTokens,
     ...(clientName !== undefined && { client_name: clientName }),
     ...(scope !== undefined && { scope }),
     ...displayUris,

@@ -5,6 +5,7 @@ import { NO_EXTRAS, operatorExtrasOf } from '../client-holdings.js';
 import { validateClientMetadata, type ClientMetadata } from './client-registration-metadata.js';
 import type { OAuthDeps } from '../../deps.js';
 import { InvalidRequest, InvalidToken } from '../../errors.js';
+import { refreshTokenPolicyOf, refreshTokensValue } from '../refresh-token-setting.js';
 import { roomUnderCap } from './registration-cap.js';
 import type { RegistrationTokenRecord } from './registration-store.js';
 import { checkInitialAccessToken, useInitialAccessToken } from './registration-tokens.js';
@@ -56,6 +57,7 @@ function columnsOf(metadata: ClientMetadata) {
     grantTypes: metadata.grant_types,
     tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
     applicationType: metadata.application_type,
+    refreshTokens: refreshTokenPolicyOf(metadata.refresh_tokens),
     clientUri: metadata.client_uri ?? null,
     logoUri: metadata.logo_uri ?? null,
     policyUri: metadata.policy_uri ?? null,
@@ -86,6 +88,7 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
     grant_types: grantTypes,
     response_types: grantTypes.includes('authorization_code') ? ['code'] : [],
     application_type: application.applicationType ?? 'web',
+    refresh_tokens: refreshTokensValue(application.refreshTokens),
     ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)),
   };
 }
