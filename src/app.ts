@@ -123,6 +123,7 @@ export async function buildServer({
     passwords,
     limits,
     introspectionRules: introspectionRules(config.introspection.allow),
+    ...(clientMetadataDocumentCa !== undefined && { documentCa: clientMetadataDocumentCa }),
     observeCap,
   };
 

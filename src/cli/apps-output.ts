@@ -1,4 +1,5 @@
 import { applicationJson } from '../oauth/clients/application-json.js';
+import { sectorOf } from '../oauth/openid/subject.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { printJson, printTable, type CliIo } from './io.js';
 
@@ -23,6 +24,7 @@ function details(application: ApplicationRecord): string[] {
     `  logout URIs:    ${application.postLogoutRedirectUris.map(printable).join('\n                  ') || '(none)'}`,
     `  ID token alg:   ${application.idTokenSignedResponseAlg ?? 'RS256 (the default)'}`,
     `  UserInfo:       ${userinfoResponse(application)}`,
+    `  subject:        ${subjectType(application)}`,
     `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
     `  DPoP:           ${application.dpopBoundAccessTokens ? 'required (DPoP-bound tokens only, RFC 9449)' : 'optional'}`,
     `  refresh tokens: ${application.refreshTokens === 'always' ? 'always (the default)' : 'only with offline_access granted (OpenID Connect Core 11)'}`,
@@ -32,6 +34,12 @@ function details(application: ApplicationRecord): string[] {
 
 const userinfoResponse = ({ userinfoSignedResponseAlg: alg }: ApplicationRecord) =>
   alg === null ? 'plain JSON (the default)' : `signed JWT, ${alg}`;
+
+// OpenID Connect Core 8.1: a pairwise client's users have a sub of its sector's.
+const subjectType = (application: ApplicationRecord) =>
+  application.subjectType === 'public'
+    ? 'public (the default)'
+    : `pairwise, sector ${printable(sectorOf(application) ?? '(none: its redirect URIs name several hosts)')}`;
 
 // Issue 19: where the application came from, its approval and state, and for a self-registered client the
 // metadata it supplied about itself (unverified text, printed through `printable`, as the admin page escapes it).

@@ -51,6 +51,9 @@ OpenID Connect options (they apply once config openid.enabled is true; an empty 
       where logout may send the user back to (exact match; the same rules as --redirect-uri)
   --id-token-signed-response-alg RS256|ES256|EdDSA     how ID tokens are signed ("": RS256, the default)
   --userinfo-signed-response-alg RS256|ES256|EdDSA     UserInfo as a signed JWT ("": plain JSON, the default)
+  --subject-type public|pairwise
+      the sub its users get: public (the default, the user's own), or pairwise, one of the application's sector
+      (OpenID Connect Core 8.1: the host of its redirect URIs, which must then be one; needs openid.pairwiseSalt)
 
   --access-token-format opaque|jwt
       its access tokens: opaque (the default) or JWTs an API verifies by itself (RFC 9068; signed with the
@@ -71,6 +74,7 @@ const FIELD_OPTIONS = {
   'post-logout-redirect-uri': { type: 'string', multiple: true },
   'id-token-signed-response-alg': { type: 'string' },
   'userinfo-signed-response-alg': { type: 'string' },
+  'subject-type': { type: 'string' },
   'access-token-format': { type: 'string' },
   'dpop-bound-access-tokens': { type: 'boolean' },
   'no-dpop-bound-access-tokens': { type: 'boolean' },
@@ -101,12 +105,14 @@ function openIdSettings(values: {
   'post-logout-redirect-uri'?: string[] | undefined;
   'id-token-signed-response-alg'?: string | undefined;
   'userinfo-signed-response-alg'?: string | undefined;
+  'subject-type'?: string | undefined;
   'access-token-format'?: string | undefined;
 }) {
   return {
     postLogoutRedirectUri: values['post-logout-redirect-uri']?.join('\n'),
     idTokenSignedResponseAlg: values['id-token-signed-response-alg'],
     userinfoSignedResponseAlg: values['userinfo-signed-response-alg'],
+    subjectType: values['subject-type'],
     accessTokenFormat: values['access-token-format'],
   };
 }
@@ -177,7 +183,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --access-token-format, --[no-]dpop-bound-access-tokens or --refresh-tokens',
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens or --refresh-tokens',
     );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -234,6 +240,7 @@ const OPTION_OF: Record<ApplicationField, string> = {
   post_logout_redirect_uris: 'post-logout-redirect-uri',
   id_token_signed_response_alg: 'id-token-signed-response-alg',
   userinfo_signed_response_alg: 'userinfo-signed-response-alg',
+  subject_type: 'subject-type',
   access_token_format: 'access-token-format',
   refresh_tokens: 'refresh-tokens',
 };

@@ -48,10 +48,23 @@ const introspectionRule = {
 
 const responseFieldSource = {
   oneOf: [
-    { enum: ['resourceOwnerId', 'resourceOwner.username', 'application.uid', 'application.name'] },
+    { enum: ['subject', 'resourceOwnerId', 'resourceOwner.username', 'application.uid', 'application.name'] },
     { type: 'object', properties: { value: {} }, required: ['value'], additionalProperties: false },
   ],
 };
+
+/**
+ * Issue 31 item 2: `"sub": "resourceOwnerId"` (what the docs once recommended) or the user name replaces the standard
+ * sub, the user's OpenID subject that ID tokens, UserInfo and JWT access tokens carry, with a value that matches
+ * nothing else this server issues. It still works (a configured field wins); the boot and `config check` say so.
+ */
+export function introspectionSubNotes(response: Record<string, unknown>): string[] {
+  const source = response.sub;
+  if (source !== 'resourceOwnerId' && source !== 'resourceOwner.username') return [];
+  return [
+    `introspection.response.sub is ${source}: introspection then answers sub with ${source === 'resourceOwnerId' ? 'the numeric user id' : 'the user name'} instead of the user's OpenID subject (the sub of ID tokens, UserInfo and JWT access tokens); remove it, or answer that value under another name (for example "user_id": "${source}")`,
+  ];
+}
 
 export const introspectionSchema = {
   type: 'object',
@@ -73,7 +86,7 @@ export const introspectionSchema = {
       additionalProperties: responseFieldSource,
       default: {},
       description:
-        'Extra response fields: name -> resourceOwnerId | resourceOwner.username | application.uid | application.name | {"value": JSON}.',
+        'Extra response fields: name -> subject (the OpenID sub, pairwise for a pairwise client) | resourceOwnerId (the numeric user id) | resourceOwner.username | application.uid | application.name | {"value": JSON}. A user\'s token is answered with the standard sub (its ID tokens\' sub) anyway; a field named here wins over a standard one, sub included.',
     },
   },
 } as const;

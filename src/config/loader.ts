@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv/dist/2019.js';
 import { configValidator } from './config-validator.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
+import { introspectionSubNotes } from './introspection-schema.js';
 import { OPENID_SCOPES } from './openid-scopes.js';
 import type { Config } from './types.js';
 
@@ -100,7 +101,7 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.openid.enabled) config.optionalScopes = withOpenIdScopes(config);
   config.registration.allowedScopes = registrationAllowedScopes(config);
-  config.deprecations = deprecations;
+  config.deprecations = [...deprecations, ...introspectionSubNotes(config.introspection.response)];
   return deepFreeze(config);
 }
 

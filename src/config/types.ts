@@ -16,7 +16,7 @@ export type IntrospectionRuleConfig =
   | { rule: 'bearerScope'; scope: string };
 
 export type IntrospectionFieldSource =
-  'resourceOwnerId' | 'resourceOwner.username' | 'application.uid' | 'application.name' | { value: unknown };
+  'subject' | 'resourceOwnerId' | 'resourceOwner.username' | 'application.uid' | 'application.name' | { value: unknown };
 
 export interface Config {
   /** Set by the loader: what the file said in an older way that still works (renamed keys), one sentence each. */

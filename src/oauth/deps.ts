@@ -25,4 +25,6 @@ export interface OAuthDeps {
   introspectionRules?: IntrospectionRule[];
   /** Told of each count against a cap on self-registered clients (registration-cap.ts: log line and gauge). */
   observeCap?: CapObserver;
+  /** CAs trusted for the https documents fetched for clients (a sector_identifier_uri): tests' own; operators use NODE_EXTRA_CA_CERTS. */
+  documentCa?: string | Buffer | Array<string | Buffer>;
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../config/types.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
+import { pairwiseAvailable } from './openid/subject.js';
 import { CLAIMS_SUPPORTED } from './openid/userinfo.js';
 
 /**
@@ -37,17 +38,18 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     dpop_signing_alg_values_supported: [...config.dpop.algorithms],
     ...(redirectFlows && { code_challenge_methods_supported: [...config.pkce.methods] }),
     authorization_response_iss_parameter_supported: redirectFlows,
-    ...(config.openid.enabled && openIdProviderFields(base)),
+    ...(config.openid.enabled && openIdProviderFields(base, config)),
   };
 }
 
 // Discovery 1.0 section 3. Every signing algorithm is offered: a client that registers ES256 or EdDSA gets a key
 // of it made on first use. Fields whose default would claim support we lack are stated as false.
-function openIdProviderFields(base: string): Record<string, unknown> {
+function openIdProviderFields(base: string, config: Readonly<Config>): Record<string, unknown> {
   return {
     userinfo_endpoint: `${base}/oauth/userinfo`,
     end_session_endpoint: `${base}/oauth/end_session`,
-    subject_types_supported: ['public'],
+    // Core 8.1: pairwise only once its salt is configured (a client can be made pairwise then).
+    subject_types_supported: pairwiseAvailable(config) ? ['public', 'pairwise'] : ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
     userinfo_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
     claims_supported: [...CLAIMS_SUPPORTED, ...ID_TOKEN_CLAIMS],

@@ -46,6 +46,8 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
       userinfo_signed_response_alg: null,
       access_token_format: 'opaque',
       dpop_bound_access_tokens: false,
+      subject_type: 'public',
+      sector_identifier_uri: null,
       refresh_tokens: 'always',
       registered_by: 'admin',
       client_uri: null,

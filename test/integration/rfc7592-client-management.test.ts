@@ -78,6 +78,7 @@ describe(`RFC 7592 client management (${backend})`, () => {
       grant_types: ['authorization_code', 'client_credentials'],
       response_types: ['code'],
       application_type: 'web',
+      subject_type: 'public',
       scope: 'read',
       client_uri: 'https://rp.example/',
       logo_uri: 'https://cdn.rp.example/logo.png',

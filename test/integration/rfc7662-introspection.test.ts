@@ -25,13 +25,14 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
   let other: TestClient;
   let publicClient: TestClient;
   let userId: number;
+  let userSubject: string;
 
   beforeAll(async () => {
     server = await buildTestServer({ config: { optionalScopes: ['write', 'introspect'] } });
     owner = await createClient(server.deps);
     other = await createClient(server.deps);
     publicClient = await createClient(server.deps, { confidential: false });
-    userId = (await createUser(server.deps)).id;
+    ({ id: userId, subject: userSubject } = await createUser(server.deps));
   });
   afterAll(() => server.close());
 
@@ -39,7 +40,7 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
   const asOther = () => basic(other.uid, other.secret!);
 
   describe('response fields (RFC 7662 section 2.2, seed "Introspection response")', () => {
-    it('an active access token gives active, scope, client_id, token_type "Bearer", iat and exp, nothing else', async () => {
+    it('an active access token of a user gives active, scope, client_id, token_type "Bearer", iat, exp and sub (the user\'s OpenID subject, issue 31), nothing else', async () => {
       const issued = await issueToken(server.deps, { application: owner.application, scopes: ['read', 'write'], resourceOwnerId: userId });
       const response = await introspectRequest(server.app, { token: issued.accessToken }, asOwner());
       expect(response.statusCode).toBe(200);
@@ -52,6 +53,7 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
         token_type: 'Bearer',
         iat,
         exp: iat + 7200,
+        sub: userSubject,
       });
     });
 
@@ -73,7 +75,7 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
       const issued = await issueToken(server.deps, { application: null, resourceOwnerId: userId });
       const response = await introspectRequest(server.app, { token: issued.accessToken }, asOwner());
       const iat = seconds(issued.record.createdAt);
-      expect(response.json()).toEqual({ active: true, scope: 'read', token_type: 'Bearer', iat, exp: iat + 7200 });
+      expect(response.json()).toEqual({ active: true, scope: 'read', token_type: 'Bearer', iat, exp: iat + 7200, sub: userSubject });
     });
 
     it('exp is omitted for a token that never expires (seed: "when the token has an expiry")', async () => {
@@ -295,6 +297,7 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
         client_id: owner.uid,
         token_type: 'refresh_token',
         iat: seconds(issued.record.createdAt),
+        sub: userSubject,
       });
     });
 

@@ -1,7 +1,9 @@
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { OAuthDeps } from '../deps.js';
 import { ConsentRequired, InvalidRequest, LoginRequired, type OAuthError } from '../errors.js';
-import { verifyIdTokenHint } from '../openid/id-token-hint.js';
+import { subjectRequested } from '../openid/claims-request.js';
+import { subjectFor } from '../openid/subject.js';
+import { hintNames, verifyIdTokenHint } from '../openid/id-token-hint.js';
 
 // What a valid authorization request needs before it can be approved (OpenID Connect Core 3.1.2.3 and
 // 3.1.2.4): a sign-in (none yet, prompt=login, a sign-in older than max_age, or an id_token_hint naming someone
@@ -23,18 +25,20 @@ export async function nextInteraction(
 ): Promise<Interaction> {
   const { prompts, maxAge, idTokenHint } = request.oidc;
   const silent = prompts.includes('none');
-  let hintedSubject: string | null = null;
+  let hintNamesAnother = false;
   if (idTokenHint !== null) {
     const hint = await verifyIdTokenHint(deps, idTokenHint);
     if (!hint) return { next: 'error', error: new InvalidRequest('The id_token_hint is not an ID token issued by this server.') };
-    hintedSubject = hint.subject;
+    hintNamesAnother = session !== null && !(await hintNames(deps, hint, session));
   }
   const signInNeeded =
     session === null ||
     prompts.includes('login') ||
     (maxAge !== null && olderThan(session.authTime, maxAge, deps.now())) ||
-    (hintedSubject !== null && hintedSubject !== session.subject);
-  if (signInNeeded) return silent ? { next: 'error', error: new LoginRequired() } : { next: 'login' };
+    hintNamesAnother;
+  // Core 5.5.1: a sub asked for by value in the claims parameter is the only user this request may be answered for.
+  const claimsNameAnother = session !== null && !subjectRequested(request.oidc.claims, subjectFor(session, request.application, deps.config));
+  if (signInNeeded || claimsNameAnother) return silent ? { next: 'error', error: new LoginRequired() } : { next: 'login' };
   if (prompts.includes('consent')) return { next: 'consent' };
   if (await consentSkippable()) return { next: 'approve' };
   return silent ? { next: 'error', error: new ConsentRequired() } : { next: 'consent' };

@@ -1,5 +1,5 @@
 import type { SigningAlgorithm } from '../keys/signing-keys.js';
-import type { AccessTokenFormat, ApplicationRecord, RegisteredBy } from '../store.js';
+import type { AccessTokenFormat, ApplicationRecord, RegisteredBy, SubjectType } from '../store.js';
 import { refreshTokensValue, type RefreshTokensValue } from './refresh-token-setting.js';
 
 export interface ApplicationJson {
@@ -15,6 +15,8 @@ export interface ApplicationJson {
   userinfo_signed_response_alg: SigningAlgorithm | null;
   access_token_format: AccessTokenFormat;
   dpop_bound_access_tokens: boolean;
+  subject_type: SubjectType;
+  sector_identifier_uri: string | null;
   refresh_tokens: RefreshTokensValue;
   registered_by: RegisteredBy;
   client_uri: string | null;
@@ -49,6 +51,8 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
     access_token_format: application.accessTokenFormat,
     dpop_bound_access_tokens: application.dpopBoundAccessTokens,
+    subject_type: application.subjectType,
+    sector_identifier_uri: application.sectorIdentifierUri,
     refresh_tokens: refreshTokensValue(application.refreshTokens),
     registered_by: application.registeredBy,
     client_uri: application.clientUri,

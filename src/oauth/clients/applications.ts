@@ -6,6 +6,7 @@ import {
 } from './application-openid-settings.js';
 import type { OAuthDeps } from '../deps.js';
 import { formatCharacterIn } from './format-characters.js';
+import { subjectTypeError, subjectTypeOf } from './subject-type-setting.js';
 import { refreshTokenPolicyOf, refreshTokensError } from './refresh-token-setting.js';
 import { registrationErrors, splitRegisteredUris } from '../authorization/redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
@@ -25,6 +26,8 @@ export interface ApplicationFields extends OpenIdSettingsFields {
    * undefined keeps what is stored (false on create).
    */
   dpopBoundAccessTokens?: boolean | undefined;
+  /** OpenID Connect Core 8: public or pairwise; blank is public. undefined keeps what is stored (public on create). */
+  subjectType?: string | undefined;
   /**
    * OpenID Connect Core 11: always, or offline_access (refresh tokens only with that scope granted); blank is always.
    * undefined keeps what is stored (always on create).
@@ -32,7 +35,8 @@ export interface ApplicationFields extends OpenIdSettingsFields {
   refreshTokens?: string | undefined;
 }
 
-export type ApplicationField = 'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | 'refresh_tokens' | OpenIdSettingsField;
+export type ApplicationField =
+  'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | 'subject_type' | 'refresh_tokens' | OpenIdSettingsField;
 
 /** Validation problems: full English messages (reference 2.4), grouped by the field they belong to. */
 export type FieldErrors = Partial<Record<ApplicationField, string[]>>;
@@ -97,6 +101,11 @@ export function validateApplicationFields(
     storedUris: current?.postLogoutRedirectUris ?? [],
   };
   for (const [field, message] of openIdSettingsErrors(fields, settingsOptions)) add(field, message);
+  // OpenID Connect Core 8.1: the sector of a pairwise client is its redirect URIs' host (unless it registered a
+  // sector_identifier_uri), checked also when only the redirect URIs change.
+  const sector = { redirectUris: uris, sectorIdentifierUri: current?.sectorIdentifierUri ?? null };
+  const subjectType = subjectTypeError(fields.subjectType ?? current?.subjectType ?? 'public', sector, config);
+  if (subjectType !== null) add('subject_type', subjectType);
   const refreshTokens = fields.refreshTokens === undefined ? null : refreshTokensError(fields.refreshTokens, 'Refresh tokens');
   if (refreshTokens !== null) add('refresh_tokens', refreshTokens);
   return errors;
@@ -198,6 +207,7 @@ export function storedApplicationFields(fields: ApplicationFields) {
     scopes: parseScopes(fields.scopes),
     confidential: fields.confidential,
     ...(fields.dpopBoundAccessTokens !== undefined && { dpopBoundAccessTokens: fields.dpopBoundAccessTokens }),
+    ...(fields.subjectType !== undefined && { subjectType: subjectTypeOf(fields.subjectType) }),
     ...(fields.refreshTokens !== undefined && { refreshTokens: refreshTokenPolicyOf(fields.refreshTokens) }),
     ...storedOpenIdSettings(fields),
   };

@@ -3,6 +3,8 @@ import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
 import { publishedJwks } from '../keys/signing-key-service.js';
 import { SIGNING_ALGORITHMS } from '../keys/signing-keys.js';
+import type { UserRecord } from '../store.js';
+import { subjectFor } from './subject.js';
 
 // An ID token this server issued, presented back to it: id_token_hint at the authorization endpoint (Core
 // 3.1.2.1) and at end_session (RP-Initiated Logout 1.0 section 2). Its signature must verify against a key
@@ -32,4 +34,17 @@ export async function verifyIdTokenHint(deps: Pick<OAuthDeps, 'stores' | 'config
   const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.aud === 'string' ? payload.aud : null;
   if (clientId === null) return null;
   return { subject: payload.sub, clientId, sessionId: typeof payload.sid === 'string' ? payload.sid : null };
+}
+
+/**
+ * Whether the hint names `user`: its sub is the one its client sees for them (Core 8.1: a pairwise client was given
+ * its sector's, not the user's own subject). A client deleted since is compared with the public subject.
+ */
+export async function hintNames(
+  deps: Pick<OAuthDeps, 'stores' | 'config'>,
+  hint: IdTokenHint,
+  user: Pick<UserRecord, 'subject'>,
+): Promise<boolean> {
+  const client = await deps.stores.applications.findByUid(hint.clientId);
+  return hint.subject === subjectFor(user, client, deps.config);
 }

@@ -1,6 +1,7 @@
 import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
 import { idTokenClaims } from './id-token.js';
+import { subjectFor } from './subject.js';
 import type { ApplicationRecord, NewAccessToken } from '../store.js';
 
 // The ID token of a token response (OpenID Connect Core 3.1.3.3, 12.2): when OpenID Connect is on, `openid` was
@@ -28,7 +29,8 @@ export async function idTokenFor(
   const alg = application.idTokenSignedResponseAlg ?? 'RS256';
   const claims = idTokenClaims({
     issuer: authorizationIssuer(deps.config.baseUrl),
-    subject: user.subject,
+    // Core 8: the sub this client sees (its sector's, for a pairwise client).
+    subject: subjectFor(user, application, deps.config),
     clientId: application.uid,
     now: deps.now(),
     lifetimeSeconds: deps.config.openid.idTokenExpiresIn,

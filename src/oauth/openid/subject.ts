@@ -21,8 +21,9 @@ export type SubjectClient = Pick<ApplicationRecord, 'subjectType' | 'sectorIdent
 
 type SubjectConfig = { openid: Pick<Config['openid'], 'pairwiseSalt'> };
 
-/** Whether clients may be pairwise: the salt the pairwise subjects are derived from is configured. */
-export const pairwiseAvailable = (config: SubjectConfig): boolean => config.openid.pairwiseSalt !== null;
+/** Whether clients may be pairwise: OpenID Connect is on and the salt the pairwise subjects are derived from is set. */
+export const pairwiseAvailable = (config: { openid: Pick<Config['openid'], 'enabled' | 'pairwiseSalt'> }): boolean =>
+  config.openid.enabled && config.openid.pairwiseSalt !== null;
 
 /**
  * Core 8.1: the sector of a pairwise client, the host of its sector_identifier_uri when it registered one, else the

@@ -6,6 +6,7 @@ import { signedByRetiredKey } from '../tokens/jwt-access-token.js';
 import type { UserRecord } from '../store.js';
 import { findAccessToken } from '../tokens/token-lookup.js';
 import { inaccessibleReason, presentationProblem } from '../tokens/token-state.js';
+import { subjectFor } from './subject.js';
 
 // The UserInfo endpoint (OpenID Connect Core 1.0 section 5.3): the claims of the user an access token was
 // issued for, limited to what its scopes grant (section 5.4), as JSON or, when the client registered
@@ -165,6 +166,8 @@ export async function userinfoResponse(
   const application = record.applicationId === null ? null : await findApplication(deps, record.applicationId);
   // A disabled application's tokens are refused (issue 19).
   if (application?.disabledAt) throw new InvalidToken();
+  // Core 5.3.2: the sub is the one of the client's ID tokens (Core 8: its sector's, for a pairwise client).
+  claims.sub = subjectFor(user, application, deps.config);
   // RFC 9449 section 11.1, issue 29 item 7: the proof is recorded against replay only for a request answered, so
   // refused ones write nothing; the INSERT is the replay check, and a replayed proof gets no claims.
   if (proof) await rememberDpopProof(deps, proof);

@@ -3,7 +3,7 @@ import { extractClientCredentials } from '../clients/client-credentials.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidClient, InvalidRequest, InvalidToken } from '../errors.js';
 import { mayIntrospect, type IntrospectionRequester, type IntrospectionRule } from './introspection-policy.js';
-import { introspectionExtraFields } from './introspection-response.js';
+import { introspectionExtraFields, standardSubject } from './introspection-response.js';
 import { signedByRetiredKey } from './jwt-access-token.js';
 import { optionalParameter, requireParameter, type Parameters } from '../request-parameters.js';
 import { formatScopes } from '../scopes.js';
@@ -61,6 +61,11 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], re
   const application = found.record.applicationId === null ? null : await deps.stores.applications.findById(found.record.applicationId);
   if (application?.disabledAt) return { response: INACTIVE, requester };
   const standard = standardFields(deps, found, application);
+  const subject = standardSubject(deps, found.record, application);
+  if (subject !== null) {
+    const sub = await subject;
+    if (sub !== null) standard.sub = sub;
+  }
   const extra = await introspectionExtraFields(deps, found.record, requester);
   const response = Object.keys(extra).length === 0 ? standard : { ...standard, ...extra };
   // Last, so no extra field changes it.

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
+import { resourceOwnerSubject } from '../openid/subject.js';
 import { formatScopes } from '../scopes.js';
 import type { ApplicationRecord } from '../store.js';
 
@@ -26,7 +27,7 @@ export async function signJwtAccessToken(deps: OAuthDeps, input: JwtAccessTokenI
   const issuer = authorizationIssuer(deps.config.baseUrl);
   const iat = Math.floor(input.issuedAt.getTime() / 1000);
   const clientId = input.application?.uid ?? null;
-  const subject = input.resourceOwnerId === null ? clientId : await subjectOf(deps, input.resourceOwnerId);
+  const subject = input.resourceOwnerId === null ? clientId : await subjectOf(deps, input.resourceOwnerId, input.application);
   const claims = {
     iss: issuer,
     // Section 3: aud is required; a token requested without a resource is for this server's own APIs.
@@ -43,10 +44,10 @@ export async function signJwtAccessToken(deps: OAuthDeps, input: JwtAccessTokenI
   return deps.signer.sign(claims, { typ: 'at+jwt' });
 }
 
-// Section 2.2: sub is the resource owner; the OpenID subject (stable, never the user name) when the user exists.
-async function subjectOf(deps: OAuthDeps, resourceOwnerId: number): Promise<string> {
-  const user = await deps.stores.users.findById(resourceOwnerId);
-  return user?.subject ?? String(resourceOwnerId);
+// Section 2.2: sub is the resource owner; the sub the client sees in its ID tokens (OpenID Connect Core 8, pairwise for
+// a pairwise client) when the user exists.
+async function subjectOf(deps: OAuthDeps, resourceOwnerId: number, application: ApplicationRecord | null): Promise<string> {
+  return (await resourceOwnerSubject(deps, resourceOwnerId, application)) ?? String(resourceOwnerId);
 }
 
 /**

@@ -12,6 +12,7 @@ export interface ApplicationBody {
   id_token_signed_response_alg?: string | null;
   userinfo_signed_response_alg?: string | null;
   access_token_format?: string | null;
+  subject_type?: string | null;
   dpop_bound_access_tokens?: boolean | string | string[];
   refresh_tokens?: string | null;
   _csrf?: string;
@@ -37,6 +38,8 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     userinfoSignedResponseAlg: algorithmFrom(body?.userinfo_signed_response_alg) ?? current?.userinfoSignedResponseAlg ?? '',
     // RFC 9068: null or empty means opaque, the default.
     accessTokenFormat: algorithmFrom(body?.access_token_format) ?? current?.accessTokenFormat ?? '',
+    // OpenID Connect Core 8: null or empty means public, the default.
+    subjectType: algorithmFrom(body?.subject_type) ?? current?.subjectType ?? '',
     // RFC 9449 section 5.2: a checkbox like confidential.
     dpopBoundAccessTokens: checkboxFrom(body?.dpop_bound_access_tokens) ?? current?.dpopBoundAccessTokens ?? false,
     // OpenID Connect Core 11: null or empty means always, the default.

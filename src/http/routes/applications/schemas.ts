@@ -59,6 +59,14 @@ export const applicationJsonSchema = {
       description:
         'When its token responses carry a refresh token: always, or only when offline_access was granted (OpenID Connect Core 11).',
     },
+    subject_type: {
+      type: 'string',
+      enum: ['public', 'pairwise'],
+      description: "The sub its users get (OpenID Connect Core 8): the user's own, or pairwise, one of its sector's (Core 8.1).",
+    },
+    sector_identifier_uri: clientText(
+      "A self-registered client's sector_identifier_uri, whose host is its sector; null: its redirect URIs' host.",
+    ),
     registered_by: {
       type: 'string',
       enum: ['admin', 'dynamic', 'metadata_document'],
@@ -89,6 +97,8 @@ export const applicationJsonSchema = {
     'access_token_format',
     'dpop_bound_access_tokens',
     'refresh_tokens',
+    'subject_type',
+    'sector_identifier_uri',
     'registered_by',
     'client_uri',
     'logo_uri',
@@ -124,6 +134,9 @@ const applicationFields = {
   userinfo_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA for a signed UserInfo; null or "" for plain JSON.'),
   access_token_format: stringOrNull('opaque or jwt (RFC 9068; needs openid.enabled); null or "" for opaque, the default.'),
   dpop_bound_access_tokens: checkbox('RFC 9449 section 5.2: require DPoP-bound tokens.', 'false'),
+  subject_type: stringOrNull(
+    'public or pairwise (OpenID Connect Core 8.1; needs openid.pairwiseSalt); null or "" for public, the default.',
+  ),
   refresh_tokens: stringOrNull('always or offline_access (OpenID Connect Core 11); null or "" for always, the default.'),
 } as const;
 

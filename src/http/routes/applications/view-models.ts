@@ -5,6 +5,7 @@ import {
   type FieldErrors,
 } from '../../../oauth/clients/applications.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
+import { pairwiseAvailable, sectorOf } from '../../../oauth/openid/subject.js';
 import { SIGNING_ALGORITHMS } from '../../../oauth/keys/signing-keys.js';
 import { refreshTokensValue } from '../../../oauth/clients/refresh-token-setting.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
@@ -60,6 +61,11 @@ export function formView(
     },
     tokenFormat: selectView(TOKEN_FORMATS, fields.accessTokenFormat, 'opaque', errors.access_token_format, 'Access token format'),
     refreshTokens: selectView(REFRESH_TOKEN_OPTIONS, fields.refreshTokens, 'always', errors.refresh_tokens, 'Refresh tokens'),
+    subjectType: {
+      options: SUBJECT_TYPES.map(({ value, label }) => ({ value, label, selected: value === (fields.subjectType?.trim() || 'public') })),
+      errors: fieldMessages(errors.subject_type, 'Subject type'),
+      available: pairwiseAvailable(config),
+    },
     algorithmSelects: [
       {
         field: 'id_token_signed_response_alg',
@@ -107,12 +113,22 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     openid: {
       postLogoutRedirectUris: application.postLogoutRedirectUris,
       idTokenSignedResponseAlg: application.idTokenSignedResponseAlg ?? 'RS256 (default)',
+      subjectType:
+        application.subjectType === 'public'
+          ? 'Public (default)'
+          : `Pairwise, sector ${sectorOf(application) ?? '(none: its redirect URIs name several hosts)'}`,
       userinfoSignedResponseAlg:
         application.userinfoSignedResponseAlg === null ? 'Plain JSON (default)' : `Signed JWT, ${application.userinfoSignedResponseAlg}`,
       note: openidNote(config),
     },
   };
 }
+
+// OpenID Connect Core 8: the sub of the application's users, their own or one of its sector's (8.1).
+const SUBJECT_TYPES = [
+  { value: 'public', label: 'Public (default)' },
+  { value: 'pairwise', label: 'Pairwise, per sector' },
+];
 
 // RFC 9068's JWT access tokens are signed with the OpenID Connect keys; a resource's own format wins over this one.
 const TOKEN_FORMATS = [

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkEndSession, type EndSession, type EndSessionParameters } from '../../../oauth/openid/end-session.js';
+import { hintNames } from '../../../oauth/openid/id-token-hint.js';
 import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
@@ -29,7 +30,7 @@ export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
   const handle = async (request: FastifyRequest, reply: FastifyReply, parameters: EndSessionParameters) => {
     const endSession = await checkEndSession(deps, parameters);
     const user = await sessionUser(deps, request);
-    if (user === null || (endSession.hint !== null && endSession.hint.subject === user.subject)) {
+    if (user === null || (endSession.hint !== null && (await hintNames(deps, endSession.hint, user)))) {
       return signOut(request, reply, endSession);
     }
     return renderPage(request, reply, 'end-session.eta', {

@@ -17,9 +17,9 @@ export interface DocumentFetchOptions {
   ca?: string | Buffer | Array<string | Buffer>;
 }
 
-/** The parts of the answer the caller needs: the JSON object and the caching headers. */
-export interface FetchedDocument {
-  document: Record<string, unknown>;
+/** The parts of the answer the caller needs: the JSON object (or array) and the caching headers. */
+export interface FetchedDocument<Document = Record<string, unknown>> {
+  document: Document;
   cacheControl: string | null;
   expires: string | null;
   date: string | null;
@@ -51,6 +51,22 @@ const ADDRESS_NOT_ALLOWED = 'its host is at an address this server does not fetc
  * cut off as soon as it passes maxBytes. Redirects are not followed: the document is at the client_id URL itself.
  */
 export function fetchClientMetadataDocument(url: URL, options: DocumentFetchOptions): Promise<FetchedDocument> {
+  return fetchJsonDocument(url, options, parseObject);
+}
+
+/**
+ * The same GET, under the same rules, of a JSON array: the redirect URIs a sector_identifier_uri lists (OpenID Connect
+ * Core 1.0 section 8.1).
+ */
+export async function fetchJsonArray(url: URL, options: DocumentFetchOptions): Promise<unknown[]> {
+  return (await fetchJsonDocument(url, options, parseArray)).document;
+}
+
+function fetchJsonDocument<Document>(
+  url: URL,
+  options: DocumentFetchOptions,
+  parse: (body: Buffer) => Document,
+): Promise<FetchedDocument<Document>> {
   const { allowPrivateAddresses, maxBytes, timeoutMs, ca } = options;
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowPrivateAddresses))
     return Promise.reject(new ClientMetadataDocumentRefused(`the scheme ${url.protocol} is not https`));
@@ -61,7 +77,7 @@ export function fetchClientMetadataDocument(url: URL, options: DocumentFetchOpti
       return Promise.reject(new ClientMetadataDocumentRefused(`the address ${literal} is ${reason}`, ADDRESS_NOT_ALLOWED));
   }
 
-  return new Promise<FetchedDocument>((resolve, reject) => {
+  return new Promise<FetchedDocument<Document>>((resolve, reject) => {
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
       method: 'GET',
       headers: { accept: 'application/json', 'user-agent': 'oauth-service client-metadata-document fetcher' },
@@ -91,7 +107,7 @@ export function fetchClientMetadataDocument(url: URL, options: DocumentFetchOpti
       response.on('end', () => {
         clearTimeout(deadline);
         try {
-          resolve({ document: parseObject(Buffer.concat(chunks)), ...cachingHeaders(response) });
+          resolve({ document: parse(Buffer.concat(chunks)), ...cachingHeaders(response) });
         } catch (error) {
           reject(error as Error);
         }
@@ -112,16 +128,25 @@ function responseProblem(response: IncomingMessage, maxBytes: number): string | 
   return null;
 }
 
-function parseObject(body: Buffer): Record<string, unknown> {
-  let value: unknown;
+function parseJson(body: Buffer): unknown {
   try {
-    value = JSON.parse(body.toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch {
     throw new ClientMetadataDocumentRefused('the document is not valid JSON');
   }
+}
+
+function parseObject(body: Buffer): Record<string, unknown> {
+  const value = parseJson(body);
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new ClientMetadataDocumentRefused('the document is not a JSON object');
   return value as Record<string, unknown>;
+}
+
+function parseArray(body: Buffer): unknown[] {
+  const value = parseJson(body);
+  if (!Array.isArray(value)) throw new ClientMetadataDocumentRefused('the document is not a JSON array');
+  return value;
 }
 
 function cachingHeaders(response: IncomingMessage): Omit<FetchedDocument, 'document'> {

@@ -5,7 +5,9 @@ import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-
 import { formatCharacterIn } from '../format-characters.js';
 import { displayUriProblem, redirectUriVerdict, type ApplicationType } from './client-registration-uris.js';
 import { isWellFormedScopeParam, parseScopes } from '../../scopes.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from '../application-store.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, type SubjectType, type TokenEndpointAuthMethod } from '../application-store.js';
+import { SUBJECT_TYPES } from '../../openid/subject.js';
+import { sectorIdentifierUriOf } from './sector-identifier.js';
 import { REFRESH_TOKENS_VALUES, type RefreshTokensValue } from '../refresh-token-setting.js';
 
 // RFC 7591 section 2: the client metadata this server understands, validated in order, the first failing rule
@@ -32,6 +34,9 @@ export interface ClientMetadata extends Partial<Record<DisplayUri, string>> {
   contacts?: string[];
   software_id?: string;
   software_version?: string;
+  /** OpenID Connect Registration 1.0 section 2 (Core 8): public unless the client asks for pairwise. */
+  subject_type: SubjectType;
+  sector_identifier_uri?: string;
   /** This server's extension (issue 31 item 1): always, or offline_access (OpenID Connect Core 11); default always. */
   refresh_tokens: RefreshTokensValue;
 }
@@ -165,6 +170,8 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   const contacts = contactsOf(body.contacts);
   const softwareId = text(body.software_id, 'software_id');
   const softwareVersion = text(body.software_version, 'software_version');
+  const subjectType = oneOf(body.subject_type, 'subject_type', SUBJECT_TYPES) ?? 'public';
+  const sectorIdentifierUri = sectorIdentifierUriOf(body.sector_identifier_uri);
   const refreshTokens = oneOf(body.refresh_tokens, 'refresh_tokens', REFRESH_TOKENS_VALUES) ?? 'always';
   return {
     redirect_uris: redirectUris,
@@ -172,6 +179,8 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
     grant_types: grantTypes,
     response_types: responseTypes,
     application_type: applicationType,
+    subject_type: subjectType,
+    ...(sectorIdentifierUri !== undefined && { sector_identifier_uri: sectorIdentifierUri }),
     refresh_tokens: refreshTokens,
     ...(clientName !== undefined && { client_name: clientName }),
     ...(scope !== undefined && { scope }),

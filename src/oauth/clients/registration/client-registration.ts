@@ -12,6 +12,7 @@ import { checkInitialAccessToken, useInitialAccessToken } from './registration-t
 import { constantTimeEqual, generateClientId, generateSecret, sha256Hex, storedForm } from '../../secrets.js';
 import type { ApplicationInput, ApplicationRecord } from '../../store.js';
 import { expiredUnused } from './unused-clients.js';
+import { checkSubjectMetadata } from './sector-identifier.js';
 
 // Dynamic client registration (RFC 7591) and its management protocol (RFC 7592), issue 19. The admin's rules for
 // an application (applications.ts validateApplicationFields) hold here too, beside the stricter ones of
@@ -57,6 +58,8 @@ function columnsOf(metadata: ClientMetadata) {
     grantTypes: metadata.grant_types,
     tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
     applicationType: metadata.application_type,
+    subjectType: metadata.subject_type,
+    sectorIdentifierUri: metadata.sector_identifier_uri ?? null,
     refreshTokens: refreshTokenPolicyOf(metadata.refresh_tokens),
     clientUri: metadata.client_uri ?? null,
     logoUri: metadata.logo_uri ?? null,
@@ -80,6 +83,7 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
     contacts: application.contacts.length > 0 ? application.contacts : null,
     software_id: application.softwareId,
     software_version: application.softwareVersion,
+    sector_identifier_uri: application.sectorIdentifierUri,
   };
   return {
     client_name: application.name,
@@ -88,6 +92,7 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
     grant_types: grantTypes,
     response_types: grantTypes.includes('authorization_code') ? ['code'] : [],
     application_type: application.applicationType ?? 'web',
+    subject_type: application.subjectType,
     refresh_tokens: refreshTokensValue(application.refreshTokens),
     ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)),
   };
@@ -114,6 +119,7 @@ export async function registerClient(
   const extras = initialToken ?? NO_EXTRAS;
   const metadata = validateClientMetadata(body, deps.config, extras);
   checkAdminRules(deps, metadata);
+  await checkSubjectMetadata(deps, metadata);
   const plainSecret = metadata.token_endpoint_auth_method === 'none' ? null : generateSecret();
   const registrationAccessToken = generateSecret();
   const application = await deps.stores.registrations.exclusively(async (locked) => {
@@ -210,6 +216,7 @@ export async function updateClient(
     throw new InvalidRequest('client_secret must be the client secret currently issued.');
   const metadata = validateClientMetadata(body, deps.config, operatorExtrasOf(application));
   checkAdminRules(deps, metadata);
+  await checkSubjectMetadata(deps, metadata);
   const confidential = metadata.token_endpoint_auth_method !== 'none';
   const plainSecret = confidential && application.secret === null ? generateSecret() : null;
   const secretChange = !confidential
