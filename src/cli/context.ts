@@ -15,9 +15,12 @@ import type { CliIo } from './io.js';
 /** The environment each loaded config came from, for how the database is opened (NODE_ENV, PGHOST). */
 const environments = new WeakMap<object, Record<string, string | undefined>>();
 
-/** The config file named by --config, else OAUTH_CONFIG, else defaults; the environment on top. */
+/**
+ * The config file named by --config, else OAUTH_CONFIG, else defaults; the environment on top. openid.enabled left
+ * null is on for the quick start (embedded database, not production): `serve` and every command read it alike.
+ */
 export function configFrom(io: CliIo, path: string | undefined): Readonly<Config> {
-  const config = loadConfig({ path: path ?? io.env.OAUTH_CONFIG ?? null, env: io.env });
+  const config = loadConfig({ path: path ?? io.env.OAUTH_CONFIG ?? null, env: io.env, quickStartOpenId: true });
   environments.set(config, io.env);
   return config;
 }
@@ -39,11 +42,19 @@ export function databaseOptionsFor(config: Readonly<Config>, role: 'server' | 'c
 /** Whether BASE_URL or the config file sets baseUrl; without it the server derives it from where it listens. */
 export function baseUrlConfigured(io: CliIo, path: string | undefined): boolean {
   if (io.env.BASE_URL) return true;
+  return writtenConfig(io, path).baseUrl !== undefined;
+}
+
+/** Whether the config file sets openid.enabled (true or false) rather than leave it automatic (null). */
+export function openIdConfigured(io: CliIo, path: string | undefined): boolean {
+  const { openid } = writtenConfig(io, path) as { openid?: { enabled?: unknown } };
+  return openid?.enabled !== undefined && openid.enabled !== null;
+}
+
+/** The config file as written, without defaults ({} without a file); configFrom has read and validated it already. */
+function writtenConfig(io: CliIo, path: string | undefined): Record<string, unknown> {
   const file = path ?? io.env.OAUTH_CONFIG;
-  if (!file) return false;
-  // The file has been read and validated by configFrom already.
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  return raw.baseUrl !== undefined;
+  return file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
 }
 
 /** KEY_ENCRYPTION_KEY, or on the embedded database the development key a server made beside the data. */

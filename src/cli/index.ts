@@ -17,8 +17,8 @@ Commands:
   registration-tokens create|list|revoke
                         manage the initial access tokens of registration.policy initialAccessToken (RFC 7591)
   admin hash-password   print the argon2id hash of an admin password read from stdin
-  keys list|rotate|retire
-                        manage the keys that sign ID tokens (KEY_ENCRYPTION_KEY)
+  keys list|rotate|retire|rewrap
+                        manage the keys that sign ID tokens, and the KEY_ENCRYPTION_KEY they are stored under
   apply -f FILE [--dry-run] [--prune]
                         create or update the applications, users, resources and registration tokens a
                         JSON file declares, in one transaction

@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { describeSigningKeys, ensureSigningKeys, retireSigningKey, rotateSigningKey } from '../oauth/keys/signing-key-service.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyRecord } from '../oauth/keys/signing-keys.js';
+import { parseKeyEncryptionKey } from '../storage/key-encryption.js';
+import { rewrapSigningKeys } from '../storage/signing-key-repository.js';
 import { configFrom, withDatabase } from './context.js';
 import { onePositional, runSubcommand } from './subcommands.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
 
-const HELP = `Usage: oauth-service keys list|rotate|retire [options] [--json] [--config PATH]
+const HELP = `Usage: oauth-service keys list|rotate|retire|rewrap [options] [--json] [--config PATH]
 
 The keys that sign ID tokens and JWT access tokens, shared by every instance through the database. Private keys
 are stored encrypted under KEY_ENCRYPTION_KEY (32 random bytes, hex or base64: openssl rand -hex 32), which every
@@ -18,10 +21,15 @@ command that makes a key needs, as does the service.
                             active false), relying parties once they refetch the JWKS (a guard in jwt mode: within
                             its jwksMaxAgeSeconds); a new key signs at once if it was the last one of its
                             algorithm (a kid may start with '-': give it after '--')
+  keys rewrap --from-key-file PATH | --from-env NAME
+                            re-encrypt every stored private key, from the key-encryption key it was stored under (in
+                            the file PATH, e.g. data/key-encryption-key, the development key; or in the environment
+                            variable NAME) to KEY_ENCRYPTION_KEY, in one transaction. Stop every instance first, then
+                            start them with the new KEY_ENCRYPTION_KEY
 `;
 
 export function runKeysCommand(args: string[], io: CliIo): Promise<number> {
-  return runSubcommand('keys', HELP, { list, rotate, retire }, args, io);
+  return runSubcommand('keys', HELP, { list, rotate, retire, rewrap }, args, io);
 }
 
 const describe = (key: SigningKeyRecord & { state?: string }) => ({
@@ -80,4 +88,44 @@ async function retire(args: string[], io: CliIo): Promise<number> {
     for (const key of made) io.stdout(`new ${key.alg} key ${key.kid} signs from now\n`);
     return 0;
   });
+}
+
+async function rewrap(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, { 'from-key-file': { type: 'string' }, 'from-env': { type: 'string' } });
+  if (values.help) return (io.stdout(HELP), 0);
+  const from = storedUnder(values['from-key-file'], values['from-env'], io);
+  const config = configFrom(io, values.config);
+  if (!config.keys.encryptionKey)
+    throw new UsageError('keys rewrap re-encrypts under KEY_ENCRYPTION_KEY: set it to the new key (openssl rand -hex 32)');
+  const to = parseKeyEncryptionKey(config.keys.encryptionKey);
+  if (from.equals(to)) throw new UsageError('the old key is KEY_ENCRYPTION_KEY itself: there is nothing to re-encrypt');
+  const { rewrapped, unchanged } = await withDatabase(config, (_deps, database) => rewrapSigningKeys(database, from, to));
+  if (values.json) return (printJson(io, { rewrapped, unchanged }), 0);
+  io.stdout(
+    `re-encrypted ${rewrapped.length} signing key${rewrapped.length === 1 ? '' : 's'} under KEY_ENCRYPTION_KEY${rewrapped.length ? `: ${rewrapped.join(', ')}` : ''}\n`,
+  );
+  if (unchanged.length) io.stdout(`under it already: ${unchanged.join(', ')}\n`);
+  io.stdout('start every instance with this KEY_ENCRYPTION_KEY');
+  io.stdout(values['from-key-file'] ? `; the old key in ${values['from-key-file']} is no longer needed: delete it\n` : '\n');
+  return 0;
+}
+
+/** The key-encryption key the keys are stored under now: in the file --from-key-file names, or the variable --from-env names. */
+function storedUnder(file: string | undefined, variable: string | undefined, io: CliIo): Buffer {
+  if ((file === undefined) === (variable === undefined)) {
+    throw new UsageError('give the key the signing keys are stored under now: --from-key-file PATH or --from-env NAME');
+  }
+  const source = file !== undefined ? `--from-key-file ${file}` : `--from-env ${variable}`;
+  let text: string | undefined;
+  try {
+    text = file !== undefined ? readFileSync(file, 'utf8') : io.env[variable!];
+  } catch (error) {
+    throw new UsageError(`${source}: ${(error as Error).message}`);
+  }
+  if (!text) throw new UsageError(`${source}: ${file !== undefined ? 'the file is empty' : `${variable} is not set`}`);
+  try {
+    return parseKeyEncryptionKey(text);
+  } catch {
+    throw new UsageError(`${source}: not a key-encryption key (32 bytes, as 64 hex characters or base64)`);
+  }
 }

@@ -5,7 +5,7 @@ import { loadExtensions } from '../http/load-extensions.js';
 import { createDatabase } from '../storage/database.js';
 import { developmentKeyEncryptionKey } from '../storage/development-key.js';
 import { migrate } from '../storage/migrate.js';
-import { baseUrlConfigured, configFrom, databaseOptionsFor } from './context.js';
+import { baseUrlConfigured, configFrom, databaseOptionsFor, openIdConfigured } from './context.js';
 import { parseOptions, type CliIo } from './io.js';
 
 const HELP = `Usage: oauth-service serve [--config PATH]
@@ -35,6 +35,13 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
       app.log.warn(
         { path: development.path, created: development.created },
         `KEY_ENCRYPTION_KEY is not set: the signing keys are encrypted with a development key kept in ${development.path}, beside the data. Set KEY_ENCRYPTION_KEY (openssl rand -hex 32) before going to production.`,
+      );
+    }
+    if (!config.openid.enabled && config.databaseUrl === null && !openIdConfigured(io, values.config)) {
+      // Issue 31 item 7: the quick start is an OpenID Provider, production on the same folder is not unless told.
+      app.log.info(
+        'OpenID Connect is off: openid.enabled is automatic (null), which is on only outside production (NODE_ENV is production). ' +
+          'Set openid.enabled to true, with KEY_ENCRYPTION_KEY (openssl rand -hex 32), to be an OpenID Provider.',
       );
     }
     for (const deprecation of config.deprecations) app.log.warn({ event: 'config.deprecated' }, deprecation);
@@ -70,6 +77,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
       Boolean(config.admin.passwordHash || config.admin.password),
       derivedBaseUrl,
       cliCommand(io),
+      config.openid.enabled,
     ),
   );
 
@@ -151,12 +159,21 @@ function developmentKey(config: Readonly<Config>) {
   return developmentKeyEncryptionKey(config.dataDir);
 }
 
-function startBanner(baseUrl: string, address: string, database: string, adminConfigured: boolean, derived: boolean, cli: string): string {
+function startBanner(
+  baseUrl: string,
+  address: string,
+  database: string,
+  adminConfigured: boolean,
+  derived: boolean,
+  cli: string,
+  openid: boolean,
+): string {
   const lines = [
     '',
     `oauth-service is running at ${baseUrl} (listening on ${address})`,
     ...(derived ? ['base URL: derived from the listening address; set BASE_URL to the public URL if clients reach it elsewhere'] : []),
     `database: ${database}`,
+    ...(openid ? [`OpenID Provider: ${baseUrl}/.well-known/openid-configuration`] : []),
     '',
     'Next steps:',
     `  create an application:  ${cli} apps create --name "My app" --redirect-uri https://app.example.com/callback`,

@@ -72,9 +72,16 @@ export interface LoadOptions {
   /** Already parsed input (tests, buildServer); merged under the environment like a file. */
   input?: unknown;
   env?: Record<string, string | undefined>;
+  /**
+   * Issue 31 item 7: whether openid.enabled left null ("automatic", the default) turns OpenID Connect on for the quick
+   * start, the embedded database outside production. The CLI says yes (`serve` and every command, which must agree
+   * on the scopes the server offers); a config loaded without it (buildServer, the tests) reads null as off, so a test
+   * means the same on PGlite and on PostgreSQL.
+   */
+  quickStartOpenId?: boolean;
 }
 
-export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): Readonly<Config> {
+export function loadConfig({ path = null, input, env = {}, quickStartOpenId = false }: LoadOptions = {}): Readonly<Config> {
   // Without a file or an input, only the environment can have set a wrong value.
   const source = path ?? (input === undefined ? 'the environment' : 'the given config');
   const raw = path ? readConfigFile(path) : structuredClone(input ?? {});
@@ -89,6 +96,7 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   }
   if (!validate(candidate)) throw new ConfigError(describeErrors(validate.errors ?? [], env), source);
   const config: Config = candidate;
+  config.openid.enabled = openIdEnabled(config.openid.enabled, config.databaseUrl, env, quickStartOpenId);
   const password = env.ADMIN_PASSWORD;
   config.admin.password = password !== undefined && password !== '' ? password : null;
   // A secret that only the environment gives (like ADMIN_PASSWORD): a file with it would sit beside the database.
@@ -103,6 +111,16 @@ export function loadConfig({ path = null, input, env = {} }: LoadOptions = {}): 
   config.registration.allowedScopes = registrationAllowedScopes(config);
   config.deprecations = [...deprecations, ...introspectionSubNotes(config.introspection.response)];
   return deepFreeze(config);
+}
+
+/** openid.enabled as given, or for null (automatic) on exactly for the quick start (LoadOptions.quickStartOpenId). */
+function openIdEnabled(
+  given: boolean | null,
+  databaseUrl: string | null,
+  env: Record<string, string | undefined>,
+  quickStartOpenId: boolean,
+): boolean {
+  return given ?? (quickStartOpenId && databaseUrl === null && env.NODE_ENV !== 'production');
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { PrivateKeyUndecryptable } from '../oauth/keys/signing-key-check.js';
 
 // Private signing keys are stored encrypted (AES-256-GCM) under a key-encryption key that is not in the
 // database (env KEY_ENCRYPTION_KEY): a copy of the database alone cannot sign. The key id is the associated data,
@@ -39,7 +40,10 @@ export function encryptPrivateKey(plaintext: string, key: Buffer, keyId: string)
     .join('.');
 }
 
-/** The plaintext, or an error when the key, the key id or the stored text is wrong (GCM authenticates all three). */
+/**
+ * The plaintext, or an error when the key, the key id or the stored text is wrong (GCM authenticates all three):
+ * PrivateKeyUndecryptable when it is the key (or the key id).
+ */
 export function decryptPrivateKey(stored: string, key: Buffer, keyId: string): string {
   const [format, iv, ciphertext, tag] = stored.split('.');
   if (format !== FORMAT || iv === undefined || ciphertext === undefined || tag === undefined) {
@@ -51,6 +55,6 @@ export function decryptPrivateKey(stored: string, key: Buffer, keyId: string): s
   try {
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
   } catch {
-    throw new Error(`the private key of ${keyId} does not decrypt: KEY_ENCRYPTION_KEY is not the key it was stored with`);
+    throw new PrivateKeyUndecryptable(keyId);
   }
 }

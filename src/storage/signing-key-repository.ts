@@ -1,3 +1,4 @@
+import { PrivateKeyUndecryptable } from '../oauth/keys/signing-key-check.js';
 import type { LockedSigningKeys, SigningKeyStore } from '../oauth/store.js';
 import type { SigningAlgorithm, SigningKeyRecord } from '../oauth/keys/signing-keys.js';
 import { withAdvisoryTransactionLock } from './advisory-lock.js';
@@ -61,4 +62,46 @@ function lockedSigningKeys(tx: Prisma.TransactionClient, kek: () => Buffer): Loc
       return (await tx.oauthSigningKey.updateMany({ where: { kid, retiredAt: null }, data: { retiredAt: at } })).count > 0;
     },
   };
+}
+
+/** What `keys rewrap` did: the keys re-encrypted, and those it found under the new key already. */
+export interface Rewrapped {
+  rewrapped: string[];
+  unchanged: string[];
+}
+
+/**
+ * `keys rewrap` (issue 31 item 6): every stored private key re-encrypted from the key-encryption key `from` to `to`,
+ * in one transaction under the rotation lock, so that no instance makes a key meanwhile. A key under `to` already is
+ * left as it is (a second run changes nothing); a key that decrypts under neither rolls the whole run back.
+ */
+export function rewrapSigningKeys(database: Database, from: Buffer, to: Buffer): Promise<Rewrapped> {
+  return withAdvisoryTransactionLock(database, ROTATION_LOCK_KEY, async (tx) => {
+    const outcome: Rewrapped = { rewrapped: [], unchanged: [] };
+    const neither: string[] = [];
+    for (const { id, kid, privateJwk } of await tx.oauthSigningKey.findMany({ orderBy: { id: 'asc' } })) {
+      const plaintext = decryptedOrNull(privateJwk, from, kid);
+      if (plaintext !== null) {
+        await tx.oauthSigningKey.update({ where: { id }, data: { privateJwk: encryptPrivateKey(plaintext, to, kid) } });
+        outcome.rewrapped.push(kid);
+      } else if (decryptedOrNull(privateJwk, to, kid) !== null) outcome.unchanged.push(kid);
+      else neither.push(kid);
+    }
+    if (neither.length > 0) {
+      throw new Error(
+        `nothing was re-encrypted: the private key of ${neither.join(', ')} decrypts neither with the old key given nor with ` +
+          'KEY_ENCRYPTION_KEY (is the old key the one the keys were stored under?)',
+      );
+    }
+    return outcome;
+  });
+}
+
+function decryptedOrNull(stored: string, key: Buffer, kid: string): string | null {
+  try {
+    return decryptPrivateKey(stored, key, kid);
+  } catch (error) {
+    if (error instanceof PrivateKeyUndecryptable) return null;
+    throw error;
+  }
 }

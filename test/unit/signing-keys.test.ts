@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   activeSigningKey,
   jwksMaxAge,
+  keysThatSign,
   plannedSuccessor,
   publishedKeys,
   rotatedByHand,
@@ -80,6 +81,16 @@ describe('signing key lifecycle', () => {
 
   it('a key made by hand signs after the publish-ahead window', () => {
     expect(rotatedByHand(settings, at(100))).toEqual({ signsFrom: at(3700), rotateAt: at(3700 + 30 * DAY) });
+  });
+
+  it('the keys whose private key must decrypt at boot: the one signing per algorithm and those published ahead, not the old or retired ones (issue 31 item 6)', () => {
+    const old = key('old', 0, 0);
+    const current = key('current', 20 * DAY, 20 * DAY);
+    const ahead = key('ahead', 40 * DAY, 41 * DAY);
+    const retired = key('retired', 40 * DAY, 40 * DAY, { retiredAt: at(40 * DAY + 10) });
+    const es256 = key('es256', 0, 0, { alg: 'ES256' });
+    expect(keysThatSign([old, current, ahead, retired, es256], at(40 * DAY + 60)).map((k) => k.kid)).toEqual(['current', 'ahead', 'es256']);
+    expect(keysThatSign([old, current, ahead], at(41 * DAY)).map((k) => k.kid)).toEqual(['ahead']);
   });
 
   it('the JWKS may be cached for half the publish-ahead window, at most a day', () => {

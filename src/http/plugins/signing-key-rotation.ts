@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { requireDecryptableSigningKeys } from '../../oauth/keys/signing-key-check.js';
 import { ensureSigningKeys, signingKeySettings, type SigningKeyDeps } from '../../oauth/keys/signing-key-service.js';
 
 // Keys rotate by themselves: at boot (so the JWKS is never empty) and then on a timer, on every instance; the
@@ -15,6 +16,9 @@ export const signingKeyRotationPlugin = fp<{ deps: SigningKeyDeps }>(
     };
     let timer: NodeJS.Timeout | null = null;
     app.addHook('onReady', async () => {
+      // Issue 31 item 6: no start with keys this instance cannot sign with (another KEY_ENCRYPTION_KEY stored them),
+      // which would answer every code exchange with 500; the error names them and the way out.
+      await requireDecryptableSigningKeys(deps);
       await rotate();
       timer = setInterval(() => rotate().catch((error: unknown) => app.log.error({ err: error }, 'signing key rotation failed')), everyMs);
       timer.unref();

@@ -49,6 +49,14 @@ export function activeSigningKey(keys: readonly SigningKeyRecord[], alg: Signing
   );
 }
 
+/**
+ * The keys whose private key must be usable: the one that signs now for each algorithm, and every live key that
+ * starts later (published ahead). A key that only stays published, or a retired one, never signs again.
+ */
+export function keysThatSign(keys: readonly SigningKeyRecord[], now: Date): SigningKeyRecord[] {
+  return keys.filter((key) => key.retiredAt === null && (key.signsFrom > now || activeSigningKey(keys, key.alg, now) === key));
+}
+
 /** When `key` stopped signing (a newer key of its algorithm started), or null while it still signs or waits to. */
 function supersededAt(keys: readonly SigningKeyRecord[], key: SigningKeyRecord, now: Date): Date | null {
   const starts = live(keys, key.alg)

@@ -1,0 +1,132 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runService, serviceFixture, startService, stopService, type ServiceFixture } from '../helpers/processes.js';
+import { backend } from '../helpers/test-database.js';
+
+// The real executable at boot (issue 31 items 6 and 7). The quick start, `serve` on a fresh embedded folder with no
+// config, is an OpenID Provider; production and `openid.enabled: false` are not; and a server whose signing keys were
+// stored under another KEY_ENCRYPTION_KEY stops at boot, naming the keys and `keys rewrap`, instead of answering
+// every code exchange with 500.
+
+const SECRET = { SESSION_SECRET: 'x'.repeat(40) };
+
+interface Discovery {
+  issuer: string;
+  jwks_uri: string;
+  scopes_supported: string[];
+}
+
+const jwksKids = async (baseUrl: string) =>
+  ((await (await fetch(`${baseUrl}/oauth/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid).sort();
+
+describe('oauth-service serve: OpenID Connect by default where it costs nothing (issue 31 item 7)', () => {
+  let root: string;
+  const folder = (name: string) => join(root, name);
+  const configFile = (name: string, config: unknown) => {
+    const path = join(root, `${name}.json`);
+    writeFileSync(path, JSON.stringify(config));
+    return path;
+  };
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'oauth-boot-openid-'));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  // The quick start is the embedded database whatever backend the suite runs on: no DATABASE_URL here.
+  it('the quick start (no config, a fresh embedded folder) is an OpenID Provider: discovery, JWKS, a development key and its warning', async () => {
+    const dataDir = folder('quick-start');
+    const service = await startService({ ...SECRET, DATA_DIR: dataDir });
+    try {
+      const response = await fetch(`${service.baseUrl}/.well-known/openid-configuration`);
+      expect(response.status).toBe(200);
+      const discovery = (await response.json()) as Discovery;
+      expect(discovery).toMatchObject({ issuer: service.baseUrl, jwks_uri: `${service.baseUrl}/oauth/jwks` });
+      expect(discovery.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));
+      expect((await jwksKids(service.baseUrl)).length).toBeGreaterThan(0);
+      expect(existsSync(join(dataDir, 'key-encryption-key'))).toBe(true);
+      expect(service.output()).toContain(`OpenID Provider: ${service.baseUrl}/.well-known/openid-configuration`);
+      expect(service.output()).toContain('KEY_ENCRYPTION_KEY is not set: the signing keys are encrypted with a development key');
+    } finally {
+      expect(await stopService(service.child)).toBe(0);
+    }
+  }, 90_000);
+
+  it('openid.enabled false turns it off: no discovery, no JWKS, no development key', async () => {
+    const dataDir = folder('off');
+    const service = await startService({ ...SECRET, DATA_DIR: dataDir, OAUTH_CONFIG: configFile('off', { openid: { enabled: false } }) });
+    try {
+      expect((await fetch(`${service.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
+      expect((await fetch(`${service.baseUrl}/oauth/jwks`)).status).toBe(404);
+      const metadata = (await (await fetch(`${service.baseUrl}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+      expect(metadata.jwks_uri).toBeUndefined();
+      expect(existsSync(join(dataDir, 'key-encryption-key'))).toBe(false);
+      expect(service.output()).not.toContain('OpenID Provider:');
+    } finally {
+      expect(await stopService(service.child)).toBe(0);
+    }
+  }, 90_000);
+
+  it('NODE_ENV=production: openid.enabled true without KEY_ENCRYPTION_KEY refuses to boot, saying so; left automatic it is off, and the boot says how to turn it on', async () => {
+    const production = { ...SECRET, NODE_ENV: 'production', OAUTH_CREATE_EMBEDDED_DATABASE: '1', DATA_DIR: folder('production') };
+    const refused = await runService(['serve'], { ...production, OAUTH_CONFIG: configFile('on', { openid: { enabled: true } }) });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'KEY_ENCRYPTION_KEY: needed while openid.enabled is true, to encrypt the signing keys (32 random bytes: openssl rand -hex 32)',
+    );
+
+    const service = await startService({ ...production, LOG_LEVEL: 'info' });
+    try {
+      expect((await fetch(`${service.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
+      expect(service.output()).toContain(
+        'OpenID Connect is off: openid.enabled is automatic (null), which is on only outside production (NODE_ENV is production). Set openid.enabled to true, with KEY_ENCRYPTION_KEY',
+      );
+    } finally {
+      expect(await stopService(service.child)).toBe(0);
+    }
+  }, 90_000);
+});
+
+describe(`oauth-service serve: signing keys that do not decrypt stop the boot (issue 31 item 6, ${backend})`, () => {
+  let fixture: ServiceFixture;
+  beforeAll(async () => {
+    fixture = await serviceFixture('oauth-boot-keys-');
+  });
+  afterAll(() => fixture.dispose());
+
+  it('a new KEY_ENCRYPTION_KEY is refused at boot, naming the kid and keys rewrap; after keys rewrap the same keys sign', async () => {
+    // The operator's path of the issue: on the embedded database the quick start's development key, then a real one;
+    // on PostgreSQL one real key, then another.
+    const dataDir = fixture.env.DATA_DIR!;
+    const old = randomBytes(32).toString('hex');
+    const first =
+      backend === 'pglite' ? fixture.env : { ...fixture.env, KEY_ENCRYPTION_KEY: old, OAUTH_CONFIG: join(dataDir, 'openid.json') };
+    if (backend !== 'pglite') writeFileSync(join(dataDir, 'openid.json'), JSON.stringify({ openid: { enabled: true } }));
+    const before = await startService(first);
+    const kids = await jwksKids(before.baseUrl);
+    expect(await stopService(before.child)).toBe(0);
+
+    const renewed = { ...first, KEY_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+    const refused = await runService(['serve'], renewed);
+    expect(refused.code).toBe(1);
+    // Every key that signs or will sign is named (here the one RS256 key the first boot made).
+    expect(kids).toHaveLength(1);
+    expect(refused.stderr).toContain(`oauth-service: the signing key ${kids[0]} does not decrypt with this KEY_ENCRYPTION_KEY`);
+    expect(refused.stderr).toContain('oauth-service keys rewrap --from-key-file data/key-encryption-key (or --from-env OLD_KEY');
+
+    const rewrap =
+      backend === 'pglite'
+        ? await runService(['keys', 'rewrap', '--from-key-file', join(dataDir, 'key-encryption-key')], renewed)
+        : await runService(['keys', 'rewrap', '--from-env', 'OLD_KEY'], { ...renewed, OLD_KEY: old });
+    expect(rewrap.code, rewrap.stderr).toBe(0);
+
+    const after = await startService(renewed);
+    try {
+      expect(await jwksKids(after.baseUrl)).toEqual(kids);
+    } finally {
+      expect(await stopService(after.child)).toBe(0);
+    }
+  }, 180_000);
+});
