@@ -2,8 +2,8 @@
 // Run: OAUTH_INTROSPECTION_URL=http://127.0.0.1:3000/oauth/introspect OAUTH_CLIENT_ID=... OAUTH_CLIENT_SECRET=... \
 //      PORT=4000 npx tsx examples/protected-api.ts
 // The API's client must be allowed to introspect other clients' tokens: in the service's config.json,
-// "introspection": {"allow": [{"rule": "clients", "clientIds": ["<its client id>"]}], "response": {"sub": "resourceOwnerId"}}
-// ("sub" tells the API who the resource owner is).
+// "introspection": {"allow": [{"rule": "clients", "clientIds": ["<its client id>"]}]}
+// (the answer's "sub", the user's OpenID subject as in ID tokens, tells the API who the resource owner is).
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pathToFileURL } from 'node:url';
 // In your own API: npm install @oauth-service/guard (see docs/protecting-apis.md); here it is the workspace package.

@@ -56,4 +56,12 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     expect(metadata.response_types_supported).toEqual(['code']);
     await other.close();
   });
+
+  it('claims no pairwise subjects while OpenID Connect is off, even with openid.pairwiseSalt set (issue 31)', async () => {
+    const other = await buildTestServer({ config: { openid: { enabled: false, pairwiseSalt: 'a-salt-of-at-least-32-characters-0123' } } });
+    const metadata = (await other.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
+    expect(metadata.subject_types_supported).toBeUndefined();
+    expect((await other.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).statusCode).toBe(404);
+    await other.close();
+  });
 });
