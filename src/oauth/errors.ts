@@ -86,8 +86,9 @@ export class UnauthorizedClient extends OAuthError {
 }
 
 export class AccessDenied extends OAuthError {
-  constructor() {
-    super('access_denied', 400, 'The resource owner or authorization server denied the request.');
+  /** `description` replaces Doorkeeper's text where the server, not the resource owner, refused (OpenID Connect Core 5.5.1.1). */
+  constructor(description = 'The resource owner or authorization server denied the request.') {
+    super('access_denied', 400, description);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config/types.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
 import { pairwiseAvailable } from './openid/subject.js';
-import { CLAIMS_SUPPORTED } from './openid/userinfo.js';
+import { CLAIMS_SUPPORTED } from './openid/standard-claims.js';
 
 /**
  * What this server supports, derived from the config so it never claims more than it does: the RFC 8414
@@ -54,7 +54,8 @@ function openIdProviderFields(base: string, config: Readonly<Config>): Record<st
     userinfo_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
     claims_supported: [...CLAIMS_SUPPORTED, ...ID_TOKEN_CLAIMS],
     claim_types_supported: ['normal'],
-    claims_parameter_supported: false,
+    // Core 5.5: claims asked for by name, for the ID token and UserInfo (src/oauth/openid/claims-request.ts).
+    claims_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],

@@ -4,6 +4,7 @@
 
 import type { ApplicationAdminStore, ApplicationRecord, ApplicationStore } from './clients/application-store.js';
 import type { CleanupStore } from './cleanup/cleanup-store.js';
+import type { ClaimsRequest } from './openid/claims-request.js';
 import type { RegistrationStore } from './clients/registration/registration-store.js';
 import type { SigningKeyMaterial } from './keys/signing-key-material.js';
 import type { SigningKeyRecord } from './keys/signing-keys.js';
@@ -73,6 +74,8 @@ export interface AccessTokenRecord {
   audience: string[];
   /** RFC 9449: the thumbprint (cnf.jkt) of the key the token is bound to; null for a bearer token. */
   dpopJkt: string | null;
+  /** OpenID Connect Core 5.5: the claims request of the authorization it descends from (UserInfo, refreshed ID tokens). */
+  claims: ClaimsRequest | null;
 }
 
 export interface AccessGrantRecord {
@@ -96,20 +99,26 @@ export interface AccessGrantRecord {
   audience: string[];
   /** RFC 9449 section 10: the key the code exchange must prove (dpop_jkt), or null. */
   dpopJkt: string | null;
+  /** OpenID Connect Core 5.5: the authorization request's claims parameter, as understood; null without one. */
+  claims: ClaimsRequest | null;
 }
 
 export type NewAccessToken = Omit<
   AccessTokenRecord,
-  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt'
+  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt' | 'claims'
 > & {
   previousRefreshToken?: string;
   authTime?: Date | null;
   sessionId?: string | null;
   audience?: string[];
   dpopJkt?: string | null;
+  claims?: ClaimsRequest | null;
 };
-export type NewAccessGrant = Omit<AccessGrantRecord, 'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt'> &
-  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt'>>;
+export type NewAccessGrant = Omit<
+  AccessGrantRecord,
+  'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt' | 'claims'
+> &
+  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt' | 'claims'>>;
 
 export interface AccessTokenStore {
   findByToken(token: string): Promise<AccessTokenRecord | null>;

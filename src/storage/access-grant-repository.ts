@@ -1,3 +1,4 @@
+import { claimsRequestJson, storedClaimsRequest } from '../oauth/openid/claims-request.js';
 import type { AccessGrantRecord, AccessGrantStore, NewAccessGrant } from '../oauth/store.js';
 import { Prisma, type OauthAccessGrant } from './generated/client.js';
 import { columnOf, insertedFields, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
@@ -9,13 +10,22 @@ import { storing } from './prisma-errors.js';
 const COLUMNS = selectList(Prisma.OauthAccessGrantScalarFieldEnum);
 
 /** The table's one mapper: every column is its record field as it is, but the ids and the scopes. */
-const toAccessGrant = ({ id, applicationId, resourceOwnerId, scopes, audience, ...columns }: Row<OauthAccessGrant>): AccessGrantRecord => ({
+const toAccessGrant = ({
+  id,
+  applicationId,
+  resourceOwnerId,
+  scopes,
+  audience,
+  claims,
+  ...columns
+}: Row<OauthAccessGrant>): AccessGrantRecord => ({
   ...columns,
   id: Number(id),
   applicationId: Number(applicationId),
   resourceOwnerId: Number(resourceOwnerId),
   scopes: splitList(scopes),
   audience: splitList(audience),
+  claims: storedClaimsRequest(claims),
 });
 
 const INSERTED = insertedFields(Prisma.OauthAccessGrantScalarFieldEnum, ['id', 'revokedAt']);
@@ -28,6 +38,7 @@ const insertValues = (grant: NewAccessGrant) => {
     createdAt: timestamp(grant.createdAt),
     authTime: grant.authTime ? timestamp(grant.authTime) : null,
     audience: joinedOrNull(grant.audience),
+    claims: grant.claims ? claimsRequestJson(grant.claims) : null,
   };
   return INSERTED.map((field) => columns[field] ?? null);
 };

@@ -1,3 +1,4 @@
+import { claimsRequestJson, storedClaimsRequest } from '../oauth/openid/claims-request.js';
 import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
 import { storing } from './prisma-errors.js';
 import { toApplication } from './application-repository.js';
@@ -33,6 +34,7 @@ const toAccessToken = (row: Row<OauthAccessToken>): AccessTokenRecord => ({
   sessionId: row.sessionId,
   audience: splitList(row.audience),
   dpopJkt: row.dpopJkt,
+  claims: storedClaimsRequest(row.claims),
 });
 
 // A new row: the database numbers it; it is revoked and rotated later.
@@ -63,6 +65,7 @@ const newRow = (input: NewAccessToken): Row<OauthAccessToken> => ({
   sessionId: input.sessionId ?? null,
   audience: joinedOrNull(input.audience),
   dpopJkt: input.dpopJkt ?? null,
+  claims: input.claims ? claimsRequestJson(input.claims) : null,
 });
 const insertValues = (row: Row<OauthAccessToken>): unknown[] =>
   INSERTED.map((field) => {

@@ -7,7 +7,7 @@ import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
-// The authorization endpoint's OpenID Connect rules (Core 3.1.2.1, 6.1, 6.2) by name, through HTTP; the other
+// The authorization endpoint's OpenID Connect rules (Core 3.1.2.1, 5.5, 6.1, 6.2) by name, through HTTP; the other
 // rules are in authorize-validation.test.ts.
 
 const CALLBACK = 'https://client.example.com/callback';
@@ -87,6 +87,24 @@ describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
   ruleTest('nonce_valid', 'a nonce longer than 512 characters is invalid_request', async () => {
     expectRedirect(await get({ nonce: 'n'.repeat(513) }), 'invalid_request', 'The nonce parameter must be at most 512 characters.');
     expect((await get({ nonce: 'n'.repeat(512) })).statusCode).toBe(200);
+  });
+
+  ruleTest('claims_valid', 'a claims parameter that is not a JSON object of claim requests is invalid_request (Core 5.5)', async () => {
+    expectRedirect(
+      await get({ claims: '{"userinfo":' }),
+      'invalid_request',
+      'The claims parameter must be a JSON object (OpenID Connect Core 5.5); it is not valid JSON.',
+    );
+    expect((await get({ claims: '{"userinfo":{"email":null}}' })).statusCode).toBe(200);
+  });
+
+  ruleTest('claims_acr_satisfiable', 'an essential acr with values is access_denied: nothing meets it (Core 5.5.1.1)', async () => {
+    expectRedirect(
+      await get({ claims: '{"id_token":{"acr":{"essential":true,"value":"urn:example:mfa"}}}' }),
+      'access_denied',
+      'The essential acr values of the claims parameter cannot be met: this server signs users in with a password only.',
+    );
+    expect((await get({ claims: '{"id_token":{"acr":{"value":"urn:example:mfa"}}}' })).statusCode).toBe(200);
   });
 
   it('with openid.enabled false the OpenID parameters are unknown, hence ignored (Core 3.1.2.1 of any other server)', async () => {

@@ -362,6 +362,8 @@ describe('the rule table', () => {
       'prompt_valid',
       'max_age_valid',
       'nonce_valid',
+      'claims_valid',
+      'claims_acr_satisfiable',
     ]);
     expect(AUTHORIZATION_RULES.filter((rule) => !rule.redirectable).map((rule) => rule.name)).toEqual([
       'client_id_present',

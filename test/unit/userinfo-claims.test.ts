@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequest, InvalidToken } from '../../src/oauth/errors.js';
 import type { UserRecord } from '../../src/oauth/store.js';
-import { addressClaim, CLAIMS_SUPPORTED, presentedAccessToken, SCOPE_CLAIMS, userClaims } from '../../src/oauth/openid/userinfo.js';
+import { addressClaim, CLAIMS_SUPPORTED, SCOPE_CLAIMS, userClaims } from '../../src/oauth/openid/standard-claims.js';
+import { presentedAccessToken } from '../../src/oauth/openid/userinfo.js';
 
 // OpenID Connect Core 1.0 sections 5.1, 5.3.2 and 5.4: which claims UserInfo returns for which scopes.
 

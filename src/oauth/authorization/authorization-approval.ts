@@ -1,7 +1,10 @@
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { OAuthDeps } from '../deps.js';
 import { reusableToken } from '../grants/reuse.js';
+import { LoginRequired } from '../errors.js';
+import { claimsConsentedBefore, subjectRequested } from '../openid/claims-request.js';
 import { asksOfflineAccess } from '../openid/offline-access.js';
+import { subjectFor } from '../openid/subject.js';
 import { resolveAudience } from '../resources/resource-indicators.js';
 import { generateSecret, storedForm } from '../secrets.js';
 import type { AccessGrantRecord } from '../store.js';
@@ -15,6 +18,8 @@ export type AuthorizationResult =
 /** Who approves: the user, and the sign-in the ID token will describe (auth_time, sid). */
 export interface Approver {
   id: number;
+  /** The user's own (public) OpenID Connect subject. */
+  subject: string;
   authTime: Date | null;
   sessionId: string | null;
 }
@@ -25,6 +30,9 @@ export async function approveAuthorization(
   approver: Approver,
 ): Promise<AuthorizationResult> {
   const resourceOwnerId = approver.id;
+  // OpenID Connect Core 5.5.1: a code or token for someone other than the sub the claims request names is never issued
+  // (the interaction sent such a session to sign in again; this catches a consent form posted after a switch of user).
+  if (!subjectRequested(request.oidc.claims, subjectFor(approver, request.application, deps.config))) throw new LoginRequired();
   if (request.responseType === 'token') {
     return { responseType: 'token', issued: await issueImplicitToken(deps, request, resourceOwnerId) };
   }
@@ -42,6 +50,7 @@ export async function approveAuthorization(
     codeChallenge: request.codeChallenge,
     codeChallengeMethod: request.codeChallengeMethod,
     nonce: request.oidc.nonce,
+    claims: request.oidc.claims,
     audience: request.resources,
     dpopJkt: request.dpopJkt,
     authTime: approver.authTime,
@@ -62,6 +71,7 @@ async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest
     grantType: 'implicit',
     withRefreshToken: false,
     audience: await resolveAudience(deps, request.resources, request.scopes),
+    claims: request.oidc.claims,
   });
 }
 
@@ -85,8 +95,11 @@ export async function consentMayBeSkipped(deps: OAuthDeps, request: Authorizatio
     scopes: request.scopes,
     at: deps.now(),
   });
-  // What was approved before is these scopes for these resources (RFC 8707): another audience asks again.
-  return live !== null && sameSet(live.audience, request.resources);
+  // What was approved before is these scopes for these resources (RFC 8707): another audience asks again, and so do
+  // claims asked for by name (OpenID Connect Core 5.5) that the consent screen did not name then.
+  return (
+    live !== null && sameSet(live.audience, request.resources) && claimsConsentedBefore(live.claims, request.oidc.claims, request.scopes)
+  );
 }
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item) => b.includes(item));

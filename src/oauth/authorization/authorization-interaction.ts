@@ -1,6 +1,8 @@
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { OAuthDeps } from '../deps.js';
 import { ConsentRequired, InvalidRequest, LoginRequired, type OAuthError } from '../errors.js';
+import { subjectRequested } from '../openid/claims-request.js';
+import { subjectFor } from '../openid/subject.js';
 import { hintNames, verifyIdTokenHint } from '../openid/id-token-hint.js';
 
 // What a valid authorization request needs before it can be approved (OpenID Connect Core 3.1.2.3 and
@@ -34,7 +36,10 @@ export async function nextInteraction(
     prompts.includes('login') ||
     (maxAge !== null && olderThan(session.authTime, maxAge, deps.now())) ||
     hintNamesAnother;
-  if (signInNeeded) return silent ? { next: 'error', error: new LoginRequired() } : { next: 'login' };
+  // Core 5.5.1: a sub asked for by value in the claims parameter is the only user this request may be answered for.
+  const claimsNameAnother =
+    session !== null && !subjectRequested(request.oidc.claims, subjectFor(session, request.application, deps.config));
+  if (signInNeeded || claimsNameAnother) return silent ? { next: 'error', error: new LoginRequired() } : { next: 'login' };
   if (prompts.includes('consent')) return { next: 'consent' };
   if (await consentSkippable()) return { next: 'approve' };
   return silent ? { next: 'error', error: new ConsentRequired() } : { next: 'consent' };

@@ -26,6 +26,7 @@ export const AUTHORIZATION_PARAMETER_NAMES = [
   'ui_locales',
   'claims_locales',
   'acr_values',
+  'claims',
   'request',
   'request_uri',
   'resource',

@@ -4,6 +4,7 @@ import { errorResponseMode, requestedScopes, responseModeOf, type AuthorizationC
 import type { AuthorizationRule } from './authorization-context.js';
 import { AUTHORIZATION_RULES, DENIAL_RULES } from './authorization-rules.js';
 import { clientMetadataDocumentRefusal } from '../clients/metadata-documents/client-metadata-document-applications.js';
+import { claimsRequestJson } from '../openid/claims-request.js';
 import { openIdParameters, type OpenIdParameters } from '../openid/openid-request.js';
 import { isOutOfBand } from './redirect-uri.js';
 import { formatScopes } from '../scopes.js';
@@ -105,8 +106,8 @@ export function interactionFailure(request: AuthorizationRequest, error: OAuthEr
 
 /**
  * The parameters that re-create a validated request: the consent form's hidden fields (reference 15.2). Of
- * OpenID Connect's, only the nonce matters once the user is at the consent page (prompt, max_age and the hints
- * were about getting there).
+ * OpenID Connect's, only the nonce and the claims request matter once the user is at the consent page (prompt,
+ * max_age and the hints were about getting there).
  */
 export function authorizationRequestFields(request: AuthorizationRequest): Partial<Record<AuthorizationParameterName, string>> {
   return {
@@ -119,6 +120,7 @@ export function authorizationRequestFields(request: AuthorizationRequest): Parti
     code_challenge: request.codeChallenge ?? '',
     code_challenge_method: request.codeChallengeMethod ?? '',
     ...(request.oidc.nonce !== null && { nonce: request.oidc.nonce }),
+    ...(request.oidc.claims !== null && { claims: claimsRequestJson(request.oidc.claims) }),
     ...(request.dpopJkt !== null && { dpop_jkt: request.dpopJkt }),
   };
 }

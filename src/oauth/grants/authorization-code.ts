@@ -64,6 +64,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
       sessionId: grant.sessionId,
       audience,
       dpopJkt,
+      claims: grant.claims,
     },
     grant.nonce,
   );

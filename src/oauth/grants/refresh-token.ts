@@ -128,6 +128,8 @@ async function successorRequest(
     sessionId: token.sessionId,
     audience,
     dpopJkt,
+    // OpenID Connect Core 5.5: what the authorization asked for by name, for UserInfo and the refreshed ID token.
+    claims: token.claims,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { AuthorizationContext, AuthorizationRule } from '../authorization/authorization-context.js';
-import { present, value } from '../authorization/authorization-context.js';
-import { InvalidRequest, RequestNotSupported, RequestUriNotSupported } from '../errors.js';
+import { present, requestedScopes, value } from '../authorization/authorization-context.js';
+import { AccessDenied, InvalidRequest, RequestNotSupported, RequestUriNotSupported } from '../errors.js';
+import { ClaimsRequestInvalid, parseClaimsRequest, requiresAcr, type ClaimsRequest } from './claims-request.js';
 
 // The OpenID Connect parameters of an authorization request (Core 3.1.2.1) and their rules. display,
 // ui_locales, claims_locales and acr_values are accepted and have no effect: there is one page layout, one
@@ -19,9 +20,18 @@ export interface OpenIdParameters {
   loginHint: string | null;
   /** An ID token of this server naming the user expected to be signed in. */
   idTokenHint: string | null;
+  /** Core 5.5: the claims asked for by name (only those this server understands); null without it, or without openid. */
+  claims: ClaimsRequest | null;
 }
 
-export const NO_OPENID_PARAMETERS: OpenIdParameters = { nonce: null, prompts: [], maxAge: null, loginHint: null, idTokenHint: null };
+export const NO_OPENID_PARAMETERS: OpenIdParameters = {
+  nonce: null,
+  prompts: [],
+  maxAge: null,
+  loginHint: null,
+  idTokenHint: null,
+  claims: null,
+};
 
 const MAX_NONCE_LENGTH = 512;
 const nonBlank = (context: AuthorizationContext, name: 'nonce' | 'login_hint' | 'id_token_hint') =>
@@ -37,7 +47,25 @@ export function openIdParameters(context: AuthorizationContext): OpenIdParameter
     maxAge: present(context, 'max_age') ? Number(value(context, 'max_age')) : null,
     loginHint: nonBlank(context, 'login_hint'),
     idTokenHint: nonBlank(context, 'id_token_hint'),
+    claims: claimsOf(context),
   };
+}
+
+// Core 5.5: the claims are those of an ID token and of UserInfo, both of which need openid; without it they ask nothing.
+function claimsOf(context: AuthorizationContext): ClaimsRequest | null {
+  if (!present(context, 'claims') || !requestedScopes(context).includes('openid')) return null;
+  return parseClaimsRequest(value(context, 'claims')!);
+}
+
+/** Why the claims parameter is not a claims request (invalid_request), or null. */
+function claimsProblem(context: AuthorizationContext): string | null {
+  try {
+    claimsOf(context);
+    return null;
+  } catch (error) {
+    if (error instanceof ClaimsRequestInvalid) return error.message;
+    throw error;
+  }
 }
 
 const openid = (context: AuthorizationContext) => context.config.openid.enabled;
@@ -74,6 +102,25 @@ const nonceValid: AuthorizationRule = {
 
 // Core 6.1 and 6.2: a request object would carry parameters this server does not read; refusing it beats
 // answering a request other than the one the client made.
+// Core 5.5: the claims parameter is a JSON object of userinfo and id_token requests; anything else is invalid_request.
+const claimsValid: AuthorizationRule = {
+  name: 'claims_valid',
+  redirectable: true,
+  check: (context) => !openid(context) || claimsProblem(context) === null,
+  error: (context) => new InvalidRequest(claimsProblem(context) ?? undefined),
+};
+
+// Core 5.5.1.1: acr asked for as an essential claim with values must be met, or the outcome "MUST be treated as a failed
+// authentication attempt". This server has one way to sign in and issues no acr, so it can meet none: access_denied,
+// before anyone is asked to sign in. Voluntary, or without values, acr is simply not returned.
+const claimsAcrSatisfiable: AuthorizationRule = {
+  name: 'claims_acr_satisfiable',
+  redirectable: true,
+  check: (context) => !openid(context) || !requiresAcr(claimsOf(context)),
+  error: () =>
+    new AccessDenied('The essential acr values of the claims parameter cannot be met: this server signs users in with a password only.'),
+};
+
 const requestObjectAbsent: AuthorizationRule = {
   name: 'request_object_absent',
   redirectable: true,
@@ -88,4 +135,12 @@ const requestUriAbsent: AuthorizationRule = {
   error: () => new RequestUriNotSupported(),
 };
 
-export const OPENID_RULES: readonly AuthorizationRule[] = [requestObjectAbsent, requestUriAbsent, promptValid, maxAgeValid, nonceValid];
+export const OPENID_RULES: readonly AuthorizationRule[] = [
+  requestObjectAbsent,
+  requestUriAbsent,
+  promptValid,
+  maxAgeValid,
+  nonceValid,
+  claimsValid,
+  claimsAcrSatisfiable,
+];

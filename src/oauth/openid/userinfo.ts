@@ -3,7 +3,8 @@ import { rememberDpopProof, type CheckedDpopProof } from '../tokens/dpop/dpop-pr
 import { InsufficientScope, InvalidRequest, InvalidToken } from '../errors.js';
 import { findApplication } from '../clients/applications.js';
 import { signedByRetiredKey } from '../tokens/jwt-access-token.js';
-import type { UserRecord } from '../store.js';
+import { requestedUserClaims } from './claims-request.js';
+import { userClaims, type UserinfoClaims } from './standard-claims.js';
 import { findAccessToken } from '../tokens/token-lookup.js';
 import { inaccessibleReason, presentationProblem } from '../tokens/token-state.js';
 import { subjectFor } from './subject.js';
@@ -11,102 +12,6 @@ import { subjectFor } from './subject.js';
 // The UserInfo endpoint (OpenID Connect Core 1.0 section 5.3): the claims of the user an access token was
 // issued for, limited to what its scopes grant (section 5.4), as JSON or, when the client registered
 // userinfo_signed_response_alg, as a JWT signed with the shared keys.
-
-/** Core 5.4: the claims each scope value asks for. */
-export const SCOPE_CLAIMS = {
-  profile: [
-    'name',
-    'family_name',
-    'given_name',
-    'middle_name',
-    'nickname',
-    'preferred_username',
-    'profile',
-    'picture',
-    'website',
-    'gender',
-    'birthdate',
-    'zoneinfo',
-    'locale',
-    'updated_at',
-  ],
-  email: ['email', 'email_verified'],
-  address: ['address'],
-  phone: ['phone_number', 'phone_number_verified'],
-} as const satisfies Record<string, readonly string[]>;
-
-export type ClaimScope = keyof typeof SCOPE_CLAIMS;
-export type ScopedClaim = (typeof SCOPE_CLAIMS)[ClaimScope][number];
-
-/** The user claims this provider can return (discovery's claims_supported adds the ID token's own). */
-export const CLAIMS_SUPPORTED: readonly string[] = ['sub', ...Object.values(SCOPE_CLAIMS).flat()];
-
-/** Core 5.1.1: the members of the address claim, all strings. */
-const ADDRESS_MEMBERS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'] as const;
-
-export type ClaimValue = string | number | boolean | Record<string, string>;
-export type UserinfoClaims = { sub: string } & Record<string, ClaimValue>;
-
-// Core 5.3.2: a claim without a value is omitted, never null or the empty string; hence text() and the
-// verified flags only next to the value they vouch for.
-const text = (value: string | null): string | null => (value === null || value === '' ? null : value);
-
-const CLAIM_VALUES: Record<ScopedClaim, (user: UserRecord) => ClaimValue | null> = {
-  name: (user) => text(user.name),
-  family_name: (user) => text(user.familyName),
-  given_name: (user) => text(user.givenName),
-  middle_name: (user) => text(user.middleName),
-  nickname: (user) => text(user.nickname),
-  preferred_username: (user) => text(user.preferredUsername),
-  profile: (user) => text(user.profile),
-  picture: (user) => text(user.picture),
-  website: (user) => text(user.website),
-  gender: (user) => text(user.gender),
-  birthdate: (user) => text(user.birthdate),
-  zoneinfo: (user) => text(user.zoneinfo),
-  locale: (user) => text(user.locale),
-  // Core 5.1: updated_at is a JSON number of seconds since the epoch.
-  updated_at: (user) => Math.floor(user.profileUpdatedAt.getTime() / 1000),
-  email: (user) => text(user.email),
-  email_verified: (user) => (text(user.email) === null ? null : user.emailVerified),
-  address: (user) => addressClaim(user.address),
-  phone_number: (user) => text(user.phoneNumber),
-  phone_number_verified: (user) => (text(user.phoneNumber) === null ? null : user.phoneNumberVerified),
-};
-
-/**
- * Core 5.1.1's address object from its stored JSON: only the known string members. Text that is not such an
- * object (a hand-edited row, a truncated write) gives no address claim rather than a failed request.
- */
-export function addressClaim(stored: string | null): Record<string, string> | null {
-  if (stored === null || stored.trim() === '') return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(stored);
-  } catch {
-    return null;
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
-  const address: Record<string, string> = {};
-  for (const member of ADDRESS_MEMBERS) {
-    const value = (parsed as Record<string, unknown>)[member];
-    if (typeof value === 'string' && value !== '') address[member] = value;
-  }
-  return Object.keys(address).length === 0 ? null : address;
-}
-
-/** Core 5.3.2 and 5.4: `sub` always, then each claim of the granted scopes that has a value. */
-export function userClaims(user: UserRecord, scopes: readonly string[]): UserinfoClaims {
-  const claims: UserinfoClaims = { sub: user.subject };
-  for (const scope of Object.keys(SCOPE_CLAIMS) as ClaimScope[]) {
-    if (!scopes.includes(scope)) continue;
-    for (const claim of SCOPE_CLAIMS[scope]) {
-      const value = CLAIM_VALUES[claim](user);
-      if (value !== null) claims[claim] = value;
-    }
-  }
-  return claims;
-}
 
 // RFC 6750 section 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
 const BEARER_SCHEME = /^bearer(?:\s|$)/i;
@@ -162,7 +67,9 @@ export async function userinfoResponse(
   // even for a token a read replica has not yet seen revoked).
   if (user === null || user.disabledAt !== null) throw new InvalidToken();
 
-  const claims = userClaims(user, record.scopes);
+  // Core 5.5: with the claims of the granted scopes, those the userinfo member of the claims parameter asked for by name
+  // (the consent screen named them); an essential one the user does not hold is left out, never an error (5.5.1).
+  const claims = userClaims(user, record.scopes, requestedUserClaims(record.claims, 'userinfo'));
   const application = record.applicationId === null ? null : await findApplication(deps, record.applicationId);
   // A disabled application's tokens are refused (issue 19).
   if (application?.disabledAt) throw new InvalidToken();

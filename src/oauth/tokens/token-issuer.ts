@@ -3,6 +3,7 @@ import type { GrantFlow } from '../../config/types.js';
 import type { OAuthDeps } from '../deps.js';
 import type { TokenResponseBody } from '../hooks.js';
 import { InvalidDpopProof } from '../errors.js';
+import type { ClaimsRequest } from '../openid/claims-request.js';
 import { signJwtAccessToken } from './jwt-access-token.js';
 import { accessTokenFormat, audienceLifetime, NO_AUDIENCE, type Audience } from '../resources/resource-indicators.js';
 import { formatScopes } from '../scopes.js';
@@ -29,6 +30,8 @@ export interface TokenRequest {
   audience?: Audience;
   /** RFC 9449: the thumbprint of the key the request's DPoP proof showed; the token is bound to it. */
   dpopJkt?: string | null;
+  /** OpenID Connect Core 5.5: the claims request of the authorization, honoured by UserInfo and refreshed ID tokens. */
+  claims?: ClaimsRequest | null;
 }
 
 /** A token as just created: the record plus the plain values, which exist only in this response. */
@@ -83,6 +86,7 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
     sessionId: request.sessionId ?? null,
     audience: audience.uris,
     dpopJkt: request.dpopJkt ?? null,
+    claims: request.claims ?? null,
   };
   return { input, accessToken, refreshToken };
 }

@@ -1,6 +1,8 @@
 import { authorizationRequestFields, type AuthorizationRequest } from '../../../oauth/authorization/authorization-request.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
+import { claimsBeyondScopes } from '../../../oauth/openid/claims-request.js';
 import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+import { claimsDescription } from './claims-description.js';
 import { selfRegisteredNotice, type SelfRegisteredNotice } from './self-registered-notice.js';
 
 /** What consent.eta prints (reference 15.2); the template decides nothing. */
@@ -9,7 +11,10 @@ export interface ConsentModel {
   applicationName: string;
   /** A client that registered itself and that no admin approved (issue 19); null: the page as for any client. */
   selfRegistered: SelfRegisteredNotice | null;
-  /** One line per scope: its configured description, else the scope itself. */
+  /**
+   * One line per scope: its configured description, else the scope itself; then one line for the claims asked for by
+   * name (OpenID Connect Core 5.5) that those scopes do not release.
+   */
   scopes: string[];
   /** Hidden fields that re-create the request; POST validates them again in full (STYLE 14). */
   fields: Array<[string, string]>;
@@ -42,7 +47,10 @@ export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, own
     applicationName: request.application.name,
     selfRegistered: selfRegisteredNotice(request.application, request.redirectUri, deps.config.baseUrl),
     // Object.hasOwn: a scope named "constructor" must not print Object's constructor.
-    scopes: request.scopes.map((scope) => (Object.hasOwn(descriptions, scope) ? descriptions[scope]! : scope)),
+    scopes: [
+      ...request.scopes.map((scope) => (Object.hasOwn(descriptions, scope) ? descriptions[scope]! : scope)),
+      ...[claimsDescription(claimsBeyondScopes(request.oidc.claims, request.scopes))].filter((line) => line !== null),
+    ],
     fields: [
       ...Object.entries(authorizationRequestFields(request)),
       ...request.resources.map((uri): [string, string] => ['resource', uri]),
