@@ -16,6 +16,7 @@ import { metricsPlugin } from './http/plugins/metrics.js';
 import { createServiceMetrics } from './http/metrics/service-metrics.js';
 import { addMetricsListener } from './http/metrics-listener.js';
 import { signingKeyRotationPlugin } from './http/plugins/signing-key-rotation.js';
+import { logoutDeliveryPlugin, logoutDeliveryReporter } from './http/plugins/logout-delivery.js';
 import { sessionsPlugin } from './http/plugins/sessions.js';
 import { viewsPlugin } from './http/plugins/views.js';
 import { applicationsRoutes } from './http/routes/applications/index.js';
@@ -36,6 +37,7 @@ import { usersRoutes } from './http/routes/users/index.js';
 import { userinfoRoutes } from './http/routes/userinfo/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
 import { createTokenSigner } from './oauth/keys/token-signer.js';
+import { createLogoutDeliveryWorker } from './oauth/openid/backchannel-logout/logout-delivery-worker.js';
 import { introspectionRules } from './oauth/tokens/introspection-policy.js';
 import type { PasswordHasher } from './oauth/users/passwords.js';
 import { InvalidRequest } from './oauth/errors.js';
@@ -114,17 +116,24 @@ export async function buildServer({
     ca: clientMetadataDocumentCa,
     observeCap,
   });
+  const signer = createTokenSigner({ stores: domainStores, config, now });
+  // Back-Channel Logout 1.0: delivers the logout tokens requests queue; its reports reach the server's log and metrics.
+  const logoutWorker = createLogoutDeliveryWorker(
+    { stores: domainStores, config, now, signer },
+    logoutDeliveryReporter(() => app),
+  );
   const deps: OAuthDeps = {
     stores: domainStores,
     config,
     now,
-    signer: createTokenSigner({ stores: domainStores, config, now }),
+    signer,
     hooks: extensions,
     passwords,
     limits,
     introspectionRules: introspectionRules(config.introspection.allow),
     ...(clientMetadataDocumentCa !== undefined && { documentCa: clientMetadataDocumentCa }),
     observeCap,
+    ...(config.openid.enabled && { logoutDeliveries: logoutWorker }),
   };
 
   const applySecurityHeaders = securityHeaders(strictTransportSecurity(config));
@@ -190,6 +199,7 @@ export async function buildServer({
   if (config.registration.policy !== 'off') await app.register(registerRoutes, { ...routes });
   if (config.openid.enabled) {
     await app.register(signingKeyRotationPlugin, { deps });
+    await app.register(logoutDeliveryPlugin, { worker: logoutWorker });
     await app.register(jwksRoutes, { ...routes });
     await app.register(userinfoRoutes, { ...routes });
   }

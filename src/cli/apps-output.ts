@@ -25,12 +25,17 @@ function details(application: ApplicationRecord): string[] {
     `  ID token alg:   ${application.idTokenSignedResponseAlg ?? 'RS256 (the default)'}`,
     `  UserInfo:       ${userinfoResponse(application)}`,
     `  subject:        ${subjectType(application)}`,
+    `  logout tokens:  ${backchannelLogout(application)}`,
     `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
     `  DPoP:           ${application.dpopBoundAccessTokens ? 'required (DPoP-bound tokens only, RFC 9449)' : 'optional'}`,
     `  refresh tokens: ${application.refreshTokens === 'always' ? 'always (the default)' : 'only with offline_access granted (OpenID Connect Core 11)'}`,
     `  created at:     ${application.createdAt.toISOString()}`,
   ];
 }
+
+// Back-Channel Logout 1.0: where logout tokens go, and whether each must name the session.
+const backchannelLogout = ({ backchannelLogoutUri: uri, backchannelLogoutSessionRequired: sid }: ApplicationRecord) =>
+  uri === null ? '(none: no back-channel logout URI)' : `POSTed to ${printable(uri)}${sid ? ', each naming the session (sid)' : ''}`;
 
 const userinfoResponse = ({ userinfoSignedResponseAlg: alg }: ApplicationRecord) =>
   alg === null ? 'plain JSON (the default)' : `signed JWT, ${alg}`;

@@ -54,6 +54,11 @@ OpenID Connect options (they apply once config openid.enabled is true; an empty 
   --subject-type public|pairwise
       the sub its users get: public (the default, the user's own), or pairwise, one of the application's sector
       (OpenID Connect Core 8.1: the host of its redirect URIs, which must then be one; needs openid.pairwiseSalt)
+  --backchannel-logout-uri U
+      where this server POSTs a logout token when the user's session with the application ends (Back-Channel
+      Logout 1.0: https, or http on a loopback IP; "": none)
+  --backchannel-logout-session-required | --no-backchannel-logout-session-required
+      whether each of its logout tokens must name the login session (sid); off by default
 
   --access-token-format opaque|jwt
       its access tokens: opaque (the default) or JWTs an API verifies by itself (RFC 9068; signed with the
@@ -75,6 +80,9 @@ const FIELD_OPTIONS = {
   'id-token-signed-response-alg': { type: 'string' },
   'userinfo-signed-response-alg': { type: 'string' },
   'subject-type': { type: 'string' },
+  'backchannel-logout-uri': { type: 'string' },
+  'backchannel-logout-session-required': { type: 'boolean' },
+  'no-backchannel-logout-session-required': { type: 'boolean' },
   'access-token-format': { type: 'string' },
   'dpop-bound-access-tokens': { type: 'boolean' },
   'no-dpop-bound-access-tokens': { type: 'boolean' },
@@ -89,16 +97,15 @@ function refreshTokens(value: string | undefined): string | undefined {
   return value === 'always' ? 'always' : 'offline_access';
 }
 
-/** --dpop-bound-access-tokens or --no-dpop-bound-access-tokens; neither: undefined (create: off; update: unchanged). */
-function dpopBoundAccessTokens(values: {
-  'dpop-bound-access-tokens'?: boolean | undefined;
-  'no-dpop-bound-access-tokens'?: boolean | undefined;
-}): boolean | undefined {
-  const yes = values['dpop-bound-access-tokens'] === true;
-  const no = values['no-dpop-bound-access-tokens'] === true;
-  if (yes && no) throw new UsageError('--dpop-bound-access-tokens and --no-dpop-bound-access-tokens contradict each other');
+/** --NAME or --no-NAME; neither: undefined (create: off; update: unchanged). */
+function onOff(values: Record<string, unknown>, name: string): boolean | undefined {
+  const yes = values[name] === true;
+  const no = values[`no-${name}`] === true;
+  if (yes && no) throw new UsageError(`--${name} and --no-${name} contradict each other`);
   return yes || no ? yes : undefined;
 }
+
+const dpopBoundAccessTokens = (values: Record<string, unknown>) => onOff(values, 'dpop-bound-access-tokens');
 
 /** The OpenID Connect settings among the options; one not given stays undefined (create: none; update: unchanged). */
 function openIdSettings(values: {
@@ -107,6 +114,7 @@ function openIdSettings(values: {
   'userinfo-signed-response-alg'?: string | undefined;
   'subject-type'?: string | undefined;
   'access-token-format'?: string | undefined;
+  'backchannel-logout-uri'?: string | undefined;
 }) {
   return {
     postLogoutRedirectUri: values['post-logout-redirect-uri']?.join('\n'),
@@ -114,6 +122,8 @@ function openIdSettings(values: {
     userinfoSignedResponseAlg: values['userinfo-signed-response-alg'],
     subjectType: values['subject-type'],
     accessTokenFormat: values['access-token-format'],
+    backchannelLogoutUri: values['backchannel-logout-uri'],
+    backchannelLogoutSessionRequired: onOff(values, 'backchannel-logout-session-required'),
   };
 }
 
@@ -183,7 +193,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens or --refresh-tokens',
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens, --refresh-tokens, --backchannel-logout-uri or --[no-]backchannel-logout-session-required',
     );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -238,6 +248,8 @@ const OPTION_OF: Record<ApplicationField, string> = {
   uid: 'uid',
   secret: 'secret',
   post_logout_redirect_uris: 'post-logout-redirect-uri',
+  backchannel_logout_uri: 'backchannel-logout-uri',
+  backchannel_logout_session_required: 'backchannel-logout-session-required',
   id_token_signed_response_alg: 'id-token-signed-response-alg',
   userinfo_signed_response_alg: 'userinfo-signed-response-alg',
   subject_type: 'subject-type',

@@ -20,6 +20,8 @@ is safe to run while the service serves requests (for example daily from cron):
   unused clients           self-registered clients (RFC 7591, Client ID Metadata Documents) never issued a token
                            within registration.unusedClientLifetimeSeconds of registering, unless an admin approved
                            them; their codes go with them
+  logout deliveries        back-channel logout tokens delivered or given up more than openid.backchannelLogout
+                           .keepDays ago (pending ones stay)
 The margins keep a replayed code or refresh token recognisable for a while (RFC 6749 4.1.2, RFC 9700 4.14).
 --dry-run counts what would be deleted and deletes nothing, then counts what is kept on purpose, and why.
 `;
@@ -31,6 +33,7 @@ const LABELS: Record<CleanupKind, string> = {
   revoked_grants: 'revoked grants',
   expired_grants: 'expired grants',
   unused_clients: 'unused clients',
+  logout_deliveries: 'logout deliveries',
 };
 
 export function runTokensCommand(args: string[], io: CliIo): Promise<number> {

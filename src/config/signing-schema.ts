@@ -1,6 +1,8 @@
 // config `openid` and `keys` (issue 16): OpenID Connect's switch and the signing-key lifecycle
 // (src/oauth/keys/signing-keys.ts). Part of config/schema.ts.
 
+import { backchannelLogoutSchema } from './backchannel-logout-schema.js';
+
 export const openidSchema = {
   type: 'object',
   additionalProperties: false,
@@ -28,6 +30,7 @@ export const openidSchema = {
       description:
         'Secret (at least 32 characters) that pairwise subject identifiers (OpenID Connect Core 8.1) are derived from (env PAIRWISE_SALT). Every instance needs the same one, and it must never change: a new salt gives every user of a pairwise client a new sub. null: clients can only be public (subject_types_supported lists public alone).',
     },
+    backchannelLogout: backchannelLogoutSchema,
   },
 } as const;
 

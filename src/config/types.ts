@@ -1,6 +1,7 @@
 // The loaded, defaulted and frozen configuration. Mirrors schema.ts; test/unit/config-schema.test.ts keeps
 // the two in step by loading every default.
 
+import type { BackchannelLogoutConfig } from './backchannel-logout-schema.js';
 import type { DPOP_ALGORITHMS } from './dpop-schema.js';
 import type { REGISTRABLE_GRANT_TYPES, REGISTRATION_POLICIES } from './registration-schema.js';
 
@@ -64,7 +65,7 @@ export interface Config {
   hashTokens: boolean;
   hashApplicationSecrets: boolean;
   admin: { username: string; passwordHash: string | null; password?: string | null };
-  openid: { enabled: boolean; idTokenExpiresIn: number; pairwiseSalt: string | null };
+  openid: { enabled: boolean; idTokenExpiresIn: number; pairwiseSalt: string | null; backchannelLogout: BackchannelLogoutConfig };
   dpop: {
     algorithms: Array<(typeof DPOP_ALGORITHMS)[number]>;
     proofMaxAgeSeconds: number;

@@ -4,6 +4,7 @@ import type { OAuthHooks } from './hooks.js';
 import type { IntrospectionRule } from './tokens/introspection-policy.js';
 import type { PasswordHasher } from './users/passwords.js';
 import type { CapObserver } from './clients/registration/registration-cap.js';
+import type { LogoutDeliveryWaker } from './openid/backchannel-logout/logout-queue.js';
 import type { Stores } from './store.js';
 import type { TokenSigner } from './keys/token-signer.js';
 
@@ -27,4 +28,6 @@ export interface OAuthDeps {
   observeCap?: CapObserver;
   /** CAs trusted for the https documents fetched for clients (a sector_identifier_uri): tests' own; operators use NODE_EXTRA_CA_CERTS. */
   documentCa?: string | Buffer | Array<string | Buffer>;
+  /** Back-Channel Logout: the service's delivery worker, told when a logout was queued; absent in the CLI. */
+  logoutDeliveries?: LogoutDeliveryWaker;
 }

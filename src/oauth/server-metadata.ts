@@ -48,6 +48,10 @@ function openIdProviderFields(base: string, config: Readonly<Config>): Record<st
   return {
     userinfo_endpoint: `${base}/oauth/userinfo`,
     end_session_endpoint: `${base}/oauth/end_session`,
+    // Back-Channel Logout 1.0 section 2.1: logout tokens go to each client's backchannel_logout_uri, with the sid of
+    // the ID tokens of the session that ended.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     // Core 8.1: pairwise only once its salt is configured (a client can be made pairwise then).
     subject_types_supported: pairwiseAvailable(config) ? ['public', 'pairwise'] : ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],

@@ -6,6 +6,7 @@ import type { ApplicationAdminStore, ApplicationRecord, ApplicationStore } from 
 import type { CleanupStore } from './cleanup/cleanup-store.js';
 import type { ClaimsRequest } from './openid/claims-request.js';
 import type { RegistrationStore } from './clients/registration/registration-store.js';
+import type { LogoutDeliveryStore } from './openid/backchannel-logout/logout-delivery-store.js';
 import type { SigningKeyMaterial } from './keys/signing-key-material.js';
 import type { SigningKeyRecord } from './keys/signing-keys.js';
 import type { UserAdminStore, UserStore } from './users/user-store.js';
@@ -240,6 +241,8 @@ export interface Stores {
   resources: ResourceStore;
   dpopProofs: DpopProofStore;
   registrations: RegistrationStore;
+  /** Back-Channel Logout 1.0: the logout tokens still to deliver, written in the transaction that causes them. */
+  logoutDeliveries: LogoutDeliveryStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**

@@ -25,7 +25,7 @@ import type { SqlClient } from './sql-client.js';
 // after it can match) or at the end of the index.
 
 interface Rule {
-  table: 'oauth_access_tokens' | 'oauth_access_grants' | 'oauth_applications';
+  table: 'oauth_access_tokens' | 'oauth_access_grants' | 'oauth_applications' | 'oauth_logout_deliveries';
   /** The indexed time column the batches walk; never NULL for the rows of the rule. */
   order: 'revoked_at' | 'created_at';
   /** No row of the rule has `order` at or after this instant: the walk ends there. */
@@ -93,6 +93,15 @@ function sqlOf(rule: CleanupRule): Rule {
         before: timestamp(rule.registeredBefore),
         where: UNUSED_SELF_REGISTERED,
         values: [],
+      };
+    case 'logout_deliveries':
+      // A delivery is done after it was created: its created_at bounds the walk.
+      return {
+        table: 'oauth_logout_deliveries',
+        order: 'created_at',
+        before: timestamp(rule.doneBefore),
+        where: '(t.delivered_at < $5 OR t.failed_at < $5)',
+        values: [timestamp(rule.doneBefore)],
       };
   }
 }

@@ -12,6 +12,7 @@ import { sqlClientForPrismaTransaction } from './prisma-transaction-sql.js';
 import type { SqlClient } from './sql-client.js';
 import { KeyEncryptionKeyInvalid, parseKeyEncryptionKey } from './key-encryption.js';
 import { dpopProofRepository } from './dpop-proof-repository.js';
+import { logoutDeliveryRepository } from './logout-delivery-repository.js';
 import { registrationTokenRepository } from './registration-token-repository.js';
 import { resourceRepository } from './resource-repository.js';
 import { signingKeyRepository } from './signing-key-repository.js';
@@ -83,6 +84,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     tokenReads: tokens?.tokenReads ?? accessTokens,
     accessGrants: accessGrantRepository(sql),
     users: userRepository(sql, prisma),
+    logoutDeliveries: logoutDeliveryRepository(sql),
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
     adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
   };
@@ -111,6 +113,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     resources: resourceRepository(sql, prisma),
     dpopProofs: dpopProofRepository(sql),
     registrations: registrationTokenRepository({ ...database, sql, readSql: sql, prisma }),
+    logoutDeliveries: logoutDeliveryRepository(sql),
     signingKeys: shared.signingKeys,
     transaction: (work) => work(stores),
     adminTransaction: (work) => work(stores),

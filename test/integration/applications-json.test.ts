@@ -42,6 +42,8 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
       scopes: ['read', 'write'],
       confidential: true,
       post_logout_redirect_uris: [],
+      backchannel_logout_uri: null,
+      backchannel_logout_session_required: false,
       id_token_signed_response_alg: null,
       userinfo_signed_response_alg: null,
       access_token_format: 'opaque',

@@ -28,6 +28,24 @@ async function withAdmin(config: ConfigInput & Record<string, unknown>): Promise
   return { ...config, admin: { passwordHash: await passwordHash } };
 }
 
+/** The JSON API's create (`base` fields first) and update of an application, as a script calls them. */
+export function applicationJsonApi(app: FastifyInstance, base: Record<string, unknown>) {
+  return {
+    post: (payload: object) =>
+      app.inject({ method: 'POST', url: '/oauth/applications', headers: JSON_BODY, payload: { ...base, ...payload } }),
+    patch: (id: number, payload: object) => app.inject({ method: 'PATCH', url: `/oauth/applications/${id}`, headers: JSON_BODY, payload }),
+  };
+}
+
+/** A create the JSON API refuses: 422 with exactly these messages, and no application stored. */
+export async function expectCreateRefused(server: TestServer, create: () => Promise<LightMyRequestResponse>, errors: string[]) {
+  const before = (await server.deps.stores.applicationAdmin.list()).length;
+  const response = await create();
+  expect(response.statusCode).toBe(422);
+  expect(response.json()).toEqual({ errors });
+  expect((await server.deps.stores.applicationAdmin.list()).length).toBe(before);
+}
+
 /** A server whose admin password is ADMIN_PASSWORD. */
 export async function buildAdminServer(
   config: ConfigInput & Record<string, unknown> = {},

@@ -111,6 +111,7 @@ const EXPECTED: Record<CleanupKind, number> = {
   revoked_grants: 1,
   expired_grants: 1,
   unused_clients: 0,
+  logout_deliveries: 0,
 };
 
 describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () => {
@@ -200,6 +201,7 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       revoked_grants: 0,
       expired_grants: 0,
       unused_clients: 0,
+      logout_deliveries: 0,
     };
     expect(batches.counted).toEqual(expected);
     expect(batches.deleted).toEqual(expected);

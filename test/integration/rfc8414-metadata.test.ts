@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openIdServer } from '../helpers/openid.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
@@ -47,6 +48,16 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     const response = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true });
     const metadata = await oauth.processDiscoveryResponse(issuer, response);
     expect(metadata.token_endpoint).toBe(`${issuer.origin}/oauth/token`);
+  });
+
+  it('claims back-channel logout (Back-Channel Logout 1.0 section 2.1) only while OpenID Connect is on (issue 31)', async () => {
+    const off = (await server.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
+    expect(off).not.toHaveProperty('backchannel_logout_supported');
+    expect(off).not.toHaveProperty('backchannel_logout_session_supported');
+    const openid = await openIdServer();
+    const on = (await openid.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).json();
+    expect(on).toMatchObject({ backchannel_logout_supported: true, backchannel_logout_session_supported: true });
+    await openid.close();
   });
 
   it('omits the introspection endpoint when introspection is disabled, and token when implicit is off', async () => {

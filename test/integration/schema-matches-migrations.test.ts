@@ -42,12 +42,13 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the eight tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs and the registration tokens)", () => {
+  it("declares the nine tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens and the logout deliveries)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'oauth_access_grants',
       'oauth_access_tokens',
       'oauth_applications',
       'oauth_dpop_proofs',
+      'oauth_logout_deliveries',
       'oauth_registration_tokens',
       'oauth_resources',
       'oauth_signing_keys',

@@ -1,4 +1,5 @@
 import type { CapObserver } from '../../oauth/clients/registration/registration-cap.js';
+import { logoutDeliveryMetrics, type LogoutDeliveryOutcome } from './logout-delivery-metrics.js';
 import { registrationCapMetrics } from './registration-cap-metrics.js';
 import { MetricsRegistry, type Counter, type CounterSeries, type Histogram, type HistogramSeries } from './registry.js';
 
@@ -29,6 +30,8 @@ export interface ServiceMetrics {
   revocation(): void;
   /** A count of live self-registered clients against their cap (registration-cap-metrics.ts). */
   registrationCap: CapObserver;
+  /** One call per back-channel logout delivery attempt, by how it ended (logout-delivery-metrics.ts). */
+  logoutDelivery(outcome: LogoutDeliveryOutcome): void;
 }
 
 /** Seconds; fine below 10 ms, where the hot endpoints should answer (SPEC 9: p99 under 10 ms). */
@@ -116,6 +119,7 @@ export function createServiceMetrics({
       },
       ...security,
       registrationCap: registrationCapMetrics(registry),
+      logoutDelivery: logoutDeliveryMetrics(registry),
     },
     recordRequest: requestRecorder(requests, durations),
   };

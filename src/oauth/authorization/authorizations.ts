@@ -1,4 +1,5 @@
 import type { OAuthDeps } from '../deps.js';
+import { queueTokenHoldersLogout } from '../openid/backchannel-logout/logout-queue.js';
 import type { ApplicationRecord } from '../store.js';
 
 // A resource owner's authorizations: the applications holding a live token of theirs, and revoking them.
@@ -27,15 +28,18 @@ export function authorizedApplications(deps: OAuthDeps, resourceOwnerId: number)
  * Revokes every live token and every unused code of the owner, for one application (reference 14: the
  * owner's "Revoke" button; an unknown application id changes nothing) or, with `applicationId` null, for all
  * of them (CLI `users revoke-tokens` and `users delete`). One transaction, so a failure leaves neither half done.
+ * The clients holding those tokens are sent a logout token (Back-Channel Logout 1.0), queued in the same transaction.
  */
-export function revokeAuthorizations(
+export async function revokeAuthorizations(
   deps: OAuthDeps,
   resourceOwnerId: number,
   applicationId: number | null = null,
 ): Promise<RevokedAuthorizations> {
   const now = deps.now();
-  return deps.stores.transaction(async (stores) =>
-    applicationId === null
+  let loggedOut = 0;
+  const revoked = await deps.stores.transaction(async (stores) => {
+    loggedOut = await queueTokenHoldersLogout(deps, stores, resourceOwnerId, applicationId);
+    return applicationId === null
       ? {
           tokens: await stores.accessTokens.revokeAllForOwner(resourceOwnerId, now),
           grants: await stores.accessGrants.revokeAllForOwner(resourceOwnerId, now),
@@ -43,6 +47,8 @@ export function revokeAuthorizations(
       : {
           tokens: await stores.accessTokens.revokeAllFor(applicationId, resourceOwnerId, now),
           grants: await stores.accessGrants.revokeAllFor(applicationId, resourceOwnerId, now),
-        },
-  );
+        };
+  });
+  if (loggedOut > 0) deps.logoutDeliveries?.wake();
+  return revoked;
 }

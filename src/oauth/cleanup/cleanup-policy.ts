@@ -3,6 +3,7 @@
 // instants as parameters. The kinds are disjoint (an unrevoked row can only be "expired", a revoked one only
 // "revoked") and none depends on another having run, so a dry run counts every row once, as a real run deletes it.
 // Self-registered clients never used (issue 19) go last: deleting one takes its codes with it (ON DELETE CASCADE).
+// Back-channel logout deliveries (issue 31) made or given up are kept keepDays for the operator, then deleted.
 
 export const CLEANUP_KINDS = [
   'expired_tokens',
@@ -11,6 +12,7 @@ export const CLEANUP_KINDS = [
   'revoked_grants',
   'expired_grants',
   'unused_clients',
+  'logout_deliveries',
 ] as const;
 export type CleanupKind = (typeof CLEANUP_KINDS)[number];
 
@@ -26,6 +28,8 @@ export interface CleanupSettings {
   authorizationCodeExpiresIn: number;
   /** registration.unusedClientLifetimeSeconds; left out, self-registered clients are not cleaned up. */
   unusedClientLifetimeSeconds?: number | undefined;
+  /** openid.backchannelLogout.keepDays in seconds; left out, logout deliveries are not cleaned up. */
+  logoutDeliveriesKeptSeconds?: number | undefined;
 }
 
 /** Whether a refresh family has a member usable at `at`: unrevoked then, and its access or refresh token unexpired. */
@@ -64,7 +68,9 @@ export type CleanupRule =
    * a token (used_at NULL, and no token row either) within unusedClientLifetimeSeconds: open registration must not
    * let abandoned or hostile registrations pile up. One an admin approved is kept.
    */
-  | { kind: 'unused_clients'; records: 'clients'; registeredBefore: Date };
+  | { kind: 'unused_clients'; records: 'clients'; registeredBefore: Date }
+  /** Issue 31: a logout token delivered, or given up, longer ago than keepDays; one still pending stays. */
+  | { kind: 'logout_deliveries'; records: 'deliveries'; doneBefore: Date };
 
 export interface CleanupPolicy {
   now: Date;
@@ -109,6 +115,15 @@ export function cleanupPolicy(settings: CleanupSettings, now: Date): CleanupPoli
             kind: 'unused_clients',
             records: 'clients',
             registeredBefore: secondsBefore(now, settings.unusedClientLifetimeSeconds),
+          } as const,
+        ]),
+    ...(settings.logoutDeliveriesKeptSeconds === undefined
+      ? []
+      : [
+          {
+            kind: 'logout_deliveries',
+            records: 'deliveries',
+            doneBefore: secondsBefore(now, settings.logoutDeliveriesKeptSeconds),
           } as const,
         ]),
   ];

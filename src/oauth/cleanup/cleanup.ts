@@ -21,6 +21,7 @@ const policyOf = ({ config }: CleanupDeps, now: Date) =>
       refreshTokenExpiresIn: config.refreshTokens.expiresIn,
       authorizationCodeExpiresIn: config.authorizationCodeExpiresIn,
       unusedClientLifetimeSeconds: config.registration.unusedClientLifetimeSeconds,
+      logoutDeliveriesKeptSeconds: config.openid.backchannelLogout.keepDays * 86_400,
     },
     now,
   );

@@ -17,6 +17,8 @@ export interface ApplicationJson {
   dpop_bound_access_tokens: boolean;
   subject_type: SubjectType;
   sector_identifier_uri: string | null;
+  backchannel_logout_uri: string | null;
+  backchannel_logout_session_required: boolean;
   refresh_tokens: RefreshTokensValue;
   registered_by: RegisteredBy;
   client_uri: string | null;
@@ -53,6 +55,8 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     dpop_bound_access_tokens: application.dpopBoundAccessTokens,
     subject_type: application.subjectType,
     sector_identifier_uri: application.sectorIdentifierUri,
+    backchannel_logout_uri: application.backchannelLogoutUri,
+    backchannel_logout_session_required: application.backchannelLogoutSessionRequired,
     refresh_tokens: refreshTokensValue(application.refreshTokens),
     registered_by: application.registeredBy,
     client_uri: application.clientUri,

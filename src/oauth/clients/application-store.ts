@@ -67,6 +67,10 @@ export interface ApplicationRecord {
   subjectType: SubjectType;
   /** OpenID Connect Registration 2: the URI whose host is a pairwise client's sector; null: its redirect URIs' host. */
   sectorIdentifierUri: string | null;
+  /** OpenID Connect Back-Channel Logout 1.0 section 2.2: where logout tokens are POSTed; null: none are. */
+  backchannelLogoutUri: string | null;
+  /** Back-Channel Logout 1.0 section 2.2: each of its logout tokens must name the session (sid). */
+  backchannelLogoutSessionRequired: boolean;
 }
 
 export type SubjectType = 'public' | 'pairwise';
@@ -121,7 +125,9 @@ type OptionalApplicationField =
   | 'operatorGrantTypes'
   | 'operatorScopes'
   | 'subjectType'
-  | 'sectorIdentifierUri';
+  | 'sectorIdentifierUri'
+  | 'backchannelLogoutUri'
+  | 'backchannelLogoutSessionRequired';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

@@ -7,6 +7,12 @@ import {
 import type { OAuthDeps } from '../deps.js';
 import { formatCharacterIn } from './format-characters.js';
 import { subjectTypeError, subjectTypeOf } from './subject-type-setting.js';
+import {
+  backchannelLogoutErrors,
+  storedBackchannelLogoutSettings,
+  type BackchannelLogoutField,
+  type BackchannelLogoutFields,
+} from '../openid/backchannel-logout/backchannel-logout-settings.js';
 import { refreshTokenPolicyOf, refreshTokensError } from './refresh-token-setting.js';
 import { registrationErrors, splitRegisteredUris } from '../authorization/redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
@@ -14,7 +20,7 @@ import { constantTimeEqual, generateClientId, generateSecret, storedForm } from 
 import type { ApplicationRecord } from '../store.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
-export interface ApplicationFields extends OpenIdSettingsFields {
+export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogoutFields {
   name: string;
   /** One URI per line (any whitespace separates). */
   redirectUri: string;
@@ -36,7 +42,7 @@ export interface ApplicationFields extends OpenIdSettingsFields {
 }
 
 export type ApplicationField =
-  'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | 'subject_type' | 'refresh_tokens' | OpenIdSettingsField;
+  'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | 'subject_type' | 'refresh_tokens' | OpenIdSettingsField | BackchannelLogoutField;
 
 /** Validation problems: full English messages (reference 2.4), grouped by the field they belong to. */
 export type FieldErrors = Partial<Record<ApplicationField, string[]>>;
@@ -106,6 +112,7 @@ export function validateApplicationFields(
   const sector = { redirectUris: uris, sectorIdentifierUri: current?.sectorIdentifierUri ?? null };
   const subjectType = subjectTypeError(fields.subjectType ?? current?.subjectType ?? 'public', sector, config);
   if (subjectType !== null) add('subject_type', subjectType);
+  for (const [field, message] of backchannelLogoutErrors(fields, config, current)) add(field, message);
   const refreshTokens = fields.refreshTokens === undefined ? null : refreshTokensError(fields.refreshTokens, 'Refresh tokens');
   if (refreshTokens !== null) add('refresh_tokens', refreshTokens);
   return errors;
@@ -210,6 +217,7 @@ export function storedApplicationFields(fields: ApplicationFields) {
     ...(fields.subjectType !== undefined && { subjectType: subjectTypeOf(fields.subjectType) }),
     ...(fields.refreshTokens !== undefined && { refreshTokens: refreshTokenPolicyOf(fields.refreshTokens) }),
     ...storedOpenIdSettings(fields),
+    ...storedBackchannelLogoutSettings(fields),
   };
 }
 

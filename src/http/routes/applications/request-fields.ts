@@ -9,6 +9,8 @@ export interface ApplicationBody {
   scopes?: string | string[];
   confidential?: boolean | string | string[];
   post_logout_redirect_uris?: string | string[];
+  backchannel_logout_uri?: string | null;
+  backchannel_logout_session_required?: boolean | string | string[];
   id_token_signed_response_alg?: string | null;
   userinfo_signed_response_alg?: string | null;
   access_token_format?: string | null;
@@ -33,6 +35,10 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     scopes: joined(body?.scopes, ' ') ?? current?.scopes.join(' ') ?? '',
     confidential: checkboxFrom(body?.confidential) ?? current?.confidential ?? true,
     postLogoutRedirectUri: joined(body?.post_logout_redirect_uris, '\n') ?? current?.postLogoutRedirectUris.join('\n') ?? '',
+    // Back-Channel Logout 1.0: null or empty means none; the flag is a checkbox like confidential.
+    backchannelLogoutUri: algorithmFrom(body?.backchannel_logout_uri) ?? current?.backchannelLogoutUri ?? '',
+    backchannelLogoutSessionRequired:
+      checkboxFrom(body?.backchannel_logout_session_required) ?? current?.backchannelLogoutSessionRequired ?? false,
     // JSON's null and the form's empty option both mean the default (RS256; plain JSON for UserInfo).
     idTokenSignedResponseAlg: algorithmFrom(body?.id_token_signed_response_alg) ?? current?.idTokenSignedResponseAlg ?? '',
     userinfoSignedResponseAlg: algorithmFrom(body?.userinfo_signed_response_alg) ?? current?.userinfoSignedResponseAlg ?? '',

@@ -42,6 +42,11 @@ export const applicationJsonSchema = {
       items: { type: 'string' },
       description: 'Where RP-Initiated Logout may send the user back to (exact match); OpenID Connect only.',
     },
+    backchannel_logout_uri: clientText('Back-Channel Logout 1.0: where logout tokens are POSTed when a session ends; null: none.'),
+    backchannel_logout_session_required: {
+      type: 'boolean',
+      description: 'Back-Channel Logout 1.0 section 2.2: each of its logout tokens must name the login session (sid).',
+    },
     id_token_signed_response_alg: algorithmOrNull('How ID tokens for this client are signed; null is RS256.'),
     userinfo_signed_response_alg: algorithmOrNull('How UserInfo answers this client: null is plain JSON, an algorithm a signed JWT.'),
     access_token_format: {
@@ -92,6 +97,8 @@ export const applicationJsonSchema = {
     'scopes',
     'confidential',
     'post_logout_redirect_uris',
+    'backchannel_logout_uri',
+    'backchannel_logout_session_required',
     'id_token_signed_response_alg',
     'userinfo_signed_response_alg',
     'access_token_format',
@@ -129,6 +136,8 @@ const applicationFields = {
   scopes: textOrList('Space-separated scopes (or a JSON array).'),
   confidential: checkbox('A confidential client, with a secret.', 'true'),
   post_logout_redirect_uris: textOrList('Post-logout redirect URIs: a JSON array, or one per line.'),
+  backchannel_logout_uri: stringOrNull('Back-Channel Logout 1.0: where logout tokens are POSTed (https); null or "" for none.'),
+  backchannel_logout_session_required: checkbox('Each logout token must name the login session (sid).', 'false'),
   // Any string: the domain names the algorithms it takes (422), which a schema enum (400) would not.
   id_token_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA; null or "" for the default, RS256.'),
   userinfo_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA for a signed UserInfo; null or "" for plain JSON.'),

@@ -58,6 +58,8 @@ export function formView(
       redirect_uri: fieldMessages(errors.redirect_uri, 'Redirect URI'),
       scopes: fieldMessages(errors.scopes, 'Scopes'),
       post_logout_redirect_uris: fieldMessages(errors.post_logout_redirect_uris, 'Post-logout redirect URI'),
+      backchannel_logout_uri: fieldMessages(errors.backchannel_logout_uri, 'Back-channel logout URI'),
+      backchannel_logout_session_required: fieldMessages(errors.backchannel_logout_session_required, 'Back-channel logout'),
     },
     tokenFormat: selectView(TOKEN_FORMATS, fields.accessTokenFormat, 'opaque', errors.access_token_format, 'Access token format'),
     refreshTokens: selectView(REFRESH_TOKEN_OPTIONS, fields.refreshTokens, 'always', errors.refresh_tokens, 'Refresh tokens'),
@@ -112,6 +114,8 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     refreshTokens: REFRESH_TOKEN_OPTIONS.find(({ value }) => value === refreshTokensValue(application.refreshTokens))!.label,
     openid: {
       postLogoutRedirectUris: application.postLogoutRedirectUris,
+      backchannelLogoutUri: application.backchannelLogoutUri,
+      backchannelLogoutSessionRequired: application.backchannelLogoutSessionRequired ? 'Required' : 'Not required',
       idTokenSignedResponseAlg: application.idTokenSignedResponseAlg ?? 'RS256 (default)',
       subjectType:
         application.subjectType === 'public'

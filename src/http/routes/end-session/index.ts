@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkEndSession, type EndSession, type EndSessionParameters } from '../../../oauth/openid/end-session.js';
 import { hintNames } from '../../../oauth/openid/id-token-hint.js';
+import type { OAuthDeps } from '../../../oauth/deps.js';
+import { endLoginSession } from '../../end-login-session.js';
 import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
@@ -26,6 +28,7 @@ const parametersSchema = {
  */
 export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   app.setErrorHandler(endUserErrorHandler);
+  const signOut = signingOut(deps);
 
   const handle = async (request: FastifyRequest, reply: FastifyReply, parameters: EndSessionParameters) => {
     const endSession = await checkEndSession(deps, parameters);
@@ -55,11 +58,11 @@ export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
   );
 };
 
-function signOut(request: FastifyRequest, reply: FastifyReply, endSession: EndSession): FastifyReply {
-  const wasSignedIn = request.session.get('userId') !== undefined;
-  request.session.regenerate();
+// The session ends before the answer; the clients it signed in to are told afterwards (Back-Channel Logout 1.0).
+const signingOut = (deps: OAuthDeps) => async (request: FastifyRequest, reply: FastifyReply, endSession: EndSession) => {
+  const wasSignedIn = await endLoginSession(deps, request);
   request.log.info({ event: 'session.ended', clientId: endSession.application?.uid ?? null, wasSignedIn }, 'signed out (end_session)');
   if (endSession.redirectTo !== null) return reply.redirect(endSession.redirectTo, 303);
   request.session.set('notice', 'You have been signed out.');
   return reply.redirect('/login', 303);
-}
+};

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { endLoginSession } from '../../end-login-session.js';
 import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
@@ -85,7 +86,7 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
   });
 
   app.post('/logout', { schema: { body: csrfBody }, preHandler: app.csrfProtection }, async (request, reply) => {
-    request.session.regenerate();
+    await endLoginSession(deps, request);
     request.session.set('notice', 'You have been signed out.');
     return reply.redirect('/login', 303);
   });

@@ -158,25 +158,22 @@ function cachingHeaders(response: IncomingMessage): Omit<FetchedDocument, 'docum
 }
 
 // Resolves all addresses of the host and refuses the connection if any is internal: a name with one public and
-// one private address must not be usable to reach the private one on a later connection attempt.
-function checkedLookup(allowPrivateAddresses: boolean): LookupFunction {
+// one private address must not be usable to reach the private one on a later connection attempt. `refused` makes
+// the caller's error (the back-channel logout deliveries use these rules too).
+export function checkedLookup(
+  allowPrivateAddresses: boolean,
+  refused: (reason: string, shown: string) => Error = (reason, shown) => new ClientMetadataDocumentRefused(reason, shown),
+): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses: LookupAddress[]) => {
       const notFound = `the host ${hostname} was not found`;
-      if (error)
-        return callback(
-          new ClientMetadataDocumentRefused(`the host ${hostname} does not resolve (${error.code ?? 'error'})`, notFound),
-          [],
-        );
-      if (addresses.length === 0) return callback(new ClientMetadataDocumentRefused(`the host ${hostname} has no address`, notFound), []);
+      if (error) return callback(refused(`the host ${hostname} does not resolve (${error.code ?? 'error'})`, notFound), []);
+      if (addresses.length === 0) return callback(refused(`the host ${hostname} has no address`, notFound), []);
       if (!allowPrivateAddresses) {
         for (const { address } of addresses) {
           const reason = refusedAddressReason(address);
           if (reason !== null)
-            return callback(
-              new ClientMetadataDocumentRefused(`the host ${hostname} resolves to ${address}, which is ${reason}`, ADDRESS_NOT_ALLOWED),
-              [],
-            );
+            return callback(refused(`the host ${hostname} resolves to ${address}, which is ${reason}`, ADDRESS_NOT_ALLOWED), []);
         }
       }
       if (options.all) return callback(null, addresses);

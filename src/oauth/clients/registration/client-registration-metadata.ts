@@ -1,6 +1,7 @@
 import { REGISTRABLE_GRANT_TYPES } from '../../../config/registration-schema.js';
 import { grantTypeProblem, operatorAllowance, scopeProblem, type OperatorExtras } from '../client-holdings.js';
 import type { OAuthDeps } from '../../deps.js';
+import { backchannelLogoutMetadataOf, type BackchannelLogoutMetadata } from './backchannel-logout-metadata.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
 import { formatCharacterIn } from '../format-characters.js';
 import { displayUriProblem, redirectUriVerdict, type ApplicationType } from './client-registration-uris.js';
@@ -23,7 +24,7 @@ const MAX_TEXT = 255;
 const DISPLAY_URIS = ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as const;
 type DisplayUri = (typeof DISPLAY_URIS)[number];
 
-export interface ClientMetadata extends Partial<Record<DisplayUri, string>> {
+export interface ClientMetadata extends Partial<Record<DisplayUri, string>>, BackchannelLogoutMetadata {
   redirect_uris: string[];
   token_endpoint_auth_method: TokenEndpointAuthMethod;
   grant_types: string[];
@@ -170,6 +171,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   const contacts = contactsOf(body.contacts);
   const softwareId = text(body.software_id, 'software_id');
   const softwareVersion = text(body.software_version, 'software_version');
+  const backchannelLogout = backchannelLogoutMetadataOf(body, config, authMethod !== 'none');
   const subjectType = oneOf(body.subject_type, 'subject_type', SUBJECT_TYPES) ?? 'public';
   const sectorIdentifierUri = sectorIdentifierUriOf(body.sector_identifier_uri);
   const refreshTokens = oneOf(body.refresh_tokens, 'refresh_tokens', REFRESH_TOKENS_VALUES) ?? 'always';
@@ -188,5 +190,6 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
     ...(contacts !== undefined && { contacts }),
     ...(softwareId !== undefined && { software_id: softwareId }),
     ...(softwareVersion !== undefined && { software_version: softwareVersion }),
+    ...backchannelLogout,
   };
 }

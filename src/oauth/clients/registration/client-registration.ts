@@ -68,6 +68,8 @@ function columnsOf(metadata: ClientMetadata) {
     contacts: metadata.contacts ?? [],
     softwareId: metadata.software_id ?? null,
     softwareVersion: metadata.software_version ?? null,
+    backchannelLogoutUri: metadata.backchannel_logout_uri ?? null,
+    backchannelLogoutSessionRequired: metadata.backchannel_logout_session_required ?? false,
   } satisfies Partial<ApplicationInput>;
 }
 
@@ -80,6 +82,7 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
     logo_uri: application.logoUri,
     policy_uri: application.policyUri,
     tos_uri: application.tosUri,
+    backchannel_logout_uri: application.backchannelLogoutUri,
     contacts: application.contacts.length > 0 ? application.contacts : null,
     software_id: application.softwareId,
     software_version: application.softwareVersion,
@@ -95,6 +98,7 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
     subject_type: application.subjectType,
     refresh_tokens: refreshTokensValue(application.refreshTokens),
     ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)),
+    ...(application.backchannelLogoutUri !== null && { backchannel_logout_session_required: application.backchannelLogoutSessionRequired }),
   };
 }
 
