@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
@@ -152,6 +154,26 @@ describe(`oauth-service apps --refresh-tokens (${backend})`, { timeout: 120_000 
     expect(renamed).toMatchObject({ name: 'Renamed', refresh_tokens: 'offline_access' });
     const back = await cli.run(['apps', 'update', uid, '--refresh-tokens', 'always']);
     expect(back.stdout).toContain('  refresh tokens: always (the default)\n');
+  });
+
+  it('apply -f: refresh_tokens is a field of an application; applied again nothing changes; another value names its place', async () => {
+    const path = join(cli.env.DATA_DIR!, 'provisioning.json');
+    const file = (refreshTokens: string) => ({
+      applications: [{ uid: 'offline-rp', name: 'Offline RP', redirect_uris: ['https://rp.example/cb'], refresh_tokens: refreshTokens }],
+    });
+    const apply = async (refreshTokens: string) => {
+      writeFileSync(path, JSON.stringify(file(refreshTokens)));
+      return cli.run(['apply', '-f', path]);
+    };
+    expect((await apply('offline_access')).code).toBe(0);
+    const stored = () => cli.withDeps(async (deps) => (await deps.stores.applications.findByUid('offline-rp'))!.refreshTokens);
+    expect(await stored()).toBe('offlineAccess');
+    expect((await apply('offline_access')).stdout).toContain('unchanged');
+    const bad = await apply('sometimes');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('applications[0].refresh_tokens: Refresh tokens must be always or offline_access, not "sometimes".');
+    expect((await apply('always')).stdout).toContain('refresh_tokens');
+    expect(await stored()).toBe('always');
   });
 
   it('another value is a usage error naming the option, and nothing is written', async () => {

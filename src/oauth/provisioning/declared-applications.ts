@@ -40,6 +40,7 @@ const FIELDS = [
   'userinfo_signed_response_alg',
   'access_token_format',
   'dpop_bound_access_tokens',
+  'refresh_tokens',
 ] as const;
 
 // The domain names the redirect URIs and the secret as its forms do; the file as the JSON API does.
@@ -64,6 +65,7 @@ export const declaredApplications: KindHandler<DeclaredApplication> = {
       scopes: scopes.join(' '),
       confidential,
       dpopBoundAccessTokens: object.boolean('dpop_bound_access_tokens') ?? false,
+      refreshTokens: object.string('refresh_tokens') ?? 'always',
       postLogoutRedirectUri: object.tokens('post_logout_redirect_uris', 'a URI').join('\n'),
       idTokenSignedResponseAlg: object.nullableString('id_token_signed_response_alg') ?? '',
       userinfoSignedResponseAlg: object.nullableString('userinfo_signed_response_alg') ?? '',
