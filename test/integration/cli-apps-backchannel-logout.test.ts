@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { backend } from '../helpers/test-database.js';
@@ -52,6 +54,28 @@ describe(`oauth-service apps --backchannel-logout-uri and tokens cleanup of logo
     expect(usageErrorLine(both)).toBe(
       'oauth-service: --backchannel-logout-session-required and --no-backchannel-logout-session-required contradict each other',
     );
+  });
+
+  it('apply -f: backchannel_logout_uri and backchannel_logout_session_required are fields of an application, as apps --json prints them', async () => {
+    const path = join(cli.env.DATA_DIR!, 'provisioning.json');
+    const apply = async (application: Record<string, unknown>) => {
+      writeFileSync(
+        path,
+        JSON.stringify({ applications: [{ uid: 'bcl-rp', name: 'RP', redirect_uris: ['https://rp.example/cb'], ...application }] }),
+      );
+      return cli.run(['apply', '-f', path]);
+    };
+    const declared = { backchannel_logout_uri: 'https://rp.example/logout', backchannel_logout_session_required: true };
+    expect((await apply(declared)).code).toBe(0);
+    const stored = () => cli.withDeps((deps) => deps.stores.applications.findByUid('bcl-rp'));
+    expect(await stored()).toMatchObject({ backchannelLogoutUri: 'https://rp.example/logout', backchannelLogoutSessionRequired: true });
+    expect((await apply(declared)).stdout).toContain('unchanged');
+    const bad = await apply({ backchannel_logout_uri: 'https://rp.example/logout#x' });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('applications[0].backchannel_logout_uri: Back-channel logout URI cannot contain a fragment.');
+    // Left out, they are what create gives: none.
+    expect((await apply({})).code).toBe(0);
+    expect(await stored()).toMatchObject({ backchannelLogoutUri: null, backchannelLogoutSessionRequired: false });
   });
 
   it('tokens cleanup deletes deliveries delivered or given up more than keepDays ago, and keeps pending and recent ones', async () => {

@@ -41,6 +41,8 @@ const FIELDS = [
   'access_token_format',
   'dpop_bound_access_tokens',
   'refresh_tokens',
+  'backchannel_logout_uri',
+  'backchannel_logout_session_required',
 ] as const;
 
 // The domain names the redirect URIs and the secret as its forms do; the file as the JSON API does.
@@ -70,6 +72,8 @@ export const declaredApplications: KindHandler<DeclaredApplication> = {
       idTokenSignedResponseAlg: object.nullableString('id_token_signed_response_alg') ?? '',
       userinfoSignedResponseAlg: object.nullableString('userinfo_signed_response_alg') ?? '',
       accessTokenFormat: object.string('access_token_format') ?? 'opaque',
+      backchannelLogoutUri: object.nullableString('backchannel_logout_uri') ?? '',
+      backchannelLogoutSessionRequired: object.boolean('backchannel_logout_session_required') ?? false,
     };
     return uid === undefined || name === undefined ? null : { path: object.path, uid, fields, secret };
   },
