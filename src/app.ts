@@ -51,6 +51,7 @@ import { createStores } from './storage/stores.js';
 import { createAttemptLimits, type AttemptReporter } from './oauth/limits/attempt-limits.js';
 import { watchRegistrationCaps } from './oauth/clients/registration/registration-cap.js';
 import { proxyWarningPlugin } from './http/plugins/proxy-warning.js';
+import { shutdownConnectionsPlugin } from './http/plugins/shutdown-connections.js';
 import { requestTimeouts, trustedProxies } from './http/server-options.js';
 
 export interface BuildServerOptions {
@@ -181,6 +182,7 @@ export async function buildServer({
   app.addHook('onRequest', requireFormContentType);
   await app.register(formsPlugin);
   await app.register(securityHeadersPlugin, { apply: applySecurityHeaders });
+  await app.register(shutdownConnectionsPlugin);
   await app.register(viewsPlugin);
   await app.register(apiRateLimitsPlugin, { config });
   await app.register(proxyWarningPlugin, { trustProxy: config.trustProxy });
