@@ -58,6 +58,8 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
       subject_type: 'public',
       sector_identifier_uri: null,
       refresh_tokens: 'always',
+      backchannel_logout_uri: null,
+      backchannel_logout_session_required: false,
       registered_by: 'dynamic',
       client_uri: 'https://notes.example/',
       logo_uri: 'https://notes.example/logo.png',

@@ -79,6 +79,7 @@ describe(`RFC 7592 client management (${backend})`, () => {
       response_types: ['code'],
       application_type: 'web',
       subject_type: 'public',
+      refresh_tokens: 'always',
       scope: 'read',
       client_uri: 'https://rp.example/',
       logo_uri: 'https://cdn.rp.example/logo.png',
