@@ -5,12 +5,12 @@ import { defineConfig } from 'vitest/config';
 // The same integration suite runs on embedded PGlite (default) and on PostgreSQL when DATABASE_URL is set.
 // initdb and migrations run once per run (database-templates.ts), not once per test database.
 const databaseTemplates = 'test/helpers/database-templates.ts';
-// unit and integration run their files one after another in each worker (isolate: false) instead of a new process
-// per file: a file no longer pays for starting Node.js, importing fastify, Prisma and PGlite and compiling PGlite's
-// WebAssembly (about 2 s of CPU a file; the suite's CPU time halved, docs/testing.md). Each file still builds its own
-// servers on its own databases; what stays loaded is modules, and no test relies on their state being fresh (no
-// vi.mock, vi.stubEnv or stubbed globals; module-level state in src/ is caches keyed by their owner). The suite passes
-// with --sequence.shuffle, so no file depends on another's order.
+// Every project runs its files one after another in each worker (isolate: false) instead of a new process per file:
+// a file no longer pays for starting Node.js, importing fastify, Prisma and PGlite and compiling PGlite's WebAssembly
+// (about 2 s of CPU a file; npm test's CPU time halved, the browser tests' 114 -> 72 s, docs/testing.md). Each file
+// still builds its own servers on its own databases; what stays loaded is modules, and no test relies on their state
+// being fresh (no vi.mock, vi.stubEnv or stubbed globals; module-level state in src/ is caches keyed by their owner).
+// The suite passes with its files shuffled (--sequence.shuffle.files), so no file depends on another's order.
 const sharedWorkers = { isolate: false };
 
 export default defineConfig({
@@ -40,6 +40,7 @@ export default defineConfig({
           testTimeout: 90_000,
           hookTimeout: 90_000,
           fileParallelism: false,
+          ...sharedWorkers,
         },
       },
       {
@@ -51,6 +52,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,
+          ...sharedWorkers,
         },
       },
     ],
