@@ -10,6 +10,8 @@ const FILE = 'key-encryption-key';
  * folder copies the key with it: the caller warns, and production refuses this (config/loader.ts).
  */
 export function developmentKeyEncryptionKey(dataDir: string): { key: string; path: string; created: boolean } {
+  // An in-memory database lives as long as the process: so may its key, which has no folder to be kept in.
+  if (dataDir.startsWith('memory://')) return { key: randomBytes(32).toString('hex'), path: `${dataDir} (in memory)`, created: true };
   const path = join(dataDir, FILE);
   try {
     return { key: readFileSync(path, 'utf8').trim(), path, created: false };
@@ -23,6 +25,7 @@ export function developmentKeyEncryptionKey(dataDir: string): { key: string; pat
 
 /** The development key a server made beside the data, for CLI commands on the same folder; null when there is none. */
 export function existingDevelopmentKey(dataDir: string): string | null {
+  if (dataDir.startsWith('memory://')) return null;
   try {
     return readFileSync(join(dataDir, FILE), 'utf8').trim();
   } catch {

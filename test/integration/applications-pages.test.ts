@@ -45,7 +45,7 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
     expect(page.body).toMatch(/name="confidential" value="1"[^>]* checked>/);
     expect(page.body).toContain('Separate scopes with spaces. Leave blank to use the default scopes.');
     // Reference 7.1: authorization_code is enabled, so a blank redirect URI is not offered.
-    expect(page.body).not.toContain('Leave it blank');
+    expect(page.body).not.toContain('Leave it blank if you configured your provider to use Client Credentials');
   });
 
   it('POST /oauth/applications creates, says "Application created." and shows the plain secret exactly once', async () => {

@@ -75,13 +75,13 @@ describe('holdsGrantType', () => {
 });
 
 describe('registration.allowedScopes and allowedGrantTypes in the config loader', () => {
-  it('default: defaultScopes, plus the OpenID Connect scopes while openid.enabled; authorization_code and refresh_token', () => {
+  it('default: defaultScopes, plus the OpenID Connect scopes (offline_access too) while openid.enabled; authorization_code and refresh_token', () => {
     expect(config().registration).toMatchObject({ allowedScopes: ['read'], allowedGrantTypes: ['authorization_code', 'refresh_token'] });
     const openid = loadConfig({
       input: { openid: { enabled: true }, defaultScopes: ['read', 'openid'] },
       env: { KEY_ENCRYPTION_KEY: 'k'.repeat(64) },
     });
-    expect(openid.registration.allowedScopes).toEqual(['read', 'openid', 'profile', 'email', 'address', 'phone']);
+    expect(openid.registration.allowedScopes).toEqual(['read', 'openid', 'profile', 'email', 'address', 'phone', 'offline_access']);
   });
 
   it('an explicit list must be server scopes, named in the boot error', () => {

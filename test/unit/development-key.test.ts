@@ -25,4 +25,11 @@ describe('development key-encryption key', () => {
     expect(developmentKeyEncryptionKey(dir)).toEqual({ ...first, created: false });
     expect(existingDevelopmentKey(dir)).toBe(first.key);
   });
+
+  it('for an in-memory database (memory://) is a fresh key in memory, written nowhere: the data dies with the process', () => {
+    const key = developmentKeyEncryptionKey('memory://');
+    expect(key.created).toBe(true);
+    expect(parseKeyEncryptionKey(key.key)).toHaveLength(32);
+    expect(existingDevelopmentKey('memory://')).toBeNull();
+  });
 });
