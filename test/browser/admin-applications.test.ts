@@ -18,7 +18,7 @@ describe('admin pages in Chromium: /oauth/applications', () => {
     await expect(page.locator('h1').innerText()).resolves.toBe('Your applications');
 
     await page.getByRole('link', { name: 'New Application' }).click();
-    await page.getByLabel('Name').fill('Browser App');
+    await page.getByLabel('Name', { exact: true }).fill('Browser App');
     await page.getByLabel('Redirect URI').fill('https://browser.example/cb\nhttp://127.0.0.1:9000/cb');
     await page.getByLabel('Scopes').fill('read');
     await page.getByLabel('Post-logout URIs').fill('https://browser.example/bye');
@@ -46,9 +46,9 @@ describe('admin pages in Chromium: /oauth/applications', () => {
 
     await page.getByRole('link', { name: 'Edit' }).click();
     await expect(page.locator('h1').innerText()).resolves.toBe('Edit application');
-    await expect(page.getByLabel('Name').inputValue()).resolves.toBe('Browser App');
+    await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Browser App');
     await screenshot(page, 'admin-applications-edit');
-    await page.getByLabel('Name').fill('Renamed App');
+    await page.getByLabel('Name', { exact: true }).fill('Renamed App');
     await page.getByRole('button', { name: 'Submit' }).click();
     await expect(page.locator('.notice').innerText()).resolves.toBe('Application updated.');
     await expect(page.locator('h1').innerText()).resolves.toBe('Application: Renamed App');
@@ -79,7 +79,7 @@ describe('admin pages in Chromium: /oauth/applications', () => {
   it('validation errors are shown beside the fields, and the form keeps what was typed', async () => {
     const { page, problems } = admin;
     await page.goto('/oauth/applications/new');
-    await page.getByLabel('Name').fill('<b>Bold</b> app');
+    await page.getByLabel('Name', { exact: true }).fill('<b>Bold</b> app');
     await page.getByLabel('Redirect URI').fill('http://insecure.example/cb#frag');
     await page.getByLabel('Scopes').fill('read admin');
     await page.getByLabel('Confidential').uncheck();
@@ -90,7 +90,7 @@ describe('admin pages in Chromium: /oauth/applications', () => {
       'Cannot contain a fragment. Must be an HTTPS/SSL URI.',
     );
     await expect(page.locator('#application_scopes_errors').innerText()).resolves.toBe("Doesn't match those configured on the server.");
-    await expect(page.getByLabel('Name').inputValue()).resolves.toBe('<b>Bold</b> app');
+    await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('<b>Bold</b> app');
     await expect(page.getByLabel('Redirect URI').inputValue()).resolves.toBe('http://insecure.example/cb#frag');
     await expect(page.getByLabel('Confidential').isChecked()).resolves.toBe(false);
     await screenshot(page, 'admin-applications-errors');

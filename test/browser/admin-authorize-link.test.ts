@@ -29,7 +29,7 @@ describe('an application created in the admin UI, authorized from its show page'
     const admin = await adminContext(browser, server.baseUrl);
     const adminPage = await admin.newPage();
     await adminPage.goto('/oauth/applications/new');
-    await adminPage.getByLabel('Name').fill('Linked App');
+    await adminPage.getByLabel('Name', { exact: true }).fill('Linked App');
     await adminPage.getByLabel('Redirect URI').fill(callback.url);
     await adminPage.getByRole('button', { name: 'Submit' }).click();
     const uid = await adminPage.locator('#application_id').innerText();
