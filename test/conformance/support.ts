@@ -8,6 +8,7 @@ import { createClient, hiddenFields, locationParameters, PASSWORD, signedIn, typ
 import { authorize, CALLBACK, openIdServer } from '../helpers/openid.js';
 import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import type { TestServer, TestServerOptions } from '../helpers/test-server.js';
+import { ALICE } from '../helpers/user-claims.js';
 
 // The OpenID Foundation conformance suite's Basic OP and Config OP modules, replayed over HTTP (issue 16). Each
 // module file starts one OpenID Provider from here: https issuer, a user with every standard claim, a
@@ -17,26 +18,7 @@ export const ISSUER = 'https://op.example.com';
 export { CALLBACK };
 
 /** The user the suite signs in as, with every claim of Core 5.1 set (the oidcc-scope-* modules read them). */
-export const CLAIMS = {
-  name: 'Alice Liddell',
-  givenName: 'Alice',
-  familyName: 'Liddell',
-  middleName: 'Pleasance',
-  nickname: 'Al',
-  preferredUsername: 'alice.l',
-  profile: 'https://example.com/alice',
-  picture: 'https://example.com/alice.png',
-  website: 'https://alice.example',
-  email: 'alice@example.com',
-  emailVerified: true,
-  gender: 'female',
-  birthdate: '1852-05-04',
-  zoneinfo: 'Europe/London',
-  locale: 'en-GB',
-  phoneNumber: '+44 1865 000000',
-  phoneNumberVerified: false,
-  address: JSON.stringify({ street_address: '1 Christ Church', locality: 'Oxford', postal_code: 'OX1 1DP', country: 'UK' }),
-};
+export const CLAIMS = ALICE;
 
 /** The claim names each scope releases (Core 5.4), as UserInfo spells them. */
 export const SCOPE_CLAIMS = {

@@ -3,26 +3,13 @@ import type { ApplicationRecord, UserRecord } from '../../src/oauth/store.js';
 import { backend } from '../helpers/test-database.js';
 import { createClient, createUser } from '../helpers/factories.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import { ALICE_PROFILE_CLAIMS } from '../helpers/user-claims.js';
 import { bearer, OPENID_ENV, setUserColumns, userToken } from './oidc-userinfo-support.js';
 
 // OpenID Connect Core 1.0 section 5.4 through UserInfo (conformance modules oidcc-scope-profile, -email,
 // -address, -phone, -all): each scope gives its claims and only those; claims without a value are absent.
 
-const PROFILE = {
-  name: 'Alice Liddell',
-  given_name: 'Alice',
-  family_name: 'Liddell',
-  middle_name: 'Pleasance',
-  nickname: 'Al',
-  preferred_username: 'alice.l',
-  profile: 'https://example.com/alice',
-  picture: 'https://example.com/alice.png',
-  website: 'https://alice.example',
-  gender: 'female',
-  birthdate: '1852-05-04',
-  zoneinfo: 'Europe/London',
-  locale: 'en-GB',
-};
+const PROFILE = ALICE_PROFILE_CLAIMS;
 const EMAIL = { email: 'alice@example.com', email_verified: true };
 const ADDRESS = { address: { street_address: '1 Christ Church', locality: 'Oxford', postal_code: 'OX1 1DP', country: 'UK' } };
 const PHONE = { phone_number: '+44 1865 000000', phone_number_verified: false };

@@ -3,6 +3,7 @@ import { InvalidRequest, InvalidToken } from '../../src/oauth/errors.js';
 import type { UserRecord } from '../../src/oauth/store.js';
 import { addressClaim, CLAIMS_SUPPORTED, SCOPE_CLAIMS, userClaims } from '../../src/oauth/openid/standard-claims.js';
 import { presentedAccessToken } from '../../src/oauth/openid/userinfo.js';
+import { ALICE, ALICE_PROFILE_CLAIMS, NO_CLAIMS } from '../helpers/user-claims.js';
 
 // OpenID Connect Core 1.0 sections 5.1, 5.3.2 and 5.4: which claims UserInfo returns for which scopes.
 
@@ -17,44 +18,16 @@ const blankUser: UserRecord = {
   subject: 'subject-1',
   disabledAt: null,
   profileUpdatedAt: updatedAt,
-  name: null,
-  givenName: null,
-  familyName: null,
-  middleName: null,
-  nickname: null,
-  preferredUsername: null,
-  profile: null,
-  picture: null,
-  website: null,
-  email: null,
+  ...NO_CLAIMS,
   emailVerified: true,
-  gender: null,
-  birthdate: null,
-  zoneinfo: null,
-  locale: null,
-  phoneNumber: null,
   phoneNumberVerified: true,
-  address: null,
 };
 
+// Alice with her verified flags the other way round, and an address member Core 5.1.1 does not know.
 const fullUser: UserRecord = {
   ...blankUser,
-  name: 'Alice Liddell',
-  givenName: 'Alice',
-  familyName: 'Liddell',
-  middleName: 'Pleasance',
-  nickname: 'Al',
-  preferredUsername: 'alice.l',
-  profile: 'https://example.com/alice',
-  picture: 'https://example.com/alice.png',
-  website: 'https://alice.example',
-  email: 'alice@example.com',
+  ...ALICE,
   emailVerified: false,
-  gender: 'female',
-  birthdate: '1852-05-04',
-  zoneinfo: 'Europe/London',
-  locale: 'en-GB',
-  phoneNumber: '+44 1865 000000',
   phoneNumberVerified: true,
   address: JSON.stringify({ street_address: '1 Christ Church', locality: 'Oxford', country: 'UK', extra: 'dropped' }),
 };
@@ -67,23 +40,7 @@ describe('userClaims', () => {
   });
 
   it('profile: the Core 5.4 profile claims, updated_at in epoch seconds', () => {
-    expect(userClaims(fullUser, ['openid', 'profile'])).toEqual({
-      sub: 'subject-1',
-      name: 'Alice Liddell',
-      given_name: 'Alice',
-      family_name: 'Liddell',
-      middle_name: 'Pleasance',
-      nickname: 'Al',
-      preferred_username: 'alice.l',
-      profile: 'https://example.com/alice',
-      picture: 'https://example.com/alice.png',
-      website: 'https://alice.example',
-      gender: 'female',
-      birthdate: '1852-05-04',
-      zoneinfo: 'Europe/London',
-      locale: 'en-GB',
-      updated_at: epoch,
-    });
+    expect(userClaims(fullUser, ['openid', 'profile'])).toEqual({ sub: 'subject-1', ...ALICE_PROFILE_CLAIMS, updated_at: epoch });
   });
 
   it('email, address and phone give only their own claims, the booleans as booleans', () => {
