@@ -9,6 +9,10 @@ function basic(payload: string): string {
   return `Basic ${Buffer.from(payload, 'utf8').toString('base64')}`;
 }
 
+/** What a request with this Authorization header, and this body, authenticates as. */
+const credentials = (authorization: string | undefined, body: Record<string, unknown> = {}) =>
+  extractClientCredentials({ address: ADDRESS, authorization, body });
+
 function thrown(run: () => unknown): OAuthError {
   try {
     run();
@@ -21,7 +25,7 @@ function thrown(run: () => unknown): OAuthError {
 
 describe('client_secret_basic (RFC 6749 section 2.3.1, RFC 7617)', () => {
   it('decodes id and secret', () => {
-    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('my-client:s3cret'), body: {} })).toEqual({
+    expect(credentials(basic('my-client:s3cret'))).toEqual({
       method: 'client_secret_basic',
       clientId: 'my-client',
       secret: 's3cret',
@@ -32,36 +36,24 @@ describe('client_secret_basic (RFC 6749 section 2.3.1, RFC 7617)', () => {
   it('accepts the scheme in any case and surrounding spaces (RFC 7235 section 2.1)', () => {
     const token = Buffer.from('id:secret').toString('base64');
     for (const header of [`basic ${token}`, `BaSiC ${token}`, `  Basic   ${token}  `]) {
-      expect(extractClientCredentials({ address: ADDRESS, authorization: header, body: {} })).toMatchObject({
-        clientId: 'id',
-        secret: 'secret',
-      });
+      expect(credentials(header)).toMatchObject({ clientId: 'id', secret: 'secret' });
     }
   });
 
   it('form-urldecodes the id: %3A is a colon inside the id (appendix B)', () => {
-    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('client%3Aone:secret'), body: {} })).toMatchObject({
-      clientId: 'client:one',
-      secret: 'secret',
-    });
+    expect(credentials(basic('client%3Aone:secret'))).toMatchObject({ clientId: 'client:one', secret: 'secret' });
   });
 
   it('form-urldecodes "+" as a space and %XX as UTF-8 (appendix B)', () => {
-    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('my+client:p%C3%A4ss+word%2B'), body: {} })).toMatchObject({
-      clientId: 'my client',
-      secret: 'päss word+',
-    });
+    expect(credentials(basic('my+client:p%C3%A4ss+word%2B'))).toMatchObject({ clientId: 'my client', secret: 'päss word+' });
   });
 
   it('splits at the first colon: the secret may contain colons', () => {
-    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('id:a:b:c'), body: {} })).toMatchObject({
-      clientId: 'id',
-      secret: 'a:b:c',
-    });
+    expect(credentials(basic('id:a:b:c'))).toMatchObject({ clientId: 'id', secret: 'a:b:c' });
   });
 
   it('an empty password is a public client identifying itself through Basic', () => {
-    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('public-app:'), body: {} })).toEqual({
+    expect(credentials(basic('public-app:'))).toEqual({
       method: 'client_secret_basic',
       clientId: 'public-app',
       secret: null,
@@ -71,9 +63,7 @@ describe('client_secret_basic (RFC 6749 section 2.3.1, RFC 7617)', () => {
 
   it('accepts base64 without padding', () => {
     const unpadded = Buffer.from('id:secret1').toString('base64').replace(/=+$/, '');
-    expect(extractClientCredentials({ address: ADDRESS, authorization: `Basic ${unpadded}`, body: {} })).toMatchObject({
-      secret: 'secret1',
-    });
+    expect(credentials(`Basic ${unpadded}`)).toMatchObject({ secret: 'secret1' });
   });
 
   it.each([
@@ -91,22 +81,22 @@ describe('client_secret_basic (RFC 6749 section 2.3.1, RFC 7617)', () => {
     ['percent-encoded invalid UTF-8', basic('id:%FF')],
     ['raw invalid UTF-8', `Basic ${Buffer.from([0x69, 0x64, 0x3a, 0xff]).toString('base64')}`],
   ])('rejects %s with invalid_client 401, never a 500 (SPEC 8)', (_label, authorization) => {
-    const error = thrown(() => extractClientCredentials({ address: ADDRESS, authorization, body: {} }));
+    const error = thrown(() => credentials(authorization));
     expect(error).toBeInstanceOf(InvalidClient);
     expect(error.status).toBe(401);
     expect((error as InvalidClient).triedBasic).toBe(true);
   });
 
   it('ignores other schemes: a Bearer header is not client authentication', () => {
-    expect(extractClientCredentials({ address: ADDRESS, authorization: 'Bearer abc', body: {} })).toBeNull();
-    expect(extractClientCredentials({ address: ADDRESS, authorization: 'Bearer abc', body: { client_id: 'app' } })).toEqual({
+    expect(credentials('Bearer abc')).toBeNull();
+    expect(credentials('Bearer abc', { client_id: 'app' })).toEqual({
       method: 'none',
       clientId: 'app',
       secret: null,
       address: ADDRESS,
     });
-    expect(extractClientCredentials({ address: ADDRESS, authorization: 'Basicx abc', body: {} })).toBeNull();
-    expect(extractClientCredentials({ address: ADDRESS, authorization: '', body: {} })).toBeNull();
+    expect(credentials('Basicx abc')).toBeNull();
+    expect(credentials('')).toBeNull();
   });
 });
 
@@ -144,7 +134,7 @@ describe('client_secret_post and none (RFC 6749 section 2.3.1, SPEC 3.1)', () =>
 
   it('no credentials at all, or a lone client_secret, is null', () => {
     expect(extractClientCredentials({ address: ADDRESS, body: {} })).toBeNull();
-    expect(extractClientCredentials({ address: ADDRESS, authorization: undefined, body: { grant_type: 'client_credentials' } })).toBeNull();
+    expect(credentials(undefined, { grant_type: 'client_credentials' })).toBeNull();
     expect(extractClientCredentials({ address: ADDRESS, body: { client_secret: 'orphan' } })).toBeNull();
     expect(extractClientCredentials({ address: ADDRESS, body: { client_id: '' } })).toBeNull();
   });
@@ -163,30 +153,28 @@ describe('client_secret_post and none (RFC 6749 section 2.3.1, SPEC 3.1)', () =>
 
 describe('more than one authentication method (RFC 6749 section 2.3, SPEC 8)', () => {
   it('Basic with a secret plus a body client_secret is multiple_client_auth_methods', () => {
-    const error = thrown(() =>
-      extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_id: 'app', client_secret: 's' } }),
-    );
+    const error = thrown(() => credentials(basic('app:s'), { client_id: 'app', client_secret: 's' }));
     expect(error.code).toBe('invalid_request');
     expect(error.description).toBe(InvalidRequest.multipleClientAuthMethods().description);
   });
 
   it('a body client_secret next to any Basic header is two methods, even with an empty Basic password', () => {
-    expect(
-      thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_secret: 's' } })).description,
-    ).toBe(InvalidRequest.multipleClientAuthMethods().description);
-    expect(
-      thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:'), body: { client_secret: 's' } })).description,
-    ).toBe(InvalidRequest.multipleClientAuthMethods().description);
+    expect(thrown(() => credentials(basic('app:s'), { client_secret: 's' })).description).toBe(
+      InvalidRequest.multipleClientAuthMethods().description,
+    );
+    expect(thrown(() => credentials(basic('app:'), { client_secret: 's' })).description).toBe(
+      InvalidRequest.multipleClientAuthMethods().description,
+    );
   });
 
   it('Basic plus a different body client_id is invalid_request, not "Basic wins"', () => {
-    const error = thrown(() => extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_id: 'other' } }));
+    const error = thrown(() => credentials(basic('app:s'), { client_id: 'other' }));
     expect(error).toBeInstanceOf(InvalidRequest);
     expect(error.description).toBe(new InvalidRequest().description);
   });
 
   it('Basic plus the same body client_id and no body secret is Basic', () => {
-    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('app:s'), body: { client_id: 'app' } })).toEqual({
+    expect(credentials(basic('app:s'), { client_id: 'app' })).toEqual({
       method: 'client_secret_basic',
       clientId: 'app',
       secret: 's',
@@ -195,8 +183,6 @@ describe('more than one authentication method (RFC 6749 section 2.3, SPEC 8)', (
   });
 
   it('compares the body client_id with the decoded Basic id', () => {
-    expect(extractClientCredentials({ address: ADDRESS, authorization: basic('my+app:s'), body: { client_id: 'my app' } })).toMatchObject({
-      clientId: 'my app',
-    });
+    expect(credentials(basic('my+app:s'), { client_id: 'my app' })).toMatchObject({ clientId: 'my app' });
   });
 });
