@@ -67,6 +67,15 @@ export async function isActive(app: FastifyInstance, token: string, asker: Heade
 }
 
 /**
+ * The RFC 7662 section 2.2 answer for an active access token that issueToken made with the default lifetime
+ * (7200 s): active, token_type Bearer, iat and exp from when it was stored, then `fields` (scope, client_id, sub...).
+ */
+export function activeAccessToken(record: { createdAt: Date }, fields: Record<string, unknown>): Record<string, unknown> {
+  const iat = Math.floor(record.createdAt.getTime() / 1000);
+  return { active: true, token_type: 'Bearer', iat, exp: iat + 7200, ...fields };
+}
+
+/**
  * The test server's clock runs with real time (plus what tests advance), so a value the server computed
  * during a request is pinned between the clock's readings just before and just after it.
  */
