@@ -91,6 +91,21 @@ export function expectStampedWithin(value: number, from: number, to: number): vo
   expect(value).toBeLessThanOrEqual(Math.floor(to / 1000));
 }
 
+/**
+ * A successful token response (RFC 6749 section 5.1) sent `during` the clock: 200, not cached, exactly a Bearer
+ * token of the default lifetime (7200 s) with `fields` (access_token, refresh_token, scope...) and a created_at
+ * stamped while it was asked for. Returns the body.
+ */
+export function expectTokenResponse(sent: { response: LightMyRequestResponse; from: number; to: number }, fields: Record<string, unknown>) {
+  const { response, from, to } = sent;
+  expect(response.statusCode).toBe(200);
+  expectNoStore(response);
+  const body = response.json();
+  expect(body).toEqual({ token_type: 'Bearer', expires_in: 7200, created_at: expect.any(Number), ...fields });
+  expectStampedWithin(body.created_at, from, to);
+  return body;
+}
+
 /** Seconds left (rounded, reference 17.2) before `deadline` (ms), as computed at some instant of [from, to]. */
 export function expectSecondsLeft(value: number, deadline: number, from: number, to: number): void {
   expect(value).toBeGreaterThanOrEqual(Math.round((deadline - to) / 1000));
