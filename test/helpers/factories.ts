@@ -49,6 +49,25 @@ export async function issueToken(
   });
 }
 
+/**
+ * An access token made outside the issuer (a JWT the test signed, random bytes) stored as the issuer stores one:
+ * 900 s, scope read, no resource owner, held for these resources (the audience introspection answers as aud).
+ */
+export function storeAccessToken(deps: OAuthDeps, application: ApplicationRecord, token: string, audience: string[]) {
+  return deps.stores.accessTokens.create({
+    applicationId: application.id,
+    resourceOwnerId: null,
+    token: storedForm(token, deps.config.hashTokens),
+    refreshToken: null,
+    expiresIn: 900,
+    scopes: ['read'],
+    createdAt: deps.now(),
+    accessGrantId: null,
+    refreshFamily: null,
+    audience,
+  });
+}
+
 export interface TestGrant {
   code: string;
   redirectUri: string;

@@ -4,10 +4,9 @@ import { decodeProtectedHeader, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceGuard, type JwtGuardOptions } from '@oauth-service/guard';
 import { freePort } from '../../scripts/lib/ports.js';
-import { storedForm } from '../../src/oauth/secrets.js';
 import { rotateSigningKey } from '../../src/oauth/keys/signing-key-service.js';
 import { createTokenSigner } from '../../src/oauth/keys/token-signer.js';
-import { createClient, type TestClient } from '../helpers/factories.js';
+import { createClient, storeAccessToken, type TestClient } from '../helpers/factories.js';
 import { basic, revokeRequest, tokenRequest } from '../helpers/oauth-requests.js';
 import { createJwtResource, openIdServer } from '../helpers/openid.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -132,18 +131,7 @@ describe('guard (jwt mode): JWT access tokens verified with the service JWKS', (
       clientSecret: client.secret!,
     });
     const token = await issue();
-    const record = await server.deps.stores.accessTokens.create({
-      applicationId: client.application.id,
-      resourceOwnerId: null,
-      token: storedForm(token, server.config.hashTokens),
-      refreshToken: null,
-      expiresIn: 900,
-      scopes: ['read'],
-      createdAt: server.clock.now,
-      accessGrantId: null,
-      refreshFamily: null,
-      audience: [RESOURCE],
-    });
+    const record = await storeAccessToken(server.deps, client.application, token, [RESOURCE]);
     expect((await app.inject({ method: 'DELETE', url: '/notes', headers: bearer(token) })).statusCode).toBe(200);
     await server.deps.stores.accessTokens.revoke(record.id, server.clock.now);
     serviceRequests = [];

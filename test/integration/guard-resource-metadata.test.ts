@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceGuard, type GuardToken, type ServiceGuardOptions } from '@oauth-service/guard';
-import { storedForm } from '../../src/oauth/secrets.js';
-import { createClient, issueToken, type TestClient } from '../helpers/factories.js';
+import { createClient, issueToken, storeAccessToken, type TestClient } from '../helpers/factories.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 import { bearer } from './guard-helpers.js';
 
@@ -104,18 +103,7 @@ describe('guard: RFC 9728 Protected Resource Metadata against a running service 
   it('refuses a token the service holds for another resource (introspection aud), accepts one for this resource', async () => {
     const stored = async (audience: string[]) => {
       const token = randomBytes(32).toString('base64url');
-      await server.deps.stores.accessTokens.create({
-        applicationId: client.application.id,
-        resourceOwnerId: null,
-        token: storedForm(token, server.config.hashTokens),
-        refreshToken: null,
-        expiresIn: 900,
-        scopes: ['read'],
-        createdAt: server.clock.now,
-        accessGrantId: null,
-        refreshFamily: null,
-        audience,
-      });
+      await storeAccessToken(server.deps, client.application, token, audience);
       return token;
     };
     expect((await app.inject({ method: 'GET', url: '/mcp', headers: bearer(await stored([RESOURCE])) })).statusCode).toBe(200);
