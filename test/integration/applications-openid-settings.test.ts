@@ -17,64 +17,62 @@ import {
 
 const BASE = { name: 'Relying party', redirect_uri: 'https://rp.example/cb' };
 
-// Each rule as the JSON API reports it (the whole sentence) and as the form prints it beside its field.
-const invalid: Array<{ rule: string; payload: Record<string, unknown>; json: string; field: string; id: string }> = [
-  {
-    rule: 'a fragment in a post-logout redirect URI',
-    payload: { post_logout_redirect_uris: ['https://rp.example/bye#top'] },
-    json: 'Post-logout redirect URI cannot contain a fragment.',
-    field: 'Cannot contain a fragment.',
-    id: 'application_post_logout_redirect_uris_errors',
-  },
-  {
-    rule: 'a relative post-logout redirect URI',
-    payload: { post_logout_redirect_uris: ['/bye'] },
-    json: 'Post-logout redirect URI must be an absolute URI.',
-    field: 'Must be an absolute URI.',
-    id: 'application_post_logout_redirect_uris_errors',
-  },
-  {
-    rule: 'an http post-logout redirect URI that is not loopback while forceSslInRedirectUri is on',
-    payload: { post_logout_redirect_uris: ['http://rp.example/bye'] },
-    json: 'Post-logout redirect URI must be an HTTPS/SSL URI.',
-    field: 'Must be an HTTPS/SSL URI.',
-    id: 'application_post_logout_redirect_uris_errors',
-  },
-  {
-    rule: 'a javascript: post-logout redirect URI',
-    payload: { post_logout_redirect_uris: ['javascript://rp.example/%0Aalert(1)'] },
-    json: 'Post-logout redirect URI is forbidden by the server.',
-    field: 'Is forbidden by the server.',
-    id: 'application_post_logout_redirect_uris_errors',
-  },
-  {
-    rule: 'an out-of-band post-logout redirect URI',
-    payload: { post_logout_redirect_uris: ['urn:ietf:wg:oauth:2.0:oob'] },
-    json: 'Post-logout redirect URI cannot be an out-of-band URI.',
-    field: 'Cannot be an out-of-band URI.',
-    id: 'application_post_logout_redirect_uris_errors',
-  },
-  {
-    rule: 'an ID token algorithm the server does not sign with',
-    payload: { id_token_signed_response_alg: 'HS256' },
-    json: 'ID token signing algorithm must be RS256, ES256 or EdDSA, not "HS256" (leave it blank for RS256).',
-    field: 'Must be RS256, ES256 or EdDSA, not "HS256" (leave it blank for RS256).',
-    id: 'application_id_token_signed_response_alg_errors',
-  },
-  {
-    rule: 'an unsigned ID token (alg none)',
-    payload: { id_token_signed_response_alg: 'none' },
-    json: 'ID token signing algorithm must be RS256, ES256 or EdDSA, not "none" (leave it blank for RS256).',
-    field: 'Must be RS256, ES256 or EdDSA, not "none" (leave it blank for RS256).',
-    id: 'application_id_token_signed_response_alg_errors',
-  },
-  {
-    rule: 'a UserInfo algorithm in the wrong case (JOSE names are case-sensitive)',
-    payload: { userinfo_signed_response_alg: 'rs256' },
-    json: 'UserInfo signing algorithm must be RS256, ES256 or EdDSA, not "rs256" (leave it blank for plain JSON).',
-    field: 'Must be RS256, ES256 or EdDSA, not "rs256" (leave it blank for plain JSON).',
-    id: 'application_userinfo_signed_response_alg_errors',
-  },
+// Each rule as the form prints it beside its field; the JSON API reports the same sentence after the field's label.
+const LABELS = {
+  post_logout_redirect_uris: 'Post-logout redirect URI',
+  id_token_signed_response_alg: 'ID token signing algorithm',
+  userinfo_signed_response_alg: 'UserInfo signing algorithm',
+};
+
+function refused(rule: string, setting: keyof typeof LABELS, value: unknown, field: string) {
+  const json = `${LABELS[setting]} ${field[0]!.toLowerCase()}${field.slice(1)}`;
+  return { rule, payload: { [setting]: value }, json, field, id: `application_${setting}_errors` };
+}
+
+const invalid = [
+  refused(
+    'a fragment in a post-logout redirect URI',
+    'post_logout_redirect_uris',
+    ['https://rp.example/bye#top'],
+    'Cannot contain a fragment.',
+  ),
+  refused('a relative post-logout redirect URI', 'post_logout_redirect_uris', ['/bye'], 'Must be an absolute URI.'),
+  refused(
+    'an http post-logout redirect URI that is not loopback while forceSslInRedirectUri is on',
+    'post_logout_redirect_uris',
+    ['http://rp.example/bye'],
+    'Must be an HTTPS/SSL URI.',
+  ),
+  refused(
+    'a javascript: post-logout redirect URI',
+    'post_logout_redirect_uris',
+    ['javascript://rp.example/%0Aalert(1)'],
+    'Is forbidden by the server.',
+  ),
+  refused(
+    'an out-of-band post-logout redirect URI',
+    'post_logout_redirect_uris',
+    ['urn:ietf:wg:oauth:2.0:oob'],
+    'Cannot be an out-of-band URI.',
+  ),
+  refused(
+    'an ID token algorithm the server does not sign with',
+    'id_token_signed_response_alg',
+    'HS256',
+    'Must be RS256, ES256 or EdDSA, not "HS256" (leave it blank for RS256).',
+  ),
+  refused(
+    'an unsigned ID token (alg none)',
+    'id_token_signed_response_alg',
+    'none',
+    'Must be RS256, ES256 or EdDSA, not "none" (leave it blank for RS256).',
+  ),
+  refused(
+    'a UserInfo algorithm in the wrong case (JOSE names are case-sensitive)',
+    'userinfo_signed_response_alg',
+    'rs256',
+    'Must be RS256, ES256 or EdDSA, not "rs256" (leave it blank for plain JSON).',
+  ),
 ];
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
