@@ -144,13 +144,15 @@ describe('OpenID Connect Core 1.0 section 11: offline_access without a code', ()
   });
   afterAll(() => op.close());
 
-  it('OpenID Connect Core 1.0 section 11: response_type=token ignores offline_access: the token is issued without it and without a refresh token', async () => {
+  it('OpenID Connect Core 1.0 section 11: response_type=token ignores offline_access: the token is issued without it and without a refresh token, and the response names the scope granted (RFC 6749 section 4.2.2)', async () => {
     const request = suiteRequest(op.client, { response_type: 'token', scope: 'openid offline_access' });
     const page = await op.agent.request({ method: 'GET', url: authorizeUrl(request) });
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('Stay signed in');
     const redirect = await op.agent.post('/oauth/authorize', hiddenFields(page.body));
     const fragment = locationParameters(redirect, 'hash');
+    expect(fragment.get('scope')).toBe('openid');
+    expect(fragment.has('refresh_token')).toBe(false);
     const token = await op.server.deps.stores.accessTokens.findByToken(sha256Hex(fragment.get('access_token')!));
     expect(token).toMatchObject({ scopes: ['openid'], refreshToken: null });
   });

@@ -15,6 +15,7 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   responseType: 'code',
   responseMode: 'query',
   scopes: ['read'],
+  askedScopes: ['read'],
   state: 'st',
   codeChallenge: null,
   codeChallengeMethod: null,

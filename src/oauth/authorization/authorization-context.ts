@@ -79,13 +79,14 @@ export function allowedScopes(context: AuthorizationContext): readonly string[] 
   return heldScopes(context.application, context.config);
 }
 
-/**
- * The scopes asked for: the scope parameter, or the default scopes the client holds when it is blank (reference 4.2);
- * without offline_access where OpenID Connect Core 11 says to ignore it.
- */
+/** The scopes asked for: the scope parameter, or the default scopes the client holds when it is blank (reference 4.2). */
+export function askedScopes(context: AuthorizationContext): string[] {
+  return present(context, 'scope') ? parseScopes(value(context, 'scope')) : heldDefaultScopes(context.application, context.config);
+}
+
+/** The scopes asked for, without offline_access where OpenID Connect Core 11 says to ignore it. */
 export function requestedScopes(context: AuthorizationContext): string[] {
-  const scopes = present(context, 'scope') ? parseScopes(value(context, 'scope')) : heldDefaultScopes(context.application, context.config);
-  return withoutIgnoredOfflineAccess(scopes, value(context, 'response_type'), context.config.openid.enabled);
+  return withoutIgnoredOfflineAccess(askedScopes(context), value(context, 'response_type'), context.config.openid.enabled);
 }
 
 // SPEC 3.5: PKCE is required of public clients, or of every client with pkce.required "all". It protects the

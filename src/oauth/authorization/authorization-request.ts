@@ -1,6 +1,6 @@
 import type { OAuthDeps } from '../deps.js';
 import { AccessDenied, type OAuthError } from '../errors.js';
-import { errorResponseMode, requestedScopes, responseModeOf, type AuthorizationContext } from './authorization-context.js';
+import { errorResponseMode, requestedScopes, responseModeOf, askedScopes, type AuthorizationContext } from './authorization-context.js';
 import type { AuthorizationRule } from './authorization-context.js';
 import { AUTHORIZATION_RULES, DENIAL_RULES } from './authorization-rules.js';
 import { clientMetadataDocumentRefusal } from '../clients/metadata-documents/client-metadata-document-applications.js';
@@ -22,6 +22,8 @@ export interface AuthorizationRequest {
   responseType: ResponseType;
   responseMode: ResponseMode;
   scopes: string[];
+  /** The scopes the request asked for; `scopes` less offline_access where OpenID Connect Core 11 ignores it. */
+  askedScopes: string[];
   state: string | undefined;
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
@@ -73,6 +75,7 @@ export async function validateAuthorizationRequest(
       responseType: values.response_type as ResponseType,
       responseMode: responseModeOf(context)!,
       scopes: requestedScopes(context),
+      askedScopes: askedScopes(context),
       state: blankToUndefined(values.state),
       codeChallenge: values.code_challenge ? values.code_challenge : null,
       codeChallengeMethod: method,
@@ -116,7 +119,7 @@ export function authorizationRequestFields(request: AuthorizationRequest): Parti
     state: request.state ?? '',
     response_type: request.responseType,
     response_mode: request.responseMode,
-    scope: formatScopes(request.scopes),
+    scope: formatScopes(request.askedScopes),
     code_challenge: request.codeChallenge ?? '',
     code_challenge_method: request.codeChallengeMethod ?? '',
     ...(request.oidc.nonce !== null && { nonce: request.oidc.nonce }),

@@ -29,11 +29,13 @@ export function successParameters(
 ): ResponseParameters {
   if (result.responseType === 'code') return { code: result.code, state: request.state, iss: issuer };
   const expiresIn = expiresInSeconds(result.issued.record, now);
-  // Reference 4.5: no scope and no refresh token in an implicit response.
+  // Reference 4.5: no scope and no refresh token in an implicit response; but RFC 6749 section 4.2.2 requires the
+  // scope when it differs from the request's, as it does when offline_access was ignored (OpenID Connect Core 11).
   return {
     access_token: result.issued.accessToken,
     token_type: 'Bearer',
     expires_in: expiresIn === null ? undefined : String(expiresIn),
+    scope: request.scopes.length === request.askedScopes.length ? undefined : request.scopes.join(' '),
     state: request.state,
     iss: issuer,
   };
