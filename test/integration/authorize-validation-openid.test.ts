@@ -1,56 +1,26 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENID_RULES } from '../../src/oauth/openid/openid-request.js';
-import type { ApplicationRecord } from '../../src/oauth/store.js';
-import { authorizeUrl, createClient, createUser, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { authorizeUrl, createClient, createUser, signedIn } from '../helpers/end-user.js';
 import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import { authorizeRequests, CALLBACK, expectRedirect, ruleTests, type AuthorizeRequests } from './authorize-validation-support.js';
 
 // The authorization endpoint's OpenID Connect rules (Core 3.1.2.1, 5.5, 6.1, 6.2) by name, through HTTP; the other
 // rules are in authorize-validation.test.ts.
 
-const CALLBACK = 'https://client.example.com/callback';
-const tested = new Set<string>();
-
-function ruleTest(rule: string, title: string, test: () => Promise<void>) {
-  tested.add(rule);
-  it(`rule ${rule}: ${title}`, test);
-}
-
-function expectRedirect(response: LightMyRequestResponse, error: string, description: string) {
-  expect(response.statusCode).toBe(302);
-  expect(String(response.headers.location).startsWith(`${CALLBACK}?`)).toBe(true);
-  const parameters = locationParameters(response);
-  expect(parameters.get('error')).toBe(error);
-  expect(parameters.get('error_description')).toBe(description);
-  expect(parameters.has('code')).toBe(false);
-}
+const { tested, ruleTest } = ruleTests();
 
 describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
   let server: TestServer;
-  let agent: UserAgent;
-  let client: ApplicationRecord;
+  let requests: AuthorizeRequests;
   beforeAll(async () => {
     server = await openIdServer();
-    await createUser(server.deps, 'alice');
-    client = (await createClient(server.deps)).application;
-    agent = await signedIn(server.app, 'alice');
+    requests = await authorizeRequests(server, { scope: 'openid', state: 's' });
   });
   afterAll(() => server.close());
 
-  const get = (overrides: Record<string, string>) =>
-    agent.request({
-      method: 'GET',
-      url: authorizeUrl({
-        client_id: client.uid,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        scope: 'openid',
-        state: 's',
-        ...overrides,
-      }),
-    });
+  const get = (overrides: Record<string, string>) => requests.get(overrides);
 
   ruleTest('request_object_absent', 'a request object is request_not_supported (Core 6.1), redirected', async () => {
     expectRedirect(

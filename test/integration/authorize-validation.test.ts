@@ -8,18 +8,14 @@ import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
+import { authorizeRequests, CALLBACK, expectRedirect, ruleTests, type AuthorizeRequests } from './authorize-validation-support.js';
 
 // Each rule of the authorization endpoint's table (reference 4.2, SPEC 3.5 and 8) by name, through HTTP: which
 // error it gives, and whether that error is shown (client or redirect URI unverified) or redirected.
 
-const CALLBACK = 'https://client.example.com/callback';
 const CHALLENGE = s256Challenge('a45a9fea-0676-477e-95b1-a40f72ac3cfb-0123456789');
-const tested = new Set<string>();
-
-function ruleTest(rule: string, title: string, test: () => Promise<void>) {
-  tested.add(rule);
-  it(`rule ${rule}: ${title}`, test);
-}
+const WITH_PKCE = { code_challenge: CHALLENGE, code_challenge_method: 'S256' };
+const { tested, ruleTest } = ruleTests();
 
 function expectPage(response: LightMyRequestResponse, status: number, description: string) {
   expect(response.statusCode).toBe(status);
@@ -27,15 +23,6 @@ function expectPage(response: LightMyRequestResponse, status: number, descriptio
   expect(response.headers['content-type']).toContain('text/html');
   expect(response.body).toContain('<h1>An error has occurred</h1>');
   expect(response.body).toContain(`<pre>${description.replace(/'/g, '&#39;')}</pre>`);
-}
-
-function expectRedirect(response: LightMyRequestResponse, error: string, description: string, part: 'search' | 'hash' = 'search') {
-  expect(response.statusCode).toBe(302);
-  expect(String(response.headers.location).startsWith(`${CALLBACK}${part === 'search' ? '?' : '#'}`)).toBe(true);
-  const parameters = locationParameters(response, part);
-  expect(parameters.get('error')).toBe(error);
-  expect(parameters.get('error_description')).toBe(description);
-  expect(parameters.has('code')).toBe(false);
 }
 
 describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
@@ -251,31 +238,17 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
 
 describe(`validation rules under other configs (${backend})`, () => {
   let server: TestServer;
-  let agent: UserAgent;
-  let client: ApplicationRecord;
+  let requests: AuthorizeRequests;
 
   beforeAll(async () => {
     server = await buildTestServer({
       config: { defaultScopes: [], optionalScopes: ['read'], grantFlows: ['authorization_code', 'implicit'] },
     });
-    await createUser(server.deps, 'alice');
-    client = (await createClient(server.deps, { redirectUri: `${CALLBACK} ${OOB_URI}` })).application;
-    agent = await signedIn(server.app, 'alice');
+    requests = await authorizeRequests(server, WITH_PKCE, { redirectUri: `${CALLBACK} ${OOB_URI}` });
   });
   afterAll(() => server.close());
 
-  const get = (parameters: Record<string, string>) =>
-    agent.request({
-      method: 'GET',
-      url: authorizeUrl({
-        client_id: client.uid,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        code_challenge: CHALLENGE,
-        code_challenge_method: 'S256',
-        ...parameters,
-      }),
-    });
+  const get = (parameters: Record<string, string>) => requests.get(parameters);
 
   ruleTest('scope_present', 'with no default scopes, a request without scope is invalid_request', async () => {
     expectRedirect(await get({}), 'invalid_request', 'Missing required parameter: scope.');
@@ -294,29 +267,15 @@ describe(`validation rules under other configs (${backend})`, () => {
 
 describe(`pkce.required "all" with plain enabled (${backend})`, () => {
   let server: TestServer;
-  let agent: UserAgent;
-  let client: ApplicationRecord;
+  let requests: AuthorizeRequests;
 
   beforeAll(async () => {
     server = await buildTestServer({ config: { pkce: { required: 'all', methods: ['S256', 'plain'] } } });
-    await createUser(server.deps, 'alice');
-    client = (await createClient(server.deps)).application;
-    agent = await signedIn(server.app, 'alice');
+    requests = await authorizeRequests(server, WITH_PKCE);
   });
   afterAll(() => server.close());
 
-  const get = (parameters: Record<string, string>) =>
-    agent.request({
-      method: 'GET',
-      url: authorizeUrl({
-        client_id: client.uid,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        code_challenge: CHALLENGE,
-        code_challenge_method: 'S256',
-        ...parameters,
-      }),
-    });
+  const get = (parameters: Record<string, string>) => requests.get(parameters);
 
   it('pkce.required "all": a confidential client needs a challenge too; plain is accepted when enabled', async () => {
     expectRedirect(await get({ code_challenge: '', code_challenge_method: '' }), 'invalid_request', 'Code challenge is required.');
