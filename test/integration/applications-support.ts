@@ -81,6 +81,12 @@ export class AdminSession {
     return this.#record(await this.app.inject({ method: 'POST', url, headers: { ...this.#headers(), ...FORM }, payload }));
   }
 
+  /** Opens a section's new-record form (/oauth/users/new) and submits it to the section (/oauth/users) with these fields. */
+  async submitNew(section: string, fields: Record<string, string | string[]>): Promise<LightMyRequestResponse> {
+    await this.get(`${section}/new`);
+    return this.submit(section, fields);
+  }
+
   /** Follows a redirect answer to the next page. */
   async follow(response: LightMyRequestResponse): Promise<LightMyRequestResponse> {
     const location = response.headers.location;
@@ -101,6 +107,12 @@ export class AdminSession {
     this.bodies.push(response.body);
     return response;
   }
+}
+
+/** A form sent back to be corrected: 422 with the banner above the messages beside the fields. */
+export function expectFormWithErrors(page: LightMyRequestResponse): void {
+  expect(page.statusCode).toBe(422);
+  expect(page.body).toContain('Whoops! Check your form for possible errors');
 }
 
 /** The text of the element with this id in a page (whatever markup is inside it). */

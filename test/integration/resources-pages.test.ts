@@ -9,6 +9,7 @@ import {
   buildAdminServer,
   buildOpenIdAdminServer,
   expectAdminSection,
+  expectFormWithErrors,
   expectNotFoundPages,
   JSON_API,
   JSON_BODY,
@@ -109,8 +110,7 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
 
   it('a form with errors is 422 with each message beside its field and keeps what was typed', async () => {
     const admin = new AdminSession(server.app);
-    await admin.get('/oauth/resources/new');
-    const page = await admin.submit('/oauth/resources', {
+    const page = await admin.submitNew('/oauth/resources', {
       uri: 'http://api.example.com/#top',
       name: 'Typed name',
       scopes: 'read delete',
@@ -118,8 +118,7 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
       access_token_lifetime: '30',
       server_client_id: 'no-such-client',
     });
-    expect(page.statusCode).toBe(422);
-    expect(page.body).toContain('Whoops! Check your form for possible errors');
+    expectFormWithErrors(page);
     expect(textOf(page.body, 'resource_uri_errors')).toBe('Cannot contain a fragment.');
     expect(textOf(page.body, 'resource_scopes_errors')?.replaceAll('&quot;', '"')).toBe(
       'Has "delete", which is not a scope of this server (defaultScopes and optionalScopes: read write admin)',
