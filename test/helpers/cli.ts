@@ -29,6 +29,8 @@ export interface CliHarness {
   run(argv: string[], stdin?: string): Promise<CliResult>;
   /** Runs `work` with the domain's deps and the database, opened and closed like a CLI call. */
   withDeps<T>(work: (deps: OAuthDeps, database: Database) => Promise<T>): Promise<T>;
+  /** How many applications the database holds: what a refused `apps create` must leave unchanged. */
+  applicationCount(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -39,11 +41,13 @@ export async function createCliHarness(config?: ConfigInput): Promise<CliHarness
   const env = { DATABASE_URL: testDatabase?.url ?? undefined, DATA_DIR: dataDir };
   const configPath = config ? join(dataDir, 'config.json') : null;
   if (configPath) writeFileSync(configPath, JSON.stringify(config));
+  const withDeps: CliHarness['withDeps'] = (work) => withDatabase(loadConfig({ path: configPath, env }), work);
   return {
     env,
     configPath,
     run: (argv, stdin = '') => runCliInProcess(argv, configPath ? { ...env, OAUTH_CONFIG: configPath } : env, stdin),
-    withDeps: (work) => withDatabase(loadConfig({ path: configPath, env }), work),
+    withDeps,
+    applicationCount: () => withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length),
     async close() {
       if (testDatabase) await testDatabase.drop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -130,7 +130,6 @@ describe(`oauth-service apps --[no-]dpop-bound-access-tokens (${backend})`, { ti
   let cli: CliHarness;
   const REDIRECT = ['--redirect-uri', 'https://rp.example/cb'];
   const stored = async (uid: string) => (await cli.withDeps((deps) => deps.stores.applications.findByUid(uid)))!.dpopBoundAccessTokens;
-  const applicationCount = () => cli.withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length);
 
   beforeAll(async () => {
     cli = await createCliHarness();
@@ -173,13 +172,13 @@ describe(`oauth-service apps --[no-]dpop-bound-access-tokens (${backend})`, { ti
   });
 
   it('both options at once are a usage error, and nothing is written', async () => {
-    const before = await applicationCount();
+    const before = await cli.applicationCount();
     const both = ['--dpop-bound-access-tokens', '--no-dpop-bound-access-tokens'];
     const create = await cli.run(['apps', 'create', '--name', 'Both', ...REDIRECT, ...both]);
     expect(usageErrorLine(create)).toBe(
       'oauth-service: --dpop-bound-access-tokens and --no-dpop-bound-access-tokens contradict each other',
     );
-    expect(await applicationCount()).toBe(before);
+    expect(await cli.applicationCount()).toBe(before);
 
     const { uid } = JSON.parse((await cli.run(['apps', 'create', '--name', 'Kept', ...REDIRECT, '--json'])).stdout);
     const update = await cli.run(['apps', 'update', uid, ...both]);

@@ -11,7 +11,9 @@ const REDIRECT = ['--redirect-uri', 'https://rp.example/cb'];
 describe(`oauth-service apps OpenID Connect settings (${backend})`, { timeout: 120_000 }, () => {
   let cli: CliHarness;
   const stored = (uid: string) => cli.withDeps((deps) => deps.stores.applications.findByUid(uid));
-  const applicationCount = () => cli.withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length);
+  /** `apps create --name <name> --redirect-uri ... <options> --json`, its output parsed. */
+  const createdJson = async (name: string, options: string[] = []) =>
+    JSON.parse((await cli.run(['apps', 'create', '--name', name, ...REDIRECT, ...options, '--json'])).stdout);
 
   beforeAll(async () => {
     cli = await createCliHarness();
@@ -48,29 +50,19 @@ describe(`oauth-service apps OpenID Connect settings (${backend})`, { timeout: 1
       userinfoSignedResponseAlg: 'EdDSA',
     });
 
-    const plain = JSON.parse((await cli.run(['apps', 'create', '--name', 'Plain', ...REDIRECT, '--json'])).stdout);
+    const plain = await createdJson('Plain');
     expect(plain).toMatchObject({ post_logout_redirect_uris: [], id_token_signed_response_alg: null, userinfo_signed_response_alg: null });
   });
 
   it('apps show prints them as text and as JSON, and apps list --json carries them', async () => {
-    const { uid } = JSON.parse(
-      (
-        await cli.run([
-          'apps',
-          'create',
-          '--name',
-          'Shown',
-          ...REDIRECT,
-          '--post-logout-redirect-uri',
-          'https://rp.example/one',
-          '--post-logout-redirect-uri',
-          'https://rp.example/two',
-          '--userinfo-signed-response-alg',
-          'RS256',
-          '--json',
-        ])
-      ).stdout,
-    );
+    const { uid } = await createdJson('Shown', [
+      '--post-logout-redirect-uri',
+      'https://rp.example/one',
+      '--post-logout-redirect-uri',
+      'https://rp.example/two',
+      '--userinfo-signed-response-alg',
+      'RS256',
+    ]);
     const text = await cli.run(['apps', 'show', uid]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('  logout URIs:    https://rp.example/one\n                  https://rp.example/two\n');
@@ -88,22 +80,12 @@ describe(`oauth-service apps OpenID Connect settings (${backend})`, { timeout: 1
   });
 
   it('apps update changes only the settings given, and an empty value clears one', async () => {
-    const { uid } = JSON.parse(
-      (
-        await cli.run([
-          'apps',
-          'create',
-          '--name',
-          'Updated',
-          ...REDIRECT,
-          '--post-logout-redirect-uri',
-          'https://rp.example/bye',
-          '--id-token-signed-response-alg',
-          'EdDSA',
-          '--json',
-        ])
-      ).stdout,
-    );
+    const { uid } = await createdJson('Updated', [
+      '--post-logout-redirect-uri',
+      'https://rp.example/bye',
+      '--id-token-signed-response-alg',
+      'EdDSA',
+    ]);
     // Only the settings: enough for "something to update".
     const set = await cli.run(['apps', 'update', uid, '--userinfo-signed-response-alg', 'ES256', '--json']);
     expect(set.code).toBe(0);
@@ -143,7 +125,7 @@ describe(`oauth-service apps OpenID Connect settings (${backend})`, { timeout: 1
   });
 
   it('invalid settings are one line on stderr, exit code 2, and nothing is written', async () => {
-    const before = await applicationCount();
+    const before = await cli.applicationCount();
     const cases: Array<[string[], string]> = [
       [['--post-logout-redirect-uri', 'https://rp.example/bye#x'], 'oauth-service: Post-logout redirect URI cannot contain a fragment.'],
       [['--post-logout-redirect-uri', 'http://rp.example/bye'], 'oauth-service: Post-logout redirect URI must be an HTTPS/SSL URI.'],
@@ -162,9 +144,9 @@ describe(`oauth-service apps OpenID Connect settings (${backend})`, { timeout: 1
       expect(usageErrorLine(result), options.join(' ')).toBe(message);
       expect(result.stdout).toBe('');
     }
-    expect(await applicationCount()).toBe(before);
+    expect(await cli.applicationCount()).toBe(before);
 
-    const { uid } = JSON.parse((await cli.run(['apps', 'create', '--name', 'Kept', ...REDIRECT, '--json'])).stdout);
+    const { uid } = await createdJson('Kept');
     const update = await cli.run(['apps', 'update', uid, '--name', 'Not kept', '--id-token-signed-response-alg', 'rs256']);
     expect(usageErrorLine(update)).toContain('ID token signing algorithm must be RS256, ES256 or EdDSA, not "rs256"');
     expect(await stored(uid)).toMatchObject({ name: 'Kept', idTokenSignedResponseAlg: null });

@@ -18,7 +18,6 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
       const rows = await database.sql.query<{ secret: string | null }>('SELECT secret FROM oauth_applications WHERE uid = $1', [uid]);
       return rows[0]?.secret;
     });
-  const applicationCount = () => cli.withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length);
 
   beforeAll(async () => {
     cli = await createCliHarness();
@@ -107,7 +106,7 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ uid: 'legacy-client', secret });
     expect(await storedSecret('legacy-client')).toBe(sha256Hex(secret));
 
-    const before = await applicationCount();
+    const before = await cli.applicationCount();
     const short = await cli.run([
       'apps',
       'create',
@@ -132,7 +131,7 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
       'legacy-client',
     ]);
     expect(usageErrorLine(taken)).toContain('legacy-client already exists');
-    expect(await applicationCount()).toBe(before);
+    expect(await cli.applicationCount()).toBe(before);
   });
 
   it('an imported uid starting with "-" is reached after "--"; without it the error says so', async () => {
@@ -154,7 +153,7 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
   });
 
   it('bad arguments exit 2 with one line and write nothing', async () => {
-    const before = await applicationCount();
+    const before = await cli.applicationCount();
     const cases: Array<[string[], string]> = [
       [['apps', 'create', '--redirect-uri', 'https://x.example.com/cb'], 'missing required option --name'],
       [
@@ -179,7 +178,7 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
       expect(usageErrorLine(result), argv.join(' ')).toContain(message);
       expect(result.stdout).toBe('');
     }
-    expect(await applicationCount()).toBe(before);
+    expect(await cli.applicationCount()).toBe(before);
   });
 
   it('apps create without --redirect-uri registers a client_credentials client where no enabled flow redirects', async () => {
