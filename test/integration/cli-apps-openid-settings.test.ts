@@ -11,9 +11,12 @@ const REDIRECT = ['--redirect-uri', 'https://rp.example/cb'];
 describe(`oauth-service apps OpenID Connect settings (${backend})`, { timeout: 120_000 }, () => {
   let cli: CliHarness;
   const stored = (uid: string) => cli.withDeps((deps) => deps.stores.applications.findByUid(uid));
-  /** `apps create --name <name> --redirect-uri ... <options> --json`, its output parsed. */
-  const createdJson = async (name: string, options: string[] = []) =>
-    JSON.parse((await cli.run(['apps', 'create', '--name', name, ...REDIRECT, ...options, '--json'])).stdout);
+  /** `apps create --name <name> --redirect-uri ... <options> --json`: exit code 0, and the output parsed. */
+  const createdJson = async (name: string, options: string[] = []) => {
+    const result = await cli.run(['apps', 'create', '--name', name, ...REDIRECT, ...options, '--json']);
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout);
+  };
 
   beforeAll(async () => {
     cli = await createCliHarness();
@@ -21,12 +24,7 @@ describe(`oauth-service apps OpenID Connect settings (${backend})`, { timeout: 1
   afterAll(() => cli.close());
 
   it('apps create stores the three settings and --json prints them; without them: [], null, null', async () => {
-    const result = await cli.run([
-      'apps',
-      'create',
-      '--name',
-      'RP',
-      ...REDIRECT,
+    const created = await createdJson('RP', [
       '--post-logout-redirect-uri',
       'https://rp.example/bye',
       '--post-logout-redirect-uri',
@@ -35,10 +33,7 @@ describe(`oauth-service apps OpenID Connect settings (${backend})`, { timeout: 1
       'ES256',
       '--userinfo-signed-response-alg',
       'EdDSA',
-      '--json',
     ]);
-    expect(result.code).toBe(0);
-    const created = JSON.parse(result.stdout);
     expect(created).toMatchObject({
       post_logout_redirect_uris: ['https://rp.example/bye', 'http://127.0.0.1:8080/bye'],
       id_token_signed_response_alg: 'ES256',
