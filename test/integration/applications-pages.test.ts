@@ -3,7 +3,7 @@ import { sha256Hex } from '../../src/oauth/secrets.js';
 import { createClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import { form, FORM, type TestServer } from '../helpers/test-server.js';
-import { ADMIN, AdminSession, applicationIdFrom, buildAdminServer, expectNotFoundPages, textOf } from './applications-support.js';
+import { ADMIN, AdminSession, buildAdminServer, expectNotFoundPages, textOf } from './applications-support.js';
 
 describe(`/oauth/applications HTML pages (${backend})`, () => {
   let server: TestServer;
@@ -50,15 +50,12 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
 
   it('POST /oauth/applications creates, says "Application created." and shows the plain secret exactly once', async () => {
     const admin = new AdminSession(server.app);
-    const created = await admin.submit('/oauth/applications', {
+    const { id, show } = await admin.createThroughForm('applications', {
       name: 'My Application',
       redirect_uri: 'https://example.com/cb\r\nhttp://127.0.0.1:8080/cb',
       scopes: 'read write',
       confidential: ['0', '1'],
     });
-    expect(created.statusCode).toBe(302);
-    const id = applicationIdFrom(created.headers.location);
-    const show = await admin.follow(created);
     expect(show.statusCode).toBe(200);
     expect(show.body).toContain('Application created.');
     expect(show.body).toContain('<h1>Application: My Application</h1>');

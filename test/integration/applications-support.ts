@@ -87,6 +87,17 @@ export class AdminSession {
     return this.submit(section, fields);
   }
 
+  /** Submits a section's create form (POST /oauth/users): a 302 to the new record's page, which it follows. */
+  async createThroughForm(
+    section: 'applications' | 'resources' | 'users',
+    fields: Record<string, string | string[]>,
+  ): Promise<{ id: number; show: LightMyRequestResponse }> {
+    const created = await this.submit(`/oauth/${section}`, fields);
+    expect(created.statusCode).toBe(302);
+    const id = recordIdFrom(section, created.headers.location);
+    return { id, show: await this.follow(created) };
+  }
+
   /** Follows a redirect answer to the next page. */
   async follow(response: LightMyRequestResponse): Promise<LightMyRequestResponse> {
     const location = response.headers.location;

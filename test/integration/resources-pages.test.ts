@@ -13,7 +13,6 @@ import {
   expectNotFoundPages,
   JSON_API,
   JSON_BODY,
-  recordIdFrom,
   textOf,
 } from './applications-support.js';
 
@@ -50,7 +49,7 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
     const form = await admin.get('/oauth/resources/new');
     expect(form.body).toContain('name="_csrf"');
     expect(form.body).toContain('<option value="jwt">JWT (RFC 9068)</option>');
-    const created = await admin.submit('/oauth/resources', {
+    const { id, show } = await admin.createThroughForm('resources', {
       uri: 'https://api.example.com',
       name: '<b>Billing</b>',
       scopes: 'read  write',
@@ -58,9 +57,6 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
       access_token_lifetime: '900',
       server_client_id: '',
     });
-    expect(created.statusCode).toBe(302);
-    const id = recordIdFrom('resources', created.headers.location);
-    const show = await admin.follow(created);
     expect(show.body).toContain('Resource created.');
     expect(show.body).toContain('<h1>Resource: &lt;b&gt;Billing&lt;/b&gt;</h1>');
     expect(show.body).not.toContain('<b>Billing</b>');
