@@ -111,6 +111,20 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
     );
   });
 
+  ruleTest(
+    'response_type_held',
+    "a response_type whose grant the client does not hold is unauthorized_client (a client's registered grant_types)",
+    async () => {
+      const machine = (await createClient(server.deps)).application;
+      await server.deps.stores.applicationAdmin.update(machine.id, { grantTypes: ['client_credentials'] });
+      expectRedirect(
+        await get(valid({ client_id: machine.uid, state: 's' })),
+        'unauthorized_client',
+        'The client is not authorized to perform this request using this method.',
+      );
+    },
+  );
+
   ruleTest('response_mode_supported', 'an unknown response_mode is unsupported_response_mode, sent in the default mode', async () => {
     expectRedirect(
       await get(valid({ response_mode: 'invalid_response_mode' })),
@@ -307,6 +321,7 @@ describe('the rule table', () => {
       'response_type_present',
       'scope_present',
       'response_type_supported',
+      'response_type_held',
       'out_of_band_code_only',
       'response_mode_supported',
       'scope_valid',

@@ -206,6 +206,55 @@ describe(`self-registered clients hold only what the operator allowed (${backend
     expect((await stored()).approvedAt).toBeNull();
     expectOAuthError(await clientCredentials(wider, client), 400, 'unauthorized_client', TEXT.unauthorizedClient);
   });
+
+  it(`${ITEM}: an approved client_credentials client that widens its scope by an RFC 7592 update awaits approval again`, async () => {
+    const client = await registered(wider, { grant_types: ['client_credentials'], scope: 'read' });
+    const stored = async () => (await wider.deps.stores.applications.findByUid(client.client_id!))!;
+    await approveApplication(wider.deps, (await stored()).id);
+    expect((await clientCredentials(wider, client, 'read')).statusCode).toBe(200);
+    expectOAuthError(await clientCredentials(wider, client, 'write'), 400, 'invalid_scope', TEXT.invalidScope);
+    const updated = await wider.app.inject({
+      method: 'PUT',
+      url: `/oauth/register/${client.client_id}`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${client.registration_access_token}` },
+      payload: { client_id: client.client_id, grant_types: ['client_credentials'], scope: 'read write' },
+    });
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect((await stored()).approvedAt).toBeNull();
+    expectOAuthError(await clientCredentials(wider, client, 'write'), 400, 'unauthorized_client', TEXT.unauthorizedClient);
+  });
+
+  it(`${ITEM} (RFC 6749 section 4.2.2.1): the implicit flow is no way around the grant types a client registered: response_type=token is unauthorized_client`, async () => {
+    const implicit = await buildTestServer({
+      testDatabase: server.testDatabase,
+      config: { ...SCOPES, grantFlows: ['authorization_code', 'implicit', 'refresh_token'], registration: OPEN },
+    });
+    try {
+      const client = await registered(implicit, { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' });
+      const userAgent = await signedIn(implicit.app, 'alice');
+      const response = await userAgent.request({
+        method: 'GET',
+        url: authorizeUrl({ client_id: client.client_id!, redirect_uri: CALLBACK, response_type: 'token', scope: 'read', state: 's' }),
+      });
+      expect(response.statusCode).toBe(302);
+      const fragment = locationParameters(response, 'hash');
+      expect({ error: fragment.get('error'), token: fragment.get('access_token'), state: fragment.get('state') }).toEqual({
+        error: 'unauthorized_client',
+        token: null,
+        state: 's',
+      });
+      // The same client's code flow is what it registered, and works.
+      const flow = await publicCodeFlow(implicit.app, userAgent, {
+        client_id: client.client_id!,
+        redirect_uri: CALLBACK,
+        scope: 'read',
+        state: 's',
+      });
+      expect(flow.token?.json()).toMatchObject({ scope: 'read', access_token: expect.any(String) });
+    } finally {
+      await implicit.close();
+    }
+  });
 });
 
 /** The CLI as an operator runs it and the service on its database, as test/integration/cli-apps-self-registered does. */

@@ -64,7 +64,7 @@ async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest
   const query = { applicationId: request.application.id, resourceOwnerId, scopes: request.scopes, at: deps.now(), withRefreshToken: false };
   const reused = await reusableToken(deps, request.application, { ...query, audience: request.resources, dpopJkt: null });
   if (reused) return reused;
-  return issueAccessToken(deps, {
+  const issued = await issueAccessToken(deps, {
     application: request.application,
     resourceOwnerId,
     scopes: request.scopes,
@@ -73,6 +73,9 @@ async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest
     audience: await resolveAudience(deps, request.resources, request.scopes),
     claims: request.oidc.claims,
   });
+  // Issue 19: the first token marks the client used, here as at the token endpoint (grants/index.ts).
+  if (request.application.usedAt === null) await deps.stores.applications.markUsed(request.application.id, deps.now());
+  return issued;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { GrantFlow } from '../../config/types.js';
 import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
 import type { OAuthDeps } from '../deps.js';
 import type { OAuthError } from '../errors.js';
-import { heldDefaultScopes, heldScopes } from '../clients/client-holdings.js';
+import { heldDefaultScopes, heldScopes, holdsGrantType } from '../clients/client-holdings.js';
 import { withoutIgnoredOfflineAccess } from '../openid/offline-access.js';
 import { parseScopes } from '../scopes.js';
 import type { ApplicationRecord, ResourceRecord } from '../store.js';
@@ -51,6 +51,12 @@ export const knownResponseType = (context: AuthorizationContext): ResponseType |
   return type === 'code' || type === 'token' ? type : null;
 };
 export const isCodeRequest = (context: AuthorizationContext) => value(context, 'response_type') === 'code';
+
+/** Whether the client may use the flow of this response type (client-holdings.ts: a self-registered client only its own). */
+export function holdsResponseType(context: AuthorizationContext): boolean {
+  const type = knownResponseType(context);
+  return type !== null && holdsGrantType(context.application, FLOW_OF[type], context.config);
+}
 
 export function enabledResponseTypes(config: OAuthDeps['config']): ResponseType[] {
   return (Object.keys(FLOW_OF) as ResponseType[]).filter((type) => config.grantFlows.includes(FLOW_OF[type]));

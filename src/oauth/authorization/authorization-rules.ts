@@ -1,6 +1,7 @@
 import {
   allowedScopes,
   enabledResponseTypes,
+  holdsResponseType,
   isCodeRequest,
   knownResponseType,
   pkceRequired,
@@ -16,6 +17,7 @@ import {
   InvalidRequest,
   InvalidScope,
   InvalidTarget,
+  UnauthorizedClient,
   UnsupportedResponseMode,
   UnsupportedResponseType,
 } from '../errors.js';
@@ -108,6 +110,15 @@ const responseTypeSupported: AuthorizationRule = {
   redirectable: true,
   check: (context) => (enabledResponseTypes(context.config) as string[]).includes(value(context, 'response_type') ?? ''),
   error: () => new UnsupportedResponseType(),
+};
+
+// RFC 6749 section 4.1.2.1 / 4.2.2.1 and RFC 7591 section 2 (issue 29): a self-registered client uses only the grant
+// types it registered and the operator allows, here as at the token endpoint; the implicit flow is no way around them.
+const responseTypeHeld: AuthorizationRule = {
+  name: 'response_type_held',
+  redirectable: true,
+  check: holdsResponseType,
+  error: () => new UnauthorizedClient(),
 };
 
 // The out-of-band page shows a code; an implicit token would end up in a URL on our own pages instead.
@@ -208,6 +219,7 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   responseTypePresent,
   scopePresent,
   responseTypeSupported,
+  responseTypeHeld,
   outOfBandCodeOnly,
   responseModeSupported,
   scopeValid,

@@ -10,14 +10,16 @@ import type { ApplicationInput, ApplicationRecord } from '../store.js';
 // so once approved they reach no user; contacts and software_id/version, which only the admin sees; scope and
 // grant_types, which the registration rules bound whether or not the client is approved, except that grant_types
 // newly naming client_credentials is reviewed: an approval is what turns that grant on (issue 29 item 1,
-// client-holdings.ts), and the admin approved a client that did not ask for it.
+// client-holdings.ts), and the admin approved a client that did not ask for it. For the same reason a scope wider
+// than the approved ones is reviewed while the approval is what holds client_credentials: no user consents to
+// those tokens, so the scopes the admin saw are all the approval vouches for.
 
 /** A reviewed field's RFC 7591 name. */
-export type ReviewedField = 'redirect_uris' | 'client_name' | 'logo_uri' | 'token_endpoint_auth_method' | 'grant_types';
+export type ReviewedField = 'redirect_uris' | 'client_name' | 'logo_uri' | 'token_endpoint_auth_method' | 'grant_types' | 'scope';
 
 /** The record as a write leaves it: a field left out (undefined) keeps its stored value. */
 type After = Pick<ApplicationInput, 'redirectUris' | 'name'> &
-  Partial<Pick<ApplicationInput, 'logoUri' | 'tokenEndpointAuthMethod' | 'grantTypes'>>;
+  Partial<Pick<ApplicationInput, 'logoUri' | 'tokenEndpointAuthMethod' | 'grantTypes' | 'scopes'>>;
 
 const REVIEWED: ReadonlyArray<[ReviewedField, (before: ApplicationRecord, after: After) => boolean]> = [
   ['redirect_uris', (before, after) => sameSet(before.redirectUris, after.redirectUris)],
@@ -31,7 +33,19 @@ const REVIEWED: ReadonlyArray<[ReviewedField, (before: ApplicationRecord, after:
     'grant_types',
     (before, after) => !after.grantTypes?.includes('client_credentials') || (before.grantTypes?.includes('client_credentials') ?? false),
   ],
+  ['scope', (before, after) => !clientCredentialsByApproval(before, after) || !scopesWidened(before.scopes, after.scopes)],
 ];
+
+function clientCredentialsByApproval(before: ApplicationRecord, after: After): boolean {
+  const grantTypes = after.grantTypes ?? before.grantTypes;
+  return (grantTypes?.includes('client_credentials') ?? false) && !before.operatorGrantTypes.includes('client_credentials');
+}
+
+// No scopes registered means the default scopes (client-holdings.ts), which may be wider than the ones listed.
+function scopesWidened(before: readonly string[], after: readonly string[] | undefined): boolean {
+  if (after === undefined) return false;
+  return (after.length === 0 && before.length > 0) || after.some((scope) => !before.includes(scope));
+}
 
 /** The reviewed fields that `after` changes, in a fixed order; none: an approval survives the write. */
 export function reviewedFieldsChanged(before: ApplicationRecord, after: After): ReviewedField[] {
