@@ -219,5 +219,11 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     expect(resources).toHaveLength(1);
     expect(tokens[0].revokedAt).not.toBeNull();
     expect((await applied(kept, '--prune')).stdout).toMatch(/: 0 created, 0 updated, 0 deleted, 0 revoked, 2 unchanged\n$/);
+    // The revoked token declared again: the file would claim a usable token that cannot be; nothing is changed.
+    const again = await apply({ registration_tokens: provisioning.registration_tokens });
+    expect(again.code).toBe(2);
+    expect(again.stderr.split('\n')[1]).toMatch(
+      /^ {2}registration_tokens\[0\]: the token \w{12}\.\.\. was revoked \(id \d+\) and cannot be used again: declare a new token, or leave this one out of the file$/,
+    );
   });
 });

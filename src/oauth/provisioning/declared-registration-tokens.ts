@@ -15,7 +15,8 @@ import type { KindHandler, Outcome } from './outcome.js';
 // of the token, which is all the database keeps of one. The plain token never is in the file: the operator makes it
 // (`openssl rand -base64 32 | tr -d =/+ | tr -d '\n'`, 43 characters or more) and hands it to the client's operator;
 // the file holds `printf %s "$TOKEN" | sha256sum`. A token cannot be changed once made (revoke it and declare another),
-// so `uses` is what it starts with: its uses left go down as clients register.
+// so `uses` is what it starts with: its uses left go down as clients register. A token that expired or was used up
+// is still the one declared (its lifecycle ran as the file said); a revoked one declared again is a problem.
 
 export interface DeclaredRegistrationToken {
   path: string;
@@ -61,6 +62,12 @@ export const declaredRegistrationTokens: KindHandler<DeclaredRegistrationToken> 
       const { hash: token, uses: usesRemaining, expiresAt, grantTypes, scopes } = declared;
       await deps.stores.registrations.createToken({ token, usesRemaining, expiresAt, grantTypes, scopes });
       outcome.changes.push({ kind: 'registration_token', name, action: 'created', fields: [] });
+    } else if (existing.revokedAt !== null) {
+      // Declaring it again would claim a state that cannot hold: nothing makes a revoked token usable again.
+      outcome.problems.push(
+        `${declared.path}: the token ${name}... was revoked (id ${existing.id}) and cannot be used again: ` +
+          'declare a new token, or leave this one out of the file',
+      );
     } else if (differs(existing, declared)) {
       outcome.problems.push(
         `${declared.path}: the token ${name}... exists (id ${existing.id}) with another expires_at, grant_types or scopes, ` +
