@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { requireDecryptableSigningKeys } from '../oauth/keys/signing-key-check.js';
 import { describeSigningKeys, ensureSigningKeys, retireSigningKey, rotateSigningKey } from '../oauth/keys/signing-key-service.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyRecord } from '../oauth/keys/signing-keys.js';
 import { parseKeyEncryptionKey } from '../storage/key-encryption.js';
@@ -64,6 +65,10 @@ async function rotate(args: string[], io: CliIo): Promise<number> {
   const alg = (values.alg ?? 'RS256') as SigningAlgorithm;
   if (!SIGNING_ALGORITHMS.includes(alg)) throw new UsageError(`--alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
   return withDatabase(configFrom(io, values.config), async (deps) => {
+    // The boot's check (issue 31 item 6): without KEY_ENCRYPTION_KEY the CLI falls back to the development key, and
+    // a key made under another key than the stored ones would break a server that decrypts those (every code
+    // exchange a 500). The refusal names the keys and `keys rewrap`.
+    await requireDecryptableSigningKeys(deps);
     // A first key of any algorithm signs at once; a rotation by hand then makes the successor.
     await ensureSigningKeys(deps);
     const key = await rotateSigningKey(deps, alg);
@@ -78,6 +83,8 @@ async function retire(args: string[], io: CliIo): Promise<number> {
   if (values.help) return (io.stdout(HELP), 0);
   const kid = onePositional(positionals, 'the kid of the key to retire');
   return withDatabase(configFrom(io, values.config), async (deps) => {
+    // As rotate: retiring the last key of an algorithm makes its successor under this key-encryption key.
+    await requireDecryptableSigningKeys(deps);
     const { retired, made } = await retireSigningKey(deps, kid);
     if (values.json) return (printJson(io, { kid, retired, made: made.map(describe) }), 0);
     if (!retired) return (io.stderr(`oauth-service: no signing key ${kid}, or it is retired already\n`), 1);
