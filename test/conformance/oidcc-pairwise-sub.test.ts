@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, locationParameters, PASSWORD, signedIn, type UserAgent } from '../helpers/end-user.js';
-import { basic, introspectRequest } from '../helpers/oauth-requests.js';
+import { basic, bearer, introspectRequest, tokenInfoRequest } from '../helpers/oauth-requests.js';
 import { authorize, openIdServer } from '../helpers/openid.js';
 import {
   CALLBACK,
@@ -103,6 +103,22 @@ describe('oidcc-pairwise-sub: OpenID Connect Core 1.0 section 8.1', () => {
     expect(otherSub).not.toBe(sub);
     expect(otherSub).not.toBe(op.user.subject);
     expect((await flow(op.client)).claims.sub).toBe(op.user.subject);
+  });
+
+  it("section 8.1: GET /oauth/token/info tells no pairwise client, in either sector, the user's numeric id", async () => {
+    const otherSector = await op.newClient({ subjectType: 'pairwise', redirectUri: OTHER_SECTOR });
+    const answers = [
+      await tokenInfoRequest(op.server.app, bearer((await flow(pairwise)).tokens.access_token)),
+      await tokenInfoRequest(op.server.app, bearer((await flow(otherSector, { redirectUri: OTHER_SECTOR })).tokens.access_token)),
+    ];
+    for (const answer of answers) {
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(answer.json().resource_owner_id).toBeNull();
+    }
+    expect(answers.map((answer) => answer.json().application.uid)).toEqual([pairwise.application.uid, otherSector.application.uid]);
+    // A public client keeps Doorkeeper's field.
+    const mine = await tokenInfoRequest(op.server.app, bearer((await flow(op.client)).tokens.access_token));
+    expect(mine.json().resource_owner_id).toBe(op.user.id);
   });
 
   it('Core 3.1.2.1 id_token_hint: a pairwise ID token names its user (prompt=none succeeds), and not another user', async () => {
