@@ -4,7 +4,7 @@ import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
 import { Prisma, type OauthRegistrationToken, type PrismaClient } from './generated/client.js';
 import { selectList, splitList, timestamp, type Row } from './rows.js';
-import { COUNT_LIVE_CLIENTS, DELETE_EXPIRED_UNUSED_CLIENTS } from './self-registered-clients.js';
+import { COUNT_LIVE_CLIENTS, DELETE_EXPIRED_UNUSED_CLIENT, DELETE_EXPIRED_UNUSED_CLIENTS } from './self-registered-clients.js';
 
 // oauth_registration_tokens (initial access tokens, RFC 7591 section 3) and the count of self-registered clients
 // that open registration is capped by. Registrations are rare: plain statements, no cache.
@@ -77,6 +77,9 @@ function lockedRegistrations(database: Database, tx: Prisma.TransactionClient): 
     },
     async deleteExpiredUnusedClients(expiredBefore, limit) {
       return (await tx.$queryRawUnsafe<unknown[]>(DELETE_EXPIRED_UNUSED_CLIENTS, timestamp(expiredBefore), limit)).length;
+    },
+    async deleteExpiredUnusedClient(id, expiredBefore) {
+      return (await tx.$queryRawUnsafe<unknown[]>(DELETE_EXPIRED_UNUSED_CLIENT, id, timestamp(expiredBefore))).length > 0;
     },
     async useToken(token, at) {
       return (await tx.$queryRawUnsafe<unknown[]>(USE.text, token, at)).length > 0;

@@ -23,3 +23,8 @@ export const DELETE_EXPIRED_UNUSED_CLIENTS = `DELETE FROM oauth_applications WHE
     SELECT t.id FROM oauth_applications t WHERE t.created_at < $1::timestamp AND ${UNUSED_SELF_REGISTERED}
     ORDER BY t.created_at, t.id LIMIT $2::int)
   RETURNING id`;
+
+/** $1 the id of a client that looked expired unused, $2 as above: deleted only if it still is (RETURNING id). */
+export const DELETE_EXPIRED_UNUSED_CLIENT = `DELETE FROM oauth_applications t
+  WHERE t.id = $1::bigint AND t.created_at < $2::timestamp AND ${UNUSED_SELF_REGISTERED}
+  RETURNING t.id`;

@@ -24,7 +24,10 @@ export function createSelfRegistered(
   });
 }
 
-export function createFromMetadataDocument(deps: OAuthDeps, overrides: Partial<ApplicationInput> = {}): Promise<ApplicationRecord> {
+export function createFromMetadataDocument(
+  deps: OAuthDeps,
+  overrides: Partial<ApplicationInput> & { uid?: string } = {},
+): Promise<ApplicationRecord> {
   return createSelfRegistered(deps, {
     uid: METADATA_DOCUMENT_URI,
     registeredBy: 'metadata_document',

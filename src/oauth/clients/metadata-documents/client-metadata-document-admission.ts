@@ -3,7 +3,7 @@ import type { DocumentClient } from './client-metadata-document.js';
 import { FirstFetchAllowance } from './client-metadata-document-limits.js';
 import { capReached, roomUnderCap, type CapObserver } from '../registration/registration-cap.js';
 import type { ApplicationRecord, LookupOrigin, Stores } from '../../store.js';
-import { expiredUnused } from '../registration/unused-clients.js';
+import { expiredUnused, unusedClientsExpireBefore } from '../registration/unused-clients.js';
 
 // Issue 29 item 4: a client_id URL with no stored client is a fetch of a URL a stranger chose and, when the document
 // is good, a new application row. Sixty of them from one address made sixty fetches and sixty rows. A first fetch
@@ -63,13 +63,21 @@ export function documentAdmission(stores: Stores, options: DocumentAdmissionOpti
 
     /**
      * The new client's row, made under the registration lock while the cap has room (the expired row it replaces
-     * deleted first); the refusal when the cap filled while the document was fetched.
+     * deleted first); the refusal when the cap filled while the document was fetched. `stale` was judged expired
+     * from a record that may be cached: it is deleted only if the database still says so, in the same transaction
+     * (used or approved meanwhile on another instance, it stays, and making the new row is UidTaken).
      */
     async store(uid: string, client: DocumentClient, stale: ApplicationRecord | null): Promise<ApplicationRecord | AdmissionRefusal> {
-      if (stale) await stores.applicationAdmin.delete(stale.id);
-      const made = await stores.registrations.exclusively(async (locked) =>
-        (await roomUnderCap(locked, 'metadata_document', options)) ? locked.createApplication({ ...client, uid, createdAt: now() }) : null,
-      );
+      const made = await stores.registrations.exclusively(async (locked) => {
+        if (stale)
+          await locked.deleteExpiredUnusedClient(
+            stale.id,
+            unusedClientsExpireBefore(config.registration.unusedClientLifetimeSeconds, now()),
+          );
+        return (await roomUnderCap(locked, 'metadata_document', options))
+          ? locked.createApplication({ ...client, uid, createdAt: now() })
+          : null;
+      });
       return made ?? capRefusal();
     },
   };

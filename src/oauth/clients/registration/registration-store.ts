@@ -52,6 +52,8 @@ export interface LockedRegistrations {
   countLiveClients(kind: SelfRegistered, expiredBefore: Date): Promise<number>;
   /** Deletes at most `limit` self-registered clients that expired unused (registered before `expiredBefore`); how many. */
   deleteExpiredUnusedClients(expiredBefore: Date, limit: number): Promise<number>;
+  /** Deletes this client if it is still a self-registered one that expired unused; whether it did. */
+  deleteExpiredUnusedClient(id: number, expiredBefore: Date): Promise<boolean>;
   useToken(token: string, at: Date): Promise<boolean>;
   /**
    * The new client's row (UidTaken if its uid exists), registered at `createdAt`: the domain's clock, which its
