@@ -32,6 +32,12 @@ describe('oidcc-refresh-token with offline_access: OpenID Connect Core 1.0 secti
     offline = await op.newClient({ name: 'Offline RP', refreshTokens: 'offline_access' });
   });
   afterAll(() => op.close());
+  /** POST /oauth/token grant_type=refresh_token as the client, expected to succeed: the token response. */
+  const refresh = async (client: Client, refreshToken: string, parameters: Record<string, string> = {}) => {
+    const response = await tokenEndpoint(op, { grant_type: 'refresh_token', refresh_token: refreshToken, ...parameters }, { client });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as Record<string, unknown>;
+  };
 
   it('OpenID Connect Core 1.0 section 11: discovery offers offline_access in scopes_supported while OpenID Connect is on', async () => {
     expect((await discover(op.server)).scopes_supported).toEqual(expect.arrayContaining(['openid', 'offline_access']));
@@ -78,6 +84,35 @@ describe('oidcc-refresh-token with offline_access: OpenID Connect Core 1.0 secti
     expect(tokens.refresh_token).toEqual(expect.any(String));
   });
 
+  it('OpenID Connect Core 1.0 section 11: a refresh narrowed to scope=openid gets an access token and no refresh token for a client whose refreshTokens is offline_access', async () => {
+    const { tokens } = await suiteCodeFlow(op, { scope: 'openid offline_access', prompt: 'consent' }, { client: offline });
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    const narrowed = await refresh(offline, tokens.refresh_token!, { scope: 'openid' });
+    expect(narrowed).toMatchObject({ access_token: expect.any(String), scope: 'openid' });
+    expect(narrowed).not.toHaveProperty('refresh_token');
+  });
+
+  it('OpenID Connect Core 1.0 section 11: a refresh token issued before the client was switched to offline_access gets no successor without it', async () => {
+    const switched = await op.newClient({ name: 'Switched RP' });
+    const { tokens } = await suiteCodeFlow(op, { scope: 'openid' }, { client: switched });
+    await op.server.deps.stores.applicationAdmin.update(switched.application.id, { refreshTokens: 'offlineAccess' });
+    const refreshed = await refresh(switched, tokens.refresh_token!);
+    expect(refreshed.access_token).toEqual(expect.any(String));
+    expect(refreshed).not.toHaveProperty('refresh_token');
+  });
+
+  it('OpenID Connect Core 1.0 section 11: a client whose refreshTokens is always keeps rotating with scope=openid', async () => {
+    const always = await op.newClient({ name: 'Always RP' });
+    let { refresh_token: refreshToken } = (
+      await suiteCodeFlow(op, { scope: 'openid offline_access', prompt: 'consent' }, { client: always })
+    ).tokens;
+    for (const parameters of [{ scope: 'openid' }, {}] as Array<Record<string, string>>) {
+      const refreshed = await refresh(always, refreshToken!, parameters);
+      expect(refreshed.refresh_token).toEqual(expect.any(String));
+      refreshToken = refreshed.refresh_token as string;
+    }
+  });
+
   it('OpenID Connect Core 1.0 section 11 with RFC 8707: offline_access beside a resource is never refused by the resource check', async () => {
     await op.server.deps.stores.resources.create({
       uri: 'https://api.example/notes',
@@ -94,13 +129,8 @@ describe('oidcc-refresh-token with offline_access: OpenID Connect Core 1.0 secti
     );
     expect(tokens.scope).toBe('openid offline_access read');
     expect(tokens.refresh_token).toEqual(expect.any(String));
-    const refreshed = await tokenEndpoint(
-      op,
-      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, resource: 'https://api.example/notes' },
-      { client: offline },
-    );
-    expect(refreshed.statusCode, refreshed.body).toBe(200);
-    expect(refreshed.json().scope).toBe('openid offline_access read');
+    const refreshed = await refresh(offline, tokens.refresh_token!, { resource: 'https://api.example/notes' });
+    expect(refreshed.scope).toBe('openid offline_access read');
   });
 });
 

@@ -3,6 +3,7 @@ import type { OAuthDeps } from '../deps.js';
 import type { CheckedDpopProof } from '../tokens/dpop/dpop-proof.js';
 import { InvalidClient, InvalidDpopProof, InvalidGrant, InvalidScope } from '../errors.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
+import { refreshTokenAllowed } from '../openid/offline-access.js';
 import { narrowedAudience, scopesForAudience } from '../resources/resource-indicators.js';
 import { isWellFormedScopeParam, narrowScopes, parseScopes } from '../scopes.js';
 import { storedForm } from '../secrets.js';
@@ -118,7 +119,10 @@ async function successorRequest(
     resourceOwnerId: token.resourceOwnerId,
     scopes,
     grantType: 'refresh_token',
-    withRefreshToken: true,
+    // OpenID Connect Core 11 (issue 31 item 1): for a client whose refreshTokens is offline_access the chain ends when
+    // offline_access is gone (narrowed away, or never granted before the admin switched the client): an access
+    // token, no successor refresh token.
+    withRefreshToken: application === null || refreshTokenAllowed(application, scopes),
     accessGrantId: token.accessGrantId,
     refreshFamily: token.refreshFamily,
     previousRefreshToken: token.refreshToken ?? '',
