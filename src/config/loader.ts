@@ -3,7 +3,7 @@ import type { ErrorObject } from 'ajv/dist/2019.js';
 import { configValidator } from './config-validator.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
 import { introspectionSubNotes } from './introspection-schema.js';
-import { OPENID_SCOPES } from './openid-scopes.js';
+import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
 import type { Config } from './types.js';
 
 const ENV_PREFIX = 'environment variable ';
@@ -154,7 +154,7 @@ function applyRenamedKeys(config: UnvalidatedConfig, source: string): string[] {
  */
 function withOpenIdScopes(config: Config): string[] {
   const named = new Set([...config.defaultScopes, ...config.optionalScopes]);
-  return [...config.optionalScopes, ...OPENID_SCOPES.filter((scope) => !named.has(scope))];
+  return [...config.optionalScopes, ...offeredOpenIdScopes(config.grantFlows).filter((scope) => !named.has(scope))];
 }
 
 /**
@@ -164,7 +164,7 @@ function withOpenIdScopes(config: Config): string[] {
 function registrationAllowedScopes(config: Config): string[] {
   const explicit: string[] | null = config.registration.allowedScopes;
   if (explicit !== null) return explicit;
-  return [...new Set([...config.defaultScopes, ...(config.openid.enabled ? OPENID_SCOPES : [])])];
+  return [...new Set([...config.defaultScopes, ...(config.openid.enabled ? offeredOpenIdScopes(config.grantFlows) : [])])];
 }
 
 function readConfigFile(path: string): unknown {
@@ -271,9 +271,11 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
   }
   // Issue 29: a self-registered client is never allowed a scope the server does not offer (the OpenID scopes are
   // offered while openid.enabled, withOpenIdScopes).
-  const offered = new Set([...serverScopes, ...(config.openid.enabled ? OPENID_SCOPES : [])]);
+  const offered = new Set([...serverScopes, ...(config.openid.enabled ? offeredOpenIdScopes(config.grantFlows) : [])]);
   for (const scope of config.registration.allowedScopes ?? []) {
-    if (!offered.has(scope))
+    if (scope === OFFLINE_ACCESS && config.openid.enabled && !offered.has(scope))
+      problems.push('registration.allowedScopes: offline_access needs refresh_token in grantFlows (no refresh token could be issued)');
+    else if (!offered.has(scope))
       problems.push(
         `registration.allowedScopes: ${scope} is not one of defaultScopes or optionalScopes${config.openid.enabled ? ' (nor an OpenID Connect scope)' : ''}`,
       );

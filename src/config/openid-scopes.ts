@@ -6,3 +6,11 @@ export const OPENID_SCOPES: readonly string[] = ['openid', 'profile', 'email', '
 
 /** Core 11: the scope a refresh token for offline use is asked with. */
 export const OFFLINE_ACCESS = 'offline_access';
+
+/**
+ * The OpenID scopes this config offers: offline_access only while grantFlows includes refresh_token (issue 31:
+ * discovery never claims a feature that is off), else the user would consent to staying signed in and get nothing.
+ */
+export function offeredOpenIdScopes(grantFlows: readonly string[]): readonly string[] {
+  return grantFlows.includes('refresh_token') ? OPENID_SCOPES : OPENID_SCOPES.filter((scope) => scope !== OFFLINE_ACCESS);
+}

@@ -76,7 +76,7 @@ export const registrationSchema = {
       uniqueItems: true,
       default: null,
       description:
-        'The scopes a self-registered client (RFC 7591, or a Client ID Metadata Document) may register and hold; each must be one of defaultScopes or optionalScopes. A registration asking for another is refused (invalid_client_metadata). null: defaultScopes, plus openid profile email address phone while openid.enabled. Scopes an initial access token allows (registration-tokens create --scopes) come on top for the clients registered with it.',
+        'The scopes a self-registered client (RFC 7591, or a Client ID Metadata Document) may register and hold; each must be one of defaultScopes or optionalScopes. A registration asking for another is refused (invalid_client_metadata). null: defaultScopes, plus openid profile email address phone while openid.enabled, and offline_access too while grantFlows includes refresh_token. Scopes an initial access token allows (registration-tokens create --scopes) come on top for the clients registered with it.',
     },
     allowedGrantTypes: {
       type: 'array',

@@ -193,3 +193,23 @@ describe('OpenID Connect Core 1.0 section 11: offline_access without a code', ()
     expect(locationParameters(redirect, 'hash').get('error')).toBe('invalid_scope');
   });
 });
+
+describe('OpenID Connect Core 1.0 section 11: offline_access without the refresh_token grant', () => {
+  let op: OpenIdProvider;
+  beforeAll(async () => {
+    op = await openIdProvider({ config: { grantFlows: ['authorization_code'] } });
+  });
+  afterAll(() => op.close());
+
+  it('OpenID Connect Discovery 1.0 section 3: without refresh_token in grantFlows, scopes_supported has no offline_access (nor registration.allowedScopes)', async () => {
+    const scopes = (await discover(op.server)).scopes_supported;
+    expect(scopes).toEqual(expect.arrayContaining(['openid', 'profile']));
+    expect(scopes).not.toContain('offline_access');
+    expect(op.server.deps.config.registration.allowedScopes).not.toContain('offline_access');
+  });
+
+  it('OpenID Connect Core 1.0 section 11: without refresh_token in grantFlows, asking for offline_access is invalid_scope, with no consent to staying signed in', async () => {
+    const request = suiteRequest(op.client, { scope: 'openid offline_access', prompt: 'consent' });
+    expect(redirectedError(await op.agent.request({ method: 'GET', url: authorizeUrl(request) }), request)).toBe('invalid_scope');
+  });
+});

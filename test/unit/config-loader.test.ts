@@ -161,6 +161,18 @@ describe('config loader (SPEC 2, 5)', () => {
     ]);
   });
 
+  it('OpenID Connect Core 1.0 section 11: offline_access is offered only while grantFlows includes refresh_token', () => {
+    const openid = { openid: { enabled: true } };
+    const withoutRefresh = loadConfig({ input: { ...openid, grantFlows: ['authorization_code'] } });
+    expect(withoutRefresh.optionalScopes).toEqual(['openid', 'profile', 'email', 'address', 'phone']);
+    expect(withoutRefresh.registration.allowedScopes).not.toContain('offline_access');
+    expect(loadConfig({ input: openid }).optionalScopes).toContain('offline_access');
+    const registration = { allowedScopes: ['read', 'offline_access'] };
+    expect(problemsOf(() => loadConfig({ input: { ...openid, grantFlows: ['authorization_code'], registration } }))).toEqual([
+      'registration.allowedScopes: offline_access needs refresh_token in grantFlows (no refresh token could be issued)',
+    ]);
+  });
+
   it('returns a deeply frozen config', () => {
     const config = loadConfig();
     expect(Object.isFrozen(config) && Object.isFrozen(config.refreshTokens) && Object.isFrozen(config.grantFlows)).toBe(true);
