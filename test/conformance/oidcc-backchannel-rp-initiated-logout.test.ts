@@ -74,6 +74,34 @@ describe('oidcc-backchannel-rp-initiated-logout (OpenID Connect Back-Channel Log
     expect(claims.jti).toEqual(expect.any(String));
   });
 
+  it('section 2.4: two relying parties of one sign-in are told different sids, each logout token the sid of its own ID tokens', async () => {
+    const otherReceiver = await backchannelReceiver();
+    try {
+      const other = await op.newClient({ name: 'Other sector', backchannelLogoutUri: otherReceiver.url });
+      const agent = await op.signIn();
+      const atOther = (await suiteCodeFlow(op, {}, { agent, client: other })).claims;
+      // RP-Initiated Logout with the first client's id_token_hint ends the sign-in both clients saw.
+      const atClient = await signInThenLogOut(client, agent);
+      expect(atClient.sid).toEqual(expect.any(String));
+      expect(atOther.sid).toEqual(expect.any(String));
+      expect(atOther.sid).not.toBe(atClient.sid);
+      const toClient = await validLogoutToken((await receiver.next()).logoutToken!, {
+        keys,
+        issuer: ISSUER,
+        clientId: client.application.uid,
+      });
+      const toOther = await validLogoutToken((await otherReceiver.next()).logoutToken!, {
+        keys,
+        issuer: ISSUER,
+        clientId: other.application.uid,
+      });
+      expect(toClient.sid).toBe(atClient.sid);
+      expect(toOther.sid).toBe(atOther.sid);
+    } finally {
+      await otherReceiver.close();
+    }
+  });
+
   it('section 2.4: each logout token has its own jti', async () => {
     await signInThenLogOut(client, await op.signIn());
     const first = await validLogoutToken((await receiver.next()).logoutToken!, { keys, issuer: ISSUER, clientId: client.application.uid });

@@ -13,7 +13,7 @@ export interface SignedInUser {
   subject: string;
   /** When they signed in; null for sessions older than this field. */
   authTime: Date | null;
-  /** The login session's id (the sid claim); null for sessions older than this field. */
+  /** The login session's id, each client's sid derived from it (client-sid.ts); null for sessions older than this field. */
   sessionId: string | null;
 }
 

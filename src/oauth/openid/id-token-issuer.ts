@@ -1,6 +1,7 @@
 import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
 import { requestedUserClaims } from './claims-request.js';
+import { sidFor } from './client-sid.js';
 import { idTokenClaims } from './id-token.js';
 import { claimsOf } from './standard-claims.js';
 import { subjectFor } from './subject.js';
@@ -8,7 +9,7 @@ import type { ApplicationRecord, NewAccessToken } from '../store.js';
 
 // The ID token of a token response (OpenID Connect Core 3.1.3.3, 12.2): when OpenID Connect is on, `openid` was
 // granted, and a user signed in. Signed with the algorithm the client registered (RS256 by default). A refresh
-// repeats the original auth_time and sid and carries no nonce (Core 12.2).
+// repeats the original auth_time and sid and carries no nonce (Core 12.2); the sid is the client's own (client-sid.ts).
 
 export interface IdTokenContext {
   application: ApplicationRecord | null;
@@ -40,7 +41,8 @@ export async function idTokenFor(
     authTime: record.authTime,
     nonce,
     accessToken,
-    sessionId: record.sessionId,
+    // Back-Channel Logout 2.4: this client's own sid for the sign-in, never the session's id that every client would share.
+    sessionId: sidFor(record.sessionId ?? null, application.uid),
     // The one way to sign in here is a password (RFC 8176 "pwd"), known once a sign-in is on record.
     amr: record.authTime ? ['pwd'] : null,
   });

@@ -10,7 +10,7 @@ export interface LogoutDeliveryRecord {
   applicationId: number;
   /** The sub claim (the user as this client knows them); null: sid only. */
   subject: string | null;
-  /** The sid claim (the login session that ended); null: every session of the user at the client. */
+  /** The login session that ended (its own id: each client's sid is derived from it); null: every session at the client. */
   sessionId: string | null;
   /** Attempts made, the one under way included once claimed. */
   attempts: number;

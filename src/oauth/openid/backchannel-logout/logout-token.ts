@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthDeps } from '../../deps.js';
 import { authorizationIssuer } from '../../issuer.js';
+import { sidFor } from '../client-sid.js';
 import type { ApplicationRecord } from '../../store.js';
 import type { LogoutDeliveryRecord } from './logout-delivery-store.js';
 
@@ -51,7 +52,8 @@ export function signLogoutToken(
     issuer: authorizationIssuer(deps.config.baseUrl),
     clientId: application.uid,
     subject: delivery.subject,
-    sessionId: delivery.sessionId,
+    // The sid of this client's ID tokens for that sign-in (client-sid.ts): the queue keeps the session's own id.
+    sessionId: sidFor(delivery.sessionId, application.uid),
     now: deps.now(),
   });
   return deps.signer.sign(claims, { alg: application.idTokenSignedResponseAlg ?? 'RS256', typ: LOGOUT_TOKEN_TYPE });
