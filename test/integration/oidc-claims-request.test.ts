@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn } from '../helpers/end-user.js';
+import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, PASSWORD, signedIn } from '../helpers/end-user.js';
+import { claimsRequestJson, parseClaimsRequest } from '../../src/oauth/openid/claims-request.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer } from '../helpers/test-server.js';
 import {
   CALLBACK,
+  CLAIMS,
   codeFrom,
   exchange,
   openIdProvider,
@@ -71,6 +73,27 @@ describe(`OpenID Connect Core 1.0 section 5.5: the claims request parameter (${b
     });
   });
 
+  it('OpenID Connect Core 1.0 section 5.5: a claims parameter just under the limit, longer once stored, completes the consent form and is honoured', async () => {
+    const names = ['name', 'given_name', 'family_name', 'nickname', 'email', 'phone_number', 'address', 'birthdate', 'locale'];
+    const member = (size: number) => Object.fromEntries(names.map((name) => [name, { value: 'x'.repeat(size) }]));
+    let size = 1;
+    while (claims({ userinfo: member(size + 1), id_token: member(size + 1) }).length <= 4096) size += 1;
+    const parameter = claims({ userinfo: member(size), id_token: member(size) });
+    expect(claimsRequestJson(parseClaimsRequest(parameter)).length, 'value stored as values').toBeGreaterThan(4096);
+    const request = suiteRequest(op.client, { claims: parameter, prompt: 'consent' });
+    const page = await op.agent.request({ method: 'GET', url: authorizeUrl(request) });
+    expect(page.statusCode).toBe(200);
+    const code = codeFrom(await op.agent.post('/oauth/authorize', hiddenFields(page.body)), request);
+    const { tokens, claims: idToken } = await exchange(op, code, { nonce: request.nonce });
+    expect(idToken).toMatchObject({ email: CLAIMS.email, phone_number: CLAIMS.phoneNumber });
+    const userinfo = await op.server.app.inject({
+      method: 'GET',
+      url: '/oauth/userinfo',
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(userinfo.json()).toMatchObject({ name: CLAIMS.name, email: CLAIMS.email, phone_number: CLAIMS.phoneNumber });
+  });
+
   it('OpenID Connect Core 1.0 section 5.5: members and claims it does not understand are ignored', async () => {
     const { tokens, claims: idToken } = await suiteCodeFlow(op, {
       claims: claims({ userinfo: { favourite_colour: { essential: true }, email: null }, id_token: { acr: null }, other: { x: 1 } }),
@@ -102,15 +125,32 @@ describe(`OpenID Connect Core 1.0 section 5.5: the claims request parameter (${b
     const request = suiteRequest(op.client, { claims: claims({ id_token: { sub: { values: ['nobody', bob.subject] } } }) });
     const agent = await op.signIn();
     const redirect = await agent.request({ method: 'GET', url: authorizeUrl(request) });
-    // signInWhenAsked signs the suite's user in again: still not the one named, so the login page comes back.
+    // signInWhenAsked signs the suite's user in again: still not the one named, so the request fails (never a code).
     const again = await signInWhenAsked(op, agent, redirect);
-    expect([again.statusCode, again.headers.location]).toEqual([302, '/login']);
+    expect(redirectedError(again, request)).toBe('access_denied');
 
     const bobAgent = await signedIn(op.server.app, 'bob');
     const page = await bobAgent.request({ method: 'GET', url: authorizeUrl(request) });
     const code = codeFrom(await bobAgent.post('/oauth/authorize', hiddenFields(page.body)), request);
     const response = await exchange({ ...op, user: bob }, code, { nonce: request.nonce });
     expect(response.claims.sub).toBe(bob.subject);
+  });
+
+  it('OpenID Connect Core 1.0 section 5.5.1: a sign-in for the request that still is not the sub named ends it with access_denied, not another sign-in', async () => {
+    const request = suiteRequest(op.client, { claims: claims({ id_token: { sub: { value: 'nobody' } } }) });
+    const agent = await op.signIn();
+    const first = await agent.request({ method: 'GET', url: authorizeUrl(request) });
+    expect([first.statusCode, first.headers.location]).toEqual([302, '/login']);
+    const loggedIn = await agent.post('/login', { username: op.user.username, password: PASSWORD });
+    expect(loggedIn.statusCode).toBe(303);
+    const back = await agent.request({ method: 'GET', url: String(loggedIn.headers.location) });
+    expect(redirectedError(back, request)).toBe('access_denied');
+    expect(locationParameters(back).get('error_description')).toBe(
+      'The user who signed in is not the one the sub of the claims parameter names (OpenID Connect Core 5.5.1).',
+    );
+    // The sign-in counted once: the same request later asks for a sign-in again.
+    const later = await agent.request({ method: 'GET', url: authorizeUrl(request) });
+    expect([later.statusCode, later.headers.location]).toEqual([302, '/login']);
   });
 
   it('OpenID Connect Core 1.0 section 5.5.1: a consent form whose claims name another sub issues nothing (the hidden fields are not trusted)', async () => {

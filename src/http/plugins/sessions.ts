@@ -24,6 +24,8 @@ declare module '@fastify/secure-session' {
     loginHint: string;
     /** Where to go back after logging in. */
     returnTo: string;
+    /** Where the latest sign-in went back to: GET /oauth/authorize reads it once, to know a sign-in was for it. */
+    signedInFor: string;
     _csrf: string;
     /** One-time message shown on the next page (Doorkeeper's flash notice). */
     notice: string;

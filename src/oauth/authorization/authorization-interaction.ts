@@ -1,6 +1,6 @@
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { OAuthDeps } from '../deps.js';
-import { ConsentRequired, InvalidRequest, LoginRequired, type OAuthError } from '../errors.js';
+import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired, type OAuthError } from '../errors.js';
 import { subjectRequested } from '../openid/claims-request.js';
 import { subjectFor } from '../openid/subject.js';
 import { hintNames, verifyIdTokenHint } from '../openid/id-token-hint.js';
@@ -13,7 +13,11 @@ import { hintNames, verifyIdTokenHint } from '../openid/id-token-hint.js';
 export interface Session {
   subject: string;
   authTime: Date | null;
+  /** The session's sign-in was asked for by this very request and has just come back to it. */
+  signedInForRequest?: boolean;
 }
+
+const SUB_NOT_SIGNED_IN = 'The user who signed in is not the one the sub of the claims parameter names (OpenID Connect Core 5.5.1).';
 
 export type Interaction = { next: 'login' } | { next: 'consent' } | { next: 'approve' } | { next: 'error'; error: OAuthError };
 
@@ -39,6 +43,10 @@ export async function nextInteraction(
   // Core 5.5.1: a sub asked for by value in the claims parameter is the only user this request may be answered for.
   const claimsNameAnother =
     session !== null && !subjectRequested(request.oidc.claims, subjectFor(session, request.application, deps.config));
+  // Core 5.5.1: a positive response only for that user "Authenticated as a result of the request"; a sign-in for this
+  // request that gives someone else ends it, since asking again would loop. access_denied, not login_required: a sign-in
+  // was had, and the client asking for one again would get the same user.
+  if (claimsNameAnother && session?.signedInForRequest === true) return { next: 'error', error: new AccessDenied(SUB_NOT_SIGNED_IN) };
   if (signInNeeded || claimsNameAnother) return silent ? { next: 'error', error: new LoginRequired() } : { next: 'login' };
   if (prompts.includes('consent')) return { next: 'consent' };
   if (await consentSkippable()) return { next: 'approve' };

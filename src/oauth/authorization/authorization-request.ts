@@ -4,7 +4,6 @@ import { errorResponseMode, requestedScopes, responseModeOf, askedScopes, type A
 import type { AuthorizationRule } from './authorization-context.js';
 import { AUTHORIZATION_RULES, DENIAL_RULES } from './authorization-rules.js';
 import { clientMetadataDocumentRefusal } from '../clients/metadata-documents/client-metadata-document-applications.js';
-import { claimsRequestJson } from '../openid/claims-request.js';
 import { openIdParameters, type OpenIdParameters } from '../openid/openid-request.js';
 import { isOutOfBand } from './redirect-uri.js';
 import { formatScopes } from '../scopes.js';
@@ -123,7 +122,7 @@ export function authorizationRequestFields(request: AuthorizationRequest): Parti
     code_challenge: request.codeChallenge ?? '',
     code_challenge_method: request.codeChallengeMethod ?? '',
     ...(request.oidc.nonce !== null && { nonce: request.oidc.nonce }),
-    ...(request.oidc.claims !== null && { claims: claimsRequestJson(request.oidc.claims) }),
+    ...(request.oidc.claimsParameter !== null && { claims: request.oidc.claimsParameter }),
     ...(request.dpopJkt !== null && { dpop_jkt: request.dpopJkt }),
   };
 }

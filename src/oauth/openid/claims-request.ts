@@ -25,7 +25,10 @@ const UNDERSTOOD: Record<ClaimsMember, (name: string) => boolean> = {
   id_token: (name) => ['sub', 'auth_time', 'acr'].includes(name) || isScopedClaim(name),
 };
 
-/** The longest claims parameter read: every understood claim with values fits many times over. */
+/**
+ * The longest claims parameter read: every understood claim with values fits many times over. It bounds the parameter
+ * as the client sent it, never the stored form, which can be longer (value becomes values, empty members are added).
+ */
 export const MAX_CLAIMS_PARAMETER_LENGTH = 4096;
 
 export class ClaimsRequestInvalid extends Error {}
@@ -36,6 +39,10 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 export function parseClaimsRequest(text: string): ClaimsRequest {
   if (text.length > MAX_CLAIMS_PARAMETER_LENGTH)
     throw new ClaimsRequestInvalid(`The claims parameter is too long (at most ${MAX_CLAIMS_PARAMETER_LENGTH} characters).`);
+  return claimsRequestOf(text);
+}
+
+function claimsRequestOf(text: string): ClaimsRequest {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -71,7 +78,7 @@ function requestedClaim(request: unknown, what: string): RequestedClaim {
   return { essential, values: value === undefined && values === undefined ? null : asked };
 }
 
-/** The request as it is stored with a code and its tokens (the same JSON shape, normalised), and sent again by the consent form. */
+/** The request as it is stored with a code and its tokens (the same JSON shape, normalised). */
 export function claimsRequestJson(request: ClaimsRequest): string {
   const stored = ({ essential, values }: RequestedClaim) =>
     essential || values !== null ? { ...(essential && { essential }), ...(values !== null && { values }) } : null;
@@ -83,10 +90,23 @@ export function claimsRequestJson(request: ClaimsRequest): string {
 export function storedClaimsRequest(text: string | null): ClaimsRequest | null {
   if (text === null) return null;
   try {
-    return parseClaimsRequest(text);
+    return claimsRequestOf(text);
   } catch {
     return null;
   }
+}
+
+/**
+ * Core 5.4 and 5.5: a standard claim asked for by name only when the client holds the scope that carries it (`held`,
+ * what its scope parameter could ask for); the others are dropped, since section 5.5 lets the OP decline to return a
+ * claim and 5.5.1 makes an essential claim not returned no error. sub, auth_time and acr belong to no scope and stay.
+ */
+export function claimsWithinScopes(request: ClaimsRequest | null, held: readonly string[]): ClaimsRequest | null {
+  if (request === null) return null;
+  const carried = new Set<string>(scopeClaimNames(held));
+  const within = (claims: RequestedClaims): RequestedClaims =>
+    Object.fromEntries(Object.entries(claims).filter(([name]) => !isScopedClaim(name) || carried.has(name)));
+  return { userinfo: within(request.userinfo), id_token: within(request.id_token) };
 }
 
 /** The standard claims a member asks for by name. */

@@ -1,7 +1,7 @@
 import type { AuthorizationContext, AuthorizationRule } from '../authorization/authorization-context.js';
-import { present, requestedScopes, value } from '../authorization/authorization-context.js';
+import { allowedScopes, present, requestedScopes, value } from '../authorization/authorization-context.js';
 import { AccessDenied, InvalidRequest, RequestNotSupported, RequestUriNotSupported } from '../errors.js';
-import { ClaimsRequestInvalid, parseClaimsRequest, requiresAcr, type ClaimsRequest } from './claims-request.js';
+import { ClaimsRequestInvalid, claimsWithinScopes, parseClaimsRequest, requiresAcr, type ClaimsRequest } from './claims-request.js';
 
 // The OpenID Connect parameters of an authorization request (Core 3.1.2.1) and their rules. display,
 // ui_locales, claims_locales and acr_values are accepted and have no effect: there is one page layout, one
@@ -20,8 +20,16 @@ export interface OpenIdParameters {
   loginHint: string | null;
   /** An ID token of this server naming the user expected to be signed in. */
   idTokenHint: string | null;
-  /** Core 5.5: the claims asked for by name (only those this server understands); null without it, or without openid. */
+  /**
+   * Core 5.5: the claims asked for by name (only those this server understands, of the scopes the client holds); null
+   * without it, or without openid.
+   */
   claims: ClaimsRequest | null;
+  /**
+   * The claims parameter as the client sent it (null when `claims` is): what the consent form sends again, since the
+   * stored form can be longer than the parameter may be.
+   */
+  claimsParameter: string | null;
 }
 
 export const NO_OPENID_PARAMETERS: OpenIdParameters = {
@@ -31,6 +39,7 @@ export const NO_OPENID_PARAMETERS: OpenIdParameters = {
   loginHint: null,
   idTokenHint: null,
   claims: null,
+  claimsParameter: null,
 };
 
 const MAX_NONCE_LENGTH = 512;
@@ -41,13 +50,16 @@ const promptsOf = (context: AuthorizationContext) => (value(context, 'prompt') ?
 /** The parameters of a request that passed OPENID_RULES; none at all while OpenID Connect is off. */
 export function openIdParameters(context: AuthorizationContext): OpenIdParameters {
   if (!context.config.openid.enabled) return NO_OPENID_PARAMETERS;
+  const claims = claimsOf(context);
   return {
     nonce: nonBlank(context, 'nonce'),
     prompts: promptsOf(context) as Prompt[],
     maxAge: present(context, 'max_age') ? Number(value(context, 'max_age')) : null,
     loginHint: nonBlank(context, 'login_hint'),
     idTokenHint: nonBlank(context, 'id_token_hint'),
-    claims: claimsOf(context),
+    // Core 5.4: a claim of a scope the client may not be granted is not released by naming it (issue 31, from review).
+    claims: claimsWithinScopes(claims, allowedScopes(context)),
+    claimsParameter: claims === null ? null : value(context, 'claims')!,
   };
 }
 

@@ -53,6 +53,14 @@ function afterSignIn(url: string): string {
   return parsed.pathname + parsed.search;
 }
 
+/** Whether the session's latest sign-in came back to this very URL; read once, so a later visit may sign in again. */
+function signInCameBack(request: FastifyRequest): boolean {
+  const signedInFor = request.session.get('signedInFor');
+  if (signedInFor === undefined) return false;
+  request.session.set('signedInFor', undefined);
+  return signedInFor === request.url;
+}
+
 /**
  * Controller key `authorizations` (SPEC 3.5, reference 4): `new` (GET /oauth/authorize: the consent page, or
  * a skipped consent, or an error), `create` (POST: approve), `destroy` (DELETE, or POST with _method=delete:
@@ -72,7 +80,8 @@ export class AuthorizationsController extends Controller {
     if (!validation.ok) return this.refuse(request, reply, validation, 302);
     const authorization = validation.request;
     const owner = await sessionUser(this.deps, request);
-    const interaction = await nextInteraction(this.deps, authorization, owner, () =>
+    const session = owner && { ...owner, signedInForRequest: signInCameBack(request) };
+    const interaction = await nextInteraction(this.deps, authorization, session, () =>
       owner ? this.skipAuthorization(authorization, owner) : Promise.resolve(false),
     );
     if (interaction.next === 'error') return this.refuse(request, reply, interactionFailure(authorization, interaction.error), 302);
@@ -111,7 +120,9 @@ export class AuthorizationsController extends Controller {
 
   /**
    * To /login and back. Coming back must not ask again: the way back drops prompt=login, max_age and
-   * id_token_hint, which the sign-in has just satisfied (or, for a hint, replaced by whoever signed in).
+   * id_token_hint, which the sign-in has just satisfied (or, for a hint, replaced by whoever signed in). A sub named
+   * by the claims parameter stays: the sign-in is recorded as made for this URL, and nextInteraction ends the request
+   * if it still gives someone else.
    */
   protected signIn(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, signedIn: boolean): FastifyReply {
     request.session.set('reauthenticate', signedIn ? true : undefined);

@@ -74,6 +74,7 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     request.session.set('userId', user.id);
     request.session.set('authTime', Math.floor(deps.now().getTime() / 1000));
     request.session.set('sid', randomBytes(16).toString('base64url'));
+    request.session.set('signedInFor', returnTo);
     request.log.info({ event: 'login.succeeded', userId: user.id }, 'login succeeded');
     return reply.redirect(returnTo, 303);
   });
