@@ -14,6 +14,8 @@ const BASE = { name: 'Pairwise client', redirect_uri: 'https://rp.example/cb\nht
 const NEEDS_SALT = 'Pairwise subject identifiers need OpenID Connect (openid.enabled) and a salt (openid.pairwiseSalt, env PAIRWISE_SALT).';
 const ONE_HOST =
   'A pairwise application needs its redirect URIs on one host (its sector, OpenID Connect Core 8.1), or a sector_identifier_uri.';
+const LOOPBACK = (host: string) =>
+  `A pairwise application whose redirect URIs are on the loopback host ${host} needs a sector_identifier_uri: every native app shares that host, and a sector (OpenID Connect Core 8.1, Registration 2) must be the application's own.`;
 
 describe(`/oauth/applications subject_type (${backend})`, () => {
   let server: TestServer;
@@ -71,6 +73,17 @@ describe(`/oauth/applications subject_type (${backend})`, () => {
       'https://rp.example/cb',
       'https://rp.example/other',
     ]);
+  });
+
+  it('Core 8.1: pairwise with loopback redirect URIs only (a native app) is refused (422): every native app shares that sector', async () => {
+    for (const [host, redirect] of <Array<[string, string]>>[
+      ['127.0.0.1', 'http://127.0.0.1/cb'],
+      ['[::1]', 'http://[::1]:8080/cb'],
+    ]) {
+      const response = await postJson({ subject_type: 'pairwise', redirect_uri: redirect });
+      expect(response.statusCode, redirect).toBe(422);
+      expect(JSON.stringify(response.json())).toContain(LOOPBACK(host));
+    }
   });
 
   it('JSON: a value other than public or pairwise is refused (422) naming it', async () => {
@@ -135,7 +148,7 @@ describe(`oauth-service apps --subject-type (${backend})`, { timeout: 120_000 },
     expect((await cli.run(['apps', 'show', created.uid])).stdout).toContain('  subject:        public (the default)\n');
   });
 
-  it('a pairwise client on two hosts, or an unknown type, is a usage error naming the problem', async () => {
+  it('a pairwise client on two hosts or on a loopback host only, or an unknown type, is a usage error naming the problem', async () => {
     const twoHosts = await cli.run([
       'apps',
       'create',
@@ -149,6 +162,17 @@ describe(`oauth-service apps --subject-type (${backend})`, { timeout: 120_000 },
       'pairwise',
     ]);
     expect(usageErrorLine(twoHosts)).toBe(`oauth-service: ${ONE_HOST}`);
+    const loopback = await cli.run([
+      'apps',
+      'create',
+      '--name',
+      'Native',
+      '--redirect-uri',
+      'http://127.0.0.1/cb',
+      '--subject-type',
+      'pairwise',
+    ]);
+    expect(usageErrorLine(loopback)).toBe(`oauth-service: ${LOOPBACK('127.0.0.1')}`);
     const unknown = await cli.run(['apps', 'create', '--name', 'Unknown', ...REDIRECT, '--subject-type', 'ppid']);
     expect(usageErrorLine(unknown)).toBe('oauth-service: Subject type must be public or pairwise, not "ppid".');
   });

@@ -77,6 +77,28 @@ describe(`OpenID Connect Registration 1.0 section 2 subject_type and sector_iden
     );
   });
 
+  it('Core 8.1, Registration 1.0 section 2: a pairwise native app on a loopback host needs a sector_identifier_uri (every native app shares the host)', async () => {
+    for (const [host, redirect] of <Array<[string, string]>>[
+      ['127.0.0.1', 'http://127.0.0.1/cb'],
+      ['[::1]', 'http://[::1]/cb'],
+      ['localhost', 'http://localhost/cb'],
+    ]) {
+      await refused(
+        { redirect_uris: [redirect], application_type: 'native', subject_type: 'pairwise' },
+        `A pairwise application whose redirect URIs are on the loopback host ${host} needs a sector_identifier_uri: every native app shares that host, and a sector (OpenID Connect Core 8.1, Registration 2) must be the application's own.`,
+      );
+    }
+    const uri = sectorDocument(['http://127.0.0.1/cb']);
+    const own = await register({
+      redirect_uris: ['http://127.0.0.1/cb'],
+      application_type: 'native',
+      subject_type: 'pairwise',
+      sector_identifier_uri: uri,
+    });
+    expect(own.statusCode, own.body).toBe(201);
+    expect(own.json()).toMatchObject({ subject_type: 'pairwise', sector_identifier_uri: uri });
+  });
+
   it('Core 8.1: a sector_identifier_uri listing every redirect URI is fetched once, stored and answered', async () => {
     const uri = sectorDocument([CALLBACK, OTHER, 'https://unused.example/cb']);
     const before = documents.requests.length;

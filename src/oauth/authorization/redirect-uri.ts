@@ -110,7 +110,7 @@ function lacksRequiredHost(parts: UriParts): boolean {
   return parts.scheme !== undefined && HTTP_SCHEMES.has(parts.scheme.toLowerCase()) && !parts.host;
 }
 
-function isLoopbackHost(host: string | undefined): boolean {
+export function isLoopbackHost(host: string | undefined): boolean {
   return host === '[::1]' || (host !== undefined && LOOPBACK_V4.test(host));
 }
 

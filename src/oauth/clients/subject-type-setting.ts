@@ -1,4 +1,5 @@
 import type { Config } from '../../config/types.js';
+import { isLoopbackHost } from '../authorization/redirect-uri.js';
 import { pairwiseAvailable, sectorOf, type SubjectClient } from '../openid/subject.js';
 import type { SubjectType } from './application-store.js';
 
@@ -27,9 +28,16 @@ export function subjectTypeError(
   if (!pairwiseAvailable(config))
     return 'Pairwise subject identifiers need OpenID Connect (openid.enabled) and a salt (openid.pairwiseSalt, env PAIRWISE_SALT).';
   // Core 8.1: without a sector_identifier_uri, the sector is the redirect URIs' host, so they must name one.
-  if (sectorOf(client) === null)
+  const sector = sectorOf(client);
+  if (sector === null)
     return client.sectorIdentifierUri === null
       ? 'A pairwise application needs its redirect URIs on one host (its sector, OpenID Connect Core 8.1), or a sector_identifier_uri.'
       : 'The sector_identifier_uri has no host.';
+  // Core 8.1: a loopback host (a native app's, RFC 8252 section 7.3) is every native app's, so as a sector it would
+  // give them all the same pairwise sub; such an app names its own sector with a sector_identifier_uri.
+  if (client.sectorIdentifierUri === null && isLoopbackSector(sector))
+    return `A pairwise application whose redirect URIs are on the loopback host ${sector} needs a sector_identifier_uri: every native app shares that host, and a sector (OpenID Connect Core 8.1, Registration 2) must be the application's own.`;
   return null;
 }
+
+const isLoopbackSector = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost') || isLoopbackHost(host);
