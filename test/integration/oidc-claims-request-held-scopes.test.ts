@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateApplication } from '../../src/oauth/clients/applications.js';
 import { authorizeUrl, hiddenFields } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import {
@@ -9,7 +10,9 @@ import {
   openIdProvider,
   redirectedError,
   suiteRequest,
+  tokenEndpoint,
   userInfoClaims,
+  validIdToken,
   type Client,
   type OpenIdProvider,
 } from '../conformance/support.js';
@@ -17,7 +20,8 @@ import {
 // OpenID Connect Core 1.0 sections 5.4 and 5.5 (issue 31, from review): the claims request parameter asks for claims by
 // name, but only within the scopes the client may hold (client-holdings.ts): an admin's scope list, or what a
 // self-registered client registered and registration.allowedScopes allows. Other claims are dropped, never released,
-// and the consent page does not name them (5.5: the OP may decline to return a claim; 5.5.1: essential or not).
+// and the consent page does not name them (5.5: the OP may decline to return a claim; 5.5.1: essential or not). A scope
+// removed from the client takes its claims with it, as it takes itself (test/security/removed-scopes.test.ts).
 
 const BEYOND_OPENID = JSON.stringify({
   userinfo: { email: null, phone_number: { essential: true }, address: null },
@@ -31,7 +35,8 @@ async function consentedFlow(op: OpenIdProvider, client: Client, parameters: Rec
   expect(page.statusCode, page.body.slice(0, 300)).toBe(200);
   const code = codeFrom(await op.agent.post('/oauth/authorize', hiddenFields(page.body)), request);
   const { tokens, claims: idToken } = await exchange(op, code, { client, nonce: request.nonce });
-  return { page: page.body, idToken, userinfo: await userInfoClaims(op, tokens.access_token, idToken.sub) };
+  const userinfo = await userInfoClaims(op, tokens.access_token, idToken.sub);
+  return { page: page.body, idToken, userinfo, refreshToken: tokens.refresh_token };
 }
 
 describe(`OpenID Connect Core 1.0 section 5.4: the claims parameter within the scopes a client holds (${backend})`, () => {
@@ -67,6 +72,31 @@ describe(`OpenID Connect Core 1.0 section 5.4: the claims parameter within the s
     expect(page).not.toContain('phone number');
     expect(userinfo).toEqual({ sub: idToken.sub, email: CLAIMS.email });
     expect(idToken.email).toBe(CLAIMS.email);
+  });
+
+  it('OpenID Connect Core 1.0 section 5.4: a claim of a scope removed from the client is gone from a code issued before and from every refresh', async () => {
+    const client = await op.newClient({ name: 'Losing email', scopes: 'openid email' });
+    const before = await consentedFlow(op, client, { claims: BEYOND_OPENID });
+    expect(before.userinfo.email).toBe(CLAIMS.email);
+    const request = suiteRequest(client, { claims: BEYOND_OPENID });
+    const code = codeFrom(await op.agent.request({ method: 'GET', url: authorizeUrl(request) }), request);
+
+    const { application } = client;
+    await updateApplication(op.server.deps, application.id, {
+      name: application.name,
+      redirectUri: application.redirectUris.join('\n'),
+      scopes: 'openid',
+      confidential: true,
+    });
+    const exchanged = await exchange(op, code, { client, nonce: request.nonce });
+    expect(exchanged.claims).not.toHaveProperty('email');
+    expect(await userInfoClaims(op, exchanged.tokens.access_token, exchanged.claims.sub)).toEqual({ sub: exchanged.claims.sub });
+
+    const refreshed = await tokenEndpoint(op, { grant_type: 'refresh_token', refresh_token: before.refreshToken! }, { client });
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    const idToken = await validIdToken(op, refreshed.json().id_token, client, { accessToken: refreshed.json().access_token });
+    expect(idToken).not.toHaveProperty('email');
+    expect(await userInfoClaims(op, refreshed.json().access_token, idToken.sub)).toEqual({ sub: idToken.sub });
   });
 
   it('OpenID Connect Core 1.0 section 5.4: a self-registered client gets no claim of a scope registration.allowedScopes does not allow', async () => {

@@ -11,7 +11,7 @@ import { issuedToken } from '../tokens/token-issuer.js';
 import { admitClient, issuesRefreshToken, recordDpopProof } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { mintWithIdToken } from './mint-with-id-token.js';
-import { currentScopes } from './requested-scopes.js';
+import { currentClaims, currentScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 /** RFC 6749 section 4.1.3: exchange a code for tokens, with the checks of reference 5.4 and SPEC 3.1. */
@@ -64,7 +64,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
       sessionId: grant.sessionId,
       audience,
       dpopJkt,
-      claims: grant.claims,
+      claims: currentClaims(grant.claims, application, deps.config),
     },
     grant.nonce,
   );

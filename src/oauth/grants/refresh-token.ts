@@ -13,7 +13,7 @@ import { isRefreshUsable } from '../tokens/token-state.js';
 import { admitClient, recordDpopProof } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import { mintWithIdToken } from './mint-with-id-token.js';
-import { currentScopes } from './requested-scopes.js';
+import { currentClaims, currentScopes } from './requested-scopes.js';
 
 /**
  * RFC 6749 section 6 with RFC 9700 section 4.14 rotation: the presented refresh token is retired and a new
@@ -133,7 +133,7 @@ async function successorRequest(
     audience,
     dpopJkt,
     // OpenID Connect Core 5.5: what the authorization asked for by name, for UserInfo and the refreshed ID token.
-    claims: token.claims,
+    claims: currentClaims(token.claims, application, deps.config),
   };
 }
 

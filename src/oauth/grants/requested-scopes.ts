@@ -1,5 +1,6 @@
 import { heldDefaultScopes, heldScopes, restrictsScopes } from '../clients/client-holdings.js';
 import type { OAuthDeps } from '../deps.js';
+import { claimsWithinScopes, type ClaimsRequest } from '../openid/claims-request.js';
 import { InvalidScope } from '../errors.js';
 import { allScopesAllowed, isWellFormedScopeParam, parseScopes } from '../scopes.js';
 import type { ApplicationRecord } from '../store.js';
@@ -34,4 +35,16 @@ export function currentScopes(scopes: readonly string[], application: Applicatio
   if (!restrictsScopes(application)) return [...scopes];
   const held = heldScopes(application, config);
   return scopes.filter((scope) => held.includes(scope));
+}
+
+/**
+ * The claims asked for by name (OpenID Connect Core 5.5) cut as currentScopes cuts the scopes: a claim of a scope the
+ * client no longer holds is not released again (Core 5.4), for a code issued before the change and on every refresh.
+ */
+export function currentClaims(
+  claims: ClaimsRequest | null,
+  application: ApplicationRecord | null,
+  config: OAuthDeps['config'],
+): ClaimsRequest | null {
+  return claimsWithinScopes(claims, heldScopes(application, config));
 }
