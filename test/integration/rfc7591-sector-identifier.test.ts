@@ -9,7 +9,7 @@ import {
 import { createClient, createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { CALLBACK, codeFlow, openIdServer, verifiedIdToken } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
-import type { TestServer } from '../helpers/test-server.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 // Issue 31 item 3 at registration: OpenID Connect Registration 1.0 section 2's subject_type and sector_identifier_uri,
 // validated as Core 1.0 section 8.1 says: the URI is https, fetched under the metadata-document fetcher's SSRF rules,
@@ -24,8 +24,8 @@ describe(`OpenID Connect Registration 1.0 section 2 subject_type and sector_iden
   let server: TestServer;
   let strict: TestServer;
   let documents: DocumentServer;
+  const tls = selfSignedCertificate();
   beforeAll(async () => {
-    const tls = selfSignedCertificate();
     documents = await documentServer(tls);
     server = await openIdServer({
       config: {
@@ -162,6 +162,34 @@ describe(`OpenID Connect Registration 1.0 section 2 subject_type and sector_iden
       'Pairwise subject identifiers need OpenID Connect (openid.enabled) and a salt (openid.pairwiseSalt, env PAIRWISE_SALT).',
       strict,
     );
+  });
+
+  it('RFC 7591 section 2: with OpenID Connect off, subject_type and sector_identifier_uri are ignored: nothing fetched, nothing refused, the client public', async () => {
+    const off = await buildTestServer({
+      config: {
+        openid: { enabled: false, pairwiseSalt: SALT },
+        registration: { ...REGISTRATION, clientIdMetadataDocuments: documentSettings({ enabled: false }) },
+      },
+      clientMetadataDocumentCa: tls.cert,
+    });
+    try {
+      const before = documents.requests.length;
+      for (const metadata of [
+        // A document that does not list the redirect URI, and one that is not there: either is refused while OpenID Connect is on.
+        { subject_type: 'pairwise', sector_identifier_uri: sectorDocument([OTHER]) },
+        { subject_type: 'pairwise', sector_identifier_uri: `${documents.origin}/missing.json` },
+        { subject_type: 'ppid', sector_identifier_uri: 42 },
+      ]) {
+        const response = await register({ redirect_uris: [CALLBACK], scope: 'read', ...metadata }, off);
+        expect(response.statusCode, response.body).toBe(201);
+        expect(response.json().sector_identifier_uri).toBeUndefined();
+        const stored = (await off.deps.stores.applications.findByUid(response.json().client_id))!;
+        expect(stored).toMatchObject({ subjectType: 'public', sectorIdentifierUri: null });
+      }
+      expect(documents.requests.length).toBe(before);
+    } finally {
+      await off.close();
+    }
   });
 
   it('RFC 7592 section 2.2: an update may make the client public again, dropping its sector', async () => {

@@ -172,8 +172,12 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   const softwareId = text(body.software_id, 'software_id');
   const softwareVersion = text(body.software_version, 'software_version');
   const backchannelLogout = backchannelLogoutMetadataOf(body, config, authMethod !== 'none');
-  const subjectType = oneOf(body.subject_type, 'subject_type', SUBJECT_TYPES) ?? 'public';
-  const sectorIdentifierUri = sectorIdentifierUriOf(body.sector_identifier_uri);
+  // Registration 1.0 section 2's subject metadata while OpenID Connect is on; off, metadata this server does not act
+  // on, ignored (RFC 7591 section 2) as the back-channel logout fields are: no sector_identifier_uri fetched, no
+  // refusal of pairwise (issue 31 item 7: the wire behaviour with OpenID Connect off is unchanged).
+  const openid = config.openid.enabled;
+  const subjectType = (openid && oneOf(body.subject_type, 'subject_type', SUBJECT_TYPES)) || 'public';
+  const sectorIdentifierUri = openid ? sectorIdentifierUriOf(body.sector_identifier_uri) : undefined;
   const refreshTokens = oneOf(body.refresh_tokens, 'refresh_tokens', REFRESH_TOKENS_VALUES) ?? 'always';
   return {
     redirect_uris: redirectUris,
