@@ -43,7 +43,7 @@ export const backchannelLogoutSchema = {
       enum: [...BACKCHANNEL_PRIVATE_ADDRESSES],
       default: 'adminClients',
       description:
-        'Which back-channel URIs may reach loopback, private and link-local addresses: none; adminClients (those an admin made; a self-registered client never); all (development only).',
+        'Which back-channel URIs may reach loopback, private and link-local addresses: none; adminClients (those an admin made; a self-registered client never); all (development only: refused when NODE_ENV is production).',
     },
     keepDays: {
       type: 'integer',

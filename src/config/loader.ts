@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject } from 'ajv/dist/2019.js';
 import { configValidator } from './config-validator.js';
+import { developmentOnlyProblems } from './development-only-settings.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
 import { introspectionSubNotes } from './introspection-schema.js';
 import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
@@ -251,6 +252,7 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
       'KEY_ENCRYPTION_KEY: needed while openid.enabled is true, to encrypt the signing keys (32 random bytes: openssl rand -hex 32)',
     );
   }
+  problems.push(...developmentOnlyProblems(config, env));
   // A nonce from one instance must be good on the others: they derive it from the shared session secret.
   if (config.dpop.nonce.required && config.sessionSecret === null) {
     problems.push('dpop.nonce.required: needs sessionSecret (SESSION_SECRET), which every instance derives the nonces from');

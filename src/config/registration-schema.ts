@@ -19,7 +19,8 @@ const clientIdMetadataDocumentsSchema = {
     allowPrivateAddresses: {
       type: 'boolean',
       default: false,
-      description: 'Development only: fetch documents from loopback, private and link-local addresses.',
+      description:
+        'Development only (refused when NODE_ENV is production): fetch documents, and sector_identifier_uri, from loopback, private and link-local addresses.',
     },
     maxBytes: {
       type: 'integer',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/loader.js';
 import { configSchema } from '../../src/config/schema.js';
+import type { ConfigInput } from '../../src/config/types.js';
 
 const root = join(import.meta.dirname, '../..');
 const fixture = (name: string) => join(root, 'test/fixtures/config', name);
@@ -171,6 +172,22 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(problemsOf(() => loadConfig({ input: { ...openid, grantFlows: ['authorization_code'], registration } }))).toEqual([
       'registration.allowedScopes: offline_access needs refresh_token in grantFlows (no refresh token could be issued)',
     ]);
+  });
+
+  it('refuses the development-only private-address settings when NODE_ENV is production, each named', () => {
+    const input = {
+      openid: { backchannelLogout: { privateAddresses: 'all' } },
+      registration: { clientIdMetadataDocuments: { allowPrivateAddresses: true } },
+    } as ConfigInput;
+    expect(problemsOf(() => loadConfig({ input, env: { NODE_ENV: 'production', KEY_ENCRYPTION_KEY: 'k'.repeat(64) } }))).toEqual([
+      'openid.backchannelLogout.privateAddresses: "all" is for development only (NODE_ENV is production): a self-registered client could aim logout POSTs at internal addresses; use "adminClients" (the default) or "none"',
+      'registration.clientIdMetadataDocuments.allowPrivateAddresses: true is for development only (NODE_ENV is production): a client could make this server fetch its metadata document or sector_identifier_uri from internal addresses; set it to false',
+    ]);
+    const development = loadConfig({ input });
+    expect(development.openid.backchannelLogout.privateAddresses).toBe('all');
+    expect(development.registration.clientIdMetadataDocuments.allowPrivateAddresses).toBe(true);
+    const defaults = loadConfig({ env: { NODE_ENV: 'production' } });
+    expect(defaults.openid.backchannelLogout.privateAddresses).toBe('adminClients');
   });
 
   it('returns a deeply frozen config', () => {
