@@ -12,7 +12,9 @@ import type { UserRecord } from '../../src/oauth/store.js';
 // OpenID Connect Core 1.0 section 8.1 as relying parties written with openid-client 6 meet it, a person in Chromium:
 // a pairwise client sees a sub of its own for the user, stable across sign-ins and refreshes and the same at
 // UserInfo and introspection, where a public client sees the user's own subject and a pairwise client of another
-// sector (another redirect URI host) yet another.
+// sector (another sector_identifier_uri host) yet another. The relying parties' callback is on loopback, every native
+// app's host and so no sector (Core 8.1): each pairwise one is stored with the sector_identifier_uri a registration
+// would have checked.
 
 const SALT = 'pairwise-salt-for-the-browser-relying-party-01';
 
@@ -33,7 +35,6 @@ describe('openid-client 6 with Chromium: pairwise subject identifiers (OpenID Co
       {
         openid: { enabled: true, pairwiseSalt: SALT },
         grantFlows: ['authorization_code', 'refresh_token'],
-        // The other sector's callback is http://localhost (the same loopback server under another host name).
         forceSslInRedirectUri: false,
       },
       { env: { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') } },
@@ -44,9 +45,15 @@ describe('openid-client 6 with Chromium: pairwise subject identifiers (OpenID Co
   });
   afterAll(() => closeAll(browser, server, callback));
 
-  /** A client an admin made, and openid-client configured for it by discovery. */
-  async function relyingParty(name: string, subjectType: 'public' | 'pairwise', redirectUri = callback.url): Promise<RelyingParty> {
-    const { application, plainSecret } = await createClient(server.deps, { name, redirectUri, subjectType });
+  /** A client (pairwise: of the sector `sector`), and openid-client configured for it by discovery. */
+  async function relyingParty(name: string, subjectType: 'public' | 'pairwise', sector = 'notes.example'): Promise<RelyingParty> {
+    const redirectUri = callback.url;
+    const { application, plainSecret } = await createClient(server.deps, { name, redirectUri });
+    if (subjectType === 'pairwise')
+      await server.deps.stores.applicationAdmin.update(application.id, {
+        subjectType,
+        sectorIdentifierUri: `https://${sector}/redirect-uris.json`,
+      });
     const config = await client.discovery(new URL(server.baseUrl), application.uid, undefined, client.ClientSecretBasic(plainSecret!), {
       // Loopback http; and the ID token's signature checked by the JWKS (Core 3.1.3.7 item 6).
       execute: [client.allowInsecureRequests, client.enableNonRepudiationChecks],
@@ -98,9 +105,9 @@ describe('openid-client 6 with Chromium: pairwise subject identifiers (OpenID Co
     expect((await signIn(pairwise)).claims()!.sub).toBe(pairwiseSub);
   });
 
-  it('a pairwise client of another sector (redirect URI host) sees yet another sub', async () => {
+  it('a pairwise client of another sector (sector_identifier_uri host) sees yet another sub', async () => {
     const here = (await signIn(await relyingParty('Same Sector', 'pairwise'))).claims()!.sub;
-    const elsewhere = await relyingParty('Other Sector', 'pairwise', callback.url.replace('127.0.0.1', 'localhost'));
+    const elsewhere = await relyingParty('Other Sector', 'pairwise', 'other-notes.example');
     const there = (await signIn(elsewhere)).claims()!.sub;
     expect(there).not.toBe(here);
     expect(there).not.toBe(user.subject);
