@@ -16,7 +16,7 @@ declare module '@fastify/secure-session' {
     userId: number;
     /** When the user signed in, epoch seconds (OpenID Connect auth_time, max_age). */
     authTime: number;
-    /** The login session's id: the sid claim of ID tokens, and what end_session ends. */
+    /** The login session's id, what end_session ends; each client's sid claim is derived from it (openid/client-sid.ts). */
     sid: string;
     /** Set by prompt=login, max_age or an id_token_hint for someone else: /login asks again despite a session. */
     reauthenticate: boolean;
