@@ -7,7 +7,7 @@ import { capturedLogLines } from '../helpers/log-lines.js';
 import { bearer } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
-import { ADMIN_PASSWORD, JSON_API, JSON_BODY } from '../integration/applications-support.js';
+import { ADMIN_PASSWORD, AdminSession, JSON_API, JSON_BODY } from '../integration/applications-support.js';
 
 // Issue 29 items 3 and 6: what a self-registered client can do to itself through RFC 7592's management endpoint.
 // An update may not keep an admin's approval of what it changed (item 3), and the registration access token is
@@ -132,6 +132,31 @@ describe(`issue 29 item 3: an RFC 7592 update keeps no approval of what it chang
     expect(await approvedAt(client.client_id)).toBe(approval);
     expect(log.lines.slice(before).filter((line) => String(line.event).endsWith('approval_withdrawn'))).toEqual([]);
     expect(await consentPage(client.client_id)).not.toContain(NOTICE);
+  });
+
+  it('issue 29 item 3 (RFC 7592 section 2.2): an approval from a page shown before the client changed a reviewed field is refused; from the page as it is, it holds', async () => {
+    const client = await register(server);
+    const id = await idOf(client.client_id);
+    const admin = new AdminSession(server.app);
+    const reviewedOn = (page: string) => /name="reviewed" value="([^"]+)"/.exec(page)?.[1];
+    const seen = reviewedOn((await admin.get(`/oauth/applications/${id}`)).body);
+    expect(seen).toEqual(expect.any(String));
+    // While the admin reads the page, the client renames itself.
+    const renamed = await manage(server, 'PUT', client.client_id, client.registration_access_token, {
+      ...METADATA,
+      client_id: client.client_id,
+      client_name: 'Not What Was Reviewed',
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    const refused = await admin.submit(`/oauth/applications/${id}/approve`, { reviewed: seen! });
+    expect(refused.statusCode).toBe(302);
+    expect((await admin.follow(refused)).body).toContain('changed its reviewed metadata since this page was shown');
+    expect(await approvedAt(client.client_id)).toBeNull();
+    const current = await admin.get(`/oauth/applications/${id}`);
+    expect(current.body).toContain('Not What Was Reviewed');
+    const approved = await admin.submit(`/oauth/applications/${id}/approve`, { reviewed: reviewedOn(current.body)! });
+    expect(approved.statusCode).toBe(302);
+    expect(await approvedAt(client.client_id)).toEqual(expect.any(String));
   });
 });
 

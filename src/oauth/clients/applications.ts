@@ -18,6 +18,7 @@ import { registrationErrors, splitRegisteredUris } from '../authorization/redire
 import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
 import { constantTimeEqual, generateClientId, generateSecret, storedForm } from '../secrets.js';
 import type { ApplicationRecord } from '../store.js';
+import { reviewedFingerprint } from './client-approval.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
 export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogoutFields {
@@ -254,17 +255,26 @@ export class ApprovalNotNeeded extends Error {
   }
 }
 
+export class ApprovalOfChangedApplication extends Error {
+  constructor() {
+    super('The application changed its reviewed metadata since this page was shown: review it again before approving.');
+  }
+}
+
 /**
  * Issue 19: an admin vouches for a self-registered client, and the consent screen stops warning about it. An
- * admin-made application needs no approval (422). Approving again keeps the first approval's time.
+ * admin-made application needs no approval (422). Approving again keeps the first approval's time. `seen`, the
+ * reviewed fields' fingerprint of the page the admin approved from (client-approval.ts), must still be the
+ * client's: one that changed itself meanwhile is not approved (issue 29 item 3).
  */
-export async function approveApplication(deps: OAuthDeps, id: number): Promise<ApplicationRecord | null> {
+export async function approveApplication(deps: OAuthDeps, id: number, seen?: string): Promise<ApplicationRecord | null> {
   const current = await deps.stores.applications.findById(id);
   if (!current) return null;
   if (current.registeredBy === 'admin') {
     throw new ApprovalNotNeeded();
   }
   if (current.approvedAt !== null) return current;
+  if (seen !== undefined && seen !== reviewedFingerprint(current)) throw new ApprovalOfChangedApplication();
   return deps.stores.applicationAdmin.update(id, { approvedAt: deps.now() });
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ApplicationInput, ApplicationRecord } from '../store.js';
 
 // Issue 29 item 3: an admin's approval (applications.ts approveApplication) vouches for a self-registered client as
@@ -76,4 +77,21 @@ export function reportWithdrawnApproval(
 function sameSet(left: readonly string[], right: readonly string[]): boolean {
   const set = new Set(left);
   return set.size === new Set(right).size && right.every((item) => set.has(item));
+}
+
+/**
+ * The reviewed fields as the admin saw them (the approve form carries it): an approval is refused when the client
+ * changed one since the page was shown, so it never lands on metadata nobody saw. The scopes count too (they are
+ * reviewed while an approval holds client_credentials).
+ */
+export function reviewedFingerprint(application: ApplicationRecord): string {
+  const seen = [
+    [...application.redirectUris].sort(),
+    application.name,
+    application.logoUri,
+    application.tokenEndpointAuthMethod,
+    application.grantTypes === null ? null : [...application.grantTypes].sort(),
+    [...application.scopes].sort(),
+  ];
+  return createHash('sha256').update(JSON.stringify(seen)).digest('base64url');
 }

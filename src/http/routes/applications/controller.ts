@@ -3,6 +3,7 @@ import {
   ApplicationInvalid,
   approveApplication,
   ApprovalNotNeeded,
+  ApprovalOfChangedApplication,
   createApplication,
   deleteApplication,
   findApplication,
@@ -140,11 +141,11 @@ export class ApplicationsController extends Controller {
   async approve(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
     try {
-      const approved = await approveApplication(this.deps, id);
+      const approved = await approveApplication(this.deps, id, request.body?.reviewed);
       return this.#stateChanged(request, reply, approved, 'application.approved', 'Application approved.');
     } catch (error) {
-      if (!(error instanceof ApprovalNotNeeded)) throw error;
-      if (wantsJson(request)) return reply.code(422).send({ errors: [error.message] });
+      if (!(error instanceof ApprovalNotNeeded) && !(error instanceof ApprovalOfChangedApplication)) throw error;
+      if (wantsJson(request)) return reply.code(error instanceof ApprovalNotNeeded ? 422 : 409).send({ errors: [error.message] });
       return redirectAfter(request, reply, error.message, showPath(id));
     }
   }

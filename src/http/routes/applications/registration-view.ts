@@ -1,6 +1,7 @@
 import type { ApplicationListFilter } from '../../../oauth/clients/applications.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { httpsLink } from '../../client-links.js';
+import { reviewedFingerprint } from '../../../oauth/clients/client-approval.js';
 
 // Issue 19's part of the admin pages: how a self-registered client is marked in the list, what its page shows
 // of its registration, and which of Approve, Disable and Enable it offers. Client-supplied values are text the
@@ -55,6 +56,7 @@ export function registrationView(application: ApplicationRecord) {
     firstUsed: application.usedAt === null ? 'Never' : dateTime(application.usedAt),
     metadata: selfRegistered ? clientMetadata(application) : null,
     approveAction: selfRegistered && application.approvedAt === null ? `${path}/approve` : null,
+    reviewed: reviewedFingerprint(application),
     disableAction: application.disabledAt === null ? `${path}/disable` : null,
     enableAction: application.disabledAt !== null ? `${path}/enable` : null,
   };

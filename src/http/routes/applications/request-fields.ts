@@ -17,6 +17,8 @@ export interface ApplicationBody {
   subject_type?: string | null;
   dpop_bound_access_tokens?: boolean | string | string[];
   refresh_tokens?: string | null;
+  /** The approve form's: the reviewed fields' fingerprint of the page (issue 29 item 3). */
+  reviewed?: string;
   _csrf?: string;
   _method?: string;
 }

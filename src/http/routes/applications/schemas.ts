@@ -12,6 +12,15 @@ import {
 
 export { csrfOnlyBody } from '../../admin-schemas.js';
 
+/** The approve form: the reviewed fields' fingerprint of the page it was on (issue 29 item 3), when sent from one. */
+export const approveBody = formBody({
+  reviewed: {
+    type: 'string',
+    maxLength: 100,
+    description: 'The reviewed-metadata fingerprint the show page carried; a changed client is not approved.',
+  },
+});
+
 // Schemas of the admin routes (STYLE 3): every request part and every response status, for the HTML pages
 // and the JSON API alike. HTML pages are strings and skip serialization; JSON bodies are serialized through
 // these schemas, so a field that is not listed here (such as a stored secret hash) can never be sent.
@@ -173,6 +182,6 @@ export const responses = {
   ...pageAndJsonResponses('adminApplication'),
   rotate: { 200: { $ref: 'adminApplication#' }, 302: redirect, 422: validationErrors, ...pageOrJsonErrors },
   /** approve, disable, enable: the application afterwards as JSON, or back to its page with a notice. */
-  action: { 200: { $ref: 'adminApplication#' }, 302: redirect, 422: validationErrors, ...pageOrJsonErrors },
+  action: { 200: { $ref: 'adminApplication#' }, 302: redirect, 409: validationErrors, 422: validationErrors, ...pageOrJsonErrors },
 };
 export const methodOverrideResponses = { ...responses.update, ...responses.destroy };

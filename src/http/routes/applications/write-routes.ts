@@ -3,7 +3,7 @@ import type { ApplicationRoute } from './controller.js';
 import type { ApplicationBody } from './request-fields.js';
 import type { RouteOptions } from '../../route-options.js';
 import { requireCsrfToken } from './csrf.js';
-import { applicationBody, csrfOnlyBody, idParams, methodOverrideBody, methodOverrideResponses, responses } from './schemas.js';
+import { applicationBody, approveBody, csrfOnlyBody, idParams, methodOverrideBody, methodOverrideResponses, responses } from './schemas.js';
 import { INDEX_PATH } from './view-models.js';
 
 /**
@@ -49,7 +49,8 @@ export const writeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { contr
 
   // Issue 19: the state of a client, self-registered or not. Scripts POST `{}` as JSON, like rotate_secret.
   const action = { schema: { params: idParams, body: csrfOnlyBody, response: responses.action }, preValidation: csrf };
-  app.post<ApplicationRoute>(`${INDEX_PATH}/:id/approve`, action, (request, reply) => controller.approve(request, reply));
+  const approve = { ...action, schema: { ...action.schema, body: approveBody } };
+  app.post<ApplicationRoute>(`${INDEX_PATH}/:id/approve`, approve, (request, reply) => controller.approve(request, reply));
   app.post<ApplicationRoute>(`${INDEX_PATH}/:id/disable`, action, (request, reply) => controller.disable(request, reply));
   app.post<ApplicationRoute>(`${INDEX_PATH}/:id/enable`, action, (request, reply) => controller.enable(request, reply));
 };
