@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -175,6 +178,29 @@ describe(`oauth-service apps --subject-type (${backend})`, { timeout: 120_000 },
     expect(usageErrorLine(loopback)).toBe(`oauth-service: ${LOOPBACK('127.0.0.1')}`);
     const unknown = await cli.run(['apps', 'create', '--name', 'Unknown', ...REDIRECT, '--subject-type', 'ppid']);
     expect(usageErrorLine(unknown)).toBe('oauth-service: Subject type must be public or pairwise, not "ppid".');
+  });
+
+  it('apply -f: subject_type is a field of an application, as apps --json prints it; applied again nothing changes; left out it is public', async () => {
+    const path = join(tmpdir(), `oauth-provisioning-${randomBytes(8).toString('hex')}.json`);
+    onTestFinished(() => rmSync(path, { force: true }));
+    const apply = async (application: object) => {
+      writeFileSync(
+        path,
+        JSON.stringify({
+          applications: [{ uid: 'pairwise-rp', name: 'Pairwise RP', redirect_uris: ['https://rp.example/cb'], ...application }],
+        }),
+      );
+      return cli.run(['apply', '-f', path]);
+    };
+    const stored = () => cli.withDeps(async (deps) => (await deps.stores.applications.findByUid('pairwise-rp'))!.subjectType);
+    expect((await apply({ subject_type: 'pairwise' })).code).toBe(0);
+    expect(await stored()).toBe('pairwise');
+    expect((await apply({ subject_type: 'pairwise' })).stdout).toMatch(/ 1 unchanged\n$/);
+    const bad = await apply({ subject_type: 'ppid' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('applications[0].subject_type: Subject type must be public or pairwise, not "ppid".');
+    expect((await apply({})).stdout).toContain('updated application pairwise-rp: subject_type');
+    expect(await stored()).toBe('public');
   });
 
   it('apps --help documents the option', async () => {

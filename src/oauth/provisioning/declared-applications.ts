@@ -41,6 +41,7 @@ const FIELDS = [
   'access_token_format',
   'dpop_bound_access_tokens',
   'refresh_tokens',
+  'subject_type',
   'backchannel_logout_uri',
   'backchannel_logout_session_required',
 ] as const;
@@ -68,6 +69,7 @@ export const declaredApplications: KindHandler<DeclaredApplication> = {
       confidential,
       dpopBoundAccessTokens: object.boolean('dpop_bound_access_tokens') ?? false,
       refreshTokens: object.string('refresh_tokens') ?? 'always',
+      subjectType: object.string('subject_type') ?? 'public',
       postLogoutRedirectUri: object.tokens('post_logout_redirect_uris', 'a URI').join('\n'),
       idTokenSignedResponseAlg: object.nullableString('id_token_signed_response_alg') ?? '',
       userinfoSignedResponseAlg: object.nullableString('userinfo_signed_response_alg') ?? '',
