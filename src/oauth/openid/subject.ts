@@ -62,14 +62,32 @@ export function subjectFor(user: Pick<UserRecord, 'subject'>, client: SubjectCli
 }
 
 /**
- * The sub `client` sees for the resource owner of a token (one read of the user by primary key); null when the user
- * no longer exists.
+ * The sub `client` sees for the resource owner of a token; null when the user no longer exists. Introspection of a
+ * user's token and a JWT access token need it on every request, so the user's own subject is read once per store.
  */
 export async function resourceOwnerSubject(
   deps: Pick<OAuthDeps, 'stores' | 'config'>,
   resourceOwnerId: number,
   client: SubjectClient | null,
 ): Promise<string | null> {
-  const user = await deps.stores.users.findById(resourceOwnerId);
-  return user === null ? null : subjectFor(user, client, deps.config);
+  const subject = await userSubject(deps.stores.users, resourceOwnerId);
+  return subject === null ? null : subjectFor({ subject }, client, deps.config);
+}
+
+// users.subject is set when the user is made and never changed, and user ids are never reused, so the pairs read are
+// kept (per store: each server and test its own), a bounded number, the oldest dropped first. A deleted or disabled
+// user's tokens were revoked with it, so a kept subject is never answered for a token that should not be active.
+const SUBJECTS_KEPT = 10_000;
+const keptSubjects = new WeakMap<object, Map<number, string>>();
+
+async function userSubject(users: OAuthDeps['stores']['users'], id: number): Promise<string | null> {
+  let kept = keptSubjects.get(users);
+  if (kept === undefined) keptSubjects.set(users, (kept = new Map()));
+  const known = kept.get(id);
+  if (known !== undefined) return known;
+  const user = await users.findById(id);
+  if (user === null) return null;
+  if (kept.size >= SUBJECTS_KEPT) kept.delete(kept.keys().next().value!);
+  kept.set(id, user.subject);
+  return user.subject;
 }
