@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../authorization/redirect-uri.js';
 import { accessTokenFormatError } from '../tokens/access-token-format.js';
 import type { OAuthDeps } from '../deps.js';
 import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
@@ -38,7 +39,6 @@ export interface ResourceRule {
 const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
 const URI_COMPONENTS = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/;
-const LOOPBACK_V4 = /^127(?:\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
 // Never a resource: schemes that run script if the URI were ever followed.
 const SCRIPT_SCHEMES = new Set(['javascript', 'data', 'vbscript']);
 
@@ -48,8 +48,6 @@ function uriParts(uri: string) {
   return { scheme: scheme?.toLowerCase(), host, fragment };
 }
 const isHttp = (uri: string) => ['http', 'https'].includes(uriParts(uri).scheme ?? '');
-// RFC 8252 section 7.3, as for redirect URIs: literal loopback IPs, not "localhost".
-const isLoopback = (host: string | undefined) => host === '[::1]' || (host !== undefined && LOOPBACK_V4.test(host));
 
 export const URI_RULES: ResourceRule[] = [
   { name: 'present', check: (uri) => uri !== '', error: () => "URI can't be blank" },
@@ -80,7 +78,8 @@ export const URI_RULES: ResourceRule[] = [
   // The same TLS rule as redirect URIs (RFC 6749 section 3.1.2.1), with the same switch.
   {
     name: 'https unless loopback',
-    check: (uri, config) => !config.forceSslInRedirectUri || uriParts(uri).scheme !== 'http' || isLoopback(uriParts(uri).host),
+    // RFC 8252 section 7.3, as for redirect URIs (the same rule): literal loopback IPs, not "localhost".
+    check: (uri, config) => !config.forceSslInRedirectUri || uriParts(uri).scheme !== 'http' || isLoopbackHost(uriParts(uri).host),
     error: () => 'URI must be an HTTPS URI (http only on a loopback IP such as 127.0.0.1, or with forceSslInRedirectUri off).',
   },
 ];
