@@ -25,10 +25,12 @@ export function standardSubject(
 /**
  * The extra fields of an active response: the customIntrospectionResponse hook when supplied (it takes
  * precedence), else config `introspection.response`. The caller puts `active` last, so no field changes it.
+ * `application` is the token's, which the caller has read already.
  */
 export async function introspectionExtraFields(
   deps: OAuthDeps,
   token: AccessTokenRecord,
+  application: ApplicationRecord | null,
   requester: IntrospectionRequester,
 ): Promise<Record<string, unknown>> {
   const hook = deps.hooks.customIntrospectionResponse;
@@ -40,29 +42,30 @@ export async function introspectionExtraFields(
   if (entries.length === 0) return {};
   const fields: Record<string, unknown> = {};
   for (const [name, source] of entries) {
-    const value = await resolveSource(deps, token, source);
+    const value = await resolveSource(deps, token, application, source);
     if (value !== null && value !== undefined) fields[name] = value;
   }
   return fields;
 }
 
-async function resolveSource(deps: OAuthDeps, token: AccessTokenRecord, source: IntrospectionFieldSource): Promise<unknown> {
+async function resolveSource(
+  deps: OAuthDeps,
+  token: AccessTokenRecord,
+  application: ApplicationRecord | null,
+  source: IntrospectionFieldSource,
+): Promise<unknown> {
   if (typeof source === 'object') return source.value;
   switch (source) {
     // Doorkeeper's resource_owner_id, the numeric user id, under a name of the operator's choosing.
     case 'resourceOwnerId':
       return token.resourceOwnerId === null ? null : String(token.resourceOwnerId);
-    case 'subject': {
-      if (token.resourceOwnerId === null) return null;
-      const application = token.applicationId === null ? null : await deps.stores.applications.findById(token.applicationId);
-      return resourceOwnerSubject(deps, token.resourceOwnerId, application);
-    }
+    case 'subject':
+      return token.resourceOwnerId === null ? null : resourceOwnerSubject(deps, token.resourceOwnerId, application);
     case 'resourceOwner.username':
       return token.resourceOwnerId === null ? null : ((await deps.stores.users.findById(token.resourceOwnerId))?.username ?? null);
     case 'application.uid':
-    case 'application.name': {
-      const application = token.applicationId === null ? null : await deps.stores.applications.findById(token.applicationId);
-      return application ? (source === 'application.uid' ? application.uid : application.name) : null;
-    }
+      return application?.uid ?? null;
+    case 'application.name':
+      return application?.name ?? null;
   }
 }

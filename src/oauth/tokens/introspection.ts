@@ -66,7 +66,7 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], re
     const sub = await subject;
     if (sub !== null) standard.sub = sub;
   }
-  const extra = await introspectionExtraFields(deps, found.record, requester);
+  const extra = await introspectionExtraFields(deps, found.record, application, requester);
   const response = Object.keys(extra).length === 0 ? standard : { ...standard, ...extra };
   // Last, so no extra field changes it.
   response.active = true;
