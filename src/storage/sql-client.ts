@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { isDatabaseUnavailable } from './prisma-errors.js';
 
@@ -56,11 +57,16 @@ const configsFor = (named: boolean) => (named ? configsBy.named : configsBy.unna
 const TIMESTAMP_OID = 1114;
 const INT8_OID = 20;
 const parseUtcTimestamp = (value: string) => new Date(`${value.replace(' ', 'T')}Z`);
+// pg is loaded with the PostgreSQL backend only (database.ts), never by a command on PGlite: on Node 20 its first
+// import alone costs a CLI command 60-80 ms (pg probes for Cloudflare by building a fetch Response, which loads
+// Node's fetch). These parsers run on pg's connections only, after database.ts has loaded it: the require is a lookup.
+const require = createRequire(import.meta.url);
+let pgDefaultTypes: typeof pg.types | undefined;
 export const pgTypes = {
   getTypeParser(oid: number, format?: string) {
     if (oid === TIMESTAMP_OID) return parseUtcTimestamp;
     if (oid === INT8_OID) return Number;
-    return pg.types.getTypeParser(oid, format as 'text');
+    return (pgDefaultTypes ??= (require('pg') as typeof pg).types).getTypeParser(oid, format as 'text');
   },
 } as pg.CustomTypesConfig;
 
