@@ -82,3 +82,37 @@ export class GuardUnavailableError extends Error {
     return { error: this.code, error_description: this.description };
   }
 }
+
+const MISCONFIGURED_TEXT = 'the API is misconfigured';
+
+/**
+ * The authorization server refused the guard's own request: its client credentials (`invalid_client`, a 401 or
+ * 403), its permission to introspect (`unauthorized_client`), or the request itself (a 400 with an OAuth error).
+ * That is the API's misconfiguration, not an outage and not the caller's fault, so the guard answers 500
+ * server_error without a challenge, and retrying will not help until the configuration is fixed. `message` holds the
+ * detail for logs (never the secret); `description` is what clients see.
+ */
+export class GuardMisconfiguredError extends Error {
+  readonly code = 'server_error';
+  /** So a host's error handler (or Fastify's default one) answers 500 when a handler awaits serviceToken(). */
+  readonly statusCode = 500;
+  readonly description = MISCONFIGURED_TEXT;
+  /** The endpoint that refused the guard. */
+  readonly url: string;
+  /** The HTTP status it answered. */
+  readonly status: number;
+  /** Its OAuth `error` code (RFC 6749 section 5.2), null when it sent none. */
+  readonly serviceError: string | null;
+
+  constructor(detail: string, { url, status, serviceError }: { url: string; status: number; serviceError: string | null }) {
+    super(detail);
+    this.name = 'GuardMisconfiguredError';
+    this.url = url;
+    this.status = status;
+    this.serviceError = serviceError;
+  }
+
+  toJSON(): { error: string; error_description: string } {
+    return { error: this.code, error_description: this.description };
+  }
+}

@@ -23,13 +23,14 @@
  * @packageDocumentation
  */
 export { serviceGuard, type ServiceAuthorizeHook } from './plugin.js';
-export { GuardError, GuardUnavailableError } from './guard-error.js';
+export { GuardError, GuardMisconfiguredError, GuardUnavailableError } from './guard-error.js';
 export { createRemoteIntrospector } from './remote-introspection.js';
 export { protectedResourceMetadata } from './resource-metadata.js';
 export type { DpopAlgorithm, DpopNonceOptions, DpopOptions } from './dpop-options.js';
 export type {
   GuardCommonOptions,
   GuardForbiddenRenderOptions,
+  GuardLogger,
   GuardRenderOptions,
   GuardToken,
   Introspect,

@@ -6,8 +6,9 @@ import { DpopNonces } from './dpop-nonce.js';
 import { verifyDpopProof, type DpopVerifier } from './dpop-proof.js';
 import { DpopReplayCache } from './dpop-replay-cache.js';
 import { dpopSettings, type DpopSettings } from './dpop-settings.js';
-import { GuardError, GuardUnavailableError } from './guard-error.js';
-import { refuse, unavailable, type RefusalSettings } from './refusals.js';
+import { GuardError, GuardMisconfiguredError, GuardUnavailableError } from './guard-error.js';
+import { guardLogger, misconfigurationReport } from './misconfiguration-report.js';
+import { misconfigured, refuse, unavailable, type RefusalSettings } from './refusals.js';
 import { transportWarning } from './remote-settings.js';
 import { resourceSettings, type ResourceSettings } from './resource-metadata.js';
 import { evaluateRequestToken, holdsAnyScope, requiredScopes, type DpopCheck, type TokenEvaluation } from './token-evaluation.js';
@@ -44,6 +45,7 @@ interface RequestState {
 
 const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options) => {
   const now = options.now ?? Date.now;
+  const reportMisconfiguration = misconfigurationReport(app.log, guardLogger(options.logger), now);
   const dpop = dpopSettings(options.dpop);
   const resource = resourceSettings(options, dpop);
   const { source, rules } = tokenSource(options, resource, now, app.log);
@@ -130,6 +132,10 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
         evaluation = await evaluate(request);
       } catch (error) {
         if (error instanceof GuardUnavailableError) return unavailable(request, reply, error);
+        if (error instanceof GuardMisconfiguredError) {
+          reportMisconfiguration(request, error);
+          return misconfigured(reply, error);
+        }
         throw error;
       }
       const scheme = dpop ? schemeOf(request) : null;
@@ -199,7 +205,8 @@ function serveResourceMetadata(app: FastifyInstance, resource: ResourceSettings)
  * - local mode (`introspect`): inside the authorization server, tokens are read from its store.
  * - remote mode (`mode: 'remote'`): asks `POST /oauth/introspect` with the API's client credentials and caches
  *   answers. A revoked token stops being accepted within `cacheTtlSeconds` (default 30); an expired one at once.
- *   When the authorization server cannot answer, protected routes respond 503, never 200.
+ *   When the authorization server cannot answer, protected routes respond 503, never 200; when it refuses the API's
+ *   own credentials, 500 server_error, reported to the operator once a minute (the app's logger, else `logger`).
  * - jwt mode (`mode: 'jwt'`): verifies JWT access tokens (RFC 9068) with the issuer's published keys, without a
  *   call per request. A revoked JWT stays usable until its `exp`, except on the routes listed in `introspect`.
  *

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerChallenge, dpopChallenge, plainBearerChallenge, type ResourceChallenge } from './challenge.js';
-import type { GuardError, GuardUnavailableError } from './guard-error.js';
+import type { GuardError, GuardMisconfiguredError, GuardUnavailableError } from './guard-error.js';
 import type { GuardForbiddenRenderOptions, GuardRenderOptions, RenderOptionsHook } from './types.js';
 
 export interface RefusalSettings {
@@ -77,6 +77,15 @@ function challenges(
 export function unavailable(request: FastifyRequest, reply: FastifyReply, error: GuardUnavailableError): FastifyReply {
   request.log.error({ err: error }, 'access token could not be verified');
   return reply.code(503).header('cache-control', 'no-store').send(error.toJSON());
+}
+
+/**
+ * 500 server_error: the authorization server refused the API's own credentials. No challenge: RFC 6750's challenges
+ * (section 3.1) blame the caller's token, nothing about it is wrong here, and a client that fetched a new token would
+ * be refused again. The operator is told by misconfiguration-report.ts.
+ */
+export function misconfigured(reply: FastifyReply, error: GuardMisconfiguredError): FastifyReply {
+  return reply.code(500).header('cache-control', 'no-store').send(error.toJSON());
 }
 
 function sendBody(reply: FastifyReply, { body, contentType }: GuardRenderOptions): FastifyReply {

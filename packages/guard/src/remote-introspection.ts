@@ -1,5 +1,5 @@
 import { audienceOf } from './audience.js';
-import { GuardUnavailableError } from './guard-error.js';
+import { GuardMisconfiguredError, GuardUnavailableError } from './guard-error.js';
 import { cacheKey, IntrospectionCache } from './introspection-cache.js';
 import { remoteSettings } from './remote-settings.js';
 import type { GuardToken, Introspect, RemoteIntrospectionOptions } from './types.js';
@@ -7,8 +7,9 @@ import type { GuardToken, Introspect, RemoteIntrospectionOptions } from './types
 /**
  * An `introspect` function that asks the authorization server (RFC 7662 section 2.1) and caches its answers by
  * token hash. Concurrent lookups of one token share a single request. Global fetch keeps connections alive, so
- * a busy API reuses a few sockets. Throws {@link GuardUnavailableError} when the server is unreachable, slow or
- * answers anything but a 200 introspection response: a token that cannot be checked is never accepted.
+ * a busy API reuses a few sockets. Throws {@link GuardMisconfiguredError} when the server refuses the API's own
+ * credentials or request, and {@link GuardUnavailableError} when it is unreachable, slow or answers anything else but
+ * a 200 introspection response: a token that cannot be checked is never accepted.
  */
 export function createRemoteIntrospector(options: RemoteIntrospectionOptions): Introspect {
   const settings = remoteSettings(options);
@@ -23,7 +24,7 @@ export function createRemoteIntrospector(options: RemoteIntrospectionOptions): I
   async function ask(token: string): Promise<GuardToken | null> {
     const response = await post(token);
     const text = await response.text().catch(() => '');
-    if (response.status !== 200) throw new GuardUnavailableError(`${settings.url} answered ${response.status}${errorCode(text)}`);
+    if (response.status !== 200) throw failure(settings.url, response.status, oauthErrorCode(text));
     const body = parseObject(text);
     if (!body || typeof body.active !== 'boolean')
       throw new GuardUnavailableError(`${settings.url} answered 200 without an introspection response`);
@@ -111,9 +112,23 @@ function parseObject(text: string): Record<string, unknown> | null {
 
 // An OAuth error code helps the operator (invalid_client: wrong clientId or clientSecret; or the client is
 // not allowed to introspect). Only the code: the body of a misbehaving server is not copied into logs.
-function errorCode(text: string): string {
+function oauthErrorCode(text: string): string | null {
   const error = parseObject(text)?.error;
-  return typeof error === 'string' && /^[\x20-\x7E]{1,64}$/.test(error) ? ` (${error})` : '';
+  return typeof error === 'string' && /^[\x20-\x7E]{1,64}$/.test(error) ? error : null;
+}
+
+// The codes by which a server refuses the client itself (RFC 6749 section 5.2), whatever status carries them.
+const REFUSING_THE_CLIENT = new Set(['invalid_client', 'unauthorized_client']);
+
+/**
+ * A non-200 answer: the server refusing the guard's own request (401 and 403 are about the credentials, RFC 7662
+ * section 2.1; a 400 with an OAuth error names the request as wrong) is a misconfiguration that retrying cannot fix;
+ * anything else (5xx, 429, a redirect, a proxy's error page) is the server being unavailable.
+ */
+function failure(url: string, status: number, code: string | null): Error {
+  const refused = status === 401 || status === 403 || (status === 400 && code !== null) || (code !== null && REFUSING_THE_CLIENT.has(code));
+  const detail = `${url} answered ${status}${code === null ? '' : ` (${code})`}`;
+  return refused ? new GuardMisconfiguredError(detail, { url, status, serviceError: code }) : new GuardUnavailableError(detail);
 }
 
 function describe(error: unknown): string {

@@ -61,6 +61,11 @@ export type RenderOptionsHook<T extends GuardRenderOptions> = (context: {
   request: FastifyRequest;
 }) => T | null | undefined | Promise<T | null | undefined>;
 
+/** A logger for the guard's own errors: pino's loggers (and `console`) fit. */
+export interface GuardLogger {
+  error(details: Record<string, unknown>, message: string): void;
+}
+
 /** Options shared by every mode. */
 export interface GuardCommonOptions extends ProtectedResourceOptions {
   /** Realm of the WWW-Authenticate challenges (RFC 6750 section 3). Default "oauth-service". */
@@ -82,6 +87,11 @@ export interface GuardCommonOptions extends ProtectedResourceOptions {
   serviceForbiddenRenderOptions?: RenderOptionsHook<GuardForbiddenRenderOptions>;
   /** The clock in milliseconds (tests move it). Default `Date.now`. */
   now?: () => number;
+  /**
+   * Where the guard reports that the authorization server refused its own credentials (at most once a minute), when
+   * the app has no Fastify logger; the app's logger is used when it has one. Default: `console.error`.
+   */
+  logger?: GuardLogger;
   /**
    * Accept DPoP-bound access tokens (RFC 9449): `Authorization: DPoP <token>` with a `DPoP` proof. `{}` for the
    * defaults. Without it only Bearer tokens are read, and a DPoP-bound token is refused.
