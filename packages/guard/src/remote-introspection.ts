@@ -4,12 +4,18 @@ import { cacheKey, IntrospectionCache } from './introspection-cache.js';
 import { remoteSettings } from './remote-settings.js';
 import type { GuardToken, Introspect, RemoteIntrospectionOptions } from './types.js';
 
+// A refused API would otherwise send its refused credentials again with every request: at the service's default
+// rateLimit (10 failures a minute) that locks the API's client out within seconds, and the lockout's 429 would read
+// as an outage (503) instead of the misconfiguration. Once every 10 s stays under it and still notices a fix soon.
+const REFUSAL_RETRY_MS = 10_000;
+
 /**
  * An `introspect` function that asks the authorization server (RFC 7662 section 2.1) and caches its answers by
  * token hash. Concurrent lookups of one token share a single request. Global fetch keeps connections alive, so
  * a busy API reuses a few sockets. Throws {@link GuardMisconfiguredError} when the server refuses the API's own
  * credentials or request, and {@link GuardUnavailableError} when it is unreachable, slow or answers anything else but
- * a 200 introspection response: a token that cannot be checked is never accepted.
+ * a 200 introspection response: a token that cannot be checked is never accepted. After a refusal, uncached tokens
+ * get the same error without a request for 10 s.
  */
 export function createRemoteIntrospector(options: RemoteIntrospectionOptions): Introspect {
   const settings = remoteSettings(options);
@@ -20,11 +26,17 @@ export function createRemoteIntrospector(options: RemoteIntrospectionOptions): I
     now: settings.now,
   });
   const inFlight = new Map<string, Promise<GuardToken | null>>();
+  let refusal: { error: GuardMisconfiguredError; until: number } | null = null;
 
   async function ask(token: string): Promise<GuardToken | null> {
+    if (refusal && settings.now() < refusal.until) throw refusal.error;
     const response = await post(token);
     const text = await response.text().catch(() => '');
-    if (response.status !== 200) throw failure(settings.url, response.status, oauthErrorCode(text));
+    if (response.status !== 200) {
+      const error = failure(settings.url, response.status, oauthErrorCode(text));
+      if (error instanceof GuardMisconfiguredError) refusal = { error, until: settings.now() + REFUSAL_RETRY_MS };
+      throw error;
+    }
     const body = parseObject(text);
     if (!body || typeof body.active !== 'boolean')
       throw new GuardUnavailableError(`${settings.url} answered 200 without an introspection response`);
