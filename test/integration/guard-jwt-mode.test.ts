@@ -167,6 +167,25 @@ describe('guard (jwt mode): JWT access tokens verified with the service JWKS', (
     await introspecting.close();
   });
 
+  it("answers 500 server_error where it introspects when the service refuses the API's credentials, and reports it", async () => {
+    const reports: unknown[] = [];
+    const app = await jwtApi({
+      introspect: ['DELETE /notes'],
+      introspectionUrl: `${server.baseUrl}/oauth/introspect`,
+      clientId: client.uid,
+      clientSecret: 'not-the-secret',
+      logger: { error: (details) => reports.push(details) },
+    });
+    const token = await issue();
+    const refused = await app.inject({ method: 'DELETE', url: '/notes', headers: bearer(token) });
+    expect(refused.statusCode).toBe(500);
+    expect(refused.json()).toEqual({ error: 'server_error', error_description: 'the API is misconfigured' });
+    expect(refused.headers['www-authenticate']).toBeUndefined();
+    expect(reports).toEqual([expect.objectContaining({ status: 401, serviceError: 'invalid_client' })]);
+    expect((await get(app, '/notes', token)).statusCode).toBe(200); // verified without introspection
+    await app.close();
+  });
+
   it('answers 503 when the issuer metadata names another issuer (RFC 8414 section 3.3), never 200', async () => {
     const app = await jwtApi({ issuer: `${server.baseUrl}/` });
     const response = await get(app, '/notes', await issue({ iss: `${server.baseUrl}/` }));

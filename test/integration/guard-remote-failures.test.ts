@@ -2,11 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRemoteIntrospector, GuardUnavailableError, serviceGuard } from '@oauth-service/guard';
+import { createRemoteIntrospector, GuardMisconfiguredError, serviceGuard } from '@oauth-service/guard';
 import { bearer } from './guard-helpers.js';
 
 // The introspection endpoint misbehaving, played by small real HTTP servers: whatever goes wrong, a protected
-// route answers 503 temporarily_unavailable and never lets the request through.
+// route never lets the request through. An outage is 503 temporarily_unavailable; the server refusing the API's own
+// request is 500 server_error (the API is misconfigured; the real service refusing a wrong secret, and the operator's
+// log line, are in guard-own-credentials.test.ts).
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 
 const servers: Server[] = [];
@@ -35,7 +37,9 @@ const json = (status: number, value: unknown) => (_request: IncomingMessage, _bo
 
 async function protectedApi(introspectionUrl: string, timeoutMs = 2000) {
   const api = Fastify();
-  await api.register(serviceGuard, { mode: 'remote', introspectionUrl, clientId: 'api', clientSecret: 'secret', timeoutMs });
+  // A logger of its own, so that the refusals below do not print to the test output through console.error.
+  const logger = { error: () => undefined };
+  await api.register(serviceGuard, { mode: 'remote', introspectionUrl, clientId: 'api', clientSecret: 'secret', timeoutMs, logger });
   api.get('/any', { preHandler: api.serviceAuthorize() }, async () => ({ ok: true }));
   return api;
 }
@@ -43,7 +47,9 @@ async function protectedApi(introspectionUrl: string, timeoutMs = 2000) {
 describe('guard (remote mode): when introspection fails', () => {
   it.each([
     ['answers 500', json(500, { error: 'server_error' })],
-    ['answers 401 invalid_client (wrong API credentials)', json(401, { error: 'invalid_client' })],
+    ['answers 429 (a lockout or a request budget: back off)', json(429, { error: 'temporarily_unavailable' })],
+    ['answers 400 without an OAuth error (a proxy, not the service)', json(400, { message: 'bad request' })],
+    ['answers 404', json(404, { error: 'not_found' })],
     ['answers 200 with something that is not an introspection response', json(200, { ok: true })],
     ['answers 200 with HTML', (_q: IncomingMessage, _b: string, response: ServerResponse) => response.writeHead(200).end('<html>')],
     [
@@ -83,8 +89,8 @@ describe('guard (remote mode): when introspection fails', () => {
     const { url } = await introspectionServer(json(401, { error: 'invalid_client', error_description: 'secret stuff' }));
     const introspect = createRemoteIntrospector({ introspectionUrl: url, clientId: 'api', clientSecret: 'wrong' });
     const error = await introspect('some-token').catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(GuardUnavailableError);
-    expect((error as Error).message).toBe(`${url} answered 401 (invalid_client)`);
+    expect(error).toBeInstanceOf(GuardMisconfiguredError);
+    expect(error).toMatchObject({ message: `${url} answered 401 (invalid_client)`, url, status: 401, serviceError: 'invalid_client' });
   });
 
   it('does not cache a failure: the next request is asked again and succeeds once the server recovers', async () => {
@@ -99,6 +105,25 @@ describe('guard (remote mode): when introspection fails', () => {
     healthy = true;
     expect((await api.inject({ method: 'GET', url: '/any', headers: bearer('some-token') })).statusCode).toBe(200);
     expect(requests()).toBe(2);
+    await api.close();
+  });
+});
+
+describe("guard (remote mode): when the server refuses the API's own request", () => {
+  it.each([
+    ['401 invalid_client (a wrong clientId or clientSecret)', json(401, { error: 'invalid_client' })],
+    ['401 without a body', (_q: IncomingMessage, _b: string, response: ServerResponse) => response.writeHead(401).end()],
+    ['403 (the client may not introspect)', json(403, { error: 'access_denied' })],
+    ['400 unauthorized_client', json(400, { error: 'unauthorized_client' })],
+    ['400 invalid_request (the request is wrong)', json(400, { error: 'invalid_request' })],
+  ])('answers 500 server_error "the API is misconfigured", without a challenge, when it answers %s', async (_name, handler) => {
+    const { url } = await introspectionServer(handler);
+    const api = await protectedApi(url);
+    const response = await api.inject({ method: 'GET', url: '/any', headers: bearer('some-token') });
+    expect(response.statusCode).toBe(500);
+    expect(response.json()).toEqual({ error: 'server_error', error_description: 'the API is misconfigured' });
+    expect(response.headers['www-authenticate']).toBeUndefined();
+    expect(response.headers['cache-control']).toBe('no-store');
     await api.close();
   });
 });

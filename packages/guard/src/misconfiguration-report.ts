@@ -22,7 +22,11 @@ const consoleLogger: GuardLogger = {
  * else through the `logger` option, else console.error: a refused guard is never silent. At most once per minute
  * per guard instance.
  */
-export function misconfigurationReport(appLog: FastifyBaseLogger, logger: GuardLogger | undefined, now: () => number): MisconfigurationReport {
+export function misconfigurationReport(
+  appLog: FastifyBaseLogger,
+  logger: GuardLogger | undefined,
+  now: () => number,
+): MisconfigurationReport {
   // Fastify without a logger gives a placeholder whose every method does nothing and whose child is itself.
   const appHasLogger = appLog.child({}) !== appLog;
   let reportedAt = Number.NEGATIVE_INFINITY;
