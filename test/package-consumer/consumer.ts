@@ -2,7 +2,7 @@
 // packages' "exports" (the workspace link and a self-reference, so the declarations come from each dist/ exactly
 // as an installed copy ships them). Checked by .ci/run after the production build; it is never run.
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { GuardUnavailableError, serviceGuard, type GuardToken } from '@oauth-service/guard';
+import { GuardMisconfiguredError, GuardUnavailableError, serviceGuard, type GuardLogger, type GuardToken } from '@oauth-service/guard';
 import { serviceGuard as serviceGuardOldPath } from 'oauth-service/guard';
 import { CONTROLLER_KEYS, TokensController } from 'oauth-service/controllers';
 
@@ -15,6 +15,7 @@ await app.register(serviceGuard, {
   introspectionUrl: 'https://auth.example.com/oauth/introspect',
   clientId: 'api',
   clientSecret: 'secret',
+  logger: console satisfies GuardLogger,
 });
 
 // The plugin's declaration merging reaches the consumer: app.serviceAuthorize and request.serviceToken are typed.
@@ -26,6 +27,7 @@ app.get('/notes', { preHandler: app.serviceAuthorize('read') }, async (request) 
 
 app.setErrorHandler((error, _request, reply) => {
   if (error instanceof GuardUnavailableError) return reply.code(error.statusCode).send({ error: 'unavailable' });
+  if (error instanceof GuardMisconfiguredError) return reply.code(error.statusCode).send({ error: error.serviceError });
   return reply.send(error);
 });
 
