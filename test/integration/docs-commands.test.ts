@@ -34,7 +34,7 @@ describe('the commands of the README and docs/', () => {
 
       const { outcomes, serverLog } = await runDocumentCommands(commands);
       for (const { command, code, output } of outcomes) {
-        const context = `${file}:${command.line}: \`${command.text}\` exited with ${code}:\n${output}\n--- service log ---\n${serverLog}`;
+        const context = `${file}:${command.line}: \`${command.text}\` (exit code ${code}) printed:\n${output}\n--- service log ---\n${serverLog}`;
         expect(code, context).toBe(0);
         for (const expected of command.expectedOutput) expect(output, context).toContain(expected);
       }
