@@ -14,6 +14,15 @@ if [ -f "$pid_file" ]; then
   done
   rm -f "$pid_file"
 fi
+# The status of /readyz (000 when nothing answers); through node where curl is not installed, as .ci/run does.
+readyz() {
+  if command -v curl >/dev/null; then
+    curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT/readyz" || true
+  else
+    node -e 'fetch(process.argv[1], { signal: AbortSignal.timeout(2000) }).then((r) => console.log(r.status), () => console.log("000"))' \
+      "http://127.0.0.1:$PORT/readyz"
+  fi
+}
 node "$DOCS_TEST_ROOT/scripts/cli.mjs" serve >>"$log" 2>&1 </dev/null &
 pid=$!
 echo "$pid" >"$pid_file"
@@ -23,7 +32,7 @@ for _ in $(seq 1 300); do
     cat "$log" >&2
     exit 1
   fi
-  if [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT/readyz" || true)" = 200 ]; then
+  if [ "$(readyz)" = 200 ]; then
     exit 0
   fi
   sleep 0.1
