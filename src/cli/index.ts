@@ -7,8 +7,8 @@ Commands:
   serve                 start the service (default)
   migrate               apply pending database migrations
   config check          validate the configuration and print the result
-  apps create|list|show|update|delete|rotate-secret
-                        manage OAuth applications
+  apps create|list|show|update|delete|rotate-secret|approve|disable|enable
+                        manage OAuth applications; approve, disable or enable one as the admin pages do
   users create|list|show|update|set-password|disable|enable|delete|revoke-tokens
                         manage the local users who log in, and their OpenID Connect claims
   resources create|list|show|update|delete
