@@ -36,7 +36,8 @@ export async function runConfigCommand(args: string[], io: CliIo): Promise<numbe
   for (const deprecation of config.deprecations) io.stderr(`warning: ${deprecation}\n`);
   // Without baseUrl the server's issuer is http://HOST:PORT, which is not https either.
   const insecureIssuer = insecureIssuerWarning(config, io.env);
-  if (insecureIssuer) io.stderr(`warning: ${insecureIssuer}${baseUrlConfigured(config) ? '' : ' (baseUrl is not set: derived from HOST and PORT)'}\n`);
+  if (insecureIssuer)
+    io.stderr(`warning: ${insecureIssuer}${baseUrlConfigured(config) ? '' : ' (baseUrl is not set: derived from HOST and PORT)'}\n`);
   return 0;
 }
 

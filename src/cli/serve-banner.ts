@@ -36,7 +36,9 @@ export function startBanner(facts: BannerFacts): string {
   const lines = [
     '',
     `oauth-service is running at ${baseUrl} (listening on ${facts.address})`,
-    ...(facts.derivedBaseUrl ? ['base URL: derived from the listening address; set BASE_URL to the public URL if clients reach it elsewhere'] : []),
+    ...(facts.derivedBaseUrl
+      ? ['base URL: derived from the listening address; set BASE_URL to the public URL if clients reach it elsewhere']
+      : []),
     ...(facts.insecureIssuer ? [`WARNING: ${facts.insecureIssuer}`] : []),
     configFileLine(facts.configFile),
     `database: ${facts.database}`,

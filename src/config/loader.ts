@@ -225,7 +225,8 @@ function describeErrors(errors: ErrorObject[], env: Record<string, string | unde
 /** The keys the object at an additionalProperties error's schema path allows (schema.ts), for "did you mean". */
 function siblingKeys(schemaPath: string): string[] {
   let node: unknown = configSchema;
-  for (const segment of schemaPath.replace(/^#\//, '').split('/').slice(0, -1)) node = (node as Record<string, unknown> | undefined)?.[segment];
+  for (const segment of schemaPath.replace(/^#\//, '').split('/').slice(0, -1))
+    node = (node as Record<string, unknown> | undefined)?.[segment];
   const properties = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
   return Object.keys(properties ?? {}).filter((key) => key !== '$schema');
 }

@@ -39,7 +39,9 @@ describe('oauth-service at boot', () => {
     const refused = await runService(['serve'], withoutSecret);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^oauth-service: NODE_ENV is production and no session secret is set: set SESSION_SECRET \(or sessionSecretFile/),
+      expect.stringMatching(
+        /^oauth-service: NODE_ENV is production and no session secret is set: set SESSION_SECRET \(or sessionSecretFile/,
+      ),
     ]);
     const service = await startService(env);
     try {
@@ -130,7 +132,9 @@ describe('oauth-service at boot', () => {
     expect(notJson.stderr).toBe(`oauth-service: ${file} line 3, column 1: Expected double-quoted property name (not valid JSON)\n`);
     writeFileSync(file, JSON.stringify({ instrospection: { enabled: false } }));
     const misspelled = await serve();
-    expect(misspelled.stderr).toContain(`Invalid configuration in ${file}:\n  - instrospection: unknown key (did you mean \`introspection\`?)`);
+    expect(misspelled.stderr).toContain(
+      `Invalid configuration in ${file}:\n  - instrospection: unknown key (did you mean \`introspection\`?)`,
+    );
     const trustProxy = await runService(['serve'], { ...secret, TRUST_PROXY: 'maybe', DATA_DIR: join(folder, 'data') });
     expect(trustProxy.code).toBe(2);
     expect(trustProxy.stderr).toContain(

@@ -99,7 +99,13 @@ export function stopService(child: ChildProcess): Promise<number | null> {
 function serviceEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   // The metrics listener on a port of its own (METRICS_PORT 0): services of parallel tests never meet on 9464.
   // OAUTH_CONFIG none: the service runs in the repository, where a developer's own config.json would be read (issue 32).
-  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', METRICS_PORT: '0', OAUTH_CONFIG: 'none' };
+  const base: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: 'warn',
+    METRICS_PORT: '0',
+    OAUTH_CONFIG: 'none',
+  };
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined) delete base[key];
     else base[key] = value;

@@ -73,7 +73,10 @@ describe('oauth-service config check', () => {
       expect(await fileOf(['--config', other], {})).toEqual({ configFile: other, port: 4002 });
       expect(await fileOf([], { OAUTH_CONFIG: other })).toEqual({ configFile: other, port: 4002 });
       // A relative path is the working directory's, and printed absolute.
-      expect(await fileOf(['--config', 'config.json'], { OAUTH_CONFIG: other })).toEqual({ configFile: join(cwd, 'config.json'), port: 4001 });
+      expect(await fileOf(['--config', 'config.json'], { OAUTH_CONFIG: other })).toEqual({
+        configFile: join(cwd, 'config.json'),
+        port: 4001,
+      });
       const text = await runCliInProcess(['config', 'check'], { OAUTH_CONFIG: undefined }, '', cwd);
       expect(text.stdout).toBe(`config: ${join(cwd, 'config.json')}\nconfiguration is valid\n`);
     });

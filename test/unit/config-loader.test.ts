@@ -47,7 +47,9 @@ describe('config loader (SPEC 2, 5)', () => {
       `Invalid configuration in ${fixture('misspelled-key.json')}:\n  - acessTokenExpiresIn: unknown key`,
     );
     // Nothing close: the reference instead.
-    expect(problemsOf(() => loadConfig({ input: { colour: 'blue' } }))).toEqual(['colour: unknown key (misspelled? see config.example.json)']);
+    expect(problemsOf(() => loadConfig({ input: { colour: 'blue' } }))).toEqual([
+      'colour: unknown key (misspelled? see config.example.json)',
+    ]);
     expect(problemsOf(() => loadConfig({ input: { instrospection: {}, baseURL: 'https://a.example' } }))).toEqual([
       'instrospection: unknown key (did you mean `introspection`?)',
       'baseURL: unknown key (did you mean `baseUrl`?)',

@@ -56,7 +56,9 @@ describe('config for production: session secret, issuer, environment variables',
 
   it('a non-https issuer in production is warned about unless allowInsecureIssuer is true; https or development: no warning', () => {
     const http = loadConfig({ env: { BASE_URL: 'http://auth.example.com' } });
-    expect(insecureIssuerWarning(http, production)).toMatch(/^the issuer http:\/\/auth\.example\.com is not https while NODE_ENV is production/);
+    expect(insecureIssuerWarning(http, production)).toMatch(
+      /^the issuer http:\/\/auth\.example\.com is not https while NODE_ENV is production/,
+    );
     expect(insecureIssuerWarning(http, {})).toBeNull();
     expect(insecureIssuerWarning(loadConfig({ env: { BASE_URL: 'https://auth.example.com' } }), production)).toBeNull();
     const allowed = loadConfig({ input: { allowInsecureIssuer: true }, env: { BASE_URL: 'http://auth.example.com' } });

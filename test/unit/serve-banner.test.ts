@@ -46,6 +46,8 @@ describe('the banner of oauth-service serve', () => {
   });
 
   it('carries the insecure-issuer warning', () => {
-    expect(startBanner({ ...facts, insecureIssuer: 'the issuer http://x is not https' })).toContain('\nWARNING: the issuer http://x is not https\n');
+    expect(startBanner({ ...facts, insecureIssuer: 'the issuer http://x is not https' })).toContain(
+      '\nWARNING: the issuer http://x is not https\n',
+    );
   });
 });
