@@ -34,8 +34,12 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   const configFile = configFileOf(configured);
   let app: Awaited<ReturnType<typeof buildServer>>;
   let config: Readonly<Config>;
+  let counts: Awaited<ReturnType<typeof setupCounts>>;
   try {
     const applied = await migrate(database);
+    // Read before listening: between the listen and the signal handlers below nothing may wait (a SIGTERM there
+    // would end the process without the graceful shutdown).
+    counts = await setupCounts(database);
     const development = developmentKey(configured);
     const keyed = development ? { ...configured, keys: { ...configured.keys, encryptionKey: development.key } } : configured;
     config = derivedBaseUrl ? await withListeningUrl(keyed) : keyed;
@@ -91,7 +95,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
       cli: cliCommand(io),
       openid: config.openid.enabled,
       insecureIssuer,
-      ...(await setupCounts(database)),
+      ...counts,
     }),
   );
 
