@@ -69,6 +69,7 @@ async function main(args: NonNullable<Exclude<ReturnType<typeof parse>, 'help'>>
   const env = {
     ...Object.fromEntries(Object.entries(process.env).filter(([key]) => /^OHA_/.test(key))),
     PATH: process.env.PATH ?? '',
+    OAUTH_CONFIG: 'none',
     DATABASE_URL: status.SVC_PGBOUNCER_URL!,
     DATABASE_PREPARED_STATEMENTS: 'false',
     DATABASE_DIRECT_URL: status.SVC_WRITE_URL!,

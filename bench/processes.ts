@@ -61,7 +61,8 @@ export async function startServer(name: string, args: string[], env: Record<stri
     cwd: ROOT,
     // METRICS_PORT 0: the services of one bench (profile-ab's A and B, bench:ha's instances) each get a metrics
     // listener of their own instead of meeting on 9464.
-    env: { ...process.env, METRICS_PORT: '0', ...env },
+    // OAUTH_CONFIG none: never a developer's config.json of the repository (the services get theirs with --config).
+    env: { ...process.env, METRICS_PORT: '0', OAUTH_CONFIG: 'none', ...env },
     stdio: ['ignore', logWriter.stdin!, logWriter.stdin!],
   });
   logWriter.stdin!.destroy();

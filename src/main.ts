@@ -14,6 +14,7 @@ if (command !== undefined && !command.startsWith('-') && command !== 'serve') se
 const { runCli } = await import('./cli/index.js');
 const exitCode = await runCli(argv, {
   env: process.env,
+  cwd: process.cwd(),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   stdin: process.stdin,

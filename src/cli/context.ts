@@ -10,19 +10,30 @@ import { createDatabase, databaseOptions, type Database, type DatabaseOptions } 
 import { migrate } from '../storage/migrate.js';
 import { existingDevelopmentKey } from '../storage/development-key.js';
 import { createStores } from '../storage/stores.js';
+import { resolveConfigFile } from './config-file.js';
 import type { CliIo } from './io.js';
 
 /** The environment each loaded config came from, for how the database is opened (NODE_ENV, PGHOST). */
 const environments = new WeakMap<object, Record<string, string | undefined>>();
+/** The file each loaded config was read from (absolute), null for none. */
+const files = new WeakMap<object, string | null>();
 
 /**
- * The config file named by --config, else OAUTH_CONFIG, else defaults; the environment on top. openid.enabled left
- * null is on for the quick start (embedded database, not production): `serve` and every command read it alike.
+ * The config file of resolveConfigFile (--config, OAUTH_CONFIG, ./config.json, or none); the environment on top.
+ * openid.enabled left null is on for the quick start (embedded database, not production): `serve` and every command
+ * read it alike.
  */
 export function configFrom(io: CliIo, path: string | undefined): Readonly<Config> {
-  const config = loadConfig({ path: path ?? io.env.OAUTH_CONFIG ?? null, env: io.env, quickStartOpenId: true });
+  const file = resolveConfigFile(path, io.env, io.cwd ?? process.cwd());
+  const config = loadConfig({ path: file, env: io.env, quickStartOpenId: true });
   environments.set(config, io.env);
+  files.set(config, file);
   return config;
+}
+
+/** The absolute path of the file configFrom read this config from; null when it read none. */
+export function configFileOf(config: Readonly<Config>): string | null {
+  return files.get(config) ?? null;
 }
 
 /**
@@ -40,21 +51,21 @@ export function databaseOptionsFor(config: Readonly<Config>, role: 'server' | 'c
 }
 
 /** Whether BASE_URL or the config file sets baseUrl; without it the server derives it from where it listens. */
-export function baseUrlConfigured(io: CliIo, path: string | undefined): boolean {
-  if (io.env.BASE_URL) return true;
-  return writtenConfig(io, path).baseUrl !== undefined;
+export function baseUrlConfigured(config: Readonly<Config>): boolean {
+  if (environments.get(config)?.BASE_URL) return true;
+  return writtenConfig(config).baseUrl !== undefined;
 }
 
 /** Whether the config file sets openid.enabled (true or false) rather than leave it automatic (null). */
-export function openIdConfigured(io: CliIo, path: string | undefined): boolean {
-  const { openid } = writtenConfig(io, path) as { openid?: { enabled?: unknown } };
+export function openIdConfigured(config: Readonly<Config>): boolean {
+  const { openid } = writtenConfig(config) as { openid?: { enabled?: unknown } };
   return openid?.enabled !== undefined && openid.enabled !== null;
 }
 
 /** The config file as written, without defaults ({} without a file); configFrom has read and validated it already. */
-function writtenConfig(io: CliIo, path: string | undefined): Record<string, unknown> {
-  const file = path ?? io.env.OAUTH_CONFIG;
-  return file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+function writtenConfig(config: Readonly<Config>): Record<string, unknown> {
+  const file = configFileOf(config);
+  return file ? (JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as Record<string, unknown>) : {};
 }
 
 /** KEY_ENCRYPTION_KEY, or on the embedded database the development key a server made beside the data. */

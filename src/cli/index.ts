@@ -23,7 +23,8 @@ Commands:
                         create or update the applications, users, resources and registration tokens a
                         JSON file declares, in one transaction
 
-Every command takes --config PATH (or OAUTH_CONFIG), --json and --help.
+Every command takes --config PATH (or OAUTH_CONFIG; else ./config.json when it exists; 'none' for no file),
+--json and --help.
 Run 'oauth-service <command> --help' for its options; 'oauth-service --version' prints the version.
 `;
 

@@ -3,6 +3,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 /** What a command may touch of the outside world; main.ts supplies the real process. */
 export interface CliIo {
   env: Record<string, string | undefined>;
+  /** The working directory, where ./config.json is looked for (issue 32); process.cwd() when absent. */
+  cwd?: string;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };

@@ -1,14 +1,18 @@
-import { createServer } from 'node:net';
 import { buildServer } from '../app.js';
+import { ConfigError } from '../config/loader.js';
+import { insecureIssuerWarning, missingSessionSecret } from '../config/production-settings.js';
 import type { Config } from '../config/types.js';
 import { loadExtensions } from '../http/load-extensions.js';
 import { createDatabase } from '../storage/database.js';
 import { developmentKeyEncryptionKey } from '../storage/development-key.js';
 import { migrate } from '../storage/migrate.js';
-import { baseUrlConfigured, configFrom, databaseOptionsFor, openIdConfigured } from './context.js';
+import { setupCounts } from '../storage/setup-counts.js';
+import { baseUrlConfigured, configFileOf, configFrom, databaseOptionsFor, openIdConfigured } from './context.js';
 import { parseOptions, type CliIo } from './io.js';
+import { checkListenPorts, freePort, listenError, METRICS_SETTING } from './listen-check.js';
+import { startBanner } from './serve-banner.js';
 
-const HELP = `Usage: oauth-service serve [--config PATH]
+const HELP = `Usage: oauth-service serve [--config PATH|none]
 
 Applies pending migrations, then serves HTTP on HOST:PORT until SIGTERM or SIGINT, when it stops
 accepting connections and finishes the requests in flight. Without BASE_URL (or baseUrl), the base URL
@@ -20,13 +24,22 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   const { values } = parseOptions(args, {});
   if (values.help) return (io.stdout(HELP), 0);
   const configured = configFrom(io, values.config);
+  const refusal = missingSessionSecret(configured, io.env);
+  if (refusal) throw new ConfigError([refusal], 'the environment', refusal);
   const extensions = await loadExtensions(configured.extensions);
+  // Before anything creates or migrates a database (issue 32).
+  await checkListenPorts(configured);
   const database = await createDatabase(databaseOptionsFor(configured, 'server'));
-  const derivedBaseUrl = !baseUrlConfigured(io, values.config);
+  const derivedBaseUrl = !baseUrlConfigured(configured);
+  const configFile = configFileOf(configured);
   let app: Awaited<ReturnType<typeof buildServer>>;
   let config: Readonly<Config>;
+  let counts: Awaited<ReturnType<typeof setupCounts>>;
   try {
     const applied = await migrate(database);
+    // Read before listening: between the listen and the signal handlers below nothing may wait (a SIGTERM there
+    // would end the process without the graceful shutdown).
+    counts = await setupCounts(database);
     const development = developmentKey(configured);
     const keyed = development ? { ...configured, keys: { ...configured.keys, encryptionKey: development.key } } : configured;
     config = derivedBaseUrl ? await withListeningUrl(keyed) : keyed;
@@ -37,7 +50,7 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
         `KEY_ENCRYPTION_KEY is not set: the signing keys are encrypted with a development key kept in ${development.path}, beside the data. Set KEY_ENCRYPTION_KEY (openssl rand -hex 32) before going to production.`,
       );
     }
-    if (!config.openid.enabled && config.databaseUrl === null && !openIdConfigured(io, values.config)) {
+    if (!config.openid.enabled && config.databaseUrl === null && !openIdConfigured(configured)) {
       // Issue 31 item 7: the quick start is an OpenID Provider, production on the same folder is not unless told.
       app.log.info(
         'OpenID Connect is off: openid.enabled is automatic (null), which is on only outside production (NODE_ENV is production). ' +
@@ -67,18 +80,23 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
     await app.close();
     throw error;
   }
-  app.log.info({ address, database: database.location }, 'oauth-service listening');
+  app.log.info({ address, database: database.location, config: configFile }, 'oauth-service listening');
   if (derivedBaseUrl) app.log.info({ baseUrl: config.baseUrl }, 'baseUrl not configured (BASE_URL): derived from the listening address');
+  const insecureIssuer = insecureIssuerWarning(config, io.env);
+  if (insecureIssuer) app.log.warn({ event: 'config.insecure_issuer', baseUrl: config.baseUrl }, insecureIssuer);
   io.stdout(
-    startBanner(
-      config.baseUrl,
+    startBanner({
+      baseUrl: config.baseUrl,
       address,
-      database.location,
-      Boolean(config.admin.passwordHash || config.admin.password),
+      database: database.location,
+      configFile,
+      adminConfigured: Boolean(config.admin.passwordHash || config.admin.password),
       derivedBaseUrl,
-      cliCommand(io),
-      config.openid.enabled,
-    ),
+      cli: cliCommand(io),
+      openid: config.openid.enabled,
+      insecureIssuer,
+      ...counts,
+    }),
   );
 
   let closing = false;
@@ -108,17 +126,6 @@ async function withListeningUrl(config: Readonly<Config>): Promise<Readonly<Conf
   return Object.freeze({ ...config, port, baseUrl: `http://${shown}:${port}` });
 }
 
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 /** GET /metrics on its own listener (config metrics, issue 29 item 13), stopped with the service (app.ts). */
 async function listenForMetrics(
   app: Awaited<ReturnType<typeof buildServer>>,
@@ -129,19 +136,8 @@ async function listenForMetrics(
     const address = await app.metricsListener.listen({ host, port });
     app.log.info({ address: `${address}/metrics` }, 'metrics listening');
   } catch (error) {
-    throw listenError(error, `${host}:${port} (metrics)`, 'METRICS_PORT, or metrics.port null for none');
+    throw listenError(error, `${host}:${port} (metrics)`, METRICS_SETTING);
   }
-}
-
-function listenError(error: unknown, where: string, setting: string): Error {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE')
-    return new Error(`cannot listen on ${where}: the port is already in use (set ${setting}, or stop the process using it)`, {
-      cause: error,
-    });
-  if (code === 'EACCES')
-    return new Error(`cannot listen on ${where}: permission denied (ports below 1024 need privileges; set ${setting})`, { cause: error });
-  return error as Error;
 }
 
 /**
@@ -157,31 +153,4 @@ function cliCommand(io: CliIo): string {
 function developmentKey(config: Readonly<Config>) {
   if (!config.openid.enabled || config.keys.encryptionKey || config.databaseUrl !== null) return null;
   return developmentKeyEncryptionKey(config.dataDir);
-}
-
-function startBanner(
-  baseUrl: string,
-  address: string,
-  database: string,
-  adminConfigured: boolean,
-  derived: boolean,
-  cli: string,
-  openid: boolean,
-): string {
-  const lines = [
-    '',
-    `oauth-service is running at ${baseUrl} (listening on ${address})`,
-    ...(derived ? ['base URL: derived from the listening address; set BASE_URL to the public URL if clients reach it elsewhere'] : []),
-    `database: ${database}`,
-    ...(openid ? [`OpenID Provider: ${baseUrl}/.well-known/openid-configuration`] : []),
-    '',
-    'Next steps:',
-    `  create an application:  ${cli} apps create --name "My app" --redirect-uri https://app.example.com/callback`,
-    `  create a user:          ${cli} users create --username alice   (password read from stdin)`,
-    adminConfigured
-      ? `  admin UI:               ${baseUrl}/oauth/applications`
-      : '  admin UI:               set ADMIN_PASSWORD (or admin.passwordHash) and restart, then open /oauth/applications',
-    '',
-  ];
-  return `${lines.join('\n')}\n`;
 }

@@ -4,7 +4,11 @@ import { configValidator } from './config-validator.js';
 import { developmentOnlyProblems } from './development-only-settings.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
 import { introspectionSubNotes } from './introspection-schema.js';
+import { jsonSyntaxProblem } from './json-syntax-error.js';
+import { closestKey } from './key-suggestion.js';
 import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
+import { configSchema } from './schema.js';
+import { readSessionSecretFile } from './session-secret-file.js';
 import type { Config } from './types.js';
 
 const ENV_PREFIX = 'environment variable ';
@@ -17,8 +21,9 @@ export class ConfigError extends Error {
   constructor(
     readonly problems: string[],
     source: string,
+    message = configErrorMessage(problems, source),
   ) {
-    super(configErrorMessage(problems, source));
+    super(message);
     this.name = 'ConfigError';
   }
 }
@@ -49,6 +54,7 @@ const ENV_OVERRIDES: Array<[string, (input: UnvalidatedConfig, value: string) =>
   // Anything but true/false is left as the string, for the schema to report with the variable's name.
   ['DATABASE_PREPARED_STATEMENTS', (c, v) => (c.databasePreparedStatements = v === 'true' || v === 'false' ? v === 'true' : v)],
   ['SESSION_SECRET', (c, v) => (c.sessionSecret = v)],
+  ['SESSION_SECRET_FILE', (c, v) => (c.sessionSecretFile = v)],
   ['PAIRWISE_SALT', (c, v) => (section(c, 'openid').pairwiseSalt = v)],
   ['ADMIN_PASSWORD_HASH', (c, v) => (section(c, 'admin').passwordHash = v)],
   ['PORT', (c, v) => (c.port = /^\d+$/.test(v) ? Number(v) : v)],
@@ -106,7 +112,7 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
   // The scraper's credential, like the secrets above: never in a file that could be read with the config.
   const metricsToken = env.METRICS_TOKEN;
   config.metrics.token = metricsToken !== undefined && metricsToken !== '' ? metricsToken : null;
-  const problems = crossFieldProblems(config, env);
+  const problems = [...sessionSecretFileProblems(config, env), ...crossFieldProblems(config, env)];
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.openid.enabled) config.optionalScopes = withOpenIdScopes(config);
   config.registration.allowedScopes = registrationAllowedScopes(config);
@@ -171,26 +177,43 @@ function registrationAllowedScopes(config: Config): string[] {
 function readConfigFile(path: string): unknown {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // Without the byte order mark some Windows editors write, which JSON.parse takes for an unexpected token.
+    text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw new ConfigError([`cannot read the file: ${(error as Error).message}`], path);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ConfigError([`not valid JSON: ${(error as Error).message}`], path);
+    const problem = `${jsonSyntaxProblem(text, error as SyntaxError)} (not valid JSON)`;
+    throw new ConfigError([problem], path, `${path} ${problem}`);
   }
+}
+
+/** sessionSecret read from sessionSecretFile when that is set (issue 32); what is wrong with it otherwise. */
+function sessionSecretFileProblems(config: Config, env: Record<string, string | undefined>): string[] {
+  if (config.sessionSecretFile === null) return [];
+  const variable = envVariableOf('sessionSecretFile', env);
+  const at = variable ? `${ENV_PREFIX}${variable}` : 'sessionSecretFile';
+  if (config.sessionSecret !== null) return [`${at}: sessionSecret (SESSION_SECRET) is set too: keep one of them`];
+  const read = readSessionSecretFile(config.sessionSecretFile);
+  if ('problem' in read) return [`${at}: ${read.problem}`];
+  config.sessionSecret = read.secret;
+  return [];
 }
 
 /** Ajv's errors as "path: problem" lines, the unknown keys named by their full path. */
 function describeErrors(errors: ErrorObject[], env: Record<string, string | undefined>): string[] {
   const lines = new Set<string>();
   for (const error of errors) {
-    if (error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    // An anyOf's alternatives each fail in their own way; the anyOf error itself says what would be valid.
+    if (error.keyword === 'oneOf' || error.keyword === 'if' || error.schemaPath.includes('/anyOf/')) continue;
     const at = error.instancePath === '' ? '' : error.instancePath.slice(1).replaceAll('/', '.');
     if (error.keyword === 'additionalProperties') {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
-      lines.add(`${at ? `${at}.` : ''}${key}: unknown key (misspelled? see config.example.json)`);
+      const meant = closestKey(key, siblingKeys(error.schemaPath));
+      const hint = meant ? `did you mean \`${meant}\`?` : 'misspelled? see config.example.json';
+      lines.add(`${at ? `${at}.` : ''}${key}: unknown key (${hint})`);
       continue;
     }
     const variable = envVariableOf(at, env);
@@ -199,9 +222,26 @@ function describeErrors(errors: ErrorObject[], env: Record<string, string | unde
   return [...lines];
 }
 
+/** The keys the object at an additionalProperties error's schema path allows (schema.ts), for "did you mean". */
+function siblingKeys(schemaPath: string): string[] {
+  let node: unknown = configSchema;
+  for (const segment of schemaPath.replace(/^#\//, '').split('/').slice(0, -1))
+    node = (node as Record<string, unknown> | undefined)?.[segment];
+  const properties = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return Object.keys(properties ?? {}).filter((key) => key !== '$schema');
+}
+
+/** What the keys that take one of several forms (anyOf in schema.ts) accept, in the words of their description. */
+const ACCEPTED_FORMS: Record<string, string> = {
+  trustProxy:
+    'must be true or false, a number of proxy hops (1 to 32), or the addresses/CIDRs of the proxies separated by commas (e.g. 10.0.0.2,10.1.0.0/16; or loopback, linklocal, uniquelocal)',
+};
+
 function explain(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
+    case 'anyOf':
+      return ACCEPTED_FORMS[error.instancePath.slice(1)] ?? 'has none of the accepted forms (see docs/configuration.md)';
     case 'type':
       return `must be ${String(params.type).replace(',', ' or ')}`;
     case 'enum':
@@ -227,6 +267,7 @@ function envPath(name: string): string {
     DATABASE_DIRECT_URL: 'databaseDirectUrl',
     DATABASE_PREPARED_STATEMENTS: 'databasePreparedStatements',
     SESSION_SECRET: 'sessionSecret',
+    SESSION_SECRET_FILE: 'sessionSecretFile',
     PAIRWISE_SALT: 'openid.pairwiseSalt',
     ADMIN_PASSWORD_HASH: 'admin.passwordHash',
     PORT: 'port',
@@ -260,7 +301,7 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
   const adminPassword = config.admin.password;
   if (typeof adminPassword === 'string' && [...adminPassword].length < MIN_ADMIN_PASSWORD_LENGTH) {
     problems.push(
-      `ADMIN_PASSWORD: must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters (or set ADMIN_PASSWORD_HASH to an argon2id hash: oauth-service admin hash-password)`,
+      `${ENV_PREFIX}ADMIN_PASSWORD: must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters (or set ADMIN_PASSWORD_HASH to an argon2id hash: oauth-service admin hash-password)`,
     );
   }
   problems.push(...metricsAndHstsProblems(config));
@@ -298,7 +339,7 @@ const METRICS_TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]{32,}=*$/;
 function metricsAndHstsProblems({ metrics, hsts }: Config): string[] {
   const problems: string[] = [];
   if (typeof metrics.token === 'string' && !METRICS_TOKEN_SYNTAX.test(metrics.token)) {
-    problems.push('METRICS_TOKEN: must be at least 32 characters of A-Z, a-z, 0-9 and -._~+/ (openssl rand -hex 32)');
+    problems.push(`${ENV_PREFIX}METRICS_TOKEN: must be at least 32 characters of A-Z, a-z, 0-9 and -._~+/ (openssl rand -hex 32)`);
   }
   // hstspreload.org's submission requirements: a preload directive without them would be refused, and a list
   // entry is hard to take back, so the two are asked for explicitly.

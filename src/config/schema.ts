@@ -24,6 +24,12 @@ export const configSchema = {
       default: 'http://127.0.0.1:3000',
       description: 'Public base URL of the service (env BASE_URL); issuer of RFC 8414 metadata and the `iss` of RFC 9207.',
     },
+    allowInsecureIssuer: {
+      type: 'boolean',
+      default: false,
+      description:
+        'true: no warning at boot when NODE_ENV is production and baseUrl (configured, or derived from the listening address) is not https. Only for a deployment whose clients reach it over http on purpose (a closed test network).',
+    },
     host: { type: 'string', minLength: 1, default: '127.0.0.1', description: 'Interface to listen on (env HOST).' },
     port: { type: 'integer', minimum: 0, maximum: 65535, default: 3000, description: 'Port to listen on (env PORT).' },
     trustProxy: {
@@ -94,7 +100,14 @@ export const configSchema = {
       minLength: 32,
       default: null,
       description:
-        'Secret (at least 32 characters) that signs and encrypts the login session cookie (env SESSION_SECRET). null: a random one per process, so sessions end at restart and are not shared between instances.',
+        'Secret (at least 32 characters) that signs and encrypts the login session cookie (env SESSION_SECRET). null: a random one per process, so sessions end at restart and are not shared between instances; refused when NODE_ENV is production unless sessionSecretFile is set.',
+    },
+    sessionSecretFile: {
+      type: ['string', 'null'],
+      minLength: 1,
+      default: null,
+      description:
+        'Path of a file that holds sessionSecret (env SESSION_SECRET_FILE), for secrets mounted as files (Docker or Kubernetes secrets); its contents, without surrounding whitespace, must be at least 32 characters. A relative path is relative to the working directory. Not together with sessionSecret.',
     },
     log: {
       type: 'object',

@@ -23,6 +23,7 @@ export interface Config {
   /** Set by the loader: what the file said in an older way that still works (renamed keys), one sentence each. */
   deprecations: string[];
   baseUrl: string;
+  allowInsecureIssuer: boolean;
   host: string;
   port: number;
   trustProxy: boolean | number | string | string[];
@@ -41,7 +42,9 @@ export interface Config {
   databasePoolSize: number;
   databasePreparedStatements: boolean;
   databaseDirectUrl: string | null;
+  /** After loading: the contents of sessionSecretFile when that is set. */
   sessionSecret: string | null;
+  sessionSecretFile: string | null;
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; format: 'json' | 'pretty' };
   accessTokenExpiresIn: number | null;
   authorizationCodeExpiresIn: number;

@@ -38,14 +38,14 @@ export async function createCliHarness(config?: ConfigInput): Promise<CliHarness
   const dataDir = mkdtempSync(join(tmpdir(), 'oauth-cli-'));
   let testDatabase: TestDatabase | null = null;
   if (process.env.DATABASE_URL) testDatabase = await createTestDatabase();
-  const env = { DATABASE_URL: testDatabase?.url ?? undefined, DATA_DIR: dataDir };
   const configPath = config ? join(dataDir, 'config.json') : null;
   if (configPath) writeFileSync(configPath, JSON.stringify(config));
+  const env = { DATABASE_URL: testDatabase?.url ?? undefined, DATA_DIR: dataDir, OAUTH_CONFIG: configPath ?? 'none' };
   const withDeps: CliHarness['withDeps'] = (work) => withDatabase(loadConfig({ path: configPath, env }), work);
   return {
     env,
     configPath,
-    run: (argv, stdin = '') => runCliInProcess(argv, configPath ? { ...env, OAUTH_CONFIG: configPath } : env, stdin),
+    run: (argv, stdin = '') => runCliInProcess(argv, env, stdin),
     withDeps,
     applicationCount: () => withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length),
     async close() {
@@ -55,12 +55,22 @@ export async function createCliHarness(config?: ConfigInput): Promise<CliHarness
   };
 }
 
-/** The CLI in this process with this environment, as `oauth-service <argv>` would run; output captured. */
-export async function runCliInProcess(argv: string[], env: Record<string, string | undefined>, stdin = ''): Promise<CliResult> {
+/**
+ * The CLI in this process with this environment, as `oauth-service <argv>` would run; output captured. OAUTH_CONFIG
+ * is `none` unless `env` says otherwise (undefined: unset), and `cwd` a folder of the test's choosing: the tests run in
+ * the repository, where a developer's own config.json must not be read (issue 32).
+ */
+export async function runCliInProcess(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  stdin = '',
+  cwd?: string,
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
-    env,
+    env: { OAUTH_CONFIG: 'none', ...env },
+    cwd,
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
     stdin: Readable.from(stdin === '' ? [] : [Buffer.from(stdin)]),

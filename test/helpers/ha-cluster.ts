@@ -78,7 +78,8 @@ export async function startHaCluster(timeoutMs = 240_000): Promise<HaCluster> {
   // An instance gets PATH, HOME and its own variables only: a test runner's (vitest sets BASE_URL=/) would reach
   // the service's config as environment overrides. The script needs the cluster's names (OHA_*) to find DIR's hosts.
   const env = (extra: Record<string, string>) => {
-    const base: Record<string, string> = {};
+    // OAUTH_CONFIG none: nor a config.json in the working directory (issue 32); a test gives its own with --config.
+    const base: Record<string, string> = { OAUTH_CONFIG: 'none' };
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined && /^(PATH|HOME|OHA_.*)$/.test(key)) base[key] = value;
     return { ...base, ...extra };
   };

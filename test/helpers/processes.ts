@@ -19,10 +19,13 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs `oauth-service <args>` (the executable, from the current sources) to completion. */
-export function runService(args: string[], env: Record<string, string | undefined>, stdin = ''): Promise<RunResult> {
+/**
+ * Runs `oauth-service <args>` (the executable, from the current sources) to completion, in the repository or `cwd`.
+ * OAUTH_CONFIG is `none` unless `env` sets it (undefined: unset, so that ./config.json of `cwd` is read).
+ */
+export function runService(args: string[], env: Record<string, string | undefined>, stdin = '', cwd = ROOT): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, env: serviceEnv(env) });
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd, env: serviceEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -33,13 +36,14 @@ export function runService(args: string[], env: Record<string, string | undefine
   });
 }
 
-/** Starts `oauth-service serve` (from the current sources) and resolves once /readyz answers 200. */
+/** Starts `oauth-service serve` (from the current sources, in the repository or `cwd`) and resolves once /readyz answers 200. */
 export async function startService(
   env: Record<string, string | undefined>,
+  cwd = ROOT,
 ): Promise<{ child: ChildProcess; baseUrl: string; output: () => string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...NODE_ARGS, 'serve'], {
-    cwd: ROOT,
+    cwd,
     env: serviceEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
   });
   let output = '';
@@ -94,7 +98,17 @@ export function stopService(child: ChildProcess): Promise<number | null> {
 
 function serviceEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   // The metrics listener on a port of its own (METRICS_PORT 0): services of parallel tests never meet on 9464.
-  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', METRICS_PORT: '0' };
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) base[key] = value;
+  // OAUTH_CONFIG none: the service runs in the repository, where a developer's own config.json would be read (issue 32).
+  const base: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: 'warn',
+    METRICS_PORT: '0',
+    OAUTH_CONFIG: 'none',
+  };
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) delete base[key];
+    else base[key] = value;
+  }
   return base;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,10 +25,11 @@ describe('oauth-service config check', () => {
       DATABASE_READ_URL: 'postgresql://oauth:db-password@replica.example/oauth',
     };
     const plain = await runCliInProcess(['config', 'check'], secrets);
-    expect(plain).toMatchObject({ code: 0, stdout: 'configuration is valid\n', stderr: '' });
+    expect(plain).toMatchObject({ code: 0, stdout: 'config: none (defaults)\nconfiguration is valid\n', stderr: '' });
     const json = await runCliInProcess(['config', 'check', '--json'], secrets);
     expect(json.code).toBe(0);
-    const { config } = JSON.parse(json.stdout) as { config: Record<string, any> };
+    const { config, configFile } = JSON.parse(json.stdout) as { config: Record<string, any>; configFile: string | null };
+    expect(configFile).toBeNull();
     expect(config).toMatchObject({
       sessionSecret: '[set]',
       databaseUrl: '[set]',
@@ -50,5 +51,88 @@ describe('oauth-service config check', () => {
     const invalid = await runCliInProcess(['config', 'check', '--config', configFile({ dpop: { clockToleranceSeconds: -1 } })], {});
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain('dpop.clockToleranceSeconds: must be >= 0');
+  });
+
+  // Issue 32 item 1: the file is found where the README's recipes put it, and every command says or uses the same one.
+  describe('which file: --config, OAUTH_CONFIG, ./config.json, or none', () => {
+    const cwd = join(folder, 'working-directory');
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, 'config.json'), JSON.stringify({ port: 4001 }));
+    const check = (args: string[], env: Record<string, string | undefined>) =>
+      runCliInProcess(['config', 'check', '--json', ...args], { OAUTH_CONFIG: undefined, ...env }, '', cwd);
+    const fileOf = async (args: string[], env: Record<string, string | undefined>) => {
+      const result = await check(args, env);
+      const { configFile, config } = JSON.parse(result.stdout) as { configFile: string | null; config: { port: number } };
+      return { configFile, port: config.port };
+    };
+
+    it('./config.json of the working directory when nothing names a file; --config and OAUTH_CONFIG win over it', async () => {
+      expect(await fileOf([], {})).toEqual({ configFile: join(cwd, 'config.json'), port: 4001 });
+      expect(await fileOf([], { OAUTH_CONFIG: '' })).toEqual({ configFile: join(cwd, 'config.json'), port: 4001 });
+      const other = configFile({ port: 4002 });
+      expect(await fileOf(['--config', other], {})).toEqual({ configFile: other, port: 4002 });
+      expect(await fileOf([], { OAUTH_CONFIG: other })).toEqual({ configFile: other, port: 4002 });
+      // A relative path is the working directory's, and printed absolute.
+      expect(await fileOf(['--config', 'config.json'], { OAUTH_CONFIG: other })).toEqual({
+        configFile: join(cwd, 'config.json'),
+        port: 4001,
+      });
+      const text = await runCliInProcess(['config', 'check'], { OAUTH_CONFIG: undefined }, '', cwd);
+      expect(text.stdout).toBe(`config: ${join(cwd, 'config.json')}\nconfiguration is valid\n`);
+    });
+
+    it('none (--config none or OAUTH_CONFIG=none) reads no file, and says so', async () => {
+      expect(await fileOf(['--config', 'none'], {})).toEqual({ configFile: null, port: 3000 });
+      expect(await fileOf([], { OAUTH_CONFIG: 'none' })).toEqual({ configFile: null, port: 3000 });
+      const text = await runCliInProcess(['config', 'check', '--config', 'none'], {}, '', cwd);
+      expect(text.stdout).toBe('config: none (defaults)\nconfiguration is valid\n');
+    });
+
+    it('a broken ./config.json is named by its absolute path, by config check and by any other command', async () => {
+      const broken = join(folder, 'broken');
+      mkdirSync(broken);
+      writeFileSync(join(broken, 'config.json'), '{\n  "instrospection": {}\n}\n');
+      const run = (argv: string[]) => runCliInProcess(argv, { OAUTH_CONFIG: undefined, DATA_DIR: join(broken, 'data') }, '', broken);
+      const checked = await run(['config', 'check']);
+      expect(checked.code).toBe(2);
+      expect(checked.stderr).toBe(
+        `config: ${join(broken, 'config.json')}\nInvalid configuration in ${join(broken, 'config.json')}:\n  - instrospection: unknown key (did you mean \`introspection\`?)\n`,
+      );
+      const json = await run(['config', 'check', '--json']);
+      expect(JSON.parse(json.stdout)).toEqual({
+        valid: false,
+        configFile: join(broken, 'config.json'),
+        problems: ['instrospection: unknown key (did you mean `introspection`?)'],
+      });
+      const listed = await run(['apps', 'list']);
+      expect(listed.code).toBe(2);
+      expect(listed.stderr).toContain(`Invalid configuration in ${join(broken, 'config.json')}:`);
+      writeFileSync(join(broken, 'config.json'), '{\n  "port": 80,\n}\n');
+      expect((await run(['users', 'list'])).stderr).toBe(
+        `oauth-service: ${join(broken, 'config.json')} line 3, column 1: Expected double-quoted property name (not valid JSON)\n`,
+      );
+    });
+  });
+
+  it('NODE_ENV=production: no session secret is a problem (exit 2), as serve refuses it; an http issuer a warning', async () => {
+    const refused = await runCliInProcess(['config', 'check', '--json'], { NODE_ENV: 'production' });
+    expect(refused.code).toBe(2);
+    expect((JSON.parse(refused.stdout) as { problems: string[] }).problems).toEqual([
+      expect.stringMatching(/^NODE_ENV is production and no session secret is set: set SESSION_SECRET/),
+    ]);
+    const warned = await runCliInProcess(['config', 'check'], {
+      NODE_ENV: 'production',
+      SESSION_SECRET: 's'.repeat(40),
+      BASE_URL: 'http://auth.example.com',
+    });
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/^warning: the issuer http:\/\/auth\.example\.com is not https while NODE_ENV is production/);
+    const allowed = configFile({ allowInsecureIssuer: true });
+    const quiet = await runCliInProcess(['config', 'check', '--config', allowed], {
+      NODE_ENV: 'production',
+      SESSION_SECRET: 's'.repeat(40),
+      BASE_URL: 'http://auth.example.com',
+    });
+    expect(quiet).toMatchObject({ code: 0, stderr: '' });
   });
 });

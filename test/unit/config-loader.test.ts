@@ -39,9 +39,20 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(config.hashTokens && config.hashApplicationSecrets && config.forceSslInRedirectUri).toBe(true);
   });
 
-  it('stops on a misspelled key, naming its path', () => {
+  it('stops on a misspelled key, naming its path and the key meant (issue 32), in the message with the file', () => {
     expect(problemsOf(() => loadConfig({ path: fixture('misspelled-key.json') }))).toEqual([
-      'acessTokenExpiresIn: unknown key (misspelled? see config.example.json)',
+      'acessTokenExpiresIn: unknown key (did you mean `accessTokenExpiresIn`?)',
+    ]);
+    expect(() => loadConfig({ path: fixture('misspelled-key.json') })).toThrow(
+      `Invalid configuration in ${fixture('misspelled-key.json')}:\n  - acessTokenExpiresIn: unknown key`,
+    );
+    // Nothing close: the reference instead.
+    expect(problemsOf(() => loadConfig({ input: { colour: 'blue' } }))).toEqual([
+      'colour: unknown key (misspelled? see config.example.json)',
+    ]);
+    expect(problemsOf(() => loadConfig({ input: { instrospection: {}, baseURL: 'https://a.example' } }))).toEqual([
+      'instrospection: unknown key (did you mean `introspection`?)',
+      'baseURL: unknown key (did you mean `baseUrl`?)',
     ]);
   });
 
@@ -54,7 +65,7 @@ describe('config loader (SPEC 2, 5)', () => {
 
   it('names an unknown key nested inside an object by its full path', () => {
     expect(problemsOf(() => loadConfig({ input: { refreshTokens: { graceSecond: 5 } } }))).toEqual([
-      'refreshTokens.graceSecond: unknown key (misspelled? see config.example.json)',
+      'refreshTokens.graceSecond: unknown key (did you mean `graceSeconds`?)',
     ]);
   });
 
@@ -71,8 +82,13 @@ describe('config loader (SPEC 2, 5)', () => {
     ]);
   });
 
-  it('says when the file is not JSON or cannot be read', () => {
-    expect(problemsOf(() => loadConfig({ path: fixture('not-json.json') }))[0]).toMatch(/^not valid JSON/);
+  it('says when the file is not JSON, at which line and column (issue 32), or cannot be read', () => {
+    expect(problemsOf(() => loadConfig({ path: fixture('not-json.json') }))).toEqual([
+      'line 2, column 1: Expected double-quoted property name (not valid JSON)',
+    ]);
+    expect(() => loadConfig({ path: fixture('not-json.json') })).toThrow(
+      /^\/.*\/not-json\.json line 2, column 1: Expected double-quoted property name \(not valid JSON\)$/,
+    );
     expect(problemsOf(() => loadConfig({ path: fixture('missing.json') }))[0]).toMatch(/^cannot read the file/);
   });
 
@@ -133,7 +149,7 @@ describe('config loader (SPEC 2, 5)', () => {
 
   it('refuses an ADMIN_PASSWORD shorter than 12 characters, and says what to do instead (finding 9)', () => {
     expect(problemsOf(() => loadConfig({ env: { ADMIN_PASSWORD: 'short' } }))).toEqual([
-      'ADMIN_PASSWORD: must be at least 12 characters (or set ADMIN_PASSWORD_HASH to an argon2id hash: oauth-service admin hash-password)',
+      'environment variable ADMIN_PASSWORD: must be at least 12 characters (or set ADMIN_PASSWORD_HASH to an argon2id hash: oauth-service admin hash-password)',
     ]);
   });
 
