@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProtectedApi } from '../../examples/protected-api.js';
 import { basic } from '../helpers/oauth-requests.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { runService, serviceFixture, startService, stopService, type ServiceFixture } from '../helpers/processes.js';
@@ -96,5 +101,52 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(span.parentSpanId).toBe(caller.spanId);
     expect(span.attributes).toMatchObject({ 'http.route': '/oauth/introspect', 'oauth.outcome': 'invalid_client' });
     expect(JSON.stringify(receiver.spans)).not.toContain('some-token-value-that-is-not-known');
+  });
+
+  it("the guard's introspection call carries the API's trace context: the service's span is a child of the API's fetch span", async () => {
+    // The API runs OpenTelemetry as the service does (its own SDK, here in this process, spans kept in memory); the
+    // guard itself knows nothing of it: Node's fetch instrumentation adds traceparent to the introspection call.
+    const exporter = new tracing.InMemorySpanExporter();
+    const sdk = new NodeSDK({
+      spanProcessors: [new tracing.SimpleSpanProcessor(exporter)],
+      instrumentations: [new UndiciInstrumentation(), new FastifyOtelInstrumentation({ registerOnInitialization: true })],
+    });
+    sdk.start();
+    const api = await buildProtectedApi({
+      introspectionUrl: `${service.baseUrl}/oauth/introspect`,
+      clientId: client.uid,
+      clientSecret: client.secret,
+      logLevel: 'silent',
+    });
+    try {
+      const issued = await post('/oauth/token', { grant_type: 'client_credentials' }, basic(client.uid, client.secret));
+      const { access_token: accessToken } = (await issued.json()) as { access_token: string };
+      const caller = callerContext();
+      const response = await api.inject({
+        url: '/me',
+        headers: { authorization: `Bearer ${accessToken}`, traceparent: caller.traceparent },
+      });
+      expect(response.statusCode).toBe(200);
+      // The API's own spans: its request span, and the guard's fetch to the introspection endpoint as its child.
+      const finished = exporter.getFinishedSpans();
+      const apiRequest = finished.find((span) => span.name === 'request' && span.attributes['http.route'] === '/me');
+      const traceId = apiRequest!.spanContext().traceId;
+      const fetchSpan = finished.find(
+        (span) => span.instrumentationScope.name.includes('instrumentation-undici') && span.spanContext().traceId === traceId,
+      );
+      expect(fetchSpan).toBeDefined();
+      const introspection = await receiver.waitFor(
+        (span) => span.traceId === traceId && span.name === 'request' && span.attributes['http.route'] === '/oauth/introspect',
+      );
+      expect(introspection.parentSpanId).toBe(fetchSpan!.spanContext().spanId);
+      expect(introspection.attributes['oauth.outcome']).toBe('success');
+    } finally {
+      await api.close();
+      await sdk.shutdown();
+      // Leaves the process as the other test files in this worker expect it: no global OpenTelemetry.
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    }
   });
 });
