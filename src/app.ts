@@ -6,6 +6,7 @@ import { createControllers, resolveControllerClasses } from './http/controllers/
 import { applyErrorResponse, errorResponse } from './http/error-response.js';
 import type { Extensions } from './http/extensions.js';
 import { apiRateLimitsPlugin } from './http/plugins/api-rate-limits.js';
+import { requestSpanAttributesPlugin } from './http/plugins/request-span-attributes.js';
 import { errorHandlerPlugin } from './http/plugins/error-handler.js';
 import { sharedSchemasPlugin } from './http/schemas.js';
 import { formsPlugin } from './http/plugins/forms.js';
@@ -163,6 +164,7 @@ export async function buildServer({
   if (!database) app.addHook('onClose', () => db.close());
 
   await app.register(errorHandlerPlugin, { isUnavailable: isDatabaseUnavailable, realm: config.realm });
+  await app.register(requestSpanAttributesPlugin, { clientIdAttribute: config.telemetry.clientIdAttribute });
   await app.register(sharedSchemasPlugin);
   const { readReplica } = db;
   const metrics = createServiceMetrics({

@@ -2,6 +2,7 @@
 // The `oauth-service` executable (package.json bin), and the only file that reads process.env and process.argv:
 // everything else gets them handed in.
 import { setFlagsFromString } from 'node:v8';
+import { tracingRequested } from './telemetry/tracing-requested.js';
 
 const argv = process.argv.slice(2);
 // A command other than `serve` runs for a second at most: V8's optimising compiler would spend more CPU on the
@@ -9,7 +10,17 @@ const argv = process.argv.slice(2);
 // 0.89 -> 0.54 s, bench/RESULTS.md). Liftoff, V8's baseline WebAssembly compiler, alone serves it; `serve` keeps both.
 // Set before anything compiles WebAssembly; the command modules are imported after it.
 const command = argv[0];
-if (command !== undefined && !command.startsWith('-') && command !== 'serve') setFlagsFromString('--liftoff-only');
+const serving = command === undefined || command.startsWith('-') || command === 'serve';
+if (!serving) setFlagsFromString('--liftoff-only');
+
+// Traces (docs/operations.md "Traces"): started before the service's modules load, so pg is instrumented as it loads;
+// without an OTLP endpoint nothing of OpenTelemetry is imported.
+if (serving && tracingRequested(process.env)) {
+  const { startTracing } = await import('./telemetry/start-tracing.js');
+  const tracing = startTracing();
+  // After a graceful stop the event loop empties: the spans still buffered are exported before the process exits.
+  process.once('beforeExit', () => void tracing.shutdown());
+}
 
 const { runCli } = await import('./cli/index.js');
 const exitCode = await runCli(argv, {

@@ -36,6 +36,7 @@ export interface Config {
     /** env METRICS_TOKEN only (never the file): the Bearer token /metrics requires; null when unset. */
     token?: string | null;
   };
+  telemetry: { clientIdAttribute: 'plain' | 'hashed' | 'none' };
   dataDir: string;
   databaseUrl: string | null;
   databaseReadUrl: string | null;

@@ -1,0 +1,79 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A span as the OTLP/HTTP JSON exporter sends it (ids in hex), with its attributes flattened and its scope's name. */
+export interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  scope: string;
+  attributes: Record<string, string | number | boolean>;
+}
+
+export interface OtlpReceiver {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT for an exporter sending here (it appends /v1/traces). */
+  endpoint: string;
+  spans: ReceivedSpan[];
+  /** Resolves once a span matching `predicate` has arrived (polled as exports come in; fails after timeoutMs). */
+  waitFor(predicate: (span: ReceivedSpan) => boolean, timeoutMs?: number): Promise<ReceivedSpan>;
+  close(): Promise<void>;
+}
+
+type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
+type ExportRequest = {
+  resourceSpans?: {
+    scopeSpans?: {
+      scope?: { name?: string };
+      spans?: (Omit<ReceivedSpan, 'scope' | 'attributes'> & { attributes?: { key: string; value: AnyValue }[] })[];
+    }[];
+  }[];
+};
+
+const valueOf = (value: AnyValue) =>
+  value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue ?? ''));
+
+/** An OTLP/HTTP trace receiver in process (OTEL_EXPORTER_OTLP_PROTOCOL=http/json): what a collector would get. */
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const arrivals = new Set<() => void>();
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const exported = JSON.parse(body) as ExportRequest;
+      for (const resource of exported.resourceSpans ?? [])
+        for (const scoped of resource.scopeSpans ?? [])
+          for (const span of scoped.spans ?? []) {
+            const attributes = Object.fromEntries((span.attributes ?? []).map(({ key, value }) => [key, valueOf(value)]));
+            spans.push({ ...span, parentSpanId: span.parentSpanId ?? '', scope: scoped.scope?.name ?? '', attributes });
+          }
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      for (const arrived of arrivals) arrived();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    spans,
+    waitFor(predicate, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = spans.find(predicate);
+          if (!found) return;
+          arrivals.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          arrivals.delete(check);
+          reject(new Error(`no such span among ${spans.length} received: ${spans.map((s) => s.name).join(', ')}`));
+        }, timeoutMs);
+        arrivals.add(check);
+        check();
+      });
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
