@@ -49,6 +49,9 @@ import { migrationStatus } from './storage/migrate.js';
 import { isDatabaseUnavailable } from './storage/prisma-errors.js';
 import { createStores } from './storage/stores.js';
 import { createAttemptLimits, type AttemptReporter } from './oauth/limits/attempt-limits.js';
+import { recordAuditEventAlone } from './oauth/audit/audit-trail.js';
+import { lockoutEvent } from './oauth/audit/lockout-event.js';
+import { auditWriteFailed } from './http/audit-actor.js';
 import { watchRegistrationCaps } from './oauth/clients/registration/registration-cap.js';
 import { proxyWarningPlugin } from './http/plugins/proxy-warning.js';
 import { shutdownConnectionsPlugin } from './http/plugins/shutdown-connections.js';
@@ -95,9 +98,10 @@ export async function buildServer({
       app.metrics.clientAuthenticationFailed(clientId);
     },
     passwordCheckFailed: (kind) => app.metrics.passwordCheckFailed(kind),
-    lockedOut: (kind, address, seconds) => {
+    lockedOut: (kind, address, seconds, name) => {
       app.log.warn({ event: 'lockout', kind, address, seconds }, `locked out after repeated failures: ${kind} from ${address}`);
       app.metrics.lockout(kind);
+      void recordAuditEventAlone(deps, lockoutEvent(kind, address, seconds, name), auditWriteFailed(() => app.log));
     },
   };
   const limits = createAttemptLimits(config.rateLimit, reporter);
