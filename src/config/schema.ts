@@ -5,6 +5,7 @@ import { introspectionSchema } from './introspection-schema.js';
 import { dpopSchema } from './dpop-schema.js';
 import { hstsSchema } from './hsts-schema.js';
 import { metricsSchema } from './metrics-schema.js';
+import { auditSchema } from './audit-schema.js';
 import { registrationSchema } from './registration-schema.js';
 import { openidSchema, signingKeysSchema } from './signing-schema.js';
 
@@ -50,6 +51,7 @@ export const configSchema = {
     },
     hsts: hstsSchema,
     metrics: metricsSchema,
+    audit: auditSchema,
     dataDir: {
       type: 'string',
       minLength: 1,

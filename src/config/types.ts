@@ -35,6 +35,7 @@ export interface Config {
     /** env METRICS_TOKEN only (never the file): the Bearer token /metrics requires; null when unset. */
     token?: string | null;
   };
+  audit: { retentionDays: number };
   dataDir: string;
   databaseUrl: string | null;
   databaseReadUrl: string | null;
