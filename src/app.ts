@@ -29,6 +29,7 @@ import { loginRoutes } from './http/routes/login/index.js';
 import { jwksRoutes } from './http/routes/jwks/index.js';
 import { metadataRoutes } from './http/routes/metadata/index.js';
 import { resourcesRoutes } from './http/routes/resources/index.js';
+import { auditRoutes } from './http/routes/audit/index.js';
 import { registerRoutes } from './http/routes/register/index.js';
 import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
@@ -101,7 +102,11 @@ export async function buildServer({
     lockedOut: (kind, address, seconds, name) => {
       app.log.warn({ event: 'lockout', kind, address, seconds }, `locked out after repeated failures: ${kind} from ${address}`);
       app.metrics.lockout(kind);
-      void recordAuditEventAlone(deps, lockoutEvent(kind, address, seconds, name), auditWriteFailed(() => app.log));
+      void recordAuditEventAlone(
+        deps,
+        lockoutEvent(kind, address, seconds, name),
+        auditWriteFailed(() => app.log),
+      );
     },
   };
   const limits = createAttemptLimits(config.rateLimit, reporter);
@@ -219,6 +224,7 @@ export async function buildServer({
     await pages.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
+    await pages.register(auditRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     if (config.openid.enabled) await pages.register(endSessionRoutes, { ...routes });
   });
 

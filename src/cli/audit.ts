@@ -51,7 +51,14 @@ async function list(args: string[], io: CliIo): Promise<number> {
   });
   if (values.help) return (io.stdout(HELP), 0);
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    const input = { user: values.user, client: values.client, type: values.type, from: values.since, to: values.until, limit: values.limit };
+    const input = {
+      user: values.user,
+      client: values.client,
+      type: values.type,
+      from: values.since,
+      to: values.until,
+      limit: values.limit,
+    };
     const filter = await auditFilterOf(deps, input);
     if (filter.query === null) throw new UsageError(filter.errors.join('; '));
     const events = await listAuditEvents(deps, filter.query);

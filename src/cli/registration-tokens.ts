@@ -121,8 +121,7 @@ async function revoke(args: string[], io: CliIo): Promise<number> {
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const revoke = (tx: OAuthDeps) => revokeRegistrationToken(tx, Number(reference));
     const event = (revoked: boolean) => objectEvent('registration_token.revoked', 'registration_token', reference, revoked);
-    if (!(await auditedChange(deps, CLI_ACTOR, revoke, event)))
-      throw new UsageError(`no live initial access token with id ${reference}`);
+    if (!(await auditedChange(deps, CLI_ACTOR, revoke, event))) throw new UsageError(`no live initial access token with id ${reference}`);
     if (values.json) printJson(io, { revoked: true, id: Number(reference) });
     else io.stdout(`revoked initial access token ${reference}\n`);
     return 0;

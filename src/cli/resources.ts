@@ -143,7 +143,8 @@ async function update(args: string[], io: CliIo): Promise<number> {
     const current = await findNamed(deps, reference);
     const update = (tx: OAuthDeps) => updateResource(tx, current.id, changes);
     const updated =
-      (await inWords(() => auditedChange(deps, CLI_ACTOR, update, (r) => resourceEvent('resource.updated', r)))) ?? throwNotFound(reference);
+      (await inWords(() => auditedChange(deps, CLI_ACTOR, update, (r) => resourceEvent('resource.updated', r)))) ??
+      throwNotFound(reference);
     print(io, Boolean(values.json), `updated resource ${updated.id}`, updated);
     return 0;
   });

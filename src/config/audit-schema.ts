@@ -4,7 +4,7 @@ export const auditSchema = {
   type: 'object',
   additionalProperties: false,
   default: {},
-  description: 'The audit trail (oauth_audit_events): security events shown on /admin/audit and by `oauth-service audit list`.',
+  description: 'The audit trail (oauth_audit_events): security events shown on /oauth/audit and by `oauth-service audit list`.',
   properties: {
     retentionDays: {
       type: 'integer',

@@ -15,7 +15,11 @@ export async function endLoginSession(deps: OAuthDeps, request: FastifyRequest):
   const sessionId = request.session.get('sid');
   request.session.regenerate();
   if (typeof userId !== 'number') return false;
-  await recordAuditEventAlone(deps, signOutEvent(userId, request.ip), auditWriteFailed(() => request.log));
+  await recordAuditEventAlone(
+    deps,
+    signOutEvent(userId, request.ip),
+    auditWriteFailed(() => request.log),
+  );
   if (typeof sessionId === 'string') {
     try {
       await queueSessionLogout(deps, { userId, sessionId });

@@ -32,7 +32,8 @@ function instant(value: string | undefined, name: string, errors: string[]): Dat
   if (blank(value)) return undefined;
   const text = value!.trim();
   const date = ISO_INSTANT.test(text) ? new Date(text) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime())) errors.push(`${name} must be an ISO 8601 date or instant (2026-11-28 or 2026-11-28T10:00:00Z), not '${text}'`);
+  if (Number.isNaN(date.getTime()))
+    errors.push(`${name} must be an ISO 8601 date or instant (2026-11-28 or 2026-11-28T10:00:00Z), not '${text}'`);
   return date;
 }
 

@@ -7,7 +7,14 @@ import type { NewAuditEvent } from './audit-store.js';
 export function signInEvent(check: LoginCheck, username: string, ip: string): NewAuditEvent {
   if (check.outcome === 'succeeded') {
     const { user } = check;
-    return { type: 'user.sign_in.succeeded', outcome: 'success', actor: `user:${user.id}`, ...aboutUser(user.id), ip, details: { username } };
+    return {
+      type: 'user.sign_in.succeeded',
+      outcome: 'success',
+      actor: `user:${user.id}`,
+      ...aboutUser(user.id),
+      ip,
+      details: { username },
+    };
   }
   return {
     type: 'user.sign_in.failed',

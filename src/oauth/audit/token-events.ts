@@ -4,7 +4,8 @@ import type { NewAuditEvent } from './audit-store.js';
 // The events of tokens and consent: what a client or a user did to the tokens of an authorization. They name the
 // token by its row id, never by its value.
 
-const client = (application: ApplicationRecord | null) => (application ? { actor: `client:${application.uid}`, clientId: application.uid } : null);
+const client = (application: ApplicationRecord | null) =>
+  application ? { actor: `client:${application.uid}`, clientId: application.uid } : null;
 
 /** RFC 9700 section 4.14.2: a rotated refresh token presented again; its family was revoked. */
 export function reuseDetectedEvent(

@@ -54,7 +54,9 @@ export class ApplicationsController extends Controller {
     const fields = fieldsFromBody(request.body);
     try {
       const created = (deps: typeof this.deps) => createApplication(deps, fields);
-      const { application, plainSecret } = await auditedChange(this.deps, adminActor(request), created, (r) => clientEvent('client.created', r.application));
+      const { application, plainSecret } = await auditedChange(this.deps, adminActor(request), created, (r) =>
+        clientEvent('client.created', r.application),
+      );
       request.log.info({ event: 'application.created', applicationId: application.id, clientId: application.uid }, 'application created');
       if (wantsJson(request))
         return reply.code(201).header('location', showPath(application.id)).send(applicationJson(application, plainSecret));
@@ -89,7 +91,9 @@ export class ApplicationsController extends Controller {
     try {
       const changed = changedFields(fieldsOf(current), fields);
       const update = (deps: typeof this.deps) => updateApplication(deps, id, fields);
-      const updated = await auditedChange(this.deps, adminActor(request), update, (r) => clientEvent('client.updated', r?.application, { fields: changed }));
+      const updated = await auditedChange(this.deps, adminActor(request), update, (r) =>
+        clientEvent('client.updated', r?.application, { fields: changed }),
+      );
       if (!updated) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
       request.log.info({ event: 'application.updated', applicationId: id, clientId: current.uid }, 'application updated');
       if (wantsJson(request)) return reply.send(applicationJson(updated.application, updated.plainSecret));
@@ -121,7 +125,11 @@ export class ApplicationsController extends Controller {
     // Reference 13: the application's grants and tokens go with it (ON DELETE CASCADE).
     const application = await findApplication(this.deps, id);
     const remove = async (deps: typeof this.deps) => application !== null && (await deleteApplication(deps, id));
-    if (!(await auditedChange(this.deps, adminActor(request), remove, (deleted) => clientEvent('client.deleted', deleted ? application : null))))
+    if (
+      !(await auditedChange(this.deps, adminActor(request), remove, (deleted) =>
+        clientEvent('client.deleted', deleted ? application : null),
+      ))
+    )
       return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     request.log.info({ event: 'application.deleted', applicationId: id }, 'application deleted');
     if (wantsJson(request)) return reply.code(204).send();
@@ -132,7 +140,9 @@ export class ApplicationsController extends Controller {
     const id = Number(request.params.id);
     try {
       const rotate = (deps: typeof this.deps) => rotateApplicationSecret(deps, id);
-      const rotated = await auditedChange(this.deps, adminActor(request), rotate, (r) => clientEvent('client.secret_rotated', r?.application));
+      const rotated = await auditedChange(this.deps, adminActor(request), rotate, (r) =>
+        clientEvent('client.secret_rotated', r?.application),
+      );
       if (!rotated) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
       request.log.info(
         { event: 'application.secret_rotated', applicationId: id, clientId: rotated.application.uid },

@@ -160,7 +160,11 @@ export class AuthorizationsController extends Controller {
     const consent = { scopes: authorization.scopes, prompted: status === 303 };
     const owner = currentResourceOwner(request);
     const event = consentEvent('consent.given', owner.id, authorization.application, request.ip, consent);
-    await recordAuditEventAlone(this.deps, event, auditWriteFailed(() => request.log));
+    await recordAuditEventAlone(
+      this.deps,
+      event,
+      auditWriteFailed(() => request.log),
+    );
     const code = result.responseType === 'code';
     if (!code) this.services.metrics.tokensIssued('implicit');
     request.log.info(

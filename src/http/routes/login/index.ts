@@ -60,7 +60,11 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     }
     const address = limitedAddress(request.ip);
     const check = await checkLoginCredentials(deps, username, password, address);
-    await recordAuditEventAlone(deps, signInEvent(check, username, request.ip), auditWriteFailed(() => request.log));
+    await recordAuditEventAlone(
+      deps,
+      signInEvent(check, username, request.ip),
+      auditWriteFailed(() => request.log),
+    );
     if (check.outcome === 'locked_out') {
       request.log.info({ event: 'login.locked_out', address }, 'login refused: too many failures');
       const error = `Too many failed sign-in attempts. Try again in ${check.retryAfter} seconds.`;

@@ -96,7 +96,11 @@ export class ResourcesController extends Controller {
     const id = Number(request.params.id);
     const resource = await this.#resource(request);
     const remove = async (deps: typeof this.deps) => resource !== null && (await deleteResource(deps, id));
-    if (!(await auditedChange(this.deps, adminActor(request), remove, (deleted) => resourceEvent('resource.deleted', deleted ? resource : null))))
+    if (
+      !(await auditedChange(this.deps, adminActor(request), remove, (deleted) =>
+        resourceEvent('resource.deleted', deleted ? resource : null),
+      ))
+    )
       return resourceNotFound(request, reply);
     request.log.info({ event: 'resource.deleted', resourceId: id }, 'resource deleted');
     if (wantsJson(request)) return reply.code(204).send();

@@ -73,7 +73,8 @@ export class UsersController extends Controller {
     try {
       const profile = profileFromBody(request.body);
       const update = (deps: typeof this.deps) => updateUserProfile(deps, user, profile);
-      const event = (updated: UserRecord | null) => userEvent('user.updated', updated, { fields: changedFields(user, resolveProfile(user, profile).changes) });
+      const event = (updated: UserRecord | null) =>
+        userEvent('user.updated', updated, { fields: changedFields(user, resolveProfile(user, profile).changes) });
       if (!(await auditedChange(this.deps, adminActor(request), update, event))) return userNotFound(request, reply);
       request.log.info({ event: 'user.updated', userId: user.id }, 'user claims updated');
       return redirectAfter(request, reply, 'User updated.', showPath(user.id));
