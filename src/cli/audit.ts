@@ -59,7 +59,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
       to: values.until,
       limit: values.limit,
     };
-    const filter = await auditFilterOf(deps, input);
+    const filter = await auditFilterOf(deps, input, { from: '--since', to: '--until', limit: '--limit' });
     if (filter.query === null) throw new UsageError(filter.errors.join('; '));
     const events = await listAuditEvents(deps, filter.query);
     if (values.json) return (printJson(io, events.map(eventJson)), 0);

@@ -45,15 +45,23 @@ function positiveInteger(value: string | undefined, name: string, max: number, e
   return undefined;
 }
 
-/** The query these filters ask for, or every problem with them. A user name that names nobody is one. */
-export async function auditFilterOf(deps: OAuthDeps, input: AuditFilterInput): Promise<AuditFilter> {
+/**
+ * The query these filters ask for, or every problem with them (a user name that names nobody is one), each named
+ * as `labels` says (the CLI's --since for `from`), else by its parameter name.
+ */
+export async function auditFilterOf(
+  deps: OAuthDeps,
+  input: AuditFilterInput,
+  labels: Partial<Record<keyof AuditFilterInput, string>> = {},
+): Promise<AuditFilter> {
   const errors: string[] = [];
+  const label = (name: keyof AuditFilterInput) => labels[name] ?? name;
   const type = blank(input.type) ? undefined : input.type!.trim();
   if (type !== undefined && !isAuditEventType(type)) errors.push(`unknown event type '${type}' (one of: ${AUDIT_EVENT_TYPES.join(', ')})`);
-  const from = instant(input.from, 'from', errors);
-  const to = instant(input.to, 'to', errors);
-  const limit = positiveInteger(input.limit, 'limit', MAX_AUDIT_PAGE, errors) ?? DEFAULT_AUDIT_PAGE;
-  const beforeId = positiveInteger(input.before, 'before', Number.MAX_SAFE_INTEGER, errors);
+  const from = instant(input.from, label('from'), errors);
+  const to = instant(input.to, label('to'), errors);
+  const limit = positiveInteger(input.limit, label('limit'), MAX_AUDIT_PAGE, errors) ?? DEFAULT_AUDIT_PAGE;
+  const beforeId = positiveInteger(input.before, label('before'), Number.MAX_SAFE_INTEGER, errors);
   const userId = blank(input.user) ? undefined : await userIdOf(deps, input.user!.trim(), errors);
   if (errors.length > 0) return { query: null, errors };
   const clientId = blank(input.client) ? undefined : input.client!.trim();
