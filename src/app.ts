@@ -30,6 +30,7 @@ import { loginRoutes } from './http/routes/login/index.js';
 import { jwksRoutes } from './http/routes/jwks/index.js';
 import { metadataRoutes } from './http/routes/metadata/index.js';
 import { resourcesRoutes } from './http/routes/resources/index.js';
+import { auditRoutes } from './http/routes/audit/index.js';
 import { registerRoutes } from './http/routes/register/index.js';
 import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
@@ -50,6 +51,9 @@ import { migrationStatus } from './storage/migrate.js';
 import { isDatabaseUnavailable } from './storage/prisma-errors.js';
 import { createStores } from './storage/stores.js';
 import { createAttemptLimits, type AttemptReporter } from './oauth/limits/attempt-limits.js';
+import { recordAuditEventAlone } from './oauth/audit/audit-trail.js';
+import { lockoutEvent } from './oauth/audit/lockout-event.js';
+import { auditWriteFailed } from './http/audit-actor.js';
 import { watchRegistrationCaps } from './oauth/clients/registration/registration-cap.js';
 import { proxyWarningPlugin } from './http/plugins/proxy-warning.js';
 import { shutdownConnectionsPlugin } from './http/plugins/shutdown-connections.js';
@@ -96,9 +100,14 @@ export async function buildServer({
       app.metrics.clientAuthenticationFailed(clientId);
     },
     passwordCheckFailed: (kind) => app.metrics.passwordCheckFailed(kind),
-    lockedOut: (kind, address, seconds) => {
+    lockedOut: (kind, address, seconds, name) => {
       app.log.warn({ event: 'lockout', kind, address, seconds }, `locked out after repeated failures: ${kind} from ${address}`);
       app.metrics.lockout(kind);
+      void recordAuditEventAlone(
+        deps,
+        lockoutEvent(kind, address, seconds, name),
+        auditWriteFailed(() => app.log),
+      );
     },
   };
   const limits = createAttemptLimits(config.rateLimit, reporter);
@@ -217,6 +226,7 @@ export async function buildServer({
     await pages.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
+    await pages.register(auditRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     if (config.openid.enabled) await pages.register(endSessionRoutes, { ...routes });
   });
 

@@ -7,6 +7,9 @@ import { printable, printStateChanged } from './apps-output.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, UsageError, type CliIo } from './io.js';
 import { onePositional, type Subcommand } from './subcommands.js';
+import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
+import { clientEvent } from '../oauth/audit/audit-subjects.js';
+import type { AuditEventType } from '../oauth/audit/audit-event-types.js';
 
 // Issue 19: `apps approve|disable|enable`, the admin pages' Approve, Disable and Enable, through the same domain
 // functions. Each is idempotent (doing it again keeps the first time) and says so.
@@ -59,17 +62,22 @@ const enable: StateChange = async (deps, before) => ({
 
 /** The subcommands, answering --help with the group's usage. */
 export function stateSubcommands(help: string): Record<'approve' | 'disable' | 'enable', Subcommand> {
-  return { approve: stateCommand(approve, help), disable: stateCommand(disable, help), enable: stateCommand(enable, help) };
+  return {
+    approve: stateCommand(approve, 'client.approved', help),
+    disable: stateCommand(disable, 'client.disabled', help),
+    enable: stateCommand(enable, 'client.enabled', help),
+  };
 }
 
-function stateCommand(change: StateChange, help: string): Subcommand {
+function stateCommand(change: StateChange, event: AuditEventType, help: string): Subcommand {
   return async (args: string[], io: CliIo): Promise<number> => {
     const { values, positionals } = parseOptions(args, {}, true);
     if (values.help) return (io.stdout(help), 0);
     const reference = onePositional(positionals, '<uid|id>');
     return withDatabase(configFrom(io, values.config), async (deps) => {
       const before = await findApplication(deps, reference);
-      const { application, sentence } = await change(deps, before);
+      const changed = (tx: OAuthDeps) => change(tx, before);
+      const { application, sentence } = await auditedChange(deps, CLI_ACTOR, changed, (r) => clientEvent(event, r.application));
       // Deleted between the lookup and the change.
       if (!application) throw notFound(reference);
       printStateChanged(io, Boolean(values.json), application, sentence(application));

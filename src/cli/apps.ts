@@ -17,6 +17,9 @@ import { stateSubcommands } from './apps-state.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 import { onePositional, required, runSubcommand } from './subcommands.js';
+import type { OAuthDeps } from '../oauth/deps.js';
+import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
+import { clientEvent } from '../oauth/audit/audit-subjects.js';
 
 const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
@@ -146,7 +149,9 @@ async function create(args: string[], io: CliIo): Promise<number> {
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const imported = { uid: values.uid, secret: values.secret };
-    const { application, plainSecret } = await domain(() => createApplication(deps, fields, imported), {
+    const create = (tx: OAuthDeps) => createApplication(tx, fields, imported);
+    const audited = () => auditedChange(deps, CLI_ACTOR, create, (r) => clientEvent('client.created', r.application));
+    const { application, plainSecret } = await domain(audited, {
       values,
       grantFlows: deps.config.grantFlows,
     });
@@ -206,7 +211,8 @@ async function update(args: string[], io: CliIo): Promise<number> {
       confidential: values.public ? false : values.confidential ? true : current.confidential,
       ...settings,
     };
-    const updated = await domain(() => updateApplication(deps, current.id, fields));
+    const update = (tx: OAuthDeps) => updateApplication(tx, current.id, fields);
+    const updated = await domain(() => auditedChange(deps, CLI_ACTOR, update, (r) => clientEvent('client.updated', r?.application)));
     if (!updated) throw notFound(reference);
     printChanged(io, Boolean(values.json), `updated application ${current.id}`, updated.application, updated.plainSecret ?? undefined);
     return 0;
@@ -220,7 +226,9 @@ async function remove(args: string[], io: CliIo): Promise<number> {
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const application = await findApplication(deps, reference);
     // Reference 13: its grants and tokens go with it (ON DELETE CASCADE).
-    if (!(await deleteApplication(deps, application.id))) throw notFound(reference);
+    const remove = (tx: OAuthDeps) => deleteApplication(tx, application.id);
+    if (!(await auditedChange(deps, CLI_ACTOR, remove, (deleted) => clientEvent('client.deleted', deleted ? application : null))))
+      throw notFound(reference);
     if (values.json) printJson(io, { deleted: true, id: application.id, uid: application.uid });
     else io.stdout(`deleted application ${application.id} (uid ${application.uid}) with its grants and tokens\n`);
     return 0;
@@ -233,7 +241,8 @@ async function rotateSecret(args: string[], io: CliIo): Promise<number> {
   const reference = onePositional(positionals, '<uid|id>');
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const application = await findApplication(deps, reference);
-    const rotated = await domain(() => rotateApplicationSecret(deps, application.id));
+    const rotate = (tx: OAuthDeps) => rotateApplicationSecret(tx, application.id);
+    const rotated = await domain(() => auditedChange(deps, CLI_ACTOR, rotate, (r) => clientEvent('client.secret_rotated', r?.application)));
     if (!rotated) throw notFound(reference);
     printChanged(io, Boolean(values.json), `new secret for application ${application.id}`, rotated.application, rotated.plainSecret);
     return 0;

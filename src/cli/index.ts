@@ -19,6 +19,7 @@ Commands:
   admin hash-password   print the argon2id hash of an admin password read from stdin
   keys list|rotate|retire|rewrap
                         manage the keys that sign ID tokens, and the KEY_ENCRYPTION_KEY they are stored under
+  audit list            the audit trail: sign-ins, lockouts, consent, revocations and admin changes
   apply -f FILE [--dry-run] [--prune]
                         create or update the applications, users, resources and registration tokens a
                         JSON file declares, in one transaction
@@ -43,6 +44,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'registration-tokens': async () => (await import('./registration-tokens.js')).runRegistrationTokensCommand,
   admin: async () => (await import('./admin.js')).runAdminCommand,
   keys: async () => (await import('./keys.js')).runKeysCommand,
+  audit: async () => (await import('./audit.js')).runAuditCommand,
   apply: async () => (await import('./apply.js')).runApplyCommand,
 };
 

@@ -7,6 +7,8 @@ import { rewrapSigningKeys } from '../storage/signing-key-repository.js';
 import { configFrom, withDatabase } from './context.js';
 import { onePositional, runSubcommand } from './subcommands.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
+import { CLI_ACTOR, recordChangeEvent } from '../oauth/audit/audit-trail.js';
+import { objectEvent } from '../oauth/audit/audit-subjects.js';
 
 const HELP = `Usage: oauth-service keys list|rotate|retire|rewrap [options] [--json] [--config PATH]
 
@@ -72,6 +74,7 @@ async function rotate(args: string[], io: CliIo): Promise<number> {
     // A first key of any algorithm signs at once; a rotation by hand then makes the successor.
     await ensureSigningKeys(deps);
     const key = await rotateSigningKey(deps, alg);
+    await recordChangeEvent(deps, CLI_ACTOR, objectEvent('signing_key.rotated', 'signing_key', key.kid, true, { alg }));
     if (values.json) return (printJson(io, describe(key)), 0);
     io.stdout(`new ${key.alg} key ${key.kid}: published now, signs from ${key.signsFrom.toISOString()}\n`);
     return 0;
@@ -86,6 +89,8 @@ async function retire(args: string[], io: CliIo): Promise<number> {
     // As rotate: retiring the last key of an algorithm makes its successor under this key-encryption key.
     await requireDecryptableSigningKeys(deps);
     const { retired, made } = await retireSigningKey(deps, kid);
+    const event = objectEvent('signing_key.retired', 'signing_key', kid, retired, { made: made.map((key) => key.kid) });
+    await recordChangeEvent(deps, CLI_ACTOR, event);
     if (values.json) return (printJson(io, { kid, retired, made: made.map(describe) }), 0);
     if (!retired) return (io.stderr(`oauth-service: no signing key ${kid}, or it is retired already\n`), 1);
     io.stdout(
@@ -106,7 +111,12 @@ async function rewrap(args: string[], io: CliIo): Promise<number> {
     throw new UsageError('keys rewrap re-encrypts under KEY_ENCRYPTION_KEY: set it to the new key (openssl rand -hex 32)');
   const to = parseKeyEncryptionKey(config.keys.encryptionKey);
   if (from.equals(to)) throw new UsageError('the old key is KEY_ENCRYPTION_KEY itself: there is nothing to re-encrypt');
-  const { rewrapped, unchanged } = await withDatabase(config, (_deps, database) => rewrapSigningKeys(database, from, to));
+  const { rewrapped, unchanged } = await withDatabase(config, async (deps, database) => {
+    const result = await rewrapSigningKeys(database, from, to);
+    const event = objectEvent('signing_keys.rewrapped', 'signing_key', result.rewrapped.join(' ') || '-', true, result);
+    await recordChangeEvent(deps, CLI_ACTOR, event);
+    return result;
+  });
   if (values.json) return (printJson(io, { rewrapped, unchanged }), 0);
   io.stdout(
     `re-encrypted ${rewrapped.length} signing key${rewrapped.length === 1 ? '' : 's'} under KEY_ENCRYPTION_KEY${rewrapped.length ? `: ${rewrapped.join(', ')}` : ''}\n`,

@@ -11,6 +11,9 @@ import type { RegistrationTokenRecord } from '../oauth/clients/registration/regi
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
 import { onePositional, runSubcommand } from './subcommands.js';
+import type { OAuthDeps } from '../oauth/deps.js';
+import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
+import { objectEvent } from '../oauth/audit/audit-subjects.js';
 
 const HELP = `Usage: oauth-service registration-tokens <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
@@ -55,7 +58,9 @@ async function create(args: string[], io: CliIo): Promise<number> {
   const allows = { grantTypes: words(values['grant-types']), scopes: words(values.scopes) };
   const config = configFrom(io, values.config);
   return withDatabase(config, async (deps) => {
-    const { plainToken, record } = await createRegistrationToken(deps, { uses, expiresInSeconds, ...allows }).catch((error: unknown) => {
+    const create = (tx: OAuthDeps) => createRegistrationToken(tx, { uses, expiresInSeconds, ...allows });
+    const event = (r: Awaited<ReturnType<typeof create>>) => objectEvent('registration_token.created', 'registration_token', r.record.id);
+    const { plainToken, record } = await auditedChange(deps, CLI_ACTOR, create, event).catch((error: unknown) => {
       throw error instanceof RegistrationTokenInvalid ? new UsageError(error.message) : error;
     });
     if (values.json) {
@@ -114,8 +119,9 @@ async function revoke(args: string[], io: CliIo): Promise<number> {
   const reference = onePositional(positionals, '<id>');
   if (!/^[1-9][0-9]{0,14}$/.test(reference)) throw new UsageError(`no initial access token with id ${reference}`);
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    if (!(await revokeRegistrationToken(deps, Number(reference))))
-      throw new UsageError(`no live initial access token with id ${reference}`);
+    const revoke = (tx: OAuthDeps) => revokeRegistrationToken(tx, Number(reference));
+    const event = (revoked: boolean) => objectEvent('registration_token.revoked', 'registration_token', reference, revoked);
+    if (!(await auditedChange(deps, CLI_ACTOR, revoke, event))) throw new UsageError(`no live initial access token with id ${reference}`);
     if (values.json) printJson(io, { revoked: true, id: Number(reference) });
     else io.stdout(`revoked initial access token ${reference}\n`);
     return 0;

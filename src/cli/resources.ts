@@ -15,6 +15,8 @@ import type { ResourceRecord } from '../oauth/store.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
 import { onePositional, required, runSubcommand } from './subcommands.js';
+import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
+import { resourceEvent } from '../oauth/audit/audit-subjects.js';
 
 const HELP = `Usage: oauth-service resources <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
@@ -86,7 +88,8 @@ async function create(args: string[], io: CliIo): Promise<number> {
     serverClientId: values['server-client-id'] ?? '',
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    const resource = await inWords(() => createResource(deps, fields));
+    const create = (tx: OAuthDeps) => createResource(tx, fields);
+    const resource = await inWords(() => auditedChange(deps, CLI_ACTOR, create, (r) => resourceEvent('resource.created', r)));
     print(io, Boolean(values.json), `created resource ${resource.id}`, resource);
     return 0;
   });
@@ -138,7 +141,10 @@ async function update(args: string[], io: CliIo): Promise<number> {
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const current = await findNamed(deps, reference);
-    const updated = (await inWords(() => updateResource(deps, current.id, changes))) ?? throwNotFound(reference);
+    const update = (tx: OAuthDeps) => updateResource(tx, current.id, changes);
+    const updated =
+      (await inWords(() => auditedChange(deps, CLI_ACTOR, update, (r) => resourceEvent('resource.updated', r)))) ??
+      throwNotFound(reference);
     print(io, Boolean(values.json), `updated resource ${updated.id}`, updated);
     return 0;
   });
@@ -150,7 +156,9 @@ async function remove(args: string[], io: CliIo): Promise<number> {
   const reference = onePositional(positionals, '<id|uri>');
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const resource = await findNamed(deps, reference);
-    if (!(await deleteResource(deps, resource.id))) throwNotFound(reference);
+    const remove = (tx: OAuthDeps) => deleteResource(tx, resource.id);
+    if (!(await auditedChange(deps, CLI_ACTOR, remove, (deleted) => resourceEvent('resource.deleted', deleted ? resource : null))))
+      throwNotFound(reference);
     if (values.json) printJson(io, { deleted: true, id: resource.id, uri: resource.uri });
     else io.stdout(`deleted resource ${resource.id} (${printable(resource.uri)})\n`);
     return 0;

@@ -34,6 +34,7 @@ const LABELS: Record<CleanupKind, string> = {
   expired_grants: 'expired grants',
   unused_clients: 'unused clients',
   logout_deliveries: 'logout deliveries',
+  audit_events: 'audit events',
 };
 
 export function runTokensCommand(args: string[], io: CliIo): Promise<number> {

@@ -18,6 +18,8 @@ import { parseOptions, printJson, printTable, UsageError, type CliIo } from './i
 import { required, runSubcommand } from './subcommands.js';
 import { CLAIM_OPTIONS, CLAIMS_HELP, claimLines, profileFromOptions, userJson } from './user-claims-options.js';
 import { checkUsername, readPassword } from './user-input.js';
+import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
+import { userEvent } from '../oauth/audit/audit-subjects.js';
 
 const HELP = `Usage: oauth-service users <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
@@ -85,7 +87,8 @@ async function create(args: string[], io: CliIo): Promise<number> {
   const profile = profileFromOptions(values);
   const password = await readPassword(io, values.password, `password for ${username}: `);
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    const user = await inWords(() => createUser(deps, username, password, profile));
+    const create = (tx: OAuthDeps) => createUser(tx, username, password, profile);
+    const user = await inWords(() => auditedChange(deps, CLI_ACTOR, create, (r) => userEvent('user.created', r)));
     if (values.json) printJson(io, userJson(user));
     else io.stdout(`created user ${user.username} (id ${user.id}, subject ${user.subject})\n${claimLines(user)}`);
     return 0;
@@ -146,7 +149,9 @@ function update(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, UPDATE_OPTIONS, async (deps, user, values) => {
     const profile = profileFromOptions(values);
     if (Object.keys(profile).length === 0) throw new UsageError("nothing to change: give claim options (see 'users --help')");
-    const updated = (await inWords(() => updateUserProfile(deps, user, profile))) ?? throwNoUser(user.username);
+    const update = (tx: OAuthDeps) => updateUserProfile(tx, user, profile);
+    const event = (r: UserRecord | null) => userEvent('user.updated', r, { fields: Object.keys(profile) });
+    const updated = (await inWords(() => auditedChange(deps, CLI_ACTOR, update, event))) ?? throwNoUser(user.username);
     if (values.json) printJson(io, userJson(updated));
     else io.stdout(`updated user ${updated.username}\n${claimLines(updated)}`);
   });
@@ -155,7 +160,9 @@ function update(args: string[], io: CliIo): Promise<number> {
 function setPassword(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, PASSWORD_OPTIONS, async (deps, user, values) => {
     const password = await readPassword(io, values.password, `new password for ${user.username}: `);
-    if (!(await setUserPassword(deps, user.username, password))) throwNoUser(user.username);
+    const set = (tx: OAuthDeps) => setUserPassword(tx, user.username, password);
+    const event = (changed: boolean) => userEvent('user.password_changed', changed ? user : null);
+    if (!(await auditedChange(deps, CLI_ACTOR, set, event))) throwNoUser(user.username);
     if (values.json) printJson(io, { ...userJson(user), password_changed: true });
     else io.stdout(`changed the password of ${user.username}\n`);
   });
@@ -163,7 +170,9 @@ function setPassword(args: string[], io: CliIo): Promise<number> {
 
 function disable(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
-    const disabled = (await disableUser(deps, user)) ?? throwNoUser(user.username);
+    const disable = (tx: OAuthDeps) => disableUser(tx, user);
+    const event = (r: Awaited<ReturnType<typeof disableUser>>) => userEvent('user.disabled', r?.user, r?.revoked);
+    const disabled = (await auditedChange(deps, CLI_ACTOR, disable, event)) ?? throwNoUser(user.username);
     if (values.json) printJson(io, { ...userJson(disabled.user), revoked: disabled.revoked });
     else io.stdout(`disabled user ${user.username} and revoked ${describe(disabled.revoked)}\n`);
   });
@@ -171,7 +180,8 @@ function disable(args: string[], io: CliIo): Promise<number> {
 
 function enable(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
-    const enabled = (await enableUser(deps, user)) ?? throwNoUser(user.username);
+    const enable = (tx: OAuthDeps) => enableUser(tx, user);
+    const enabled = (await auditedChange(deps, CLI_ACTOR, enable, (r) => userEvent('user.enabled', r))) ?? throwNoUser(user.username);
     if (values.json) printJson(io, userJson(enabled));
     else io.stdout(`enabled user ${user.username}: they can log in again\n`);
   });
@@ -179,7 +189,8 @@ function enable(args: string[], io: CliIo): Promise<number> {
 
 function remove(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
-    const revoked = await deleteUser(deps, user);
+    const remove = (tx: OAuthDeps) => deleteUser(tx, user);
+    const revoked = await auditedChange(deps, CLI_ACTOR, remove, (r) => userEvent('user.deleted', user, r));
     if (values.json) printJson(io, { ...userJson(user), deleted: true, revoked });
     else io.stdout(`deleted user ${user.username} after revoking ${describe(revoked)}\n`);
   });
@@ -187,7 +198,8 @@ function remove(args: string[], io: CliIo): Promise<number> {
 
 function revokeTokens(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
-    const revoked = await revokeAuthorizations(deps, user.id);
+    const revoke = (tx: OAuthDeps) => revokeAuthorizations(tx, user.id);
+    const revoked = await auditedChange(deps, CLI_ACTOR, revoke, (r) => userEvent('user.tokens_revoked', user, r));
     if (values.json) printJson(io, { ...userJson(user), revoked });
     else io.stdout(`revoked ${describe(revoked)} of ${user.username}\n`);
   });

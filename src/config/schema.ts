@@ -6,6 +6,7 @@ import { dpopSchema } from './dpop-schema.js';
 import { hstsSchema } from './hsts-schema.js';
 import { metricsSchema } from './metrics-schema.js';
 import { telemetrySchema } from './telemetry-schema.js';
+import { auditSchema } from './audit-schema.js';
 import { registrationSchema } from './registration-schema.js';
 import { openidSchema, signingKeysSchema } from './signing-schema.js';
 
@@ -58,6 +59,7 @@ export const configSchema = {
     hsts: hstsSchema,
     metrics: metricsSchema,
     telemetry: telemetrySchema,
+    audit: auditSchema,
     dataDir: {
       type: 'string',
       minLength: 1,

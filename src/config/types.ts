@@ -37,6 +37,7 @@ export interface Config {
     token?: string | null;
   };
   telemetry: { clientIdAttribute: 'plain' | 'hashed' | 'none' };
+  audit: { retentionDays: number };
   dataDir: string;
   databaseUrl: string | null;
   databaseReadUrl: string | null;

@@ -1,6 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { queueSessionLogout } from '../oauth/openid/backchannel-logout/logout-queue.js';
+import { recordAuditEventAlone } from '../oauth/audit/audit-trail.js';
+import { signOutEvent } from '../oauth/audit/sign-in-events.js';
+import { auditWriteFailed } from './audit-actor.js';
 
 /**
  * Ends the browser's login session (POST /logout, RP-Initiated Logout) and queues a logout token for each client that
@@ -12,6 +15,11 @@ export async function endLoginSession(deps: OAuthDeps, request: FastifyRequest):
   const sessionId = request.session.get('sid');
   request.session.regenerate();
   if (typeof userId !== 'number') return false;
+  await recordAuditEventAlone(
+    deps,
+    signOutEvent(userId, request.ip),
+    auditWriteFailed(() => request.log),
+  );
   if (typeof sessionId === 'string') {
     try {
       await queueSessionLogout(deps, { userId, sessionId });

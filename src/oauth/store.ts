@@ -11,6 +11,7 @@ import type { SigningKeyMaterial } from './keys/signing-key-material.js';
 import type { SigningKeyRecord } from './keys/signing-keys.js';
 import type { UserAdminStore, UserStore } from './users/user-store.js';
 import type { AccessTokenFormat } from './tokens/access-token-format.js';
+import type { AuditEventStore } from './audit/audit-store.js';
 
 // The application, user and cleanup interfaces have files of their own; named here too, so that this file stays
 // the one place to import storage interfaces from.
@@ -243,6 +244,8 @@ export interface Stores {
   registrations: RegistrationStore;
   /** Back-Channel Logout 1.0: the logout tokens still to deliver, written in the transaction that causes them. */
   logoutDeliveries: LogoutDeliveryStore;
+  /** Issue 32 item 7: the audit trail, written in the transaction of the change it records where there is one. */
+  auditEvents: AuditEventStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**

@@ -25,9 +25,9 @@ import type { SqlClient } from './sql-client.js';
 // after it can match) or at the end of the index.
 
 interface Rule {
-  table: 'oauth_access_tokens' | 'oauth_access_grants' | 'oauth_applications' | 'oauth_logout_deliveries';
+  table: 'oauth_access_tokens' | 'oauth_access_grants' | 'oauth_applications' | 'oauth_logout_deliveries' | 'oauth_audit_events';
   /** The indexed time column the batches walk; never NULL for the rows of the rule. */
-  order: 'revoked_at' | 'created_at';
+  order: 'revoked_at' | 'created_at' | 'occurred_at';
   /** No row of the rule has `order` at or after this instant: the walk ends there. */
   before: string;
   /** SQL condition on the row `t`; $1 and $2 are the keyset cursor, $3 the bound, $4 the batch size, `values` $5 on. */
@@ -103,6 +103,8 @@ function sqlOf(rule: CleanupRule): Rule {
         where: '(t.delivered_at < $5 OR t.failed_at < $5)',
         values: [timestamp(rule.doneBefore)],
       };
+    case 'audit_events':
+      return { table: 'oauth_audit_events', order: 'occurred_at', before: timestamp(rule.occurredBefore), where: 'TRUE', values: [] };
   }
 }
 

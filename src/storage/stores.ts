@@ -1,6 +1,7 @@
 import type { Stores } from '../oauth/store.js';
 import { accessGrantRepository } from './access-grant-repository.js';
 import { accessTokenRepository } from './access-token-repository.js';
+import { auditEventRepository } from './audit-event-repository.js';
 import { cachedApplications } from './application-cache.js';
 import { cleanupStore } from './cleanup.js';
 import { coalescedTokenReads } from './coalesced-token-reads.js';
@@ -32,12 +33,16 @@ export interface StoreOptions {
  */
 export function createStores(database: Database, { applicationCacheSeconds = 5, keyEncryptionKey = null }: StoreOptions = {}): Stores {
   const repository = applicationRepository(database.sql, database.prisma, database.readSql);
+  let forgetCachedApplications = () => {};
   const applications =
     applicationCacheSeconds > 0
       ? cachedApplications(repository, {
           ttlMs: applicationCacheSeconds * 1000,
           maxEntries: 10_000,
-          onInvalidate: (forgetAll) => database.onCliCommit(forgetAll),
+          onInvalidate: (forgetAll) => {
+            forgetCachedApplications = forgetAll;
+            database.onCliCommit(forgetAll);
+          },
         })
       : repository;
   const shared = {
@@ -59,7 +64,15 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
       accessTokens: coalescedTokenWrites(accessTokenRepository(database.sql)),
       tokenReads: coalescedTokenReads(accessTokenRepository(database.readSql)),
     }),
-    adminTransaction: (work) => database.prisma.$transaction((tx) => work(storesInTransaction(database, tx, shared)), ADMIN_TRANSACTION),
+    // The transaction's application writes bypass this process's cache: emptied once they are committed (or not),
+    // so an admin change (a rotated secret, a disabled client) holds here at once, as a direct write does.
+    adminTransaction: async (work) => {
+      try {
+        return await database.prisma.$transaction((tx) => work(storesInTransaction(database, tx, shared)), ADMIN_TRANSACTION);
+      } finally {
+        forgetCachedApplications();
+      }
+    },
   };
 }
 
@@ -85,6 +98,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     accessGrants: accessGrantRepository(sql),
     users: userRepository(sql, prisma),
     logoutDeliveries: logoutDeliveryRepository(sql),
+    auditEvents: auditEventRepository(sql),
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
     adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
   };
@@ -114,6 +128,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     dpopProofs: dpopProofRepository(sql),
     registrations: registrationTokenRepository({ ...database, sql, readSql: sql, prisma }),
     logoutDeliveries: logoutDeliveryRepository(sql),
+    auditEvents: auditEventRepository(sql),
     signingKeys: shared.signingKeys,
     transaction: (work) => work(stores),
     adminTransaction: (work) => work(stores),

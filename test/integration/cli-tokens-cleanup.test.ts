@@ -112,6 +112,7 @@ const EXPECTED: Record<CleanupKind, number> = {
   expired_grants: 1,
   unused_clients: 0,
   logout_deliveries: 0,
+  audit_events: 0,
 };
 
 describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () => {
@@ -202,6 +203,7 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       expired_grants: 0,
       unused_clients: 0,
       logout_deliveries: 0,
+      audit_events: 0,
     };
     expect(batches.counted).toEqual(expected);
     expect(batches.deleted).toEqual(expected);

@@ -42,11 +42,12 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the nine tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens and the logout deliveries)", () => {
+  it("declares the ten tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries and the audit events)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'oauth_access_grants',
       'oauth_access_tokens',
       'oauth_applications',
+      'oauth_audit_events',
       'oauth_dpop_proofs',
       'oauth_logout_deliveries',
       'oauth_registration_tokens',

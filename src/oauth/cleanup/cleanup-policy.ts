@@ -4,6 +4,7 @@
 // "revoked") and none depends on another having run, so a dry run counts every row once, as a real run deletes it.
 // Self-registered clients never used (issue 19) go last: deleting one takes its codes with it (ON DELETE CASCADE).
 // Back-channel logout deliveries (issue 31) made or given up are kept keepDays for the operator, then deleted.
+// Audit events (issue 32 item 7) are kept audit.retentionDays, then deleted.
 
 export const CLEANUP_KINDS = [
   'expired_tokens',
@@ -13,6 +14,7 @@ export const CLEANUP_KINDS = [
   'expired_grants',
   'unused_clients',
   'logout_deliveries',
+  'audit_events',
 ] as const;
 export type CleanupKind = (typeof CLEANUP_KINDS)[number];
 
@@ -30,6 +32,8 @@ export interface CleanupSettings {
   unusedClientLifetimeSeconds?: number | undefined;
   /** openid.backchannelLogout.keepDays in seconds; left out, logout deliveries are not cleaned up. */
   logoutDeliveriesKeptSeconds?: number | undefined;
+  /** audit.retentionDays in seconds; left out, audit events are not cleaned up. */
+  auditEventsKeptSeconds?: number | undefined;
 }
 
 /** Whether a refresh family has a member usable at `at`: unrevoked then, and its access or refresh token unexpired. */
@@ -70,7 +74,9 @@ export type CleanupRule =
    */
   | { kind: 'unused_clients'; records: 'clients'; registeredBefore: Date }
   /** Issue 31: a logout token delivered, or given up, longer ago than keepDays; one still pending stays. */
-  | { kind: 'logout_deliveries'; records: 'deliveries'; doneBefore: Date };
+  | { kind: 'logout_deliveries'; records: 'deliveries'; doneBefore: Date }
+  /** Issue 32 item 7: an audit event older than audit.retentionDays. */
+  | { kind: 'audit_events'; records: 'audit events'; occurredBefore: Date };
 
 export interface CleanupPolicy {
   now: Date;
@@ -126,6 +132,9 @@ export function cleanupPolicy(settings: CleanupSettings, now: Date): CleanupPoli
             doneBefore: secondsBefore(now, settings.logoutDeliveriesKeptSeconds),
           } as const,
         ]),
+    ...(settings.auditEventsKeptSeconds === undefined
+      ? []
+      : [{ kind: 'audit_events', records: 'audit events', occurredBefore: secondsBefore(now, settings.auditEventsKeptSeconds) } as const]),
   ];
   return {
     now,

@@ -22,6 +22,7 @@ const policyOf = ({ config }: CleanupDeps, now: Date) =>
       authorizationCodeExpiresIn: config.authorizationCodeExpiresIn,
       unusedClientLifetimeSeconds: config.registration.unusedClientLifetimeSeconds,
       logoutDeliveriesKeptSeconds: config.openid.backchannelLogout.keepDays * 86_400,
+      auditEventsKeptSeconds: config.audit.retentionDays * 86_400,
     },
     now,
   );

@@ -1,4 +1,6 @@
 import { authenticateOptionalClient } from '../clients/client-authentication.js';
+import { recordAuditEvent } from '../audit/audit-trail.js';
+import { reuseDetectedEvent } from '../audit/token-events.js';
 import type { OAuthDeps } from '../deps.js';
 import type { CheckedDpopProof } from '../tokens/dpop/dpop-proof.js';
 import { InvalidClient, InvalidDpopProof, InvalidGrant, InvalidScope } from '../errors.js';
@@ -20,7 +22,7 @@ import { currentClaims, currentScopes } from './requested-scopes.js';
  * pair issued; presenting a retired one again revokes the whole family (reuse detection), except for the
  * same client within refreshTokens.graceSeconds (a retried request), which gets a new pair of the family.
  */
-export const refreshTokenGrant: GrantHandler = async (deps, { parameters, credentials, dpopProof }) => {
+export const refreshTokenGrant: GrantHandler = async (deps, { parameters, credentials, address, dpopProof }) => {
   const presented = requireParameter(parameters, 'refresh_token');
   const client = await authenticateOptionalClient(deps, credentials);
   const now = deps.now();
@@ -37,7 +39,7 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
   const scopeParameter = optionalParameter(parameters, 'scope');
   requireBoundKey(token, application, dpopJkt);
   const resources = resourceParameters(parameters);
-  const request: Retired = { token, application, client, scopeParameter, resources, dpopJkt, dpopProof: dpopProof ?? null, now };
+  const request: Retired = { token, application, client, scopeParameter, resources, dpopJkt, dpopProof: dpopProof ?? null, now, address };
   if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) return retiredTokenPresented(deps, request);
 
   // OpenID Connect Core 12.2: the ID token is signed before the rotation is written (mint-with-id-token.ts).
@@ -65,6 +67,8 @@ interface Retired {
   /** The proof itself while it is not yet recorded against replay (recordDpopProof), else null. */
   dpopProof: CheckedDpopProof | null;
   now: Date;
+  /** The requester's address, for the audit event of a detected reuse. */
+  address: string;
 }
 
 /**
@@ -84,7 +88,7 @@ async function retiredTokenPresented(deps: OAuthDeps, request: Retired): Promise
     if (request.dpopProof) await recordDpopProof(deps, request.dpopProof);
     return { issued: issuedToken(minted, await deps.stores.accessTokens.create(minted.input)), application: client, idToken };
   }
-  await detectReuse(deps, token, now);
+  await detectReuse(deps, request);
   throw new InvalidGrant();
 }
 
@@ -147,7 +151,12 @@ async function withinGraceWindow(deps: OAuthDeps, token: AccessTokenRecord, now:
 }
 
 /** RFC 9700 section 4.14.2: a rotated refresh token used again means it leaked; the family dies. */
-async function detectReuse(deps: OAuthDeps, token: AccessTokenRecord, now: Date): Promise<void> {
-  if (!deps.config.refreshTokens.reuseDetection || token.refreshedAt === null || token.refreshFamily === null) return;
-  await deps.stores.accessTokens.revokeFamily(token.refreshFamily, now);
+// The revocation and its audit event (issue 32 item 7) are one transaction.
+async function detectReuse(deps: OAuthDeps, { token, client, now, address }: Retired): Promise<void> {
+  const family = token.refreshFamily;
+  if (!deps.config.refreshTokens.reuseDetection || token.refreshedAt === null || family === null) return;
+  await deps.stores.transaction(async (stores) => {
+    const revoked = await stores.accessTokens.revokeFamily(family, now);
+    await recordAuditEvent(stores, now, reuseDetectedEvent(token, client, address, revoked));
+  });
 }

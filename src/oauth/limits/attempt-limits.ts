@@ -13,7 +13,8 @@ export interface AttemptReporter {
   /** A failed client authentication; clientId null when the request named no known client. */
   clientAuthenticationFailed(clientId: string | null, address: string): void;
   passwordCheckFailed(kind: PasswordCheckKind, address: string): void;
-  lockedOut(kind: LockoutKind, address: string, seconds: number): void;
+  /** `name`: the client id or user name of a locked pair; null when an address alone is locked. */
+  lockedOut(kind: LockoutKind, address: string, seconds: number, name: string | null): void;
 }
 
 export interface RateLimits extends FailureLimits {
@@ -26,6 +27,7 @@ const silentReporter: AttemptReporter = { clientAuthenticationFailed() {}, passw
 // The address is first and holds no space, so no client id or user name can forge another pair's key.
 const pairKey = (address: string, name: string) => `${address} ${name}`;
 const addressOf = (key: string) => key.slice(0, key.indexOf(' ') >>> 0);
+const nameOf = (key: string) => key.slice(key.indexOf(' ') + 1);
 
 /** Client authentication at token, revoke and introspect. Every call is synchronous: check and count are atomic. */
 export class ClientAuthenticationLimits {
@@ -36,9 +38,11 @@ export class ClientAuthenticationLimits {
     limits: FailureLimits,
     private readonly reporter: AttemptReporter = silentReporter,
   ) {
-    this.#pairs = new FailureLimiter(limits, { onLockout: (key, seconds) => reporter.lockedOut('client', addressOf(key), seconds) });
+    this.#pairs = new FailureLimiter(limits, {
+      onLockout: (key, seconds) => reporter.lockedOut('client', addressOf(key), seconds, nameOf(key)),
+    });
     this.#unknownClients = new FailureLimiter(limits, {
-      onLockout: (address, seconds) => reporter.lockedOut('unknown_clients', address, seconds),
+      onLockout: (address, seconds) => reporter.lockedOut('unknown_clients', address, seconds, null),
     });
   }
 
@@ -83,10 +87,12 @@ export class PasswordAttemptLimits {
     lockoutKind: 'user' | 'admin',
     private readonly reporter: AttemptReporter = silentReporter,
   ) {
-    this.#pairs = new FailureLimiter(limits, { onLockout: (key, seconds) => reporter.lockedOut(lockoutKind, addressOf(key), seconds) });
+    this.#pairs = new FailureLimiter(limits, {
+      onLockout: (key, seconds) => reporter.lockedOut(lockoutKind, addressOf(key), seconds, nameOf(key)),
+    });
     this.#userNames = new FailureLimiter(
       { ...limits, maxFailures: limits.maxUserNamesPerAddress },
-      { onLockout: (address, seconds) => reporter.lockedOut('user_names', address, seconds) },
+      { onLockout: (address, seconds) => reporter.lockedOut('user_names', address, seconds, null) },
     );
   }
 

@@ -5,6 +5,8 @@ import { RevocationNotAuthorized } from '../errors.js';
 import type { Parameters } from '../request-parameters.js';
 import { requireParameter, optionalParameter } from '../request-parameters.js';
 import { findTokenByValue } from './token-lookup.js';
+import { recordAuditEvent } from '../audit/audit-trail.js';
+import { revocationEvent } from '../audit/token-events.js';
 
 export interface RevocationOutcome {
   /** What was revoked, for the event log; null when the token was unknown or already revoked. */
@@ -22,6 +24,7 @@ export async function revokeToken(
   deps: OAuthDeps,
   parameters: Parameters,
   credentials: ClientCredentials | null,
+  ip: string | null = null,
 ): Promise<RevocationOutcome> {
   const value = requireParameter(parameters, 'token');
   const client = await requireClient(deps, credentials);
@@ -31,8 +34,13 @@ export async function revokeToken(
   const { record, kind } = found;
   if (record.applicationId !== null && record.applicationId !== client.id) throw new RevocationNotAuthorized();
   const now = deps.now();
-  const revoked = await deps.stores.accessTokens.revoke(record.id, now);
-  const familyRevoked =
-    kind === 'refresh_token' && record.refreshFamily !== null ? await deps.stores.accessTokens.revokeFamily(record.refreshFamily, now) : 0;
-  return { revoked: revoked || familyRevoked > 0 ? { tokenId: record.id, kind, familyRevoked } : null };
+  // The pair, its family and the audit event (issue 32 item 7): one transaction.
+  return deps.stores.transaction(async (stores) => {
+    const revoked = await stores.accessTokens.revoke(record.id, now);
+    const familyRevoked =
+      kind === 'refresh_token' && record.refreshFamily !== null ? await stores.accessTokens.revokeFamily(record.refreshFamily, now) : 0;
+    if (!revoked && familyRevoked === 0) return { revoked: null };
+    await recordAuditEvent(stores, now, revocationEvent(record, client, ip, { kind, family_revoked: familyRevoked }));
+    return { revoked: { tokenId: record.id, kind, familyRevoked } };
+  });
 }

@@ -21,6 +21,9 @@ import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from './respons
 import { carrySecretOnce, takeSecretOnce } from './secret-once.js';
 import { deleteView, formView, INDEX_PATH, indexView, showPath, showView } from './view-models.js';
 import { Controller } from '../../controllers/controller.js';
+import { adminActor } from '../../audit-actor.js';
+import { auditedChange } from '../../../oauth/audit/audit-trail.js';
+import { changedFields, clientEvent } from '../../../oauth/audit/audit-subjects.js';
 
 export interface ApplicationRoute {
   Params: { id: string };
@@ -50,7 +53,10 @@ export class ApplicationsController extends Controller {
   async create(request: NewApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const fields = fieldsFromBody(request.body);
     try {
-      const { application, plainSecret } = await createApplication(this.deps, fields);
+      const created = (deps: typeof this.deps) => createApplication(deps, fields);
+      const { application, plainSecret } = await auditedChange(this.deps, adminActor(request), created, (r) =>
+        clientEvent('client.created', r.application),
+      );
       request.log.info({ event: 'application.created', applicationId: application.id, clientId: application.uid }, 'application created');
       if (wantsJson(request))
         return reply.code(201).header('location', showPath(application.id)).send(applicationJson(application, plainSecret));
@@ -83,7 +89,11 @@ export class ApplicationsController extends Controller {
     if (!current) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     const fields = fieldsFromBody(request.body, current);
     try {
-      const updated = await updateApplication(this.deps, id, fields);
+      const changed = changedFields(fieldsOf(current), fields);
+      const update = (deps: typeof this.deps) => updateApplication(deps, id, fields);
+      const updated = await auditedChange(this.deps, adminActor(request), update, (r) =>
+        clientEvent('client.updated', r?.application, { fields: changed }),
+      );
       if (!updated) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
       request.log.info({ event: 'application.updated', applicationId: id, clientId: current.uid }, 'application updated');
       if (wantsJson(request)) return reply.send(applicationJson(updated.application, updated.plainSecret));
@@ -113,7 +123,14 @@ export class ApplicationsController extends Controller {
   async destroy(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
     // Reference 13: the application's grants and tokens go with it (ON DELETE CASCADE).
-    if (!(await deleteApplication(this.deps, id))) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
+    const application = await findApplication(this.deps, id);
+    const remove = async (deps: typeof this.deps) => application !== null && (await deleteApplication(deps, id));
+    if (
+      !(await auditedChange(this.deps, adminActor(request), remove, (deleted) =>
+        clientEvent('client.deleted', deleted ? application : null),
+      ))
+    )
+      return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     request.log.info({ event: 'application.deleted', applicationId: id }, 'application deleted');
     if (wantsJson(request)) return reply.code(204).send();
     return redirectAfter(request, reply, 'Application deleted.', INDEX_PATH);
@@ -122,7 +139,10 @@ export class ApplicationsController extends Controller {
   async rotateSecret(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
     try {
-      const rotated = await rotateApplicationSecret(this.deps, id);
+      const rotate = (deps: typeof this.deps) => rotateApplicationSecret(deps, id);
+      const rotated = await auditedChange(this.deps, adminActor(request), rotate, (r) =>
+        clientEvent('client.secret_rotated', r?.application),
+      );
       if (!rotated) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
       request.log.info(
         { event: 'application.secret_rotated', applicationId: id, clientId: rotated.application.uid },
@@ -141,7 +161,8 @@ export class ApplicationsController extends Controller {
   async approve(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
     try {
-      const approved = await approveApplication(this.deps, id, request.body?.reviewed);
+      const approve = (deps: typeof this.deps) => approveApplication(deps, id, request.body?.reviewed);
+      const approved = await auditedChange(this.deps, adminActor(request), approve, (r) => clientEvent('client.approved', r));
       return this.#stateChanged(request, reply, approved, 'application.approved', 'Application approved.');
     } catch (error) {
       if (!(error instanceof ApprovalNotNeeded) && !(error instanceof ApprovalOfChangedApplication)) throw error;
@@ -151,13 +172,15 @@ export class ApplicationsController extends Controller {
   }
 
   async disable(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const disabled = await setApplicationDisabled(this.deps, Number(request.params.id), true);
+    const disable = (deps: typeof this.deps) => setApplicationDisabled(deps, Number(request.params.id), true);
+    const disabled = await auditedChange(this.deps, adminActor(request), disable, (r) => clientEvent('client.disabled', r));
     const notice = 'Application disabled: it can no longer be authorized or get tokens. Tokens already issued were not revoked.';
     return this.#stateChanged(request, reply, disabled, 'application.disabled', notice);
   }
 
   async enable(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const enabled = await setApplicationDisabled(this.deps, Number(request.params.id), false);
+    const enable = (deps: typeof this.deps) => setApplicationDisabled(deps, Number(request.params.id), false);
+    const enabled = await auditedChange(this.deps, adminActor(request), enable, (r) => clientEvent('client.enabled', r));
     return this.#stateChanged(request, reply, enabled, 'application.enabled', 'Application enabled.');
   }
 

@@ -23,6 +23,9 @@ import { renderPage } from '../../hooks/end-user-pages.js';
 import { consentModel } from './consent-view.js';
 import { sendDelivery } from './deliver.js';
 import { Controller } from '../../controllers/controller.js';
+import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
+import { consentEvent } from '../../../oauth/audit/token-events.js';
+import { auditWriteFailed } from '../../audit-actor.js';
 
 type RedirectStatus = 302 | 303;
 
@@ -153,6 +156,15 @@ export class AuthorizationsController extends Controller {
       if (!(error instanceof ApplicationGone)) throw error;
       return this.refuse(request, reply, { ok: false, rule: 'client_registered', error: new InvalidClient(), redirect: null }, status);
     }
+    // Consent given (prompted: on the consent screen; else skipped by skipAuthorization), written alone: the code is issued.
+    const consent = { scopes: authorization.scopes, prompted: status === 303 };
+    const owner = currentResourceOwner(request);
+    const event = consentEvent('consent.given', owner.id, authorization.application, request.ip, consent);
+    await recordAuditEventAlone(
+      this.deps,
+      event,
+      auditWriteFailed(() => request.log),
+    );
     const code = result.responseType === 'code';
     if (!code) this.services.metrics.tokensIssued('implicit');
     request.log.info(

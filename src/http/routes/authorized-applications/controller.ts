@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authorizedApplications, revokeAuthorizations } from '../../../oauth/authorization/authorizations.js';
+import { authorizedApplications, revokeAuthorizations, type RevokedAuthorizations } from '../../../oauth/authorization/authorizations.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { NotFound } from '../../../oauth/errors.js';
@@ -7,6 +7,10 @@ import { applyErrorResponse, errorResponse } from '../../error-response.js';
 import { renderError, renderPage } from '../../hooks/end-user-pages.js';
 import { noStore } from '../../no-store.js';
 import { Controller } from '../../controllers/controller.js';
+import { findApplication } from '../../../oauth/clients/applications.js';
+import { auditedChange } from '../../../oauth/audit/audit-trail.js';
+import { consentEvent } from '../../../oauth/audit/token-events.js';
+import { userActor } from '../../audit-actor.js';
 
 export const AUTHORIZED_APPLICATIONS_PATH = '/oauth/authorized_applications';
 
@@ -39,7 +43,11 @@ export class AuthorizedApplicationsController extends Controller {
     const applicationId = /^[1-9][0-9]{0,14}$/.test(request.params.id) ? Number(request.params.id) : null;
     if (applicationId === null) return notFound(request, reply);
     // Reference 14: every token and grant of this owner for the application; an unknown id changes nothing.
-    const revoked = await revokeAuthorizations(this.deps, owner.id, applicationId);
+    const revoke = (deps: typeof this.deps) => revokeAuthorizations(deps, owner.id, applicationId);
+    const application = await findApplication(this.deps, applicationId);
+    const event = (revoked: RevokedAuthorizations) =>
+      application && consentEvent('consent.revoked', owner.id, application, request.ip, revoked);
+    const revoked = await auditedChange(this.deps, userActor(request, owner.id), revoke, event);
     request.log.info({ event: 'token.revoked', applicationId, resourceOwnerId: owner.id, ...revoked }, 'application authorization revoked');
     if (wantsJson(request)) return reply.code(204).send();
     request.session.set('notice', 'Application revoked.');

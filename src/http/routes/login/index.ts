@@ -7,6 +7,9 @@ import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { checkLoginCredentials, findUser } from '../../../oauth/users/users.js';
+import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
+import { signInEvent } from '../../../oauth/audit/sign-in-events.js';
+import { auditWriteFailed } from '../../audit-actor.js';
 
 // Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
 // before the lockout starts.
@@ -57,6 +60,11 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     }
     const address = limitedAddress(request.ip);
     const check = await checkLoginCredentials(deps, username, password, address);
+    await recordAuditEventAlone(
+      deps,
+      signInEvent(check, username, request.ip),
+      auditWriteFailed(() => request.log),
+    );
     if (check.outcome === 'locked_out') {
       request.log.info({ event: 'login.locked_out', address }, 'login refused: too many failures');
       const error = `Too many failed sign-in attempts. Try again in ${check.retryAfter} seconds.`;

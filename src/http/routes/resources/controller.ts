@@ -13,6 +13,9 @@ import {
 } from '../../../oauth/resources/resources.js';
 import type { ResourceRecord } from '../../../oauth/store.js';
 import { Controller } from '../../controllers/controller.js';
+import { adminActor } from '../../audit-actor.js';
+import { auditedChange } from '../../../oauth/audit/audit-trail.js';
+import { resourceEvent } from '../../../oauth/audit/audit-subjects.js';
 import { wantsJson } from '../applications/responses.js';
 import { changesFromBody, fieldsFromBody, type ResourceBody } from './request-fields.js';
 import { renderResourcesPage, resourceNotFound } from './responses.js';
@@ -42,7 +45,8 @@ export class ResourcesController extends Controller {
   async create(request: FastifyRequest<{ Body: ResourceBody | undefined }>, reply: FastifyReply): Promise<FastifyReply> {
     const fields = fieldsFromBody(request.body);
     try {
-      const resource = await createResource(this.deps, fields);
+      const create = (deps: typeof this.deps) => createResource(deps, fields);
+      const resource = await auditedChange(this.deps, adminActor(request), create, (r) => resourceEvent('resource.created', r));
       request.log.info({ event: 'resource.created', resourceId: resource.id, uri: resource.uri }, 'resource created');
       if (wantsJson(request)) return reply.code(201).header('location', showPath(resource.id)).send(resourceAttributes(resource));
       return redirectAfter(request, reply, 'Resource created.', showPath(resource.id));
@@ -70,7 +74,8 @@ export class ResourcesController extends Controller {
     if (!current) return resourceNotFound(request, reply);
     const changes = changesFromBody(request.body);
     try {
-      const updated = await updateResource(this.deps, current.id, changes);
+      const update = (deps: typeof this.deps) => updateResource(deps, current.id, changes);
+      const updated = await auditedChange(this.deps, adminActor(request), update, (r) => resourceEvent('resource.updated', r));
       if (!updated) return resourceNotFound(request, reply);
       request.log.info({ event: 'resource.updated', resourceId: updated.id, uri: updated.uri }, 'resource updated');
       if (wantsJson(request)) return reply.send(resourceAttributes(updated));
@@ -89,7 +94,14 @@ export class ResourcesController extends Controller {
 
   async destroy(request: ResourceRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
-    if (!(await deleteResource(this.deps, id))) return resourceNotFound(request, reply);
+    const resource = await this.#resource(request);
+    const remove = async (deps: typeof this.deps) => resource !== null && (await deleteResource(deps, id));
+    if (
+      !(await auditedChange(this.deps, adminActor(request), remove, (deleted) =>
+        resourceEvent('resource.deleted', deleted ? resource : null),
+      ))
+    )
+      return resourceNotFound(request, reply);
     request.log.info({ event: 'resource.deleted', resourceId: id }, 'resource deleted');
     if (wantsJson(request)) return reply.code(204).send();
     return redirectAfter(request, reply, 'Resource deleted.', INDEX_PATH);

@@ -44,7 +44,7 @@ export class TokensController extends Controller {
     const parameters = request.oauthParameters;
     const address = limitedAddress(request.ip);
     const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters, address });
-    const { revoked } = await revokeToken(this.deps, parameters, credentials);
+    const { revoked } = await revokeToken(this.deps, parameters, credentials, request.ip);
     if (revoked) {
       this.services.metrics.revocation();
       request.log.info({ event: 'token.revoked', clientId: credentials?.clientId, ...revoked }, 'token revoked');

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UsernameTaken, type UserRecord } from '../../../oauth/store.js';
-import { UserInvalid } from '../../../oauth/users/user-profile.js';
+import { resolveProfile, UserInvalid } from '../../../oauth/users/user-profile.js';
 import {
   createUser,
   deleteUser,
@@ -14,6 +14,9 @@ import {
 } from '../../../oauth/users/users.js';
 import type { RevokedAuthorizations } from '../../../oauth/authorization/authorizations.js';
 import { Controller } from '../../controllers/controller.js';
+import { adminActor } from '../../audit-actor.js';
+import { auditedChange } from '../../../oauth/audit/audit-trail.js';
+import { changedFields, userEvent } from '../../../oauth/audit/audit-subjects.js';
 import { claimValues, profileFromBody, type UserBody } from './request-fields.js';
 import { renderUsersPage, userNotFound } from './responses.js';
 import { deleteView, formView, INDEX_PATH, indexView, passwordView, showPath, showView } from './view-models.js';
@@ -42,7 +45,8 @@ export class UsersController extends Controller {
     const body = request.body ?? {};
     const username = body.username ?? '';
     try {
-      const user = await createUser(this.deps, username, body.password ?? '', profileFromBody(body));
+      const create = (deps: typeof this.deps) => createUser(deps, username, body.password ?? '', profileFromBody(body));
+      const user = await auditedChange(this.deps, adminActor(request), create, (r) => userEvent('user.created', r));
       request.log.info({ event: 'user.created', userId: user.id }, 'user created');
       return redirectAfter(request, reply, 'User created.', showPath(user.id));
     } catch (error) {
@@ -67,7 +71,11 @@ export class UsersController extends Controller {
     const user = await this.#user(request);
     if (!user) return userNotFound(request, reply);
     try {
-      if (!(await updateUserProfile(this.deps, user, profileFromBody(request.body)))) return userNotFound(request, reply);
+      const profile = profileFromBody(request.body);
+      const update = (deps: typeof this.deps) => updateUserProfile(deps, user, profile);
+      const event = (updated: UserRecord | null) =>
+        userEvent('user.updated', updated, { fields: changedFields(user, resolveProfile(user, profile).changes) });
+      if (!(await auditedChange(this.deps, adminActor(request), update, event))) return userNotFound(request, reply);
       request.log.info({ event: 'user.updated', userId: user.id }, 'user claims updated');
       return redirectAfter(request, reply, 'User updated.', showPath(user.id));
     } catch (error) {
@@ -85,7 +93,9 @@ export class UsersController extends Controller {
     const user = await this.#user(request);
     if (!user) return userNotFound(request, reply);
     try {
-      if (!(await resetUserPassword(this.deps, user, request.body?.password ?? ''))) return userNotFound(request, reply);
+      const reset = (deps: typeof this.deps) => resetUserPassword(deps, user, request.body?.password ?? '');
+      const event = (changed: boolean) => userEvent('user.password_changed', changed ? user : null);
+      if (!(await auditedChange(this.deps, adminActor(request), reset, event))) return userNotFound(request, reply);
     } catch (error) {
       const errors = invalidFields(error).password ?? [];
       return renderUsersPage(request, reply.code(422), 'password.eta', passwordView(user, errors));
@@ -101,7 +111,8 @@ export class UsersController extends Controller {
 
   async disable(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
     const user = await this.#user(request);
-    const disabled = user ? await disableUser(this.deps, user) : null;
+    const disable = async (deps: typeof this.deps) => (user ? disableUser(deps, user) : null);
+    const disabled = await auditedChange(this.deps, adminActor(request), disable, (r) => userEvent('user.disabled', r?.user, r?.revoked));
     if (!disabled) return userNotFound(request, reply);
     request.log.info({ event: 'user.disabled', userId: disabled.user.id, revoked: disabled.revoked }, 'user disabled');
     return redirectAfter(request, reply, `User disabled; ${describe(disabled.revoked)} revoked.`, showPath(disabled.user.id));
@@ -109,7 +120,8 @@ export class UsersController extends Controller {
 
   async enable(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
     const user = await this.#user(request);
-    const enabled = user ? await enableUser(this.deps, user) : null;
+    const enable = async (deps: typeof this.deps) => (user ? enableUser(deps, user) : null);
+    const enabled = await auditedChange(this.deps, adminActor(request), enable, (r) => userEvent('user.enabled', r));
     if (!enabled) return userNotFound(request, reply);
     request.log.info({ event: 'user.enabled', userId: enabled.id }, 'user enabled');
     return redirectAfter(request, reply, 'User enabled: they can log in again.', showPath(enabled.id));
@@ -118,7 +130,8 @@ export class UsersController extends Controller {
   async revokeTokens(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
     const user = await this.#user(request);
     if (!user) return userNotFound(request, reply);
-    const revoked = await revokeUserTokens(this.deps, user);
+    const revoke = (deps: typeof this.deps) => revokeUserTokens(deps, user);
+    const revoked = await auditedChange(this.deps, adminActor(request), revoke, (r) => userEvent('user.tokens_revoked', user, r));
     request.log.info({ event: 'user.tokens_revoked', userId: user.id, revoked }, 'user tokens revoked');
     return redirectAfter(request, reply, `${capitalised(describe(revoked))} revoked.`, showPath(user.id));
   }
@@ -131,7 +144,8 @@ export class UsersController extends Controller {
   async destroy(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
     const user = await this.#user(request);
     if (!user) return userNotFound(request, reply);
-    const revoked = await deleteUser(this.deps, user);
+    const remove = (deps: typeof this.deps) => deleteUser(deps, user);
+    const revoked = await auditedChange(this.deps, adminActor(request), remove, (r) => userEvent('user.deleted', user, r));
     request.log.info({ event: 'user.deleted', userId: user.id, revoked }, 'user deleted');
     return redirectAfter(request, reply, `User deleted after revoking ${describe(revoked)}.`, INDEX_PATH);
   }

@@ -1,0 +1,49 @@
+import { AUDIT_EVENT_TYPES } from '../../../oauth/audit/audit-event-types.js';
+import type { AuditFilterInput } from '../../../oauth/audit/audit-filter.js';
+import type { AuditEventRecord } from '../../../oauth/audit/audit-store.js';
+
+// The view model of views/audit/index.eta (STYLE 14): the handler decides, the template prints.
+
+export const AUDIT_PATH = '/oauth/audit';
+
+const FILTERS = ['user', 'client', 'type', 'from', 'to', 'limit'] as const;
+
+const when = (date: Date) => `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+
+// details are small objects of counts and names: printed as key=value pairs, escaped by the template.
+const detailsText = (details: object | null) =>
+  details === null
+    ? ''
+    : Object.entries(details)
+        .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join(',') : String(value)}`)
+        .join(' ');
+
+/** The page: the filters as typed, the events (or the filters' errors), and the link to the next page. */
+export function auditView(input: AuditFilterInput, events: AuditEventRecord[], errors: string[], limit = 0) {
+  const values = Object.fromEntries(FILTERS.map((name) => [name, input[name] ?? '']));
+  const last = events.at(-1);
+  const next =
+    last && events.length === limit
+      ? `${AUDIT_PATH}?${new URLSearchParams({ ...values, before: String(last.id) } as Record<string, string>).toString()}`
+      : null;
+  return {
+    title: 'Audit',
+    navAudit: true,
+    values,
+    types: AUDIT_EVENT_TYPES,
+    errors,
+    next,
+    events: events.map((event) => ({
+      id: event.id,
+      occurredAt: when(event.occurredAt),
+      occurredAtIso: event.occurredAt.toISOString(),
+      type: event.type,
+      outcome: event.outcome,
+      actor: event.actor,
+      subject: event.subjectType === null ? '' : `${event.subjectType} ${event.subjectId ?? ''}`,
+      clientId: event.clientId ?? '',
+      ip: event.ip ?? '',
+      details: detailsText(event.details),
+    })),
+  };
+}

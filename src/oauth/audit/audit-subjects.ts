@@ -1,0 +1,46 @@
+import type { ApplicationRecord, ResourceRecord, UserRecord } from '../store.js';
+import type { AuditEventType } from './audit-event-types.js';
+import type { NewAuditEvent } from './audit-store.js';
+
+// The event of a change to one object, as auditedChange's `eventOf` returns it: null when there was no such object
+// (nothing changed, nothing recorded). Each names the object and fills the filter columns (client_id, user_id).
+
+type Event = Omit<NewAuditEvent, 'actor' | 'ip'>;
+type Details = NewAuditEvent['details'];
+
+export const clientEvent = (type: AuditEventType, application: ApplicationRecord | null | undefined, details?: Details): Event | null =>
+  application
+    ? { type, outcome: 'success', subjectType: 'client', subjectId: application.uid, clientId: application.uid, details: details ?? null }
+    : null;
+
+export const userEvent = (type: AuditEventType, user: UserRecord | null | undefined, details?: Details): Event | null =>
+  user
+    ? {
+        type,
+        outcome: 'success',
+        subjectType: 'user',
+        subjectId: String(user.id),
+        userId: user.id,
+        details: { username: user.username, ...details },
+      }
+    : null;
+
+export const resourceEvent = (type: AuditEventType, resource: ResourceRecord | null | undefined): Event | null =>
+  resource ? { type, outcome: 'success', subjectType: 'resource', subjectId: resource.uri, details: { name: resource.name } } : null;
+
+/** A change to an object named by its id alone (a registration token, a signing key); null when `changed` is false. */
+export const objectEvent = (
+  type: AuditEventType,
+  subjectType: NewAuditEvent['subjectType'],
+  subjectId: string | number,
+  changed = true,
+  details?: Details,
+): Event | null => (changed ? { type, outcome: 'success', subjectType, subjectId: String(subjectId), details: details ?? null } : null);
+
+/** The names (never the values) of the fields an update changes: what an `*.updated` event says was changed. */
+export function changedFields(before: object, after: object): string[] {
+  const previous = before as Record<string, unknown>;
+  return Object.entries(after)
+    .filter(([key, value]) => value !== undefined && value !== previous[key])
+    .map(([key]) => key);
+}

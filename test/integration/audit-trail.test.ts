@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
+import type { AuditEventRecord } from '../../src/oauth/audit/audit-store.js';
+import { cleanUpStaleRecords } from '../../src/oauth/cleanup/cleanup.js';
+import { createClient, createUser, issueToken, type TestClient } from '../helpers/factories.js';
+import { PASSWORD, createUser as createEndUser, publicCodeFlow, signedIn, userAgent } from '../helpers/end-user.js';
+import { basic, postForm, revokeRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { backend } from '../helpers/test-database.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { ADMIN, AdminSession, JSON_BODY, buildAdminServer } from './applications-support.js';
+
+// Issue 32 item 7: every security event is one row of oauth_audit_events (who, what, which object, from where,
+// when, outcome; never a secret), admin changes in the transaction of the change; the hot paths write none.
+
+describe(`audit trail (${backend})`, () => {
+  let server: TestServer;
+  let client: TestClient;
+  beforeAll(async () => {
+    server = await buildAdminServer({ rateLimit: { maxFailures: 3 } });
+    client = await createClient(server.deps);
+  });
+  afterAll(() => server.close());
+
+  const events = (type?: string): Promise<AuditEventRecord[]> => listAuditEvents(server.deps, { type, limit: 500 });
+  const allRows = async () =>
+    (await server.app.database.sql.query<Record<string, unknown>>('SELECT * FROM oauth_audit_events')).map(String);
+  const asClient = () => basic(client.uid, client.secret!);
+
+  it('introspection and client_credentials (the hot paths) write no event', async () => {
+    const before = (await events()).length;
+    const issued = await tokenRequest(server.app, { grant_type: 'client_credentials' }, asClient());
+    expect(issued.statusCode).toBe(200);
+    const token = (issued.json() as { access_token: string }).access_token;
+    const introspected = await postForm(server.app, '/oauth/introspect', { token }, asClient());
+    expect(introspected.json()).toMatchObject({ active: true });
+    expect((await events()).length).toBe(before);
+  });
+
+  it('/login: a failed sign-in, a success and a sign-out are recorded with the address, never the password', async () => {
+    const user = await createEndUser(server.deps, 'audited', PASSWORD);
+    const failed = await userAgent(server.app).post('/login', { username: 'audited', password: 'wrong password here' });
+    expect(failed.statusCode).toBe(401);
+    const agent = await signedIn(server.app, 'audited');
+    await agent.post('/logout', {}, '/logout');
+    const [failure] = await events('user.sign_in.failed');
+    expect(failure).toMatchObject({ outcome: 'failure', subjectId: 'audited', ip: '127.0.0.1', details: { username: 'audited' } });
+    const [success] = await events('user.sign_in.succeeded');
+    expect(success).toMatchObject({ outcome: 'success', actor: `user:${user.id}`, userId: user.id, ip: '127.0.0.1' });
+    expect(await events('user.signed_out')).toMatchObject([{ userId: user.id }]);
+    expect((await allRows()).join()).not.toContain('wrong password here');
+  });
+
+  it('repeated failures lock the user out: user.locked_out names the user name and the address', async () => {
+    const agent = userAgent(server.app);
+    for (let attempt = 0; attempt < 4; attempt++) await agent.post('/login', { username: 'mallory', password: 'not the password' });
+    const [lockout] = await events('user.locked_out');
+    expect(lockout).toMatchObject({ outcome: 'failure', actor: 'system', subjectId: 'mallory', ip: '127.0.0.1' });
+    expect((await events('user.sign_in.failed')).some((event) => (event.details as { reason?: string }).reason === 'locked_out')).toBe(
+      true,
+    );
+  });
+
+  it('consent given on the consent screen and revoked on the authorized applications page', async () => {
+    const user = await createEndUser(server.deps, 'consenting', PASSWORD);
+    const app = await createClient(server.deps, { confidential: false, redirectUri: 'https://client.example.com/callback' });
+    const agent = await signedIn(server.app, 'consenting');
+    const request = { client_id: app.uid, redirect_uri: 'https://client.example.com/callback', scope: 'read', state: 's' };
+    expect((await publicCodeFlow(server.app, agent, request)).token?.statusCode).toBe(200);
+    expect(await events('consent.given')).toMatchObject([
+      { userId: user.id, clientId: app.uid, details: { scopes: ['read'], prompted: true } },
+    ]);
+    const revoked = await agent.post(
+      `/oauth/authorized_applications/${app.application.id}`,
+      { _method: 'delete' },
+      '/oauth/authorized_applications',
+    );
+    expect(revoked.statusCode).toBe(302);
+    expect(await events('consent.revoked')).toMatchObject([{ actor: `user:${user.id}`, clientId: app.uid, details: { tokens: 1 } }]);
+  });
+
+  it('RFC 7009 revocation and refresh token reuse are recorded with the client and the token row, not its value', async () => {
+    const owner = await createUser(server.deps, 'token-owner');
+    const pair = await issueToken(server.deps, { application: client.application, resourceOwnerId: owner.id, withRefreshToken: true });
+    expect((await revokeRequest(server.app, { token: pair.accessToken }, asClient())).statusCode).toBe(200);
+    expect(await events('token.revoked')).toMatchObject([
+      { actor: `client:${client.uid}`, subjectType: 'token', subjectId: String(pair.record.id), userId: owner.id },
+    ]);
+    const live = await issueToken(server.deps, { application: client.application, resourceOwnerId: owner.id, withRefreshToken: true });
+    const refresh = () => tokenRequest(server.app, { grant_type: 'refresh_token', refresh_token: live.refreshToken! }, asClient());
+    expect((await refresh()).statusCode).toBe(200);
+    expect((await refresh()).statusCode).toBe(400);
+    expect(await events('refresh_token.reuse_detected')).toMatchObject([
+      { outcome: 'failure', clientId: client.uid, subjectId: String(live.record.id), details: { family_revoked: 1 } },
+    ]);
+    expect((await allRows()).join()).not.toContain(live.refreshToken);
+  });
+
+  it('admin changes to applications are recorded by the admin with the changed field names; a refused change records nothing', async () => {
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: JSON_BODY,
+      payload: { name: 'Audited', redirect_uri: 'https://a.example.com/cb' },
+    });
+    expect(created.statusCode).toBe(201);
+    const { id, uid, secret } = created.json() as { id: number; uid: string; secret: string };
+    const update = (payload: object) =>
+      server.app.inject({ method: 'PATCH', url: `/oauth/applications/${id}`, headers: JSON_BODY, payload });
+    expect((await update({ name: 'Audited 2', redirect_uri: 'https://a.example.com/cb' })).statusCode).toBe(200);
+    expect((await update({ name: '', redirect_uri: 'https://a.example.com/cb' })).statusCode).toBe(422);
+    await server.app.inject({ method: 'POST', url: `/oauth/applications/${id}/rotate_secret`, headers: JSON_BODY, payload: {} });
+    await server.app.inject({ method: 'DELETE', url: `/oauth/applications/${id}`, headers: { ...ADMIN, accept: 'application/json' } });
+    const trail = (await listAuditEvents(server.deps, { clientId: uid, limit: 50 })).map((event) => event.type);
+    expect(trail).toEqual(['client.deleted', 'client.secret_rotated', 'client.updated', 'client.created']);
+    expect(await listAuditEvents(server.deps, { clientId: uid, type: 'client.updated', limit: 5 })).toMatchObject([
+      { actor: 'admin', ip: '127.0.0.1', subjectType: 'client', details: { fields: ['name'] } },
+    ]);
+    expect((await allRows()).join()).not.toContain(secret);
+  });
+
+  it('admin changes to users through the pages are recorded; the Audit page lists and filters them', async () => {
+    const admin = new AdminSession(server.app);
+    const { id } = await admin.createThroughForm('users', { username: 'paged', password: 'a long password' });
+    await admin.get(`/oauth/users/${id}`);
+    await admin.submit(`/oauth/users/${id}/disable`, {});
+    const page = await admin.get(`/oauth/audit?user=paged`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('user.disabled');
+    expect(page.body).toContain('user.created');
+    expect(page.body.match(/<tr id="audit_event_/g)).toHaveLength(2);
+    expect(page.body).toContain('aria-current="page">Audit</a>');
+    const byType = await admin.get('/oauth/audit?type=user.disabled');
+    expect(byType.body.match(/<tr id="audit_event_/g)).toHaveLength(1);
+  });
+
+  it('the Audit page names each bad filter (422), and needs the admin', async () => {
+    const admin = new AdminSession(server.app);
+    const bad = await admin.get('/oauth/audit?type=no.such&from=yesterday&limit=0&user=nobody-here');
+    expect(bad.statusCode).toBe(422);
+    for (const text of [
+      "unknown event type 'no.such'",
+      'from must be an ISO 8601',
+      'limit must be a whole number',
+      "no user named 'nobody-here'",
+    ])
+      expect(bad.body).toContain(text.replace(/'/g, '&#39;'));
+    expect((await server.app.inject({ method: 'GET', url: '/oauth/audit' })).statusCode).toBe(401);
+    expect((await admin.get(`/oauth/audit?client=${'x'.repeat(300)}`)).statusCode).toBe(400);
+  });
+
+  it('tokens cleanup deletes events older than audit.retentionDays, and keeps the others', async () => {
+    const total = (await events()).length;
+    await server.app.database.sql.query(
+      "INSERT INTO oauth_audit_events (occurred_at, type, outcome, actor) VALUES (now() - interval '91 days', 'client.created', 'success', 'cli')",
+    );
+    const result = await cleanUpStaleRecords(server.deps, server.deps.now(), { batchSize: 2 });
+    expect(result.deleted.audit_events).toBe(1);
+    expect((await events()).length).toBe(total);
+  });
+});

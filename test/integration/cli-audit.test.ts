@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
+import { backend } from '../helpers/test-database.js';
+
+// Issue 32 item 7 from the CLI: each admin command records its change with actor `cli` (no address), in the same
+// transaction; `audit list` reads the trail back, filtered, as a table or as JSON.
+
+interface EventJson {
+  type: string;
+  actor: string;
+  ip: string | null;
+  subject_type: string | null;
+  subject_id: string | null;
+  client_id: string | null;
+  user_id: number | null;
+  details: Record<string, unknown> | null;
+}
+
+describe(`oauth-service audit list, and the CLI's events (${backend})`, { timeout: 60_000 }, () => {
+  let cli: CliHarness;
+  let clientId: string;
+  beforeAll(async () => {
+    cli = await createCliHarness();
+    const app = await cli.run(['apps', 'create', '--name', 'Cli App', '--redirect-uri', 'https://c.example.com/cb', '--json']);
+    clientId = (JSON.parse(app.stdout) as { uid: string }).uid;
+    await cli.run(['apps', 'update', clientId, '--name', 'Cli App 2']);
+    await cli.run(['users', 'create', '--username', 'carol', '--password', 'a long password']);
+    await cli.run(['users', 'disable', 'carol']);
+    await cli.run(['registration-tokens', 'create', '--uses', '1']);
+  });
+  afterAll(() => cli.close());
+
+  const list = async (...args: string[]) => {
+    const result = await cli.run(['audit', 'list', ...args, '--json']);
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout) as EventJson[];
+  };
+
+  it('every admin command recorded its event, newest first, by `cli` without an address', async () => {
+    const events = await list();
+    expect(events.map((event) => event.type)).toEqual([
+      'registration_token.created',
+      'user.disabled',
+      'user.created',
+      'client.updated',
+      'client.created',
+    ]);
+    expect(events.every((event) => event.actor === 'cli' && event.ip === null)).toBe(true);
+    expect(events[1]).toMatchObject({ subject_type: 'user', details: { username: 'carol', tokens: 0, grants: 0 } });
+  });
+
+  it('filters by client, by user name, by type, by time and by count', async () => {
+    expect((await list('--client', clientId)).map((event) => event.type)).toEqual(['client.updated', 'client.created']);
+    expect((await list('--user', 'carol')).map((event) => event.type)).toEqual(['user.disabled', 'user.created']);
+    expect(await list('--type', 'client.created')).toMatchObject([{ client_id: clientId, subject_id: clientId }]);
+    expect(await list('--since', '2999-01-01')).toEqual([]);
+    expect(await list('--limit', '2')).toHaveLength(2);
+  });
+
+  it('prints a table without --json', async () => {
+    const result = await cli.run(['audit', 'list', '--type', 'user.created']);
+    expect(result.stdout).toMatch(/occurred_at\s+type\s+outcome\s+actor\s+subject\s+ip/);
+    expect(result.stdout).toMatch(/user\.created\s+success\s+cli\s+user:\d+/);
+  });
+
+  it('bad filters are one-line usage errors naming each problem (exit code 2)', async () => {
+    expect(usageErrorLine(await cli.run(['audit', 'list', '--type', 'nope']))).toContain("unknown event type 'nope'");
+    const line = usageErrorLine(await cli.run(['audit', 'list', '--since', 'soon', '--limit', '501', '--user', 'nobody']));
+    expect(line).toContain('--since must be an ISO 8601');
+    expect(line).toContain('--limit must be a whole number from 1 to 500');
+    expect(line).toContain("no user named 'nobody'");
+    expect((await cli.run(['audit', '--help'])).stdout).toContain('list [--user U] [--client C]');
+  });
+});
