@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { CLI_ACTOR } from '../oauth/audit/audit-trail.js';
 import { ProvisioningInvalid } from '../oauth/provisioning/outcome.js';
 import { applyProvisioning, readProvisioning } from '../oauth/provisioning/provisioning.js';
 import { printChanges } from './apply-output.js';
@@ -49,7 +50,7 @@ export async function runApplyCommand(args: string[], io: CliIo): Promise<number
     const provisioning = readProvisioning(await parsedFile(io, file), io.env);
     return await withDatabase(configFrom(io, values.config), async (deps) => {
       const dryRun = Boolean(values['dry-run']);
-      const changes = await applyProvisioning(deps, provisioning, { dryRun, prune: Boolean(values.prune) });
+      const changes = await applyProvisioning(deps, provisioning, { dryRun, prune: Boolean(values.prune), by: CLI_ACTOR });
       printChanges(io, changes, { file, dryRun, json });
       return 0;
     });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { backend } from '../helpers/test-database.js';
@@ -61,6 +64,34 @@ describe(`oauth-service audit list, and the CLI's events (${backend})`, { timeou
     const result = await cli.run(['audit', 'list', '--type', 'user.created']);
     expect(result.stdout).toMatch(/occurred_at\s+type\s+outcome\s+actor\s+subject\s+ip/);
     expect(result.stdout).toMatch(/user\.created\s+success\s+cli\s+user:\d+/);
+  });
+
+  it('apply -f records each change it makes (marked via apply), none for a dry run or what it leaves unchanged', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'cli-audit-apply-'));
+    try {
+      const path = join(folder, 'provisioning.json');
+      const declare = async (file: object, ...options: string[]) => {
+        writeFileSync(path, JSON.stringify(file));
+        expect((await cli.run(['apply', '-f', path, ...options])).code).toBe(0);
+        return (await list('--limit', '500')).filter((event) => event.details?.via === 'apply');
+      };
+      const file = {
+        applications: [{ uid: 'provisioned', name: 'Provisioned', redirect_uris: ['https://p.example.com/cb'] }],
+        users: [{ username: 'dave' }],
+      };
+      expect(await declare(file, '--dry-run')).toEqual([]);
+      const created = await declare(file);
+      expect(created.map((event) => event.type)).toEqual(['user.created', 'client.created']);
+      expect(created.every((event) => event.actor === 'cli')).toBe(true);
+      expect(created[0]).toMatchObject({ subject_type: 'user', user_id: expect.any(Number), details: { username: 'dave' } });
+      expect(created[1]).toMatchObject({ subject_type: 'client', subject_id: 'provisioned', client_id: 'provisioned' });
+      expect(await declare(file)).toHaveLength(2);
+      const renamed = await declare({ ...file, applications: [{ ...file.applications[0], name: 'Renamed' }] });
+      expect(renamed[0]).toMatchObject({ type: 'client.updated', details: { via: 'apply', fields: ['name'] } });
+      expect(renamed).toHaveLength(3);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('bad filters are one-line usage errors naming each problem (exit code 2)', async () => {

@@ -1,3 +1,5 @@
+import { recordAuditEvent, type AuditActor } from '../audit/audit-trail.js';
+import { provisioningEvents } from '../audit/provisioning-events.js';
 import type { OAuthDeps } from '../deps.js';
 import { declaredApplications } from './declared-applications.js';
 import { DeclaredObject, type Problems } from './declared-object.js';
@@ -31,6 +33,8 @@ export interface ApplyOptions {
   dryRun: boolean;
   /** Also delete what the file does not declare, of the kinds it declares (registration tokens: revoke). */
   prune: boolean;
+  /** Who applies it, for the audit trail: each change is recorded in the same transaction. */
+  by: AuditActor;
 }
 
 /**
@@ -102,7 +106,7 @@ class RolledBack extends Error {
 export async function applyProvisioning(
   deps: OAuthDeps,
   provisioning: Provisioning,
-  { dryRun, prune }: ApplyOptions,
+  { dryRun, prune, by }: ApplyOptions,
 ): Promise<ProvisioningChange[]> {
   try {
     return await deps.stores.adminTransaction(async (stores) => {
@@ -113,6 +117,8 @@ export async function applyProvisioning(
       if (prune) for (const kind of [...provisioning.kinds].reverse()) await kind.prune(inTransaction, outcome);
       if (outcome.problems.length > 0) throw new ProvisioningInvalid(outcome.problems);
       if (dryRun) throw new RolledBack(outcome.changes);
+      for (const event of await provisioningEvents(stores, outcome.changes))
+        await recordAuditEvent(stores, deps.now(), { ...event, ...by });
       return outcome.changes;
     });
   } catch (error) {
