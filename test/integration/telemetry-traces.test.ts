@@ -149,4 +149,13 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       propagation.disable();
     }
   });
+
+  // Last: it stops the service. The SDK's shutdown at exit (main.ts) is when metrics or logs would go out at the latest.
+  it('exports traces only: no metrics or logs reach the collector, up to the service stopping', async () => {
+    const caller = callerContext();
+    await post('/oauth/introspect', { token: 'x' }, { ...basic(client.uid, client.secret), traceparent: caller.traceparent });
+    await requestSpanOf(caller.traceId);
+    expect(await stopService(service.child)).toBe(0);
+    expect(new Set(receiver.paths)).toEqual(new Set(['/v1/traces']));
+  });
 });
