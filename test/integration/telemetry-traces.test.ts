@@ -1,11 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProtectedApi } from '../../examples/protected-api.js';
+import {
+  CALLBACK,
+  documentServer,
+  documentSettings,
+  json,
+  pkceAuthorizeUrl,
+  type DocumentServer,
+} from '../helpers/client-metadata-document-server.js';
 import { basic } from '../helpers/oauth-requests.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { runService, serviceFixture, startService, stopService, type ServiceFixture } from '../helpers/processes.js';
@@ -18,10 +28,15 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   let fixture: ServiceFixture;
   let service: { child: ChildProcess; baseUrl: string; output: () => string };
   let client: { uid: string; secret: string };
+  let documents: DocumentServer;
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
+    documents = await documentServer();
     fixture = await serviceFixture('oauth-otel-');
+    // Client ID Metadata Documents on, from loopback over http (development only): an outbound fetch to trace.
+    const configPath = join(fixture.env.DATA_DIR!, 'config.json');
+    writeFileSync(configPath, JSON.stringify({ registration: { clientIdMetadataDocuments: documentSettings() } }));
     const created = await runService(
       ['apps', 'create', '--name', 'Traced', '--redirect-uri', 'https://app.example/cb', '--json'],
       fixture.env,
@@ -30,6 +45,7 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     client = JSON.parse(created.stdout) as { uid: string; secret: string };
     service = await startService({
       ...fixture.env,
+      OAUTH_CONFIG: configPath,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       // The batch processor's delay (default 5 s): spans arrive while the test waits, not after it.
@@ -39,6 +55,7 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   afterAll(async () => {
     if (service) await stopService(service.child);
     await fixture?.dispose();
+    await documents?.close();
     await receiver?.close();
   });
 
@@ -101,6 +118,24 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(span.parentSpanId).toBe(caller.spanId);
     expect(span.attributes).toMatchObject({ 'http.route': '/oauth/introspect', 'oauth.outcome': 'invalid_client' });
     expect(JSON.stringify(receiver.spans)).not.toContain('some-token-value-that-is-not-known');
+  });
+
+  it("an outbound fetch (a client's metadata document) is a span in the request's trace, with the URL fetched", async () => {
+    const clientId = `${documents.origin}/traced/client.json`;
+    documents.serve('/traced/client.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }));
+    const caller = callerContext();
+    const response = await fetch(`${service.baseUrl}${pkceAuthorizeUrl({ client_id: clientId, redirect_uri: CALLBACK })}`, {
+      headers: { traceparent: caller.traceparent },
+      redirect: 'manual',
+    });
+    expect(response.status).toBeLessThan(400);
+    expect(documents.requests).toContain('/traced/client.json');
+    const request = await requestSpanOf(caller.traceId);
+    expect(request.attributes['http.route']).toBe('/oauth/authorize');
+    // node:http's client span (the service's outbound calls do not use fetch), somewhere under the request span.
+    const fetched = descendantsOf(request).filter((span) => span.scope.includes('instrumentation-http'));
+    expect(fetched.map((span) => span.attributes['url.full'])).toEqual([clientId]);
+    expect(fetched[0]!.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200 });
   });
 
   it("the guard's introspection call carries the API's trace context: the service's span is a child of the API's fetch span", async () => {
