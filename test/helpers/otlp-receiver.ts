@@ -15,6 +15,8 @@ export interface OtlpReceiver {
   /** OTEL_EXPORTER_OTLP_ENDPOINT for an exporter sending here (it appends /v1/traces). */
   endpoint: string;
   spans: ReceivedSpan[];
+  /** The path of every export request received, in order (/v1/traces; /v1/metrics or /v1/logs if those were sent). */
+  paths: string[];
   /** Resolves once a span matching `predicate` has arrived (polled as exports come in; fails after timeoutMs). */
   waitFor(predicate: (span: ReceivedSpan) => boolean, timeoutMs?: number): Promise<ReceivedSpan>;
   close(): Promise<void>;
@@ -36,8 +38,10 @@ const valueOf = (value: AnyValue) =>
 /** An OTLP/HTTP trace receiver in process (OTEL_EXPORTER_OTLP_PROTOCOL=http/json): what a collector would get. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const paths: string[] = [];
   const arrivals = new Set<() => void>();
   const server = createServer((request, response) => {
+    paths.push(request.url ?? '');
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
@@ -57,6 +61,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
+    paths,
     waitFor(predicate, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

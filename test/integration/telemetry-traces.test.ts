@@ -1,15 +1,26 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildProtectedApi } from '../../examples/protected-api.js';
-import { basic } from '../helpers/oauth-requests.js';
+import {
+  CALLBACK,
+  documentServer,
+  documentSettings,
+  json,
+  pkceAuthorizeUrl,
+  type DocumentServer,
+} from '../helpers/client-metadata-document-server.js';
+import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { runService, serviceFixture, startService, stopService, type ServiceFixture } from '../helpers/processes.js';
 import { backend } from '../helpers/test-database.js';
+import { buildTestServer } from '../helpers/test-server.js';
 
 // Issue 32 item 6: `serve` with OTEL_EXPORTER_OTLP_ENDPOINT exports its traces; a receiver in this process gets
 // them as a collector would. The service is the real executable, started with the standard OTEL_* variables.
@@ -18,10 +29,15 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   let fixture: ServiceFixture;
   let service: { child: ChildProcess; baseUrl: string; output: () => string };
   let client: { uid: string; secret: string };
+  let documents: DocumentServer;
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
+    documents = await documentServer();
     fixture = await serviceFixture('oauth-otel-');
+    // Client ID Metadata Documents on, from loopback over http (development only): an outbound fetch to trace.
+    const configPath = join(fixture.env.DATA_DIR!, 'config.json');
+    writeFileSync(configPath, JSON.stringify({ registration: { clientIdMetadataDocuments: documentSettings() } }));
     const created = await runService(
       ['apps', 'create', '--name', 'Traced', '--redirect-uri', 'https://app.example/cb', '--json'],
       fixture.env,
@@ -30,6 +46,7 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     client = JSON.parse(created.stdout) as { uid: string; secret: string };
     service = await startService({
       ...fixture.env,
+      OAUTH_CONFIG: configPath,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       // The batch processor's delay (default 5 s): spans arrive while the test waits, not after it.
@@ -39,6 +56,7 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   afterAll(async () => {
     if (service) await stopService(service.child);
     await fixture?.dispose();
+    await documents?.close();
     await receiver?.close();
   });
 
@@ -80,7 +98,8 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       'oauth.outcome': 'success',
     });
     // Config telemetry.clientIdAttribute defaults to hashed: the id itself never leaves the service.
-    expect(span.attributes['oauth.client_id_hash']).toMatch(/^[\w-]{16}$/);
+    expect(span.attributes['oauth.client_id_hash']).toBe(createHash('sha256').update(client.uid).digest('base64url').slice(0, 16));
+    expect(span.attributes).not.toHaveProperty('oauth.client_id');
     expect(JSON.stringify(receiver.spans)).not.toContain(client.uid);
     expect(JSON.stringify(receiver.spans)).not.toContain(client.secret);
     const statements = descendantsOf(span).filter((child) => child.scope.includes('instrumentation-pg'));
@@ -103,50 +122,122 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(JSON.stringify(receiver.spans)).not.toContain('some-token-value-that-is-not-known');
   });
 
-  it("the guard's introspection call carries the API's trace context: the service's span is a child of the API's fetch span", async () => {
-    // The API runs OpenTelemetry as the service does (its own SDK, here in this process, spans kept in memory); the
-    // guard itself knows nothing of it: Node's fetch instrumentation adds traceparent to the introspection call.
+  it("an outbound fetch (a client's metadata document) is a span in the request's trace, with the URL fetched", async () => {
+    const clientId = `${documents.origin}/traced/client.json`;
+    documents.serve('/traced/client.json', json({ client_id: clientId, redirect_uris: [CALLBACK] }));
+    const caller = callerContext();
+    const response = await fetch(`${service.baseUrl}${pkceAuthorizeUrl({ client_id: clientId, redirect_uri: CALLBACK })}`, {
+      headers: { traceparent: caller.traceparent },
+      redirect: 'manual',
+    });
+    expect(response.status).toBeLessThan(400);
+    expect(documents.requests).toContain('/traced/client.json');
+    const request = await requestSpanOf(caller.traceId);
+    expect(request.attributes['http.route']).toBe('/oauth/authorize');
+    // node:http's client span (the service's outbound calls do not use fetch), somewhere under the request span.
+    const fetched = descendantsOf(request).filter((span) => span.scope.includes('instrumentation-http'));
+    expect(fetched.map((span) => span.attributes['url.full'])).toEqual([clientId]);
+    expect(fetched[0]!.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200 });
+  });
+
+  // OpenTelemetry in this process, as an API runs it (spans kept in memory): the guard's calls, and the service built
+  // in process for its client id settings. Metrics and logs off: left to the environment, the SDK would export them
+  // to localhost:4318 and its shutdown would retry for seconds.
+  describe('with OpenTelemetry in this process', () => {
     const exporter = new tracing.InMemorySpanExporter();
-    const sdk = new NodeSDK({
-      spanProcessors: [new tracing.SimpleSpanProcessor(exporter)],
-      instrumentations: [new UndiciInstrumentation(), new FastifyOtelInstrumentation({ registerOnInitialization: true })],
-    });
-    sdk.start();
-    const api = await buildProtectedApi({
-      introspectionUrl: `${service.baseUrl}/oauth/introspect`,
-      clientId: client.uid,
-      clientSecret: client.secret,
-      logLevel: 'silent',
-    });
-    try {
-      const issued = await post('/oauth/token', { grant_type: 'client_credentials' }, basic(client.uid, client.secret));
-      const { access_token: accessToken } = (await issued.json()) as { access_token: string };
-      const caller = callerContext();
-      const response = await api.inject({
-        url: '/me',
-        headers: { authorization: `Bearer ${accessToken}`, traceparent: caller.traceparent },
+    let sdk: NodeSDK;
+    beforeAll(() => {
+      sdk = new NodeSDK({
+        spanProcessors: [new tracing.SimpleSpanProcessor(exporter)],
+        metricReaders: [],
+        logRecordProcessors: [],
+        instrumentations: [new UndiciInstrumentation(), new FastifyOtelInstrumentation({ registerOnInitialization: true })],
       });
-      expect(response.statusCode).toBe(200);
-      // The API's own spans: its request span, and the guard's fetch to the introspection endpoint as its child.
-      const finished = exporter.getFinishedSpans();
-      const apiRequest = finished.find((span) => span.name === 'request' && span.attributes['http.route'] === '/me');
-      const traceId = apiRequest!.spanContext().traceId;
-      const fetchSpan = finished.find(
-        (span) => span.instrumentationScope.name.includes('instrumentation-undici') && span.spanContext().traceId === traceId,
-      );
-      expect(fetchSpan).toBeDefined();
-      const introspection = await receiver.waitFor(
-        (span) => span.traceId === traceId && span.name === 'request' && span.attributes['http.route'] === '/oauth/introspect',
-      );
-      expect(introspection.parentSpanId).toBe(fetchSpan!.spanContext().spanId);
-      expect(introspection.attributes['oauth.outcome']).toBe('success');
-    } finally {
-      await api.close();
-      await sdk.shutdown();
+      sdk.start();
+    });
+    afterAll(async () => {
+      await sdk?.shutdown();
       // Leaves the process as the other test files in this worker expect it: no global OpenTelemetry.
       trace.disable();
       context.disable();
       propagation.disable();
-    }
+    });
+
+    it("the guard's introspection call carries the API's trace context: the service's span is a child of the API's fetch span", async () => {
+      // The guard itself knows nothing of OpenTelemetry: Node's fetch instrumentation adds traceparent to its call.
+      const api = await buildProtectedApi({
+        introspectionUrl: `${service.baseUrl}/oauth/introspect`,
+        clientId: client.uid,
+        clientSecret: client.secret,
+        logLevel: 'silent',
+      });
+      try {
+        const issued = await post('/oauth/token', { grant_type: 'client_credentials' }, basic(client.uid, client.secret));
+        const { access_token: accessToken } = (await issued.json()) as { access_token: string };
+        const caller = callerContext();
+        const response = await api.inject({
+          url: '/me',
+          headers: { authorization: `Bearer ${accessToken}`, traceparent: caller.traceparent },
+        });
+        expect(response.statusCode).toBe(200);
+        // The API's own spans: its request span, and the guard's fetch to the introspection endpoint as its child.
+        // @fastify/otel ends a request span in onResponse, which may run after inject() has resolved.
+        const apiRequest = await vi.waitFor(() => {
+          const found = exporter.getFinishedSpans().find((span) => span.name === 'request' && span.attributes['http.route'] === '/me');
+          if (!found) throw new Error("the API's request span has not ended yet");
+          return found;
+        });
+        const finished = exporter.getFinishedSpans();
+        const traceId = apiRequest.spanContext().traceId;
+        const fetchSpan = finished.find(
+          (span) => span.instrumentationScope.name.includes('instrumentation-undici') && span.spanContext().traceId === traceId,
+        );
+        expect(fetchSpan).toBeDefined();
+        const introspection = await receiver.waitFor(
+          (span) => span.traceId === traceId && span.name === 'request' && span.attributes['http.route'] === '/oauth/introspect',
+        );
+        expect(introspection.parentSpanId).toBe(fetchSpan!.spanContext().spanId);
+        expect(introspection.attributes['oauth.outcome']).toBe('success');
+      } finally {
+        await api.close();
+      }
+    });
+
+    // Config telemetry.clientIdAttribute (hashed, the default, is the spawned service's above). The id a request
+    // claims is named whether or not it authenticates: no client needs to exist.
+    const claimedIdSpan = async (clientIdAttribute: 'plain' | 'none') => {
+      const server = await buildTestServer({ config: { telemetry: { clientIdAttribute } } });
+      try {
+        const response = await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic('claimed-client', 'wrong'));
+        expect(response.statusCode).toBe(401);
+        const span = exporter
+          .getFinishedSpans()
+          .findLast((finished) => finished.name === 'request' && finished.attributes['http.route'] === '/oauth/token');
+        expect(span?.attributes).toMatchObject({ 'oauth.outcome': 'invalid_client', 'oauth.grant_type': 'client_credentials' });
+        return span!.attributes;
+      } finally {
+        await server.close();
+      }
+    };
+
+    it('telemetry.clientIdAttribute plain: oauth.client_id is the claimed id, and no hash', async () => {
+      const attributes = await claimedIdSpan('plain');
+      expect(attributes['oauth.client_id']).toBe('claimed-client');
+      expect(attributes).not.toHaveProperty('oauth.client_id_hash');
+    });
+
+    it('telemetry.clientIdAttribute none: the span names no client', async () => {
+      const attributes = await claimedIdSpan('none');
+      expect(Object.keys(attributes).filter((key) => key.startsWith('oauth.client_id'))).toEqual([]);
+    });
+  });
+
+  // Last: it stops the service. The SDK's shutdown at exit (main.ts) is when metrics or logs would go out at the latest.
+  it('exports traces only: no metrics or logs reach the collector, up to the service stopping', async () => {
+    const caller = callerContext();
+    await post('/oauth/introspect', { token: 'x' }, { ...basic(client.uid, client.secret), traceparent: caller.traceparent });
+    await requestSpanOf(caller.traceId);
+    expect(await stopService(service.child)).toBe(0);
+    expect(new Set(receiver.paths)).toEqual(new Set(['/v1/traces']));
   });
 });
