@@ -45,7 +45,7 @@ describe(
     it('with another KEY_ENCRYPTION_KEY, keys rotate and keys retire refuse, naming the keys and keys rewrap', async () => {
       cli.env.KEY_ENCRYPTION_KEY = randomBytes(32).toString('hex');
       await expectRefused(['keys', 'rotate']);
-      await expectRefused(['keys', 'retire', before[0]!.kid]);
+      await expectRefused(['keys', 'retire', '--', before[0]!.kid]);
     });
 
     it.runIf(backend === 'pglite')(
@@ -54,14 +54,14 @@ describe(
         delete cli.env.KEY_ENCRYPTION_KEY;
         writeFileSync(join(cli.env.DATA_DIR!, 'key-encryption-key'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
         await expectRefused(['keys', 'rotate', '--alg', 'ES256']);
-        await expectRefused(['keys', 'retire', before[0]!.kid]);
+        await expectRefused(['keys', 'retire', '--', before[0]!.kid]);
       },
     );
 
     it('with the key they were stored under, both go on as before', async () => {
       cli.env.KEY_ENCRYPTION_KEY = STORED_UNDER;
       expect((await cli.run(['keys', 'rotate'])).code).toBe(0);
-      const retired = await cli.run(['keys', 'retire', before[0]!.kid]);
+      const retired = await cli.run(['keys', 'retire', '--', before[0]!.kid]);
       expect(retired.code, retired.stderr).toBe(0);
       expect(retired.stdout).toContain(`retired ${before[0]!.kid}`);
     });
