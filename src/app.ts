@@ -144,6 +144,7 @@ export async function buildServer({
     introspectionRules: introspectionRules(config.introspection.allow),
     ...(clientMetadataDocumentCa !== undefined && { documentCa: clientMetadataDocumentCa }),
     observeCap,
+    auditWriteFailed: auditWriteFailed(() => app.log),
     ...(config.openid.enabled && { logoutDeliveries: logoutWorker }),
   };
 

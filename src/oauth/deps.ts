@@ -28,6 +28,11 @@ export interface OAuthDeps {
   observeCap?: CapObserver;
   /** CAs trusted for the https documents fetched for clients (a sector_identifier_uri): tests' own; operators use NODE_EXTRA_CA_CERTS. */
   documentCa?: string | Buffer | Array<string | Buffer>;
+  /**
+   * Told when an audit event that has no change to join (a sign-in at the token endpoint) could not be written: the
+   * service logs it and answers as usual. Absent (the CLI, tests): the failure is thrown.
+   */
+  auditWriteFailed?: (error: unknown) => void;
   /** Back-Channel Logout: the service's delivery worker, told when a logout was queued; absent in the CLI. */
   logoutDeliveries?: LogoutDeliveryWaker;
 }

@@ -16,7 +16,8 @@ describe(`audit trail (${backend})`, () => {
   let server: TestServer;
   let client: TestClient;
   beforeAll(async () => {
-    server = await buildAdminServer({ rateLimit: { maxFailures: 3 } });
+    const grantFlows = ['authorization_code', 'client_credentials', 'refresh_token', 'password'];
+    server = await buildAdminServer({ rateLimit: { maxFailures: 3 }, grantFlows });
     client = await createClient(server.deps);
   });
   afterAll(() => server.close());
@@ -47,6 +48,20 @@ describe(`audit trail (${backend})`, () => {
     const [success] = await events('user.sign_in.succeeded');
     expect(success).toMatchObject({ outcome: 'success', actor: `user:${user.id}`, userId: user.id, ip: '127.0.0.1' });
     expect(await events('user.signed_out')).toMatchObject([{ userId: user.id }]);
+    expect((await allRows()).join()).not.toContain('wrong password here');
+  });
+
+  it('the password grant: a failed and a successful sign-in are recorded as those of /login are, naming the client', async () => {
+    const user = await createEndUser(server.deps, 'granted', PASSWORD);
+    const password = (value: string) =>
+      tokenRequest(server.app, { grant_type: 'password', username: 'granted', password: value }, asClient());
+    expect((await password('wrong password here')).statusCode).toBe(400);
+    expect((await password(PASSWORD)).statusCode).toBe(200);
+    const viaGrant = (await events()).filter((event) => (event.details as { via?: string } | null)?.via === 'password_grant');
+    expect(viaGrant).toMatchObject([
+      { type: 'user.sign_in.succeeded', actor: `user:${user.id}`, userId: user.id, clientId: client.uid, details: { username: 'granted' } },
+      { type: 'user.sign_in.failed', subjectId: 'granted', clientId: client.uid, details: { reason: 'invalid_credentials' } },
+    ]);
     expect((await allRows()).join()).not.toContain('wrong password here');
   });
 

@@ -61,6 +61,16 @@ export async function recordAuditEventAlone(deps: Deps, event: NewAuditEvent, re
   }
 }
 
+/**
+ * An event with no change to join, written by the domain itself (a sign-in at the token endpoint): a failed write
+ * goes to the service's report (OAuthDeps.auditWriteFailed); without one (the CLI) it is thrown.
+ */
+export function recordDomainEvent(deps: Deps & Pick<OAuthDeps, 'auditWriteFailed'>, event: NewAuditEvent): Promise<void> {
+  return deps.auditWriteFailed
+    ? recordAuditEventAlone(deps, event, deps.auditWriteFailed)
+    : recordAuditEvent(deps.stores, deps.now(), event);
+}
+
 /** The most events one page or one `audit list` shows. */
 export const MAX_AUDIT_PAGE = 500;
 

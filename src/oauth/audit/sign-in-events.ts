@@ -1,10 +1,13 @@
-import type { LoginCheck } from '../users/users.js';
 import type { NewAuditEvent } from './audit-store.js';
 
 // The events of /login and /logout. A failed sign-in names the user name typed (to spot guessing against one
 // account), never the password; a refused one (locked out) says so.
 
-export function signInEvent(check: LoginCheck, username: string, ip: string): NewAuditEvent {
+/** How a sign-in ended: /login's LoginCheck, or the password grant's. */
+export type SignInOutcome = { outcome: 'succeeded'; user: { id: number } } | { outcome: 'failed' } | { outcome: 'locked_out' };
+
+/** `via` names where the password was typed when it was not /login (`password_grant`, with the client's id). */
+export function signInEvent(check: SignInOutcome, username: string, ip: string, via?: { via: string; client_id: string }): NewAuditEvent {
   if (check.outcome === 'succeeded') {
     const { user } = check;
     return {
@@ -12,8 +15,9 @@ export function signInEvent(check: LoginCheck, username: string, ip: string): Ne
       outcome: 'success',
       actor: `user:${user.id}`,
       ...aboutUser(user.id),
+      ...(via && { clientId: via.client_id }),
       ip,
-      details: { username },
+      details: { username, ...via },
     };
   }
   return {
@@ -22,8 +26,9 @@ export function signInEvent(check: LoginCheck, username: string, ip: string): Ne
     actor: 'anonymous',
     subjectType: 'user',
     subjectId: username,
+    ...(via && { clientId: via.client_id }),
     ip,
-    details: { username, reason: check.outcome === 'locked_out' ? 'locked_out' : 'invalid_credentials' },
+    details: { username, reason: check.outcome === 'locked_out' ? 'locked_out' : 'invalid_credentials', ...via },
   };
 }
 

@@ -1,3 +1,5 @@
+import { recordDomainEvent } from '../audit/audit-trail.js';
+import { signInEvent, type SignInOutcome } from '../audit/sign-in-events.js';
 import { requireClient } from '../clients/client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidGrant, TooManyRequests } from '../errors.js';
@@ -24,10 +26,17 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
   // RFC 6749 section 4.3.2: the server MUST protect this endpoint against brute force; it shares the
   // failure limits of /login, so neither is a way round the other's lockout.
   const attempt = await deps.limits.users.begin('password_grant', username, address, deps.now);
-  if (attempt.refused) throw new TooManyRequests(attempt.retryAfter, 'Too many failed sign-in attempts.');
+  // A sign-in like /login's, in the audit trail (issue 32 item 7), named as coming from this client's token request.
+  const recordSignIn = (result: SignInOutcome) =>
+    recordDomainEvent(deps, signInEvent(result, username, address, { via: 'password_grant', client_id: application.uid }));
+  if (attempt.refused) {
+    await recordSignIn({ outcome: 'locked_out' });
+    throw new TooManyRequests(attempt.retryAfter, 'Too many failed sign-in attempts.');
+  }
   let outcome: PasswordOutcome = 'unchecked';
+  let owner: ResourceOwner | null = null;
   try {
-    const owner = await resourceOwnerFromCredentials(deps, username, password);
+    owner = await resourceOwnerFromCredentials(deps, username, password);
     outcome = owner ? 'succeeded' : 'failed';
     if (!owner) throw new InvalidGrant();
     const result = await issueFor(
@@ -46,6 +55,8 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
     return result;
   } finally {
     attempt.settle(outcome, deps.now());
+    // 'unchecked': the request failed before the password was looked at (a bad scope, an unknown resource).
+    if (outcome !== 'unchecked') await recordSignIn(outcome === 'succeeded' && owner ? { outcome, user: owner } : { outcome: 'failed' });
   }
 };
 
