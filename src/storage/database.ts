@@ -6,7 +6,9 @@ import type { DataDirLock } from './data-dir-lock.js';
 import { routeToEmbedded, startSocketServer, type EmbeddedAccess } from './embedded-database.js';
 import type { EmbeddedSocketServer } from './embedded-socket.js';
 import { retryingThroughFailover } from './failover-retry.js';
+import { statementTracer } from '../telemetry/statement-tracer.js';
 import { isDatabaseUnavailable } from './prisma-errors.js';
+import { tracedPglite } from './traced-pglite.js';
 import { createReadReplica } from './read-replica.js';
 import { sqlClientForConnection, sqlClientForPglite, sqlClientForPool, type SqlClient } from './sql-client.js';
 
@@ -229,8 +231,11 @@ async function createPglite(location: string, options: DatabaseOptions, lock: Da
   const db = await PGlite.create(location, { loadDataDir: options.pgliteTemplate, ...(startParams && { startParams }) });
   let socket: EmbeddedSocketServer | null = null;
   const commitListeners: Array<() => void> = [];
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
-  const sql = sqlClientForPglite(db);
+  // While traces are exported, every statement of the service is a span (pg's instrumentation does not see PGlite).
+  const tracer = statementTracer();
+  const client = tracer ? tracedPglite(db, tracer) : db;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+  const sql = sqlClientForPglite(client);
   return {
     kind: 'pglite',
     location,

@@ -4,6 +4,8 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { setStatementTracer, type StatementTracer } from './statement-tracer.js';
 
 // Traces over OTLP (issue 32 item 6; docs/operations.md "Traces"). Imported by main.ts only when tracingRequested()
 // says so, and before anything else of the service is imported: the pg instrumentation patches pg as it loads.
@@ -41,6 +43,7 @@ export function startTracing(): Tracing {
     ],
   });
   sdk.start();
+  setStatementTracer(pgliteStatementSpans());
   // The http instrumentation patches node:http(s) through require (require-in-the-middle); the service's ES modules
   // import them by name, and those bindings follow the CommonJS exports only once synced.
   const require = createRequire(import.meta.url);
@@ -48,4 +51,25 @@ export function startTracing(): Tracing {
   require('https');
   syncBuiltinESMExports();
   return { shutdown: () => sdk.shutdown() };
+}
+
+// The embedded database's statements, as pg's instrumentation names PostgreSQL's: a child of the request's span (none
+// outside a request, as pg's requireParentSpan), the statement text only, never the values.
+function pgliteStatementSpans(): StatementTracer {
+  const tracer = trace.getTracer('oauth-service-pglite');
+  return (statement, run) => {
+    if (trace.getActiveSpan() === undefined) return run();
+    const attributes = { 'db.system': 'postgresql', 'db.statement': statement.slice(0, 2_000) };
+    return tracer.startActiveSpan('pglite.query', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        return await run();
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  };
 }

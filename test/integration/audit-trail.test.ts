@@ -1,3 +1,4 @@
+import type { GrantFlow } from '../../src/config/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import type { AuditEventRecord } from '../../src/oauth/audit/audit-store.js';
@@ -16,7 +17,7 @@ describe(`audit trail (${backend})`, () => {
   let server: TestServer;
   let client: TestClient;
   beforeAll(async () => {
-    const grantFlows = ['authorization_code', 'client_credentials', 'refresh_token', 'password'];
+    const grantFlows: GrantFlow[] = ['authorization_code', 'client_credentials', 'refresh_token', 'password'];
     server = await buildAdminServer({ rateLimit: { maxFailures: 3 }, grantFlows });
     client = await createClient(server.deps);
   });

@@ -102,10 +102,12 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(span.attributes).not.toHaveProperty('oauth.client_id');
     expect(JSON.stringify(receiver.spans)).not.toContain(client.uid);
     expect(JSON.stringify(receiver.spans)).not.toContain(client.secret);
-    const statements = descendantsOf(span).filter((child) => child.scope.includes('instrumentation-pg'));
-    // Statement spans come from pg's instrumentation: on PostgreSQL only (docs/operations.md "Traces").
-    if (backend === 'postgresql') expect(statements.length).toBeGreaterThan(0);
-    else expect(statements).toEqual([]);
+    // Statement spans: pg's instrumentation on PostgreSQL, the service's own on PGlite (traced-pglite.ts); the text only.
+    const scope = backend === 'postgresql' ? 'instrumentation-pg' : 'oauth-service-pglite';
+    const statements = descendantsOf(span).filter((child) => child.scope.includes(scope));
+    expect(statements.length).toBeGreaterThan(0);
+    const text = (child: (typeof statements)[number]) => String(child.attributes['db.statement'] ?? child.attributes['db.query.text']);
+    expect(statements.some((child) => text(child).includes('oauth_access_tokens'))).toBe(true);
   });
 
   it('POST /oauth/introspect: a refused client is the outcome invalid_client, the access token never an attribute', async () => {
