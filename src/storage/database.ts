@@ -7,10 +7,9 @@ import { routeToEmbedded, startSocketServer, type EmbeddedAccess } from './embed
 import type { EmbeddedSocketServer } from './embedded-socket.js';
 import { retryingThroughFailover } from './failover-retry.js';
 import { statementTracer } from '../telemetry/statement-tracer.js';
-import { isDatabaseUnavailable } from './prisma-errors.js';
 import { tracedPglite } from './traced-pglite.js';
 import { createReadReplica } from './read-replica.js';
-import { sqlClientForConnection, sqlClientForPglite, sqlClientForPool, type SqlClient } from './sql-client.js';
+import { checkOut, sqlClientForConnection, sqlClientForPglite, sqlClientForPool, type SqlClient } from './sql-client.js';
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; null selects embedded PGlite. */
@@ -201,16 +200,16 @@ async function createPostgres(
     // Other processes' changes on PostgreSQL are seen within the cache's lifetime (application-cache.ts).
     onCliCommit: () => undefined,
     async withConnection(work) {
-      const client = await (directPool ?? pool).connect();
-      let failure: Error | undefined;
+      const { connection, release } = await checkOut(directPool ?? pool);
+      let failure: unknown;
       try {
-        return await work(sqlClientForConnection(client, { namedStatements: directPool !== null || namedStatements }));
+        return await work(sqlClientForConnection(connection, { namedStatements: directPool !== null || namedStatements }));
       } catch (error) {
         // A session that failed may hold its advisory lock: closing it is what releases the lock for sure.
-        if (isDatabaseUnavailable(error)) failure = error as Error;
+        failure = error;
         throw error;
       } finally {
-        client.release(failure);
+        release(failure);
       }
     },
     poolStats: () => statsOf(pool),

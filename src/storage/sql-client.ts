@@ -82,19 +82,53 @@ export function sqlClientForPool(pool: pg.Pool, { namedStatements = true }: Pool
       await pool.query(script);
     },
     async transaction<T>(work: (tx: SqlClient) => Promise<T>) {
-      const connection = await pool.connect();
+      const { connection, release } = await checkOut(pool);
       try {
         await connection.query('BEGIN');
         const result = await work(sqlClientForConnection(connection, { namedStatements }));
         await connection.query('COMMIT');
-        connection.release();
+        release();
         return result;
       } catch (error) {
         await connection.query('ROLLBACK').catch(() => undefined);
-        // A connection that failed or reached a demoted (read-only) primary is closed, not put back in the pool.
-        connection.release(isDatabaseUnavailable(error) ? (error as Error) : undefined);
+        release(error);
         throw error;
       }
+    },
+  };
+}
+
+/** A connection taken from the pool for several statements, and how to give it back. */
+export interface CheckedOut {
+  connection: pg.PoolClient;
+  /**
+   * Returns it to the pool, or closes it when it broke or `error` says the database failed (a connection that
+   * reached a demoted, read-only primary is not reused either).
+   */
+  release(error?: unknown): void;
+}
+
+/**
+ * pool.connect(), safe against a connection that breaks between two statements. pg-pool removes its own 'error'
+ * listener while a client is checked out, and pg emits 'error' when the connection fails with no statement running
+ * (a failover, a network partition): with nobody listening, that event ends the process (issue 32: the HA fault test
+ * lost two of three instances to it during a partition). Listened to here until the client is returned; the next
+ * statement then fails with the broken connection, as it should.
+ */
+export async function checkOut(pool: pg.Pool): Promise<CheckedOut> {
+  const connection = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  connection.on('error', onError);
+  return {
+    connection,
+    release(error) {
+      const failure = broken ?? (isDatabaseUnavailable(error) ? (error as Error) : undefined);
+      // A closed client keeps the listener: it may still report its end, and it is never handed out again.
+      if (failure === undefined) connection.off('error', onError);
+      connection.release(failure);
     },
   };
 }
