@@ -1,17 +1,14 @@
 import { readFileSync } from 'node:fs';
-import type { ErrorObject } from 'ajv/dist/2019.js';
+import { configErrorLines } from './config-error-lines.js';
 import { configValidator } from './config-validator.js';
 import { developmentOnlyProblems } from './development-only-settings.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
 import { introspectionSubNotes } from './introspection-schema.js';
+import { applyEnvOverrides, ENV_PREFIX, envVariableAt, type UnvalidatedConfig } from './env-overrides.js';
 import { jsonSyntaxProblem } from './json-syntax-error.js';
-import { closestKey } from './key-suggestion.js';
 import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
-import { configSchema } from './schema.js';
 import { readSessionSecretFile } from './session-secret-file.js';
 import type { Config } from './types.js';
-
-const ENV_PREFIX = 'environment variable ';
 
 /**
  * A config that failed validation: every problem, each with the JSON path of its key, or with the environment
@@ -40,39 +37,6 @@ function configErrorMessage(problems: string[], source: string): string {
 
 const validate = await configValidator();
 
-/** The config as read, before validation: a JSON object whose values the schema has yet to check. */
-type UnvalidatedConfig = Record<string, unknown>;
-
-/** The object at `key`, created when absent; whatever else is there the schema reports after the overrides. */
-const section = (config: UnvalidatedConfig, key: string) => (config[key] ??= {}) as UnvalidatedConfig;
-
-/** Environment variables that override config keys; the secrets among them never need to be in a file. */
-const ENV_OVERRIDES: Array<[string, (input: UnvalidatedConfig, value: string) => void]> = [
-  ['DATABASE_URL', (c, v) => (c.databaseUrl = v)],
-  ['DATABASE_READ_URL', (c, v) => (c.databaseReadUrl = v)],
-  ['DATABASE_DIRECT_URL', (c, v) => (c.databaseDirectUrl = v)],
-  // Anything but true/false is left as the string, for the schema to report with the variable's name.
-  ['DATABASE_PREPARED_STATEMENTS', (c, v) => (c.databasePreparedStatements = v === 'true' || v === 'false' ? v === 'true' : v)],
-  ['SESSION_SECRET', (c, v) => (c.sessionSecret = v)],
-  ['SESSION_SECRET_FILE', (c, v) => (c.sessionSecretFile = v)],
-  ['PAIRWISE_SALT', (c, v) => (section(c, 'openid').pairwiseSalt = v)],
-  ['ADMIN_PASSWORD_HASH', (c, v) => (section(c, 'admin').passwordHash = v)],
-  ['PORT', (c, v) => (c.port = /^\d+$/.test(v) ? Number(v) : v)],
-  ['HOST', (c, v) => (c.host = v)],
-  ['BASE_URL', (c, v) => (c.baseUrl = v)],
-  ['DATA_DIR', (c, v) => (c.dataDir = v)],
-  ['LOG_LEVEL', (c, v) => (section(c, 'log').level = v)],
-  ['TRUST_PROXY', (c, v) => (c.trustProxy = trustProxyFromEnv(v))],
-  ['METRICS_HOST', (c, v) => (section(c, 'metrics').host = v)],
-  ['METRICS_PORT', (c, v) => (section(c, 'metrics').port = /^\d+$/.test(v) ? Number(v) : v)],
-];
-
-/** TRUST_PROXY: true/false, a hop count, or addresses/CIDRs separated by commas (as the config key takes them). */
-function trustProxyFromEnv(value: string): boolean | number | string {
-  if (value === 'true' || value === 'false') return value === 'true';
-  return /^\d+$/.test(value) ? Number(value) : value;
-}
-
 export interface LoadOptions {
   /** Path of config.json; absent means defaults only. */
   path?: string | null;
@@ -97,11 +61,8 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
   }
   const candidate = raw as UnvalidatedConfig;
   const deprecations = applyRenamedKeys(candidate, source);
-  for (const [name, apply] of ENV_OVERRIDES) {
-    const value = env[name];
-    if (value !== undefined && value !== '') apply(candidate, value);
-  }
-  if (!validate(candidate)) throw new ConfigError(describeErrors(validate.errors ?? [], env), source);
+  applyEnvOverrides(candidate, env);
+  if (!validate(candidate)) throw new ConfigError(configErrorLines(validate.errors ?? [], env), source);
   const config: Config = candidate;
   config.openid.enabled = openIdEnabled(config.openid.enabled, config.databaseUrl, env, quickStartOpenId);
   const password = env.ADMIN_PASSWORD;
@@ -193,93 +154,13 @@ function readConfigFile(path: string): unknown {
 /** sessionSecret read from sessionSecretFile when that is set (issue 32); what is wrong with it otherwise. */
 function sessionSecretFileProblems(config: Config, env: Record<string, string | undefined>): string[] {
   if (config.sessionSecretFile === null) return [];
-  const variable = envVariableOf('sessionSecretFile', env);
+  const variable = envVariableAt('sessionSecretFile', env);
   const at = variable ? `${ENV_PREFIX}${variable}` : 'sessionSecretFile';
   if (config.sessionSecret !== null) return [`${at}: sessionSecret (SESSION_SECRET) is set too: keep one of them`];
   const read = readSessionSecretFile(config.sessionSecretFile);
   if ('problem' in read) return [`${at}: ${read.problem}`];
   config.sessionSecret = read.secret;
   return [];
-}
-
-/** Ajv's errors as "path: problem" lines, the unknown keys named by their full path. */
-function describeErrors(errors: ErrorObject[], env: Record<string, string | undefined>): string[] {
-  const lines = new Set<string>();
-  for (const error of errors) {
-    // An anyOf's alternatives each fail in their own way; the anyOf error itself says what would be valid.
-    if (error.keyword === 'oneOf' || error.keyword === 'if' || error.schemaPath.includes('/anyOf/')) continue;
-    const at = error.instancePath === '' ? '' : error.instancePath.slice(1).replaceAll('/', '.');
-    if (error.keyword === 'additionalProperties') {
-      const key = (error.params as { additionalProperty: string }).additionalProperty;
-      const meant = closestKey(key, siblingKeys(error.schemaPath));
-      const hint = meant ? `did you mean \`${meant}\`?` : 'misspelled? see config.example.json';
-      lines.add(`${at ? `${at}.` : ''}${key}: unknown key (${hint})`);
-      continue;
-    }
-    const variable = envVariableOf(at, env);
-    lines.add(variable ? `${ENV_PREFIX}${variable}: ${explain(error)} (it sets ${at})` : `${at || '(root)'}: ${explain(error)}`);
-  }
-  return [...lines];
-}
-
-/** The keys the object at an additionalProperties error's schema path allows (schema.ts), for "did you mean". */
-function siblingKeys(schemaPath: string): string[] {
-  let node: unknown = configSchema;
-  for (const segment of schemaPath.replace(/^#\//, '').split('/').slice(0, -1))
-    node = (node as Record<string, unknown> | undefined)?.[segment];
-  const properties = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
-  return Object.keys(properties ?? {}).filter((key) => key !== '$schema');
-}
-
-/** What the keys that take one of several forms (anyOf in schema.ts) accept, in the words of their description. */
-const ACCEPTED_FORMS: Record<string, string> = {
-  trustProxy:
-    'must be true or false, a number of proxy hops (1 to 32), or the addresses/CIDRs of the proxies separated by commas (e.g. 10.0.0.2,10.1.0.0/16; or loopback, linklocal, uniquelocal)',
-};
-
-function explain(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'anyOf':
-      return ACCEPTED_FORMS[error.instancePath.slice(1)] ?? 'has none of the accepted forms (see docs/configuration.md)';
-    case 'type':
-      return `must be ${String(params.type).replace(',', ' or ')}`;
-    case 'enum':
-      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'discriminator':
-      return 'rule must be one of "sameApplication", "tokenApplication", "publicToken", "clients", "bearerScope"';
-    case 'pattern':
-      return `has the wrong format (must match ${String(params.pattern)})`;
-    default:
-      return error.message ?? error.keyword;
-  }
-}
-
-/** The environment variable whose value is at `path`, when one was applied there (it overrides the file). */
-function envVariableOf(path: string, env: Record<string, string | undefined>): string | undefined {
-  return ENV_OVERRIDES.find(([name]) => env[name] && path === envPath(name))?.[0];
-}
-
-function envPath(name: string): string {
-  const paths: Record<string, string> = {
-    DATABASE_URL: 'databaseUrl',
-    DATABASE_READ_URL: 'databaseReadUrl',
-    DATABASE_DIRECT_URL: 'databaseDirectUrl',
-    DATABASE_PREPARED_STATEMENTS: 'databasePreparedStatements',
-    SESSION_SECRET: 'sessionSecret',
-    SESSION_SECRET_FILE: 'sessionSecretFile',
-    PAIRWISE_SALT: 'openid.pairwiseSalt',
-    ADMIN_PASSWORD_HASH: 'admin.passwordHash',
-    PORT: 'port',
-    HOST: 'host',
-    BASE_URL: 'baseUrl',
-    DATA_DIR: 'dataDir',
-    LOG_LEVEL: 'log.level',
-    TRUST_PROXY: 'trustProxy',
-    METRICS_HOST: 'metrics.host',
-    METRICS_PORT: 'metrics.port',
-  };
-  return paths[name] ?? '';
 }
 
 // A guessable admin password is the one secret a lockout cannot make safe (it is tried from many addresses).
