@@ -20,6 +20,7 @@ const ENV_OVERRIDES: ReadonlyArray<{ variable: string; path: string; parse?: (va
   { variable: 'DATABASE_PREPARED_STATEMENTS', path: 'databasePreparedStatements', parse: boolean },
   { variable: 'SESSION_SECRET', path: 'sessionSecret' },
   { variable: 'SESSION_SECRET_FILE', path: 'sessionSecretFile' },
+  { variable: 'OPENID_ENABLED', path: 'openid.enabled', parse: boolean },
   { variable: 'PAIRWISE_SALT', path: 'openid.pairwiseSalt' },
   { variable: 'ADMIN_PASSWORD_HASH', path: 'admin.passwordHash' },
   { variable: 'PORT', path: 'port', parse: port },

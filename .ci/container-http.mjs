@@ -1,0 +1,49 @@
+// HTTP for .ci/container-check: the client side of the image and Compose checks, with Node's fetch only (it also
+// runs inside the local Node base image, as a client at an address of the Compose network).
+//
+//   node container-http.mjs token BASE CLIENT_ID SECRET         one client_credentials request: prints
+//                                                                "<status> <retry-after or -> <error or ->"
+//   node container-http.mjs attempts BASE CLIENT_ID SECRET N    N such requests one after another, one line each
+//   node container-http.mjs load BASE CLIENT_ID SECRET SECONDS  a request every 100 ms for SECONDS: one line each,
+//                                                                "<ms since start> <status> <retry-after or ->"
+const [command, base, clientId, secret, count] = process.argv.slice(2);
+
+async function token() {
+  try {
+    const response = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = await response.json().catch(() => ({}));
+    return `${response.status} ${response.headers.get('retry-after') ?? '-'} ${body.error ?? '-'}`;
+  } catch (error) {
+    return `000 - ${error.cause?.code ?? error.name}`;
+  }
+}
+
+switch (command) {
+  case 'token':
+    console.log(await token());
+    break;
+  case 'attempts':
+    for (let i = 0; i < Number(count); i += 1) console.log(await token());
+    break;
+  case 'load': {
+    const start = Date.now();
+    while (Date.now() - start < Number(count) * 1000) {
+      const sent = Date.now();
+      const line = await token();
+      console.log(`${sent - start} ${line}`);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - sent))));
+    }
+    break;
+  }
+  default:
+    console.error(`unknown command ${command}: token, attempts or load`);
+    process.exit(2);
+}
