@@ -8,8 +8,16 @@
 // 2. Other databases' query compilers. @prisma/client/runtime ships one WebAssembly query compiler per database
 //    (and per size, as .js and .mjs). The generated client, compiled into dist/, imports the one it uses by name;
 //    the runtime loads no other.
+// 3. Native addons built for other systems. sodium-native (@fastify/secure-session's) and the bare-* packages it
+//    brings ship prebuilds/<platform>-<arch>/ for 13 systems, ~16 MB; require-addon loads the one of the running
+//    system (<platform>-<arch>, -musl on Alpine). The install runs on the system the image runs (the Dockerfile's
+//    prod-deps stage is built FROM the runtime's Node image), so the others go.
+// 4. Source maps and TypeScript declarations (*.map, *.d.ts, *.d.mts, *.d.cts): read by editors, debuggers and tsc,
+//    never by Node running the service (without --enable-source-maps Node does not open a map; with it, a missing
+//    map leaves that file's stack frames unmapped). ~36 MB, most of it OpenTelemetry's.
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { arch, platform } from 'node:process';
 
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
 let removed = 0;
@@ -44,3 +52,25 @@ const runtime = 'node_modules/@prisma/client/runtime';
 const unused = readdirSync(runtime).filter((name) => name.startsWith('query_compiler_') && !imported.has(name));
 for (const name of unused) rmSync(join(runtime, name));
 console.log(`removed ${unused.length} query compilers of other databases; kept ${[...imported].sort().join(', ')}`);
+
+const host = `${platform}-${arch}`;
+let prebuilds = 0;
+for (const path of Object.keys(lock.packages)) {
+  const dir = join(path, 'prebuilds');
+  if (!path.includes('node_modules/') || !existsSync(dir)) continue;
+  for (const name of readdirSync(dir)) {
+    if (name === host || name.startsWith(`${host}-`)) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+    prebuilds += 1;
+  }
+}
+console.log(`removed ${prebuilds} native addon builds for systems other than ${host}`);
+
+const notRun = /\.(map|d\.[cm]?ts)$/;
+let files = 0;
+for (const entry of readdirSync('node_modules', { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile() || !notRun.test(entry.name)) continue;
+  rmSync(join(entry.parentPath ?? entry.path, entry.name));
+  files += 1;
+}
+console.log(`removed ${files} source maps and type declarations`);

@@ -2,6 +2,7 @@
 // The `oauth-service` executable (package.json bin), and the only file that reads process.env and process.argv:
 // everything else gets them handed in.
 import { setFlagsFromString } from 'node:v8';
+import { traceProtocol } from './telemetry/trace-protocol.js';
 import { tracingRequested } from './telemetry/tracing-requested.js';
 
 const argv = process.argv.slice(2);
@@ -16,8 +17,15 @@ if (!serving) setFlagsFromString('--liftoff-only');
 // Traces (docs/operations.md "Traces"): started before the service's modules load, so pg is instrumented as it loads;
 // without an OTLP endpoint nothing of OpenTelemetry is imported.
 if (serving && tracingRequested(process.env)) {
+  const chosen = traceProtocol(process.env);
+  if ('error' in chosen) {
+    // As a bad config file stops `serve` (exit code 2): an operator who asked for traces learns at once, not from a
+    // collector that stays empty.
+    process.stderr.write(`oauth-service: ${chosen.error}\n`);
+    process.exit(2);
+  }
   const { startTracing } = await import('./telemetry/start-tracing.js');
-  const tracing = startTracing();
+  const tracing = startTracing(chosen.protocol, process.env);
   // After a graceful stop the event loop empties: the spans still buffered are exported before the process exits.
   process.once('beforeExit', () => void tracing.shutdown());
 }

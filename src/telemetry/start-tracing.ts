@@ -1,32 +1,52 @@
 import { createRequire, register, syncBuiltinESMExports } from 'node:module';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { DiagConsoleLogger, SpanKind, SpanStatusCode, diag, trace } from '@opentelemetry/api';
+import { diagLogLevelFromString } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  hostDetector,
+  processDetector,
+  resourceFromAttributes,
+  type Resource,
+} from '@opentelemetry/resources';
+import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { setStatementTracer, type StatementTracer } from './statement-tracer.js';
+import type { TraceProtocol } from './trace-protocol.js';
 
 // Traces over OTLP (issue 32 item 6; docs/operations.md "Traces"). Imported by main.ts only when tracingRequested()
 // says so, and before anything else of the service is imported: the pg instrumentation patches pg as it loads.
-// The SDK reads the standard OTEL_* variables itself (endpoint, headers, protocol, sampler, batch delay, service name).
+// A tracer provider with the OTLP/HTTP exporters, not OpenTelemetry's Node SDK: the SDK depends on every exporter it
+// can choose (gRPC, metrics, logs, Zipkin, Prometheus), about 45 MB of the image for nothing the service sends
+// (issue 33). What the SDK read from the environment, these pieces read themselves: the exporter its endpoint,
+// headers, timeout and compression (OTEL_EXPORTER_OTLP_*), the provider its sampler (OTEL_TRACES_SAMPLER(_ARG)) and
+// span limits, the batch processor OTEL_BSP_*, the resource detector OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
+// Only traces: no meter or logger provider exists, so the instrumentations' metrics are never recorded or sent.
 
 export interface Tracing {
-  /** Exports the spans still buffered, then stops the SDK. */
+  /** Exports the spans still buffered, then stops the tracer provider. */
   shutdown(): Promise<void>;
 }
 
-export function startTracing(): Tracing {
+export function startTracing(protocol: TraceProtocol, env: Record<string, string | undefined>): Tracing {
   // pg is CommonJS imported from ES modules (storage/database.ts): require-in-the-middle does not see that import,
   // import-in-the-middle's loader hook does. Limited to pg: every other module loads untouched.
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: ['pg', 'pg-pool'] } });
-  const sdk = new NodeSDK({
-    serviceName: 'oauth-service',
-    // Traces only. Left to the environment, the SDK would also export metrics and logs over OTLP (OTEL_METRICS_EXPORTER
-    // and OTEL_LOGS_EXPORTER default to otlp): the undici and pg instrumentations' duration histograms, recorded on
-    // every fetch and statement and sent to the same collector, beside the service's own /metrics.
-    metricReaders: [],
-    logRecordProcessors: [],
+  // OpenTelemetry's own diagnostics (export failures among them), as the SDK shows them: only when asked for.
+  const logLevel = env.OTEL_LOG_LEVEL?.trim();
+  if (logLevel) diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(logLevel) });
+  const exporter = protocol === 'http/json' ? new JsonTraceExporter() : new ProtobufTraceExporter();
+  const provider = new NodeTracerProvider({ resource: serviceResource(), spanProcessors: [new BatchSpanProcessor(exporter)] });
+  // The context manager (AsyncLocalStorage) and the W3C trace context and baggage propagators.
+  provider.register();
+  registerInstrumentations({
     instrumentations: [
       // One span per request (`request`, with http.route), children for hooks and the handler. Registered on every
       // Fastify instance as it is created (Fastify's 'fastify.initialization' diagnostics channel).
@@ -34,7 +54,7 @@ export function startTracing(): Tracing {
       // Statement spans on PostgreSQL; the statement text only (pg's values, which hold token hashes, never).
       new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
       // Node's fetch (undici): the guard's introspection calls when the guard runs in a traced process, which thereby
-      // carry the caller's traceparent (W3C trace context, the SDK's default propagator).
+      // carry the caller's traceparent.
       new UndiciInstrumentation(),
       // node:http(s) requests, which the service's own outbound calls use (metadata documents, sector_identifier_uri,
       // back-channel logout: their sockets are checked against the SSRF rules). Outgoing only: a request in is
@@ -42,7 +62,6 @@ export function startTracing(): Tracing {
       new HttpInstrumentation({ disableIncomingRequestInstrumentation: true }),
     ],
   });
-  sdk.start();
   setStatementTracer(pgliteStatementSpans());
   // The http instrumentation patches node:http(s) through require (require-in-the-middle); the service's ES modules
   // import them by name, and those bindings follow the CommonJS exports only once synced.
@@ -50,7 +69,15 @@ export function startTracing(): Tracing {
   require('http');
   require('https');
   syncBuiltinESMExports();
-  return { shutdown: () => sdk.shutdown() };
+  return { shutdown: () => provider.shutdown() };
+}
+
+// service.name oauth-service unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) says otherwise,
+// with the SDK's telemetry.sdk.* attributes and the process and host, as the Node SDK described the service.
+function serviceResource(): Resource {
+  return defaultResource()
+    .merge(resourceFromAttributes({ 'service.name': 'oauth-service' }))
+    .merge(detectResources({ detectors: [envDetector, processDetector, hostDetector] }));
 }
 
 // The embedded database's statements, as pg's instrumentation names PostgreSQL's: a child of the request's span (none

@@ -1,14 +1,20 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A span as the OTLP/HTTP JSON exporter sends it (ids in hex), with its attributes flattened and its scope's name. */
+type Attributes = Record<string, string | number | boolean>;
+
+/**
+ * A span as the OTLP/HTTP JSON exporter sends it (ids in hex), with its attributes flattened, its scope's name and
+ * the attributes of the resource that sent it (service.name, ...).
+ */
 export interface ReceivedSpan {
   traceId: string;
   spanId: string;
   parentSpanId: string;
   name: string;
   scope: string;
-  attributes: Record<string, string | number | boolean>;
+  attributes: Attributes;
+  resource: Attributes;
 }
 
 export interface OtlpReceiver {
@@ -23,17 +29,20 @@ export interface OtlpReceiver {
 }
 
 type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
+type KeyValues = { key: string; value: AnyValue }[];
 type ExportRequest = {
   resourceSpans?: {
+    resource?: { attributes?: KeyValues };
     scopeSpans?: {
       scope?: { name?: string };
-      spans?: (Omit<ReceivedSpan, 'scope' | 'attributes'> & { attributes?: { key: string; value: AnyValue }[] })[];
+      spans?: (Omit<ReceivedSpan, 'scope' | 'attributes' | 'resource'> & { attributes?: KeyValues })[];
     }[];
   }[];
 };
 
 const valueOf = (value: AnyValue) =>
   value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue ?? ''));
+const flattened = (pairs: KeyValues = []): Attributes => Object.fromEntries(pairs.map(({ key, value }) => [key, valueOf(value)]));
 
 /** An OTLP/HTTP trace receiver in process (OTEL_EXPORTER_OTLP_PROTOCOL=http/json): what a collector would get. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
@@ -46,12 +55,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       const exported = JSON.parse(body) as ExportRequest;
-      for (const resource of exported.resourceSpans ?? [])
-        for (const scoped of resource.scopeSpans ?? [])
+      for (const resourceSpans of exported.resourceSpans ?? []) {
+        const resource = flattened(resourceSpans.resource?.attributes);
+        for (const scoped of resourceSpans.scopeSpans ?? [])
           for (const span of scoped.spans ?? []) {
-            const attributes = Object.fromEntries((span.attributes ?? []).map(({ key, value }) => [key, valueOf(value)]));
-            spans.push({ ...span, parentSpanId: span.parentSpanId ?? '', scope: scoped.scope?.name ?? '', attributes });
+            const attributes = flattened(span.attributes);
+            spans.push({ ...span, parentSpanId: span.parentSpanId ?? '', scope: scoped.scope?.name ?? '', attributes, resource });
           }
+      }
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       for (const arrived of arrivals) arrived();
     });

@@ -4,8 +4,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { context, propagation, trace } from '@opentelemetry/api';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildProtectedApi } from '../../examples/protected-api.js';
 import {
@@ -51,6 +52,8 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       // The batch processor's delay (default 5 s): spans arrive while the test waits, not after it.
       OTEL_BSP_SCHEDULE_DELAY: '20',
+      OTEL_SERVICE_NAME: 'oauth-service-traced',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=ci',
     });
   });
   afterAll(async () => {
@@ -110,6 +113,13 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(statements.some((child) => text(child).includes('oauth_access_tokens'))).toBe(true);
   });
 
+  it('the spans name the service as OTEL_SERVICE_NAME says, with the attributes of OTEL_RESOURCE_ATTRIBUTES', async () => {
+    const caller = callerContext();
+    await post('/oauth/introspect', { token: 'x' }, { ...basic(client.uid, client.secret), traceparent: caller.traceparent });
+    const span = await requestSpanOf(caller.traceId);
+    expect(span.resource).toMatchObject({ 'service.name': 'oauth-service-traced', 'deployment.environment.name': 'ci' });
+  });
+
   it('POST /oauth/introspect: a refused client is the outcome invalid_client, the access token never an attribute', async () => {
     const caller = callerContext();
     const response = await post(
@@ -143,22 +153,19 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   });
 
   // OpenTelemetry in this process, as an API runs it (spans kept in memory): the guard's calls, and the service built
-  // in process for its client id settings. Metrics and logs off: left to the environment, the SDK would export them
-  // to localhost:4318 and its shutdown would retry for seconds.
+  // in process for its client id settings.
   describe('with OpenTelemetry in this process', () => {
-    const exporter = new tracing.InMemorySpanExporter();
-    let sdk: NodeSDK;
+    const exporter = new InMemorySpanExporter();
+    let provider: NodeTracerProvider;
     beforeAll(() => {
-      sdk = new NodeSDK({
-        spanProcessors: [new tracing.SimpleSpanProcessor(exporter)],
-        metricReaders: [],
-        logRecordProcessors: [],
+      provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+      provider.register();
+      registerInstrumentations({
         instrumentations: [new UndiciInstrumentation(), new FastifyOtelInstrumentation({ registerOnInitialization: true })],
       });
-      sdk.start();
     });
     afterAll(async () => {
-      await sdk?.shutdown();
+      await provider?.shutdown();
       // Leaves the process as the other test files in this worker expect it: no global OpenTelemetry.
       trace.disable();
       context.disable();
@@ -241,5 +248,21 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     await requestSpanOf(caller.traceId);
     expect(await stopService(service.child)).toBe(0);
     expect(new Set(receiver.paths)).toEqual(new Set(['/v1/traces']));
+  });
+});
+
+// Issue 33: the service carries the OTLP/HTTP exporters only. A collector reached over gRPC is refused at boot, in one
+// line, before the service opens its database or port.
+describe('OTEL_EXPORTER_OTLP_PROTOCOL=grpc', () => {
+  it('stops `serve` with exit code 2 and one line naming the variable and the protocols it may be', async () => {
+    const result = await runService(['serve'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "oauth-service: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: traces are exported over OTLP/HTTP only; set http/protobuf (a collector's port 4318) or http/json\n",
+    );
+    expect(result.stdout).toBe('');
   });
 });
