@@ -1,5 +1,6 @@
-# syntax=docker/dockerfile:1
 # oauth-service image: `docker build -t oauth-service .`, or `docker compose up` (see docker-compose.yml).
+# No `# syntax=` line on purpose: BuildKit would fetch that frontend from a registry, which air-gapped builds cannot
+# reach. Without a public registry, NODE_IMAGE names a local base (scripts/container-base.sh; docs/operations.md).
 # The entrypoint is the CLI (`oauth-service`, also on PATH: `docker exec CONTAINER oauth-service apps list`); its
 # default command is `serve`, so `docker run IMAGE migrate` or `docker run IMAGE apps list --json` run the others.
 # Nothing is downloaded at start: the Prisma client is generated and compiled at build time, and the
@@ -26,8 +27,9 @@ RUN mkdir -p public \
 # ---- prod-deps: production dependencies only, exactly as .ci/run installs them (it checks this RUN line) ----
 # --ignore-scripts: the root postinstall needs dev dependencies (the client is already compiled into dist).
 # Optional dependencies stay: @node-rs/argon2's prebuilt binary is one. The prune removes what only the build
-# uses (Prisma CLI and Studio, TypeScript, effect: optional peers of @prisma/client that --omit=dev keeps) and the
-# query compilers of other databases, which the generated client in dist/ does not import: 390 MB -> 79 MB.
+# uses (Prisma CLI and Studio, TypeScript, effect: optional peers of @prisma/client that --omit=dev keeps), the
+# query compilers of other databases, native addons built for other systems, source maps and type declarations
+# (scripts/prune-production-install.mjs says why each may go): 390 MB -> 58 MB.
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./

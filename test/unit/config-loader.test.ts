@@ -127,6 +127,14 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(() => loadConfig({ env: { DATABASE_PREPARED_STATEMENTS: 'no' } })).toThrow(/DATABASE_PREPARED_STATEMENTS/);
   });
 
+  it('OPENID_ENABLED sets openid.enabled (docker-compose.yml turns OpenID Connect on with it)', () => {
+    const key = { KEY_ENCRYPTION_KEY: 'a'.repeat(64) };
+    expect(loadConfig({ env: { ...key, OPENID_ENABLED: 'true' } }).openid.enabled).toBe(true);
+    expect(loadConfig({ env: { OPENID_ENABLED: 'false' } }).openid.enabled).toBe(false);
+    expect(() => loadConfig({ env: { OPENID_ENABLED: 'yes' } })).toThrow(/OPENID_ENABLED/);
+    expect(() => loadConfig({ env: { OPENID_ENABLED: 'true', NODE_ENV: 'production' } })).toThrow(/KEY_ENCRYPTION_KEY/);
+  });
+
   it('TRUST_PROXY takes true, false, a hop count or addresses', () => {
     expect(loadConfig({ env: { TRUST_PROXY: 'true' } }).trustProxy).toBe(true);
     expect(loadConfig({ env: { TRUST_PROXY: 'false' } }).trustProxy).toBe(false);
