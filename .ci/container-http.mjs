@@ -5,7 +5,8 @@
 //                                                                "<status> <retry-after or -> <error or ->"
 //   node container-http.mjs attempts BASE CLIENT_ID SECRET N    N such requests one after another, one line each
 //   node container-http.mjs load BASE CLIENT_ID SECRET SECONDS  a request every 100 ms for SECONDS: one line each,
-//                                                                "<ms since start> <status> <retry-after or ->"
+//                                                                "<ms since start> <status> <retry-after or -> <error
+//                                                                or -> <ms it took>"
 const [command, base, clientId, secret, count] = process.argv.slice(2);
 
 async function token() {
@@ -38,7 +39,7 @@ switch (command) {
     while (Date.now() - start < Number(count) * 1000) {
       const sent = Date.now();
       const line = await token();
-      console.log(`${sent - start} ${line}`);
+      console.log(`${sent - start} ${line} ${Date.now() - sent}`);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - sent))));
     }
     break;
