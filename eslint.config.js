@@ -42,6 +42,7 @@ export default tseslint.config(
         setTimeout: 'readonly',
         clearTimeout: 'readonly',
         fetch: 'readonly',
+        AbortSignal: 'readonly',
         NodeJS: 'readonly',
       },
     },
