@@ -32,6 +32,9 @@ import { metadataRoutes } from './http/routes/metadata/index.js';
 import { resourcesRoutes } from './http/routes/resources/index.js';
 import { auditRoutes } from './http/routes/audit/index.js';
 import { registerRoutes } from './http/routes/register/index.js';
+import { deviceAuthorizationRoutes } from './http/routes/device-authorization/index.js';
+import { deviceRoutes } from './http/routes/device/index.js';
+import { deviceFlowEnabled } from './oauth/device/device-code-grant-type.js';
 import { revokeRoutes } from './http/routes/revoke/index.js';
 import { tokenInfoRoutes } from './http/routes/token-info/index.js';
 import { tokenRoutes } from './http/routes/token/index.js';
@@ -211,6 +214,7 @@ export async function buildServer({
   await app.register(tokenInfoRoutes, { ...routes });
   await app.register(metadataRoutes, { ...routes });
   if (config.registration.policy !== 'off') await app.register(registerRoutes, { ...routes });
+  if (deviceFlowEnabled(config)) await app.register(deviceAuthorizationRoutes, { ...routes });
   if (config.openid.enabled) {
     await app.register(signingKeyRotationPlugin, { deps });
     await app.register(logoutDeliveryPlugin, { worker: logoutWorker });
@@ -229,6 +233,7 @@ export async function buildServer({
     await pages.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(auditRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     if (config.openid.enabled) await pages.register(endSessionRoutes, { ...routes });
+    if (deviceFlowEnabled(config)) await pages.register(deviceRoutes, { ...routes });
   });
 
   app.decorate('database', db);

@@ -22,6 +22,7 @@ is safe to run while the service serves requests (for example daily from cron):
                            them; their codes go with them
   logout deliveries        back-channel logout tokens delivered or given up more than openid.backchannelLogout
                            .keepDays ago (pending ones stay)
+  device codes             RFC 8628 device authorizations expired more than authorizationCodeExpiresIn ago
 The margins keep a replayed code or refresh token recognisable for a while (RFC 6749 4.1.2, RFC 9700 4.14).
 --dry-run counts what would be deleted and deletes nothing, then counts what is kept on purpose, and why.
 `;
@@ -35,6 +36,7 @@ const LABELS: Record<CleanupKind, string> = {
   unused_clients: 'unused clients',
   logout_deliveries: 'logout deliveries',
   audit_events: 'audit events',
+  expired_device_codes: 'device codes',
 };
 
 export function runTokensCommand(args: string[], io: CliIo): Promise<number> {

@@ -3,7 +3,12 @@
 
 export const REGISTRATION_POLICIES = ['off', 'initialAccessToken', 'open'] as const;
 // RFC 9700 section 2.1.2: no implicit grant; the password grant is for clients an admin vetted.
-export const REGISTRABLE_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+export const REGISTRABLE_GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:device_code',
+] as const;
 
 const clientIdMetadataDocumentsSchema = {
   type: 'object',
@@ -85,7 +90,7 @@ export const registrationSchema = {
       uniqueItems: true,
       default: ['authorization_code', 'refresh_token'],
       description:
-        'The grant types a self-registered client may register and use. client_credentials also needs the operator for each client: an initial access token that allows it (registration-tokens create --grant-types client_credentials), or `apps approve`; until then its token requests get unauthorized_client.',
+        'The grant types a self-registered client may register and use (the device grant, urn:ietf:params:oauth:grant-type:device_code, while grantFlows lists it). client_credentials also needs the operator for each client: an initial access token that allows it (registration-tokens create --grant-types client_credentials), or `apps approve`; until then its token requests get unauthorized_client.',
     },
     maxOpenRegistrations: {
       type: 'integer',

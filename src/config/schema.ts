@@ -140,12 +140,52 @@ export const configSchema = {
       default: 600,
       description: 'Authorization code lifetime in seconds.',
     },
+    deviceAuthorization: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The device authorization grant (RFC 8628), while grantFlows lists it.',
+      properties: {
+        expiresIn: {
+          type: 'integer',
+          minimum: 60,
+          maximum: 3600,
+          default: 600,
+          description: 'Seconds a device code and its user code live (the expires_in of POST /oauth/device_authorization).',
+        },
+        interval: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 60,
+          default: 5,
+          description:
+            'Seconds a device waits between polls; each poll sooner than that answers slow_down and adds 5 seconds for that device code.',
+        },
+        maxEntriesPerCode: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 20,
+          default: 5,
+          description: 'How often one user code may be entered at /device; past it the device authorization is denied.',
+        },
+      },
+    },
     grantFlows: {
       type: 'array',
       uniqueItems: true,
       default: ['authorization_code', 'client_credentials', 'refresh_token'],
-      items: { enum: ['authorization_code', 'client_credentials', 'refresh_token', 'password', 'implicit'] },
-      description: 'Enabled grant flows; `password` and `implicit` are off unless listed.',
+      items: {
+        enum: [
+          'authorization_code',
+          'client_credentials',
+          'refresh_token',
+          'password',
+          'implicit',
+          'urn:ietf:params:oauth:grant-type:device_code',
+        ],
+      },
+      description:
+        'Enabled grant flows; `password`, `implicit` and the device authorization grant (`urn:ietf:params:oauth:grant-type:device_code`, RFC 8628) are off unless listed. A client uses the device grant only when its own grant types name it.',
     },
     defaultScopes: { ...scopeList, default: ['read'], description: 'Scopes granted when none are requested.' },
     optionalScopes: {

@@ -5,7 +5,8 @@ import type { BackchannelLogoutConfig } from './backchannel-logout-schema.js';
 import type { DPOP_ALGORITHMS } from './dpop-schema.js';
 import type { REGISTRABLE_GRANT_TYPES, REGISTRATION_POLICIES } from './registration-schema.js';
 
-export type GrantFlow = 'authorization_code' | 'client_credentials' | 'refresh_token' | 'password' | 'implicit';
+export type GrantFlow =
+  'authorization_code' | 'client_credentials' | 'refresh_token' | 'password' | 'implicit' | 'urn:ietf:params:oauth:grant-type:device_code';
 export type PkceMethod = 'S256' | 'plain';
 
 export type IntrospectionRuleConfig =
@@ -50,6 +51,7 @@ export interface Config {
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; format: 'json' | 'pretty' };
   accessTokenExpiresIn: number | null;
   authorizationCodeExpiresIn: number;
+  deviceAuthorization: { expiresIn: number; interval: number; maxEntriesPerCode: number };
   grantFlows: GrantFlow[];
   defaultScopes: string[];
   optionalScopes: string[];

@@ -1,8 +1,14 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { UnsupportedMediaType } from '../oauth/errors.js';
 
-/** The API group of the seed: token, revoke, introspect and token info. */
-export const API_GROUP_PATHS = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/token/info']);
+/** The API group of the seed: token, revoke, introspect and token info; and RFC 8628's device authorization (issue 34). */
+export const API_GROUP_PATHS = new Set([
+  '/oauth/token',
+  '/oauth/revoke',
+  '/oauth/introspect',
+  '/oauth/token/info',
+  '/oauth/device_authorization',
+]);
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const FORM = 'application/x-www-form-urlencoded';

@@ -218,6 +218,33 @@ export class InvalidGrant extends OAuthError {
   }
 }
 
+// RFC 8628 section 3.5: the answers to a device code poll before a decision, or when the decision will not come.
+export class AuthorizationPending extends OAuthError {
+  constructor() {
+    super(
+      'authorization_pending',
+      400,
+      'The authorization request is still pending as the end user has not yet completed the user interaction steps.',
+    );
+  }
+}
+
+export class SlowDown extends OAuthError {
+  constructor(interval = 5) {
+    super(
+      'slow_down',
+      400,
+      `The authorization request is still pending and polling should be slowed down: wait ${interval} seconds between requests.`,
+    );
+  }
+}
+
+export class ExpiredToken extends OAuthError {
+  constructor() {
+    super('expired_token', 400, 'The device_code has expired, and the device authorization session has concluded.');
+  }
+}
+
 export class UnsupportedGrantType extends OAuthError {
   constructor() {
     super('unsupported_grant_type', 400, 'The authorization grant type is not supported by the authorization server.');
@@ -332,6 +359,9 @@ export const oauthErrorClasses: ReadonlyArray<new () => OAuthError> = [
   InvalidClient,
   InvalidGrant,
   UnsupportedGrantType,
+  AuthorizationPending,
+  SlowDown,
+  ExpiredToken,
   InvalidToken,
   InsufficientScope,
   RevocationNotAuthorized,

@@ -22,6 +22,10 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     ...(config.openid.enabled && { jwks_uri: `${base}/oauth/jwks` }),
     ...(config.introspection.enabled && { introspection_endpoint: `${base}/oauth/introspect` }),
     ...(config.registration.policy !== 'off' && { registration_endpoint: `${base}/oauth/register` }),
+    // RFC 8628 section 4: while the device grant is on (it is then in grant_types_supported too).
+    ...(flows.includes('urn:ietf:params:oauth:grant-type:device_code') && {
+      device_authorization_endpoint: `${base}/oauth/device_authorization`,
+    }),
     ...(config.registration.clientIdMetadataDocuments.enabled && { client_id_metadata_document_supported: true }),
     scopes_supported: [...config.defaultScopes, ...config.optionalScopes],
     response_types_supported: [...(flows.includes('authorization_code') ? ['code'] : []), ...(flows.includes('implicit') ? ['token'] : [])],

@@ -12,6 +12,7 @@ import type { SigningKeyRecord } from './keys/signing-keys.js';
 import type { UserAdminStore, UserStore } from './users/user-store.js';
 import type { AccessTokenFormat } from './tokens/access-token-format.js';
 import type { AuditEventStore } from './audit/audit-store.js';
+import type { DeviceAuthorizationStore } from './device/device-authorization-store.js';
 
 // The application, user and cleanup interfaces have files of their own; named here too, so that this file stays
 // the one place to import storage interfaces from.
@@ -246,6 +247,8 @@ export interface Stores {
   logoutDeliveries: LogoutDeliveryStore;
   /** Issue 32 item 7: the audit trail, written in the transaction of the change it records where there is one. */
   auditEvents: AuditEventStore;
+  /** Issue 34 item 2: RFC 8628 device authorizations. */
+  deviceAuthorizations: DeviceAuthorizationStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**

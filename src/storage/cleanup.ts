@@ -25,9 +25,15 @@ import type { SqlClient } from './sql-client.js';
 // after it can match) or at the end of the index.
 
 interface Rule {
-  table: 'oauth_access_tokens' | 'oauth_access_grants' | 'oauth_applications' | 'oauth_logout_deliveries' | 'oauth_audit_events';
+  table:
+    | 'oauth_access_tokens'
+    | 'oauth_access_grants'
+    | 'oauth_applications'
+    | 'oauth_logout_deliveries'
+    | 'oauth_audit_events'
+    | 'oauth_device_authorizations';
   /** The indexed time column the batches walk; never NULL for the rows of the rule. */
-  order: 'revoked_at' | 'created_at' | 'occurred_at';
+  order: 'revoked_at' | 'created_at' | 'occurred_at' | 'expires_at';
   /** No row of the rule has `order` at or after this instant: the walk ends there. */
   before: string;
   /** SQL condition on the row `t`; $1 and $2 are the keyset cursor, $3 the bound, $4 the batch size, `values` $5 on. */
@@ -105,6 +111,14 @@ function sqlOf(rule: CleanupRule): Rule {
       };
     case 'audit_events':
       return { table: 'oauth_audit_events', order: 'occurred_at', before: timestamp(rule.occurredBefore), where: 'TRUE', values: [] };
+    case 'expired_device_codes':
+      return {
+        table: 'oauth_device_authorizations',
+        order: 'expires_at',
+        before: timestamp(rule.expiredBefore),
+        where: 'TRUE',
+        values: [],
+      };
   }
 }
 

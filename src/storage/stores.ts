@@ -12,6 +12,7 @@ import type { Prisma, PrismaClient } from './generated/client.js';
 import { sqlClientForPrismaTransaction } from './prisma-transaction-sql.js';
 import type { SqlClient } from './sql-client.js';
 import { KeyEncryptionKeyInvalid, parseKeyEncryptionKey } from './key-encryption.js';
+import { deviceAuthorizationRepository } from './device-authorization-repository.js';
 import { dpopProofRepository } from './dpop-proof-repository.js';
 import { logoutDeliveryRepository } from './logout-delivery-repository.js';
 import { registrationTokenRepository } from './registration-token-repository.js';
@@ -99,6 +100,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     users: userRepository(sql, prisma),
     logoutDeliveries: logoutDeliveryRepository(sql),
     auditEvents: auditEventRepository(sql),
+    deviceAuthorizations: deviceAuthorizationRepository(sql),
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
     adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
   };
@@ -129,6 +131,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     registrations: registrationTokenRepository({ ...database, sql, readSql: sql, prisma }),
     logoutDeliveries: logoutDeliveryRepository(sql),
     auditEvents: auditEventRepository(sql),
+    deviceAuthorizations: deviceAuthorizationRepository(sql),
     signingKeys: shared.signingKeys,
     transaction: (work) => work(stores),
     adminTransaction: (work) => work(stores),

@@ -154,7 +154,10 @@ export async function publicCodeFlow(
 }
 
 /** Rows in a table, for "nothing was issued" assertions. */
-export async function countRows(server: { app: FastifyInstance }, table: 'oauth_access_grants' | 'oauth_access_tokens'): Promise<number> {
+export async function countRows(
+  server: { app: FastifyInstance },
+  table: 'oauth_access_grants' | 'oauth_access_tokens' | 'oauth_device_authorizations',
+): Promise<number> {
   const rows = await server.app.database.sql.query<{ count: number | string }>(`SELECT count(*)::int AS count FROM ${table}`);
   return Number(rows[0]!.count);
 }

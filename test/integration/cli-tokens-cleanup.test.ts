@@ -113,6 +113,7 @@ const EXPECTED: Record<CleanupKind, number> = {
   unused_clients: 0,
   logout_deliveries: 0,
   audit_events: 0,
+  expired_device_codes: 0,
 };
 
 describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () => {
@@ -204,6 +205,7 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       unused_clients: 0,
       logout_deliveries: 0,
       audit_events: 0,
+      expired_device_codes: 0,
     };
     expect(batches.counted).toEqual(expected);
     expect(batches.deleted).toEqual(expected);

@@ -42,12 +42,13 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the ten tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries and the audit events)", () => {
+  it("declares the eleven tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events and the device authorizations)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'oauth_access_grants',
       'oauth_access_tokens',
       'oauth_applications',
       'oauth_audit_events',
+      'oauth_device_authorizations',
       'oauth_dpop_proofs',
       'oauth_logout_deliveries',
       'oauth_registration_tokens',

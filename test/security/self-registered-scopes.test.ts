@@ -287,7 +287,7 @@ describe(`client_credentials for a self-registered client needs the operator (${
         'oauth-service: scope delete is not one of defaultScopes or optionalScopes',
       );
       expect(usageErrorLine(await cli.run(['registration-tokens', 'create', '--grant-types', 'password']))).toBe(
-        'oauth-service: grant type password cannot be registered (one of authorization_code, refresh_token, client_credentials)',
+        'oauth-service: grant type password cannot be registered (one of authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code)',
       );
 
       const client = await onService(cli, config, async (server) => {

@@ -17,6 +17,9 @@ import {
   UnsupportedResponseMode,
   UnsupportedResponseType,
   oauthErrorClasses,
+  AuthorizationPending,
+  SlowDown,
+  ExpiredToken,
 } from '../../src/oauth/errors.js';
 import { wwwAuthenticateValue } from '../../src/http/error-response.js';
 
@@ -37,6 +40,19 @@ const table: Array<[OAuthError, string, number, string]> = [
     "The requested redirect URI is malformed or doesn't match the client redirect URI.",
   ],
   [new UnauthorizedClient(), 'unauthorized_client', 400, 'The client is not authorized to perform this request using this method.'],
+  [
+    new AuthorizationPending(),
+    'authorization_pending',
+    400,
+    'The authorization request is still pending as the end user has not yet completed the user interaction steps.',
+  ],
+  [
+    new SlowDown(10),
+    'slow_down',
+    400,
+    'The authorization request is still pending and polling should be slowed down: wait 10 seconds between requests.',
+  ],
+  [new ExpiredToken(), 'expired_token', 400, 'The device_code has expired, and the device authorization session has concluded.'],
   [new AccessDenied(), 'access_denied', 400, 'The resource owner or authorization server denied the request.'],
   [new InvalidScope(), 'invalid_scope', 400, 'The requested scope is invalid, unknown, or malformed.'],
   [new ServerError(), 'server_error', 500, SERVER_ERROR_TEXT],
@@ -151,7 +167,7 @@ describe('invalid_request factories (reference 2.4, SPEC 8)', () => {
 describe('oauthErrorClasses documents every error', () => {
   it('lists every concrete class once', () => {
     expect(new Set(oauthErrorClasses).size).toBe(oauthErrorClasses.length);
-    expect(oauthErrorClasses).toHaveLength(15);
+    expect(oauthErrorClasses).toHaveLength(18);
     const listed = new Set(oauthErrorClasses);
     for (const [error] of table) expect(listed.has(error.constructor as new () => OAuthError)).toBe(true);
   });

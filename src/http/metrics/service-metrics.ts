@@ -37,10 +37,17 @@ export interface ServiceMetrics {
 /** Seconds; fine below 10 ms, where the hot endpoints should answer (SPEC 9: p99 under 10 ms). */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const KNOWN_GRANT_TYPES = ['authorization_code', 'client_credentials', 'password', 'refresh_token', 'implicit'];
+const KNOWN_GRANT_TYPES = [
+  'authorization_code',
+  'client_credentials',
+  'password',
+  'refresh_token',
+  'implicit',
+  'urn:ietf:params:oauth:grant-type:device_code',
+];
 const INTROSPECTION_RESULTS: IntrospectionResult[] = ['active', 'inactive', 'refused'];
 const PASSWORD_CHECKS = ['login', 'password_grant', 'admin'];
-const LOCKOUT_KINDS = ['client', 'unknown_clients', 'user', 'user_names', 'admin'];
+const LOCKOUT_KINDS = ['client', 'unknown_clients', 'user', 'user_names', 'admin', 'user_codes'];
 /** Client ids that name no application share one label value: attackers choose them, the series must not grow. */
 export const UNKNOWN_CLIENT = '(unknown)';
 /** Without clientIdLabels, every application's failures share this value: the scrape names no client (issue 29 item 13). */

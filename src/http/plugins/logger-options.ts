@@ -12,6 +12,9 @@ const SECRET_PARAMETERS = [
   'token',
   'access_token',
   'password',
+  // RFC 8628: the device code polls for tokens; the user code (in /device?user_code=...) approves them.
+  'device_code',
+  'user_code',
 ];
 
 // Where a handler or an extension could log request data whole. No `*.name` wildcard: pino then runs its redaction

@@ -5,6 +5,7 @@
 // Self-registered clients never used (issue 19) go last: deleting one takes its codes with it (ON DELETE CASCADE).
 // Back-channel logout deliveries (issue 31) made or given up are kept keepDays for the operator, then deleted.
 // Audit events (issue 32 item 7) are kept audit.retentionDays, then deleted.
+// Device authorizations (RFC 8628, issue 34) go once expired for as long as a code is kept after it expired.
 
 export const CLEANUP_KINDS = [
   'expired_tokens',
@@ -15,6 +16,7 @@ export const CLEANUP_KINDS = [
   'unused_clients',
   'logout_deliveries',
   'audit_events',
+  'expired_device_codes',
 ] as const;
 export type CleanupKind = (typeof CLEANUP_KINDS)[number];
 
@@ -76,7 +78,12 @@ export type CleanupRule =
   /** Issue 31: a logout token delivered, or given up, longer ago than keepDays; one still pending stays. */
   | { kind: 'logout_deliveries'; records: 'deliveries'; doneBefore: Date }
   /** Issue 32 item 7: an audit event older than audit.retentionDays. */
-  | { kind: 'audit_events'; records: 'audit events'; occurredBefore: Date };
+  | { kind: 'audit_events'; records: 'audit events'; occurredBefore: Date }
+  /**
+   * RFC 8628: a device authorization expired more than authorizationCodeExpiresIn ago, decided or not: its poll
+   * answered expired_token meanwhile, and answers invalid_grant once it is gone.
+   */
+  | { kind: 'expired_device_codes'; records: 'device authorizations'; expiredBefore: Date };
 
 export interface CleanupPolicy {
   now: Date;
@@ -135,6 +142,7 @@ export function cleanupPolicy(settings: CleanupSettings, now: Date): CleanupPoli
     ...(settings.auditEventsKeptSeconds === undefined
       ? []
       : [{ kind: 'audit_events', records: 'audit events', occurredBefore: secondsBefore(now, settings.auditEventsKeptSeconds) } as const]),
+    { kind: 'expired_device_codes', records: 'device authorizations', expiredBefore: codesDoneBefore },
   ];
   return {
     now,

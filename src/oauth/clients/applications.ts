@@ -14,6 +14,7 @@ import {
   type BackchannelLogoutFields,
 } from '../openid/backchannel-logout/backchannel-logout-settings.js';
 import { refreshTokenPolicyOf, refreshTokensError } from './refresh-token-setting.js';
+import { grantTypesError, sameGrantTypes, storedGrantTypes } from './grant-types-setting.js';
 import { registrationErrors, splitRegisteredUris } from '../authorization/redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
 import { constantTimeEqual, generateClientId, generateSecret, storedForm } from '../secrets.js';
@@ -40,10 +41,24 @@ export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogo
    * undefined keeps what is stored (always on create).
    */
   refreshTokens?: string | undefined;
+  /**
+   * The grant types it may use, space-separated (issue 34: the device grant only when named here); blank: every grant
+   * the server enables but the device grant. undefined keeps what is stored (blank on create).
+   */
+  grantTypes?: string | undefined;
 }
 
 export type ApplicationField =
-  'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | 'subject_type' | 'refresh_tokens' | OpenIdSettingsField | BackchannelLogoutField;
+  | 'name'
+  | 'redirect_uri'
+  | 'scopes'
+  | 'uid'
+  | 'secret'
+  | 'subject_type'
+  | 'refresh_tokens'
+  | 'grant_types'
+  | OpenIdSettingsField
+  | BackchannelLogoutField;
 
 /** Validation problems: full English messages (reference 2.4), grouped by the field they belong to. */
 export type FieldErrors = Partial<Record<ApplicationField, string[]>>;
@@ -116,6 +131,10 @@ export function validateApplicationFields(
   for (const [field, message] of backchannelLogoutErrors(fields, config, current)) add(field, message);
   const refreshTokens = fields.refreshTokens === undefined ? null : refreshTokensError(fields.refreshTokens, 'Refresh tokens');
   if (refreshTokens !== null) add('refresh_tokens', refreshTokens);
+  // Judged when changed only: a self-registered client's registered grant types stay as they were accepted.
+  const unchanged = fields.grantTypes === undefined || sameGrantTypes(storedGrantTypes(fields.grantTypes), current?.grantTypes);
+  const grantTypes = unchanged ? null : grantTypesError(fields.grantTypes!, config);
+  if (grantTypes !== null) add('grant_types', grantTypes);
   return errors;
 }
 
@@ -217,6 +236,7 @@ export function storedApplicationFields(fields: ApplicationFields) {
     ...(fields.dpopBoundAccessTokens !== undefined && { dpopBoundAccessTokens: fields.dpopBoundAccessTokens }),
     ...(fields.subjectType !== undefined && { subjectType: subjectTypeOf(fields.subjectType) }),
     ...(fields.refreshTokens !== undefined && { refreshTokens: refreshTokenPolicyOf(fields.refreshTokens) }),
+    ...(fields.grantTypes !== undefined && { grantTypes: storedGrantTypes(fields.grantTypes) }),
     ...storedOpenIdSettings(fields),
     ...storedBackchannelLogoutSettings(fields),
   };

@@ -7,6 +7,7 @@ import { requireParameter } from '../request-parameters.js';
 import { tokenResponseBody } from '../tokens/token-issuer.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
+import { deviceCodeGrant } from './device-code.js';
 import type { GrantHandler, GrantRequest, GrantResult } from './grant.js';
 import { passwordGrant } from './password.js';
 import { refreshTokenGrant } from './refresh-token.js';
@@ -17,6 +18,7 @@ export const GRANT_HANDLERS: Partial<Record<GrantFlow, GrantHandler>> = {
   client_credentials: clientCredentialsGrant,
   password: passwordGrant,
   refresh_token: refreshTokenGrant,
+  'urn:ietf:params:oauth:grant-type:device_code': deviceCodeGrant,
 };
 
 /** POST /oauth/token (reference 5.1): grant type first, before any client authentication. */

@@ -5,7 +5,7 @@ import { FailureLimiter, type FailureLimits } from './failure-limiter.js';
 // A request with valid client credentials is never refused because of other requests' failures: only the pair
 // that failed is locked, and the valid client's requests from other addresses never look at it.
 
-export type LockoutKind = 'client' | 'unknown_clients' | 'user' | 'user_names' | 'admin';
+export type LockoutKind = 'client' | 'unknown_clients' | 'user' | 'user_names' | 'admin' | 'user_codes';
 export type PasswordCheckKind = 'login' | 'password_grant' | 'admin';
 
 /** What the limits tell the outside world (log lines and /metrics), wired in app.ts. */
@@ -127,6 +127,8 @@ export interface AttemptLimits {
   /** End users' passwords: /login and the password grant count together. */
   users: PasswordAttemptLimits;
   admin: PasswordAttemptLimits;
+  /** RFC 8628 section 5.1: wrong user codes entered at /device, per address. */
+  userCodes: FailureLimiter;
 }
 
 /** The limits of one process, from config rateLimit, telling `reporter` about failures and lockouts. */
@@ -135,5 +137,6 @@ export function createAttemptLimits(limits: RateLimits, reporter: AttemptReporte
     clients: new ClientAuthenticationLimits(limits, reporter),
     users: new PasswordAttemptLimits(limits, 'user', reporter),
     admin: new PasswordAttemptLimits(limits, 'admin', reporter),
+    userCodes: new FailureLimiter(limits, { onLockout: (address, seconds) => reporter.lockedOut('user_codes', address, seconds, null) }),
   };
 }

@@ -17,6 +17,7 @@ export interface ApplicationBody {
   subject_type?: string | null;
   dpop_bound_access_tokens?: boolean | string | string[];
   refresh_tokens?: string | null;
+  grant_types?: string | string[];
   /** The approve form's: the reviewed fields' fingerprint of the page (issue 29 item 3). */
   reviewed?: string;
   _csrf?: string;
@@ -52,6 +53,8 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     dpopBoundAccessTokens: checkboxFrom(body?.dpop_bound_access_tokens) ?? current?.dpopBoundAccessTokens ?? false,
     // OpenID Connect Core 11: null or empty means always, the default.
     refreshTokens: algorithmFrom(body?.refresh_tokens) ?? (current && refreshTokensValue(current.refreshTokens)) ?? '',
+    // Issue 34: blank is every grant the server enables (but the device grant).
+    grantTypes: joined(body?.grant_types, ' ') ?? current?.grantTypes?.join(' ') ?? '',
   };
 }
 

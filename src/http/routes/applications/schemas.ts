@@ -156,6 +156,9 @@ const applicationFields = {
     'public or pairwise (OpenID Connect Core 8.1; needs openid.pairwiseSalt); null or "" for public, the default.',
   ),
   refresh_tokens: stringOrNull('always or offline_access (OpenID Connect Core 11); null or "" for always, the default.'),
+  grant_types: textOrList(
+    'Grant types it may use, space-separated (or a JSON array), each one grantFlows enables; "" for every enabled grant but the device grant (RFC 8628), which a client uses only when named.',
+  ),
 } as const;
 
 export const idParams = recordIdParams('application');

@@ -60,6 +60,7 @@ export function formView(
       post_logout_redirect_uris: fieldMessages(errors.post_logout_redirect_uris, 'Post-logout redirect URI'),
       backchannel_logout_uri: fieldMessages(errors.backchannel_logout_uri, 'Back-channel logout URI'),
       backchannel_logout_session_required: fieldMessages(errors.backchannel_logout_session_required, 'Back-channel logout'),
+      grant_types: fieldMessages(errors.grant_types, 'Grant types'),
     },
     tokenFormat: selectView(TOKEN_FORMATS, fields.accessTokenFormat, 'opaque', errors.access_token_format, 'Access token format'),
     refreshTokens: selectView(REFRESH_TOKEN_OPTIONS, fields.refreshTokens, 'always', errors.refresh_tokens, 'Refresh tokens'),

@@ -22,6 +22,10 @@ export interface ConsentModel {
   resources: string[];
   csrfToken: string;
   username: string;
+  /** Where the forms post: /oauth/authorize, or /device/decision for a device's request (RFC 8628). */
+  action: string;
+  /** RFC 8628 section 5.4: the user code to check against the device's screen; null outside the device flow. */
+  deviceUserCode: string | null;
 }
 
 // OpenID Connect's scopes said in words, for a server whose config does not describe them itself.
@@ -38,17 +42,22 @@ const offlineAccessDescription = (applicationName: string) => ({
   offline_access: `Stay signed in to ${applicationName} when you are away`,
 });
 
-export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, owner: SignedInUser, csrfToken: string): ConsentModel {
+/** The consent page's lines for these scopes: each scope's description, else the scope itself. */
+export function scopeLines(deps: OAuthDeps, applicationName: string, scopes: readonly string[]): string[] {
   const descriptions = deps.config.openid.enabled
-    ? { ...OPENID_SCOPE_DESCRIPTIONS, ...offlineAccessDescription(request.application.name), ...deps.config.scopeDescriptions }
+    ? { ...OPENID_SCOPE_DESCRIPTIONS, ...offlineAccessDescription(applicationName), ...deps.config.scopeDescriptions }
     : deps.config.scopeDescriptions;
+  // Object.hasOwn: a scope named "constructor" must not print Object's constructor.
+  return scopes.map((scope) => (Object.hasOwn(descriptions, scope) ? descriptions[scope]! : scope));
+}
+
+export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, owner: SignedInUser, csrfToken: string): ConsentModel {
   return {
     title: 'Authorization required',
     applicationName: request.application.name,
     selfRegistered: selfRegisteredNotice(request.application, request.redirectUri, deps.config.baseUrl),
-    // Object.hasOwn: a scope named "constructor" must not print Object's constructor.
     scopes: [
-      ...request.scopes.map((scope) => (Object.hasOwn(descriptions, scope) ? descriptions[scope]! : scope)),
+      ...scopeLines(deps, request.application.name, request.scopes),
       ...[claimsDescription(claimsBeyondScopes(request.oidc.claims, request.scopes))].filter((line) => line !== null),
     ],
     fields: [
@@ -58,5 +67,7 @@ export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, own
     resources: request.resources,
     csrfToken,
     username: owner.username,
+    action: '/oauth/authorize',
+    deviceUserCode: null,
   };
 }

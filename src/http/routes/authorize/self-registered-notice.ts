@@ -14,12 +14,16 @@ export interface SelfRegisteredNotice {
   operator: string;
   /** "It was registered at this server on 25 November 2026." or "Its details are published at ...". */
   origin: string;
-  /** Where the user is sent back to: a host, "an application on this device", or an app's URL scheme. */
-  returnsTo: string;
+  /** Where the user is sent back to: a host, "an application on this device", or an app's URL scheme; null: nowhere (a device's request). */
+  returnsTo: string | null;
   links: Array<{ label: string; href: string; host: string }>;
 }
 
-export function selfRegisteredNotice(application: ApplicationRecord, redirectUri: string, baseUrl: string): SelfRegisteredNotice | null {
+export function selfRegisteredNotice(
+  application: ApplicationRecord,
+  redirectUri: string | null,
+  baseUrl: string,
+): SelfRegisteredNotice | null {
   if (application.registeredBy === 'admin' || application.approvedAt !== null) return null;
   const links = [
     { label: 'Website', uri: application.clientUri },
@@ -32,7 +36,7 @@ export function selfRegisteredNotice(application: ApplicationRecord, redirectUri
   return {
     operator: `the operator of ${new URL(baseUrl).host}`,
     origin: originOf(application),
-    returnsTo: returnDestination(redirectUri),
+    returnsTo: redirectUri === null ? null : returnDestination(redirectUri),
     links,
   };
 }

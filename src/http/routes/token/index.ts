@@ -4,11 +4,12 @@ import type { RouteOptions } from '../../route-options.js';
 import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
 
 const bodySchema = formBodySchema({
-  grant_type: 'authorization_code, client_credentials, password or refresh_token',
+  grant_type: 'authorization_code, client_credentials, password, refresh_token or urn:ietf:params:oauth:grant-type:device_code',
   code: 'authorization_code: the code',
   redirect_uri: 'authorization_code: the redirect URI of the authorization request',
   code_verifier: 'authorization_code: the PKCE verifier (RFC 7636)',
   refresh_token: 'refresh_token: the refresh token',
+  device_code: 'the device grant (RFC 8628): the device code of POST /oauth/device_authorization',
   username: 'password: the user name',
   password: 'password: the password',
   scope: 'client_credentials, password, refresh_token: space-separated scopes',

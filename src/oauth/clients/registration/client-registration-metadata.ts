@@ -74,6 +74,8 @@ const oneOf = <T extends string>(value: unknown, name: string, allowed: readonly
 
 type Allowance = ReturnType<typeof operatorAllowance>;
 
+const USER_GRANTS = ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'];
+
 /** RFC 7591 section 2 and 2.1: the grant types, and the response types they imply (code with authorization_code). */
 function grantsOf(body: Record<string, unknown>, config: OAuthDeps['config'], allowance: Allowance) {
   const grantTypes = [...new Set(stringList(body.grant_types, 'grant_types', 10) ?? ['authorization_code'])];
@@ -87,9 +89,9 @@ function grantsOf(body: Record<string, unknown>, config: OAuthDeps['config'], al
     const problem = grantTypeProblem(grant, allowance);
     if (problem !== null) throw new InvalidClientMetadata(`${problem}.`);
   }
-  // A refresh token is only ever issued with an authorization code here.
-  if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code'))
-    throw new InvalidClientMetadata('grant_types: refresh_token goes with authorization_code.');
+  // A refresh token is only ever issued with an authorization code or a device code here (a user's grants).
+  if (grantTypes.includes('refresh_token') && !grantTypes.some((grant) => USER_GRANTS.includes(grant)))
+    throw new InvalidClientMetadata(`grant_types: refresh_token goes with ${USER_GRANTS.join(' or ')}.`);
   const implied = grantTypes.includes('authorization_code') ? ['code'] : [];
   const responseTypes = [...new Set(stringList(body.response_types, 'response_types', 10) ?? implied)];
   for (const type of responseTypes) if (type !== 'code') throw new InvalidClientMetadata(`response_types: ${type} is not supported.`);

@@ -1,0 +1,26 @@
+import type { OAuthDeps } from '../../../oauth/deps.js';
+import type { EnteredCode } from '../../../oauth/device/device-verification.js';
+import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+import { scopeLines, type ConsentModel } from '../authorize/consent-view.js';
+import { selfRegisteredNotice } from '../authorize/self-registered-notice.js';
+
+/**
+ * The code flow's consent page for a device's request (RFC 8628 section 3.3), with its warning (section 5.4: a user
+ * code someone else sent is remote phishing) and the code to compare; the one hidden field is the user code, looked up
+ * again when the form comes back.
+ */
+export function deviceConsentModel(deps: OAuthDeps, entered: EnteredCode, owner: SignedInUser, csrfToken: string): ConsentModel {
+  const { application, authorization } = entered;
+  return {
+    title: 'Authorization required',
+    applicationName: application.name,
+    selfRegistered: selfRegisteredNotice(application, null, deps.config.baseUrl),
+    scopes: scopeLines(deps, application.name, authorization.scopes),
+    fields: [['user_code', entered.userCode]],
+    resources: authorization.audience,
+    csrfToken,
+    username: owner.username,
+    action: '/device/decision',
+    deviceUserCode: entered.userCode.toUpperCase(),
+  };
+}

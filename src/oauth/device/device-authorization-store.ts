@@ -1,0 +1,60 @@
+// The storage interface of RFC 8628 device authorizations (src/storage/device-authorization-repository.ts). Both
+// codes are kept as SHA-256 hex only: the plain values exist in the device authorization response alone.
+
+export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied' | 'used';
+
+export interface DeviceAuthorizationRecord {
+  id: number;
+  applicationId: number;
+  scopes: string[];
+  /** RFC 8707: the resources the request named. */
+  audience: string[];
+  createdAt: Date;
+  expiresAt: Date;
+  /** Seconds a poll must wait after the previous one (RFC 8628 section 3.5: grows by 5 on each slow_down). */
+  interval: number;
+  lastPolledAt: Date | null;
+  /** How often its user code was entered at /device. */
+  entries: number;
+  status: DeviceAuthorizationStatus;
+  resourceOwnerId: number | null;
+  authTime: Date | null;
+  sessionId: string | null;
+  decidedAt: Date | null;
+}
+
+export interface NewDeviceAuthorization {
+  applicationId: number;
+  deviceCode: string;
+  userCode: string;
+  scopes: string[];
+  audience: string[];
+  createdAt: Date;
+  expiresAt: Date;
+  interval: number;
+}
+
+/** Who approved, as the token's ID token repeats it (auth_time, sid). */
+export interface DeviceApproval {
+  resourceOwnerId: number;
+  authTime: Date | null;
+  sessionId: string | null;
+}
+
+export interface DeviceAuthorizationStore {
+  /** Null when the user code is taken by a live row (the caller draws another). */
+  create(authorization: NewDeviceAuthorization): Promise<DeviceAuthorizationRecord | null>;
+  findByDeviceCode(deviceCodeHash: string): Promise<DeviceAuthorizationRecord | null>;
+  findByUserCode(userCodeHash: string): Promise<DeviceAuthorizationRecord | null>;
+  /**
+   * Records a poll at `at`, atomically on every instance: 'ok' when the previous one is at least `interval` seconds
+   * old (or there was none), else 'slow_down', which adds 5 seconds to the interval. Returns the interval now in force.
+   */
+  poll(id: number, at: Date): Promise<{ outcome: 'ok' | 'slow_down'; interval: number }>;
+  /** Counts one entry of the user code while the row is pending; the count after it, or null when not pending. */
+  countEntry(id: number): Promise<number | null>;
+  /** Decides a pending row once: approved (with who) or denied. False when it was no longer pending. */
+  decide(id: number, decision: DeviceApproval | null, at: Date): Promise<boolean>;
+  /** Approved to used, once: exactly one of several concurrent polls gets the tokens. */
+  consume(id: number): Promise<boolean>;
+}

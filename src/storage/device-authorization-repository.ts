@@ -1,0 +1,103 @@
+import type {
+  DeviceAuthorizationRecord,
+  DeviceAuthorizationStatus,
+  DeviceAuthorizationStore,
+} from '../oauth/device/device-authorization-store.js';
+import { Prisma, type OauthDeviceAuthorization } from './generated/client.js';
+import { columnOf, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
+import type { SqlClient } from './sql-client.js';
+import { storing } from './prisma-errors.js';
+
+// oauth_device_authorizations (RFC 8628): raw SQL like the codes' table. Every change of state is one conditional
+// UPDATE, so that instances polling and deciding at once agree on one outcome.
+
+const { deviceCode: _deviceCode, userCode: _userCode, ...READ_FIELDS } = Prisma.OauthDeviceAuthorizationScalarFieldEnum;
+const COLUMNS = selectList(READ_FIELDS);
+
+type ReadRow = Omit<Row<OauthDeviceAuthorization>, 'deviceCode' | 'userCode'>;
+
+const toRecord = ({ id, applicationId, resourceOwnerId, scopes, audience, status, ...columns }: ReadRow): DeviceAuthorizationRecord => ({
+  ...columns,
+  id: Number(id),
+  applicationId: Number(applicationId),
+  resourceOwnerId: resourceOwnerId === null ? null : Number(resourceOwnerId),
+  scopes: splitList(scopes),
+  audience: splitList(audience),
+  status: status as DeviceAuthorizationStatus,
+});
+
+const INSERTED = ['applicationId', 'deviceCode', 'userCode', 'scopes', 'audience', 'createdAt', 'expiresAt', 'interval'] as const;
+const INSERT = `INSERT INTO oauth_device_authorizations (${INSERTED.map(columnOf).join(', ')})
+  VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (user_code) DO NOTHING RETURNING ${COLUMNS}`;
+const BY_DEVICE_CODE = {
+  name: 'device_authorization_by_device_code',
+  text: `SELECT ${COLUMNS} FROM oauth_device_authorizations WHERE device_code = $1`,
+};
+const BY_USER_CODE = {
+  name: 'device_authorization_by_user_code',
+  text: `SELECT ${COLUMNS} FROM oauth_device_authorizations WHERE user_code = $1`,
+};
+// RFC 8628 section 3.5: a poll in time moves last_polled_at; of two at once, the second finds it moved and slows down.
+const POLL_IN_TIME = {
+  name: 'device_authorization_poll',
+  text: `UPDATE oauth_device_authorizations SET last_polled_at = $2
+    WHERE id = $1 AND (last_polled_at IS NULL OR last_polled_at + make_interval(secs => interval) <= $2::timestamp)
+    RETURNING interval`,
+};
+const SLOW_DOWN = {
+  name: 'device_authorization_slow_down',
+  text: 'UPDATE oauth_device_authorizations SET interval = interval + 5, last_polled_at = $2 WHERE id = $1 RETURNING interval',
+};
+const COUNT_ENTRY = {
+  name: 'device_authorization_entry',
+  text: `UPDATE oauth_device_authorizations SET entries = entries + 1 WHERE id = $1 AND status = 'pending' RETURNING entries`,
+};
+const DECIDE = `UPDATE oauth_device_authorizations SET status = $2, resource_owner_id = $3, auth_time = $4, session_id = $5, decided_at = $6
+  WHERE id = $1 AND status = 'pending' RETURNING id`;
+const CONSUME = `UPDATE oauth_device_authorizations SET status = 'used' WHERE id = $1 AND status = 'approved' RETURNING id`;
+
+export function deviceAuthorizationRepository(sql: SqlClient): DeviceAuthorizationStore {
+  const first = async (statement: Parameters<SqlClient['query']>[0], values: unknown[]) => {
+    const rows = await sql.query<ReadRow>(statement, values);
+    return rows[0] ? toRecord(rows[0]) : null;
+  };
+  return {
+    async create(authorization) {
+      const columns: Record<string, unknown> = {
+        ...authorization,
+        scopes: authorization.scopes.join(' '),
+        audience: joinedOrNull(authorization.audience),
+        createdAt: timestamp(authorization.createdAt),
+        expiresAt: timestamp(authorization.expiresAt),
+      };
+      const rows = await storing(() =>
+        sql.query<ReadRow>(
+          INSERT,
+          INSERTED.map((field) => columns[field] ?? null),
+        ),
+      );
+      return rows[0] ? toRecord(rows[0]) : null;
+    },
+    findByDeviceCode: (hash) => first(BY_DEVICE_CODE, [hash]),
+    findByUserCode: (hash) => first(BY_USER_CODE, [hash]),
+    async poll(id, at) {
+      const inTime = await sql.query<{ interval: number }>(POLL_IN_TIME, [id, timestamp(at)]);
+      if (inTime[0]) return { outcome: 'ok', interval: inTime[0].interval };
+      const slowed = await sql.query<{ interval: number }>(SLOW_DOWN, [id, timestamp(at)]);
+      return { outcome: 'slow_down', interval: slowed[0]?.interval ?? 0 };
+    },
+    async countEntry(id) {
+      const rows = await sql.query<{ entries: number }>(COUNT_ENTRY, [id]);
+      return rows[0] ? rows[0].entries : null;
+    },
+    async decide(id, decision, at) {
+      const values = decision
+        ? ['approved', decision.resourceOwnerId, decision.authTime && timestamp(decision.authTime), decision.sessionId]
+        : ['denied', null, null, null];
+      return (await sql.query(DECIDE, [id, ...values, timestamp(at)])).length > 0;
+    },
+    async consume(id) {
+      return (await sql.query(CONSUME, [id])).length > 0;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
+import { DEVICE_FLOW_CONFIG, decideAtDevicePage, deviceAuthorization, deviceClient, pollDevice } from '../helpers/device-flow.js';
+import { createUser, PASSWORD, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
+import type { TestClient } from '../helpers/factories.js';
+import { capturedLogLines } from '../helpers/log-lines.js';
+import { backend } from '../helpers/test-database.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+
+// RFC 8628 section 3.3 (issue 34 item 2): the verification page /device. Sign-in first, the code flow's consent with
+// the device warning, CSRF on every form; section 5.1: wrong user codes are limited per address, entries per code.
+
+describe(`GET and POST /device (${backend})`, () => {
+  let server: TestServer;
+  let client: TestClient;
+  let alice: UserAgent;
+  beforeAll(async () => {
+    server = await buildTestServer({
+      config: { ...DEVICE_FLOW_CONFIG, rateLimit: { maxFailures: 3 }, deviceAuthorization: { maxEntriesPerCode: 2 } },
+    });
+    client = await deviceClient(server.deps);
+    await createUser(server.deps, 'alice');
+    alice = await signedIn(server.app, 'alice');
+  });
+  afterAll(() => server.close());
+
+  it('signs the person in first and comes back to the pre-filled code (verification_uri_complete)', async () => {
+    const { verification_uri_complete: complete, user_code: userCode } = await deviceAuthorization(server.app, client);
+    const path = new URL(complete).pathname + new URL(complete).search;
+    const agent = userAgent(server.app);
+    const first = await agent.request({ method: 'GET', url: path });
+    expect(first.statusCode).toBe(302);
+    expect(first.headers.location).toBe('/login');
+    const login = await agent.post('/login', { username: 'alice', password: PASSWORD });
+    expect(login.headers.location).toBe(path);
+    const page = await agent.request({ method: 'GET', url: path });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`name="user_code" value="${userCode}"`);
+  });
+
+  it('shows the consent page with the warning and the code, and records the consent when approved', async () => {
+    const { user_code: userCode } = await deviceAuthorization(server.app, client, { scope: 'read write' });
+    const consent = await alice.post('/device', { user_code: userCode.toLowerCase() }, '/device');
+    expect(consent.statusCode).toBe(200);
+    expect(consent.body).toContain('Only continue if this code is shown on your device');
+    expect(consent.body).toContain(`<strong id="device-user-code">${userCode}</strong>`);
+    expect(consent.body).toContain('<li>write</li>');
+    expect(consent.body).toContain('action="/device/decision"');
+    const done = await decideAtDevicePage(alice, userCode, true);
+    expect(done.body).toContain('Device connected');
+    const [event] = await listAuditEvents(server.deps, { type: 'consent.given', clientId: client.uid, limit: 1 });
+    expect(event).toMatchObject({ userId: expect.any(Number), details: { scopes: ['read', 'write'], prompted: true, device: true } });
+  });
+
+  it('refuses the forms without their CSRF token (403) and decides nothing', async () => {
+    const started = await deviceAuthorization(server.app, client);
+    const noToken = await alice.post('/device/decision', { user_code: started.user_code, _csrf: 'forged' });
+    expect(noToken.statusCode).toBe(403);
+    expect((await pollDevice(server.app, client, started.device_code)).json()).toMatchObject({ error: 'authorization_pending' });
+  });
+
+  it('a code entered more often than maxEntriesPerCode denies the device (access_denied)', async () => {
+    const started = await deviceAuthorization(server.app, client);
+    for (let entry = 0; entry < 2; entry++)
+      expect((await alice.post('/device', { user_code: started.user_code }, '/device')).statusCode).toBe(200);
+    const third = await alice.post('/device', { user_code: started.user_code }, '/device');
+    expect(third.statusCode).toBe(400);
+    expect(third.body).toContain('This code was entered too often');
+    expect((await pollDevice(server.app, client, started.device_code)).json()).toMatchObject({ error: 'access_denied' });
+  });
+
+  // Last: it locks this address out for the rest of the file.
+  it('wrong user codes count as failures for the address: past rateLimit.maxFailures even the right code gets 429', async () => {
+    const started = await deviceAuthorization(server.app, client);
+    for (const guess of ['BCDF-GHJK', 'AAAA-AAAA', 'not a code']) {
+      const wrong = await alice.post('/device', { user_code: guess }, '/device');
+      expect(wrong.statusCode).toBe(400);
+      expect(wrong.body).toContain('That code is not valid, or it has expired.');
+    }
+    const locked = await alice.post('/device', { user_code: started.user_code }, '/device');
+    expect(locked.statusCode).toBe(429);
+    expect(locked.body).toContain('Too many wrong codes.');
+    expect((await pollDevice(server.app, client, started.device_code)).json()).toMatchObject({ error: 'authorization_pending' });
+  });
+});
+
+describe(`the device flow's logs (${backend})`, () => {
+  const log = capturedLogLines();
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await buildTestServer({ config: { ...DEVICE_FLOW_CONFIG, log: { level: 'trace', format: 'json' } }, logStream: log.stream });
+    await createUser(server.deps, 'alice');
+  });
+  afterAll(() => server.close());
+
+  it('never hold the device code or the user code, in URLs or bodies', async () => {
+    const client = await deviceClient(server.deps);
+    const alice = await signedIn(server.app, 'alice');
+    const started = await deviceAuthorization(server.app, client);
+    await decideAtDevicePage(alice, started.user_code, true);
+    const issued = await pollDevice(server.app, client, started.device_code);
+    expect(issued.statusCode).toBe(200);
+    const text = log.raw.join('\n');
+    expect(text).toContain('/device?user_code=[Redacted]');
+    for (const secret of [started.device_code, started.user_code, started.user_code.replace('-', ''), issued.json().access_token])
+      expect(text).not.toContain(secret);
+  });
+});
