@@ -20,12 +20,13 @@ import { onePositional, required, runSubcommand } from './subcommands.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
 import { clientEvent } from '../oauth/audit/audit-subjects.js';
+import { CLIENT_AUTHENTICATION_HELP, CLIENT_AUTHENTICATION_OPTIONS, clientAuthenticationSettings } from './apps-client-authentication.js';
 
 const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
   create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens] [--refresh-tokens always|offline-access]
-         [OpenID Connect options]
+         [OpenID Connect options] [client authentication options]
       Registers an application and prints its uid and secret; the secret is shown only this once.
       --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
@@ -36,7 +37,7 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
                             approval, and the metadata it supplied about itself (unverified)
   update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens|--no-dpop-bound-access-tokens]
-         [--refresh-tokens always|offline-access] [OpenID Connect options]
+         [--refresh-tokens always|offline-access] [OpenID Connect options] [client authentication options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
   rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
@@ -72,7 +73,8 @@ OpenID Connect options (they apply once config openid.enabled is true; an empty 
   --refresh-tokens always|offline-access
       when its token responses carry a refresh token (while it may use the refresh_token grant): always (the
       default), or only when the user granted offline_access (OpenID Connect Core 11, asked on the consent screen).
-`;
+
+${CLIENT_AUTHENTICATION_HELP}`;
 
 const FIELD_OPTIONS = {
   name: { type: 'string' },
@@ -90,6 +92,7 @@ const FIELD_OPTIONS = {
   'dpop-bound-access-tokens': { type: 'boolean' },
   'no-dpop-bound-access-tokens': { type: 'boolean' },
   'refresh-tokens': { type: 'string' },
+  ...CLIENT_AUTHENTICATION_OPTIONS,
 } as const;
 
 /** --refresh-tokens always|offline-access as the domain spells it (offline_access, the scope); not given: undefined. */
@@ -146,6 +149,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
     dpopBoundAccessTokens: dpopBoundAccessTokens(values),
     refreshTokens: refreshTokens(values['refresh-tokens']),
     ...openIdSettings(values),
+    ...clientAuthenticationSettings(values),
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const imported = { uid: values.uid, secret: values.secret };
@@ -194,11 +198,12 @@ async function update(args: string[], io: CliIo): Promise<number> {
     ...openIdSettings(values),
     dpopBoundAccessTokens: dpopBoundAccessTokens(values),
     refreshTokens: refreshTokens(values['refresh-tokens']),
+    ...clientAuthenticationSettings(values),
   };
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens, --refresh-tokens, --backchannel-logout-uri or --[no-]backchannel-logout-session-required',
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens, --refresh-tokens, --backchannel-logout-uri, --[no-]backchannel-logout-session-required, --token-endpoint-auth-method, --jwks-uri or --jwks-file',
     );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -264,6 +269,9 @@ const OPTION_OF: Record<ApplicationField, string> = {
   subject_type: 'subject-type',
   access_token_format: 'access-token-format',
   refresh_tokens: 'refresh-tokens',
+  token_endpoint_auth_method: 'token-endpoint-auth-method',
+  jwks: 'jwks-file',
+  jwks_uri: 'jwks-uri',
 };
 
 /**

@@ -19,9 +19,15 @@ import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
 import { constantTimeEqual, generateClientId, generateSecret, storedForm } from '../secrets.js';
 import type { ApplicationRecord } from '../store.js';
 import { reviewedFingerprint } from './client-approval.js';
+import {
+  clientAuthenticationErrors,
+  storedClientAuthentication,
+  type ClientAuthenticationField,
+  type ClientAuthenticationFields,
+} from './client-authentication-setting.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
-export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogoutFields {
+export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogoutFields, ClientAuthenticationFields {
   name: string;
   /** One URI per line (any whitespace separates). */
   redirectUri: string;
@@ -43,7 +49,16 @@ export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogo
 }
 
 export type ApplicationField =
-  'name' | 'redirect_uri' | 'scopes' | 'uid' | 'secret' | 'subject_type' | 'refresh_tokens' | OpenIdSettingsField | BackchannelLogoutField;
+  | 'name'
+  | 'redirect_uri'
+  | 'scopes'
+  | 'uid'
+  | 'secret'
+  | 'subject_type'
+  | 'refresh_tokens'
+  | OpenIdSettingsField
+  | BackchannelLogoutField
+  | ClientAuthenticationField;
 
 /** Validation problems: full English messages (reference 2.4), grouped by the field they belong to. */
 export type FieldErrors = Partial<Record<ApplicationField, string[]>>;
@@ -116,6 +131,7 @@ export function validateApplicationFields(
   for (const [field, message] of backchannelLogoutErrors(fields, config, current)) add(field, message);
   const refreshTokens = fields.refreshTokens === undefined ? null : refreshTokensError(fields.refreshTokens, 'Refresh tokens');
   if (refreshTokens !== null) add('refresh_tokens', refreshTokens);
+  for (const [field, message] of clientAuthenticationErrors(fields, config, current)) add(field, message);
   return errors;
 }
 
@@ -219,6 +235,7 @@ export function storedApplicationFields(fields: ApplicationFields) {
     ...(fields.refreshTokens !== undefined && { refreshTokens: refreshTokenPolicyOf(fields.refreshTokens) }),
     ...storedOpenIdSettings(fields),
     ...storedBackchannelLogoutSettings(fields),
+    ...storedClientAuthentication(fields),
   };
 }
 
