@@ -73,7 +73,7 @@ export interface ApplicationRecord {
   backchannelLogoutSessionRequired: boolean;
   /** RFC 7523 section 2.2: the public keys of a private_key_jwt client, a JWK Set as JSON text; null: none inline. */
   jwks: string | null;
-  /** RFC 7591 section 2: where a private_key_jwt client's JWK Set is fetched (jwks-source.ts); null: none. */
+  /** RFC 7591 section 2: where a private_key_jwt client's JWK Set is fetched (client-assertion/client-key-sets.ts); null: none. */
   jwksUri: string | null;
 }
 
