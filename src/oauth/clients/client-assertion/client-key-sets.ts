@@ -47,7 +47,7 @@ export function clientKeySource(deps: OAuthDeps, application: ApplicationRecord)
   const cache = cacheOf(deps);
   const source = async (refetch: boolean) => {
     const cached = cache.get(uri);
-    const now = Date.now();
+    const now = deps.now().getTime();
     if (cached && now - cached.fetchedAt < LIFETIME_MS && !(refetch && now - cached.fetchedAt >= REFETCH_COOLDOWN_MS)) return cached.keys;
     const keys = createLocalJWKSet(await fetchKeySet(deps, uri));
     cache.delete(uri);
@@ -59,7 +59,7 @@ export function clientKeySource(deps: OAuthDeps, application: ApplicationRecord)
   return Object.assign(source, {
     canRefetch: () => {
       const cached = cache.get(uri);
-      return cached === undefined || Date.now() - cached.fetchedAt >= REFETCH_COOLDOWN_MS;
+      return cached === undefined || deps.now().getTime() - cached.fetchedAt >= REFETCH_COOLDOWN_MS;
     },
   });
 }
