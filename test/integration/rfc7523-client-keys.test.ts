@@ -71,7 +71,7 @@ describe(`private_key_jwt keys: jwks_uri, registration and metadata documents ($
     const refused = await register({ redirect_uris: [CALLBACK], token_endpoint_auth_method: 'private_key_jwt' });
     expect(refused.json()).toMatchObject({
       error: 'invalid_client_metadata',
-      error_description: 'private_key_jwt needs the public keys: jwks or jwks_uri.',
+      error_description: 'The private_key_jwt method needs the public keys: jwks or jwks_uri.',
     });
     const withPrivate = await register({
       redirect_uris: [CALLBACK],
@@ -80,7 +80,7 @@ describe(`private_key_jwt keys: jwks_uri, registration and metadata documents ($
     });
     expect(withPrivate.json()).toMatchObject({
       error: 'invalid_client_metadata',
-      error_description: 'Jwks must hold public keys only (a private key was sent).',
+      error_description: 'The jwks must hold public keys only (a private key was sent).',
     });
     const response = await register({ redirect_uris: [CALLBACK], token_endpoint_auth_method: 'private_key_jwt', jwks: jwksOf(key) });
     expect(response.statusCode).toBe(201);

@@ -84,7 +84,7 @@ describe(`RFC 7591 client metadata (${backend})`, () => {
     expect(response.statusCode).toBe(201);
     expect(response.json().jwks_uri).toBe('https://rp.example/jwks');
     const refused = await register({ redirect_uris: ['https://rp.example/cb'], jwks_uri: 'http://rp.example/jwks' });
-    expect(refused.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: 'jwks_uri must be an https URL.' });
+    expect(refused.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: 'The jwks_uri must be an https URL.' });
   });
 
   it('application_type native, or left out: loopback http on any port and private-use schemes are allowed', async () => {
@@ -153,6 +153,11 @@ describe(`RFC 7591 client metadata (${backend})`, () => {
   it('RFC 8414: the metadata names the registration endpoint and the client authentication methods', async () => {
     const metadata = (await server.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
     expect(metadata.registration_endpoint).toBe('http://127.0.0.1:3000/oauth/register');
-    expect([...metadata.token_endpoint_auth_methods_supported].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']);
+    expect([...metadata.token_endpoint_auth_methods_supported].sort()).toEqual([
+      'client_secret_basic',
+      'client_secret_post',
+      'none',
+      'private_key_jwt',
+    ]);
   });
 });

@@ -47,7 +47,7 @@ export function clientAuthenticationErrors(
     try {
       parseJwks(effective.jwks);
     } catch (error) {
-      errors.push(['jwks', `${capitalized((error as Error).message)}.`]);
+      errors.push(['jwks', `The ${(error as Error).message}.`]);
     }
   }
   if (fields.jwksUri !== undefined && effective.jwksUri !== null) {
@@ -72,10 +72,10 @@ export function clientAuthenticationProblem(
   // A public client has neither a secret nor keys to prove itself with (the other methods were settled before issue 34).
   if (isAssertionMethod(method) && !confidential) return { field, message: `A public client cannot use ${method}.` };
   if (method === 'private_key_jwt' && jwks === null && jwksUri === null)
-    return { field, message: 'private_key_jwt needs the public keys: jwks or jwks_uri.' };
+    return { field, message: 'The private_key_jwt method needs the public keys: jwks or jwks_uri.' };
   // HS256 (RFC 7518 section 3.2) is keyed with the secret itself, which hashed storage no longer has.
   if (method === 'client_secret_jwt' && config.hashApplicationSecrets)
-    return { field, message: 'client_secret_jwt needs client secrets stored as they are (hashApplicationSecrets: false).' };
+    return { field, message: 'The client_secret_jwt method needs client secrets stored as they are (hashApplicationSecrets: false).' };
   return null;
 }
 
@@ -85,11 +85,11 @@ export function jwksUriProblem(value: string, allowHttp: boolean): string | null
   try {
     url = new URL(value);
   } catch {
-    return 'jwks_uri must be an absolute URL.';
+    return 'The jwks_uri must be an absolute URL.';
   }
-  if (value.length > 2000) return 'jwks_uri is too long (maximum is 2000 characters).';
-  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return 'jwks_uri must be an https URL.';
-  if (url.username !== '' || url.password !== '' || url.hash !== '') return 'jwks_uri must not carry credentials or a fragment.';
+  if (value.length > 2000) return 'The jwks_uri is too long (maximum is 2000 characters).';
+  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return 'The jwks_uri must be an https URL.';
+  if (url.username !== '' || url.password !== '' || url.hash !== '') return 'The jwks_uri must not carry credentials or a fragment.';
   return null;
 }
 
@@ -106,4 +106,3 @@ export function storedClientAuthentication(fields: ClientAuthenticationFields) {
 }
 
 const blankToNull = (value: string | undefined): string | null => (value === undefined || value.trim() === '' ? null : value.trim());
-const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -17,6 +17,9 @@ export interface ApplicationBody {
   subject_type?: string | null;
   dpop_bound_access_tokens?: boolean | string | string[];
   refresh_tokens?: string | null;
+  token_endpoint_auth_method?: string | null;
+  jwks?: string | null;
+  jwks_uri?: string | null;
   /** The approve form's: the reviewed fields' fingerprint of the page (issue 29 item 3). */
   reviewed?: string;
   _csrf?: string;
@@ -52,6 +55,10 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     dpopBoundAccessTokens: checkboxFrom(body?.dpop_bound_access_tokens) ?? current?.dpopBoundAccessTokens ?? false,
     // OpenID Connect Core 11: null or empty means always, the default.
     refreshTokens: algorithmFrom(body?.refresh_tokens) ?? (current && refreshTokensValue(current.refreshTokens)) ?? '',
+    // Issue 34: null or empty means the default (derived from confidential) and no keys. Left out: what is stored.
+    tokenEndpointAuthMethod: algorithmFrom(body?.token_endpoint_auth_method) ?? current?.tokenEndpointAuthMethod ?? '',
+    jwks: algorithmFrom(body?.jwks) ?? current?.jwks ?? '',
+    jwksUri: algorithmFrom(body?.jwks_uri) ?? current?.jwksUri ?? '',
   };
 }
 
