@@ -103,6 +103,24 @@ describe(`client assertions at the token, revocation and introspection endpoints
     expect(await tokensOf(client)).toBe(1);
   });
 
+  it('a jti used at one instance is refused at another on the same database', async () => {
+    const other = await buildTestServer({
+      testDatabase: server.testDatabase,
+      config: { grantFlows: ['client_credentials'], hashApplicationSecrets: false },
+    });
+    try {
+      const client = await keyClient();
+      const assertion = await clientAssertion(client.uid, es256, issuer);
+      expect((await withAssertion(assertion)).statusCode).toBe(200);
+      const replay = await tokenRequest(other.app, { grant_type: 'client_credentials', ...assertionParams(assertion) });
+      expect(replay.statusCode).toBe(401);
+      expect(replay.json()).toMatchObject({ error: 'invalid_client' });
+      expect(await tokensOf(client)).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a wrong aud: invalid_client, and its jti stays unspent (a right assertion with it succeeds after)', async () => {
     const client = await keyClient();
     const jti = 'jti-of-a-wrong-audience';

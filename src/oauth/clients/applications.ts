@@ -186,7 +186,9 @@ export async function updateApplication(deps: OAuthDeps, id: number, fields: App
   if (!current) return null;
   const errors = validateApplicationFields(fields, deps.config, current);
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
-  const plainSecret = fields.confidential && current.secret === null ? generateSecret() : null;
+  // A client that proves itself with its key alone (issue 34: registered or from a metadata document) gets no secret.
+  const keyOnly = (fields.tokenEndpointAuthMethod ?? current.tokenEndpointAuthMethod) === 'private_key_jwt';
+  const plainSecret = fields.confidential && current.secret === null && !keyOnly ? generateSecret() : null;
   const secretChange = !fields.confidential
     ? { secret: null }
     : plainSecret !== null

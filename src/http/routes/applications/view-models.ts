@@ -228,6 +228,7 @@ function blankRedirectUriAllowed(config: Config): boolean {
 
 // The stored secret is a hash (or, with hashApplicationSecrets off, a value shown only once): never printed.
 function secretPlaceholder(config: Config, application: ApplicationRecord): string {
+  if (application.confidential && application.secret === null) return 'None (it authenticates with its key)';
   if (!application.confidential || application.secret === null) return 'None (public client)';
   return config.hashApplicationSecrets ? 'Secret hashed' : 'Hidden (shown only once)';
 }
