@@ -51,7 +51,7 @@ describe(`private_key_jwt keys: jwks_uri, registration and metadata documents ($
     expect(fetchesOf('/rotating.jwks')).toBe(2);
   });
 
-  it('jwks_uri that cannot be fetched or serves no usable set: invalid_client saying so', async () => {
+  it('jwks_uri that cannot be fetched or serves no usable set: invalid_client saying so, and no second fetch at once', async () => {
     documents.serve('/private.jwks', json({ keys: [{ ...(await clientKey('ES256')).publicJwk, d: 'secret-part' }] }));
     for (const path of ['/missing.jwks', '/private.jwks']) {
       const key = await clientKey('ES256');
@@ -62,6 +62,8 @@ describe(`private_key_jwt keys: jwks_uri, registration and metadata documents ($
       expect(response.json().error_description).toMatch(
         /^The client's jwks_uri (could not be fetched: the URL answered status 404|does not serve a usable key set: jwks must hold public keys only)/,
       );
+      expect((await withAssertion(await clientAssertion(client.uid, key, issuer))).statusCode).toBe(401);
+      expect(fetchesOf(path)).toBe(1);
     }
   });
 

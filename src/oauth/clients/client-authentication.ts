@@ -40,9 +40,10 @@ export async function authenticateClient(deps: OAuthDeps, credentials: ClientCre
 /**
  * RFC 7523 section 2.2 (issue 34): the application's registered method says which JWT method it uses; a failed
  * assertion counts against the same client and address as a wrong secret. The lockout was checked before the
- * signature, and is counted after it: the verification awaits (a jwks_uri fetch), so guesses sent at once may
- * each be judged before the first failure is counted, a few more than the limit, never an unbounded number.
- * The jti is recorded only for an assertion that verified, so nobody can spend another client's jti.
+ * signature, and is counted after it: the verification awaits (a jwks_uri fetch), so assertions sent at once are
+ * each judged before the first failure counts. That costs work (a signature check each; the key set is cached), not
+ * secrecy: a signature cannot be guessed as a short secret might. The jti is recorded only for an assertion that
+ * verified, so nobody can spend another client's jti.
  */
 async function authenticateAssertion(
   deps: OAuthDeps,

@@ -7,8 +7,9 @@ import { jwksProblem, parseJwks } from './client-jwks.js';
 // Where a private_key_jwt client's keys come from: its stored jwks, or its jwks_uri fetched under the SSRF rules of
 // Client ID Metadata Documents (no private addresses, https, bounded size and time). Fetched sets are kept in this
 // process's memory, at most MAX_SETS of them for at most LIFETIME_MS each, so a busy client costs one fetch per
-// lifetime; a key id the cached set lacks (the client rotated its keys) fetches again, at most once per
-// REFETCH_COOLDOWN_MS, so assertions naming made-up key ids cannot make this server fetch for each of them.
+// lifetime; requests arriving during a fetch wait for it, and a failed fetch is kept for REFETCH_COOLDOWN_MS. A key
+// id the cached set lacks (the client rotated its keys) fetches again, at most once per REFETCH_COOLDOWN_MS, so
+// assertions naming made-up key ids cannot make this server fetch for each of them.
 
 const MAX_SETS = 1000;
 const LIFETIME_MS = 10 * 60_000;
@@ -18,8 +19,9 @@ const MAX_PARSED_INLINE = 1000;
 const JWKS_MEDIA_TYPES = ['application/json', 'application/jwk-set+json'];
 
 interface CachedSet {
-  keys: JWTVerifyGetKey;
+  keys: Promise<JWTVerifyGetKey>;
   fetchedAt: number;
+  failed: boolean;
 }
 
 /** A JWK Set could not be had: the message is for the client (no addresses or system errors). */
@@ -47,14 +49,12 @@ export function clientKeySource(deps: OAuthDeps, application: ApplicationRecord)
   const cache = cacheOf(deps);
   const source = async (refetch: boolean) => {
     const cached = cache.get(uri);
-    const now = deps.now().getTime();
-    if (cached && now - cached.fetchedAt < LIFETIME_MS && !(refetch && now - cached.fetchedAt >= REFETCH_COOLDOWN_MS)) return cached.keys;
-    const keys = createLocalJWKSet(await fetchKeySet(deps, uri));
-    cache.delete(uri);
-    // Insertion order is age: the first entry is the oldest, dropped when the cache is full.
-    if (cache.size >= MAX_SETS) cache.delete(cache.keys().next().value!);
-    cache.set(uri, { keys, fetchedAt: now });
-    return keys;
+    const age = cached === undefined ? Infinity : deps.now().getTime() - cached.fetchedAt;
+    // A failed fetch is remembered for the cooldown too: a broken jwks_uri costs one fetch per cooldown, not one per request.
+    const fresh =
+      cached !== undefined && (cached.failed ? age < REFETCH_COOLDOWN_MS : age < LIFETIME_MS && !(refetch && age >= REFETCH_COOLDOWN_MS));
+    if (fresh) return cached.keys;
+    return fetchInto(deps, cache, uri);
   };
   return Object.assign(source, {
     canRefetch: () => {
@@ -62,6 +62,17 @@ export function clientKeySource(deps: OAuthDeps, application: ApplicationRecord)
       return cached === undefined || deps.now().getTime() - cached.fetchedAt >= REFETCH_COOLDOWN_MS;
     },
   });
+}
+
+// The entry holds the fetch's promise from its start, so requests arriving meanwhile share one fetch.
+function fetchInto(deps: OAuthDeps, cache: Map<string, CachedSet>, uri: string): Promise<JWTVerifyGetKey> {
+  const entry: CachedSet = { keys: fetchKeySet(deps, uri).then(createLocalJWKSet), fetchedAt: deps.now().getTime(), failed: false };
+  entry.keys.catch(() => (entry.failed = true));
+  cache.delete(uri);
+  // Insertion order is age: the first entry is the oldest, dropped when the cache is full.
+  if (cache.size >= MAX_SETS) cache.delete(cache.keys().next().value!);
+  cache.set(uri, entry);
+  return entry.keys;
 }
 
 // One cache per configuration object: per running app (tests start several in one process).
