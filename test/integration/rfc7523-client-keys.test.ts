@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertionParams, clientAssertion, clientKey, jwksOf, privateKeyJwtClient, type ClientKey } from '../helpers/client-assertions.js';
 import { CALLBACK, documentServer, documentSettings, json, type DocumentServer } from '../helpers/client-metadata-document-server.js';
 import { introspectRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { approveApplication } from '../../src/oauth/clients/applications.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -92,6 +93,29 @@ describe(`private_key_jwt keys: jwks_uri, registration and metadata documents ($
     const assertion = await clientAssertion(registered.client_id, key, issuer, { aud: `${issuer}/oauth/introspect` });
     const introspection = await introspectRequest(server.app, { token: 'unknown', ...assertionParams(assertion) });
     expect({ status: introspection.statusCode, body: introspection.json() }).toEqual({ status: 200, body: { active: false } });
+  });
+
+  it('RFC 7592: an update keeping the keys keeps the approval; new keys withdraw it (they are a new way in)', async () => {
+    const register = (payload: object) => server.app.inject({ method: 'POST', url: '/oauth/register', payload });
+    const metadata = { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://rp.example/a.jwks' };
+    const client = (await register(metadata)).json();
+    const application = (await server.deps.stores.applications.findByUid(client.client_id))!;
+    await approveApplication(server.deps, application.id);
+    let token = client.registration_access_token as string;
+    const put = async (payload: object) => {
+      const response = await server.app.inject({
+        method: 'PUT',
+        url: `/oauth/register/${client.client_id}`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { client_id: client.client_id, ...payload },
+      });
+      expect(response.statusCode).toBe(200);
+      token = response.json().registration_access_token;
+      return (await server.deps.stores.applications.findById(application.id))!;
+    };
+    expect((await put({ ...metadata, client_uri: 'https://rp.example/' })).approvedAt).not.toBeNull();
+    const rekeyed = await put({ ...metadata, jwks_uri: 'https://rp.example/b.jwks' });
+    expect(rekeyed).toMatchObject({ jwksUri: 'https://rp.example/b.jwks', approvedAt: null });
   });
 
   it('a Client ID Metadata Document with private_key_jwt and jwks_uri: the URL client authenticates with its key', async () => {
