@@ -30,6 +30,7 @@ function details(application: ApplicationRecord): string[] {
     `  DPoP:           ${application.dpopBoundAccessTokens ? 'required (DPoP-bound tokens only, RFC 9449)' : 'optional'}`,
     `  refresh tokens: ${application.refreshTokens === 'always' ? 'always (the default)' : 'only with offline_access granted (OpenID Connect Core 11)'}`,
     `  grant types:    ${application.grantTypes?.join(' ') ?? '(every grant the server enables but the device grant)'}`,
+    `  client auth:    ${clientAuthentication(application)}`,
     `  created at:     ${application.createdAt.toISOString()}`,
   ];
 }
@@ -37,6 +38,12 @@ function details(application: ApplicationRecord): string[] {
 // Back-Channel Logout 1.0: where logout tokens go, and whether each must name the session.
 const backchannelLogout = ({ backchannelLogoutUri: uri, backchannelLogoutSessionRequired: sid }: ApplicationRecord) =>
   uri === null ? '(none: no back-channel logout URI)' : `POSTed to ${printable(uri)}${sid ? ', each naming the session (sid)' : ''}`;
+
+// Issue 34: how it proves itself at the token endpoint, and where a private_key_jwt client's keys are.
+function clientAuthentication({ tokenEndpointAuthMethod: method, confidential, jwks, jwksUri }: ApplicationRecord): string {
+  const keys = jwksUri !== null ? `, keys at ${printable(jwksUri)}` : jwks !== null ? ', keys stored inline' : '';
+  return `${method ?? (confidential ? 'its secret, Basic or in the body (the default)' : 'none')}${keys}`;
+}
 
 const userinfoResponse = ({ userinfoSignedResponseAlg: alg }: ApplicationRecord) =>
   alg === null ? 'plain JSON (the default)' : `signed JWT, ${alg}`;

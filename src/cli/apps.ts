@@ -20,12 +20,13 @@ import { onePositional, required, runSubcommand } from './subcommands.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
 import { clientEvent } from '../oauth/audit/audit-subjects.js';
+import { CLIENT_AUTHENTICATION_HELP, CLIENT_AUTHENTICATION_OPTIONS, clientAuthenticationSettings } from './apps-client-authentication.js';
 
 const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
   create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens] [--refresh-tokens always|offline-access]
-         [--grant-types "G ..."] [OpenID Connect options]
+         [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
       Registers an application and prints its uid and secret; the secret is shown only this once.
       --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
@@ -36,7 +37,7 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
                             approval, and the metadata it supplied about itself (unverified)
   update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens|--no-dpop-bound-access-tokens]
-         [--refresh-tokens always|offline-access] [--grant-types "G ..."] [OpenID Connect options]
+         [--refresh-tokens always|offline-access] [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
   rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
@@ -76,7 +77,8 @@ OpenID Connect options (they apply once config openid.enabled is true; an empty 
       the grant types it may use, each one grantFlows enables; "" (the default): every grant the server enables
       but the device grant, which a client uses only when named here (urn:ietf:params:oauth:grant-type:device_code,
       RFC 8628)
-`;
+
+${CLIENT_AUTHENTICATION_HELP}`;
 
 const FIELD_OPTIONS = {
   name: { type: 'string' },
@@ -95,6 +97,7 @@ const FIELD_OPTIONS = {
   'no-dpop-bound-access-tokens': { type: 'boolean' },
   'refresh-tokens': { type: 'string' },
   'grant-types': { type: 'string' },
+  ...CLIENT_AUTHENTICATION_OPTIONS,
 } as const;
 
 /** --refresh-tokens always|offline-access as the domain spells it (offline_access, the scope); not given: undefined. */
@@ -152,6 +155,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
     refreshTokens: refreshTokens(values['refresh-tokens']),
     grantTypes: values['grant-types'],
     ...openIdSettings(values),
+    ...clientAuthenticationSettings(values),
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const imported = { uid: values.uid, secret: values.secret };
@@ -201,11 +205,12 @@ async function update(args: string[], io: CliIo): Promise<number> {
     dpopBoundAccessTokens: dpopBoundAccessTokens(values),
     refreshTokens: refreshTokens(values['refresh-tokens']),
     grantTypes: values['grant-types'],
+    ...clientAuthenticationSettings(values),
   };
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens, --refresh-tokens, --grant-types, --backchannel-logout-uri or --[no-]backchannel-logout-session-required',
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens, --refresh-tokens, --grant-types, --backchannel-logout-uri, --[no-]backchannel-logout-session-required, --token-endpoint-auth-method, --jwks-uri or --jwks-file',
     );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -272,6 +277,9 @@ const OPTION_OF: Record<ApplicationField, string> = {
   access_token_format: 'access-token-format',
   refresh_tokens: 'refresh-tokens',
   grant_types: 'grant-types',
+  token_endpoint_auth_method: 'token-endpoint-auth-method',
+  jwks: 'jwks-file',
+  jwks_uri: 'jwks-uri',
 };
 
 /**

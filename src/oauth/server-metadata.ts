@@ -2,6 +2,7 @@ import type { Config } from '../config/types.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
 import { pairwiseAvailable } from './openid/subject.js';
 import { CLAIMS_SUPPORTED } from './openid/standard-claims.js';
+import { ASSERTION_ALGORITHMS, type AssertionMethod } from './clients/client-assertion/client-assertion.js';
 
 /**
  * What this server supports, derived from the config so it never claims more than it does: the RFC 8414
@@ -13,7 +14,7 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
   const base = config.baseUrl.replace(/\/+$/, '');
   const flows = config.grantFlows;
   const redirectFlows = flows.includes('authorization_code') || flows.includes('implicit');
-  const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'none'];
+  const clientAuthMethods = ['client_secret_basic', 'client_secret_post', 'none', ...assertionMethods(config)];
   return {
     issuer: base,
     ...(redirectFlows && { authorization_endpoint: `${base}/oauth/authorize` }),
@@ -34,8 +35,13 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     grant_types_supported: [...flows],
     token_endpoint_auth_methods_supported: clientAuthMethods,
     revocation_endpoint_auth_methods_supported: clientAuthMethods,
-    // SPEC 3.3: HTTP Basic or a Bearer access token, nothing else.
-    ...(config.introspection.enabled && { introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'bearer'] }),
+    ...assertionAlgorithms('token', config),
+    ...assertionAlgorithms('revocation', config),
+    // SPEC 3.3: HTTP Basic or a Bearer access token, and (issue 34) a client assertion, nothing else.
+    ...(config.introspection.enabled && {
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'bearer', ...assertionMethods(config)],
+      ...assertionAlgorithms('introspection', config),
+    }),
     // RFC 9701 section 7: JWT introspection responses need the signing keys, which exist with OpenID Connect on.
     ...(config.introspection.enabled && config.openid.enabled && { introspection_signing_alg_values_supported: ['RS256'] }),
     // RFC 9449 section 5.1: the algorithms a DPoP proof may use at the token endpoint.
@@ -70,6 +76,14 @@ function openIdProviderFields(base: string, config: Readonly<Config>): Record<st
     display_values_supported: ['page', 'popup', 'touch', 'wap'],
   };
 }
+
+// Issue 34, RFC 7523 section 2.2: client_secret_jwt needs the secret itself, which is kept only with hashing off.
+const assertionMethods = (config: Readonly<Config>): AssertionMethod[] =>
+  config.hashApplicationSecrets ? ['private_key_jwt'] : ['private_key_jwt', 'client_secret_jwt'];
+
+const assertionAlgorithms = (endpoint: string, config: Readonly<Config>) => ({
+  [`${endpoint}_endpoint_auth_signing_alg_values_supported`]: assertionMethods(config).flatMap((method) => ASSERTION_ALGORITHMS[method]),
+});
 
 const ID_TOKEN_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'sid', 'amr'];
 

@@ -222,7 +222,10 @@ export class ResourceUriTaken extends Error {
   }
 }
 
-/** oauth_dpop_proofs: each proof is used once within its window, on any instance (RFC 9449 section 11.1). */
+/**
+ * oauth_dpop_proofs: each proof is used once within its window, on any instance (RFC 9449 section 11.1); client
+ * assertions' jti are kept here too (RFC 7523 section 3, issue 34), as hashes that cannot meet a proof's.
+ */
 export interface DpopProofStore {
   /** Records a proof; false when it was recorded already (a replay). The INSERT is the atomic replay check. */
   remember(proofHash: string, expiresAt: Date): Promise<boolean>;

@@ -6,6 +6,7 @@ import { timestamp } from './rows.js';
 // primary key decides a replay on every instance at once, and survives a restart (an in-process cache would do
 // neither). A read (SEEN) refuses a replay before the request is judged further, without writing. The table keeps
 // itself small: every PRUNE_EVERY proofs, an instance deletes a bounded batch of rows whose window has passed.
+// Client assertions (issue 34) record their jti through the same two statements (client-assertion-verification.ts).
 
 const REMEMBER = {
   name: 'dpop_proof_remember',

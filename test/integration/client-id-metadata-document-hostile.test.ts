@@ -103,7 +103,7 @@ describe(`Client ID Metadata Documents refused: hostile and malformed documents 
     documents.serve('/jwt', json(valid('/jwt', { token_endpoint_auth_method: 'private_key_jwt' })));
     expect(await expectRefused('/secret')).toBe('it holds a client_secret');
     expect(await expectRefused('/basic')).toBe('token_endpoint_auth_method client_secret_basic needs a shared secret');
-    expect(await expectRefused('/jwt')).toBe('token_endpoint_auth_method is not none');
+    expect(await expectRefused('/jwt')).toBe('The private_key_jwt method needs the public keys: jwks or jwks_uri.');
     expect(JSON.stringify(log.lines)).not.toContain('hunter2');
   });
 

@@ -59,10 +59,11 @@ describe('logs never contain secrets', () => {
   it('redacts secrets in request data a handler logs whole, and keeps the code of a logged error', async () => {
     log.clear();
     const headers = { authorization: 'Basic c2VjcmV0', cookie: 'oauth_session=secret-cookie', accept: 'text/html' };
-    server.app.log.info({ body: { grant_type: 'password', password: 'hunter2-secret' }, headers }, 'handler logged the request');
+    const body = { grant_type: 'password', password: 'hunter2-secret', client_assertion: 'eyJ.assertion.signature' };
+    server.app.log.info({ body, headers }, 'handler logged the request');
     server.app.log.error({ err: Object.assign(new Error('connect refused'), { code: 'ECONNREFUSED' }) }, 'database unavailable');
     const [logged, failed] = log.lines as Array<Record<string, any>>;
-    expect(logged!.body).toEqual({ grant_type: 'password', password: '[Redacted]' });
+    expect(logged!.body).toEqual({ grant_type: 'password', password: '[Redacted]', client_assertion: '[Redacted]' });
     expect(logged!.headers).toEqual({ authorization: '[Redacted]', cookie: '[Redacted]', accept: 'text/html' });
     expect(failed!.err.code).toBe('ECONNREFUSED');
   });

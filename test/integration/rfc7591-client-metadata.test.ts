@@ -69,14 +69,22 @@ describe(`RFC 7591 client metadata (${backend})`, () => {
   it('section 2: members this server does not understand are ignored, not refused and not echoed', async () => {
     const response = await register({
       redirect_uris: ['https://rp.example/cb'],
-      jwks_uri: 'https://rp.example/jwks',
+      request_uris: ['https://rp.example/request'],
       software_statement: 'eyJ...',
       'client_name#ja-Jpan-JP': 'クライアント名',
       extension: { nested: [1, 2, 3] },
     });
     expect(response.statusCode).toBe(201);
-    for (const member of ['jwks_uri', 'software_statement', 'client_name#ja-Jpan-JP', 'extension'])
+    for (const member of ['request_uris', 'software_statement', 'client_name#ja-Jpan-JP', 'extension'])
       expect(response.json()[member]).toBeUndefined();
+  });
+
+  it('issue 34: jwks_uri is understood now, stored and echoed (the keys a private_key_jwt client would use)', async () => {
+    const response = await register({ redirect_uris: ['https://rp.example/cb'], jwks_uri: 'https://rp.example/jwks' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().jwks_uri).toBe('https://rp.example/jwks');
+    const refused = await register({ redirect_uris: ['https://rp.example/cb'], jwks_uri: 'http://rp.example/jwks' });
+    expect(refused.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: 'The jwks_uri must be an https URL.' });
   });
 
   it('application_type native, or left out: loopback http on any port and private-use schemes are allowed', async () => {
@@ -142,9 +150,14 @@ describe(`RFC 7591 client metadata (${backend})`, () => {
       expect({ contacts, ...(await refusal({ ...uris, contacts })) }).toEqual({ contacts, status: 400, error: 'invalid_client_metadata' });
   });
 
-  it('RFC 8414: the metadata names the registration endpoint and the three client authentication methods', async () => {
+  it('RFC 8414: the metadata names the registration endpoint and the client authentication methods', async () => {
     const metadata = (await server.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
     expect(metadata.registration_endpoint).toBe('http://127.0.0.1:3000/oauth/register');
-    expect([...metadata.token_endpoint_auth_methods_supported].sort()).toEqual(['client_secret_basic', 'client_secret_post', 'none']);
+    expect([...metadata.token_endpoint_auth_methods_supported].sort()).toEqual([
+      'client_secret_basic',
+      'client_secret_post',
+      'none',
+      'private_key_jwt',
+    ]);
   });
 });

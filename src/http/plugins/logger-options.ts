@@ -2,9 +2,11 @@ import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 
 // STYLE 15: these never reach a log line, whether in headers, bodies logged by a handler, or query strings. A
-// code_challenge is the verifier itself when the plain PKCE method is allowed (RFC 7636 section 4.2).
+// code_challenge is the verifier itself when the plain PKCE method is allowed (RFC 7636 section 4.2). A client
+// assertion (issue 34) is a credential until it expires: its jti makes it single-use only once it was used.
 const SECRET_PARAMETERS = [
   'client_secret',
+  'client_assertion',
   'code',
   'code_verifier',
   'code_challenge',

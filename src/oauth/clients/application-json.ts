@@ -1,5 +1,5 @@
 import type { SigningAlgorithm } from '../keys/signing-keys.js';
-import type { AccessTokenFormat, ApplicationRecord, RegisteredBy, SubjectType } from '../store.js';
+import type { AccessTokenFormat, ApplicationRecord, RegisteredBy, SubjectType, TokenEndpointAuthMethod } from '../store.js';
 import { refreshTokensValue, type RefreshTokensValue } from './refresh-token-setting.js';
 
 export interface ApplicationJson {
@@ -20,6 +20,11 @@ export interface ApplicationJson {
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: boolean;
   refresh_tokens: RefreshTokensValue;
+  /** RFC 7591 section 2 (issue 34); null: derived from confidential (the secret, or none). */
+  token_endpoint_auth_method: TokenEndpointAuthMethod | null;
+  /** A private_key_jwt client's public keys (a JWK Set), or where they are fetched. */
+  jwks: Record<string, unknown> | null;
+  jwks_uri: string | null;
   registered_by: RegisteredBy;
   client_uri: string | null;
   logo_uri: string | null;
@@ -58,6 +63,9 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     backchannel_logout_uri: application.backchannelLogoutUri,
     backchannel_logout_session_required: application.backchannelLogoutSessionRequired,
     refresh_tokens: refreshTokensValue(application.refreshTokens),
+    token_endpoint_auth_method: application.tokenEndpointAuthMethod,
+    jwks: application.jwks === null ? null : (JSON.parse(application.jwks) as Record<string, unknown>),
+    jwks_uri: application.jwksUri,
     registered_by: application.registeredBy,
     client_uri: application.clientUri,
     logo_uri: application.logoUri,

@@ -71,12 +71,22 @@ export interface ApplicationRecord {
   backchannelLogoutUri: string | null;
   /** Back-Channel Logout 1.0 section 2.2: each of its logout tokens must name the session (sid). */
   backchannelLogoutSessionRequired: boolean;
+  /** RFC 7523 section 2.2: the public keys of a private_key_jwt client, a JWK Set as JSON text; null: none inline. */
+  jwks: string | null;
+  /** RFC 7591 section 2: where a private_key_jwt client's JWK Set is fetched (client-assertion/client-key-sets.ts); null: none. */
+  jwksUri: string | null;
 }
 
 export type SubjectType = 'public' | 'pairwise';
 
 export type RegisteredBy = 'admin' | 'dynamic' | 'metadata_document';
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = [
+  'none',
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'client_secret_jwt',
+] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 export const REFRESH_TOKEN_POLICIES = ['always', 'offlineAccess'] as const;
 export type RefreshTokenPolicy = (typeof REFRESH_TOKEN_POLICIES)[number];
@@ -127,7 +137,9 @@ type OptionalApplicationField =
   | 'subjectType'
   | 'sectorIdentifierUri'
   | 'backchannelLogoutUri'
-  | 'backchannelLogoutSessionRequired';
+  | 'backchannelLogoutSessionRequired'
+  | 'jwks'
+  | 'jwksUri';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

@@ -20,9 +20,15 @@ import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
 import { constantTimeEqual, generateClientId, generateSecret, storedForm } from '../secrets.js';
 import type { ApplicationRecord } from '../store.js';
 import { reviewedFingerprint } from './client-approval.js';
+import {
+  clientAuthenticationErrors,
+  storedClientAuthentication,
+  type ClientAuthenticationField,
+  type ClientAuthenticationFields,
+} from './client-authentication-setting.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
-export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogoutFields {
+export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogoutFields, ClientAuthenticationFields {
   name: string;
   /** One URI per line (any whitespace separates). */
   redirectUri: string;
@@ -58,7 +64,8 @@ export type ApplicationField =
   | 'refresh_tokens'
   | 'grant_types'
   | OpenIdSettingsField
-  | BackchannelLogoutField;
+  | BackchannelLogoutField
+  | ClientAuthenticationField;
 
 /** Validation problems: full English messages (reference 2.4), grouped by the field they belong to. */
 export type FieldErrors = Partial<Record<ApplicationField, string[]>>;
@@ -135,6 +142,7 @@ export function validateApplicationFields(
   const unchanged = fields.grantTypes === undefined || sameGrantTypes(storedGrantTypes(fields.grantTypes), current?.grantTypes);
   const grantTypes = unchanged ? null : grantTypesError(fields.grantTypes!, config);
   if (grantTypes !== null) add('grant_types', grantTypes);
+  for (const [field, message] of clientAuthenticationErrors(fields, config, current)) add(field, message);
   return errors;
 }
 
@@ -189,7 +197,9 @@ export async function updateApplication(deps: OAuthDeps, id: number, fields: App
   if (!current) return null;
   const errors = validateApplicationFields(fields, deps.config, current);
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
-  const plainSecret = fields.confidential && current.secret === null ? generateSecret() : null;
+  // A client that proves itself with its key alone (issue 34: registered or from a metadata document) gets no secret.
+  const keyOnly = (fields.tokenEndpointAuthMethod ?? current.tokenEndpointAuthMethod) === 'private_key_jwt';
+  const plainSecret = fields.confidential && current.secret === null && !keyOnly ? generateSecret() : null;
   const secretChange = !fields.confidential
     ? { secret: null }
     : plainSecret !== null
@@ -239,6 +249,7 @@ export function storedApplicationFields(fields: ApplicationFields) {
     ...(fields.grantTypes !== undefined && { grantTypes: storedGrantTypes(fields.grantTypes) }),
     ...storedOpenIdSettings(fields),
     ...storedBackchannelLogoutSettings(fields),
+    ...storedClientAuthentication(fields),
   };
 }
 

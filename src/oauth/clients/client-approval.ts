@@ -6,7 +6,8 @@ import type { ApplicationInput, ApplicationRecord } from '../store.js';
 // update (client-registration.ts) and a refetched Client ID Metadata Document (client-metadata-document-applications.ts).
 //
 // Reviewed: where codes go (redirect_uris, compared as a set), who the user is told it is (client_name, logo_uri) and
-// how it proves itself (token_endpoint_auth_method: "none" turns it into a public client anyone can be). Not reviewed:
+// how it proves itself (token_endpoint_auth_method: "none" turns it into a public client anyone can be; jwks and
+// jwks_uri, issue 34: new keys are a new way in for a private_key_jwt client). Not reviewed:
 // client_uri, policy_uri and tos_uri, links the consent screen shows only inside its notice for an unreviewed client,
 // so once approved they reach no user; contacts and software_id/version, which only the admin sees; scope and
 // grant_types, which the registration rules bound whether or not the client is approved, except that grant_types
@@ -16,11 +17,11 @@ import type { ApplicationInput, ApplicationRecord } from '../store.js';
 // those tokens, so the scopes the admin saw are all the approval vouches for.
 
 /** A reviewed field's RFC 7591 name. */
-export type ReviewedField = 'redirect_uris' | 'client_name' | 'logo_uri' | 'token_endpoint_auth_method' | 'grant_types' | 'scope';
+export type ReviewedField = 'redirect_uris' | 'client_name' | 'logo_uri' | 'token_endpoint_auth_method' | 'jwks' | 'grant_types' | 'scope';
 
 /** The record as a write leaves it: a field left out (undefined) keeps its stored value. */
 type After = Pick<ApplicationInput, 'redirectUris' | 'name'> &
-  Partial<Pick<ApplicationInput, 'logoUri' | 'tokenEndpointAuthMethod' | 'grantTypes' | 'scopes'>>;
+  Partial<Pick<ApplicationInput, 'logoUri' | 'tokenEndpointAuthMethod' | 'jwks' | 'jwksUri' | 'grantTypes' | 'scopes'>>;
 
 const REVIEWED: ReadonlyArray<[ReviewedField, (before: ApplicationRecord, after: After) => boolean]> = [
   ['redirect_uris', (before, after) => sameSet(before.redirectUris, after.redirectUris)],
@@ -29,6 +30,11 @@ const REVIEWED: ReadonlyArray<[ReviewedField, (before: ApplicationRecord, after:
   [
     'token_endpoint_auth_method',
     (before, after) => after.tokenEndpointAuthMethod === undefined || before.tokenEndpointAuthMethod === after.tokenEndpointAuthMethod,
+  ],
+  [
+    'jwks',
+    (before, after) =>
+      (after.jwks === undefined || before.jwks === after.jwks) && (after.jwksUri === undefined || before.jwksUri === after.jwksUri),
   ],
   [
     'grant_types',
@@ -92,6 +98,8 @@ export function reviewedFingerprint(application: ApplicationRecord): string {
     application.tokenEndpointAuthMethod,
     application.grantTypes === null ? null : [...application.grantTypes].sort(),
     [...application.scopes].sort(),
+    // Issue 34; left out when there are none, so the fingerprints of clients without keys stay what they were.
+    ...(application.jwks !== null || application.jwksUri !== null ? [application.jwks, application.jwksUri] : []),
   ];
   return createHash('sha256').update(JSON.stringify(seen)).digest('base64url');
 }

@@ -4,6 +4,8 @@ import { InvalidClient, TooManyRequests } from '../errors.js';
 import { constantTimeEqual, hashedSecretMatches } from '../secrets.js';
 import type { ApplicationRecord } from '../store.js';
 import { expiredUnused } from './registration/unused-clients.js';
+import { isAssertionMethod } from './client-assertion/client-assertion.js';
+import { rememberAssertion, verifyAssertion } from './client-assertion/client-assertion-verification.js';
 
 /**
  * RFC 6749 section 2.3: the application these credentials authenticate, or InvalidClient. A public client
@@ -27,9 +29,35 @@ export async function authenticateClient(deps: OAuthDeps, credentials: ClientCre
     throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
   }
   refuseWhileLockedOut(limits.retryAfterForClient(clientId, address, now));
-  if (secretMatches(deps, application, credentials.secret) && application.disabledAt === null) return application;
+  if (credentials.method === 'client_assertion') return authenticateAssertion(deps, application, credentials);
+  // A client registered for a JWT method (issue 34) proves itself that way only: no falling back to its secret.
+  const secretAllowed = !isAssertionMethod(application.tokenEndpointAuthMethod);
+  if (secretAllowed && secretMatches(deps, application, credentials.secret) && application.disabledAt === null) return application;
   limits.failed(clientId, address, now);
   throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
+}
+
+/**
+ * RFC 7523 section 2.2 (issue 34): the application's registered method says which JWT method it uses; a failed
+ * assertion counts against the same client and address as a wrong secret. The lockout was checked before the
+ * signature, and is counted after it: the verification awaits (a jwks_uri fetch), so assertions sent at once are
+ * each judged before the first failure counts. That costs work (a signature check each; the key set is cached), not
+ * secrecy: a signature cannot be guessed as a short secret might. The jti is recorded only for an assertion that
+ * verified, so nobody can spend another client's jti.
+ */
+async function authenticateAssertion(
+  deps: OAuthDeps,
+  application: ApplicationRecord,
+  credentials: ClientCredentials,
+): Promise<ApplicationRecord> {
+  const method = application.tokenEndpointAuthMethod;
+  const verdict = isAssertionMethod(method)
+    ? await verifyAssertion(deps, application, method, credentials.assertion!, credentials.endpoint ?? '/oauth/token')
+    : { payload: null };
+  if (verdict.payload !== null && application.disabledAt === null && (await rememberAssertion(deps, application, verdict.payload)))
+    return application;
+  deps.limits.clients.failed(credentials.clientId, credentials.address, deps.now());
+  throw new InvalidClient('description' in verdict && verdict.description ? { description: verdict.description } : {});
 }
 
 function secretMatches(deps: OAuthDeps, application: ApplicationRecord, secret: string | null): boolean {

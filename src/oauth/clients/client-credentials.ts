@@ -1,21 +1,29 @@
 import { Buffer } from 'node:buffer';
 import { InvalidClient, InvalidRequest } from '../errors.js';
+import { assertionCredentials } from './client-assertion/client-assertion.js';
 
 // Which client credentials a request carries (SPEC 3.1, RFC 6749 section 2.3), before any lookup. Whether they
 // are correct, and whether a public client may go without a secret, is client authentication's business.
 
 export type ClientCredentials = {
-  method: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** client_assertion: RFC 7523 section 2.2, private_key_jwt or client_secret_jwt (the application's method decides). */
+  method: 'client_secret_basic' | 'client_secret_post' | 'none' | 'client_assertion';
   clientId: string;
   secret: string | null;
   /** Where the attempt came from (limitedAddress of the request's IP): failures are limited per client and address. */
   address: string;
+  /** The signed JWT of method client_assertion (its secret is null). */
+  assertion?: string;
+  /** The path of the endpoint called, which an assertion's `aud` may name (client-assertion-verification.ts). */
+  endpoint?: string;
 };
 
 export type CredentialSources = {
   authorization?: string | undefined;
   body: Record<string, unknown>;
   address: string;
+  /** The path of the endpoint called; the token endpoint's when left out. */
+  endpoint?: string;
 };
 
 // RFC 7617 section 2 / RFC 4648 section 4: standard alphabet; padding is tolerated when absent.
@@ -79,6 +87,14 @@ export function extractClientCredentials(input: CredentialSources): ClientCreden
   const bodyClientId = bodyString(body, 'client_id');
   const bodySecret = bodyString(body, 'client_secret');
   const basic = fromBasic(input.authorization);
+  const assertion = bodyString(body, 'client_assertion');
+  const assertionType = bodyString(body, 'client_assertion_type');
+
+  if (assertion !== null || assertionType !== null) {
+    // RFC 6749 section 2.3: one method per request; an assertion beside a secret (Basic or body) is two.
+    if (basic !== null || bodySecret !== null) throw InvalidRequest.multipleClientAuthMethods();
+    return assertionCredentials({ assertion, assertionType, clientId: bodyClientId, address: input.address, endpoint: input.endpoint });
+  }
 
   if (basic !== null) {
     // RFC 6749 section 2.3: the client MUST NOT use more than one authentication method in each request. A body

@@ -1,4 +1,4 @@
-import { authenticateClient } from '../clients/client-authentication.js';
+import { authenticateClient, requireClient } from '../clients/client-authentication.js';
 import { extractClientCredentials } from '../clients/client-credentials.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidClient, InvalidRequest, InvalidToken } from '../errors.js';
@@ -29,8 +29,8 @@ export interface IntrospectionRequest {
 const INACTIVE = { active: false } as const;
 
 /**
- * RFC 7662 as the seed describes it (SPEC 3.3). The requester is a client by HTTP Basic or a bearer token,
- * nothing else; an inactive answer is exactly {"active": false}, so nothing leaks (RFC 7662 section 2.2).
+ * RFC 7662 as the seed describes it (SPEC 3.3). The requester is a client by HTTP Basic or a bearer token, or
+ * (issue 34) a client assertion, nothing else; an inactive answer is exactly {"active": false}, so nothing leaks (RFC 7662 section 2.2).
  */
 export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], request: IntrospectionRequest): Promise<Introspection> {
   const { parameters, authorization } = request;
@@ -75,16 +75,22 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], re
 
 /**
  * Seed, Authentication 1: credentials in the body are not one of the two kinds (SPEC 3.3), so alone they are
- * invalid_client. Next to an Authorization header they are a second mechanism, which RFC 6749 section 2.3
+ * invalid_client, but for a client assertion (issue 34, RFC 7523 section 2.2), which is sent in the body. Next to an Authorization header they are a second mechanism, which RFC 6749 section 2.3
  * forbids: invalid_request, as at the token endpoint (a Basic client and the same client_id is one client).
  */
 function refuseBodyCredentials(parameters: Parameters, authorization: string | undefined): void {
-  if (parameters.client_id === undefined && parameters.client_secret === undefined) return;
+  const assertion = sentAssertion(parameters);
+  if (!assertion && parameters.client_id === undefined && parameters.client_secret === undefined) return;
   const scheme = schemeOf(authorization);
   if (scheme === 'bearer') throw InvalidRequest.multipleClientAuthMethods();
+  // Issue 34: a client assertion is a third kind; client_id may name its client beside it, a secret may not.
+  if (assertion && scheme === undefined) return void extractClientCredentials({ body: parameters, address: '' });
   if (scheme !== 'basic') throw new InvalidClient();
   extractClientCredentials({ authorization, body: parameters, address: '' });
 }
+
+const sentAssertion = (parameters: Parameters) =>
+  parameters.client_assertion !== undefined || parameters.client_assertion_type !== undefined;
 
 const schemeOf = (authorization: string | undefined) => authorization?.trim().split(/\s+/, 1)[0]?.toLowerCase();
 
@@ -108,7 +114,7 @@ async function prefetchBearerPair(
 
 async function authenticateRequester(
   deps: OAuthDeps,
-  { authorization, address }: IntrospectionRequest,
+  { authorization, address, parameters }: IntrospectionRequest,
   bearerCredential: string | null,
   accessLookup: AccessLookup | undefined,
 ): Promise<IntrospectionRequester> {
@@ -126,6 +132,10 @@ async function authenticateRequester(
       throw new InvalidToken();
     }
     return { client: null, bearer };
+  }
+  if (sentAssertion(parameters) && schemeOf(authorization) === undefined) {
+    const credentials = extractClientCredentials({ body: parameters, address, endpoint: '/oauth/introspect' });
+    return { client: await requireClient(deps, credentials), bearer: null };
   }
   const credentials = schemeOf(authorization) === 'basic' ? extractClientCredentials({ authorization, body: {}, address }) : null;
   // RFC 7662 section 2.1 and RFC 6749 section 5.2: no credentials at all is invalid_client too (SPEC 8).

@@ -18,6 +18,9 @@ export interface ApplicationBody {
   dpop_bound_access_tokens?: boolean | string | string[];
   refresh_tokens?: string | null;
   grant_types?: string | string[];
+  token_endpoint_auth_method?: string | null;
+  jwks?: string | null;
+  jwks_uri?: string | null;
   /** The approve form's: the reviewed fields' fingerprint of the page (issue 29 item 3). */
   reviewed?: string;
   _csrf?: string;
@@ -55,6 +58,10 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     refreshTokens: algorithmFrom(body?.refresh_tokens) ?? (current && refreshTokensValue(current.refreshTokens)) ?? '',
     // Issue 34: blank is every grant the server enables (but the device grant).
     grantTypes: joined(body?.grant_types, ' ') ?? current?.grantTypes?.join(' ') ?? '',
+    // Issue 34: null or empty means the default (derived from confidential) and no keys. Left out: what is stored.
+    tokenEndpointAuthMethod: algorithmFrom(body?.token_endpoint_auth_method) ?? current?.tokenEndpointAuthMethod ?? '',
+    jwks: algorithmFrom(body?.jwks) ?? current?.jwks ?? '',
+    jwksUri: algorithmFrom(body?.jwks_uri) ?? current?.jwksUri ?? '',
   };
 }
 

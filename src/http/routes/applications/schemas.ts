@@ -73,6 +73,16 @@ export const applicationJsonSchema = {
       description:
         'When its token responses carry a refresh token: always, or only when offline_access was granted (OpenID Connect Core 11).',
     },
+    token_endpoint_auth_method: {
+      anyOf: [{ type: 'string' }, { type: 'null' }],
+      description:
+        'RFC 7591 section 2: how it authenticates (issue 34: private_key_jwt, client_secret_jwt too); null: by its secret, or none when public.',
+    },
+    jwks: {
+      anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }],
+      description: "A private_key_jwt client's public keys, a JWK Set; null: none stored.",
+    },
+    jwks_uri: clientText("Where a private_key_jwt client's JWK Set is fetched; null: none."),
     subject_type: {
       type: 'string',
       enum: ['public', 'pairwise'],
@@ -113,6 +123,9 @@ export const applicationJsonSchema = {
     'access_token_format',
     'dpop_bound_access_tokens',
     'refresh_tokens',
+    'token_endpoint_auth_method',
+    'jwks',
+    'jwks_uri',
     'subject_type',
     'sector_identifier_uri',
     'registered_by',
@@ -159,6 +172,11 @@ const applicationFields = {
   grant_types: textOrList(
     'Grant types it may use, space-separated (or a JSON array), each one grantFlows enables; "" for every enabled grant but the device grant (RFC 8628), which a client uses only when named.',
   ),
+  token_endpoint_auth_method: stringOrNull(
+    'client_secret_basic, client_secret_post, private_key_jwt, client_secret_jwt or none (RFC 7591 section 2); null or "" derives it from confidential.',
+  ),
+  jwks: stringOrNull('A JWK Set as JSON text: the public keys of a private_key_jwt client; null or "" for none.'),
+  jwks_uri: stringOrNull('An https URL serving the JWK Set of a private_key_jwt client; null or "" for none.'),
 } as const;
 
 export const idParams = recordIdParams('application');

@@ -64,6 +64,15 @@ export function formView(
     },
     tokenFormat: selectView(TOKEN_FORMATS, fields.accessTokenFormat, 'opaque', errors.access_token_format, 'Access token format'),
     refreshTokens: selectView(REFRESH_TOKEN_OPTIONS, fields.refreshTokens, 'always', errors.refresh_tokens, 'Refresh tokens'),
+    authMethod: selectView(
+      AUTH_METHODS,
+      fields.tokenEndpointAuthMethod,
+      '',
+      errors.token_endpoint_auth_method,
+      'Token endpoint auth method',
+    ),
+    jwksErrors: fieldMessages(errors.jwks, 'JWKS'),
+    jwksUriErrors: fieldMessages(errors.jwks_uri, 'JWKS URI'),
     subjectType: {
       options: SUBJECT_TYPES.map(({ value, label }) => ({ value, label, selected: value === (fields.subjectType?.trim() || 'public') })),
       errors: fieldMessages(errors.subject_type, 'Subject type'),
@@ -113,6 +122,10 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     // RFC 9449 section 5.2: without it, a proof still binds the tokens of a request that sends one.
     dpopBoundAccessTokens: application.dpopBoundAccessTokens ? 'Required' : 'Not required',
     refreshTokens: REFRESH_TOKEN_OPTIONS.find(({ value }) => value === refreshTokensValue(application.refreshTokens))!.label,
+    clientAuthentication: {
+      method: application.tokenEndpointAuthMethod ?? (application.confidential ? 'Client secret (default)' : 'none'),
+      keys: application.jwksUri ?? (application.jwks === null ? null : `${keyCount(application.jwks)} inline`),
+    },
     openid: {
       postLogoutRedirectUris: application.postLogoutRedirectUris,
       backchannelLogoutUri: application.backchannelLogoutUri,
@@ -145,6 +158,21 @@ const TOKEN_FORMATS = [
 const REFRESH_TOKEN_OPTIONS = [
   { value: 'always', label: 'Always (default)' },
   { value: 'offline_access', label: 'Only with offline_access' },
+];
+
+const keyCount = (jwks: string) => {
+  const count = (JSON.parse(jwks) as { keys: unknown[] }).keys.length;
+  return count === 1 ? '1 key' : `${count} keys`;
+};
+
+// Issue 34, RFC 7591 section 2 token_endpoint_auth_method: blank derives it from Confidential, as before.
+const AUTH_METHODS = [
+  { value: '', label: 'Client secret, Basic or in the body (default; none when not confidential)' },
+  { value: 'client_secret_basic', label: 'client_secret_basic' },
+  { value: 'client_secret_post', label: 'client_secret_post' },
+  { value: 'private_key_jwt', label: 'private_key_jwt: a JWT signed with its key (RFC 7523)' },
+  { value: 'client_secret_jwt', label: 'client_secret_jwt: a JWT signed with its secret (HS256)' },
+  { value: 'none', label: 'none (public client)' },
 ];
 
 // The OpenID Connect settings are always shown, so that they can be prepared before the switch is turned on.
@@ -201,6 +229,7 @@ function blankRedirectUriAllowed(config: Config): boolean {
 
 // The stored secret is a hash (or, with hashApplicationSecrets off, a value shown only once): never printed.
 function secretPlaceholder(config: Config, application: ApplicationRecord): string {
+  if (application.confidential && application.secret === null) return 'None (it authenticates with its key)';
   if (!application.confidential || application.secret === null) return 'None (public client)';
   return config.hashApplicationSecrets ? 'Secret hashed' : 'Hidden (shown only once)';
 }

@@ -43,7 +43,12 @@ export class TokensController extends Controller {
   async revoke(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const parameters = request.oauthParameters;
     const address = limitedAddress(request.ip);
-    const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters, address });
+    const credentials = extractClientCredentials({
+      authorization: request.headers.authorization,
+      body: parameters,
+      address,
+      endpoint: '/oauth/revoke',
+    });
     const { revoked } = await revokeToken(this.deps, parameters, credentials, request.ip);
     if (revoked) {
       this.services.metrics.revocation();

@@ -15,6 +15,8 @@ export interface DocumentFetchOptions {
    * self-signed certificate. Operators add a private CA with NODE_EXTRA_CA_CERTS instead.
    */
   ca?: string | Buffer | Array<string | Buffer>;
+  /** The media types the answer may have; application/json when left out (a JWK Set may be application/jwk-set+json). */
+  mediaTypes?: readonly string[];
 }
 
 /** The parts of the answer the caller needs: the JSON object (or array) and the caching headers. */
@@ -94,7 +96,7 @@ function fetchJsonDocument<Document>(
     const deadline = setTimeout(() => fail(new ClientMetadataDocumentRefused(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
     request.on('error', fail);
     request.on('response', (response) => {
-      const problem = responseProblem(response, maxBytes);
+      const problem = responseProblem(response, maxBytes, options.mediaTypes ?? ['application/json']);
       if (problem !== null) return fail(new ClientMetadataDocumentRefused(problem));
       const chunks: Buffer[] = [];
       let size = 0;
@@ -117,12 +119,12 @@ function fetchJsonDocument<Document>(
   });
 }
 
-function responseProblem(response: IncomingMessage, maxBytes: number): string | null {
+function responseProblem(response: IncomingMessage, maxBytes: number, mediaTypes: readonly string[]): string | null {
   const status = response.statusCode ?? 0;
   if (status >= 300 && status < 400) return `the URL answered a redirect (${status}); the document must be at the client_id URL itself`;
   if (status !== 200) return `the URL answered status ${status}`;
   const mediaType = (response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/json') return 'the answer is not application/json';
+  if (!mediaTypes.includes(mediaType)) return `the answer is not ${mediaTypes.join(' or ')}`;
   const length = Number(response.headers['content-length'] ?? 0);
   if (length > maxBytes) return `the document is larger than ${maxBytes} bytes`;
   return null;

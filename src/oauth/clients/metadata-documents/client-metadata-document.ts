@@ -7,6 +7,8 @@ import { formatCharacterIn } from '../format-characters.js';
 import { registrationErrors } from '../../authorization/redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from '../../scopes.js';
 import type { ApplicationInput } from '../../store.js';
+import { clientAuthenticationProblem, jwksUriProblem } from '../client-authentication-setting.js';
+import { jwksProblem, jwksText } from '../client-assertion/client-jwks.js';
 
 // draft-ietf-oauth-client-id-metadata-document: a client_id that is an https URL names a JSON document of RFC 7591
 // client metadata, which the authorization server fetches. These are the rules for the URL, for the document, and
@@ -52,7 +54,8 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * The application row a fetched document stands for: a public client (section 4.1: no client_secret, and no
- * shared-secret authentication method) with the document's redirect URIs. The first problem refuses the document.
+ * shared-secret authentication method), or one that proves itself with its key (private_key_jwt with jwks or
+ * jwks_uri, issue 34), with the document's redirect URIs. The first problem refuses the document.
  */
 export function clientFromDocument(clientId: string, fetched: FetchedDocument, config: Readonly<Config>, now: Date): DocumentClient {
   const document = fetched.document;
@@ -65,7 +68,8 @@ export function clientFromDocument(clientId: string, fetched: FetchedDocument, c
   const method = document.token_endpoint_auth_method ?? 'none';
   if (typeof method !== 'string') refuse('token_endpoint_auth_method is not a string');
   if (SHARED_SECRET_METHODS.has(method as string)) refuse(`token_endpoint_auth_method ${String(method)} needs a shared secret`);
-  if (method !== 'none') refuse('token_endpoint_auth_method is not none');
+  if (method !== 'none' && method !== 'private_key_jwt') refuse('token_endpoint_auth_method is not none or private_key_jwt');
+  const keys = method === 'private_key_jwt' ? documentKeys(document, config, refuse) : null;
 
   const redirectUris = stringList(document.redirect_uris, 'redirect_uris') ?? refuse('redirect_uris is missing');
   if (redirectUris.length === 0) refuse('redirect_uris is empty');
@@ -74,8 +78,9 @@ export function clientFromDocument(clientId: string, fetched: FetchedDocument, c
     if (problem !== null) refuse(`redirect_uris: ${problem}`);
   }
   const grantTypes = stringList(document.grant_types, 'grant_types') ?? ['authorization_code'];
-  const unsupported = grantTypes.find((grant) => !PUBLIC_GRANTS.has(grant));
-  if (unsupported !== undefined) refuse('grant_types holds a grant a public client cannot use');
+  // Issue 34: a client that proves itself with its key may also use client_credentials.
+  const unsupported = grantTypes.find((grant) => !PUBLIC_GRANTS.has(grant) && !(keys !== null && grant === 'client_credentials'));
+  if (unsupported !== undefined) refuse(`grant_types holds a grant a ${keys === null ? 'public ' : ''}client cannot use`);
   // Issue 29: the same bounds as a registration at /oauth/register (RFC 7591 section 3.2.2), no token to widen them.
   const allowance = operatorAllowance(config, NO_EXTRAS);
   for (const grant of grantTypes) {
@@ -95,12 +100,14 @@ export function clientFromDocument(clientId: string, fetched: FetchedDocument, c
   return {
     name: clientName(document.client_name) ?? new URL(clientId).host,
     secret: null,
-    confidential: false,
+    confidential: keys !== null,
     redirectUris,
     scopes,
     registeredBy: 'metadata_document',
     grantTypes,
-    tokenEndpointAuthMethod: 'none',
+    tokenEndpointAuthMethod: keys === null ? 'none' : 'private_key_jwt',
+    jwks: keys?.jwks ?? null,
+    jwksUri: keys?.jwksUri ?? null,
     applicationType: applicationType as 'web' | 'native' | null,
     clientUri: displayUri(document.client_uri),
     logoUri: displayUri(document.logo_uri),
@@ -115,6 +122,28 @@ export function clientFromDocument(clientId: string, fetched: FetchedDocument, c
       now.getTime() + cacheSeconds(fetched, now, config.registration.clientIdMetadataDocuments.maxCacheSeconds) * 1000,
     ),
   };
+}
+
+/**
+ * Issue 34: the keys of a private_key_jwt document, jwks or jwks_uri (one of them), under the rules of the admin's
+ * settings (client-authentication-setting.ts). No secret is ever involved: the client stays without one.
+ */
+function documentKeys(
+  document: Record<string, unknown>,
+  config: Readonly<Config>,
+  refuse: (reason: string) => never,
+): { jwks: string | null; jwksUri: string | null } {
+  const { jwks, jwks_uri: jwksUri } = document;
+  if (jwksUri !== undefined && typeof jwksUri !== 'string') refuse('jwks_uri is not a string');
+  const jwksProblemFound = jwks === undefined ? null : jwksProblem(jwks);
+  if (jwksProblemFound !== null) refuse(jwksProblemFound);
+  const uriProblem =
+    typeof jwksUri === 'string' ? jwksUriProblem(jwksUri, config.registration.clientIdMetadataDocuments.allowPrivateAddresses) : null;
+  if (uriProblem !== null) refuse(uriProblem);
+  const keys = { jwks: jwks === undefined ? null : jwksText(jwks), jwksUri: (jwksUri as string | undefined) ?? null };
+  const problem = clientAuthenticationProblem({ method: 'private_key_jwt', confidential: true, ...keys }, config);
+  if (problem !== null) refuse(problem.message);
+  return keys;
 }
 
 /**

@@ -40,6 +40,9 @@ export interface ClientMetadata extends Partial<Record<DisplayUri, string>>, Bac
   sector_identifier_uri?: string;
   /** This server's extension (issue 31 item 1): always, or offline_access (OpenID Connect Core 11); default always. */
   refresh_tokens: RefreshTokensValue;
+  /** RFC 7591 section 2 (issue 34): a private_key_jwt client's public keys, inline or by reference. */
+  jwks?: Record<string, unknown>;
+  jwks_uri?: string;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -181,6 +184,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   const subjectType = (openid && oneOf(body.subject_type, 'subject_type', SUBJECT_TYPES)) || 'public';
   const sectorIdentifierUri = openid ? sectorIdentifierUriOf(body.sector_identifier_uri) : undefined;
   const refreshTokens = oneOf(body.refresh_tokens, 'refresh_tokens', REFRESH_TOKENS_VALUES) ?? 'always';
+  const keys = clientKeysOf(body);
   return {
     redirect_uris: redirectUris,
     token_endpoint_auth_method: authMethod,
@@ -197,5 +201,19 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
     ...(softwareId !== undefined && { software_id: softwareId }),
     ...(softwareVersion !== undefined && { software_version: softwareVersion }),
     ...backchannelLogout,
+    ...keys,
+  };
+}
+
+// RFC 7591 section 2: jwks is a JSON object, jwks_uri a string; client-authentication-setting.ts checks the rest
+// (checkAdminRules), the rules of the admin's form.
+function clientKeysOf(body: Record<string, unknown>): Pick<ClientMetadata, 'jwks' | 'jwks_uri'> {
+  const { jwks, jwks_uri: jwksUri } = body;
+  if (jwks !== undefined && (typeof jwks !== 'object' || jwks === null || Array.isArray(jwks)))
+    throw new InvalidClientMetadata('jwks must be a JSON object (a JWK Set).');
+  if (jwksUri !== undefined && typeof jwksUri !== 'string') throw new InvalidClientMetadata('jwks_uri must be a string.');
+  return {
+    ...(jwks !== undefined && { jwks: jwks as Record<string, unknown> }),
+    ...(jwksUri !== undefined && { jwks_uri: jwksUri }),
   };
 }

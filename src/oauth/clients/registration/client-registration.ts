@@ -41,12 +41,19 @@ function checkAdminRules(deps: OAuthDeps, metadata: ClientMetadata): void {
     redirectUri: metadata.redirect_uris.join('\n'),
     scopes: metadata.scope ?? '',
     confidential: metadata.token_endpoint_auth_method !== 'none',
+    tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
+    jwks: metadata.jwks === undefined ? '' : JSON.stringify(metadata.jwks),
+    jwksUri: metadata.jwks_uri ?? '',
   };
   const errors = validateApplicationFields(fields, config);
   const { redirect_uri: redirectProblems, ...others } = errors;
   if (redirectProblems?.length) throw new InvalidRegistrationRedirectUri(redirectProblems.join(' '));
   if (Object.keys(others).length > 0) throw new InvalidClientMetadata(new ApplicationInvalid(others).message);
 }
+
+/** A public client has no secret, and a private_key_jwt client proves itself with its key: it gets none either. */
+const usesSecret = (metadata: ClientMetadata) =>
+  metadata.token_endpoint_auth_method !== 'none' && metadata.token_endpoint_auth_method !== 'private_key_jwt';
 
 /** The record's fields for the metadata (RFC 7592 section 2.2: an update replaces all of them). */
 function columnsOf(metadata: ClientMetadata) {
@@ -70,6 +77,8 @@ function columnsOf(metadata: ClientMetadata) {
     softwareVersion: metadata.software_version ?? null,
     backchannelLogoutUri: metadata.backchannel_logout_uri ?? null,
     backchannelLogoutSessionRequired: metadata.backchannel_logout_session_required ?? false,
+    jwks: metadata.jwks === undefined ? null : JSON.stringify(metadata.jwks),
+    jwksUri: metadata.jwks_uri ?? null,
   } satisfies Partial<ApplicationInput>;
 }
 
@@ -87,6 +96,8 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
     software_id: application.softwareId,
     software_version: application.softwareVersion,
     sector_identifier_uri: application.sectorIdentifierUri,
+    jwks: application.jwks === null ? null : (JSON.parse(application.jwks) as unknown),
+    jwks_uri: application.jwksUri,
   };
   return {
     client_name: application.name,
@@ -124,7 +135,7 @@ export async function registerClient(
   const metadata = validateClientMetadata(body, deps.config, extras);
   checkAdminRules(deps, metadata);
   await checkSubjectMetadata(deps, metadata);
-  const plainSecret = metadata.token_endpoint_auth_method === 'none' ? null : generateSecret();
+  const plainSecret = usesSecret(metadata) ? generateSecret() : null;
   const registrationAccessToken = generateSecret();
   const application = await deps.stores.registrations.exclusively(async (locked) => {
     if (!(await roomUnderCap(locked, 'dynamic', deps))) throw new InvalidClientMetadata('Open registration is full');
@@ -221,9 +232,9 @@ export async function updateClient(
   const metadata = validateClientMetadata(body, deps.config, operatorExtrasOf(application));
   checkAdminRules(deps, metadata);
   await checkSubjectMetadata(deps, metadata);
-  const confidential = metadata.token_endpoint_auth_method !== 'none';
-  const plainSecret = confidential && application.secret === null ? generateSecret() : null;
-  const secretChange = !confidential
+  const secretNeeded = usesSecret(metadata);
+  const plainSecret = secretNeeded && application.secret === null ? generateSecret() : null;
+  const secretChange = !secretNeeded
     ? { secret: null }
     : plainSecret !== null
       ? { secret: storedForm(plainSecret, deps.config.hashApplicationSecrets) }

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { errors, jwtVerify, type JWTPayload } from 'jose';
+import type { OAuthDeps } from '../../deps.js';
+import type { ApplicationRecord } from '../../store.js';
+import { ASSERTION_ALGORITHMS, type AssertionMethod } from './client-assertion.js';
+import { clientKeySource, ClientKeysUnavailable, type ClientKeySource } from './client-key-sets.js';
+
+// RFC 7523 section 3 and OpenID Connect Core 9: the checks of a client assertion once its client is known.
+// iss and sub are the client id; aud names this server (the issuer, RFC 7523bis), the endpoint called, or the token
+// endpoint (Core 9 says the token endpoint at every endpoint); exp is present and at most MAX_AHEAD_SECONDS ahead;
+// jti is present and used once, on every instance, until exp (the DPoP proofs' table holds it, as a hash).
+
+/** Core 9 puts no bound on exp; an assertion good for hours would be a bearer credential worth stealing. */
+export const MAX_AHEAD_SECONDS = 300;
+/** Clocks of client and server differ: exp, iat and nbf are judged with this much slack. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+/** The outcome: the verified claims, or why not (`description`: only what the client should be told, a fetch failure). */
+export type AssertionVerdict = { payload: JWTPayload } | { payload: null; description?: string };
+
+/** Whether the assertion authenticates the application (its signature and claims), without recording the jti. */
+export async function verifyAssertion(
+  deps: OAuthDeps,
+  application: ApplicationRecord,
+  method: AssertionMethod,
+  assertion: string,
+  endpoint: string,
+): Promise<AssertionVerdict> {
+  const key = verificationKey(deps, application, method);
+  if (key === null) return { payload: null };
+  const base = deps.config.baseUrl.replace(/\/+$/, '');
+  const options = {
+    algorithms: [...ASSERTION_ALGORITHMS[method]],
+    issuer: application.uid,
+    subject: application.uid,
+    audience: [base, `${base}/oauth/token`, `${base}${endpoint}`],
+    requiredClaims: ['exp', 'jti'],
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    currentDate: deps.now(),
+  };
+  try {
+    const { payload } = await (key instanceof Uint8Array
+      ? jwtVerify(assertion, key, options)
+      : jwtVerifyWithKeySource(assertion, key, options));
+    return withinBounds(deps, payload) ? { payload } : { payload: null };
+  } catch (error) {
+    if (error instanceof ClientKeysUnavailable) return { payload: null, description: error.message };
+    if (error instanceof errors.JOSEError) return { payload: null };
+    throw error;
+  }
+}
+
+/** Records the jti; false when it was used already (a replay), on this instance or another. */
+export async function rememberAssertion(deps: OAuthDeps, application: ApplicationRecord, payload: JWTPayload): Promise<boolean> {
+  // A client's jti is its own: two clients may choose the same one. The prefix keeps these apart from DPoP proofs.
+  const key = createHash('sha256')
+    .update(`client_assertion\u0000${application.uid}\u0000${String(payload.jti)}`)
+    .digest('hex');
+  const expiresAt = new Date((payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000);
+  return deps.stores.dpopProofs.remember(key, expiresAt);
+}
+
+type Verification = Parameters<typeof jwtVerify>[2];
+
+// A jwks_uri set may lack a key the client rotated in since it was fetched: fetch it again once (client-key-sets.ts).
+async function jwtVerifyWithKeySource(assertion: string, source: ClientKeySource, options: Verification) {
+  try {
+    return await jwtVerify(assertion, await source(false), options);
+  } catch (error) {
+    if (!(error instanceof errors.JWKSNoMatchingKey) || !source.canRefetch()) throw error;
+    return jwtVerify(assertion, await source(true), options);
+  }
+}
+
+function verificationKey(deps: OAuthDeps, application: ApplicationRecord, method: AssertionMethod): Uint8Array | ClientKeySource | null {
+  if (method === 'private_key_jwt') return clientKeySource(deps, application);
+  // HS256 needs the secret itself: only where secrets are stored as they are (hashApplicationSecrets off).
+  if (deps.config.hashApplicationSecrets || application.secret === null) return null;
+  return new TextEncoder().encode(application.secret);
+}
+
+// jose checks that exp has not passed; Core 9 leaves how far ahead it may be to the server.
+function withinBounds(deps: OAuthDeps, payload: JWTPayload): boolean {
+  const now = Math.floor(deps.now().getTime() / 1000);
+  return (
+    typeof payload.exp === 'number' &&
+    payload.exp <= now + MAX_AHEAD_SECONDS + CLOCK_TOLERANCE_SECONDS &&
+    typeof payload.jti === 'string' &&
+    payload.jti !== ''
+  );
+}

@@ -1,0 +1,45 @@
+// A private_key_jwt client's public keys (RFC 7591 section 2 `jwks`, RFC 7517 section 5), checked where they are
+// written (CLI, admin UI, registration, metadata documents) and where they are fetched (jwks_uri): a set of public
+// keys of the types the accepted algorithms use, small, and never a private or symmetric key (a client that sends its
+// private key has leaked it: refusing says so).
+
+export const MAX_JWKS_KEYS = 20;
+export const MAX_JWKS_LENGTH = 32_768;
+const KEY_TYPES = new Set(['RSA', 'EC', 'OKP']);
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+export interface JsonWebKeySet {
+  keys: Record<string, unknown>[];
+}
+
+/** What is wrong with a JWK Set, in words for the one who sent it; null when it is usable. */
+export function jwksProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'jwks must be a JSON object with a "keys" array';
+  const keys = (value as { keys?: unknown }).keys;
+  if (!Array.isArray(keys) || keys.length === 0) return 'jwks must hold a non-empty "keys" array';
+  if (keys.length > MAX_JWKS_KEYS) return `jwks may hold at most ${MAX_JWKS_KEYS} keys`;
+  for (const key of keys as unknown[]) {
+    if (typeof key !== 'object' || key === null || Array.isArray(key)) return 'each key of jwks must be a JSON object';
+    const { kty } = key as { kty?: unknown };
+    if (typeof kty !== 'string' || !KEY_TYPES.has(kty)) return 'each key of jwks must be an RSA, EC or OKP public key';
+    if (PRIVATE_MEMBERS.some((member) => member in key)) return 'jwks must hold public keys only (a private key was sent)';
+  }
+  return null;
+}
+
+/** Parses stored or typed JWK Set text; throws an Error whose message says what is wrong. */
+export function parseJwks(text: string): JsonWebKeySet {
+  if (text.length > MAX_JWKS_LENGTH) throw new Error(`jwks is longer than ${MAX_JWKS_LENGTH} characters`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('jwks is not valid JSON');
+  }
+  const problem = jwksProblem(value);
+  if (problem !== null) throw new Error(problem);
+  return value as JsonWebKeySet;
+}
+
+/** The stored form of a set that passed jwksProblem: compact JSON. */
+export const jwksText = (value: unknown): string => JSON.stringify(value);
