@@ -66,7 +66,7 @@ describe(`GET /oauth/authorize names why a client metadata document was refused 
   it('a reason naming a value from the document is escaped', async () => {
     documents.serve('/script.json', json(document('/script.json', { token_endpoint_auth_method: '<script>alert(1)</script>' })));
     const page = await errorPage(urlOf('/script.json'));
-    expect(page).toContain('could not be used: token_endpoint_auth_method is not none.');
+    expect(page).toContain('could not be used: token_endpoint_auth_method is not none or private_key_jwt.');
     expect(page).not.toContain('<script>');
   });
 

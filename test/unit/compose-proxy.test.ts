@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/loader.js';
 
-// docker-compose.yml cannot be run here (no Docker engine); what can be checked is that the service believes
-// X-Forwarded-For from the compose proxy's fixed address and from nothing else, and that nginx replaces the
+// The file's own promises, checked without a Docker engine (.ci/container-check runs it for real): the service
+// believes X-Forwarded-For from the compose proxy's fixed address and from nothing else, and nginx replaces the
 // header instead of appending what the client sent.
 
 const root = join(import.meta.dirname, '..', '..');
@@ -12,11 +12,13 @@ const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
 
 describe('docker-compose.yml: the proxy profile and trustProxy', () => {
   it("TRUST_PROXY is the proxy service's fixed address, inside the network's subnet, and a valid trustProxy", () => {
-    const trusted = /TRUST_PROXY: (\S+)/.exec(compose)?.[1];
-    const proxyAddress = /ipv4_address: (\S+)/.exec(compose)?.[1];
+    // Both come from one variable, with the same default, so that moving the network (issue 33) moves both.
+    const trusted = /TRUST_PROXY: \$\{OAUTH_PROXY_ADDRESS:-(\S+)\}/.exec(compose)?.[1];
+    const proxyAddress = /ipv4_address: \$\{OAUTH_PROXY_ADDRESS:-(\S+)\}/.exec(compose)?.[1];
     expect(trusted).toBeDefined();
     expect(trusted).toBe(proxyAddress);
-    expect(compose).toMatch(/subnet: 172\.28\.0\.0\/16/);
+    expect(compose).toMatch(/subnet: \$\{OAUTH_SUBNET:-172\.28\.0\.0\/16\}/);
+    expect(trusted).toMatch(/^172\.28\./);
     expect(loadConfig({ env: { TRUST_PROXY: trusted } }).trustProxy).toBe(trusted);
   });
 
