@@ -93,13 +93,13 @@ export function trustedIssuerProblems(
   const problems: string[] = [];
   const seen = new Set<string>();
   entries.forEach((entry, index) => {
-    if (seen.has(entry.issuer)) problems.push(`trustedIssuers[${index}].issuer: ${entry.issuer} is listed twice`);
+    if (seen.has(entry.issuer)) problems.push(`trustedIssuers.${index}.issuer: ${entry.issuer} is listed twice`);
     seen.add(entry.issuer);
     // draft-ietf-oauth-identity-assertion-authz-grant section 7.3: never redeem what this server issued itself.
     if (entry.issuer.replace(/\/+$/, '') === baseUrl.replace(/\/+$/, ''))
-      problems.push(`trustedIssuers[${index}].issuer: is this server (baseUrl); it cannot trust its own assertions`);
+      problems.push(`trustedIssuers.${index}.issuer: is this server (baseUrl); it cannot trust its own assertions`);
     for (const scope of entry.scopes)
-      if (!serverScopes.has(scope)) problems.push(`trustedIssuers[${index}].scopes: ${scope} is not a scope this server offers`);
+      if (!serverScopes.has(scope)) problems.push(`trustedIssuers.${index}.scopes: ${scope} is not a scope this server offers`);
   });
   return problems;
 }
