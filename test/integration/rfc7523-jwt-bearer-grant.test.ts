@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrustedIssuerConfig } from '../../src/config/trusted-issuers-schema.js';
 import type { GrantFlow } from '../../src/config/types.js';
 import { createUser } from '../helpers/factories.js';
+import { capturedLogLines } from '../helpers/log-lines.js';
 import { basic, introspectRequest, tokenRequest, type Params } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -24,12 +25,16 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
   let other: TestClient;
   let aud: string;
   let aliceSubject: string;
+  const logs = capturedLogLines();
+  const sent: string[] = [];
 
   beforeAll(async () => {
     issuer = await assertionIssuer();
     const entry = { jwksUri: issuer.jwksUri, clients: ['agent', 'other'], scopes: ['read', 'write'] };
     server = await buildTestServer({
+      logStream: logs.stream,
       config: {
+        log: { level: 'trace', format: 'json' },
         grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', JWT_BEARER_GRANT] as GrantFlow[],
         defaultScopes: ['read'],
         optionalScopes: ['write', 'admin'],
@@ -61,8 +66,10 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
     await issuer.close();
   });
 
-  const redeem = (client: TestClient, assertion: string, params: Params = {}) =>
-    tokenRequest(server.app, { grant_type: JWT_BEARER_GRANT, assertion, ...params }, basic(client.uid, client.secret!));
+  const redeem = (client: TestClient, assertion: string, params: Params = {}) => {
+    sent.push(assertion);
+    return tokenRequest(server.app, { grant_type: JWT_BEARER_GRANT, assertion, ...params }, basic(client.uid, client.secret!));
+  };
   const count = async (table: string) =>
     Number((await server.app.database.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]!.n);
   const stored = async () => ({
@@ -237,6 +244,12 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
       'invalid_request',
     );
     await expectRefused(await redeem(agent, 'not-a-jwt'), 'invalid_grant', 'The assertion is not a JWT.');
+  });
+
+  it('keeps every assertion out of the log, at trace level', () => {
+    expect(sent.length).toBeGreaterThan(20);
+    expect(logs.raw.length).toBeGreaterThan(0);
+    for (const assertion of sent) expect(logs.raw.filter((line) => line.includes(assertion.split('.')[1]!))).toEqual([]);
   });
 
   it('lists the grant in discovery', async () => {
