@@ -169,6 +169,18 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         'The assertion has expired.',
       ],
       [
+        'issued in the future (iat)',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ iat: now() + 120 })) }),
+        'invalid_grant',
+        'The assertion is not valid yet (iat).',
+      ],
+      [
+        'not valid yet (nbf)',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ nbf: now() + 120 })) }),
+        'invalid_grant',
+        'The assertion is not valid yet (nbf).',
+      ],
+      [
         'exp too far ahead',
         async () => ({ assertion: await issuer.sign(aliceAssertion({ exp: now() + 3600 })) }),
         'invalid_grant',

@@ -48,6 +48,9 @@ export async function verifyAssertion(
   const now = deps.now();
   const { payload } = await verified(assertion, entry, deps.config.baseUrl, now);
   const exp = payload.exp!;
+  // jose checks iat only against a maximum age; an assertion issued in the future is refused here.
+  if (payload.iat !== undefined && payload.iat > now.getTime() / 1000 + CLOCK_SKEW_SECONDS)
+    throw new InvalidGrant('The assertion is not valid yet (iat).');
   if (exp - now.getTime() / 1000 > entry.maxLifetimeSeconds + CLOCK_SKEW_SECONDS)
     throw new InvalidGrant(`The assertion expires too far ahead (at most ${entry.maxLifetimeSeconds} seconds).`);
   const subject = payload[entry.subjectClaim];
