@@ -23,6 +23,7 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
   let issuer: AssertionIssuer;
   let agent: TestClient;
   let other: TestClient;
+  let renewing: TestClient;
   let aud: string;
   let aliceSubject: string;
   const logs = capturedLogLines();
@@ -30,7 +31,7 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
 
   beforeAll(async () => {
     issuer = await assertionIssuer();
-    const entry = { jwksUri: issuer.jwksUri, clients: ['agent', 'other'], scopes: ['read', 'write'] };
+    const entry = { jwksUri: issuer.jwksUri, clients: ['agent', 'other', 'renewing'], scopes: ['read', 'write'] };
     server = await buildTestServer({
       logStream: logs.stream,
       config: {
@@ -41,7 +42,7 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         trustedIssuers: [
           { ...entry, issuer: IDP, userMatch: 'email' },
           { ...entry, issuer: ENTERPRISE, idJag: true, userMatch: 'email', maxLifetimeSeconds: 300 },
-          { ...entry, issuer: JIT, clients: ['agent'], createUsers: true },
+          { ...entry, issuer: JIT, clients: ['agent', 'renewing'], createUsers: true, refreshTokens: true },
           // The loader fills in the defaults, as for a file.
         ] as TrustedIssuerConfig[],
       },
@@ -49,6 +50,7 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
     aud = server.config.baseUrl.replace(/\/+$/, '');
     agent = await jwtBearerClient(server.deps, 'agent');
     other = await jwtBearerClient(server.deps, 'other');
+    renewing = await jwtBearerClient(server.deps, 'renewing', [JWT_BEARER_GRANT, 'refresh_token']);
     const alice = await createUser(server.deps, 'alice');
     aliceSubject = alice.subject;
     await server.deps.stores.userAdmin.updateClaims(alice.id, { email: 'Alice@Example.com', emailVerified: true }, new Date());
@@ -125,6 +127,18 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
       await introspectRequest(server.app, { token: response.json().access_token }, basic(agent.uid, agent.secret!))
     ).json();
     expect(introspection).toMatchObject({ active: true, client_id: 'agent', sub: aliceSubject, aud: MCP });
+  });
+
+  it('a refresh token only where the issuer allows it (refreshTokens) and the client may have one', async () => {
+    const withoutRefresh = await redeem(renewing, await issuer.sign(aliceAssertion()));
+    expect(withoutRefresh.statusCode, withoutRefresh.body).toBe(200);
+    expect(withoutRefresh.json().refresh_token).toBeUndefined();
+    const withRefresh = await redeem(renewing, await issuer.sign(assertionClaims({ iss: JIT, aud, sub: 'renewer' })));
+    expect(withRefresh.statusCode, withRefresh.body).toBe(200);
+    expect(withRefresh.json().refresh_token).toEqual(expect.any(String));
+    const notThisClient = await redeem(agent, await issuer.sign(assertionClaims({ iss: JIT, aud, sub: 'renewer' })));
+    expect(notThisClient.statusCode, notThisClient.body).toBe(200);
+    expect(notThisClient.json().refresh_token).toBeUndefined();
   });
 
   it('creates a user just in time for an issuer that allows it, linked to its subject', async () => {
