@@ -95,7 +95,7 @@ export function trustedIssuerProblems(
   entries.forEach((entry, index) => {
     if (seen.has(entry.issuer)) problems.push(`trustedIssuers.${index}.issuer: ${entry.issuer} is listed twice`);
     seen.add(entry.issuer);
-    // draft-ietf-oauth-identity-assertion-authz-grant section 7.3: never redeem what this server issued itself.
+    // draft-ietf-oauth-identity-assertion-authz-grant, Security Considerations (Cross-Domain Use): never redeem what this server issued itself.
     if (entry.issuer.replace(/\/+$/, '') === baseUrl.replace(/\/+$/, ''))
       problems.push(`trustedIssuers.${index}.issuer: is this server (baseUrl); it cannot trust its own assertions`);
     for (const scope of entry.scopes)

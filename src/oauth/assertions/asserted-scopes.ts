@@ -7,8 +7,8 @@ import type { VerifiedAssertion } from './assertion-checks.js';
 
 /**
  * The scopes of a token for an assertion: within what the trusted issuer may grant (config), what the client holds
- * and, when the assertion carries a scope claim (the ID-JAG's), what the issuer granted (the draft's section 4.4
- * applies RFC 6749 section 3.3 to it). A scope asked for outside that is invalid_scope; none asked for is the
+ * and, when the assertion carries a scope claim (the ID-JAG's), what the issuer granted (the draft's processing rules
+ * apply RFC 6749 section 3.3 to it). A scope asked for outside that is invalid_scope; none asked for is the
  * assertion's scopes, else the client's defaults, within the same bounds.
  */
 export function assertedScopes(

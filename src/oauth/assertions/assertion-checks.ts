@@ -6,8 +6,9 @@ import type { OAuthDeps } from '../deps.js';
 import { issuerKeys } from './issuer-keys.js';
 import { ID_JAG_TYPE } from './jwt-bearer-grant-type.js';
 
-// RFC 7523 section 3 and draft-ietf-oauth-identity-assertion-authz-grant section 4.4: the checks of an assertion, in
-// order; each failure is invalid_grant saying which check failed, never a key or the assertion itself.
+// RFC 7523 section 3 and the processing rules of draft-ietf-oauth-identity-assertion-authz-grant's access token
+// request: the checks of an assertion, in order; each failure is invalid_grant saying which check failed, never a key
+// or the assertion itself.
 
 /** Asymmetric only: `none` and the HMAC algorithms are refused before any key is looked at (RFC 8725 section 3.1). */
 export const ASSERTION_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
@@ -43,7 +44,7 @@ export async function verifyAssertion(
   const header = decodeProtectedHeader(assertion);
   if (typeof header.alg !== 'string' || !ASSERTION_ALGORITHMS.includes(header.alg))
     throw new InvalidGrant(`The assertion must be signed with an asymmetric algorithm (${ASSERTION_ALGORITHMS.join(', ')}).`);
-  // Section 4.4 of the draft (RFC 8725 section 3.11): an ID-JAG says what it is, so no other JWT of the issuer passes.
+  // The draft's processing rules (RFC 8725 section 3.11): an ID-JAG says what it is, so no other JWT of the issuer passes.
   if (entry.idJag && header.typ !== ID_JAG_TYPE) throw new InvalidGrant(`The assertion must have typ ${ID_JAG_TYPE}.`);
   const now = deps.now();
   const { payload } = await verified(assertion, entry, deps.config.baseUrl, now);

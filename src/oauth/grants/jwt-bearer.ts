@@ -27,10 +27,10 @@ export const jwtBearerGrant: GrantHandler = async (deps, { parameters, credentia
   const entry = trustedIssuer(deps.config, assertionIssuer(assertion));
   if (!entry) throw new InvalidGrant("The assertion's issuer (iss) is not trusted here.");
   if (!entry.clients.includes(application.uid)) throw new UnauthorizedClient();
-  // The draft's section 7.1: the profile is for confidential clients only.
+  // The draft's Security Considerations (Client Authentication): for confidential clients only.
   if (entry.idJag && !application.confidential) throw new UnauthorizedClient();
   const verified = await verifyAssertion(deps, assertion, entry);
-  // The draft's section 4.4: the ID-JAG was issued for this very client.
+  // The draft's processing rules of the access token request: the ID-JAG names this very client.
   if (entry.idJag && verified.claims.client_id !== application.uid)
     throw new InvalidGrant('The assertion was issued to another client (client_id).');
   const scopes = assertedScopes(deps, application, verified, optionalParameter(parameters, 'scope'));
