@@ -8,6 +8,7 @@ import { applyEnvOverrides, ENV_PREFIX, envVariableAt, type UnvalidatedConfig } 
 import { jsonSyntaxProblem } from './json-syntax-error.js';
 import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
 import { readSessionSecretFile } from './session-secret-file.js';
+import { trustedIssuerProblems } from './trusted-issuers-schema.js';
 import type { Config } from './types.js';
 
 /**
@@ -204,6 +205,7 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
         `registration.allowedScopes: ${scope} is not one of defaultScopes or optionalScopes${config.openid.enabled ? ' (nor an OpenID Connect scope)' : ''}`,
       );
   }
+  problems.push(...trustedIssuerProblems(config.trustedIssuers, offered, config.baseUrl));
   if (config.reuseAccessToken && config.hashTokens) {
     problems.push('reuseAccessToken: needs hashTokens false (a hashed token cannot be returned again)');
   }

@@ -4,9 +4,16 @@
 import type { BackchannelLogoutConfig } from './backchannel-logout-schema.js';
 import type { DPOP_ALGORITHMS } from './dpop-schema.js';
 import type { REGISTRABLE_GRANT_TYPES, REGISTRATION_POLICIES } from './registration-schema.js';
+import type { TrustedIssuerConfig } from './trusted-issuers-schema.js';
 
 export type GrantFlow =
-  'authorization_code' | 'client_credentials' | 'refresh_token' | 'password' | 'implicit' | 'urn:ietf:params:oauth:grant-type:device_code';
+  | 'authorization_code'
+  | 'client_credentials'
+  | 'refresh_token'
+  | 'password'
+  | 'implicit'
+  | 'urn:ietf:params:oauth:grant-type:device_code'
+  | 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export type PkceMethod = 'S256' | 'plain';
 
 export type IntrospectionRuleConfig =
@@ -79,6 +86,7 @@ export interface Config {
     clockToleranceSeconds: number;
     nonce: { required: boolean; rotateSeconds: number };
   };
+  trustedIssuers: TrustedIssuerConfig[];
   registration: {
     policy: (typeof REGISTRATION_POLICIES)[number];
     /** Resolved by the loader: null in the file stands for defaultScopes (+ the OpenID scopes while openid.enabled). */

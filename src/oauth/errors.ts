@@ -209,12 +209,11 @@ export class InvalidClient extends OAuthError {
 }
 
 export class InvalidGrant extends OAuthError {
-  constructor() {
-    super(
-      'invalid_grant',
-      400,
-      'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
-    );
+  /** `description` says which check failed where that helps the client and tells an attacker nothing (a JWT assertion's). */
+  constructor(
+    description = 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+  ) {
+    super('invalid_grant', 400, description);
   }
 }
 

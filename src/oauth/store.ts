@@ -12,6 +12,7 @@ import type { SigningKeyRecord } from './keys/signing-keys.js';
 import type { UserAdminStore, UserStore } from './users/user-store.js';
 import type { AccessTokenFormat } from './tokens/access-token-format.js';
 import type { AuditEventStore } from './audit/audit-store.js';
+import type { FederatedSubjectStore } from './assertions/federated-subject-store.js';
 import type { DeviceAuthorizationStore } from './device/device-authorization-store.js';
 
 // The application, user and cleanup interfaces have files of their own; named here too, so that this file stays
@@ -252,6 +253,8 @@ export interface Stores {
   auditEvents: AuditEventStore;
   /** Issue 34 item 2: RFC 8628 device authorizations. */
   deviceAuthorizations: DeviceAuthorizationStore;
+  /** Issue 34 item 3: which user a trusted issuer's subject is (the JWT bearer grant). */
+  federatedSubjects: FederatedSubjectStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**

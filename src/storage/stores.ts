@@ -14,6 +14,7 @@ import type { SqlClient } from './sql-client.js';
 import { KeyEncryptionKeyInvalid, parseKeyEncryptionKey } from './key-encryption.js';
 import { deviceAuthorizationRepository } from './device-authorization-repository.js';
 import { dpopProofRepository } from './dpop-proof-repository.js';
+import { federatedSubjectRepository } from './federated-subject-repository.js';
 import { logoutDeliveryRepository } from './logout-delivery-repository.js';
 import { registrationTokenRepository } from './registration-token-repository.js';
 import { resourceRepository } from './resource-repository.js';
@@ -101,6 +102,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     logoutDeliveries: logoutDeliveryRepository(sql),
     auditEvents: auditEventRepository(sql),
     deviceAuthorizations: deviceAuthorizationRepository(sql),
+    federatedSubjects: federatedSubjectRepository(sql),
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
     adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
   };
@@ -132,6 +134,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     logoutDeliveries: logoutDeliveryRepository(sql),
     auditEvents: auditEventRepository(sql),
     deviceAuthorizations: deviceAuthorizationRepository(sql),
+    federatedSubjects: federatedSubjectRepository(sql),
     signingKeys: shared.signingKeys,
     transaction: (work) => work(stores),
     adminTransaction: (work) => work(stores),

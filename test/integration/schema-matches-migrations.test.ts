@@ -42,7 +42,7 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the eleven tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events and the device authorizations)", () => {
+  it("declares the twelve tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events, the device authorizations and the federated subjects)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'oauth_access_grants',
       'oauth_access_tokens',
@@ -50,6 +50,7 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
       'oauth_audit_events',
       'oauth_device_authorizations',
       'oauth_dpop_proofs',
+      'oauth_federated_subjects',
       'oauth_logout_deliveries',
       'oauth_registration_tokens',
       'oauth_resources',

@@ -17,6 +17,8 @@ const SECRET_PARAMETERS = [
   // RFC 8628: the device code polls for tokens; the user code (in /device?user_code=...) approves them.
   'device_code',
   'user_code',
+  // RFC 7523 section 2.1: a trusted issuer's assertion is a bearer grant until its jti is spent.
+  'assertion',
 ];
 
 // Where a handler or an extension could log request data whole. No `*.name` wildcard: pino then runs its redaction

@@ -11,6 +11,7 @@ export const AUDIT_EVENT_TYPES = [
   'consent.revoked',
   'token.revoked',
   'refresh_token.reuse_detected',
+  'assertion.redeemed',
   'client.created',
   'client.updated',
   'client.deleted',

@@ -8,6 +8,7 @@ import { tokenResponseBody } from '../tokens/token-issuer.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import { deviceCodeGrant } from './device-code.js';
+import { jwtBearerGrant } from './jwt-bearer.js';
 import type { GrantHandler, GrantRequest, GrantResult } from './grant.js';
 import { passwordGrant } from './password.js';
 import { refreshTokenGrant } from './refresh-token.js';
@@ -19,6 +20,7 @@ export const GRANT_HANDLERS: Partial<Record<GrantFlow, GrantHandler>> = {
   password: passwordGrant,
   refresh_token: refreshTokenGrant,
   'urn:ietf:params:oauth:grant-type:device_code': deviceCodeGrant,
+  'urn:ietf:params:oauth:grant-type:jwt-bearer': jwtBearerGrant,
 };
 
 /** POST /oauth/token (reference 5.1): grant type first, before any client authentication. */

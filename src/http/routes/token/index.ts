@@ -4,15 +4,17 @@ import type { RouteOptions } from '../../route-options.js';
 import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
 
 const bodySchema = formBodySchema({
-  grant_type: 'authorization_code, client_credentials, password, refresh_token or urn:ietf:params:oauth:grant-type:device_code',
+  grant_type:
+    'authorization_code, client_credentials, password, refresh_token, urn:ietf:params:oauth:grant-type:device_code or urn:ietf:params:oauth:grant-type:jwt-bearer',
   code: 'authorization_code: the code',
   redirect_uri: 'authorization_code: the redirect URI of the authorization request',
   code_verifier: 'authorization_code: the PKCE verifier (RFC 7636)',
   refresh_token: 'refresh_token: the refresh token',
   device_code: 'the device grant (RFC 8628): the device code of POST /oauth/device_authorization',
+  assertion: 'the JWT bearer grant (RFC 7523): the signed assertion of a trusted issuer',
   username: 'password: the user name',
   password: 'password: the password',
-  scope: 'client_credentials, password, refresh_token: space-separated scopes',
+  scope: 'client_credentials, password, refresh_token, jwt-bearer: space-separated scopes',
   client_id: 'client_secret_post or none',
   client_secret: 'client_secret_post',
 });
