@@ -10,6 +10,9 @@
 const [command, base, clientId, secret, count] = process.argv.slice(2);
 
 async function token() {
+  // AbortSignal.timeout's timer does not keep Node running: while a connection hangs with nothing else pending (a
+  // published port whose container is starting), Node would exit with code 13 (an unsettled top-level await).
+  const keepAlive = setTimeout(() => {}, 11_000);
   try {
     const response = await fetch(`${base}/oauth/token`, {
       method: 'POST',
@@ -24,6 +27,8 @@ async function token() {
     return `${response.status} ${response.headers.get('retry-after') ?? '-'} ${body.error ?? '-'}`;
   } catch (error) {
     return `000 - ${error.cause?.code ?? error.name}`;
+  } finally {
+    clearTimeout(keepAlive);
   }
 }
 
