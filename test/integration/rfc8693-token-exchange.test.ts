@@ -1,6 +1,7 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdJagAudienceConfig } from '../../src/config/token-exchange-schema.js';
+import type { TrustedIssuerConfig } from '../../src/config/trusted-issuers-schema.js';
 import type { GrantFlow } from '../../src/config/types.js';
 import { TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from '../../src/oauth/exchange/token-exchange-grant-type.js';
 import type { ApplicationRecord, UserRecord } from '../../src/oauth/store.js';
@@ -9,6 +10,7 @@ import { issueToken } from '../helpers/factories.js';
 import { basic, introspectRequest, revokeRequest, tokenRequest, type Params } from '../helpers/oauth-requests.js';
 import { codeFlow, createJwtResource, jwksOf, openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
+import { assertionClaims, assertionIssuer, type AssertionIssuer } from '../helpers/trusted-issuer.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 // RFC 8693 token exchange (issue 34 item 4): an access token of this server exchanged for a narrower one, by
@@ -19,6 +21,7 @@ import type { TestServer } from '../helpers/test-server.js';
 const API = 'https://api.example.com';
 const OTHER_API = 'https://other.example.com';
 const DOWNSTREAM = 'https://as.example.com';
+const IDP = 'https://idp.example.com';
 
 interface Client {
   application: ApplicationRecord;
@@ -33,10 +36,15 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
   let downstreamService: Client;
   let impersonator: Client;
   let bystander: Client;
+  let idp: AssertionIssuer;
 
   beforeAll(async () => {
+    idp = await assertionIssuer();
     server = await openIdServer({
       config: {
+        trustedIssuers: [
+          { issuer: IDP, jwksUri: idp.jwksUri, clients: ['impersonator'], scopes: ['read', 'write'], userMatch: 'email' },
+        ] as TrustedIssuerConfig[],
         grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', TOKEN_EXCHANGE_GRANT] as GrantFlow[],
         defaultScopes: ['read'],
         optionalScopes: ['write', 'admin'],
@@ -59,10 +67,14 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     impersonator = await exchanging('impersonator');
     bystander = await exchanging('bystander', ['client_credentials']);
     alice = await createUser(server.deps, 'alice');
+    await server.deps.stores.userAdmin.updateClaims(alice.id, { email: 'alice@example.com', emailVerified: true }, new Date());
     await createJwtResource(server.deps, API, ['read', 'write']);
     await createJwtResource(server.deps, OTHER_API, ['read', 'write']);
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server.close();
+    await idp.close();
+  });
 
   const auth = ({ application, plainSecret }: Client) => basic(application.uid, plainSecret!);
   /** Alice's token at `web`, as the code flow would have issued it: the subject token of most exchanges. */
@@ -83,7 +95,12 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
   /** Introspected by the client that holds the token (the default introspection policy lets it). */
   const introspect = async (token: string, holder: Client = service) =>
     (await introspectRequest(server.app, { token }, auth(holder))).json();
-  const stored = async () => ({ tokens: await countRows(server, 'oauth_access_tokens'), events: await exchangeEvents() });
+  const stored = async () => ({
+    tokens: await countRows(server, 'oauth_access_tokens'),
+    events: await exchangeEvents(),
+    // A trusted JWT's jti, recorded once it is redeemed (the DPoP proofs' table).
+    jtis: Number((await server.app.database.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM oauth_dpop_proofs'))[0]!.n),
+  });
   const exchangeEvents = async () =>
     Number(
       (
@@ -205,6 +222,31 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     await expectRefusedStoringNothing(
       () => exchange(service, { subject_token: subject, subject_token_type: 'urn:example:saml' }),
       'invalid_request',
+    );
+  });
+
+  it("a trusted issuer's JWT as subject: a token for the user it names, its jti used once", async () => {
+    const aud = server.config.baseUrl.replace(/\/+$/, '');
+    const jwt = await idp.sign(assertionClaims({ iss: IDP, aud, sub: 'alice-at-idp', email: 'alice@example.com', email_verified: true }));
+    const response = await exchange(impersonator, { subject_token: jwt, subject_token_type: TOKEN_TYPES.jwt, scope: 'read' });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(await introspect(response.json().access_token, impersonator)).toMatchObject({ active: true, sub: alice.subject, scope: 'read' });
+    await expectRefusedStoringNothing(
+      () => exchange(impersonator, { subject_token: jwt, subject_token_type: TOKEN_TYPES.jwt }),
+      'invalid_grant',
+    );
+    // Its issuer does not list this client.
+    const other = await idp.sign(assertionClaims({ iss: IDP, aud, sub: 'alice-at-idp', email: 'alice@example.com', email_verified: true }));
+    const actor = await ownToken(service);
+    await expectRefusedStoringNothing(
+      () =>
+        exchange(service, {
+          subject_token: other,
+          subject_token_type: TOKEN_TYPES.jwt,
+          actor_token: actor,
+          actor_token_type: TOKEN_TYPES.accessToken,
+        }),
+      'invalid_grant',
     );
   });
 
