@@ -64,3 +64,21 @@ export const tokenExchangeSchema = {
     },
   },
 } as const;
+
+/** Why the section cannot be used as it is, one line each with its path; [] when it can. */
+export function tokenExchangeProblems(section: TokenExchangeConfig, openidEnabled: boolean, baseUrl: string): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  section.idJagAudiences.forEach((entry, index) => {
+    if (seen.has(entry.audience)) problems.push(`tokenExchange.idJagAudiences.${index}.audience: ${entry.audience} is listed twice`);
+    seen.add(entry.audience);
+    // An ID-JAG for this server itself would be redeemed by the server that signed it (the draft's Cross-Domain Use).
+    if (entry.audience.replace(/\/+$/, '') === baseUrl.replace(/\/+$/, ''))
+      problems.push(
+        `tokenExchange.idJagAudiences.${index}.audience: is this server (baseUrl); ID-JAGs are for other authorization servers`,
+      );
+  });
+  if (section.idJagAudiences.length > 0 && !openidEnabled)
+    problems.push('tokenExchange.idJagAudiences: needs openid.enabled (an ID-JAG is exchanged for an ID token)');
+  return problems;
+}
