@@ -6,6 +6,7 @@ import type { GrantFlow } from '../../src/config/types.js';
 import { TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from '../../src/oauth/exchange/token-exchange-grant-type.js';
 import type { ApplicationRecord, UserRecord } from '../../src/oauth/store.js';
 import { countRows, createClient, createUser, signedIn } from '../helpers/end-user.js';
+import { dpopKey, dpopProof } from '../helpers/dpop.js';
 import { issueToken } from '../helpers/factories.js';
 import { basic, introspectRequest, revokeRequest, tokenRequest, type Params } from '../helpers/oauth-requests.js';
 import { codeFlow, createJwtResource, jwksOf, openIdServer } from '../helpers/openid.js';
@@ -223,6 +224,28 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
       () => exchange(service, { subject_token: subject, subject_token_type: 'urn:example:saml' }),
       'invalid_request',
     );
+  });
+
+  it('a DPoP-bound subject token is exchanged only with a proof by its key (invalid_grant without one)', async () => {
+    const key = await dpopKey();
+    const bound = (
+      await issueToken(server.deps, {
+        application: web.application,
+        resourceOwnerId: alice.id,
+        scopes: ['read'],
+        grantType: 'authorization_code',
+        dpopJkt: key.jkt,
+      })
+    ).accessToken;
+    await expectRefusedStoringNothing(() => exchange(impersonator, { subject_token: bound }), 'invalid_grant');
+    const htu = `${server.config.baseUrl.replace(/\/+$/, '')}/oauth/token`;
+    const response = await tokenRequest(
+      server.app,
+      { grant_type: TOKEN_EXCHANGE_GRANT, subject_token: bound, subject_token_type: TOKEN_TYPES.accessToken },
+      { ...auth(impersonator), dpop: await dpopProof(key, { htu }) },
+    );
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ token_type: 'DPoP', issued_token_type: TOKEN_TYPES.accessToken });
   });
 
   it("a trusted issuer's JWT as subject: a token for the user it names, its jti used once", async () => {

@@ -3,7 +3,7 @@ import { tokenExchangedEvent } from '../audit/exchange-events.js';
 import { consumeAssertion } from '../assertions/assertion-replay.js';
 import { requireClient } from '../clients/client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
-import { InvalidRequest, InvalidTarget, UnauthorizedClient } from '../errors.js';
+import { InvalidGrant, InvalidRequest, InvalidTarget, UnauthorizedClient } from '../errors.js';
 import { actorOf } from '../exchange/actor-token.js';
 import { exchangedScopes } from '../exchange/exchanged-scopes.js';
 import { idJagAudience, idJagResource, signIdJag } from '../exchange/id-jag-issuer.js';
@@ -33,6 +33,9 @@ export const tokenExchangeGrant: GrantHandler = async (deps, { parameters, crede
     throw new InvalidRequest(`The requested_token_type must be ${TOKEN_TYPES.accessToken} or ${TOKEN_TYPES.idJag}.`);
   const dpopJkt = await admitClient(deps, TOKEN_EXCHANGE_GRANT, application, dpopProof);
   const subject = await subjectToken(deps, subjectValue, subjectType, application);
+  // RFC 9449 section 7: a bound token is used only with its key's proof; else a stolen one would become a bearer token.
+  if (subject.type === 'access_token' && subject.token.dpopJkt !== null && subject.token.dpopJkt !== dpopJkt)
+    throw new InvalidGrant("The subject token is DPoP-bound: the request's DPoP proof must be by its key.");
   const act = await actorOf(deps, actorParameters(parameters), application, subject.type === 'access_token' ? subject.token.act : null);
   const scopes = exchangedScopes(deps, application, subject, optionalParameter(parameters, 'scope'));
   const audience = await exchangedAudience(deps, subject, requestedResources(parameters), scopes);
