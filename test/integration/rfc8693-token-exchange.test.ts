@@ -201,9 +201,14 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     expect(claims.act).toBeUndefined();
     expect(await introspect(response.json().access_token, impersonator)).toMatchObject({ active: true, sub: alice.subject });
     expect((await introspect(response.json().access_token, impersonator)).act).toBeUndefined();
+    const [event] = await server.app.database.sql.query<{ client_id: string; details: string }>(
+      "SELECT client_id, details FROM oauth_audit_events WHERE type = 'token.exchanged' ORDER BY id DESC LIMIT 1",
+    );
+    expect(event!.client_id).toBe('impersonator');
+    expect(JSON.parse(event!.details)).toMatchObject({ actor: null });
   });
 
-  it('a revoked or unknown subject token is invalid_grant; a client without the grant type is unauthorized_client', async () => {
+  it('a revoked or unknown subject token is invalid_grant; a client without the grant type is unauthorized_client, as is a public client', async () => {
     const subject = await aliceToken();
     const actor = await ownToken(service);
     const revoked = await aliceToken();
@@ -224,6 +229,18 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
       () => exchange(service, { subject_token: subject, subject_token_type: 'urn:example:saml' }),
       'invalid_request',
     );
+    // A public client, even one whose grant types name the grant.
+    const publicClient = await createClient(server.deps, { confidential: false }, { uid: 'public-app' });
+    await server.deps.stores.applicationAdmin.update(publicClient.application.id, { grantTypes: [TOKEN_EXCHANGE_GRANT] });
+    const fromPublicClient = () =>
+      tokenRequest(server.app, {
+        grant_type: TOKEN_EXCHANGE_GRANT,
+        client_id: 'public-app',
+        subject_token: subject,
+        subject_token_type: TOKEN_TYPES.accessToken,
+      });
+    await expectRefusedStoringNothing(fromPublicClient, 'unauthorized_client');
+    expect((await fromPublicClient()).json().error_description).toBe('Token exchange is for confidential clients.');
   });
 
   it('a DPoP-bound subject token is exchanged only with a proof by its key (invalid_grant without one)', async () => {

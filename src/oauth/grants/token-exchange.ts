@@ -27,6 +27,8 @@ export const tokenExchangeGrant: GrantHandler = async (deps, { parameters, crede
   const subjectType = requireParameter(parameters, 'subject_token_type');
   const application = await requireClient(deps, credentials);
   if (!mayUseTokenExchange(deps, application)) throw new UnauthorizedClient();
+  // RFC 8693 section 5 leans on client authentication to decide who may exchange what: a public client proves nothing.
+  if (!application.confidential) throw new UnauthorizedClient('Token exchange is for confidential clients.');
   const requestedType = optionalParameter(parameters, 'requested_token_type') ?? TOKEN_TYPES.accessToken;
   if (requestedType === TOKEN_TYPES.idJag) return idJagExchange(deps, parameters, application, subjectValue, subjectType, address);
   if (requestedType !== TOKEN_TYPES.accessToken)
@@ -56,7 +58,8 @@ export const tokenExchangeGrant: GrantHandler = async (deps, { parameters, crede
     tokenExchangedEvent(subject.user.id, application, address, {
       subject_token_type: subjectType,
       issued_token_type: TOKEN_TYPES.accessToken,
-      actor: act?.sub ?? null,
+      // Impersonation names no actor, even where it keeps the subject token's act.
+      actor: optionalParameter(parameters, 'actor_token') === undefined ? null : (act?.sub ?? null),
       audience: audience.uris,
       token_id: issued.record.id,
     }),
