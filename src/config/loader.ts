@@ -8,6 +8,7 @@ import { applyEnvOverrides, ENV_PREFIX, envVariableAt, type UnvalidatedConfig } 
 import { jsonSyntaxProblem } from './json-syntax-error.js';
 import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
 import { readSessionSecretFile } from './session-secret-file.js';
+import { tokenExchangeProblems } from './token-exchange-schema.js';
 import { trustedIssuerProblems } from './trusted-issuers-schema.js';
 import type { Config } from './types.js';
 
@@ -206,6 +207,7 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
       );
   }
   problems.push(...trustedIssuerProblems(config.trustedIssuers, offered, config.baseUrl));
+  problems.push(...tokenExchangeProblems(config.tokenExchange, config.openid.enabled, config.baseUrl));
   if (config.reuseAccessToken && config.hashTokens) {
     problems.push('reuseAccessToken: needs hashTokens false (a hashed token cannot be returned again)');
   }

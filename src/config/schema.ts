@@ -9,6 +9,7 @@ import { telemetrySchema } from './telemetry-schema.js';
 import { auditSchema } from './audit-schema.js';
 import { registrationSchema } from './registration-schema.js';
 import { openidSchema, signingKeysSchema } from './signing-schema.js';
+import { tokenExchangeSchema } from './token-exchange-schema.js';
 import { trustedIssuersSchema } from './trusted-issuers-schema.js';
 
 const scopeList = { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }, uniqueItems: true };
@@ -184,10 +185,11 @@ export const configSchema = {
           'implicit',
           'urn:ietf:params:oauth:grant-type:device_code',
           'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          'urn:ietf:params:oauth:grant-type:token-exchange',
         ],
       },
       description:
-        'Enabled grant flows; `password`, `implicit`, the device authorization grant (`urn:ietf:params:oauth:grant-type:device_code`, RFC 8628) and the JWT bearer grant (`urn:ietf:params:oauth:grant-type:jwt-bearer`, RFC 7523, see trustedIssuers) are off unless listed. A client uses the device or JWT bearer grant only when its own grant types name it.',
+        'Enabled grant flows; `password`, `implicit`, the device authorization grant (`urn:ietf:params:oauth:grant-type:device_code`, RFC 8628) and the JWT bearer grant (`urn:ietf:params:oauth:grant-type:jwt-bearer`, RFC 7523, see trustedIssuers) and the token exchange grant (`urn:ietf:params:oauth:grant-type:token-exchange`, RFC 8693, see tokenExchange) are off unless listed. A client uses the device, JWT bearer or token exchange grant only when its own grant types name it.',
     },
     defaultScopes: { ...scopeList, default: ['read'], description: 'Scopes granted when none are requested.' },
     optionalScopes: {
@@ -305,6 +307,7 @@ export const configSchema = {
     keys: signingKeysSchema,
     dpop: dpopSchema,
     trustedIssuers: trustedIssuersSchema,
+    tokenExchange: tokenExchangeSchema,
     registration: registrationSchema,
     rateLimit: {
       type: 'object',

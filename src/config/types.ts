@@ -4,6 +4,7 @@
 import type { BackchannelLogoutConfig } from './backchannel-logout-schema.js';
 import type { DPOP_ALGORITHMS } from './dpop-schema.js';
 import type { REGISTRABLE_GRANT_TYPES, REGISTRATION_POLICIES } from './registration-schema.js';
+import type { TokenExchangeConfig } from './token-exchange-schema.js';
 import type { TrustedIssuerConfig } from './trusted-issuers-schema.js';
 
 export type GrantFlow =
@@ -13,7 +14,8 @@ export type GrantFlow =
   | 'password'
   | 'implicit'
   | 'urn:ietf:params:oauth:grant-type:device_code'
-  | 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+  | 'urn:ietf:params:oauth:grant-type:jwt-bearer'
+  | 'urn:ietf:params:oauth:grant-type:token-exchange';
 export type PkceMethod = 'S256' | 'plain';
 
 export type IntrospectionRuleConfig =
@@ -87,6 +89,7 @@ export interface Config {
     nonce: { required: boolean; rotateSeconds: number };
   };
   trustedIssuers: TrustedIssuerConfig[];
+  tokenExchange: TokenExchangeConfig;
   registration: {
     policy: (typeof REGISTRATION_POLICIES)[number];
     /** Resolved by the loader: null in the file stands for defaultScopes (+ the OpenID scopes while openid.enabled). */

@@ -16,12 +16,14 @@ export const tokenResponseSchema = {
   description: 'RFC 6749 section 5.1 token response; beforeTokenResponse may add fields.',
   properties: {
     access_token: { type: 'string' },
-    token_type: { type: 'string', enum: ['Bearer', 'DPoP'] },
+    // N_A: RFC 8693 section 2.2.1, a token exchange that issued something other than an access token (an ID-JAG).
+    token_type: { type: 'string', enum: ['Bearer', 'DPoP', 'N_A'] },
     expires_in: { type: 'integer' },
     refresh_token: { type: 'string' },
     scope: { type: 'string' },
     created_at: { type: 'integer' },
     id_token: { type: 'string', description: 'OpenID Connect: when openid was granted (code exchange and refresh).' },
+    issued_token_type: { type: 'string', description: 'RFC 8693: what a token exchange issued.' },
   },
   required: ['access_token', 'token_type', 'created_at'],
   additionalProperties: true,

@@ -80,8 +80,8 @@ export class InvalidRedirectUri extends OAuthError {
 
 // RFC 6749 section 5.2 lists only invalid_client as 401; Doorkeeper's 401 here is a deviation (SPEC 8).
 export class UnauthorizedClient extends OAuthError {
-  constructor() {
-    super('unauthorized_client', 400, 'The client is not authorized to perform this request using this method.');
+  constructor(description = 'The client is not authorized to perform this request using this method.') {
+    super('unauthorized_client', 400, description);
   }
 }
 

@@ -5,6 +5,7 @@
 import type { ApplicationAdminStore, ApplicationRecord, ApplicationStore } from './clients/application-store.js';
 import type { CleanupStore } from './cleanup/cleanup-store.js';
 import type { ClaimsRequest } from './openid/claims-request.js';
+import type { ActorClaim } from './exchange/actor-claim.js';
 import type { RegistrationStore } from './clients/registration/registration-store.js';
 import type { LogoutDeliveryStore } from './openid/backchannel-logout/logout-delivery-store.js';
 import type { SigningKeyMaterial } from './keys/signing-key-material.js';
@@ -80,6 +81,8 @@ export interface AccessTokenRecord {
   dpopJkt: string | null;
   /** OpenID Connect Core 5.5: the claims request of the authorization it descends from (UserInfo, refreshed ID tokens). */
   claims: ClaimsRequest | null;
+  /** RFC 8693 section 4.1: who acts for the subject (token exchange with an actor_token); null: no one. */
+  act: ActorClaim | null;
 }
 
 export interface AccessGrantRecord {
@@ -109,7 +112,7 @@ export interface AccessGrantRecord {
 
 export type NewAccessToken = Omit<
   AccessTokenRecord,
-  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt' | 'claims'
+  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt' | 'claims' | 'act'
 > & {
   previousRefreshToken?: string;
   authTime?: Date | null;
@@ -117,6 +120,7 @@ export type NewAccessToken = Omit<
   audience?: string[];
   dpopJkt?: string | null;
   claims?: ClaimsRequest | null;
+  act?: ActorClaim | null;
 };
 export type NewAccessGrant = Omit<
   AccessGrantRecord,

@@ -1,3 +1,4 @@
+import { actorClaimJson, storedActorClaim } from '../oauth/exchange/actor-claim.js';
 import { claimsRequestJson, storedClaimsRequest } from '../oauth/openid/claims-request.js';
 import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
 import { storing } from './prisma-errors.js';
@@ -35,6 +36,7 @@ const toAccessToken = (row: Row<OauthAccessToken>): AccessTokenRecord => ({
   audience: splitList(row.audience),
   dpopJkt: row.dpopJkt,
   claims: storedClaimsRequest(row.claims),
+  act: storedActorClaim(row.act),
 });
 
 // A new row: the database numbers it; it is revoked and rotated later.
@@ -66,6 +68,7 @@ const newRow = (input: NewAccessToken): Row<OauthAccessToken> => ({
   audience: joinedOrNull(input.audience),
   dpopJkt: input.dpopJkt ?? null,
   claims: input.claims ? claimsRequestJson(input.claims) : null,
+  act: input.act ? actorClaimJson(input.act) : null,
 });
 const insertValues = (row: Row<OauthAccessToken>): unknown[] =>
   INSERTED.map((field) => {

@@ -22,6 +22,10 @@ export function userRepository(sql: SqlClient, prisma: PrismaClient): UserStore 
       return one(await sql.query<Row<User>>(`SELECT ${USER_COLUMNS} FROM users WHERE username = $1`, [username]));
     },
     findById: async (id) => one(await sql.query<Row<User>>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id])),
+    async findBySubject(subject) {
+      if (subject.includes('\u0000')) return null;
+      return one(await sql.query<Row<User>>(`SELECT ${USER_COLUMNS} FROM users WHERE subject = $1`, [subject]));
+    },
     async list() {
       return (await prisma.user.findMany({ orderBy: { id: 'asc' } })).map(toUser);
     },

@@ -44,6 +44,7 @@ const KNOWN_GRANT_TYPES = [
   'refresh_token',
   'implicit',
   'urn:ietf:params:oauth:grant-type:device_code',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
 ];
 const INTROSPECTION_RESULTS: IntrospectionResult[] = ['active', 'inactive', 'refused'];
 const PASSWORD_CHECKS = ['login', 'password_grant', 'admin'];

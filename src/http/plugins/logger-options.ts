@@ -19,6 +19,9 @@ const SECRET_PARAMETERS = [
   'user_code',
   // RFC 7523 section 2.1: a trusted issuer's assertion is a bearer grant until its jti is spent.
   'assertion',
+  // RFC 8693: the tokens a token exchange trades in.
+  'subject_token',
+  'actor_token',
 ];
 
 // Where a handler or an extension could log request data whole. No `*.name` wildcard: pino then runs its redaction

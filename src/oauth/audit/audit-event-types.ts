@@ -12,6 +12,7 @@ export const AUDIT_EVENT_TYPES = [
   'token.revoked',
   'refresh_token.reuse_detected',
   'assertion.redeemed',
+  'token.exchanged',
   'client.created',
   'client.updated',
   'client.deleted',

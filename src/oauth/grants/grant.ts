@@ -26,7 +26,18 @@ export interface GrantResult {
    * anything (mintWithIdToken); null or absent when none is due.
    */
   idToken?: string | null;
+  /** RFC 8693 section 2.2.1: a token exchange says what it issued (issued_token_type). */
+  issuedTokenType?: string;
+}
+
+/**
+ * RFC 8693 section 2.2.1: a token exchange that issued no access token of this server (an ID-JAG for another
+ * server): the response body as it is, nothing stored to describe.
+ */
+export interface IssuedAssertion {
+  application: ApplicationRecord;
+  body: { access_token: string; issued_token_type: string; token_type: 'N_A'; expires_in: number; scope?: string; created_at: number };
 }
 
 /** One grant type of RFC 6749 section 4/6: validate in order, then issue. Throws OAuthError subclasses. */
-export type GrantHandler = (deps: OAuthDeps, request: GrantRequest) => Promise<GrantResult>;
+export type GrantHandler = (deps: OAuthDeps, request: GrantRequest) => Promise<GrantResult | IssuedAssertion>;

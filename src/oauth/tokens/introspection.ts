@@ -172,6 +172,8 @@ function standardFields(deps: OAuthDeps, { record, kind }: FoundToken, applicati
   if (record.audience.length > 0) fields.aud = record.audience.length === 1 ? record.audience[0] : [...record.audience];
   // RFC 9449 section 6.2 and RFC 7800: the key a bound access token must be presented with.
   if (kind === 'access_token' && record.dpopJkt !== null) fields.cnf = { jkt: record.dpopJkt };
+  // RFC 8693 section 4.1 (and 2.2.1's introspection note): who acts for the subject, as the JWT access token says.
+  if (record.act !== null) fields.act = record.act;
   return fields;
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
+import type { ActorClaim } from '../exchange/actor-claim.js';
 import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
 import { resourceOwnerSubject } from '../openid/subject.js';
@@ -20,6 +21,8 @@ export interface JwtAccessTokenInput {
   authTime: Date | null;
   /** RFC 9449 section 6.1: the key the token is bound to, as cnf.jkt. */
   dpopJkt?: string | null;
+  /** RFC 8693 section 4.1: the actor of an exchanged token, as act. */
+  act?: ActorClaim | null;
 }
 
 /** Section 2.2's claims, signed with the current RS256 key, header typ "at+jwt" (section 2.1). */
@@ -40,6 +43,7 @@ export async function signJwtAccessToken(deps: OAuthDeps, input: JwtAccessTokenI
     ...(input.scopes.length > 0 && { scope: formatScopes([...input.scopes]) }),
     ...(input.authTime && { auth_time: Math.floor(input.authTime.getTime() / 1000), amr: ['pwd'] }),
     ...(input.dpopJkt && { cnf: { jkt: input.dpopJkt } }),
+    ...(input.act && { act: input.act }),
   };
   return deps.signer.sign(claims, { typ: 'at+jwt' });
 }

@@ -3,6 +3,7 @@ import type { GrantFlow } from '../../config/types.js';
 import type { OAuthDeps } from '../deps.js';
 import type { TokenResponseBody } from '../hooks.js';
 import { InvalidDpopProof } from '../errors.js';
+import type { ActorClaim } from '../exchange/actor-claim.js';
 import type { ClaimsRequest } from '../openid/claims-request.js';
 import { signJwtAccessToken } from './jwt-access-token.js';
 import { accessTokenFormat, audienceLifetime, NO_AUDIENCE, type Audience } from '../resources/resource-indicators.js';
@@ -32,6 +33,8 @@ export interface TokenRequest {
   dpopJkt?: string | null;
   /** OpenID Connect Core 5.5: the claims request of the authorization, honoured by UserInfo and refreshed ID tokens. */
   claims?: ClaimsRequest | null;
+  /** RFC 8693 section 4.1: who acts for the subject (token exchange with an actor_token). */
+  act?: ActorClaim | null;
 }
 
 /** A token as just created: the record plus the plain values, which exist only in this response. */
@@ -87,6 +90,7 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
     audience: audience.uris,
     dpopJkt: request.dpopJkt ?? null,
     claims: request.claims ?? null,
+    act: request.act ?? null,
   };
   return { input, accessToken, refreshToken };
 }

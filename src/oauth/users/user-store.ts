@@ -40,6 +40,8 @@ export interface UserClaims {
 export interface UserStore {
   findByUsername(username: string): Promise<UserRecord | null>;
   findById(id: number): Promise<UserRecord | null>;
+  /** By the OpenID Connect subject (users.subject), as a public client sees it. */
+  findBySubject(subject: string): Promise<UserRecord | null>;
 }
 
 export interface UserAdminStore {
