@@ -2,6 +2,7 @@
 // carries a description; the table of docs/configuration.md is generated from it (npm run config:docs) and checked by a test.
 
 import { introspectionSchema } from './introspection-schema.js';
+import { deviceAuthorizationSchema } from './device-authorization-schema.js';
 import { dpopSchema } from './dpop-schema.js';
 import { hstsSchema } from './hsts-schema.js';
 import { metricsSchema } from './metrics-schema.js';
@@ -142,36 +143,7 @@ export const configSchema = {
       default: 600,
       description: 'Authorization code lifetime in seconds.',
     },
-    deviceAuthorization: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      description: 'The device authorization grant (RFC 8628), while grantFlows lists it.',
-      properties: {
-        expiresIn: {
-          type: 'integer',
-          minimum: 60,
-          maximum: 3600,
-          default: 600,
-          description: 'Seconds a device code and its user code live (the expires_in of POST /oauth/device_authorization).',
-        },
-        interval: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 60,
-          default: 5,
-          description:
-            'Seconds a device waits between polls; each poll sooner than that answers slow_down and adds 5 seconds for that device code.',
-        },
-        maxEntriesPerCode: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 20,
-          default: 5,
-          description: 'How often one user code may be entered at /device; past it the device authorization is denied.',
-        },
-      },
-    },
+    deviceAuthorization: deviceAuthorizationSchema,
     grantFlows: {
       type: 'array',
       uniqueItems: true,
