@@ -1,5 +1,5 @@
 import { recordDomainEvent } from '../audit/audit-trail.js';
-import { assertionRedeemedEvent } from '../audit/assertion-events.js';
+import { assertionRedeemedEvent } from '../audit/vouched-user-events.js';
 import { assertionIssuer, verifyAssertion, type VerifiedAssertion } from '../assertions/assertion-checks.js';
 import { consumeAssertion } from '../assertions/assertion-replay.js';
 import { assertedScopes } from '../assertions/asserted-scopes.js';

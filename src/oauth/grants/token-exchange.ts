@@ -1,5 +1,5 @@
 import { recordDomainEvent } from '../audit/audit-trail.js';
-import { tokenExchangedEvent } from '../audit/exchange-events.js';
+import { tokenExchangedEvent } from '../audit/vouched-user-events.js';
 import { consumeAssertion } from '../assertions/assertion-replay.js';
 import { requireClient } from '../clients/client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
