@@ -1,9 +1,11 @@
 // npm run bench:peers [-- options]: issue 21's side-by-side run. The service (default configuration, as
-// shipped) against the database ceiling (bench/ceiling-server.ts) and node-oidc-provider with its in-memory
-// adapter (bench/peer-oidc-provider.ts), on the same load generator, one server at a time in alternating
-// rounds. Progress goes to stderr, the report (Markdown) to stdout.
+// shipped, plus the device grant) against the database ceiling (bench/ceiling-server.ts) and node-oidc-provider
+// with its in-memory adapter (bench/peer-oidc-provider.ts), on the same load generator, one server at a time in
+// alternating rounds. Issue 34 added client_credentials with private_key_jwt and device-code polling (the ceiling
+// has neither; bench/peer-clients.ts). Progress goes to stderr, the report (Markdown) to stdout.
 import type { AutocannonRequest } from 'autocannon';
 import { freePort } from '../scripts/lib/ports.js';
+import { AssertionPool, DEVICE_GRANT, deviceCodes, pollRequest, seedPeerClients } from './peer-clients.js';
 import { combine, probe, problemText, runLoad, type LoadRun, type Measurement } from './load.js';
 import { startServer, type ServerProcess } from './processes.js';
 import { isValid, markdownTable, ms, rate } from './report.js';
@@ -25,12 +27,13 @@ import {
 
 const USAGE = `Usage: npm run bench:peers -- [options]
 
-The service, the database ceiling (bare Fastify + pg) and node-oidc-provider side by side (issue 21).
+The service, the database ceiling (bare Fastify + pg) and node-oidc-provider side by side (issues 21 and 34).
 
   --duration S      seconds measured per scenario and server, split over the rounds (default 20)
   --rounds N        alternating rounds; each round rotates which server goes first (default 2)
   --warmup S        seconds of warm-up of each server before each scenario (default 3)
   --connections N   keep-alive connections (default 16)
+  --device-codes N  pending device codes the service's polls cycle through (default 12000; see the report)
 ${COMMON_USAGE}`;
 
 const log = benchLog('peers');
@@ -38,8 +41,25 @@ const cleanups: Cleanups = [];
 const FORM = 'application/x-www-form-urlencoded';
 const TARGETS = ['service', 'ceiling', 'oidc-provider'] as const;
 type Target = (typeof TARGETS)[number];
-const KINDS = ['introspection', 'client_credentials'] as const;
+const KINDS = ['introspection', 'client_credentials', 'private_key_jwt', 'device_poll'] as const;
 type Kind = (typeof KINDS)[number];
+/** The ceiling server knows a client secret and tokens only. */
+const TARGETS_OF: Record<Kind, readonly Target[]> = {
+  introspection: TARGETS,
+  client_credentials: TARGETS,
+  private_key_jwt: ['service', 'oidc-provider'],
+  device_poll: ['service', 'oidc-provider'],
+};
+const KIND_LABEL: Record<Kind, string> = {
+  introspection: 'introspection (client_secret_basic, active token)',
+  client_credentials: 'client_credentials (client_secret_basic)',
+  private_key_jwt: 'client_credentials (private_key_jwt, ES256)',
+  device_poll: 'device-code poll (pending)',
+};
+/** The service's poll interval here (the minimum; default 5): a code polled less often is answered authorization_pending. */
+const DEVICE_INTERVAL = 1;
+/** node-oidc-provider's in-memory adapter keeps 1,000 to 2,000 entries, two per device code: more codes would be evicted. */
+const OIDC_PROVIDER_DEVICE_CODES = 400;
 
 const post = (path: string, authorization: string, body: Record<string, string>): AutocannonRequest => ({
   method: 'POST',
@@ -47,15 +67,16 @@ const post = (path: string, authorization: string, body: Record<string, string>)
   headers: { 'content-type': FORM, authorization },
   body: new URLSearchParams(body).toString(),
 });
-const scenario = (name: string, request: AutocannonRequest, expectBody: Scenario['expectBody']): Scenario => ({
+const scenario = (name: string, request: () => AutocannonRequest, expectBody: Scenario['expectBody'], expectStatus = 200): Scenario => ({
   name,
-  load: () => ({ requests: [request] }),
-  probe: () => request,
-  expectStatus: 200,
+  load: () => ({ requests: [request()] }),
+  probe: request,
+  expectStatus,
   expectBody,
 });
 const active = (body: Record<string, unknown>) => body.active === true;
 const issued = (body: Record<string, unknown>) => typeof body.access_token === 'string';
+const pending = (body: Record<string, unknown>) => body.error === 'authorization_pending';
 
 interface Row {
   runs: LoadRun[];
@@ -68,8 +89,19 @@ async function main(argv: BenchArgs): Promise<boolean> {
   const rounds = argv.count('rounds', 2);
   const duration = argv.count('duration', 20);
   const warmup = argv.count('warmup', 3);
-  const { prepared, seed } = await prepareSeededService({ log, cleanups, workPrefix: 'oauth-peers-', useTsx: argv.useTsx });
+  const serviceDeviceCodes = argv.count('device-codes', 12_000);
+  const { prepared, seed } = await prepareSeededService({
+    log,
+    cleanups,
+    workPrefix: 'oauth-peers-',
+    useTsx: argv.useTsx,
+    settings: {
+      grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', DEVICE_GRANT],
+      deviceAuthorization: { interval: DEVICE_INTERVAL },
+    },
+  });
   const { config } = prepared;
+  const clients = await seedPeerClients(prepared.database, config);
   const basic = basicAuth(seed.clientId, seed.clientSecret);
   const service = await prepared.start();
   const [ceilingPort, oidcPort] = [await freePort(), await freePort()];
@@ -83,81 +115,161 @@ async function main(argv: BenchArgs): Promise<boolean> {
   const oidc = await start(
     'oidc-provider',
     'bench/peer-oidc-provider.ts',
-    { CLIENT_ID: seed.clientId, CLIENT_SECRET: seed.clientSecret },
+    {
+      CLIENT_ID: seed.clientId,
+      CLIENT_SECRET: seed.clientSecret,
+      JWT_CLIENT_ID: clients.jwtClientId,
+      JWT_CLIENT_JWKS: JSON.stringify(clients.publicJwks),
+      DEVICE_CLIENT_ID: clients.deviceClientId,
+    },
     oidcPort,
   );
-  const oidcIssue = post('/token', basic, { grant_type: 'client_credentials' });
-  const oidcToken = (await probe(oidc.baseUrl, oidcIssue)).body?.access_token;
+  const oidcIssue = () => post('/token', basic, { grant_type: 'client_credentials' });
+  const oidcToken = (await probe(oidc.baseUrl, oidcIssue())).body?.access_token;
   if (typeof oidcToken !== 'string') throw new Error('node-oidc-provider issued no access token');
 
   const servers: Record<Target, ServerProcess> = { service, ceiling, 'oidc-provider': oidc };
-  const scenarios: Record<Kind, Record<Target, Scenario>> = {
+  // Each server checks the assertion's aud against its own issuer, as its discovery document names it (the service
+  // derives its base URL from the listening address when none is configured).
+  const issuer = async (server: ServerProcess, path: string) => {
+    const { body } = await probe(server.baseUrl, { method: 'GET', path });
+    if (typeof body?.issuer !== 'string') throw new Error(`${server.baseUrl}${path} names no issuer`);
+    return body.issuer;
+  };
+  const assertions: Partial<Record<Target, AssertionPool>> = {
+    service: new AssertionPool(clients, await issuer(service, '/.well-known/oauth-authorization-server')),
+    'oidc-provider': new AssertionPool(clients, await issuer(oidc, '/.well-known/openid-configuration')),
+  };
+  const tokenPath: Record<Target, string> = { service: '/oauth/token', ceiling: '/oauth/token', 'oidc-provider': '/token' };
+  const codes: Partial<Record<Target, string[]>> = {};
+  const answers: Record<Target, Record<string, number>> = { service: {}, ceiling: {}, 'oidc-provider': {} };
+  const poll = (target: Target) => () => pollRequest(tokenPath[target], clients.deviceClientId, codes[target] ?? [], answers[target]);
+  const introspect = (target: Target, token: string) => () =>
+    post(target === 'oidc-provider' ? '/token/introspection' : '/oauth/introspect', basic, { token });
+  const scenarios: Record<Kind, Partial<Record<Target, Scenario>>> = {
     introspection: {
-      service: scenario('introspect basic active', post('/oauth/introspect', basic, { token: seed.activeToken }), active),
-      ceiling: scenario('introspect basic active', post('/oauth/introspect', basic, { token: seed.activeToken }), active),
-      'oidc-provider': scenario('introspect basic active', post('/token/introspection', basic, { token: oidcToken }), active),
+      service: scenario('introspect basic active', introspect('service', seed.activeToken), active),
+      ceiling: scenario('introspect basic active', introspect('ceiling', seed.activeToken), active),
+      'oidc-provider': scenario('introspect basic active', introspect('oidc-provider', oidcToken), active),
     },
     client_credentials: {
-      service: scenario('token client_credentials', post('/oauth/token', basic, { grant_type: 'client_credentials' }), issued),
-      ceiling: scenario('token client_credentials', post('/oauth/token', basic, { grant_type: 'client_credentials' }), issued),
+      service: scenario('token client_credentials', () => post('/oauth/token', basic, { grant_type: 'client_credentials' }), issued),
+      ceiling: scenario('token client_credentials', () => post('/oauth/token', basic, { grant_type: 'client_credentials' }), issued),
       'oidc-provider': scenario('token client_credentials', oidcIssue, issued),
     },
+    private_key_jwt: {
+      service: scenario('token private_key_jwt', () => assertions.service!.request('/oauth/token'), issued),
+      'oidc-provider': scenario('token private_key_jwt', () => assertions['oidc-provider']!.request('/token'), issued),
+    },
+    device_poll: {
+      service: scenario('device poll', poll('service'), pending, 400),
+      'oidc-provider': scenario('device poll', poll('oidc-provider'), pending, 400),
+    },
   };
-  const problems: string[] = [];
-  for (const kind of KINDS)
-    for (const target of TARGETS) {
-      const s = scenarios[kind][target];
-      const { status, body } = await probe(servers[target].baseUrl, s.probe());
-      if (status !== 200 || !body || !s.expectBody!(body)) problems.push(`${kind} on ${target}: HTTP ${status} ${JSON.stringify(body)}`);
+  const deviceAuthorizationPath: Partial<Record<Target, string>> = {
+    service: '/oauth/device_authorization',
+    'oidc-provider': '/device/auth',
+  };
+  const codeCount: Partial<Record<Target, number>> = { service: serviceDeviceCodes, 'oidc-provider': OIDC_PROVIDER_DEVICE_CODES };
+  const prepareKind = async (kind: Kind) => {
+    if (kind !== 'device_poll') return;
+    for (const target of TARGETS_OF[kind]) {
+      log(`creating ${codeCount[target]} device codes on ${target}`);
+      codes[target] = await deviceCodes(
+        servers[target].baseUrl,
+        deviceAuthorizationPath[target]!,
+        clients.deviceClientId,
+        codeCount[target]!,
+      );
     }
-  for (const problem of problems) log(`PREFLIGHT: ${problem}`);
+  };
+
+  // Assertions are signed before each run, enough for the fastest rate seen so far (a first guess before any).
+  const fastest: Partial<Record<Target, number>> = {};
+  const measure = async (kind: Kind, target: Target, seconds: number): Promise<LoadRun> => {
+    const pool = kind === 'private_key_jwt' ? assertions[target]! : null;
+    await pool?.fill(Math.ceil(Math.max(fastest[target] ?? 4000, 1000) * seconds * 1.5));
+    const run = await runLoad(servers[target].baseUrl, scenarios[kind][target]!, { connections, seconds });
+    if (pool) {
+      fastest[target] = Math.max(fastest[target] ?? 0, run.latencies.length / run.seconds);
+      if (pool.missing > 0) run.problems['client assertions ran out'] = pool.missing;
+      pool.missing = 0;
+      pool.clear();
+    }
+    return run;
+  };
+
+  const problems: string[] = [];
+  const preflight = async (kind: Kind) => {
+    for (const target of TARGETS_OF[kind]) {
+      const s = scenarios[kind][target]!;
+      if (kind === 'private_key_jwt') await assertions[target]!.fill(2);
+      const { status, body } = await probe(servers[target].baseUrl, s.probe());
+      if (status !== s.expectStatus || !body || !s.expectBody!(body))
+        problems.push(`${kind} on ${target}: HTTP ${status} ${JSON.stringify(body)}`);
+      assertions[target]?.clear();
+    }
+  };
 
   const loads: string[] = [];
   const rows = Object.fromEntries(KINDS.map((k) => [k, Object.fromEntries(TARGETS.map((t) => [t, { runs: [] } as Row]))])) as Record<
     Kind,
     Record<Target, Row>
   >;
-  log(`initial warm-up: ${warmup * 2} s of each scenario on each server`);
-  for (const kind of KINDS)
-    for (const target of TARGETS) await runLoad(servers[target].baseUrl, scenarios[kind][target], { connections, seconds: warmup * 2 });
   for (const kind of KINDS) {
-    for (const target of TARGETS) await runLoad(servers[target].baseUrl, scenarios[kind][target], { connections, seconds: warmup });
+    await prepareKind(kind);
+    await preflight(kind);
+    log(`${kind}: warm-up, ${warmup * 3} s on each server`);
+    for (const target of TARGETS_OF[kind]) await measure(kind, target, warmup * 3);
+    for (const target of TARGETS_OF[kind]) answers[target] = {};
     for (let round = 0; round < rounds; round += 1) {
-      for (const target of rotate(TARGETS, round)) {
+      for (const target of rotate(TARGETS_OF[kind], round)) {
         const before = loadLine();
-        const run = await runLoad(servers[target].baseUrl, scenarios[kind][target], { connections, seconds: duration / rounds });
+        const run = await measure(kind, target, duration / rounds);
         rows[kind][target].runs.push(run);
         const after = loadLine();
         loads.push(`| ${kind} | ${round + 1} | ${target} | ${rate(run.latencies.length / run.seconds)} | ${before} | ${after} |`);
         log(`${kind} round ${round + 1} on ${target}: ${rate(run.latencies.length / run.seconds)} req/s; load ${before} -> ${after}`);
       }
     }
-    for (const target of TARGETS) rows[kind][target].measurement = combine(rows[kind][target].runs);
+    for (const target of TARGETS_OF[kind]) rows[kind][target].measurement = combine(rows[kind][target].runs);
   }
+  for (const problem of problems) log(`PREFLIGHT: ${problem}`);
 
   const m = (kind: Kind, target: Target) => rows[kind][target].measurement!;
-  const ratio = (kind: Kind, target: Target, to: Target) => (m(kind, target).requestsPerSecond / m(kind, to).requestsPerSecond).toFixed(2);
-  const cells = (kind: Kind, target: Target) => {
-    const x = m(kind, target);
-    if (!isValid(x)) return [`INVALID (${problemText(x.problems)})`, '', '', '', ''];
-    return [rate(x.requestsPerSecond), ms(x.p50), ms(x.p99), ratio(kind, target, 'ceiling'), ratio(kind, target, 'oidc-provider')];
-  };
+  const ratio = (kind: Kind, target: Target, to: Target) =>
+    TARGETS_OF[kind].includes(to) ? (m(kind, target).requestsPerSecond / m(kind, to).requestsPerSecond).toFixed(2) : 'n/a';
   const label: Record<Target, string> = {
-    service: `this service (${argv.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'}, default config)`,
+    service: `this service (${argv.useTsx ? 'tsx src/main.ts' : 'node dist/main.js'})`,
     ceiling: 'database ceiling (bench/ceiling-server.ts)',
     'oidc-provider': 'node-oidc-provider 9 (in-memory adapter)',
   };
-  const header = ['target'];
-  for (const kind of KINDS) header.push(`${kind} req/s`, 'p50 ms', 'p99 ms', '÷ ceiling', '÷ oidc-provider');
   const table = markdownTable(
-    header,
-    TARGETS.map((t) => [label[t], ...KINDS.flatMap((k) => cells(k, t))]),
+    ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', '÷ ceiling', '÷ oidc-provider'],
+    KINDS.flatMap((kind) =>
+      TARGETS_OF[kind].map((target) => {
+        const x = m(kind, target);
+        const cells = isValid(x)
+          ? [rate(x.requestsPerSecond), ms(x.p50), ms(x.p99), ratio(kind, target, 'ceiling'), ratio(kind, target, 'oidc-provider')]
+          : [`INVALID (${problemText(x.problems)})`, '', '', '', ''];
+        return [KIND_LABEL[kind], label[target], ...cells];
+      }),
+    ),
+  );
+  const answerText = (target: Target) =>
+    Object.entries(answers[target])
+      .map(([error, n]) => `${n} ${error}`)
+      .join(', ');
+  const unexpectedAnswers = TARGETS_OF.device_poll.some((t) =>
+    Object.keys(answers[t]).some((error) => error !== 'authorization_pending' && error !== 'slow_down'),
   );
   const report = [
     methodHeading('bench:peers', started),
     ...prepared.machine,
-    `- autocannon: ${connections} keep-alive connections, pipelining 1; per scenario ${warmup} s warm-up of each server, then ${duration} s per server in ${rounds} rounds of ${duration / rounds} s, one server at a time, the first server rotating each round`,
-    `- service pool ${config.databasePoolSize} (default), log level info as shipped (a line per request, to a file as a container's log driver takes it); ceiling pool ${config.databasePoolSize}; node-oidc-provider keeps its tokens in memory`,
+    `- autocannon: ${connections} keep-alive connections, pipelining 1; per scenario ${warmup * 3} s warm-up of each server, then ${duration} s per server in ${rounds} rounds of ${duration / rounds} s, one server at a time, the first server rotating each round`,
+    `- service: default config plus the device grant in grantFlows (deviceAuthorization.interval ${DEVICE_INTERVAL} s), pool ${config.databasePoolSize} (default), log level info as shipped (a line per request, to a file as a container's log driver takes it); ceiling pool ${config.databasePoolSize}; node-oidc-provider keeps its tokens in memory`,
+    '- private_key_jwt: the same ES256 key registered inline (jwks) on both servers; every request a fresh assertion (aud the issuer, a new jti, signed before the run: both servers store the jti and refuse it again)',
+    `- device-code poll: nobody enters the user codes, so every correct answer is HTTP 400 authorization_pending. The service's polls cycle through ${serviceDeviceCodes} codes, each polled no sooner than its interval, as a well-behaved device (a poll records its time in the database, on every instance); node-oidc-provider's through ${OIDC_PROVIDER_DEVICE_CODES} (its in-memory adapter keeps at most 2,000 entries; it has no slow_down). Answers while measured: service ${answerText('service')}; node-oidc-provider ${answerText('oidc-provider')}`,
     '',
     table,
     ...(problems.length ? ['', 'Preflight problems:', ...problems.map((p) => `- ${p}`)] : []),
@@ -171,12 +283,12 @@ async function main(argv: BenchArgs): Promise<boolean> {
     `Total time: ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s.`,
   ].join('\n');
   writeReport(report, argv.markdownOut);
-  return problems.length === 0 && KINDS.every((k) => TARGETS.every((t) => isValid(m(k, t))));
+  return problems.length === 0 && !unexpectedAnswers && KINDS.every((k) => TARGETS_OF[k].every((t) => isValid(m(k, t))));
 }
 
 await runBench({
   usage: USAGE,
-  parse: (args) => parseBenchArgs(args, ['duration', 'rounds', 'warmup', 'connections']),
+  parse: (args) => parseBenchArgs(args, ['duration', 'rounds', 'warmup', 'connections', 'device-codes']),
   main,
   log,
   cleanups,

@@ -173,15 +173,18 @@ export async function prepareService(options: {
 
 /**
  * The service as shipped (prepareService with only what it needs to run here: database, host, port, session
- * secret; the shipped log level; the bench's own pool of 2), seeded through the domain with one confidential client and its tokens.
+ * secret, and `settings` if given; the shipped log level; the bench's own pool of 2), seeded through the domain with
+ * one confidential client and its tokens.
  */
 export async function prepareSeededService(options: {
   log: Log;
   cleanups: Cleanups;
   workPrefix: string;
   useTsx: boolean;
+  settings?: Record<string, unknown>;
 }): Promise<{ prepared: PreparedService; seed: Seed }> {
-  const prepared = await prepareService({ ...options, poolSize: 2, settings: () => ({}), logLevel: null });
+  const { settings = {} } = options;
+  const prepared = await prepareService({ ...options, poolSize: 2, settings: () => settings, logLevel: null });
   options.log('seeding through the domain: one confidential client and its access token');
   const seed = await seedThroughDomain(prepared.config.databaseUrl!, prepared.config, 1);
   return { prepared, seed };
