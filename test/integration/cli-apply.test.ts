@@ -8,6 +8,7 @@ import { listRegistrationTokens } from '../../src/oauth/clients/registration/reg
 import { listResources } from '../../src/oauth/resources/resources.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import { listUsers } from '../../src/oauth/users/users.js';
+import { clientKey, jwksOf } from '../helpers/client-assertions.js';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { backend } from '../helpers/test-database.js';
 import { createSelfRegistered } from './applications-self-registered-support.js';
@@ -225,5 +226,40 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     expect(again.stderr.split('\n')[1]).toMatch(
       /^ {2}registration_tokens\[0\]: the token \w{12}\.\.\. was revoked \(id \d+\) and cannot be used again: declare a new token, or leave this one out of the file$/,
     );
+  });
+  it('declares how a client proves itself and which grants it uses (issue 34): jwks, jwks_uri, token_endpoint_auth_method, grant_types', async () => {
+    const [key, rotated] = [await clientKey('ES256'), await clientKey('ES256')];
+    const machine = {
+      uid: 'machine',
+      name: 'Machine',
+      redirect_uris: ['https://machine.example.com/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: jwksOf(key),
+      grant_types: ['client_credentials'],
+    };
+    const remote = { ...machine, uid: 'remote-keys', name: 'Remote keys', jwks: null, jwks_uri: 'https://keys.example.com/jwks.json' };
+    const { stdout } = await applied({ applications: [machine, remote] });
+    // As `apps create` does, a confidential client gets a secret, used only if its method is set back to a secret one.
+    expect(stdout).toMatch(/^created application machine\n {2}client secret \(shown only now\): \S{43}\ncreated application remote-keys\n/);
+    const stored = async () => (await state()).applications.filter((a: { uid: string }) => a.uid === 'machine' || a.uid === 'remote-keys');
+    expect(await stored()).toEqual([
+      expect.objectContaining({
+        uid: 'machine',
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        grantTypes: ['client_credentials'],
+      }),
+      expect.objectContaining({ uid: 'remote-keys', jwks: null, jwksUri: 'https://keys.example.com/jwks.json' }),
+    ]);
+    expect(JSON.parse((await stored())[0].jwks).keys[0]).toMatchObject({ kid: key.kid, kty: 'EC', crv: 'P-256' });
+    expect((await applied({ applications: [machine, remote] })).stdout).toMatch(
+      /: 0 created, 0 updated, 0 deleted, 0 revoked, 2 unchanged\n$/,
+    );
+    const { stdout: changed } = await applied({ applications: [{ ...machine, jwks: jwksOf(key, rotated) }, remote] });
+    expect(changed.split('\n')[0]).toBe('updated application machine: jwks');
+    const notASet = await apply({ applications: [{ ...machine, jwks: [key.publicJwk] }] });
+    expect([notASet.code, notASet.stderr.split('\n')[1]]).toEqual([2, '  applications[0].jwks: must be a JWK Set, an object with keys']);
+    const keyless = await apply({ applications: [{ ...remote, jwks_uri: null }] });
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr.split('\n')[1]).toMatch(/^ {2}applications\[0\]\.\w+: .*(jwks|key)/i);
   });
 });

@@ -44,6 +44,10 @@ const FIELDS = [
   'subject_type',
   'backchannel_logout_uri',
   'backchannel_logout_session_required',
+  'grant_types',
+  'token_endpoint_auth_method',
+  'jwks',
+  'jwks_uri',
 ] as const;
 
 // The domain names the redirect URIs and the secret as its forms do; the file as the JSON API does.
@@ -76,6 +80,10 @@ export const declaredApplications: KindHandler<DeclaredApplication> = {
       accessTokenFormat: object.string('access_token_format') ?? 'opaque',
       backchannelLogoutUri: object.nullableString('backchannel_logout_uri') ?? '',
       backchannelLogoutSessionRequired: object.boolean('backchannel_logout_session_required') ?? false,
+      grantTypes: object.tokens('grant_types', 'one grant type').join(' '),
+      tokenEndpointAuthMethod: object.nullableString('token_endpoint_auth_method') ?? '',
+      jwks: keySet(object),
+      jwksUri: object.nullableString('jwks_uri') ?? '',
     };
     return uid === undefined || name === undefined ? null : { path: object.path, uid, fields, secret };
   },
@@ -105,6 +113,17 @@ export const declaredApplications: KindHandler<DeclaredApplication> = {
     }
   },
 };
+
+/** The client's public keys (issue 34) as the file declares them, a JWK Set object; the domain checks its keys. */
+function keySet(object: DeclaredObject): string {
+  const value = object.raw('jwks');
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    object.problem('jwks', 'must be a JWK Set, an object with keys');
+    return '';
+  }
+  return JSON.stringify(value);
+}
 
 function secretFromEnvironment(object: DeclaredObject, env: Readonly<Record<string, string | undefined>>, confidential: boolean) {
   const variable = object.string('secret_env');
