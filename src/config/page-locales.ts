@@ -7,15 +7,13 @@ export type PageLocale = (typeof PAGE_LOCALES)[number];
 /** A text the pages show from the config: one string for every language, or one per language. */
 export type LocalizedText = string | Partial<Record<PageLocale, string>>;
 
-/** The JSON Schema of a LocalizedText. */
+/**
+ * The JSON Schema of a LocalizedText. One schema, not oneOf: the object keywords apply to objects only, so a wrong
+ * language is reported as that alone, not also as "must be string".
+ */
 export const localizedTextSchema = {
-  oneOf: [
-    { type: 'string' },
-    {
-      type: 'object',
-      propertyNames: { enum: [...PAGE_LOCALES] },
-      additionalProperties: { type: 'string' },
-      minProperties: 1,
-    },
-  ],
+  type: ['string', 'object'],
+  propertyNames: { enum: [...PAGE_LOCALES] },
+  additionalProperties: { type: 'string' },
+  minProperties: 1,
 } as const;
