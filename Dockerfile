@@ -51,6 +51,7 @@ COPY --from=build /app/packages/guard/dist ./packages/guard/dist
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma/migrations ./prisma/migrations
 COPY --from=build /app/views ./views
+COPY --from=build /app/locales ./locales
 COPY --from=build /app/public ./public
 COPY --from=build /app/config.example.json ./config.example.json
 # The application files stay owned by root (read-only to the service); only the embedded-database folder

@@ -20,6 +20,7 @@ import { signingKeyRotationPlugin } from './http/plugins/signing-key-rotation.js
 import { logoutDeliveryPlugin, logoutDeliveryReporter } from './http/plugins/logout-delivery.js';
 import { sessionsPlugin } from './http/plugins/sessions.js';
 import { viewsPlugin } from './http/plugins/views.js';
+import { pageLanguagesPlugin } from './http/plugins/page-languages.js';
 import { applicationsRoutes } from './http/routes/applications/index.js';
 import { authorizeRoutes } from './http/routes/authorize/index.js';
 import { authorizedApplicationsRoutes } from './http/routes/authorized-applications/index.js';
@@ -199,6 +200,7 @@ export async function buildServer({
   await app.register(securityHeadersPlugin, { apply: applySecurityHeaders });
   await app.register(shutdownConnectionsPlugin);
   await app.register(viewsPlugin);
+  await app.register(pageLanguagesPlugin, { defaultLocale: config.defaultLocale });
   await app.register(apiRateLimitsPlugin, { config });
   await app.register(proxyWarningPlugin, { trustProxy: config.trustProxy });
 

@@ -192,8 +192,14 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
     problems.push('databaseReadUrl: needs databaseUrl (the embedded database has no replicas)');
   }
   const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
-  for (const scope of Object.keys(config.scopeDescriptions)) {
+  for (const [scope, text] of Object.entries(config.scopeDescriptions)) {
     if (!serverScopes.has(scope)) problems.push(`scopeDescriptions.${scope}: not one of defaultScopes or optionalScopes`);
+    // The languages without their own text fall back to defaultLocale's, so that one must be there.
+    else if (typeof text !== 'string' && text[config.defaultLocale] === undefined) {
+      problems.push(
+        `scopeDescriptions.${scope}: has no "${config.defaultLocale}" text (defaultLocale), which the other languages fall back to`,
+      );
+    }
   }
   // Issue 29: a self-registered client is never allowed a scope the server does not offer (the OpenID scopes are
   // offered while openid.enabled, withOpenIdScopes).

@@ -12,6 +12,7 @@ import { registrationSchema } from './registration-schema.js';
 import { openidSchema, signingKeysSchema } from './signing-schema.js';
 import { tokenExchangeSchema } from './token-exchange-schema.js';
 import { trustedIssuersSchema } from './trusted-issuers-schema.js';
+import { localizedTextSchema, PAGE_LOCALES } from './page-locales.js';
 
 const scopeList = { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }, uniqueItems: true };
 
@@ -171,9 +172,16 @@ export const configSchema = {
     },
     scopeDescriptions: {
       type: 'object',
-      additionalProperties: { type: 'string' },
+      additionalProperties: localizedTextSchema,
       default: {},
-      description: 'Text shown for each scope on the consent screen, e.g. {"read": "Read your data"}.',
+      description:
+        'Text shown for each scope on the consent screen, e.g. {"read": "Read your data"}; one text per page language instead of one for all: {"read": {"en": "Read your data", "de": "Ihre Daten lesen"}} (a language without its own text gets defaultLocale\'s, which must then be given).',
+    },
+    defaultLocale: {
+      enum: [...PAGE_LOCALES],
+      default: 'en',
+      description:
+        "Language of the end-user pages (sign-in, consent, device, sign-out, errors) when neither the authorization request's ui_locales nor the browser's Accept-Language names a supported one: en, de, fr, es or ja.",
     },
     enforceConfiguredScopes: { type: 'boolean', default: true, description: 'Application scopes must be server scopes.' },
     refreshTokens: {

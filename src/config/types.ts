@@ -1,6 +1,7 @@
 // The loaded, defaulted and frozen configuration. Mirrors schema.ts; test/unit/config-schema.test.ts keeps
 // the two in step by loading every default.
 
+import type { LocalizedText, PageLocale } from './page-locales.js';
 import type { BackchannelLogoutConfig } from './backchannel-logout-schema.js';
 import type { DPOP_ALGORITHMS } from './dpop-schema.js';
 import type { REGISTRABLE_GRANT_TYPES, REGISTRATION_POLICIES } from './registration-schema.js';
@@ -64,7 +65,8 @@ export interface Config {
   grantFlows: GrantFlow[];
   defaultScopes: string[];
   optionalScopes: string[];
-  scopeDescriptions: Record<string, string>;
+  scopeDescriptions: Record<string, LocalizedText>;
+  defaultLocale: PageLocale;
   enforceConfiguredScopes: boolean;
   refreshTokens: { expiresIn: number | null; reuseDetection: boolean; graceSeconds: number };
   reuseAccessToken: boolean;

@@ -1,4 +1,5 @@
 import type { Config } from '../config/types.js';
+import { PAGE_LOCALES } from '../config/page-locales.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
 import { pairwiseAvailable } from './openid/subject.js';
 import { CLAIMS_SUPPORTED } from './openid/standard-claims.js';
@@ -48,6 +49,9 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     dpop_signing_alg_values_supported: [...config.dpop.algorithms],
     ...(redirectFlows && { code_challenge_methods_supported: [...config.pkce.methods] }),
     authorization_response_iss_parameter_supported: redirectFlows,
+    // RFC 8414 section 2 (and Discovery 1.0 section 3): the languages of the sign-in, consent and device pages,
+    // which ui_locales chooses from (Core 3.1.2.1).
+    ui_locales_supported: [...PAGE_LOCALES],
     ...(config.openid.enabled && openIdProviderFields(base, config)),
   };
 }

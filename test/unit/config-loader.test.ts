@@ -186,6 +186,18 @@ describe('config loader (SPEC 2, 5)', () => {
     ]);
   });
 
+  it("scopeDescriptions per language: accepted with defaultLocale's text, refused without it or with an unknown language", () => {
+    const read = { en: 'Read your data', de: 'Ihre Daten lesen' };
+    expect(loadConfig({ input: { scopeDescriptions: { read } } }).scopeDescriptions.read).toEqual(read);
+    expect(problemsOf(() => loadConfig({ input: { defaultLocale: 'fr', scopeDescriptions: { read } } }))).toEqual([
+      'scopeDescriptions.read: has no "fr" text (defaultLocale), which the other languages fall back to',
+    ]);
+    expect(problemsOf(() => loadConfig({ input: { scopeDescriptions: { read: { en: 'Read', se: 'Läs' } } } })).join('\n')).toMatch(
+      /^scopeDescriptions\.read: must be one of "en", "de", "fr", "es", "ja"/,
+    );
+    expect(problemsOf(() => loadConfig({ input: { defaultLocale: 'se' } })).join('\n')).toMatch(/defaultLocale/);
+  });
+
   it('OpenID Connect Core 1.0 section 11: offline_access is offered only while grantFlows includes refresh_token', () => {
     const openid = { openid: { enabled: true } };
     const withoutRefresh = loadConfig({ input: { ...openid, grantFlows: ['authorization_code'] } });

@@ -51,7 +51,10 @@ export function authenticateResourceOwner(deps: OAuthDeps): preHandlerAsyncHookH
       return;
     }
     if (request.method === 'GET' || request.method === 'HEAD') return redirectToLogin(request, reply, request.url);
-    return renderError(reply, new Unauthorized('You need to log in first.'), { href: '/login', text: 'Log in' });
+    return renderError(reply, new Unauthorized('You need to log in first.'), {
+      href: '/login',
+      text: request.pageLanguage.t('error.logIn'),
+    });
   };
 }
 

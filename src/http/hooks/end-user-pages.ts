@@ -17,17 +17,26 @@ export interface PageLink {
 export function renderPage(request: FastifyRequest, reply: FastifyReply, template: string, model: Record<string, unknown>): FastifyReply {
   const notice = request.session.get('notice');
   if (notice !== undefined) request.session.set('notice', undefined);
-  return noStore(reply, { pragma: false }).view(template, { ...model, notice });
+  return noStore(reply, { pragma: false }).view(template, { ...languageModel(request), ...model, notice });
+}
+
+/** What every end-user view gets to speak the user's language: <html lang dir> in the layout, t and around in the page. */
+export function languageModel(request: FastifyRequest) {
+  const { locale, dir, t, around } = request.pageLanguage;
+  return { lang: locale, dir, t, around };
 }
 
 /**
  * Reference 15.3: "An error has occurred" and the description. errorResponse decides (status, no-store), the
- * page shows the same status and description the API would send as JSON.
+ * page shows the same status and description the API would send as JSON: the heading is in the user's language, the
+ * description stays the English error_description of the RFCs (what a client would log and an operator search for).
  */
 export function renderError(reply: FastifyReply, error: OAuthError, link?: PageLink): FastifyReply {
   const response = errorResponse(error, null);
+  const language = languageModel(reply.request);
   return applyErrorResponse(reply, response).view('authorization-error.eta', {
-    title: 'An error has occurred',
+    ...language,
+    title: language.t('error.title'),
     description: response.body.error_description,
     link,
   });

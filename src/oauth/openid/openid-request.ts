@@ -4,8 +4,9 @@ import { AccessDenied, InvalidRequest, RequestNotSupported, RequestUriNotSupport
 import { ClaimsRequestInvalid, claimsWithinScopes, parseClaimsRequest, requiresAcr, type ClaimsRequest } from './claims-request.js';
 
 // The OpenID Connect parameters of an authorization request (Core 3.1.2.1) and their rules. display,
-// ui_locales, claims_locales and acr_values are accepted and have no effect: there is one page layout, one
-// language and one way to sign in (amr "pwd"), which Core allows.
+// claims_locales and acr_values are accepted and have no effect: there is one page layout and one way to sign in
+// (amr "pwd"), which Core allows. ui_locales chooses the pages' language, which the HTTP layer does
+// (http/plugins/page-languages.ts): it changes nothing in the request itself.
 
 export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
 const PROMPTS: readonly string[] = ['none', 'login', 'consent', 'select_account'];

@@ -2,6 +2,8 @@ import { authorizationRequestFields, type AuthorizationRequest } from '../../../
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { claimsBeyondScopes } from '../../../oauth/openid/claims-request.js';
 import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+import type { PageLanguage } from '../../i18n/page-language.js';
+import { localizedText } from '../../i18n/localized-text.js';
 import { claimsDescription } from './claims-description.js';
 import { selfRegisteredNotice, type SelfRegisteredNotice } from './self-registered-notice.js';
 
@@ -28,41 +30,41 @@ export interface ConsentModel {
   deviceUserCode: string | null;
 }
 
-// OpenID Connect's scopes said in words, for a server whose config does not describe them itself.
-const OPENID_SCOPE_DESCRIPTIONS: Record<string, string> = {
-  openid: 'Sign you in with your account',
-  profile: 'See your name and profile details',
-  email: 'See your email address',
-  address: 'See your postal address',
-  phone: 'See your phone number',
-};
+// OpenID Connect's scopes, said in words (locales/*.json "scopes") for a server whose config does not describe them
+// itself; offline_access too (Core 11: what it means to the user, the consent it must be shown for).
+const OPENID_SCOPES = new Set(['openid', 'profile', 'email', 'address', 'phone', 'offline_access']);
 
-// OpenID Connect Core 11: what offline_access means to the user, the consent it must be shown for.
-const offlineAccessDescription = (applicationName: string) => ({
-  offline_access: `Stay signed in to ${applicationName} when you are away`,
-});
-
-/** The consent page's lines for these scopes: each scope's description, else the scope itself. */
-export function scopeLines(deps: OAuthDeps, applicationName: string, scopes: readonly string[]): string[] {
-  const descriptions = deps.config.openid.enabled
-    ? { ...OPENID_SCOPE_DESCRIPTIONS, ...offlineAccessDescription(applicationName), ...deps.config.scopeDescriptions }
-    : deps.config.scopeDescriptions;
-  // Object.hasOwn: a scope named "constructor" must not print Object's constructor.
-  return scopes.map((scope) => (Object.hasOwn(descriptions, scope) ? descriptions[scope]! : scope));
+/** The consent page's lines for these scopes: each scope's description in the page's language, else the scope itself. */
+export function scopeLines(deps: OAuthDeps, applicationName: string, scopes: readonly string[], language: PageLanguage): string[] {
+  const { scopeDescriptions, defaultLocale, openid } = deps.config;
+  return scopes.map((scope) => {
+    // Object.hasOwn: a scope named "constructor" must not print Object's constructor.
+    if (Object.hasOwn(scopeDescriptions, scope)) return localizedText(scopeDescriptions[scope]!, language.locale, defaultLocale);
+    if (openid.enabled && OPENID_SCOPES.has(scope)) return language.t(`scopes.${scope}`, { application: applicationName });
+    return scope;
+  });
 }
 
-export function consentModel(deps: OAuthDeps, request: AuthorizationRequest, owner: SignedInUser, csrfToken: string): ConsentModel {
+export function consentModel(
+  deps: OAuthDeps,
+  request: AuthorizationRequest,
+  owner: SignedInUser,
+  csrfToken: string,
+  language: PageLanguage,
+): ConsentModel {
   return {
-    title: 'Authorization required',
+    title: language.t('consent.title'),
     applicationName: request.application.name,
-    selfRegistered: selfRegisteredNotice(request.application, request.redirectUri, deps.config.baseUrl),
+    selfRegistered: selfRegisteredNotice(request.application, request.redirectUri, deps.config.baseUrl, language),
     scopes: [
-      ...scopeLines(deps, request.application.name, request.scopes),
-      ...[claimsDescription(claimsBeyondScopes(request.oidc.claims, request.scopes))].filter((line) => line !== null),
+      ...scopeLines(deps, request.application.name, request.scopes, language),
+      ...[claimsDescription(claimsBeyondScopes(request.oidc.claims, request.scopes), language)].filter((line) => line !== null),
     ],
     fields: [
       ...Object.entries(authorizationRequestFields(request)),
       ...request.resources.map((uri): [string, string] => ['resource', uri]),
+      // The form's answer (an error page, a form_post page) stays in the language the client asked for.
+      ...(language.uiLocales !== null ? [['ui_locales', language.uiLocales] as [string, string]] : []),
     ],
     resources: request.resources,
     csrfToken,

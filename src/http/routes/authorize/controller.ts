@@ -91,7 +91,9 @@ export class AuthorizationsController extends Controller {
     if (interaction.next === 'login' || !owner) return this.signIn(request, reply, authorization, owner !== null);
     request.resourceOwner = owner;
     if (interaction.next === 'approve') return this.approve(request, reply, authorization, 302);
-    return renderPage(request, reply, 'consent.eta', { ...consentModel(this.deps, authorization, owner, reply.generateCsrf()) });
+    return renderPage(request, reply, 'consent.eta', {
+      ...consentModel(this.deps, authorization, owner, reply.generateCsrf(), request.pageLanguage),
+    });
   }
 
   async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -110,7 +112,7 @@ export class AuthorizationsController extends Controller {
   async show(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const code = (request.query as Record<string, unknown> | undefined)?.code;
     if (typeof code !== 'string' || code === '') throw InvalidRequest.missingParameter('code');
-    return renderPage(request, reply, 'native-code.eta', { title: 'Authorization code', code });
+    return renderPage(request, reply, 'native-code.eta', { title: request.pageLanguage.t('nativeCode.title'), code });
   }
 
   /**

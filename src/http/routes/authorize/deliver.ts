@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationDelivery } from '../../../oauth/authorization/authorization-response.js';
-import { renderError } from '../../hooks/end-user-pages.js';
+import { languageModel, renderError } from '../../hooks/end-user-pages.js';
 import { noStore } from '../../no-store.js';
 
 export const NATIVE_PATH = '/oauth/authorize/native';
@@ -17,8 +17,14 @@ export function sendDelivery(reply: FastifyReply, delivery: AuthorizationDeliver
     case 'native':
       return reply.redirect(`${NATIVE_PATH}?code=${encodeURIComponent(delivery.code)}`, redirectStatus);
     case 'form_post':
-      return reply.view('form-post.eta', { title: 'Submit this form', action: delivery.action, fields: delivery.fields });
+      return reply.view('form-post.eta', formPostModel(reply, delivery.action, delivery.fields));
     case 'page':
       return renderError(reply, delivery.error);
   }
+}
+
+// The page that posts the response to the client (OAuth 2.0 Form Post Response Mode), in the user's language.
+function formPostModel(reply: FastifyReply, action: string, fields: ReadonlyArray<[string, string]>) {
+  const language = languageModel(reply.request);
+  return { ...language, title: language.t('formPost.title'), action, fields };
 }

@@ -26,6 +26,7 @@ const parametersSchema = {
     max_age: anyValue('OpenID Connect: seconds since the last sign-in beyond which the user signs in again.'),
     login_hint: anyValue('OpenID Connect: pre-fills the login form.'),
     id_token_hint: anyValue('OpenID Connect: an ID token of this server naming the expected user.'),
+    ui_locales: anyValue('OpenID Connect: the languages of the sign-in and consent pages, most preferred first (Core 3.1.2.1).'),
     claims: anyValue('OpenID Connect: claims asked for by name, a JSON object of userinfo and id_token requests (Core 5.5).'),
     _csrf: anyValue('POST and DELETE: the CSRF token of the consent form.'),
     _method: anyValue('POST: "delete" makes it a denial (HTML forms cannot send DELETE).'),

@@ -1,6 +1,7 @@
 import { isOutOfBand } from '../../../oauth/authorization/redirect-uri.js';
 import { httpsLink, parsedUrl } from '../../client-links.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
+import type { PageLanguage } from '../../i18n/page-language.js';
 
 /**
  * What the consent page says about a client nobody vetted (issue 19): one that registered itself (RFC 7591) or
@@ -23,42 +24,48 @@ export function selfRegisteredNotice(
   application: ApplicationRecord,
   redirectUri: string | null,
   baseUrl: string,
+  language: PageLanguage,
 ): SelfRegisteredNotice | null {
   if (application.registeredBy === 'admin' || application.approvedAt !== null) return null;
+  const { t } = language;
   const links = [
-    { label: 'Website', uri: application.clientUri },
-    { label: 'Privacy policy', uri: application.policyUri },
-    { label: 'Terms of service', uri: application.tosUri },
+    { label: t('consent.website'), uri: application.clientUri },
+    { label: t('consent.privacyPolicy'), uri: application.policyUri },
+    { label: t('consent.termsOfService'), uri: application.tosUri },
   ].flatMap(({ label, uri }) => {
     const link = httpsLink(uri);
     return link ? [{ label, ...link }] : [];
   });
   return {
-    operator: `the operator of ${new URL(baseUrl).host}`,
-    origin: originOf(application),
-    returnsTo: redirectUri === null ? null : returnDestination(redirectUri),
+    operator: t('consent.operatorOf', { host: new URL(baseUrl).host }),
+    origin: originOf(application, language),
+    returnsTo: redirectUri === null ? null : returnDestination(redirectUri, language),
     links,
   };
 }
 
-function originOf(application: ApplicationRecord): string {
+// English dates as "25 November 2026", as the page always had.
+const DATE_LOCALE: Record<string, string> = { en: 'en-GB' };
+
+function originOf(application: ApplicationRecord, { locale, t }: PageLanguage): string {
   if (application.registeredBy === 'metadata_document') {
     const url = parsedUrl(application.uid);
-    return `Its details are published at ${url ? `${url.host}${url.pathname}` : application.uid}, not by this server.`;
+    return t('consent.publishedAt', { location: url ? `${url.host}${url.pathname}` : application.uid });
   }
-  const day = application.createdAt.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-  return `It was registered at this server on ${day}.`;
+  const dateLocale = DATE_LOCALE[locale] ?? locale;
+  const day = application.createdAt.toLocaleDateString(dateLocale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  return t('consent.registeredOn', { date: day });
 }
 
 // RFC 8252: loopback redirects reach a native app on the user's own machine, private-use schemes the app that
 // claimed the scheme; neither has a host worth naming.
-function returnDestination(redirectUri: string): string {
-  if (isOutOfBand(redirectUri)) return 'a page of this server that shows you a code to copy';
+function returnDestination(redirectUri: string, { t }: PageLanguage): string {
+  if (isOutOfBand(redirectUri)) return t('consent.returnsToCodePage');
   const url = parsedUrl(redirectUri);
   if (!url) return redirectUri;
   const scheme = url.protocol.slice(0, -1);
-  if (scheme !== 'http' && scheme !== 'https') return `the application that opens ${scheme}: links`;
-  if (isLoopback(url.hostname)) return 'an application on this device';
+  if (scheme !== 'http' && scheme !== 'https') return t('consent.returnsToScheme', { scheme });
+  if (isLoopback(url.hostname)) return t('consent.returnsToThisDevice');
   return url.host;
 }
 

@@ -26,7 +26,7 @@ export class AuthorizedApplicationsController extends Controller {
     if (wantsJson(request))
       return noStore(reply, { pragma: false }).send(authorized.map(({ application }) => publicAttributes(application)));
     return renderPage(request, reply, 'authorized-applications.eta', {
-      title: 'Your authorized applications',
+      title: request.pageLanguage.t('authorizedApplications.title'),
       applications: authorized.map(({ application, authorizedAt }) => ({
         id: application.id,
         name: application.name,
@@ -50,7 +50,7 @@ export class AuthorizedApplicationsController extends Controller {
     const revoked = await auditedChange(this.deps, userActor(request, owner.id), revoke, event);
     request.log.info({ event: 'token.revoked', applicationId, resourceOwnerId: owner.id, ...revoked }, 'application authorization revoked');
     if (wantsJson(request)) return reply.code(204).send();
-    request.session.set('notice', 'Application revoked.');
+    request.session.set('notice', request.pageLanguage.t('authorizedApplications.revoked'));
     // 303 after a real DELETE, so the browser does not repeat the DELETE on the index.
     return reply.redirect(AUTHORIZED_APPLICATIONS_PATH, request.method === 'DELETE' ? 303 : 302);
   }

@@ -1,6 +1,7 @@
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import type { EnteredCode } from '../../../oauth/device/device-verification.js';
 import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+import type { PageLanguage } from '../../i18n/page-language.js';
 import { scopeLines, type ConsentModel } from '../authorize/consent-view.js';
 import { selfRegisteredNotice } from '../authorize/self-registered-notice.js';
 
@@ -9,13 +10,19 @@ import { selfRegisteredNotice } from '../authorize/self-registered-notice.js';
  * code someone else sent is remote phishing) and the code to compare; the one hidden field is the user code, looked up
  * again when the form comes back.
  */
-export function deviceConsentModel(deps: OAuthDeps, entered: EnteredCode, owner: SignedInUser, csrfToken: string): ConsentModel {
+export function deviceConsentModel(
+  deps: OAuthDeps,
+  entered: EnteredCode,
+  owner: SignedInUser,
+  csrfToken: string,
+  language: PageLanguage,
+): ConsentModel {
   const { application, authorization } = entered;
   return {
-    title: 'Authorization required',
+    title: language.t('consent.title'),
     applicationName: application.name,
-    selfRegistered: selfRegisteredNotice(application, null, deps.config.baseUrl),
-    scopes: scopeLines(deps, application.name, authorization.scopes),
+    selfRegistered: selfRegisteredNotice(application, null, deps.config.baseUrl, language),
+    scopes: scopeLines(deps, application.name, authorization.scopes, language),
     fields: [['user_code', entered.userCode]],
     resources: authorization.audience,
     csrfToken,

@@ -33,8 +33,6 @@ const decisionBody = {
 
 type UserCodeForm = { user_code?: string; _method?: string };
 
-const WRONG_CODE = 'That code is not valid, or it has expired. Check the code on your device and try again.';
-
 /**
  * /device (RFC 8628 section 3.3): the verification URI. The person signs in (the login's way back, as for
  * /oauth/authorize), types the device's user code (verification_uri_complete fills it in), sees the code flow's
@@ -53,7 +51,7 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
     const input = (request.body as UserCodeForm).user_code ?? '';
     const entered = await enteredOrNull(deps, request, input, true);
     if (!entered) return entryPage(request, reply.code(400), input, WRONG_CODE);
-    const model = deviceConsentModel(deps, entered, currentResourceOwner(request), reply.generateCsrf());
+    const model = deviceConsentModel(deps, entered, currentResourceOwner(request), reply.generateCsrf(), request.pageLanguage);
     return renderPage(request, reply, 'consent.eta', { ...model });
   });
 
@@ -71,19 +69,23 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
       { event: approve ? 'device_authorization.approved' : 'device_authorization.denied', clientId: entered.application.uid },
       'device authorization decided',
     );
-    return renderPage(request, reply, 'device-done.eta', approve ? APPROVED : DENIED);
+    const { t } = request.pageLanguage;
+    const outcome = approve
+      ? { title: t('device.approvedTitle'), message: t('device.approved') }
+      : { title: t('device.deniedTitle'), message: t('device.denied') };
+    return renderPage(request, reply, 'device-done.eta', outcome);
   });
 };
 
-const APPROVED = { title: 'Device connected', message: 'You may return to your device: it is signed in now.' };
-const DENIED = { title: 'Access denied', message: 'The device was not given access to your account.' };
+// A wrong or expired code shows the entry page again with this message.
+const WRONG_CODE = 'device.wrongCode';
 
-function entryPage(request: FastifyRequest, reply: FastifyReply, userCode: string, error?: string): FastifyReply {
+function entryPage(request: FastifyRequest, reply: FastifyReply, userCode: string, errorKey?: typeof WRONG_CODE): FastifyReply {
   const owner = currentResourceOwner(request);
   return renderPage(request, reply, 'device.eta', {
-    title: 'Connect a device',
+    title: request.pageLanguage.t('device.title'),
     userCode,
-    error,
+    error: errorKey && request.pageLanguage.t(errorKey),
     csrfToken: reply.generateCsrf(),
     username: owner.username,
   });

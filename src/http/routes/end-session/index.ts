@@ -16,7 +16,7 @@ const parametersSchema = {
     state: text('Returned to the post_logout_redirect_uri.'),
     client_id: text('The client, when no id_token_hint names it.'),
     logout_hint: text('Accepted; has no effect.'),
-    ui_locales: text('Accepted; has no effect.'),
+    ui_locales: text('OpenID Connect Core 3.1.2.1: the languages of the confirmation page, most preferred first.'),
     _csrf: text('The confirmation form: its CSRF token.'),
   },
 } as const;
@@ -37,7 +37,7 @@ export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
       return signOut(request, reply, endSession);
     }
     return renderPage(request, reply, 'end-session.eta', {
-      title: 'Sign out',
+      title: request.pageLanguage.t('endSession.title'),
       username: user.username,
       applicationName: endSession.application?.name ?? null,
       fields: Object.entries(parameters).filter(([name, value]) => name !== '_csrf' && typeof value === 'string' && value !== ''),
@@ -63,6 +63,6 @@ const signingOut = (deps: OAuthDeps) => async (request: FastifyRequest, reply: F
   const wasSignedIn = await endLoginSession(deps, request);
   request.log.info({ event: 'session.ended', clientId: endSession.application?.uid ?? null, wasSignedIn }, 'signed out (end_session)');
   if (endSession.redirectTo !== null) return reply.redirect(endSession.redirectTo, 303);
-  request.session.set('notice', 'You have been signed out.');
+  request.session.set('notice', request.pageLanguage.t('logout.done'));
   return reply.redirect('/login', 303);
 };

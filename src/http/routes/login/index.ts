@@ -37,7 +37,7 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
 
   const loginPage = (request: FastifyRequest, reply: FastifyReply, model: { username?: string; error?: string } = {}) =>
     renderPage(request, reply, 'login.eta', {
-      title: 'Sign in',
+      title: request.pageLanguage.t('login.title'),
       username: model.username ?? request.session.get('loginHint') ?? '',
       error: model.error,
       csrfToken: reply.generateCsrf(),
@@ -56,7 +56,7 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     const username = request.body?.username ?? '';
     const password = request.body?.password ?? '';
     if (username.trim() === '' || password === '') {
-      return loginPage(request, reply.code(400), { username, error: 'Enter your username and password.' });
+      return loginPage(request, reply.code(400), { username, error: request.pageLanguage.t('login.missingCredentials') });
     }
     const address = limitedAddress(request.ip);
     const check = await checkLoginCredentials(deps, username, password, address);
@@ -67,13 +67,13 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     );
     if (check.outcome === 'locked_out') {
       request.log.info({ event: 'login.locked_out', address }, 'login refused: too many failures');
-      const error = `Too many failed sign-in attempts. Try again in ${check.retryAfter} seconds.`;
+      const error = request.pageLanguage.t('login.lockedOut', { seconds: check.retryAfter });
       return loginPage(request, reply.code(429).header('retry-after', String(check.retryAfter)), { username, error });
     }
     if (check.outcome === 'failed') {
       request.log.info({ event: 'login.failed', address }, 'login failed');
       await sleep(FAILURE_DELAY_MS);
-      return loginPage(request, reply.code(401), { username, error: 'Invalid username or password.' });
+      return loginPage(request, reply.code(401), { username, error: request.pageLanguage.t('login.failed') });
     }
     const { user } = check;
     const returnTo = afterLogin(request);
@@ -91,12 +91,16 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     const userId = request.session.get('userId');
     const user = typeof userId === 'number' ? await findUser(deps, userId) : null;
     if (!user) return reply.redirect('/login', 303);
-    return renderPage(request, reply, 'logout.eta', { title: 'Sign out', username: user.username, csrfToken: reply.generateCsrf() });
+    return renderPage(request, reply, 'logout.eta', {
+      title: request.pageLanguage.t('logout.title'),
+      username: user.username,
+      csrfToken: reply.generateCsrf(),
+    });
   });
 
   app.post('/logout', { schema: { body: csrfBody }, preHandler: app.csrfProtection }, async (request, reply) => {
     await endLoginSession(deps, request);
-    request.session.set('notice', 'You have been signed out.');
+    request.session.set('notice', request.pageLanguage.t('logout.done'));
     return reply.redirect('/login', 303);
   });
 };

@@ -1,0 +1,59 @@
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PAGE_LOCALES } from '../../src/config/page-locales.js';
+import { LOCALES_DIR, readMessages, type Messages } from '../../src/http/i18n/message-catalog.js';
+
+// Issue 35 item 6: a missing key in a locale fails a test. Every file must say everything en.json says, nothing more,
+// never with an empty text, and with the same {{placeholders}} (a translation without {{username}} would hide whose
+// session it is).
+
+/** Every message as "group.key" -> text. */
+function flatten(messages: Messages, prefix = ''): Map<string, string> {
+  const flat = new Map<string, string>();
+  for (const [key, value] of Object.entries(messages)) {
+    const path = `${prefix}${key}`;
+    if (typeof value === 'string') flat.set(path, value);
+    else for (const [inner, text] of flatten(value, `${path}.`)) flat.set(inner, text);
+  }
+  return flat;
+}
+
+const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((match) => match[1]).sort();
+
+const english = flatten(readMessages('en'));
+
+describe('locales/*.json: the messages of the end-user pages', () => {
+  it('holds one file per supported locale (PAGE_LOCALES), and no other', () => {
+    const files = readdirSync(LOCALES_DIR).filter((name) => name.endsWith('.json'));
+    expect(files.sort()).toEqual(PAGE_LOCALES.map((locale) => `${locale}.json`).sort());
+  });
+
+  it('en.json has no empty text', () => {
+    expect([...english].filter(([, text]) => text.trim() === '').map(([key]) => key)).toEqual([]);
+  });
+
+  for (const locale of PAGE_LOCALES.filter((name) => name !== 'en')) {
+    describe(`${locale}.json`, () => {
+      const messages = flatten(readMessages(locale));
+
+      it('has every key of en.json', () => {
+        expect([...english.keys()].filter((key) => !messages.has(key))).toEqual([]);
+      });
+
+      it('has no key en.json lacks', () => {
+        expect([...messages.keys()].filter((key) => !english.has(key))).toEqual([]);
+      });
+
+      it('has no empty text', () => {
+        expect([...messages].filter(([, text]) => text.trim() === '').map(([key]) => key)).toEqual([]);
+      });
+
+      it("uses exactly en.json's placeholders in each text", () => {
+        const differing = [...messages].filter(
+          ([key, text]) => english.has(key) && `${placeholders(text)}` !== `${placeholders(english.get(key)!)}`,
+        );
+        expect(differing.map(([key]) => key)).toEqual([]);
+      });
+    });
+  }
+});
