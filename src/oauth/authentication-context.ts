@@ -71,10 +71,14 @@ export interface AuthenticationRequirement {
  * The level a request makes a sign-in reach: that of the first acr value asked for that a sign-in here can reach, or
  * null when none can (OpenID Connect Core 3.1.2.1: acr_values is voluntary; the sign-in is then what it is).
  */
-export function targetLevel(acrValues: readonly string[], configured: Readonly<AcrValues>): AuthenticationLevel | null {
+export function targetLevel(
+  acrValues: readonly string[],
+  configured: Readonly<AcrValues>,
+  reachable: readonly AuthenticationLevel[] = REACHABLE_LEVELS,
+): AuthenticationLevel | null {
   for (const acr of acrValues) {
     const level = levelOfAcr(acr, configured);
-    if (level !== null && REACHABLE_LEVELS.includes(level)) return level;
+    if (level !== null && reachable.includes(level)) return level;
   }
   return null;
 }
@@ -95,9 +99,10 @@ export function satisfiesRequirement(
   requirement: AuthenticationRequirement,
   configured: Readonly<AcrValues>,
   now: Date,
+  reachable: readonly AuthenticationLevel[] = REACHABLE_LEVELS,
 ): boolean {
   if (requirement.maxAge !== null && olderThan(context.authTime, requirement.maxAge, now)) return false;
-  const target = targetLevel(requirement.acrValues, configured);
+  const target = targetLevel(requirement.acrValues, configured, reachable);
   if (target === null) return true;
   const { amr, acr } = describedSignIn(context, configured);
   const reached = levelOfAcr(acr, configured) ?? levelOfAmr(amr);

@@ -1,5 +1,11 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import {
+  authenticationShortfall,
+  checkedRequirement,
+  type AuthenticationRequirement,
+  type CheckedRequirement,
+} from './authentication-requirement.js';
 import { extractCredentials } from './bearer-token.js';
 import { headerSafe } from './challenge.js';
 import { DpopNonces } from './dpop-nonce.js';
@@ -27,6 +33,13 @@ declare module 'fastify' {
     /** The resource owner of the valid token, through `resolveResourceOwner`; null without either. Once per request. */
     currentResourceOwner<T = unknown>(): Promise<T | null>;
   }
+  interface FastifyContextConfig {
+    /**
+     * RFC 9470 step-up on this route: the sign-in its `serviceAuthorize` preHandlers require, replacing the guard's
+     * `requireAuthentication`. Checked when the route is defined.
+     */
+    requireAuthentication?: AuthenticationRequirement;
+  }
   interface FastifyInstance {
     /**
      * A preHandler requiring a valid token holding at least one of `scopes` (OR); list several preHandlers to
@@ -41,6 +54,8 @@ interface RequestState {
   owner?: Promise<unknown>;
   /** The scope lists of the serviceAuthorize preHandlers that ran, for validServiceToken. */
   requirements: Array<readonly string[]>;
+  /** The sign-in those preHandlers required (RFC 9470), for validServiceToken; null for none. */
+  authentication?: CheckedRequirement | null;
 }
 
 const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options) => {
@@ -54,6 +69,20 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
     if (warning) app.log.warn(warning);
   }
   if (resource) serveResourceMetadata(app, resource);
+  const guardRequirement = checkedRequirement(options.requireAuthentication, 'serviceGuard');
+  // A route's own requirement is checked once, when the route is defined (onRoute), and kept by its config object.
+  const routeRequirements = new WeakMap<object, CheckedRequirement | null>();
+  app.addHook('onRoute', (route) => {
+    checkedRequirement(route.config?.requireAuthentication, `route ${route.method} ${route.url}`);
+  });
+  function requirementOf(request: FastifyRequest): CheckedRequirement | null {
+    const config = request.routeOptions.config;
+    if (config?.requireAuthentication === undefined) return guardRequirement;
+    let checked = routeRequirements.get(config);
+    if (checked === undefined)
+      routeRequirements.set(config, (checked = checkedRequirement(config.requireAuthentication, request.routeOptions.url ?? '')));
+    return checked;
+  }
   const resolver = options.resolveResourceOwner;
   const exposeToViews = options.exposeResourceOwnerToViews ?? true;
   const refusal: RefusalSettings = {
@@ -114,7 +143,12 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
 
   app.decorateRequest('validServiceToken', async function validServiceToken(this: FastifyRequest) {
     const { token } = await evaluate(this);
-    return token !== null && stateOf(this).requirements.every((scopes) => holdsAnyScope(token, scopes));
+    const { requirements, authentication } = stateOf(this);
+    return (
+      token !== null &&
+      requirements.every((scopes) => holdsAnyScope(token, scopes)) &&
+      (!authentication || authenticationShortfall(token, authentication, now()) === null)
+    );
   });
 
   app.decorateRequest('currentResourceOwner', function currentResourceOwner(this: FastifyRequest) {
@@ -126,7 +160,9 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
   app.decorate('serviceAuthorize', function serviceAuthorize(...scopes: string[]): ServiceAuthorizeHook {
     const required = requiredScopes(scopes);
     return async function requireServiceToken(request, reply) {
-      stateOf(request).requirements.push(required);
+      const state = stateOf(request);
+      state.requirements.push(required);
+      const authentication = (state.authentication = requirementOf(request));
       let evaluation: TokenEvaluation;
       try {
         evaluation = await evaluate(request);
@@ -142,6 +178,12 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
       if (evaluation.token === null) return refuse(request, reply, refusalError(evaluation), refusal, required, scheme);
       if (!holdsAnyScope(evaluation.token, required))
         return refuse(request, reply, GuardError.insufficientScope(required), refusal, [], scheme);
+      // RFC 9470 section 3: the scopes are there, the sign-in is not enough; the client asks the user to sign in again.
+      const shortfall = authentication && authenticationShortfall(evaluation.token, authentication, now());
+      if (shortfall) {
+        const error = GuardError.insufficientUserAuthentication(shortfall, authentication);
+        return refuse(request, reply, error, refusal, required, scheme);
+      }
       // RFC 9449 section 9: a proof with the previous period's nonce passed; hand out the current one.
       if (evaluation.staleNonce && verifier?.nonces) reply.header('dpop-nonce', verifier.nonces.current());
       // Seed: current_resource_owner is usable in views; @fastify/view merges reply.locals into every template.
