@@ -4,6 +4,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceGuard, type GuardToken } from '@oauth-service/guard';
 import { freePort } from '../../scripts/lib/ports.js';
+import { sha256Hex } from '../../src/oauth/secrets.js';
 import { countRows, createClient, createUser, locationParameters, PASSWORD, userAgent, type UserAgent } from '../helpers/end-user.js';
 import { authorize, CALLBACK, openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
@@ -122,6 +123,20 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
       await oauth.introspectionRequest(as, client, clientAuth, tokens.access_token, http),
     );
     expect(introspection).toMatchObject({ active: true, amr: ['pwd'], acr: PWD, auth_time: signedInAt });
+    // Recorded from the session on the code and copied to the token and its refresh (not inferred from auth_time, as
+    // for rows older than the columns).
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, http),
+    );
+    const rows = await server.app.database.sql.query<{ amr: string; acr: string }>(
+      `SELECT g.amr, g.acr FROM oauth_access_grants g JOIN oauth_access_tokens t ON t.access_grant_id = g.id WHERE t.token = $1
+       UNION ALL SELECT amr, acr FROM oauth_access_tokens WHERE token = $1 OR token = $2`,
+      [sha256Hex(tokens.access_token), sha256Hex(refreshed.access_token)],
+    );
+    expect(rows).toEqual(Array.from({ length: 3 }, () => ({ amr: 'pwd', acr: PWD })));
+    expect(oauth.getValidatedIdTokenClaims(refreshed)).toMatchObject({ amr: ['pwd'], acr: PWD, auth_time: signedInAt });
   });
 
   it('step-up: a sign-in older than maxAge is refused with the challenge; the client re-authorizes with it and the new token passes', async () => {
