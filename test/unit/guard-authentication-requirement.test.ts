@@ -1,8 +1,10 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { authenticationShortfall, checkedRequirement } from '../../packages/guard/src/authentication-requirement.js';
 import { bearerChallenge } from '../../packages/guard/src/challenge.js';
 import { GuardError } from '../../packages/guard/src/guard-error.js';
 import { jwtGuardToken } from '../../packages/guard/src/jwt-verification.js';
+import { serviceGuard } from '../../packages/guard/src/plugin.js';
 import { toGuardToken } from '../../packages/guard/src/remote-introspection.js';
 import type { GuardToken } from '../../packages/guard/src/types.js';
 
@@ -29,6 +31,18 @@ describe('guard: requireAuthentication (RFC 9470)', () => {
     expect(() => checkedRequirement({ maxAge: 1.5 }, 'x')).toThrow('maxAge must be a whole number of seconds');
     expect(() => checkedRequirement({ acr: ['has space'] }, 'x')).toThrow('acr must be a list of acr values');
     expect(() => checkedRequirement({ acr: 'urn:a' as unknown as string[] }, 'x')).toThrow('acr must be a list');
+  });
+
+  it('a mistake fails the registration of the guard, or the definition of the route', async () => {
+    const introspect = async () => null;
+    const guard = Fastify().register(serviceGuard, { introspect, requireAuthentication: { maxAge: -1 } });
+    await expect(guard.ready()).rejects.toThrow('serviceGuard: requireAuthentication.maxAge must be a whole number of seconds');
+    const app = Fastify();
+    await app.register(serviceGuard, { introspect });
+    const define = () =>
+      app.post('/pay', { config: { requireAuthentication: { acr: [] } }, preHandler: app.serviceAuthorize() }, async () => 'paid');
+    expect(define).toThrow('route POST /pay: requireAuthentication needs acr or maxAge');
+    await app.close();
   });
 
   it('refuses an acr not listed (or none), then a sign-in older than maxAge (or of unknown time)', () => {

@@ -1,3 +1,4 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GuardToken } from './types.js';
 
 // RFC 9470 step-up: what a route asks of the user's sign-in behind a token, beyond its scopes. The token tells
@@ -11,6 +12,16 @@ export interface AuthenticationRequirement {
   acr?: readonly string[];
   /** Seconds: the user must have signed in at most this long ago (the token's `auth_time`). */
   maxAge?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * RFC 9470 step-up on this route: the sign-in its `serviceAuthorize` preHandlers require, replacing the guard's
+     * `requireAuthentication`. Checked when the route is defined.
+     */
+    requireAuthentication?: AuthenticationRequirement;
+  }
 }
 
 /** A requirement as checked: every list frozen, absent members empty or null. */
@@ -47,4 +58,29 @@ export function authenticationShortfall(token: GuardToken, requirement: CheckedR
     if (authTime === null || nowMs - authTime * 1000 > requirement.maxAge * 1000) return 'More recent authentication is required';
   }
   return null;
+}
+
+/**
+ * The requirement of a request's route: its `config.requireAuthentication`, else the guard's option. Every route's is
+ * checked when the route is defined (onRoute), then once more on first use and kept by its config object.
+ */
+export function requirementResolver(
+  app: FastifyInstance,
+  guardOption: AuthenticationRequirement | undefined,
+): (request: FastifyRequest) => CheckedRequirement | null {
+  const guardRequirement = checkedRequirement(guardOption, 'serviceGuard');
+  const routeRequirements = new WeakMap<object, CheckedRequirement | null>();
+  app.addHook('onRoute', (route) => {
+    checkedRequirement(route.config?.requireAuthentication, `route ${route.method} ${route.url}`);
+  });
+  return (request) => {
+    const config = request.routeOptions.config;
+    if (config?.requireAuthentication === undefined) return guardRequirement;
+    let checked = routeRequirements.get(config);
+    if (checked === undefined) {
+      checked = checkedRequirement(config.requireAuthentication, `route ${request.routeOptions.url ?? ''}`);
+      routeRequirements.set(config, checked);
+    }
+    return checked;
+  };
 }

@@ -1,11 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import {
-  authenticationShortfall,
-  checkedRequirement,
-  type AuthenticationRequirement,
-  type CheckedRequirement,
-} from './authentication-requirement.js';
+import { authenticationShortfall, requirementResolver, type CheckedRequirement } from './authentication-requirement.js';
 import { extractCredentials } from './bearer-token.js';
 import { headerSafe } from './challenge.js';
 import { DpopNonces } from './dpop-nonce.js';
@@ -32,13 +27,6 @@ declare module 'fastify' {
     validServiceToken(): Promise<boolean>;
     /** The resource owner of the valid token, through `resolveResourceOwner`; null without either. Once per request. */
     currentResourceOwner<T = unknown>(): Promise<T | null>;
-  }
-  interface FastifyContextConfig {
-    /**
-     * RFC 9470 step-up on this route: the sign-in its `serviceAuthorize` preHandlers require, replacing the guard's
-     * `requireAuthentication`. Checked when the route is defined.
-     */
-    requireAuthentication?: AuthenticationRequirement;
   }
   interface FastifyInstance {
     /**
@@ -69,20 +57,7 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
     if (warning) app.log.warn(warning);
   }
   if (resource) serveResourceMetadata(app, resource);
-  const guardRequirement = checkedRequirement(options.requireAuthentication, 'serviceGuard');
-  // A route's own requirement is checked once, when the route is defined (onRoute), and kept by its config object.
-  const routeRequirements = new WeakMap<object, CheckedRequirement | null>();
-  app.addHook('onRoute', (route) => {
-    checkedRequirement(route.config?.requireAuthentication, `route ${route.method} ${route.url}`);
-  });
-  function requirementOf(request: FastifyRequest): CheckedRequirement | null {
-    const config = request.routeOptions.config;
-    if (config?.requireAuthentication === undefined) return guardRequirement;
-    let checked = routeRequirements.get(config);
-    if (checked === undefined)
-      routeRequirements.set(config, (checked = checkedRequirement(config.requireAuthentication, request.routeOptions.url ?? '')));
-    return checked;
-  }
+  const requirementOf = requirementResolver(app, options.requireAuthentication);
   const resolver = options.resolveResourceOwner;
   const exposeToViews = options.exposeResourceOwnerToViews ?? true;
   const refusal: RefusalSettings = {
