@@ -8,8 +8,8 @@ import { hintNames, verifyIdTokenHint } from '../openid/id-token-hint.js';
 
 // What a valid authorization request needs before it can be approved (OpenID Connect Core 3.1.2.3 and
 // 3.1.2.4): a sign-in (none yet, prompt=login, a sign-in older than max_age or weaker than acr_values ask for, or an
-// id_token_hint naming someone else), then consent (unless it may be skipped and prompt=consent does not ask for it again). prompt=none
-// turns every page into an error sent to the client.
+// id_token_hint naming someone else), then consent (unless it may be skipped and prompt=consent does not ask for it
+// again). prompt=none turns every page into an error sent to the client.
 
 export interface Session extends AuthenticationContext {
   subject: string;
