@@ -2,6 +2,7 @@
 // carries a description; the table of docs/configuration.md is generated from it (npm run config:docs) and checked by a test.
 
 import { introspectionSchema } from './introspection-schema.js';
+import { authenticationSchema } from './authentication-schema.js';
 import { deviceAuthorizationSchema } from './device-authorization-schema.js';
 import { dpopSchema } from './dpop-schema.js';
 import { hstsSchema } from './hsts-schema.js';
@@ -144,6 +145,7 @@ export const configSchema = {
       default: 600,
       description: 'Authorization code lifetime in seconds.',
     },
+    authentication: authenticationSchema,
     deviceAuthorization: deviceAuthorizationSchema,
     grantFlows: {
       type: 'array',

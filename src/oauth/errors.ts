@@ -99,6 +99,14 @@ export class LoginRequired extends OAuthError {
   }
 }
 
+// OpenID Connect Core 5.5.1.1 (errata; RFC 9470 section 4): acr asked for as essential with values this server cannot
+// reach. A failed authentication that no sign-in here would turn into a success, so no one is asked to sign in.
+export class UnmetAuthenticationRequirements extends OAuthError {
+  constructor(description = 'The authorization server cannot meet the authentication requirements of the request.') {
+    super('unmet_authentication_requirements', 400, description);
+  }
+}
+
 export class ConsentRequired extends OAuthError {
   constructor() {
     super('consent_required', 400, 'The authorization server requires end-user consent.');

@@ -1,3 +1,4 @@
+import { reachableAcrValues } from './authentication-context.js';
 import type { Config } from '../config/types.js';
 import { PAGE_LOCALES } from '../config/page-locales.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
@@ -71,6 +72,9 @@ function openIdProviderFields(base: string, config: Readonly<Config>): Record<st
     id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
     userinfo_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
     claims_supported: [...CLAIMS_SUPPORTED, ...ID_TOKEN_CLAIMS],
+    // Core 2 and Discovery 3: the acr values a sign-in here can reach (config authentication.acr), which acr_values
+    // and the claims parameter may ask for; a level no sign-in reaches yet is not promised.
+    acr_values_supported: reachableAcrValues(config.authentication.acr),
     claim_types_supported: ['normal'],
     // Core 5.5: claims asked for by name, for the ID token and UserInfo (src/oauth/openid/claims-request.ts).
     claims_parameter_supported: true,
@@ -89,7 +93,7 @@ const assertionAlgorithms = (endpoint: string, config: Readonly<Config>) => ({
   [`${endpoint}_endpoint_auth_signing_alg_values_supported`]: assertionMethods(config).flatMap((method) => ASSERTION_ALGORITHMS[method]),
 });
 
-const ID_TOKEN_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'sid', 'amr'];
+const ID_TOKEN_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'sid', 'amr', 'acr'];
 
 function responseModes(flows: readonly string[]): string[] {
   const modes = new Set<string>();

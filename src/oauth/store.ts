@@ -75,6 +75,9 @@ export interface AccessTokenRecord {
   /** The sign-in the token descends from (OpenID Connect): auth_time and sid of a refresh's ID token. */
   authTime: Date | null;
   sessionId: string | null;
+  /** How that sign-in was made (RFC 8176; empty: unknown) and the acr it reached (RFC 9470 section 6.1). */
+  amr: string[];
+  acr: string | null;
   /** RFC 8707: the resources the token is for (its aud); empty: any API that trusts this service. */
   audience: string[];
   /** RFC 9449: the thumbprint (cnf.jkt) of the key the token is bound to; null for a bearer token. */
@@ -102,6 +105,9 @@ export interface AccessGrantRecord {
   nonce: string | null;
   authTime: Date | null;
   sessionId: string | null;
+  /** RFC 8176 and OpenID Connect Core 2: how that sign-in was made (empty: unknown) and the acr it reached. */
+  amr: string[];
+  acr: string | null;
   /** RFC 8707: the resources the authorization request named (empty: none). */
   audience: string[];
   /** RFC 9449 section 10: the key the code exchange must prove (dpop_jkt), or null. */
@@ -112,10 +118,23 @@ export interface AccessGrantRecord {
 
 export type NewAccessToken = Omit<
   AccessTokenRecord,
-  'id' | 'revokedAt' | 'refreshedAt' | 'previousRefreshToken' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt' | 'claims' | 'act'
+  | 'id'
+  | 'revokedAt'
+  | 'refreshedAt'
+  | 'previousRefreshToken'
+  | 'authTime'
+  | 'sessionId'
+  | 'amr'
+  | 'acr'
+  | 'audience'
+  | 'dpopJkt'
+  | 'claims'
+  | 'act'
 > & {
   previousRefreshToken?: string;
   authTime?: Date | null;
+  amr?: string[];
+  acr?: string | null;
   sessionId?: string | null;
   audience?: string[];
   dpopJkt?: string | null;
@@ -124,9 +143,9 @@ export type NewAccessToken = Omit<
 };
 export type NewAccessGrant = Omit<
   AccessGrantRecord,
-  'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt' | 'claims'
+  'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId' | 'amr' | 'acr' | 'audience' | 'dpopJkt' | 'claims'
 > &
-  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId' | 'audience' | 'dpopJkt' | 'claims'>>;
+  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId' | 'amr' | 'acr' | 'audience' | 'dpopJkt' | 'claims'>>;
 
 export interface AccessTokenStore {
   findByToken(token: string): Promise<AccessTokenRecord | null>;

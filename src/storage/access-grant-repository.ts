@@ -17,6 +17,7 @@ const toAccessGrant = ({
   scopes,
   audience,
   claims,
+  amr,
   ...columns
 }: Row<OauthAccessGrant>): AccessGrantRecord => ({
   ...columns,
@@ -26,6 +27,7 @@ const toAccessGrant = ({
   scopes: splitList(scopes),
   audience: splitList(audience),
   claims: storedClaimsRequest(claims),
+  amr: splitList(amr),
 });
 
 const INSERTED = insertedFields(Prisma.OauthAccessGrantScalarFieldEnum, ['id', 'revokedAt']);
@@ -38,6 +40,7 @@ const insertValues = (grant: NewAccessGrant) => {
     createdAt: timestamp(grant.createdAt),
     authTime: grant.authTime ? timestamp(grant.authTime) : null,
     audience: joinedOrNull(grant.audience),
+    amr: joinedOrNull(grant.amr),
     claims: grant.claims ? claimsRequestJson(grant.claims) : null,
   };
   return INSERTED.map((field) => columns[field] ?? null);

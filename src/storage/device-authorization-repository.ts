@@ -16,7 +16,16 @@ const COLUMNS = selectList(READ_FIELDS);
 
 type ReadRow = Omit<Row<OauthDeviceAuthorization>, 'deviceCode' | 'userCode'>;
 
-const toRecord = ({ id, applicationId, resourceOwnerId, scopes, audience, status, ...columns }: ReadRow): DeviceAuthorizationRecord => ({
+const toRecord = ({
+  id,
+  applicationId,
+  resourceOwnerId,
+  scopes,
+  audience,
+  status,
+  amr,
+  ...columns
+}: ReadRow): DeviceAuthorizationRecord => ({
   ...columns,
   id: Number(id),
   applicationId: Number(applicationId),
@@ -24,6 +33,7 @@ const toRecord = ({ id, applicationId, resourceOwnerId, scopes, audience, status
   scopes: splitList(scopes),
   audience: splitList(audience),
   status: status as DeviceAuthorizationStatus,
+  amr: splitList(amr),
 });
 
 const INSERTED = ['applicationId', 'deviceCode', 'userCode', 'scopes', 'audience', 'createdAt', 'expiresAt', 'interval'] as const;
@@ -52,7 +62,8 @@ const COUNT_ENTRY = {
   name: 'device_authorization_entry',
   text: `UPDATE oauth_device_authorizations SET entries = entries + 1 WHERE id = $1 AND status = 'pending' RETURNING entries`,
 };
-const DECIDE = `UPDATE oauth_device_authorizations SET status = $2, resource_owner_id = $3, auth_time = $4, session_id = $5, decided_at = $6
+const DECIDE = `UPDATE oauth_device_authorizations
+  SET status = $2, resource_owner_id = $3, auth_time = $4, session_id = $5, amr = $6, acr = $7, decided_at = $8
   WHERE id = $1 AND status = 'pending' RETURNING id`;
 const CONSUME = `UPDATE oauth_device_authorizations SET status = 'used' WHERE id = $1 AND status = 'approved' RETURNING id`;
 
@@ -92,8 +103,15 @@ export function deviceAuthorizationRepository(sql: SqlClient): DeviceAuthorizati
     },
     async decide(id, decision, at) {
       const values = decision
-        ? ['approved', decision.resourceOwnerId, decision.authTime && timestamp(decision.authTime), decision.sessionId]
-        : ['denied', null, null, null];
+        ? [
+            'approved',
+            decision.resourceOwnerId,
+            decision.authTime && timestamp(decision.authTime),
+            decision.sessionId,
+            joinedOrNull(decision.amr),
+            decision.acr,
+          ]
+        : ['denied', null, null, null, null, null];
       return (await sql.query(DECIDE, [id, ...values, timestamp(at)])).length > 0;
     },
     async consume(id) {

@@ -68,14 +68,21 @@ describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
     expect((await get({ claims: '{"userinfo":{"email":null}}' })).statusCode).toBe(200);
   });
 
-  ruleTest('claims_acr_satisfiable', 'an essential acr with values is access_denied: nothing meets it (Core 5.5.1.1)', async () => {
-    expectRedirect(
-      await get({ claims: '{"id_token":{"acr":{"essential":true,"value":"urn:example:mfa"}}}' }),
-      'access_denied',
-      'The essential acr values of the claims parameter cannot be met: this server signs users in with a password only.',
-    );
-    expect((await get({ claims: '{"id_token":{"acr":{"value":"urn:example:mfa"}}}' })).statusCode).toBe(200);
-  });
+  ruleTest(
+    'claims_acr_satisfiable',
+    'an essential acr no sign-in here reaches is unmet_authentication_requirements (Core 5.5.1.1)',
+    async () => {
+      expectRedirect(
+        await get({ claims: '{"id_token":{"acr":{"essential":true,"value":"urn:oauth-service:acr:mfa"}}}' }),
+        'unmet_authentication_requirements',
+        'None of the essential acr values of the claims parameter can be met; a sign-in here reaches urn:oauth-service:acr:pwd.',
+      );
+      expect((await get({ claims: '{"id_token":{"acr":{"value":"urn:example:mfa"}}}' })).statusCode).toBe(200);
+      // One reachable value among the essential ones is enough: the sign-in is asked to reach it.
+      const reachable = '{"id_token":{"acr":{"essential":true,"values":["urn:oauth-service:acr:mfa","urn:oauth-service:acr:pwd"]}}}';
+      expect((await get({ claims: reachable })).statusCode).toBe(200);
+    },
+  );
 
   it('with openid.enabled false the OpenID parameters are unknown, hence ignored (Core 3.1.2.1 of any other server)', async () => {
     const plain = await buildTestServer();

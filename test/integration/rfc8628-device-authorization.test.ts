@@ -11,6 +11,7 @@ import {
   startDeviceAuthorization,
 } from '../helpers/device-flow.js';
 import { dpopKey, dpopProof } from '../helpers/dpop.js';
+import { basic, introspectRequest } from '../helpers/oauth-requests.js';
 import { countRows, createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
@@ -117,6 +118,25 @@ describe(`RFC 8628 device authorization grant (${backend})`, () => {
     const replay = await pollDevice(server.app, client, started.device_code);
     expect(error(replay)).toMatchObject({ status: 400, error: 'invalid_grant' });
     expect(await countRows(server, 'oauth_access_tokens')).toBe(tokens);
+  });
+
+  it("the token carries the approver's sign-in: auth_time, acr and amr at introspection (issue 35)", async () => {
+    const confidential = await deviceClient(server.deps, { confidential: true });
+    const started = await deviceAuthorization(server.app, confidential, { scope: 'read' });
+    await decideAtDevicePage(alice, started.user_code, true);
+    const { access_token: token } = (await pollDevice(server.app, confidential, started.device_code)).json();
+    const introspected = (await introspectRequest(server.app, { token }, basic(confidential.uid, confidential.secret!))).json();
+    expect(introspected).toMatchObject({ active: true, amr: ['pwd'], acr: 'urn:oauth-service:acr:pwd', auth_time: expect.any(Number) });
+    // Recorded at the approval and copied to the token, not inferred from auth_time (as for rows older than the columns).
+    const rows = await server.app.database.sql.query<{ amr: string; acr: string }>(
+      `SELECT d.amr, d.acr FROM oauth_device_authorizations d WHERE d.device_code = $1
+       UNION ALL SELECT t.amr, t.acr FROM oauth_access_tokens t WHERE t.token = $2`,
+      [sha256Hex(started.device_code), sha256Hex(token)],
+    );
+    expect(rows).toEqual([
+      { amr: 'pwd', acr: 'urn:oauth-service:acr:pwd' },
+      { amr: 'pwd', acr: 'urn:oauth-service:acr:pwd' },
+    ]);
   });
 
   it('denied: access_denied, and no token', async () => {

@@ -55,7 +55,7 @@ describe(`JWT access tokens, RFC 9068 (${backend})`, () => {
     const { response } = await codeFlow(server, agent, client, { scope: 'openid read', resource: API });
     expect(response.statusCode).toBe(200);
     const claims = await verify(response.json().access_token);
-    expect(claims).toMatchObject({ sub: user.subject, aud: API, scope: 'openid read', amr: ['pwd'] });
+    expect(claims).toMatchObject({ sub: user.subject, aud: API, scope: 'openid read', amr: ['pwd'], acr: 'urn:oauth-service:acr:pwd' });
     expect(typeof claims.auth_time).toBe('number');
     const refreshed = await tokenRequest(
       server.app,
@@ -63,7 +63,14 @@ describe(`JWT access tokens, RFC 9068 (${backend})`, () => {
       credentials(),
     );
     const again = await verify(refreshed.json().access_token);
-    expect(again).toMatchObject({ sub: user.subject, auth_time: claims.auth_time, aud: API });
+    // The refreshed token repeats the sign-in it descends from (issue 35: amr and acr are stored with the token).
+    expect(again).toMatchObject({
+      sub: user.subject,
+      auth_time: claims.auth_time,
+      amr: ['pwd'],
+      acr: 'urn:oauth-service:acr:pwd',
+      aud: API,
+    });
     expect(again.jti).not.toBe(claims.jti);
   });
 

@@ -24,7 +24,8 @@ export interface ResourceChallenge {
  * description and, for insufficient_scope, the scope that would have been enough. With a resource configured,
  * every challenge names the resource's metadata URL (RFC 9728 section 5.1), from which clients (the MCP SDK among
  * them) discover the authorization server, and a 401 names the route's scopes (RFC 6750 section 3 `scope`), which
- * MCP clients ask for instead of every scope the metadata lists.
+ * MCP clients ask for instead of every scope the metadata lists. insufficient_user_authentication names the acr_values
+ * and max_age the route requires (RFC 9470 section 3).
  */
 export function bearerChallenge(realm: string, error: GuardError, resource?: ResourceChallenge): string {
   return `Bearer ${challengeParams(realm, error.reason === 'missing' ? null : error, error.scopes, resource).join(', ')}`;
@@ -55,6 +56,9 @@ function challengeParams(realm: string, error: GuardError | null, errorScopes: r
   if (error) params.push(`error="${error.code}"`, `error_description="${headerSafe(error.description)}"`);
   const scopes = errorScopes.length > 0 ? errorScopes : (resource?.scopes ?? []);
   if (scopes.length > 0) params.push(`scope="${headerSafe(scopes.join(' '))}"`);
+  // RFC 9470 section 3: what sign-in would be enough, for the client's next authorization request.
+  if (error && error.acrValues.length > 0) params.push(`acr_values="${headerSafe(error.acrValues.join(' '))}"`);
+  if (error && error.maxAge !== null) params.push(`max_age="${error.maxAge}"`);
   if (resource) params.push(`resource_metadata="${headerSafe(resource.metadataUrl)}"`);
   return params;
 }

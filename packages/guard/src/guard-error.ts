@@ -1,4 +1,7 @@
+import type { CheckedRequirement } from './authentication-requirement.js';
 import type { TokenProblem } from './token-problem.js';
+
+const NO_REQUIREMENT: CheckedRequirement = { acr: [], maxAge: null };
 
 // Reference 2.4: the exact descriptions (no trailing period on the invalid_token ones). A request without a
 // token gets the "invalid" text in the body too; only its challenge differs (RFC 6750 section 3.1).
@@ -18,11 +21,12 @@ const INVALID_TOKEN_TEXT: Record<TokenProblem, string> = {
 /**
  * Why the guard refused a request: `invalid_token` (401: no token, or an unknown, expired, revoked or other-audience one),
  * `insufficient_scope` (403: a valid token without any of the required scopes), or with DPoP (RFC 9449 section 7.1)
- * `invalid_dpop_proof` (401) and `use_dpop_nonce` (401, section 9). Render-options hooks receive it.
+ * `invalid_dpop_proof` (401) and `use_dpop_nonce` (401, section 9), and `insufficient_user_authentication` (401, RFC 9470:
+ * the user must sign in again, more strongly or more recently). Render-options hooks receive it.
  */
 export class GuardError {
   /** RFC 6750 section 3.1 error code. */
-  readonly code: 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';
+  readonly code: 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce' | 'insufficient_user_authentication';
   readonly status: 401 | 403;
   /** English description (the reference's wording). */
   readonly description: string;
@@ -30,13 +34,24 @@ export class GuardError {
   readonly reason: TokenProblem | null;
   /** insufficient_scope: the scopes of which one was required. */
   readonly scopes: readonly string[];
+  /** insufficient_user_authentication (RFC 9470 section 3): the sign-in that would be enough; else empty and null. */
+  readonly acrValues: readonly string[];
+  readonly maxAge: number | null;
 
-  private constructor(code: GuardError['code'], description: string, reason: TokenProblem | null, scopes: readonly string[]) {
+  private constructor(
+    code: GuardError['code'],
+    description: string,
+    reason: TokenProblem | null,
+    scopes: readonly string[],
+    requirement: CheckedRequirement = NO_REQUIREMENT,
+  ) {
     this.code = code;
     this.status = code === 'insufficient_scope' ? 403 : 401;
     this.description = description;
     this.reason = reason;
     this.scopes = scopes;
+    this.acrValues = requirement.acr;
+    this.maxAge = requirement.maxAge;
   }
 
   static invalidToken(reason: TokenProblem): GuardError {
@@ -48,6 +63,11 @@ export class GuardError {
     return reason === 'dpop_nonce'
       ? new GuardError('use_dpop_nonce', description, reason, [])
       : new GuardError('invalid_dpop_proof', description, reason, []);
+  }
+
+  /** RFC 9470 section 3: the token's sign-in is not the one the route requires; `description` says what falls short. */
+  static insufficientUserAuthentication(description: string, requirement: CheckedRequirement): GuardError {
+    return new GuardError('insufficient_user_authentication', description, null, [], requirement);
   }
 
   static insufficientScope(scopes: readonly string[]): GuardError {

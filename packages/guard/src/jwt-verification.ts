@@ -3,7 +3,7 @@ import { audienceOf } from './audience.js';
 import { lazyJwksUri } from './authorization-server-discovery.js';
 import { GuardUnavailableError } from './guard-error.js';
 import { JwksCache } from './jwks-cache.js';
-import { confirmationThumbprint } from './remote-introspection.js';
+import { confirmationThumbprint, signInOf } from './remote-introspection.js';
 import type { JwtSettings } from './jwt-settings.js';
 import type { GuardToken, Introspect } from './types.js';
 
@@ -80,5 +80,6 @@ export function jwtGuardToken(payload: JWTPayload): GuardToken {
     claims: Object.freeze({ ...payload }),
     // RFC 9449 section 6.1: a bound JWT carries the key's thumbprint in cnf.jkt.
     ...(confirmationThumbprint(payload.cnf) !== null && { dpopJkt: confirmationThumbprint(payload.cnf) }),
+    ...signInOf(payload),
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { authenticationShortfall, requirementResolver, type CheckedRequirement } from './authentication-requirement.js';
 import { extractCredentials } from './bearer-token.js';
 import { headerSafe } from './challenge.js';
 import { DpopNonces } from './dpop-nonce.js';
@@ -41,6 +42,8 @@ interface RequestState {
   owner?: Promise<unknown>;
   /** The scope lists of the serviceAuthorize preHandlers that ran, for validServiceToken. */
   requirements: Array<readonly string[]>;
+  /** The sign-in those preHandlers required (RFC 9470), for validServiceToken; null for none. */
+  authentication?: CheckedRequirement | null;
 }
 
 const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options) => {
@@ -54,6 +57,7 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
     if (warning) app.log.warn(warning);
   }
   if (resource) serveResourceMetadata(app, resource);
+  const requirementOf = requirementResolver(app, options.requireAuthentication);
   const resolver = options.resolveResourceOwner;
   const exposeToViews = options.exposeResourceOwnerToViews ?? true;
   const refusal: RefusalSettings = {
@@ -114,7 +118,12 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
 
   app.decorateRequest('validServiceToken', async function validServiceToken(this: FastifyRequest) {
     const { token } = await evaluate(this);
-    return token !== null && stateOf(this).requirements.every((scopes) => holdsAnyScope(token, scopes));
+    const { requirements, authentication } = stateOf(this);
+    return (
+      token !== null &&
+      requirements.every((scopes) => holdsAnyScope(token, scopes)) &&
+      (!authentication || authenticationShortfall(token, authentication, now()) === null)
+    );
   });
 
   app.decorateRequest('currentResourceOwner', function currentResourceOwner(this: FastifyRequest) {
@@ -126,7 +135,9 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
   app.decorate('serviceAuthorize', function serviceAuthorize(...scopes: string[]): ServiceAuthorizeHook {
     const required = requiredScopes(scopes);
     return async function requireServiceToken(request, reply) {
-      stateOf(request).requirements.push(required);
+      const state = stateOf(request);
+      state.requirements.push(required);
+      const authentication = (state.authentication = requirementOf(request));
       let evaluation: TokenEvaluation;
       try {
         evaluation = await evaluate(request);
@@ -142,6 +153,12 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
       if (evaluation.token === null) return refuse(request, reply, refusalError(evaluation), refusal, required, scheme);
       if (!holdsAnyScope(evaluation.token, required))
         return refuse(request, reply, GuardError.insufficientScope(required), refusal, [], scheme);
+      // RFC 9470 section 3: the scopes are there, the sign-in is not enough; the client asks the user to sign in again.
+      const shortfall = authentication && authenticationShortfall(evaluation.token, authentication, now());
+      if (shortfall) {
+        const error = GuardError.insufficientUserAuthentication(shortfall, authentication);
+        return refuse(request, reply, error, refusal, required, scheme);
+      }
       // RFC 9449 section 9: a proof with the previous period's nonce passed; hand out the current one.
       if (evaluation.staleNonce && verifier?.nonces) reply.header('dpop-nonce', verifier.nonces.current());
       // Seed: current_resource_owner is usable in views; @fastify/view merges reply.locals into every template.

@@ -104,7 +104,18 @@ export function toGuardToken(body: Record<string, unknown>, acceptMissingTokenTy
     ...(body.aud !== undefined && { audience: audienceOf(body.aud) }),
     claims: Object.freeze({ ...body }),
     ...(jkt !== null && { dpopJkt: jkt }),
+    // RFC 9470 section 6.1: the sign-in behind the token, for requireAuthentication.
+    ...signInOf(body),
   });
+}
+
+/** RFC 9470 section 6.1 (and RFC 9068 section 2.2.1 for a JWT): `auth_time` and `acr`, where they are a number and a string. */
+export function signInOf(claims: Record<string, unknown>): { authTime?: number; acr?: string } {
+  const { auth_time: authTime, acr } = claims;
+  return {
+    ...(typeof authTime === 'number' && Number.isFinite(authTime) && { authTime }),
+    ...(typeof acr === 'string' && { acr }),
+  };
 }
 
 /** RFC 7800 / RFC 9449 section 6: the `jkt` member of a `cnf` claim, or null. */

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { GuardError } from './guard-error.js';
 import type { DpopOptions } from './dpop-options.js';
+import type { AuthenticationRequirement } from './authentication-requirement.js';
 import type { InvalidTokenReason } from './token-problem.js';
 
 /**
@@ -37,6 +38,13 @@ export interface GuardToken {
    * A bound token is accepted only with the DPoP scheme and a proof signed by that key.
    */
   readonly dpopJkt?: string | null;
+  /**
+   * RFC 9470 section 6.1: when the user signed in, epoch seconds (introspection's or the JWT's `auth_time`); absent or
+   * null when the token does not say. Checked against `requireAuthentication.maxAge`.
+   */
+  readonly authTime?: number | null;
+  /** RFC 9470 section 6.1: the level of that sign-in (`acr`); absent or null when unknown. Checked against `requireAuthentication.acr`. */
+  readonly acr?: string | null;
 }
 
 /** Looks up a token: null when the token is unknown. It may throw {@link GuardUnavailableError} (answered 503). */
@@ -97,6 +105,13 @@ export interface GuardCommonOptions extends ProtectedResourceOptions {
    * defaults. Without it only Bearer tokens are read, and a DPoP-bound token is refused.
    */
   dpop?: DpopOptions;
+  /**
+   * RFC 9470 step-up: the sign-in every `serviceAuthorize` route requires, unless the route's own
+   * `config.requireAuthentication` replaces it. A token whose `acr` is not listed, or whose `auth_time` is older than
+   * `maxAge` seconds (or absent), gets 401 `insufficient_user_authentication` with `acr_values` and `max_age` in the
+   * challenge, which the client sends in its next authorization request.
+   */
+  requireAuthentication?: AuthenticationRequirement;
 }
 
 /** Local mode: inside the authorization server, tokens are read from its own store by `introspect`. */

@@ -15,6 +15,9 @@ export interface SignedInUser {
   authTime: Date | null;
   /** The login session's id, each client's sid derived from it (client-sid.ts); null for sessions older than this field. */
   sessionId: string | null;
+  /** How they signed in (RFC 8176) and the acr reached; empty and null for sessions older than these fields. */
+  amr: string[];
+  acr: string | null;
 }
 
 declare module 'fastify' {
@@ -73,6 +76,8 @@ export async function sessionUser(deps: OAuthDeps, request: FastifyRequest): Pro
       subject: user.subject,
       authTime: typeof authTime === 'number' ? new Date(authTime * 1000) : null,
       sessionId: request.session.get('sid') ?? null,
+      amr: request.session.get('amr') ?? [],
+      acr: request.session.get('acr') ?? null,
     };
   }
   if (userId !== undefined) request.session.set('userId', undefined);

@@ -1,4 +1,5 @@
 import type { GuardToken, LocalGuardOptions } from '@oauth-service/guard';
+import { describedSignIn } from '../../oauth/authentication-context.js';
 import { findApplication } from '../../oauth/clients/applications.js';
 import type { OAuthDeps } from '../../oauth/deps.js';
 import { signedByRetiredKey } from '../../oauth/tokens/jwt-access-token.js';
@@ -56,6 +57,11 @@ export function localGuardOptions(deps: OAuthDeps, { reportReasons = true }: Loc
         audience: record.audience,
         // RFC 9449: the key the token is bound to (cnf.jkt); the guard then wants the DPoP scheme and a proof by that key.
         dpopJkt: record.dpopJkt,
+        // RFC 9470 section 6.1: the sign-in behind the token, as introspection shows it (requireAuthentication).
+        ...(record.authTime !== null && {
+          authTime: record.authTime.getTime() / 1000,
+          acr: describedSignIn(record, deps.config.authentication.acr).acr,
+        }),
       };
       records.set(token, record);
       return token;

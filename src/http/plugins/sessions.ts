@@ -16,6 +16,9 @@ declare module '@fastify/secure-session' {
     userId: number;
     /** When the user signed in, epoch seconds (OpenID Connect auth_time, max_age). */
     authTime: number;
+    /** How the user signed in (RFC 8176 amr values) and the acr that reached (oauth/authentication-context.ts). */
+    amr: string[];
+    acr: string;
     /** The login session's id, what end_session ends; each client's sid claim is derived from it (openid/client-sid.ts). */
     sid: string;
     /** Set by prompt=login, max_age or an id_token_hint for someone else: /login asks again despite a session. */

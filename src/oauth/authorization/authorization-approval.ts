@@ -1,4 +1,5 @@
 import type { AuthorizationRequest } from './authorization-request.js';
+import type { AuthenticationContext } from '../authentication-context.js';
 import type { OAuthDeps } from '../deps.js';
 import { reusableToken } from '../grants/reuse.js';
 import { LoginRequired } from '../errors.js';
@@ -15,12 +16,11 @@ import { issueAccessToken, type IssuedToken } from '../tokens/token-issuer.js';
 export type AuthorizationResult =
   { responseType: 'code'; code: string; grant: AccessGrantRecord } | { responseType: 'token'; issued: IssuedToken };
 
-/** Who approves: the user, and the sign-in the ID token will describe (auth_time, sid). */
-export interface Approver {
+/** Who approves: the user, and the sign-in the ID token will describe (auth_time, sid, amr, acr). */
+export interface Approver extends AuthenticationContext {
   id: number;
   /** The user's own (public) OpenID Connect subject. */
   subject: string;
-  authTime: Date | null;
   sessionId: string | null;
 }
 
@@ -34,7 +34,7 @@ export async function approveAuthorization(
   // (the interaction sent such a session to sign in again; this catches a consent form posted after a switch of user).
   if (!subjectRequested(request.oidc.claims, subjectFor(approver, request.application, deps.config))) throw new LoginRequired();
   if (request.responseType === 'token') {
-    return { responseType: 'token', issued: await issueImplicitToken(deps, request, resourceOwnerId) };
+    return { responseType: 'token', issued: await issueImplicitToken(deps, request, approver) };
   }
   // RFC 6749 section 4.1.2 and 10.10: a fresh 256-bit code, short-lived, stored hashed (SPEC 4); the requested
   // redirect URI is kept so the exchange can require the same one (section 4.1.3).
@@ -55,12 +55,16 @@ export async function approveAuthorization(
     dpopJkt: request.dpopJkt,
     authTime: approver.authTime,
     sessionId: approver.sessionId,
+    amr: [...approver.amr],
+    acr: approver.acr,
   });
   return { responseType: 'code', code, grant };
 }
 
-// Reference 6: never a refresh token for the implicit flow; reuseAccessToken applies.
-async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest, resourceOwnerId: number): Promise<IssuedToken> {
+// Reference 6: never a refresh token for the implicit flow; reuseAccessToken applies. The token records the sign-in
+// (RFC 9068 section 2.2.1, RFC 9470 section 6.1) as a code's tokens do.
+async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest, approver: Approver): Promise<IssuedToken> {
+  const resourceOwnerId = approver.id;
   const query = { applicationId: request.application.id, resourceOwnerId, scopes: request.scopes, at: deps.now(), withRefreshToken: false };
   const reused = await reusableToken(deps, request.application, { ...query, audience: request.resources, dpopJkt: null });
   if (reused) return reused;
@@ -70,6 +74,9 @@ async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest
     scopes: request.scopes,
     grantType: 'implicit',
     withRefreshToken: false,
+    authTime: approver.authTime,
+    amr: [...approver.amr],
+    acr: approver.acr,
     audience: await resolveAudience(deps, request.resources, request.scopes),
     claims: request.oidc.claims,
   });

@@ -1,4 +1,5 @@
 import type { AuthorizationRequest } from './authorization-request.js';
+import { satisfiesRequirement, type AuthenticationContext } from '../authentication-context.js';
 import type { OAuthDeps } from '../deps.js';
 import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired, type OAuthError } from '../errors.js';
 import { subjectRequested } from '../openid/claims-request.js';
@@ -6,13 +7,12 @@ import { subjectFor } from '../openid/subject.js';
 import { hintNames, verifyIdTokenHint } from '../openid/id-token-hint.js';
 
 // What a valid authorization request needs before it can be approved (OpenID Connect Core 3.1.2.3 and
-// 3.1.2.4): a sign-in (none yet, prompt=login, a sign-in older than max_age, or an id_token_hint naming someone
-// else), then consent (unless it may be skipped and prompt=consent does not ask for it again). prompt=none
-// turns every page into an error sent to the client.
+// 3.1.2.4): a sign-in (none yet, prompt=login, a sign-in older than max_age or weaker than acr_values ask for, or an
+// id_token_hint naming someone else), then consent (unless it may be skipped and prompt=consent does not ask for it
+// again). prompt=none turns every page into an error sent to the client.
 
-export interface Session {
+export interface Session extends AuthenticationContext {
   subject: string;
-  authTime: Date | null;
   /** The session's sign-in was asked for by this very request and has just come back to it. */
   signedInForRequest?: boolean;
 }
@@ -27,7 +27,7 @@ export async function nextInteraction(
   session: Session | null,
   consentSkippable: () => Promise<boolean>,
 ): Promise<Interaction> {
-  const { prompts, maxAge, idTokenHint } = request.oidc;
+  const { prompts, maxAge, acrValues, idTokenHint } = request.oidc;
   const silent = prompts.includes('none');
   let hintNamesAnother = false;
   if (idTokenHint !== null) {
@@ -38,7 +38,7 @@ export async function nextInteraction(
   const signInNeeded =
     session === null ||
     prompts.includes('login') ||
-    (maxAge !== null && olderThan(session.authTime, maxAge, deps.now())) ||
+    !satisfiesRequirement(session, { acrValues, maxAge }, deps.config.authentication.acr, deps.now()) ||
     hintNamesAnother;
   // Core 5.5.1: a sub asked for by value in the claims parameter is the only user this request may be answered for.
   const claimsNameAnother =
@@ -51,9 +51,4 @@ export async function nextInteraction(
   if (prompts.includes('consent')) return { next: 'consent' };
   if (await consentSkippable()) return { next: 'approve' };
   return silent ? { next: 'error', error: new ConsentRequired() } : { next: 'consent' };
-}
-
-// A session from before auth_time was recorded is as old as can be.
-function olderThan(authTime: Date | null, maxAgeSeconds: number, now: Date): boolean {
-  return authTime === null || now.getTime() - authTime.getTime() > maxAgeSeconds * 1000;
 }

@@ -20,6 +20,9 @@ export interface DeviceAuthorizationRecord {
   resourceOwnerId: number | null;
   authTime: Date | null;
   sessionId: string | null;
+  /** RFC 8176: how the approver signed in (empty: unknown), and the acr reached. */
+  amr: string[];
+  acr: string | null;
   decidedAt: Date | null;
 }
 
@@ -34,11 +37,13 @@ export interface NewDeviceAuthorization {
   interval: number;
 }
 
-/** Who approved, as the token's ID token repeats it (auth_time, sid). */
+/** Who approved, as the token's ID token repeats it (auth_time, sid, amr, acr). */
 export interface DeviceApproval {
   resourceOwnerId: number;
   authTime: Date | null;
   sessionId: string | null;
+  amr: string[];
+  acr: string | null;
 }
 
 export interface DeviceAuthorizationStore {

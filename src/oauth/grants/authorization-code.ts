@@ -62,6 +62,8 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
       accessGrantId: grant.id,
       authTime: grant.authTime,
       sessionId: grant.sessionId,
+      amr: grant.amr,
+      acr: grant.acr,
       audience,
       dpopJkt,
       claims: currentClaims(grant.claims, application, deps.config),

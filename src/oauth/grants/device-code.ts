@@ -63,6 +63,8 @@ async function issueApproved(
     withRefreshToken: issuesRefreshToken(deps, application, scopes),
     authTime: authorization.authTime,
     sessionId: authorization.sessionId,
+    amr: authorization.amr,
+    acr: authorization.acr,
     audience,
     dpopJkt,
   });

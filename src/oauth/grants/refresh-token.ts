@@ -134,6 +134,8 @@ async function successorRequest(
     expiresIn: token.expiresIn,
     authTime: token.authTime,
     sessionId: token.sessionId,
+    amr: token.amr,
+    acr: token.acr,
     audience,
     dpopJkt,
     // OpenID Connect Core 5.5: what the authorization asked for by name, for UserInfo and the refreshed ID token.

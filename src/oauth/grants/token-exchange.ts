@@ -52,6 +52,13 @@ export const tokenExchangeGrant: GrantHandler = async (deps, { parameters, crede
     audience,
     dpopJkt,
     act,
+    // The user's sign-in is what it was (RFC 9470 step-up at the next API sees its acr and auth_time); an assertion's
+    // is another issuer's, whose acr values mean nothing here.
+    ...(subject.type === 'access_token' && {
+      authTime: subject.token.authTime,
+      amr: subject.token.amr,
+      acr: subject.token.acr,
+    }),
   });
   await recordDomainEvent(
     deps,

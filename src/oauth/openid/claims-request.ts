@@ -19,7 +19,7 @@ export type RequestedClaims = Record<string, RequestedClaim>;
 export type ClaimsRequest = Record<ClaimsMember, RequestedClaims>;
 
 // Beyond the standard claims: the sub (5.5.1) in both members, and in the ID token its own auth_time and acr
-// (5.5.1.1), which this server answers about (auth_time) or refuses to promise (acr).
+// (5.5.1.1), which every ID token of a sign-in carries; acr values asked for are what the sign-in must reach.
 const UNDERSTOOD: Record<ClaimsMember, (name: string) => boolean> = {
   userinfo: (name) => name === 'sub' || isScopedClaim(name),
   id_token: (name) => ['sub', 'auth_time', 'acr'].includes(name) || isScopedClaim(name),
@@ -140,7 +140,13 @@ export function subjectRequested(request: ClaimsRequest | null, subject: string)
   return values === null || values.length === 0 || values.includes(subject);
 }
 
-/** Section 5.5.1.1: acr asked for as an essential claim with values, which this server (one way to sign in, no acr) cannot meet. */
+/** Section 5.5.1.1: the acr values the ID token's acr claim asks for, in order of preference (strings only); [] for none. */
+export function requestedAcrValues(request: ClaimsRequest | null): string[] {
+  const values = request?.id_token.acr?.values ?? [];
+  return values.filter((value): value is string => typeof value === 'string');
+}
+
+/** Section 5.5.1.1: acr asked for as an essential claim with values, which the sign-in must then meet. */
 export function requiresAcr(request: ClaimsRequest | null): boolean {
   const acr = request?.id_token.acr;
   return acr !== undefined && acr.essential && acr.values !== null && acr.values.length > 0;

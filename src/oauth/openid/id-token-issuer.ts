@@ -1,3 +1,4 @@
+import { describedSignIn } from '../authentication-context.js';
 import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
 import { requestedUserClaims } from './claims-request.js';
@@ -14,7 +15,7 @@ import type { ApplicationRecord, NewAccessToken } from '../store.js';
 export interface IdTokenContext {
   application: ApplicationRecord | null;
   /** The access token it goes with, as stored or about to be: scopes, user, sign-in, the claims asked for by name. */
-  token: Pick<NewAccessToken, 'scopes' | 'resourceOwnerId' | 'authTime' | 'sessionId' | 'claims'>;
+  token: Pick<NewAccessToken, 'scopes' | 'resourceOwnerId' | 'authTime' | 'sessionId' | 'amr' | 'acr' | 'claims'>;
   /** That token's value, for at_hash. */
   accessToken: string;
   nonce: string | null;
@@ -30,6 +31,11 @@ export async function idTokenFor(
   const user = await deps.stores.users.findById(record.resourceOwnerId);
   if (!user) return null;
   const alg = application.idTokenSignedResponseAlg ?? 'RS256';
+  // RFC 8176 and Core 2: how the user signed in and the level reached, as recorded at the sign-in.
+  const signIn = describedSignIn(
+    { authTime: record.authTime ?? null, amr: record.amr ?? [], acr: record.acr ?? null },
+    deps.config.authentication.acr,
+  );
   const claims = idTokenClaims({
     issuer: authorizationIssuer(deps.config.baseUrl),
     // Core 8: the sub this client sees (its sector's, for a pairwise client).
@@ -43,12 +49,13 @@ export async function idTokenFor(
     accessToken,
     // Back-Channel Logout 2.4: this client's own sid for the sign-in, never the session's id that every client would share.
     sessionId: sidFor(record.sessionId ?? null, application.uid),
-    // The one way to sign in here is a password (RFC 8176 "pwd"), known once a sign-in is on record.
-    amr: record.authTime ? ['pwd'] : null,
+    amr: signIn.amr,
+    acr: signIn.acr,
   });
   // Core 5.5: the standard claims the id_token member of the claims parameter asked for, that the user holds (the
   // consent screen named those its scopes do not cover). One asked for as essential and missing is left out too
-  // (5.5.1: never an error). auth_time is always there once a sign-in is on record; acr is never promised.
+  // (5.5.1: never an error). auth_time, amr and acr are there once a sign-in is on record; an essential acr that cannot
+  // be met ended the authorization request (openid-request.ts).
   const requested = claimsOf(user, requestedUserClaims(record.claims ?? null, 'id_token'));
   return deps.signer.sign({ ...claims, ...requested }, { alg });
 }

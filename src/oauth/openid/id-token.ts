@@ -23,6 +23,8 @@ export interface IdTokenInput {
   code?: string | null;
   sessionId?: string | null;
   amr?: readonly string[] | null;
+  /** Core 2: the level of that sign-in, one of config authentication.acr. */
+  acr?: string | null;
 }
 
 // Core 3.1.3.6: the hash of the JWS alg; for EdDSA the curve's, SHA-512 for Ed25519 (as OpenID certification uses).
@@ -50,5 +52,6 @@ export function idTokenClaims(input: IdTokenInput): Record<string, unknown> {
     ...(input.code && { c_hash: halfHash(input.code, input.alg) }),
     ...(input.sessionId && { sid: input.sessionId }),
     ...(input.amr && input.amr.length > 0 && { amr: [...input.amr] }),
+    ...(input.acr && { acr: input.acr }),
   };
 }

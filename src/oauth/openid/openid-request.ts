@@ -1,12 +1,20 @@
 import type { AuthorizationContext, AuthorizationRule } from '../authorization/authorization-context.js';
 import { allowedScopes, present, requestedScopes, value } from '../authorization/authorization-context.js';
-import { AccessDenied, InvalidRequest, RequestNotSupported, RequestUriNotSupported } from '../errors.js';
-import { ClaimsRequestInvalid, claimsWithinScopes, parseClaimsRequest, requiresAcr, type ClaimsRequest } from './claims-request.js';
+import { anyReachable, reachableAcrValues } from '../authentication-context.js';
+import { InvalidRequest, RequestNotSupported, RequestUriNotSupported, UnmetAuthenticationRequirements } from '../errors.js';
+import {
+  ClaimsRequestInvalid,
+  claimsWithinScopes,
+  parseClaimsRequest,
+  requestedAcrValues,
+  requiresAcr,
+  type ClaimsRequest,
+} from './claims-request.js';
 
-// The OpenID Connect parameters of an authorization request (Core 3.1.2.1) and their rules. display,
-// claims_locales and acr_values are accepted and have no effect: there is one page layout and one way to sign in
-// (amr "pwd"), which Core allows. ui_locales chooses the pages' language, which the HTTP layer does
-// (http/plugins/page-languages.ts): it changes nothing in the request itself.
+// The OpenID Connect parameters of an authorization request (Core 3.1.2.1) and their rules. display and
+// claims_locales are accepted and have no effect: there is one page layout, which Core allows. ui_locales chooses the
+// pages' language, which the HTTP layer does (http/plugins/page-languages.ts): it changes nothing in the request
+// itself. acr_values and max_age decide whether the session's sign-in is enough (authentication-context.ts).
 
 export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
 const PROMPTS: readonly string[] = ['none', 'login', 'consent', 'select_account'];
@@ -17,6 +25,11 @@ export interface OpenIdParameters {
   prompts: Prompt[];
   /** Seconds; a sign-in older than this must be repeated. */
   maxAge: number | null;
+  /**
+   * The acr values the sign-in is asked to reach, in order of preference: those of the claims parameter's acr claim
+   * (Core 5.5.1.1) when it names some, else acr_values (3.1.2.1); [] for none.
+   */
+  acrValues: string[];
   /** Pre-fills the login form. */
   loginHint: string | null;
   /** An ID token of this server naming the user expected to be signed in. */
@@ -37,6 +50,7 @@ export const NO_OPENID_PARAMETERS: OpenIdParameters = {
   nonce: null,
   prompts: [],
   maxAge: null,
+  acrValues: [],
   loginHint: null,
   idTokenHint: null,
   claims: null,
@@ -56,12 +70,19 @@ export function openIdParameters(context: AuthorizationContext): OpenIdParameter
     nonce: nonBlank(context, 'nonce'),
     prompts: promptsOf(context) as Prompt[],
     maxAge: present(context, 'max_age') ? Number(value(context, 'max_age')) : null,
+    acrValues: acrValuesOf(context, claims),
     loginHint: nonBlank(context, 'login_hint'),
     idTokenHint: nonBlank(context, 'id_token_hint'),
     // Core 5.4: a claim of a scope the client may not be granted is not released by naming it (issue 31, from review).
     claims: claimsWithinScopes(claims, allowedScopes(context)),
     claimsParameter: claims === null ? null : value(context, 'claims')!,
   };
+}
+
+function acrValuesOf(context: AuthorizationContext, claims: ClaimsRequest | null): string[] {
+  const claimed = requestedAcrValues(claims);
+  if (claimed.length > 0) return claimed;
+  return (value(context, 'acr_values') ?? '').split(' ').filter(Boolean);
 }
 
 // Core 5.5: the claims are those of an ID token and of UserInfo, both of which need openid; without it they ask nothing.
@@ -124,14 +145,21 @@ const claimsValid: AuthorizationRule = {
 };
 
 // Core 5.5.1.1: acr asked for as an essential claim with values must be met, or the outcome "MUST be treated as a failed
-// authentication attempt". This server has one way to sign in and issues no acr, so it can meet none: access_denied,
-// before anyone is asked to sign in. Voluntary, or without values, acr is simply not returned.
+// authentication attempt". When no sign-in here can reach any of them, that is known before anyone is asked to sign in:
+// unmet_authentication_requirements (the errata's code, RFC 9470 section 4), nothing stored. Voluntary, the values only
+// say which sign-in to ask for (authentication-context.ts).
 const claimsAcrSatisfiable: AuthorizationRule = {
   name: 'claims_acr_satisfiable',
   redirectable: true,
-  check: (context) => !openid(context) || !requiresAcr(claimsOf(context)),
-  error: () =>
-    new AccessDenied('The essential acr values of the claims parameter cannot be met: this server signs users in with a password only.'),
+  check: (context) => {
+    if (!openid(context)) return true;
+    const claims = claimsOf(context);
+    return !requiresAcr(claims) || anyReachable(requestedAcrValues(claims), context.config.authentication.acr);
+  },
+  error: (context) =>
+    new UnmetAuthenticationRequirements(
+      `None of the essential acr values of the claims parameter can be met; a sign-in here reaches ${reachableAcrValues(context.config.authentication.acr).join(', ')}.`,
+    ),
 };
 
 const requestObjectAbsent: AuthorizationRule = {

@@ -3,6 +3,7 @@ import { decodeProtectedHeader } from 'jose';
 import type { ActorClaim } from '../exchange/actor-claim.js';
 import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
+import { signInClaims } from '../authentication-context.js';
 import { resourceOwnerSubject } from '../openid/subject.js';
 import { formatScopes } from '../scopes.js';
 import type { ApplicationRecord } from '../store.js';
@@ -19,6 +20,8 @@ export interface JwtAccessTokenInput {
   issuedAt: Date;
   expiresIn: number | null;
   authTime: Date | null;
+  amr: readonly string[];
+  acr: string | null;
   /** RFC 9449 section 6.1: the key the token is bound to, as cnf.jkt. */
   dpopJkt?: string | null;
   /** RFC 8693 section 4.1: the actor of an exchanged token, as act. */
@@ -41,7 +44,8 @@ export async function signJwtAccessToken(deps: OAuthDeps, input: JwtAccessTokenI
     ...(subject !== null && { sub: subject }),
     ...(clientId !== null && { client_id: clientId }),
     ...(input.scopes.length > 0 && { scope: formatScopes([...input.scopes]) }),
-    ...(input.authTime && { auth_time: Math.floor(input.authTime.getTime() / 1000), amr: ['pwd'] }),
+    // Section 2.2.1: the sign-in the token descends from (auth_time, acr, amr), which RFC 9470 step-up checks.
+    ...signInClaims(input, deps.config.authentication.acr),
     ...(input.dpopJkt && { cnf: { jkt: input.dpopJkt } }),
     ...(input.act && { act: input.act }),
   };

@@ -27,6 +27,9 @@ export interface TokenRequest {
   /** The sign-in the token descends from (OpenID Connect), repeated by the ID tokens of its refreshes. */
   authTime?: Date | null;
   sessionId?: string | null;
+  /** How that sign-in was made (RFC 8176) and the acr it reached: JWT claims, introspection, refreshed ID tokens. */
+  amr?: string[];
+  acr?: string | null;
   /** RFC 8707: the resources the token is for, which also decide its format and lifetime. */
   audience?: Audience;
   /** RFC 9449: the thumbprint of the key the request's DPoP proof showed; the token is bound to it. */
@@ -71,6 +74,8 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
           issuedAt: createdAt,
           expiresIn,
           authTime: request.authTime ?? null,
+          amr: request.amr ?? [],
+          acr: request.acr ?? null,
         })
       : generateSecret();
   const refreshToken = request.withRefreshToken ? generateSecret() : null;
@@ -87,6 +92,8 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
     refreshFamily: refreshToken === null ? null : (request.refreshFamily ?? randomBytes(16).toString('hex')),
     authTime: request.authTime ?? null,
     sessionId: request.sessionId ?? null,
+    amr: request.amr ?? [],
+    acr: request.acr ?? null,
     audience: audience.uris,
     dpopJkt: request.dpopJkt ?? null,
     claims: request.claims ?? null,

@@ -61,7 +61,9 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
     if (!entered) return entryPage(request, reply.code(400), form.user_code ?? '', WRONG_CODE);
     const approve = form._method?.toLowerCase() !== 'delete';
     const owner = currentResourceOwner(request);
-    const approval = approve ? { resourceOwnerId: owner.id, authTime: owner.authTime, sessionId: owner.sessionId } : null;
+    const approval = approve
+      ? { resourceOwnerId: owner.id, authTime: owner.authTime, sessionId: owner.sessionId, amr: owner.amr, acr: owner.acr }
+      : null;
     const report = auditWriteFailed(() => request.log);
     const decided = await decideDeviceAuthorization(deps, entered, approval, { ip: request.ip, report });
     if (!decided) return entryPage(request, reply.code(400), form.user_code ?? '', WRONG_CODE);

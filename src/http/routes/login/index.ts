@@ -81,6 +81,9 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     request.session.regenerate();
     request.session.set('userId', user.id);
     request.session.set('authTime', Math.floor(deps.now().getTime() / 1000));
+    // RFC 8176: a password alone (a second factor adds its own amr value and raises the acr).
+    request.session.set('amr', ['pwd']);
+    request.session.set('acr', deps.config.authentication.acr.pwd);
     request.session.set('sid', randomBytes(16).toString('base64url'));
     request.session.set('signedInFor', returnTo);
     request.log.info({ event: 'login.succeeded', userId: user.id }, 'login succeeded');
