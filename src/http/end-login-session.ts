@@ -4,7 +4,7 @@ import { queueSessionLogout } from '../oauth/openid/backchannel-logout/logout-qu
 import { recordAuditEventAlone } from '../oauth/audit/audit-trail.js';
 import type { NewAuditEvent } from '../oauth/audit/audit-store.js';
 import { signOutEvent } from '../oauth/audit/sign-in-events.js';
-import { sessionIdOf } from '../oauth/sessions/login-sessions.js';
+import { endLoginSessionByKey } from '../oauth/sessions/login-sessions.js';
 import type { LoginSessionRecord } from '../oauth/sessions/login-session-store.js';
 import { auditWriteFailed } from './audit-actor.js';
 
@@ -17,7 +17,7 @@ export async function endLoginSession(deps: OAuthDeps, request: FastifyRequest):
   const key = request.session.get('sessionKey');
   request.session.regenerate();
   if (typeof key !== 'string') return false;
-  const ended = await deps.stores.loginSessions.deleteBySessionId(sessionIdOf(key));
+  const ended = await endLoginSessionByKey(deps, key);
   if (ended === null) return false;
   await announceEndedSession(deps, request, ended, signOutEvent(ended.userId, request.ip));
   return true;

@@ -27,13 +27,14 @@ describe(`/account sessions (${backend})`, () => {
   });
 
   const rowsOf = async (userId: number) =>
-    (await database.database.sql.query<{ id: number; amr: string[]; ip: string; user_agent: string | null }>(
-      'SELECT id, amr, ip, user_agent FROM login_sessions WHERE user_id = $1 ORDER BY id',
-      [userId],
-    )).map((row) => ({ ...row, id: Number(row.id) }));
+    (
+      await database.database.sql.query<{ id: number; amr: string[]; ip: string; user_agent: string | null }>(
+        'SELECT id, amr, ip, user_agent FROM login_sessions WHERE user_id = $1 ORDER BY id',
+        [userId],
+      )
+    ).map((row) => ({ ...row, id: Number(row.id) }));
   const sessionsOf = (userId: number): Promise<LoginSessionRecord[]> => first.deps.stores.loginSessions.listOfUser(userId, new Date(0));
-  const endSession = async (browser: UserAgent, id: number | string) =>
-    browser.post(`/account/sessions/${id}/end`, {}, '/account');
+  const endSession = async (browser: UserAgent, id: number | string) => browser.post(`/account/sessions/${id}/end`, {}, '/account');
   const account = (browser: UserAgent) => browser.request({ method: 'GET', url: '/account' });
 
   it('POST /login creates a login_sessions row with the user, amr pwd, the address and the user agent', async () => {

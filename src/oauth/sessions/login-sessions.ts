@@ -37,7 +37,7 @@ export async function startLoginSession(
   signIn: SignIn,
   previousKey: string | undefined,
 ): Promise<{ key: string; session: LoginSessionRecord }> {
-  if (previousKey !== undefined) await deps.stores.loginSessions.deleteBySessionId(sessionIdOf(previousKey));
+  if (previousKey !== undefined) await endLoginSessionByKey(deps, previousKey);
   const key = randomBytes(32).toString('base64url');
   const session = await deps.stores.loginSessions.create(
     {
@@ -77,3 +77,13 @@ export function sessionsOfUser(deps: OAuthDeps, userId: number): Promise<LoginSe
 
 /** The instant before which a session unused since has expired. */
 export const oldestLive = (now: Date): Date => new Date(now.getTime() - LOGIN_SESSION_LIFETIME_SECONDS * 1000);
+
+/** Ends the session the cookie's key names (a logout); what ended, or null when it had ended already. */
+export function endLoginSessionByKey(deps: OAuthDeps, key: string): Promise<LoginSessionRecord | null> {
+  return deps.stores.loginSessions.deleteBySessionId(sessionIdOf(key));
+}
+
+/** Ends the user's session `id` ("sign out this session"); null when the user has no such session. */
+export function endSessionOfUser(deps: OAuthDeps, userId: number, id: number): Promise<LoginSessionRecord | null> {
+  return deps.stores.loginSessions.deleteOfUser(userId, id);
+}

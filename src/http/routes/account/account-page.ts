@@ -3,7 +3,7 @@ import type { OAuthDeps } from '../../../oauth/deps.js';
 import { NotFound } from '../../../oauth/errors.js';
 import { sessionEndedEvent } from '../../../oauth/audit/sign-in-events.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
-import { sessionsOfUser } from '../../../oauth/sessions/login-sessions.js';
+import { endSessionOfUser, sessionsOfUser } from '../../../oauth/sessions/login-sessions.js';
 import type { LoginSessionRecord } from '../../../oauth/sessions/login-session-store.js';
 import { changeOwnPassword, type PasswordChangeErrors, type PasswordChangeForm } from '../../../oauth/users/password-change.js';
 import { findUser } from '../../../oauth/users/users.js';
@@ -58,7 +58,11 @@ export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ 
   const owner = currentResourceOwner(request);
   const user = await findUser(deps, owner.id);
   if (user === null) return renderError(reply, new NotFound('No such user.'));
-  const form = { current: request.body?.current ?? '', password: request.body?.password ?? '', confirmation: request.body?.confirmation ?? '' };
+  const form = {
+    current: request.body?.current ?? '',
+    password: request.body?.password ?? '',
+    confirmation: request.body?.confirmation ?? '',
+  };
   const address = limitedAddress(request.ip);
   const change = await changeOwnPassword(deps, user, form, { ...userActor(request, user.id), address });
   switch (change.outcome) {
@@ -91,7 +95,7 @@ export async function endSession(deps: OAuthDeps, request: FastifyRequest<{ Para
     request.session.set('notice', 'You have been signed out.');
     return reply.redirect('/login', 303);
   }
-  const ended = id === null ? null : await deps.stores.loginSessions.deleteOfUser(owner.id, id);
+  const ended = id === null ? null : await endSessionOfUser(deps, owner.id, id);
   if (ended === null) return renderError(reply, new NotFound('No such session.'), { href: ACCOUNT_PATH, text: 'Back to your account' });
   await announceEndedSession(deps, request, ended, sessionEndedEvent(owner.id, request.ip, ended.id));
   request.log.info({ event: 'account.session_ended', userId: owner.id, loginSession: ended.id }, 'a login session was ended by its user');

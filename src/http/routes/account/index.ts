@@ -16,7 +16,11 @@ const passwordBody = {
   },
 } as const;
 const csrfBody = { type: 'object', properties: { _csrf: { type: 'string', description: 'CSRF token of the form.' } } } as const;
-const idParams = { type: 'object', properties: { id: { type: 'string', description: 'The login session (its number on the page).' } }, required: ['id'] } as const;
+const idParams = {
+  type: 'object',
+  properties: { id: { type: 'string', description: 'The login session (its number on the page).' } },
+  required: ['id'],
+} as const;
 
 /** /account (issue 35 item 5): the signed-in user's own page: password change and sessions on every device. */
 export const accountRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
