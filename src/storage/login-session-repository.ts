@@ -32,6 +32,7 @@ const MARK_SEEN = {
 };
 const LIST_OF_USER = `SELECT ${COLUMNS} FROM login_sessions WHERE user_id = $1 AND last_seen_at >= $2 ORDER BY auth_time DESC, id DESC`;
 const DELETE_BY_SESSION_ID = `DELETE FROM login_sessions WHERE session_id = $1 RETURNING ${COLUMNS}`;
+const DELETE_OTHERS_OF_USER = `DELETE FROM login_sessions WHERE user_id = $1 AND id <> $2 RETURNING ${COLUMNS}`;
 const DELETE_OF_USER = `DELETE FROM login_sessions WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}`;
 
 function splitJoined(row: Record<string, unknown>): { session: LoginSessionRecord; user: ReturnType<typeof toUser> } {
@@ -63,6 +64,8 @@ export function loginSessionRepository(sql: SqlClient): LoginSessionStore {
       return (await sql.query<Row<LoginSession>>(LIST_OF_USER, [userId, timestamp(seenSince)])).map(toSession);
     },
     deleteBySessionId: async (sessionId) => one(await sql.query<Row<LoginSession>>(DELETE_BY_SESSION_ID, [sessionId])),
+    deleteOthersOfUser: async (userId, keepId) =>
+      (await sql.query<Row<LoginSession>>(DELETE_OTHERS_OF_USER, [userId, keepId])).map(toSession),
     deleteOfUser: async (userId, id) => one(await sql.query<Row<LoginSession>>(DELETE_OF_USER, [id, userId])),
   };
 }

@@ -35,6 +35,20 @@ describe(`POST /account/password (${backend})`, () => {
     expect(events).toMatchObject([{ actor: `user:${user.id}`, userId: user.id, details: { username: 'changer', via: 'account' } }]);
   });
 
+  it('"Sign out my other sessions" ends the other sessions of the user, and only with the box ticked', async () => {
+    await createUser(server.deps, 'moving-on');
+    const laptop = await signedIn(server.app, 'moving-on');
+    const phone = await signedIn(server.app, 'moving-on');
+    const account = (browser: UserAgent) => browser.request({ method: 'GET', url: '/account' });
+    const kept = await change(laptop, { current: PASSWORD, password: NEW_PASSWORD, confirmation: NEW_PASSWORD });
+    expect(kept.statusCode).toBe(303);
+    expect((await account(phone)).statusCode).toBe(200);
+    const fields = { current: NEW_PASSWORD, password: PASSWORD, confirmation: PASSWORD, sign_out_others: '1' };
+    expect((await change(laptop, fields)).statusCode).toBe(303);
+    expect((await account(laptop)).body).toContain('Your password has been changed. 1 other session was signed out.');
+    expect((await account(phone)).headers.location).toBe('/login');
+  });
+
   it('with a wrong current password: 401 and a clear message, nothing changed', async () => {
     await createUser(server.deps, 'forgetful');
     const browser = await signedIn(server.app, 'forgetful');

@@ -30,6 +30,8 @@ export interface LoginSessionStore {
   listOfUser(userId: number, seenSince: Date): Promise<LoginSessionRecord[]>;
   /** Deletes the session with this session id; what was deleted. */
   deleteBySessionId(sessionId: string): Promise<LoginSessionRecord | null>;
+  /** Deletes every session of the user but `keepId`; what was deleted. */
+  deleteOthersOfUser(userId: number, keepId: number): Promise<LoginSessionRecord[]>;
   /** Deletes the session `id` if it is the user's; what was deleted (null: none of theirs). */
   deleteOfUser(userId: number, id: number): Promise<LoginSessionRecord | null>;
 }

@@ -87,3 +87,8 @@ export function endLoginSessionByKey(deps: OAuthDeps, key: string): Promise<Logi
 export function endSessionOfUser(deps: OAuthDeps, userId: number, id: number): Promise<LoginSessionRecord | null> {
   return deps.stores.loginSessions.deleteOfUser(userId, id);
 }
+
+/** Ends every session of the user but `keepId` (after a password change, when the user asks); what ended. */
+export function endOtherSessionsOfUser(deps: OAuthDeps, userId: number, keepId: number): Promise<LoginSessionRecord[]> {
+  return deps.stores.loginSessions.deleteOthersOfUser(userId, keepId);
+}

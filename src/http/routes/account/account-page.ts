@@ -3,7 +3,7 @@ import type { OAuthDeps } from '../../../oauth/deps.js';
 import { NotFound } from '../../../oauth/errors.js';
 import { sessionEndedEvent } from '../../../oauth/audit/sign-in-events.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
-import { endSessionOfUser, sessionsOfUser } from '../../../oauth/sessions/login-sessions.js';
+import { endOtherSessionsOfUser, endSessionOfUser, sessionsOfUser } from '../../../oauth/sessions/login-sessions.js';
 import type { LoginSessionRecord } from '../../../oauth/sessions/login-session-store.js';
 import { changeOwnPassword, type PasswordChangeErrors, type PasswordChangeForm } from '../../../oauth/users/password-change.js';
 import { findUser } from '../../../oauth/users/users.js';
@@ -53,8 +53,10 @@ function sessionView(session: LoginSessionRecord, owner: SignedInUser) {
   };
 }
 
+export type PasswordChangeBody = Partial<PasswordChangeForm> & { sign_out_others?: string };
+
 /** POST /account/password. */
-export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ Body: Partial<PasswordChangeForm> }>, reply: FastifyReply) {
+export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ Body: PasswordChangeBody }>, reply: FastifyReply) {
   const owner = currentResourceOwner(request);
   const user = await findUser(deps, owner.id);
   if (user === null) return renderError(reply, new NotFound('No such user.'));
@@ -75,10 +77,16 @@ export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ 
       const passwordError = `Too many failed sign-in attempts. Try again in ${change.retryAfter} seconds.`;
       return renderAccountPage(deps, request, reply.code(429).header('retry-after', String(change.retryAfter)), { passwordError });
     }
-    case 'changed':
+    case 'changed': {
       request.log.info({ event: 'account.password_changed', userId: user.id }, 'password changed by its user');
-      request.session.set('notice', 'Your password has been changed.');
+      // Whoever knew the old password may be signed in elsewhere: the form offers to end those sessions (ASVS 3.3.3).
+      const others = request.body?.sign_out_others === '1' ? await endOtherSessionsOfUser(deps, owner.id, owner.loginSessionId) : [];
+      for (const ended of others) await announceEndedSession(deps, request, ended, sessionEndedEvent(owner.id, request.ip, ended.id));
+      const signedOut =
+        others.length === 0 ? '' : ` ${others.length} other ${others.length === 1 ? 'session was' : 'sessions were'} signed out.`;
+      request.session.set('notice', `Your password has been changed.${signedOut}`);
       return reply.redirect(ACCOUNT_PATH, 303);
+    }
   }
 }
 

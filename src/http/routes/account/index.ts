@@ -2,8 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
-import type { PasswordChangeForm } from '../../../oauth/users/password-change.js';
-import { ACCOUNT_PATH, changePassword, endSession, renderAccountPage } from './account-page.js';
+import { ACCOUNT_PATH, changePassword, endSession, renderAccountPage, type PasswordChangeBody } from './account-page.js';
 
 const password = (description: string) => ({ type: 'string', maxLength: 1024, description }) as const;
 const passwordBody = {
@@ -12,6 +11,7 @@ const passwordBody = {
     current: password('The current password.'),
     password: password('The new password.'),
     confirmation: password('The new password again.'),
+    sign_out_others: { type: 'string', maxLength: 1, description: '"1": end the other sessions of the user once the password changed.' },
     _csrf: { type: 'string', description: 'CSRF token of the form.' },
   },
 } as const;
@@ -29,7 +29,7 @@ export const accountRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
   const csrf = app.csrfProtection;
 
   app.get(ACCOUNT_PATH, { preHandler: authenticate }, (request, reply) => renderAccountPage(deps, request, reply));
-  app.post<{ Body: Partial<PasswordChangeForm> }>(
+  app.post<{ Body: PasswordChangeBody }>(
     `${ACCOUNT_PATH}/password`,
     { schema: { body: passwordBody }, preHandler: [authenticate, csrf] },
     (request, reply) => changePassword(deps, request, reply),
