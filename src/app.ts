@@ -24,6 +24,7 @@ import { pageLanguagesPlugin } from './http/plugins/page-languages.js';
 import { applicationsRoutes } from './http/routes/applications/index.js';
 import { authorizeRoutes } from './http/routes/authorize/index.js';
 import { authorizedApplicationsRoutes } from './http/routes/authorized-applications/index.js';
+import { accountRoutes } from './http/routes/account/index.js';
 import { endSessionRoutes } from './http/routes/end-session/index.js';
 import { healthRoutes } from './http/routes/health/index.js';
 import { introspectRoutes } from './http/routes/introspect/index.js';
@@ -230,6 +231,7 @@ export async function buildServer({
     await pages.register(loginRoutes, { ...routes });
     await pages.register(authorizeRoutes, { ...routes });
     await pages.register(authorizedApplicationsRoutes, { ...routes });
+    await pages.register(accountRoutes, { ...routes });
     await pages.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });

@@ -37,6 +37,7 @@ const LABELS: Record<CleanupKind, string> = {
   logout_deliveries: 'logout deliveries',
   audit_events: 'audit events',
   expired_device_codes: 'device codes',
+  expired_login_sessions: 'login sessions',
 };
 
 export function runTokensCommand(args: string[], io: CliIo): Promise<number> {

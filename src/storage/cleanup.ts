@@ -31,9 +31,10 @@ interface Rule {
     | 'oauth_applications'
     | 'oauth_logout_deliveries'
     | 'oauth_audit_events'
-    | 'oauth_device_authorizations';
+    | 'oauth_device_authorizations'
+    | 'login_sessions';
   /** The indexed time column the batches walk; never NULL for the rows of the rule. */
-  order: 'revoked_at' | 'created_at' | 'occurred_at' | 'expires_at';
+  order: 'revoked_at' | 'created_at' | 'occurred_at' | 'expires_at' | 'last_seen_at';
   /** No row of the rule has `order` at or after this instant: the walk ends there. */
   before: string;
   /** SQL condition on the row `t`; $1 and $2 are the keyset cursor, $3 the bound, $4 the batch size, `values` $5 on. */
@@ -119,6 +120,8 @@ function sqlOf(rule: CleanupRule): Rule {
         where: 'TRUE',
         values: [],
       };
+    case 'expired_login_sessions':
+      return { table: 'login_sessions', order: 'last_seen_at', before: timestamp(rule.unusedSince), where: 'TRUE', values: [] };
   }
 }
 

@@ -16,6 +16,7 @@ import { deviceAuthorizationRepository } from './device-authorization-repository
 import { dpopProofRepository } from './dpop-proof-repository.js';
 import { federatedSubjectRepository } from './federated-subject-repository.js';
 import { logoutDeliveryRepository } from './logout-delivery-repository.js';
+import { loginSessionRepository } from './login-session-repository.js';
 import { registrationTokenRepository } from './registration-token-repository.js';
 import { resourceRepository } from './resource-repository.js';
 import { signingKeyRepository } from './signing-key-repository.js';
@@ -103,6 +104,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     auditEvents: auditEventRepository(sql),
     deviceAuthorizations: deviceAuthorizationRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
+    loginSessions: loginSessionRepository(sql),
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
     adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
   };
@@ -135,6 +137,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     auditEvents: auditEventRepository(sql),
     deviceAuthorizations: deviceAuthorizationRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
+    loginSessions: loginSessionRepository(sql),
     signingKeys: shared.signingKeys,
     transaction: (work) => work(stores),
     adminTransaction: (work) => work(stores),

@@ -11,7 +11,7 @@ import type { SqlClient } from './sql-client.js';
 const USER_COLUMNS = selectList(Prisma.UserScalarFieldEnum);
 
 /** The table's one mapper: every column is its record field as it is, but the id. */
-const toUser = ({ id, ...columns }: Row<User>): UserRecord => ({ ...columns, id: Number(id) });
+export const toUser = ({ id, ...columns }: Row<User>): UserRecord => ({ ...columns, id: Number(id) });
 
 export function userRepository(sql: SqlClient, prisma: PrismaClient): UserStore & UserAdminStore {
   const one = (rows: Row<User>[]) => (rows[0] ? toUser(rows[0]) : null);

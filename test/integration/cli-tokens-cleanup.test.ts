@@ -114,6 +114,7 @@ const EXPECTED: Record<CleanupKind, number> = {
   logout_deliveries: 0,
   audit_events: 0,
   expired_device_codes: 0,
+  expired_login_sessions: 0,
 };
 
 describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () => {
@@ -206,6 +207,7 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       logout_deliveries: 0,
       audit_events: 0,
       expired_device_codes: 0,
+      expired_login_sessions: 0,
     };
     expect(batches.counted).toEqual(expected);
     expect(batches.deleted).toEqual(expected);

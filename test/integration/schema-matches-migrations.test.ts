@@ -22,10 +22,12 @@ function parseSchema(text: string): DeclaredModel[] {
       const index = /^@@(index|unique)\(\[.*?\], map: "(\w+)"\)/.exec(line);
       if (index) model.indexes.set(index[2]!, { unique: index[1] === 'unique' });
       const field = /^(\w+)\s+(\w+)(\?|\[\])?\s*(.*)$/.exec(line);
-      if (!field || line.startsWith('@') || field[3] === '[]' || /@relation/.test(field[4]!)) continue;
+      if (!field || line.startsWith('@') || /@relation/.test(field[4]!)) continue;
+      // A list of another model is a relation, not a column.
       if (/^[A-Z]/.test(field[2]!) && !['String', 'Int', 'BigInt', 'Boolean', 'DateTime'].includes(field[2]!)) continue;
       const column = /@map\("(\w+)"\)/.exec(field[4]!)?.[1] ?? field[1]!;
-      model.columns.set(column, { nullable: field[3] === '?' });
+      // A scalar list (String[]) is an array column, which Prisma's own migrations create without NOT NULL.
+      model.columns.set(column, { nullable: field[3] === '?' || field[3] === '[]' });
       const unique = /@unique\(map: "(\w+)"\)/.exec(field[4]!);
       if (unique) model.indexes.set(unique[1]!, { unique: true });
     }
@@ -42,8 +44,9 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the twelve tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events, the device authorizations and the federated subjects)", () => {
+  it("declares the thirteen tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events, the device authorizations, the federated subjects and the login sessions)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
+      'login_sessions',
       'oauth_access_grants',
       'oauth_access_tokens',
       'oauth_applications',

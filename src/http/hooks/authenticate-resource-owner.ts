@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
-import { findUser } from '../../oauth/users/users.js';
+import { liveLoginSession } from '../../oauth/sessions/login-sessions.js';
 import { Unauthorized } from '../../oauth/errors.js';
 import { noStore } from '../no-store.js';
 import { renderError } from './end-user-pages.js';
@@ -11,13 +11,16 @@ export interface SignedInUser {
   username: string;
   /** The OpenID Connect sub. */
   subject: string;
-  /** When they signed in; null for sessions older than this field. */
+  /** When they signed in. */
   authTime: Date | null;
-  /** The login session's id, each client's sid derived from it (client-sid.ts); null for sessions older than this field. */
+  /** The login session's id, each client's sid derived from it (client-sid.ts). */
   sessionId: string | null;
-  /** How they signed in (RFC 8176) and the acr reached; empty and null for sessions older than these fields. */
+  /** RFC 8176 methods of the sign-in (login_sessions.amr). */
   amr: string[];
+  /** The sign-in's authentication context class, if one was reached (login_sessions.acr). */
   acr: string | null;
+  /** The login_sessions row: the account page marks "this device" by it. */
+  loginSessionId: number;
 }
 
 declare module 'fastify' {
@@ -62,26 +65,29 @@ export function authenticateResourceOwner(deps: OAuthDeps): preHandlerAsyncHookH
 }
 
 /**
- * The session's user, or null. A user deleted or disabled since logging in is logged out: a disabled user's
- * session must not approve anything (OpenID Connect prompt=none then answers login_required).
+ * The session's user, or null. The cookie's key must still name a live login_sessions row (ended on any instance,
+ * or unused for the session lifetime, it does not), and the user be enabled: a disabled user's session must not
+ * approve anything (OpenID Connect prompt=none then answers login_required). A dead key leaves the cookie.
  */
 export async function sessionUser(deps: OAuthDeps, request: FastifyRequest): Promise<SignedInUser | null> {
-  const userId = request.session.get('userId');
-  const user = typeof userId === 'number' ? await findUser(deps, userId) : null;
-  if (user && user.disabledAt === null) {
-    const authTime = request.session.get('authTime');
-    return {
-      id: user.id,
-      username: user.username,
-      subject: user.subject,
-      authTime: typeof authTime === 'number' ? new Date(authTime * 1000) : null,
-      sessionId: request.session.get('sid') ?? null,
-      amr: request.session.get('amr') ?? [],
-      acr: request.session.get('acr') ?? null,
-    };
+  const key = request.session.get('sessionKey');
+  if (typeof key !== 'string') return null;
+  const live = await liveLoginSession(deps, key);
+  if (live === null) {
+    request.session.set('sessionKey', undefined);
+    return null;
   }
-  if (userId !== undefined) request.session.set('userId', undefined);
-  return null;
+  const { session, user } = live;
+  return {
+    id: user.id,
+    username: user.username,
+    subject: user.subject,
+    authTime: session.authTime,
+    sessionId: session.sessionId,
+    amr: session.amr,
+    acr: session.acr,
+    loginSessionId: session.id,
+  };
 }
 
 /** To /login, which comes back to `returnTo` (a path on this server) once the user has signed in. */

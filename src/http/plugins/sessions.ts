@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fp from 'fastify-plugin';
 import secureSession from '@fastify/secure-session';
 import csrfProtection from '@fastify/csrf-protection';
+import { LOGIN_SESSION_LIFETIME_SECONDS } from '../../oauth/sessions/login-sessions.js';
 
 export interface SessionOptions {
   /** At least 32 characters; null gives a random key per process (sessions end at restart). */
@@ -13,14 +14,11 @@ export interface SessionOptions {
 
 declare module '@fastify/secure-session' {
   interface SessionData {
-    userId: number;
-    /** When the user signed in, epoch seconds (OpenID Connect auth_time, max_age). */
-    authTime: number;
-    /** How the user signed in (RFC 8176 amr values) and the acr that reached (oauth/authentication-context.ts). */
-    amr: string[];
-    acr: string;
-    /** The login session's id, what end_session ends; each client's sid claim is derived from it (openid/client-sid.ts). */
-    sid: string;
+    /**
+     * The login session's key (issue 35): its SHA-256 is the login_sessions row that says who is signed in, since
+     * when and how (oauth/sessions/login-sessions.ts). Ending the row signs this browser out on every instance.
+     */
+    sessionKey: string;
     /** Set by prompt=login, max_age or an id_token_hint for someone else: /login asks again despite a session. */
     reauthenticate: boolean;
     /** OpenID Connect login_hint: pre-fills the login form. */
@@ -38,11 +36,12 @@ declare module '@fastify/secure-session' {
 }
 
 /**
- * The login session in a signed, encrypted, HttpOnly, SameSite=Lax cookie: stateless, so any instance
- * serves any request (SPEC 3.6). CSRF secrets live in the same cookie.
+ * The browser's session in a signed, encrypted, HttpOnly, SameSite=Lax cookie (SPEC 3.6): the login session's key
+ * (the login itself is a database row, so any instance can list and end it), the CSRF secret, and what a page
+ * carries to the next one.
  */
 export const sessionsPlugin = fp<SessionOptions>(
-  async (app, { secret, secure, maxAgeSeconds = 8 * 3600 }) => {
+  async (app, { secret, secure, maxAgeSeconds = LOGIN_SESSION_LIFETIME_SECONDS }) => {
     const key = secret ? createHash('sha256').update(secret).digest() : randomBytes(32);
     await app.register(secureSession, {
       key,

@@ -5,6 +5,7 @@ export const AUDIT_EVENT_TYPES = [
   'user.sign_in.succeeded',
   'user.sign_in.failed',
   'user.signed_out',
+  'user.session_ended',
   'user.locked_out',
   'client.locked_out',
   'consent.given',

@@ -41,3 +41,13 @@ export const signOutEvent = (userId: number, ip: string): NewAuditEvent => ({
 });
 
 const aboutUser = (userId: number) => ({ subjectType: 'user' as const, subjectId: String(userId), userId });
+
+/** A user ended one of their other login sessions (the account page); `loginSessionId` is its row, never its key. */
+export const sessionEndedEvent = (userId: number, ip: string, loginSessionId: number): NewAuditEvent => ({
+  type: 'user.session_ended',
+  outcome: 'success',
+  actor: `user:${userId}`,
+  ...aboutUser(userId),
+  ip,
+  details: { login_session: loginSessionId },
+});

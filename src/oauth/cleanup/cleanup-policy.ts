@@ -1,3 +1,5 @@
+import { oldestLive } from '../sessions/login-sessions.js';
+
 // Which stale records `tokens cleanup` deletes (reference section 18, SPEC 2), as an ordered table of rules with
 // their thresholds computed here from `now` and the settings; storage runs each rule as SQL with exactly these
 // instants as parameters. The kinds are disjoint (an unrevoked row can only be "expired", a revoked one only
@@ -6,6 +8,7 @@
 // Back-channel logout deliveries (issue 31) made or given up are kept keepDays for the operator, then deleted.
 // Audit events (issue 32 item 7) are kept audit.retentionDays, then deleted.
 // Device authorizations (RFC 8628, issue 34) go once expired for as long as a code is kept after it expired.
+// Login sessions (issue 35) unused for the session lifetime go: they can no longer sign anyone in.
 
 export const CLEANUP_KINDS = [
   'expired_tokens',
@@ -17,6 +20,7 @@ export const CLEANUP_KINDS = [
   'logout_deliveries',
   'audit_events',
   'expired_device_codes',
+  'expired_login_sessions',
 ] as const;
 export type CleanupKind = (typeof CLEANUP_KINDS)[number];
 
@@ -83,7 +87,9 @@ export type CleanupRule =
    * RFC 8628: a device authorization expired more than authorizationCodeExpiresIn ago, decided or not: its poll
    * answered expired_token meanwhile, and answers invalid_grant once it is gone.
    */
-  | { kind: 'expired_device_codes'; records: 'device authorizations'; expiredBefore: Date };
+  | { kind: 'expired_device_codes'; records: 'device authorizations'; expiredBefore: Date }
+  /** Issue 35: a login session not used for LOGIN_SESSION_LIFETIME_SECONDS; no request accepts it any more. */
+  | { kind: 'expired_login_sessions'; records: 'login sessions'; unusedSince: Date };
 
 export interface CleanupPolicy {
   now: Date;
@@ -143,6 +149,7 @@ export function cleanupPolicy(settings: CleanupSettings, now: Date): CleanupPoli
       ? []
       : [{ kind: 'audit_events', records: 'audit events', occurredBefore: secondsBefore(now, settings.auditEventsKeptSeconds) } as const]),
     { kind: 'expired_device_codes', records: 'device authorizations', expiredBefore: codesDoneBefore },
+    { kind: 'expired_login_sessions', records: 'login sessions', unusedSince: oldestLive(now) },
   ];
   return {
     now,

@@ -11,6 +11,7 @@ import { findApplication } from '../../../oauth/clients/applications.js';
 import { auditedChange } from '../../../oauth/audit/audit-trail.js';
 import { consentEvent } from '../../../oauth/audit/token-events.js';
 import { userActor } from '../../audit-actor.js';
+import { pageTime } from '../../page-time.js';
 
 export const AUTHORIZED_APPLICATIONS_PATH = '/oauth/authorized_applications';
 
@@ -30,8 +31,8 @@ export class AuthorizedApplicationsController extends Controller {
       applications: authorized.map(({ application, authorizedAt }) => ({
         id: application.id,
         name: application.name,
-        authorizedAt: `${authorizedAt.toISOString().slice(0, 19).replace('T', ' ')} UTC`,
-        authorizedAtIso: authorizedAt.toISOString(),
+        authorizedAt: pageTime(authorizedAt).text,
+        authorizedAtIso: pageTime(authorizedAt).iso,
       })),
       username: owner.username,
       csrfToken: reply.generateCsrf(),

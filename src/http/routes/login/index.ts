@@ -1,15 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { endLoginSession } from '../../end-login-session.js';
-import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from '../../hooks/authenticate-resource-owner.js';
+import { DEFAULT_AFTER_LOGIN, isSafeReturnPath, sessionUser } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
-import { checkLoginCredentials, findUser } from '../../../oauth/users/users.js';
+import { checkLoginCredentials } from '../../../oauth/users/users.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { signInEvent } from '../../../oauth/audit/sign-in-events.js';
 import { auditWriteFailed } from '../../audit-actor.js';
+import { signInBrowser } from '../../start-login-session.js';
 
 // Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
 // before the lockout starts.
@@ -31,7 +31,7 @@ interface LoginForm {
   password?: string;
 }
 
-/** /login and /logout: local users, session in the signed, encrypted cookie (SPEC 3.6). */
+/** /login and /logout: local users; the login session is a row whose key is in the signed, encrypted cookie (SPEC 3.6). */
 export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   app.setErrorHandler(endUserErrorHandler);
 
@@ -44,7 +44,7 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     });
 
   app.get('/login', async (request, reply) => {
-    if (request.session.get('userId') !== undefined && request.session.get('reauthenticate') !== true) {
+    if (request.session.get('reauthenticate') !== true && (await sessionUser(deps, request)) !== null) {
       const returnTo = afterLogin(request);
       request.session.set('returnTo', undefined);
       return reply.redirect(returnTo, 303);
@@ -77,22 +77,15 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     }
     const { user } = check;
     const returnTo = afterLogin(request);
-    // A new session on login: nothing set before it (the CSRF secret included) outlives the change of user.
-    request.session.regenerate();
-    request.session.set('userId', user.id);
-    request.session.set('authTime', Math.floor(deps.now().getTime() / 1000));
     // RFC 8176: a password alone (a second factor adds its own amr value and raises the acr).
-    request.session.set('amr', ['pwd']);
-    request.session.set('acr', deps.config.authentication.acr.pwd);
-    request.session.set('sid', randomBytes(16).toString('base64url'));
+    await signInBrowser(deps, request, user, { amr: ['pwd'], acr: deps.config.authentication.acr.pwd });
     request.session.set('signedInFor', returnTo);
     request.log.info({ event: 'login.succeeded', userId: user.id }, 'login succeeded');
     return reply.redirect(returnTo, 303);
   });
 
   app.get('/logout', async (request, reply) => {
-    const userId = request.session.get('userId');
-    const user = typeof userId === 'number' ? await findUser(deps, userId) : null;
+    const user = await sessionUser(deps, request);
     if (!user) return reply.redirect('/login', 303);
     return renderPage(request, reply, 'logout.eta', {
       title: request.pageLanguage.t('logout.title'),

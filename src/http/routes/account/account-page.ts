@@ -1,0 +1,112 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OAuthDeps } from '../../../oauth/deps.js';
+import { NotFound } from '../../../oauth/errors.js';
+import { sessionEndedEvent } from '../../../oauth/audit/sign-in-events.js';
+import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { endOtherSessionsOfUser, endSessionOfUser, sessionsOfUser } from '../../../oauth/sessions/login-sessions.js';
+import type { LoginSessionRecord } from '../../../oauth/sessions/login-session-store.js';
+import { changeOwnPassword, type PasswordChangeErrors, type PasswordChangeForm } from '../../../oauth/users/password-change.js';
+import { findUser } from '../../../oauth/users/users.js';
+import { userActor } from '../../audit-actor.js';
+import { announceEndedSession, endLoginSession } from '../../end-login-session.js';
+import { currentResourceOwner, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+import { renderError, renderPage } from '../../hooks/end-user-pages.js';
+import { pageTime } from '../../page-time.js';
+import { userAgentSummary } from './user-agent-summary.js';
+
+// The account page (issue 35 item 5): who is signed in, their password, and their sessions on every device. Passkeys
+// and second factors come later, beside these.
+
+export const ACCOUNT_PATH = '/account';
+
+interface PageState {
+  passwordErrors?: PasswordChangeErrors;
+  /** The password form's one message above its fields (a wrong current password, a lockout). */
+  passwordError?: string;
+}
+
+/** GET /account, or the page again with the password form's errors. */
+export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, state: PageState = {}) {
+  const owner = currentResourceOwner(request);
+  const user = await findUser(deps, owner.id);
+  const sessions = await sessionsOfUser(deps, owner.id);
+  return renderPage(request, reply, 'account/index.eta', {
+    title: 'Your account',
+    username: owner.username,
+    name: user?.name ?? null,
+    sessions: sessions.map((session) => sessionView(session, owner)),
+    passwordErrors: state.passwordErrors ?? {},
+    passwordError: state.passwordError ?? null,
+    csrfToken: reply.generateCsrf(),
+  });
+}
+
+function sessionView(session: LoginSessionRecord, owner: SignedInUser) {
+  return {
+    id: session.id,
+    device: userAgentSummary(session.userAgent),
+    userAgent: session.userAgent ?? '',
+    ip: session.ip ?? 'unknown',
+    signedIn: pageTime(session.authTime),
+    lastSeen: pageTime(session.lastSeenAt),
+    current: session.id === owner.loginSessionId,
+  };
+}
+
+export type PasswordChangeBody = Partial<PasswordChangeForm> & { sign_out_others?: string };
+
+/** POST /account/password. */
+export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ Body: PasswordChangeBody }>, reply: FastifyReply) {
+  const owner = currentResourceOwner(request);
+  const user = await findUser(deps, owner.id);
+  if (user === null) return renderError(reply, new NotFound('No such user.'));
+  const form = {
+    current: request.body?.current ?? '',
+    password: request.body?.password ?? '',
+    confirmation: request.body?.confirmation ?? '',
+  };
+  const address = limitedAddress(request.ip);
+  const change = await changeOwnPassword(deps, user, form, { ...userActor(request, user.id), address });
+  switch (change.outcome) {
+    case 'invalid':
+      return renderAccountPage(deps, request, reply.code(422), { passwordErrors: change.errors });
+    case 'wrong_password':
+      request.log.info({ event: 'account.password_change_refused', userId: user.id, address }, 'password change: wrong current password');
+      return renderAccountPage(deps, request, reply.code(401), { passwordError: 'Your current password is not correct.' });
+    case 'locked_out': {
+      const passwordError = `Too many failed sign-in attempts. Try again in ${change.retryAfter} seconds.`;
+      return renderAccountPage(deps, request, reply.code(429).header('retry-after', String(change.retryAfter)), { passwordError });
+    }
+    case 'changed': {
+      request.log.info({ event: 'account.password_changed', userId: user.id }, 'password changed by its user');
+      // Whoever knew the old password may be signed in elsewhere: the form offers to end those sessions (ASVS 3.3.3).
+      const others = request.body?.sign_out_others === '1' ? await endOtherSessionsOfUser(deps, owner.id, owner.loginSessionId) : [];
+      for (const ended of others) await announceEndedSession(deps, request, ended, sessionEndedEvent(owner.id, request.ip, ended.id));
+      const signedOut =
+        others.length === 0 ? '' : ` ${others.length} other ${others.length === 1 ? 'session was' : 'sessions were'} signed out.`;
+      request.session.set('notice', `Your password has been changed.${signedOut}`);
+      return reply.redirect(ACCOUNT_PATH, 303);
+    }
+  }
+}
+
+/**
+ * POST /account/sessions/:id/end: "Sign out this session". Another session of the user's: its row goes, so its
+ * browser is signed out at its next request on any instance, and the clients it signed in to are told (back-channel
+ * logout). The current one is a logout. Someone else's session, or none: 404, nothing changes.
+ */
+export async function endSession(deps: OAuthDeps, request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
+  const owner = currentResourceOwner(request);
+  const id = /^[1-9][0-9]{0,14}$/.test(request.params.id) ? Number(request.params.id) : null;
+  if (id === owner.loginSessionId) {
+    await endLoginSession(deps, request);
+    request.session.set('notice', 'You have been signed out.');
+    return reply.redirect('/login', 303);
+  }
+  const ended = id === null ? null : await endSessionOfUser(deps, owner.id, id);
+  if (ended === null) return renderError(reply, new NotFound('No such session.'), { href: ACCOUNT_PATH, text: 'Back to your account' });
+  await announceEndedSession(deps, request, ended, sessionEndedEvent(owner.id, request.ip, ended.id));
+  request.log.info({ event: 'account.session_ended', userId: owner.id, loginSession: ended.id }, 'a login session was ended by its user');
+  request.session.set('notice', 'The session has been signed out.');
+  return reply.redirect(ACCOUNT_PATH, 303);
+}

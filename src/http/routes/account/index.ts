@@ -1,0 +1,42 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
+import { endUserErrorHandler } from '../../hooks/end-user-pages.js';
+import type { RouteOptions } from '../../route-options.js';
+import { ACCOUNT_PATH, changePassword, endSession, renderAccountPage, type PasswordChangeBody } from './account-page.js';
+
+const password = (description: string) => ({ type: 'string', maxLength: 1024, description }) as const;
+const passwordBody = {
+  type: 'object',
+  properties: {
+    current: password('The current password.'),
+    password: password('The new password.'),
+    confirmation: password('The new password again.'),
+    sign_out_others: { type: 'string', maxLength: 1, description: '"1": end the other sessions of the user once the password changed.' },
+    _csrf: { type: 'string', description: 'CSRF token of the form.' },
+  },
+} as const;
+const csrfBody = { type: 'object', properties: { _csrf: { type: 'string', description: 'CSRF token of the form.' } } } as const;
+const idParams = {
+  type: 'object',
+  properties: { id: { type: 'string', description: 'The login session (its number on the page).' } },
+  required: ['id'],
+} as const;
+
+/** /account (issue 35 item 5): the signed-in user's own page: password change and sessions on every device. */
+export const accountRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
+  app.setErrorHandler(endUserErrorHandler);
+  const authenticate = authenticateResourceOwner(deps);
+  const csrf = app.csrfProtection;
+
+  app.get(ACCOUNT_PATH, { preHandler: authenticate }, (request, reply) => renderAccountPage(deps, request, reply));
+  app.post<{ Body: PasswordChangeBody }>(
+    `${ACCOUNT_PATH}/password`,
+    { schema: { body: passwordBody }, preHandler: [authenticate, csrf] },
+    (request, reply) => changePassword(deps, request, reply),
+  );
+  app.post<{ Params: { id: string } }>(
+    `${ACCOUNT_PATH}/sessions/:id/end`,
+    { schema: { params: idParams, body: csrfBody }, preHandler: [authenticate, csrf] },
+    (request, reply) => endSession(deps, request, reply),
+  );
+};

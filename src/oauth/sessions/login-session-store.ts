@@ -1,0 +1,37 @@
+import type { UserRecord } from '../users/user-store.js';
+
+// login_sessions (issue 35 item 5): one row per browser signed in, so that any instance can answer whether a session
+// still holds, list a user's sessions and end one of them.
+
+export interface LoginSessionRecord {
+  id: number;
+  /** SHA-256 (hex) of the key in the session cookie: what tokens and logout deliveries store as their session id. */
+  sessionId: string;
+  userId: number;
+  authTime: Date;
+  /** RFC 8176 authentication method references of the sign-in. */
+  amr: string[];
+  acr: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  createdAt: Date;
+  lastSeenAt: Date;
+}
+
+export type NewLoginSession = Omit<LoginSessionRecord, 'id' | 'createdAt' | 'lastSeenAt'>;
+
+export interface LoginSessionStore {
+  create(session: NewLoginSession, at: Date): Promise<LoginSessionRecord>;
+  /** The session and its user in one read; null when the row is gone. */
+  findWithUser(sessionId: string): Promise<{ session: LoginSessionRecord; user: UserRecord } | null>;
+  /** Moves last_seen_at to `at` unless it is at or after `unlessSeenSince` already (other instances may have). */
+  markSeen(id: number, at: Date, unlessSeenSince: Date): Promise<void>;
+  /** The user's sessions last seen at or after `seenSince`, the latest sign-in first. */
+  listOfUser(userId: number, seenSince: Date): Promise<LoginSessionRecord[]>;
+  /** Deletes the session with this session id; what was deleted. */
+  deleteBySessionId(sessionId: string): Promise<LoginSessionRecord | null>;
+  /** Deletes every session of the user but `keepId`; what was deleted. */
+  deleteOthersOfUser(userId: number, keepId: number): Promise<LoginSessionRecord[]>;
+  /** Deletes the session `id` if it is the user's; what was deleted (null: none of theirs). */
+  deleteOfUser(userId: number, id: number): Promise<LoginSessionRecord | null>;
+}

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import type { OAuthDeps } from '../deps.js';
+import { sha256Hex } from '../secrets.js';
+import type { UserRecord } from '../users/user-store.js';
+import type { LoginSessionRecord } from './login-session-store.js';
+
+// A browser's sign-in (issue 35 item 5). The encrypted session cookie carries a random key, the database the row
+// keyed by its SHA-256: a stolen database does not give anyone a session, and ending the row signs the browser out on
+// every instance at its next request. The row's session id is also the login session's id of OpenID Connect: tokens
+// issued in the session store it, each client's sid is derived from it (client-sid.ts), and ending the session
+// queues back-channel logout for it.
+
+/** How long a session holds without being used (the cookie's own lifetime is the same). */
+export const LOGIN_SESSION_LIFETIME_SECONDS = 8 * 3600;
+
+// last_seen_at is written at most this often per session: a page view is a read, not a write.
+const SEEN_INTERVAL_MS = 60_000;
+
+// A User-Agent header is the client's to make as long as it likes; the list shows a summary anyway.
+const MAX_USER_AGENT = 512;
+
+export interface SignIn {
+  user: UserRecord;
+  /** RFC 8176 methods, e.g. ['pwd']. */
+  amr: string[];
+  acr: string | null;
+  ip: string;
+  userAgent: string | undefined;
+}
+
+/**
+ * The new session's row and the key its cookie carries (shown to nobody else, stored nowhere). The browser's previous
+ * session (`previousKey`), if any, ends: its cookie is replaced, so nobody could use or end it any more.
+ */
+export async function startLoginSession(
+  deps: OAuthDeps,
+  signIn: SignIn,
+  previousKey: string | undefined,
+): Promise<{ key: string; session: LoginSessionRecord }> {
+  if (previousKey !== undefined) await endLoginSessionByKey(deps, previousKey);
+  const key = randomBytes(32).toString('base64url');
+  const session = await deps.stores.loginSessions.create(
+    {
+      sessionId: sessionIdOf(key),
+      userId: signIn.user.id,
+      authTime: deps.now(),
+      amr: signIn.amr,
+      acr: signIn.acr,
+      ip: signIn.ip,
+      userAgent: signIn.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+    },
+    deps.now(),
+  );
+  return { key, session };
+}
+
+export const sessionIdOf = (key: string): string => sha256Hex(key);
+
+/**
+ * The live session the cookie's key names, with its enabled user, or null: no row (ended here or on another
+ * instance), unused for longer than the lifetime, or a user disabled since. Marks the session seen.
+ */
+export async function liveLoginSession(deps: OAuthDeps, key: string): Promise<{ session: LoginSessionRecord; user: UserRecord } | null> {
+  const found = await deps.stores.loginSessions.findWithUser(sessionIdOf(key));
+  if (found === null || found.user.disabledAt !== null) return null;
+  const now = deps.now();
+  if (found.session.lastSeenAt.getTime() < oldestLive(now).getTime()) return null;
+  const seenSince = new Date(now.getTime() - SEEN_INTERVAL_MS);
+  if (found.session.lastSeenAt < seenSince) await deps.stores.loginSessions.markSeen(found.session.id, now, seenSince);
+  return found;
+}
+
+/** The user's live sessions, the latest sign-in first. */
+export function sessionsOfUser(deps: OAuthDeps, userId: number): Promise<LoginSessionRecord[]> {
+  return deps.stores.loginSessions.listOfUser(userId, oldestLive(deps.now()));
+}
+
+/** The instant before which a session unused since has expired. */
+export const oldestLive = (now: Date): Date => new Date(now.getTime() - LOGIN_SESSION_LIFETIME_SECONDS * 1000);
+
+/** Ends the session the cookie's key names (a logout); what ended, or null when it had ended already. */
+export function endLoginSessionByKey(deps: OAuthDeps, key: string): Promise<LoginSessionRecord | null> {
+  return deps.stores.loginSessions.deleteBySessionId(sessionIdOf(key));
+}
+
+/** Ends the user's session `id` ("sign out this session"); null when the user has no such session. */
+export function endSessionOfUser(deps: OAuthDeps, userId: number, id: number): Promise<LoginSessionRecord | null> {
+  return deps.stores.loginSessions.deleteOfUser(userId, id);
+}
+
+/** Ends every session of the user but `keepId` (after a password change, when the user asks); what ended. */
+export function endOtherSessionsOfUser(deps: OAuthDeps, userId: number, keepId: number): Promise<LoginSessionRecord[]> {
+  return deps.stores.loginSessions.deleteOthersOfUser(userId, keepId);
+}

@@ -1,0 +1,71 @@
+import type { LoginSessionRecord, LoginSessionStore } from '../oauth/sessions/login-session-store.js';
+import { Prisma, type LoginSession, type User } from './generated/client.js';
+import { columnOf, selectList, timestamp, type Row } from './rows.js';
+import type { SqlClient } from './sql-client.js';
+import { toUser } from './user-repository.js';
+
+// login_sessions (issue 35 item 5): raw SQL, as every request of a signed-in browser reads its row (with the user, in
+// one statement). An ended session's row is deleted, so "no row" is the one answer every instance gives for it.
+
+const COLUMNS = selectList(Prisma.LoginSessionScalarFieldEnum);
+const SESSION_FIELDS = Object.keys(Prisma.LoginSessionScalarFieldEnum);
+// The session's columns beside the user's in one row: prefixed, since both tables have an id and a created_at.
+const PREFIXED = SESSION_FIELDS.map((field) => `s.${columnOf(field)} AS "session.${field}"`).join(', ');
+
+const toSession = ({ id, userId, ...columns }: Row<LoginSession>): LoginSessionRecord => ({
+  ...columns,
+  id: Number(id),
+  userId: Number(userId),
+  amr: columns.amr ?? [],
+});
+
+const INSERT = `INSERT INTO login_sessions (session_id, user_id, auth_time, amr, acr, ip, user_agent, created_at, last_seen_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`;
+const FIND_WITH_USER = {
+  name: 'login_session_with_user',
+  text: `SELECT ${PREFIXED}, ${selectList(Prisma.UserScalarFieldEnum, 'u')}
+    FROM login_sessions s JOIN users u ON u.id = s.user_id WHERE s.session_id = $1`,
+};
+const MARK_SEEN = {
+  name: 'login_session_seen',
+  text: 'UPDATE login_sessions SET last_seen_at = $2 WHERE id = $1 AND last_seen_at < $3',
+};
+const LIST_OF_USER = `SELECT ${COLUMNS} FROM login_sessions WHERE user_id = $1 AND last_seen_at >= $2 ORDER BY auth_time DESC, id DESC`;
+const DELETE_BY_SESSION_ID = `DELETE FROM login_sessions WHERE session_id = $1 RETURNING ${COLUMNS}`;
+const DELETE_OTHERS_OF_USER = `DELETE FROM login_sessions WHERE user_id = $1 AND id <> $2 RETURNING ${COLUMNS}`;
+const DELETE_OF_USER = `DELETE FROM login_sessions WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}`;
+
+function splitJoined(row: Record<string, unknown>): { session: LoginSessionRecord; user: ReturnType<typeof toUser> } {
+  const session: Record<string, unknown> = {};
+  const user: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) {
+    if (name.startsWith('session.')) session[name.slice('session.'.length)] = value;
+    else user[name] = value;
+  }
+  return { session: toSession(session as Row<LoginSession>), user: toUser(user as Row<User>) };
+}
+
+export function loginSessionRepository(sql: SqlClient): LoginSessionStore {
+  const one = (rows: Row<LoginSession>[]) => (rows[0] ? toSession(rows[0]) : null);
+  return {
+    async create(session, at) {
+      const values = [session.sessionId, session.userId, timestamp(session.authTime), session.amr, session.acr, session.ip];
+      const [row] = await sql.query<Row<LoginSession>>(INSERT, [...values, session.userAgent, timestamp(at)]);
+      return toSession(row!);
+    },
+    async findWithUser(sessionId) {
+      const [row] = await sql.query(FIND_WITH_USER, [sessionId]);
+      return row ? splitJoined(row) : null;
+    },
+    async markSeen(id, at, unlessSeenSince) {
+      await sql.query(MARK_SEEN, [id, timestamp(at), timestamp(unlessSeenSince)]);
+    },
+    async listOfUser(userId, seenSince) {
+      return (await sql.query<Row<LoginSession>>(LIST_OF_USER, [userId, timestamp(seenSince)])).map(toSession);
+    },
+    deleteBySessionId: async (sessionId) => one(await sql.query<Row<LoginSession>>(DELETE_BY_SESSION_ID, [sessionId])),
+    deleteOthersOfUser: async (userId, keepId) =>
+      (await sql.query<Row<LoginSession>>(DELETE_OTHERS_OF_USER, [userId, keepId])).map(toSession),
+    deleteOfUser: async (userId, id) => one(await sql.query<Row<LoginSession>>(DELETE_OF_USER, [id, userId])),
+  };
+}

@@ -1,0 +1,76 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { createUser, PASSWORD } from '../helpers/end-user.js';
+import { listeningTestServer } from '../helpers/listening-server.js';
+import type { TestServer } from '../helpers/test-server.js';
+
+// Issue 35 item 5: the account page in Chromium, under the strict CSP, in two browsers of one user.
+
+describe('/account in Chromium: sessions on two devices, password change', () => {
+  let server: TestServer & { baseUrl: string };
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await listeningTestServer();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function signedInPage(
+    username: string,
+    password = PASSWORD,
+  ): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // What the strict CSP refused (an inline script or style would be); the missing favicon is not one.
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && message.text().includes('Content Security Policy')) errors.push(message.text());
+    });
+    await page.goto(`${server.baseUrl}/login`);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
+    return { context, page, cspErrors: errors };
+  }
+
+  it('lists both devices, signs the other one out with its button, and changes the password', async () => {
+    await createUser(server.deps, 'carol');
+    const laptop = await signedInPage('carol');
+    const phone = await signedInPage('carol');
+
+    await laptop.page.getByRole('link', { name: 'Your account' }).click();
+    await laptop.page.waitForURL((url) => url.pathname === '/account');
+    const rows = laptop.page.locator('#sessions tbody tr');
+    expect(await rows.count()).toBe(2);
+    expect(await rows.filter({ hasText: '(this device)' }).count()).toBe(1);
+    expect(await rows.first().locator('td').first().textContent()).toContain('Chrome on Linux');
+    await screenshot(laptop.page, 'account');
+
+    await rows
+      .filter({ hasNotText: '(this device)' })
+      .getByRole('button', { name: /Sign out the session/ })
+      .click();
+    await laptop.page.waitForURL((url) => url.pathname === '/account');
+    expect(await laptop.page.locator('.notice').textContent()).toBe('The session has been signed out.');
+    expect(await rows.count()).toBe(1);
+    await phone.page.goto(`${server.baseUrl}/account`);
+    expect(new URL(phone.page.url()).pathname).toBe('/login');
+
+    await laptop.page.getByLabel('Current password').fill(PASSWORD);
+    await laptop.page.getByLabel('New password (at least 8 characters)').fill('carol has a new one');
+    await laptop.page.getByLabel('New password again').fill('carol has a new one');
+    await laptop.page.getByRole('button', { name: 'Change password' }).click();
+    await laptop.page.waitForURL((url) => url.pathname === '/account');
+    expect(await laptop.page.locator('.notice').textContent()).toBe('Your password has been changed.');
+    expect(laptop.cspErrors).toEqual([]);
+    await Promise.all([laptop.context.close(), phone.context.close()]);
+    const again = await signedInPage('carol', 'carol has a new one');
+    await again.context.close();
+  });
+});
