@@ -33,8 +33,8 @@ const SETTINGS = [
   'node_modules/ajv/package.json',
 ];
 // What the compiled files find relative to themselves, as they do from src/ and dist/ (package.json for the
-// version and "type": "module", the migrations, the views and their static files).
-const LINKED = ['package.json', 'prisma', 'views', 'public'];
+// version and "type": "module", the migrations, the views and their static files, the pages' messages).
+const LINKED = ['package.json', 'prisma', 'views', 'public', 'locales'];
 // Builds of older sources are removed once unused this long (a long `serve` may still be running from one).
 const KEEP_UNUSED_MS = 24 * 3600_000;
 
