@@ -4,7 +4,7 @@ import type { OAuthHooks } from './hooks.js';
 import type { IntrospectionRule } from './tokens/introspection-policy.js';
 import type { PasswordHasher } from './users/passwords.js';
 import type { CapObserver } from './clients/registration/registration-cap.js';
-import type { LogoutDeliveryWaker } from './openid/backchannel-logout/logout-queue.js';
+import type { LogoutDeliveryWaker } from './openid/backchannel-logout/logout-delivery-store.js';
 import type { Stores } from './store.js';
 import type { TokenSigner } from './keys/token-signer.js';
 

@@ -1,18 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthenticationRequirement, CheckedRequirement } from './authentication-requirement-shapes.js';
 import type { GuardToken } from './types.js';
 
 // RFC 9470 step-up: what a route asks of the user's sign-in behind a token, beyond its scopes. The token tells
 // (introspection's acr and auth_time members, section 6.1; a JWT access token's claims, RFC 9068 section 2.2.1);
 // a token that does not tell, or tells too little, is refused with insufficient_user_authentication, whose challenge
 // names what would be enough.
-
-/** The sign-in a route requires (RFC 9470 section 3). */
-export interface AuthenticationRequirement {
-  /** The acr values any one of which the token's `acr` must be, e.g. the service's `urn:oauth-service:acr:mfa`. */
-  acr?: readonly string[];
-  /** Seconds: the user must have signed in at most this long ago (the token's `auth_time`). */
-  maxAge?: number;
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -22,12 +15,6 @@ declare module 'fastify' {
      */
     requireAuthentication?: AuthenticationRequirement;
   }
-}
-
-/** A requirement as checked: every list frozen, absent members empty or null. */
-export interface CheckedRequirement {
-  acr: readonly string[];
-  maxAge: number | null;
 }
 
 const ACR_VALUE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;

@@ -1,4 +1,4 @@
-import type { CheckedRequirement } from './authentication-requirement.js';
+import type { CheckedRequirement } from './authentication-requirement-shapes.js';
 import type { TokenProblem } from './token-problem.js';
 
 const NO_REQUIREMENT: CheckedRequirement = { acr: [], maxAge: null };

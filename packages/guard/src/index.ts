@@ -26,7 +26,7 @@ export { serviceGuard, type ServiceAuthorizeHook } from './plugin.js';
 export { GuardError, GuardMisconfiguredError, GuardUnavailableError } from './guard-error.js';
 export { createRemoteIntrospector } from './remote-introspection.js';
 export { protectedResourceMetadata } from './resource-metadata.js';
-export type { AuthenticationRequirement } from './authentication-requirement.js';
+export type { AuthenticationRequirement } from './authentication-requirement-shapes.js';
 export type { DpopAlgorithm, DpopNonceOptions, DpopOptions } from './dpop-options.js';
 export type {
   GuardCommonOptions,

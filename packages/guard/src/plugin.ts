@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { authenticationShortfall, requirementResolver, type CheckedRequirement } from './authentication-requirement.js';
+import { authenticationShortfall, requirementResolver } from './authentication-requirement.js';
+import type { CheckedRequirement } from './authentication-requirement-shapes.js';
 import { extractCredentials } from './bearer-token.js';
 import { headerSafe } from './challenge.js';
 import { DpopNonces } from './dpop-nonce.js';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { GuardError } from './guard-error.js';
 import type { DpopOptions } from './dpop-options.js';
-import type { AuthenticationRequirement } from './authentication-requirement.js';
+import type { AuthenticationRequirement } from './authentication-requirement-shapes.js';
 import type { InvalidTokenReason } from './token-problem.js';
 
 /**

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fp from 'fastify-plugin';
 import secureSession from '@fastify/secure-session';
 import csrfProtection from '@fastify/csrf-protection';
-import { LOGIN_SESSION_LIFETIME_SECONDS } from '../../oauth/sessions/login-sessions.js';
+import { LOGIN_SESSION_LIFETIME_SECONDS } from '../../oauth/sessions/login-session-lifetime.js';
 
 export interface SessionOptions {
   /** At least 32 characters; null gives a random key per process (sessions end at restart). */

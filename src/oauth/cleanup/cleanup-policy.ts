@@ -1,4 +1,4 @@
-import { oldestLive } from '../sessions/login-sessions.js';
+import { oldestLive } from '../sessions/login-session-lifetime.js';
 
 // Which stale records `tokens cleanup` deletes (reference section 18, SPEC 2), as an ordered table of rules with
 // their thresholds computed here from `now` and the settings; storage runs each rule as SQL with exactly these

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { OAuthDeps } from '../deps.js';
 import { sha256Hex } from '../secrets.js';
 import type { UserRecord } from '../users/user-store.js';
+import { oldestLive } from './login-session-lifetime.js';
 import type { LoginSessionRecord } from './login-session-store.js';
 
 // A browser's sign-in (issue 35 item 5). The encrypted session cookie carries a random key, the database the row
@@ -9,9 +10,6 @@ import type { LoginSessionRecord } from './login-session-store.js';
 // every instance at its next request. The row's session id is also the login session's id of OpenID Connect: tokens
 // issued in the session store it, each client's sid is derived from it (client-sid.ts), and ending the session
 // queues back-channel logout for it.
-
-/** How long a session holds without being used (the cookie's own lifetime is the same). */
-export const LOGIN_SESSION_LIFETIME_SECONDS = 8 * 3600;
 
 // last_seen_at is written at most this often per session: a page view is a read, not a write.
 const SEEN_INTERVAL_MS = 60_000;
@@ -74,9 +72,6 @@ export async function liveLoginSession(deps: OAuthDeps, key: string): Promise<{ 
 export function sessionsOfUser(deps: OAuthDeps, userId: number): Promise<LoginSessionRecord[]> {
   return deps.stores.loginSessions.listOfUser(userId, oldestLive(deps.now()));
 }
-
-/** The instant before which a session unused since has expired. */
-export const oldestLive = (now: Date): Date => new Date(now.getTime() - LOGIN_SESSION_LIFETIME_SECONDS * 1000);
 
 /** Ends the session the cookie's key names (a logout); what ended, or null when it had ended already. */
 export function endLoginSessionByKey(deps: OAuthDeps, key: string): Promise<LoginSessionRecord | null> {

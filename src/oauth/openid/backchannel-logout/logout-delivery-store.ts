@@ -1,4 +1,4 @@
-import type { ApplicationRecord } from '../../store.js';
+import type { ApplicationRecord } from '../../clients/application-store.js';
 
 // The storage OpenID Connect Back-Channel Logout 1.0 needs: which clients the user had a session with (section 2.3,
 // "remembering logged-in RPs": the tokens they were issued, which carry the login session's sid), and the table of
@@ -52,4 +52,9 @@ export interface LogoutDeliveryStore {
    */
   claimDue(at: Date, leaseUntil: Date, limit: number): Promise<LogoutDeliveryRecord[]>;
   settle(id: number, settlement: DeliverySettlement): Promise<void>;
+}
+
+/** Tells the worker of this process that deliveries were queued (absent in the CLI: the service's poll finds them). */
+export interface LogoutDeliveryWaker {
+  wake(): void;
 }

@@ -9,11 +9,6 @@ import type { ClientSession, NewLogoutDelivery } from './logout-delivery-store.j
 // only clients with a backchannel_logout_uri. The logged-in RPs are read from the tokens this server issued: each
 // carries the login session (sid) it came from.
 
-/** Tells the worker of this process that deliveries were queued (absent in the CLI: the service's poll finds them). */
-export interface LogoutDeliveryWaker {
-  wake(): void;
-}
-
 /**
  * A login session ended (RP-Initiated Logout, /logout): every client issued tokens in it gets a logout token with its
  * sid (and the user's sub), whether or not those tokens are still live: the client's own session outlives them.
