@@ -1,0 +1,40 @@
+// config `authentication.passkeys` (issue 35 item 1): the WebAuthn relying party. By default its id is baseUrl's host
+// and the one allowed origin baseUrl's origin; behind a proxy that changes the host the browser sees, both can be
+// given. Part of config/authentication-schema.ts.
+
+export const passkeysSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  description: 'Passkeys (WebAuthn): the relying party browsers and authenticators see.',
+  properties: {
+    rpId: {
+      type: ['string', 'null'],
+      default: null,
+      minLength: 1,
+      maxLength: 253,
+      pattern: '^[a-z0-9.-]+$',
+      description:
+        "The WebAuthn rp id: a registrable domain the pages' host equals or is a subdomain of. null: baseUrl's host. Changing it makes every registered passkey unusable.",
+    },
+    origins: {
+      type: 'array',
+      default: [],
+      items: { type: 'string', pattern: '^https?://[^/]+$' },
+      description: "The origins (scheme://host[:port]) a passkey ceremony may come from. Empty: baseUrl's origin alone.",
+    },
+    rpName: {
+      type: 'string',
+      default: 'oauth-service',
+      minLength: 1,
+      maxLength: 64,
+      description: 'The name authenticators show for this service when a passkey is made.',
+    },
+  },
+} as const;
+
+export interface PasskeysConfig {
+  rpId: string | null;
+  origins: string[];
+  rpName: string;
+}
