@@ -1,4 +1,4 @@
-/* global window, document, fetch, SimpleWebAuthnBrowser */
+/* global window, document, SimpleWebAuthnBrowser */
 // Passkeys on /login (sign in: a button, and autofill in the user name field) and /account (register). A same-origin
 // file because the pages' CSP allows no inline script; it needs @simplewebauthn/browser's bundle loaded before it.
 // The server checks everything: this only carries options and answers between it and the authenticator.
@@ -93,7 +93,10 @@
           window.location.assign('/account');
         })
         .catch(function (error) {
-          show(message, cancelled(error) ? message.getAttribute('data-cancelled') : message.getAttribute('data-failed') + ' ' + error.message);
+          show(
+            message,
+            cancelled(error) ? message.getAttribute('data-cancelled') : message.getAttribute('data-failed') + ' ' + error.message,
+          );
         });
     });
   }

@@ -52,7 +52,12 @@ export async function completeAuthentication(
       expectedRPID: [rp.id],
       // Counter 0: the library's own counter check is off, so that the domain's rule (counterRegressed) decides
       // and records a regression as what it is.
-      credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: 0, transports: passkey.transports as AuthenticatorTransport[] },
+      credential: {
+        id: passkey.credentialId,
+        publicKey: Buffer.from(passkey.publicKey, 'base64url'),
+        counter: 0,
+        transports: passkey.transports as AuthenticatorTransport[],
+      },
       requireUserVerification: true,
     });
   } catch (error) {

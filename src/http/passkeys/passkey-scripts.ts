@@ -44,4 +44,5 @@ export function passkeyScripts(): readonly PageScript[] {
 }
 
 /** What a page's template needs: the tags' src and integrity. */
-export const passkeyScriptTags = (): { src: string; integrity: string }[] => passkeyScripts().map(({ src, integrity }) => ({ src, integrity }));
+export const passkeyScriptTags = (): { src: string; integrity: string }[] =>
+  passkeyScripts().map(({ src, integrity }) => ({ src, integrity }));

@@ -45,7 +45,8 @@ export async function completePasskeySignIn(
 ): Promise<PasskeySignIn> {
   const { credentialId, userId } = passkey;
   const detail = `stored ${passkey.signCount}, received ${assertion.signCount}`;
-  if (counterRegressed(passkey.signCount, assertion.signCount)) return refuse(deps, ip, 'counter_regression', { credentialId, userId, detail });
+  if (counterRegressed(passkey.signCount, assertion.signCount))
+    return refuse(deps, ip, 'counter_regression', { credentialId, userId, detail });
   // Only while the stored counter is the one checked: two uses of one counter value on two instances are one clone.
   const recorded = await deps.stores.passkeys.recordUse(passkey.id, passkey.signCount, assertion, deps.now());
   if (!recorded) return refuse(deps, ip, 'counter_regression', { credentialId, userId, detail: 'used concurrently' });
@@ -56,7 +57,10 @@ export async function completePasskeySignIn(
 
 /** A ceremony that failed its checks (origin, rp id, signature, challenge): recorded against the credential's user. */
 export async function refusePasskeyAssertion(deps: OAuthDeps, passkey: PasskeyRecord, ip: string, detail: string): Promise<void> {
-  await recordDomainEvent(deps, passkeyRefusedEvent(ip, 'verification_failed', { credentialId: passkey.credentialId, userId: passkey.userId, detail }));
+  await recordDomainEvent(
+    deps,
+    passkeyRefusedEvent(ip, 'verification_failed', { credentialId: passkey.credentialId, userId: passkey.userId, detail }),
+  );
 }
 
 async function refuse(

@@ -55,7 +55,10 @@ export async function finishRegistration(deps: OAuthDeps, request: FastifyReques
   if (name === null) return sendRefusal(reply, 400, 'invalid_request', t('passkeys.badName'));
   const registration = await completeRegistration(deps, request, user, { name, response: request.body.response });
   if (registration.outcome === 'refused') {
-    request.log.warn({ event: 'passkey.registration_refused', userId: user.id, reason: registration.reason }, 'passkey registration refused');
+    request.log.warn(
+      { event: 'passkey.registration_refused', userId: user.id, reason: registration.reason },
+      'passkey registration refused',
+    );
     return sendRefusal(reply, 400, 'invalid_request', registration.reason);
   }
   const { passkey } = registration;
@@ -76,7 +79,8 @@ export async function renameOwnPasskey(deps: OAuthDeps, request: PasskeyIdReques
   if (name === null) return renderError(reply, new InvalidRequest(t('passkeys.badName')), BACK);
   const id = passkeyId(request.params.id);
   const owner = currentResourceOwner(request);
-  if (id === null || !(await renamePasskey(deps, owner.id, id, name))) return renderError(reply, new NotFound(t('passkeys.notFound')), BACK);
+  if (id === null || !(await renamePasskey(deps, owner.id, id, name)))
+    return renderError(reply, new NotFound(t('passkeys.notFound')), BACK);
   request.session.set('notice', t('passkeys.renamed'));
   return reply.redirect(ACCOUNT_PATH, 303);
 }

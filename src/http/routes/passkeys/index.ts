@@ -9,7 +9,8 @@ import { finishPasskeySignIn, startPasskeySignIn } from './passkey-login.js';
 
 // The WebAuthn JSON as the browser's PublicKeyCredential.toJSON() (and @simplewebauthn/browser) sends it: the fields
 // the server reads are required strings of bounded size; the library checks their contents.
-const b64url = (description: string, maxLength = 16384) => ({ type: 'string', pattern: '^[A-Za-z0-9_-]*$', maxLength, description }) as const;
+const b64url = (description: string, maxLength = 16384) =>
+  ({ type: 'string', pattern: '^[A-Za-z0-9_-]*$', maxLength, description }) as const;
 const credentialFields = {
   id: b64url('The credential id.', 1024),
   rawId: b64url('The credential id again.', 1024),
@@ -110,7 +111,9 @@ export const passkeyRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
   app.post('/login/passkey/options', { schema: { body: emptyBody }, preHandler: csrf }, (request, reply) =>
     startPasskeySignIn(deps, request, reply),
   );
-  app.post<{ Body: { response: AuthenticationResponseJSON } }>('/login/passkey', { schema: { body: signInBody }, preHandler: csrf }, (request, reply) =>
-    finishPasskeySignIn(deps, request, reply),
+  app.post<{ Body: { response: AuthenticationResponseJSON } }>(
+    '/login/passkey',
+    { schema: { body: signInBody }, preHandler: csrf },
+    (request, reply) => finishPasskeySignIn(deps, request, reply),
   );
 };
