@@ -54,7 +54,9 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     const page = await context.newPage();
     if (!autofill) {
       await page.addInitScript(() => {
-        PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
+        // Runs in the page (tsconfig has no DOM types).
+        const page = globalThis as unknown as { PublicKeyCredential: { isConditionalMediationAvailable: () => Promise<boolean> } };
+        page.PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
       });
     }
     const cspErrors: string[] = [];

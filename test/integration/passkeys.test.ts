@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import { disableUser } from '../../src/oauth/users/users.js';
 import { createUser, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
-import { SoftwareAuthenticator, type Ceremony } from '../helpers/software-authenticator.js';
+import { SoftwareAuthenticator, type Ceremony } from '../../scripts/lib/software-authenticator.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 

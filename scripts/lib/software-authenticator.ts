@@ -1,8 +1,8 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 
 // A WebAuthn authenticator in software (issue 35 item 1): it makes a P-256 passkey with attestation "none" and signs
-// assertions, so the integration tests drive the server's real ceremonies, and can lie (another origin, another rp id,
-// an old counter) where a browser would not.
+// assertions, so the integration tests (and bench/passkey-ceremony.ts) drive the server's real ceremonies, and can lie
+// (another origin, another rp id, an old counter) where a browser would not.
 
 type Cbor = number | string | Buffer | Cbor[] | Map<Cbor, Cbor>;
 
