@@ -5,8 +5,9 @@
 (function () {
   var webauthn = SimpleWebAuthnBrowser;
 
-  function csrfToken(form) {
-    var field = form.querySelector('input[name="_csrf"]');
+  // The CSRF token of the page's (first) form: the same for every form of the session.
+  function csrfToken(container) {
+    var field = container.querySelector('input[name="_csrf"]');
     return field ? field.value : '';
   }
 
@@ -34,9 +35,9 @@
     return error && (error.name === 'NotAllowedError' || error.name === 'AbortError');
   }
 
-  function signIn(form, useBrowserAutofill) {
+  function signIn(useBrowserAutofill) {
     var message = document.getElementById('passkey_error');
-    var token = csrfToken(form);
+    var token = csrfToken(document);
     return post('/login/passkey/options', token, {})
       .then(function (optionsJSON) {
         return webauthn.startAuthentication({ optionsJSON: optionsJSON, useBrowserAutofill: useBrowserAutofill });
@@ -55,18 +56,17 @@
   function setUpSignIn() {
     var button = document.getElementById('passkey_sign_in');
     if (!button) return;
-    var form = document.getElementById('login_form');
     if (!webauthn.browserSupportsWebAuthn()) {
       button.hidden = true;
       return;
     }
     button.hidden = false;
     button.addEventListener('click', function () {
-      signIn(form, false);
+      signIn(false);
     });
     // WebAuthn conditional mediation: the browser lists this site's passkeys in the user name field's suggestions.
     webauthn.browserSupportsWebAuthnAutofill().then(function (supported) {
-      if (supported) signIn(form, true);
+      if (supported) signIn(true);
     });
   }
 
