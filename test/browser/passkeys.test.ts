@@ -90,16 +90,16 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     await page.locator('.notice').waitFor();
     expect(await page.locator('.notice').textContent()).toBe(`The passkey ${name} has been added.`);
     expect(await page.locator('#passkeys tbody tr').count()).toBe(1);
+    await screenshot(page, `account-passkeys-${username}`);
+    // Signing out ends on /login, where a browser with conditional mediation at once offers the passkey just made.
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await page.waitForURL((url) => url.pathname === '/login');
   }
 
   /**
-   * From the client's authorization request through a passkey sign-in and consent to the tokens. `via` 'autofill': the
-   * login page's conditional request (autocomplete="username webauthn"), which the virtual authenticator answers at
-   * once (already on the /login page the sign-out ended on); 'button': the "Use a passkey" button.
+   * From the client's authorization request through consent to the tokens. `via` 'session': the browser is signed in
+   * with a passkey already (the login page's autofill did it); 'button': the login page's "Use a passkey" button.
    */
-  async function codeFlowWithPasskey(page: Page, via: 'autofill' | 'button') {
+  async function codeFlowWithPasskey(page: Page, via: 'session' | 'button') {
     const codeVerifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
@@ -136,8 +136,12 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     const alice = await createUser(server.deps, 'alice');
     const device = await deviceWithAuthenticator(true);
     await registerPasskey(device.page, 'alice', 'Chromium');
-    await screenshot(device.page, 'login-with-passkey');
-    const claims = await codeFlowWithPasskey(device.page, 'autofill');
+    // The login page's conditional request, answered by the authenticator: signed in again with the passkey alone.
+    await device.page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
+    expect(await device.page.locator('.signed-in strong, strong').first().textContent()).toBe('alice');
+    const sessions = await server.deps.stores.loginSessions.listOfUser(alice.id, new Date(0));
+    expect(sessions.map((session) => session.amr)).toEqual([['hwk', 'mfa']]);
+    const claims = await codeFlowWithPasskey(device.page, 'session');
     expect(claims.sub).toBe(alice.subject);
     expect(claims.amr).toEqual(expect.arrayContaining([expect.stringMatching(/^(hwk|swk)$/)]));
     expect(claims.acr).toBe(PHR);
@@ -151,6 +155,9 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     const bob = await createUser(server.deps, 'bob');
     const device = await deviceWithAuthenticator(false);
     await registerPasskey(device.page, 'bob', 'Bob’s laptop');
+    await device.page.waitForURL((url) => url.pathname === '/login');
+    await device.page.getByRole('button', { name: 'Use a passkey' }).waitFor();
+    await screenshot(device.page, 'login-with-passkey');
     const claims = await codeFlowWithPasskey(device.page, 'button');
     expect(claims.sub).toBe(bob.subject);
     const alice = await server.deps.stores.users.findByUsername('alice');
