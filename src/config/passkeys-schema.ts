@@ -38,3 +38,16 @@ export interface PasskeysConfig {
   origins: string[];
   rpName: string;
 }
+
+/**
+ * WebAuthn Level 3 section 5.1.3: a ceremony's rp id must be its origin's host or a registrable suffix of it; an rp id
+ * that no allowed origin can use would make every passkey ceremony fail, so it fails the boot instead.
+ */
+export function passkeysProblems({ baseUrl, authentication }: { baseUrl: string; authentication: { passkeys: PasskeysConfig } }): string[] {
+  const { rpId, origins } = authentication.passkeys;
+  if (rpId === null) return [];
+  const hosts = (origins.length > 0 ? origins : [baseUrl]).map((origin) => new URL(origin).hostname);
+  return hosts
+    .filter((host) => host !== rpId && !host.endsWith(`.${rpId}`))
+    .map((host) => `authentication.passkeys.rpId: ${rpId} is neither ${host} nor a domain it is under (origins, else baseUrl)`);
+}
