@@ -8,7 +8,6 @@ export const AUDIT_EVENT_TYPES = [
   'user.session_ended',
   'user.passkey.registered',
   'user.passkey.removed',
-  'user.passkey.sign_in',
   'user.passkey.refused',
   'user.locked_out',
   'client.locked_out',
