@@ -25,6 +25,7 @@ import { applicationsRoutes } from './http/routes/applications/index.js';
 import { authorizeRoutes } from './http/routes/authorize/index.js';
 import { authorizedApplicationsRoutes } from './http/routes/authorized-applications/index.js';
 import { accountRoutes } from './http/routes/account/index.js';
+import { passkeyRoutes } from './http/routes/passkeys/index.js';
 import { endSessionRoutes } from './http/routes/end-session/index.js';
 import { healthRoutes } from './http/routes/health/index.js';
 import { introspectRoutes } from './http/routes/introspect/index.js';
@@ -232,6 +233,7 @@ export async function buildServer({
     await pages.register(authorizeRoutes, { ...routes });
     await pages.register(authorizedApplicationsRoutes, { ...routes });
     await pages.register(accountRoutes, { ...routes });
+    await pages.register(passkeyRoutes, { ...routes });
     await pages.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });

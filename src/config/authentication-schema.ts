@@ -2,6 +2,8 @@
 // issues for each level it can reach; src/oauth/authentication-context.ts maps a sign-in's amr to one. Part of
 // config/schema.ts.
 
+import { passkeysSchema } from './passkeys-schema.js';
+
 const acrValue = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' } as const;
 
 export const authenticationSchema = {
@@ -22,6 +24,7 @@ export const authenticationSchema = {
         phr: { ...acrValue, default: 'urn:oauth-service:acr:phr', description: 'The acr of a phishing-resistant sign-in (a passkey).' },
       },
     },
+    passkeys: passkeysSchema,
   },
 } as const;
 

@@ -7,6 +7,7 @@ import { introspectionSubNotes } from './introspection-schema.js';
 import { applyEnvOverrides, ENV_PREFIX, envVariableAt, type UnvalidatedConfig } from './env-overrides.js';
 import { jsonSyntaxProblem } from './json-syntax-error.js';
 import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
+import { passkeysProblems } from './passkeys-schema.js';
 import { readSessionSecretFile } from './session-secret-file.js';
 import { tokenExchangeProblems } from './token-exchange-schema.js';
 import { trustedIssuerProblems } from './trusted-issuers-schema.js';
@@ -188,6 +189,7 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
     );
   }
   problems.push(...metricsAndHstsProblems(config));
+  problems.push(...passkeysProblems(config));
   if (config.databaseReadUrl !== null && config.databaseUrl === null) {
     problems.push('databaseReadUrl: needs databaseUrl (the embedded database has no replicas)');
   }

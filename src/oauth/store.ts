@@ -16,6 +16,7 @@ import type { AuditEventStore } from './audit/audit-store.js';
 import type { FederatedSubjectStore } from './assertions/federated-subject-store.js';
 import type { DeviceAuthorizationStore } from './device/device-authorization-store.js';
 import type { LoginSessionStore } from './sessions/login-session-store.js';
+import type { PasskeyStore } from './passkeys/passkey-store.js';
 
 // The application, user and cleanup interfaces have files of their own; named here too, so that this file stays
 // the one place to import storage interfaces from.
@@ -281,6 +282,8 @@ export interface Stores {
   federatedSubjects: FederatedSubjectStore;
   /** Issue 35 item 5: the browsers signed in, one row per login session. */
   loginSessions: LoginSessionStore;
+  /** Issue 35 item 1: the passkeys (WebAuthn credentials) users registered. */
+  passkeys: PasskeyStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**

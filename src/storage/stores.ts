@@ -17,6 +17,7 @@ import { dpopProofRepository } from './dpop-proof-repository.js';
 import { federatedSubjectRepository } from './federated-subject-repository.js';
 import { logoutDeliveryRepository } from './logout-delivery-repository.js';
 import { loginSessionRepository } from './login-session-repository.js';
+import { webauthnCredentialRepository } from './webauthn-credential-repository.js';
 import { registrationTokenRepository } from './registration-token-repository.js';
 import { resourceRepository } from './resource-repository.js';
 import { signingKeyRepository } from './signing-key-repository.js';
@@ -105,6 +106,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     deviceAuthorizations: deviceAuthorizationRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
     loginSessions: loginSessionRepository(sql),
+    passkeys: webauthnCredentialRepository(sql),
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
     adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
   };
@@ -138,6 +140,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     deviceAuthorizations: deviceAuthorizationRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
     loginSessions: loginSessionRepository(sql),
+    passkeys: webauthnCredentialRepository(sql),
     signingKeys: shared.signingKeys,
     transaction: (work) => work(stores),
     adminTransaction: (work) => work(stores),

@@ -75,7 +75,7 @@ describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
       expectRedirect(
         await get({ claims: '{"id_token":{"acr":{"essential":true,"value":"urn:oauth-service:acr:mfa"}}}' }),
         'unmet_authentication_requirements',
-        'None of the essential acr values of the claims parameter can be met; a sign-in here reaches urn:oauth-service:acr:pwd.',
+        'None of the essential acr values of the claims parameter can be met; a sign-in here reaches urn:oauth-service:acr:pwd, urn:oauth-service:acr:phr.',
       );
       expect((await get({ claims: '{"id_token":{"acr":{"value":"urn:example:mfa"}}}' })).statusCode).toBe(200);
       // One reachable value among the essential ones is enough: the sign-in is asked to reach it.

@@ -18,6 +18,7 @@ import type { TestServer } from '../helpers/test-server.js';
 const RESOURCE = 'https://payments.example.com/api';
 const PWD = 'urn:oauth-service:acr:pwd';
 const MFA = 'urn:oauth-service:acr:mfa';
+const PHR = 'urn:oauth-service:acr:phr';
 const MAX_AGE = 300;
 const http = { [oauth.allowInsecureRequests]: true };
 
@@ -107,7 +108,7 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
   const pay = (url: string, token: string) => oauth.protectedResourceRequest(token, 'POST', new URL(url), new Headers(), null, http);
 
   it('discovery lists the acr a sign-in here reaches, and amr and acr among the claims', () => {
-    expect(as.acr_values_supported).toEqual([PWD]);
+    expect(as.acr_values_supported).toEqual([PWD, PHR]);
     expect(as.claims_supported).toEqual(expect.arrayContaining(['amr', 'acr', 'auth_time']));
   });
 

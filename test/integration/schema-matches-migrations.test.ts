@@ -44,7 +44,7 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the thirteen tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events, the device authorizations, the federated subjects and the login sessions)", () => {
+  it("declares the fourteen tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events, the device authorizations, the federated subjects, the login sessions and the passkeys)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'login_sessions',
       'oauth_access_grants',
@@ -59,6 +59,7 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
       'oauth_resources',
       'oauth_signing_keys',
       'users',
+      'webauthn_credentials',
     ]);
   });
 
@@ -139,6 +140,22 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
     expect(await prisma.oauthAccessToken.findUniqueOrThrow({ where: { refreshToken: 'r' } })).toEqual(token);
     expect(await prisma.user.findUniqueOrThrow({ where: { username: 'x' } })).toEqual(user);
     expect(token.createdAt.toISOString()).toBe(at.toISOString());
+    const passkey = await prisma.webauthnCredential.create({
+      data: {
+        credentialId: 'c',
+        userId: user.id,
+        publicKey: 'pk',
+        signCount: 4294967295n,
+        transports: ['internal'],
+        deviceType: 'singleDevice',
+        name: 'n',
+        createdAt: at,
+      },
+    });
+    expect(await prisma.webauthnCredential.findUniqueOrThrow({ where: { credentialId: 'c' } })).toEqual(passkey);
+    // A user's passkeys go with the user.
+    await prisma.user.delete({ where: { id: user.id } });
+    expect(await prisma.webauthnCredential.count()).toBe(0);
     // Deleting an application deletes its grants and tokens (reference 13).
     await prisma.oauthApplication.delete({ where: { id: app.id } });
     expect(await prisma.oauthAccessToken.count()).toBe(0);

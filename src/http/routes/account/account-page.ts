@@ -12,6 +12,7 @@ import { announceEndedSession, endLoginSession } from '../../end-login-session.j
 import { currentResourceOwner, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { renderError, renderPage } from '../../hooks/end-user-pages.js';
 import { pageTime } from '../../page-time.js';
+import { passkeySection } from '../passkeys/account-passkeys.js';
 import { userAgentSummary } from './user-agent-summary.js';
 
 // The account page (issue 35 item 5): who is signed in, their password, and their sessions on every device. Passkeys
@@ -35,6 +36,7 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
     username: owner.username,
     name: user?.name ?? null,
     sessions: sessions.map((session) => sessionView(session, owner)),
+    passkeys: await passkeySection(deps, owner.id),
     passwordErrors: state.passwordErrors ?? {},
     passwordError: state.passwordError ?? null,
     csrfToken: reply.generateCsrf(),

@@ -10,6 +10,7 @@ import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { signInEvent } from '../../../oauth/audit/sign-in-events.js';
 import { auditWriteFailed } from '../../audit-actor.js';
 import { signInBrowser } from '../../start-login-session.js';
+import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
 
 // Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
 // before the lockout starts.
@@ -41,6 +42,7 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
       username: model.username ?? request.session.get('loginHint') ?? '',
       error: model.error,
       csrfToken: reply.generateCsrf(),
+      passkeyScripts: passkeyScriptTags(),
     });
 
   app.get('/login', async (request, reply) => {

@@ -1,0 +1,106 @@
+/* global window, document, SimpleWebAuthnBrowser */
+// Passkeys on /login (sign in: a button, and autofill in the user name field) and /account (register). A same-origin
+// file because the pages' CSP allows no inline script; it needs @simplewebauthn/browser's bundle loaded before it.
+// The server checks everything: this only carries options and answers between it and the authenticator.
+(function () {
+  var webauthn = SimpleWebAuthnBrowser;
+
+  // The CSRF token of the page's (first) form: the same for every form of the session.
+  function csrfToken(container) {
+    var field = container.querySelector('input[name="_csrf"]');
+    return field ? field.value : '';
+  }
+
+  function post(path, token, body) {
+    return fetch(path, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': token },
+      body: JSON.stringify(body),
+    }).then(function (response) {
+      return response.json().then(function (json) {
+        if (!response.ok) throw new Error(json.error_description || json.error || String(response.status));
+        return json;
+      });
+    });
+  }
+
+  function show(element, text) {
+    element.textContent = text;
+    element.hidden = false;
+  }
+
+  // A cancelled or timed-out prompt is the user's choice, not an error worth a message.
+  function cancelled(error) {
+    return error && (error.name === 'NotAllowedError' || error.name === 'AbortError');
+  }
+
+  function signIn(useBrowserAutofill) {
+    var message = document.getElementById('passkey_error');
+    var token = csrfToken(document);
+    return post('/login/passkey/options', token, {})
+      .then(function (optionsJSON) {
+        return webauthn.startAuthentication({ optionsJSON: optionsJSON, useBrowserAutofill: useBrowserAutofill });
+      })
+      .then(function (response) {
+        return post('/login/passkey', token, { response: response });
+      })
+      .then(function (result) {
+        window.location.assign(result.redirect);
+      })
+      .catch(function (error) {
+        if (!cancelled(error)) show(message, message.getAttribute('data-failed') + ' ' + error.message);
+      });
+  }
+
+  function setUpSignIn() {
+    var button = document.getElementById('passkey_sign_in');
+    if (!button) return;
+    if (!webauthn.browserSupportsWebAuthn()) {
+      button.hidden = true;
+      return;
+    }
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      signIn(false);
+    });
+    // WebAuthn conditional mediation: the browser lists this site's passkeys in the user name field's suggestions.
+    webauthn.browserSupportsWebAuthnAutofill().then(function (supported) {
+      if (supported) signIn(true);
+    });
+  }
+
+  function setUpRegistration() {
+    var form = document.getElementById('passkey_register');
+    if (!form) return;
+    var message = document.getElementById('passkey_register_error');
+    if (!webauthn.browserSupportsWebAuthn()) {
+      show(message, message.getAttribute('data-unsupported'));
+      return;
+    }
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var token = csrfToken(form);
+      var name = form.querySelector('input[name="name"]').value;
+      post('/account/passkeys/options', token, {})
+        .then(function (optionsJSON) {
+          return webauthn.startRegistration({ optionsJSON: optionsJSON });
+        })
+        .then(function (response) {
+          return post('/account/passkeys', token, { name: name, response: response });
+        })
+        .then(function () {
+          window.location.assign('/account');
+        })
+        .catch(function (error) {
+          show(
+            message,
+            cancelled(error) ? message.getAttribute('data-cancelled') : message.getAttribute('data-failed') + ' ' + error.message,
+          );
+        });
+    });
+  }
+
+  setUpSignIn();
+  setUpRegistration();
+})();

@@ -1,0 +1,29 @@
+import type { FastifyRequest } from 'fastify';
+
+// A WebAuthn ceremony's challenge (Level 3 section 13.4.3: random, used once, short-lived) is kept in the browser's
+// session cookie, which is encrypted and signed: only the browser that asked for the options can answer them, on any
+// instance, with no table to clean. It is taken out at the first answer, good or bad, so it is never used twice.
+
+declare module '@fastify/secure-session' {
+  interface SessionData {
+    /** The open passkey ceremony: its purpose, challenge (base64url) and expiry (epoch ms). */
+    passkeyChallenge: { purpose: CeremonyPurpose; challenge: string; expiresAt: number };
+  }
+}
+
+export type CeremonyPurpose = 'register' | 'sign_in';
+
+/** How long the browser has to answer: WebAuthn's recommended timeout for user verification is 5 minutes. */
+export const CEREMONY_TIMEOUT_MS = 5 * 60 * 1000;
+
+export function keepChallenge(request: FastifyRequest, purpose: CeremonyPurpose, challenge: string, now: Date): void {
+  request.session.set('passkeyChallenge', { purpose, challenge, expiresAt: now.getTime() + CEREMONY_TIMEOUT_MS });
+}
+
+/** The challenge of an open ceremony for `purpose`, removed from the session; null when none, another or expired. */
+export function takeChallenge(request: FastifyRequest, purpose: CeremonyPurpose, now: Date): string | null {
+  const open = request.session.get('passkeyChallenge');
+  request.session.set('passkeyChallenge', undefined);
+  if (open === undefined || open.purpose !== purpose || open.expiresAt <= now.getTime()) return null;
+  return open.challenge;
+}

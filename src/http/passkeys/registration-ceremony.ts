@@ -1,0 +1,91 @@
+import {
+  generateRegistrationOptions,
+  verifyRegistrationResponse,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { FastifyRequest } from 'fastify';
+import type { OAuthDeps } from '../../oauth/deps.js';
+import type { PasskeyRecord } from '../../oauth/passkeys/passkey-store.js';
+import { registerPasskey } from '../../oauth/passkeys/passkeys.js';
+import type { UserRecord } from '../../oauth/store.js';
+import { CEREMONY_TIMEOUT_MS, keepChallenge, takeChallenge } from './ceremony-challenge.js';
+import { relyingParty } from './relying-party.js';
+
+// Registering a passkey from the account page (WebAuthn Level 3 section 7.1) with @simplewebauthn/server: the options
+// the browser passes to navigator.credentials.create(), then the check of what the authenticator made.
+
+/**
+ * residentKey required: a passkey must be discoverable, so that it alone signs in (no user name first).
+ * userVerification required: a passkey alone is the whole sign-in, so the authenticator must check its user (PIN or
+ * biometric) as well as hold the key. Attestation none: which authenticator model it is, is not checked here.
+ * excludeCredentials: the user's passkeys, so an authenticator that holds one already says so instead of adding a twin.
+ */
+export async function registrationOptions(
+  deps: OAuthDeps,
+  request: FastifyRequest,
+  user: UserRecord,
+  existing: readonly PasskeyRecord[],
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const rp = relyingParty(deps.config);
+  const options = await generateRegistrationOptions({
+    rpName: rp.name,
+    rpID: rp.id,
+    userName: user.username,
+    userDisplayName: user.name ?? user.username,
+    // The user handle authenticators keep: the random OpenID subject, never the user name or the row id.
+    userID: new TextEncoder().encode(user.subject),
+    timeout: CEREMONY_TIMEOUT_MS,
+    attestationType: 'none',
+    excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports })),
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+  });
+  keepChallenge(request, 'register', options.challenge, deps.now());
+  return options;
+}
+
+export type RegistrationOutcome = { outcome: 'registered'; passkey: PasskeyRecord } | { outcome: 'refused'; reason: string };
+
+/** Checks the authenticator's answer against the open ceremony and stores the passkey; nothing is stored on a refusal. */
+export async function completeRegistration(
+  deps: OAuthDeps,
+  request: FastifyRequest,
+  user: UserRecord,
+  answer: { name: string; response: RegistrationResponseJSON },
+): Promise<RegistrationOutcome> {
+  const challenge = takeChallenge(request, 'register', deps.now());
+  if (challenge === null) return { outcome: 'refused', reason: 'No passkey registration is under way, or it has expired: start again.' };
+  const rp = relyingParty(deps.config);
+  let verification;
+  try {
+    verification = await verifyRegistrationResponse({
+      response: answer.response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origins,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+    });
+  } catch (error) {
+    // The library's messages say which check failed (origin, rp id, challenge, format) and hold no secret.
+    return { outcome: 'refused', reason: (error as Error).message };
+  }
+  if (!verification.verified) return { outcome: 'refused', reason: 'The passkey could not be verified.' };
+  const { credential, credentialDeviceType, credentialBackedUp, aaguid } = verification.registrationInfo;
+  const passkey = await registerPasskey(
+    deps,
+    {
+      credentialId: credential.id,
+      userId: user.id,
+      publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+      signCount: credential.counter,
+      transports: credential.transports ?? [],
+      backupEligible: credentialDeviceType === 'multiDevice',
+      backedUp: credentialBackedUp,
+      deviceType: credentialDeviceType,
+      aaguid,
+      name: answer.name,
+    },
+    request.ip,
+  );
+  return passkey === null ? { outcome: 'refused', reason: 'This passkey is registered already.' } : { outcome: 'registered', passkey };
+}

@@ -1,0 +1,98 @@
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OAuthDeps } from '../../../oauth/deps.js';
+import { InvalidRequest, NotFound } from '../../../oauth/errors.js';
+import type { PasskeyRecord } from '../../../oauth/passkeys/passkey-store.js';
+import { isSynced, passkeyName, passkeysOfUser, removePasskey, renamePasskey } from '../../../oauth/passkeys/passkeys.js';
+import { findUser } from '../../../oauth/users/users.js';
+import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
+import { renderError } from '../../hooks/end-user-pages.js';
+import { pageTime } from '../../page-time.js';
+import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
+import { completeRegistration, registrationOptions } from '../../passkeys/registration-ceremony.js';
+import { sendJson, sendRefusal } from './passkey-answers.js';
+
+// The account page's passkeys (issue 35 item 1): its section's view model, the registration ceremony's two JSON
+// endpoints (the page's script calls them, with the CSRF token in a header), and rename and remove (HTML forms).
+
+const ACCOUNT_PATH = '/account';
+const BACK = { href: ACCOUNT_PATH, text: 'Back to your account' };
+
+/** The account page's passkey section: the list and the scripts the registration form needs. */
+export async function passkeySection(deps: OAuthDeps, userId: number) {
+  const passkeys = await passkeysOfUser(deps, userId);
+  return { list: passkeys.map(passkeyView), scripts: passkeyScriptTags() };
+}
+
+function passkeyView(passkey: PasskeyRecord) {
+  return {
+    id: passkey.id,
+    name: passkey.name,
+    created: pageTime(passkey.createdAt),
+    lastUsed: passkey.lastUsedAt === null ? null : pageTime(passkey.lastUsedAt),
+    synced: isSynced(passkey),
+  };
+}
+
+/** POST /account/passkeys/options: the options for navigator.credentials.create(). */
+export async function startRegistration(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply) {
+  const user = await findUser(deps, currentResourceOwner(request).id);
+  if (user === null) return sendRefusal(reply, 404, 'not_found', 'No such user.');
+  return sendJson(reply, await registrationOptions(deps, request, user, await passkeysOfUser(deps, user.id)));
+}
+
+export interface RegistrationBody {
+  name: string;
+  response: RegistrationResponseJSON;
+}
+
+/** POST /account/passkeys: the authenticator's answer; the passkey is stored only when every check passed. */
+export async function finishRegistration(deps: OAuthDeps, request: FastifyRequest<{ Body: RegistrationBody }>, reply: FastifyReply) {
+  const { t } = request.pageLanguage;
+  const user = await findUser(deps, currentResourceOwner(request).id);
+  if (user === null) return sendRefusal(reply, 404, 'not_found', 'No such user.');
+  const name = passkeyName(request.body.name);
+  if (name === null) return sendRefusal(reply, 400, 'invalid_request', t('passkeys.badName'));
+  const registration = await completeRegistration(deps, request, user, { name, response: request.body.response });
+  if (registration.outcome === 'refused') {
+    request.log.warn(
+      { event: 'passkey.registration_refused', userId: user.id, reason: registration.reason },
+      'passkey registration refused',
+    );
+    return sendRefusal(reply, 400, 'invalid_request', registration.reason);
+  }
+  const { passkey } = registration;
+  request.log.info({ event: 'passkey.registered', userId: user.id, passkey: passkey.id }, 'passkey registered');
+  request.session.set('notice', t('passkeys.registered', { name: passkey.name }));
+  return sendJson(reply.code(201), { id: passkey.id, name: passkey.name });
+}
+
+/** The passkey id in a path: a row id, else none (404 like another user's). */
+const passkeyId = (text: string): number | null => (/^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : null);
+
+export type PasskeyIdRequest<Body = unknown> = FastifyRequest<{ Params: { id: string }; Body: Body }>;
+
+/** POST /account/passkeys/:id/rename. */
+export async function renameOwnPasskey(deps: OAuthDeps, request: PasskeyIdRequest<{ name?: string }>, reply: FastifyReply) {
+  const { t } = request.pageLanguage;
+  const name = passkeyName(request.body?.name ?? '');
+  if (name === null) return renderError(reply, new InvalidRequest(t('passkeys.badName')), BACK);
+  const id = passkeyId(request.params.id);
+  const owner = currentResourceOwner(request);
+  if (id === null || !(await renamePasskey(deps, owner.id, id, name)))
+    return renderError(reply, new NotFound(t('passkeys.notFound')), BACK);
+  request.session.set('notice', t('passkeys.renamed'));
+  return reply.redirect(ACCOUNT_PATH, 303);
+}
+
+/** POST /account/passkeys/:id/remove: only the user's own; another's is "no such passkey", and nothing changes. */
+export async function removeOwnPasskey(deps: OAuthDeps, request: PasskeyIdRequest, reply: FastifyReply) {
+  const { t } = request.pageLanguage;
+  const id = passkeyId(request.params.id);
+  const owner = currentResourceOwner(request);
+  const removed = id === null ? null : await removePasskey(deps, owner.id, id, request.ip);
+  if (removed === null) return renderError(reply, new NotFound(t('passkeys.notFound')), BACK);
+  request.log.info({ event: 'passkey.removed', userId: owner.id, passkey: removed.id }, 'passkey removed');
+  request.session.set('notice', t('passkeys.removed', { name: removed.name }));
+  return reply.redirect(ACCOUNT_PATH, 303);
+}

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import * as client from 'openid-client';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/ports.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
+import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+
+// Issue 35 item 1 acceptance: Chromium with a CDP virtual authenticator (a platform authenticator with resident keys
+// and user verification) registers a passkey on /account, signs out, signs in with it alone, and an openid-client
+// code flow gets an ID token with amr hwk and the phishing-resistant acr. Browsers refuse an IP address as an rp id,
+// so the server's baseUrl is http://localhost (a secure context, as loopback is).
+
+const PHR = 'urn:oauth-service:acr:phr';
+
+describe('passkeys in Chromium with a virtual authenticator, and an openid-client code flow', () => {
+  let server: TestServer;
+  let baseUrl: string;
+  let callback: ClientCallback;
+  let browser: Browser;
+  let config: client.Configuration;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    baseUrl = `http://localhost:${port}`;
+    server = await buildTestServer({
+      config: { baseUrl, openid: { enabled: true } },
+      env: { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+    });
+    await server.app.listen({ port, host: 'localhost' });
+    callback = await clientCallbackServer();
+    const { application, plainSecret } = await createClient(server.deps, { name: 'Relying Party', redirectUri: callback.url });
+    config = await client.discovery(new URL(baseUrl), application.uid, undefined, client.ClientSecretBasic(plainSecret!), {
+      execute: [client.allowInsecureRequests],
+    });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await callback?.close();
+  });
+
+  /**
+   * A browser profile with its own virtual platform authenticator (CTAP2, resident keys, user verification passes).
+   * Without `autofill` the browser says it has no conditional mediation, so only the button starts a passkey sign-in.
+   */
+  async function deviceWithAuthenticator(
+    autofill: boolean,
+  ): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; cspErrors: string[] }> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    if (!autofill) {
+      await page.addInitScript(() => {
+        // Runs in the page (tsconfig has no DOM types).
+        const page = globalThis as unknown as { PublicKeyCredential: { isConditionalMediationAvailable: () => Promise<boolean> } };
+        page.PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
+      });
+    }
+    const cspErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && message.text().includes('Content Security Policy')) cspErrors.push(message.text());
+    });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable', { enableUI: false });
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    return { context, page, cdp, cspErrors };
+  }
+
+  async function registerPasskey(page: Page, username: string, name: string) {
+    await page.goto(`${baseUrl}/login`);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
+    await page.goto(`${baseUrl}/account`);
+    await page.getByLabel('Name of the new passkey').fill(name);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('.notice').waitFor();
+    expect(await page.locator('.notice').textContent()).toBe(`The passkey ${name} has been added.`);
+    expect(await page.locator('#passkeys tbody tr').count()).toBe(1);
+    await screenshot(page, `account-passkeys-${username}`);
+    // Signing out ends on /login, where a browser with conditional mediation at once offers the passkey just made.
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+  }
+
+  /**
+   * From the client's authorization request through consent to the tokens. `via` 'session': the browser is signed in
+   * with a passkey already (the login page's autofill did it); 'button': the login page's "Use a passkey" button.
+   */
+  async function codeFlowWithPasskey(page: Page, via: 'session' | 'button') {
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: callback.url,
+      scope: 'openid',
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    await page.goto(url.href);
+    if (via === 'button') {
+      expect(new URL(page.url()).pathname).toBe('/login');
+      await page.getByRole('button', { name: 'Use a passkey' }).click();
+    }
+    await page.waitForURL((at) => at.href.startsWith(callback.url) || at.pathname === '/oauth/authorize');
+    if (!page.url().startsWith(callback.url)) {
+      await Promise.all([
+        page.waitForURL((at) => at.href.startsWith(callback.url)),
+        page.getByRole('button', { name: 'Authorize' }).click(),
+      ]);
+    }
+    const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
+      pkceCodeVerifier: codeVerifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
+    return tokens.claims()!;
+  }
+
+  it('registers a passkey on /account, signs out, signs in with it alone (autofill): amr hwk and the phr acr in the ID token', async () => {
+    const alice = await createUser(server.deps, 'alice');
+    const device = await deviceWithAuthenticator(true);
+    await registerPasskey(device.page, 'alice', 'Chromium');
+    // The login page's conditional request, answered by the authenticator: signed in again with the passkey alone.
+    await device.page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
+    expect(await device.page.locator('.signed-in strong, strong').first().textContent()).toBe('alice');
+    const sessions = await server.deps.stores.loginSessions.listOfUser(alice.id, new Date(0));
+    expect(sessions.map((session) => session.amr)).toEqual([['hwk', 'mfa']]);
+    const claims = await codeFlowWithPasskey(device.page, 'session');
+    expect(claims.sub).toBe(alice.subject);
+    expect(claims.amr).toEqual(expect.arrayContaining([expect.stringMatching(/^(hwk|swk)$/)]));
+    expect(claims.acr).toBe(PHR);
+    const [passkey] = await server.deps.stores.passkeys.listOfUser(alice.id);
+    expect(passkey!.lastUsedAt).toBeInstanceOf(Date);
+    expect(device.cspErrors).toEqual([]);
+    await device.context.close();
+  });
+
+  it("another user's authenticator (the button) signs in as that user, never as the first", async () => {
+    const bob = await createUser(server.deps, 'bob');
+    const device = await deviceWithAuthenticator(false);
+    await registerPasskey(device.page, 'bob', 'Bob’s laptop');
+    await device.page.waitForURL((url) => url.pathname === '/login');
+    await device.page.getByRole('button', { name: 'Use a passkey' }).waitFor();
+    await screenshot(device.page, 'login-with-passkey');
+    const claims = await codeFlowWithPasskey(device.page, 'button');
+    expect(claims.sub).toBe(bob.subject);
+    const alice = await server.deps.stores.users.findByUsername('alice');
+    expect(claims.sub).not.toBe(alice!.subject);
+    await device.context.close();
+  });
+});
