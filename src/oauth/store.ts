@@ -15,6 +15,7 @@ import type { AccessTokenFormat } from './tokens/access-token-format.js';
 import type { AuditEventStore } from './audit/audit-store.js';
 import type { FederatedSubjectStore } from './assertions/federated-subject-store.js';
 import type { DeviceAuthorizationStore } from './device/device-authorization-store.js';
+import type { SecondFactorStore } from './second-factor/second-factor-store.js';
 import type { LoginSessionStore } from './sessions/login-session-store.js';
 
 // The application, user and cleanup interfaces have files of their own; named here too, so that this file stays
@@ -281,6 +282,7 @@ export interface Stores {
   federatedSubjects: FederatedSubjectStore;
   /** Issue 35 item 5: the browsers signed in, one row per login session. */
   loginSessions: LoginSessionStore;
+  secondFactors: SecondFactorStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**

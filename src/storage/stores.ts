@@ -19,6 +19,7 @@ import { logoutDeliveryRepository } from './logout-delivery-repository.js';
 import { loginSessionRepository } from './login-session-repository.js';
 import { registrationTokenRepository } from './registration-token-repository.js';
 import { resourceRepository } from './resource-repository.js';
+import { secondFactorRepository } from './second-factor-repository.js';
 import { signingKeyRepository } from './signing-key-repository.js';
 import { userRepository } from './user-repository.js';
 
@@ -48,6 +49,7 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
           },
         })
       : repository;
+  const keyEncryption = keyEncryptionKey === null ? null : parseKeyEncryptionKey(keyEncryptionKey);
   const shared = {
     applications,
     applicationAdmin: applications,
@@ -56,11 +58,9 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
     resources: resourceRepository(database.sql, database.prisma),
     dpopProofs: dpopProofRepository(database.sql),
     registrations: registrationTokenRepository(database),
-    signingKeys: signingKeyRepository(
-      database,
-      keyEncryptionKey === null ? null : parseKeyEncryptionKey(keyEncryptionKey),
-      () => new KeyEncryptionKeyInvalid('is not set'),
-    ),
+    signingKeys: signingKeyRepository(database, keyEncryption, () => new KeyEncryptionKeyInvalid('is not set')),
+    // Never inside a transaction: each of its writes is one atomic statement of its own.
+    secondFactors: secondFactorRepository(database.sql, keyEncryption),
   };
   return {
     ...storesOn(database.prisma, database.sql, shared, {
@@ -85,7 +85,15 @@ const ADMIN_TRANSACTION = { maxWait: 10_000, timeout: 600_000 };
 
 type Shared = Pick<
   Stores,
-  'applications' | 'applicationAdmin' | 'userAdmin' | 'cleanup' | 'signingKeys' | 'resources' | 'dpopProofs' | 'registrations'
+  | 'applications'
+  | 'applicationAdmin'
+  | 'userAdmin'
+  | 'cleanup'
+  | 'signingKeys'
+  | 'resources'
+  | 'dpopProofs'
+  | 'registrations'
+  | 'secondFactors'
 >;
 
 // The admin writes go through Prisma and stay outside the SQL transaction; nothing transactional writes through
@@ -105,6 +113,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     deviceAuthorizations: deviceAuthorizationRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
     loginSessions: loginSessionRepository(sql),
+    secondFactors: shared.secondFactors,
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
     adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
   };
@@ -138,6 +147,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     deviceAuthorizations: deviceAuthorizationRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
     loginSessions: loginSessionRepository(sql),
+    secondFactors: shared.secondFactors,
     signingKeys: shared.signingKeys,
     transaction: (work) => work(stores),
     adminTransaction: (work) => work(stores),
