@@ -19,8 +19,8 @@ export const NO_AUTHENTICATION: AuthenticationContext = { authTime: null, amr: [
 /** Weakest first. */
 const LEVELS: readonly AuthenticationLevel[] = ['pwd', 'mfa', 'phr'];
 
-/** The levels a sign-in here can be brought to today: a password only (TOTP adds mfa, passkeys phr). */
-export const REACHABLE_LEVELS: readonly AuthenticationLevel[] = ['pwd'];
+/** The levels a sign-in here can be brought to today: a password, with a TOTP code mfa (passkeys add phr). */
+export const REACHABLE_LEVELS: readonly AuthenticationLevel[] = ['pwd', 'mfa'];
 
 // RFC 8176 section 2: the factor each method belongs to (NIST SP 800-63: something you know, have, are).
 const FACTORS: Readonly<Record<string, 'knowledge' | 'possession' | 'inherence'>> = {

@@ -57,6 +57,7 @@ export function secondFactorRepository(sql: SqlClient, key: Buffer | null): Seco
       const [row] = await sql.query<Row<UserTotpFactor>>(`SELECT ${TOTP_COLUMNS} FROM user_totp_factors WHERE user_id = $1`, [userId]);
       return row ? toTotp(row, key) : null;
     },
+    hasTotp: async (userId) => (await sql.query('SELECT 1 FROM user_totp_factors WHERE user_id = $1', [userId])).length === 1,
     async saveTotp(userId, secret, recoveryCodeHashes, at) {
       await sql.query(SAVE_TOTP, [userId, seal(secret, userId, key), recoveryCodeHashes, timestamp(at)]);
     },

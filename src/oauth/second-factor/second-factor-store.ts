@@ -18,6 +18,8 @@ export interface RecoveryCodeRecord {
 
 export interface SecondFactorStore {
   findTotp(userId: number): Promise<TotpFactorRecord | null>;
+  /** Whether the user has an authenticator (without reading, so without decrypting, its secret). */
+  hasTotp(userId: number): Promise<boolean>;
   /** Stores (or replaces) the user's authenticator and replaces their recovery codes, in one statement. */
   saveTotp(userId: number, secret: string, recoveryCodeHashes: readonly string[], at: Date): Promise<void>;
   /**

@@ -1,22 +1,26 @@
 import type { Config } from '../../config/types.js';
+import { targetLevel } from '../authentication-context.js';
+import type { AuthorizationRequest } from '../authorization/authorization-request.js';
 import type { OAuthDeps } from '../deps.js';
 import type { PasswordOutcome } from '../limits/attempt-limits.js';
 import type { UserRecord } from '../store.js';
 import { looksLikeRecoveryCode, matchingRecoveryCode, newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { totpStep } from './totp.js';
+import { checkLoginCredentials } from '../users/users.js';
 
 // A user's second factor (issue 35 item 2): a TOTP authenticator confirmed by one code, and recovery codes for when it
 // is lost. A code is accepted once: its time step is recorded atomically, and a code of that step or an earlier one is
-// refused on every instance. Wrong codes count against the same limits as wrong passwords (the user name and address).
+// refused on every instance. Wrong codes are limited as wrong passwords are (per user name and address), apart from them.
 
 /** users.mfa: off (sign-in asks for no second factor of its own accord), optional (when set up), required. */
 export type MfaPolicy = 'off' | 'optional' | 'required';
 export const MFA_POLICIES: readonly MfaPolicy[] = ['off', 'optional', 'required'];
 
-export const mfaPolicyOf = (user: UserRecord): MfaPolicy => (MFA_POLICIES.includes(user.mfa as MfaPolicy) ? (user.mfa as MfaPolicy) : 'optional');
+export const mfaPolicyOf = (user: UserRecord): MfaPolicy =>
+  MFA_POLICIES.includes(user.mfa as MfaPolicy) ? (user.mfa as MfaPolicy) : 'optional';
 
-export async function hasTotp(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<boolean> {
-  return (await deps.stores.secondFactors.findTotp(userId)) !== null;
+export function hasTotp(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<boolean> {
+  return deps.stores.secondFactors.hasTotp(userId);
 }
 
 /** Whether the server's policy (config authentication.requireSecondFactor) requires it for a sign-in for `clientId`. */
@@ -52,13 +56,11 @@ export async function enrolTotp(deps: Pick<OAuthDeps, 'stores' | 'now'>, userId:
 }
 
 export type SecondFactorCheck =
-  | { outcome: 'succeeded'; method: 'totp' | 'recovery_code' }
-  | { outcome: 'failed' }
-  | { outcome: 'locked_out'; retryAfter: number };
+  { outcome: 'succeeded'; method: 'totp' | 'recovery_code' } | { outcome: 'failed' } | { outcome: 'locked_out'; retryAfter: number };
 
-/** The second step's check of a TOTP code or a recovery code, limited like a password (the same lockout). */
+/** The second step's check of a TOTP code or a recovery code, limited like a password. */
 export async function checkSecondFactor(deps: OAuthDeps, user: UserRecord, code: string, address: string): Promise<SecondFactorCheck> {
-  const attempt = await deps.limits.users.begin('login', user.username, address, deps.now);
+  const attempt = await deps.limits.secondFactors.begin('second_factor', user.username, address, deps.now);
   if (attempt.refused) return { outcome: 'locked_out', retryAfter: attempt.retryAfter };
   let method: 'totp' | 'recovery_code' | null = null;
   let outcome: PasswordOutcome = 'unchecked';
@@ -84,6 +86,11 @@ async function acceptedMethod(deps: OAuthDeps, userId: number, code: string): Pr
   return step !== null && (await secondFactors.useStep(userId, step)) ? 'totp' : null;
 }
 
+/** How many recovery codes the user has left. */
+export async function recoveryCodesLeft(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<number> {
+  return (await deps.stores.secondFactors.unusedRecoveryCodes(userId)).length;
+}
+
 /** Ten new recovery codes, returned once; the old ones stop working. */
 export async function regenerateRecoveryCodes(deps: Pick<OAuthDeps, 'stores' | 'now'>, userId: number): Promise<string[]> {
   const codes = newRecoveryCodes();
@@ -94,4 +101,32 @@ export async function regenerateRecoveryCodes(deps: Pick<OAuthDeps, 'stores' | '
 /** The authenticator and recovery codes go; false when the user had none. */
 export function removeSecondFactor(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<boolean> {
   return deps.stores.secondFactors.remove(userId);
+}
+
+export type RemovalCheck =
+  { outcome: 'removed' } | { outcome: 'not_allowed' } | { outcome: 'wrong_proof' } | { outcome: 'locked_out'; retryAfter: number };
+
+/**
+ * The user turns their second factor off: allowed unless a policy requires it, and only with their current password
+ * or a code of the factor (a browser left signed in is not enough). Both checks count against the sign-in limits.
+ */
+export async function removeOwnSecondFactor(deps: OAuthDeps, user: UserRecord, proof: string, address: string): Promise<RemovalCheck> {
+  if (!mayRemoveSecondFactor(deps.config, user)) return { outcome: 'not_allowed' };
+  const check =
+    /^[0-9]{6}$/.test(proof.trim()) || looksLikeRecoveryCode(proof)
+      ? await checkSecondFactor(deps, user, proof, address)
+      : await checkLoginCredentials(deps, user.username, proof, address);
+  if (check.outcome === 'locked_out') return check;
+  if (check.outcome === 'failed' || ('user' in check && check.user.id !== user.id)) return { outcome: 'wrong_proof' };
+  await removeSecondFactor(deps, user.id);
+  return { outcome: 'removed' };
+}
+
+/**
+ * Whether the sign-in an authorization request sends the user to must end with the second step: its acr_values (or
+ * essential acr) make it reach mfa, or its client is listed in authentication.requireSecondFactor.
+ */
+export function secondFactorWantedFor(config: Pick<Config, 'authentication'>, request: AuthorizationRequest): boolean {
+  const { acr } = config.authentication;
+  return targetLevel(request.oidc.acrValues, acr) === 'mfa' || serverRequiresSecondFactor(config, request.application.uid);
 }
