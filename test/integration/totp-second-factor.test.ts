@@ -5,6 +5,8 @@ import { createClient, createUser, PASSWORD, signedIn, userAgent, type UserAgent
 import { codeFlow, openIdServer, verifiedIdToken } from '../helpers/openid.js';
 import { codeAt, enrolFromAccount, recoveryCodesOnPage, secondStep, secretOnPage } from '../helpers/second-factor.js';
 import { backend } from '../helpers/test-database.js';
+import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
+import { ADMIN_PASSWORD, AdminSession } from './applications-support.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 // Issue 35 item 2: TOTP (RFC 6238) as a second factor. Enrolment on the account page, the second step of /login, codes
@@ -21,7 +23,8 @@ describe(`TOTP second factor (${backend})`, () => {
   let client: Awaited<ReturnType<typeof createClient>>;
   beforeAll(async () => {
     const env = { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
-    server = await openIdServer({ config: { rateLimit: LIMITS }, env });
+    const admin = { username: 'admin', passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) };
+    server = await openIdServer({ config: { rateLimit: LIMITS, admin }, env });
     // A second instance on the same database (and KEY_ENCRYPTION_KEY), for what must hold on every instance.
     other = await openIdServer({ testDatabase: server.testDatabase, config: { rateLimit: LIMITS }, env });
     client = await createClient(server.deps, { scopes: 'openid' });
@@ -208,5 +211,22 @@ describe(`TOTP second factor (${backend})`, () => {
       acr_values_supported: string[];
     }>();
     expect(metadata.acr_values_supported).toContain(MFA);
+  });
+
+  it('the admin sets the policy and resets a lost second factor on the Users page (audited); the user enrols again at the next sign-in', async () => {
+    const { user } = await enrolled('lostphone');
+    {
+      const session = new AdminSession(server.app);
+      expect((await session.get(`/oauth/users/${user.id}`)).body).toContain('An authenticator app (TOTP) is set up.');
+      expect((await session.submit(`/oauth/users/${user.id}/mfa`, { mfa: 'required' })).statusCode).toBe(302);
+      expect((await session.submit(`/oauth/users/${user.id}/mfa`, { mfa: 'always' })).statusCode).toBe(400);
+      expect((await session.submit(`/oauth/users/${user.id}/reset_second_factor`, {})).statusCode).toBe(302);
+      expect((await session.get(`/oauth/users/${user.id}`)).body).toContain('No second factor is set up.');
+      const events = await listAuditEvents(server.deps, { userId: user.id, limit: 10 });
+      expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['user.second_factor.reset', 'user.updated']));
+    }
+    const browser = userAgent(server.app);
+    expect((await passwordStep(browser, 'lostphone')).headers.location).toBe('/login/second-factor');
+    expect((await browser.request({ method: 'GET', url: '/login/second-factor' })).body).toContain('id="otpauth_uri"');
   });
 });

@@ -29,6 +29,14 @@ export const secondFactorFailedEvent = (userId: number, ip: string, reason: 'inv
   details: { reason },
 });
 
+/** An admin set the user's own second-factor policy (users.mfa). */
+export const mfaPolicyEvent = (userId: number, mfa: string): Omit<NewAuditEvent, 'actor' | 'ip'> => ({
+  type: 'user.updated',
+  outcome: 'success',
+  ...aboutUser(userId),
+  details: { changed: ['mfa'], mfa },
+});
+
 /** An admin removed the user's second factor and recovery codes: they enrol again at their next sign-in if it is required. */
 export const secondFactorResetEvent = (userId: number): Omit<NewAuditEvent, 'actor' | 'ip'> => ({
   type: 'user.second_factor.reset',

@@ -98,6 +98,13 @@ export async function regenerateRecoveryCodes(deps: Pick<OAuthDeps, 'stores' | '
   return codes;
 }
 
+/** Sets the user's own policy (users.mfa); false when the user is gone. */
+export function setMfaPolicy(deps: Pick<OAuthDeps, 'stores'>, user: UserRecord, policy: MfaPolicy): Promise<boolean> {
+  return deps.stores.secondFactors.setPolicy(user.id, policy);
+}
+
+export const isMfaPolicy = (value: unknown): value is MfaPolicy => MFA_POLICIES.includes(value as MfaPolicy);
+
 /** The authenticator and recovery codes go; false when the user had none. */
 export function removeSecondFactor(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<boolean> {
   return deps.stores.secondFactors.remove(userId);
