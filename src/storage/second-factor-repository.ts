@@ -1,5 +1,6 @@
 import type { RecoveryCodeRecord, SecondFactorStore, TotpFactorRecord } from '../oauth/second-factor/second-factor-store.js';
 import { Prisma, type UserRecoveryCode, type UserTotpFactor } from './generated/client.js';
+import { PrivateKeyUndecryptable } from '../oauth/keys/signing-key-check.js';
 import { decryptPrivateKey, encryptPrivateKey } from './key-encryption.js';
 import { selectList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
@@ -49,6 +50,37 @@ const USE_CODE = 'UPDATE user_recovery_codes SET used_at = $2 WHERE id = $1 AND 
 const REMOVE = `WITH codes AS (DELETE FROM user_recovery_codes WHERE user_id = $1)
   DELETE FROM user_totp_factors WHERE user_id = $1 RETURNING user_id`;
 const SET_POLICY = 'UPDATE users SET mfa = $2 WHERE id = $1 RETURNING id';
+
+/**
+ * `keys rewrap`: the TOTP secrets stored under `from` re-encrypted under `to`, in the caller's transaction (that of the
+ * signing keys); how many. Secrets under `to` already, or stored plain, stay; one under neither throws, rolling back.
+ */
+export async function rewrapTotpSecrets(tx: Prisma.TransactionClient, from: Buffer, to: Buffer): Promise<number> {
+  let rewrapped = 0;
+  for (const { userId, secret } of await tx.userTotpFactor.findMany({ orderBy: { userId: 'asc' } })) {
+    if (secret.startsWith(PLAIN)) continue;
+    const id = Number(userId);
+    const plaintext = unsealedOrNull(secret, id, from);
+    if (plaintext !== null) {
+      await tx.userTotpFactor.update({ where: { userId }, data: { secret: seal(plaintext, id, to) } });
+      rewrapped += 1;
+    } else if (unsealedOrNull(secret, id, to) === null) {
+      throw new Error(
+        `nothing was re-encrypted: the TOTP secret of user ${id} decrypts neither with the old key given nor with KEY_ENCRYPTION_KEY`,
+      );
+    }
+  }
+  return rewrapped;
+}
+
+function unsealedOrNull(stored: string, userId: number, key: Buffer): string | null {
+  try {
+    return unseal(stored, userId, key);
+  } catch (error) {
+    if (error instanceof PrivateKeyUndecryptable) return null;
+    throw error;
+  }
+}
 
 /** `key`: KEY_ENCRYPTION_KEY's 32 bytes, or null. */
 export function secondFactorRepository(sql: SqlClient, key: Buffer | null): SecondFactorStore {
