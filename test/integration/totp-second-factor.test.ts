@@ -206,6 +206,17 @@ describe(`TOTP second factor (${backend})`, () => {
     });
   });
 
+  it("the account page and the enrolment page speak the user's language", async () => {
+    await createUser(server.deps, 'jutta');
+    const browser = await signedIn(server.app, 'jutta');
+    const account = await browser.request({ method: 'GET', url: '/account', headers: { 'accept-language': 'de' } });
+    expect(account.body).toContain('<h1>Ihr Konto</h1>');
+    expect(account.body).toContain('Bestätigung in zwei Schritten einrichten');
+    expect(account.body).toContain('(dieses Gerät)');
+    const enrolPage = await browser.request({ method: 'GET', url: '/account/second-factor', headers: { 'accept-language': 'ja' } });
+    expect(enrolPage.body).toContain('認証アプリ用の QR コード');
+  });
+
   it('discovery lists the mfa acr', async () => {
     const metadata = (await server.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).json<{
       acr_values_supported: string[];

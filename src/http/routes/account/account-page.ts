@@ -15,6 +15,7 @@ import { currentResourceOwner, type SignedInUser } from '../../hooks/authenticat
 import { renderError, renderPage } from '../../hooks/end-user-pages.js';
 import { pageTime } from '../../page-time.js';
 import { userAgentSummary } from './user-agent-summary.js';
+import type { Translate } from '../../i18n/page-language.js';
 
 // The account page (issue 35 item 5): who is signed in, their password, their second factor (its own section and
 // routes: routes/second-factor/) and their sessions on every device, in the user's language.
@@ -36,7 +37,7 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
     title: request.pageLanguage.t('account.title'),
     username: owner.username,
     name: user?.name ?? null,
-    sessions: sessions.map((session) => sessionView(session, owner, request.pageLanguage.t('account.unknownAddress'))),
+    sessions: sessions.map((session) => sessionView(session, owner, request.pageLanguage.t)),
     passwordErrors: state.passwordErrors ?? {},
     passwordError: state.passwordError ?? null,
     secondFactor: user === null ? { enrolled: false } : await secondFactorSection(deps, user),
@@ -53,12 +54,16 @@ async function secondFactorSection(deps: OAuthDeps, user: UserRecord) {
   };
 }
 
-function sessionView(session: LoginSessionRecord, owner: SignedInUser, unknownAddress: string) {
+function sessionView(session: LoginSessionRecord, owner: SignedInUser, t: Translate) {
+  const words = {
+    on: (browser: string, system: string) => t('account.browserOn', { browser, system }),
+    unknown: t('account.unknownBrowser'),
+  };
   return {
     id: session.id,
-    device: userAgentSummary(session.userAgent),
+    device: userAgentSummary(session.userAgent, words),
     userAgent: session.userAgent ?? '',
-    ip: session.ip ?? unknownAddress,
+    ip: session.ip ?? t('account.unknownAddress'),
     signedIn: pageTime(session.authTime),
     lastSeen: pageTime(session.lastSeenAt),
     current: session.id === owner.loginSessionId,
