@@ -15,6 +15,7 @@ import type { TestServer } from '../helpers/test-server.js';
 
 const MFA = 'urn:oauth-service:acr:mfa';
 const STEP = 30;
+const STRICT_CLIENT = 'strict-app';
 const LIMITS = { maxFailures: 3, windowSeconds: 60, lockoutSeconds: 120, maxUserNamesPerAddress: 10 };
 
 describe(`TOTP second factor (${backend})`, () => {
@@ -26,7 +27,9 @@ describe(`TOTP second factor (${backend})`, () => {
     const admin = { username: 'admin', passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) };
     server = await openIdServer({ config: { rateLimit: LIMITS, admin }, env });
     // A second instance on the same database (and KEY_ENCRYPTION_KEY), for what must hold on every instance.
-    other = await openIdServer({ testDatabase: server.testDatabase, config: { rateLimit: LIMITS }, env });
+    // It also requires a second factor for sign-ins that authorize STRICT_CLIENT (authentication.requireSecondFactor).
+    const authentication = { requireSecondFactor: [STRICT_CLIENT] };
+    other = await openIdServer({ testDatabase: server.testDatabase, config: { rateLimit: LIMITS, authentication }, env });
     client = await createClient(server.deps, { scopes: 'openid' });
   });
   afterAll(async () => {
@@ -215,6 +218,29 @@ describe(`TOTP second factor (${backend})`, () => {
     expect(account.body).toContain('(dieses Gerät)');
     const enrolPage = await browser.request({ method: 'GET', url: '/account/second-factor', headers: { 'accept-language': 'ja' } });
     expect(enrolPage.body).toContain('認証アプリ用の QR コード');
+  });
+
+  it('requireSecondFactor listing a client: its authorizations need the second step, other clients do not', async () => {
+    const { user, secret } = await enrolled('picky');
+    await server.deps.stores.secondFactors.setPolicy(user.id, 'off');
+    const strict = await createClient(other.deps, { scopes: 'openid' }, { uid: STRICT_CLIENT });
+    const browser = await signedIn(other.app, 'picky');
+    const plain = await codeFlow(other, browser, client);
+    expect(await verifiedIdToken(other, plain.response.json<{ id_token: string }>().id_token, client.application.uid)).toMatchObject({
+      amr: ['pwd'],
+    });
+    const asked = await browser.request({
+      method: 'GET',
+      url: `/oauth/authorize?client_id=${STRICT_CLIENT}&redirect_uri=${encodeURIComponent('https://client.example.com/callback')}&response_type=code&scope=openid`,
+    });
+    expect(asked.headers.location).toBe('/login');
+    expect((await passwordStep(browser, 'picky')).headers.location).toBe('/login/second-factor');
+    expect((await secondStep(browser, await codeAt(secret, other.clock.now))).statusCode).toBe(303);
+    const { response } = await codeFlow(other, browser, strict);
+    expect(await verifiedIdToken(other, response.json<{ id_token: string }>().id_token, STRICT_CLIENT)).toMatchObject({
+      amr: ['pwd', 'otp'],
+      acr: MFA,
+    });
   });
 
   it('discovery lists the mfa acr', async () => {

@@ -23,9 +23,10 @@ declare module '@fastify/secure-session' {
     reauthenticate: boolean;
     /**
      * Set by an authorization request that wants a second factor (acr_values naming the mfa acr, or a client listed in
-     * authentication.requireSecondFactor): /login then asks for it even of a user who would not be asked.
+     * authentication.requireSecondFactor), to the path the sign-in returns to: /login then asks for it, even of a user
+     * who would not be asked, while it returns there (a sign-in started elsewhere later is not bound by it).
      */
-    secondFactorWanted: boolean;
+    secondFactorWanted: string;
     /**
      * Half signed in (issue 35): the password was right, the second step is still to come. Never a login session;
      * `until` (epoch ms) keeps it short.

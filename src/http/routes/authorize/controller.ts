@@ -131,10 +131,11 @@ export class AuthorizationsController extends Controller {
    * if it still gives someone else.
    */
   protected signIn(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, signedIn: boolean): FastifyReply {
+    const returnTo = afterSignIn(authorizationUrl(request));
     request.session.set('reauthenticate', signedIn ? true : undefined);
-    request.session.set('secondFactorWanted', secondFactorWantedFor(this.deps.config, authorization) ? true : undefined);
+    request.session.set('secondFactorWanted', secondFactorWantedFor(this.deps.config, authorization) ? returnTo : undefined);
     request.session.set('loginHint', authorization.oidc.loginHint ?? undefined);
-    return redirectToLogin(request, reply, afterSignIn(authorizationUrl(request)));
+    return redirectToLogin(request, reply, returnTo);
   }
 
   protected refuse(request: FastifyRequest, reply: FastifyReply, failure: AuthorizationFailure, status: RedirectStatus): FastifyReply {

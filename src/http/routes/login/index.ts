@@ -78,7 +78,7 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
       return loginPage(request, reply.code(401), { username, error: request.pageLanguage.t('login.failed') });
     }
     const { user } = check;
-    if (await secondStepNeeded(deps, user, request.session.get('secondFactorWanted') === true))
+    if (await secondStepNeeded(deps, user, request.session.get('secondFactorWanted') === afterLogin(request)))
       return startSecondStep(deps, request, reply, user);
     // RFC 8176: a password alone (the second step adds otp and raises the acr).
     return reply.redirect(await finishSignIn(deps, request, user, ['pwd']), 303);
