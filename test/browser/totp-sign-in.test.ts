@@ -60,6 +60,7 @@ describe('TOTP second factor in Chromium', () => {
     const secret = uri.searchParams.get('secret')!;
     // The key typed by hand is the same secret, in groups of four.
     expect((await page.locator('#totp_secret').textContent())!.replace(/\s/g, '')).toBe(secret);
+    await page.getByLabel('Current password').fill(PASSWORD);
     await page.getByLabel('Then enter the 6-digit code the app shows').fill(await codeAt(secret, server.clock.now));
     await page.getByRole('button', { name: 'Confirm' }).click();
     const recoveryCodes = await page.locator('#recovery_codes code').allTextContents();

@@ -1,7 +1,7 @@
 import { generate } from 'otplib';
 import { expect } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import type { UserAgent } from './end-user.js';
+import { PASSWORD, type UserAgent } from './end-user.js';
 
 // Issue 35 item 2: what a person with an authenticator app does, for the tests: read the secret off the enrolment page
 // (the otpauth URI behind the QR code), compute codes from it as the app would, confirm, keep the recovery codes.
@@ -27,7 +27,8 @@ export async function enrolFromAccount(agent: UserAgent, now: Date): Promise<{ s
   const page = await agent.request({ method: 'GET', url: '/account/second-factor' });
   expect(page.statusCode).toBe(200);
   const secret = secretOnPage(page.body);
-  const confirmed = await agent.post('/account/second-factor', { code: await codeAt(secret, now) }, '/account/second-factor');
+  const code = await codeAt(secret, now);
+  const confirmed = await agent.post('/account/second-factor', { current: PASSWORD, code }, '/account/second-factor');
   expect(confirmed.statusCode, confirmed.body.slice(0, 300)).toBe(200);
   const recoveryCodes = recoveryCodesOnPage(confirmed.body);
   expect(recoveryCodes).toHaveLength(10);

@@ -209,6 +209,17 @@ describe(`TOTP second factor (${backend})`, () => {
     });
   });
 
+  it('setting up from the account page asks for the current password: a wrong one stores nothing', async () => {
+    const user = await createUser(server.deps, 'borrowed');
+    const browser = await signedIn(server.app, 'borrowed');
+    const page = await browser.request({ method: 'GET', url: '/account/second-factor' });
+    const code = await codeAt(secretOnPage(page.body), server.clock.now);
+    const refused = await browser.post('/account/second-factor', { current: 'not the password', code }, '/account/second-factor');
+    expect(refused.statusCode).toBe(401);
+    expect(refused.body).toContain('Your current password is not correct.');
+    expect(await server.deps.stores.secondFactors.hasTotp(user.id)).toBe(false);
+  });
+
   it("the account page and the enrolment page speak the user's language", async () => {
     await createUser(server.deps, 'jutta');
     const browser = await signedIn(server.app, 'jutta');

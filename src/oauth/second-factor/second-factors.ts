@@ -110,6 +110,21 @@ export function removeSecondFactor(deps: Pick<OAuthDeps, 'stores'>, userId: numb
   return deps.stores.secondFactors.remove(userId);
 }
 
+/**
+ * The signed-in user's current password, before their second factor is set up from the account page: a browser left
+ * signed in must not be enough to put someone else's authenticator on the account. Counted as a sign-in attempt.
+ */
+export async function confirmOwnPassword(
+  deps: OAuthDeps,
+  user: UserRecord,
+  password: string,
+  address: string,
+): Promise<'ok' | 'wrong' | { retryAfter: number }> {
+  const check = await checkLoginCredentials(deps, user.username, password, address);
+  if (check.outcome === 'locked_out') return { retryAfter: check.retryAfter };
+  return check.outcome === 'succeeded' && check.user.id === user.id ? 'ok' : 'wrong';
+}
+
 export type RemovalCheck =
   { outcome: 'removed' } | { outcome: 'not_allowed' } | { outcome: 'wrong_proof' } | { outcome: 'locked_out'; retryAfter: number };
 

@@ -4,7 +4,12 @@ import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { ownSecondFactorEvent } from '../../../oauth/audit/second-factor-events.js';
 import { NotFound } from '../../../oauth/errors.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
-import { hasTotp, regenerateRecoveryCodes, removeOwnSecondFactor } from '../../../oauth/second-factor/second-factors.js';
+import {
+  confirmOwnPassword,
+  hasTotp,
+  regenerateRecoveryCodes,
+  removeOwnSecondFactor,
+} from '../../../oauth/second-factor/second-factors.js';
 import type { UserRecord } from '../../../oauth/store.js';
 import { findUser } from '../../../oauth/users/users.js';
 import { auditWriteFailed } from '../../audit-actor.js';
@@ -34,18 +39,25 @@ export const withAccountUser =
     return handler(deps, request, reply, user);
   };
 
-const enrolment = { action: ACCOUNT_SECOND_FACTOR_PATH, cancel: ACCOUNT_PATH };
+const enrolment = { action: ACCOUNT_SECOND_FACTOR_PATH, cancel: ACCOUNT_PATH, asksPassword: true };
 
 /** GET /account/second-factor: the enrolment page (a user with a factor already goes back to the account page). */
 export const showAccountEnrolment: Handler = async (deps, request, reply, user) =>
   (await hasTotp(deps, user.id)) ? reply.redirect(ACCOUNT_PATH, 303) : renderEnrolment(deps, request, reply, user, enrolment);
 
-/** POST /account/second-factor: the confirming code. */
-export const confirmAccountEnrolment: Handler<{ code?: string }> = async (deps, request, reply, user) => {
-  const result = await confirmEnrolment(deps, request, user, request.body?.code ?? '');
-  if (result.outcome === 'wrong_code') {
-    return renderEnrolment(deps, request, reply.code(422), user, { ...enrolment, error: request.pageLanguage.t('secondFactor.wrongCode') });
+/** POST /account/second-factor: the current password and the confirming code. */
+export const confirmAccountEnrolment: Handler<{ code?: string; current?: string }> = async (deps, request, reply, user) => {
+  const { t } = request.pageLanguage;
+  const password = await confirmOwnPassword(deps, user, request.body?.current ?? '', limitedAddress(request.ip));
+  if (password !== 'ok') {
+    const locked = typeof password === 'object';
+    const error = locked ? t('login.lockedOut', { seconds: password.retryAfter }) : t('account.wrongPassword');
+    if (locked) reply.header('retry-after', String(password.retryAfter));
+    return renderEnrolment(deps, request, reply.code(locked ? 429 : 401), user, { ...enrolment, error });
   }
+  const result = await confirmEnrolment(deps, request, user, request.body?.code ?? '');
+  if (result.outcome === 'wrong_code')
+    return renderEnrolment(deps, request, reply.code(422), user, { ...enrolment, error: t('secondFactor.wrongCode') });
   return renderRecoveryCodes(request, reply, result.recoveryCodes, ACCOUNT_PATH);
 };
 

@@ -20,6 +20,10 @@ const codeBody = {
     ...csrf,
   },
 } as const;
+const enrolmentBody = {
+  type: 'object',
+  properties: { ...codeBody.properties, current: { type: 'string', maxLength: 1024, description: 'The current password.' } },
+} as const;
 const proofBody = {
   type: 'object',
   properties: { proof: { type: 'string', maxLength: 1024, description: 'The current password, or a code of the second factor.' }, ...csrf },
@@ -47,9 +51,9 @@ export const secondFactorRoutes: FastifyPluginAsync<RouteOptions> = async (app, 
     { preHandler: authenticate },
     withAccountUser(deps, showAccountEnrolment),
   );
-  app.post<{ Body: { code?: string } }>(
+  app.post<{ Body: { code?: string; current?: string } }>(
     ACCOUNT_SECOND_FACTOR_PATH,
-    { schema: { body: codeBody }, preHandler: [authenticate, csrfProtection] },
+    { schema: { body: enrolmentBody }, preHandler: [authenticate, csrfProtection] },
     withAccountUser(deps, confirmAccountEnrolment),
   );
   app.post<{ Body: Record<string, never> }>(

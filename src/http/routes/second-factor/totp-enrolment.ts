@@ -32,7 +32,7 @@ export async function renderEnrolment(
   request: FastifyRequest,
   reply: FastifyReply,
   user: UserRecord,
-  page: { action: string; cancel: string; error?: string },
+  page: { action: string; cancel: string; error?: string; asksPassword?: boolean },
 ): Promise<FastifyReply> {
   const { t } = request.pageLanguage;
   const secret = pendingSecret(deps, request, user.id);
@@ -46,6 +46,7 @@ export async function renderEnrolment(
     action: page.action,
     cancel: page.cancel,
     error: page.error ?? null,
+    asksPassword: page.asksPassword === true,
     csrfToken: reply.generateCsrf(),
   });
 }
