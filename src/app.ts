@@ -30,6 +30,7 @@ import { endSessionRoutes } from './http/routes/end-session/index.js';
 import { healthRoutes } from './http/routes/health/index.js';
 import { introspectRoutes } from './http/routes/introspect/index.js';
 import { loginRoutes } from './http/routes/login/index.js';
+import { secondFactorRoutes } from './http/routes/second-factor/index.js';
 import { jwksRoutes } from './http/routes/jwks/index.js';
 import { metadataRoutes } from './http/routes/metadata/index.js';
 import { resourcesRoutes } from './http/routes/resources/index.js';
@@ -234,6 +235,7 @@ export async function buildServer({
     await pages.register(authorizedApplicationsRoutes, { ...routes });
     await pages.register(accountRoutes, { ...routes });
     await pages.register(passkeyRoutes, { ...routes });
+    await pages.register(secondFactorRoutes, { ...routes });
     await pages.register(applicationsRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(usersRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });
     await pages.register(resourcesRoutes, { ...routes, authenticateAdmin: extensions.authenticateAdmin });

@@ -111,17 +111,18 @@ async function rewrap(args: string[], io: CliIo): Promise<number> {
     throw new UsageError('keys rewrap re-encrypts under KEY_ENCRYPTION_KEY: set it to the new key (openssl rand -hex 32)');
   const to = parseKeyEncryptionKey(config.keys.encryptionKey);
   if (from.equals(to)) throw new UsageError('the old key is KEY_ENCRYPTION_KEY itself: there is nothing to re-encrypt');
-  const { rewrapped, unchanged } = await withDatabase(config, async (deps, database) => {
+  const { rewrapped, unchanged, totpSecrets } = await withDatabase(config, async (deps, database) => {
     const result = await rewrapSigningKeys(database, from, to);
     const event = objectEvent('signing_keys.rewrapped', 'signing_key', result.rewrapped.join(' ') || '-', true, result);
     await recordChangeEvent(deps, CLI_ACTOR, event);
     return result;
   });
-  if (values.json) return (printJson(io, { rewrapped, unchanged }), 0);
+  if (values.json) return (printJson(io, { rewrapped, unchanged, totp_secrets: totpSecrets }), 0);
   io.stdout(
     `re-encrypted ${rewrapped.length} signing key${rewrapped.length === 1 ? '' : 's'} under KEY_ENCRYPTION_KEY${rewrapped.length ? `: ${rewrapped.join(', ')}` : ''}\n`,
   );
   if (unchanged.length) io.stdout(`under it already: ${unchanged.join(', ')}\n`);
+  if (totpSecrets) io.stdout(`re-encrypted ${totpSecrets} TOTP secret${totpSecrets === 1 ? '' : 's'} of users' second factors\n`);
   io.stdout('start every instance with this KEY_ENCRYPTION_KEY');
   io.stdout(values['from-key-file'] ? `; the old key in ${values['from-key-file']} is no longer needed: delete it\n` : '\n');
   return 0;

@@ -18,7 +18,9 @@ import { parseOptions, printJson, printTable, UsageError, type CliIo } from './i
 import { required, runSubcommand } from './subcommands.js';
 import { CLAIM_OPTIONS, CLAIMS_HELP, claimLines, profileFromOptions, userJson } from './user-claims-options.js';
 import { checkUsername, readPassword } from './user-input.js';
-import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
+import { auditedChange, CLI_ACTOR, recordChangeEvent } from '../oauth/audit/audit-trail.js';
+import { mfaPolicyEvent, secondFactorResetEvent } from '../oauth/audit/second-factor-events.js';
+import { isMfaPolicy, MFA_POLICIES, removeSecondFactor, setMfaPolicy } from '../oauth/second-factor/second-factors.js';
 import { userEvent } from '../oauth/audit/audit-subjects.js';
 
 const HELP = `Usage: oauth-service users <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
@@ -38,6 +40,10 @@ A user is named by <username> or --username U.
   enable <username>                          lets a disabled user log in again
   delete <username>                          revokes the user's tokens and grants, then deletes the user
   revoke-tokens <username>                   revokes every live token and grant of the user
+  set-mfa <username> --mfa off|optional|required
+                                             the user's second-factor policy: required asks for a second factor at
+                                             every sign-in (set up at the next one), off never of the user's accord
+  reset-second-factor <username>             removes the user's authenticator and recovery codes (a lost phone)
 
 Passwords must be at least 8 characters. Prefer stdin: --password ends up in the shell history.
 Usernames cannot be changed (the OpenID Connect sub never is the username, so renaming would be safe later).
@@ -60,6 +66,8 @@ export function runUsersCommand(args: string[], io: CliIo): Promise<number> {
     enable,
     delete: remove,
     'revoke-tokens': revokeTokens,
+    'set-mfa': setMfa,
+    'reset-second-factor': resetSecondFactor,
   };
   return runSubcommand('users', HELP, subcommands, args, io);
 }
@@ -202,6 +210,27 @@ function revokeTokens(args: string[], io: CliIo): Promise<number> {
     const revoked = await auditedChange(deps, CLI_ACTOR, revoke, (r) => userEvent('user.tokens_revoked', user, r));
     if (values.json) printJson(io, { ...userJson(user), revoked });
     else io.stdout(`revoked ${describe(revoked)} of ${user.username}\n`);
+  });
+}
+
+function setMfa(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, { ...USER_OPTIONS, mfa: { type: 'string' } }, async (deps, user, values) => {
+    const policy = values.mfa;
+    if (!isMfaPolicy(policy)) throw new UsageError(`--mfa must be one of ${MFA_POLICIES.join(', ')}`);
+    // The second factors' store writes outside any transaction (one statement each): the event follows the change.
+    if (!(await setMfaPolicy(deps, user, policy))) throwNoUser(user.username);
+    await recordChangeEvent(deps, CLI_ACTOR, mfaPolicyEvent(user.id, policy));
+    if (values.json) printJson(io, { ...userJson(user), mfa: policy });
+    else io.stdout(`set the second-factor policy of ${user.username} to ${policy}\n`);
+  });
+}
+
+function resetSecondFactor(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
+    const removed = await removeSecondFactor(deps, user.id);
+    await recordChangeEvent(deps, CLI_ACTOR, removed ? secondFactorResetEvent(user.id) : null);
+    if (values.json) printJson(io, { ...userJson(user), second_factor_removed: removed });
+    else io.stdout(removed ? `removed the second factor of ${user.username}\n` : `${user.username} has no second factor\n`);
   });
 }
 

@@ -25,11 +25,23 @@ export const authenticationSchema = {
       },
     },
     passkeys: passkeysSchema,
+    requireSecondFactor: {
+      default: false,
+      description:
+        'Who must sign in with a second factor (TOTP): false, a user whose own setting (mfa) is required or who has one; true: every user (one without a second factor sets one up before the sign-in completes); a list of client ids: sign-ins that authorize one of these clients. The admin UI uses its own Basic authentication and is not a client here.',
+      oneOf: [
+        { type: 'boolean' },
+        { type: 'array', items: { type: 'string', minLength: 1, maxLength: 255 }, maxItems: 1000, uniqueItems: true },
+      ],
+    },
   },
 } as const;
 
 /** The levels of sign-in this server names (RFC 8176 amr values map to them in oauth/authentication-context.ts). */
 export type AuthenticationLevel = 'pwd' | 'mfa' | 'phr';
+
+/** config authentication.requireSecondFactor. */
+export type SecondFactorRequirement = boolean | string[];
 
 /** The acr issued for each level. */
 export type AcrValues = Record<AuthenticationLevel, string>;

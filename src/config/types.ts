@@ -1,7 +1,7 @@
 // The loaded, defaulted and frozen configuration. Mirrors schema.ts; test/unit/config-schema.test.ts keeps
 // the two in step by loading every default.
 
-import type { AcrValues } from './authentication-schema.js';
+import type { AcrValues, SecondFactorRequirement } from './authentication-schema.js';
 import type { PasskeysConfig } from './passkeys-schema.js';
 import type { LocalizedText, PageLocale } from './page-locales.js';
 import type { BackchannelLogoutConfig } from './backchannel-logout-schema.js';
@@ -64,7 +64,7 @@ export interface Config {
   accessTokenExpiresIn: number | null;
   authorizationCodeExpiresIn: number;
   /** Issue 35: the acr issued for each level of sign-in (src/oauth/authentication-context.ts). */
-  authentication: { acr: AcrValues; passkeys: PasskeysConfig };
+  authentication: { acr: AcrValues; passkeys: PasskeysConfig; requireSecondFactor: SecondFactorRequirement };
   deviceAuthorization: { expiresIn: number; interval: number; maxEntriesPerCode: number };
   grantFlows: GrantFlow[];
   defaultScopes: string[];

@@ -19,8 +19,8 @@ export const NO_AUTHENTICATION: AuthenticationContext = { authTime: null, amr: [
 /** Weakest first. */
 const LEVELS: readonly AuthenticationLevel[] = ['pwd', 'mfa', 'phr'];
 
-/** The levels a sign-in here can be brought to: a password, and a passkey (phishing-resistant); TOTP adds mfa. */
-export const REACHABLE_LEVELS: readonly AuthenticationLevel[] = ['pwd', 'phr'];
+/** The levels a sign-in here can be brought to: a password; with a TOTP code, mfa; a passkey, phishing-resistant. */
+export const REACHABLE_LEVELS: readonly AuthenticationLevel[] = ['pwd', 'mfa', 'phr'];
 
 // RFC 8176 section 2: the factor each method belongs to (NIST SP 800-63: something you know, have, are).
 const FACTORS: Readonly<Record<string, 'knowledge' | 'possession' | 'inherence'>> = {

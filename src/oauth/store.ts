@@ -15,6 +15,7 @@ import type { AccessTokenFormat } from './tokens/access-token-format.js';
 import type { AuditEventStore } from './audit/audit-store.js';
 import type { FederatedSubjectStore } from './assertions/federated-subject-store.js';
 import type { DeviceAuthorizationStore } from './device/device-authorization-store.js';
+import type { SecondFactorStore } from './second-factor/second-factor-store.js';
 import type { LoginSessionStore } from './sessions/login-session-store.js';
 import type { PasskeyStore } from './passkeys/passkey-store.js';
 
@@ -284,6 +285,7 @@ export interface Stores {
   loginSessions: LoginSessionStore;
   /** Issue 35 item 1: the passkeys (WebAuthn credentials) users registered. */
   passkeys: PasskeyStore;
+  secondFactors: SecondFactorStore;
   /** Runs `work` with stores bound to one transaction. */
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
   /**

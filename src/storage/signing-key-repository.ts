@@ -5,6 +5,7 @@ import { withAdvisoryTransactionLock } from './advisory-lock.js';
 import type { Database } from './database.js';
 import type { OauthSigningKey, Prisma } from './generated/client.js';
 import { decryptPrivateKey, encryptPrivateKey } from './key-encryption.js';
+import { rewrapTotpSecrets } from './second-factor-repository.js';
 import type { Row } from './rows.js';
 
 // oauth_signing_keys through Prisma (a handful of rows, read when keys are listed or rotated, never per request
@@ -68,6 +69,8 @@ function lockedSigningKeys(tx: Prisma.TransactionClient, kek: () => Buffer): Loc
 export interface Rewrapped {
   rewrapped: string[];
   unchanged: string[];
+  /** The users' TOTP secrets re-encrypted with them (issue 35: stored under the same key). */
+  totpSecrets: number;
 }
 
 /**
@@ -77,7 +80,7 @@ export interface Rewrapped {
  */
 export function rewrapSigningKeys(database: Database, from: Buffer, to: Buffer): Promise<Rewrapped> {
   return withAdvisoryTransactionLock(database, ROTATION_LOCK_KEY, async (tx) => {
-    const outcome: Rewrapped = { rewrapped: [], unchanged: [] };
+    const outcome: Rewrapped = { rewrapped: [], unchanged: [], totpSecrets: 0 };
     const neither: string[] = [];
     for (const { id, kid, privateJwk } of await tx.oauthSigningKey.findMany({ orderBy: { id: 'asc' } })) {
       const plaintext = decryptedOrNull(privateJwk, from, kid);
@@ -93,6 +96,7 @@ export function rewrapSigningKeys(database: Database, from: Buffer, to: Buffer):
           'KEY_ENCRYPTION_KEY (is the old key the one the keys were stored under?)',
       );
     }
+    outcome.totpSecrets = await rewrapTotpSecrets(tx, from, to);
     return outcome;
   });
 }

@@ -20,6 +20,7 @@ import { loginSessionRepository } from './login-session-repository.js';
 import { webauthnCredentialRepository } from './webauthn-credential-repository.js';
 import { registrationTokenRepository } from './registration-token-repository.js';
 import { resourceRepository } from './resource-repository.js';
+import { secondFactorRepository } from './second-factor-repository.js';
 import { signingKeyRepository } from './signing-key-repository.js';
 import { userRepository } from './user-repository.js';
 
@@ -49,6 +50,7 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
           },
         })
       : repository;
+  const keyEncryption = keyEncryptionKey === null ? null : parseKeyEncryptionKey(keyEncryptionKey);
   const shared = {
     applications,
     applicationAdmin: applications,
@@ -57,11 +59,9 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
     resources: resourceRepository(database.sql, database.prisma),
     dpopProofs: dpopProofRepository(database.sql),
     registrations: registrationTokenRepository(database),
-    signingKeys: signingKeyRepository(
-      database,
-      keyEncryptionKey === null ? null : parseKeyEncryptionKey(keyEncryptionKey),
-      () => new KeyEncryptionKeyInvalid('is not set'),
-    ),
+    signingKeys: signingKeyRepository(database, keyEncryption, () => new KeyEncryptionKeyInvalid('is not set')),
+    // Never inside a transaction: each of its writes is one atomic statement of its own.
+    secondFactors: secondFactorRepository(database.sql, keyEncryption),
   };
   return {
     ...storesOn(database.prisma, database.sql, shared, {
@@ -86,7 +86,15 @@ const ADMIN_TRANSACTION = { maxWait: 10_000, timeout: 600_000 };
 
 type Shared = Pick<
   Stores,
-  'applications' | 'applicationAdmin' | 'userAdmin' | 'cleanup' | 'signingKeys' | 'resources' | 'dpopProofs' | 'registrations'
+  | 'applications'
+  | 'applicationAdmin'
+  | 'userAdmin'
+  | 'cleanup'
+  | 'signingKeys'
+  | 'resources'
+  | 'dpopProofs'
+  | 'registrations'
+  | 'secondFactors'
 >;
 
 // The admin writes go through Prisma and stay outside the SQL transaction; nothing transactional writes through
@@ -107,6 +115,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     federatedSubjects: federatedSubjectRepository(sql),
     loginSessions: loginSessionRepository(sql),
     passkeys: webauthnCredentialRepository(sql),
+    secondFactors: shared.secondFactors,
     transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
     adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
   };
@@ -141,6 +150,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     federatedSubjects: federatedSubjectRepository(sql),
     loginSessions: loginSessionRepository(sql),
     passkeys: webauthnCredentialRepository(sql),
+    secondFactors: shared.secondFactors,
     signingKeys: shared.signingKeys,
     transaction: (work) => work(stores),
     adminTransaction: (work) => work(stores),

@@ -73,13 +73,13 @@ describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
     'an essential acr no sign-in here reaches is unmet_authentication_requirements (Core 5.5.1.1)',
     async () => {
       expectRedirect(
-        await get({ claims: '{"id_token":{"acr":{"essential":true,"value":"urn:oauth-service:acr:mfa"}}}' }),
+        await get({ claims: '{"id_token":{"acr":{"essential":true,"value":"urn:example:acr:gold"}}}' }),
         'unmet_authentication_requirements',
-        'None of the essential acr values of the claims parameter can be met; a sign-in here reaches urn:oauth-service:acr:pwd, urn:oauth-service:acr:phr.',
+        'None of the essential acr values of the claims parameter can be met; a sign-in here reaches urn:oauth-service:acr:pwd, urn:oauth-service:acr:mfa, urn:oauth-service:acr:phr.',
       );
       expect((await get({ claims: '{"id_token":{"acr":{"value":"urn:example:mfa"}}}' })).statusCode).toBe(200);
       // One reachable value among the essential ones is enough: the sign-in is asked to reach it.
-      const reachable = '{"id_token":{"acr":{"essential":true,"values":["urn:oauth-service:acr:mfa","urn:oauth-service:acr:pwd"]}}}';
+      const reachable = '{"id_token":{"acr":{"essential":true,"values":["urn:example:acr:gold","urn:oauth-service:acr:pwd"]}}}';
       expect((await get({ claims: reachable })).statusCode).toBe(200);
     },
   );

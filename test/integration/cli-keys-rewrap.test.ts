@@ -10,10 +10,12 @@ import { backend } from '../helpers/test-database.js';
 // oauth-service keys rewrap (issue 31 item 6): the operator moves the signing keys from one key-encryption key to
 // another (the development key of data/key-encryption-key to a real KEY_ENCRYPTION_KEY, or one real key to the
 // next) in one transaction. As in oidcc-server-rotate-keys, what relying parties see must hold: the same keys are
-// published under the same kids, what they signed before still verifies, and they go on signing.
+// published under the same kids, what they signed before still verifies, and they go on signing. The users' TOTP
+// secrets (issue 35), stored under the same key, move with them.
 
 const OLD = randomBytes(32).toString('hex');
 const NEW = randomBytes(32).toString('base64');
+const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
 interface ListedKey {
   kid: string;
@@ -24,6 +26,8 @@ describe(`oidcc-server-rotate-keys: oauth-service keys rewrap (${backend})`, { t
   let cli: CliHarness;
   let listedBefore: ListedKey[];
   let signedBefore: string;
+  let totpUserId: number;
+  const totpSecret = () => cli.withDeps(async (deps) => (await deps.stores.secondFactors.findTotp(totpUserId))?.secret);
   const listed = async () => JSON.parse((await cli.run(['keys', 'list', '--json'])).stdout) as ListedKey[];
   /** A JWT signed as the service signs (the active RS256 key), and the JWKS it publishes, with the current env. */
   const signedAndPublished = () =>
@@ -40,6 +44,11 @@ describe(`oidcc-server-rotate-keys: oauth-service keys rewrap (${backend})`, { t
     expect((await cli.run(['keys', 'rotate', '--alg', 'ES256'])).code).toBe(0);
     listedBefore = await listed();
     signedBefore = (await signedAndPublished()).jwt;
+    totpUserId = await cli.withDeps(async (deps) => {
+      const user = await deps.stores.userAdmin.create({ username: 'totp-user', passwordHash: 'x' });
+      await deps.stores.secondFactors.saveTotp(user.id, TOTP_SECRET, [], new Date());
+      return user.id;
+    });
   });
   afterAll(() => cli.close());
 
@@ -55,6 +64,8 @@ describe(`oidcc-server-rotate-keys: oauth-service keys rewrap (${backend})`, { t
     const kids = listedBefore.map((key) => key.kid);
     expect(result.stdout).toContain(`re-encrypted ${kids.length} signing keys under KEY_ENCRYPTION_KEY: ${kids.join(', ')}`);
     expect(result.stdout).toContain(`the old key in ${file} is no longer needed: delete it`);
+    expect(result.stdout).toContain("re-encrypted 1 TOTP secret of users' second factors");
+    expect(await totpSecret()).toBe(TOTP_SECRET);
 
     expect(await listed()).toEqual(listedBefore);
     expect(await verifies(signedBefore)).toBe('rp-check');
@@ -67,7 +78,7 @@ describe(`oidcc-server-rotate-keys: oauth-service keys rewrap (${backend})`, { t
     cli.env.OLD_KEY = OLD;
     const again = await cli.run(['keys', 'rewrap', '--from-env', 'OLD_KEY', '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toEqual({ rewrapped: [], unchanged: listedBefore.map((key) => key.kid) });
+    expect(JSON.parse(again.stdout)).toEqual({ rewrapped: [], unchanged: listedBefore.map((key) => key.kid), totp_secrets: 0 });
   });
 
   it('a key that decrypts neither with the old key nor with KEY_ENCRYPTION_KEY rolls the whole run back, naming it', async () => {

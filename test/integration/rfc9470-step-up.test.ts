@@ -7,13 +7,15 @@ import { freePort } from '../../scripts/lib/ports.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import { countRows, createClient, createUser, locationParameters, PASSWORD, userAgent, type UserAgent } from '../helpers/end-user.js';
 import { authorize, CALLBACK, openIdServer } from '../helpers/openid.js';
+import { codeAt, secretOnPage } from '../helpers/second-factor.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 // Issue 35 items 3 and 4: what the sign-in was (RFC 8176 amr, OpenID Connect Core 2 acr and auth_time) in the ID token,
 // the JWT access token and introspection, and RFC 9470 step-up: an API behind the guard refuses a token whose sign-in
 // is too old with insufficient_user_authentication; a real client (oauth4webapi) reads the challenge, authorizes again
-// with its max_age and acr_values, the user signs in again, and the new token passes.
+// with its max_age and acr_values, the user signs in again, and the new token passes. With the mfa acr asked for, the
+// user who has no second factor sets one up at the second step of the sign-in (issue 35 item 2), and the token passes.
 
 const RESOURCE = 'https://payments.example.com/api';
 const PWD = 'urn:oauth-service:acr:pwd';
@@ -31,6 +33,8 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
   const apis: FastifyInstance[] = [];
   let jwtApi: string;
   let remoteApi: string;
+  let mfaApi: string;
+  let totpSecret: string | null = null;
 
   // The API's routes: /payments requires a sign-in of at most MAX_AGE seconds at the pwd level or above.
   async function api(options: Parameters<typeof serviceGuard>[1]): Promise<string> {
@@ -40,6 +44,12 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
       '/payments',
       { config: { requireAuthentication: { acr: [PWD, MFA], maxAge: MAX_AGE } }, preHandler: app.serviceAuthorize('read') },
       async (request) => ({ paid: true, acr: ((await request.serviceToken()) as GuardToken).acr }),
+    );
+    // /transfers requires the mfa acr: a password alone is not enough.
+    app.post(
+      '/transfers',
+      { config: { requireAuthentication: { acr: [MFA] } }, preHandler: app.serviceAuthorize('read') },
+      async (request) => ({ transferred: true, acr: ((await request.serviceToken()) as GuardToken).acr }),
     );
     apis.push(app);
     return `${await app.listen({ port: 0, host: '127.0.0.1' })}/payments`;
@@ -67,6 +77,7 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     client = { client_id: registered.application.uid, id_token_signed_response_alg: 'RS256' };
     clientAuth = oauth.ClientSecretBasic(registered.plainSecret!);
     jwtApi = await api({ mode: 'jwt', issuer: baseUrl, resource: RESOURCE });
+    mfaApi = jwtApi.replace(/\/payments$/, '/transfers');
     // Remote mode reads acr and auth_time from introspection (RFC 9470 section 6.1); the client's credentials stand in
     // for the API's own (config introspection.allow: sameApplication).
     remoteApi = await api({
@@ -93,7 +104,8 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     if (signedIn) {
       const login = await agent.post('/login', { username: 'payer', password: PASSWORD });
       expect(login.statusCode).toBe(303);
-      redirect = await authorize(agent, Object.fromEntries(new URL(String(login.headers.location), as.issuer).searchParams));
+      const back = login.headers.location === '/login/second-factor' ? await secondFactor() : String(login.headers.location);
+      redirect = await authorize(agent, Object.fromEntries(new URL(back, as.issuer).searchParams));
     }
     const callback = oauth.validateAuthResponse(as, client, new URL(String(redirect.headers.location)), state);
     const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, callback, CALLBACK, oauth.nopkce, {
@@ -105,10 +117,31 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     return { tokens, idToken: oauth.getValidatedIdTokenClaims(tokens)!, signedIn };
   }
 
+  /**
+   * The second step as the user takes it: the first time (no second factor yet) setting up an authenticator app from
+   * the secret on the page, later a code from it. Where the sign-in goes back to.
+   */
+  async function secondFactor(): Promise<string> {
+    const page = await agent.request({ method: 'GET', url: '/login/second-factor' });
+    if (totpSecret === null) {
+      totpSecret = secretOnPage(page.body);
+      const enrolled = await agent.post(
+        '/login/second-factor/enrol',
+        { code: await codeAt(totpSecret, server.clock.now) },
+        '/login/second-factor',
+      );
+      expect(enrolled.statusCode).toBe(200);
+      return /class="button" href="([^"]+)"/.exec(enrolled.body)![1]!.replace(/&amp;/g, '&');
+    }
+    const passed = await agent.post('/login/second-factor', { code: await codeAt(totpSecret, server.clock.now) }, '/login/second-factor');
+    expect(passed.statusCode).toBe(303);
+    return String(passed.headers.location);
+  }
+
   const pay = (url: string, token: string) => oauth.protectedResourceRequest(token, 'POST', new URL(url), new Headers(), null, http);
 
   it('discovery lists the acr a sign-in here reaches, and amr and acr among the claims', () => {
-    expect(as.acr_values_supported).toEqual([PWD, PHR]);
+    expect(as.acr_values_supported).toEqual([PWD, MFA, PHR]);
     expect(as.claims_supported).toEqual(expect.arrayContaining(['amr', 'acr', 'auth_time']));
   });
 
@@ -144,7 +177,7 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     const { tokens: first } = await tokensFor();
     expect((await pay(jwtApi, first.access_token)).status).toBe(200);
     // acr_values alone (voluntary, Core 3.1.2.1) that the session's sign-in already meets asks for no new sign-in.
-    expect((await tokensFor({ acr_values: `${MFA} ${PWD}` })).signedIn).toBe(false);
+    expect((await tokensFor({ acr_values: PWD })).signedIn).toBe(false);
     server.clock.advance(MAX_AGE + 60);
     const challenges: oauth.WWWAuthenticateChallenge[] = [];
     for (const url of [jwtApi, remoteApi]) {
@@ -175,7 +208,7 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
 
   it('an essential acr no sign-in here reaches is unmet_authentication_requirements at the redirect, and nothing is stored', async () => {
     const [grants, tokens] = [await countRows(server, 'oauth_access_grants'), await countRows(server, 'oauth_access_tokens')];
-    const claims = JSON.stringify({ id_token: { acr: { essential: true, values: [MFA] } } });
+    const claims = JSON.stringify({ id_token: { acr: { essential: true, values: ['urn:example:acr:never-issued'] } } });
     const redirect = await authorize(agent, {
       client_id: client.client_id,
       redirect_uri: CALLBACK,
@@ -187,5 +220,22 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     expect(String(redirect.headers.location)).toMatch(/^https:\/\/client\.example\.com\/callback\?/);
     expect(Object.fromEntries(locationParameters(redirect))).toMatchObject({ error: 'unmet_authentication_requirements', state: 'xyz' });
     expect([await countRows(server, 'oauth_access_grants'), await countRows(server, 'oauth_access_tokens')]).toEqual([grants, tokens]);
+  });
+
+  it('step-up to mfa: a password-only token is refused naming the mfa acr; the user adds a second factor on re-authorization, and the new token passes', async () => {
+    const { tokens: first } = await tokensFor();
+    expect(decodeJwt(first.access_token)).toMatchObject({ acr: PWD });
+    const refused = await pay(mfaApi, first.access_token).catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    const { cause, response } = refused as oauth.WWWAuthenticateChallengeError;
+    expect(response.status).toBe(401);
+    expect(cause[0]!.parameters).toMatchObject({ error: 'insufficient_user_authentication', acr_values: MFA });
+    // The session's sign-in (a password) does not reach mfa: sign in again, with the second step, where 'payer', who
+    // has no second factor yet, sets one up.
+    const { tokens, idToken, signedIn } = await tokensFor({ acr_values: cause[0]!.parameters.acr_values! });
+    expect(signedIn).toBe(true);
+    expect(totpSecret).not.toBeNull();
+    expect(idToken).toMatchObject({ amr: ['pwd', 'otp'], acr: MFA });
+    expect(await (await pay(mfaApi, tokens.access_token)).json()).toEqual({ transferred: true, acr: MFA });
   });
 });

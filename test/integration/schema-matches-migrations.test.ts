@@ -44,7 +44,7 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the fourteen tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events, the device authorizations, the federated subjects, the login sessions and the passkeys)", () => {
+  it("declares the sixteen tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events, the device authorizations, the federated subjects, the login sessions, the second factors' two and the passkeys)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'login_sessions',
       'oauth_access_grants',
@@ -58,6 +58,8 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
       'oauth_registration_tokens',
       'oauth_resources',
       'oauth_signing_keys',
+      'user_recovery_codes',
+      'user_totp_factors',
       'users',
       'webauthn_credentials',
     ]);

@@ -72,10 +72,12 @@ describe('whether the session satisfies the request (OpenID Connect Core 3.1.2.1
   });
 
   it('acr_values: the first value a sign-in here can reach is the target; none reachable asks nothing', () => {
-    expect(targetLevel(['urn:x:mfa', 'urn:x:pwd'], ACR)).toBe('pwd');
-    expect(targetLevel(['urn:x:mfa', 'urn:other'], ACR)).toBe(null);
-    expect(reachableAcrValues(ACR)).toEqual(['urn:x:pwd', 'urn:x:phr']);
-    expect(satisfiesRequirement(signIn(['pwd']), { acrValues: ['urn:x:mfa'], maxAge: null }, ACR, NOW)).toBe(true);
+    expect(targetLevel(['urn:x:mfa', 'urn:x:pwd'], ACR)).toBe('mfa');
+    expect(targetLevel(['urn:x:phr', 'urn:x:pwd'], ACR, ['pwd', 'mfa'])).toBe('pwd');
+    expect(targetLevel(['urn:x:phr', 'urn:other'], ACR, ['pwd', 'mfa'])).toBe(null);
+    expect(reachableAcrValues(ACR)).toEqual(['urn:x:pwd', 'urn:x:mfa', 'urn:x:phr']);
+    expect(satisfiesRequirement(signIn(['pwd']), { acrValues: ['urn:x:mfa'], maxAge: null }, ACR, NOW)).toBe(false);
+    expect(satisfiesRequirement(signIn(['pwd']), { acrValues: ['urn:other'], maxAge: null }, ACR, NOW)).toBe(true);
     expect(satisfiesRequirement(signIn(['pwd']), { acrValues: ['urn:x:pwd'], maxAge: null }, ACR, NOW)).toBe(true);
     expect(satisfiesRequirement({ authTime: NOW, amr: ['wia'], acr: null }, { acrValues: ['urn:x:pwd'], maxAge: null }, ACR, NOW)).toBe(
       false,

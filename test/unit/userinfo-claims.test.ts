@@ -18,6 +18,7 @@ const blankUser: UserRecord = {
   subject: 'subject-1',
   disabledAt: null,
   profileUpdatedAt: updatedAt,
+  mfa: 'optional',
   ...NO_CLAIMS,
   emailVerified: true,
   phoneNumberVerified: true,

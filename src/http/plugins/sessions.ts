@@ -21,6 +21,19 @@ declare module '@fastify/secure-session' {
     sessionKey: string;
     /** Set by prompt=login, max_age or an id_token_hint for someone else: /login asks again despite a session. */
     reauthenticate: boolean;
+    /**
+     * Set by an authorization request that wants a second factor (acr_values naming the mfa acr, or a client listed in
+     * authentication.requireSecondFactor), to the path the sign-in returns to: /login then asks for it, even of a user
+     * who would not be asked, while it returns there (a sign-in started elsewhere later is not bound by it).
+     */
+    secondFactorWanted: string;
+    /**
+     * Half signed in (issue 35): the password was right, the second step is still to come. Never a login session;
+     * `until` (epoch ms) keeps it short.
+     */
+    pendingSignIn: { userId: number; until: number };
+    /** A TOTP secret shown for enrolment, not confirmed yet (the cookie is encrypted): confirming stores it. */
+    totpEnrolment: { userId: number; secret: string; until: number };
     /** OpenID Connect login_hint: pre-fills the login form. */
     loginHint: string;
     /** Where to go back after logging in. */

@@ -1,6 +1,7 @@
 import type { AuthorizationRequest } from './authorization-request.js';
 import { satisfiesRequirement, type AuthenticationContext } from '../authentication-context.js';
 import type { OAuthDeps } from '../deps.js';
+import { serverRequiresSecondFactor } from '../second-factor/second-factors.js';
 import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired, type OAuthError } from '../errors.js';
 import { subjectRequested } from '../openid/claims-request.js';
 import { subjectFor } from '../openid/subject.js';
@@ -39,6 +40,7 @@ export async function nextInteraction(
     session === null ||
     prompts.includes('login') ||
     !satisfiesRequirement(session, { acrValues, maxAge }, deps.config.authentication.acr, deps.now()) ||
+    !satisfiesServerPolicy(deps, request, session) ||
     hintNamesAnother;
   // Core 5.5.1: a sub asked for by value in the claims parameter is the only user this request may be answered for.
   const claimsNameAnother =
@@ -51,4 +53,11 @@ export async function nextInteraction(
   if (prompts.includes('consent')) return { next: 'consent' };
   if (await consentSkippable()) return { next: 'approve' };
   return silent ? { next: 'error', error: new ConsentRequired() } : { next: 'consent' };
+}
+
+/** config authentication.requireSecondFactor: a client listed there gets only sign-ins that gave a second factor. */
+function satisfiesServerPolicy(deps: Pick<OAuthDeps, 'config' | 'now'>, request: AuthorizationRequest, session: Session): boolean {
+  if (!serverRequiresSecondFactor(deps.config, request.application.uid)) return true;
+  const { acr } = deps.config.authentication;
+  return satisfiesRequirement(session, { acrValues: [acr.mfa], maxAge: null }, acr, deps.now());
 }

@@ -6,7 +6,7 @@ import { FailureLimiter, type FailureLimits } from './failure-limiter.js';
 // that failed is locked, and the valid client's requests from other addresses never look at it.
 
 export type LockoutKind = 'client' | 'unknown_clients' | 'user' | 'user_names' | 'admin' | 'user_codes';
-export type PasswordCheckKind = 'login' | 'password_grant' | 'admin';
+export type PasswordCheckKind = 'login' | 'password_grant' | 'admin' | 'second_factor';
 
 /** What the limits tell the outside world (log lines and /metrics), wired in app.ts. */
 export interface AttemptReporter {
@@ -127,6 +127,11 @@ export interface AttemptLimits {
   /** End users' passwords: /login and the password grant count together. */
   users: PasswordAttemptLimits;
   admin: PasswordAttemptLimits;
+  /**
+   * Codes at the second step of a sign-in (issue 35): counted as wrong passwords are, but apart from them, since a
+   * right password resets its pair's failures and would otherwise let whoever knows it guess codes without end.
+   */
+  secondFactors: PasswordAttemptLimits;
   /** RFC 8628 section 5.1: wrong user codes entered at /device, per address. */
   userCodes: FailureLimiter;
 }
@@ -137,6 +142,7 @@ export function createAttemptLimits(limits: RateLimits, reporter: AttemptReporte
     clients: new ClientAuthenticationLimits(limits, reporter),
     users: new PasswordAttemptLimits(limits, 'user', reporter),
     admin: new PasswordAttemptLimits(limits, 'admin', reporter),
+    secondFactors: new PasswordAttemptLimits(limits, 'user', reporter),
     userCodes: new FailureLimiter(limits, { onLockout: (address, seconds) => reporter.lockedOut('user_codes', address, seconds, null) }),
   };
 }

@@ -13,6 +13,8 @@ export interface UserRecord extends UserClaims {
   disabledAt: Date | null;
   /** When a claim last changed: the updated_at claim. */
   profileUpdatedAt: Date;
+  /** The user's second-factor policy: off, optional or required (oauth/second-factor/second-factor-policy.ts). */
+  mfa: string;
 }
 
 /** The standard claims a user may have (OpenID Connect Core 5.1); address is its JSON object as text. */

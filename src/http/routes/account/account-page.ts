@@ -7,6 +7,8 @@ import { endOtherSessionsOfUser, endSessionOfUser, sessionsOfUser } from '../../
 import type { LoginSessionRecord } from '../../../oauth/sessions/login-session-store.js';
 import { changeOwnPassword, type PasswordChangeErrors, type PasswordChangeForm } from '../../../oauth/users/password-change.js';
 import { findUser } from '../../../oauth/users/users.js';
+import { hasTotp, mayRemoveSecondFactor, recoveryCodesLeft } from '../../../oauth/second-factor/second-factors.js';
+import type { UserRecord } from '../../../oauth/store.js';
 import { userActor } from '../../audit-actor.js';
 import { announceEndedSession, endLoginSession } from '../../end-login-session.js';
 import { currentResourceOwner, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
@@ -14,9 +16,10 @@ import { renderError, renderPage } from '../../hooks/end-user-pages.js';
 import { pageTime } from '../../page-time.js';
 import { passkeySection } from '../passkeys/account-passkeys.js';
 import { userAgentSummary } from './user-agent-summary.js';
+import type { Translate } from '../../i18n/page-language.js';
 
-// The account page (issue 35 item 5): who is signed in, their password, and their sessions on every device. Passkeys
-// and second factors come later, beside these.
+// The account page (issue 35 item 5): who is signed in, their password, their second factor (its own section and
+// routes: routes/second-factor/) and their sessions on every device, in the user's language.
 
 export const ACCOUNT_PATH = '/account';
 
@@ -32,23 +35,37 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
   const user = await findUser(deps, owner.id);
   const sessions = await sessionsOfUser(deps, owner.id);
   return renderPage(request, reply, 'account/index.eta', {
-    title: 'Your account',
+    title: request.pageLanguage.t('account.title'),
     username: owner.username,
     name: user?.name ?? null,
-    sessions: sessions.map((session) => sessionView(session, owner)),
+    sessions: sessions.map((session) => sessionView(session, owner, request.pageLanguage.t)),
     passkeys: await passkeySection(deps, owner.id),
     passwordErrors: state.passwordErrors ?? {},
     passwordError: state.passwordError ?? null,
+    secondFactor: user === null ? { enrolled: false } : await secondFactorSection(deps, user),
     csrfToken: reply.generateCsrf(),
   });
 }
 
-function sessionView(session: LoginSessionRecord, owner: SignedInUser) {
+async function secondFactorSection(deps: OAuthDeps, user: UserRecord) {
+  const enrolled = await hasTotp(deps, user.id);
+  return {
+    enrolled,
+    recoveryCodesLeft: enrolled ? await recoveryCodesLeft(deps, user.id) : 0,
+    removable: mayRemoveSecondFactor(deps.config, user),
+  };
+}
+
+function sessionView(session: LoginSessionRecord, owner: SignedInUser, t: Translate) {
+  const words = {
+    on: (browser: string, system: string) => t('account.browserOn', { browser, system }),
+    unknown: t('account.unknownBrowser'),
+  };
   return {
     id: session.id,
-    device: userAgentSummary(session.userAgent),
+    device: userAgentSummary(session.userAgent, words),
     userAgent: session.userAgent ?? '',
-    ip: session.ip ?? 'unknown',
+    ip: session.ip ?? t('account.unknownAddress'),
     signedIn: pageTime(session.authTime),
     lastSeen: pageTime(session.lastSeenAt),
     current: session.id === owner.loginSessionId,
@@ -68,15 +85,16 @@ export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ 
     confirmation: request.body?.confirmation ?? '',
   };
   const address = limitedAddress(request.ip);
+  const { t } = request.pageLanguage;
   const change = await changeOwnPassword(deps, user, form, { ...userActor(request, user.id), address });
   switch (change.outcome) {
     case 'invalid':
       return renderAccountPage(deps, request, reply.code(422), { passwordErrors: change.errors });
     case 'wrong_password':
       request.log.info({ event: 'account.password_change_refused', userId: user.id, address }, 'password change: wrong current password');
-      return renderAccountPage(deps, request, reply.code(401), { passwordError: 'Your current password is not correct.' });
+      return renderAccountPage(deps, request, reply.code(401), { passwordError: t('account.wrongPassword') });
     case 'locked_out': {
-      const passwordError = `Too many failed sign-in attempts. Try again in ${change.retryAfter} seconds.`;
+      const passwordError = t('login.lockedOut', { seconds: change.retryAfter });
       return renderAccountPage(deps, request, reply.code(429).header('retry-after', String(change.retryAfter)), { passwordError });
     }
     case 'changed': {
@@ -85,8 +103,10 @@ export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ 
       const others = request.body?.sign_out_others === '1' ? await endOtherSessionsOfUser(deps, owner.id, owner.loginSessionId) : [];
       for (const ended of others) await announceEndedSession(deps, request, ended, sessionEndedEvent(owner.id, request.ip, ended.id));
       const signedOut =
-        others.length === 0 ? '' : ` ${others.length} other ${others.length === 1 ? 'session was' : 'sessions were'} signed out.`;
-      request.session.set('notice', `Your password has been changed.${signedOut}`);
+        others.length === 0
+          ? ''
+          : ` ${others.length === 1 ? t('account.otherSignedOut') : t('account.othersSignedOut', { count: others.length })}`;
+      request.session.set('notice', `${t('account.passwordChanged')}${signedOut}`);
       return reply.redirect(ACCOUNT_PATH, 303);
     }
   }
@@ -102,13 +122,14 @@ export async function endSession(deps: OAuthDeps, request: FastifyRequest<{ Para
   const id = /^[1-9][0-9]{0,14}$/.test(request.params.id) ? Number(request.params.id) : null;
   if (id === owner.loginSessionId) {
     await endLoginSession(deps, request);
-    request.session.set('notice', 'You have been signed out.');
+    request.session.set('notice', request.pageLanguage.t('logout.done'));
     return reply.redirect('/login', 303);
   }
   const ended = id === null ? null : await endSessionOfUser(deps, owner.id, id);
-  if (ended === null) return renderError(reply, new NotFound('No such session.'), { href: ACCOUNT_PATH, text: 'Back to your account' });
+  const { t } = request.pageLanguage;
+  if (ended === null) return renderError(reply, new NotFound('No such session.'), { href: ACCOUNT_PATH, text: t('account.back') });
   await announceEndedSession(deps, request, ended, sessionEndedEvent(owner.id, request.ip, ended.id));
   request.log.info({ event: 'account.session_ended', userId: owner.id, loginSession: ended.id }, 'a login session was ended by its user');
-  request.session.set('notice', 'The session has been signed out.');
+  request.session.set('notice', t('account.sessionEnded'));
   return reply.redirect(ACCOUNT_PATH, 303);
 }

@@ -21,11 +21,19 @@ const SYSTEMS: ReadonlyArray<[RegExp, string]> = [
   [/\bLinux\b/, 'Linux'],
 ];
 
+/** How the summary is worded: the page's language (the names of browsers and systems are the same in every one). */
+export interface SummaryWords {
+  on: (browser: string, system: string) => string;
+  unknown: string;
+}
+
+const ENGLISH: SummaryWords = { on: (browser, system) => `${browser} on ${system}`, unknown: 'Unknown browser' };
+
 /** "Browser on System", one of the two alone, or "Unknown browser". */
-export function userAgentSummary(userAgent: string | null): string {
-  if (!userAgent) return 'Unknown browser';
+export function userAgentSummary(userAgent: string | null, words: SummaryWords = ENGLISH): string {
+  if (!userAgent) return words.unknown;
   const browser = BROWSERS.find(([pattern]) => pattern.test(userAgent))?.[1];
   const system = SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
-  return browser ?? system ?? 'Unknown browser';
+  if (browser && system) return words.on(browser, system);
+  return browser ?? system ?? words.unknown;
 }

@@ -17,6 +17,7 @@ import { authorizationIssuer } from '../../../oauth/issuer.js';
 import { nextInteraction } from '../../../oauth/authorization/authorization-interaction.js';
 import { InvalidClient, InvalidRequest } from '../../../oauth/errors.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { secondFactorWantedFor } from '../../../oauth/second-factor/second-factors.js';
 import { ApplicationGone, type LookupOrigin } from '../../../oauth/store.js';
 import { currentResourceOwner, redirectToLogin, sessionUser, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
@@ -130,9 +131,11 @@ export class AuthorizationsController extends Controller {
    * if it still gives someone else.
    */
   protected signIn(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, signedIn: boolean): FastifyReply {
+    const returnTo = afterSignIn(authorizationUrl(request));
     request.session.set('reauthenticate', signedIn ? true : undefined);
+    request.session.set('secondFactorWanted', secondFactorWantedFor(this.deps.config, authorization) ? returnTo : undefined);
     request.session.set('loginHint', authorization.oidc.loginHint ?? undefined);
-    return redirectToLogin(request, reply, afterSignIn(authorizationUrl(request)));
+    return redirectToLogin(request, reply, returnTo);
   }
 
   protected refuse(request: FastifyRequest, reply: FastifyReply, failure: AuthorizationFailure, status: RedirectStatus): FastifyReply {

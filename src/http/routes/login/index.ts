@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { endLoginSession } from '../../end-login-session.js';
-import { DEFAULT_AFTER_LOGIN, isSafeReturnPath, sessionUser } from '../../hooks/authenticate-resource-owner.js';
+import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
@@ -9,8 +9,10 @@ import { checkLoginCredentials } from '../../../oauth/users/users.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { signInEvent } from '../../../oauth/audit/sign-in-events.js';
 import { auditWriteFailed } from '../../audit-actor.js';
-import { signInBrowser } from '../../start-login-session.js';
 import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
+import { afterLogin, finishSignIn } from '../../complete-sign-in.js';
+import { secondStepNeeded } from '../../../oauth/second-factor/second-factors.js';
+import { startSecondStep } from '../second-factor/second-step.js';
 
 // Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
 // before the lockout starts.
@@ -78,12 +80,10 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
       return loginPage(request, reply.code(401), { username, error: request.pageLanguage.t('login.failed') });
     }
     const { user } = check;
-    const returnTo = afterLogin(request);
-    // RFC 8176: a password alone (a second factor adds its own amr value and raises the acr).
-    await signInBrowser(deps, request, user, { amr: ['pwd'], acr: deps.config.authentication.acr.pwd });
-    request.session.set('signedInFor', returnTo);
-    request.log.info({ event: 'login.succeeded', userId: user.id }, 'login succeeded');
-    return reply.redirect(returnTo, 303);
+    if (await secondStepNeeded(deps, user, request.session.get('secondFactorWanted') === afterLogin(request)))
+      return startSecondStep(deps, request, reply, user);
+    // RFC 8176: a password alone (the second step adds otp and raises the acr).
+    return reply.redirect(await finishSignIn(deps, request, user, ['pwd']), 303);
   });
 
   app.get('/logout', async (request, reply) => {
@@ -102,9 +102,3 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     return reply.redirect('/login', 303);
   });
 };
-
-/** The page that asked for the login, if it is a local path (no open redirect); else the default page. */
-function afterLogin(request: FastifyRequest): string {
-  const returnTo = request.session.get('returnTo');
-  return isSafeReturnPath(returnTo) ? returnTo : DEFAULT_AFTER_LOGIN;
-}

@@ -15,9 +15,11 @@ import {
 import type { RevokedAuthorizations } from '../../../oauth/authorization/authorizations.js';
 import { Controller } from '../../controllers/controller.js';
 import { adminActor } from '../../audit-actor.js';
-import { auditedChange } from '../../../oauth/audit/audit-trail.js';
+import { auditedChange, recordChangeEvent } from '../../../oauth/audit/audit-trail.js';
 import { changedFields, userEvent } from '../../../oauth/audit/audit-subjects.js';
 import { claimValues, profileFromBody, type UserBody } from './request-fields.js';
+import { hasTotp, isMfaPolicy, removeSecondFactor, setMfaPolicy } from '../../../oauth/second-factor/second-factors.js';
+import { mfaPolicyEvent, secondFactorResetEvent } from '../../../oauth/audit/second-factor-events.js';
 import { renderUsersPage, userNotFound } from './responses.js';
 import { deleteView, formView, INDEX_PATH, indexView, passwordView, showPath, showView } from './view-models.js';
 
@@ -59,7 +61,9 @@ export class UsersController extends Controller {
 
   async show(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
     const user = await this.#user(request);
-    return user ? renderUsersPage(request, reply, 'show.eta', showView(user)) : userNotFound(request, reply);
+    return user
+      ? renderUsersPage(request, reply, 'show.eta', showView(user, await hasTotp(this.deps, user.id)))
+      : userNotFound(request, reply);
   }
 
   async edit(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -125,6 +129,33 @@ export class UsersController extends Controller {
     if (!enabled) return userNotFound(request, reply);
     request.log.info({ event: 'user.enabled', userId: enabled.id }, 'user enabled');
     return redirectAfter(request, reply, 'User enabled: they can log in again.', showPath(enabled.id));
+  }
+
+  /** The user's own second-factor policy (users.mfa): off, optional or required. */
+  async setMfa(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    const policy = (request.body as { mfa?: string } | undefined)?.mfa;
+    if (!user || !isMfaPolicy(policy)) return userNotFound(request, reply);
+    // The second factors' store is never inside a transaction (each write is one statement): the event follows the change.
+    const changed = await setMfaPolicy(this.deps, user, policy);
+    await recordChangeEvent(this.deps, adminActor(request), changed ? mfaPolicyEvent(user.id, policy) : null);
+    request.log.info({ event: 'user.mfa_policy_set', userId: user.id, mfa: policy }, 'second-factor policy set');
+    return redirectAfter(request, reply, `Second factor: ${policy}.`, showPath(user.id));
+  }
+
+  /** Removes the user's authenticator and recovery codes: they set one up again when a policy requires it. */
+  async resetSecondFactor(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    const removed = await removeSecondFactor(this.deps, user.id);
+    await recordChangeEvent(this.deps, adminActor(request), removed ? secondFactorResetEvent(user.id) : null);
+    request.log.info({ event: 'user.second_factor_reset', userId: user.id, removed }, 'second factor reset by the admin');
+    return redirectAfter(
+      request,
+      reply,
+      removed ? 'Second factor removed: the user sets one up again when required.' : 'The user has no second factor.',
+      showPath(user.id),
+    );
   }
 
   async revokeTokens(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { UserRoute, UsersController } from './controller.js';
 import type { UserBody } from './request-fields.js';
-import { createBody, csrfOnlyBody, idParams, methodOverrideBody, passwordBody, responses, searchQuery } from './schemas.js';
+import { createBody, csrfOnlyBody, idParams, methodOverrideBody, mfaBody, passwordBody, responses, searchQuery } from './schemas.js';
 import { INDEX_PATH } from './view-models.js';
 
 /** The Users section's routes; every POST checks the form's CSRF token before its body is even validated. */
@@ -41,6 +41,12 @@ export const userRoutes: FastifyPluginAsync<{ controller: UsersController }> = a
   );
   app.post<UserRoute>(`${INDEX_PATH}/:id/enable`, { schema: action, preValidation: csrf }, (request, reply) =>
     controller.enable(request, reply),
+  );
+  app.post<UserRoute>(`${INDEX_PATH}/:id/mfa`, { schema: { ...action, body: mfaBody }, preValidation: csrf }, (request, reply) =>
+    controller.setMfa(request, reply),
+  );
+  app.post<UserRoute>(`${INDEX_PATH}/:id/reset_second_factor`, { schema: action, preValidation: csrf }, (request, reply) =>
+    controller.resetSecondFactor(request, reply),
   );
   app.post<UserRoute>(`${INDEX_PATH}/:id/revoke_tokens`, { schema: action, preValidation: csrf }, (request, reply) =>
     controller.revokeTokens(request, reply),

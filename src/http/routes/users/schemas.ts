@@ -36,6 +36,10 @@ export const methodOverrideBody = methodOverrideFormBody(claimFields, ['patch', 
 
 export const passwordBody = formBody({ password: { type: 'string', description: 'The new password.' } });
 
+export const mfaBody = formBody({
+  mfa: { type: 'string', enum: ['off', 'optional', 'required'], description: "The user's second-factor policy." },
+});
+
 export const responses = {
   page: { 200: htmlPage, ...errorStatuses(htmlPage) },
   write: { 302: redirect, 422: htmlPage, ...errorStatuses(htmlPage) },

@@ -89,7 +89,7 @@ export function formView(values: ClaimValues, options: { user?: UserRecord; user
   };
 }
 
-export function showView(user: UserRecord) {
+export function showView(user: UserRecord, hasSecondFactor = false) {
   const address = parseAddress(user.address);
   const claims = [
     ...STRING_CLAIMS.map(({ field, claim, label }) => ({ claim, label, value: user[field] })),
@@ -106,6 +106,13 @@ export function showView(user: UserRecord) {
       createdAt: user.createdAt.toISOString(),
       updatedAt: user.profileUpdatedAt.toISOString(),
       disabledAt: user.disabledAt?.toISOString() ?? null,
+    },
+    secondFactor: {
+      enrolled: hasSecondFactor,
+      mfa: user.mfa,
+      policies: ['off', 'optional', 'required'],
+      policyAction: `${showPath(user.id)}/mfa`,
+      resetAction: `${showPath(user.id)}/reset_second_factor`,
     },
     claims: claims.filter((claim) => claim.value !== null),
     actions: {

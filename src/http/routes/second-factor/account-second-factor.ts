@@ -1,0 +1,101 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OAuthDeps } from '../../../oauth/deps.js';
+import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
+import { ownSecondFactorEvent } from '../../../oauth/audit/second-factor-events.js';
+import { NotFound } from '../../../oauth/errors.js';
+import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import {
+  confirmOwnPassword,
+  hasTotp,
+  regenerateRecoveryCodes,
+  removeOwnSecondFactor,
+} from '../../../oauth/second-factor/second-factors.js';
+import type { UserRecord } from '../../../oauth/store.js';
+import { findUser } from '../../../oauth/users/users.js';
+import { auditWriteFailed } from '../../audit-actor.js';
+import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
+import { renderError } from '../../hooks/end-user-pages.js';
+import { confirmEnrolment, renderEnrolment, renderRecoveryCodes } from './totp-enrolment.js';
+
+// The account page's "Two-step verification" (issue 35 item 2): set up an authenticator app, new recovery codes, turn
+// it off. The section itself is views/account/_second-factor.eta, on the account page.
+
+export const ACCOUNT_SECOND_FACTOR_PATH = '/account/second-factor';
+const ACCOUNT_PATH = '/account';
+
+type Handler<Body = Record<string, never>> = (
+  deps: OAuthDeps,
+  request: FastifyRequest<{ Body: Body }>,
+  reply: FastifyReply,
+  user: UserRecord,
+) => Promise<FastifyReply>;
+
+/** Runs `handler` with the signed-in user's row; 404 if it went meanwhile. */
+export const withAccountUser =
+  <Body>(deps: OAuthDeps, handler: Handler<Body>) =>
+  async (request: FastifyRequest<{ Body: Body }>, reply: FastifyReply): Promise<FastifyReply> => {
+    const user = await findUser(deps, currentResourceOwner(request).id);
+    if (user === null) return renderError(reply, new NotFound('No such user.'));
+    return handler(deps, request, reply, user);
+  };
+
+const enrolment = { action: ACCOUNT_SECOND_FACTOR_PATH, cancel: ACCOUNT_PATH, asksPassword: true };
+
+/** GET /account/second-factor: the enrolment page (a user with a factor already goes back to the account page). */
+export const showAccountEnrolment: Handler = async (deps, request, reply, user) =>
+  (await hasTotp(deps, user.id)) ? reply.redirect(ACCOUNT_PATH, 303) : renderEnrolment(deps, request, reply, user, enrolment);
+
+/** POST /account/second-factor: the current password and the confirming code. */
+export const confirmAccountEnrolment: Handler<{ code?: string; current?: string }> = async (deps, request, reply, user) => {
+  const { t } = request.pageLanguage;
+  const password = await confirmOwnPassword(deps, user, request.body?.current ?? '', limitedAddress(request.ip));
+  if (password !== 'ok') {
+    const locked = typeof password === 'object';
+    const error = locked ? t('login.lockedOut', { seconds: password.retryAfter }) : t('account.wrongPassword');
+    if (locked) reply.header('retry-after', String(password.retryAfter));
+    return renderEnrolment(deps, request, reply.code(locked ? 429 : 401), user, { ...enrolment, error });
+  }
+  const result = await confirmEnrolment(deps, request, user, request.body?.code ?? '');
+  if (result.outcome === 'wrong_code')
+    return renderEnrolment(deps, request, reply.code(422), user, { ...enrolment, error: t('secondFactor.wrongCode') });
+  return renderRecoveryCodes(request, reply, result.recoveryCodes, ACCOUNT_PATH);
+};
+
+/** POST /account/second-factor/recovery-codes: ten new codes; the old ones stop working. */
+export const newAccountRecoveryCodes: Handler = async (deps, request, reply, user) => {
+  if (!(await hasTotp(deps, user.id))) return reply.redirect(ACCOUNT_PATH, 303);
+  const codes = await regenerateRecoveryCodes(deps, user.id);
+  await recordAuditEventAlone(
+    deps,
+    ownSecondFactorEvent('user.recovery_codes.regenerated', user.id, request.ip),
+    auditWriteFailed(() => request.log),
+  );
+  return renderRecoveryCodes(request, reply, codes, ACCOUNT_PATH);
+};
+
+/** POST /account/second-factor/remove: with the current password or a code, when no policy requires the factor. */
+export const removeAccountSecondFactor: Handler<{ proof?: string }> = async (deps, request, reply, user) => {
+  const { t } = request.pageLanguage;
+  const address = limitedAddress(request.ip);
+  const removal = await removeOwnSecondFactor(deps, user, request.body?.proof ?? '', address);
+  switch (removal.outcome) {
+    case 'not_allowed':
+      request.session.set('notice', t('secondFactor.removalNotAllowed'));
+      return reply.redirect(ACCOUNT_PATH, 303);
+    case 'wrong_proof':
+      request.session.set('notice', t('secondFactor.wrongProof'));
+      return reply.redirect(ACCOUNT_PATH, 303);
+    case 'locked_out':
+      request.session.set('notice', t('login.lockedOut', { seconds: removal.retryAfter }));
+      return reply.redirect(ACCOUNT_PATH, 303);
+    case 'removed':
+      await recordAuditEventAlone(
+        deps,
+        ownSecondFactorEvent('user.second_factor.removed', user.id, request.ip),
+        auditWriteFailed(() => request.log),
+      );
+      request.log.info({ event: 'second_factor.removed', userId: user.id }, 'a second factor was turned off by its user');
+      request.session.set('notice', t('secondFactor.removed'));
+      return reply.redirect(ACCOUNT_PATH, 303);
+  }
+};
