@@ -176,7 +176,7 @@ describe(`OpenID Connect Core 1.0 section 5.5: the claims request parameter (${b
     const redirect = await op.agent.request({ method: 'GET', url: authorizeUrl(essential) });
     expect(redirectedError(redirect, essential)).toBe('unmet_authentication_requirements');
     expect(locationParameters(redirect).get('error_description')).toBe(
-      'None of the essential acr values of the claims parameter can be met; a sign-in here reaches urn:oauth-service:acr:pwd, urn:oauth-service:acr:phr.',
+      'None of the essential acr values of the claims parameter can be met; a sign-in here reaches urn:oauth-service:acr:pwd, urn:oauth-service:acr:mfa, urn:oauth-service:acr:phr.',
     );
     const { claims: idToken } = await suiteCodeFlow(op, {
       claims: claims({ id_token: { acr: { values: ['urn:mace:incommon:iap:silver'] } } }),

@@ -39,7 +39,7 @@ export async function renderEnrolment(
   const uri = totpUri(new URL(deps.config.baseUrl).host, user.username, secret);
   return renderPage(request, reply, 'second-factor/enrol.eta', {
     title: t('secondFactor.enrolTitle'),
-    qrCode: await qrCodeSvg(uri, t('secondFactor.qrCodeLabel')),
+    qrCode: qrCodeSvg(uri, t('secondFactor.qrCodeLabel')),
     otpauthUri: uri,
     // Groups of four, as authenticator apps show a typed key; spaces are ignored when typed in.
     secretText: secret.match(/.{1,4}/g)!.join(' '),
