@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { addVirtualAuthenticator, launchBrowser, screenshot } from '../helpers/browser.js';
 import { DEVICE_FLOW_CONFIG } from '../helpers/device-flow.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
@@ -86,18 +86,7 @@ describe('end-user pages: axe-core, the keyboard alone, the README screenshots',
   async function device(locale: string): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ locale, viewport: VIEWPORT });
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable', { enableUI: false });
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
     // Without conditional mediation the login page offers its passkey button and does not sign in by itself.
     await page.addInitScript(() => {
       const page = globalThis as unknown as { PublicKeyCredential: { isConditionalMediationAvailable: () => Promise<boolean> } };
