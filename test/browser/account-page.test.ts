@@ -54,7 +54,7 @@ describe('/account in Chromium: sessions on two devices, password change', () =>
 
     await rows
       .filter({ hasNotText: '(this device)' })
-      .getByRole('button', { name: /Sign out the session/ })
+      .getByRole('button', { name: /^Sign out this session: / })
       .click();
     await laptop.page.waitForURL((url) => url.pathname === '/account');
     expect(await laptop.page.locator('.notice').textContent()).toBe('The session has been signed out.');

@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { addVirtualAuthenticator, launchBrowser, screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -63,18 +63,7 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     page.on('console', (message) => {
       if (message.type() === 'error' && message.text().includes('Content Security Policy')) cspErrors.push(message.text());
     });
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable', { enableUI: false });
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    const cdp = await addVirtualAuthenticator(context, page);
     return { context, page, cdp, cspErrors };
   }
 
