@@ -1,42 +1,19 @@
 // The catalogue of every error the service answers with: one class per OAuth error code (RFC 6749 section 5.2
-// and 4.1.2.1, RFC 6750 section 3.1, RFC 7009 section 2.2.1), then the HTTP-level refusals that share its JSON
-// shape. Each class carries the status actually sent and, where the client should wait, retryAfter.
+// and 4.1.2.1, RFC 6750 section 3.1, RFC 7009 section 2.2.1); the HTTP-level refusals that share its JSON shape are
+// in http-refusals.ts and the base class in oauth-error.ts, both re-exported here. Each class carries the status
+// actually sent and, where the client should wait, retryAfter.
 // Descriptions are byte-exact copies of Doorkeeper 5.9.5's English texts (reference section 2.4) so that clients
 // written against Doorkeeper keep matching them. http/error-response.ts turns these into responses; nothing else
 // builds error bodies.
 
+import { OAuthError } from './oauth-error.js';
+
+export { OAuthError, type OAuthErrorBody, type OAuthErrorOptions } from './oauth-error.js';
+export * from './http-refusals.js';
+
 const GENERIC_INVALID_REQUEST =
   'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.';
 const SERVER_ERROR_TEXT = 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
-
-export type OAuthErrorBody = { error: string; error_description: string };
-
-export interface OAuthErrorOptions extends ErrorOptions {
-  /** Seconds the client should wait before trying again (the Retry-After header). */
-  retryAfter?: number;
-}
-
-export abstract class OAuthError extends Error {
-  readonly code: string;
-  readonly status: number;
-  readonly description: string;
-  /** Seconds before a retry may succeed (Retry-After); null when retrying at once is fine. */
-  readonly retryAfter: number | null;
-
-  protected constructor(code: string, status: number, description: string, options: OAuthErrorOptions = {}) {
-    const { retryAfter, ...errorOptions } = options;
-    super(description, errorOptions);
-    this.name = new.target.name;
-    this.code = code;
-    this.status = status;
-    this.description = description;
-    this.retryAfter = retryAfter ?? null;
-  }
-
-  toJSON(): OAuthErrorBody {
-    return { error: this.code, error_description: this.description };
-  }
-}
 
 export class InvalidRequest extends OAuthError {
   constructor(description: string = GENERIC_INVALID_REQUEST) {
@@ -298,60 +275,6 @@ export class RevocationNotAuthorized extends OAuthError {
   }
 }
 
-// Refusals below the OAuth protocol, in the same JSON shape: the body could not be read, no such route or record,
-// a form without its CSRF token, and the admin group's sign-in (SPEC 3.6), whose codes are its own.
-
-// RFC 9110 section 15.5.14.
-export class PayloadTooLarge extends OAuthError {
-  constructor() {
-    super('invalid_request', 413, 'The request body is too large.');
-  }
-}
-
-// RFC 9110 section 15.5.16. Seed, Endpoints: the API group takes form-urlencoded bodies only.
-export class UnsupportedMediaType extends OAuthError {
-  constructor(description = 'The request body must be application/x-www-form-urlencoded.') {
-    super('invalid_request', 415, description);
-  }
-}
-
-export class NotFound extends OAuthError {
-  constructor(description = 'Not found.') {
-    super('not_found', 404, description);
-  }
-}
-
-export class MethodNotAllowed extends OAuthError {
-  constructor(description = 'Method not allowed.') {
-    super('method_not_allowed', 405, description);
-  }
-}
-
-/** Sign in first. At the admin group, whose sign-in is HTTP Basic (RFC 7617), it comes with a Basic challenge. */
-export class Unauthorized extends OAuthError {
-  constructor(description = 'Sign in with the admin user name and password.') {
-    super('unauthorized', 401, description);
-  }
-}
-
-export class Forbidden extends OAuthError {
-  constructor(description = 'Forbidden.') {
-    super('forbidden', 403, description);
-  }
-
-  /** A form posted without its CSRF token, or with a stale one. */
-  static formExpired(): Forbidden {
-    return new Forbidden('This form has expired or was not sent from this site. Go back, reload the page and try again.');
-  }
-}
-
-/** The admin sign-in is locked for this address after repeated failures. */
-export class TooManyAttempts extends OAuthError {
-  constructor(retryAfter = 60, description = `Too many failed admin sign-in attempts. Try again in ${retryAfter} seconds.`) {
-    super('too_many_requests', 429, description, { retryAfter });
-  }
-}
-
 // Every concrete OAuth class, each constructible without arguments, so a test can check that all are documented.
 export const oauthErrorClasses: ReadonlyArray<new () => OAuthError> = [
   InvalidRequest,
@@ -372,15 +295,4 @@ export const oauthErrorClasses: ReadonlyArray<new () => OAuthError> = [
   InvalidToken,
   InsufficientScope,
   RevocationNotAuthorized,
-];
-
-// The HTTP-level classes, each constructible without arguments.
-export const httpErrorClasses: ReadonlyArray<new () => OAuthError> = [
-  PayloadTooLarge,
-  UnsupportedMediaType,
-  NotFound,
-  MethodNotAllowed,
-  Unauthorized,
-  Forbidden,
-  TooManyAttempts,
 ];
