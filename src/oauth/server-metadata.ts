@@ -1,6 +1,7 @@
 import { reachableAcrValues } from './authentication-context.js';
 import type { Config } from '../config/types.js';
 import { PAGE_LOCALES } from '../config/page-locales.js';
+import { enabledResponseTypes, responseModesFor } from './authorization/authorization-context.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
 import { pairwiseAvailable } from './openid/subject.js';
 import { CLAIMS_SUPPORTED } from './openid/standard-claims.js';
@@ -32,7 +33,9 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     ...(config.registration.clientIdMetadataDocuments.enabled && { client_id_metadata_document_supported: true }),
     scopes_supported: [...config.defaultScopes, ...config.optionalScopes],
     response_types_supported: [...(flows.includes('authorization_code') ? ['code'] : []), ...(flows.includes('implicit') ? ['token'] : [])],
-    response_modes_supported: responseModes(flows),
+    response_modes_supported: responseModes(config),
+    // JARM section 3: JWT-secured authorization responses are signed with the OpenID Connect keys, RS256.
+    ...(redirectFlows && config.openid.enabled && { authorization_signing_alg_values_supported: ['RS256'] }),
     // RFC 7591 section 2 grant type values, which include "implicit".
     grant_types_supported: [...flows],
     token_endpoint_auth_methods_supported: clientAuthMethods,
@@ -95,9 +98,9 @@ const assertionAlgorithms = (endpoint: string, config: Readonly<Config>) => ({
 
 const ID_TOKEN_CLAIMS = ['iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'sid', 'amr', 'acr'];
 
-function responseModes(flows: readonly string[]): string[] {
-  const modes = new Set<string>();
-  if (flows.includes('authorization_code')) ['query', 'fragment', 'form_post'].forEach((mode) => modes.add(mode));
-  if (flows.includes('implicit')) ['fragment', 'form_post'].forEach((mode) => modes.add(mode));
+// Reference section 3's modes of each enabled response type, and JARM's (section 3: with `jwt`, its shorthand).
+function responseModes(config: Readonly<Config>): string[] {
+  const modes = new Set<string>(enabledResponseTypes(config).flatMap((type) => responseModesFor(type, config)));
+  if ([...modes].some((mode) => mode.endsWith('.jwt'))) modes.add('jwt');
   return [...modes];
 }

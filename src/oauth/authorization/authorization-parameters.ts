@@ -2,7 +2,8 @@
 // form: what the context, the rules and the request validation all look at.
 
 export type ResponseType = 'code' | 'token';
-export type ResponseMode = 'query' | 'fragment' | 'form_post';
+/** How the response reaches the client; the `.jwt` ones (JARM) carry it as one signed `response` parameter. */
+export type ResponseMode = 'query' | 'fragment' | 'form_post' | 'query.jwt' | 'fragment.jwt' | 'form_post.jwt';
 
 /**
  * Reference 2.1's keys, and OpenID Connect Core 3.1.2.1's (read only while openid.enabled): the only keys an

@@ -38,6 +38,8 @@ export interface AuthorizationRequest {
 export interface ErrorRedirect {
   redirectUri: string;
   responseMode: ResponseMode;
+  /** The verified client: the audience of a JWT-secured (JARM) response. */
+  clientId: string;
   state: string | undefined;
 }
 
@@ -102,7 +104,7 @@ export async function validateDenial(
 export function interactionFailure(request: AuthorizationRequest, error: OAuthError): AuthorizationFailure {
   const redirect = isOutOfBand(request.redirectUri)
     ? null
-    : { redirectUri: request.redirectUri, responseMode: request.responseMode, state: request.state };
+    : { redirectUri: request.redirectUri, responseMode: request.responseMode, clientId: request.application.uid, state: request.state };
   return { ok: false, rule: 'interaction', error, redirect };
 }
 
@@ -158,7 +160,12 @@ function firstFailure(rules: readonly AuthorizationRule[], context: Authorizatio
 function errorRedirect(context: AuthorizationContext): ErrorRedirect | null {
   const redirectUri = context.parameters.values.redirect_uri;
   if (redirectUri === undefined || isOutOfBand(redirectUri)) return null;
-  return { redirectUri, responseMode: errorResponseMode(context), state: blankToUndefined(context.parameters.values.state) };
+  return {
+    redirectUri,
+    responseMode: errorResponseMode(context),
+    clientId: context.application?.uid ?? context.parameters.values.client_id ?? '',
+    state: blankToUndefined(context.parameters.values.state),
+  };
 }
 
 function blankToUndefined(value: string | undefined): string | undefined {

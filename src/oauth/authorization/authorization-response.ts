@@ -1,8 +1,8 @@
 import type { AuthorizationResult } from './authorization-approval.js';
-import type { ResponseMode } from './authorization-parameters.js';
-import type { AuthorizationFailure, AuthorizationRequest } from './authorization-request.js';
+import type { AuthorizationFailure, AuthorizationRequest, ErrorRedirect } from './authorization-request.js';
 import type { OAuthError } from '../errors.js';
 import { buildRedirectUrl, isOutOfBand } from './redirect-uri.js';
+import type { TokenSigner } from '../keys/token-signer.js';
 import { expiresInSeconds } from '../tokens/token-issuer.js';
 
 // How an authorization response, success or error, reaches the client (reference 4.5 and 15.4). The HTTP layer
@@ -41,32 +41,66 @@ export function successParameters(
   };
 }
 
+/** What signs a JWT-secured response (JARM): the service's token signer. */
+export type ResponseSigner = Pick<TokenSigner, 'sign'>;
+
+/** How the response is answered: the issuer's name, its clock, and its signer for the `.jwt` modes. */
+export interface ResponseIssuer {
+  issuer: string;
+  now: Date;
+  signer: ResponseSigner;
+}
+
 export function successDelivery(
   request: AuthorizationRequest,
   result: AuthorizationResult,
-  issuer: string,
-  now: Date,
-): AuthorizationDelivery {
-  if (result.responseType === 'code' && isOutOfBand(request.redirectUri)) return { kind: 'native', code: result.code };
-  return deliver(request.redirectUri, request.responseMode, successParameters(request, result, issuer, now));
+  from: ResponseIssuer,
+): Promise<AuthorizationDelivery> {
+  if (result.responseType === 'code' && isOutOfBand(request.redirectUri)) return Promise.resolve({ kind: 'native', code: result.code });
+  const parameters = successParameters(request, result, from.issuer, from.now);
+  return deliver(
+    { redirectUri: request.redirectUri, responseMode: request.responseMode, clientId: request.application.uid },
+    parameters,
+    from,
+  );
 }
 
 /** RFC 6749 section 4.1.2.1: error, error_description, state, and iss (RFC 9207) when the redirect URI is verified. */
-export function errorDelivery(failure: AuthorizationFailure, issuer: string): AuthorizationDelivery {
-  if (failure.redirect === null) return { kind: 'page', error: failure.error };
-  const { redirectUri, responseMode, state } = failure.redirect;
-  return deliver(redirectUri, responseMode, {
+export function errorDelivery(failure: AuthorizationFailure, from: ResponseIssuer): Promise<AuthorizationDelivery> {
+  if (failure.redirect === null) return Promise.resolve({ kind: 'page', error: failure.error });
+  const parameters = {
     error: failure.error.code,
     error_description: failure.error.description,
-    state,
-    iss: issuer,
-  });
+    state: failure.redirect.state,
+    iss: from.issuer,
+  };
+  return deliver(failure.redirect, parameters, from);
 }
 
-function deliver(redirectUri: string, mode: ResponseMode, parameters: ResponseParameters): AuthorizationDelivery {
+// JARM section 4.1: a response JWT lives briefly, as the code it carries does; 10 minutes is the spec's own example.
+const RESPONSE_JWT_SECONDS = 600;
+
+async function deliver(
+  to: Pick<ErrorRedirect, 'redirectUri' | 'responseMode' | 'clientId'>,
+  parameters: ResponseParameters,
+  from: ResponseIssuer,
+): Promise<AuthorizationDelivery> {
+  const { redirectUri, responseMode } = to;
+  const secured = responseMode.endsWith('.jwt');
+  const mode = responseMode.replace(/\.jwt$/, '') as 'query' | 'fragment' | 'form_post';
+  // JARM section 4.1: the parameters become the claims of one signed JWT for the client, with iss, aud and exp (the
+  // iss of RFC 9207 is then the JWT's own), sent as the single `response` parameter.
+  const sent = secured ? { response: await signedResponse(to.clientId, parameters, from) } : parameters;
   if (mode === 'form_post') {
-    const fields = Object.entries(parameters).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
+    const fields = Object.entries(sent).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
     return { kind: 'form_post', action: redirectUri, fields };
   }
-  return { kind: 'redirect', location: buildRedirectUrl(redirectUri, parameters, mode) };
+  return { kind: 'redirect', location: buildRedirectUrl(redirectUri, sent, mode) };
+}
+
+function signedResponse(clientId: string, parameters: ResponseParameters, { issuer, now, signer }: ResponseIssuer): Promise<string> {
+  const claims = Object.fromEntries(
+    Object.entries(parameters).filter(([name, value]) => name !== 'iss' && value !== undefined && value !== ''),
+  );
+  return signer.sign({ ...claims, iss: issuer, aud: clientId, exp: Math.floor(now.getTime() / 1000) + RESPONSE_JWT_SECONDS });
 }

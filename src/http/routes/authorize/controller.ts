@@ -12,7 +12,7 @@ import {
   type AuthorizationFailure,
   type AuthorizationRequest,
 } from '../../../oauth/authorization/authorization-request.js';
-import { errorDelivery, successDelivery } from '../../../oauth/authorization/authorization-response.js';
+import { errorDelivery, successDelivery, type ResponseIssuer } from '../../../oauth/authorization/authorization-response.js';
 import { authorizationIssuer } from '../../../oauth/issuer.js';
 import { nextInteraction } from '../../../oauth/authorization/authorization-interaction.js';
 import { InvalidClient, InvalidRequest } from '../../../oauth/errors.js';
@@ -73,6 +73,9 @@ function signInCameBack(request: FastifyRequest): boolean {
  */
 export class AuthorizationsController extends Controller {
   protected readonly issuer = authorizationIssuer(this.deps.config.baseUrl);
+  protected responseIssuer(): ResponseIssuer {
+    return { issuer: this.issuer, now: this.deps.now(), signer: this.deps.signer };
+  }
 
   // The request is validated before anyone signs in: OpenID Connect's prompt=none must answer without a page.
   async new(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -138,13 +141,18 @@ export class AuthorizationsController extends Controller {
     return redirectToLogin(request, reply, returnTo);
   }
 
-  protected refuse(request: FastifyRequest, reply: FastifyReply, failure: AuthorizationFailure, status: RedirectStatus): FastifyReply {
+  protected async refuse(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    failure: AuthorizationFailure,
+    status: RedirectStatus,
+  ): Promise<FastifyReply> {
     const redirected = failure.redirect !== null;
     request.log.info(
       { event: 'authorization.refused', rule: failure.rule, error: failure.error.code, redirected },
       failure.error.description,
     );
-    return sendDelivery(reply, errorDelivery(failure, this.issuer), status);
+    return sendDelivery(reply, await errorDelivery(failure, this.responseIssuer()), status);
   }
 
   protected async approve(
@@ -180,6 +188,6 @@ export class AuthorizationsController extends Controller {
       },
       'authorized',
     );
-    return sendDelivery(reply, successDelivery(authorization, result, this.issuer, this.deps.now()), status);
+    return sendDelivery(reply, await successDelivery(authorization, result, this.responseIssuer()), status);
   }
 }

@@ -16,7 +16,9 @@ const parametersSchema = {
     client_id: anyValue('The client identifier (RFC 6749 section 2.2).'),
     redirect_uri: anyValue('Required; must equal a registered redirect URI (loopback IPs: any port).'),
     response_type: anyValue('code, or token when the implicit flow is enabled.'),
-    response_mode: anyValue('query, fragment or form_post (token: fragment or form_post).'),
+    response_mode: anyValue(
+      'query, fragment or form_post (token: fragment or form_post); with OpenID Connect on, JARM: jwt, query.jwt, fragment.jwt or form_post.jwt (token: not query.jwt).',
+    ),
     scope: anyValue('Space-separated scopes; blank: the default scopes.'),
     state: anyValue('Opaque value returned to the client.'),
     code_challenge: anyValue('PKCE challenge (RFC 7636).'),
