@@ -103,10 +103,17 @@ export class InvalidTarget extends OAuthError {
   }
 }
 
-// OpenID Connect Core 6.1 and 6.2: request objects are not supported (discovery says so), and asking is an error.
+// OpenID Connect Core 6.1 and 6.2: a client without registered keys cannot sign a request object, and asking is an error.
 export class RequestNotSupported extends OAuthError {
-  constructor() {
-    super('request_not_supported', 400, 'The request parameter (a request object) is not supported.');
+  constructor(description = 'The request parameter (a request object) is not supported.') {
+    super('request_not_supported', 400, description);
+  }
+}
+
+// RFC 9101 section 7 (and Core 6.1): the request object's signature or claims are not what they must be.
+export class InvalidRequestObject extends OAuthError {
+  constructor(description: string) {
+    super('invalid_request_object', 400, description);
   }
 }
 

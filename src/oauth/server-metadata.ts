@@ -2,6 +2,7 @@ import { reachableAcrValues } from './authentication-context.js';
 import type { Config } from '../config/types.js';
 import { PAGE_LOCALES } from '../config/page-locales.js';
 import { enabledResponseTypes, responseModesFor } from './authorization/authorization-context.js';
+import { REQUEST_OBJECT_ALGORITHMS } from './authorization/request-object.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
 import { pairwiseAvailable } from './openid/subject.js';
 import { CLAIMS_SUPPORTED } from './openid/standard-claims.js';
@@ -36,6 +37,11 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     response_modes_supported: responseModes(config),
     // JARM section 3: JWT-secured authorization responses are signed with the OpenID Connect keys, RS256.
     ...(redirectFlows && config.openid.enabled && { authorization_signing_alg_values_supported: ['RS256'] }),
+    // RFC 9101 section 10.5: request objects by value, signed with a client's registered keys (request-object.ts).
+    ...(redirectFlows && {
+      request_parameter_supported: true,
+      request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGORITHMS],
+    }),
     // RFC 7591 section 2 grant type values, which include "implicit".
     grant_types_supported: [...flows],
     token_endpoint_auth_methods_supported: clientAuthMethods,
@@ -81,7 +87,6 @@ function openIdProviderFields(base: string, config: Readonly<Config>): Record<st
     claim_types_supported: ['normal'],
     // Core 5.5: claims asked for by name, for the ID token and UserInfo (src/oauth/openid/claims-request.ts).
     claims_parameter_supported: true,
-    request_parameter_supported: false,
     request_uri_parameter_supported: false,
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     display_values_supported: ['page', 'popup', 'touch', 'wap'],

@@ -22,14 +22,6 @@ describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
 
   const get = (overrides: Record<string, string>) => requests.get(overrides);
 
-  ruleTest('request_object_absent', 'a request object is request_not_supported (Core 6.1), redirected', async () => {
-    expectRedirect(
-      await get({ request: 'eyJhbGciOiJub25lIn0.e30.' }),
-      'request_not_supported',
-      'The request parameter (a request object) is not supported.',
-    );
-  });
-
   ruleTest('request_uri_absent', 'a request_uri is request_uri_not_supported (Core 6.2), redirected', async () => {
     expectRedirect(
       await get({ request_uri: 'https://client.example.com/request.jwt' }),

@@ -89,6 +89,18 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
     expect(locationParameters(response).has('state')).toBe(false);
   });
 
+  ruleTest(
+    'request_object_unpacked',
+    'a request object from a client without keys is request_not_supported (RFC 9101 5), redirected',
+    async () => {
+      expectRedirect(
+        await get(valid({ request: 'eyJhbGciOiJub25lIn0.e30.' })),
+        'request_not_supported',
+        'A request object needs the client’s registered keys (jwks or jwks_uri) to verify it; this client has none.',
+      );
+    },
+  );
+
   ruleTest('response_type_present', 'missing response_type is invalid_request, redirected with state', async () => {
     const response = await get(valid({ response_type: '', state: 'keep' }));
     expectRedirect(response, 'invalid_request', 'Missing required parameter: response_type.');
@@ -318,6 +330,7 @@ describe('the rule table', () => {
       'client_enabled',
       'redirect_uri_registered',
       'parameters_single_valued',
+      'request_object_unpacked',
       'response_type_present',
       'scope_present',
       'response_type_supported',
@@ -331,7 +344,6 @@ describe('the rule table', () => {
       'code_challenge_method_present',
       'code_challenge_method_supported',
       'code_challenge_well_formed',
-      'request_object_absent',
       'request_uri_absent',
       'prompt_valid',
       'max_age_valid',

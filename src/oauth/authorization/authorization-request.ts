@@ -6,6 +6,7 @@ import { AUTHORIZATION_RULES, DENIAL_RULES } from './authorization-rules.js';
 import { clientMetadataDocumentRefusal } from '../clients/metadata-documents/client-metadata-document-applications.js';
 import { openIdParameters, type OpenIdParameters } from '../openid/openid-request.js';
 import { isOutOfBand } from './redirect-uri.js';
+import { unpackRequestObject } from './request-object.js';
 import { formatScopes } from '../scopes.js';
 import type { ApplicationRecord, LookupOrigin } from '../store.js';
 import { EXPIRED_UNUSED_EXPLANATION, expiredUnused } from '../clients/registration/unused-clients.js';
@@ -63,10 +64,13 @@ export async function validateAuthorizationRequest(
   parameters: AuthorizationParameters,
   origin?: LookupOrigin,
 ): Promise<AuthorizationValidation> {
-  const context = await contextFor(deps, parameters, origin);
+  // RFC 9101: a signed request object is the request; what is wrong with it is shown, never redirected.
+  const unpacked = await unpackRequestObject(deps, parameters, origin);
+  if (!unpacked.ok) return { ok: false, rule: 'request_object_valid', error: unpacked.error, redirect: null };
+  const context = await contextFor(deps, unpacked.parameters, origin);
   const failure = firstFailure(AUTHORIZATION_RULES, context);
   if (failure) return failure;
-  const { values } = parameters;
+  const { values } = unpacked.parameters;
   const method = values.code_challenge ? (values.code_challenge_method ?? null) : null;
   return {
     ok: true,
@@ -81,7 +85,7 @@ export async function validateAuthorizationRequest(
       codeChallenge: values.code_challenge ? values.code_challenge : null,
       codeChallengeMethod: method,
       oidc: openIdParameters(context),
-      resources: [...new Set(parameters.resources)],
+      resources: [...new Set(unpacked.parameters.resources)],
       dpopJkt: blankToUndefined(values.dpop_jkt) ?? null,
     },
   };

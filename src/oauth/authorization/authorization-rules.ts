@@ -17,6 +17,7 @@ import {
   InvalidRequest,
   InvalidScope,
   InvalidTarget,
+  RequestNotSupported,
   UnauthorizedClient,
   UnsupportedResponseMode,
   UnsupportedResponseType,
@@ -211,11 +212,22 @@ const responseTypeKnown: AuthorizationRule = {
   error: () => new UnsupportedResponseType(),
 };
 
+// RFC 9101 section 5 (and Core 6.1): a request object still here was not unpacked (request-object.ts), as its client
+// has no keys to verify it with; ignoring it would act on the parameters beside it, which the client did not sign.
+const requestObjectUnpacked: AuthorizationRule = {
+  name: 'request_object_unpacked',
+  redirectable: true,
+  check: (context) => !present(context, 'request'),
+  error: () =>
+    new RequestNotSupported('A request object needs the client’s registered keys (jwks or jwks_uri) to verify it; this client has none.'),
+};
+
 const VERIFY_CLIENT_AND_REDIRECT_URI = [clientIdPresent, clientRegistered, clientEnabled, redirectUriRegistered];
 
 export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   ...VERIFY_CLIENT_AND_REDIRECT_URI,
   parametersSingleValued,
+  requestObjectUnpacked,
   responseTypePresent,
   scopePresent,
   responseTypeSupported,

@@ -1,7 +1,7 @@
 import type { AuthorizationContext, AuthorizationRule } from '../authorization/authorization-context.js';
 import { allowedScopes, present, requestedScopes, value } from '../authorization/authorization-context.js';
 import { anyReachable, reachableAcrValues } from '../authentication-context.js';
-import { InvalidRequest, RequestNotSupported, RequestUriNotSupported, UnmetAuthenticationRequirements } from '../errors.js';
+import { InvalidRequest, RequestUriNotSupported, UnmetAuthenticationRequirements } from '../errors.js';
 import {
   ClaimsRequestInvalid,
   claimsWithinScopes,
@@ -162,13 +162,6 @@ const claimsAcrSatisfiable: AuthorizationRule = {
     ),
 };
 
-const requestObjectAbsent: AuthorizationRule = {
-  name: 'request_object_absent',
-  redirectable: true,
-  check: (context) => !openid(context) || !present(context, 'request'),
-  error: () => new RequestNotSupported(),
-};
-
 const requestUriAbsent: AuthorizationRule = {
   name: 'request_uri_absent',
   redirectable: true,
@@ -177,7 +170,6 @@ const requestUriAbsent: AuthorizationRule = {
 };
 
 export const OPENID_RULES: readonly AuthorizationRule[] = [
-  requestObjectAbsent,
   requestUriAbsent,
   promptValid,
   maxAgeValid,

@@ -3,7 +3,7 @@ import { errors, jwtVerify, type JWTPayload } from 'jose';
 import type { OAuthDeps } from '../../deps.js';
 import type { ApplicationRecord } from '../../store.js';
 import { ASSERTION_ALGORITHMS, type AssertionMethod } from './client-assertion.js';
-import { clientKeySource, ClientKeysUnavailable, type ClientKeySource } from './client-key-sets.js';
+import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys, type ClientKeySource } from './client-key-sets.js';
 
 // RFC 7523 section 3 and OpenID Connect Core 9: the checks of a client assertion once its client is known.
 // iss and sub are the client id; aud names this server (the issuer, RFC 7523bis), the endpoint called, or the token
@@ -41,7 +41,7 @@ export async function verifyAssertion(
   try {
     const { payload } = await (key instanceof Uint8Array
       ? jwtVerify(assertion, key, options)
-      : jwtVerifyWithKeySource(assertion, key, options));
+      : verifyWithClientKeys(assertion, key, options));
     return withinBounds(deps, payload) ? { payload } : { payload: null };
   } catch (error) {
     if (error instanceof ClientKeysUnavailable) return { payload: null, description: error.message };
@@ -58,18 +58,6 @@ export async function rememberAssertion(deps: OAuthDeps, application: Applicatio
     .digest('hex');
   const expiresAt = new Date((payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000);
   return deps.stores.dpopProofs.remember(key, expiresAt);
-}
-
-type Verification = Parameters<typeof jwtVerify>[2];
-
-// A jwks_uri set may lack a key the client rotated in since it was fetched: fetch it again once (client-key-sets.ts).
-async function jwtVerifyWithKeySource(assertion: string, source: ClientKeySource, options: Verification) {
-  try {
-    return await jwtVerify(assertion, await source(false), options);
-  } catch (error) {
-    if (!(error instanceof errors.JWKSNoMatchingKey) || !source.canRefetch()) throw error;
-    return jwtVerify(assertion, await source(true), options);
-  }
 }
 
 function verificationKey(deps: OAuthDeps, application: ApplicationRecord, method: AssertionMethod): Uint8Array | ClientKeySource | null {

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { OAuthDeps } from '../../deps.js';
 import type { ApplicationRecord } from '../../store.js';
 import { ClientMetadataDocumentRefused, fetchClientMetadataDocument } from '../metadata-documents/client-metadata-document-fetch.js';
@@ -62,6 +62,18 @@ export function clientKeySource(deps: OAuthDeps, application: ApplicationRecord)
       return cached === undefined || deps.now().getTime() - cached.fetchedAt >= REFETCH_COOLDOWN_MS;
     },
   });
+}
+
+type Verification = Parameters<typeof jwtVerify>[2];
+
+/** jose's jwtVerify with the client's keys; a jwks_uri set lacking the key the JWT names is fetched again once. */
+export async function verifyWithClientKeys(jwt: string, source: ClientKeySource, options: Verification) {
+  try {
+    return await jwtVerify(jwt, await source(false), options);
+  } catch (error) {
+    if (!(error instanceof errors.JWKSNoMatchingKey) || !source.canRefetch()) throw error;
+    return jwtVerify(jwt, await source(true), options);
+  }
 }
 
 // The entry holds the fetch's promise from its start, so requests arriving meanwhile share one fetch.

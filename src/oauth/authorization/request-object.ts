@@ -1,0 +1,110 @@
+import { decodeProtectedHeader, errors, type JWTPayload } from 'jose';
+import type { OAuthDeps } from '../deps.js';
+import { InvalidRequestObject, type OAuthError } from '../errors.js';
+import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys } from '../clients/client-assertion/client-key-sets.js';
+import { authorizationIssuer } from '../issuer.js';
+import type { LookupOrigin } from '../store.js';
+import { readAuthorizationParameters, type AuthorizationParameters } from './authorization-parameters.js';
+
+// RFC 9101 (JAR): the authorization request as a JWT the client signed with one of its registered keys (jwks or
+// jwks_uri, as for private_key_jwt), passed by value in `request`. Once verified, its claims are the request: section
+// 6.3 says to use only the parameters inside it, so those beside it in the query are dropped, client_id aside, which
+// must be the same. A client without keys keeps today's answer, request_not_supported (the rules say it). What is
+// wrong with a request object is shown on our page, never redirected: its redirect_uri cannot be trusted.
+
+/** The asymmetric algorithms a request object may be signed with (those of private_key_jwt). */
+export const REQUEST_OBJECT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+/** FAPI 2.0 Security Profile 5.3.2.1: exp at most 60 minutes ahead, nbf at most 60 minutes back. */
+const MAX_LIFETIME_SECONDS = 3600;
+const CLOCK_TOLERANCE_SECONDS = 30;
+// Bounds the work a stranger's request costs before the lookup (a real request object is a few KB).
+const MAX_REQUEST_OBJECT_LENGTH = 65_536;
+// The JWT's own claims: not parameters of the request.
+const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sub']);
+
+export type UnpackedRequest = { ok: true; parameters: AuthorizationParameters } | { ok: false; error: OAuthError };
+
+/** The request's parameters: the verified request object's when `request` is sent by a client with keys, else as sent. */
+export async function unpackRequestObject(
+  deps: OAuthDeps,
+  parameters: AuthorizationParameters,
+  origin?: LookupOrigin,
+): Promise<UnpackedRequest> {
+  const jwt = parameters.values.request;
+  const clientId = parameters.values.client_id;
+  if (jwt === undefined || jwt === '' || clientId === undefined || clientId === '') return { ok: true, parameters };
+  const application = await deps.stores.applications.findByUid(clientId, origin);
+  const keys = application && clientKeySource(deps, application);
+  // An unknown client, or one without keys: the rules answer as for any request (invalid_client, request_not_supported).
+  if (!keys) return { ok: true, parameters };
+  const refuse = (description: string): UnpackedRequest => ({ ok: false, error: new InvalidRequestObject(description) });
+  if (jwt.length > MAX_REQUEST_OBJECT_LENGTH) return refuse('The request object is too large.');
+  const alg = headerAlgorithm(jwt);
+  if (alg === null || !REQUEST_OBJECT_ALGORITHMS.includes(alg)) {
+    return refuse(`The request object must be signed with one of ${REQUEST_OBJECT_ALGORITHMS.join(', ')}.`);
+  }
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await verifyWithClientKeys(jwt, keys, {
+      algorithms: REQUEST_OBJECT_ALGORITHMS,
+      issuer: clientId,
+      audience: authorizationIssuer(deps.config.baseUrl),
+      requiredClaims: ['exp'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: deps.now(),
+    }));
+  } catch (error) {
+    if (error instanceof ClientKeysUnavailable) return refuse(error.message);
+    if (error instanceof errors.JOSEError) return refuse(`The request object is invalid: ${joseReason(error)}.`);
+    throw error;
+  }
+  const problem = lifetimeProblem(payload, deps.now()) ?? contentProblem(payload, clientId);
+  if (problem !== null) return refuse(problem);
+  return { ok: true, parameters: readAuthorizationParameters(requestOf(payload, clientId)) };
+}
+
+function headerAlgorithm(jwt: string): string | null {
+  try {
+    return decodeProtectedHeader(jwt).alg ?? null;
+  } catch {
+    return null;
+  }
+}
+
+// jose's messages name the claim and the check ("unexpected \"aud\" claim value"); a signature failure says no more.
+function joseReason(error: errors.JOSEError): string {
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'its signature does not verify with the client’s keys';
+  if (error instanceof errors.JWKSNoMatchingKey) return 'none of the client’s keys matches its header';
+  return error.message.replace(/\.$/, '');
+}
+
+function lifetimeProblem(payload: JWTPayload, now: Date): string | null {
+  const seconds = Math.floor(now.getTime() / 1000);
+  if (payload.exp! > seconds + MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) {
+    return `The request object's exp is more than ${MAX_LIFETIME_SECONDS / 60} minutes ahead.`;
+  }
+  if (typeof payload.nbf === 'number' && payload.nbf < seconds - MAX_LIFETIME_SECONDS - CLOCK_TOLERANCE_SECONDS) {
+    return `The request object's nbf is more than ${MAX_LIFETIME_SECONDS / 60} minutes in the past.`;
+  }
+  return null;
+}
+
+// RFC 9101 sections 4 and 5: client_id inside, when there, is the one outside; a request object names no other.
+function contentProblem(payload: JWTPayload, clientId: string): string | null {
+  if (payload.client_id !== undefined && payload.client_id !== clientId) return 'The request object is for another client_id.';
+  if (payload.request !== undefined || payload.request_uri !== undefined) {
+    return 'A request object must not contain request or request_uri.';
+  }
+  return null;
+}
+
+// The claims as the query would carry them: numbers (max_age) as text, the claims request (Core 5.5) as its JSON.
+function requestOf(payload: JWTPayload, clientId: string): Record<string, unknown> {
+  const source: Record<string, unknown> = {};
+  for (const [name, claim] of Object.entries(payload)) {
+    if (JWT_CLAIMS.has(name)) continue;
+    source[name] =
+      typeof claim === 'number' ? String(claim) : name === 'claims' && typeof claim === 'object' ? JSON.stringify(claim) : claim;
+  }
+  return { ...source, client_id: clientId };
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { SignJWT } from 'jose';
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientKey, jwksOf, privateKeyJwtClient, unsecuredAssertion, type ClientKey } from '../helpers/client-assertions.js';
+import { authorizeUrl, createUser, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { authorize } from '../helpers/openid.js';
+import { backend } from '../helpers/test-database.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+
+// Signed request objects (RFC 9101, JAR; issue 36 item 2) at the authorization endpoint, by value. The tests are named
+// after the FAPI 2.0 Message Signing conformance modules where one exists; oauth4webapi signs the happy flow's object
+// as a FAPI client does, jose the broken ones.
+
+const CALLBACK = 'https://app.example.com/callback';
+const http = { [oauth.allowInsecureRequests]: true };
+
+describe(`signed request objects (RFC 9101) on ${backend}`, () => {
+  let server: TestServer;
+  let issuer: string;
+  let as: oauth.AuthorizationServer;
+  let key: ClientKey;
+  let clientId: string;
+  let agent: UserAgent;
+
+  beforeAll(async () => {
+    server = await buildTestServer();
+    const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    issuer = server.config.baseUrl.replace(/\/+$/, '');
+    const metadata = (await (await fetch(`${address}/.well-known/oauth-authorization-server`)).json()) as oauth.AuthorizationServer;
+    as = { ...metadata, token_endpoint: `${address}/oauth/token` };
+    key = await clientKey('ES256');
+    clientId = (await privateKeyJwtClient(server.deps, { jwks: jwksOf(key) })).uid;
+    await createUser(server.deps, 'alice', 'correct horse battery staple');
+    agent = await signedIn(server.app, 'alice');
+  });
+  afterAll(() => server.close());
+
+  /** A request object signed with the client's key (or `signingKey`), these claims over the defaults. */
+  async function requestObject(claims: Record<string, unknown> = {}, signingKey: ClientKey = key): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    const defaults = {
+      iss: clientId,
+      aud: issuer,
+      exp: now + 300,
+      nbf: now,
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: CALLBACK,
+    };
+    const payload = Object.fromEntries(Object.entries({ ...defaults, ...claims }).filter(([, value]) => value !== undefined));
+    return new SignJWT(payload)
+      .setProtectedHeader({ alg: signingKey.alg, kid: signingKey.kid, typ: 'oauth-authz-req+jwt' })
+      .sign(signingKey.privateKey);
+  }
+  const withRequest = (request: string, extra: Record<string, string> = {}) =>
+    agent.request({ method: 'GET', url: authorizeUrl({ client_id: clientId, request, ...extra }) });
+
+  function expectRefused(response: LightMyRequestResponse, description: string) {
+    expect(response.statusCode).toBe(400);
+    // Shown on our page, never redirected: the redirect_uri inside an object that failed cannot be trusted.
+    expect(response.headers.location).toBeUndefined();
+    expect(response.body).toContain(description);
+  }
+
+  it('discovery: request objects by value, and the algorithms they may be signed with', () => {
+    expect(as.request_parameter_supported).toBe(true);
+    expect(as.request_object_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
+  });
+
+  it('fapi2-message-signing happy flow: oauth4webapi signs the request object; its claims are the request, the code is exchanged', async () => {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const client: oauth.Client = { client_id: clientId };
+    const parameters = new URLSearchParams({
+      redirect_uri: CALLBACK,
+      response_type: 'code',
+      scope: 'read',
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const request = await oauth.issueRequestObject(as, client, parameters, { key: key.privateKey, kid: key.kid });
+    const redirect = await authorize(agent, { client_id: clientId, request });
+    expect(redirect.statusCode).toBe(303);
+    const callback = oauth.validateAuthResponse(as, client, new URL(String(redirect.headers.location)), state);
+    const auth = oauth.PrivateKeyJwt({ key: key.privateKey, kid: key.kid });
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(as, client, auth, callback, CALLBACK, verifier, http),
+    );
+    expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'read' });
+  });
+
+  it('only the request object counts (RFC 9101 6.3): state and redirect_uri beside it are ignored', async () => {
+    const response = await withRequest(await requestObject({ state: 'signed', scope: 'read' }), {
+      state: 'unsigned',
+      redirect_uri: 'https://evil.example/callback',
+    });
+    expect(response.statusCode).toBe(302);
+    expect(String(response.headers.location).startsWith(`${CALLBACK}?`)).toBe(true);
+    expect(locationParameters(response).get('state')).toBe('signed');
+  });
+
+  it('fapi2-message-signing-ensure-unsigned-request-object-fails', async () => {
+    const claims = { iss: clientId, aud: issuer, exp: Math.floor(Date.now() / 1000) + 300, client_id: clientId, response_type: 'code' };
+    expectRefused(
+      await withRequest(unsecuredAssertion(claims)),
+      'The request object must be signed with one of RS256, PS256, ES256, EdDSA.',
+    );
+  });
+
+  it('fapi2-message-signing-ensure-request-object-without-exp-fails', async () => {
+    expectRefused(await withRequest(await requestObject({ exp: undefined })), 'missing required &quot;exp&quot; claim');
+  });
+
+  it('fapi2-message-signing-ensure-expired-request-object-fails', async () => {
+    const past = Math.floor(Date.now() / 1000) - 600;
+    expectRefused(await withRequest(await requestObject({ exp: past, nbf: past - 60 })), '&quot;exp&quot; claim timestamp check failed');
+  });
+
+  it('fapi2-message-signing-ensure-request-object-with-long-exp-fails: exp more than 60 minutes ahead', async () => {
+    const far = Math.floor(Date.now() / 1000) + 2 * 3600;
+    expectRefused(await withRequest(await requestObject({ exp: far })), 'exp is more than 60 minutes ahead.');
+  });
+
+  it('fapi2-message-signing-ensure-request-object-with-nbf-too-far-in-the-past-fails', async () => {
+    const old = Math.floor(Date.now() / 1000) - 2 * 3600;
+    expectRefused(await withRequest(await requestObject({ nbf: old })), 'nbf is more than 60 minutes in the past.');
+  });
+
+  it('fapi2-message-signing-ensure-request-object-with-bad-aud-fails', async () => {
+    expectRefused(await withRequest(await requestObject({ aud: 'https://other.example' })), 'unexpected &quot;aud&quot; claim value');
+  });
+
+  it('fapi2-message-signing-ensure-request-object-signature-algorithm-is-not-none, and the wrong key fails', async () => {
+    const stranger = await clientKey('ES256', key.kid);
+    expectRefused(await withRequest(await requestObject({}, stranger)), 'its signature does not verify with the client’s keys');
+  });
+
+  it('a request object of another client, or from another issuer, fails', async () => {
+    expectRefused(await withRequest(await requestObject({ client_id: randomUUID() })), 'The request object is for another client_id.');
+    expectRefused(await withRequest(await requestObject({ iss: 'someone-else' })), 'unexpected &quot;iss&quot; claim value');
+  });
+
+  it('a request object inside a request object, or naming a request_uri, fails', async () => {
+    expectRefused(
+      await withRequest(await requestObject({ request_uri: 'urn:x' })),
+      'A request object must not contain request or request_uri.',
+    );
+  });
+});
