@@ -33,8 +33,11 @@ export const passkeySignInEvent = (userId: number, ip: string, passkey: { id: nu
   details: { method: 'passkey', passkey: passkey.id, amr: [...amr] },
 });
 
-/** Why a passkey sign-in was refused after its signature was checked, or before (an unknown credential). */
-export type PasskeyRefusal = 'counter_regression' | 'unknown_credential' | 'user_disabled' | 'verification_failed';
+/**
+ * Why a passkey sign-in was refused after its signature was checked, or before (an unknown credential, or at the
+ * second step after a password another user's credential).
+ */
+export type PasskeyRefusal = 'counter_regression' | 'unknown_credential' | 'user_disabled' | 'verification_failed' | 'other_user';
 
 export const passkeyRefusedEvent = (
   ip: string,

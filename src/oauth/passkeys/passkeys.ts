@@ -14,7 +14,11 @@ export function passkeyName(typed: string): string | null {
   return name === '' || name.length > MAX_PASSKEY_NAME_LENGTH || /\p{Cc}/u.test(name) ? null : name;
 }
 
-export const passkeysOfUser = (deps: OAuthDeps, userId: number): Promise<PasskeyRecord[]> => deps.stores.passkeys.listOfUser(userId);
+export const passkeysOfUser = (deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<PasskeyRecord[]> =>
+  deps.stores.passkeys.listOfUser(userId);
+
+export const hasPasskeys = async (deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<boolean> =>
+  (await passkeysOfUser(deps, userId)).length > 0;
 
 /** Stores a verified registration; null when the credential is registered already (then nothing is written). */
 export async function registerPasskey(deps: OAuthDeps, passkey: NewPasskey, ip: string): Promise<PasskeyRecord | null> {
