@@ -7,20 +7,24 @@ import { codeFlow, openIdServer, verifiedIdToken } from '../helpers/openid.js';
 import { enrolFromAccount } from '../helpers/second-factor.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
+import { ADMIN_PASSWORD, AdminSession } from './applications-support.js';
 
 // Issue 35 item 1: a passkey as the second factor after a password. When the second step is asked does not change;
 // at /login/second-factor the user's own passkeys pass it, user verification only preferred (the password was the
-// knowledge factor), and the sign-in is pwd + hwk/swk, the phishing-resistant acr.
+// knowledge factor), and the sign-in is pwd + hwk/swk, the phishing-resistant acr. And item 5: the admin removes a
+// user's passkeys from the Users page (the CLI's reset-passkeys is in cli-users-second-factor.test.ts).
 
 const ORIGIN = 'http://127.0.0.1:3000';
 const HERE: Ceremony = { origin: ORIGIN, rpId: '127.0.0.1' };
 const PHR = 'urn:oauth-service:acr:phr';
 const STEP = '/login/second-factor';
 
-describe(`a passkey as the second factor (${backend})`, () => {
+describe(`a passkey as the second factor, and the admin's passkeys reset (${backend})`, () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await openIdServer({ config: { baseUrl: ORIGIN } });
+    const admin = { username: 'admin', passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) };
+    server = await openIdServer({ config: { baseUrl: ORIGIN, admin } });
   });
   afterAll(() => server.close());
 
@@ -63,6 +67,13 @@ describe(`a passkey as the second factor (${backend})`, () => {
       options: options.json(),
       answer: await postJson(browser, `${STEP}/passkey`, { response: authenticator.assert(options.json(), HERE) }),
     };
+  }
+
+  /** A browser signed in past the second step with `key`. */
+  async function signedInPastSecondStep(username: string, key: SoftwareAuthenticator): Promise<UserAgent> {
+    const browser = await afterPassword(username);
+    expect((await passkeyStep(browser, key)).answer.statusCode).toBe(200);
+    return browser;
   }
 
   const isSignedIn = async (browser: UserAgent) => (await browser.request({ method: 'GET', url: '/account' })).statusCode === 200;
@@ -175,5 +186,53 @@ describe(`a passkey as the second factor (${backend})`, () => {
       payload: {},
     });
     expect(noCsrf.statusCode).toBe(403);
+  });
+
+  it("the admin lists a user's passkeys on the Users page and removes them all (confirmed, CSRF, audited); they no longer sign in", async () => {
+    const laptop = new SoftwareAuthenticator();
+    const phone = new SoftwareAuthenticator({ synced: true });
+    const user = await userWithPasskey('lost', laptop);
+    const browser = await signedInPastSecondStep('lost', laptop);
+    const options = await postJson(browser, '/account/passkeys/options', {}, '/account');
+    const added = await postJson(
+      browser,
+      '/account/passkeys',
+      { name: 'Phone', response: phone.register(options.json(), HERE) },
+      '/account',
+    );
+    expect(added.statusCode).toBe(201);
+
+    const session = new AdminSession(server.app);
+    const page = (await session.get(`/oauth/users/${user.id}`)).body;
+    expect(page).toMatch(/<td>Key<\/td>[\s\S]*?<td>Device-bound<\/td>[\s\S]*?<td>Phone<\/td>[\s\S]*?<td>Synced<\/td>/);
+    expect(page).toContain(`href="/oauth/users/${user.id}/reset_passkeys"`);
+    expect(page).not.toContain(laptop.id);
+    const confirm = await session.get(`/oauth/users/${user.id}/reset_passkeys`);
+    expect(confirm.body).toContain('Remove all 2 passkeys of <strong>lost</strong>?');
+    const forged = await server.app.inject({
+      method: 'POST',
+      url: `/oauth/users/${user.id}/reset_passkeys`,
+      headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}` },
+    });
+    expect(forged.statusCode).toBe(403);
+    expect(await server.deps.stores.passkeys.listOfUser(user.id)).toHaveLength(2);
+
+    const reset = await session.submit(`/oauth/users/${user.id}/reset_passkeys`, {});
+    expect(reset.statusCode).toBe(302);
+    expect((await session.get(`/oauth/users/${user.id}`)).body).toContain('2 passkeys removed: the user registers again.');
+    expect(await server.deps.stores.passkeys.listOfUser(user.id)).toEqual([]);
+    const [event] = await listAuditEvents(server.deps, { type: 'user.passkeys.reset', userId: user.id, limit: 5 });
+    expect(event).toMatchObject({ actor: 'admin', details: { removed: 2, passkeys: [{ name: 'Key' }, { name: 'Phone' }] } });
+    expect((await session.submit(`/oauth/users/${user.id}/reset_passkeys`, {})).statusCode).toBe(302);
+    expect((await session.get(`/oauth/users/${user.id}`)).body).toContain('The user has no passkey.');
+    expect(await listAuditEvents(server.deps, { type: 'user.passkeys.reset', userId: user.id, limit: 5 })).toHaveLength(1);
+    expect((await session.submit('/oauth/users/999999/reset_passkeys', {})).statusCode).toBe(404);
+
+    // The removed passkeys sign in no more, alone or after the password (which now leads to the app's enrolment).
+    const alone = userAgent(server.app);
+    const aloneOptions = await postJson(alone, '/login/passkey/options', {}, '/login');
+    expect((await postJson(alone, '/login/passkey', { response: phone.assert(aloneOptions.json(), HERE) }, '/login')).statusCode).toBe(401);
+    const again = await afterPassword('lost');
+    expect((await again.request({ method: 'GET', url: STEP })).body).toContain('id="otpauth_uri"');
   });
 });

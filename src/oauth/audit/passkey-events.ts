@@ -34,6 +34,20 @@ export const passkeySignInEvent = (userId: number, ip: string, passkey: { id: nu
 });
 
 /**
+ * An admin (Users page or CLI) removed all the user's passkeys (a lost security key or phone): they sign in with their
+ * password and register passkeys again. Which ones, by row id and name, so the trail tells what was lost.
+ */
+export const passkeysResetEvent = (
+  userId: number,
+  passkeys: readonly { id: number; name: string }[],
+): Omit<NewAuditEvent, 'actor' | 'ip'> => ({
+  type: 'user.passkeys.reset',
+  outcome: 'success',
+  ...aboutUser(userId),
+  details: { removed: passkeys.length, passkeys: passkeys.map(({ id, name }) => ({ id, name })) },
+});
+
+/**
  * Why a passkey sign-in was refused after its signature was checked, or before (an unknown credential, or at the
  * second step after a password another user's credential).
  */

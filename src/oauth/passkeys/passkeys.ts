@@ -37,6 +37,15 @@ export async function removePasskey(deps: OAuthDeps, userId: number, id: number,
   return removed;
 }
 
+/**
+ * An admin's reset (Users page, CLI): removes all the user's passkeys, a lost phone or security key being unknowable
+ * from here; the event (passkeysResetEvent) is the caller's, whose actor it names. What was removed, oldest first.
+ */
+export async function removeAllPasskeys(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<PasskeyRecord[]> {
+  const removed = await deps.stores.passkeys.deleteAllOfUser(userId);
+  return removed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
+}
+
 /** Whether a passkey is synced between devices (WebAuthn backup state: a multi-device credential) or bound to one. */
 export const isSynced = (passkey: Pick<PasskeyRecord, 'deviceType' | 'backedUp'>): boolean =>
   passkey.deviceType === 'multiDevice' || passkey.backedUp;
