@@ -8,12 +8,12 @@ import { sendJson, sendPasskeyRefusal, sendRefusal } from './passkey-answers.js'
 
 // A passkey as the second factor after a right password (issue 35 item 1): the same ceremony as a passkey alone
 // (authentication-ceremony.ts), but only the half-signed-in user's passkeys count and user verification is only
-// preferred. JSON endpoints for public/passkeys.js, as /login/passkey/* are; a refusal is
-// logged and audited as theirs are.
+// preferred. JSON endpoints for public/passkeys.js, as /login/passkey/* are; a refusal is logged and audited as
+// theirs are.
 
 export const PASSKEY_SECOND_STEP_PATH = '/login/second-factor/passkey';
 
-/** Without a half-signed-in user (none, expired, disabled) there is no second step: the script sends the browser to /login. */
+/** Without a half-signed-in user (none, expired, disabled) there is no second step: the page's script shows why. */
 const noPendingSignIn = (request: FastifyRequest, reply: FastifyReply) =>
   sendRefusal(reply, 400, 'invalid_request', request.pageLanguage.t('secondFactor.expired'));
 
