@@ -1,5 +1,6 @@
 /* global window, document, SimpleWebAuthnBrowser */
-// Passkeys on /login (sign in: a button, and autofill in the user name field) and /account (register). A same-origin
+// Passkeys on /login (sign in: a button, and autofill in the user name field), /login/second-factor (a passkey after
+// the password: a button) and /account (register). A same-origin
 // file because the pages' CSP allows no inline script; it needs @simplewebauthn/browser's bundle loaded before it.
 // The server checks everything: this only carries options and answers between it and the authenticator.
 (function () {
@@ -35,15 +36,16 @@
     return error && (error.name === 'NotAllowedError' || error.name === 'AbortError');
   }
 
-  function signIn(useBrowserAutofill) {
+  // `path`: /login/passkey (a passkey alone) or /login/second-factor/passkey (after the password); options at path/options.
+  function signIn(path, useBrowserAutofill) {
     var message = document.getElementById('passkey_error');
     var token = csrfToken(document);
-    return post('/login/passkey/options', token, {})
+    return post(path + '/options', token, {})
       .then(function (optionsJSON) {
         return webauthn.startAuthentication({ optionsJSON: optionsJSON, useBrowserAutofill: useBrowserAutofill });
       })
       .then(function (response) {
-        return post('/login/passkey', token, { response: response });
+        return post(path, token, { response: response });
       })
       .then(function (result) {
         window.location.assign(result.redirect);
@@ -53,20 +55,26 @@
       });
   }
 
-  function setUpSignIn() {
-    var button = document.getElementById('passkey_sign_in');
-    if (!button) return;
+  // The button with this id, shown when the browser has WebAuthn, starts a ceremony at `path`; false when none is shown.
+  function setUpButton(id, path) {
+    var button = document.getElementById(id);
+    if (!button) return false;
     if (!webauthn.browserSupportsWebAuthn()) {
       button.hidden = true;
-      return;
+      return false;
     }
     button.hidden = false;
     button.addEventListener('click', function () {
-      signIn(false);
+      signIn(path, false);
     });
+    return true;
+  }
+
+  function setUpSignIn() {
+    if (!setUpButton('passkey_sign_in', '/login/passkey')) return;
     // WebAuthn conditional mediation: the browser lists this site's passkeys in the user name field's suggestions.
     webauthn.browserSupportsWebAuthnAutofill().then(function (supported) {
-      if (supported) signIn(true);
+      if (supported) signIn('/login/passkey', true);
     });
   }
 
@@ -102,5 +110,6 @@
   }
 
   setUpSignIn();
+  setUpButton('passkey_second_factor', '/login/second-factor/passkey');
   setUpRegistration();
 })();

@@ -47,15 +47,18 @@ export class SoftwareAuthenticator {
   counter = 0;
   userHandle: string | null = null;
 
-  /** `synced`: a backed-up multi-device passkey (BE and BS set); else device-bound. `countsSignatures`: counter > 0. */
-  constructor(private readonly options: { synced?: boolean; countsSignatures?: boolean } = {}) {}
+  /**
+   * `synced`: a backed-up multi-device passkey (BE and BS set); else device-bound. `countsSignatures`: counter > 0.
+   * `verifiesUser: false`: assertions say the user was present but not verified (a security key without a PIN).
+   */
+  constructor(private readonly options: { synced?: boolean; countsSignatures?: boolean; verifiesUser?: boolean } = {}) {}
 
   get id(): string {
     return b64url(this.credentialId);
   }
 
-  private flags(extra: number): number {
-    return UP | UV | extra | (this.options.synced ? BE | BS : 0);
+  private flags(extra: number, verified = true): number {
+    return UP | (verified ? UV : 0) | extra | (this.options.synced ? BE | BS : 0);
   }
 
   private authenticatorData(rpId: string, flags: number, counter: number, attested?: Buffer): Buffer {
@@ -105,7 +108,7 @@ export class SoftwareAuthenticator {
   /** navigator.credentials.get() answering the server's options; the counter moves on unless `counter` is given. */
   assert(options: { challenge: string }, ceremony: Ceremony, counter?: number) {
     if (this.options.countsSignatures && counter === undefined) this.counter += 1;
-    const authData = this.authenticatorData(ceremony.rpId, this.flags(0), counter ?? this.counter);
+    const authData = this.authenticatorData(ceremony.rpId, this.flags(0, this.options.verifiesUser ?? true), counter ?? this.counter);
     const clientData = Buffer.from(
       JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: ceremony.origin, crossOrigin: false }),
     );

@@ -20,6 +20,8 @@ import { CLAIM_OPTIONS, CLAIMS_HELP, claimLines, profileFromOptions, userJson } 
 import { checkUsername, readPassword } from './user-input.js';
 import { auditedChange, CLI_ACTOR, recordChangeEvent } from '../oauth/audit/audit-trail.js';
 import { mfaPolicyEvent, secondFactorResetEvent } from '../oauth/audit/second-factor-events.js';
+import { passkeysResetEvent } from '../oauth/audit/passkey-events.js';
+import { removeAllPasskeys } from '../oauth/passkeys/passkeys.js';
 import { isMfaPolicy, MFA_POLICIES, removeSecondFactor, setMfaPolicy } from '../oauth/second-factor/second-factors.js';
 import { userEvent } from '../oauth/audit/audit-subjects.js';
 
@@ -44,6 +46,8 @@ A user is named by <username> or --username U.
                                              the user's second-factor policy: required asks for a second factor at
                                              every sign-in (set up at the next one), off never of the user's accord
   reset-second-factor <username>             removes the user's authenticator and recovery codes (a lost phone)
+  reset-passkeys <username>                  removes all the user's passkeys (a lost security key or phone); they
+                                             sign in with their password and register passkeys again
 
 Passwords must be at least 8 characters. Prefer stdin: --password ends up in the shell history.
 Usernames cannot be changed (the OpenID Connect sub never is the username, so renaming would be safe later).
@@ -68,6 +72,7 @@ export function runUsersCommand(args: string[], io: CliIo): Promise<number> {
     'revoke-tokens': revokeTokens,
     'set-mfa': setMfa,
     'reset-second-factor': resetSecondFactor,
+    'reset-passkeys': resetPasskeys,
   };
   return runSubcommand('users', HELP, subcommands, args, io);
 }
@@ -231,6 +236,17 @@ function resetSecondFactor(args: string[], io: CliIo): Promise<number> {
     await recordChangeEvent(deps, CLI_ACTOR, removed ? secondFactorResetEvent(user.id) : null);
     if (values.json) printJson(io, { ...userJson(user), second_factor_removed: removed });
     else io.stdout(removed ? `removed the second factor of ${user.username}\n` : `${user.username} has no second factor\n`);
+  });
+}
+
+function resetPasskeys(args: string[], io: CliIo): Promise<number> {
+  return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
+    const removed = await removeAllPasskeys(deps, user.id);
+    await recordChangeEvent(deps, CLI_ACTOR, removed.length > 0 ? passkeysResetEvent(user.id, removed) : null);
+    const names = removed.map(({ id, name }) => ({ id, name }));
+    if (values.json) printJson(io, { ...userJson(user), passkeys_removed: names });
+    else if (removed.length === 0) io.stdout(`${user.username} has no passkey\n`);
+    else io.stdout(`removed ${plural(removed.length, 'passkey')} of ${user.username}: ${names.map(({ name }) => name).join(', ')}\n`);
   });
 }
 

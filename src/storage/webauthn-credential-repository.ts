@@ -24,6 +24,7 @@ const BY_CREDENTIAL_ID = `SELECT ${COLUMNS} FROM webauthn_credentials WHERE cred
 const OF_USER = `SELECT ${COLUMNS} FROM webauthn_credentials WHERE user_id = $1 ORDER BY created_at, id`;
 const RENAME = 'UPDATE webauthn_credentials SET name = $3 WHERE id = $1 AND user_id = $2 RETURNING id';
 const DELETE_OF_USER = `DELETE FROM webauthn_credentials WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}`;
+const DELETE_ALL_OF_USER = `DELETE FROM webauthn_credentials WHERE user_id = $1 RETURNING ${COLUMNS}`;
 const RECORD_USE = `UPDATE webauthn_credentials SET sign_count = $3, backed_up = $4, last_used_at = $5
   WHERE id = $1 AND sign_count = $2 RETURNING id`;
 
@@ -47,6 +48,7 @@ export function webauthnCredentialRepository(sql: SqlClient): PasskeyStore {
     listOfUser: async (userId) => (await sql.query<Row<WebauthnCredential>>(OF_USER, [userId])).map(toPasskey),
     rename: async (userId, id, name) => (await sql.query(RENAME, [id, userId, name])).length === 1,
     deleteOfUser: async (userId, id) => one(await sql.query<Row<WebauthnCredential>>(DELETE_OF_USER, [id, userId])),
+    deleteAllOfUser: async (userId) => (await sql.query<Row<WebauthnCredential>>(DELETE_ALL_OF_USER, [userId])).map(toPasskey),
     async recordUse(id, expectedCount, use, at) {
       return (await sql.query(RECORD_USE, [id, expectedCount, use.signCount, use.backedUp, timestamp(at)])).length === 1;
     },

@@ -171,7 +171,9 @@ describe('end-user pages: axe-core, the keyboard alone, the README screenshots',
 
       await passwordStep(page, username);
       await page.waitForURL((url) => url.pathname === '/login/second-factor');
-      await expectAccessible(page, 'second-factor code');
+      // The user has an authenticator app and a passkey: the code form and the passkey button.
+      await page.locator('#passkey_second_factor').waitFor();
+      await expectAccessible(page, 'second-factor code or passkey');
       await context.close();
     });
   }

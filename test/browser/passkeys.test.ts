@@ -3,7 +3,8 @@ import * as client from 'openid-client';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
-import { addVirtualAuthenticator, launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot, virtualAuthenticator } from '../helpers/browser.js';
+import { setMfaPolicy } from '../../src/oauth/second-factor/second-factors.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -49,7 +50,7 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
    */
   async function deviceWithAuthenticator(
     autofill: boolean,
-  ): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; cspErrors: string[] }> {
+  ): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string; cspErrors: string[] }> {
     const context = await browser.newContext();
     const page = await context.newPage();
     if (!autofill) {
@@ -63,8 +64,24 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     page.on('console', (message) => {
       if (message.type() === 'error' && message.text().includes('Content Security Policy')) cspErrors.push(message.text());
     });
-    const cdp = await addVirtualAuthenticator(context, page);
-    return { context, page, cdp, cspErrors };
+    return { context, page, cspErrors, ...(await virtualAuthenticator(context, page)) };
+  }
+
+  /** Moves the authenticator's credentials (private keys and counters) to a new one that cannot verify the user. */
+  async function moveToAuthenticatorWithoutUserVerification(cdp: CDPSession, authenticatorId: string) {
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+    const options = {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: false,
+      isUserVerified: false,
+      automaticPresenceSimulation: true,
+    } as const;
+    const key = await cdp.send('WebAuthn.addVirtualAuthenticator', { options });
+    for (const credential of credentials) await cdp.send('WebAuthn.addCredential', { authenticatorId: key.authenticatorId, credential });
   }
 
   async function registerPasskey(page: Page, username: string, name: string) {
@@ -85,10 +102,10 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
   }
 
   /**
-   * From the client's authorization request through consent to the tokens. `via` 'session': the browser is signed in
-   * with a passkey already (the login page's autofill did it); 'button': the login page's "Use a passkey" button.
+   * From the client's authorization request through consent to the tokens. `signIn`: what the user does on /login
+   * (none: the browser is signed in with a passkey already, the login page's autofill did it).
    */
-  async function codeFlowWithPasskey(page: Page, via: 'session' | 'button') {
+  async function codeFlowWithPasskey(page: Page, signIn?: (login: Page) => Promise<void>) {
     const codeVerifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
@@ -101,9 +118,9 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
       nonce,
     });
     await page.goto(url.href);
-    if (via === 'button') {
+    if (signIn) {
       expect(new URL(page.url()).pathname).toBe('/login');
-      await page.getByRole('button', { name: 'Use a passkey' }).click();
+      await signIn(page);
     }
     await page.waitForURL((at) => at.href.startsWith(callback.url) || at.pathname === '/oauth/authorize');
     if (!page.url().startsWith(callback.url)) {
@@ -130,7 +147,7 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     expect(await device.page.locator('.signed-in strong, strong').first().textContent()).toBe('alice');
     const sessions = await server.deps.stores.loginSessions.listOfUser(alice.id, new Date(0));
     expect(sessions.map((session) => session.amr)).toEqual([['hwk', 'mfa']]);
-    const claims = await codeFlowWithPasskey(device.page, 'session');
+    const claims = await codeFlowWithPasskey(device.page);
     expect(claims.sub).toBe(alice.subject);
     expect(claims.amr).toEqual(expect.arrayContaining([expect.stringMatching(/^(hwk|swk)$/)]));
     expect(claims.acr).toBe(PHR);
@@ -147,10 +164,34 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     await device.page.waitForURL((url) => url.pathname === '/login');
     await device.page.getByRole('button', { name: 'Use a passkey' }).waitFor();
     await screenshot(device.page, 'login-with-passkey');
-    const claims = await codeFlowWithPasskey(device.page, 'button');
+    const claims = await codeFlowWithPasskey(device.page, (login) => login.getByRole('button', { name: 'Use a passkey' }).click());
     expect(claims.sub).toBe(bob.subject);
     const alice = await server.deps.stores.users.findByUsername('alice');
     expect(claims.sub).not.toBe(alice!.subject);
+    await device.context.close();
+  });
+
+  it('a password, then a passkey without user verification at /login/second-factor: amr pwd and hwk, the phr acr', async () => {
+    const dana = await createUser(server.deps, 'dana');
+    const device = await deviceWithAuthenticator(false);
+    await registerPasskey(device.page, 'dana', 'Security key');
+    await device.page.waitForURL((url) => url.pathname === '/login');
+    await setMfaPolicy(server.deps, dana, 'required');
+    // From now on the passkey is on an authenticator that proves presence only (a security key without a PIN): enough
+    // after a password. (One that has user verification but fails it refuses the ceremony, as a wrong PIN would.)
+    await moveToAuthenticatorWithoutUserVerification(device.cdp, device.authenticatorId);
+    const claims = await codeFlowWithPasskey(device.page, async (login) => {
+      await login.getByLabel('Username').fill('dana');
+      await login.getByLabel('Password').fill(PASSWORD);
+      await login.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await login.waitForURL((url) => url.pathname === '/login/second-factor');
+      await screenshot(login, 'second-factor-passkey');
+      await login.getByRole('button', { name: 'Use a passkey' }).click();
+    });
+    expect(claims.sub).toBe(dana.subject);
+    expect(claims.amr).toEqual(['pwd', 'hwk']);
+    expect(claims.acr).toBe(PHR);
+    expect(device.cspErrors).toEqual([]);
     await device.context.close();
   });
 });

@@ -43,9 +43,14 @@ export async function screenshot(page: Page, name: string): Promise<string> {
  * answered at once), as a laptop with a fingerprint reader would be: what WebAuthn ceremonies need in headless Chromium.
  */
 export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<CDPSession> {
+  return (await virtualAuthenticator(context, page)).cdp;
+}
+
+/** The same, with the authenticator's id, for CDP commands about it (WebAuthn.setUserVerified, getCredentials). */
+export async function virtualAuthenticator(context: BrowserContext, page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
       protocol: 'ctap2',
       transport: 'internal',
@@ -55,5 +60,5 @@ export async function addVirtualAuthenticator(context: BrowserContext, page: Pag
       automaticPresenceSimulation: true,
     },
   });
-  return cdp;
+  return { cdp, authenticatorId };
 }

@@ -65,14 +65,36 @@ describe(`POST /account/password (${backend})`, () => {
     const before = await hashOf('sloppy');
     const short = await change(browser, { current: PASSWORD, password: 'short', confirmation: 'short' });
     expect(short.statusCode).toBe(422);
-    expect(short.body).toContain('Password is too short (minimum is 8 characters, it has 5)');
+    expect(short.body).toContain('The new password is too short: it needs at least 8 characters and has 5.');
     const mismatch = await change(browser, { current: PASSWORD, password: NEW_PASSWORD, confirmation: 'something else' });
     expect(mismatch.statusCode).toBe(422);
-    expect(mismatch.body).toContain('Password confirmation doesn&#39;t match Password');
+    expect(mismatch.body).toContain('The two new passwords do not match.');
     const blank = await change(browser, { password: NEW_PASSWORD, confirmation: NEW_PASSWORD });
     expect(blank.statusCode).toBe(422);
-    expect(blank.body).toContain('Current password can&#39;t be blank');
+    expect(blank.body).toContain('Enter your current password.');
     expect(await hashOf('sloppy')).toBe(before);
+  });
+
+  it("the form's messages are in the page's language (Accept-Language), the password rules' too", async () => {
+    await createUser(server.deps, 'sprachlich');
+    const browser = await signedIn(server.app, 'sprachlich');
+    const inGerman = async (fields: Record<string, string>) =>
+      browser.request({
+        method: 'POST',
+        url: '/account/password',
+        headers: { ...FORM, 'accept-language': 'de' },
+        payload: form({ ...fields, _csrf: await browser.csrfFrom('/account') }),
+      });
+    const short = await inGerman({ current: PASSWORD, password: 'kurz', confirmation: 'kurz' });
+    expect(short.statusCode).toBe(422);
+    expect(short.body).toContain('Das neue Passwort ist zu kurz: Es braucht mindestens 8 Zeichen und hat 4.');
+    expect(short.body).not.toContain('too short');
+    const mismatch = await inGerman({ current: '', password: NEW_PASSWORD, confirmation: 'etwas anderes' });
+    expect(mismatch.body).toContain('Geben Sie Ihr aktuelles Passwort ein.');
+    expect(mismatch.body).toContain('Die beiden neuen Passwörter stimmen nicht überein.');
+    const wrong = await inGerman({ current: 'falsch', password: NEW_PASSWORD, confirmation: NEW_PASSWORD });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.body).toContain('Ihr aktuelles Passwort ist nicht richtig.');
   });
 
   it('wrong current passwords count as failed sign-ins: the lockout then holds on the form and at /login', async () => {

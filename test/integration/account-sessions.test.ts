@@ -112,7 +112,7 @@ describe(`/account sessions (${backend})`, () => {
     for (const id of [String(victimSession!.id), '999999999', 'abc', '0']) {
       const refused = await endSession(intruder, id);
       expect(refused.statusCode, id).toBe(404);
-      expect(refused.body).toContain('No such session.');
+      expect(refused.body).toContain('This session does not exist or has already ended.');
     }
     expect(await rowsOf(victim.id)).toHaveLength(1);
   });

@@ -3,10 +3,10 @@ import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
 import { backend } from '../helpers/test-database.js';
 
-// Issue 35 item 3: the CLI sets a user's second-factor policy and resets a lost second factor, as the admin's Users
-// page does, audited as the CLI.
+// Issue 35 items 3 and 5: the CLI sets a user's second-factor policy, resets a lost second factor and removes a user's
+// passkeys, as the admin's Users page does, audited as the CLI.
 
-describe(`oauth-service users set-mfa and reset-second-factor (${backend})`, { timeout: 120_000 }, () => {
+describe(`oauth-service users set-mfa, reset-second-factor and reset-passkeys (${backend})`, { timeout: 120_000 }, () => {
   let cli: CliHarness;
   let userId: number;
   beforeAll(async () => {
@@ -40,5 +40,37 @@ describe(`oauth-service users set-mfa and reset-second-factor (${backend})`, { t
       ['user.second_factor.reset', 'cli'],
       ['user.updated', 'cli'],
     ]);
+  });
+
+  it("reset-passkeys removes all the user's passkeys, audited as the CLI; again, there is none; an unknown user is a usage error", async () => {
+    const passkey = (credentialId: string, name: string) => ({
+      credentialId,
+      userId,
+      publicKey: 'AAAA',
+      signCount: 0,
+      transports: ['usb'],
+      backupEligible: false,
+      backedUp: false,
+      deviceType: 'singleDevice',
+      aaguid: null,
+      name,
+    });
+    await cli.withDeps(async (deps) => {
+      await deps.stores.passkeys.create(passkey('cred-1', 'YubiKey'), new Date('2026-01-01T00:00:00Z'));
+      await deps.stores.passkeys.create(passkey('cred-2', 'Laptop'), new Date('2026-02-01T00:00:00Z'));
+    });
+    const reset = await cli.run(['users', 'reset-passkeys', 'phoneless', '--json']);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(JSON.parse(reset.stdout)).toMatchObject({
+      username: 'phoneless',
+      passkeys_removed: [{ name: 'YubiKey' }, { name: 'Laptop' }],
+    });
+    expect(await cli.withDeps((deps) => deps.stores.passkeys.listOfUser(userId))).toEqual([]);
+    const events = await cli.withDeps((deps) => listAuditEvents(deps, { userId, type: 'user.passkeys.reset', limit: 10 }));
+    expect(events).toEqual([expect.objectContaining({ actor: 'cli', details: expect.objectContaining({ removed: 2 }) })]);
+    expect((await cli.run(['users', 'reset-passkeys', 'phoneless'])).stdout).toBe('phoneless has no passkey\n');
+    const unknown = await cli.run(['users', 'reset-passkeys', 'nobody']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no user named nobody');
   });
 });

@@ -57,7 +57,7 @@ export function authenticateResourceOwner(deps: OAuthDeps): preHandlerAsyncHookH
       return;
     }
     if (request.method === 'GET' || request.method === 'HEAD') return redirectToLogin(request, reply, request.url);
-    return renderError(reply, new Unauthorized('You need to log in first.'), {
+    return renderError(reply, new Unauthorized(request.pageLanguage.t('error.logInFirst')), {
       href: '/login',
       text: request.pageLanguage.t('error.logIn'),
     });

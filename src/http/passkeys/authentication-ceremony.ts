@@ -9,22 +9,58 @@ import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
 import type { PasskeyRefusal } from '../../oauth/audit/passkey-events.js';
 import { completePasskeySignIn, passkeyForSignIn, refusePasskeyAssertion } from '../../oauth/passkeys/passkey-sign-in.js';
+import { passkeysOfUser } from '../../oauth/passkeys/passkeys.js';
 import type { UserRecord } from '../../oauth/store.js';
-import { CEREMONY_TIMEOUT_MS, keepChallenge, takeChallenge } from './ceremony-challenge.js';
+import { CEREMONY_TIMEOUT_MS, keepChallenge, takeChallenge, type CeremonyPurpose } from './ceremony-challenge.js';
 import { relyingParty } from './relying-party.js';
 
-// Signing in with a passkey alone (WebAuthn Level 3 section 7.2): options with no allowCredentials, so the browser
-// offers the discoverable credentials it has for this rp id (a button, or autofill in the user name field), then
-// the check of the assertion. The domain (oauth/passkeys/passkey-sign-in.ts) decides what a verified one is worth.
+// Signing in with a passkey (WebAuthn Level 3 section 7.2), alone or as the second step after a password: the options,
+// then the check of the assertion. The domain (oauth/passkeys/passkey-sign-in.ts) decides what a verified one is worth.
 
-export async function authenticationOptions(deps: OAuthDeps, request: FastifyRequest): Promise<PublicKeyCredentialRequestOptionsJSON> {
+/** Which ceremony: what its challenge is kept for, which credentials count, whether user verification is required. */
+export interface AuthenticationCeremony {
+  purpose: Extract<CeremonyPurpose, 'sign_in' | 'second_factor'>;
+  /** The user who must answer (the second step); absent: any user's discoverable credential. */
+  user?: UserRecord;
+  userVerification: 'required' | 'preferred';
+}
+
+/**
+ * A passkey alone (/login): no allowCredentials, so the browser offers the discoverable credentials it has for this
+ * rp id (a button, or autofill in the user name field). User verification is required, as at registration: the
+ * passkey is the whole sign-in, so the authenticator's PIN or biometric is the second factor.
+ */
+export const PASSKEY_ALONE: AuthenticationCeremony = { purpose: 'sign_in', userVerification: 'required' };
+
+/**
+ * The second step after a right password (/login/second-factor): only that user's passkeys, and user verification
+ * merely preferred, since the password was the knowledge factor and the key is the possession factor (a security key
+ * without a PIN passes).
+ */
+export const passkeyAfterPassword = (user: UserRecord): AuthenticationCeremony => ({
+  purpose: 'second_factor',
+  user,
+  userVerification: 'preferred',
+});
+
+export async function authenticationOptions(
+  deps: OAuthDeps,
+  request: FastifyRequest,
+  ceremony: AuthenticationCeremony = PASSKEY_ALONE,
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const allowed = ceremony.user === undefined ? [] : await passkeysOfUser(deps, ceremony.user.id);
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(deps.config).id,
     timeout: CEREMONY_TIMEOUT_MS,
-    // Required, as at registration: a passkey alone is the whole sign-in.
-    userVerification: 'required',
+    userVerification: ceremony.userVerification,
+    ...(ceremony.user !== undefined && {
+      allowCredentials: allowed.map((passkey) => ({
+        id: passkey.credentialId,
+        transports: passkey.transports as AuthenticatorTransport[],
+      })),
+    }),
   });
-  keepChallenge(request, 'sign_in', options.challenge, deps.now());
+  keepChallenge(request, ceremony.purpose, options.challenge, deps.now());
   return options;
 }
 
@@ -36,10 +72,11 @@ export async function completeAuthentication(
   deps: OAuthDeps,
   request: FastifyRequest,
   response: AuthenticationResponseJSON,
+  ceremony: AuthenticationCeremony = PASSKEY_ALONE,
 ): Promise<AuthenticationOutcome> {
-  const challenge = takeChallenge(request, 'sign_in', deps.now());
+  const challenge = takeChallenge(request, ceremony.purpose, deps.now());
   if (challenge === null) return { outcome: 'refused', reason: 'no_ceremony' };
-  const found = await passkeyForSignIn(deps, response.id, request.ip);
+  const found = await passkeyForSignIn(deps, response.id, request.ip, ceremony.user?.id);
   if (found.outcome === 'refused') return found;
   const { passkey, user } = found;
   const rp = relyingParty(deps.config);
@@ -58,7 +95,7 @@ export async function completeAuthentication(
         counter: 0,
         transports: passkey.transports as AuthenticatorTransport[],
       },
-      requireUserVerification: true,
+      requireUserVerification: ceremony.userVerification === 'required',
     });
   } catch (error) {
     const detail = (error as Error).message;
@@ -70,6 +107,7 @@ export async function completeAuthentication(
     return { outcome: 'refused', reason: 'verification_failed', detail: 'signature' };
   }
   const { newCounter, credentialBackedUp } = verification.authenticationInfo;
-  const signIn = await completePasskeySignIn(deps, passkey, { signCount: newCounter, backedUp: credentialBackedUp }, request.ip);
+  const assertion = { signCount: newCounter, backedUp: credentialBackedUp };
+  const signIn = await completePasskeySignIn(deps, passkey, assertion, request.ip, ceremony.purpose === 'second_factor');
   return signIn.outcome === 'refused' ? signIn : { outcome: 'signed_in', user, amr: signIn.amr };
 }

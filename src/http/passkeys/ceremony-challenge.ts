@@ -11,7 +11,8 @@ declare module '@fastify/secure-session' {
   }
 }
 
-export type CeremonyPurpose = 'register' | 'sign_in';
+/** register: a new passkey (/account); sign_in: a passkey alone (/login); second_factor: after a password. */
+export type CeremonyPurpose = 'register' | 'sign_in' | 'second_factor';
 
 /** How long the browser has to answer: WebAuthn's recommended timeout for user verification is 5 minutes. */
 export const CEREMONY_TIMEOUT_MS = 5 * 60 * 1000;

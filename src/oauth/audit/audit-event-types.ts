@@ -9,6 +9,7 @@ export const AUDIT_EVENT_TYPES = [
   'user.passkey.registered',
   'user.passkey.removed',
   'user.passkey.refused',
+  'user.passkeys.reset',
   'user.second_factor.enrolled',
   'user.second_factor.removed',
   'user.second_factor.reset',

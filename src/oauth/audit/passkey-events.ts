@@ -33,8 +33,25 @@ export const passkeySignInEvent = (userId: number, ip: string, passkey: { id: nu
   details: { method: 'passkey', passkey: passkey.id, amr: [...amr] },
 });
 
-/** Why a passkey sign-in was refused after its signature was checked, or before (an unknown credential). */
-export type PasskeyRefusal = 'counter_regression' | 'unknown_credential' | 'user_disabled' | 'verification_failed';
+/**
+ * An admin (Users page or CLI) removed all the user's passkeys (a lost security key or phone): they sign in with their
+ * password and register passkeys again. Which ones, by row id and name, so the trail tells what was lost.
+ */
+export const passkeysResetEvent = (
+  userId: number,
+  passkeys: readonly { id: number; name: string }[],
+): Omit<NewAuditEvent, 'actor' | 'ip'> => ({
+  type: 'user.passkeys.reset',
+  outcome: 'success',
+  ...aboutUser(userId),
+  details: { removed: passkeys.length, passkeys: passkeys.map(({ id, name }) => ({ id, name })) },
+});
+
+/**
+ * Why a passkey sign-in was refused after its signature was checked, or before (an unknown credential, or at the
+ * second step after a password another user's credential).
+ */
+export type PasskeyRefusal = 'counter_regression' | 'unknown_credential' | 'user_disabled' | 'verification_failed' | 'other_user';
 
 export const passkeyRefusedEvent = (
   ip: string,

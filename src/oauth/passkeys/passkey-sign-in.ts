@@ -6,16 +6,24 @@ import { isDisabled } from '../users/users.js';
 import type { PasskeyRecord } from './passkey-store.js';
 import { isSynced } from './passkeys.js';
 
-// Signing in with a passkey alone (issue 35 item 1). The ceremony (src/http/passkeys/) checks the signature, origin,
+// Signing in with a passkey, alone or as the second step after a password (issue 35 item 1). The ceremony (src/http/passkeys/) checks the signature, origin,
 // rp id, challenge and user verification; this decides whether that verified assertion signs its user in: the
 // credential must be known, its user enabled, and its signature counter must not go back (a cloned authenticator).
 
 export type PasskeyLookup = { outcome: 'found'; passkey: PasskeyRecord; user: UserRecord } | { outcome: 'refused'; reason: PasskeyRefusal };
 
-/** The passkey and its user for a credential id an authenticator sent; a refusal is recorded. */
-export async function passkeyForSignIn(deps: OAuthDeps, credentialId: string, ip: string): Promise<PasskeyLookup> {
+/**
+ * The passkey and its user for a credential id an authenticator sent; a refusal is recorded. `expectedUserId`: the
+ * second step after a password, where only that user's passkeys count (another user's is refused before its signature
+ * is even checked: it could only be someone trying one account's password with another account's key).
+ */
+export async function passkeyForSignIn(deps: OAuthDeps, credentialId: string, ip: string, expectedUserId?: number): Promise<PasskeyLookup> {
   const passkey = await deps.stores.passkeys.findByCredentialId(credentialId);
   if (passkey === null) return refuse(deps, ip, 'unknown_credential', { credentialId });
+  if (expectedUserId !== undefined && passkey.userId !== expectedUserId) {
+    const detail = `the second step of user ${expectedUserId}`;
+    return refuse(deps, ip, 'other_user', { credentialId, userId: passkey.userId, detail });
+  }
   const user = await deps.stores.users.findById(passkey.userId);
   if (user === null || isDisabled(user)) return refuse(deps, ip, 'user_disabled', { credentialId, userId: passkey.userId });
   return { outcome: 'found', passkey, user };
@@ -29,10 +37,15 @@ export const counterRegressed = (stored: number, received: number): boolean => (
 
 /**
  * RFC 8176 for a passkey sign-in: `swk` for a synced (multi-device, backed up) passkey, whose key lives in software
- * across devices; `hwk` for a device-bound one. User verification is required, so the authenticator also checked a
- * PIN or biometric locally: two factors, `mfa` (which one is not told to us, so neither `pin` nor `fpt`).
+ * across devices; `hwk` for a device-bound one. Alone, user verification is required, so the authenticator also
+ * checked a PIN or biometric locally: two factors, `mfa` (which one is not told to us, so neither `pin` nor `fpt`).
+ * After a password (`afterPassword`) the two factors are the password and the key, listed as the TOTP step lists
+ * `pwd` and `otp`: both methods, and no `mfa`, which they imply (levelOfAmr reads phr from the key either way).
  */
-export const passkeyAmr = (passkey: Pick<PasskeyRecord, 'deviceType' | 'backedUp'>): string[] => [isSynced(passkey) ? 'swk' : 'hwk', 'mfa'];
+export const passkeyAmr = (passkey: Pick<PasskeyRecord, 'deviceType' | 'backedUp'>, afterPassword = false): string[] => {
+  const key = isSynced(passkey) ? 'swk' : 'hwk';
+  return afterPassword ? ['pwd', key] : [key, 'mfa'];
+};
 
 export type PasskeySignIn = { outcome: 'signed_in'; amr: string[] } | { outcome: 'refused'; reason: PasskeyRefusal };
 
@@ -42,6 +55,7 @@ export async function completePasskeySignIn(
   passkey: PasskeyRecord,
   assertion: { signCount: number; backedUp: boolean },
   ip: string,
+  afterPassword = false,
 ): Promise<PasskeySignIn> {
   const { credentialId, userId } = passkey;
   const detail = `stored ${passkey.signCount}, received ${assertion.signCount}`;
@@ -50,7 +64,7 @@ export async function completePasskeySignIn(
   // Only while the stored counter is the one checked: two uses of one counter value on two instances are one clone.
   const recorded = await deps.stores.passkeys.recordUse(passkey.id, passkey.signCount, assertion, deps.now());
   if (!recorded) return refuse(deps, ip, 'counter_regression', { credentialId, userId, detail: 'used concurrently' });
-  const amr = passkeyAmr({ deviceType: passkey.deviceType, backedUp: assertion.backedUp });
+  const amr = passkeyAmr({ deviceType: passkey.deviceType, backedUp: assertion.backedUp }, afterPassword);
   await recordDomainEvent(deps, passkeySignInEvent(userId, ip, passkey, amr));
   return { outcome: 'signed_in', amr };
 }

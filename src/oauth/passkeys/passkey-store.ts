@@ -34,6 +34,8 @@ export interface PasskeyStore {
   rename(userId: number, id: number, name: string): Promise<boolean>;
   /** Deletes the passkey `id` if it is the user's; what was deleted (null: none of theirs). */
   deleteOfUser(userId: number, id: number): Promise<PasskeyRecord | null>;
+  /** Deletes all the user's passkeys (an admin's reset); what was deleted. */
+  deleteAllOfUser(userId: number): Promise<PasskeyRecord[]>;
   /**
    * Records a use: the new counter, backup state and time, only while the stored counter is still `expectedCount`
    * (another instance may have recorded a use of the same credential meanwhile); false when it was not.

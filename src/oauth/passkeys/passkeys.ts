@@ -14,7 +14,11 @@ export function passkeyName(typed: string): string | null {
   return name === '' || name.length > MAX_PASSKEY_NAME_LENGTH || /\p{Cc}/u.test(name) ? null : name;
 }
 
-export const passkeysOfUser = (deps: OAuthDeps, userId: number): Promise<PasskeyRecord[]> => deps.stores.passkeys.listOfUser(userId);
+export const passkeysOfUser = (deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<PasskeyRecord[]> =>
+  deps.stores.passkeys.listOfUser(userId);
+
+export const hasPasskeys = async (deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<boolean> =>
+  (await passkeysOfUser(deps, userId)).length > 0;
 
 /** Stores a verified registration; null when the credential is registered already (then nothing is written). */
 export async function registerPasskey(deps: OAuthDeps, passkey: NewPasskey, ip: string): Promise<PasskeyRecord | null> {
@@ -31,6 +35,15 @@ export async function removePasskey(deps: OAuthDeps, userId: number, id: number,
   const removed = await deps.stores.passkeys.deleteOfUser(userId, id);
   if (removed !== null) await recordDomainEvent(deps, passkeyRemovedEvent(userId, ip, removed));
   return removed;
+}
+
+/**
+ * An admin's reset (Users page, CLI): removes all the user's passkeys, a lost phone or security key being unknowable
+ * from here; the event (passkeysResetEvent) is the caller's, whose actor it names. What was removed, oldest first.
+ */
+export async function removeAllPasskeys(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<PasskeyRecord[]> {
+  const removed = await deps.stores.passkeys.deleteAllOfUser(userId);
+  return removed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
 }
 
 /** Whether a passkey is synced between devices (WebAuthn backup state: a multi-device credential) or bound to one. */

@@ -2,7 +2,7 @@ import { auditedChange, type AuditActor } from '../audit/audit-trail.js';
 import { userEvent } from '../audit/audit-subjects.js';
 import type { OAuthDeps } from '../deps.js';
 import type { UserRecord } from '../store.js';
-import { checkLoginCredentials, passwordErrors, setUserPassword } from './users.js';
+import { checkLoginCredentials, passwordProblem, setUserPassword, type PasswordProblem } from './users.js';
 
 // A signed-in user changing their own password (the account page, issue 35 item 5). The current password is asked
 // so that a browser left signed in is not enough to take the account over; a wrong one is a failed sign-in for the
@@ -14,7 +14,15 @@ export interface PasswordChangeForm {
   confirmation: string;
 }
 
-export type PasswordChangeErrors = Partial<Record<keyof PasswordChangeForm, string[]>>;
+/**
+ * What is wrong with the form, per field, as data (the account page words it in the user's language): a blank current
+ * password, the new one's problem under the password rules, a confirmation that differs.
+ */
+export interface PasswordChangeErrors {
+  current?: { problem: 'blank' };
+  password?: PasswordProblem;
+  confirmation?: { problem: 'mismatch' };
+}
 
 export type PasswordChange =
   | { outcome: 'changed' }
@@ -22,13 +30,13 @@ export type PasswordChange =
   | { outcome: 'wrong_password' }
   | { outcome: 'locked_out'; retryAfter: number };
 
-/** The new password's problems: the admin's rules (users.ts passwordErrors), and the confirmation must match. */
+/** The form's problems: a current password given, the password rules (users.ts passwordProblem), a matching confirmation. */
 export function passwordChangeErrors(form: PasswordChangeForm): PasswordChangeErrors {
   const errors: PasswordChangeErrors = {};
-  if (form.current === '') errors.current = ["Current password can't be blank"];
-  const password = passwordErrors(form.password);
-  if (password.length > 0) errors.password = password;
-  else if (form.confirmation !== form.password) errors.confirmation = ["Password confirmation doesn't match Password"];
+  if (form.current === '') errors.current = { problem: 'blank' };
+  const password = passwordProblem(form.password);
+  if (password !== null) errors.password = password;
+  else if (form.confirmation !== form.password) errors.confirmation = { problem: 'mismatch' };
   return errors;
 }
 

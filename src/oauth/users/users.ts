@@ -68,10 +68,22 @@ export function usernameErrors(username: string): string[] {
   return errors;
 }
 
-export function passwordErrors(password: string): string[] {
-  if (password === '') return ["Password can't be blank"];
+/** What the password rules find wrong with a new password, as data: the end user's pages say it in their language. */
+export type PasswordProblem = { problem: 'blank' } | { problem: 'too_short'; minimum: number; length: number };
+
+export function passwordProblem(password: string): PasswordProblem | null {
+  if (password === '') return { problem: 'blank' };
   const length = [...password].length;
-  return length < MIN_PASSWORD_LENGTH ? [`Password is too short (minimum is ${MIN_PASSWORD_LENGTH} characters, it has ${length})`] : [];
+  return length < MIN_PASSWORD_LENGTH ? { problem: 'too_short', minimum: MIN_PASSWORD_LENGTH, length } : null;
+}
+
+/** The rules' messages in English, for the admin's pages and the CLI. */
+export function passwordErrors(password: string): string[] {
+  const found = passwordProblem(password);
+  if (found === null) return [];
+  return found.problem === 'blank'
+    ? ["Password can't be blank"]
+    : [`Password is too short (minimum is ${found.minimum} characters, it has ${found.length})`];
 }
 
 /**

@@ -40,11 +40,23 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
     name: user?.name ?? null,
     sessions: sessions.map((session) => sessionView(session, owner, request.pageLanguage.t)),
     passkeys: await passkeySection(deps, owner.id),
-    passwordErrors: state.passwordErrors ?? {},
+    passwordErrors: passwordErrorMessages(state.passwordErrors ?? {}, request.pageLanguage.t),
     passwordError: state.passwordError ?? null,
     secondFactor: user === null ? { enrolled: false } : await secondFactorSection(deps, user),
     csrfToken: reply.generateCsrf(),
   });
+}
+
+/** The password form's errors in the page's language, per field (what _password-field.eta lists). */
+function passwordErrorMessages(errors: PasswordChangeErrors, t: Translate): Partial<Record<keyof PasswordChangeErrors, string[]>> {
+  const { current, password, confirmation } = errors;
+  return {
+    ...(current && { current: [t('account.currentPasswordBlank')] }),
+    ...(password && {
+      password: [password.problem === 'blank' ? t('account.newPasswordBlank') : t('account.newPasswordTooShort', password)],
+    }),
+    ...(confirmation && { confirmation: [t('account.confirmationMismatch')] }),
+  };
 }
 
 async function secondFactorSection(deps: OAuthDeps, user: UserRecord) {
@@ -78,7 +90,7 @@ export type PasswordChangeBody = Partial<PasswordChangeForm> & { sign_out_others
 export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ Body: PasswordChangeBody }>, reply: FastifyReply) {
   const owner = currentResourceOwner(request);
   const user = await findUser(deps, owner.id);
-  if (user === null) return renderError(reply, new NotFound('No such user.'));
+  if (user === null) return renderError(reply, new NotFound(request.pageLanguage.t('error.noSuchUser')));
   const form = {
     current: request.body?.current ?? '',
     password: request.body?.password ?? '',
@@ -127,7 +139,7 @@ export async function endSession(deps: OAuthDeps, request: FastifyRequest<{ Para
   }
   const ended = id === null ? null : await endSessionOfUser(deps, owner.id, id);
   const { t } = request.pageLanguage;
-  if (ended === null) return renderError(reply, new NotFound('No such session.'), { href: ACCOUNT_PATH, text: t('account.back') });
+  if (ended === null) return renderError(reply, new NotFound(t('error.noSuchSession')), { href: ACCOUNT_PATH, text: t('account.back') });
   await announceEndedSession(deps, request, ended, sessionEndedEvent(owner.id, request.ip, ended.id));
   request.log.info({ event: 'account.session_ended', userId: owner.id, loginSession: ended.id }, 'a login session was ended by its user');
   request.session.set('notice', t('account.sessionEnded'));

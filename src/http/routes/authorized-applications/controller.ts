@@ -74,7 +74,7 @@ function wantsJson(request: FastifyRequest): boolean {
 }
 
 function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const error = new NotFound('No such application.');
+  const error = new NotFound(request.pageLanguage.t('error.noSuchApplication'));
   if (!wantsJson(request)) return renderError(reply, error);
   const response = errorResponse(error, null);
   return applyErrorResponse(reply, response).send(response.body);

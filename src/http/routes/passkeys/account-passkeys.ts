@@ -37,7 +37,7 @@ function passkeyView(passkey: PasskeyRecord) {
 /** POST /account/passkeys/options: the options for navigator.credentials.create(). */
 export async function startRegistration(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply) {
   const user = await findUser(deps, currentResourceOwner(request).id);
-  if (user === null) return sendRefusal(reply, 404, 'not_found', 'No such user.');
+  if (user === null) return sendRefusal(reply, 404, 'not_found', request.pageLanguage.t('error.noSuchUser'));
   return sendJson(reply, await registrationOptions(deps, request, user, await passkeysOfUser(deps, user.id)));
 }
 
@@ -50,7 +50,7 @@ export interface RegistrationBody {
 export async function finishRegistration(deps: OAuthDeps, request: FastifyRequest<{ Body: RegistrationBody }>, reply: FastifyReply) {
   const { t } = request.pageLanguage;
   const user = await findUser(deps, currentResourceOwner(request).id);
-  if (user === null) return sendRefusal(reply, 404, 'not_found', 'No such user.');
+  if (user === null) return sendRefusal(reply, 404, 'not_found', request.pageLanguage.t('error.noSuchUser'));
   const name = passkeyName(request.body.name);
   if (name === null) return sendRefusal(reply, 400, 'invalid_request', t('passkeys.badName'));
   const registration = await completeRegistration(deps, request, user, { name, response: request.body.response });

@@ -6,6 +6,7 @@ import { passkeyScripts } from '../../passkeys/passkey-scripts.js';
 import type { RouteOptions } from '../../route-options.js';
 import { finishRegistration, removeOwnPasskey, renameOwnPasskey, startRegistration, type RegistrationBody } from './account-passkeys.js';
 import { finishPasskeySignIn, startPasskeySignIn } from './passkey-login.js';
+import { finishPasskeySecondStep, PASSKEY_SECOND_STEP_PATH, startPasskeySecondStep } from './passkey-second-step.js';
 
 // The WebAuthn JSON as the browser's PublicKeyCredential.toJSON() (and @simplewebauthn/browser) sends it: the fields
 // the server reads are required strings of bounded size; the library checks their contents.
@@ -75,8 +76,9 @@ const renameBody = {
 const csrfBody = { type: 'object', properties: { _csrf: { type: 'string', description: 'CSRF token of the form.' } } } as const;
 
 /**
- * Passkeys (issue 35 item 1): /account/passkeys/* (register, rename, remove: the signed-in user's own) and
- * /login/passkey/* (sign in with one alone), and the two scripts their pages load. JSON endpoints keep the app's
+ * Passkeys (issue 35 item 1): /account/passkeys/* (register, rename, remove: the signed-in user's own),
+ * /login/passkey/* (sign in with one alone), /login/second-factor/passkey/* (one as the second step after a password),
+ * and the two scripts their pages load. JSON endpoints keep the app's
  * JSON error handler; the HTML forms answer errors as pages.
  */
 export const passkeyRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
@@ -115,5 +117,14 @@ export const passkeyRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
     '/login/passkey',
     { schema: { body: signInBody }, preHandler: csrf },
     (request, reply) => finishPasskeySignIn(deps, request, reply),
+  );
+
+  app.post(`${PASSKEY_SECOND_STEP_PATH}/options`, { schema: { body: emptyBody }, preHandler: csrf }, (request, reply) =>
+    startPasskeySecondStep(deps, request, reply),
+  );
+  app.post<{ Body: { response: AuthenticationResponseJSON } }>(
+    PASSKEY_SECOND_STEP_PATH,
+    { schema: { body: signInBody }, preHandler: csrf },
+    (request, reply) => finishPasskeySecondStep(deps, request, reply),
   );
 };

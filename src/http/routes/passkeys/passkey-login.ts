@@ -5,7 +5,7 @@ import type { OAuthDeps } from '../../../oauth/deps.js';
 import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from '../../hooks/authenticate-resource-owner.js';
 import { authenticationOptions, completeAuthentication } from '../../passkeys/authentication-ceremony.js';
 import { signInBrowser } from '../../start-login-session.js';
-import { sendJson, sendRefusal } from './passkey-answers.js';
+import { sendJson, sendPasskeyRefusal } from './passkey-answers.js';
 
 // Signing in on /login with a passkey alone (issue 35 item 1): the page's script asks for options, the browser's
 // authenticator answers, and a verified answer signs the browser in as the passkey's user, as a password does.
@@ -21,14 +21,8 @@ export async function finishPasskeySignIn(
   request: FastifyRequest<{ Body: { response: AuthenticationResponseJSON } }>,
   reply: FastifyReply,
 ) {
-  const { t } = request.pageLanguage;
   const signIn = await completeAuthentication(deps, request, request.body.response);
-  if (signIn.outcome === 'refused') {
-    const { reason, detail } = signIn;
-    request.log.warn({ event: 'login.passkey_refused', reason, detail, credentialId: request.body.response.id }, 'passkey sign-in refused');
-    if (reason === 'no_ceremony') return sendRefusal(reply, 400, 'invalid_request', t('passkeys.signInFailed'));
-    return sendRefusal(reply, 401, 'access_denied', t('passkeys.refused'));
-  }
+  if (signIn.outcome === 'refused') return sendPasskeyRefusal(request, reply, signIn);
   const { user, amr } = signIn;
   const returnTo = request.session.get('returnTo');
   const redirect = isSafeReturnPath(returnTo) ? returnTo : DEFAULT_AFTER_LOGIN;

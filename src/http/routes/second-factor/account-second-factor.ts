@@ -35,7 +35,7 @@ export const withAccountUser =
   <Body>(deps: OAuthDeps, handler: Handler<Body>) =>
   async (request: FastifyRequest<{ Body: Body }>, reply: FastifyReply): Promise<FastifyReply> => {
     const user = await findUser(deps, currentResourceOwner(request).id);
-    if (user === null) return renderError(reply, new NotFound('No such user.'));
+    if (user === null) return renderError(reply, new NotFound(request.pageLanguage.t('error.noSuchUser')));
     return handler(deps, request, reply, user);
   };
 

@@ -10,7 +10,15 @@ import {
   showAccountEnrolment,
   withAccountUser,
 } from './account-second-factor.js';
-import { SECOND_STEP_PATH, showSecondStep, submitSecondStep, submitSecondStepEnrolment } from './second-step.js';
+import { withPendingUser } from './pending-sign-in.js';
+import {
+  SECOND_STEP_ENROL_PATH,
+  SECOND_STEP_PATH,
+  showSecondStep,
+  showSecondStepEnrolment,
+  submitSecondStep,
+  submitSecondStepEnrolment,
+} from './second-step.js';
 
 const csrf = { _csrf: { type: 'string', description: 'CSRF token of the form.' } } as const;
 const codeBody = {
@@ -36,14 +44,17 @@ export const secondFactorRoutes: FastifyPluginAsync<RouteOptions> = async (app, 
   const authenticate = authenticateResourceOwner(deps);
   const csrfProtection = app.csrfProtection;
 
-  app.get(SECOND_STEP_PATH, (request, reply) => showSecondStep(deps, request, reply));
-  app.post<{ Body: { code?: string } }>(SECOND_STEP_PATH, { schema: { body: codeBody }, preHandler: csrfProtection }, (request, reply) =>
-    submitSecondStep(deps, request, reply),
-  );
+  app.get(SECOND_STEP_PATH, withPendingUser(deps, showSecondStep));
   app.post<{ Body: { code?: string } }>(
-    `${SECOND_STEP_PATH}/enrol`,
+    SECOND_STEP_PATH,
     { schema: { body: codeBody }, preHandler: csrfProtection },
-    (request, reply) => submitSecondStepEnrolment(deps, request, reply),
+    withPendingUser(deps, submitSecondStep),
+  );
+  app.get(SECOND_STEP_ENROL_PATH, withPendingUser(deps, showSecondStepEnrolment));
+  app.post<{ Body: { code?: string } }>(
+    SECOND_STEP_ENROL_PATH,
+    { schema: { body: codeBody }, preHandler: csrfProtection },
+    withPendingUser(deps, submitSecondStepEnrolment),
   );
 
   app.get<{ Body: Record<string, never> }>(

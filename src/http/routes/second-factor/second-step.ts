@@ -6,69 +6,67 @@ import { ownSecondFactorEvent, secondFactorFailedEvent } from '../../../oauth/au
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { checkSecondFactor, hasTotp, recoveryCodesLeft } from '../../../oauth/second-factor/second-factors.js';
 import type { UserRecord } from '../../../oauth/store.js';
-import { findUser, isDisabled } from '../../../oauth/users/users.js';
+import { hasPasskeys } from '../../../oauth/passkeys/passkeys.js';
 import { auditWriteFailed } from '../../audit-actor.js';
 import { finishSignIn } from '../../complete-sign-in.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
+import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
+import { keepPendingUser, type PendingHandler } from './pending-sign-in.js';
 import { confirmEnrolment, renderEnrolment, renderRecoveryCodes } from './totp-enrolment.js';
 
-// /login/second-factor (issue 35 item 2): the step after a right password, for a user who must give a second factor.
-// Until it is passed the browser is only half signed in: the user's id in the encrypted session cookie for a few
-// minutes, never a login session, so no page or authorization request sees anyone signed in.
+// /login/second-factor (issue 35 items 1 and 2): the step after a right password, for a user who must give a second
+// factor: a code of their authenticator app, a recovery code, or one of their passkeys (passkey-second-step.ts). A user
+// who has neither an app nor a passkey sets up the app here; one with passkeys only may set up the app instead.
 
 export const SECOND_STEP_PATH = '/login/second-factor';
-const PENDING_SECONDS = 5 * 60;
+export const SECOND_STEP_ENROL_PATH = `${SECOND_STEP_PATH}/enrol`;
 // As after a wrong password (login route): a wrong code costs time before the lockout starts.
 const FAILURE_DELAY_MS = 300;
 
 /** After the password: remember who is half signed in, and on to the second step. */
 export function startSecondStep(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, user: UserRecord): FastifyReply {
-  request.session.set('pendingSignIn', { userId: user.id, until: deps.now().getTime() + PENDING_SECONDS * 1000 });
+  keepPendingUser(deps, request, user);
   return reply.redirect(SECOND_STEP_PATH, 303);
 }
 
-/** The half-signed-in user, or null (none, expired, or since deleted or disabled). */
-async function pendingUser(deps: OAuthDeps, request: FastifyRequest): Promise<UserRecord | null> {
-  const pending = request.session.get('pendingSignIn');
-  if (pending === undefined || pending.until <= deps.now().getTime()) return null;
-  const user = await findUser(deps, pending.userId);
-  return user === null || isDisabled(user) ? null : user;
-}
-
-function backToLogin(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  request.session.set('pendingSignIn', undefined);
-  request.session.set('notice', request.pageLanguage.t('secondFactor.expired'));
-  return reply.redirect('/login', 303);
-}
-
-const codePage = (request: FastifyRequest, reply: FastifyReply, error: string | null = null) =>
-  renderPage(request, reply, 'second-factor/code.eta', {
+/** The second step's page: the code form when the app is set up, the passkey button when the user has passkeys. */
+async function secondStepPage(
+  deps: OAuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRecord,
+  error: string | null = null,
+) {
+  const [totp, passkeys] = await Promise.all([hasTotp(deps, user.id), hasPasskeys(deps, user.id)]);
+  return renderPage(request, reply, 'second-factor/code.eta', {
     title: request.pageLanguage.t('secondFactor.title'),
     error,
     csrfToken: reply.generateCsrf(),
+    totp,
+    passkeys,
+    enrolHref: SECOND_STEP_ENROL_PATH,
+    passkeyScripts: passkeys ? passkeyScriptTags() : [],
   });
-
-const enrolmentPage = (deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, user: UserRecord, error?: string) =>
-  renderEnrolment(deps, request, reply, user, { action: `${SECOND_STEP_PATH}/enrol`, cancel: '/login', ...(error && { error }) });
-
-/** GET: the code form, or the enrolment of a user who has no second factor yet and must give one. */
-export async function showSecondStep(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const user = await pendingUser(deps, request);
-  if (user === null) return backToLogin(request, reply);
-  return (await hasTotp(deps, user.id)) ? codePage(request, reply) : enrolmentPage(deps, request, reply, user);
 }
 
+const enrolmentPage = (deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, user: UserRecord, error?: string) =>
+  renderEnrolment(deps, request, reply, user, { action: SECOND_STEP_ENROL_PATH, cancel: '/login', ...(error && { error }) });
+
+/** GET: the code form and/or passkey button, or the enrolment of a user who has neither and must give a second factor. */
+export const showSecondStep: PendingHandler = async (deps, request, reply, user) =>
+  (await hasTotp(deps, user.id)) || (await hasPasskeys(deps, user.id))
+    ? secondStepPage(deps, request, reply, user)
+    : enrolmentPage(deps, request, reply, user);
+
+/** GET /login/second-factor/enrol: a user with passkeys but no app chose to set up the app instead. */
+export const showSecondStepEnrolment: PendingHandler = async (deps, request, reply, user) =>
+  (await hasTotp(deps, user.id)) ? reply.redirect(SECOND_STEP_PATH, 303) : enrolmentPage(deps, request, reply, user);
+
 /** POST: a TOTP code or a recovery code; right, the sign-in completes with amr pwd and otp (the mfa acr). */
-export async function submitSecondStep(
-  deps: OAuthDeps,
-  request: FastifyRequest<{ Body: { code?: string } }>,
-  reply: FastifyReply,
-): Promise<FastifyReply> {
-  const user = await pendingUser(deps, request);
-  if (user === null) return backToLogin(request, reply);
+export const submitSecondStep: PendingHandler<{ code?: string }> = async (deps, request, reply, user) => {
   const { t } = request.pageLanguage;
   const code = request.body?.code ?? '';
-  if (code.trim() === '') return codePage(request, reply.code(400), t('secondFactor.missingCode'));
+  if (code.trim() === '') return secondStepPage(deps, request, reply.code(400), user, t('secondFactor.missingCode'));
   const address = limitedAddress(request.ip);
   const check = await checkSecondFactor(deps, user, code, address);
   const report = auditWriteFailed(() => request.log);
@@ -78,10 +76,10 @@ export async function submitSecondStep(
     request.log.info({ event: 'second_factor.failed', userId: user.id, address, lockedOut }, 'second factor refused');
     if (check.outcome === 'locked_out') {
       const error = t('login.lockedOut', { seconds: check.retryAfter });
-      return codePage(request, reply.code(429).header('retry-after', String(check.retryAfter)), error);
+      return secondStepPage(deps, request, reply.code(429).header('retry-after', String(check.retryAfter)), user, error);
     }
     await sleep(FAILURE_DELAY_MS);
-    return codePage(request, reply.code(401), t('secondFactor.wrongCode'));
+    return secondStepPage(deps, request, reply.code(401), user, t('secondFactor.wrongCode'));
   }
   if (check.method === 'recovery_code') {
     const left = await recoveryCodesLeft(deps, user.id);
@@ -90,20 +88,14 @@ export async function submitSecondStep(
   // RFC 8176: a recovery code is a one-time code of the possession factor, as the app's codes are (not kba, which is
   // answers to questions a person knows); with the password the sign-in reaches mfa.
   return reply.redirect(await finishSignIn(deps, request, user, ['pwd', 'otp']), 303);
-}
+};
 
 /** POST /login/second-factor/enrol: a user who must give a second factor sets it up, then is signed in with it. */
-export async function submitSecondStepEnrolment(
-  deps: OAuthDeps,
-  request: FastifyRequest<{ Body: { code?: string } }>,
-  reply: FastifyReply,
-): Promise<FastifyReply> {
-  const user = await pendingUser(deps, request);
-  if (user === null) return backToLogin(request, reply);
-  if (await hasTotp(deps, user.id)) return codePage(request, reply);
+export const submitSecondStepEnrolment: PendingHandler<{ code?: string }> = async (deps, request, reply, user) => {
+  if (await hasTotp(deps, user.id)) return secondStepPage(deps, request, reply, user);
   const enrolment = await confirmEnrolment(deps, request, user, request.body?.code ?? '');
   if (enrolment.outcome === 'wrong_code')
     return enrolmentPage(deps, request, reply.code(422), user, request.pageLanguage.t('secondFactor.wrongCode'));
   const next = await finishSignIn(deps, request, user, ['pwd', 'otp']);
   return renderRecoveryCodes(request, reply, enrolment.recoveryCodes, next);
-}
+};

@@ -20,8 +20,10 @@ import { changedFields, userEvent } from '../../../oauth/audit/audit-subjects.js
 import { claimValues, profileFromBody, type UserBody } from './request-fields.js';
 import { hasTotp, isMfaPolicy, removeSecondFactor, setMfaPolicy } from '../../../oauth/second-factor/second-factors.js';
 import { mfaPolicyEvent, secondFactorResetEvent } from '../../../oauth/audit/second-factor-events.js';
+import { passkeysResetEvent } from '../../../oauth/audit/passkey-events.js';
+import { passkeysOfUser, removeAllPasskeys } from '../../../oauth/passkeys/passkeys.js';
 import { renderUsersPage, userNotFound } from './responses.js';
-import { deleteView, formView, INDEX_PATH, indexView, passwordView, showPath, showView } from './view-models.js';
+import { deleteView, formView, INDEX_PATH, indexView, passwordView, resetPasskeysView, showPath, showView } from './view-models.js';
 
 export interface UserRoute {
   Params: { id: string };
@@ -61,9 +63,9 @@ export class UsersController extends Controller {
 
   async show(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
     const user = await this.#user(request);
-    return user
-      ? renderUsersPage(request, reply, 'show.eta', showView(user, await hasTotp(this.deps, user.id)))
-      : userNotFound(request, reply);
+    if (!user) return userNotFound(request, reply);
+    const [totp, passkeys] = await Promise.all([hasTotp(this.deps, user.id), passkeysOfUser(this.deps, user.id)]);
+    return renderUsersPage(request, reply, 'show.eta', showView(user, totp, passkeys));
   }
 
   async edit(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -156,6 +158,29 @@ export class UsersController extends Controller {
       removed ? 'Second factor removed: the user sets one up again when required.' : 'The user has no second factor.',
       showPath(user.id),
     );
+  }
+
+  async confirmResetPasskeys(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    return renderUsersPage(request, reply, 'reset-passkeys.eta', resetPasskeysView(user, await passkeysOfUser(this.deps, user.id)));
+  }
+
+  /**
+   * Removes all the user's passkeys (a lost security key or phone): they sign in with their password and register
+   * again. Apart from "Reset second factor" (the authenticator app), since losing one says nothing of the other.
+   */
+  async resetPasskeys(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    const removed = await removeAllPasskeys(this.deps, user.id);
+    await recordChangeEvent(this.deps, adminActor(request), removed.length > 0 ? passkeysResetEvent(user.id, removed) : null);
+    request.log.info({ event: 'user.passkeys_reset', userId: user.id, removed: removed.length }, 'passkeys reset by the admin');
+    const notice =
+      removed.length > 0
+        ? `${capitalised(plural(removed.length, 'passkey'))} removed: the user registers again.`
+        : 'The user has no passkey.';
+    return redirectAfter(request, reply, notice, showPath(user.id));
   }
 
   async revokeTokens(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {

@@ -19,6 +19,9 @@ export const userRoutes: FastifyPluginAsync<{ controller: UsersController }> = a
   app.get<UserRoute>(`${INDEX_PATH}/:id/edit`, { schema: byId }, (request, reply) => controller.edit(request, reply));
   app.get<UserRoute>(`${INDEX_PATH}/:id/password`, { schema: byId }, (request, reply) => controller.passwordForm(request, reply));
   app.get<UserRoute>(`${INDEX_PATH}/:id/delete`, { schema: byId }, (request, reply) => controller.confirmDestroy(request, reply));
+  app.get<UserRoute>(`${INDEX_PATH}/:id/reset_passkeys`, { schema: byId }, (request, reply) =>
+    controller.confirmResetPasskeys(request, reply),
+  );
 
   app.post<{ Body: UserBody | undefined }>(
     INDEX_PATH,
@@ -47,6 +50,9 @@ export const userRoutes: FastifyPluginAsync<{ controller: UsersController }> = a
   );
   app.post<UserRoute>(`${INDEX_PATH}/:id/reset_second_factor`, { schema: action, preValidation: csrf }, (request, reply) =>
     controller.resetSecondFactor(request, reply),
+  );
+  app.post<UserRoute>(`${INDEX_PATH}/:id/reset_passkeys`, { schema: action, preValidation: csrf }, (request, reply) =>
+    controller.resetPasskeys(request, reply),
   );
   app.post<UserRoute>(`${INDEX_PATH}/:id/revoke_tokens`, { schema: action, preValidation: csrf }, (request, reply) =>
     controller.revokeTokens(request, reply),

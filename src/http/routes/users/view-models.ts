@@ -1,3 +1,5 @@
+import type { PasskeyRecord } from '../../../oauth/passkeys/passkey-store.js';
+import { isSynced } from '../../../oauth/passkeys/passkeys.js';
 import type { UserRecord } from '../../../oauth/store.js';
 import {
   ADDRESS_FIELDS,
@@ -89,7 +91,15 @@ export function formView(values: ClaimValues, options: { user?: UserRecord; user
   };
 }
 
-export function showView(user: UserRecord, hasSecondFactor = false) {
+/** What the admin sees of a user's passkeys: never the credential id or key, which tell a reader nothing. */
+const passkeyRow = (passkey: PasskeyRecord) => ({
+  name: passkey.name,
+  createdAt: passkey.createdAt.toISOString(),
+  lastUsedAt: passkey.lastUsedAt?.toISOString() ?? 'never',
+  kind: isSynced(passkey) ? 'Synced' : 'Device-bound',
+});
+
+export function showView(user: UserRecord, hasSecondFactor = false, passkeys: PasskeyRecord[] = []) {
   const address = parseAddress(user.address);
   const claims = [
     ...STRING_CLAIMS.map(({ field, claim, label }) => ({ claim, label, value: user[field] })),
@@ -114,6 +124,7 @@ export function showView(user: UserRecord, hasSecondFactor = false) {
       policyAction: `${showPath(user.id)}/mfa`,
       resetAction: `${showPath(user.id)}/reset_second_factor`,
     },
+    passkeys: { list: passkeys.map(passkeyRow), resetHref: `${base}/reset_passkeys` },
     claims: claims.filter((claim) => claim.value !== null),
     actions: {
       editHref: `${base}/edit`,
@@ -134,6 +145,18 @@ export function passwordView(user: UserRecord, errors: string[] = []) {
     action: `${showPath(user.id)}/password`,
     cancelHref: showPath(user.id),
     errors: errors.map((message) => bare(message, 'Password')),
+  };
+}
+
+/** The confirmation before all the user's passkeys are removed. */
+export function resetPasskeysView(user: UserRecord, passkeys: PasskeyRecord[]) {
+  return {
+    title: `Remove all passkeys of ${user.username}?`,
+    navUsers: true,
+    username: user.username,
+    count: passkeys.length,
+    action: `${showPath(user.id)}/reset_passkeys`,
+    cancelHref: showPath(user.id),
   };
 }
 
