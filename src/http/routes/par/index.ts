@@ -1,10 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { extractClientCredentials } from '../../../oauth/clients/client-credentials.js';
 import { pushAuthorizationRequest } from '../../../oauth/authorization/push-authorization-request.js';
-import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { tokenRequestDpopProof } from '../../../oauth/tokens/dpop/dpop-proof.js';
 import { readOAuthParameters } from '../../hooks/read-oauth-parameters.js';
 import { noStore } from '../../no-store.js';
+import { requestClientCredentials } from '../../request-client-credentials.js';
 import type { RouteOptions } from '../../route-options.js';
 import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
 
@@ -43,13 +42,7 @@ export const parRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps })
     { schema: { body: bodySchema, response: { 201: responseSchema, ...oauthErrorResponses } }, preValidation: readOAuthParameters },
     async (request, reply) => {
       const parameters = request.oauthParameters;
-      const address = limitedAddress(request.ip);
-      const credentials = extractClientCredentials({
-        authorization: request.headers.authorization,
-        body: parameters,
-        address,
-        endpoint: PAR_PATH,
-      });
+      const credentials = requestClientCredentials(request, PAR_PATH);
       // RFC 9449 section 10.1: the proof is checked first; its replay check and record wait for the client and the request.
       const dpopProof = await tokenRequestDpopProof(deps, request.headers.dpop, PAR_PATH);
       const response = await pushAuthorizationRequest(deps, { parameters, credentials, dpopProof });
