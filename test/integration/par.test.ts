@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
+import { cleanUpStaleRecords } from '../../src/oauth/cleanup/cleanup.js';
 import { assertionParams, clientAssertion, clientKey, jwksOf, type ClientKey } from '../helpers/client-assertions.js';
 import { dpopKey, dpopProof, type DpopKey } from '../helpers/dpop.js';
 import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
@@ -173,15 +174,6 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     expect(refused.json()).toMatchObject({ error: 'invalid_request' });
   });
 
-  it('expired request_uri: past expires_in the authorization request is refused; once opened, the consent has its own window', async () => {
-    const stale = requestUriOf(await pushBasic(secretClient, codeRequest()));
-    const opened = requestUriOf(await pushBasic(secretClient, codeRequest()));
-    const page = await authorize(secretClient.uid, opened);
-    server.clock.advance(61);
-    expectErrorPage(await authorize(secretClient.uid, stale), 'has expired');
-    expect((await approve(page)).statusCode).toBe(303);
-  });
-
   it("request_uri of another client: the error page (its redirect_uri is not this client's to trust), and the owner can still use it", async () => {
     const requestUri = requestUriOf(await pushBasic(secretClient, codeRequest()));
     expectErrorPage(await authorize(twoUris.uid, requestUri), 'unknown, or was pushed by another client');
@@ -267,5 +259,26 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     const tokenUrl = await pushBasic(secretClient, codeRequest(), { dpop: await tokenProof(key) });
     expect(tokenUrl.json()).toMatchObject({ error: 'invalid_dpop_proof' });
     expect((await pushBasic(secretClient, codeRequest({ dpop_jkt: key.jkt }), { dpop: await parProof(key) })).statusCode).toBe(201);
+  });
+
+  // The last two move the server's clock ahead of the real one, which client assertions and DPoP proofs are made with.
+  // Their client has no token yet, so its consent is never skipped (skipAuthorization.whenPreviouslyAuthorized).
+  it('expired request_uri: past expires_in the authorization request is refused; once opened, the consent has its own window', async () => {
+    const stale = requestUriOf(await pushBasic(parOnly, codeRequest()));
+    const opened = requestUriOf(await pushBasic(parOnly, codeRequest()));
+    const page = await authorize(parOnly.uid, opened);
+    server.clock.advance(61);
+    expectErrorPage(await authorize(parOnly.uid, stale), 'has expired');
+    expect((await approve(page)).statusCode).toBe(303);
+  });
+
+  it('tokens cleanup deletes pushed requests past their expiry and keeps the live ones', async () => {
+    const stale = requestUriOf(await pushBasic(parOnly, codeRequest()));
+    server.clock.advance(61);
+    const live = requestUriOf(await pushBasic(parOnly, codeRequest()));
+    const { deleted } = await cleanUpStaleRecords(server.deps, server.clock.now, { batchSize: 100 });
+    expect(deleted.expired_pushed_requests).toBeGreaterThanOrEqual(1);
+    expectErrorPage(await authorize(parOnly.uid, stale), 'unknown, or was pushed by another client');
+    expect((await authorize(parOnly.uid, live)).statusCode).toBe(200);
   });
 });
