@@ -8,7 +8,7 @@ import { dpopKey, dpopProof, type DpopKey } from '../helpers/dpop.js';
 import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { backend } from '../helpers/test-database.js';
-import { basicAuth, FORM, form, type TestServer } from '../helpers/test-server.js';
+import { basicAuth, buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
 // Issue 36 item 1, RFC 9126: pushed authorization requests, black-box over HTTP. The tests are named after the FAPI 2.0
 // conformance suite's modules where one exists (fapi2-security-profile-final-*). The happy flow is oauth4webapi's, as a
@@ -280,5 +280,36 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     expect(deleted.expired_pushed_requests).toBeGreaterThanOrEqual(1);
     expectErrorPage(await authorize(parOnly.uid, stale), 'unknown, or was pushed by another client');
     expect((await authorize(parOnly.uid, live)).statusCode).toBe(200);
+  });
+});
+
+describe(`pushedAuthorizationRequests.required: every client must push (${backend})`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await buildTestServer({ config: { pushedAuthorizationRequests: { required: true, expiresIn: 30 } } });
+  });
+  afterAll(() => server?.close());
+
+  it('discovery says so; a plain request of any client is refused, a pushed one is served (expires_in from the config)', async () => {
+    const metadata = (await server.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
+    expect(metadata.require_pushed_authorization_requests).toBe(true);
+    const { application, plainSecret } = await createClient(server.deps);
+    await createUser(server.deps, 'bob');
+    const bob = await signedIn(server.app, 'bob');
+    const request = { response_type: 'code', redirect_uri: CALLBACK, scope: 'read', state: 's' };
+    const plain = await bob.request({ method: 'GET', url: authorizeUrl({ client_id: application.uid, ...request }) });
+    expect(locationParameters(plain).get('error_description')).toBe('Pushed authorization requests are required for this client.');
+    const pushed = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/par',
+      headers: { ...FORM, authorization: basicAuth(application.uid, plainSecret!) },
+      payload: form(request),
+    });
+    expect(pushed.json()).toMatchObject({ expires_in: 30 });
+    const page = await bob.request({
+      method: 'GET',
+      url: authorizeUrl({ client_id: application.uid, request_uri: pushed.json().request_uri }),
+    });
+    expect(page.statusCode).toBe(200);
   });
 });
