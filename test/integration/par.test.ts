@@ -210,6 +210,10 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     expect(wrong.json()).toMatchObject({ error: 'invalid_client' });
     const none = await push(codeRequest());
     expect(none.statusCode).toBe(401);
+    // Another client_id next to Basic credentials names two clients: refused as at the token endpoint.
+    expect((await pushBasic(secretClient, { ...codeRequest(), client_id: twoUris.uid })).json()).toMatchObject({
+      error: 'invalid_request',
+    });
     // A client registered for private_key_jwt cannot push by its client_id alone.
     expect((await push({ client_id: fapiClient.uid, ...codeRequest() })).statusCode).toBe(401);
   });

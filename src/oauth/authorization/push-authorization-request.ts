@@ -33,10 +33,9 @@ export async function pushAuthorizationRequest(
   { parameters, credentials, dpopProof }: PushRequest,
 ): Promise<PushedAuthorizationResponse> {
   const application = await requireClient(deps, credentials);
-  // Section 2.1: a pushed request cannot itself point at another one.
+  // Section 2.1: a pushed request cannot itself point at another one. (A client_id other than the authenticated
+  // client's was refused with the credentials, as at the token endpoint.)
   if (parameters.request_uri !== undefined) throw new InvalidRequest('A pushed authorization request must not contain request_uri.');
-  if (parameters.client_id !== undefined && parameters.client_id !== application.uid)
-    throw new InvalidRequest('The client_id is not the client that authenticated.');
   if (dpopProof) await refuseReplayedDpopProof(deps, dpopProof);
   const pushed = authorizationParametersOf(parameters, application, dpopProof);
   const validation = await validateAuthorizationRequest(deps, pushed);
