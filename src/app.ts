@@ -37,6 +37,7 @@ import { resourcesRoutes } from './http/routes/resources/index.js';
 import { auditRoutes } from './http/routes/audit/index.js';
 import { registerRoutes } from './http/routes/register/index.js';
 import { deviceAuthorizationRoutes } from './http/routes/device-authorization/index.js';
+import { parRoutes } from './http/routes/par/index.js';
 import { deviceRoutes } from './http/routes/device/index.js';
 import { deviceFlowEnabled } from './oauth/device/device-code-grant-type.js';
 import { revokeRoutes } from './http/routes/revoke/index.js';
@@ -220,6 +221,7 @@ export async function buildServer({
   await app.register(metadataRoutes, { ...routes });
   if (config.registration.policy !== 'off') await app.register(registerRoutes, { ...routes });
   if (deviceFlowEnabled(config)) await app.register(deviceAuthorizationRoutes, { ...routes });
+  await app.register(parRoutes, { ...routes });
   if (config.openid.enabled) {
     await app.register(signingKeyRotationPlugin, { deps });
     await app.register(logoutDeliveryPlugin, { worker: logoutWorker });

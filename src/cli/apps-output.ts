@@ -28,6 +28,7 @@ function details(application: ApplicationRecord): string[] {
     `  logout tokens:  ${backchannelLogout(application)}`,
     `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
     `  DPoP:           ${application.dpopBoundAccessTokens ? 'required (DPoP-bound tokens only, RFC 9449)' : 'optional'}`,
+    `  PAR:            ${application.requirePushedAuthorizationRequests ? 'required (pushed authorization requests only, RFC 9126)' : 'optional'}`,
     `  refresh tokens: ${application.refreshTokens === 'always' ? 'always (the default)' : 'only with offline_access granted (OpenID Connect Core 11)'}`,
     `  grant types:    ${application.grantTypes?.join(' ') ?? '(every grant the server enables but the device grant)'}`,
     `  client auth:    ${clientAuthentication(application)}`,

@@ -26,7 +26,7 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
 
   create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens] [--refresh-tokens always|offline-access]
-         [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
+         [--require-par] [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
       Registers an application and prints its uid and secret; the secret is shown only this once.
       --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
@@ -37,7 +37,8 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
                             approval, and the metadata it supplied about itself (unverified)
   update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens|--no-dpop-bound-access-tokens]
-         [--refresh-tokens always|offline-access] [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
+         [--refresh-tokens always|offline-access] [--require-par|--no-require-par] [--grant-types "G ..."]
+         [OpenID Connect options] [client authentication options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
   rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
@@ -70,6 +71,9 @@ OpenID Connect options (they apply once config openid.enabled is true; an empty 
   --dpop-bound-access-tokens | --no-dpop-bound-access-tokens
       whether every token request of the application must carry a DPoP proof (RFC 9449 section 5.2), so that
       all its tokens are bound to a key; without one it gets invalid_dpop_proof. Off by default.
+  --require-par | --no-require-par
+      whether its authorization requests must be pushed first (POST /oauth/par, RFC 9126; registration metadata
+      require_pushed_authorization_requests); a plain one gets invalid_request. Off by default.
   --refresh-tokens always|offline-access
       when its token responses carry a refresh token (while it may use the refresh_token grant): always (the
       default), or only when the user granted offline_access (OpenID Connect Core 11, asked on the consent screen).
@@ -95,6 +99,8 @@ const FIELD_OPTIONS = {
   'access-token-format': { type: 'string' },
   'dpop-bound-access-tokens': { type: 'boolean' },
   'no-dpop-bound-access-tokens': { type: 'boolean' },
+  'require-par': { type: 'boolean' },
+  'no-require-par': { type: 'boolean' },
   'refresh-tokens': { type: 'string' },
   'grant-types': { type: 'string' },
   ...CLIENT_AUTHENTICATION_OPTIONS,
@@ -117,6 +123,7 @@ function onOff(values: Record<string, unknown>, name: string): boolean | undefin
 }
 
 const dpopBoundAccessTokens = (values: Record<string, unknown>) => onOff(values, 'dpop-bound-access-tokens');
+const requirePushedAuthorizationRequests = (values: Record<string, unknown>) => onOff(values, 'require-par');
 
 /** The OpenID Connect settings among the options; one not given stays undefined (create: none; update: unchanged). */
 function openIdSettings(values: {
@@ -152,6 +159,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
     scopes: values.scopes ?? '',
     confidential: !values.public,
     dpopBoundAccessTokens: dpopBoundAccessTokens(values),
+    requirePushedAuthorizationRequests: requirePushedAuthorizationRequests(values),
     refreshTokens: refreshTokens(values['refresh-tokens']),
     grantTypes: values['grant-types'],
     ...openIdSettings(values),
@@ -203,6 +211,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
   const settings = {
     ...openIdSettings(values),
     dpopBoundAccessTokens: dpopBoundAccessTokens(values),
+    requirePushedAuthorizationRequests: requirePushedAuthorizationRequests(values),
     refreshTokens: refreshTokens(values['refresh-tokens']),
     grantTypes: values['grant-types'],
     ...clientAuthenticationSettings(values),
@@ -210,7 +219,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens, --refresh-tokens, --grant-types, --backchannel-logout-uri, --[no-]backchannel-logout-session-required, --token-endpoint-auth-method, --jwks-uri or --jwks-file',
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens, --[no-]require-par, --refresh-tokens, --grant-types, --backchannel-logout-uri, --[no-]backchannel-logout-session-required, --token-endpoint-auth-method, --jwks-uri or --jwks-file',
     );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {

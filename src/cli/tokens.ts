@@ -23,6 +23,7 @@ is safe to run while the service serves requests (for example daily from cron):
   logout deliveries        back-channel logout tokens delivered or given up more than openid.backchannelLogout
                            .keepDays ago (pending ones stay)
   device codes             RFC 8628 device authorizations expired more than authorizationCodeExpiresIn ago
+  pushed requests          RFC 9126 pushed authorization requests past their expiry, used or not
 The margins keep a replayed code or refresh token recognisable for a while (RFC 6749 4.1.2, RFC 9700 4.14).
 --dry-run counts what would be deleted and deletes nothing, then counts what is kept on purpose, and why.
 `;
@@ -38,6 +39,7 @@ const LABELS: Record<CleanupKind, string> = {
   audit_events: 'audit events',
   expired_device_codes: 'device codes',
   expired_login_sessions: 'login sessions',
+  expired_pushed_requests: 'pushed requests',
 };
 
 export function runTokensCommand(args: string[], io: CliIo): Promise<number> {

@@ -4,6 +4,7 @@
 import { introspectionSchema } from './introspection-schema.js';
 import { authenticationSchema } from './authentication-schema.js';
 import { deviceAuthorizationSchema } from './device-authorization-schema.js';
+import { pushedAuthorizationRequestsSchema } from './pushed-authorization-requests-schema.js';
 import { dpopSchema } from './dpop-schema.js';
 import { hstsSchema } from './hsts-schema.js';
 import { metricsSchema } from './metrics-schema.js';
@@ -147,6 +148,7 @@ export const configSchema = {
     },
     authentication: authenticationSchema,
     deviceAuthorization: deviceAuthorizationSchema,
+    pushedAuthorizationRequests: pushedAuthorizationRequestsSchema,
     grantFlows: {
       type: 'array',
       uniqueItems: true,

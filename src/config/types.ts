@@ -66,6 +66,8 @@ export interface Config {
   /** Issue 35: the acr issued for each level of sign-in (src/oauth/authentication-context.ts). */
   authentication: { acr: AcrValues; passkeys: PasskeysConfig; requireSecondFactor: SecondFactorRequirement };
   deviceAuthorization: { expiresIn: number; interval: number; maxEntriesPerCode: number };
+  /** Issue 36: RFC 9126 pushed authorization requests. */
+  pushedAuthorizationRequests: { required: boolean; expiresIn: number };
   grantFlows: GrantFlow[];
   defaultScopes: string[];
   optionalScopes: string[];

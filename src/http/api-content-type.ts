@@ -1,13 +1,17 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { UnsupportedMediaType } from '../oauth/errors.js';
 
-/** The API group of the seed: token, revoke, introspect and token info; and RFC 8628's device authorization (issue 34). */
+/**
+ * The API group of the seed: token, revoke, introspect and token info; RFC 8628's device authorization (issue 34)
+ * and RFC 9126's pushed authorization requests (issue 36).
+ */
 export const API_GROUP_PATHS = new Set([
   '/oauth/token',
   '/oauth/revoke',
   '/oauth/introspect',
   '/oauth/token/info',
   '/oauth/device_authorization',
+  '/oauth/par',
 ]);
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);

@@ -123,6 +123,14 @@ export class RequestUriNotSupported extends OAuthError {
   }
 }
 
+// RFC 9126 section 4 (the code of RFC 9101 section 10.2): a pushed request's request_uri that is unknown, another
+// client's, expired or used already. Shown on the error page: the redirect_uri it would name cannot be trusted.
+export class InvalidRequestUri extends OAuthError {
+  constructor(description: string) {
+    super('invalid_request_uri', 400, description);
+  }
+}
+
 // RFC 9449 section 4.3 and 5: a DPoP proof that is malformed, for another request, replayed, or missing where
 // the client or the token needs one.
 export class InvalidDpopProof extends OAuthError {

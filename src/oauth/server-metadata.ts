@@ -31,6 +31,11 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     ...(flows.includes('urn:ietf:params:oauth:grant-type:device_code') && {
       device_authorization_endpoint: `${base}/oauth/device_authorization`,
     }),
+    // RFC 9126 section 5: the PAR endpoint serves the authorization endpoint's requests.
+    ...(redirectFlows && {
+      pushed_authorization_request_endpoint: `${base}/oauth/par`,
+      require_pushed_authorization_requests: config.pushedAuthorizationRequests.required,
+    }),
     ...(config.registration.clientIdMetadataDocuments.enabled && { client_id_metadata_document_supported: true }),
     scopes_supported: [...config.defaultScopes, ...config.optionalScopes],
     response_types_supported: [...(flows.includes('authorization_code') ? ['code'] : []), ...(flows.includes('implicit') ? ['token'] : [])],

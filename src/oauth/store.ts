@@ -15,6 +15,7 @@ import type { AccessTokenFormat } from './tokens/access-token-format.js';
 import type { AuditEventStore } from './audit/audit-store.js';
 import type { FederatedSubjectStore } from './assertions/federated-subject-store.js';
 import type { DeviceAuthorizationStore } from './device/device-authorization-store.js';
+import type { PushedRequestStore } from './authorization/pushed-request-store.js';
 import type { SecondFactorStore } from './second-factor/second-factor-store.js';
 import type { LoginSessionStore } from './sessions/login-session-store.js';
 import type { PasskeyStore } from './passkeys/passkey-store.js';
@@ -279,6 +280,8 @@ export interface Stores {
   auditEvents: AuditEventStore;
   /** Issue 34 item 2: RFC 8628 device authorizations. */
   deviceAuthorizations: DeviceAuthorizationStore;
+  /** Issue 36 item 1: RFC 9126 pushed authorization requests. */
+  pushedRequests: PushedRequestStore;
   /** Issue 34 item 3: which user a trusted issuer's subject is (the JWT bearer grant). */
   federatedSubjects: FederatedSubjectStore;
   /** Issue 35 item 5: the browsers signed in, one row per login session. */

@@ -32,6 +32,7 @@ interface Rule {
     | 'oauth_logout_deliveries'
     | 'oauth_audit_events'
     | 'oauth_device_authorizations'
+    | 'oauth_pushed_authorization_requests'
     | 'login_sessions';
   /** The indexed time column the batches walk; never NULL for the rows of the rule. */
   order: 'revoked_at' | 'created_at' | 'occurred_at' | 'expires_at' | 'last_seen_at';
@@ -122,6 +123,14 @@ function sqlOf(rule: CleanupRule): Rule {
       };
     case 'expired_login_sessions':
       return { table: 'login_sessions', order: 'last_seen_at', before: timestamp(rule.unusedSince), where: 'TRUE', values: [] };
+    case 'expired_pushed_requests':
+      return {
+        table: 'oauth_pushed_authorization_requests',
+        order: 'expires_at',
+        before: timestamp(rule.expiredBefore),
+        where: 'TRUE',
+        values: [],
+      };
   }
 }
 

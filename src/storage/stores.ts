@@ -13,6 +13,7 @@ import { sqlClientForPrismaTransaction } from './prisma-transaction-sql.js';
 import type { SqlClient } from './sql-client.js';
 import { KeyEncryptionKeyInvalid, parseKeyEncryptionKey } from './key-encryption.js';
 import { deviceAuthorizationRepository } from './device-authorization-repository.js';
+import { pushedRequestRepository } from './pushed-request-repository.js';
 import { dpopProofRepository } from './dpop-proof-repository.js';
 import { federatedSubjectRepository } from './federated-subject-repository.js';
 import { logoutDeliveryRepository } from './logout-delivery-repository.js';
@@ -112,6 +113,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     logoutDeliveries: logoutDeliveryRepository(sql),
     auditEvents: auditEventRepository(sql),
     deviceAuthorizations: deviceAuthorizationRepository(sql),
+    pushedRequests: pushedRequestRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
     loginSessions: loginSessionRepository(sql),
     passkeys: webauthnCredentialRepository(sql),
@@ -147,6 +149,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     logoutDeliveries: logoutDeliveryRepository(sql),
     auditEvents: auditEventRepository(sql),
     deviceAuthorizations: deviceAuthorizationRepository(sql),
+    pushedRequests: pushedRequestRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
     loginSessions: loginSessionRepository(sql),
     passkeys: webauthnCredentialRepository(sql),

@@ -48,6 +48,7 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
       userinfo_signed_response_alg: null,
       access_token_format: 'opaque',
       dpop_bound_access_tokens: false,
+      require_pushed_authorization_requests: false,
       subject_type: 'public',
       sector_identifier_uri: null,
       refresh_tokens: 'always',

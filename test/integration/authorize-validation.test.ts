@@ -83,6 +83,16 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
     expectPage(await get(valid({ redirect_uri: 'https://evil.example/callback' })), 400, description);
   });
 
+  ruleTest(
+    'pushed_when_required',
+    'a client that must push (RFC 9126 section 6) sending a plain request: invalid_request, redirected',
+    async () => {
+      const pushing = (await createClient(server.deps, { requirePushedAuthorizationRequests: true })).application;
+      const response = await get(valid({ client_id: pushing.uid, state: ['a', 'b'] }));
+      expectRedirect(response, 'invalid_request', 'Pushed authorization requests are required for this client.');
+    },
+  );
+
   ruleTest('parameters_single_valued', 'a repeated parameter is invalid_request, redirected once the client is verified', async () => {
     const response = await get(valid({ state: ['a', 'b'] }));
     expectRedirect(response, 'invalid_request', 'The parameter state was sent more than once.');
@@ -329,6 +339,7 @@ describe('the rule table', () => {
       'client_registered',
       'client_enabled',
       'redirect_uri_registered',
+      'pushed_when_required',
       'parameters_single_valued',
       'request_object_unpacked',
       'response_type_present',

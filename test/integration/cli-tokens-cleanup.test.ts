@@ -115,6 +115,7 @@ const EXPECTED: Record<CleanupKind, number> = {
   audit_events: 0,
   expired_device_codes: 0,
   expired_login_sessions: 0,
+  expired_pushed_requests: 0,
 };
 
 describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () => {
@@ -208,6 +209,7 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       audit_events: 0,
       expired_device_codes: 0,
       expired_login_sessions: 0,
+      expired_pushed_requests: 0,
     };
     expect(batches.counted).toEqual(expected);
     expect(batches.deleted).toEqual(expected);

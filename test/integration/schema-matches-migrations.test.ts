@@ -44,7 +44,7 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
   });
   afterAll(() => db.drop());
 
-  it("declares the sixteen tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events, the device authorizations, the federated subjects, the login sessions, the second factors' two and the passkeys)", () => {
+  it("declares the seventeen tables (Doorkeeper's three, users, the signing keys, the resources, the DPoP proofs, the registration tokens, the logout deliveries, the audit events, the device authorizations, the federated subjects, the login sessions, the second factors' two, the passkeys and the pushed authorization requests)", () => {
     expect(models.map((m) => m.table).sort()).toEqual([
       'login_sessions',
       'oauth_access_grants',
@@ -55,6 +55,7 @@ describe(`prisma/migrations match prisma/schema.prisma (${backend})`, () => {
       'oauth_dpop_proofs',
       'oauth_federated_subjects',
       'oauth_logout_deliveries',
+      'oauth_pushed_authorization_requests',
       'oauth_registration_tokens',
       'oauth_resources',
       'oauth_signing_keys',

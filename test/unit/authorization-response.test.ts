@@ -23,6 +23,7 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   oidc: NO_OPENID_PARAMETERS,
   resources: [],
   dpopJkt: null,
+  requestUri: null,
   ...overrides,
 });
 const codeResult = { responseType: 'code' as const, code: 'CODE', grant: {} as AccessGrantRecord };

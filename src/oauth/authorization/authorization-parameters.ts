@@ -42,6 +42,11 @@ export interface AuthorizationParameters {
   resources: string[];
   /** Parameters sent more than once or not as a plain string (RFC 6749 section 3.1: MUST NOT repeat). */
   malformed: AuthorizationParameterName[];
+  /**
+   * RFC 9126: a pushed request. `requestUri`: the request_uri /oauth/authorize read these parameters from; null at
+   * POST /oauth/par, where they are being pushed. Absent: sent directly to /oauth/authorize.
+   */
+  pushed?: { requestUri: string | null };
 }
 
 /** The query (GET) or form body (POST) as parsed by the HTTP layer. */

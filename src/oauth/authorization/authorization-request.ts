@@ -1,5 +1,5 @@
 import type { OAuthDeps } from '../deps.js';
-import { AccessDenied, type OAuthError } from '../errors.js';
+import { AccessDenied, InvalidRequestUri, type OAuthError } from '../errors.js';
 import { errorResponseMode, requestedScopes, responseModeOf, askedScopes, type AuthorizationContext } from './authorization-context.js';
 import type { AuthorizationRule } from './authorization-context.js';
 import { AUTHORIZATION_RULES, DENIAL_RULES } from './authorization-rules.js';
@@ -11,6 +11,7 @@ import { formatScopes } from '../scopes.js';
 import type { ApplicationRecord, LookupOrigin } from '../store.js';
 import { EXPIRED_UNUSED_EXPLANATION, expiredUnused } from '../clients/registration/unused-clients.js';
 import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
+import { consumePushedRequest, REQUEST_URI_USED, resolvePushedRequest } from './pushed-authorization-requests.js';
 
 // The authorization request of RFC 6749 sections 4.1.1 and 4.2.1: validating its parameters in
 // the reference's order (section 4.2, with SPEC 3.5 and 8), and where an error may be sent.
@@ -33,6 +34,8 @@ export interface AuthorizationRequest {
   resources: string[];
   /** RFC 9449 section 10: the thumbprint of the key the code exchange must prove, or null. */
   dpopJkt: string | null;
+  /** RFC 9126: the request_uri of the pushed request this is, consumed when it completes; null: sent directly. */
+  requestUri: string | null;
 }
 
 /** Where an error goes once client and redirect URI are verified (RFC 6749 section 4.1.2.1). */
@@ -64,13 +67,17 @@ export async function validateAuthorizationRequest(
   parameters: AuthorizationParameters,
   origin?: LookupOrigin,
 ): Promise<AuthorizationValidation> {
-  // RFC 9101: a signed request object is the request; what is wrong with it is shown, never redirected.
-  const unpacked = await unpackRequestObject(deps, parameters, origin);
+  const resolved = await resolvePushedRequest(deps, parameters, origin);
+  if (!('values' in resolved)) return requestUriFailure(resolved);
+  // RFC 9101: a signed request object is the request; what is wrong with it is shown, never redirected. (A pushed
+  // request was unpacked at PAR: what is stored has none.)
+  const unpacked = await unpackRequestObject(deps, resolved, origin);
   if (!unpacked.ok) return { ok: false, rule: 'request_object_valid', error: unpacked.error, redirect: null };
-  const context = await contextFor(deps, unpacked.parameters, origin);
+  const request = unpacked.parameters;
+  const context = await contextFor(deps, request, origin);
   const failure = firstFailure(AUTHORIZATION_RULES, context);
   if (failure) return failure;
-  const { values } = unpacked.parameters;
+  const { values } = request;
   const method = values.code_challenge ? (values.code_challenge_method ?? null) : null;
   return {
     ok: true,
@@ -85,23 +92,45 @@ export async function validateAuthorizationRequest(
       codeChallenge: values.code_challenge ? values.code_challenge : null,
       codeChallengeMethod: method,
       oidc: openIdParameters(context),
-      resources: [...new Set(unpacked.parameters.resources)],
+      resources: [...new Set(request.resources)],
       dpopJkt: blankToUndefined(values.dpop_jkt) ?? null,
+      requestUri: resolved.pushed?.requestUri ?? null,
     },
   };
 }
 
 /**
  * DELETE /oauth/authorize (deny): client and redirect URI are verified before anything is sent there
- * (SPEC 8, unlike the reference's section 4.6), and the response type only chooses query or fragment.
+ * (SPEC 8, unlike the reference's section 4.6), and the response type only chooses query or fragment. A denial
+ * completes a pushed request: its request_uri is consumed here (RFC 9126 section 4, single use).
  */
 export async function validateDenial(
   deps: OAuthDeps,
   parameters: AuthorizationParameters,
   origin?: LookupOrigin,
 ): Promise<AuthorizationFailure> {
-  const context = await contextFor(deps, parameters, origin);
-  return firstFailure(DENIAL_RULES, context) ?? { ok: false, rule: 'denied', error: new AccessDenied(), redirect: errorRedirect(context) };
+  const resolved = await resolvePushedRequest(deps, parameters, origin);
+  if (!('values' in resolved)) return requestUriFailure(resolved);
+  const context = await contextFor(deps, resolved, origin);
+  const failure = firstFailure(DENIAL_RULES, context);
+  if (failure) return failure;
+  if (!(await consumePushedRequest(deps, context.application!.id, resolved.pushed?.requestUri))) return pushedRequestUsed();
+  return { ok: false, rule: 'denied', error: new AccessDenied(), redirect: errorRedirect(context) };
+}
+
+/**
+ * An approval completes a pushed request (RFC 9126 section 4): its request_uri is consumed first. The failure when
+ * another completion was first; null when consumed, or when the request was sent directly.
+ */
+export async function completePushedRequest(deps: OAuthDeps, request: AuthorizationRequest): Promise<AuthorizationFailure | null> {
+  return (await consumePushedRequest(deps, request.application.id, request.requestUri)) ? null : pushedRequestUsed();
+}
+
+const pushedRequestUsed = () => requestUriFailure(new InvalidRequestUri(REQUEST_URI_USED));
+
+// RFC 9126 section 4: a request_uri that names no request of this client has no redirect_uri to trust either.
+function requestUriFailure(error: OAuthError): AuthorizationFailure {
+  return { ok: false, rule: 'request_uri_valid', error, redirect: null };
 }
 
 /** A validated request that cannot go on (OpenID Connect's prompt=none, a bad id_token_hint): the error goes to the client. */
@@ -118,6 +147,8 @@ export function interactionFailure(request: AuthorizationRequest, error: OAuthEr
  * max_age and the hints were about getting there).
  */
 export function authorizationRequestFields(request: AuthorizationRequest): Partial<Record<AuthorizationParameterName, string>> {
+  // A pushed request travels by its request_uri, which the approval or denial consumes.
+  if (request.requestUri !== null) return { client_id: request.application.uid, request_uri: request.requestUri };
   return {
     client_id: request.application.uid,
     redirect_uri: request.redirectUri,

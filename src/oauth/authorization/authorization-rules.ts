@@ -84,6 +84,18 @@ const redirectUriRegistered: AuthorizationRule = {
       : new InvalidRedirectUri(),
 };
 
+// RFC 9126 sections 5 and 6: with pushedAuthorizationRequests.required, or for a client registered with
+// require_pushed_authorization_requests, only a pushed request is accepted. Its redirect_uri is verified by now, so
+// the client hears why (redirected, as every later rule).
+const pushedWhenRequired: AuthorizationRule = {
+  name: 'pushed_when_required',
+  redirectable: true,
+  check: (context) =>
+    context.parameters.pushed !== undefined ||
+    !(context.config.pushedAuthorizationRequests.required || context.application?.requirePushedAuthorizationRequests),
+  error: () => new InvalidRequest('Pushed authorization requests are required for this client.'),
+};
+
 // RFC 6749 section 3.1: request parameters MUST NOT be included more than once.
 const parametersSingleValued: AuthorizationRule = {
   name: 'parameters_single_valued',
@@ -226,6 +238,7 @@ const VERIFY_CLIENT_AND_REDIRECT_URI = [clientIdPresent, clientRegistered, clien
 
 export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   ...VERIFY_CLIENT_AND_REDIRECT_URI,
+  pushedWhenRequired,
   parametersSingleValued,
   requestObjectUnpacked,
   responseTypePresent,

@@ -9,6 +9,7 @@ import { oldestLive } from '../sessions/login-session-lifetime.js';
 // Audit events (issue 32 item 7) are kept audit.retentionDays, then deleted.
 // Device authorizations (RFC 8628, issue 34) go once expired for as long as a code is kept after it expired.
 // Login sessions (issue 35) unused for the session lifetime go: they can no longer sign anyone in.
+// Pushed authorization requests (RFC 9126, issue 36) go once expired: no authorization request can use them then.
 
 export const CLEANUP_KINDS = [
   'expired_tokens',
@@ -21,6 +22,7 @@ export const CLEANUP_KINDS = [
   'audit_events',
   'expired_device_codes',
   'expired_login_sessions',
+  'expired_pushed_requests',
 ] as const;
 export type CleanupKind = (typeof CLEANUP_KINDS)[number];
 
@@ -89,7 +91,9 @@ export type CleanupRule =
    */
   | { kind: 'expired_device_codes'; records: 'device authorizations'; expiredBefore: Date }
   /** Issue 35: a login session not used for LOGIN_SESSION_LIFETIME_SECONDS; no request accepts it any more. */
-  | { kind: 'expired_login_sessions'; records: 'login sessions'; unusedSince: Date };
+  | { kind: 'expired_login_sessions'; records: 'login sessions'; unusedSince: Date }
+  /** RFC 9126: a pushed authorization request past its expiry, used or not; /oauth/authorize refuses it already. */
+  | { kind: 'expired_pushed_requests'; records: 'pushed authorization requests'; expiredBefore: Date };
 
 export interface CleanupPolicy {
   now: Date;
@@ -150,6 +154,7 @@ export function cleanupPolicy(settings: CleanupSettings, now: Date): CleanupPoli
       : [{ kind: 'audit_events', records: 'audit events', occurredBefore: secondsBefore(now, settings.auditEventsKeptSeconds) } as const]),
     { kind: 'expired_device_codes', records: 'device authorizations', expiredBefore: codesDoneBefore },
     { kind: 'expired_login_sessions', records: 'login sessions', unusedSince: oldestLive(now) },
+    { kind: 'expired_pushed_requests', records: 'pushed authorization requests', expiredBefore: now },
   ];
   return {
     now,

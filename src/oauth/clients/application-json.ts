@@ -15,6 +15,8 @@ export interface ApplicationJson {
   userinfo_signed_response_alg: SigningAlgorithm | null;
   access_token_format: AccessTokenFormat;
   dpop_bound_access_tokens: boolean;
+  /** RFC 9126 section 6. */
+  require_pushed_authorization_requests: boolean;
   subject_type: SubjectType;
   sector_identifier_uri: string | null;
   backchannel_logout_uri: string | null;
@@ -58,6 +60,7 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
     access_token_format: application.accessTokenFormat,
     dpop_bound_access_tokens: application.dpopBoundAccessTokens,
+    require_pushed_authorization_requests: application.requirePushedAuthorizationRequests,
     subject_type: application.subjectType,
     sector_identifier_uri: application.sectorIdentifierUri,
     backchannel_logout_uri: application.backchannelLogoutUri,

@@ -75,6 +75,8 @@ export interface ApplicationRecord {
   jwks: string | null;
   /** RFC 7591 section 2: where a private_key_jwt client's JWK Set is fetched (client-assertion/client-key-sets.ts); null: none. */
   jwksUri: string | null;
+  /** RFC 9126 section 6: every authorization request of this client must be pushed (POST /oauth/par) first. */
+  requirePushedAuthorizationRequests: boolean;
 }
 
 export type SubjectType = 'public' | 'pairwise';
@@ -139,7 +141,8 @@ type OptionalApplicationField =
   | 'backchannelLogoutUri'
   | 'backchannelLogoutSessionRequired'
   | 'jwks'
-  | 'jwksUri';
+  | 'jwksUri'
+  | 'requirePushedAuthorizationRequests';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

@@ -40,6 +40,11 @@ export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogo
    * undefined keeps what is stored (false on create).
    */
   dpopBoundAccessTokens?: boolean | undefined;
+  /**
+   * RFC 9126 section 6's require_pushed_authorization_requests: its authorization requests must be pushed (POST
+   * /oauth/par). undefined keeps what is stored (false on create).
+   */
+  requirePushedAuthorizationRequests?: boolean | undefined;
   /** OpenID Connect Core 8: public or pairwise; blank is public. undefined keeps what is stored (public on create). */
   subjectType?: string | undefined;
   /**
@@ -244,6 +249,9 @@ export function storedApplicationFields(fields: ApplicationFields) {
     scopes: parseScopes(fields.scopes),
     confidential: fields.confidential,
     ...(fields.dpopBoundAccessTokens !== undefined && { dpopBoundAccessTokens: fields.dpopBoundAccessTokens }),
+    ...(fields.requirePushedAuthorizationRequests !== undefined && {
+      requirePushedAuthorizationRequests: fields.requirePushedAuthorizationRequests,
+    }),
     ...(fields.subjectType !== undefined && { subjectType: subjectTypeOf(fields.subjectType) }),
     ...(fields.refreshTokens !== undefined && { refreshTokens: refreshTokenPolicyOf(fields.refreshTokens) }),
     ...(fields.grantTypes !== undefined && { grantTypes: storedGrantTypes(fields.grantTypes) }),

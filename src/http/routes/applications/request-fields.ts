@@ -16,6 +16,7 @@ export interface ApplicationBody {
   access_token_format?: string | null;
   subject_type?: string | null;
   dpop_bound_access_tokens?: boolean | string | string[];
+  require_pushed_authorization_requests?: boolean | string | string[];
   refresh_tokens?: string | null;
   grant_types?: string | string[];
   token_endpoint_auth_method?: string | null;
@@ -54,6 +55,9 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     subjectType: algorithmFrom(body?.subject_type) ?? current?.subjectType ?? '',
     // RFC 9449 section 5.2: a checkbox like confidential.
     dpopBoundAccessTokens: checkboxFrom(body?.dpop_bound_access_tokens) ?? current?.dpopBoundAccessTokens ?? false,
+    // RFC 9126 section 6: a checkbox like confidential.
+    requirePushedAuthorizationRequests:
+      checkboxFrom(body?.require_pushed_authorization_requests) ?? current?.requirePushedAuthorizationRequests ?? false,
     // OpenID Connect Core 11: null or empty means always, the default.
     refreshTokens: algorithmFrom(body?.refresh_tokens) ?? (current && refreshTokensValue(current.refreshTokens)) ?? '',
     // Issue 34: blank is every grant the server enables (but the device grant).

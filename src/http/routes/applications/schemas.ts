@@ -67,6 +67,10 @@ export const applicationJsonSchema = {
       type: 'boolean',
       description: 'RFC 9449 section 5.2: every token request of this client must carry a DPoP proof (bound tokens only).',
     },
+    require_pushed_authorization_requests: {
+      type: 'boolean',
+      description: 'RFC 9126 section 6: its authorization requests must be pushed (POST /oauth/par) first.',
+    },
     refresh_tokens: {
       type: 'string',
       enum: ['always', 'offline_access'],
@@ -122,6 +126,7 @@ export const applicationJsonSchema = {
     'userinfo_signed_response_alg',
     'access_token_format',
     'dpop_bound_access_tokens',
+    'require_pushed_authorization_requests',
     'refresh_tokens',
     'token_endpoint_auth_method',
     'jwks',
@@ -165,6 +170,7 @@ const applicationFields = {
   userinfo_signed_response_alg: stringOrNull('RS256, ES256 or EdDSA for a signed UserInfo; null or "" for plain JSON.'),
   access_token_format: stringOrNull('opaque or jwt (RFC 9068; needs openid.enabled); null or "" for opaque, the default.'),
   dpop_bound_access_tokens: checkbox('RFC 9449 section 5.2: require DPoP-bound tokens.', 'false'),
+  require_pushed_authorization_requests: checkbox('RFC 9126 section 6: require pushed authorization requests.', 'false'),
   subject_type: stringOrNull(
     'public or pairwise (OpenID Connect Core 8.1; needs openid.pairwiseSalt); null or "" for public, the default.',
   ),

@@ -121,6 +121,7 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     accessTokenFormat: TOKEN_FORMATS.find(({ value }) => value === application.accessTokenFormat)?.label ?? application.accessTokenFormat,
     // RFC 9449 section 5.2: without it, a proof still binds the tokens of a request that sends one.
     dpopBoundAccessTokens: application.dpopBoundAccessTokens ? 'Required' : 'Not required',
+    requirePushedAuthorizationRequests: application.requirePushedAuthorizationRequests ? 'Required' : 'Not required',
     refreshTokens: REFRESH_TOKEN_OPTIONS.find(({ value }) => value === refreshTokensValue(application.refreshTokens))!.label,
     clientAuthentication: {
       method: application.tokenEndpointAuthMethod ?? (application.confidential ? 'Client secret (default)' : 'none'),

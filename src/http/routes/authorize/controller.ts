@@ -6,6 +6,7 @@ import {
 } from '../../../oauth/authorization/authorization-approval.js';
 import { readAuthorizationParameters } from '../../../oauth/authorization/authorization-parameters.js';
 import {
+  completePushedRequest,
   validateAuthorizationRequest,
   interactionFailure,
   validateDenial,
@@ -161,6 +162,8 @@ export class AuthorizationsController extends Controller {
     authorization: AuthorizationRequest,
     status: RedirectStatus,
   ): Promise<FastifyReply> {
+    const used = await completePushedRequest(this.deps, authorization);
+    if (used) return this.refuse(request, reply, used, status);
     let result: AuthorizationResult;
     try {
       result = await approveAuthorization(this.deps, authorization, currentResourceOwner(request));

@@ -30,6 +30,7 @@ const parametersSchema = {
     id_token_hint: anyValue('OpenID Connect: an ID token of this server naming the expected user.'),
     ui_locales: anyValue('OpenID Connect: the languages of the sign-in and consent pages, most preferred first (Core 3.1.2.1).'),
     claims: anyValue('OpenID Connect: claims asked for by name, a JSON object of userinfo and id_token requests (Core 5.5).'),
+    request_uri: anyValue('RFC 9126: the request_uri POST /oauth/par answered; its parameters replace all others but client_id.'),
     _csrf: anyValue('POST and DELETE: the CSRF token of the consent form.'),
     _method: anyValue('POST: "delete" makes it a denial (HTML forms cannot send DELETE).'),
   },

@@ -9,6 +9,7 @@ import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { introspectionPolicyOf, type IntrospectionRequester, type IntrospectionRule } from '../../../oauth/tokens/introspection-policy.js';
 import { revokeToken } from '../../../oauth/tokens/revocation.js';
 import { noStore } from '../../no-store.js';
+import { requestClientCredentials } from '../../request-client-credentials.js';
 import { Controller } from '../../controllers/controller.js';
 
 // One controller for three endpoint groups: token/ (here), revoke/ and introspect/ reach it as
@@ -42,13 +43,7 @@ export class TokensController extends Controller {
   /** POST /oauth/revoke (RFC 7009; SPEC 3.2). */
   async revoke(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const parameters = request.oauthParameters;
-    const address = limitedAddress(request.ip);
-    const credentials = extractClientCredentials({
-      authorization: request.headers.authorization,
-      body: parameters,
-      address,
-      endpoint: '/oauth/revoke',
-    });
+    const credentials = requestClientCredentials(request, '/oauth/revoke');
     const { revoked } = await revokeToken(this.deps, parameters, credentials, request.ip);
     if (revoked) {
       this.services.metrics.revocation();

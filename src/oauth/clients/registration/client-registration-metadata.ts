@@ -43,6 +43,8 @@ export interface ClientMetadata extends Partial<Record<DisplayUri, string>>, Bac
   /** RFC 7591 section 2 (issue 34): a private_key_jwt client's public keys, inline or by reference. */
   jwks?: Record<string, unknown>;
   jwks_uri?: string;
+  /** RFC 9126 section 6 (issue 36): its authorization requests must be pushed; default false. */
+  require_pushed_authorization_requests?: boolean;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -185,6 +187,9 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   const sectorIdentifierUri = openid ? sectorIdentifierUriOf(body.sector_identifier_uri) : undefined;
   const refreshTokens = oneOf(body.refresh_tokens, 'refresh_tokens', REFRESH_TOKENS_VALUES) ?? 'always';
   const keys = clientKeysOf(body);
+  const requirePar = body.require_pushed_authorization_requests;
+  if (requirePar !== undefined && typeof requirePar !== 'boolean')
+    throw new InvalidClientMetadata('require_pushed_authorization_requests must be a boolean.');
   return {
     redirect_uris: redirectUris,
     token_endpoint_auth_method: authMethod,
@@ -202,6 +207,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
     ...(softwareVersion !== undefined && { software_version: softwareVersion }),
     ...backchannelLogout,
     ...keys,
+    ...(requirePar !== undefined && { require_pushed_authorization_requests: requirePar }),
   };
 }
 

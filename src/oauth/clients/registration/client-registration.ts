@@ -79,6 +79,7 @@ function columnsOf(metadata: ClientMetadata) {
     backchannelLogoutSessionRequired: metadata.backchannel_logout_session_required ?? false,
     jwks: metadata.jwks === undefined ? null : JSON.stringify(metadata.jwks),
     jwksUri: metadata.jwks_uri ?? null,
+    requirePushedAuthorizationRequests: metadata.require_pushed_authorization_requests ?? false,
   } satisfies Partial<ApplicationInput>;
 }
 
@@ -110,6 +111,8 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
     refresh_tokens: refreshTokensValue(application.refreshTokens),
     ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)),
     ...(application.backchannelLogoutUri !== null && { backchannel_logout_session_required: application.backchannelLogoutSessionRequired }),
+    // RFC 9126 section 6: false is the default, so it is stated only when set.
+    ...(application.requirePushedAuthorizationRequests && { require_pushed_authorization_requests: true }),
   };
 }
 

@@ -98,7 +98,8 @@ export async function refuseReplayedDpopProof(deps: Pick<OAuthDeps, 'stores'>, {
 }
 
 /**
- * The DPoP header of a token request (RFC 9449 section 5): absent is a bearer request (null); sent twice or
+ * The DPoP header of a token request (RFC 9449 section 5), or of a pushed authorization request (section 10.1, `path`
+ * /oauth/par): absent is a bearer request (null); sent twice or
  * empty is invalid_dpop_proof; else the checked proof. Its replay check waits for the grant to have
  * authenticated the client (admitClient), and its record for the grant to issue (recordDpopProof), so requests
  * without credentials read nothing and refused ones write nothing.
@@ -106,10 +107,11 @@ export async function refuseReplayedDpopProof(deps: Pick<OAuthDeps, 'stores'>, {
 export async function tokenRequestDpopProof(
   deps: Pick<OAuthDeps, 'config' | 'now'>,
   header: string | string[] | undefined,
+  path = '/oauth/token',
 ): Promise<CheckedDpopProof | null> {
   if (header === undefined) return null;
   if (typeof header !== 'string' || header.trim() === '') throw new InvalidDpopProof('Send exactly one DPoP proof.');
-  return checkDpopProof(deps, header.trim(), { method: 'POST', url: `${authorizationIssuer(deps.config.baseUrl)}/oauth/token` });
+  return checkDpopProof(deps, header.trim(), { method: 'POST', url: `${authorizationIssuer(deps.config.baseUrl)}${path}` });
 }
 
 function protectedHeader(proof: string): ReturnType<typeof decodeProtectedHeader> {
