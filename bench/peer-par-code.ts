@@ -135,7 +135,7 @@ export class ParCodeFlow {
 
   /** The step's request for this iteration; null when the previous step gave nothing to go on. */
   request(step: ParCodeStep, context: Context, cookie: string): AutocannonRequest | null {
-    const { clientId, endpoints } = { clientId: this.clients.fapiClientId, endpoints: this.endpoints };
+    const [clientId, endpoints] = [this.clients.fapiClientId, this.endpoints];
     const post = (url: URL, dpop: string, fields: Record<string, string>): AutocannonRequest => ({
       method: 'POST',
       path: url.pathname,

@@ -114,8 +114,8 @@ function chosenKinds(only: string | undefined): readonly Kind[] {
   return KINDS.filter((kind) => names.includes(kind));
 }
 
-async function main(argv: BenchArgs & { kinds: readonly Kind[] }): Promise<boolean> {
-  const { kinds } = argv;
+async function main(argv: BenchArgs & { only: string | undefined }): Promise<boolean> {
+  const kinds = chosenKinds(argv.only);
   const started = new Date();
   const connections = argv.count('connections', 16);
   const rounds = argv.count('rounds', 2);
@@ -416,7 +416,7 @@ await runBench({
   parse: (args) => {
     const only = takeOption(args, '--only');
     const parsed = parseBenchArgs(args, ['duration', 'rounds', 'warmup', 'connections', 'device-codes']);
-    return parsed === 'help' ? 'help' : { ...parsed, kinds: chosenKinds(only) };
+    return parsed === 'help' ? 'help' : { ...parsed, only };
   },
   main,
   log,
