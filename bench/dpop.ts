@@ -9,11 +9,12 @@
 // oauth_dpop_proofs, stores.dpopProofs.remember) and the whole. Progress goes to stderr, the report to stdout.
 import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { calculateJwkThumbprint, EmbeddedJWK, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK, type CryptoKey } from 'jose';
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
 import { domainDeps } from '../src/cli/context.js';
 import { createApplication } from '../src/oauth/clients/applications.js';
 import { verifyDpopProof } from '../src/oauth/tokens/dpop/dpop-proof.js';
 import { freePort } from '../scripts/lib/ports.js';
+import { proof, proofKey, type ProofKey } from './dpop-proofs.js';
 import { boundedLoad, meanLatency, sampleStats, spread, summarizeRuns, type RunsSummary } from './bounded-load.js';
 import { problemText } from './load.js';
 import { startServer, type ServerProcess } from './processes.js';
@@ -84,34 +85,6 @@ const API_PATH = '/api/notes';
 const TOKEN_BODY = new URLSearchParams({ grant_type: 'client_credentials', scope: 'read' }).toString();
 
 // ---------------------------------------------------------------- proofs
-
-/** One client key (ES256) and what a proof needs of it. */
-interface ProofKey {
-  privateKey: CryptoKey;
-  jwk: JWK;
-  jkt: string;
-}
-
-async function proofKey(): Promise<ProofKey> {
-  const { publicKey, privateKey } = await generateKeyPair('ES256');
-  const jwk = await exportJWK(publicKey);
-  return { privateKey, jwk, jkt: await calculateJwkThumbprint(jwk, 'sha256') };
-}
-
-const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
-
-/** A fresh proof: a new jti, the current iat, ath when it goes with an access token. */
-function proof(key: ProofKey, htm: string, htu: string, accessToken?: string): Promise<string> {
-  return new SignJWT({
-    htm,
-    htu,
-    iat: Math.floor(Date.now() / 1000),
-    jti: randomBytes(16).toString('base64url'),
-    ...(accessToken !== undefined && { ath: sha256(accessToken) }),
-  })
-    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk })
-    .sign(key.privateKey);
-}
 
 async function proofs(amount: number, make: () => Promise<string>): Promise<string[]> {
   const list: string[] = [];

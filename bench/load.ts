@@ -47,8 +47,9 @@ export async function runLoad(
   );
   const result = await instance;
   const problems: Record<string, number> = {};
+  const expected = [scenario.expectStatus, ...(scenario.alsoExpected ?? [])];
   for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
-    if (Number(status) !== scenario.expectStatus) problems[`HTTP ${status}`] = Number(count);
+    if (!expected.includes(Number(status))) problems[`HTTP ${status}`] = Number(count);
   }
   if (result.errors > 0) problems.errors = result.errors;
   if (result.timeouts > 0) problems.timeouts = result.timeouts;
@@ -119,7 +120,7 @@ export const problemText = (problems: Record<string, number>) =>
     .join(', ');
 
 /** A growable array of response times in milliseconds. */
-class Latencies {
+export class Latencies {
   private buffer = new Float64Array(1 << 16);
   count = 0;
 

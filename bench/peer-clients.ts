@@ -1,6 +1,7 @@
 // The clients of bench:peers' issue-34 scenarios, the same on both servers: one that authenticates with
-// private_key_jwt (ES256) for client_credentials, and a public one of the device authorization grant (RFC 8628).
-// Here too the pools each run consumes: client assertions signed ahead (a jti is good once) and device codes.
+// private_key_jwt (ES256) for client_credentials, and a public one of the device authorization grant (RFC 8628);
+// and issue 36's FAPI 2.0 client (private_key_jwt with the same key, PAR required, DPoP-bound tokens). Here too the
+// pools each run consumes: client assertions and DPoP proofs signed ahead (a jti is good once) and device codes.
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { AutocannonRequest } from 'autocannon';
@@ -14,9 +15,24 @@ const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const FORM = 'application/x-www-form-urlencoded';
 const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
+/**
+ * What makes the service's par_code client a FAPI 2.0 client (issue 36): the one place to add `profile: 'fapi2'`
+ * once the per-client profile exists.
+ */
+export const OUR_FAPI_CLIENT_FIELDS = {
+  tokenEndpointAuthMethod: 'private_key_jwt',
+  requirePushedAuthorizationRequests: true,
+  dpopBoundAccessTokens: true,
+} as const;
+
+/** Where the FAPI client's authorization requests come back to (registered on both servers). */
+export const FAPI_REDIRECT_URI = 'https://client.example/callback';
+
 export interface PeerClients {
   /** The private_key_jwt client's id (the same on both servers). */
   jwtClientId: string;
+  /** The FAPI 2.0 client's id (the same on both servers); its key is privateKey too. */
+  fapiClientId: string;
   privateKey: CryptoKey;
   /** Its public key set, as both servers register it. */
   publicJwks: { keys: JWK[] };
@@ -28,7 +44,7 @@ export async function seedPeerClients(database: Database, config: Readonly<Confi
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const publicJwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'bench-key', alg: 'ES256', use: 'sig' }] };
   const deps = domainDeps(database, config);
-  const common = { redirectUri: 'https://client.example/callback', scopes: '' };
+  const common = { redirectUri: FAPI_REDIRECT_URI, scopes: '' };
   const jwtClient = await createApplication(deps, {
     ...common,
     name: 'bench private_key_jwt client',
@@ -42,58 +58,81 @@ export async function seedPeerClients(database: Database, config: Readonly<Confi
     confidential: false,
     grantTypes: DEVICE_GRANT,
   });
-  return { jwtClientId: jwtClient.application.uid, privateKey, publicJwks, deviceClientId: deviceClient.application.uid };
+  const fapiClient = await createApplication(deps, {
+    ...common,
+    ...OUR_FAPI_CLIENT_FIELDS,
+    name: 'bench FAPI 2.0 client',
+    confidential: true,
+    grantTypes: 'authorization_code',
+    jwks: JSON.stringify(publicJwks),
+  });
+  return {
+    jwtClientId: jwtClient.application.uid,
+    fapiClientId: fapiClient.application.uid,
+    privateKey,
+    publicJwks,
+    deviceClientId: deviceClient.application.uid,
+  };
 }
 
 /**
- * Client assertions signed before a run, each taken once (RFC 7523: both servers refuse a jti seen before). A run
- * that takes more than were signed gets none (`missing` counts them: the run is then invalid, not slower).
+ * JWTs signed before a run, each taken once (RFC 7523 and RFC 9449: both servers refuse a jti seen before). A run
+ * that takes more than were signed gets an empty string (`missing` counts them: the run is then invalid, not slower).
  */
-export class AssertionPool {
-  private assertions: string[] = [];
+export class PresignedPool {
+  private jwts: string[] = [];
   missing = 0;
 
-  constructor(
-    private readonly clients: PeerClients,
-    private readonly audience: string,
-  ) {}
+  constructor(private readonly sign: () => Promise<string>) {}
 
-  /** Signs until `count` are ready (exp five minutes ahead: the service's bound; the run uses them within seconds). */
+  /** Signs until `count` are ready. */
   async fill(count: number): Promise<void> {
-    const now = Math.floor(Date.now() / 1000);
-    while (this.assertions.length < count) {
-      this.assertions.push(
-        await new SignJWT({})
-          .setProtectedHeader({ alg: 'ES256', kid: 'bench-key' })
-          .setIssuer(this.clients.jwtClientId)
-          .setSubject(this.clients.jwtClientId)
-          .setAudience(this.audience)
-          .setJti(randomUUID())
-          .setIssuedAt(now)
-          .setExpirationTime(now + 290)
-          .sign(this.clients.privateKey),
-      );
-    }
+    while (this.jwts.length < count) this.jwts.push(await this.sign());
   }
 
   /** Drops what a run left, so the next one starts from fresh signatures. */
   clear(): void {
-    this.assertions = [];
+    this.jwts = [];
+  }
+
+  take(): string {
+    const jwt = this.jwts.pop();
+    if (jwt === undefined) this.missing += 1;
+    return jwt ?? '';
+  }
+}
+
+/** The form fields of private_key_jwt client authentication (RFC 7523 section 2.2). */
+export const assertionFields = (assertion: string) => ({ client_assertion_type: ASSERTION_TYPE, client_assertion: assertion });
+
+/**
+ * Client assertions of `clientId` for `audience` (exp five minutes ahead: the service's bound; the run uses them
+ * within seconds), and the client_credentials token request each authenticates.
+ */
+export class AssertionPool extends PresignedPool {
+  constructor(clients: Pick<PeerClients, 'privateKey'>, audience: string, clientId: string) {
+    super(() => {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256', kid: 'bench-key' })
+        .setIssuer(clientId)
+        .setSubject(clientId)
+        .setAudience(audience)
+        .setJti(randomUUID())
+        .setIssuedAt(now)
+        .setExpirationTime(now + 290)
+        .sign(clients.privateKey);
+    });
   }
 
   /** The token request of client_credentials authenticated by the next assertion. */
   request(path: string): AutocannonRequest {
-    const body = () => {
-      const assertion = this.assertions.pop();
-      if (assertion === undefined) this.missing += 1;
-      return form({ grant_type: 'client_credentials', client_assertion_type: ASSERTION_TYPE, client_assertion: assertion ?? '' });
-    };
-    return formPostEach(path, body);
+    return formPostEach(path, () => form({ grant_type: 'client_credentials', ...assertionFields(this.take()) }));
   }
 }
 
 /** A form POST whose body `body` makes anew for every request autocannon sends (and once for a probe). */
-const formPostEach = (path: string, body: () => string): AutocannonRequest => ({
+export const formPostEach = (path: string, body: () => string): AutocannonRequest => ({
   method: 'POST',
   path,
   headers: { 'content-type': FORM },

@@ -10,6 +10,8 @@ export interface Scenario {
   probe(): AutocannonRequest;
   /** What every measured response must be; anything else is counted as an error. */
   expectStatus: number;
+  /** The statuses of the other steps of a scenario of several requests (each step checks its own answers). */
+  alsoExpected?: readonly number[];
   /** Checks the probe's JSON beyond its status (e.g. active true). */
   expectBody?: (body: Record<string, unknown>) => boolean;
 }

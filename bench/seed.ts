@@ -21,6 +21,9 @@ export interface Seed {
   /** Live refresh tokens of the client, each the start of one connection's rotation chain. */
   refreshTokens: string[];
   applicationId: number;
+  /** A user of the service and their password (bench:peers signs in with them). */
+  username: string;
+  password: string;
 }
 
 /**
@@ -38,7 +41,8 @@ export async function seedThroughDomain(url: string, config: Readonly<Config>, r
       scopes: '',
       confidential: true,
     });
-    const user = await deps.stores.userAdmin.create({ username: 'bench-user', passwordHash: await argon2Hasher.hash('bench-password') });
+    const [username, password] = ['bench-user', 'bench-password'];
+    const user = await deps.stores.userAdmin.create({ username, passwordHash: await argon2Hasher.hash(password) });
     const issue = async (withRefreshToken: boolean) =>
       issueAccessToken(deps, {
         application,
@@ -59,6 +63,8 @@ export async function seedThroughDomain(url: string, config: Readonly<Config>, r
       unknownToken: generateSecret(),
       refreshTokens,
       applicationId: application.id,
+      username,
+      password,
     };
   } finally {
     await database.close();
