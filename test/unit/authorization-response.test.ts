@@ -86,7 +86,13 @@ describe('delivering an authorization response (reference 4.5, RFC 9207)', () =>
         ok: false,
         rule: 'denied',
         error: new AccessDenied(),
-        redirect: { redirectUri: 'https://client.example.com/cb', responseMode: 'query', clientId: 'client', signingAlg: null, state: 'a b' },
+        redirect: {
+          redirectUri: 'https://client.example.com/cb',
+          responseMode: 'query',
+          clientId: 'client',
+          signingAlg: null,
+          state: 'a b',
+        },
       },
       from,
     );
@@ -125,7 +131,13 @@ describe('JWT-secured responses (JARM section 4)', () => {
         ok: false,
         rule: 'denied',
         error: new AccessDenied(),
-        redirect: { redirectUri: 'https://client.example.com/cb', responseMode: 'query.jwt', clientId: 'client', signingAlg: null, state: 's' },
+        redirect: {
+          redirectUri: 'https://client.example.com/cb',
+          responseMode: 'query.jwt',
+          clientId: 'client',
+          signingAlg: null,
+          state: 's',
+        },
       },
       from,
     );

@@ -288,11 +288,11 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   scopeValid,
   resourcesValid,
   dpopJktWellFormed,
+  fapi2PkceS256,
   codeChallengePresentWhenRequired,
   codeChallengeMethodPresent,
   codeChallengeMethodSupported,
   codeChallengeWellFormed,
-  fapi2PkceS256,
   ...OPENID_RULES,
 ];
 

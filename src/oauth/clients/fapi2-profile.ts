@@ -32,7 +32,8 @@ const FORBIDDEN_GRANTS = ['implicit', 'password'] as const;
 
 /** Why the client cannot have this profile, each message naming the rule it breaks; empty when it can. */
 export function fapi2ProfileProblems(client: ProfiledClient): string[] {
-  if (!isClientProfile(client.profile)) return [`Profile must be ${CLIENT_PROFILES.join(' or ')}, not ${JSON.stringify(client.profile.slice(0, 40))}.`];
+  if (!isClientProfile(client.profile))
+    return [`Profile must be ${CLIENT_PROFILES.join(' or ')}, not ${JSON.stringify(client.profile.slice(0, 40))}.`];
   if (client.profile !== 'fapi2') return [];
   const problems: string[] = [];
   if (!client.confidential) problems.push('profile fapi2 requires a confidential client.');

@@ -64,8 +64,7 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     // RFC 9101 section 10.5: a checkbox like confidential.
     requireSignedRequestObject: checkboxFrom(body?.require_signed_request_object) ?? current?.requireSignedRequestObject ?? false,
     // JARM section 3: null or empty means RS256, the default.
-    authorizationSignedResponseAlg:
-      algorithmFrom(body?.authorization_signed_response_alg) ?? current?.authorizationSignedResponseAlg ?? '',
+    authorizationSignedResponseAlg: algorithmFrom(body?.authorization_signed_response_alg) ?? current?.authorizationSignedResponseAlg ?? '',
     // Issue 36: null or empty means none, the default.
     profile: algorithmFrom(body?.profile) ?? current?.profile ?? '',
     // OpenID Connect Core 11: null or empty means always, the default.
