@@ -87,7 +87,7 @@ const redirectUriRegistered: AuthorizationRule = {
 
 // RFC 9126 sections 5 and 6: with pushedAuthorizationRequests.required, or for a client registered with
 // require_pushed_authorization_requests, only a pushed request is accepted. Its redirect_uri is verified by now, so
-// the client hears why (redirected, as every later rule). A fapi2 client pushes always (FAPI 2.0 5.3.2.2).
+// the client hears why (redirected, as every later rule). A fapi2 client pushes always (FAPI 2.0 Security Profile section 5).
 const pushedWhenRequired: AuthorizationRule = {
   name: 'pushed_when_required',
   redirectable: true,
@@ -115,7 +115,7 @@ const signedWhenRequired: AuthorizationRule = {
   error: () => new InvalidRequest('A signed request object is required for this client.'),
 };
 
-// FAPI 2.0 Security Profile 5.3.2.2: a fapi2 client uses the code flow only (response_type code), never implicit.
+// FAPI 2.0 Security Profile section 5: a fapi2 client uses the code flow only (response_type code), never implicit.
 const fapi2CodeFlowOnly: AuthorizationRule = {
   name: 'fapi2_code_flow_only',
   redirectable: true,
@@ -123,7 +123,7 @@ const fapi2CodeFlowOnly: AuthorizationRule = {
   error: () => new UnauthorizedClient(`${FAPI2}: only response_type code is allowed for this client (profile fapi2).`),
 };
 
-// FAPI 2.0 Security Profile 5.3.2.2: PKCE with S256, whatever pkce.required and pkce.methods say for other clients.
+// FAPI 2.0 Security Profile section 5: PKCE with S256, whatever pkce.required and pkce.methods say for other clients.
 const fapi2PkceS256: AuthorizationRule = {
   name: 'fapi2_pkce_s256',
   redirectable: true,

@@ -9,7 +9,7 @@ import { CLIENT_PROFILES } from './application-store.js';
 // in client-assertion-verification.ts. Mutual TLS (the profile's other client authentication and sender constraint)
 // is not supported: private_key_jwt and DPoP are the only ones.
 
-/** FAPI 2.0 Security Profile 5.3.2.1: authorization codes live at most 60 seconds. */
+/** FAPI 2.0 Security Profile section 5: authorization codes live at most 60 seconds. */
 export const FAPI2_CODE_LIFETIME_SECONDS = 60;
 /** The prefix of every request-time refusal, so the client's developer sees which profile's rule it broke. */
 export const FAPI2 = 'FAPI 2.0';
@@ -27,7 +27,7 @@ export interface ProfiledClient {
   grantTypes: readonly string[] | null;
 }
 
-// Grants FAPI 2.0 Security Profile 5.3.2.2 leaves out: implicit (tokens in the front channel) and password.
+// Grants the FAPI 2.0 Security Profile (section 5) leaves out: implicit (tokens in the front channel) and password.
 const FORBIDDEN_GRANTS = ['implicit', 'password'] as const;
 
 /** Why the client cannot have this profile, each message naming the rule it breaks; empty when it can. */

@@ -105,7 +105,7 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
 
 /**
  * RFC 9449 section 5.2: a client registered with dpop_bound_access_tokens gets bound tokens only; so does a fapi2
- * client (FAPI 2.0 Security Profile 5.3.2.1: sender-constrained tokens only, DPoP being the one offered here).
+ * client (FAPI 2.0 Security Profile section 5: sender-constrained tokens only, DPoP being the one offered here).
  */
 export function requireDpopBinding(application: ApplicationRecord | null, dpopJkt: string | null): void {
   if (dpopJkt) return;

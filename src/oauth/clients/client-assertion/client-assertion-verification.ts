@@ -34,7 +34,7 @@ export async function verifyAssertion(
     algorithms: [...ASSERTION_ALGORITHMS[method]],
     issuer: application.uid,
     subject: application.uid,
-    // FAPI 2.0 Security Profile 5.3.2.1: a fapi2 client's assertion names the issuer alone, never an endpoint.
+    // FAPI 2.0 Security Profile section 5: a fapi2 client's assertion names the issuer alone, never an endpoint.
     audience: isFapi2(application) ? base : [base, `${base}/oauth/token`, `${base}${endpoint}`],
     requiredClaims: ['exp', 'jti'],
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
