@@ -125,10 +125,11 @@ describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
     }
   });
 
-  it('fapi2-security-profile-final-ensure-client-assertion-with-token-endpoint-aud-fails: only the issuer is the aud', async () => {
+  it('fapi2-security-profile-final-ensure-client-assertion-with-token-endpoint-aud-fails: only the issuer, as a string, is the aud', async () => {
     const tokenAud = await clientAssertion(client.client_id, key, server.baseUrl, { aud: `${server.baseUrl}/oauth/token` });
     const parAud = await clientAssertion(client.client_id, key, server.baseUrl, { aud: `${server.baseUrl}/oauth/par` });
-    for (const assertion of [tokenAud, parAud]) {
+    const inArray = await clientAssertion(client.client_id, key, server.baseUrl, { aud: [server.baseUrl] });
+    for (const assertion of [tokenAud, parAud, inArray]) {
       const response = await server.app.inject({
         method: 'POST',
         url: '/oauth/par',

@@ -44,6 +44,8 @@ export async function verifyAssertion(
     const { payload } = await (key instanceof Uint8Array
       ? jwtVerify(assertion, key, options)
       : verifyWithClientKeys(assertion, key, options));
+    // The profile asks for the issuer as a string: an array that holds it (and maybe more) is not accepted either.
+    if (isFapi2(application) && payload.aud !== base) return { payload: null };
     return withinBounds(deps, payload) ? { payload } : { payload: null };
   } catch (error) {
     if (error instanceof ClientKeysUnavailable) return { payload: null, description: error.message };
