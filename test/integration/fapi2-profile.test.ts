@@ -222,7 +222,7 @@ describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
     });
   });
 
-  it('the profile refused at RFC 7591 registration for a client_secret_basic, a public or a password client, each naming its rule', async () => {
+  it('the profile refused at RFC 7591 registration for a client_secret_basic or a public client, and an unknown profile, each naming its rule', async () => {
     const register = (payload: object) =>
       server.app.inject({ method: 'POST', url: '/oauth/register', payload: { redirect_uris: [CALLBACK], profile: 'fapi2', ...payload } });
     const cases: Array<[object, string]> = [
