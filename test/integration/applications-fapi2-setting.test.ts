@@ -129,4 +129,26 @@ describe(`oauth-service apps --profile fapi2 (${backend})`, { timeout: 120_000 }
     expect(updated).toMatchObject({ profile: 'fapi2', require_signed_request_object: true, authorization_signed_response_alg: 'ES256' });
     expect((await cli.run(['apps', 'update', created.uid, '--profile', 'none', '--json'])).code).toBe(0);
   });
+
+  it('apply files declare profile, require_signed_request_object and authorization_signed_response_alg; a bad profile is named by its place', async () => {
+    const jwks = jwksOf(await clientKey('ES256'));
+    const declared = {
+      uid: 'fapi2-bank',
+      name: 'Bank',
+      redirect_uris: [CALLBACK],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks,
+      profile: 'fapi2',
+      require_signed_request_object: true,
+      authorization_signed_response_alg: 'EdDSA',
+    };
+    const applied = await cli.run(['apply', '-f', '-', '--json'], JSON.stringify({ applications: [declared] }));
+    expect(applied.code, applied.stderr).toBe(0);
+    const shown = JSON.parse((await cli.run(['apps', 'show', 'fapi2-bank', '--json'])).stdout);
+    expect(shown).toMatchObject({ profile: 'fapi2', require_signed_request_object: true, authorization_signed_response_alg: 'EdDSA' });
+    const { token_endpoint_auth_method: _method, jwks: _jwks, ...withSecret } = declared;
+    const refused = await cli.run(['apply', '-f', '-'], JSON.stringify({ applications: [{ ...withSecret, uid: 'fapi2-secret' }] }));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('applications[0].profile: profile fapi2 requires token_endpoint_auth_method private_key_jwt');
+  });
 });
