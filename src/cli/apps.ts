@@ -26,7 +26,8 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
 
   create --name N --redirect-uri U [--redirect-uri U2 ...] [--scopes "a b"] [--public] [--uid X] [--secret S]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens] [--refresh-tokens always|offline-access]
-         [--require-par] [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
+         [--require-par] [--require-signed-request-object] [--authorization-signed-response-alg A] [--profile none|fapi2]
+         [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
       Registers an application and prints its uid and secret; the secret is shown only this once.
       --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
@@ -37,8 +38,9 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
                             approval, and the metadata it supplied about itself (unverified)
   update <uid|id> [--name N] [--redirect-uri U ...] [--scopes "a b"] [--public|--confidential]
          [--access-token-format opaque|jwt] [--dpop-bound-access-tokens|--no-dpop-bound-access-tokens]
-         [--refresh-tokens always|offline-access] [--require-par|--no-require-par] [--grant-types "G ..."]
-         [OpenID Connect options] [client authentication options]
+         [--refresh-tokens always|offline-access] [--require-par|--no-require-par]
+         [--require-signed-request-object|--no-require-signed-request-object] [--authorization-signed-response-alg A]
+         [--profile none|fapi2] [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
   rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
@@ -74,6 +76,15 @@ OpenID Connect options (they apply once config openid.enabled is true; an empty 
   --require-par | --no-require-par
       whether its authorization requests must be pushed first (POST /oauth/par, RFC 9126; registration metadata
       require_pushed_authorization_requests); a plain one gets invalid_request. Off by default.
+  --require-signed-request-object | --no-require-signed-request-object
+      whether its authorization requests must be signed request objects (RFC 9101 section 10.5), sent to
+      /oauth/authorize or pushed; a plain one gets invalid_request. Off by default; needs its keys (jwks, jwks-uri).
+  --authorization-signed-response-alg RS256|ES256|EdDSA
+      how its JWT-secured authorization responses (JARM, response_mode=jwt) are signed; "" for RS256, the default.
+  --profile none|fapi2
+      fapi2 applies the FAPI 2.0 Security Profile to it: confidential, private_key_jwt (mutual TLS is not
+      supported), pushed requests, PKCE S256, DPoP-bound tokens, codes of at most 60 s, no implicit or password
+      grant. none (the default) applies nothing more.
   --refresh-tokens always|offline-access
       when its token responses carry a refresh token (while it may use the refresh_token grant): always (the
       default), or only when the user granted offline_access (OpenID Connect Core 11, asked on the consent screen).
@@ -101,6 +112,10 @@ const FIELD_OPTIONS = {
   'no-dpop-bound-access-tokens': { type: 'boolean' },
   'require-par': { type: 'boolean' },
   'no-require-par': { type: 'boolean' },
+  'require-signed-request-object': { type: 'boolean' },
+  'no-require-signed-request-object': { type: 'boolean' },
+  'authorization-signed-response-alg': { type: 'string' },
+  profile: { type: 'string' },
   'refresh-tokens': { type: 'string' },
   'grant-types': { type: 'string' },
   ...CLIENT_AUTHENTICATION_OPTIONS,
@@ -124,6 +139,16 @@ function onOff(values: Record<string, unknown>, name: string): boolean | undefin
 
 const dpopBoundAccessTokens = (values: Record<string, unknown>) => onOff(values, 'dpop-bound-access-tokens');
 const requirePushedAuthorizationRequests = (values: Record<string, unknown>) => onOff(values, 'require-par');
+
+/** Issue 36: the per-client request and response security settings (RFC 9101, JARM, the fapi2 profile). */
+function requestSecuritySettings(values: Record<string, unknown>) {
+  return {
+    requirePushedAuthorizationRequests: requirePushedAuthorizationRequests(values),
+    requireSignedRequestObject: onOff(values, 'require-signed-request-object'),
+    authorizationSignedResponseAlg: values['authorization-signed-response-alg'] as string | undefined,
+    profile: values.profile as string | undefined,
+  };
+}
 
 /** The OpenID Connect settings among the options; one not given stays undefined (create: none; update: unchanged). */
 function openIdSettings(values: {
@@ -159,7 +184,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
     scopes: values.scopes ?? '',
     confidential: !values.public,
     dpopBoundAccessTokens: dpopBoundAccessTokens(values),
-    requirePushedAuthorizationRequests: requirePushedAuthorizationRequests(values),
+    ...requestSecuritySettings(values),
     refreshTokens: refreshTokens(values['refresh-tokens']),
     grantTypes: values['grant-types'],
     ...openIdSettings(values),
@@ -211,7 +236,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
   const settings = {
     ...openIdSettings(values),
     dpopBoundAccessTokens: dpopBoundAccessTokens(values),
-    requirePushedAuthorizationRequests: requirePushedAuthorizationRequests(values),
+    ...requestSecuritySettings(values),
     refreshTokens: refreshTokens(values['refresh-tokens']),
     grantTypes: values['grant-types'],
     ...clientAuthenticationSettings(values),
@@ -219,7 +244,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
   const changes = [values.name, values['redirect-uri'], values.scopes, values.public, values.confidential, ...Object.values(settings)];
   if (changes.every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens, --[no-]require-par, --refresh-tokens, --grant-types, --backchannel-logout-uri, --[no-]backchannel-logout-session-required, --token-endpoint-auth-method, --jwks-uri or --jwks-file',
+      'nothing to update: give --name, --redirect-uri, --scopes, --public, --confidential, --post-logout-redirect-uri, --id-token-signed-response-alg, --userinfo-signed-response-alg, --subject-type, --access-token-format, --[no-]dpop-bound-access-tokens, --[no-]require-par, --[no-]require-signed-request-object, --authorization-signed-response-alg, --profile, --refresh-tokens, --grant-types, --backchannel-logout-uri, --[no-]backchannel-logout-session-required, --token-endpoint-auth-method, --jwks-uri or --jwks-file',
     );
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
@@ -282,6 +307,8 @@ const OPTION_OF: Record<ApplicationField, string> = {
   backchannel_logout_session_required: 'backchannel-logout-session-required',
   id_token_signed_response_alg: 'id-token-signed-response-alg',
   userinfo_signed_response_alg: 'userinfo-signed-response-alg',
+  authorization_signed_response_alg: 'authorization-signed-response-alg',
+  profile: 'profile',
   subject_type: 'subject-type',
   access_token_format: 'access-token-format',
   refresh_tokens: 'refresh-tokens',

@@ -40,8 +40,9 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     scopes_supported: [...config.defaultScopes, ...config.optionalScopes],
     response_types_supported: [...(flows.includes('authorization_code') ? ['code'] : []), ...(flows.includes('implicit') ? ['token'] : [])],
     response_modes_supported: responseModes(config),
-    // JARM section 3: JWT-secured authorization responses are signed with the OpenID Connect keys, RS256.
-    ...(redirectFlows && config.openid.enabled && { authorization_signing_alg_values_supported: ['RS256'] }),
+    // JARM section 3: JWT-secured authorization responses are signed with the OpenID Connect keys, RS256 unless the
+    // client registered another authorization_signed_response_alg.
+    ...(redirectFlows && config.openid.enabled && { authorization_signing_alg_values_supported: [...SIGNING_ALGORITHMS] }),
     // RFC 9101 section 10.5: request objects by value, signed with a client's registered keys (request-object.ts).
     ...(redirectFlows && {
       request_parameter_supported: true,

@@ -27,6 +27,7 @@ export const toApplication = ({
   postLogoutRedirectUri,
   idTokenSignedResponseAlg,
   userinfoSignedResponseAlg,
+  authorizationSignedResponseAlg,
   accessTokenFormat,
   refreshTokens,
   registeredBy,
@@ -37,6 +38,7 @@ export const toApplication = ({
   operatorGrantTypes,
   operatorScopes,
   subjectType,
+  profile,
   ...columns
 }: Row<OauthApplication>): ApplicationRecord => ({
   ...columns,
@@ -46,6 +48,7 @@ export const toApplication = ({
   postLogoutRedirectUris: splitList(postLogoutRedirectUri),
   idTokenSignedResponseAlg: signingAlgorithmOrNull(idTokenSignedResponseAlg),
   userinfoSignedResponseAlg: signingAlgorithmOrNull(userinfoSignedResponseAlg),
+  authorizationSignedResponseAlg: signingAlgorithmOrNull(authorizationSignedResponseAlg),
   accessTokenFormat: accessTokenFormatOf(accessTokenFormat),
   // Anything but our offline_access marker (another tool's value included) is the default, always.
   refreshTokens: refreshTokens === 'offline_access' ? 'offlineAccess' : 'always',
@@ -58,6 +61,8 @@ export const toApplication = ({
   operatorScopes: splitList(operatorScopes),
   // Another tool's value is the public default: a pairwise sub is only ever our own marker's.
   subjectType: subjectType === 'pairwise' ? 'pairwise' : 'public',
+  // Another tool's value applies no profile: only our own marker does.
+  profile: profile === 'fapi2' ? 'fapi2' : 'none',
 });
 
 // Another tool's value is not a self-registration: only our two markers are.

@@ -6,6 +6,7 @@ import { OOB_URI } from '../../src/oauth/authorization/redirect-uri.js';
 import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { assertionParams, clientAssertion, clientKey, jwksOf } from '../helpers/client-assertions.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 import { authorizeRequests, CALLBACK, expectRedirect, ruleTests, type AuthorizeRequests } from './authorize-validation-support.js';
@@ -299,6 +300,49 @@ describe(`validation rules under other configs (${backend})`, () => {
       'The authorization server does not support this response type.',
     );
   });
+
+  ruleTest(
+    'signed_when_required',
+    'a client that must sign its requests (RFC 9101 10.5) sending a plain one: invalid_request',
+    async () => {
+      const signing = (await createClient(server.deps, { requireSignedRequestObject: true })).application;
+      const response = await get({ client_id: signing.uid, scope: 'read' });
+      expectRedirect(response, 'invalid_request', 'A signed request object is required for this client.');
+    },
+  );
+
+  // A fapi2 client pushes every request (pushed_when_required), so its own rules are met at PAR, answered as JSON.
+  const pushFapi2 = async (parameters: Record<string, string>) => {
+    const key = await clientKey('ES256');
+    const fields = { tokenEndpointAuthMethod: 'private_key_jwt', jwks: JSON.stringify(jwksOf(key)), profile: 'fapi2' };
+    const fapi2 = (await createClient(server.deps, fields)).application;
+    const assertion = await clientAssertion(fapi2.uid, key, server.config.baseUrl.replace(/\/+$/, ''));
+    const request = { client_id: fapi2.uid, redirect_uri: CALLBACK, scope: 'read', ...parameters };
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/par',
+      headers: FORM,
+      payload: form({ ...assertionParams(assertion), ...request }),
+    });
+    return { status: response.statusCode, ...response.json<object>() };
+  };
+
+  ruleTest('fapi2_code_flow_only', 'a fapi2 client asking for response_type=token (implicit enabled): unauthorized_client', async () => {
+    expect(await pushFapi2({ response_type: 'token' })).toEqual({
+      status: 400,
+      error: 'unauthorized_client',
+      error_description: 'FAPI 2.0: only response_type code is allowed for this client (profile fapi2).',
+    });
+  });
+
+  ruleTest('fapi2_pkce_s256', 'a fapi2 client without an S256 code challenge: invalid_request naming FAPI 2.0', async () => {
+    expect(await pushFapi2({ response_type: 'code' })).toEqual({
+      status: 400,
+      error: 'invalid_request',
+      error_description: 'FAPI 2.0: PKCE with code_challenge_method S256 is required for this client (profile fapi2).',
+    });
+    expect(await pushFapi2({ response_type: 'code', ...WITH_PKCE })).toMatchObject({ status: 201 });
+  });
 });
 
 describe(`pkce.required "all" with plain enabled (${backend})`, () => {
@@ -342,15 +386,18 @@ describe('the rule table', () => {
       'pushed_when_required',
       'parameters_single_valued',
       'request_object_unpacked',
+      'signed_when_required',
       'response_type_present',
       'scope_present',
       'response_type_supported',
+      'fapi2_code_flow_only',
       'response_type_held',
       'out_of_band_code_only',
       'response_mode_supported',
       'scope_valid',
       'resources_valid',
       'dpop_jkt_well_formed',
+      'fapi2_pkce_s256',
       'code_challenge_present_when_required',
       'code_challenge_method_present',
       'code_challenge_method_supported',

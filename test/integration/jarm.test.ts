@@ -40,9 +40,9 @@ describe(`JWT-secured authorization responses (JARM) on ${backend}`, () => {
     ...parameters,
   });
 
-  it('discovery lists the JWT modes and RS256 (JARM section 3)', () => {
+  it('discovery lists the JWT modes and the signing algorithms a client may register (JARM section 3)', () => {
     expect(as.response_modes_supported).toEqual(['query', 'fragment', 'form_post', 'query.jwt', 'fragment.jwt', 'form_post.jwt', 'jwt']);
-    expect(as.authorization_signing_alg_values_supported).toEqual(['RS256']);
+    expect(as.authorization_signing_alg_values_supported).toEqual(['RS256', 'ES256', 'EdDSA']);
   });
 
   it('response_mode=jwt: a signed response in the query that oauth4webapi validates, and its code exchanged', async () => {

@@ -24,6 +24,7 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   resources: [],
   dpopJkt: null,
   requestUri: null,
+  requestObject: null,
   ...overrides,
 });
 const codeResult = { responseType: 'code' as const, code: 'CODE', grant: {} as AccessGrantRecord };
@@ -85,7 +86,13 @@ describe('delivering an authorization response (reference 4.5, RFC 9207)', () =>
         ok: false,
         rule: 'denied',
         error: new AccessDenied(),
-        redirect: { redirectUri: 'https://client.example.com/cb', responseMode: 'query', clientId: 'client', state: 'a b' },
+        redirect: {
+          redirectUri: 'https://client.example.com/cb',
+          responseMode: 'query',
+          clientId: 'client',
+          signingAlg: null,
+          state: 'a b',
+        },
       },
       from,
     );
@@ -124,7 +131,13 @@ describe('JWT-secured responses (JARM section 4)', () => {
         ok: false,
         rule: 'denied',
         error: new AccessDenied(),
-        redirect: { redirectUri: 'https://client.example.com/cb', responseMode: 'query.jwt', clientId: 'client', state: 's' },
+        redirect: {
+          redirectUri: 'https://client.example.com/cb',
+          responseMode: 'query.jwt',
+          clientId: 'client',
+          signingAlg: null,
+          state: 's',
+        },
       },
       from,
     );

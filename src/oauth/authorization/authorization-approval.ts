@@ -1,4 +1,5 @@
 import type { AuthorizationRequest } from './authorization-request.js';
+import { codeLifetimeSeconds } from '../clients/fapi2-profile.js';
 import type { AuthenticationContext } from '../authentication-context.js';
 import type { OAuthDeps } from '../deps.js';
 import { reusableToken } from '../grants/reuse.js';
@@ -43,7 +44,7 @@ export async function approveAuthorization(
     applicationId: request.application.id,
     resourceOwnerId,
     token: storedForm(code, deps.config.hashTokens),
-    expiresIn: deps.config.authorizationCodeExpiresIn,
+    expiresIn: codeLifetimeSeconds(request.application, deps.config.authorizationCodeExpiresIn),
     redirectUri: request.redirectUri,
     scopes: request.scopes,
     createdAt: deps.now(),

@@ -47,6 +47,11 @@ export interface AuthorizationParameters {
    * POST /oauth/par, where they are being pushed. Absent: sent directly to /oauth/authorize.
    */
   pushed?: { requestUri: string | null };
+  /**
+   * RFC 9101: these parameters are a verified signed request object's (request-object.ts), sent here or at PAR, so
+   * require_signed_request_object is met. Absent: sent plainly.
+   */
+  signed?: true;
 }
 
 /** The query (GET) or form body (POST) as parsed by the HTTP layer. */

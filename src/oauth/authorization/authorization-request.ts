@@ -1,4 +1,5 @@
 import type { OAuthDeps } from '../deps.js';
+import type { SigningAlgorithm } from '../keys/signing-keys.js';
 import { AccessDenied, InvalidRequestUri, type OAuthError } from '../errors.js';
 import { errorResponseMode, requestedScopes, responseModeOf, askedScopes, type AuthorizationContext } from './authorization-context.js';
 import type { AuthorizationRule } from './authorization-context.js';
@@ -36,6 +37,8 @@ export interface AuthorizationRequest {
   dpopJkt: string | null;
   /** RFC 9126: the request_uri of the pushed request this is, consumed when it completes; null: sent directly. */
   requestUri: string | null;
+  /** RFC 9101: the signed request object this request was sent as, directly (not pushed); null: none. */
+  requestObject: string | null;
 }
 
 /** Where an error goes once client and redirect URI are verified (RFC 6749 section 4.1.2.1). */
@@ -44,6 +47,8 @@ export interface ErrorRedirect {
   responseMode: ResponseMode;
   /** The verified client: the audience of a JWT-secured (JARM) response. */
   clientId: string;
+  /** JARM section 3: the client's authorization_signed_response_alg; null is RS256. */
+  signingAlg: SigningAlgorithm | null;
   state: string | undefined;
 }
 
@@ -95,6 +100,7 @@ export async function validateAuthorizationRequest(
       resources: [...new Set(request.resources)],
       dpopJkt: blankToUndefined(values.dpop_jkt) ?? null,
       requestUri: resolved.pushed?.requestUri ?? null,
+      requestObject: request.signed && resolved.pushed === undefined ? (resolved.values.request ?? null) : null,
     },
   };
 }
@@ -137,7 +143,13 @@ function requestUriFailure(error: OAuthError): AuthorizationFailure {
 export function interactionFailure(request: AuthorizationRequest, error: OAuthError): AuthorizationFailure {
   const redirect = isOutOfBand(request.redirectUri)
     ? null
-    : { redirectUri: request.redirectUri, responseMode: request.responseMode, clientId: request.application.uid, state: request.state };
+    : {
+        redirectUri: request.redirectUri,
+        responseMode: request.responseMode,
+        clientId: request.application.uid,
+        signingAlg: request.application.authorizationSignedResponseAlg,
+        state: request.state,
+      };
   return { ok: false, rule: 'interaction', error, redirect };
 }
 
@@ -149,6 +161,8 @@ export function interactionFailure(request: AuthorizationRequest, error: OAuthEr
 export function authorizationRequestFields(request: AuthorizationRequest): Partial<Record<AuthorizationParameterName, string>> {
   // A pushed request travels by its request_uri, which the approval or denial consumes.
   if (request.requestUri !== null) return { client_id: request.application.uid, request_uri: request.requestUri };
+  // A signed request travels as itself (verified again), so require_signed_request_object holds at the approval too.
+  if (request.requestObject !== null) return { client_id: request.application.uid, request: request.requestObject };
   return {
     client_id: request.application.uid,
     redirect_uri: request.redirectUri,
@@ -199,6 +213,7 @@ function errorRedirect(context: AuthorizationContext): ErrorRedirect | null {
     redirectUri,
     responseMode: errorResponseMode(context),
     clientId: context.application?.uid ?? context.parameters.values.client_id ?? '',
+    signingAlg: context.application?.authorizationSignedResponseAlg ?? null,
     state: blankToUndefined(context.parameters.values.state),
   };
 }

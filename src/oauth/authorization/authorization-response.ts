@@ -59,7 +59,12 @@ export function successDelivery(
   if (result.responseType === 'code' && isOutOfBand(request.redirectUri)) return Promise.resolve({ kind: 'native', code: result.code });
   const parameters = successParameters(request, result, from.issuer, from.now);
   return deliver(
-    { redirectUri: request.redirectUri, responseMode: request.responseMode, clientId: request.application.uid },
+    {
+      redirectUri: request.redirectUri,
+      responseMode: request.responseMode,
+      clientId: request.application.uid,
+      signingAlg: request.application.authorizationSignedResponseAlg,
+    },
     parameters,
     from,
   );
@@ -81,7 +86,7 @@ export function errorDelivery(failure: AuthorizationFailure, from: ResponseIssue
 const RESPONSE_JWT_SECONDS = 600;
 
 async function deliver(
-  to: Pick<ErrorRedirect, 'redirectUri' | 'responseMode' | 'clientId'>,
+  to: Pick<ErrorRedirect, 'redirectUri' | 'responseMode' | 'clientId' | 'signingAlg'>,
   parameters: ResponseParameters,
   from: ResponseIssuer,
 ): Promise<AuthorizationDelivery> {
@@ -90,7 +95,7 @@ async function deliver(
   const mode = responseMode.replace(/\.jwt$/, '') as 'query' | 'fragment' | 'form_post';
   // JARM section 4.1: the parameters become the claims of one signed JWT for the client, with iss, aud and exp (the
   // iss of RFC 9207 is then the JWT's own), sent as the single `response` parameter.
-  const sent = secured ? { response: await signedResponse(to.clientId, parameters, from) } : parameters;
+  const sent = secured ? { response: await signedResponse(to, parameters, from) } : parameters;
   if (mode === 'form_post') {
     const fields = Object.entries(sent).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '');
     return { kind: 'form_post', action: redirectUri, fields };
@@ -98,9 +103,15 @@ async function deliver(
   return { kind: 'redirect', location: buildRedirectUrl(redirectUri, sent, mode) };
 }
 
-function signedResponse(clientId: string, parameters: ResponseParameters, { issuer, now, signer }: ResponseIssuer): Promise<string> {
+// JARM section 3: signed with the client's authorization_signed_response_alg (the signer makes a key of it on first use).
+function signedResponse(
+  { clientId, signingAlg }: Pick<ErrorRedirect, 'clientId' | 'signingAlg'>,
+  parameters: ResponseParameters,
+  { issuer, now, signer }: ResponseIssuer,
+): Promise<string> {
   const claims = Object.fromEntries(
     Object.entries(parameters).filter(([name, value]) => name !== 'iss' && value !== undefined && value !== ''),
   );
-  return signer.sign({ ...claims, iss: issuer, aud: clientId, exp: Math.floor(now.getTime() / 1000) + RESPONSE_JWT_SECONDS });
+  const payload = { ...claims, iss: issuer, aud: clientId, exp: Math.floor(now.getTime() / 1000) + RESPONSE_JWT_SECONDS };
+  return signer.sign(payload, { alg: signingAlg ?? 'RS256' });
 }

@@ -23,6 +23,7 @@ import {
   UnsupportedResponseType,
 } from '../errors.js';
 import { isValidCodeChallenge } from './pkce.js';
+import { FAPI2, isFapi2 } from '../clients/fapi2-profile.js';
 import { isOutOfBand, matchesRegisteredUri } from './redirect-uri.js';
 import { OPENID_RULES } from '../openid/openid-request.js';
 import { audienceProblem } from '../resources/resource-indicators.js';
@@ -86,14 +87,49 @@ const redirectUriRegistered: AuthorizationRule = {
 
 // RFC 9126 sections 5 and 6: with pushedAuthorizationRequests.required, or for a client registered with
 // require_pushed_authorization_requests, only a pushed request is accepted. Its redirect_uri is verified by now, so
-// the client hears why (redirected, as every later rule).
+// the client hears why (redirected, as every later rule). A fapi2 client pushes always (FAPI 2.0 Security Profile section 5).
 const pushedWhenRequired: AuthorizationRule = {
   name: 'pushed_when_required',
   redirectable: true,
   check: (context) =>
     context.parameters.pushed !== undefined ||
-    !(context.config.pushedAuthorizationRequests.required || context.application?.requirePushedAuthorizationRequests),
-  error: () => new InvalidRequest('Pushed authorization requests are required for this client.'),
+    !(
+      context.config.pushedAuthorizationRequests.required ||
+      context.application?.requirePushedAuthorizationRequests ||
+      isFapi2(context.application)
+    ),
+  error: (context) =>
+    new InvalidRequest(
+      context.config.pushedAuthorizationRequests.required || context.application?.requirePushedAuthorizationRequests
+        ? 'Pushed authorization requests are required for this client.'
+        : `${FAPI2}: pushed authorization requests are required for this client (profile fapi2).`,
+    ),
+};
+
+// RFC 9101 section 10.5: a client registered with require_signed_request_object sends its request as a signed
+// request object, here or at PAR (the pushed request remembers that it was: pushed-authorization-requests.ts).
+const signedWhenRequired: AuthorizationRule = {
+  name: 'signed_when_required',
+  redirectable: true,
+  check: (context) => context.parameters.signed === true || !context.application?.requireSignedRequestObject,
+  error: () => new InvalidRequest('A signed request object is required for this client.'),
+};
+
+// FAPI 2.0 Security Profile section 5: a fapi2 client uses the code flow only (response_type code), never implicit.
+const fapi2CodeFlowOnly: AuthorizationRule = {
+  name: 'fapi2_code_flow_only',
+  redirectable: true,
+  check: (context) => !isFapi2(context.application) || isCodeRequest(context),
+  error: () => new UnauthorizedClient(`${FAPI2}: only response_type code is allowed for this client (profile fapi2).`),
+};
+
+// FAPI 2.0 Security Profile section 5: PKCE with S256, whatever pkce.required and pkce.methods say for other clients.
+const fapi2PkceS256: AuthorizationRule = {
+  name: 'fapi2_pkce_s256',
+  redirectable: true,
+  check: (context) =>
+    !isFapi2(context.application) || (present(context, 'code_challenge') && value(context, 'code_challenge_method') === 'S256'),
+  error: () => new InvalidRequest(`${FAPI2}: PKCE with code_challenge_method S256 is required for this client (profile fapi2).`),
 };
 
 // RFC 6749 section 3.1: request parameters MUST NOT be included more than once.
@@ -241,15 +277,18 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   pushedWhenRequired,
   parametersSingleValued,
   requestObjectUnpacked,
+  signedWhenRequired,
   responseTypePresent,
   scopePresent,
   responseTypeSupported,
+  fapi2CodeFlowOnly,
   responseTypeHeld,
   outOfBandCodeOnly,
   responseModeSupported,
   scopeValid,
   resourcesValid,
   dpopJktWellFormed,
+  fapi2PkceS256,
   codeChallengePresentWhenRequired,
   codeChallengeMethodPresent,
   codeChallengeMethodSupported,

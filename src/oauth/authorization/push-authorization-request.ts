@@ -92,7 +92,7 @@ async function store(
   // 256 bits: the request_uri is a bearer reference to the request until it is used (section 7.1).
   const reference = randomBase64url(32);
   const createdAt = deps.now();
-  const stored: PushedParameters = { values: pushed.values, resources: pushed.resources };
+  const stored: PushedParameters = { values: pushed.values, resources: pushed.resources, ...(pushed.signed && { signed: true }) };
   await deps.stores.pushedRequests.create({
     applicationId: application.id,
     reference: sha256Hex(reference),

@@ -17,8 +17,11 @@ export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** How long the sign-in and consent of a pushed request may take once /oauth/authorize has used its request_uri. */
 export const INTERACTION_SECONDS = 600;
 
-/** The parameters a pushed request stores: those of /oauth/authorize, as validated at the PAR endpoint. */
-export type PushedParameters = Pick<AuthorizationParameters, 'values' | 'resources'>;
+/**
+ * The parameters a pushed request stores: those of /oauth/authorize, as validated at the PAR endpoint, and whether
+ * they came as a signed request object (RFC 9101 section 10.5's require_signed_request_object is then met).
+ */
+export type PushedParameters = Pick<AuthorizationParameters, 'values' | 'resources' | 'signed'>;
 
 export const isPushedRequestUri = (value: string | undefined): value is string =>
   value !== undefined && value.startsWith(REQUEST_URI_PREFIX);
@@ -46,7 +49,13 @@ export async function resolvePushedRequest(
   const record = application && (await deps.stores.pushedRequests.open(reference, application.id, now, openUntil));
   if (!record) return new InvalidRequestUri(await whyRefused(deps, reference, application?.id ?? null, now));
   const stored = JSON.parse(record.parameters) as PushedParameters;
-  return { values: stored.values, resources: stored.resources, malformed: [], pushed: { requestUri } };
+  return {
+    values: stored.values,
+    resources: stored.resources,
+    malformed: [],
+    pushed: { requestUri },
+    ...(stored.signed === true && { signed: true }),
+  };
 }
 
 /**

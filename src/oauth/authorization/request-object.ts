@@ -60,7 +60,7 @@ export async function unpackRequestObject(
   }
   const problem = lifetimeProblem(payload, deps.now()) ?? contentProblem(payload, clientId);
   if (problem !== null) return refuse(problem);
-  return { ok: true, parameters: readAuthorizationParameters(requestOf(payload, clientId)) };
+  return { ok: true, parameters: { ...readAuthorizationParameters(requestOf(payload, clientId)), signed: true } };
 }
 
 function headerAlgorithm(jwt: string): string | null {

@@ -1,4 +1,5 @@
 import type { SigningAlgorithm } from '../keys/signing-keys.js';
+import type { ClientProfile } from './application-store.js';
 import type { AccessTokenFormat, ApplicationRecord, RegisteredBy, SubjectType, TokenEndpointAuthMethod } from '../store.js';
 import { refreshTokensValue, type RefreshTokensValue } from './refresh-token-setting.js';
 
@@ -17,6 +18,12 @@ export interface ApplicationJson {
   dpop_bound_access_tokens: boolean;
   /** RFC 9126 section 6. */
   require_pushed_authorization_requests: boolean;
+  /** RFC 9101 section 10.5. */
+  require_signed_request_object: boolean;
+  /** JARM section 3; null is RS256. */
+  authorization_signed_response_alg: SigningAlgorithm | null;
+  /** none or fapi2 (fapi2-profile.ts). */
+  profile: ClientProfile;
   subject_type: SubjectType;
   sector_identifier_uri: string | null;
   backchannel_logout_uri: string | null;
@@ -61,6 +68,9 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     access_token_format: application.accessTokenFormat,
     dpop_bound_access_tokens: application.dpopBoundAccessTokens,
     require_pushed_authorization_requests: application.requirePushedAuthorizationRequests,
+    require_signed_request_object: application.requireSignedRequestObject,
+    authorization_signed_response_alg: application.authorizationSignedResponseAlg,
+    profile: application.profile,
     subject_type: application.subjectType,
     sector_identifier_uri: application.sectorIdentifierUri,
     backchannel_logout_uri: application.backchannelLogoutUri,

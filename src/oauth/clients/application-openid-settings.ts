@@ -16,17 +16,25 @@ export interface OpenIdSettingsFields {
   idTokenSignedResponseAlg?: string | undefined;
   /** RS256, ES256 or EdDSA; blank for plain JSON. */
   userinfoSignedResponseAlg?: string | undefined;
+  /** JARM section 3: RS256, ES256 or EdDSA for its JWT-secured authorization responses; blank for RS256. */
+  authorizationSignedResponseAlg?: string | undefined;
   /** opaque or jwt (RFC 9068); blank for opaque. A resource's own format wins over it. */
   accessTokenFormat?: string | undefined;
 }
 
 export type OpenIdSettingsField =
-  'post_logout_redirect_uris' | 'id_token_signed_response_alg' | 'userinfo_signed_response_alg' | 'access_token_format';
+  | 'post_logout_redirect_uris'
+  | 'id_token_signed_response_alg'
+  | 'userinfo_signed_response_alg'
+  | 'authorization_signed_response_alg'
+  | 'access_token_format';
 
 const ALGORITHM_LIST = `${SIGNING_ALGORITHMS.slice(0, -1).join(', ')} or ${SIGNING_ALGORITHMS.at(-1)}`;
-const ALGORITHM_LABELS: Record<'id_token_signed_response_alg' | 'userinfo_signed_response_alg', { label: string; blank: string }> = {
+type AlgorithmField = 'id_token_signed_response_alg' | 'userinfo_signed_response_alg' | 'authorization_signed_response_alg';
+const ALGORITHM_LABELS: Record<AlgorithmField, { label: string; blank: string }> = {
   id_token_signed_response_alg: { label: 'ID token signing algorithm', blank: 'leave it blank for RS256' },
   userinfo_signed_response_alg: { label: 'UserInfo signing algorithm', blank: 'leave it blank for plain JSON' },
+  authorization_signed_response_alg: { label: 'Authorization response signing algorithm', blank: 'leave it blank for RS256' },
 };
 
 /**
@@ -46,6 +54,7 @@ export function openIdSettingsErrors(
   for (const [field, value] of [
     ['id_token_signed_response_alg', fields.idTokenSignedResponseAlg],
     ['userinfo_signed_response_alg', fields.userinfoSignedResponseAlg],
+    ['authorization_signed_response_alg', fields.authorizationSignedResponseAlg],
   ] as const) {
     const message = algorithmError(field, value);
     if (message !== null) errors.push([field, message]);
@@ -68,7 +77,7 @@ function postLogoutUriErrors(uri: string, options: { forceSsl: boolean; stored: 
 
 // JOSE algorithm names are case-sensitive (RFC 7515 section 4.1.1): "rs256" is refused, not corrected. "none" is
 // refused too: an unsigned ID token is not accepted (issue 16), and plain UserInfo is what blank means.
-function algorithmError(field: keyof typeof ALGORITHM_LABELS, value: string | undefined): string | null {
+function algorithmError(field: AlgorithmField, value: string | undefined): string | null {
   if (value === undefined || value.trim() === '' || isSigningAlgorithm(value.trim())) return null;
   const { label, blank } = ALGORITHM_LABELS[field];
   return `${label} must be ${ALGORITHM_LIST}, not ${JSON.stringify(value.slice(0, 40))} (${blank}).`;
@@ -78,7 +87,14 @@ function algorithmError(field: keyof typeof ALGORITHM_LABELS, value: string | un
 export function storedOpenIdSettings(
   fields: OpenIdSettingsFields,
 ): Partial<
-  Pick<ApplicationRecord, 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg' | 'userinfoSignedResponseAlg' | 'accessTokenFormat'>
+  Pick<
+    ApplicationRecord,
+    | 'postLogoutRedirectUris'
+    | 'idTokenSignedResponseAlg'
+    | 'userinfoSignedResponseAlg'
+    | 'authorizationSignedResponseAlg'
+    | 'accessTokenFormat'
+  >
 > {
   const format = fields.accessTokenFormat?.trim();
   return {
@@ -86,6 +102,9 @@ export function storedOpenIdSettings(
     ...(fields.idTokenSignedResponseAlg !== undefined && { idTokenSignedResponseAlg: algorithmOrNull(fields.idTokenSignedResponseAlg) }),
     ...(fields.userinfoSignedResponseAlg !== undefined && {
       userinfoSignedResponseAlg: algorithmOrNull(fields.userinfoSignedResponseAlg),
+    }),
+    ...(fields.authorizationSignedResponseAlg !== undefined && {
+      authorizationSignedResponseAlg: algorithmOrNull(fields.authorizationSignedResponseAlg),
     }),
     ...(format !== undefined && { accessTokenFormat: isAccessTokenFormat(format) ? format : 'opaque' }),
   };

@@ -77,7 +77,16 @@ export interface ApplicationRecord {
   jwksUri: string | null;
   /** RFC 9126 section 6: every authorization request of this client must be pushed (POST /oauth/par) first. */
   requirePushedAuthorizationRequests: boolean;
+  /** RFC 9101 section 10.5: every authorization request of this client must be a signed request object. */
+  requireSignedRequestObject: boolean;
+  /** JARM section 3: how its JWT-secured authorization responses are signed; null is RS256. */
+  authorizationSignedResponseAlg: SigningAlgorithm | null;
+  /** The security profile whose rules apply to this client (fapi2-profile.ts); none by default. */
+  profile: ClientProfile;
 }
+
+export const CLIENT_PROFILES = ['none', 'fapi2'] as const;
+export type ClientProfile = (typeof CLIENT_PROFILES)[number];
 
 export type SubjectType = 'public' | 'pairwise';
 
@@ -142,7 +151,10 @@ type OptionalApplicationField =
   | 'backchannelLogoutSessionRequired'
   | 'jwks'
   | 'jwksUri'
-  | 'requirePushedAuthorizationRequests';
+  | 'requirePushedAuthorizationRequests'
+  | 'requireSignedRequestObject'
+  | 'authorizationSignedResponseAlg'
+  | 'profile';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

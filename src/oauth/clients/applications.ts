@@ -20,6 +20,8 @@ import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
 import { constantTimeEqual, generateClientId, generateSecret, storedForm } from '../secrets.js';
 import type { ApplicationRecord } from '../store.js';
 import { reviewedFingerprint } from './client-approval.js';
+import type { ClientProfile } from './application-store.js';
+import { fapi2ProfileProblems, type ProfiledClient } from './fapi2-profile.js';
 import {
   clientAuthenticationErrors,
   storedClientAuthentication,
@@ -45,6 +47,13 @@ export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogo
    * /oauth/par). undefined keeps what is stored (false on create).
    */
   requirePushedAuthorizationRequests?: boolean | undefined;
+  /**
+   * RFC 9101 section 10.5's require_signed_request_object: its authorization requests must be signed request objects.
+   * undefined keeps what is stored (false on create).
+   */
+  requireSignedRequestObject?: boolean | undefined;
+  /** The security profile (fapi2-profile.ts): none or fapi2; blank is none. undefined keeps what is stored (none on create). */
+  profile?: string | undefined;
   /** OpenID Connect Core 8: public or pairwise; blank is public. undefined keeps what is stored (public on create). */
   subjectType?: string | undefined;
   /**
@@ -68,6 +77,7 @@ export type ApplicationField =
   | 'subject_type'
   | 'refresh_tokens'
   | 'grant_types'
+  | 'profile'
   | OpenIdSettingsField
   | BackchannelLogoutField
   | ClientAuthenticationField;
@@ -148,6 +158,7 @@ export function validateApplicationFields(
   const grantTypes = unchanged ? null : grantTypesError(fields.grantTypes!, config);
   if (grantTypes !== null) add('grant_types', grantTypes);
   for (const [field, message] of clientAuthenticationErrors(fields, config, current)) add(field, message);
+  for (const message of fapi2ProfileProblems(profiledClient(fields, current))) add('profile', message);
   return errors;
 }
 
@@ -252,6 +263,8 @@ export function storedApplicationFields(fields: ApplicationFields) {
     ...(fields.requirePushedAuthorizationRequests !== undefined && {
       requirePushedAuthorizationRequests: fields.requirePushedAuthorizationRequests,
     }),
+    ...(fields.requireSignedRequestObject !== undefined && { requireSignedRequestObject: fields.requireSignedRequestObject }),
+    ...(fields.profile !== undefined && { profile: profileOf(fields.profile) }),
     ...(fields.subjectType !== undefined && { subjectType: subjectTypeOf(fields.subjectType) }),
     ...(fields.refreshTokens !== undefined && { refreshTokens: refreshTokenPolicyOf(fields.refreshTokens) }),
     ...(fields.grantTypes !== undefined && { grantTypes: storedGrantTypes(fields.grantTypes) }),
@@ -260,6 +273,19 @@ export function storedApplicationFields(fields: ApplicationFields) {
     ...storedClientAuthentication(fields),
   };
 }
+
+// The client as it will be stored, as the profile's rules judge it (a field not given: the stored one).
+function profiledClient(fields: ApplicationFields, current?: ApplicationRecord): ProfiledClient {
+  const method = fields.tokenEndpointAuthMethod === undefined ? current?.tokenEndpointAuthMethod : fields.tokenEndpointAuthMethod.trim();
+  return {
+    profile: fields.profile === undefined ? (current?.profile ?? 'none') : fields.profile.trim() || 'none',
+    confidential: fields.confidential,
+    tokenEndpointAuthMethod: method || null,
+    grantTypes: fields.grantTypes === undefined ? (current?.grantTypes ?? null) : storedGrantTypes(fields.grantTypes),
+  };
+}
+
+const profileOf = (value: string): ClientProfile => (value.trim() === 'fapi2' ? 'fapi2' : 'none');
 
 /** Issue 19: the admin list's filters (none: every application). */
 export type ApplicationListFilter = 'self_registered' | 'awaiting_approval' | 'disabled';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { FAPI2, isFapi2 } from '../clients/fapi2-profile.js';
 import type { GrantFlow } from '../../config/types.js';
 import type { OAuthDeps } from '../deps.js';
 import type { TokenResponseBody } from '../hooks.js';
@@ -102,9 +103,16 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
   return { input, accessToken, refreshToken };
 }
 
-/** RFC 9449 section 5.2: a client registered with dpop_bound_access_tokens gets bound tokens only. */
+/**
+ * RFC 9449 section 5.2: a client registered with dpop_bound_access_tokens gets bound tokens only; so does a fapi2
+ * client (FAPI 2.0 Security Profile section 5: sender-constrained tokens only, DPoP being the one offered here).
+ */
 export function requireDpopBinding(application: ApplicationRecord | null, dpopJkt: string | null): void {
-  if (application?.dpopBoundAccessTokens && !dpopJkt) {
+  if (dpopJkt) return;
+  if (isFapi2(application)) {
+    throw new InvalidDpopProof(`${FAPI2}: this client must send a DPoP proof: its access tokens are sender-constrained (profile fapi2).`);
+  }
+  if (application?.dpopBoundAccessTokens) {
     throw new InvalidDpopProof('This client must send a DPoP proof: its access tokens are DPoP-bound.');
   }
 }

@@ -17,6 +17,9 @@ export interface ApplicationBody {
   subject_type?: string | null;
   dpop_bound_access_tokens?: boolean | string | string[];
   require_pushed_authorization_requests?: boolean | string | string[];
+  require_signed_request_object?: boolean | string | string[];
+  authorization_signed_response_alg?: string | null;
+  profile?: string | null;
   refresh_tokens?: string | null;
   grant_types?: string | string[];
   token_endpoint_auth_method?: string | null;
@@ -58,6 +61,12 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     // RFC 9126 section 6: a checkbox like confidential.
     requirePushedAuthorizationRequests:
       checkboxFrom(body?.require_pushed_authorization_requests) ?? current?.requirePushedAuthorizationRequests ?? false,
+    // RFC 9101 section 10.5: a checkbox like confidential.
+    requireSignedRequestObject: checkboxFrom(body?.require_signed_request_object) ?? current?.requireSignedRequestObject ?? false,
+    // JARM section 3: null or empty means RS256, the default.
+    authorizationSignedResponseAlg: algorithmFrom(body?.authorization_signed_response_alg) ?? current?.authorizationSignedResponseAlg ?? '',
+    // Issue 36: null or empty means none, the default.
+    profile: algorithmFrom(body?.profile) ?? current?.profile ?? '',
     // OpenID Connect Core 11: null or empty means always, the default.
     refreshTokens: algorithmFrom(body?.refresh_tokens) ?? (current && refreshTokensValue(current.refreshTokens)) ?? '',
     // Issue 34: blank is every grant the server enables (but the device grant).

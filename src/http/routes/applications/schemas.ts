@@ -71,6 +71,19 @@ export const applicationJsonSchema = {
       type: 'boolean',
       description: 'RFC 9126 section 6: its authorization requests must be pushed (POST /oauth/par) first.',
     },
+    require_signed_request_object: {
+      type: 'boolean',
+      description: 'RFC 9101 section 10.5: its authorization requests must be signed request objects.',
+    },
+    authorization_signed_response_alg: {
+      anyOf: [{ type: 'string', enum: ['RS256', 'ES256', 'EdDSA'] }, { type: 'null' }],
+      description: 'JARM section 3: how its JWT-secured authorization responses are signed; null is RS256.',
+    },
+    profile: {
+      type: 'string',
+      enum: ['none', 'fapi2'],
+      description: 'fapi2: the FAPI 2.0 Security Profile applies to it (docs/behaviour.md 3.21); none: nothing more.',
+    },
     refresh_tokens: {
       type: 'string',
       enum: ['always', 'offline_access'],
@@ -127,6 +140,9 @@ export const applicationJsonSchema = {
     'access_token_format',
     'dpop_bound_access_tokens',
     'require_pushed_authorization_requests',
+    'require_signed_request_object',
+    'authorization_signed_response_alg',
+    'profile',
     'refresh_tokens',
     'token_endpoint_auth_method',
     'jwks',
@@ -171,6 +187,9 @@ const applicationFields = {
   access_token_format: stringOrNull('opaque or jwt (RFC 9068; needs openid.enabled); null or "" for opaque, the default.'),
   dpop_bound_access_tokens: checkbox('RFC 9449 section 5.2: require DPoP-bound tokens.', 'false'),
   require_pushed_authorization_requests: checkbox('RFC 9126 section 6: require pushed authorization requests.', 'false'),
+  require_signed_request_object: checkbox('RFC 9101 section 10.5: require signed request objects.', 'false'),
+  authorization_signed_response_alg: stringOrNull('JARM: RS256, ES256 or EdDSA; null or "" for the default, RS256.'),
+  profile: stringOrNull('none or fapi2 (the FAPI 2.0 Security Profile); null or "" for none, the default.'),
   subject_type: stringOrNull(
     'public or pairwise (OpenID Connect Core 8.1; needs openid.pairwiseSalt); null or "" for public, the default.',
   ),

@@ -64,6 +64,7 @@ export function formView(
     },
     tokenFormat: selectView(TOKEN_FORMATS, fields.accessTokenFormat, 'opaque', errors.access_token_format, 'Access token format'),
     refreshTokens: selectView(REFRESH_TOKEN_OPTIONS, fields.refreshTokens, 'always', errors.refresh_tokens, 'Refresh tokens'),
+    profile: selectView(PROFILE_OPTIONS, fields.profile, 'none', errors.profile, 'Profile'),
     authMethod: selectView(
       AUTH_METHODS,
       fields.tokenEndpointAuthMethod,
@@ -90,6 +91,12 @@ export function formView(
         label: 'UserInfo response',
         options: algorithmOptions(fields.userinfoSignedResponseAlg, 'Plain JSON (default)', 'Signed JWT, '),
         errors: fieldMessages(errors.userinfo_signed_response_alg, 'UserInfo signing algorithm'),
+      },
+      {
+        field: 'authorization_signed_response_alg',
+        label: 'Authorization response signing algorithm (JARM)',
+        options: algorithmOptions(fields.authorizationSignedResponseAlg, 'RS256 (default)'),
+        errors: fieldMessages(errors.authorization_signed_response_alg, 'Authorization response signing algorithm'),
       },
     ],
     openidNote: openidNote(config),
@@ -122,6 +129,9 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     // RFC 9449 section 5.2: without it, a proof still binds the tokens of a request that sends one.
     dpopBoundAccessTokens: application.dpopBoundAccessTokens ? 'Required' : 'Not required',
     requirePushedAuthorizationRequests: application.requirePushedAuthorizationRequests ? 'Required' : 'Not required',
+    requireSignedRequestObject: application.requireSignedRequestObject ? 'Required' : 'Not required',
+    authorizationSignedResponseAlg: application.authorizationSignedResponseAlg ?? 'RS256 (default)',
+    profile: application.profile === 'fapi2' ? 'FAPI 2.0 Security Profile (fapi2)' : 'None',
     refreshTokens: REFRESH_TOKEN_OPTIONS.find(({ value }) => value === refreshTokensValue(application.refreshTokens))!.label,
     clientAuthentication: {
       method: application.tokenEndpointAuthMethod ?? (application.confidential ? 'Client secret (default)' : 'none'),
@@ -156,6 +166,12 @@ const TOKEN_FORMATS = [
 ];
 
 // OpenID Connect Core 11: refresh tokens with every code exchange, or only when the user granted offline_access.
+// Issue 36 item 5: the security profile applied to the client (fapi2-profile.ts).
+const PROFILE_OPTIONS = [
+  { value: 'none', label: 'None (default)' },
+  { value: 'fapi2', label: 'FAPI 2.0 Security Profile (fapi2)' },
+];
+
 const REFRESH_TOKEN_OPTIONS = [
   { value: 'always', label: 'Always (default)' },
   { value: 'offline_access', label: 'Only with offline_access' },

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import type { OAuthDeps } from '../../deps.js';
 import type { ApplicationRecord } from '../../store.js';
+import { isFapi2 } from '../fapi2-profile.js';
 import { ASSERTION_ALGORITHMS, type AssertionMethod } from './client-assertion.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys, type ClientKeySource } from './client-key-sets.js';
 
@@ -33,7 +34,8 @@ export async function verifyAssertion(
     algorithms: [...ASSERTION_ALGORITHMS[method]],
     issuer: application.uid,
     subject: application.uid,
-    audience: [base, `${base}/oauth/token`, `${base}${endpoint}`],
+    // FAPI 2.0 Security Profile section 5: a fapi2 client's assertion names the issuer alone, never an endpoint.
+    audience: isFapi2(application) ? base : [base, `${base}/oauth/token`, `${base}${endpoint}`],
     requiredClaims: ['exp', 'jti'],
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     currentDate: deps.now(),
@@ -42,6 +44,8 @@ export async function verifyAssertion(
     const { payload } = await (key instanceof Uint8Array
       ? jwtVerify(assertion, key, options)
       : verifyWithClientKeys(assertion, key, options));
+    // The profile asks for the issuer as a string: an array that holds it (and maybe more) is not accepted either.
+    if (isFapi2(application) && payload.aud !== base) return { payload: null };
     return withinBounds(deps, payload) ? { payload } : { payload: null };
   } catch (error) {
     if (error instanceof ClientKeysUnavailable) return { payload: null, description: error.message };

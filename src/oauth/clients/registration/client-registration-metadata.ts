@@ -9,6 +9,7 @@ import { isWellFormedScopeParam, parseScopes } from '../../scopes.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type SubjectType, type TokenEndpointAuthMethod } from '../application-store.js';
 import { SUBJECT_TYPES } from '../../openid/subject.js';
 import { sectorIdentifierUriOf } from './sector-identifier.js';
+import { requestSecurityMetadataOf, type RequestSecurityMetadata } from './request-security-metadata.js';
 import { REFRESH_TOKENS_VALUES, type RefreshTokensValue } from '../refresh-token-setting.js';
 
 // RFC 7591 section 2: the client metadata this server understands, validated in order, the first failing rule
@@ -24,7 +25,7 @@ const MAX_TEXT = 255;
 const DISPLAY_URIS = ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as const;
 type DisplayUri = (typeof DISPLAY_URIS)[number];
 
-export interface ClientMetadata extends Partial<Record<DisplayUri, string>>, BackchannelLogoutMetadata {
+export interface ClientMetadata extends Partial<Record<DisplayUri, string>>, BackchannelLogoutMetadata, RequestSecurityMetadata {
   redirect_uris: string[];
   token_endpoint_auth_method: TokenEndpointAuthMethod;
   grant_types: string[];
@@ -43,8 +44,6 @@ export interface ClientMetadata extends Partial<Record<DisplayUri, string>>, Bac
   /** RFC 7591 section 2 (issue 34): a private_key_jwt client's public keys, inline or by reference. */
   jwks?: Record<string, unknown>;
   jwks_uri?: string;
-  /** RFC 9126 section 6 (issue 36): its authorization requests must be pushed; default false. */
-  require_pushed_authorization_requests?: boolean;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -187,9 +186,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   const sectorIdentifierUri = openid ? sectorIdentifierUriOf(body.sector_identifier_uri) : undefined;
   const refreshTokens = oneOf(body.refresh_tokens, 'refresh_tokens', REFRESH_TOKENS_VALUES) ?? 'always';
   const keys = clientKeysOf(body);
-  const requirePar = body.require_pushed_authorization_requests;
-  if (requirePar !== undefined && typeof requirePar !== 'boolean')
-    throw new InvalidClientMetadata('require_pushed_authorization_requests must be a boolean.');
+  const requestSecurity = requestSecurityMetadataOf(body, { tokenEndpointAuthMethod: authMethod, grantTypes });
   return {
     redirect_uris: redirectUris,
     token_endpoint_auth_method: authMethod,
@@ -207,7 +204,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
     ...(softwareVersion !== undefined && { software_version: softwareVersion }),
     ...backchannelLogout,
     ...keys,
-    ...(requirePar !== undefined && { require_pushed_authorization_requests: requirePar }),
+    ...requestSecurity,
   };
 }
 

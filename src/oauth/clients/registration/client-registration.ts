@@ -1,4 +1,5 @@
 import { ApplicationInvalid, validateApplicationFields } from '../applications.js';
+import { storedRequestSecurityMetadata } from './request-security-metadata.js';
 import { reportWithdrawnApproval, reviewedFieldsChanged, type Warn } from '../client-approval.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
 import { NO_EXTRAS, operatorExtrasOf } from '../client-holdings.js';
@@ -80,6 +81,9 @@ function columnsOf(metadata: ClientMetadata) {
     jwks: metadata.jwks === undefined ? null : JSON.stringify(metadata.jwks),
     jwksUri: metadata.jwks_uri ?? null,
     requirePushedAuthorizationRequests: metadata.require_pushed_authorization_requests ?? false,
+    requireSignedRequestObject: metadata.require_signed_request_object ?? false,
+    authorizationSignedResponseAlg: metadata.authorization_signed_response_alg ?? null,
+    profile: metadata.profile ?? 'none',
   } satisfies Partial<ApplicationInput>;
 }
 
@@ -111,8 +115,7 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
     refresh_tokens: refreshTokensValue(application.refreshTokens),
     ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)),
     ...(application.backchannelLogoutUri !== null && { backchannel_logout_session_required: application.backchannelLogoutSessionRequired }),
-    // RFC 9126 section 6: false is the default, so it is stated only when set.
-    ...(application.requirePushedAuthorizationRequests && { require_pushed_authorization_requests: true }),
+    ...storedRequestSecurityMetadata(application),
   };
 }
 
