@@ -16,10 +16,11 @@ const FORM = 'application/x-www-form-urlencoded';
 const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
 /**
- * What makes the service's par_code client a FAPI 2.0 client (issue 36): the one place to add `profile: 'fapi2'`
- * once the per-client profile exists.
+ * What makes the service's par_code client a FAPI 2.0 client (issue 36): the fapi2 profile, whose rules (PAR, PKCE
+ * S256, DPoP, private_key_jwt with aud the issuer, 60 s codes) the service then checks on every request.
  */
 export const OUR_FAPI_CLIENT_FIELDS = {
+  profile: 'fapi2',
   tokenEndpointAuthMethod: 'private_key_jwt',
   requirePushedAuthorizationRequests: true,
   dpopBoundAccessTokens: true,
