@@ -92,7 +92,9 @@ export function narrowedDetails(text: string | undefined, granted: readonly Auth
   const requested = parseAuthorizationDetails(text);
   requested.forEach((detail, index) => {
     if (!granted.some((held) => isDeepStrictEqual(held, detail))) {
-      throw invalid(`${which(index)} (${detail.type}) was not granted: a token request may only ask for authorization_details granted before.`);
+      throw invalid(
+        `${which(index)} (${detail.type}) was not granted: a token request may only ask for authorization_details granted before.`,
+      );
     }
   });
   return requested;
@@ -105,4 +107,10 @@ export function detailsJson(details: readonly AuthorizationDetail[]): string | n
 
 export function storedDetails(json: string | null): AuthorizationDetail[] {
   return json === null || json === '' ? [] : (JSON.parse(json) as AuthorizationDetail[]);
+}
+
+/** Discovery's authorization_details_types_supported (section 10): the union of the types the resources serve. */
+export async function authorizationDetailsTypesSupported(deps: Pick<OAuthDeps, 'stores'>): Promise<string[]> {
+  const resources = await deps.stores.resources.list();
+  return [...new Set(resources.flatMap((resource) => Object.keys(resource.authorizationDetailsTypes)))].sort();
 }
