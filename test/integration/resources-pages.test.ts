@@ -167,6 +167,7 @@ describe(`/oauth/resources JSON API (${backend})`, () => {
       token_format: 'jwt',
       access_token_lifetime: 600,
       server_client_id: null,
+      authorization_details_types: {},
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });
@@ -178,6 +179,18 @@ describe(`/oauth/resources JSON API (${backend})`, () => {
     expect(patched.json()).toMatchObject({ name: 'API v1', scopes: 'read write', token_format: 'jwt', access_token_lifetime: null });
     const put = await call('PUT', `/oauth/resources/${body.id}`, { scopes: ['read'], token_format: 'opaque' });
     expect(put.json()).toMatchObject({ name: 'API v1', scopes: 'read', token_format: 'opaque' });
+    // RFC 9396: the authorization_details types as JSON itself; a schema that is no schema is a 422 in words.
+    const types = {
+      payment_initiation: { schema: { type: 'object', required: ['creditorName'] }, consent: { en: 'Pay {{creditorName}}' } },
+    };
+    const declared = await call('PATCH', `/oauth/resources/${body.id}`, { authorization_details_types: types });
+    expect(declared.statusCode, declared.body).toBe(200);
+    expect(declared.json()).toMatchObject({ name: 'API v1', authorization_details_types: types });
+    const broken = await call('PATCH', `/oauth/resources/${body.id}`, {
+      authorization_details_types: { transfer: { schema: { type: 7 } } },
+    });
+    expect(broken.statusCode).toBe(422);
+    expect(broken.json().errors[0]).toMatch(/^The JSON Schema of transfer is not a valid schema: /);
 
     expect((await call('DELETE', `/oauth/resources/${body.id}`)).statusCode).toBe(204);
     expect((await call('DELETE', `/oauth/resources/${body.id}`)).statusCode).toBe(404);
