@@ -1,16 +1,24 @@
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2019.js';
-import { localizedTextSchema } from '../../config/page-locales.js';
+import { PAGE_LOCALES } from '../../config/page-locales.js';
 
-// RFC 9396 section 2: what a resource declares about the authorization_details types it serves, and the JSON Schemas
-// the objects of each type are checked against. Ajv is loaded when first needed (as the config loads it: it costs a
-// CLI command ~100 ms), and each schema is compiled once per process, keyed by its JSON text.
+// RFC 9396 section 2: what a resource declares about the authorization_details types it serves: per type, the JSON
+// Schema its objects must pass and the consent page's text. The schemas are checked by a JsonSchemaChecker (Ajv, in
+// src/storage/ajv-json-schema-checker.ts) that the domain gets through OAuthDeps: the domain itself is framework-free.
 
-/** A schema (JSON Schema 2019-09, or a boolean) that the objects of one type must pass; null: any object of the type. */
+/** A JSON Schema (2019-09) object, or a boolean schema. */
 export type DetailSchema = Record<string, unknown> | boolean;
 
-/** One type a resource serves: its schema, and the consent page's text (a `{{path}}` template, or one per language). */
+/** Checks values against JSON Schemas, and schemas themselves. */
+export interface JsonSchemaChecker {
+  /** What is wrong with `value` ("/path message"), or null when it passes. */
+  problem(schema: DetailSchema, value: unknown): Promise<string | null>;
+  /** Why `schema` is not a usable schema (in words that follow "The JSON Schema of TYPE "), or null. */
+  schemaProblem(schema: DetailSchema): Promise<string | null>;
+}
+
+/** One type a resource serves: its schema (null: any object of the type), and the consent page's text (null: its fields). */
 export interface AuthorizationDetailsType {
   schema: DetailSchema | null;
+  /** A `{{path}}` template for every language, or one per page language. */
   consent: string | Partial<Record<string, string>> | null;
 }
 
@@ -19,63 +27,43 @@ export type AuthorizationDetailsTypes = Record<string, AuthorizationDetailsType>
 /** A type name: printable ASCII without spaces, as RFC 9396 section 2 leaves it to the server (the common names are short). */
 export const TYPE_NAME = /^[\x21-\x7E]{1,100}$/;
 
-// The declaration itself, checked before its schemas are compiled.
-const DECLARATION_SCHEMA = {
-  type: 'object',
-  propertyNames: { pattern: TYPE_NAME.source },
-  additionalProperties: {
-    type: 'object',
-    properties: { schema: { type: ['object', 'boolean', 'null'] }, consent: { anyOf: [localizedTextSchema, { type: 'null' }] } },
-    additionalProperties: false,
-  },
-} as const;
+const SHAPE = 'Authorization details types must be a JSON object of types, each {"schema": ..., "consent": ...}';
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-type AjvInstance = InstanceType<(typeof import('ajv/dist/2019.js'))['Ajv2019']>;
-let ajvLoading: Promise<AjvInstance> | null = null;
-const compiled = new Map<string, ValidateFunction>();
-
-function ajv(): Promise<AjvInstance> {
-  ajvLoading ??= import('ajv/dist/2019.js').then(({ Ajv2019 }) => new Ajv2019({ allErrors: false, strict: false, validateSchema: true }));
-  return ajvLoading;
+// The declaration's own shape, before its schemas are looked at.
+function shapeProblem(declaration: unknown): string | null {
+  if (!isObject(declaration)) return `${SHAPE}.`;
+  for (const [type, entry] of Object.entries(declaration)) {
+    if (!TYPE_NAME.test(type)) return `${SHAPE}: ${JSON.stringify(type.slice(0, 40))} is not a type name (printable ASCII, no spaces).`;
+    if (!isObject(entry)) return `${SHAPE}: ${type} is not an object.`;
+    const unknown = Object.keys(entry).find((key) => key !== 'schema' && key !== 'consent');
+    if (unknown !== undefined) return `${SHAPE}: ${type} has ${JSON.stringify(unknown.slice(0, 40))}, which is neither.`;
+    const { schema = null, consent = null } = entry;
+    if (schema !== null && typeof schema !== 'boolean' && !isObject(schema))
+      return `${SHAPE}: the schema of ${type} is not a JSON Schema object.`;
+    if (consent !== null && typeof consent !== 'string' && !isLocalizedText(consent)) {
+      return `${SHAPE}: the consent of ${type} must be a text, or texts by language (${PAGE_LOCALES.join(', ')}).`;
+    }
+  }
+  return null;
 }
 
-/** A schema's validating function, compiled once. Throws (Ajv's message) when the schema is not one. */
-export async function detailValidator(schema: DetailSchema): Promise<ValidateFunction> {
-  const key = JSON.stringify(schema);
-  const known = compiled.get(key);
-  if (known) return known;
-  const validate = (await ajv()).compile(schema);
-  compiled.set(key, validate);
-  return validate;
-}
-
-/** Ajv's first error in words: where in the object, and what is wrong there. */
-export function firstSchemaError(errors: readonly ErrorObject[] | null | undefined): string {
-  const error = errors?.[0];
-  if (!error) return 'does not match its schema';
-  return `${error.instancePath === '' ? '' : `${error.instancePath} `}${error.message ?? 'is invalid'}`;
-}
+const isLocalizedText = (value: unknown) =>
+  isObject(value) &&
+  Object.keys(value).length > 0 &&
+  Object.entries(value).every(([locale, text]) => (PAGE_LOCALES as readonly string[]).includes(locale) && typeof text === 'string');
 
 /**
- * The problem with a declaration as typed (the admin form's JSON, the CLI's options), or null: the declaration's own
- * shape, then each schema as a schema (Ajv's meta-schema, and that it compiles: an unknown $ref fails there).
+ * The problem with a declaration as typed (the admin form's JSON, the CLI's options), or null: its shape, then each
+ * schema as a schema (the checker's meta-schema, and that it compiles: an unknown $ref fails there).
  */
-export async function declarationProblem(declaration: unknown): Promise<string | null> {
-  const instance = await ajv();
-  const validate = await detailValidator(DECLARATION_SCHEMA as unknown as DetailSchema);
-  if (!validate(declaration)) {
-    return `Authorization details types must be a JSON object of types, each {"schema": ..., "consent": ...}: ${firstSchemaError(validate.errors)}`;
-  }
-  for (const [type, { schema }] of Object.entries(declaration as AuthorizationDetailsTypes)) {
-    if (schema === null || schema === undefined) continue;
-    if (!(await instance.validateSchema(schema))) {
-      return `The JSON Schema of ${type} is not a valid schema: ${instance.errorsText(instance.errors, { dataVar: 'schema' })}`;
-    }
-    try {
-      await detailValidator(schema);
-    } catch (error) {
-      return `The JSON Schema of ${type} cannot be used: ${(error as Error).message}`;
-    }
+export async function declarationProblem(checker: JsonSchemaChecker, declaration: unknown): Promise<string | null> {
+  const shape = shapeProblem(declaration);
+  if (shape !== null) return shape;
+  for (const [type, entry] of Object.entries(declaration as Record<string, { schema?: DetailSchema | null }>)) {
+    if (entry.schema === null || entry.schema === undefined) continue;
+    const problem = await checker.schemaProblem(entry.schema);
+    if (problem !== null) return `The JSON Schema of ${type} ${problem}`;
   }
   return null;
 }
@@ -87,7 +75,7 @@ export function declarationJson(types: AuthorizationDetailsTypes): string | null
 
 export function storedDeclaration(json: string | null): AuthorizationDetailsTypes {
   if (json === null || json === '') return {};
-  const parsed = JSON.parse(json) as AuthorizationDetailsTypes;
+  const parsed = JSON.parse(json) as Record<string, Partial<AuthorizationDetailsType>>;
   return Object.fromEntries(
     Object.entries(parsed).map(([type, entry]) => [type, { schema: entry.schema ?? null, consent: entry.consent ?? null }]),
   );

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidAuthorizationDetails } from '../errors.js';
 import type { ResourceRecord } from '../store.js';
-import { detailValidator, firstSchemaError, type DetailSchema } from './authorization-details-schemas.js';
+import type { DetailSchema, JsonSchemaChecker } from './authorization-details-schemas.js';
 
 // RFC 9396 (rich authorization requests): the authorization_details parameter at the authorization endpoint, PAR and
 // the token endpoint. Section 5: each object has a `type` that a registered resource serves, and passes that type's
@@ -47,7 +47,10 @@ export function parseAuthorizationDetails(text: string): AuthorizationDetail[] {
  * The parameter as sent (undefined or '' for none), checked against the resources that serve its types (section 5).
  * Throws InvalidAuthorizationDetails.
  */
-export async function resolveAuthorizationDetails(deps: Pick<OAuthDeps, 'stores'>, text: string | undefined): Promise<GrantedDetails> {
+export async function resolveAuthorizationDetails(
+  deps: Pick<OAuthDeps, 'stores' | 'jsonSchemas'>,
+  text: string | undefined,
+): Promise<GrantedDetails> {
   if (text === undefined || text === '') return NO_DETAILS;
   const details = parseAuthorizationDetails(text);
   // Resources are few (an operator registers each): read them all rather than index their types.
@@ -56,17 +59,27 @@ export async function resolveAuthorizationDetails(deps: Pick<OAuthDeps, 'stores'
   for (const [index, detail] of details.entries()) {
     const serving = registered.filter((resource) => Object.hasOwn(resource.authorizationDetailsTypes, detail.type));
     if (serving.length === 0) throw invalid(`${which(index)} has the type ${JSON.stringify(detail.type)}, which no resource here serves.`);
-    for (const resource of serving) await requireSchema(resource.authorizationDetailsTypes[detail.type]!.schema, detail, index);
+    for (const resource of serving) await requireSchema(deps, resource.authorizationDetailsTypes[detail.type]!.schema, detail, index);
     for (const resource of locatedAt(detail, serving, index)) audience.set(resource.uri, resource);
   }
   return { details, resources: [...audience.values()] };
 }
 
-async function requireSchema(schema: DetailSchema | null, detail: AuthorizationDetail, index: number) {
+async function requireSchema(
+  deps: Pick<OAuthDeps, 'jsonSchemas'>,
+  schema: DetailSchema | null,
+  detail: AuthorizationDetail,
+  index: number,
+) {
   if (schema === null) return;
-  const validate = await detailValidator(schema);
-  const { type } = detail;
-  if (!validate(detail)) throw invalid(`${which(index)} (${type}) does not match its schema: ${firstSchemaError(validate.errors)}.`);
+  const problem = await jsonSchemas(deps).problem(schema, detail);
+  if (problem !== null) throw invalid(`${which(index)} (${detail.type}) does not match its schema: ${problem}.`);
+}
+
+/** The JSON Schema checker the service and the CLI give the domain (OAuthDeps.jsonSchemas). */
+export function jsonSchemas(deps: Pick<OAuthDeps, 'jsonSchemas'>): JsonSchemaChecker {
+  if (!deps.jsonSchemas) throw new Error('OAuthDeps.jsonSchemas is needed to check authorization_details schemas');
+  return deps.jsonSchemas;
 }
 
 // Section 2.2: `locations` names the resources the object is for, each one that serves its type.

@@ -1,3 +1,4 @@
+import { jsonSchemas } from './authorization-details.js';
 import { declarationProblem, storedDeclaration, type AuthorizationDetailsTypes } from './authorization-details-schemas.js';
 import { isAccessTokenFormat } from '../tokens/access-token-format.js';
 import type { OAuthDeps } from '../deps.js';
@@ -51,7 +52,7 @@ async function validated(deps: OAuthDeps, fields: ResourceFields): Promise<Resou
       `Server client ID must be the client_id (UID) of a registered application: there is none with ${JSON.stringify(serverClientId.slice(0, 60))}`,
     ];
   }
-  const declarationError = await declarationTextProblem(fields.authorizationDetailsTypes ?? '');
+  const declarationError = await declarationTextProblem(deps, fields.authorizationDetailsTypes ?? '');
   if (declarationError !== null) errors.authorization_details_types = [declarationError];
   if (Object.keys(errors).length > 0) throw new ResourceInvalid(errors);
   return storedResourceInput(fields);
@@ -74,7 +75,7 @@ export function storedResourceInput(fields: ResourceFields): ResourceInput {
 }
 
 // RFC 9396 section 2: the types as typed: JSON, then a declaration whose schemas are schemas.
-async function declarationTextProblem(text: string): Promise<string | null> {
+async function declarationTextProblem(deps: OAuthDeps, text: string): Promise<string | null> {
   if (text.trim() === '') return null;
   let declaration: unknown;
   try {
@@ -82,7 +83,7 @@ async function declarationTextProblem(text: string): Promise<string | null> {
   } catch (error) {
     return `Authorization details types is not valid JSON: ${(error as Error).message}`;
   }
-  return declarationProblem(declaration);
+  return declarationProblem(jsonSchemas(deps), declaration);
 }
 
 function declarationOf(text: string): AuthorizationDetailsTypes {
