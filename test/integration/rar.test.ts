@@ -166,6 +166,21 @@ describe(`rich authorization requests, RFC 9396 (${backend})`, () => {
     expect(decodeJwt(narrowed.json().access_token).authorization_details).toEqual([ACCOUNTS]);
   });
 
+  it('section 6.1: the code exchange may not widen either; and a request with details always asks the user (prompt=none: consent_required)', async () => {
+    const page = await consentPage({ authorization_details: details(ACCOUNTS) });
+    const redirect = await agent.post('/oauth/authorize', hiddenFields(page.body));
+    const code = locationParameters(redirect).get('code')!;
+    const widened = await tokenRequest(
+      server.app,
+      { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, authorization_details: details(PAYMENT) },
+      credentials(),
+    );
+    expect(widened.json()).toMatchObject({ error: 'invalid_authorization_details' });
+    // The same authorization again, now that a token for it exists: still the consent page, never skipped.
+    const silent = await consentPage({ authorization_details: details(ACCOUNTS), prompt: 'none' });
+    expect(errorOf(silent).error).toBe('consent_required');
+  });
+
   it('section 6: client_credentials takes authorization_details at the token request, validated the same way', async () => {
     const ask = (value: string) =>
       tokenRequest(server.app, { grant_type: 'client_credentials', scope: 'read', authorization_details: value }, credentials());
