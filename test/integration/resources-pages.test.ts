@@ -113,6 +113,7 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
       token_format: 'jwt',
       access_token_lifetime: '30',
       server_client_id: 'no-such-client',
+      authorization_details_types: '{"payment_initiation": {"schema": {"type": "money"}}}',
     });
     expectFormWithErrors(page);
     expect(textOf(page.body, 'resource_uri_errors')).toBe('Cannot contain a fragment.');
@@ -124,6 +125,11 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
     expect(textOf(page.body, 'resource_server_client_id_errors')).toContain('there is none with &quot;no-such-client&quot;');
     expect(page.body).toContain('value="Typed name"');
     expect(page.body).toContain('<option value="jwt" selected>');
+    // RFC 9396: the declaration's textarea, its schema refused in words and what was typed kept.
+    expect(textOf(page.body, 'resource_authorization_details_types_errors')).toMatch(
+      /^The JSON Schema of payment_initiation is not a valid schema: /,
+    );
+    expect(page.body).toContain('{&quot;payment_initiation&quot;: {&quot;schema&quot;: {&quot;type&quot;: &quot;money&quot;}}}</textarea>');
 
     const plainHttp = await admin.submit('/oauth/resources', { uri: 'http://api.example.com', scopes: 'read' });
     expect(textOf(plainHttp.body, 'resource_uri_errors')).toMatch(/^Must be an HTTPS URI/);
