@@ -107,6 +107,10 @@ describe(`rich authorization requests, RFC 9396 (${backend})`, () => {
         'authorization_details[1] has the type "crypto_transfer", which no resource here serves.',
       ],
       [
+        details({ ...ACCOUNTS, locations: ['https://elsewhere.example.com'] }),
+        'authorization_details[0] names the location https://elsewhere.example.com, which is no resource serving account_information.',
+      ],
+      [
         details({ ...PAYMENT, instructedAmount: { currency: 'euro', amount: '1' } }),
         'authorization_details[0] (payment_initiation) does not match its schema: /instructedAmount/currency must match pattern "^[A-Z]{3}$".',
       ],
