@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { argon2Hasher } from './storage/argon2-hasher.js';
+import { ajvJsonSchemaChecker } from './storage/ajv-json-schema-checker.js';
 import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
 import { createControllers, resolveControllerClasses } from './http/controllers/registry.js';
@@ -150,6 +151,7 @@ export async function buildServer({
     passwords,
     limits,
     introspectionRules: introspectionRules(config.introspection.allow),
+    jsonSchemas: ajvJsonSchemaChecker(),
     ...(clientMetadataDocumentCa !== undefined && { documentCa: clientMetadataDocumentCa }),
     observeCap,
     auditWriteFailed: auditWriteFailed(() => app.log),

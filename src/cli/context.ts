@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { argon2Hasher } from '../storage/argon2-hasher.js';
+import { ajvJsonSchemaChecker } from '../storage/ajv-json-schema-checker.js';
 import { loadConfig } from '../config/loader.js';
 import { createAttemptLimits } from '../oauth/limits/attempt-limits.js';
 import type { SigningKeyDeps } from '../oauth/keys/signing-key-service.js';
@@ -85,7 +86,8 @@ export function domainDeps(
 ): OAuthDeps {
   const now = () => new Date();
   const signer = signerOnFirstUse({ stores, config, now });
-  return { stores, config, now, hooks: {}, passwords: argon2Hasher, limits: createAttemptLimits(config.rateLimit), signer };
+  const limits = createAttemptLimits(config.rateLimit);
+  return { stores, config, now, hooks: {}, passwords: argon2Hasher, limits, signer, jsonSchemas: ajvJsonSchemaChecker() };
 }
 
 /** The token signer, loaded (with jose) when something first signs: no CLI command does (issue 30). */

@@ -13,6 +13,7 @@ import {
 } from '../oauth/resources/resources.js';
 import type { ResourceRecord } from '../oauth/store.js';
 import { configFrom, withDatabase } from './context.js';
+import { AUTHORIZATION_DETAILS_HELP, AUTHORIZATION_DETAILS_OPTIONS, declarationFromOptions } from './resource-authorization-details.js';
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
 import { onePositional, required, runSubcommand } from './subcommands.js';
 import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
@@ -24,7 +25,8 @@ The APIs registered as resources (RFC 8707): clients name one with the resource 
 meant for it alone (their aud), carry only the scopes it accepts, and have its format and lifetime.
 
   create --uri U --scopes "a b" [--token-format opaque|jwt] [--access-token-lifetime SECONDS] [--name N]
-         [--server-client-id UID]
+         [--server-client-id UID] [--authorization-details-types a,b [--authorization-details-schema T=FILE]...
+         [--authorization-details-consent T=TEXT]...]
       --uri               the resource indicator: an absolute URI without a fragment, compared exactly; https,
                           or http on a loopback IP (any http while forceSslInRedirectUri is false)
       --scopes            the scopes it accepts, each one of the server's (defaultScopes and optionalScopes)
@@ -32,11 +34,13 @@ meant for it alone (their aud), carry only the scopes it accepts, and have its f
       --access-token-lifetime
                           60 to 86400 seconds; left out, the server's accessTokenExpiresIn
       --server-client-id  the client_id of the API's own application: it may introspect the tokens meant for it
+${AUTHORIZATION_DETAILS_HELP}
   list                    every resource
   show <id|uri>           one resource
   update <id|uri> [--uri U] [--scopes "a b"] [--token-format F] [--access-token-lifetime S] [--name N]
-         [--server-client-id UID]
-      Changes only the options given; "" clears --access-token-lifetime, --server-client-id and --name.
+         [--server-client-id UID] [--authorization-details-* ...]
+      Changes only the options given; "" clears --access-token-lifetime, --server-client-id, --name and
+      --authorization-details-types; a schema or text given changes that type's alone.
   delete <id|uri>         unregisters it: requests naming it get invalid_target; issued tokens keep their aud
 `;
 
@@ -47,6 +51,7 @@ const FIELD_OPTIONS = {
   'token-format': { type: 'string' },
   'access-token-lifetime': { type: 'string' },
   'server-client-id': { type: 'string' },
+  ...AUTHORIZATION_DETAILS_OPTIONS,
 } as const;
 
 /** The option of each field the domain validates. */
@@ -57,9 +62,10 @@ const OPTION_OF: Record<ResourceField, keyof typeof FIELD_OPTIONS> = {
   token_format: 'token-format',
   access_token_lifetime: 'access-token-lifetime',
   server_client_id: 'server-client-id',
+  authorization_details_types: 'authorization-details-types',
 };
 
-type FieldValues = Partial<Record<keyof typeof FIELD_OPTIONS, string>>;
+type FieldValues = Partial<Record<Exclude<keyof typeof FIELD_OPTIONS, `authorization-details${string}`>, string>>;
 
 function changesOf(values: FieldValues): Partial<ResourceFields> {
   return {
@@ -86,6 +92,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
     tokenFormat: values['token-format'] ?? '',
     accessTokenLifetime: values['access-token-lifetime'] ?? '',
     serverClientId: values['server-client-id'] ?? '',
+    authorizationDetailsTypes: declarationFromOptions(values, {}) ?? '',
   };
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const create = (tx: OAuthDeps) => createResource(tx, fields);
@@ -135,13 +142,15 @@ async function update(args: string[], io: CliIo): Promise<number> {
   if (values.help) return (io.stdout(HELP), 0);
   const reference = onePositional(positionals, '<id|uri>');
   const changes = changesOf(values);
-  if (Object.values(changes).every((value) => value === undefined)) {
+  const detailsGiven = Object.keys(AUTHORIZATION_DETAILS_OPTIONS).some((option) => values[option as keyof typeof values] !== undefined);
+  if (!detailsGiven && Object.values(changes).every((value) => value === undefined)) {
     const options = Object.keys(FIELD_OPTIONS).map((option) => `--${option}`);
     throw new UsageError(`nothing to update: give ${options.slice(0, -1).join(', ')} or ${options.at(-1)}`);
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const current = await findNamed(deps, reference);
-    const update = (tx: OAuthDeps) => updateResource(tx, current.id, changes);
+    const authorizationDetailsTypes = declarationFromOptions(values, current.authorizationDetailsTypes);
+    const update = (tx: OAuthDeps) => updateResource(tx, current.id, { ...changes, authorizationDetailsTypes });
     const updated =
       (await inWords(() => auditedChange(deps, CLI_ACTOR, update, (r) => resourceEvent('resource.updated', r)))) ??
       throwNotFound(reference);
@@ -205,6 +214,7 @@ function print(io: CliIo, json: boolean, headline: string | null, resource: Reso
     `  token format:   ${resource.tokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
     `  lifetime:       ${resource.accessTokenLifetime === null ? "the server's accessTokenExpiresIn" : `${resource.accessTokenLifetime} seconds`}`,
     `  server client:  ${resource.serverClientId ?? '(none)'}`,
+    `  authorization_details types: ${Object.keys(resource.authorizationDetailsTypes).map(printable).join(', ') || '(none)'}`,
     `  created at:     ${resource.createdAt.toISOString()}`,
     `  updated at:     ${resource.updatedAt.toISOString()}`,
   ];

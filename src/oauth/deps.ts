@@ -7,6 +7,7 @@ import type { CapObserver } from './clients/registration/registration-cap.js';
 import type { LogoutDeliveryWaker } from './openid/backchannel-logout/logout-delivery-store.js';
 import type { Stores } from './store.js';
 import type { TokenSigner } from './keys/token-signer.js';
+import type { JsonSchemaChecker } from './resources/authorization-details-schemas.js';
 
 /** What every domain function receives (STYLE 6): storage, frozen config, the clock, and the hooks. */
 export interface OAuthDeps {
@@ -35,4 +36,9 @@ export interface OAuthDeps {
   auditWriteFailed?: (error: unknown) => void;
   /** Back-Channel Logout: the service's delivery worker, told when a logout was queued; absent in the CLI. */
   logoutDeliveries?: LogoutDeliveryWaker;
+  /**
+   * RFC 9396: checks authorization_details against their types' JSON Schemas, and the schemas a resource declares
+   * (src/storage/ajv-json-schema-checker.ts, Ajv). The service, the CLI and the tests give it; without it, a schema is an error.
+   */
+  jsonSchemas?: JsonSchemaChecker;
 }

@@ -103,6 +103,13 @@ export class InvalidTarget extends OAuthError {
   }
 }
 
+// RFC 9396 section 5: authorization_details that are malformed, of a type no resource serves, or failing its schema.
+export class InvalidAuthorizationDetails extends OAuthError {
+  constructor(description: string) {
+    super('invalid_authorization_details', 400, description);
+  }
+}
+
 // OpenID Connect Core 6.1 and 6.2: a client without registered keys cannot sign a request object, and asking is an error.
 export class RequestNotSupported extends OAuthError {
   constructor(description = 'The request parameter (a request object) is not supported.') {

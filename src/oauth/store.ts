@@ -19,6 +19,7 @@ import type { PushedRequestStore } from './authorization/pushed-request-store.js
 import type { SecondFactorStore } from './second-factor/second-factor-store.js';
 import type { LoginSessionStore } from './sessions/login-session-store.js';
 import type { PasskeyStore } from './passkeys/passkey-store.js';
+import type { AuthorizationDetail, AuthorizationDetailsTypes } from './resources/authorization-details-schemas.js';
 
 // The application, user and cleanup interfaces have files of their own; named here too, so that this file stays
 // the one place to import storage interfaces from.
@@ -54,6 +55,8 @@ export interface ResourceRecord {
   accessTokenLifetime: number | null;
   /** The client_id of the API itself: it may introspect the tokens meant for this resource. */
   serverClientId: string | null;
+  /** RFC 9396: the authorization_details types this resource serves, with their schemas and consent texts ({}: none). */
+  authorizationDetailsTypes: AuthorizationDetailsTypes;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -90,6 +93,8 @@ export interface AccessTokenRecord {
   claims: ClaimsRequest | null;
   /** RFC 8693 section 4.1: who acts for the subject (token exchange with an actor_token); null: no one. */
   act: ActorClaim | null;
+  /** RFC 9396 section 9: the authorization_details the token carries (empty: none). */
+  authorizationDetails: AuthorizationDetail[];
 }
 
 export interface AccessGrantRecord {
@@ -118,6 +123,8 @@ export interface AccessGrantRecord {
   dpopJkt: string | null;
   /** OpenID Connect Core 5.5: the authorization request's claims parameter, as understood; null without one. */
   claims: ClaimsRequest | null;
+  /** RFC 9396: the authorization_details the user approved (empty: none). */
+  authorizationDetails: AuthorizationDetail[];
 }
 
 export type NewAccessToken = Omit<
@@ -134,6 +141,7 @@ export type NewAccessToken = Omit<
   | 'dpopJkt'
   | 'claims'
   | 'act'
+  | 'authorizationDetails'
 > & {
   previousRefreshToken?: string;
   authTime?: Date | null;
@@ -144,12 +152,15 @@ export type NewAccessToken = Omit<
   dpopJkt?: string | null;
   claims?: ClaimsRequest | null;
   act?: ActorClaim | null;
+  authorizationDetails?: AuthorizationDetail[];
 };
 export type NewAccessGrant = Omit<
   AccessGrantRecord,
-  'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId' | 'amr' | 'acr' | 'audience' | 'dpopJkt' | 'claims'
+  'id' | 'revokedAt' | 'nonce' | 'authTime' | 'sessionId' | 'amr' | 'acr' | 'audience' | 'dpopJkt' | 'claims' | 'authorizationDetails'
 > &
-  Partial<Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId' | 'amr' | 'acr' | 'audience' | 'dpopJkt' | 'claims'>>;
+  Partial<
+    Pick<AccessGrantRecord, 'nonce' | 'authTime' | 'sessionId' | 'amr' | 'acr' | 'audience' | 'dpopJkt' | 'claims' | 'authorizationDetails'>
+  >;
 
 export interface AccessTokenStore {
   findByToken(token: string): Promise<AccessTokenRecord | null>;
@@ -242,7 +253,8 @@ export interface ResourceStore {
   delete(id: number): Promise<boolean>;
 }
 
-export type ResourceInput = Omit<ResourceRecord, 'id' | 'createdAt' | 'updatedAt'>;
+export type ResourceInput = Omit<ResourceRecord, 'id' | 'createdAt' | 'updatedAt' | 'authorizationDetailsTypes'> &
+  Partial<Pick<ResourceRecord, 'authorizationDetailsTypes'>>;
 
 export class ResourceUriTaken extends Error {
   constructor(readonly uri: string) {

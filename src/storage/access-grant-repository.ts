@@ -1,4 +1,5 @@
 import { claimsRequestJson, storedClaimsRequest } from '../oauth/openid/claims-request.js';
+import { detailsJson, storedDetails } from '../oauth/resources/authorization-details.js';
 import type { AccessGrantRecord, AccessGrantStore, NewAccessGrant } from '../oauth/store.js';
 import { Prisma, type OauthAccessGrant } from './generated/client.js';
 import { columnOf, insertedFields, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
@@ -18,6 +19,7 @@ const toAccessGrant = ({
   audience,
   claims,
   amr,
+  authorizationDetails,
   ...columns
 }: Row<OauthAccessGrant>): AccessGrantRecord => ({
   ...columns,
@@ -28,6 +30,7 @@ const toAccessGrant = ({
   audience: splitList(audience),
   claims: storedClaimsRequest(claims),
   amr: splitList(amr),
+  authorizationDetails: storedDetails(authorizationDetails),
 });
 
 const INSERTED = insertedFields(Prisma.OauthAccessGrantScalarFieldEnum, ['id', 'revokedAt']);
@@ -42,6 +45,7 @@ const insertValues = (grant: NewAccessGrant) => {
     audience: joinedOrNull(grant.audience),
     amr: joinedOrNull(grant.amr),
     claims: grant.claims ? claimsRequestJson(grant.claims) : null,
+    authorizationDetails: detailsJson(grant.authorizationDetails ?? []),
   };
   return INSERTED.map((field) => columns[field] ?? null);
 };

@@ -1,5 +1,6 @@
 import { actorClaimJson, storedActorClaim } from '../oauth/exchange/actor-claim.js';
 import { claimsRequestJson, storedClaimsRequest } from '../oauth/openid/claims-request.js';
+import { detailsJson, storedDetails } from '../oauth/resources/authorization-details.js';
 import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
 import { storing } from './prisma-errors.js';
 import { toApplication } from './application-repository.js';
@@ -39,6 +40,7 @@ const toAccessToken = (row: Row<OauthAccessToken>): AccessTokenRecord => ({
   dpopJkt: row.dpopJkt,
   claims: storedClaimsRequest(row.claims),
   act: storedActorClaim(row.act),
+  authorizationDetails: storedDetails(row.authorizationDetails),
 });
 
 // A new row: the database numbers it; it is revoked and rotated later.
@@ -73,6 +75,7 @@ const newRow = (input: NewAccessToken): Row<OauthAccessToken> => ({
   dpopJkt: input.dpopJkt ?? null,
   claims: input.claims ? claimsRequestJson(input.claims) : null,
   act: input.act ? actorClaimJson(input.act) : null,
+  authorizationDetails: detailsJson(input.authorizationDetails ?? []),
 });
 const insertValues = (row: Row<OauthAccessToken>): unknown[] =>
   INSERTED.map((field) => {

@@ -1,4 +1,5 @@
 import { ResourceUriTaken, type ResourceInput, type ResourceRecord, type ResourceStore } from '../oauth/store.js';
+import { declarationJson, storedDeclaration } from '../oauth/resources/authorization-details-schemas.js';
 import { accessTokenFormatOf } from './application-repository.js';
 import { Prisma, type OauthResource, type PrismaClient } from './generated/client.js';
 import { uniqueViolation } from './prisma-errors.js';
@@ -11,14 +12,19 @@ import type { SqlClient } from './sql-client.js';
 const COLUMNS = selectList(Prisma.OauthResourceScalarFieldEnum);
 
 /** The table's one mapper: every column is its record field as it is, but the id, the scopes and the format. */
-const toResource = ({ id, scopes, tokenFormat, ...columns }: Row<OauthResource>): ResourceRecord => ({
+const toResource = ({ id, scopes, tokenFormat, authorizationDetailsTypes, ...columns }: Row<OauthResource>): ResourceRecord => ({
   ...columns,
   id: Number(id),
   scopes: splitList(scopes),
   tokenFormat: accessTokenFormatOf(tokenFormat),
+  authorizationDetailsTypes: storedDeclaration(authorizationDetailsTypes),
 });
 
-const toColumns = <Input extends Partial<ResourceInput>>({ scopes, ...columns }: Input) => ({ ...columns, scopes: scopes?.join(' ') });
+const toColumns = <Input extends Partial<ResourceInput>>({ scopes, authorizationDetailsTypes, ...columns }: Input) => ({
+  ...columns,
+  scopes: scopes?.join(' '),
+  ...(authorizationDetailsTypes !== undefined && { authorizationDetailsTypes: declarationJson(authorizationDetailsTypes) }),
+});
 
 const BY_URIS = { name: 'resources_by_uris', text: `SELECT ${COLUMNS} FROM oauth_resources WHERE uri = ANY($1::varchar[])` };
 const SERVED_BY = { name: 'resources_served_by', text: `SELECT ${COLUMNS} FROM oauth_resources WHERE server_client_id = $1` };

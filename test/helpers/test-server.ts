@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
+import { ajvJsonSchemaChecker } from '../../src/storage/ajv-json-schema-checker.js';
 import { createAttemptLimits } from '../../src/oauth/limits/attempt-limits.js';
 import { createTokenSigner } from '../../src/oauth/keys/token-signer.js';
 import { buildServer } from '../../src/app.js';
@@ -74,6 +75,7 @@ export async function buildTestServer({
     passwords: argon2Hasher,
     limits: createAttemptLimits(config.rateLimit),
     signer: createTokenSigner({ stores, config, now }),
+    jsonSchemas: ajvJsonSchemaChecker(),
   };
   return {
     app,

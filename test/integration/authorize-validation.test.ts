@@ -156,6 +156,23 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
     );
   });
 
+  ruleTest(
+    'authorization_details_valid',
+    'malformed authorization_details is invalid_authorization_details, redirected (RFC 9396 section 5)',
+    async () => {
+      expectRedirect(
+        await get(valid({ authorization_details: '{not json' })),
+        'invalid_authorization_details',
+        'authorization_details is not valid JSON.',
+      );
+      expectRedirect(
+        await get(valid({ authorization_details: '{"type":"payment_initiation"}' })),
+        'invalid_authorization_details',
+        'authorization_details must be a JSON array of objects.',
+      );
+    },
+  );
+
   ruleTest('resources_valid', 'an unregistered resource is invalid_target, redirected (RFC 8707 section 2)', async () => {
     expectRedirect(
       await get(valid({ resource: 'https://unregistered.example.com' })),
@@ -395,6 +412,7 @@ describe('the rule table', () => {
       'out_of_band_code_only',
       'response_mode_supported',
       'scope_valid',
+      'authorization_details_valid',
       'resources_valid',
       'dpop_jkt_well_formed',
       'fapi2_pkce_s256',

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JWT_NEEDS_KEYS } from '../../src/oauth/tokens/access-token-format.js';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
@@ -44,6 +47,7 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
       token_format: 'opaque',
       access_token_lifetime: 900,
       server_client_id: null,
+      authorization_details_types: {},
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -113,6 +117,55 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
     expect((await json(['resources', 'list'])).map((resource: { uri: string }) => resource.uri)).not.toContain(
       'https://bad.example.com/#frag',
     );
+  });
+
+  it('RFC 9396: --authorization-details-types, -schema TYPE=FILE and -consent TYPE[:LANG]=TEXT declare the types; a bad schema is refused', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'rar-cli-'));
+    const schemaFile = join(folder, 'payment.json');
+    writeFileSync(schemaFile, JSON.stringify({ type: 'object', required: ['creditorName'] }));
+    const created = await json([
+      'resources',
+      'create',
+      '--uri',
+      'https://bank.example.com',
+      '--scopes',
+      'read',
+      '--authorization-details-types',
+      'payment_initiation,account_information',
+      '--authorization-details-schema',
+      `payment_initiation=${schemaFile}`,
+      '--authorization-details-consent',
+      'payment_initiation=Pay {{creditorName}}',
+      '--authorization-details-consent',
+      'account_information:de=Konten lesen',
+    ]);
+    expect(created.authorization_details_types).toEqual({
+      payment_initiation: { schema: { type: 'object', required: ['creditorName'] }, consent: 'Pay {{creditorName}}' },
+      account_information: { schema: null, consent: { de: 'Konten lesen' } },
+    });
+    // An update names the whole list of types; a type's schema and text are kept unless given.
+    const updated = await json(['resources', 'update', 'https://bank.example.com', '--authorization-details-types', 'payment_initiation']);
+    expect(updated.authorization_details_types).toEqual({ payment_initiation: created.authorization_details_types.payment_initiation });
+
+    writeFileSync(schemaFile, JSON.stringify({ type: 'no-such-type' }));
+    const refused = await cli.run([
+      'resources',
+      'update',
+      'https://bank.example.com',
+      '--authorization-details-schema',
+      `payment_initiation=${schemaFile}`,
+    ]);
+    expect(usageErrorLine(refused)).toMatch(
+      /^oauth-service: --authorization-details-types: The JSON Schema of payment_initiation is not a valid schema: /,
+    );
+    const unknown = await cli.run(['resources', 'update', 'https://bank.example.com', '--authorization-details-consent', 'transfer=Send']);
+    expect(usageErrorLine(unknown)).toBe(
+      'oauth-service: --authorization-details-consent: transfer is not one of the types (--authorization-details-types payment_initiation)',
+    );
+    expect((await cli.run(['resources', 'show', 'https://bank.example.com'])).stdout).toContain(
+      'authorization_details types: payment_initiation',
+    );
+    rmSync(folder, { recursive: true, force: true });
   });
 
   it('resources delete unregisters it; --help answers with the usage', async () => {

@@ -113,6 +113,7 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
       token_format: 'jwt',
       access_token_lifetime: '30',
       server_client_id: 'no-such-client',
+      authorization_details_types: '{"payment_initiation": {"schema": {"type": "money"}}}',
     });
     expectFormWithErrors(page);
     expect(textOf(page.body, 'resource_uri_errors')).toBe('Cannot contain a fragment.');
@@ -124,6 +125,11 @@ describe(`/oauth/resources HTML pages (${backend})`, () => {
     expect(textOf(page.body, 'resource_server_client_id_errors')).toContain('there is none with &quot;no-such-client&quot;');
     expect(page.body).toContain('value="Typed name"');
     expect(page.body).toContain('<option value="jwt" selected>');
+    // RFC 9396: the declaration's textarea, its schema refused in words and what was typed kept.
+    expect(textOf(page.body, 'resource_authorization_details_types_errors')).toMatch(
+      /^The JSON Schema of payment_initiation is not a valid schema: /,
+    );
+    expect(page.body).toContain('{&quot;payment_initiation&quot;: {&quot;schema&quot;: {&quot;type&quot;: &quot;money&quot;}}}</textarea>');
 
     const plainHttp = await admin.submit('/oauth/resources', { uri: 'http://api.example.com', scopes: 'read' });
     expect(textOf(plainHttp.body, 'resource_uri_errors')).toMatch(/^Must be an HTTPS URI/);
@@ -167,6 +173,7 @@ describe(`/oauth/resources JSON API (${backend})`, () => {
       token_format: 'jwt',
       access_token_lifetime: 600,
       server_client_id: null,
+      authorization_details_types: {},
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });
@@ -178,6 +185,18 @@ describe(`/oauth/resources JSON API (${backend})`, () => {
     expect(patched.json()).toMatchObject({ name: 'API v1', scopes: 'read write', token_format: 'jwt', access_token_lifetime: null });
     const put = await call('PUT', `/oauth/resources/${body.id}`, { scopes: ['read'], token_format: 'opaque' });
     expect(put.json()).toMatchObject({ name: 'API v1', scopes: 'read', token_format: 'opaque' });
+    // RFC 9396: the authorization_details types as JSON itself; a schema that is no schema is a 422 in words.
+    const types = {
+      payment_initiation: { schema: { type: 'object', required: ['creditorName'] }, consent: { en: 'Pay {{creditorName}}' } },
+    };
+    const declared = await call('PATCH', `/oauth/resources/${body.id}`, { authorization_details_types: types });
+    expect(declared.statusCode, declared.body).toBe(200);
+    expect(declared.json()).toMatchObject({ name: 'API v1', authorization_details_types: types });
+    const broken = await call('PATCH', `/oauth/resources/${body.id}`, {
+      authorization_details_types: { transfer: { schema: { type: 7 } } },
+    });
+    expect(broken.statusCode).toBe(422);
+    expect(broken.json().errors[0]).toMatch(/^The JSON Schema of transfer is not a valid schema: /);
 
     expect((await call('DELETE', `/oauth/resources/${body.id}`)).statusCode).toBe(204);
     expect((await call('DELETE', `/oauth/resources/${body.id}`)).statusCode).toBe(404);

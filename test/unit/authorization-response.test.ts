@@ -22,6 +22,8 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   codeChallengeMethod: null,
   oidc: NO_OPENID_PARAMETERS,
   resources: [],
+  authorizationDetails: [],
+  authorizationDetailsTypes: {},
   dpopJkt: null,
   requestUri: null,
   requestObject: null,

@@ -53,6 +53,7 @@ export async function approveAuthorization(
     nonce: request.oidc.nonce,
     claims: request.oidc.claims,
     audience: request.resources,
+    authorizationDetails: request.authorizationDetails,
     dpopJkt: request.dpopJkt,
     authTime: approver.authTime,
     sessionId: approver.sessionId,
@@ -80,6 +81,7 @@ async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest
     acr: approver.acr,
     audience: await resolveAudience(deps, request.resources, request.scopes),
     claims: request.oidc.claims,
+    authorizationDetails: request.authorizationDetails,
   });
   // Issue 19: the first token marks the client used, here as at the token endpoint (grants/index.ts).
   if (request.application.usedAt === null) await deps.stores.applications.markUsed(request.application.id, deps.now());
@@ -94,6 +96,8 @@ async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest
  */
 export async function consentMayBeSkipped(deps: OAuthDeps, request: AuthorizationRequest, resourceOwnerId: number): Promise<boolean> {
   const { clients, whenPreviouslyAuthorized } = deps.config.skipAuthorization;
+  // RFC 9396 section 4: authorization_details describe this one transaction (a payment, an account): the user sees them.
+  if (request.authorizationDetails.length > 0) return false;
   // What the owner approved (or the admin listed) is delivery to the registered URIs: a loopback URI on
   // another port is allowed for native apps, but the owner sees it first.
   if (!request.application.redirectUris.includes(request.redirectUri)) return false;

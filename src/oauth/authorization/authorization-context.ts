@@ -1,7 +1,8 @@
 import type { GrantFlow } from '../../config/types.js';
 import type { AuthorizationParameterName, AuthorizationParameters, ResponseMode, ResponseType } from './authorization-parameters.js';
 import type { OAuthDeps } from '../deps.js';
-import type { OAuthError } from '../errors.js';
+import type { InvalidAuthorizationDetails, OAuthError } from '../errors.js';
+import type { GrantedDetails } from '../resources/authorization-details.js';
 import { heldDefaultScopes, heldScopes, holdsGrantType } from '../clients/client-holdings.js';
 import { withoutIgnoredOfflineAccess } from '../openid/offline-access.js';
 import { parseScopes } from '../scopes.js';
@@ -21,6 +22,8 @@ export interface AuthorizationContext {
   clientRefusal: string | null;
   /** The registered resources among those the request names (RFC 8707), loaded with the application. */
   resources: ResourceRecord[];
+  /** RFC 9396: the authorization_details validated (none when not sent), or why they are invalid. */
+  authorizationDetails: GrantedDetails | InvalidAuthorizationDetails;
   config: OAuthDeps['config'];
 }
 
@@ -119,4 +122,11 @@ export function requestedScopes(context: AuthorizationContext): string[] {
 export function pkceRequired(context: AuthorizationContext): boolean {
   const { required } = context.config.pkce;
   return required === 'all' || (required === 'public' && context.application?.confidential === false);
+}
+
+/** The audience the request asks for: the resources it names (RFC 8707), and those its authorization_details are for. */
+export function requestedAudience(context: AuthorizationContext): { uris: string[]; resources: ResourceRecord[] } {
+  const detailResources = 'details' in context.authorizationDetails ? context.authorizationDetails.resources : [];
+  const uris = [...new Set([...context.parameters.resources, ...detailResources.map((resource) => resource.uri)])];
+  return { uris, resources: [...context.resources, ...detailResources] };
 }

@@ -32,6 +32,7 @@ export const AUTHORIZATION_PARAMETER_NAMES = [
   'request_uri',
   'resource',
   'dpop_jkt',
+  'authorization_details',
 ] as const;
 export type AuthorizationParameterName = (typeof AUTHORIZATION_PARAMETER_NAMES)[number];
 

@@ -1,7 +1,21 @@
 import type { OAuthDeps } from '../deps.js';
 import type { SigningAlgorithm } from '../keys/signing-keys.js';
-import { AccessDenied, InvalidRequestUri, type OAuthError } from '../errors.js';
-import { errorResponseMode, requestedScopes, responseModeOf, askedScopes, type AuthorizationContext } from './authorization-context.js';
+import type { AuthorizationDetailsTypes } from '../resources/authorization-details-schemas.js';
+import { AccessDenied, InvalidAuthorizationDetails, InvalidRequestUri, type OAuthError } from '../errors.js';
+import {
+  errorResponseMode,
+  requestedAudience,
+  requestedScopes,
+  responseModeOf,
+  askedScopes,
+  type AuthorizationContext,
+} from './authorization-context.js';
+import {
+  NO_DETAILS,
+  resolveAuthorizationDetails,
+  type AuthorizationDetail,
+  type GrantedDetails,
+} from '../resources/authorization-details.js';
 import type { AuthorizationRule } from './authorization-context.js';
 import { AUTHORIZATION_RULES, DENIAL_RULES } from './authorization-rules.js';
 import { clientMetadataDocumentRefusal } from '../clients/metadata-documents/client-metadata-document-applications.js';
@@ -31,8 +45,15 @@ export interface AuthorizationRequest {
   codeChallengeMethod: string | null;
   /** OpenID Connect's parameters (all empty while openid.enabled is off). */
   oidc: OpenIdParameters;
-  /** RFC 8707: the registered resources the token will be for (the code's audience); empty when none named. */
+  /**
+   * RFC 8707: the registered resources the token will be for (the code's audience), those the authorization_details
+   * are for among them (RFC 9396 section 9.1); empty when none.
+   */
   resources: string[];
+  /** RFC 9396: the authorization_details the user is asked to approve (empty: none sent). */
+  authorizationDetails: AuthorizationDetail[];
+  /** The declarations of their types (the consent page's texts), from the resources serving them. */
+  authorizationDetailsTypes: AuthorizationDetailsTypes;
   /** RFC 9449 section 10: the thumbprint of the key the code exchange must prove, or null. */
   dpopJkt: string | null;
   /** RFC 9126: the request_uri of the pushed request this is, consumed when it completes; null: sent directly. */
@@ -97,7 +118,9 @@ export async function validateAuthorizationRequest(
       codeChallenge: values.code_challenge ? values.code_challenge : null,
       codeChallengeMethod: method,
       oidc: openIdParameters(context),
-      resources: [...new Set(request.resources)],
+      resources: requestedAudience(context).uris,
+      authorizationDetails: 'details' in context.authorizationDetails ? context.authorizationDetails.details : [],
+      authorizationDetailsTypes: declaredTypes(context),
       dpopJkt: blankToUndefined(values.dpop_jkt) ?? null,
       requestUri: resolved.pushed?.requestUri ?? null,
       requestObject: request.signed && resolved.pushed === undefined ? (resolved.values.request ?? null) : null,
@@ -175,6 +198,7 @@ export function authorizationRequestFields(request: AuthorizationRequest): Parti
     ...(request.oidc.nonce !== null && { nonce: request.oidc.nonce }),
     ...(request.oidc.claimsParameter !== null && { claims: request.oidc.claimsParameter }),
     ...(request.dpopJkt !== null && { dpop_jkt: request.dpopJkt }),
+    ...(request.authorizationDetails.length > 0 && { authorization_details: JSON.stringify(request.authorizationDetails) }),
   };
 }
 
@@ -190,12 +214,31 @@ async function contextFor(deps: OAuthDeps, parameters: AuthorizationParameters, 
   const expired = found !== null && expiredUnused(found, deps.config.registration.unusedClientLifetimeSeconds, deps.now());
   const application = expired ? null : found;
   const resources = application && parameters.resources.length > 0 ? await deps.stores.resources.findByUris(parameters.resources) : [];
+  const authorizationDetails = application ? await detailsOrProblem(deps, parameters.values.authorization_details) : NO_DETAILS;
   const clientRefusal = expired
     ? EXPIRED_UNUSED_EXPLANATION
     : known && application === null
       ? clientMetadataDocumentRefusal(deps.stores, clientId)
       : null;
-  return { parameters, application, clientRefusal, resources, config: deps.config };
+  return { parameters, application, clientRefusal, resources, authorizationDetails, config: deps.config };
+}
+
+// The declarations of the types asked for; of two resources serving one type, the first one's consent text.
+function declaredTypes(context: AuthorizationContext): AuthorizationDetailsTypes {
+  if (!('details' in context.authorizationDetails)) return {};
+  const types: AuthorizationDetailsTypes = {};
+  for (const resource of [...context.authorizationDetails.resources].reverse()) Object.assign(types, resource.authorizationDetailsTypes);
+  return types;
+}
+
+// The rules are synchronous: the details are checked here (their schemas are compiled on first use), the verdict kept.
+async function detailsOrProblem(deps: OAuthDeps, text: string | undefined): Promise<GrantedDetails | InvalidAuthorizationDetails> {
+  try {
+    return await resolveAuthorizationDetails(deps, text);
+  } catch (error) {
+    if (error instanceof InvalidAuthorizationDetails) return error;
+    throw error;
+  }
 }
 
 function firstFailure(rules: readonly AuthorizationRule[], context: AuthorizationContext): AuthorizationFailure | null {

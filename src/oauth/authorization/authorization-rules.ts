@@ -6,6 +6,7 @@ import {
   knownResponseType,
   pkceRequired,
   present,
+  requestedAudience,
   requestedScopes,
   responseModeOf,
   value,
@@ -16,6 +17,7 @@ import {
   InvalidRedirectUri,
   InvalidRequest,
   InvalidScope,
+  InvalidAuthorizationDetails,
   InvalidTarget,
   RequestNotSupported,
   UnauthorizedClient,
@@ -197,14 +199,27 @@ const scopeValid: AuthorizationRule = {
   error: () => new InvalidScope(),
 };
 
-// RFC 8707 section 2: every resource named is registered, and the scopes asked for are ones it accepts.
+// RFC 9396 section 5: authorization_details well formed, each of a type a resource serves, passing its schema.
+const authorizationDetailsValid: AuthorizationRule = {
+  name: 'authorization_details_valid',
+  redirectable: true,
+  check: (context) => !(context.authorizationDetails instanceof InvalidAuthorizationDetails),
+  error: (context) => context.authorizationDetails as InvalidAuthorizationDetails,
+};
+
+// RFC 8707 section 2: every resource named is registered, and the scopes asked for are ones it accepts; the resources
+// of the authorization_details (RFC 9396 section 9.1) are part of that audience.
 const resourcesValid: AuthorizationRule = {
   name: 'resources_valid',
   redirectable: true,
-  check: (context) =>
-    context.parameters.resources.length === 0 ||
-    audienceProblem(context.parameters.resources, context.resources, requestedScopes(context)) === null,
-  error: (context) => new InvalidTarget(audienceProblem(context.parameters.resources, context.resources, requestedScopes(context))!),
+  check: (context) => {
+    const { uris, resources } = requestedAudience(context);
+    return uris.length === 0 || audienceProblem(uris, resources, requestedScopes(context)) === null;
+  },
+  error: (context) => {
+    const { uris, resources } = requestedAudience(context);
+    return new InvalidTarget(audienceProblem(uris, resources, requestedScopes(context))!);
+  },
 };
 
 // RFC 9449 section 10: dpop_jkt is a JWK SHA-256 thumbprint, 43 base64url characters.
@@ -286,6 +301,7 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   outOfBandCodeOnly,
   responseModeSupported,
   scopeValid,
+  authorizationDetailsValid,
   resourcesValid,
   dpopJktWellFormed,
   fapi2PkceS256,

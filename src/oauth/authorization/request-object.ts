@@ -98,13 +98,17 @@ function contentProblem(payload: JWTPayload, clientId: string): string | null {
   return null;
 }
 
-// The claims as the query would carry them: numbers (max_age) as text, the claims request (Core 5.5) as its JSON.
+// Claims that are JSON in the request object and JSON text in a query: the claims request (Core 5.5), and RFC 9396's
+// authorization_details (section 3: an array in a request object).
+const JSON_VALUED = new Set(['claims', 'authorization_details']);
+
+// The claims as the query would carry them: numbers (max_age) as text, the JSON-valued ones as their JSON.
 function requestOf(payload: JWTPayload, clientId: string): Record<string, unknown> {
   const source: Record<string, unknown> = {};
   for (const [name, claim] of Object.entries(payload)) {
     if (JWT_CLAIMS.has(name)) continue;
     source[name] =
-      typeof claim === 'number' ? String(claim) : name === 'claims' && typeof claim === 'object' ? JSON.stringify(claim) : claim;
+      typeof claim === 'number' ? String(claim) : JSON_VALUED.has(name) && typeof claim === 'object' ? JSON.stringify(claim) : claim;
   }
   return { ...source, client_id: clientId };
 }

@@ -3,6 +3,7 @@ import type { OAuthDeps } from '../deps.js';
 import { InvalidGrant, InvalidRequest } from '../errors.js';
 import { verifyCodeVerifier } from '../authorization/pkce.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
+import { narrowedDetails } from '../resources/authorization-details.js';
 import { narrowedAudience, scopesForAudience } from '../resources/resource-indicators.js';
 import { storedForm } from '../secrets.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
@@ -47,6 +48,8 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   const granted = currentScopes(grant.scopes, application, deps.config);
   const audience = await narrowedAudience(deps, resourceParameters(parameters), grant.audience, granted);
   const scopes = scopesForAudience(audience, granted);
+  // RFC 9396 section 6.1: authorization_details here may only narrow those the user approved.
+  const authorizationDetails = narrowedDetails(optionalParameter(parameters, 'authorization_details'), grant.authorizationDetails);
 
   const withRefreshToken = issuesRefreshToken(deps, application, scopes);
   // Minted (a JWT signed) and the ID token signed before anything is written: signing may read or make a key, on a
@@ -67,6 +70,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
       audience,
       dpopJkt,
       claims: currentClaims(grant.claims, application, deps.config),
+      authorizationDetails,
     },
     grant.nonce,
   );
@@ -86,6 +90,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
       withRefreshToken,
       audience: audience.uris,
       dpopJkt,
+      authorizationDetails,
     });
     const issued = reused ?? issuedToken(minted, await stores.accessTokens.create(minted.input));
     return { issued, application };

@@ -1,6 +1,7 @@
 import { requireClient } from '../clients/client-authentication.js';
 import { UnauthorizedClient } from '../errors.js';
 import { optionalParameter, resourceParameters } from '../request-parameters.js';
+import { resolveAuthorizationDetails } from '../resources/authorization-details.js';
 import { resolveAudience } from '../resources/resource-indicators.js';
 import { issueAccessToken } from '../tokens/token-issuer.js';
 import { admitClient, recordDpopProof } from './client-admission.js';
@@ -15,7 +16,13 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
   // RFC 6749 section 4.4: "The client credentials grant type MUST only be used by confidential clients" (SPEC 8).
   if (!application.confidential) throw new UnauthorizedClient();
   const scopes = grantedScopes(deps, application, optionalParameter(parameters, 'scope'), { allowEmpty: false });
-  const audience = await resolveAudience(deps, resourceParameters(parameters), scopes);
+  // RFC 9396 section 6: authorization_details at the token request; their resources join the audience (section 9.1).
+  const { details: authorizationDetails, resources } = await resolveAuthorizationDetails(
+    deps,
+    optionalParameter(parameters, 'authorization_details'),
+  );
+  const named = resourceParameters(parameters);
+  const audience = await resolveAudience(deps, [...named, ...resources.map((resource) => resource.uri)], scopes);
   const query = { applicationId: application.id, resourceOwnerId: null, scopes, at: deps.now() };
   // RFC 9449 section 11.1: the proof is recorded against replay only now that the grant issues (client-admission.ts).
   if (dpopProof) await recordDpopProof(deps, dpopProof);
@@ -28,6 +35,7 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
     at: query.at,
     audience: audience.uris,
     dpopJkt,
+    authorizationDetails,
   });
   if (reused) return { issued: reused, application };
   if (deps.config.revokePreviousClientCredentialsToken) {
@@ -42,6 +50,7 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
     withRefreshToken: false,
     audience,
     dpopJkt,
+    authorizationDetails,
   });
   return { issued, application };
 };

@@ -6,6 +6,7 @@ import type { CheckedDpopProof } from '../tokens/dpop/dpop-proof.js';
 import { InvalidClient, InvalidDpopProof, InvalidGrant, InvalidScope } from '../errors.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
 import { refreshTokenAllowed } from '../openid/offline-access.js';
+import { narrowedDetails } from '../resources/authorization-details.js';
 import { narrowedAudience, scopesForAudience } from '../resources/resource-indicators.js';
 import { isWellFormedScopeParam, narrowScopes, parseScopes } from '../scopes.js';
 import { storedForm } from '../secrets.js';
@@ -39,7 +40,19 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
   const scopeParameter = optionalParameter(parameters, 'scope');
   requireBoundKey(token, application, dpopJkt);
   const resources = resourceParameters(parameters);
-  const request: Retired = { token, application, client, scopeParameter, resources, dpopJkt, dpopProof: dpopProof ?? null, now, address };
+  const detailsParameter = optionalParameter(parameters, 'authorization_details');
+  const request: Retired = {
+    token,
+    application,
+    client,
+    scopeParameter,
+    resources,
+    detailsParameter,
+    dpopJkt,
+    dpopProof: dpopProof ?? null,
+    now,
+    address,
+  };
   if (!isRefreshUsable(token, deps.config.refreshTokens.expiresIn, now)) return retiredTokenPresented(deps, request);
 
   // OpenID Connect Core 12.2: the ID token is signed before the rotation is written (mint-with-id-token.ts).
@@ -62,6 +75,8 @@ interface Retired {
   scopeParameter: string | undefined;
   /** RFC 8707 section 2.2: resources named to narrow the token's audience. */
   resources: string[];
+  /** RFC 9396 section 6.2: authorization_details sent to narrow the token's (undefined: keep them). */
+  detailsParameter: string | undefined;
   /** RFC 9449: the key of this request's proof, which the successor is bound to. */
   dpopJkt: string | null;
   /** The proof itself while it is not yet recorded against replay (recordDpopProof), else null. */
@@ -113,7 +128,7 @@ function refreshedScopes(
 /** The rotated token's successor: its scopes (narrowed by scope), audience (narrowed by resource) and sign-in. */
 async function successorRequest(
   deps: OAuthDeps,
-  { token, application, scopeParameter, resources, dpopJkt }: Retired,
+  { token, application, scopeParameter, resources, detailsParameter, dpopJkt }: Retired,
 ): Promise<TokenRequest> {
   const requested = refreshedScopes(deps, scopeParameter, token, application);
   const audience = await narrowedAudience(deps, resources, token.audience, requested);
@@ -140,6 +155,8 @@ async function successorRequest(
     dpopJkt,
     // OpenID Connect Core 5.5: what the authorization asked for by name, for UserInfo and the refreshed ID token.
     claims: currentClaims(token.claims, application, deps.config),
+    // RFC 9396 section 6.2: narrowed to those asked for, never widened.
+    authorizationDetails: narrowedDetails(detailsParameter, token.authorizationDetails),
   };
 }
 

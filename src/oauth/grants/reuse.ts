@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { OAuthDeps } from '../deps.js';
+import type { AuthorizationDetail } from '../resources/authorization-details.js';
 import type { ApplicationRecord } from '../store.js';
 import { requireDpopBinding, type IssuedToken } from '../tokens/token-issuer.js';
 
@@ -13,6 +15,8 @@ export interface ReuseQuery {
   audience: readonly string[];
   /** RFC 9449: the key the token is bound to; null reuses only unbound tokens. */
   dpopJkt: string | null;
+  /** RFC 9396: the token's authorization_details; only a token with exactly these is reused (absent: none). */
+  authorizationDetails?: readonly AuthorizationDetail[];
 }
 
 /**
@@ -27,6 +31,6 @@ export async function reusableToken(deps: OAuthDeps, application: ApplicationRec
   // The binding and the audience are part of the match: a token bound to another key (or to none) and a token
   // for other resources are never handed out.
   const record = await deps.stores.accessTokens.findLiveMatching(query);
-  if (!record) return null;
+  if (!record || !isDeepStrictEqual(record.authorizationDetails, query.authorizationDetails ?? [])) return null;
   return { record, accessToken: record.token, refreshToken: record.refreshToken, reused: true };
 }

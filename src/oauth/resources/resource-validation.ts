@@ -18,9 +18,16 @@ export interface ResourceFields {
   accessTokenLifetime: string;
   /** The client_id (uid) of the API's own application; '' for none. */
   serverClientId: string;
+  /**
+   * RFC 9396: the authorization_details types it serves, as the JSON of authorization-details-schemas.ts
+   * ({"type": {"schema": {...}, "consent": "text"}}); '' for none, absent: unchanged (or none, for a new resource).
+   * Checked in resources.ts (Ajv loads asynchronously).
+   */
+  authorizationDetailsTypes?: string;
 }
 
-export type ResourceField = 'uri' | 'name' | 'scopes' | 'token_format' | 'access_token_lifetime' | 'server_client_id';
+export type ResourceField =
+  'uri' | 'name' | 'scopes' | 'token_format' | 'access_token_lifetime' | 'server_client_id' | 'authorization_details_types';
 export type ResourceFieldErrors = Partial<Record<ResourceField, string[]>>;
 
 export const MAX_URI_LENGTH = 2000;
@@ -147,7 +154,8 @@ export const SERVER_CLIENT_ID_RULES: ResourceRule[] = [
   },
 ];
 
-const TABLES: Array<[ResourceField, keyof ResourceFields, ResourceRule[]]> = [
+// The declaration of authorization_details types is JSON with schemas, checked in resources.ts.
+const TABLES: Array<[ResourceField, Exclude<keyof ResourceFields, 'authorizationDetailsTypes'>, ResourceRule[]]> = [
   ['uri', 'uri', URI_RULES],
   ['name', 'name', NAME_RULES],
   ['scopes', 'scopes', SCOPE_RULES],

@@ -1,3 +1,5 @@
+import { jsonSchemas } from './authorization-details.js';
+import { declarationProblem, storedDeclaration, type AuthorizationDetailsTypes } from './authorization-details-schemas.js';
 import { isAccessTokenFormat } from '../tokens/access-token-format.js';
 import type { OAuthDeps } from '../deps.js';
 import { normalised, resourceFieldErrors, type ResourceFieldErrors, type ResourceFields } from './resource-validation.js';
@@ -31,7 +33,13 @@ export function resourceFieldsOf(resource: ResourceRecord): ResourceFields {
     tokenFormat: resource.tokenFormat,
     accessTokenLifetime: resource.accessTokenLifetime === null ? '' : String(resource.accessTokenLifetime),
     serverClientId: resource.serverClientId ?? '',
+    authorizationDetailsTypes: declarationText(resource.authorizationDetailsTypes),
   };
+}
+
+/** The declaration as the form's textarea shows it: indented JSON, '' for none. */
+export function declarationText(types: AuthorizationDetailsTypes): string {
+  return Object.keys(types).length === 0 ? '' : JSON.stringify(types, null, 2);
 }
 
 /** Every problem at once: the field rules, then whether the server client exists. Throws ResourceInvalid. */
@@ -44,6 +52,8 @@ async function validated(deps: OAuthDeps, fields: ResourceFields): Promise<Resou
       `Server client ID must be the client_id (UID) of a registered application: there is none with ${JSON.stringify(serverClientId.slice(0, 60))}`,
     ];
   }
+  const declarationError = await declarationTextProblem(deps, fields.authorizationDetailsTypes ?? '');
+  if (declarationError !== null) errors.authorization_details_types = [declarationError];
   if (Object.keys(errors).length > 0) throw new ResourceInvalid(errors);
   return storedResourceInput(fields);
 }
@@ -60,7 +70,24 @@ export function storedResourceInput(fields: ResourceFields): ResourceInput {
     tokenFormat: isAccessTokenFormat(tokenFormat) ? tokenFormat : 'opaque',
     accessTokenLifetime: lifetime === '' ? null : Number(lifetime),
     serverClientId: serverClientId === '' ? null : serverClientId,
+    ...(fields.authorizationDetailsTypes !== undefined && { authorizationDetailsTypes: declarationOf(fields.authorizationDetailsTypes) }),
   };
+}
+
+// RFC 9396 section 2: the types as typed: JSON, then a declaration whose schemas are schemas.
+async function declarationTextProblem(deps: OAuthDeps, text: string): Promise<string | null> {
+  if (text.trim() === '') return null;
+  let declaration: unknown;
+  try {
+    declaration = JSON.parse(text);
+  } catch (error) {
+    return `Authorization details types is not valid JSON: ${(error as Error).message}`;
+  }
+  return declarationProblem(jsonSchemas(deps), declaration);
+}
+
+function declarationOf(text: string): AuthorizationDetailsTypes {
+  return text.trim() === '' ? {} : storedDeclaration(JSON.stringify(JSON.parse(text)));
 }
 
 /** Registers a resource. Throws ResourceInvalid, a taken URI included. */
@@ -121,6 +148,7 @@ export function resourceAttributes(resource: ResourceRecord) {
     token_format: resource.tokenFormat,
     access_token_lifetime: resource.accessTokenLifetime,
     server_client_id: resource.serverClientId,
+    authorization_details_types: resource.authorizationDetailsTypes,
     created_at: resource.createdAt.toISOString(),
     updated_at: resource.updatedAt.toISOString(),
   };

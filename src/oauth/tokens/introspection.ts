@@ -175,6 +175,8 @@ function standardFields(deps: OAuthDeps, { record, kind }: FoundToken, applicati
   if (kind === 'access_token' && record.dpopJkt !== null) fields.cnf = { jkt: record.dpopJkt };
   // RFC 8693 section 4.1 (and 2.2.1's introspection note): who acts for the subject, as the JWT access token says.
   if (record.act !== null) fields.act = record.act;
+  // RFC 9396 section 9.2: what the token authorizes in detail, as the JWT access token's claim says.
+  if (record.authorizationDetails.length > 0) fields.authorization_details = record.authorizationDetails;
   // RFC 9470 section 6.1: the sign-in the token descends from (acr, auth_time; amr as RFC 9068 has it), so that an API
   // can ask for a stronger or newer one. A token without a user (client_credentials) skips this.
   if (record.authTime !== null) Object.assign(fields, signInClaims(record, deps.config.authentication.acr));

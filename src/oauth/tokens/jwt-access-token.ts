@@ -5,6 +5,7 @@ import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
 import { signInClaims } from '../authentication-context.js';
 import { resourceOwnerSubject } from '../openid/subject.js';
+import type { AuthorizationDetail } from '../resources/authorization-details.js';
 import { formatScopes } from '../scopes.js';
 import type { ApplicationRecord } from '../store.js';
 
@@ -26,6 +27,8 @@ export interface JwtAccessTokenInput {
   dpopJkt?: string | null;
   /** RFC 8693 section 4.1: the actor of an exchanged token, as act. */
   act?: ActorClaim | null;
+  /** RFC 9396 section 9.1: the authorization_details granted, as the claim of that name. */
+  authorizationDetails?: readonly AuthorizationDetail[];
 }
 
 /** Section 2.2's claims, signed with the current RS256 key, header typ "at+jwt" (section 2.1). */
@@ -48,6 +51,7 @@ export async function signJwtAccessToken(deps: OAuthDeps, input: JwtAccessTokenI
     ...signInClaims(input, deps.config.authentication.acr),
     ...(input.dpopJkt && { cnf: { jkt: input.dpopJkt } }),
     ...(input.act && { act: input.act }),
+    ...(input.authorizationDetails && input.authorizationDetails.length > 0 && { authorization_details: input.authorizationDetails }),
   };
   return deps.signer.sign(claims, { typ: 'at+jwt' });
 }

@@ -6,6 +6,7 @@ import type { TokenResponseBody } from '../hooks.js';
 import { InvalidDpopProof } from '../errors.js';
 import type { ActorClaim } from '../exchange/actor-claim.js';
 import type { ClaimsRequest } from '../openid/claims-request.js';
+import type { AuthorizationDetail } from '../resources/authorization-details.js';
 import { signJwtAccessToken } from './jwt-access-token.js';
 import { accessTokenFormat, audienceLifetime, NO_AUDIENCE, type Audience } from '../resources/resource-indicators.js';
 import { formatScopes } from '../scopes.js';
@@ -39,6 +40,8 @@ export interface TokenRequest {
   claims?: ClaimsRequest | null;
   /** RFC 8693 section 4.1: who acts for the subject (token exchange with an actor_token). */
   act?: ActorClaim | null;
+  /** RFC 9396 section 9: the authorization_details the token carries. */
+  authorizationDetails?: AuthorizationDetail[];
 }
 
 /** A token as just created: the record plus the plain values, which exist only in this response. */
@@ -99,6 +102,7 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
     dpopJkt: request.dpopJkt ?? null,
     claims: request.claims ?? null,
     act: request.act ?? null,
+    authorizationDetails: request.authorizationDetails ?? [],
   };
   return { input, accessToken, refreshToken };
 }
@@ -147,6 +151,8 @@ export function tokenResponseBody(issued: IssuedToken, now: Date): TokenResponse
     ...(expiresIn !== null && { expires_in: expiresIn }),
     ...(issued.refreshToken !== null && { refresh_token: issued.refreshToken }),
     ...(scope !== '' && { scope }),
+    // RFC 9396 section 7: the authorization_details granted, in the response as in the token.
+    ...(issued.record.authorizationDetails.length > 0 && { authorization_details: issued.record.authorizationDetails }),
     created_at: Math.floor(issued.record.createdAt.getTime() / 1000),
   };
 }

@@ -5,6 +5,7 @@ import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import type { PageLanguage } from '../../i18n/page-language.js';
 import { localizedText } from '../../i18n/localized-text.js';
 import { claimsDescription } from './claims-description.js';
+import { detailLines, type DetailLine } from './authorization-details-lines.js';
 import { selfRegisteredNotice, type SelfRegisteredNotice } from './self-registered-notice.js';
 
 /** What consent.eta prints (reference 15.2); the template decides nothing. */
@@ -22,6 +23,8 @@ export interface ConsentModel {
   fields: Array<[string, string]>;
   /** RFC 8707: the APIs the access will be limited to (none: every API that trusts this server). */
   resources: string[];
+  /** RFC 9396 section 4: each authorization_details object in words (none: none asked for). */
+  authorizationDetails: DetailLine[];
   csrfToken: string;
   username: string;
   /** Where the forms post: /oauth/authorize, or /device/decision for a device's request (RFC 8628). */
@@ -67,6 +70,12 @@ export function consentModel(
       ...(language.uiLocales !== null ? [['ui_locales', language.uiLocales] as [string, string]] : []),
     ],
     resources: request.resources,
+    authorizationDetails: detailLines(
+      request.authorizationDetails,
+      request.authorizationDetailsTypes,
+      language.locale,
+      deps.config.defaultLocale,
+    ),
     csrfToken,
     username: owner.username,
     action: '/oauth/authorize',

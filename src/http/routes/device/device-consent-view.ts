@@ -25,6 +25,7 @@ export function deviceConsentModel(
     scopes: scopeLines(deps, application.name, authorization.scopes, language),
     fields: [['user_code', entered.userCode]],
     resources: authorization.audience,
+    authorizationDetails: [],
     csrfToken,
     username: owner.username,
     action: '/device/decision',

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { authorizationDetailsTypesSupported } from '../../../oauth/resources/authorization-details.js';
 import { authorizationServerMetadata } from '../../../oauth/server-metadata.js';
 import type { RouteOptions } from '../../route-options.js';
 
@@ -9,16 +10,34 @@ const metadataSchema = {
   additionalProperties: true,
 } as const;
 
+// RFC 9396 section 10's types come from the resources, which an admin may change at any time: read again at most this
+// often, and while the database cannot be read the last list read is served (discovery never failed with it before).
+const TYPES_TTL_MS = 10_000;
+
 /**
  * GET /.well-known/oauth-authorization-server (RFC 8414 section 3) and, with OpenID Connect on,
- * /.well-known/openid-configuration (Discovery 1.0 section 4): one document, built once.
+ * /.well-known/openid-configuration (Discovery 1.0 section 4): one document, built once from the config, with the
+ * authorization_details types the registered resources serve (RFC 9396 section 10).
  */
 export const metadataRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   const metadata = authorizationServerMetadata(deps.config);
+  let types: { list: string[]; readAt: number } = { list: [], readAt: -Infinity };
+  const currentTypes = async (now: number): Promise<string[]> => {
+    if (now - types.readAt < TYPES_TTL_MS) return types.list;
+    try {
+      types = { list: await authorizationDetailsTypesSupported(deps), readAt: now };
+    } catch (error) {
+      app.log.warn({ err: error }, 'metadata: the authorization_details types could not be read; serving the last ones read');
+    }
+    return types.list;
+  };
   const paths = ['/.well-known/oauth-authorization-server', ...(deps.config.openid.enabled ? ['/.well-known/openid-configuration'] : [])];
   for (const path of paths) {
-    app.get(path, { schema: { response: { 200: metadataSchema } } }, async (_request, reply) =>
-      reply.header('cache-control', 'public, max-age=3600').send(metadata),
-    );
+    app.get(path, { schema: { response: { 200: metadataSchema } } }, async (_request, reply) => {
+      const supported = await currentTypes(deps.now().getTime());
+      return reply
+        .header('cache-control', 'public, max-age=3600')
+        .send(supported.length === 0 ? metadata : { ...metadata, authorization_details_types_supported: supported });
+    });
   }
 };

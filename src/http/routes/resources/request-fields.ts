@@ -8,6 +8,8 @@ export interface ResourceBody {
   token_format?: string | null;
   access_token_lifetime?: number | string | null;
   server_client_id?: string | null;
+  /** RFC 9396: the declaration as JSON text (the form's textarea), or as JSON itself (the JSON API); null for none. */
+  authorization_details_types?: string | Record<string, unknown> | null;
   _csrf?: string;
   _method?: string;
 }
@@ -25,7 +27,12 @@ export function changesFromBody(body: ResourceBody | undefined): Partial<Resourc
     tokenFormat: emptyIfNull(body?.token_format),
     accessTokenLifetime: emptyIfNull(body?.access_token_lifetime),
     serverClientId: emptyIfNull(body?.server_client_id),
+    authorizationDetailsTypes: declarationText(body?.authorization_details_types),
   };
+}
+
+function declarationText(value: ResourceBody['authorization_details_types']): string | undefined {
+  return value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : value;
 }
 
 /** The fields of a new resource: what was sent, the rest empty. */
@@ -38,6 +45,7 @@ export function fieldsFromBody(body: ResourceBody | undefined): ResourceFields {
     tokenFormat: changes.tokenFormat ?? '',
     accessTokenLifetime: changes.accessTokenLifetime ?? '',
     serverClientId: changes.serverClientId ?? '',
+    authorizationDetailsTypes: changes.authorizationDetailsTypes ?? '',
   };
 }
 

@@ -21,10 +21,27 @@ export const resourceJsonSchema = {
       anyOf: [{ type: 'string' }, { type: 'null' }],
       description: 'The client_id of the API itself, which may introspect the tokens meant for it.',
     },
+    authorization_details_types: {
+      type: 'object',
+      additionalProperties: true,
+      description:
+        'RFC 9396: the authorization_details types it serves, {"TYPE": {"schema": JSON Schema or null, "consent": text or null}}.',
+    },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
-  required: ['id', 'uri', 'name', 'scopes', 'token_format', 'access_token_lifetime', 'server_client_id', 'created_at', 'updated_at'],
+  required: [
+    'id',
+    'uri',
+    'name',
+    'scopes',
+    'token_format',
+    'access_token_lifetime',
+    'server_client_id',
+    'authorization_details_types',
+    'created_at',
+    'updated_at',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -43,6 +60,11 @@ const resourceFields = {
     description: 'Seconds, 60 to 86400; null or "" for the server default.',
   },
   server_client_id: textOrNull('The client_id of a registered application (the API itself); null or "" for none.'),
+  authorization_details_types: {
+    anyOf: [{ type: 'null' }, { type: 'object' }, { type: 'string' }],
+    description:
+      'RFC 9396: {"TYPE": {"schema": {...}, "consent": "Pay {{amount}}"}} as JSON (or its text, as the form sends it); null or "" for none.',
+  },
 } as const;
 
 export const idParams = recordIdParams('resource');

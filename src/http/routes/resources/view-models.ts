@@ -1,5 +1,11 @@
 import type { OAuthDeps } from '../../../oauth/deps.js';
-import { MAX_LIFETIME, MIN_LIFETIME, type ResourceFieldErrors, type ResourceFields } from '../../../oauth/resources/resources.js';
+import {
+  declarationText,
+  MAX_LIFETIME,
+  MIN_LIFETIME,
+  type ResourceFieldErrors,
+  type ResourceFields,
+} from '../../../oauth/resources/resources.js';
 import type { ApplicationRecord, ResourceRecord } from '../../../oauth/store.js';
 
 // Small view models for views/resources/*.eta (STYLE 14): the handlers decide, the templates print.
@@ -82,6 +88,13 @@ export function formView(
         fields.serverClientId,
         "Optional: the client_id (UID) of the API's own application, which may then introspect the tokens meant for this resource.",
       ),
+      // Printed as a textarea (_form.eta): JSON over several lines.
+      field(
+        'authorization_details_types',
+        'Authorization details types',
+        fields.authorizationDetailsTypes ?? '',
+        'Optional (RFC 9396): the authorization_details types this API serves, as JSON: {"payment_initiation": {"schema": {JSON Schema}, "consent": "Pay {{instructedAmount.amount}} {{instructedAmount.currency}} to {{creditorName}}"}}. The consent text may be one per language ({"en": "...", "de": "..."}); without one the consent page lists the fields.',
+      ),
     ],
     tokenFormat: {
       options: TOKEN_FORMATS.map(({ value, label }) => ({ value, label, selected: value === format })),
@@ -109,6 +122,7 @@ export function showView(config: Config, resource: ResourceRecord, server: Appli
       serverClientId: resource.serverClientId,
       serverHref: server ? `/oauth/applications/${server.id}` : null,
       serverName: server?.name ?? null,
+      authorizationDetailsTypes: declarationText(resource.authorizationDetailsTypes),
       createdAt: resource.createdAt.toISOString(),
       updatedAt: resource.updatedAt.toISOString(),
     },
