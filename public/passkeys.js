@@ -51,7 +51,9 @@
         window.location.assign(result.redirect);
       })
       .catch(function (error) {
-        if (!cancelled(error)) show(message, message.getAttribute('data-failed') + ' ' + error.message);
+        // Autofill runs unasked: a browser that refuses it for this page (SecurityError) has nothing to tell the user.
+        if (cancelled(error) || (useBrowserAutofill && error && error.name === 'SecurityError')) return;
+        show(message, message.getAttribute('data-failed') + ' ' + error.message);
       });
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/loader.js';
+import { passkeysUsable, relyingParty } from '../../src/http/passkeys/relying-party.js';
 
 // config authentication.passkeys (issue 35 item 1): an rp id no allowed origin can use fails the boot, with its path.
 
@@ -23,5 +24,15 @@ describe('config authentication.passkeys', () => {
     );
     expect(load('https://id.example.com', { rpId: 'ample.com' })).toThrow('authentication.passkeys.rpId: ample.com is neither');
     expect(load('https://id.example.com', { origins: ['id.example.com'] })).toThrow('authentication.passkeys.origins');
+  });
+
+  it('offers passkeys only where browsers can run them: an rp id that is a domain, never an IP address', () => {
+    const usable = (baseUrl: string, passkeys: Record<string, unknown> = {}) =>
+      passkeysUsable(relyingParty(loadConfig({ input: { baseUrl, authentication: { passkeys } } })));
+    expect(usable('https://id.example.com')).toBe(true);
+    expect(usable('http://localhost:3000')).toBe(true);
+    expect(usable('http://127.0.0.1:3000')).toBe(false);
+    expect(usable('http://[::1]:3000')).toBe(false);
+    expect(usable('http://10.0.0.5:3000', { rpId: 'login.example.com', origins: ['https://login.example.com'] })).toBe(true);
   });
 });

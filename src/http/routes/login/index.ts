@@ -10,6 +10,7 @@ import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { signInEvent } from '../../../oauth/audit/sign-in-events.js';
 import { auditWriteFailed } from '../../audit-actor.js';
 import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
+import { passkeysUsable, relyingParty } from '../../passkeys/relying-party.js';
 import { afterLogin, finishSignIn } from '../../complete-sign-in.js';
 import { secondStepNeeded } from '../../../oauth/second-factor/second-factors.js';
 import { startSecondStep } from '../second-factor/second-step.js';
@@ -44,7 +45,7 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
       username: model.username ?? request.session.get('loginHint') ?? '',
       error: model.error,
       csrfToken: reply.generateCsrf(),
-      passkeyScripts: passkeyScriptTags(),
+      passkeyScripts: passkeysUsable(relyingParty(deps.config)) ? passkeyScriptTags() : [],
     });
 
   app.get('/login', async (request, reply) => {
