@@ -68,6 +68,24 @@ describe(`the fapi2 profile and the request security settings per client (${back
     expect(toPublic.body).toContain('profile fapi2 requires a confidential client.');
   });
 
+  it('require_signed_request_object needs keys to verify with: refused on a keyless client, and so is removing the keys', async () => {
+    const keyless = await create({ require_signed_request_object: true });
+    expect(keyless.statusCode).toBe(422);
+    expect(keyless.json().errors).toEqual([
+      'Require signed request object needs the public keys its request objects are verified with: set jwks or jwks_uri.',
+    ]);
+    const keyed = await create({ require_signed_request_object: true, jwks });
+    expect(keyed.statusCode, keyed.body).toBe(201);
+    const removeKeys = await server.app.inject({
+      method: 'PATCH',
+      url: `/oauth/applications/${keyed.json().id}`,
+      headers: JSON_BODY,
+      payload: { jwks: '' },
+    });
+    expect(removeKeys.statusCode).toBe(422);
+    expect(removeKeys.body).toContain('Require signed request object needs the public keys');
+  });
+
   it('the admin form: a profile select, the checkbox and the JARM algorithm; stored and shown', async () => {
     const admin = new AdminSession(server.app);
     const page = await admin.get('/oauth/applications/new');

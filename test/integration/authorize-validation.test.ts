@@ -322,7 +322,8 @@ describe(`validation rules under other configs (${backend})`, () => {
     'signed_when_required',
     'a client that must sign its requests (RFC 9101 10.5) sending a plain one: invalid_request',
     async () => {
-      const signing = (await createClient(server.deps, { requireSignedRequestObject: true })).application;
+      const jwks = JSON.stringify(jwksOf(await clientKey('ES256')));
+      const signing = (await createClient(server.deps, { requireSignedRequestObject: true, jwks })).application;
       const response = await get({ client_id: signing.uid, scope: 'read' });
       expectRedirect(response, 'invalid_request', 'A signed request object is required for this client.');
     },

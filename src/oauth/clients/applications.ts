@@ -158,6 +158,8 @@ export function validateApplicationFields(
   if (grantTypes !== null) add('grant_types', grantTypes);
   for (const [field, message] of clientAuthenticationErrors(fields, config, current)) add(field, message);
   for (const message of fapi2ProfileProblems(profiledClient(fields, current))) add('profile', message);
+  if (signedRequestsWithoutKeys(fields, current))
+    add('jwks', 'Require signed request object needs the public keys its request objects are verified with: set jwks or jwks_uri.');
   return errors;
 }
 
@@ -282,6 +284,14 @@ function profiledClient(fields: ApplicationFields, current?: ApplicationRecord):
     tokenEndpointAuthMethod: method || null,
     grantTypes: fields.grantTypes === undefined ? (current?.grantTypes ?? null) : storedGrantTypes(fields.grantTypes),
   };
+}
+
+// RFC 9101 section 10.5: a client that must sign its requests but registered no key could never be authorized.
+function signedRequestsWithoutKeys(fields: ApplicationFields, current?: ApplicationRecord): boolean {
+  const required = fields.requireSignedRequestObject ?? current?.requireSignedRequestObject ?? false;
+  const keyed = (field: string | undefined, stored: string | null | undefined) =>
+    field === undefined ? Boolean(stored) : field.trim() !== '';
+  return required && !keyed(fields.jwks, current?.jwks) && !keyed(fields.jwksUri, current?.jwksUri);
 }
 
 const profileOf = (value: string): ClientProfile => (value.trim() === 'fapi2' ? 'fapi2' : 'none');
