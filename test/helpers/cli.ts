@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/loader.js';
 import type { ConfigInput } from '../../src/config/types.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import type { Database } from '../../src/storage/database.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { createTestDatabase, loadMigratedDataDir, type TestDatabase } from './test-database.js';
 
 export interface CliResult {
   code: number | null;
@@ -38,6 +38,7 @@ export async function createCliHarness(config?: ConfigInput): Promise<CliHarness
   const dataDir = mkdtempSync(join(tmpdir(), 'oauth-cli-'));
   let testDatabase: TestDatabase | null = null;
   if (process.env.DATABASE_URL) testDatabase = await createTestDatabase();
+  else await loadMigratedDataDir(dataDir);
   const configPath = config ? join(dataDir, 'config.json') : null;
   if (configPath) writeFileSync(configPath, JSON.stringify(config));
   const env = { DATABASE_URL: testDatabase?.url ?? undefined, DATA_DIR: dataDir, OAUTH_CONFIG: configPath ?? 'none' };

@@ -45,6 +45,18 @@ export async function createTestDatabase({ migrated = true } = {}): Promise<Test
   };
 }
 
+/**
+ * PGlite: fills `dataDir` with a copy of the run's migrated template, as a data folder the CLI opens (instead of
+ * each harness running initdb and every migration in WebAssembly on its first command). False without a template.
+ */
+export async function loadMigratedDataDir(dataDir: string): Promise<boolean> {
+  const pgliteTemplate = pgliteDump('pgliteTemplatePath');
+  if (!pgliteTemplate) return false;
+  const database = await createDatabase({ databaseUrl: null, dataDir, pgliteTemplate, embedded: { role: 'cli' } });
+  await database.close();
+  return true;
+}
+
 const dumps = new Map<string, Blob>();
 
 /** One of the run's PGlite dumps (database-templates.ts), read once per worker; undefined without that globalSetup. */
