@@ -36,6 +36,8 @@ export function runService(args: string[], env: Record<string, string | undefine
   });
 }
 
+const READY_TIMEOUT_MS = 90_000;
+
 /** Starts `oauth-service serve` (from the current sources, in the repository or `cwd`) and resolves once /readyz answers 200. */
 export async function startService(
   env: Record<string, string | undefined>,
@@ -50,7 +52,10 @@ export async function startService(
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 150; attempt += 1) {
+  // A first boot on an empty folder runs initdb and every migration in WebAssembly: on a busy CI machine (the fault
+  // tests run beside the browser tests) that can take half a minute. The bound is against a hang, not a speed test.
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
     const ready = await fetch(`${baseUrl}/readyz`).then(
       (r) => r.status === 200,

@@ -30,6 +30,8 @@ export function createMessageCatalog(dir = LOCALES_DIR): i18n {
     initAsync: false,
     interpolation: { escapeValue: false },
     returnEmptyString: false,
+    // i18next 25 prints an advertisement to stdout at its first init: not in an operator's logs.
+    showSupportNotice: false,
   });
   return catalog;
 }
