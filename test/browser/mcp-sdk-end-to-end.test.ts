@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../src/oauth/store.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { authorizeInChromium, launchBrowser, screenshot } from '../helpers/browser.js';
 import {
   documentServer,
   documentSettings,
@@ -115,23 +115,16 @@ describe.each<[string, Registration]>([
 
   /** The person's part: signs in when asked, clicks Authorize, and the code arrives at the client's loopback callback. */
   async function approveInChromium(url: URL) {
-    await page.goto(url.href);
-    if (new URL(page.url()).pathname === '/login') {
-      await page.getByLabel('Username').fill('alice');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL((at) => at.href.startsWith(callback.url) || at.pathname === '/oauth/authorize');
-    }
-    if (!page.url().startsWith(callback.url)) {
-      expect(await page.locator('strong.text-info').first().textContent()).toBe(CLIENT_NAME);
-      expect(await page.locator('#oauth-resources li').allTextContents()).toEqual([mcp.url]);
-      await screenshot(page, `mcp-consent-${registration}`);
-      await Promise.all([
-        page.waitForURL((at) => at.href.startsWith(callback.url)),
-        page.getByRole('button', { name: 'Authorize' }).click(),
-      ]);
-    }
-    const at = new URL(page.url());
+    const at = await authorizeInChromium(page, url.href, {
+      callbackUrl: callback.url,
+      username: 'alice',
+      password: PASSWORD,
+      async onConsent() {
+        expect(await page.locator('strong.text-info').first().textContent()).toBe(CLIENT_NAME);
+        expect(await page.locator('#oauth-resources li').allTextContents()).toEqual([mcp.url]);
+        await screenshot(page, `mcp-consent-${registration}`);
+      },
+    });
     expect(at.searchParams.get('state')).toBe(provider.states.at(-1));
     expect(at.searchParams.get('iss')).toBe(server.baseUrl);
     codes.push(at.searchParams.get('code')!);

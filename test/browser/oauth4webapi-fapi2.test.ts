@@ -3,7 +3,7 @@ import { decodeProtectedHeader } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { authorizeInChromium, launchBrowser, screenshot } from '../helpers/browser.js';
 import { clientKey, jwksOf, type ClientKey } from '../helpers/client-assertions.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
@@ -63,23 +63,17 @@ describe('oauth4webapi as a FAPI 2.0 client (profile fapi2) with Chromium as the
 
   /** Chromium at `url`: signs in when asked, approves on the consent page; where it lands. */
   async function browse(url: string): Promise<URL> {
-    await page.goto(url);
-    if (new URL(page.url()).pathname === '/login') {
-      await page.getByLabel('Username').fill('alice');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL((at) => at.href.startsWith(callback.url) || at.pathname === '/oauth/authorize');
-    }
-    if (!page.url().startsWith(callback.url)) {
-      expect(await page.locator('h1').textContent()).toBe('Authorization required');
-      await screenshot(page, 'consent-fapi2-client');
-      await Promise.all([
-        page.waitForURL((at) => at.href.startsWith(callback.url)),
-        page.getByRole('button', { name: 'Authorize' }).click(),
-      ]);
-    }
-    expect(callback.requests.map((request) => request.url)).toContain(page.url());
-    return new URL(page.url());
+    const landed = await authorizeInChromium(page, url, {
+      callbackUrl: callback.url,
+      username: 'alice',
+      password: PASSWORD,
+      async onConsent() {
+        expect(await page.locator('h1').textContent()).toBe('Authorization required');
+        await screenshot(page, 'consent-fapi2-client');
+      },
+    });
+    expect(callback.requests.map((request) => request.url)).toContain(landed.href);
+    return landed;
   }
 
   it('discovery: PAR endpoint, DPoP, private_key_jwt, the JARM algorithms', () => {

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceGuard } from '@oauth-service/guard';
 import type { UserRecord } from '../../src/oauth/store.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { authorizeInChromium, launchBrowser, screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -118,20 +118,17 @@ describe('oauth4webapi with resource indicators (RFC 8707) in Chromium: audience
 
   /** Signs in when the login page comes, approves on the consent page (after `onConsent`), returns the callback URL. */
   async function approve(url: string, onConsent: () => Promise<void> = async () => {}): Promise<URL> {
-    await page.goto(url);
-    if (new URL(page.url()).pathname === '/login') {
-      await page.getByLabel('Username').fill('alice');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL((at) => at.href.startsWith(CALLBACK) || at.pathname === '/oauth/authorize');
-    }
-    if (!page.url().startsWith(CALLBACK)) {
-      expect(await page.locator('h1').textContent()).toBe('Authorization required');
-      await onConsent();
-      await Promise.all([page.waitForURL((at) => at.href.startsWith(CALLBACK)), page.getByRole('button', { name: 'Authorize' }).click()]);
-    }
-    expect(callback.requests.map((request) => request.url)).toContain(page.url());
-    return new URL(page.url());
+    const landed = await authorizeInChromium(page, url, {
+      callbackUrl: CALLBACK,
+      username: 'alice',
+      password: PASSWORD,
+      async onConsent() {
+        expect(await page.locator('h1').textContent()).toBe('Authorization required');
+        await onConsent();
+      },
+    });
+    expect(callback.requests.map((request) => request.url)).toContain(landed.href);
+    return landed;
   }
 
   /** The code exchange with PKCE and `resource` among the additional parameters (oauth4webapi's way of adding any). */

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { rotateSigningKey } from '../../src/oauth/keys/signing-key-service.js';
 import type { UserRecord } from '../../src/oauth/store.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { authorizeInChromium, launchBrowser, screenshot } from '../helpers/browser.js';
 import { createClient, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -89,20 +89,14 @@ describe('openid-client 6 relying party with Chromium: discovery, code flow, Use
 
   /** Signs in on the login page, approves on the consent page if one is shown, and returns the callback URL. */
   async function signInAndApprove(url: URL): Promise<URL> {
-    await page.goto(url.href);
-    expect(new URL(page.url()).pathname).toBe('/login');
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((at) => at.href.startsWith(callback.url) || at.pathname === '/oauth/authorize');
-    if (!page.url().startsWith(callback.url)) {
-      await Promise.all([
-        page.waitForURL((at) => at.href.startsWith(callback.url)),
-        page.getByRole('button', { name: 'Authorize' }).click(),
-      ]);
-    }
-    expect(callback.requests.map((request) => request.url)).toContain(page.url());
-    return new URL(page.url());
+    const landed = await authorizeInChromium(page, url.href, {
+      callbackUrl: callback.url,
+      username: 'alice',
+      password: PASSWORD,
+      mustSignIn: true,
+    });
+    expect(callback.requests.map((request) => request.url)).toContain(landed.href);
+    return landed;
   }
 
   it('discovers the provider from its issuer URL', () => {

@@ -62,3 +62,36 @@ export async function virtualAuthenticator(context: BrowserContext, page: Page):
   });
   return { cdp, authenticatorId };
 }
+
+export interface PersonAtAuthorization {
+  /** Where the client's redirect URIs point: the page is done once it lands there. */
+  callbackUrl: string;
+  username: string;
+  password: string;
+  /** Checks the consent page (when one is shown) before Authorize is clicked. */
+  onConsent?: (page: Page) => Promise<void>;
+  /** The request must ask for a sign-in (no session yet): anything else fails. */
+  mustSignIn?: boolean;
+}
+
+/**
+ * The person's part of an authorization request in Chromium: opens `url`, signs in at /login when asked, approves on
+ * the consent page when one is shown, and resolves at the client's callback with where it landed.
+ */
+export async function authorizeInChromium(page: Page, url: string, person: PersonAtAuthorization): Promise<URL> {
+  const atCallback = (at: URL) => at.href.startsWith(person.callbackUrl);
+  await page.goto(url);
+  const askedToSignIn = new URL(page.url()).pathname === '/login';
+  if (person.mustSignIn && !askedToSignIn) throw new Error(`expected the login page, not ${page.url()}`);
+  if (askedToSignIn) {
+    await page.getByLabel('Username').fill(person.username);
+    await page.getByLabel('Password').fill(person.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((at) => atCallback(at) || at.pathname === '/oauth/authorize');
+  }
+  if (!atCallback(new URL(page.url()))) {
+    await person.onConsent?.(page);
+    await Promise.all([page.waitForURL(atCallback), page.getByRole('button', { name: 'Authorize' }).click()]);
+  }
+  return new URL(page.url());
+}
