@@ -24,6 +24,7 @@ import { passkeysResetEvent } from '../oauth/audit/passkey-events.js';
 import { removeAllPasskeys } from '../oauth/passkeys/passkeys.js';
 import { isMfaPolicy, MFA_POLICIES, removeSecondFactor, setMfaPolicy } from '../oauth/second-factor/second-factors.js';
 import { userEvent } from '../oauth/audit/audit-subjects.js';
+import { IDENTITIES_HELP, IDENTITY_OPTIONS, printIdentities, removeIdentity } from './user-identities.js';
 
 const HELP = `Usage: oauth-service users <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
@@ -48,6 +49,7 @@ A user is named by <username> or --username U.
   reset-second-factor <username>             removes the user's authenticator and recovery codes (a lost phone)
   reset-passkeys <username>                  removes all the user's passkeys (a lost security key or phone); they
                                              sign in with their password and register passkeys again
+${IDENTITIES_HELP}
 
 Passwords must be at least 8 characters. Prefer stdin: --password ends up in the shell history.
 Usernames cannot be changed (the OpenID Connect sub never is the username, so renaming would be safe later).
@@ -73,6 +75,10 @@ export function runUsersCommand(args: string[], io: CliIo): Promise<number> {
     'set-mfa': setMfa,
     'reset-second-factor': resetSecondFactor,
     'reset-passkeys': resetPasskeys,
+    identities: (args: string[], io: CliIo) =>
+      withNamedUser(args, io, USER_OPTIONS, (deps, user, values) => printIdentities(io, deps, user, values.json)),
+    'remove-identity': (args: string[], io: CliIo) =>
+      withNamedUser(args, io, { ...USER_OPTIONS, ...IDENTITY_OPTIONS }, (deps, user, values) => removeIdentity(io, deps, user, values)),
   };
   return runSubcommand('users', HELP, subcommands, args, io);
 }

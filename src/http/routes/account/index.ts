@@ -2,7 +2,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
-import { ACCOUNT_PATH, changePassword, endSession, renderAccountPage, type PasswordChangeBody } from './account-page.js';
+import { REMOVE_IDENTITY_PATH } from './account-identities.js';
+import {
+  ACCOUNT_PATH,
+  changePassword,
+  endSession,
+  removeIdentity,
+  renderAccountPage,
+  type IdentityBody,
+  type PasswordChangeBody,
+} from './account-page.js';
 
 const password = (description: string) => ({ type: 'string', maxLength: 1024, description }) as const;
 const passwordBody = {
@@ -16,6 +25,18 @@ const passwordBody = {
   },
 } as const;
 const csrfBody = { type: 'object', properties: { _csrf: { type: 'string', description: 'CSRF token of the form.' } } } as const;
+// An identity is named by its key (the hidden fields of its Remove form): free text, bounded, never a control character.
+const identityField = (description: string) =>
+  ({ type: 'string', minLength: 1, maxLength: 2048, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description }) as const;
+const identityBody = {
+  type: 'object',
+  required: ['issuer', 'subject'],
+  properties: {
+    issuer: identityField("The identity's issuer."),
+    subject: identityField("The identity's subject at that issuer."),
+    _csrf: { type: 'string', description: 'CSRF token of the form.' },
+  },
+} as const;
 const idParams = {
   type: 'object',
   properties: { id: { type: 'string', description: 'The login session (its number on the page).' } },
@@ -38,5 +59,10 @@ export const accountRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
     `${ACCOUNT_PATH}/sessions/:id/end`,
     { schema: { params: idParams, body: csrfBody }, preHandler: [authenticate, csrf] },
     (request, reply) => endSession(deps, request, reply),
+  );
+  app.post<{ Body: IdentityBody }>(
+    REMOVE_IDENTITY_PATH,
+    { schema: { body: identityBody }, preHandler: [authenticate, csrf] },
+    (request, reply) => removeIdentity(deps, request, reply),
   );
 };
