@@ -1,5 +1,4 @@
-import type { AuditActor } from '../audit/audit-trail.js';
-import { auditedChange } from '../audit/audit-trail.js';
+import { auditedChange, type AuditActor } from '../audit/audit-trail.js';
 import { identityRemovedEvent } from '../audit/identity-events.js';
 import type { OAuthDeps } from '../deps.js';
 import { hasPasskeys } from '../passkeys/passkeys.js';
@@ -25,7 +24,7 @@ export interface UserIdentity extends UserIdentityRecord {
   providerName: string;
 }
 
-export function withProviderName(config: OAuthDeps['config'], identity: UserIdentityRecord): UserIdentity {
+function withProviderName(config: OAuthDeps['config'], identity: UserIdentityRecord): UserIdentity {
   const provider = identity.providerId === null ? undefined : providersOf(config).find(({ id }) => id === identity.providerId);
   return { ...identity, providerName: provider?.name ?? identity.issuer };
 }

@@ -18,10 +18,12 @@ import { passkeySection } from '../passkeys/account-passkeys.js';
 import { userAgentSummary } from './user-agent-summary.js';
 import { identitySection } from './account-identities.js';
 import { removeUserIdentity } from '../../../oauth/users/user-identities.js';
+import type { IdentityKey } from '../../../oauth/users/user-identity-store.js';
 import type { Translate } from '../../i18n/page-language.js';
 
 // The account page (issue 35 item 5): who is signed in, their password, their second factor (its own section and
-// routes: routes/second-factor/) and their sessions on every device, in the user's language.
+// routes: routes/second-factor/), their sign-in identities (issue 37) and their sessions on every device, in the user's
+// language.
 
 export const ACCOUNT_PATH = '/account';
 
@@ -151,16 +153,11 @@ export async function endSession(deps: OAuthDeps, request: FastifyRequest<{ Para
   return reply.redirect(ACCOUNT_PATH, 303);
 }
 
-export interface IdentityBody {
-  issuer: string;
-  subject: string;
-}
-
 /**
  * POST /account/identities/remove: one of the user's own sign-in identities (issue 37). Another user's, or none: 404,
  * nothing changes. The only one of a user with no passkey stays (409, the page again saying why).
  */
-export async function removeIdentity(deps: OAuthDeps, request: FastifyRequest<{ Body: IdentityBody }>, reply: FastifyReply) {
+export async function removeIdentity(deps: OAuthDeps, request: FastifyRequest<{ Body: IdentityKey }>, reply: FastifyReply) {
   const owner = currentResourceOwner(request);
   const { t } = request.pageLanguage;
   const key = { issuer: request.body.issuer, subject: request.body.subject };

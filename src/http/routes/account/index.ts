@@ -2,16 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
+import type { IdentityKey } from '../../../oauth/users/user-identity-store.js';
 import { REMOVE_IDENTITY_PATH } from './account-identities.js';
-import {
-  ACCOUNT_PATH,
-  changePassword,
-  endSession,
-  removeIdentity,
-  renderAccountPage,
-  type IdentityBody,
-  type PasswordChangeBody,
-} from './account-page.js';
+import { ACCOUNT_PATH, changePassword, endSession, removeIdentity, renderAccountPage, type PasswordChangeBody } from './account-page.js';
 
 const password = (description: string) => ({ type: 'string', maxLength: 1024, description }) as const;
 const passwordBody = {
@@ -43,7 +36,10 @@ const idParams = {
   required: ['id'],
 } as const;
 
-/** /account (issue 35 item 5): the signed-in user's own page: password change and sessions on every device. */
+/**
+ * /account (issue 35 item 5): the signed-in user's own page: password change, sessions on every device, and the
+ * removal of a sign-in identity (issue 37).
+ */
 export const accountRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   app.setErrorHandler(endUserErrorHandler);
   const authenticate = authenticateResourceOwner(deps);
@@ -60,7 +56,7 @@ export const accountRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
     { schema: { params: idParams, body: csrfBody }, preHandler: [authenticate, csrf] },
     (request, reply) => endSession(deps, request, reply),
   );
-  app.post<{ Body: IdentityBody }>(
+  app.post<{ Body: IdentityKey }>(
     REMOVE_IDENTITY_PATH,
     { schema: { body: identityBody }, preHandler: [authenticate, csrf] },
     (request, reply) => removeIdentity(deps, request, reply),

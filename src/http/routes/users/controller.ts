@@ -22,11 +22,9 @@ import { hasTotp, isMfaPolicy, removeSecondFactor, setMfaPolicy } from '../../..
 import { mfaPolicyEvent, secondFactorResetEvent } from '../../../oauth/audit/second-factor-events.js';
 import { passkeysResetEvent } from '../../../oauth/audit/passkey-events.js';
 import { passkeysOfUser, removeAllPasskeys } from '../../../oauth/passkeys/passkeys.js';
-import { renderUsersPage, userNotFound } from './responses.js';
+import { identityNotFound, renderUsersPage, userNotFound } from './responses.js';
 import { identitiesOfUser, removeUserIdentity } from '../../../oauth/users/user-identities.js';
 import type { IdentityKey } from '../../../oauth/users/user-identity-store.js';
-import { NotFound } from '../../../oauth/errors.js';
-import { sendAdminError } from '../applications/responses.js';
 import { removeIdentityView } from './identity-views.js';
 import { deleteView, formView, INDEX_PATH, indexView, passwordView, resetPasskeysView, showPath, showView } from './view-models.js';
 
@@ -200,7 +198,7 @@ export class UsersController extends Controller {
   }
 
   async confirmRemoveIdentity(request: FastifyRequest<IdentityRoute>, reply: FastifyReply): Promise<FastifyReply> {
-    const user = await findUser(this.deps, Number(request.params.id));
+    const user = await this.#user(request);
     if (!user) return userNotFound(request, reply);
     const identities = await identitiesOfUser(this.deps, user.id);
     const { issuer, subject } = request.query;
@@ -214,7 +212,7 @@ export class UsersController extends Controller {
    * the last one: the user then signs in with a password the admin sets, or a passkey.
    */
   async removeIdentity(request: FastifyRequest<IdentityRoute>, reply: FastifyReply): Promise<FastifyReply> {
-    const user = await findUser(this.deps, Number(request.params.id));
+    const user = await this.#user(request);
     if (!user) return userNotFound(request, reply);
     const { issuer, subject } = request.body;
     const removal = await removeUserIdentity(this.deps, adminActor(request), user.id, { issuer, subject }, { keepSignIn: false });
@@ -254,7 +252,7 @@ export class UsersController extends Controller {
     return redirectAfter(request, reply, `User deleted after revoking ${describe(revoked)}.`, INDEX_PATH);
   }
 
-  #user(request: UserRequest): Promise<UserRecord | null> {
+  #user(request: { params: { id: string } }): Promise<UserRecord | null> {
     return findUser(this.deps, Number(request.params.id));
   }
 }
@@ -263,9 +261,6 @@ function redirectAfter(request: FastifyRequest, reply: FastifyReply, notice: str
   request.session.set('notice', notice);
   return reply.redirect(to, 302);
 }
-
-const identityNotFound = (request: FastifyRequest, reply: FastifyReply) =>
-  sendAdminError(request, reply, new NotFound('This user has no such identity.'));
 
 function invalidFields(error: unknown) {
   if (error instanceof UserInvalid) return error.fieldErrors;
