@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import type { Database } from '../../src/storage/database.js';
-import { identitiesOfUser } from '../../src/oauth/users/user-identities.js';
+import { identitiesOfUser, removeUserIdentity } from '../../src/oauth/users/user-identities.js';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
 import { createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
@@ -153,6 +153,20 @@ describe(`sign-in identities on /account and the admin's Users page (${backend})
     await server.deps.stores.passkeys.create(passkey(user.id), new Date());
     expect((await remove(browser, { issuer: GOOGLE, subject: 'only' })).statusCode).toBe(303);
     expect(await identityRows(server.deps, user.id)).toEqual([]);
+  });
+
+  it('two removals at once of the last two identities of a user without a passkey: one goes, the other is refused', async () => {
+    const user = await createUser(server.deps, 'two-tabs');
+    await link(user.id, { issuer: GOOGLE, subject: 'tab-1' });
+    await link(user.id, { issuer: ENTRA, subject: 'tab-2' });
+    const by = { actor: `user:${user.id}`, ip: '127.0.0.1' };
+    const removals = await Promise.all(
+      [GOOGLE, ENTRA].map((issuer, index) =>
+        removeUserIdentity(server.deps, by, user.id, { issuer, subject: `tab-${index + 1}` }, { keepSignIn: true }),
+      ),
+    );
+    expect(removals.map(({ outcome }) => outcome).sort()).toEqual(['last_sign_in', 'removed']);
+    expect(await identityRows(server.deps, user.id)).toHaveLength(1);
   });
 
   it('a form without the identity, or with a control character in it, is a 400 page, never a 500', async () => {
