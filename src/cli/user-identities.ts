@@ -6,7 +6,7 @@ import { printJson, printTable, UsageError, type CliIo } from './io.js';
 import { required } from './subcommands.js';
 
 // `users identities` and `users remove-identity` (issue 37): a user's sign-in identities, as the admin's Users page
-// shows and removes them. users.ts finds the user; these print and remove.
+// shows and removes them (and `users show --json` includes them). users.ts finds the user; these print and remove.
 
 export const IDENTITIES_HELP = `  identities <username>                      the user's sign-in identities: provider, issuer, subject, upstream
                                              email, linked at, last sign-in
@@ -27,9 +27,12 @@ const identityJson = (identity: UserIdentity) => ({
   last_signed_in_at: identity.lastSignedInAt?.toISOString() ?? null,
 });
 
+/** The user's identities as `users identities --json` prints them, and `users show --json` includes them. */
+export const identitiesJson = async (deps: OAuthDeps, userId: number) => (await identitiesOfUser(deps, userId)).map(identityJson);
+
 export async function printIdentities(io: CliIo, deps: OAuthDeps, user: UserRecord, json: boolean | undefined): Promise<void> {
+  if (json) return printJson(io, await identitiesJson(deps, user.id));
   const identities = await identitiesOfUser(deps, user.id);
-  if (json) return printJson(io, identities.map(identityJson));
   if (identities.length === 0) return io.stdout(`${user.username} has no sign-in identity\n`);
   printTable(
     io,

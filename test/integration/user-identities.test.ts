@@ -265,6 +265,7 @@ describe(`oauth-service users identities and remove-identity (${backend})`, { ti
     expect(table.stdout).toMatch(/c-1\s+carol@gmail.com\s+2026-11-01T10:00:00.000Z\s+2026-11-20T08:30:00.000Z/);
     expect(table.stdout).toMatch(/c-2\s+2026-11-01T10:00:00.000Z\s+never/);
     const json = await cli.run(['users', 'identities', 'carol', '--json']);
+    expect(JSON.parse((await cli.run(['users', 'show', 'carol', '--json'])).stdout).identities).toEqual(JSON.parse(json.stdout));
     expect(JSON.parse(json.stdout)).toEqual([
       {
         issuer: GOOGLE,
