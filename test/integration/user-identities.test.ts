@@ -233,6 +233,7 @@ describe(`sign-in identities on /account and the admin's Users page (${backend})
     expect(missing.body).toContain('This user has no such identity.');
     expect((await admin.submit(`/oauth/users/${user.id}/remove_identity`, { issuer: GOOGLE, subject: 'nope' })).statusCode).toBe(404);
     expect((await admin.submit('/oauth/users/999999/remove_identity', { issuer: GOOGLE, subject: 'nope' })).statusCode).toBe(404);
+    expect((await admin.submit(`/oauth/users/${user.id}/remove_identity`, { issuer: GOOGLE, subject: 'a\u0000b' })).statusCode).toBe(404);
     expect((await admin.get(`/oauth/users/${user.id}/remove_identity?issuer=x`)).statusCode).toBe(400);
   });
 });
