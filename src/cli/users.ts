@@ -24,6 +24,7 @@ import { passkeysResetEvent } from '../oauth/audit/passkey-events.js';
 import { removeAllPasskeys } from '../oauth/passkeys/passkeys.js';
 import { isMfaPolicy, MFA_POLICIES, removeSecondFactor, setMfaPolicy } from '../oauth/second-factor/second-factors.js';
 import { userEvent } from '../oauth/audit/audit-subjects.js';
+import { IDENTITIES_HELP, identitiesJson, IDENTITY_OPTIONS, printIdentities, removeIdentity } from './user-identities.js';
 
 const HELP = `Usage: oauth-service users <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
@@ -34,7 +35,8 @@ A user is named by <username> or --username U.
       the password from --password or the first line of stdin
   list [--search TEXT]                       id, username, email and state (never a hash); --search matches
                                              username, name or email, any case, at most 50 users
-  show <username>                            the user's subject (the OpenID Connect sub) and claims
+  show <username>                            the user's subject (the OpenID Connect sub) and claims (--json: and
+                                             their sign-in identities)
   update <username> [claim options]          changes only the claims given (updated_at moves when one changes)
   set-password <username> [--password P]     likewise from stdin when --password is absent
   disable <username>                         the user can no longer log in, and every token and grant of theirs
@@ -48,6 +50,7 @@ A user is named by <username> or --username U.
   reset-second-factor <username>             removes the user's authenticator and recovery codes (a lost phone)
   reset-passkeys <username>                  removes all the user's passkeys (a lost security key or phone); they
                                              sign in with their password and register passkeys again
+${IDENTITIES_HELP}
 
 Passwords must be at least 8 characters. Prefer stdin: --password ends up in the shell history.
 Usernames cannot be changed (the OpenID Connect sub never is the username, so renaming would be safe later).
@@ -73,6 +76,10 @@ export function runUsersCommand(args: string[], io: CliIo): Promise<number> {
     'set-mfa': setMfa,
     'reset-second-factor': resetSecondFactor,
     'reset-passkeys': resetPasskeys,
+    identities: (args: string[], io: CliIo) =>
+      withNamedUser(args, io, USER_OPTIONS, (deps, user, values) => printIdentities(io, deps, user, values.json)),
+    'remove-identity': (args: string[], io: CliIo) =>
+      withNamedUser(args, io, { ...USER_OPTIONS, ...IDENTITY_OPTIONS }, (deps, user, values) => removeIdentity(io, deps, user, values)),
   };
   return runSubcommand('users', HELP, subcommands, args, io);
 }
@@ -152,8 +159,8 @@ async function withNamedUser(
 }
 
 function show(args: string[], io: CliIo): Promise<number> {
-  return withNamedUser(args, io, USER_OPTIONS, async (_deps, user, values) => {
-    if (values.json) printJson(io, userJson(user));
+  return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
+    if (values.json) printJson(io, { ...userJson(user), identities: await identitiesJson(deps, user.id) });
     else io.stdout(`${user.username} (id ${user.id}, subject ${user.subject})${describeState(user)}\n${claimLines(user)}`);
   });
 }

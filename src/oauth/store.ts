@@ -19,6 +19,7 @@ import type { PushedRequestStore } from './authorization/pushed-request-store.js
 import type { SecondFactorStore } from './second-factor/second-factor-store.js';
 import type { LoginSessionStore } from './sessions/login-session-store.js';
 import type { PasskeyStore } from './passkeys/passkey-store.js';
+import type { UserIdentityStore } from './users/user-identity-store.js';
 import type { AuthorizationDetail, AuthorizationDetailsTypes } from './resources/authorization-details-schemas.js';
 
 // The application, user and cleanup interfaces have files of their own; named here too, so that this file stays
@@ -296,6 +297,8 @@ export interface Stores {
   pushedRequests: PushedRequestStore;
   /** Issue 34 item 3: which user a trusted issuer's subject is (the JWT bearer grant). */
   federatedSubjects: FederatedSubjectStore;
+  /** Issue 37: the same rows as a user's sign-in identities, listed and removed on the account and admin pages. */
+  userIdentities: UserIdentityStore;
   /** Issue 35 item 5: the browsers signed in, one row per login session. */
   loginSessions: LoginSessionStore;
   /** Issue 35 item 1: the passkeys (WebAuthn credentials) users registered. */

@@ -23,6 +23,7 @@ import { registrationTokenRepository } from './registration-token-repository.js'
 import { resourceRepository } from './resource-repository.js';
 import { secondFactorRepository } from './second-factor-repository.js';
 import { signingKeyRepository } from './signing-key-repository.js';
+import { userIdentityRepository } from './user-identity-repository.js';
 import { userRepository } from './user-repository.js';
 
 export interface StoreOptions {
@@ -115,6 +116,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     deviceAuthorizations: deviceAuthorizationRepository(sql),
     pushedRequests: pushedRequestRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
+    userIdentities: userIdentityRepository(sql),
     loginSessions: loginSessionRepository(sql),
     passkeys: webauthnCredentialRepository(sql),
     secondFactors: shared.secondFactors,
@@ -151,6 +153,7 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     deviceAuthorizations: deviceAuthorizationRepository(sql),
     pushedRequests: pushedRequestRepository(sql),
     federatedSubjects: federatedSubjectRepository(sql),
+    userIdentities: userIdentityRepository(sql),
     loginSessions: loginSessionRepository(sql),
     passkeys: webauthnCredentialRepository(sql),
     secondFactors: shared.secondFactors,

@@ -108,7 +108,12 @@ describe('end-user pages: axe-core, the keyboard alone, the README screenshots',
   ] as const) {
     it(`every end-user page in ${language} has no serious or critical axe violation`, async () => {
       const username = `ada-${language}`;
-      await createUser(server.deps, username);
+      const user = await createUser(server.deps, username);
+      // A sign-in identity (issue 37), as an upstream sign-in leaves it, so that the account page's list is checked too.
+      await server.testDatabase.database.sql.query(
+        'INSERT INTO oauth_federated_subjects (issuer, subject, user_id, created_at, email) VALUES ($1, $2, $3, now(), $4)',
+        ['https://accounts.google.com', `a11y-${language}`, user.id, `${username}@gmail.com`],
+      );
       const { context, page } = await device(locale);
 
       await passwordStep(page, username);
@@ -130,6 +135,7 @@ describe('end-user pages: axe-core, the keyboard alone, the README screenshots',
       await page.goto(`${baseUrl}/account`);
       await page.locator('#passkey_register button[type="submit"]').click();
       await page.locator('#passkeys tbody tr').waitFor();
+      expect(await page.locator('#identities tbody tr').count()).toBe(1);
       await expectAccessible(page, 'account with a passkey and TOTP');
       await readmeScreenshot(page, `account-${language}`);
 

@@ -16,10 +16,14 @@ import { renderError, renderPage } from '../../hooks/end-user-pages.js';
 import { pageTime } from '../../page-time.js';
 import { passkeySection } from '../passkeys/account-passkeys.js';
 import { userAgentSummary } from './user-agent-summary.js';
+import { identitySection } from './account-identities.js';
+import { removeUserIdentity } from '../../../oauth/users/user-identities.js';
+import type { IdentityKey } from '../../../oauth/users/user-identity-store.js';
 import type { Translate } from '../../i18n/page-language.js';
 
 // The account page (issue 35 item 5): who is signed in, their password, their second factor (its own section and
-// routes: routes/second-factor/) and their sessions on every device, in the user's language.
+// routes: routes/second-factor/), their sign-in identities (issue 37) and their sessions on every device, in the user's
+// language.
 
 export const ACCOUNT_PATH = '/account';
 
@@ -27,6 +31,8 @@ interface PageState {
   passwordErrors?: PasswordChangeErrors;
   /** The password form's one message above its fields (a wrong current password, a lockout). */
   passwordError?: string;
+  /** The identities section's refusal (the user's last way to sign in). */
+  identityError?: string;
 }
 
 /** GET /account, or the page again with the password form's errors. */
@@ -40,6 +46,7 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
     name: user?.name ?? null,
     sessions: sessions.map((session) => sessionView(session, owner, request.pageLanguage.t)),
     passkeys: await passkeySection(deps, owner.id),
+    identities: await identitySection(deps, owner.id, request.pageLanguage.t, state.identityError),
     passwordErrors: passwordErrorMessages(state.passwordErrors ?? {}, request.pageLanguage.t),
     passwordError: state.passwordError ?? null,
     secondFactor: user === null ? { enrolled: false } : await secondFactorSection(deps, user),
@@ -144,4 +151,32 @@ export async function endSession(deps: OAuthDeps, request: FastifyRequest<{ Para
   request.log.info({ event: 'account.session_ended', userId: owner.id, loginSession: ended.id }, 'a login session was ended by its user');
   request.session.set('notice', t('account.sessionEnded'));
   return reply.redirect(ACCOUNT_PATH, 303);
+}
+
+/**
+ * POST /account/identities/remove: one of the user's own sign-in identities (issue 37). Another user's, or none: 404,
+ * nothing changes. The only one of a user with no passkey stays (409, the page again saying why).
+ */
+export async function removeIdentity(deps: OAuthDeps, request: FastifyRequest<{ Body: IdentityKey }>, reply: FastifyReply) {
+  const owner = currentResourceOwner(request);
+  const { t } = request.pageLanguage;
+  const key = { issuer: request.body.issuer, subject: request.body.subject };
+  const removal = await removeUserIdentity(deps, userActor(request, owner.id), owner.id, key, { keepSignIn: true });
+  switch (removal.outcome) {
+    case 'not_found':
+      return renderError(reply, new NotFound(t('identities.notFound')), { href: ACCOUNT_PATH, text: t('account.back') });
+    case 'last_sign_in':
+      request.log.info(
+        { event: 'account.identity_removal_refused', userId: owner.id },
+        'identity removal refused: the last way to sign in',
+      );
+      return renderAccountPage(deps, request, reply.code(409), { identityError: t('identities.lastOneRefused') });
+    case 'removed':
+      request.log.info(
+        { event: 'account.identity_removed', userId: owner.id, provider: removal.identity.providerId },
+        'identity removed by its user',
+      );
+      request.session.set('notice', t('identities.removed', { provider: removal.identity.providerName }));
+      return reply.redirect(ACCOUNT_PATH, 303);
+  }
 }

@@ -2,7 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
-import { ACCOUNT_PATH, changePassword, endSession, renderAccountPage, type PasswordChangeBody } from './account-page.js';
+import type { IdentityKey } from '../../../oauth/users/user-identity-store.js';
+import { REMOVE_IDENTITY_PATH } from './account-identities.js';
+import { ACCOUNT_PATH, changePassword, endSession, removeIdentity, renderAccountPage, type PasswordChangeBody } from './account-page.js';
 
 const password = (description: string) => ({ type: 'string', maxLength: 1024, description }) as const;
 const passwordBody = {
@@ -16,13 +18,28 @@ const passwordBody = {
   },
 } as const;
 const csrfBody = { type: 'object', properties: { _csrf: { type: 'string', description: 'CSRF token of the form.' } } } as const;
+// An identity is named by its key (the hidden fields of its Remove form): free text, bounded, never a control character.
+const identityField = (description: string) =>
+  ({ type: 'string', minLength: 1, maxLength: 2048, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description }) as const;
+const identityBody = {
+  type: 'object',
+  required: ['issuer', 'subject'],
+  properties: {
+    issuer: identityField("The identity's issuer."),
+    subject: identityField("The identity's subject at that issuer."),
+    _csrf: { type: 'string', description: 'CSRF token of the form.' },
+  },
+} as const;
 const idParams = {
   type: 'object',
   properties: { id: { type: 'string', description: 'The login session (its number on the page).' } },
   required: ['id'],
 } as const;
 
-/** /account (issue 35 item 5): the signed-in user's own page: password change and sessions on every device. */
+/**
+ * /account (issue 35 item 5): the signed-in user's own page: password change, sessions on every device, and the
+ * removal of a sign-in identity (issue 37).
+ */
 export const accountRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   app.setErrorHandler(endUserErrorHandler);
   const authenticate = authenticateResourceOwner(deps);
@@ -38,5 +55,10 @@ export const accountRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
     `${ACCOUNT_PATH}/sessions/:id/end`,
     { schema: { params: idParams, body: csrfBody }, preHandler: [authenticate, csrf] },
     (request, reply) => endSession(deps, request, reply),
+  );
+  app.post<{ Body: IdentityKey }>(
+    REMOVE_IDENTITY_PATH,
+    { schema: { body: identityBody }, preHandler: [authenticate, csrf] },
+    (request, reply) => removeIdentity(deps, request, reply),
   );
 };

@@ -22,8 +22,18 @@ import { hasTotp, isMfaPolicy, removeSecondFactor, setMfaPolicy } from '../../..
 import { mfaPolicyEvent, secondFactorResetEvent } from '../../../oauth/audit/second-factor-events.js';
 import { passkeysResetEvent } from '../../../oauth/audit/passkey-events.js';
 import { passkeysOfUser, removeAllPasskeys } from '../../../oauth/passkeys/passkeys.js';
-import { renderUsersPage, userNotFound } from './responses.js';
+import { identityNotFound, renderUsersPage, userNotFound } from './responses.js';
+import { identitiesOfUser, removeUserIdentity } from '../../../oauth/users/user-identities.js';
+import type { IdentityKey } from '../../../oauth/users/user-identity-store.js';
+import { removeIdentityView } from './identity-views.js';
 import { deleteView, formView, INDEX_PATH, indexView, passwordView, resetPasskeysView, showPath, showView } from './view-models.js';
+
+/** The confirmation page (the key in the query) and the removal (the key in the form) of one identity. */
+export interface IdentityRoute {
+  Params: { id: string };
+  Querystring: IdentityKey;
+  Body: IdentityKey;
+}
 
 export interface UserRoute {
   Params: { id: string };
@@ -64,8 +74,12 @@ export class UsersController extends Controller {
   async show(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
     const user = await this.#user(request);
     if (!user) return userNotFound(request, reply);
-    const [totp, passkeys] = await Promise.all([hasTotp(this.deps, user.id), passkeysOfUser(this.deps, user.id)]);
-    return renderUsersPage(request, reply, 'show.eta', showView(user, totp, passkeys));
+    const [totp, passkeys, identities] = await Promise.all([
+      hasTotp(this.deps, user.id),
+      passkeysOfUser(this.deps, user.id),
+      identitiesOfUser(this.deps, user.id),
+    ]);
+    return renderUsersPage(request, reply, 'show.eta', showView(user, totp, passkeys, identities));
   }
 
   async edit(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -183,6 +197,38 @@ export class UsersController extends Controller {
     return redirectAfter(request, reply, notice, showPath(user.id));
   }
 
+  async confirmRemoveIdentity(request: FastifyRequest<IdentityRoute>, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    const identities = await identitiesOfUser(this.deps, user.id);
+    const { issuer, subject } = request.query;
+    const identity = identities.find((one) => one.issuer === issuer && one.subject === subject);
+    if (!identity) return identityNotFound(request, reply);
+    return renderUsersPage(request, reply, 'remove-identity.eta', removeIdentityView(user, identity, identities.length === 1));
+  }
+
+  /**
+   * Removes one sign-in identity of the user (issue 37). Unlike the user on their account page, the admin may remove
+   * the last one: the user then signs in with a password the admin sets, or a passkey.
+   */
+  async removeIdentity(request: FastifyRequest<IdentityRoute>, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    const { issuer, subject } = request.body;
+    const removal = await removeUserIdentity(this.deps, adminActor(request), user.id, { issuer, subject }, { keepSignIn: false });
+    if (removal.outcome !== 'removed') return identityNotFound(request, reply);
+    request.log.info(
+      { event: 'user.identity_removed', userId: user.id, provider: removal.identity.providerId },
+      'identity removed by the admin',
+    );
+    return redirectAfter(
+      request,
+      reply,
+      `Identity removed: ${removal.identity.providerName} no longer signs the user in.`,
+      showPath(user.id),
+    );
+  }
+
   async revokeTokens(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
     const user = await this.#user(request);
     if (!user) return userNotFound(request, reply);
@@ -206,7 +252,7 @@ export class UsersController extends Controller {
     return redirectAfter(request, reply, `User deleted after revoking ${describe(revoked)}.`, INDEX_PATH);
   }
 
-  #user(request: UserRequest): Promise<UserRecord | null> {
+  #user(request: { params: { id: string } }): Promise<UserRecord | null> {
     return findUser(this.deps, Number(request.params.id));
   }
 }

@@ -12,4 +12,8 @@ export function userNotFound(request: FastifyRequest, reply: FastifyReply): Fast
   return sendAdminError(request, reply, new NotFound(USER_NOT_FOUND));
 }
 
+export function identityNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendAdminError(request, reply, new NotFound('This user has no such identity.'));
+}
+
 export const usersErrorHandler = (realm: string) => sectionErrorHandler(realm, USER_NOT_FOUND);

@@ -1,7 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { UserRoute, UsersController } from './controller.js';
+import type { IdentityRoute, UserRoute, UsersController } from './controller.js';
 import type { UserBody } from './request-fields.js';
-import { createBody, csrfOnlyBody, idParams, methodOverrideBody, mfaBody, passwordBody, responses, searchQuery } from './schemas.js';
+import {
+  createBody,
+  csrfOnlyBody,
+  identityBody,
+  identityQuery,
+  idParams,
+  methodOverrideBody,
+  mfaBody,
+  passwordBody,
+  responses,
+  searchQuery,
+} from './schemas.js';
 import { INDEX_PATH } from './view-models.js';
 
 /** The Users section's routes; every POST checks the form's CSRF token before its body is even validated. */
@@ -21,6 +32,9 @@ export const userRoutes: FastifyPluginAsync<{ controller: UsersController }> = a
   app.get<UserRoute>(`${INDEX_PATH}/:id/delete`, { schema: byId }, (request, reply) => controller.confirmDestroy(request, reply));
   app.get<UserRoute>(`${INDEX_PATH}/:id/reset_passkeys`, { schema: byId }, (request, reply) =>
     controller.confirmResetPasskeys(request, reply),
+  );
+  app.get<IdentityRoute>(`${INDEX_PATH}/:id/remove_identity`, { schema: { ...byId, querystring: identityQuery } }, (request, reply) =>
+    controller.confirmRemoveIdentity(request, reply),
   );
 
   app.post<{ Body: UserBody | undefined }>(
@@ -53,6 +67,11 @@ export const userRoutes: FastifyPluginAsync<{ controller: UsersController }> = a
   );
   app.post<UserRoute>(`${INDEX_PATH}/:id/reset_passkeys`, { schema: action, preValidation: csrf }, (request, reply) =>
     controller.resetPasskeys(request, reply),
+  );
+  app.post<IdentityRoute>(
+    `${INDEX_PATH}/:id/remove_identity`,
+    { schema: { ...action, body: identityBody }, preValidation: csrf },
+    (request, reply) => controller.removeIdentity(request, reply),
   );
   app.post<UserRoute>(`${INDEX_PATH}/:id/revoke_tokens`, { schema: action, preValidation: csrf }, (request, reply) =>
     controller.revokeTokens(request, reply),

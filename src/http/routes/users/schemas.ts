@@ -4,7 +4,8 @@ import { errorStatuses, formBody, htmlPage, methodOverrideFormBody, recordIdPara
 export { csrfOnlyBody } from '../../admin-schemas.js';
 
 // Schemas of the admin's user pages (STYLE 3): every request part and every response status. The pages are
-// HTML only: there is no JSON API for users, so every state-changing form needs its CSRF token.
+// HTML only: there is no JSON API for users (scripts use the CLI's --json), so every state-changing form needs its
+// CSRF token.
 
 const redirect = { type: 'null', description: 'Redirect (302) to the next page, with a notice in the session.' } as const;
 
@@ -39,6 +40,21 @@ export const passwordBody = formBody({ password: { type: 'string', description: 
 export const mfaBody = formBody({
   mfa: { type: 'string', enum: ['off', 'optional', 'required'], description: "The user's second-factor policy." },
 });
+
+// An identity's key (issue 37), in the confirmation page's query and the removal's form: free text, bounded.
+const identityKeyFields = {
+  issuer: { type: 'string', minLength: 1, maxLength: 2048, description: "The identity's issuer." },
+  subject: { type: 'string', minLength: 1, maxLength: 2048, description: "The identity's subject at that issuer." },
+} as const;
+
+export const identityQuery = {
+  type: 'object',
+  properties: identityKeyFields,
+  required: ['issuer', 'subject'],
+  additionalProperties: false,
+} as const;
+
+export const identityBody = { ...formBody(identityKeyFields), required: ['issuer', 'subject'] } as const;
 
 export const responses = {
   page: { 200: htmlPage, ...errorStatuses(htmlPage) },

@@ -10,7 +10,9 @@ import {
   type ProfileErrors,
 } from '../../../oauth/users/user-profile.js';
 import { SEARCH_LIMIT } from '../../../oauth/users/users.js';
+import type { UserIdentity } from '../../../oauth/users/user-identities.js';
 import type { ClaimValues } from './request-fields.js';
+import { identityRows } from './identity-views.js';
 
 // Small view models for views/users/*.eta (STYLE 14): the handlers decide, the templates print.
 
@@ -99,7 +101,7 @@ const passkeyRow = (passkey: PasskeyRecord) => ({
   kind: isSynced(passkey) ? 'Synced' : 'Device-bound',
 });
 
-export function showView(user: UserRecord, hasSecondFactor = false, passkeys: PasskeyRecord[] = []) {
+export function showView(user: UserRecord, hasSecondFactor = false, passkeys: PasskeyRecord[] = [], identities: UserIdentity[] = []) {
   const address = parseAddress(user.address);
   const claims = [
     ...STRING_CLAIMS.map(({ field, claim, label }) => ({ claim, label, value: user[field] })),
@@ -125,6 +127,7 @@ export function showView(user: UserRecord, hasSecondFactor = false, passkeys: Pa
       resetAction: `${showPath(user.id)}/reset_second_factor`,
     },
     passkeys: { list: passkeys.map(passkeyRow), resetHref: `${base}/reset_passkeys` },
+    identities: identityRows(user.id, identities),
     claims: claims.filter((claim) => claim.value !== null),
     actions: {
       editHref: `${base}/edit`,

@@ -1,0 +1,29 @@
+import type { OAuthDeps } from '../../../oauth/deps.js';
+import { identitiesOfUser, type UserIdentity } from '../../../oauth/users/user-identities.js';
+import type { Translate } from '../../i18n/page-language.js';
+import { pageTime } from '../../page-time.js';
+
+// The account page's "Sign-in identities" (issue 37): the upstream accounts that sign the user in, each with a Remove
+// form that names it by issuer and subject (the table's key: hidden fields, POSTed with the page's CSRF token).
+
+export const REMOVE_IDENTITY_PATH = '/account/identities/remove';
+
+/** The section's view model; `error`: the refusal shown above the list (the last way to sign in). */
+export async function identitySection(deps: OAuthDeps, userId: number, t: Translate, error: string | null = null) {
+  const identities = await identitiesOfUser(deps, userId);
+  return { list: identities.map((identity, index) => identityView(identity, index, t)), error, action: REMOVE_IDENTITY_PATH };
+}
+
+function identityView(identity: UserIdentity, index: number, t: Translate) {
+  return {
+    // The row's id on the page: the issuer and subject are free text, unfit for an HTML id.
+    id: `identity_${index + 1}`,
+    issuer: identity.issuer,
+    subject: identity.subject,
+    provider: identity.providerName,
+    email: identity.email,
+    linked: pageTime(identity.createdAt),
+    lastUsed: identity.lastSignedInAt === null ? null : pageTime(identity.lastSignedInAt),
+    removeLabel: t('identities.removeLabel', { account: identity.email ?? identity.subject, provider: identity.providerName }),
+  };
+}

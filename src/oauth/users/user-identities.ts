@@ -1,0 +1,66 @@
+import { auditedChange, type AuditActor } from '../audit/audit-trail.js';
+import { identityRemovedEvent } from '../audit/identity-events.js';
+import type { OAuthDeps } from '../deps.js';
+import { hasPasskeys } from '../passkeys/passkeys.js';
+import type { IdentityKey, UserIdentityRecord } from './user-identity-store.js';
+
+// A user's sign-in identities (issue 37): the upstream accounts linked to them, each named by its provider's display
+// name. A user may have several; the user removes one on the account page, the admin on the Users page or with the
+// CLI. Removing one only unlinks it: the next sign-in through it links it again as a sign-in would the first time
+// (createUsers, linkByVerifiedEmail).
+
+interface NamedProvider {
+  id: string;
+  name: string;
+}
+
+// config.identityProviders arrives with the sign-in through upstream providers (the same issue, another branch):
+// read defensively until the config type has it.
+const providersOf = (config: OAuthDeps['config']): readonly NamedProvider[] =>
+  (config as { identityProviders?: readonly NamedProvider[] }).identityProviders ?? [];
+
+export interface UserIdentity extends UserIdentityRecord {
+  /** The provider's name in config, else the issuer (a trusted issuer's link, or a provider no longer configured). */
+  providerName: string;
+}
+
+function withProviderName(config: OAuthDeps['config'], identity: UserIdentityRecord): UserIdentity {
+  const provider = identity.providerId === null ? undefined : providersOf(config).find(({ id }) => id === identity.providerId);
+  return { ...identity, providerName: provider?.name ?? identity.issuer };
+}
+
+export async function identitiesOfUser(deps: Pick<OAuthDeps, 'stores' | 'config'>, userId: number): Promise<UserIdentity[]> {
+  return (await deps.stores.userIdentities.listOfUser(userId)).map((identity) => withProviderName(deps.config, identity));
+}
+
+export type IdentityRemoval =
+  | { outcome: 'removed'; identity: UserIdentity }
+  | { outcome: 'not_found' }
+  /** Refused: the user's only identity, and they have no passkey. */
+  | { outcome: 'last_sign_in' };
+
+const sameKey = (key: IdentityKey) => (identity: IdentityKey) => identity.issuer === key.issuer && identity.subject === key.subject;
+
+/**
+ * Removes one of the user's identities and records `user.identity.removed` by `by`, in one transaction. With
+ * `keepSignIn` (the user's own removal) the only identity of a user with no passkey stays: a user made at their first
+ * upstream sign-in has no password they know, so removing it would lock them out. The admin may remove it (and then
+ * sets a password). The rows are locked first, so two removals at once cannot both pass that rule.
+ */
+export function removeUserIdentity(
+  deps: OAuthDeps,
+  by: AuditActor,
+  userId: number,
+  key: IdentityKey,
+  { keepSignIn }: { keepSignIn: boolean },
+): Promise<IdentityRemoval> {
+  const remove = async (tx: OAuthDeps): Promise<IdentityRemoval> => {
+    const identities = await tx.stores.userIdentities.lockOfUser(userId);
+    if (!identities.some(sameKey(key))) return { outcome: 'not_found' };
+    if (keepSignIn && identities.length === 1 && !(await hasPasskeys(tx, userId))) return { outcome: 'last_sign_in' };
+    const removed = await tx.stores.userIdentities.deleteOfUser(userId, key);
+    return removed === null ? { outcome: 'not_found' } : { outcome: 'removed', identity: withProviderName(deps.config, removed) };
+  };
+  const event = (removal: IdentityRemoval) => (removal.outcome === 'removed' ? identityRemovedEvent(userId, removal.identity) : null);
+  return auditedChange(deps, by, remove, event);
+}
