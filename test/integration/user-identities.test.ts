@@ -4,7 +4,7 @@ import type { OAuthDeps } from '../../src/oauth/deps.js';
 import type { Database } from '../../src/storage/database.js';
 import { identitiesOfUser, removeUserIdentity } from '../../src/oauth/users/user-identities.js';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
-import { createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { createUser, PASSWORD, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
 import { AdminSession, buildAdminServer, textOf } from './applications-support.js';
@@ -84,7 +84,7 @@ describe(`sign-in identities on /account and the admin's Users page (${backend})
     expect(page.body).toContain('<time datetime="2026-11-20T08:30:00.000Z">2026-11-20 08:30:00 UTC</time>');
     expect(page.body).toMatch(/<tr id="identity_2">[\s\S]*?<td>not given<\/td>[\s\S]*?<td>never<\/td>/);
     expect(page.body).toContain('aria-label="Remove the identity lister@gmail.com at https://accounts.google.com"');
-    expect(page.body).toContain('Your only identity cannot be removed while you have no passkey');
+    expect(page.body).toContain('Your only identity can be removed once you have a passkey, or with your password if you have one');
     expect(page.body).not.toContain('not-yours');
   });
 
@@ -139,20 +139,34 @@ describe(`sign-in identities on /account and the admin's Users page (${backend})
     expect((await remove(browser, { issuer: GOOGLE, subject: 'r-1' })).statusCode).toBe(404);
   });
 
-  it('the only identity of a user without a passkey stays (409, saying why); once they have a passkey it can go', async () => {
+  it('the only identity of a user without a passkey stays (409, saying why) unless they type their password; once they have a passkey it can go', async () => {
     const user = await createUser(server.deps, 'just-in-time');
     await link(user.id, { issuer: GOOGLE, subject: 'only' });
     const browser = await signedIn(server.app, 'just-in-time');
+    // The form asks for the password only when it is needed.
+    expect((await account(browser)).body).toContain('<label for="identity_1_password">Your password</label>');
 
     const refused = await remove(browser, { issuer: GOOGLE, subject: 'only' });
     expect(refused.statusCode).toBe(409);
-    expect(textOf(refused.body, 'identities_error')).toBe('This identity is your only way to sign in: add a passkey before you remove it.');
+    expect(textOf(refused.body, 'identities_error')).toBe(
+      'This identity is your only way to sign in: add a passkey, or enter your password, to remove it.',
+    );
+    const wrong = await remove(browser, { issuer: GOOGLE, subject: 'only', password: 'not the password' });
+    expect(wrong.statusCode).toBe(401);
+    expect(textOf(wrong.body, 'identities_error')).toBe('The password is not correct: the identity was not removed.');
     expect(await identityRows(server.deps, user.id)).toHaveLength(1);
     expect(await listAuditEvents(server.deps, { type: 'user.identity.removed', userId: user.id, limit: 5 })).toEqual([]);
 
-    await server.deps.stores.passkeys.create(passkey(user.id), new Date());
-    expect((await remove(browser, { issuer: GOOGLE, subject: 'only' })).statusCode).toBe(303);
+    expect((await remove(browser, { issuer: GOOGLE, subject: 'only', password: PASSWORD })).statusCode).toBe(303);
     expect(await identityRows(server.deps, user.id)).toEqual([]);
+
+    const keyed = await createUser(server.deps, 'with-passkey');
+    await link(keyed.id, { issuer: GOOGLE, subject: 'keyed' });
+    await server.deps.stores.passkeys.create(passkey(keyed.id), new Date());
+    const keyedBrowser = await signedIn(server.app, 'with-passkey');
+    expect((await account(keyedBrowser)).body).not.toContain('name="password" autocomplete="current-password"');
+    expect((await remove(keyedBrowser, { issuer: GOOGLE, subject: 'keyed' })).statusCode).toBe(303);
+    expect(await identityRows(server.deps, keyed.id)).toEqual([]);
   });
 
   it('two removals at once of the last two identities of a user without a passkey: one goes, the other is refused', async () => {

@@ -29,6 +29,15 @@ function withProviderName(config: OAuthDeps['config'], identity: UserIdentityRec
   return { ...identity, providerName: provider?.name ?? identity.issuer };
 }
 
+/** Whether removing the user's identities needs their password: one left, and no passkey (removeUserIdentity). */
+export async function removalNeedsPassword(
+  deps: Pick<OAuthDeps, 'stores'>,
+  identities: readonly unknown[],
+  userId: number,
+): Promise<boolean> {
+  return identities.length === 1 && !(await hasPasskeys(deps, userId));
+}
+
 export async function identitiesOfUser(deps: Pick<OAuthDeps, 'stores' | 'config'>, userId: number): Promise<UserIdentity[]> {
   return (await deps.stores.userIdentities.listOfUser(userId)).map((identity) => withProviderName(deps.config, identity));
 }
@@ -36,28 +45,29 @@ export async function identitiesOfUser(deps: Pick<OAuthDeps, 'stores' | 'config'
 export type IdentityRemoval =
   | { outcome: 'removed'; identity: UserIdentity }
   | { outcome: 'not_found' }
-  /** Refused: the user's only identity, and they have no passkey. */
+  /** Refused: the user's only identity, they have no passkey, and they did not confirm a password of theirs. */
   | { outcome: 'last_sign_in' };
 
 const sameKey = (key: IdentityKey) => (identity: IdentityKey) => identity.issuer === key.issuer && identity.subject === key.subject;
 
 /**
  * Removes one of the user's identities and records `user.identity.removed` by `by`, in one transaction. With
- * `keepSignIn` (the user's own removal) the only identity of a user with no passkey stays: a user made at their first
- * upstream sign-in has no password they know, so removing it would lock them out. The admin may remove it (and then
- * sets a password). The rows are locked first, so two removals at once cannot both pass that rule.
+ * `keepSignIn` (the user's own removal) the only identity of a user with no passkey stays unless `passwordConfirmed`
+ * (the user typed their password, so it signs them in afterwards): a user made at their first upstream sign-in has no
+ * password they know, so removing it would lock them out. The admin may remove it (and then sets a password). The rows
+ * are locked first, so two removals at once cannot both pass that rule.
  */
 export function removeUserIdentity(
   deps: OAuthDeps,
   by: AuditActor,
   userId: number,
   key: IdentityKey,
-  { keepSignIn }: { keepSignIn: boolean },
+  { keepSignIn, passwordConfirmed = false }: { keepSignIn: boolean; passwordConfirmed?: boolean },
 ): Promise<IdentityRemoval> {
   const remove = async (tx: OAuthDeps): Promise<IdentityRemoval> => {
     const identities = await tx.stores.userIdentities.lockOfUser(userId);
     if (!identities.some(sameKey(key))) return { outcome: 'not_found' };
-    if (keepSignIn && identities.length === 1 && !(await hasPasskeys(tx, userId))) return { outcome: 'last_sign_in' };
+    if (keepSignIn && !passwordConfirmed && identities.length === 1 && !(await hasPasskeys(tx, userId))) return { outcome: 'last_sign_in' };
     const removed = await tx.stores.userIdentities.deleteOfUser(userId, key);
     return removed === null ? { outcome: 'not_found' } : { outcome: 'removed', identity: withProviderName(deps.config, removed) };
   };

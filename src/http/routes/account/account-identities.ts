@@ -1,5 +1,5 @@
 import type { OAuthDeps } from '../../../oauth/deps.js';
-import { identitiesOfUser, type UserIdentity } from '../../../oauth/users/user-identities.js';
+import { identitiesOfUser, removalNeedsPassword, type UserIdentity } from '../../../oauth/users/user-identities.js';
 import type { Translate } from '../../i18n/page-language.js';
 import { pageTime } from '../../page-time.js';
 
@@ -11,7 +11,13 @@ export const REMOVE_IDENTITY_PATH = '/account/identities/remove';
 /** The section's view model; `error`: the refusal shown above the list (the last way to sign in). */
 export async function identitySection(deps: OAuthDeps, userId: number, t: Translate, error: string | null = null) {
   const identities = await identitiesOfUser(deps, userId);
-  return { list: identities.map((identity, index) => identityView(identity, index, t)), error, action: REMOVE_IDENTITY_PATH };
+  return {
+    list: identities.map((identity, index) => identityView(identity, index, t)),
+    error,
+    action: REMOVE_IDENTITY_PATH,
+    // The last identity of a user without a passkey goes only with their password (removeUserIdentity).
+    needsPassword: await removalNeedsPassword(deps, identities, userId),
+  };
 }
 
 function identityView(identity: UserIdentity, index: number, t: Translate) {

@@ -6,7 +6,7 @@ import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { endOtherSessionsOfUser, endSessionOfUser, sessionsOfUser } from '../../../oauth/sessions/login-sessions.js';
 import type { LoginSessionRecord } from '../../../oauth/sessions/login-session-store.js';
 import { changeOwnPassword, type PasswordChangeErrors, type PasswordChangeForm } from '../../../oauth/users/password-change.js';
-import { findUser } from '../../../oauth/users/users.js';
+import { checkLoginCredentials, findUser } from '../../../oauth/users/users.js';
 import { hasTotp, mayRemoveSecondFactor, recoveryCodesLeft } from '../../../oauth/second-factor/second-factors.js';
 import type { UserRecord } from '../../../oauth/store.js';
 import { userActor } from '../../audit-actor.js';
@@ -157,11 +157,28 @@ export async function endSession(deps: OAuthDeps, request: FastifyRequest<{ Para
  * POST /account/identities/remove: one of the user's own sign-in identities (issue 37). Another user's, or none: 404,
  * nothing changes. The only one of a user with no passkey stays (409, the page again saying why).
  */
-export async function removeIdentity(deps: OAuthDeps, request: FastifyRequest<{ Body: IdentityKey }>, reply: FastifyReply) {
+export async function removeIdentity(
+  deps: OAuthDeps,
+  request: FastifyRequest<{ Body: IdentityKey & { password?: string } }>,
+  reply: FastifyReply,
+) {
   const owner = currentResourceOwner(request);
   const { t } = request.pageLanguage;
   const key = { issuer: request.body.issuer, subject: request.body.subject };
-  const removal = await removeUserIdentity(deps, userActor(request, owner.id), owner.id, key, { keepSignIn: true });
+  const password = request.body.password ?? '';
+  let passwordConfirmed = false;
+  if (password !== '') {
+    // As the password change does: a wrong password is a failed sign-in for the attempt limits.
+    const check = await checkLoginCredentials(deps, owner.username, password, limitedAddress(request.ip));
+    if (check.outcome === 'locked_out') {
+      const identityError = t('login.lockedOut', { seconds: check.retryAfter });
+      return renderAccountPage(deps, request, reply.code(429).header('retry-after', String(check.retryAfter)), { identityError });
+    }
+    if (check.outcome === 'failed' || check.user.id !== owner.id)
+      return renderAccountPage(deps, request, reply.code(401), { identityError: t('identities.wrongPassword') });
+    passwordConfirmed = true;
+  }
+  const removal = await removeUserIdentity(deps, userActor(request, owner.id), owner.id, key, { keepSignIn: true, passwordConfirmed });
   switch (removal.outcome) {
     case 'not_found':
       return renderError(reply, new NotFound(t('identities.notFound')), { href: ACCOUNT_PATH, text: t('account.back') });

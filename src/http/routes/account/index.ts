@@ -27,6 +27,11 @@ const identityBody = {
   properties: {
     issuer: identityField("The identity's issuer."),
     subject: identityField("The identity's subject at that issuer."),
+    password: {
+      type: 'string',
+      maxLength: 1024,
+      description: "The user's password: needed to remove the only identity of a user without a passkey.",
+    },
     _csrf: { type: 'string', description: 'CSRF token of the form.' },
   },
 } as const;
@@ -56,7 +61,7 @@ export const accountRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
     { schema: { params: idParams, body: csrfBody }, preHandler: [authenticate, csrf] },
     (request, reply) => endSession(deps, request, reply),
   );
-  app.post<{ Body: IdentityKey }>(
+  app.post<{ Body: IdentityKey & { password?: string } }>(
     REMOVE_IDENTITY_PATH,
     { schema: { body: identityBody }, preHandler: [authenticate, csrf] },
     (request, reply) => removeIdentity(deps, request, reply),
