@@ -240,6 +240,17 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     const noPkce = await push({ client_id: publicUid, response_type: 'code', redirect_uri: CALLBACK, scope: 'read' });
     expect(noPkce.json()).toMatchObject({ error: 'invalid_request', error_description: 'Code challenge is required.' });
     expect((await push({ client_id: publicUid, ...codeRequest() })).statusCode).toBe(201);
+    // RFC 8707's resource may be repeated: both reach the rule (here the first, not registered), not a schema's refusal.
+    const twoResources = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/par',
+      headers: { ...FORM, authorization: basicAuth(secretClient.uid, secretClient.secret) },
+      payload: `${form(codeRequest())}&resource=${encodeURIComponent('https://a.example/')}&resource=${encodeURIComponent('https://b.example/')}`,
+    });
+    expect(twoResources.json()).toEqual({
+      error: 'invalid_target',
+      error_description: 'The resource https://a.example/ is not registered.',
+    });
   });
 
   it('fapi2-security-profile-final-par-without-client-authentication: 401 invalid_client, nothing stored', async () => {

@@ -5,11 +5,12 @@ import { readOAuthParameters } from '../../hooks/read-oauth-parameters.js';
 import { noStore } from '../../no-store.js';
 import { requestClientCredentials } from '../../request-client-credentials.js';
 import type { RouteOptions } from '../../route-options.js';
-import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
+import { oauthErrorResponses, untypedFormBodySchema } from '../../schemas.js';
 
 export const PAR_PATH = '/oauth/par';
 
-const bodySchema = formBodySchema({
+// As at /oauth/authorize, whose rules judge these: untyped, so a repeated resource (RFC 8707) or state reaches them.
+const bodySchema = untypedFormBodySchema({
   client_id: 'the client (client_secret_post or none; optional with Basic or a client assertion)',
   client_secret: 'client_secret_post',
   client_assertion: 'private_key_jwt or client_secret_jwt (aud: the issuer, the token endpoint or this endpoint)',
@@ -22,6 +23,18 @@ const bodySchema = formBodySchema({
   code_challenge_method: 'as at /oauth/authorize',
   dpop_jkt: 'RFC 9449 section 10: the thumbprint of the key the code exchange must prove (a DPoP header does the same)',
   resource: 'RFC 8707: an API the token is for (may be repeated)',
+  request:
+    "RFC 9101: the request as a JWT signed with one of the client's registered keys, verified when pushed; its claims are the request",
+  response_mode: 'as at /oauth/authorize (JARM modes with OpenID Connect on)',
+  nonce: 'OpenID Connect, as at /oauth/authorize',
+  prompt: 'OpenID Connect, as at /oauth/authorize',
+  max_age: 'OpenID Connect, as at /oauth/authorize',
+  login_hint: 'OpenID Connect, as at /oauth/authorize',
+  id_token_hint: 'OpenID Connect, as at /oauth/authorize',
+  acr_values: 'OpenID Connect, as at /oauth/authorize',
+  ui_locales: 'OpenID Connect, as at /oauth/authorize',
+  claims: 'OpenID Connect, as at /oauth/authorize',
+  authorization_details: 'RFC 9396, as at /oauth/authorize',
 });
 
 const responseSchema = {
