@@ -47,16 +47,18 @@ const BY_USER_CODE = {
   name: 'device_authorization_by_user_code',
   text: `SELECT ${COLUMNS} FROM oauth_device_authorizations WHERE user_code = $1`,
 };
-// RFC 8628 section 3.5: a poll in time moves last_polled_at; of two at once, the second finds it moved and slows down.
-const POLL_IN_TIME = {
-  name: 'device_authorization_poll',
-  text: `UPDATE oauth_device_authorizations SET last_polled_at = $2
-    WHERE id = $1 AND (last_polled_at IS NULL OR last_polled_at + make_interval(secs => interval) <= $2::timestamp)
-    RETURNING interval`,
-};
-const SLOW_DOWN = {
-  name: 'device_authorization_slow_down',
-  text: 'UPDATE oauth_device_authorizations SET interval = interval + 5, last_polled_at = $2 WHERE id = $1 RETURNING interval',
+// The poll and the read at once. The UPDATE's row is the latest version (of two polls at once, the second waits and
+// finds last_polled_at moved: slow_down); the SELECT sees the row as it was when the statement began, so an interval
+// grown by this statement means slow_down.
+const FIND_AND_POLL = {
+  name: 'device_authorization_find_and_poll',
+  text: `WITH polled AS (
+      UPDATE oauth_device_authorizations d SET last_polled_at = $3,
+        interval = CASE WHEN d.last_polled_at + make_interval(secs => d.interval) > $3::timestamp THEN d.interval + 5 ELSE d.interval END
+      WHERE d.device_code = $1 AND d.application_id = $2 AND d.status = 'pending' AND d.expires_at > $3::timestamp
+      RETURNING d.interval
+    )
+    SELECT ${COLUMNS}, (SELECT interval FROM polled) AS polled_interval FROM oauth_device_authorizations WHERE device_code = $1`,
 };
 const COUNT_ENTRY = {
   name: 'device_authorization_entry',
@@ -90,13 +92,15 @@ export function deviceAuthorizationRepository(sql: SqlClient): DeviceAuthorizati
       return rows[0] ? toRecord(rows[0]) : null;
     },
     findByDeviceCode: (hash) => first(BY_DEVICE_CODE, [hash]),
-    findByUserCode: (hash) => first(BY_USER_CODE, [hash]),
-    async poll(id, at) {
-      const inTime = await sql.query<{ interval: number }>(POLL_IN_TIME, [id, timestamp(at)]);
-      if (inTime[0]) return { outcome: 'ok', interval: inTime[0].interval };
-      const slowed = await sql.query<{ interval: number }>(SLOW_DOWN, [id, timestamp(at)]);
-      return { outcome: 'slow_down', interval: slowed[0]?.interval ?? 0 };
+    async findAndPoll(hash, applicationId, at) {
+      const [row] = await sql.query<ReadRow & { polled_interval: number | null }>(FIND_AND_POLL, [hash, applicationId, timestamp(at)]);
+      if (!row) return null;
+      const { polled_interval: polled, ...columns } = row;
+      const authorization = toRecord(columns);
+      if (polled === null) return { authorization, poll: null };
+      return { authorization, poll: { outcome: polled > authorization.interval ? 'slow_down' : 'ok', interval: polled } };
     },
+    findByUserCode: (hash) => first(BY_USER_CODE, [hash]),
     async countEntry(id) {
       const rows = await sql.query<{ entries: number }>(COUNT_ENTRY, [id]);
       return rows[0] ? rows[0].entries : null;

@@ -103,6 +103,10 @@ describe(`RFC 8628 device authorization grant (${backend})`, () => {
       const { device_code: deviceCode } = await deviceAuthorization(server.app, client);
       expect((await pollDevice(server.app, client, deviceCode)).json()).toMatchObject({ error: 'authorization_pending' });
       expect((await pollDevice(other.app, client, deviceCode)).json()).toMatchObject({ error: 'slow_down' });
+      // Two first polls at once on the two instances (on PostgreSQL, two connections): exactly one is in time.
+      const { device_code: fresh } = await deviceAuthorization(server.app, client);
+      const answers = await Promise.all([server.app, other.app].map(async (app) => (await pollDevice(app, client, fresh)).json().error));
+      expect(answers.sort()).toEqual(['authorization_pending', 'slow_down']);
     } finally {
       await other.close();
     }

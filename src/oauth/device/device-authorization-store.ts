@@ -46,16 +46,28 @@ export interface DeviceApproval {
   acr: string | null;
 }
 
+/** A recorded poll: in time, or too soon (slow_down, the interval grown by 5 s); the interval now in force. */
+export interface DevicePoll {
+  outcome: 'ok' | 'slow_down';
+  interval: number;
+}
+
 export interface DeviceAuthorizationStore {
   /** Null when the user code is taken by a live row (the caller draws another). */
   create(authorization: NewDeviceAuthorization): Promise<DeviceAuthorizationRecord | null>;
   findByDeviceCode(deviceCodeHash: string): Promise<DeviceAuthorizationRecord | null>;
-  findByUserCode(userCodeHash: string): Promise<DeviceAuthorizationRecord | null>;
   /**
-   * Records a poll at `at`, atomically on every instance: 'ok' when the previous one is at least `interval` seconds
-   * old (or there was none), else 'slow_down', which adds 5 seconds to the interval. Returns the interval now in force.
+   * A device's poll in one statement, atomically on every instance: the row as it was, and when it was this client's,
+   * pending and unexpired at `at`, the poll recorded: 'ok' when the previous one is at least `interval` seconds old (or
+   * there was none), else 'slow_down', which adds 5 seconds to the interval (RFC 8628 section 3.5). `poll` is null when nothing was recorded (not found, another client's, decided,
+   * used or expired: the caller says which).
    */
-  poll(id: number, at: Date): Promise<{ outcome: 'ok' | 'slow_down'; interval: number }>;
+  findAndPoll(
+    deviceCodeHash: string,
+    applicationId: number,
+    at: Date,
+  ): Promise<{ authorization: DeviceAuthorizationRecord; poll: DevicePoll | null } | null>;
+  findByUserCode(userCodeHash: string): Promise<DeviceAuthorizationRecord | null>;
   /** Counts one entry of the user code while the row is pending; the count after it, or null when not pending. */
   countEntry(id: number): Promise<number | null>;
   /** Decides a pending row once: approved (with who) or denied. False when it was no longer pending. */

@@ -25,16 +25,17 @@ export const deviceCodeGrant: GrantHandler = async (deps, { parameters, credenti
   const application = await requireClient(deps, credentials);
   if (!mayStartDeviceFlow(deps, application)) throw new UnauthorizedClient();
   const dpopJkt = await admitClient(deps, DEVICE_CODE_GRANT, application, dpopProof);
-  const authorization = await deps.stores.deviceAuthorizations.findByDeviceCode(sha256Hex(deviceCode));
+  const now = deps.now();
+  // Section 3.5: a pending code's poll is recorded as it is read (one statement: the most frequent request of the flow).
+  const found = await deps.stores.deviceAuthorizations.findAndPoll(sha256Hex(deviceCode), application.id, now);
+  const authorization = found?.authorization;
   // Another client's device code is as unknown as a made-up one; a used one answers nothing more.
   if (!authorization || authorization.applicationId !== application.id || authorization.status === 'used') throw new InvalidGrant();
-  const now = deps.now();
   if (now.getTime() >= authorization.expiresAt.getTime()) throw new ExpiredToken();
   if (authorization.status === 'denied') throw new AccessDenied('The end user denied the authorization request.');
   if (authorization.status === 'pending') {
-    // Section 3.5: polled sooner than the interval in force is slow_down, and the interval grows for this code.
-    const poll = await deps.stores.deviceAuthorizations.poll(authorization.id, now);
-    if (poll.outcome === 'slow_down') throw new SlowDown(poll.interval);
+    // Polled sooner than the interval in force is slow_down, and the interval grows for this code.
+    if (found.poll?.outcome === 'slow_down') throw new SlowDown(found.poll.interval);
     throw new AuthorizationPending();
   }
   return issueApproved(deps, application, authorization, dpopJkt, dpopProof);
