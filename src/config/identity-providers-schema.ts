@@ -3,7 +3,8 @@
 // Part of config/schema.ts. A client secret is never in the JSON: the loader takes it from IDP_<ID>_CLIENT_SECRET or
 // clientSecretFile (identityProviderSecretProblems); the checks JSON Schema cannot state are identityProviderProblems.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { extname } from 'node:path';
 
 /** Upstream claim names for the claims of ours they give (OpenID Connect Core 5.1 names on our side). */
 export type ClaimMapping = Record<string, string>;
@@ -175,9 +176,35 @@ export function identityProviderProblems(
     if (entry.type === 'oauth2')
       for (const key of ['authorizationEndpoint', 'tokenEndpoint', 'userinfoEndpoint'] as const)
         if (entry[key] === null) problems.push(`${at}.${key}: needed by type oauth2 (nothing is discovered)`);
-    problems.push(...clientSecretProblems(entry, at, env));
+    problems.push(...clientSecretProblems(entry, at, env), ...logoProblems(entry, at));
+    // Plain http leaves the code and the tokens to anyone on the way: only for an upstream on this machine.
+    if (new URL(entry.issuer).protocol === 'http:' && !LOOPBACK.has(new URL(entry.issuer).hostname))
+      problems.push(`${at}.issuer: http is only for a provider on this machine (localhost, 127.0.0.1, [::1]); use https`);
   });
   return problems;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The content type of each logo file extension served. */
+export const LOGO_TYPES: Readonly<Record<string, string>> = {
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+};
+
+const MAX_LOGO_BYTES = 100 * 1024;
+
+function logoProblems({ logoFile }: IdentityProviderConfig, at: string): string[] {
+  if (logoFile === null) return [];
+  if (LOGO_TYPES[extname(logoFile).toLowerCase()] === undefined) return [`${at}.logoFile: must be a .png, .svg or .jpg file`];
+  try {
+    const { size } = statSync(logoFile);
+    return size > MAX_LOGO_BYTES ? [`${at}.logoFile: ${size} bytes, more than ${MAX_LOGO_BYTES}`] : [];
+  } catch (error) {
+    return [`${at}.logoFile: cannot read ${logoFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`];
+  }
 }
 
 function clientSecretProblems(entry: IdentityProviderConfig, at: string, env: Record<string, string | undefined>): string[] {

@@ -19,8 +19,9 @@ const toSession = ({ id, userId, ...columns }: Row<LoginSession>): LoginSessionR
   amr: columns.amr ?? [],
 });
 
-const INSERT = `INSERT INTO login_sessions (session_id, user_id, auth_time, amr, acr, ip, user_agent, created_at, last_seen_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`;
+const INSERT = `INSERT INTO login_sessions (session_id, user_id, auth_time, amr, acr, ip, user_agent, created_at, last_seen_at,
+    upstream_provider_id, upstream_subject, upstream_session_id, upstream_id_token)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`;
 const FIND_WITH_USER = {
   name: 'login_session_with_user',
   text: `SELECT ${PREFIXED}, ${selectList(Prisma.UserScalarFieldEnum, 'u')}
@@ -50,7 +51,8 @@ export function loginSessionRepository(sql: SqlClient): LoginSessionStore {
   return {
     async create(session, at) {
       const values = [session.sessionId, session.userId, timestamp(session.authTime), session.amr, session.acr, session.ip];
-      const [row] = await sql.query<Row<LoginSession>>(INSERT, [...values, session.userAgent, timestamp(at)]);
+      const upstream = [session.upstreamProviderId, session.upstreamSubject, session.upstreamSessionId, session.upstreamIdToken];
+      const [row] = await sql.query<Row<LoginSession>>(INSERT, [...values, session.userAgent, timestamp(at), ...upstream]);
       return toSession(row!);
     },
     async findWithUser(sessionId) {

@@ -16,6 +16,11 @@ export interface LoginSessionRecord {
   userAgent: string | null;
   createdAt: Date;
   lastSeenAt: Date;
+  /** Issue 37: a sign-in through an upstream identity provider: its config id, the upstream sub, sid and ID token. */
+  upstreamProviderId: string | null;
+  upstreamSubject: string | null;
+  upstreamSessionId: string | null;
+  upstreamIdToken: string | null;
 }
 
 export type NewLoginSession = Omit<LoginSessionRecord, 'id' | 'createdAt' | 'lastSeenAt'>;
