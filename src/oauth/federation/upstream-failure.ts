@@ -56,10 +56,10 @@ export function upstreamFailureOf(error: unknown): UpstreamFailure {
     return new UpstreamFailure('timeout', 'no answer in time');
   if (error instanceof client.ClientError) {
     const code = error.code ?? 'unknown';
-    const claim = (error.cause as { claim?: unknown } | undefined)?.claim;
-    const detail = `${code}: ${error.message}${typeof claim === 'string' ? ` (${claim})` : ''}`;
     if (error.cause instanceof Error && error.cause.name === 'TimeoutError') return new UpstreamFailure('timeout', 'no answer in time');
-    return new UpstreamFailure(CHECK_FAILED.has(code) ? 'invalid_response' : 'unreachable', detail);
+    // oauth4webapi's own message names the check (e.g. unexpected ID Token "nonce" claim value), never a value.
+    const inner = error.cause instanceof Error && error.cause.message !== error.message ? ` (${error.cause.message})` : '';
+    return new UpstreamFailure(CHECK_FAILED.has(code) ? 'invalid_response' : 'unreachable', `${code}: ${error.message}${inner}`);
   }
   if (error instanceof TypeError) {
     const cause = error.cause as { code?: string; name?: string } | undefined;

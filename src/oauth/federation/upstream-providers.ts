@@ -54,9 +54,12 @@ async function configure(entry: IdentityProviderConfig): Promise<client.Configur
     configuration = new client.Configuration(server, entry.clientId, undefined, auth);
     if (insecure(entry)) client.allowInsecureRequests(configuration);
   } else {
+    // OpenID Connect Core 3.1.3.7 item 6 lets a client skip the ID token's signature when it came straight from the
+    // token endpoint over TLS; we check it anyway (enableNonRepudiationChecks): the user is created or linked on its word.
+    const execute = [client.enableNonRepudiationChecks, ...(insecure(entry) ? [client.allowInsecureRequests] : [])];
     configuration = await client.discovery(new URL(entry.issuer), entry.clientId, undefined, auth, {
       timeout: entry.timeoutSeconds,
-      ...(insecure(entry) && { execute: [client.allowInsecureRequests] }),
+      execute,
     });
   }
   configuration.timeout = entry.timeoutSeconds;
