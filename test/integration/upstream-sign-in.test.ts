@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
@@ -20,6 +23,9 @@ const ACCOUNTS = {
   'dave-1': { email: 'dave@corp.example', email_verified: true, preferred_username: 'dave.d', name: 'Dave Upstream' },
   'dup-1': { email: 'someone@corp.example', email_verified: false, preferred_username: 'dup', name: 'Not The Local Dup' },
 };
+
+const LOGO = join(mkdtempSync(join(tmpdir(), 'upstream-logo-')), 'corp.svg');
+writeFileSync(LOGO, '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><rect width="1" height="1"/></svg>');
 
 describe('sign-in through an upstream identity provider (/login/upstream/:id)', () => {
   let upstream: UpstreamProvider;
@@ -54,7 +60,7 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     server = await listeningTestServer(
       {
         identityProviders: [
-          { ...provider, id: 'corp', name: 'Corp SSO' },
+          { ...provider, id: 'corp', name: 'Corp SSO', logoFile: LOGO },
           { ...provider, id: 'corp-link', name: 'Corp SSO (linking)', linkByVerifiedEmail: true },
           // The loader fills in the defaults, as for a file.
         ] as IdentityProviderConfig[],
@@ -79,6 +85,15 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     expect(page.body).toContain('href="/login/upstream/corp"');
     expect(page.body).toContain('Sign in with Corp SSO');
     expect(page.body).toContain('Sign in with Corp SSO (linking)');
+    expect(page.body).toContain('src="/login/upstream/corp/logo"');
+  });
+
+  it('serves a logo read at boot; an SVG with a sandboxing Content-Security-Policy', async () => {
+    const logo = await fetch(`${server.baseUrl}/login/upstream/corp/logo`);
+    expect(logo.headers.get('content-type')).toBe('image/svg+xml');
+    expect(logo.headers.get('content-security-policy')).toContain('sandbox');
+    expect(await logo.text()).toContain('<svg');
+    expect((await fetch(`${server.baseUrl}/login/upstream/corp-link/logo`)).status).toBe(404);
   });
 
   it('creates a user just in time with the mapped claims and signs in with amr fed', async () => {

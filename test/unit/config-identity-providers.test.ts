@@ -67,4 +67,24 @@ describe('config identityProviders', () => {
       'authentication.localPasswords: false needs at least one of identityProviders (nobody could sign in)',
     ]);
   });
+
+  it('refuses plain http away from this machine, and a logo that is no png, svg or jpg, or over 100 KB', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idp-logo-'));
+    writeFileSync(join(dir, 'logo.gif'), 'GIF89a');
+    writeFileSync(join(dir, 'big.png'), Buffer.alloc(100 * 1024 + 1));
+    expect(
+      problemsOf({
+        identityProviders: [
+          { ...entry, issuer: 'http://idp.example.com' },
+          { ...entry, id: 'gif', logoFile: join(dir, 'logo.gif') },
+          { ...entry, id: 'big', logoFile: join(dir, 'big.png') },
+          { ...entry, id: 'local', issuer: 'http://127.0.0.1:9999' },
+        ],
+      }),
+    ).toEqual([
+      'identityProviders.0.issuer: http is only for a provider on this machine (localhost, 127.0.0.1, [::1]); use https',
+      'identityProviders.1.logoFile: must be a .png, .svg or .jpg file',
+      'identityProviders.2.logoFile: 102401 bytes, more than 102400',
+    ]);
+  });
 });
