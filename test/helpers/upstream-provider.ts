@@ -10,12 +10,17 @@ export interface UpstreamClient {
   client_id: string;
   client_secret: string;
   redirect_uris: string[];
+  post_logout_redirect_uris?: string[];
+  backchannel_logout_uri?: string;
+  backchannel_logout_session_required?: boolean;
 }
 
 export interface UpstreamProvider {
   issuer: string;
   /** Sets the misbehaviour knobs (see the fixture): delayMs, otherJwks. */
   control(knobs: { delayMs?: number; otherJwks?: boolean }): Promise<void>;
+  /** What the process wrote (its errors), for a failing test's message. */
+  output(): string;
   /** Stops the process (an upstream that is down). */
   stop(): Promise<void>;
 }
@@ -48,6 +53,7 @@ export async function startUpstreamProvider(options: {
   const issuer = `http://127.0.0.1:${port}`;
   return {
     issuer,
+    output: () => output,
     async control(knobs) {
       const response = await fetch(`${issuer}/__control`, { method: 'POST', body: JSON.stringify(knobs) });
       if (response.status !== 204) throw new Error(`control answered ${response.status}`);

@@ -13,6 +13,7 @@ import { continueAfterUpstream, keepUpstreamSignIn } from './upstream-continue.j
 import { upstreamFailurePage } from './upstream-failure-page.js';
 import { LINK_PATH, linkBody, showLink, startLink, submitLink } from './upstream-link.js';
 import { readUpstreamLogos } from './upstream-logos.js';
+import { backchannelLogoutBody, receiveBackchannelLogout } from './upstream-logout-routes.js';
 
 // Sign-in through upstream identity providers (issue 37, config identityProviders; the domain is in
 // src/oauth/federation/): /login/upstream/:id starts it (a redirect with fresh state, nonce and PKCE, so a forged
@@ -89,6 +90,13 @@ export const federationRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
       reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
     return reply.send(logo.body);
   });
+
+  // No CSRF token: the upstream posts it server to server, and the signed logout token is its own proof.
+  app.post<WithId & { Body: { logout_token: string } }>(
+    '/login/upstream/:id/backchannel-logout',
+    { schema: { params: idParams, body: backchannelLogoutBody } },
+    async (request, reply) => receiveBackchannelLogout(deps, request, reply),
+  );
 
   app.get(LINK_PATH, async (request: FastifyRequest, reply) => showLink(deps, request, reply));
   app.post<{ Body: { password?: string; action?: string } }>(

@@ -15,6 +15,7 @@ import { afterLogin, finishSignIn } from '../../complete-sign-in.js';
 import { secondStepNeeded } from '../../../oauth/second-factor/second-factors.js';
 import { startSecondStep } from '../second-factor/second-step.js';
 import { hintedUpstream, upstreamButtons } from './upstream-buttons.js';
+import { upstreamLogoutTarget } from '../federation/upstream-logout-routes.js';
 
 // Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
 // before the lockout starts.
@@ -111,8 +112,10 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
   });
 
   app.post('/logout', { schema: { body: csrfBody }, preHandler: app.csrfProtection }, async (request, reply) => {
+    // Issue 37: a session started at an upstream with endUpstreamSession ends there too (read before it ends here).
+    const upstream = await upstreamLogoutTarget(deps, request);
     await endLoginSession(deps, request);
     request.session.set('notice', request.pageLanguage.t('logout.done'));
-    return reply.redirect('/login', 303);
+    return reply.redirect(upstream ?? '/login', 303);
   });
 };
