@@ -74,3 +74,12 @@ export async function verifyUpstreamLogoutToken(
   if ('nonce' in payload) throw new InvalidLogoutToken('a logout token must not contain a nonce');
   return { sessionId, subject };
 }
+
+/** Ends our login sessions that the upstream's logout names; what ended. */
+export function endUpstreamLoginSessions(
+  deps: OAuthDeps,
+  entry: IdentityProviderConfig,
+  names: { sessionId: string | null; subject: string | null },
+): Promise<LoginSessionRecord[]> {
+  return deps.stores.loginSessions.deleteOfUpstream(entry.id, names);
+}

@@ -1,7 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { UpstreamFailure } from '../../../oauth/federation/upstream-failure.js';
-import { InvalidLogoutToken, upstreamEndSessionUrl, verifyUpstreamLogoutToken } from '../../../oauth/federation/upstream-logout.js';
+import {
+  endUpstreamLoginSessions,
+  InvalidLogoutToken,
+  upstreamEndSessionUrl,
+  verifyUpstreamLogoutToken,
+} from '../../../oauth/federation/upstream-logout.js';
 import { findUpstream } from '../../../oauth/federation/upstream-providers.js';
 import { liveLoginSession } from '../../../oauth/sessions/login-sessions.js';
 import { announceEndedSession } from '../../end-login-session.js';
@@ -48,7 +53,7 @@ export async function receiveBackchannelLogout(
   if (entry === null) return reply.code(404).send({ error: 'invalid_request', error_description: 'No identity provider has this id.' });
   try {
     const names = await verifyUpstreamLogoutToken(deps, entry, request.body.logout_token);
-    const ended = await deps.stores.loginSessions.deleteOfUpstream(entry.id, names);
+    const ended = await endUpstreamLoginSessions(deps, entry, names);
     for (const session of ended)
       await announceEndedSession(deps, request, session, {
         type: 'user.signed_out',
