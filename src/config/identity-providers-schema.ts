@@ -52,7 +52,7 @@ export const identityProvidersSchema = {
   type: 'array',
   default: [],
   description:
-    'Upstream identity providers users may sign in through at /login (a button each), linked to local users (see docs/behaviour.md 3.23). The redirect URI to register at each: `{baseUrl}/login/upstream/{id}/callback`. Client secrets come from the environment variable `IDP_<ID>_CLIENT_SECRET` (id upper-cased, - as _) or clientSecretFile, never from this file.',
+    'Upstream identity providers users may sign in through at /login (a button each), linked to local users (see docs/behaviour.md 3.23). The redirect URI to register at each: `{baseUrl}/login/upstream/{id}/callback` (with endUpstreamSession, the post-logout redirect URI `{baseUrl}/login`; its back-channel logout URI: `{baseUrl}/login/upstream/{id}/backchannel-logout`). Client secrets come from the environment variable `IDP_<ID>_CLIENT_SECRET` (id upper-cased, - as _) or clientSecretFile, never from this file.',
   items: {
     type: 'object',
     additionalProperties: false,
