@@ -8,6 +8,7 @@ import { DEFAULT_AFTER_LOGIN } from '../../src/http/hooks/authenticate-resource-
 import type { UserRecord } from '../../src/oauth/store.js';
 import { createClient, PASSWORD } from '../helpers/end-user.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
+import { codeAt, secretOnPage } from '../helpers/second-factor.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { fetchBrowser, formAction, signInAtUpstream, type FetchBrowser } from '../helpers/upstream-browser.js';
 import { startUpstreamProvider, type UpstreamProvider } from '../helpers/upstream-provider.js';
@@ -174,6 +175,20 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     const back = await signInAtUpstream(browser, login, 'new-1');
     expect(back.url.startsWith(`${server.baseUrl}/oauth/authorize?`)).toBe(true);
     expect(back.body).toContain('Client App');
+  });
+
+  it('a user whose mfa is required passes our second step after the upstream: amr fed and otp, the mfa acr', async () => {
+    const newbie = await byName('newbie');
+    await server.deps.stores.secondFactors.setPolicy(newbie.id, 'required');
+    const sessionsBefore = (await server.deps.stores.loginSessions.listOfUser(newbie.id, new Date(0))).length;
+    const { browser, page } = await signInThrough('corp', 'new-1');
+    expect(page.url).toBe(`${server.baseUrl}/login/second-factor`);
+    expect(await server.deps.stores.loginSessions.listOfUser(newbie.id, new Date(0))).toHaveLength(sessionsBefore);
+    const code = await codeAt(secretOnPage(page.body), new Date());
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    expect((await browser.submit(`${server.baseUrl}/login/second-factor/enrol`, { _csrf: csrf, code })).status).toBe(200);
+    const [latest] = await server.deps.stores.loginSessions.listOfUser(newbie.id, new Date(0));
+    expect(latest).toMatchObject({ amr: ['fed', 'otp'], acr: server.config.authentication.acr.mfa, upstreamProviderId: 'corp' });
   });
 
   it('an unknown provider id is a 404 page', async () => {
