@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { createClient } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
@@ -73,6 +74,7 @@ describe('Chromium signs in through an upstream OpenID Provider for an openid-cl
     });
     await page.goto(url.href);
     expect(new URL(page.url()).pathname).toBe('/login');
+    expect(await seriousViolations(page), 'the login page with a provider button').toEqual([]);
     await page.getByRole('link', { name: 'Sign in with Corp SSO' }).click();
     await page.waitForURL((at) => at.href.startsWith(upstream.issuer));
     await page.locator('input[name="login"]').fill('erin-1');
@@ -101,5 +103,14 @@ describe('Chromium signs in through an upstream OpenID Provider for an openid-cl
     expect(claims.acr).toBe(server.config.authentication.acr.pwd);
     const userInfo = await client.fetchUserInfo(config, tokens.access_token, erin.subject);
     expect(userInfo).toMatchObject({ name: 'Erin Upstream', email: 'erin@corp.example', email_verified: true });
+  });
+
+  it('the failure page names the provider, offers the ways on, and passes axe-core', async () => {
+    const response = await page.goto(`${server.baseUrl}/login/upstream/corp/callback?code=stolen&state=forged`);
+    expect(response?.status()).toBe(400);
+    await expect(page.getByRole('heading', { name: 'Sign-in with Corp SSO failed' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('link', { name: 'Sign in another way' }).isVisible()).resolves.toBe(true);
+    expect(await seriousViolations(page), 'the upstream failure page').toEqual([]);
+    await screenshot(page, 'upstream-failure');
   });
 });
