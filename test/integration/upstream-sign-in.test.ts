@@ -22,6 +22,7 @@ const ACCOUNTS = {
   'carol-1': { email: 'carol@corp.example', email_verified: true, preferred_username: 'carol.c', name: 'Carol Upstream' },
   'carol-2': { email: 'Carol@corp.example', email_verified: true, name: 'Carol Second' },
   'dave-1': { email: 'dave@corp.example', email_verified: true, preferred_username: 'dave.d', name: 'Dave Upstream' },
+  'plain-1': { email: 'plain@corp.example', email_verified: true, nickname: 'plainly', name: 'Plain OAuth' },
   'dup-1': { email: 'someone@corp.example', email_verified: false, preferred_username: 'dup', name: 'Not The Local Dup' },
 };
 
@@ -52,7 +53,7 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
         {
           client_id: 'oauth-service',
           client_secret: 'upstream-secret',
-          redirect_uris: [`${base}/login/upstream/corp/callback`, `${base}/login/upstream/corp-link/callback`],
+          redirect_uris: ['corp', 'corp-link', 'plain'].map((id) => `${base}/login/upstream/${id}/callback`),
         },
       ],
       accounts: ACCOUNTS,
@@ -63,10 +64,28 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
         identityProviders: [
           { ...provider, id: 'corp', name: 'Corp SSO', logoFile: LOGO },
           { ...provider, id: 'corp-link', name: 'Corp SSO (linking)', linkByVerifiedEmail: true },
+          // type oauth2, GitHub-style: nothing discovered, the claims read at its user endpoint with the access token.
+          {
+            ...provider,
+            id: 'plain',
+            name: 'Plain OAuth',
+            type: 'oauth2',
+            authorizationEndpoint: `${upstream.issuer}/auth`,
+            tokenEndpoint: `${upstream.issuer}/token`,
+            userinfoEndpoint: `${upstream.issuer}/me`,
+            claims: { username: 'nickname' },
+          },
           // The loader fills in the defaults, as for a file.
         ] as IdentityProviderConfig[],
       },
-      { port, env: { IDP_CORP_CLIENT_SECRET: 'upstream-secret', IDP_CORP_LINK_CLIENT_SECRET: 'upstream-secret' } },
+      {
+        port,
+        env: {
+          IDP_CORP_CLIENT_SECRET: 'upstream-secret',
+          IDP_CORP_LINK_CLIENT_SECRET: 'upstream-secret',
+          IDP_PLAIN_CLIENT_SECRET: 'upstream-secret',
+        },
+      },
     );
   });
   afterAll(async () => {
@@ -112,6 +131,14 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
       upstreamProviderId: 'corp',
       upstreamSubject: 'new-1',
     });
+  });
+
+  it('type oauth2: the code exchanged with PKCE, the claims read at its user endpoint and mapped (username from nickname)', async () => {
+    const { page } = await signInThrough('plain', 'plain-1');
+    expect(page.url).toBe(`${server.baseUrl}${DEFAULT_AFTER_LOGIN}`);
+    const user = await byName('plainly');
+    expect(user).toMatchObject({ email: 'plain@corp.example', name: 'Plain OAuth' });
+    expect(await identitiesOf(user.id)).toEqual([{ subject: 'plain-1', provider_id: 'plain', email: 'plain@corp.example' }]);
   });
 
   it('links by verified email where the provider allows it, and a second upstream identity to the same user', async () => {

@@ -6,6 +6,12 @@ import { checkAllowedDomain, mappedClaims, type MappedClaims } from './upstream-
 import { UpstreamFailure, upstreamFailureOf } from './upstream-failure.js';
 import { forgetUpstream, upstreamConfiguration } from './upstream-providers.js';
 
+// src/oauth/federation (issue 37): sign-in through upstream identity providers (config identityProviders).
+// upstream-providers.ts: each provider's openid-client Configuration (discovery, cache); upstream-sign-in.ts: the
+// round trip; upstream-claims.ts and upstream-profile.ts: their claims as ours; upstream-user.ts: which local user;
+// upstream-amr.ts: amr and acr of a federated sign-in; upstream-failure.ts: why one failed; upstream-logout.ts:
+// logout with the upstream. The HTTP side is src/http/routes/federation/.
+//
 // The round trip to an upstream identity provider (issue 37 item 2): the authorization request with a fresh state,
 // nonce and PKCE S256 verifier, kept in the browser's signed and encrypted session only (never in a URL we read back
 // unchecked), and the callback: the state compared first, then openid-client's authorizationCodeGrant checks the RFC
@@ -77,9 +83,7 @@ export async function completeUpstreamSignIn(
         ...(pending.codeVerifier !== null && { pkceCodeVerifier: pending.codeVerifier }),
       });
       const idTokenClaims = tokens.claims();
-      const userinfo = configuration.serverMetadata().userinfo_endpoint
-        ? await client.fetchUserInfo(configuration, tokens.access_token, idTokenClaims?.sub ?? client.skipSubjectCheck)
-        : {};
+      const userinfo = await upstreamUserInfo(configuration, entry, tokens.access_token, idTokenClaims?.sub);
       // The ID token's claims are signed, UserInfo's only come over TLS: the ID token's win where both have one.
       return { upstream: { ...userinfo, ...idTokenClaims } as Record<string, unknown>, idToken: tokens.id_token ?? null };
     },
@@ -95,6 +99,28 @@ export async function completeUpstreamSignIn(
     sessionId: typeof sid === 'string' ? sid : null,
     idToken: entry.endUpstreamSession ? signedIn.idToken : null,
   };
+}
+
+/**
+ * The upstream's claims at its UserInfo endpoint ({} without one). An OpenID Provider's answer is checked as OpenID
+ * Connect Core 5.3.2 says (its sub must be the ID token's); a plain OAuth 2.0 provider's user endpoint (GitHub's
+ * /user) is a protected resource with no sub of its own, read as JSON.
+ */
+async function upstreamUserInfo(
+  configuration: client.Configuration,
+  entry: IdentityProviderConfig,
+  accessToken: string,
+  subject: string | undefined,
+): Promise<Record<string, unknown>> {
+  const endpoint = configuration.serverMetadata().userinfo_endpoint;
+  if (!endpoint) return {};
+  if (entry.type === 'oidc') return client.fetchUserInfo(configuration, accessToken, subject ?? client.skipSubjectCheck);
+  const headers = new Headers({ accept: 'application/json' });
+  const response = await client.fetchProtectedResource(configuration, accessToken, new URL(endpoint), 'GET', undefined, headers);
+  const body: unknown = response.ok ? await response.json().catch(() => null) : null;
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new UpstreamFailure('unreachable', `its user endpoint answered ${response.status} without a JSON object`);
+  return body as Record<string, unknown>;
 }
 
 /** Runs a request to the upstream, its errors made UpstreamFailures; `onInvalid` runs when its answer failed a check. */
