@@ -210,18 +210,20 @@ function logoProblems({ logoFile }: IdentityProviderConfig, at: string): string[
 function clientSecretProblems(entry: IdentityProviderConfig, at: string, env: Record<string, string | undefined>): string[] {
   const variable = clientSecretVariable(entry.id);
   const fromEnv = env[variable];
-  entry.clientSecret = null;
+  let secret: string | null = null;
   if (fromEnv !== undefined && fromEnv !== '') {
     if (entry.clientSecretFile !== null) return [`${at}.clientSecretFile: ${variable} is set too: keep one of them`];
-    entry.clientSecret = fromEnv;
+    secret = fromEnv;
   } else if (entry.clientSecretFile !== null) {
     try {
-      entry.clientSecret = readFileSync(entry.clientSecretFile, 'utf8').trim();
+      secret = readFileSync(entry.clientSecretFile, 'utf8').trim();
     } catch (error) {
       return [`${at}.clientSecretFile: cannot read ${entry.clientSecretFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`];
     }
   }
-  if (entry.clientSecret !== null && entry.privateKeyJwt !== null)
+  // Not enumerable: whatever prints or copies the config (`config check --print`, a log of it, a spread) leaves it out.
+  Object.defineProperty(entry, 'clientSecret', { value: secret, enumerable: false });
+  if (secret !== null && entry.privateKeyJwt !== null)
     return [`${at}.privateKeyJwt: a client secret is given too (${variable} or clientSecretFile): keep one way to authenticate`];
   return [];
 }

@@ -31,8 +31,10 @@ describe('config identityProviders', () => {
       createUsers: true,
       timeoutSeconds: 5,
       endUpstreamSession: false,
-      clientSecret: 's3cret',
     });
+    expect(config.identityProviders[0]!.clientSecret).toBe('s3cret');
+    // Kept out of whatever prints the config (`config check --print`, logs).
+    expect(JSON.stringify(config)).not.toContain('s3cret');
     expect(config.authentication.localPasswords).toBe(true);
   });
 
