@@ -31,6 +31,7 @@ import { endSessionRoutes } from './http/routes/end-session/index.js';
 import { healthRoutes } from './http/routes/health/index.js';
 import { introspectRoutes } from './http/routes/introspect/index.js';
 import { loginRoutes } from './http/routes/login/index.js';
+import { federationRoutes } from './http/routes/federation/index.js';
 import { secondFactorRoutes } from './http/routes/second-factor/index.js';
 import { jwksRoutes } from './http/routes/jwks/index.js';
 import { metadataRoutes } from './http/routes/metadata/index.js';
@@ -235,6 +236,7 @@ export async function buildServer({
   await app.register(async (pages) => {
     await pages.register(sessionsPlugin, { secret: config.sessionSecret, secure: config.baseUrl.startsWith('https:') });
     await pages.register(loginRoutes, { ...routes });
+    await pages.register(federationRoutes, { ...routes });
     await pages.register(authorizeRoutes, { ...routes });
     await pages.register(authorizedApplicationsRoutes, { ...routes });
     await pages.register(accountRoutes, { ...routes });

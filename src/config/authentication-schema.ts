@@ -25,6 +25,12 @@ export const authenticationSchema = {
       },
     },
     passkeys: passkeysSchema,
+    localPasswords: {
+      type: 'boolean',
+      default: true,
+      description:
+        'Users may sign in here with a password. false: /login shows only the identityProviders buttons (and passkeys) and refuses a posted password; needs at least one identity provider.',
+    },
     requireSecondFactor: {
       default: false,
       description:

@@ -11,6 +11,7 @@ import { passkeysProblems } from './passkeys-schema.js';
 import { readSessionSecretFile } from './session-secret-file.js';
 import { tokenExchangeProblems } from './token-exchange-schema.js';
 import { trustedIssuerProblems } from './trusted-issuers-schema.js';
+import { identityProviderProblems, secretsInJsonProblems } from './identity-providers-schema.js';
 import type { Config } from './types.js';
 
 /**
@@ -65,7 +66,8 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
   const candidate = raw as UnvalidatedConfig;
   const deprecations = applyRenamedKeys(candidate, source);
   applyEnvOverrides(candidate, env);
-  if (!validate(candidate)) throw new ConfigError(configErrorLines(validate.errors ?? [], env), source);
+  const secretsInJson = secretsInJsonProblems(candidate);
+  if (!validate(candidate)) throw new ConfigError([...secretsInJson, ...configErrorLines(validate.errors ?? [], env)], source);
   const config: Config = candidate;
   config.openid.enabled = openIdEnabled(config.openid.enabled, config.databaseUrl, env, quickStartOpenId);
   const password = env.ADMIN_PASSWORD;
@@ -76,7 +78,7 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
   // The scraper's credential, like the secrets above: never in a file that could be read with the config.
   const metricsToken = env.METRICS_TOKEN;
   config.metrics.token = metricsToken !== undefined && metricsToken !== '' ? metricsToken : null;
-  const problems = [...sessionSecretFileProblems(config, env), ...crossFieldProblems(config, env)];
+  const problems = [...secretsInJson, ...sessionSecretFileProblems(config, env), ...crossFieldProblems(config, env)];
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.openid.enabled) config.optionalScopes = withOpenIdScopes(config);
   config.registration.allowedScopes = registrationAllowedScopes(config);
@@ -215,6 +217,7 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
       );
   }
   problems.push(...trustedIssuerProblems(config.trustedIssuers, offered, config.baseUrl));
+  problems.push(...identityProviderProblems(config.identityProviders, config.authentication.localPasswords, env));
   problems.push(...tokenExchangeProblems(config.tokenExchange, config.openid.enabled, config.baseUrl));
   if (config.reuseAccessToken && config.hashTokens) {
     problems.push('reuseAccessToken: needs hashTokens false (a hashed token cannot be returned again)');

@@ -14,6 +14,7 @@ import { registrationSchema } from './registration-schema.js';
 import { openidSchema, signingKeysSchema } from './signing-schema.js';
 import { tokenExchangeSchema } from './token-exchange-schema.js';
 import { trustedIssuersSchema } from './trusted-issuers-schema.js';
+import { identityProvidersSchema } from './identity-providers-schema.js';
 import { localizedTextSchema, PAGE_LOCALES } from './page-locales.js';
 
 const scopeList = { type: 'array', items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }, uniqueItems: true };
@@ -291,6 +292,7 @@ export const configSchema = {
     keys: signingKeysSchema,
     dpop: dpopSchema,
     trustedIssuers: trustedIssuersSchema,
+    identityProviders: identityProvidersSchema,
     tokenExchange: tokenExchangeSchema,
     registration: registrationSchema,
     rateLimit: {

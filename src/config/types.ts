@@ -9,6 +9,7 @@ import type { DPOP_ALGORITHMS } from './dpop-schema.js';
 import type { REGISTRABLE_GRANT_TYPES, REGISTRATION_POLICIES } from './registration-schema.js';
 import type { TokenExchangeConfig } from './token-exchange-schema.js';
 import type { TrustedIssuerConfig } from './trusted-issuers-schema.js';
+import type { IdentityProviderConfig } from './identity-providers-schema.js';
 
 export type GrantFlow =
   | 'authorization_code'
@@ -64,7 +65,7 @@ export interface Config {
   accessTokenExpiresIn: number | null;
   authorizationCodeExpiresIn: number;
   /** Issue 35: the acr issued for each level of sign-in (src/oauth/authentication-context.ts). */
-  authentication: { acr: AcrValues; passkeys: PasskeysConfig; requireSecondFactor: SecondFactorRequirement };
+  authentication: { acr: AcrValues; passkeys: PasskeysConfig; requireSecondFactor: SecondFactorRequirement; localPasswords: boolean };
   deviceAuthorization: { expiresIn: number; interval: number; maxEntriesPerCode: number };
   /** Issue 36: RFC 9126 pushed authorization requests. */
   pushedAuthorizationRequests: { required: boolean; expiresIn: number };
@@ -97,6 +98,8 @@ export interface Config {
     nonce: { required: boolean; rotateSeconds: number };
   };
   trustedIssuers: TrustedIssuerConfig[];
+  /** Issue 37: upstream identity providers to sign in through (src/oauth/federation/). */
+  identityProviders: IdentityProviderConfig[];
   tokenExchange: TokenExchangeConfig;
   registration: {
     policy: (typeof REGISTRATION_POLICIES)[number];

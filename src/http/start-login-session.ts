@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../oauth/deps.js';
-import { startLoginSession } from '../oauth/sessions/login-sessions.js';
+import { startLoginSession, type UpstreamSession } from '../oauth/sessions/login-sessions.js';
 import type { UserRecord } from '../oauth/store.js';
 
 /**
@@ -11,7 +11,7 @@ export async function signInBrowser(
   deps: OAuthDeps,
   request: FastifyRequest,
   user: UserRecord,
-  method: { amr: string[]; acr: string | null },
+  method: { amr: string[]; acr: string | null; upstream?: UpstreamSession },
 ): Promise<void> {
   const previousKey = request.session.get('sessionKey');
   request.session.regenerate();

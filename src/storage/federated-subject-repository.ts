@@ -20,6 +20,23 @@ const BY_VERIFIED_EMAIL = {
   text: 'SELECT id FROM users WHERE lower(email) = lower($1) AND email_verified LIMIT 2',
 };
 
+const BY_EMAIL = {
+  name: 'federated_subject_user_by_any_email',
+  text: 'SELECT id FROM users WHERE lower(email) = lower($1) LIMIT 2',
+};
+const LINK_UPSTREAM = {
+  name: 'federated_subject_link_upstream',
+  text: `INSERT INTO oauth_federated_subjects (issuer, subject, user_id, created_at, provider_id, email, claims, last_signed_in_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $4) ON CONFLICT (issuer, subject) DO NOTHING RETURNING user_id`,
+};
+const TOUCH_UPSTREAM = {
+  name: 'federated_subject_touch_upstream',
+  text: `UPDATE oauth_federated_subjects SET provider_id = $3, email = $4, claims = $5, last_signed_in_at = $6
+    WHERE issuer = $1 AND subject = $2`,
+};
+
+const oneUserId = (rows: Array<{ id: bigint | number | string }>): number | null => (rows.length === 1 ? Number(rows[0]!.id) : null);
+
 export function federatedSubjectRepository(sql: SqlClient): FederatedSubjectStore {
   return {
     async findUserId(issuer, subject) {
@@ -30,8 +47,17 @@ export function federatedSubjectRepository(sql: SqlClient): FederatedSubjectStor
       return (await sql.query(LINK, [issuer, subject, userId, timestamp(at)])).length > 0;
     },
     async findUserIdByVerifiedEmail(email) {
-      const rows = await sql.query<{ id: bigint | number | string }>(BY_VERIFIED_EMAIL, [email]);
-      return rows.length === 1 ? Number(rows[0]!.id) : null;
+      return oneUserId(await sql.query<{ id: bigint | number | string }>(BY_VERIFIED_EMAIL, [email]));
+    },
+    async findUserIdByEmail(email) {
+      return oneUserId(await sql.query<{ id: bigint | number | string }>(BY_EMAIL, [email]));
+    },
+    async linkUpstream({ issuer, subject, providerId, email, claims }, userId, at) {
+      const values = [issuer, subject, userId, timestamp(at), providerId, email, JSON.stringify(claims)];
+      return (await sql.query(LINK_UPSTREAM, values)).length > 0;
+    },
+    async touchUpstream({ issuer, subject, providerId, email, claims }, at) {
+      await sql.query(TOUCH_UPSTREAM, [issuer, subject, providerId, email, JSON.stringify(claims), timestamp(at)]);
     },
   };
 }

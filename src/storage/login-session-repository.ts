@@ -19,8 +19,9 @@ const toSession = ({ id, userId, ...columns }: Row<LoginSession>): LoginSessionR
   amr: columns.amr ?? [],
 });
 
-const INSERT = `INSERT INTO login_sessions (session_id, user_id, auth_time, amr, acr, ip, user_agent, created_at, last_seen_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`;
+const INSERT = `INSERT INTO login_sessions (session_id, user_id, auth_time, amr, acr, ip, user_agent, created_at, last_seen_at,
+    upstream_provider_id, upstream_subject, upstream_session_id, upstream_id_token)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`;
 const FIND_WITH_USER = {
   name: 'login_session_with_user',
   text: `SELECT ${PREFIXED}, ${selectList(Prisma.UserScalarFieldEnum, 'u')}
@@ -33,6 +34,9 @@ const MARK_SEEN = {
 const LIST_OF_USER = `SELECT ${COLUMNS} FROM login_sessions WHERE user_id = $1 AND last_seen_at >= $2 ORDER BY auth_time DESC, id DESC`;
 const DELETE_BY_SESSION_ID = `DELETE FROM login_sessions WHERE session_id = $1 RETURNING ${COLUMNS}`;
 const DELETE_OTHERS_OF_USER = `DELETE FROM login_sessions WHERE user_id = $1 AND id <> $2 RETURNING ${COLUMNS}`;
+// Back-Channel Logout 1.0 section 2.4: a sid names one upstream session; a sub alone, all of that user's there.
+const DELETE_OF_UPSTREAM = `DELETE FROM login_sessions WHERE upstream_provider_id = $1
+  AND ($2::varchar IS NULL OR upstream_session_id = $2) AND ($3::varchar IS NULL OR upstream_subject = $3) RETURNING ${COLUMNS}`;
 const DELETE_OF_USER = `DELETE FROM login_sessions WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}`;
 
 function splitJoined(row: Record<string, unknown>): { session: LoginSessionRecord; user: ReturnType<typeof toUser> } {
@@ -50,7 +54,8 @@ export function loginSessionRepository(sql: SqlClient): LoginSessionStore {
   return {
     async create(session, at) {
       const values = [session.sessionId, session.userId, timestamp(session.authTime), session.amr, session.acr, session.ip];
-      const [row] = await sql.query<Row<LoginSession>>(INSERT, [...values, session.userAgent, timestamp(at)]);
+      const upstream = [session.upstreamProviderId, session.upstreamSubject, session.upstreamSessionId, session.upstreamIdToken];
+      const [row] = await sql.query<Row<LoginSession>>(INSERT, [...values, session.userAgent, timestamp(at), ...upstream]);
       return toSession(row!);
     },
     async findWithUser(sessionId) {
@@ -66,6 +71,11 @@ export function loginSessionRepository(sql: SqlClient): LoginSessionStore {
     deleteBySessionId: async (sessionId) => one(await sql.query<Row<LoginSession>>(DELETE_BY_SESSION_ID, [sessionId])),
     deleteOthersOfUser: async (userId, keepId) =>
       (await sql.query<Row<LoginSession>>(DELETE_OTHERS_OF_USER, [userId, keepId])).map(toSession),
+    async deleteOfUpstream(providerId, { sessionId, subject }) {
+      // Nothing to match on is no logout of everybody.
+      if (sessionId === null && subject === null) return [];
+      return (await sql.query<Row<LoginSession>>(DELETE_OF_UPSTREAM, [providerId, sessionId, subject])).map(toSession);
+    },
     deleteOfUser: async (userId, id) => one(await sql.query<Row<LoginSession>>(DELETE_OF_USER, [id, userId])),
   };
 }

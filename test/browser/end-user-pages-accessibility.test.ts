@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { addVirtualAuthenticator, launchBrowser, screenshot } from '../helpers/browser.js';
 import { DEVICE_FLOW_CONFIG } from '../helpers/device-flow.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
@@ -14,18 +13,10 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 // Issue 35 item 7: every end-user page passes axe-core in Chromium (no serious or critical violation) in English and
 // German, the login and consent pages work with the keyboard alone, and the README's screenshots come from here.
-// axe is evaluated through CDP (page.evaluate), which runs outside the page's strict CSP; a <script> tag would be blocked.
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const VIEWPORT = { width: 900, height: 700 };
 /** Set to rewrite docs/screenshots/ (the README's images); otherwise they go to test-results/ like every other. */
 const DOCS_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  nodes: Array<{ target: string[] }>;
-}
 
 describe('end-user pages: axe-core, the keyboard alone, the README screenshots', () => {
   let server: TestServer;
@@ -55,19 +46,6 @@ describe('end-user pages: axe-core, the keyboard alone, the README screenshots',
     await server?.close();
     await callback?.close();
   });
-
-  /** The serious and critical violations on the page, as "rule: target, target" lines (empty when it passes). */
-  async function seriousViolations(page: Page): Promise<string[]> {
-    await page.evaluate(AXE_SOURCE);
-    // Runs in the page (tsconfig has no DOM types): axe is the global the script above defined.
-    const violations = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
-      return (await axe.run()).violations;
-    });
-    return (violations as Violation[])
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-  }
 
   async function expectAccessible(page: Page, name: string) {
     expect(await seriousViolations(page), `${name} at ${page.url()}`).toEqual([]);

@@ -9,11 +9,19 @@ import { buildTestServer, type TestServer, type TestServerOptions } from './test
  */
 export async function listeningTestServer(
   config: ConfigInput & Record<string, unknown> = {},
-  { env, clientMetadataDocumentCa }: Pick<TestServerOptions, 'env' | 'clientMetadataDocumentCa'> = {},
+  {
+    env,
+    clientMetadataDocumentCa,
+    logStream,
+    port: chosenPort,
+  }: Pick<TestServerOptions, 'env' | 'clientMetadataDocumentCa' | 'logStream'> & {
+    /** A port reserved before (freePort), when another party must know the address first (an upstream's redirect URIs). */
+    port?: number;
+  } = {},
 ): Promise<TestServer & { baseUrl: string }> {
-  const port = await freePort();
+  const port = chosenPort ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
-  const server = await buildTestServer({ config: { ...config, baseUrl }, env, clientMetadataDocumentCa });
+  const server = await buildTestServer({ config: { ...config, baseUrl }, env, clientMetadataDocumentCa, logStream });
   await server.app.listen({ port, host: '127.0.0.1' });
   return Object.assign(server, { baseUrl });
 }

@@ -33,7 +33,10 @@ export function securityHeaders(hsts: string | null): SecurityHeaders {
     reply.header('referrer-policy', 'no-referrer');
     if (hsts !== null) reply.header('strict-transport-security', hsts);
     const type = String(reply.getHeader('content-type') ?? '');
-    reply.header('content-security-policy', type.startsWith('text/html') ? PAGE_POLICY : "frame-ancestors 'none'");
+    if (type.startsWith('text/html')) return void reply.header('content-security-policy', PAGE_POLICY);
+    // A document of another type may bring its own policy (an identity provider's SVG logo: sandbox), never framed either.
+    const own = reply.getHeader('content-security-policy');
+    reply.header('content-security-policy', own === undefined ? "frame-ancestors 'none'" : `${String(own)}; frame-ancestors 'none'`);
   };
 }
 

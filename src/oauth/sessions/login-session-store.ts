@@ -16,6 +16,11 @@ export interface LoginSessionRecord {
   userAgent: string | null;
   createdAt: Date;
   lastSeenAt: Date;
+  /** Issue 37: a sign-in through an upstream identity provider: its config id, the upstream sub, sid and ID token. */
+  upstreamProviderId: string | null;
+  upstreamSubject: string | null;
+  upstreamSessionId: string | null;
+  upstreamIdToken: string | null;
 }
 
 export type NewLoginSession = Omit<LoginSessionRecord, 'id' | 'createdAt' | 'lastSeenAt'>;
@@ -32,6 +37,11 @@ export interface LoginSessionStore {
   deleteBySessionId(sessionId: string): Promise<LoginSessionRecord | null>;
   /** Deletes every session of the user but `keepId`; what was deleted. */
   deleteOthersOfUser(userId: number, keepId: number): Promise<LoginSessionRecord[]>;
+  /**
+   * Issue 37: deletes the sessions an upstream identity provider's logout names: with a sid, those of that upstream
+   * session (and sub, when given); without, every session of that upstream sub. What was deleted.
+   */
+  deleteOfUpstream(providerId: string, names: { sessionId: string | null; subject: string | null }): Promise<LoginSessionRecord[]>;
   /** Deletes the session `id` if it is the user's; what was deleted (null: none of theirs). */
   deleteOfUser(userId: number, id: number): Promise<LoginSessionRecord | null>;
 }

@@ -24,6 +24,18 @@ export interface SignIn {
   acr: string | null;
   ip: string;
   userAgent: string | undefined;
+  /** Issue 37: the upstream sign-in this one was made through, if any. */
+  upstream?: UpstreamSession;
+}
+
+/** What a login session keeps of an upstream sign-in: for RP-initiated and back-channel logout with the upstream. */
+export interface UpstreamSession {
+  providerId: string;
+  subject: string;
+  /** The upstream ID token's sid, if it had one. */
+  sessionId: string | null;
+  /** Kept only when the provider's session is to be ended with ours (endUpstreamSession). */
+  idToken: string | null;
 }
 
 /**
@@ -46,6 +58,10 @@ export async function startLoginSession(
       acr: signIn.acr,
       ip: signIn.ip,
       userAgent: signIn.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+      upstreamProviderId: signIn.upstream?.providerId ?? null,
+      upstreamSubject: signIn.upstream?.subject ?? null,
+      upstreamSessionId: signIn.upstream?.sessionId ?? null,
+      upstreamIdToken: signIn.upstream?.idToken ?? null,
     },
     deps.now(),
   );

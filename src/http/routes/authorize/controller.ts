@@ -47,6 +47,16 @@ function authorizationUrl(request: FastifyRequest): string {
   return `/oauth/authorize?${form}`;
 }
 
+/**
+ * Issue 37: idp_hint (Keycloak's kc_idp_hint too) names the identity provider to sign in with, skipping /login's
+ * buttons. Not an OAuth or OpenID Connect parameter: read from the request as sent (a pushed request's is not).
+ */
+function idpHintOf(request: FastifyRequest): string | undefined {
+  const parameters = (requestParameters(request) ?? {}) as Record<string, unknown>;
+  const hint = parameters.idp_hint ?? parameters.kc_idp_hint;
+  return typeof hint === 'string' && hint !== '' ? hint : undefined;
+}
+
 /** The authorization URL to come back to after a sign-in, without what asked for that sign-in. */
 function afterSignIn(url: string): string {
   const parsed = new URL(url, 'http://localhost');
@@ -139,6 +149,7 @@ export class AuthorizationsController extends Controller {
     request.session.set('reauthenticate', signedIn ? true : undefined);
     request.session.set('secondFactorWanted', secondFactorWantedFor(this.deps.config, authorization) ? returnTo : undefined);
     request.session.set('loginHint', authorization.oidc.loginHint ?? undefined);
+    request.session.set('idpHint', idpHintOf(request));
     return redirectToLogin(request, reply, returnTo);
   }
 

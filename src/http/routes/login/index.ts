@@ -14,6 +14,8 @@ import { passkeysUsable, relyingParty } from '../../passkeys/relying-party.js';
 import { afterLogin, finishSignIn } from '../../complete-sign-in.js';
 import { secondStepNeeded } from '../../../oauth/second-factor/second-factors.js';
 import { startSecondStep } from '../second-factor/second-step.js';
+import { hintedUpstream, upstreamButtons } from './upstream-buttons.js';
+import { upstreamLogoutTarget } from '../federation/upstream-logout-routes.js';
 
 // Every failed attempt costs at least this long on top of argon2's own work, so guessing is slow even
 // before the lockout starts.
@@ -39,9 +41,13 @@ interface LoginForm {
 export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   app.setErrorHandler(endUserErrorHandler);
 
+  const { localPasswords } = deps.config.authentication;
+  const providers = upstreamButtons(deps.config.identityProviders);
   const loginPage = (request: FastifyRequest, reply: FastifyReply, model: { username?: string; error?: string } = {}) =>
     renderPage(request, reply, 'login.eta', {
       title: request.pageLanguage.t('login.title'),
+      localPasswords,
+      providers,
       username: model.username ?? request.session.get('loginHint') ?? '',
       error: model.error,
       csrfToken: reply.generateCsrf(),
@@ -54,10 +60,18 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
       request.session.set('returnTo', undefined);
       return reply.redirect(returnTo, 303);
     }
+    const hinted = hintedUpstream(deps.config, request);
+    if (hinted !== null) return reply.redirect(hinted, 303);
     return loginPage(request, reply);
   });
 
   app.post<{ Body: LoginForm }>('/login', { schema: { body: loginBody }, preHandler: app.csrfProtection }, async (request, reply) => {
+    // A password sign-in is not mixed with an upstream one that never finished (finishSignIn would add its fed).
+    request.session.set('upstreamSignIn', undefined);
+    if (!localPasswords) {
+      request.log.info({ event: 'login.refused', reason: 'local_passwords_off' }, 'password sign-in is turned off');
+      return loginPage(request, reply.code(403), { error: request.pageLanguage.t('upstream.localPasswordsOff') });
+    }
     const username = request.body?.username ?? '';
     const password = request.body?.password ?? '';
     if (username.trim() === '' || password === '') {
@@ -98,8 +112,10 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
   });
 
   app.post('/logout', { schema: { body: csrfBody }, preHandler: app.csrfProtection }, async (request, reply) => {
+    // Issue 37: a session started at an upstream with endUpstreamSession ends there too (read before it ends here).
+    const upstream = await upstreamLogoutTarget(deps, request);
     await endLoginSession(deps, request);
     request.session.set('notice', request.pageLanguage.t('logout.done'));
-    return reply.redirect('/login', 303);
+    return reply.redirect(upstream ?? '/login', 303);
   });
 };

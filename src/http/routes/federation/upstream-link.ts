@@ -1,0 +1,133 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IdentityProviderConfig } from '../../../config/identity-providers-schema.js';
+import type { UpstreamIdentity } from '../../../oauth/assertions/federated-subject-store.js';
+import type { OAuthDeps } from '../../../oauth/deps.js';
+import { UpstreamFailure } from '../../../oauth/federation/upstream-failure.js';
+import { findUpstream } from '../../../oauth/federation/upstream-providers.js';
+import { createUpstreamUser, linkUpstreamIdentity } from '../../../oauth/federation/upstream-user.js';
+import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { checkLoginCredentials, findUser, isDisabled } from '../../../oauth/users/users.js';
+import { renderPage } from '../../hooks/end-user-pages.js';
+import { continueAfterUpstream } from './upstream-continue.js';
+import { upstreamFailurePage } from './upstream-failure-page.js';
+
+// /login/upstream/link (issue 37 item 3): an upstream identity seen for the first time whose email (or user name) a
+// local user has, where the provider does not link by verified email. Nobody is linked on the upstream's word: the
+// user signs in to the local account once with its password, then the identity is linked to it. Or, where the
+// provider creates users, they say it is not theirs and get a separate account. Passkeys are not offered here yet.
+
+export const LINK_PATH = '/login/upstream/link';
+const LINK_MS = 5 * 60_000;
+// As after a wrong password at /login.
+const FAILURE_DELAY_MS = 300;
+
+declare module '@fastify/secure-session' {
+  interface SessionData {
+    /** An upstream identity waiting for the proof of the local account `userId` (epoch ms `until`). */
+    upstreamLink: { identity: UpstreamIdentity; userId: number; until: number };
+  }
+}
+
+export function startLink(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, identity: UpstreamIdentity, userId: number) {
+  request.session.set('upstreamLink', { identity, userId, until: deps.now().getTime() + LINK_MS });
+  return reply.redirect(LINK_PATH, 303);
+}
+
+interface LinkForm {
+  password?: string;
+  action?: string;
+}
+
+export const linkBody = {
+  type: 'object',
+  properties: {
+    password: { type: 'string', maxLength: 1024, description: "The local account's password." },
+    action: { type: 'string', enum: ['new'], description: 'new: a separate account instead of linking.' },
+    username: { type: 'string', maxLength: 255, description: 'Ignored (for password managers).' },
+    _csrf: { type: 'string', description: 'CSRF token of the form.' },
+  },
+} as const;
+
+/** The waiting link, its provider and local user; null when there is none (or it expired, or the user is gone). */
+async function pendingLink(deps: OAuthDeps, request: FastifyRequest) {
+  const link = request.session.get('upstreamLink');
+  if (link === undefined || link.until <= deps.now().getTime()) return null;
+  const entry = findUpstream(deps.config, link.identity.providerId);
+  const user = await findUser(deps, link.userId);
+  return entry === null || user === null || isDisabled(user) ? null : { link, entry, user };
+}
+
+function linkPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  entry: IdentityProviderConfig,
+  identity: UpstreamIdentity,
+  username: string,
+  error?: string,
+) {
+  const { t } = request.pageLanguage;
+  return renderPage(request, reply, 'upstream-link.eta', {
+    title: t('upstream.linkTitle', { name: entry.name }),
+    intro: t('upstream.linkIntro', { name: entry.name, who: identity.email ?? username }),
+    username,
+    error,
+    csrfToken: reply.generateCsrf(),
+    mayCreate: entry.createUsers,
+  });
+}
+
+function expired(request: FastifyRequest, reply: FastifyReply) {
+  request.session.set('upstreamLink', undefined);
+  request.session.set('notice', request.pageLanguage.t('upstream.linkExpired'));
+  return reply.redirect('/login', 303);
+}
+
+export async function showLink(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply) {
+  const pending = await pendingLink(deps, request);
+  if (pending === null) return expired(request, reply);
+  return linkPage(request, reply, pending.entry, pending.link.identity, pending.user.username);
+}
+
+export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body: LinkForm }>, reply: FastifyReply) {
+  const pending = await pendingLink(deps, request);
+  if (pending === null) return expired(request, reply);
+  const { link, entry, user } = pending;
+  try {
+    if (request.body?.action === 'new') {
+      request.session.set('upstreamLink', undefined);
+      const created = await createUpstreamUser(deps, entry, link.identity);
+      return await continueAs(deps, request, reply, created.id, created);
+    }
+    const check = await checkLoginCredentials(deps, user.username, request.body?.password ?? '', limitedAddress(request.ip));
+    if (check.outcome !== 'succeeded' || check.user.id !== user.id) {
+      request.log.info({ event: 'login.upstream_link_failed', provider: entry.id, userId: user.id }, 'proof of the local account failed');
+      await sleep(FAILURE_DELAY_MS);
+      const status = check.outcome === 'locked_out' ? 429 : 401;
+      const error =
+        check.outcome === 'locked_out'
+          ? request.pageLanguage.t('login.lockedOut', { seconds: check.retryAfter })
+          : request.pageLanguage.t('upstream.linkFailed');
+      return linkPage(request, reply.code(status), entry, link.identity, user.username, error);
+    }
+    request.session.set('upstreamLink', undefined);
+    const linked = await linkUpstreamIdentity(deps, link.identity, user);
+    request.log.info({ event: 'login.upstream_linked', provider: entry.id, userId: linked.id }, 'upstream identity linked after proof');
+    return await continueAs(deps, request, reply, linked.id, linked);
+  } catch (error) {
+    if (error instanceof UpstreamFailure) return upstreamFailurePage(deps, request, reply, entry, error);
+    throw error;
+  }
+}
+
+async function continueAs(
+  deps: OAuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: number,
+  user: Parameters<typeof continueAfterUpstream>[3],
+) {
+  const upstream = request.session.get('upstreamSignIn');
+  if (upstream !== undefined) request.session.set('upstreamSignIn', { ...upstream, userId });
+  return continueAfterUpstream(deps, request, reply, user);
+}

@@ -1,0 +1,85 @@
+import * as client from 'openid-client';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { IdentityProviderConfig } from '../../config/identity-providers-schema.js';
+import type { OAuthDeps } from '../deps.js';
+import type { LoginSessionRecord } from '../sessions/login-session-store.js';
+import { findUpstream, upstreamConfiguration } from './upstream-providers.js';
+
+// Logout with an upstream identity provider (issue 37 item 4). Ours ending theirs: with endUpstreamSession, our logout
+// sends the browser on to the upstream's end_session_endpoint (OpenID Connect RP-Initiated Logout 1.0) with the ID
+// token it signed the user in with. Theirs ending ours: the upstream's back-channel logout token (OpenID Connect
+// Back-Channel Logout 1.0) ends the login sessions it names.
+
+const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+// Asymmetric algorithms only: a logout token MAC'd with the client secret would be forgeable by anyone holding it.
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/** Where our logout sends the browser next: the upstream's end_session_endpoint, or null (not asked, or none). */
+export async function upstreamEndSessionUrl(
+  deps: OAuthDeps,
+  session: LoginSessionRecord,
+  postLogoutRedirectUri: string,
+): Promise<string | null> {
+  if (session.upstreamProviderId === null || session.upstreamIdToken === null) return null;
+  const entry = findUpstream(deps.config, session.upstreamProviderId);
+  if (entry === null || !entry.endUpstreamSession || entry.type !== 'oidc') return null;
+  const configuration = await upstreamConfiguration(deps.config, entry);
+  if (!configuration.serverMetadata().end_session_endpoint) return null;
+  return client.buildEndSessionUrl(configuration, {
+    id_token_hint: session.upstreamIdToken,
+    post_logout_redirect_uri: postLogoutRedirectUri,
+    client_id: entry.clientId,
+  }).href;
+}
+
+/** Why a logout token is refused; the message is the 400's error_description. */
+export class InvalidLogoutToken extends Error {}
+
+const keySets = new WeakMap<object, ReturnType<typeof createRemoteJWKSet>>();
+
+/** The sid and sub a valid logout token names (Back-Channel Logout 1.0 section 2.6), or throws InvalidLogoutToken. */
+export async function verifyUpstreamLogoutToken(
+  deps: OAuthDeps,
+  entry: IdentityProviderConfig,
+  token: string,
+): Promise<{ sessionId: string | null; subject: string | null }> {
+  const configuration = await upstreamConfiguration(deps.config, entry);
+  const { issuer, jwks_uri: jwksUri } = configuration.serverMetadata();
+  if (!jwksUri) throw new InvalidLogoutToken('the identity provider publishes no keys (jwks_uri)');
+  let keys = keySets.get(configuration);
+  if (!keys) keySets.set(configuration, (keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: entry.timeoutSeconds * 1000 })));
+  let payload: JWTPayload;
+  try {
+    // Step 3: the signature, iss, aud and iat (and exp when present) as for an ID token.
+    ({ payload } = await jwtVerify(token, keys, {
+      issuer,
+      audience: entry.clientId,
+      algorithms: ALGORITHMS,
+      requiredClaims: ['iat', 'jti'],
+      currentDate: deps.now(),
+    }));
+  } catch (error) {
+    throw new InvalidLogoutToken(`the logout token is not valid: ${(error as Error).message}`);
+  }
+  const events = payload.events as Record<string, unknown> | undefined;
+  const event = events?.[BACKCHANNEL_LOGOUT_EVENT];
+  // Step 5: the events claim with the back-channel logout member, a JSON object.
+  if (typeof event !== 'object' || event === null || Array.isArray(event))
+    throw new InvalidLogoutToken(`the logout token has no ${BACKCHANNEL_LOGOUT_EVENT} event`);
+  // Step 4: a sub, a sid or both.
+  const sessionId = typeof payload.sid === 'string' ? payload.sid : null;
+  const subject = typeof payload.sub === 'string' ? payload.sub : null;
+  if (sessionId === null && subject === null) throw new InvalidLogoutToken('the logout token names neither sub nor sid');
+  // Step 6: never a nonce (it would be an ID token made to look like a logout token).
+  if ('nonce' in payload) throw new InvalidLogoutToken('a logout token must not contain a nonce');
+  return { sessionId, subject };
+}
+
+/** Ends our login sessions that the upstream's logout names; what ended. */
+export function endUpstreamLoginSessions(
+  deps: OAuthDeps,
+  entry: IdentityProviderConfig,
+  names: { sessionId: string | null; subject: string | null },
+): Promise<LoginSessionRecord[]> {
+  return deps.stores.loginSessions.deleteOfUpstream(entry.id, names);
+}

@@ -1,0 +1,105 @@
+import type { IdentityProviderConfig } from '../../config/identity-providers-schema.js';
+import type { UpstreamIdentity } from '../assertions/federated-subject-store.js';
+import type { OAuthDeps } from '../deps.js';
+import { UsernameTaken, type UserRecord } from '../users/user-store.js';
+import { createUserWithPasswordHash, isDisabled, updateUserProfile, usernameErrors } from '../users/users.js';
+import { verifiedEmail, type MappedClaims } from './upstream-claims.js';
+import { UpstreamFailure } from './upstream-failure.js';
+import { upstreamProfile } from './upstream-profile.js';
+import type { UpstreamSignedIn } from './upstream-sign-in.js';
+
+// Which local user an upstream identity (issuer + upstream sub, a row of oauth_federated_subjects) is (issue 37 item
+// 3). Linked before: that user, their claims refreshed. Seen for the first time: the local user with the same verified
+// email where the provider says linkByVerifiedEmail (both sides must vouch for the address); else, when a local user
+// has that email or that user name, nobody is linked on the upstream's word: that user proves the local account first
+// (proveLocalAccount); else a new user, just in time, where createUsers allows. A disabled user is refused either way.
+
+export type UpstreamUser = { outcome: 'signed_in'; user: UserRecord } | { outcome: 'prove'; userId: number };
+
+export const upstreamIdentityOf = (entry: IdentityProviderConfig, signedIn: UpstreamSignedIn): UpstreamIdentity => ({
+  issuer: signedIn.issuer,
+  subject: signedIn.claims.sub,
+  providerId: entry.id,
+  email: typeof signedIn.claims.email === 'string' ? signedIn.claims.email : null,
+  claims: signedIn.claims,
+});
+
+export async function resolveUpstreamUser(
+  deps: OAuthDeps,
+  entry: IdentityProviderConfig,
+  signedIn: UpstreamSignedIn,
+): Promise<UpstreamUser> {
+  const identity = upstreamIdentityOf(entry, signedIn);
+  const { federatedSubjects, users } = deps.stores;
+  const linkedId = await federatedSubjects.findUserId(identity.issuer, identity.subject);
+  if (linkedId !== null) {
+    const user = enabled(await users.findById(linkedId));
+    await federatedSubjects.touchUpstream(identity, deps.now());
+    return { outcome: 'signed_in', user: await refreshed(deps, user, signedIn.claims) };
+  }
+  const email = verifiedEmail(signedIn.claims);
+  if (email !== null && entry.linkByVerifiedEmail) {
+    const id = await federatedSubjects.findUserIdByVerifiedEmail(email);
+    if (id !== null) return { outcome: 'signed_in', user: await linkUpstreamIdentity(deps, identity, enabled(await users.findById(id))) };
+  }
+  const existing = await sameLocalUser(deps, signedIn.claims);
+  if (existing !== null) return { outcome: 'prove', userId: enabled(existing).id };
+  if (!entry.createUsers) throw new UpstreamFailure('no_user', 'no local user, and createUsers is off');
+  return { outcome: 'signed_in', user: await createUpstreamUser(deps, entry, identity) };
+}
+
+/** Links the identity to `user` (after a proof, or by verified email); its claims refresh the user's. */
+export async function linkUpstreamIdentity(deps: OAuthDeps, identity: UpstreamIdentity, user: UserRecord): Promise<UserRecord> {
+  enabled(user);
+  if (!(await deps.stores.federatedSubjects.linkUpstream(identity, user.id, deps.now()))) {
+    // Linked meanwhile (another tab, another instance): the first link stays, and is who signs in.
+    const linkedId = await deps.stores.federatedSubjects.findUserId(identity.issuer, identity.subject);
+    return enabled(linkedId === null ? null : await deps.stores.users.findById(linkedId));
+  }
+  return refreshed(deps, user, identity.claims as MappedClaims);
+}
+
+/** A new user for the identity, named after its username claim (else its email's local part), -2, -3... when taken. */
+export async function createUpstreamUser(deps: OAuthDeps, entry: IdentityProviderConfig, identity: UpstreamIdentity): Promise<UserRecord> {
+  const claims = identity.claims as MappedClaims;
+  const base = usernameBase(entry, claims);
+  for (let attempt = 1; attempt <= MAX_SUFFIX; attempt++) {
+    const username = attempt === 1 ? base : `${base}-${attempt}`;
+    if ((await deps.stores.users.findByUsername(username)) !== null) continue;
+    try {
+      const user = await createUserWithPasswordHash(deps, username, null, upstreamProfile(claims));
+      return await linkUpstreamIdentity(deps, identity, user);
+    } catch (error) {
+      if (!(error instanceof UsernameTaken)) throw error;
+    }
+  }
+  throw new UpstreamFailure('no_user', `no free user name from ${base} to ${base}-${MAX_SUFFIX}`);
+}
+
+const MAX_SUFFIX = 50;
+
+function usernameBase(entry: IdentityProviderConfig, claims: MappedClaims): string {
+  const candidates = [claims.username, claims.email?.slice(0, claims.email.indexOf('@'))];
+  const usable = candidates.find(
+    (name): name is string => typeof name === 'string' && usernameErrors(name).length === 0 && name.length <= 200,
+  );
+  return usable ?? `${entry.id}-${claims.sub}`.slice(0, 200);
+}
+
+/** The local user an upstream identity could be but must prove to be: the one with its email, else its user name. */
+async function sameLocalUser(deps: OAuthDeps, claims: MappedClaims): Promise<UserRecord | null> {
+  if (typeof claims.email === 'string') {
+    const id = await deps.stores.federatedSubjects.findUserIdByEmail(claims.email);
+    if (id !== null) return deps.stores.users.findById(id);
+  }
+  return typeof claims.username === 'string' ? deps.stores.users.findByUsername(claims.username) : null;
+}
+
+async function refreshed(deps: OAuthDeps, user: UserRecord, claims: MappedClaims): Promise<UserRecord> {
+  return (await updateUserProfile(deps, user, upstreamProfile(claims))) ?? user;
+}
+
+function enabled(user: UserRecord | null): UserRecord {
+  if (user === null || isDisabled(user)) throw new UpstreamFailure('user_disabled', 'the local user is disabled (or gone)');
+  return user;
+}

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/ports.js';
+import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
+import { listeningTestServer } from '../helpers/listening-server.js';
+import { capturedLogLines } from '../helpers/log-lines.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { fetchBrowser, signInAtUpstream, type FetchBrowser } from '../helpers/upstream-browser.js';
+import { startUpstreamProvider, type UpstreamProvider } from '../helpers/upstream-provider.js';
+
+// Issue 37 item 4: logout with the upstream. Our POST /logout ends the upstream session too (RP-Initiated Logout 1.0
+// at its end_session_endpoint) where endUpstreamSession says so; the upstream's back-channel logout token (Back-Channel
+// Logout 1.0) ends our sessions started through it. node-oidc-provider, in its own process, is the upstream.
+
+describe('logout with an upstream identity provider', () => {
+  let upstream: UpstreamProvider;
+  let server: TestServer & { baseUrl: string };
+  const logs = capturedLogLines();
+  const sessionsOf = async (username: string) => {
+    const user = await server.deps.stores.users.findByUsername(username);
+    return user === null ? [] : server.deps.stores.loginSessions.listOfUser(user.id, new Date(0));
+  };
+  const csrfOf = (body: string) => /name="_csrf" value="([^"]+)"/.exec(body)![1]!;
+  const signIn = async (browser: FetchBrowser) =>
+    signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    upstream = await startUpstreamProvider({
+      clients: [
+        {
+          client_id: 'oauth-service',
+          client_secret: 'upstream-secret',
+          redirect_uris: [`${base}/login/upstream/corp/callback`],
+          post_logout_redirect_uris: [`${base}/login`],
+          backchannel_logout_uri: `${base}/login/upstream/corp/backchannel-logout`,
+          backchannel_logout_session_required: true,
+        },
+      ],
+      accounts: { 'lee-1': { email: 'lee@corp.example', email_verified: true, preferred_username: 'lee' } },
+    });
+    server = await listeningTestServer(
+      {
+        log: { level: 'info', format: 'json' },
+        identityProviders: [
+          { id: 'corp', name: 'Corp SSO', issuer: upstream.issuer, clientId: 'oauth-service', endUpstreamSession: true },
+        ] as IdentityProviderConfig[],
+      },
+      { port, env: { IDP_CORP_CLIENT_SECRET: 'upstream-secret' }, logStream: logs.stream },
+    );
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstream?.stop();
+  });
+
+  it('the login session keeps the upstream sid and ID token; POST /logout goes on to the upstream end_session_endpoint', async () => {
+    const browser = fetchBrowser();
+    await signIn(browser);
+    const [session] = await sessionsOf('lee');
+    expect(session).toMatchObject({ upstreamProviderId: 'corp', upstreamSubject: 'lee-1' });
+    expect(session!.upstreamSessionId).toEqual(expect.any(String));
+    expect(session!.upstreamIdToken).toMatch(/^eyJ/);
+    const logoutPage = await browser.open(`${server.baseUrl}/logout`);
+    const confirm = await browser.submit(`${server.baseUrl}/logout`, { _csrf: csrfOf(logoutPage.body) });
+    expect(await sessionsOf('lee')).toEqual([]);
+    expect(confirm.url.startsWith(`${upstream.issuer}/session/end`)).toBe(true);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.body)![1]!;
+    const back = await browser.submit(`${upstream.issuer}/session/end/confirm`, { xsrf, logout: 'yes' });
+    expect(back.url).toBe(`${server.baseUrl}/login`);
+    // The upstream session is over: signing in through it asks for the login again.
+    expect((await browser.open(`${server.baseUrl}/login/upstream/corp`)).body).toContain('name="login"');
+  });
+
+  it('the upstream’s back-channel logout token ends the session started through it', async () => {
+    const browser = fetchBrowser();
+    await signIn(browser);
+    expect(await sessionsOf('lee')).toHaveLength(1);
+    const confirm = await browser.open(`${upstream.issuer}/session/end`);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.body)![1]!;
+    await browser.submit(`${upstream.issuer}/session/end/confirm`, { xsrf, logout: 'yes' });
+    expect(await sessionsOf('lee'), upstream.output()).toEqual([]);
+    expect(logs.lines).toContainEqual(expect.objectContaining({ event: 'logout.upstream_backchannel', provider: 'corp', ended: 1 }));
+  });
+
+  it('refuses a logout token that is not one the upstream signed, with 400 and no session ended', async () => {
+    const browser = fetchBrowser();
+    await signIn(browser);
+    const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
+    const claims = Buffer.from(JSON.stringify({ iss: upstream.issuer, aud: 'oauth-service', sub: 'lee-1', iat: 1, jti: 'x' })).toString(
+      'base64url',
+    );
+    for (const token of ['not-a-jwt', `${header}.${claims}.`]) {
+      const response = await fetch(`${server.baseUrl}/login/upstream/corp/backchannel-logout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ logout_token: token }).toString(),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: 'invalid_request' });
+    }
+    expect(await sessionsOf('lee')).toHaveLength(1);
+  });
+});
