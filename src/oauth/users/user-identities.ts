@@ -14,18 +14,18 @@ interface NamedProvider {
   name: string;
 }
 
-// config.identityProviders arrives with the sign-in through upstream providers (the same issue, another branch):
-// read defensively until the config type has it.
-const providersOf = (config: OAuthDeps['config']): readonly NamedProvider[] =>
-  (config as { identityProviders?: readonly NamedProvider[] }).identityProviders ?? [];
+/** What naming an identity needs of the config: its providers' ids and names. */
+interface ProviderNames {
+  identityProviders: readonly NamedProvider[];
+}
 
 export interface UserIdentity extends UserIdentityRecord {
   /** The provider's name in config, else the issuer (a trusted issuer's link, or a provider no longer configured). */
   providerName: string;
 }
 
-function withProviderName(config: OAuthDeps['config'], identity: UserIdentityRecord): UserIdentity {
-  const provider = identity.providerId === null ? undefined : providersOf(config).find(({ id }) => id === identity.providerId);
+function withProviderName(config: ProviderNames, identity: UserIdentityRecord): UserIdentity {
+  const provider = identity.providerId === null ? undefined : config.identityProviders.find(({ id }) => id === identity.providerId);
   return { ...identity, providerName: provider?.name ?? identity.issuer };
 }
 
@@ -38,7 +38,10 @@ export async function removalNeedsPassword(
   return identities.length === 1 && !(await hasPasskeys(deps, userId));
 }
 
-export async function identitiesOfUser(deps: Pick<OAuthDeps, 'stores' | 'config'>, userId: number): Promise<UserIdentity[]> {
+export async function identitiesOfUser(
+  deps: Pick<OAuthDeps, 'stores'> & { config: ProviderNames },
+  userId: number,
+): Promise<UserIdentity[]> {
   return (await deps.stores.userIdentities.listOfUser(userId)).map((identity) => withProviderName(deps.config, identity));
 }
 
