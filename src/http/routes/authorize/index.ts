@@ -27,6 +27,8 @@ const parametersSchema = {
     prompt: anyValue('OpenID Connect: none, login, consent (space-separated).'),
     max_age: anyValue('OpenID Connect: seconds since the last sign-in beyond which the user signs in again.'),
     login_hint: anyValue('OpenID Connect: pre-fills the login form.'),
+    idp_hint: anyValue('The id of an identity provider (config identityProviders) to sign in with, instead of the login page.'),
+    kc_idp_hint: anyValue("Keycloak's name of idp_hint."),
     id_token_hint: anyValue('OpenID Connect: an ID token of this server naming the expected user.'),
     ui_locales: anyValue('OpenID Connect: the languages of the sign-in and consent pages, most preferred first (Core 3.1.2.1).'),
     claims: anyValue('OpenID Connect: claims asked for by name, a JSON object of userinfo and id_token requests (Core 5.5).'),
