@@ -1,6 +1,6 @@
 /* global window, document, SimpleWebAuthnBrowser */
 // Passkeys on /login (sign in: a button, and autofill in the user name field), /login/second-factor (a passkey after
-// the password: a button) and /account (register). A same-origin
+// the password: a button), /login/upstream/link (the proof of an account: a button) and /account (register). A same-origin
 // file because the pages' CSP allows no inline script; it needs @simplewebauthn/browser's bundle loaded before it.
 // The server checks everything: this only carries options and answers between it and the authenticator.
 (function () {
@@ -113,5 +113,6 @@
 
   setUpSignIn();
   setUpButton('passkey_second_factor', '/login/second-factor/passkey');
+  setUpButton('passkey_link', '/login/upstream/link/passkey');
   setUpRegistration();
 })();

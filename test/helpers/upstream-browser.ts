@@ -14,6 +14,8 @@ export interface FetchBrowser {
   submit(url: string, fields: Record<string, string>): Promise<Page>;
   /** The first redirect's Location of a GET, not followed (e.g. to edit the authorization request sent upstream). */
   redirectOf(url: string): Promise<string>;
+  /** POSTs JSON as public/passkeys.js does (the CSRF token in x-csrf-token); the answer, not followed. */
+  postJson(url: string, body: object, csrfToken: string): Promise<{ status: number; json: Record<string, unknown> }>;
 }
 
 export function fetchBrowser(): FetchBrowser {
@@ -51,6 +53,14 @@ export function fetchBrowser(): FetchBrowser {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams(fields).toString(),
       }),
+    async postJson(url, body, csrfToken) {
+      const response = await send(new URL(url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    },
     async redirectOf(url) {
       const target = new URL(url);
       const response = await send(target, { method: 'GET' });
@@ -58,6 +68,13 @@ export function fetchBrowser(): FetchBrowser {
       return new URL(response.headers.get('location')!, target).href;
     },
   };
+}
+
+/** The CSRF token of the page's first form. */
+export function csrfOf(page: Page): string {
+  const token = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1];
+  if (token === undefined) throw new Error(`no CSRF token on ${page.url} (${page.status})`);
+  return token;
 }
 
 /** The action of the page's first form, absolute. */

@@ -10,7 +10,8 @@ import { createClient, PASSWORD } from '../helpers/end-user.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { codeAt, secretOnPage } from '../helpers/second-factor.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { fetchBrowser, formAction, signInAtUpstream, type FetchBrowser } from '../helpers/upstream-browser.js';
+import { csrfOf, fetchBrowser, formAction, signInAtUpstream, type FetchBrowser } from '../helpers/upstream-browser.js';
+import { SoftwareAuthenticator } from '../../scripts/lib/software-authenticator.js';
 import { startUpstreamProvider, type UpstreamProvider } from '../helpers/upstream-provider.js';
 
 // Issue 37 items 2 and 3: sign-in through an upstream OpenID Provider (node-oidc-provider in its own process), with a
@@ -22,6 +23,7 @@ const ACCOUNTS = {
   'carol-1': { email: 'carol@corp.example', email_verified: true, preferred_username: 'carol.c', name: 'Carol Upstream' },
   'carol-2': { email: 'Carol@corp.example', email_verified: true, name: 'Carol Second' },
   'dave-1': { email: 'dave@corp.example', email_verified: true, preferred_username: 'dave.d', name: 'Dave Upstream' },
+  'erin-1': { email: 'erin@corp.example', email_verified: true, preferred_username: 'erin.e', name: 'Erin Upstream' },
   'plain-1': { email: 'plain@corp.example', email_verified: true, nickname: 'plainly', name: 'Plain OAuth' },
   'dup-1': { email: 'someone@corp.example', email_verified: false, preferred_username: 'dup', name: 'Not The Local Dup' },
 };
@@ -169,6 +171,51 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     await server.deps.stores.userAdmin.updateClaims(dave.id, { name: 'Renamed Here' }, new Date());
     expect((await signInThrough('corp', 'dave-1')).page.url).toBe(`${server.baseUrl}${DEFAULT_AFTER_LOGIN}`);
     expect((await byName('dave')).name).toBe('Dave Upstream');
+  });
+
+  it("the proof of the local account by one of its passkeys (user verification required); another user's passkey proves nothing", async () => {
+    const erin = await localUser('erin', 'erin@corp.example', 'Erin Local');
+    const ceremony = { origin: server.baseUrl, rpId: '127.0.0.1' };
+    /** Registers a passkey for `username` from /account, signed in with the password. */
+    const passkeyOf = async (username: string) => {
+      const authenticator = new SoftwareAuthenticator();
+      const browser = fetchBrowser();
+      const login = await browser.open(`${server.baseUrl}/login`);
+      expect((await browser.submit(formAction(login), { _csrf: csrfOf(login), username, password: PASSWORD })).status).toBe(200);
+      const csrf = csrfOf(await browser.open(`${server.baseUrl}/account`));
+      const options = await browser.postJson(`${server.baseUrl}/account/passkeys/options`, {}, csrf);
+      const response = authenticator.register(options.json as { challenge: string; user: { id: string } }, ceremony);
+      expect((await browser.postJson(`${server.baseUrl}/account/passkeys`, { name: 'Key', response }, csrf)).status).toBe(201);
+      return authenticator;
+    };
+    const erinsKey = await passkeyOf('erin');
+    await localUser('mallory', 'mallory@corp.example', 'Mallory');
+    const mallorysKey = await passkeyOf('mallory');
+
+    const proveWith = async (authenticator: SoftwareAuthenticator) => {
+      const { browser, page } = await signInThrough('corp', 'erin-1');
+      expect(page.url).toBe(`${server.baseUrl}/login/upstream/link`);
+      const csrf = csrfOf(page);
+      const options = await browser.postJson(`${server.baseUrl}/login/upstream/link/passkey/options`, {}, csrf);
+      expect(options.json.userVerification).toBe('required');
+      expect(options.json.allowCredentials).toEqual([expect.objectContaining({ id: erinsKey.id })]);
+      const response = authenticator.assert(options.json as { challenge: string }, ceremony);
+      return { browser, answer: await browser.postJson(`${server.baseUrl}/login/upstream/link/passkey`, { response }, csrf) };
+    };
+    const refused = await proveWith(mallorysKey);
+    expect(refused.answer).toEqual({
+      status: 401,
+      json: { error: 'access_denied', error_description: 'This passkey cannot sign you in here.' },
+    });
+    expect(await identitiesOf(erin.id)).toEqual([]);
+
+    const { browser, answer } = await proveWith(erinsKey);
+    expect(answer).toEqual({ status: 200, json: { redirect: DEFAULT_AFTER_LOGIN } });
+    expect(await identitiesOf(erin.id)).toEqual([{ subject: 'erin-1', provider_id: 'corp', email: 'erin@corp.example' }]);
+    expect((await browser.open(`${server.baseUrl}/account`)).body).toContain('erin');
+    const [session] = await server.deps.stores.loginSessions.listOfUser(erin.id, new Date(0));
+    expect(session).toMatchObject({ upstreamProviderId: 'corp', upstreamSubject: 'erin-1' });
+    expect(session!.amr).toEqual(expect.arrayContaining(['fed']));
   });
 
   it('a user name taken by someone else: the proof step offers a separate account, named with a suffix', async () => {

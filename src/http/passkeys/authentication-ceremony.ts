@@ -19,7 +19,7 @@ import { relyingParty } from './relying-party.js';
 
 /** Which ceremony: what its challenge is kept for, which credentials count, whether user verification is required. */
 export interface AuthenticationCeremony {
-  purpose: Extract<CeremonyPurpose, 'sign_in' | 'second_factor'>;
+  purpose: Extract<CeremonyPurpose, 'sign_in' | 'second_factor' | 'link'>;
   /** The user who must answer (the second step); absent: any user's discoverable credential. */
   user?: UserRecord;
   userVerification: 'required' | 'preferred';
@@ -41,6 +41,16 @@ export const passkeyAfterPassword = (user: UserRecord): AuthenticationCeremony =
   purpose: 'second_factor',
   user,
   userVerification: 'preferred',
+});
+
+/**
+ * The proof of a local account before an upstream identity is linked to it (issue 37): only that user's passkeys, with
+ * user verification required, as a passkey alone: the passkey is the whole proof.
+ */
+export const passkeyProvingAccount = (user: UserRecord): AuthenticationCeremony => ({
+  purpose: 'link',
+  user,
+  userVerification: 'required',
 });
 
 export async function authenticationOptions(

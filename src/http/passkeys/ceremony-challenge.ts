@@ -11,8 +11,11 @@ declare module '@fastify/secure-session' {
   }
 }
 
-/** register: a new passkey (/account); sign_in: a passkey alone (/login); second_factor: after a password. */
-export type CeremonyPurpose = 'register' | 'sign_in' | 'second_factor';
+/**
+ * register: a new passkey (/account); sign_in: a passkey alone (/login); second_factor: after a password; link: the
+ * proof of a local account before an upstream identity is linked to it (/login/upstream/link).
+ */
+export type CeremonyPurpose = 'register' | 'sign_in' | 'second_factor' | 'link';
 
 /** How long the browser has to answer: WebAuthn's recommended timeout for user verification is 5 minutes. */
 export const CEREMONY_TIMEOUT_MS = 5 * 60 * 1000;

@@ -9,13 +9,17 @@ import { createUpstreamUser, linkUpstreamIdentity } from '../../../oauth/federat
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { checkLoginCredentials, findUser, isDisabled } from '../../../oauth/users/users.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
+import { hasPasskeys } from '../../../oauth/passkeys/passkeys.js';
+import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
+import { passkeysUsable, relyingParty } from '../../passkeys/relying-party.js';
 import { continueAfterUpstream } from './upstream-continue.js';
 import { upstreamFailurePage } from './upstream-failure-page.js';
 
 // /login/upstream/link (issue 37 item 3): an upstream identity seen for the first time whose email (or user name) a
 // local user has, where the provider does not link by verified email. Nobody is linked on the upstream's word: the
 // user signs in to the local account once with its password, then the identity is linked to it. Or, where the
-// provider creates users, they say it is not theirs and get a separate account. Passkeys are not offered here yet.
+// provider creates users, they say it is not theirs and get a separate account. Or with one of the account's passkeys
+// (upstream-link-passkey.ts).
 
 export const LINK_PATH = '/login/upstream/link';
 const LINK_MS = 5 * 60_000;
@@ -50,7 +54,7 @@ export const linkBody = {
 } as const;
 
 /** The waiting link, its provider and local user; null when there is none (or it expired, or the user is gone). */
-async function pendingLink(deps: OAuthDeps, request: FastifyRequest) {
+export async function pendingLink(deps: OAuthDeps, request: FastifyRequest) {
   const link = request.session.get('upstreamLink');
   if (link === undefined || link.until <= deps.now().getTime()) return null;
   const entry = findUpstream(deps.config, link.identity.providerId);
@@ -64,6 +68,7 @@ function linkPage(
   entry: IdentityProviderConfig,
   identity: UpstreamIdentity,
   username: string,
+  passkeys: boolean,
   error?: string,
 ) {
   const { t } = request.pageLanguage;
@@ -74,6 +79,7 @@ function linkPage(
     error,
     csrfToken: reply.generateCsrf(),
     mayCreate: entry.createUsers,
+    passkeyScripts: passkeys ? passkeyScriptTags() : [],
   });
 }
 
@@ -83,10 +89,14 @@ function expired(request: FastifyRequest, reply: FastifyReply) {
   return reply.redirect('/login', 303);
 }
 
+/** The page offers the account's passkeys where browsers can use them (a domain rp id) and it has some. */
+const offersPasskeys = async (deps: OAuthDeps, userId: number): Promise<boolean> =>
+  passkeysUsable(relyingParty(deps.config)) && (await hasPasskeys(deps, userId));
+
 export async function showLink(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply) {
   const pending = await pendingLink(deps, request);
   if (pending === null) return expired(request, reply);
-  return linkPage(request, reply, pending.entry, pending.link.identity, pending.user.username);
+  return linkPage(request, reply, pending.entry, pending.link.identity, pending.user.username, await offersPasskeys(deps, pending.user.id));
 }
 
 export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body: LinkForm }>, reply: FastifyReply) {
@@ -108,7 +118,8 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
         check.outcome === 'locked_out'
           ? request.pageLanguage.t('login.lockedOut', { seconds: check.retryAfter })
           : request.pageLanguage.t('upstream.linkFailed');
-      return linkPage(request, reply.code(status), entry, link.identity, user.username, error);
+      const passkeys = await offersPasskeys(deps, user.id);
+      return linkPage(request, reply.code(status), entry, link.identity, user.username, passkeys, error);
     }
     request.session.set('upstreamLink', undefined);
     const linked = await linkUpstreamIdentity(deps, link.identity, user);
@@ -127,7 +138,12 @@ async function continueAs(
   userId: number,
   user: Parameters<typeof continueAfterUpstream>[3],
 ) {
+  signInAs(request, userId);
+  return continueAfterUpstream(deps, request, reply, user);
+}
+
+/** The upstream sign-in waiting in the session is now this user's (the one proven, or the one just created). */
+export function signInAs(request: FastifyRequest, userId: number): void {
   const upstream = request.session.get('upstreamSignIn');
   if (upstream !== undefined) request.session.set('upstreamSignIn', { ...upstream, userId });
-  return continueAfterUpstream(deps, request, reply, user);
 }

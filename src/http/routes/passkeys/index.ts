@@ -6,61 +6,10 @@ import { passkeyScripts } from '../../passkeys/passkey-scripts.js';
 import type { RouteOptions } from '../../route-options.js';
 import { finishRegistration, removeOwnPasskey, renameOwnPasskey, startRegistration, type RegistrationBody } from './account-passkeys.js';
 import { finishPasskeySignIn, startPasskeySignIn } from './passkey-login.js';
+import { emptyBody, registrationBody, signInBody } from './passkey-schemas.js';
+import { finishLinkPasskey, LINK_PASSKEY_PATH, startLinkPasskey } from '../federation/upstream-link-passkey.js';
 import { finishPasskeySecondStep, PASSKEY_SECOND_STEP_PATH, startPasskeySecondStep } from './passkey-second-step.js';
 
-// The WebAuthn JSON as the browser's PublicKeyCredential.toJSON() (and @simplewebauthn/browser) sends it: the fields
-// the server reads are required strings of bounded size; the library checks their contents.
-const b64url = (description: string, maxLength = 16384) =>
-  ({ type: 'string', pattern: '^[A-Za-z0-9_-]*$', maxLength, description }) as const;
-const credentialFields = {
-  id: b64url('The credential id.', 1024),
-  rawId: b64url('The credential id again.', 1024),
-  type: { type: 'string', const: 'public-key', description: 'Always public-key.' },
-  clientExtensionResults: { type: 'object', description: 'Client extension outputs.' },
-  authenticatorAttachment: { type: 'string', maxLength: 32, description: 'platform or cross-platform.' },
-} as const;
-const credential = (response: object, description: string) =>
-  ({ type: 'object', required: ['id', 'rawId', 'type', 'response'], properties: { ...credentialFields, response }, description }) as const;
-
-const registrationBody = {
-  type: 'object',
-  required: ['name', 'response'],
-  properties: {
-    name: { type: 'string', maxLength: 256, description: 'The name the user gives the passkey.' },
-    response: credential(
-      {
-        type: 'object',
-        required: ['clientDataJSON', 'attestationObject'],
-        properties: {
-          clientDataJSON: b64url('The client data.'),
-          attestationObject: b64url('The attestation object.'),
-          transports: { type: 'array', maxItems: 8, items: { type: 'string', maxLength: 32 }, description: 'The transports.' },
-        },
-      },
-      'The new credential (navigator.credentials.create()).',
-    ),
-  },
-} as const;
-const signInBody = {
-  type: 'object',
-  required: ['response'],
-  properties: {
-    response: credential(
-      {
-        type: 'object',
-        required: ['clientDataJSON', 'authenticatorData', 'signature'],
-        properties: {
-          clientDataJSON: b64url('The client data.'),
-          authenticatorData: b64url('The authenticator data.'),
-          signature: b64url('The signature.', 1024),
-          userHandle: b64url('The user handle.', 1024),
-        },
-      },
-      'The assertion (navigator.credentials.get()).',
-    ),
-  },
-} as const;
-const emptyBody = { type: 'object', description: 'Nothing: the CSRF token is in the x-csrf-token header.' } as const;
 const idParams = {
   type: 'object',
   properties: { id: { type: 'string', description: 'The passkey (its number on the page).' } },
@@ -78,6 +27,7 @@ const csrfBody = { type: 'object', properties: { _csrf: { type: 'string', descri
 /**
  * Passkeys (issue 35 item 1): /account/passkeys/* (register, rename, remove: the signed-in user's own),
  * /login/passkey/* (sign in with one alone), /login/second-factor/passkey/* (one as the second step after a password),
+ * /login/upstream/link/passkey/* (one as the proof of the account an upstream identity is linked to, issue 37),
  * and the two scripts their pages load. JSON endpoints keep the app's
  * JSON error handler; the HTML forms answer errors as pages.
  */
@@ -117,6 +67,15 @@ export const passkeyRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
     '/login/passkey',
     { schema: { body: signInBody }, preHandler: csrf },
     (request, reply) => finishPasskeySignIn(deps, request, reply),
+  );
+
+  app.post(`${LINK_PASSKEY_PATH}/options`, { schema: { body: emptyBody }, preHandler: csrf }, (request, reply) =>
+    startLinkPasskey(deps, request, reply),
+  );
+  app.post<{ Body: { response: AuthenticationResponseJSON } }>(
+    LINK_PASSKEY_PATH,
+    { schema: { body: signInBody }, preHandler: csrf },
+    (request, reply) => finishLinkPasskey(deps, request, reply),
   );
 
   app.post(`${PASSKEY_SECOND_STEP_PATH}/options`, { schema: { body: emptyBody }, preHandler: csrf }, (request, reply) =>
