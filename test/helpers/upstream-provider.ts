@@ -67,3 +67,25 @@ export async function startUpstreamProvider(options: {
       }),
   };
 }
+
+/** The client the product is at the upstream in these tests (its secret: each provider's IDP_<ID>_CLIENT_SECRET). */
+export const PRODUCT_AT_UPSTREAM = { client_id: 'oauth-service', client_secret: 'upstream-secret' } as const;
+
+/**
+ * An upstream whose one client is the product about to listen on `port` (free, chosen here): its redirect URIs are the
+ * product's callbacks for these provider ids; `client` adds to it (logout URIs).
+ */
+export async function upstreamForProduct(
+  providerIds: string[],
+  accounts: Record<string, Record<string, unknown>>,
+  client: (base: string) => Partial<UpstreamClient> = () => ({}),
+): Promise<{ upstream: UpstreamProvider; port: number }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const redirectUris = providerIds.map((id) => `${base}/login/upstream/${id}/callback`);
+  const upstream = await startUpstreamProvider({
+    clients: [{ ...PRODUCT_AT_UPSTREAM, redirect_uris: redirectUris, ...client(base) }],
+    accounts,
+  });
+  return { upstream, port };
+}

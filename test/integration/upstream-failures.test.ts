@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/lib/ports.js';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
 import { PASSWORD } from '../helpers/end-user.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { capturedLogLines } from '../helpers/log-lines.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { fetchBrowser, signInAtUpstream, type Page } from '../helpers/upstream-browser.js';
-import { startUpstreamProvider, type UpstreamProvider } from '../helpers/upstream-provider.js';
+import { upstreamForProduct, type UpstreamProvider } from '../helpers/upstream-provider.js';
 
 // Issue 37 item 5: each way a sign-in through an upstream fails gives a page that names the provider and says what to
 // do, a log line { event: 'login.upstream_failed', provider, reason }, and no user row. The upstream (node-oidc-provider
@@ -31,18 +30,8 @@ describe('sign-in through an upstream that fails', () => {
   let before: number;
 
   beforeAll(async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    upstream = await startUpstreamProvider({
-      clients: [
-        {
-          client_id: 'oauth-service',
-          client_secret: 'upstream-secret',
-          redirect_uris: IDS.map((id) => `${base}/login/upstream/${id}/callback`),
-        },
-      ],
-      accounts: ACCOUNTS,
-    });
+    let port: number;
+    ({ upstream, port } = await upstreamForProduct(IDS, ACCOUNTS));
     const entry = (id: string, fields: Partial<IdentityProviderConfig> = {}) => ({
       id,
       name: `Corp ${id}`,

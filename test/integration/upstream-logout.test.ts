@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/lib/ports.js';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { capturedLogLines } from '../helpers/log-lines.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { fetchBrowser, signInAtUpstream, type FetchBrowser } from '../helpers/upstream-browser.js';
-import { startUpstreamProvider, type UpstreamProvider } from '../helpers/upstream-provider.js';
+import { csrfOf, fetchBrowser, signInAtUpstream, type FetchBrowser } from '../helpers/upstream-browser.js';
+import { upstreamForProduct, type UpstreamProvider } from '../helpers/upstream-provider.js';
 
 // Issue 37 item 4: logout with the upstream. Our POST /logout ends the upstream session too (RP-Initiated Logout 1.0
 // at its end_session_endpoint) where endUpstreamSession says so; the upstream's back-channel logout token (Back-Channel
@@ -19,26 +18,20 @@ describe('logout with an upstream identity provider', () => {
     const user = await server.deps.stores.users.findByUsername(username);
     return user === null ? [] : server.deps.stores.loginSessions.listOfUser(user.id, new Date(0));
   };
-  const csrfOf = (body: string) => /name="_csrf" value="([^"]+)"/.exec(body)![1]!;
   const signIn = async (browser: FetchBrowser) =>
     signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
 
   beforeAll(async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    upstream = await startUpstreamProvider({
-      clients: [
-        {
-          client_id: 'oauth-service',
-          client_secret: 'upstream-secret',
-          redirect_uris: [`${base}/login/upstream/corp/callback`],
-          post_logout_redirect_uris: [`${base}/login`],
-          backchannel_logout_uri: `${base}/login/upstream/corp/backchannel-logout`,
-          backchannel_logout_session_required: true,
-        },
-      ],
-      accounts: { 'lee-1': { email: 'lee@corp.example', email_verified: true, preferred_username: 'lee' } },
-    });
+    let port: number;
+    ({ upstream, port } = await upstreamForProduct(
+      ['corp'],
+      { 'lee-1': { email: 'lee@corp.example', email_verified: true, preferred_username: 'lee' } },
+      (base) => ({
+        post_logout_redirect_uris: [`${base}/login`],
+        backchannel_logout_uri: `${base}/login/upstream/corp/backchannel-logout`,
+        backchannel_logout_session_required: true,
+      }),
+    ));
     server = await listeningTestServer(
       {
         log: { level: 'info', format: 'json' },
@@ -62,7 +55,7 @@ describe('logout with an upstream identity provider', () => {
     expect(session!.upstreamSessionId).toEqual(expect.any(String));
     expect(session!.upstreamIdToken).toMatch(/^eyJ/);
     const logoutPage = await browser.open(`${server.baseUrl}/logout`);
-    const confirm = await browser.submit(`${server.baseUrl}/logout`, { _csrf: csrfOf(logoutPage.body) });
+    const confirm = await browser.submit(`${server.baseUrl}/logout`, { _csrf: csrfOf(logoutPage) });
     expect(await sessionsOf('lee')).toEqual([]);
     expect(confirm.url.startsWith(`${upstream.issuer}/session/end`)).toBe(true);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.body)![1]!;

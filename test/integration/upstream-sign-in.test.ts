@@ -2,7 +2,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/lib/ports.js';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
 import { DEFAULT_AFTER_LOGIN } from '../../src/http/hooks/authenticate-resource-owner.js';
 import type { UserRecord } from '../../src/oauth/store.js';
@@ -12,7 +11,7 @@ import { codeAt, secretOnPage } from '../helpers/second-factor.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { csrfOf, fetchBrowser, formAction, signInAtUpstream, type FetchBrowser } from '../helpers/upstream-browser.js';
 import { SoftwareAuthenticator } from '../../scripts/lib/software-authenticator.js';
-import { startUpstreamProvider, type UpstreamProvider } from '../helpers/upstream-provider.js';
+import { upstreamForProduct, type UpstreamProvider } from '../helpers/upstream-provider.js';
 
 // Issue 37 items 2 and 3: sign-in through an upstream OpenID Provider (node-oidc-provider in its own process), with a
 // browser made of fetch and cookie jars: just-in-time users, linking by verified email on and off (then the proof of
@@ -48,18 +47,8 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
       .then((passwordHash) => server.deps.stores.userAdmin.create({ username, passwordHash, email, emailVerified: true, name }));
 
   beforeAll(async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    upstream = await startUpstreamProvider({
-      clients: [
-        {
-          client_id: 'oauth-service',
-          client_secret: 'upstream-secret',
-          redirect_uris: ['corp', 'corp-link', 'plain'].map((id) => `${base}/login/upstream/${id}/callback`),
-        },
-      ],
-      accounts: ACCOUNTS,
-    });
+    let port: number;
+    ({ upstream, port } = await upstreamForProduct(['corp', 'corp-link', 'plain'], ACCOUNTS));
     const provider = { issuer: upstream.issuer, clientId: 'oauth-service' };
     server = await listeningTestServer(
       {
@@ -157,12 +146,12 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     const { browser, page } = await signInThrough('corp', 'dave-1');
     expect(page.url).toBe(`${server.baseUrl}/login/upstream/link`);
     expect(page.body).toContain('An account here already uses dave@corp.example');
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const csrf = csrfOf(page);
     const wrong = await browser.submit(formAction(page), { _csrf: csrf, password: 'not the password' });
     expect(wrong.status).toBe(401);
     expect(await identitiesOf(dave.id)).toEqual([]);
     const right = await browser.submit(formAction(wrong), {
-      _csrf: /name="_csrf" value="([^"]+)"/.exec(wrong.body)![1]!,
+      _csrf: csrfOf(wrong),
       password: PASSWORD,
     });
     expect(right.url).toBe(`${server.baseUrl}${DEFAULT_AFTER_LOGIN}`);
@@ -222,7 +211,7 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     await localUser('dup', 'dup@elsewhere.example', 'Local Dup');
     const { browser, page } = await signInThrough('corp', 'dup-1');
     expect(page.url).toBe(`${server.baseUrl}/login/upstream/link`);
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const csrf = csrfOf(page);
     const created = await browser.submit(new URL('/login/upstream/link', server.baseUrl).href, { _csrf: csrf, action: 'new' });
     expect(created.url).toBe(`${server.baseUrl}${DEFAULT_AFTER_LOGIN}`);
     const dup2 = await byName('dup-2');
@@ -259,7 +248,7 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     expect(page.url).toBe(`${server.baseUrl}/login/second-factor`);
     expect(await server.deps.stores.loginSessions.listOfUser(newbie.id, new Date(0))).toHaveLength(sessionsBefore);
     const code = await codeAt(secretOnPage(page.body), new Date());
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const csrf = csrfOf(page);
     expect((await browser.submit(`${server.baseUrl}/login/second-factor/enrol`, { _csrf: csrf, code })).status).toBe(200);
     const [latest] = await server.deps.stores.loginSessions.listOfUser(newbie.id, new Date(0));
     expect(latest).toMatchObject({ amr: ['fed', 'otp'], acr: server.config.authentication.acr.mfa, upstreamProviderId: 'corp' });
