@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runService, serviceFixture, startService, stopService, type ServiceFixture } from '../helpers/processes.js';
-import { backend } from '../helpers/test-database.js';
+import { backend, loadMigratedDataDir } from '../helpers/test-database.js';
 
 // The real executable at boot (issue 31 items 6 and 7). The quick start, `serve` on a fresh embedded folder with no
 // config, is an OpenID Provider; production and `openid.enabled: false` are not; and a server whose signing keys were
@@ -55,7 +55,9 @@ describe('oauth-service serve: OpenID Connect by default where it costs nothing 
   }, 90_000);
 
   it('openid.enabled false turns it off: no discovery, no JWKS, no development key', async () => {
+    // Not the quick start's fresh folder (the test above): a migrated copy, so the boot runs no initdb in WebAssembly.
     const dataDir = folder('off');
+    await loadMigratedDataDir(dataDir);
     const service = await startService({ ...SECRET, DATA_DIR: dataDir, OAUTH_CONFIG: configFile('off', { openid: { enabled: false } }) });
     try {
       expect((await fetch(`${service.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
@@ -71,6 +73,7 @@ describe('oauth-service serve: OpenID Connect by default where it costs nothing 
 
   it('NODE_ENV=production: openid.enabled true without KEY_ENCRYPTION_KEY refuses to boot, saying so; left automatic it is off, and the boot says how to turn it on', async () => {
     const production = { ...SECRET, NODE_ENV: 'production', OAUTH_CREATE_EMBEDDED_DATABASE: '1', DATA_DIR: folder('production') };
+    await loadMigratedDataDir(production.DATA_DIR);
     const refused = await runService(['serve'], { ...production, OAUTH_CONFIG: configFile('on', { openid: { enabled: true } }) });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
