@@ -8,6 +8,7 @@ import { clientKey, jwksOf, type ClientKey } from '../helpers/client-assertions.
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 
 // Issue 36's acceptance end to end: a FAPI 2.0 client written with oauth4webapi (which implements PAR, JAR, DPoP and
 // private_key_jwt as a FAPI client) against a client registered with profile fapi2, a person in headless Chromium
@@ -16,7 +17,7 @@ import type { TestServer } from '../helpers/test-server.js';
 // /oauth/authorize?request_uri -> sign-in and consent -> a JWT-secured (JARM) response at the callback -> the code
 // exchanged with DPoP -> the DPoP-bound token introspected active. And the same client refused without PAR.
 
-const insecure = { [oauth.allowInsecureRequests]: true };
+const insecure = insecureHttp;
 
 describe('oauth4webapi as a FAPI 2.0 client (profile fapi2) with Chromium as the user agent', () => {
   let server: TestServer & { baseUrl: string };
@@ -48,10 +49,7 @@ describe('oauth4webapi as a FAPI 2.0 client (profile fapi2) with Chromium as the
     // The client's registered metadata, as oauth4webapi checks the responses against it.
     client = { client_id: application.uid, authorization_signed_response_alg: 'ES256' };
     auth = oauth.PrivateKeyJwt({ key: key.privateKey, kid: key.kid });
-    as = await oauth.processDiscoveryResponse(
-      new URL(server.baseUrl),
-      await oauth.discoveryRequest(new URL(server.baseUrl), { ...insecure, algorithm: 'oauth2' }),
-    );
+    as = await discovered(server.baseUrl);
     browser = await launchBrowser();
     page = await (await browser.newContext()).newPage();
   });

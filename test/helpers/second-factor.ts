@@ -38,3 +38,17 @@ export async function enrolFromAccount(agent: UserAgent, now: Date): Promise<{ s
 /** The second step of /login with `code`. */
 export const secondStep = (agent: UserAgent, code: string): Promise<LightMyRequestResponse> =>
   agent.post('/login/second-factor', { code }, '/login/second-factor');
+
+/** A passkey row as the store takes it, for tests that need a user to have one without a WebAuthn ceremony. */
+export const storedPasskey = (userId: number, credentialId = `cred-${userId}`, name = 'Key') => ({
+  credentialId,
+  userId,
+  publicKey: 'AAAA',
+  signCount: 0,
+  transports: ['usb'],
+  backupEligible: false,
+  backedUp: false,
+  deviceType: 'singleDevice',
+  aaguid: null,
+  name,
+});

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
+import { storedPasskey } from '../helpers/second-factor.js';
 import { backend } from '../helpers/test-database.js';
 
 // Issue 35 items 3 and 5: the CLI sets a user's second-factor policy, resets a lost second factor and removes a user's
@@ -43,21 +44,9 @@ describe(`oauth-service users set-mfa, reset-second-factor and reset-passkeys ($
   });
 
   it("reset-passkeys removes all the user's passkeys, audited as the CLI; again, there is none; an unknown user is a usage error", async () => {
-    const passkey = (credentialId: string, name: string) => ({
-      credentialId,
-      userId,
-      publicKey: 'AAAA',
-      signCount: 0,
-      transports: ['usb'],
-      backupEligible: false,
-      backedUp: false,
-      deviceType: 'singleDevice',
-      aaguid: null,
-      name,
-    });
     await cli.withDeps(async (deps) => {
-      await deps.stores.passkeys.create(passkey('cred-1', 'YubiKey'), new Date('2026-01-01T00:00:00Z'));
-      await deps.stores.passkeys.create(passkey('cred-2', 'Laptop'), new Date('2026-02-01T00:00:00Z'));
+      await deps.stores.passkeys.create(storedPasskey(userId, 'cred-1', 'YubiKey'), new Date('2026-01-01T00:00:00Z'));
+      await deps.stores.passkeys.create(storedPasskey(userId, 'cred-2', 'Laptop'), new Date('2026-02-01T00:00:00Z'));
     });
     const reset = await cli.run(['users', 'reset-passkeys', 'phoneless', '--json']);
     expect(reset.code, reset.stderr).toBe(0);

@@ -8,6 +8,7 @@ import { authorizeUrl, createClient, createUser, hiddenFields, PASSWORD, signedI
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
+import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 
 // Issue 36 item 5: the fapi2 profile per client (FAPI 2.0 Security Profile, final, section 5), black-box over HTTP,
 // with items 2 and 3's per-client require_signed_request_object and authorization_signed_response_alg. Tests are
@@ -15,7 +16,7 @@ import { FORM, form, type TestServer } from '../helpers/test-server.js';
 // is oauth4webapi's, as a FAPI client makes it: private_key_jwt (aud the issuer), PAR, PKCE S256 and DPoP.
 
 const CALLBACK = 'https://client.example.com/callback';
-const http = { [oauth.allowInsecureRequests]: true };
+const http = insecureHttp;
 
 describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
   let server: TestServer & { baseUrl: string };
@@ -46,10 +47,7 @@ describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
     auth = oauth.PrivateKeyJwt({ key: key.privateKey, kid: key.kid });
     await createUser(server.deps, 'alice');
     alice = await signedIn(server.app, 'alice');
-    as = await oauth.processDiscoveryResponse(
-      new URL(server.baseUrl),
-      await oauth.discoveryRequest(new URL(server.baseUrl), { ...http, algorithm: 'oauth2' }),
-    );
+    as = await discovered(server.baseUrl);
   });
   afterAll(() => server?.close());
 

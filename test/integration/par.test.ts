@@ -9,6 +9,7 @@ import { authorizeUrl, createClient, createUser, hiddenFields, locationParameter
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { backend } from '../helpers/test-database.js';
 import { basicAuth, buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
+import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 
 // Issue 36 item 1, RFC 9126: pushed authorization requests, black-box over HTTP. The tests are named after the FAPI 2.0
 // conformance suite's modules where one exists (fapi2-security-profile-final-*). The happy flow is oauth4webapi's, as a
@@ -18,7 +19,7 @@ import { basicAuth, buildTestServer, FORM, form, type TestServer } from '../help
 const CALLBACK = 'https://client.example.com/callback';
 const OTHER_CALLBACK = 'https://client.example.com/other';
 const VERIFIER = 'a'.repeat(43);
-const http = { [oauth.allowInsecureRequests]: true };
+const http = insecureHttp;
 
 describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
   let server: TestServer & { baseUrl: string };
@@ -45,10 +46,7 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     publicUid = (await createClient(server.deps, { confidential: false })).application.uid;
     await createUser(server.deps, 'alice');
     alice = await signedIn(server.app, 'alice');
-    as = await oauth.processDiscoveryResponse(
-      new URL(server.baseUrl),
-      await oauth.discoveryRequest(new URL(server.baseUrl), { ...http, algorithm: 'oauth2' }),
-    );
+    as = await discovered(server.baseUrl);
   });
   afterAll(() => server?.close());
 

@@ -5,6 +5,7 @@ import type { Database } from '../../src/storage/database.js';
 import { identitiesOfUser, removeUserIdentity } from '../../src/oauth/users/user-identities.js';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
 import { createUser, PASSWORD, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { storedPasskey } from '../helpers/second-factor.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
 import { AdminSession, buildAdminServer, textOf } from './applications-support.js';
@@ -34,19 +35,6 @@ const linker =
     database.sql.query(LINK, [issuer, subject, userId, providerId, email, lastSignedInAt]);
 
 const identityRows = (deps: OAuthDeps, userId: number) => deps.stores.userIdentities.listOfUser(userId);
-
-const passkey = (userId: number) => ({
-  credentialId: `cred-${userId}`,
-  userId,
-  publicKey: 'AAAA',
-  signCount: 0,
-  transports: ['usb'],
-  backupEligible: false,
-  backedUp: false,
-  deviceType: 'singleDevice',
-  aaguid: null,
-  name: 'Key',
-});
 
 describe(`sign-in identities on /account and the admin's Users page (${backend})`, () => {
   let server: TestServer;
@@ -162,7 +150,7 @@ describe(`sign-in identities on /account and the admin's Users page (${backend})
 
     const keyed = await createUser(server.deps, 'with-passkey');
     await link(keyed.id, { issuer: GOOGLE, subject: 'keyed' });
-    await server.deps.stores.passkeys.create(passkey(keyed.id), new Date());
+    await server.deps.stores.passkeys.create(storedPasskey(keyed.id), new Date());
     const keyedBrowser = await signedIn(server.app, 'with-passkey');
     expect((await account(keyedBrowser)).body).not.toContain('name="password" autocomplete="current-password"');
     expect((await remove(keyedBrowser, { issuer: GOOGLE, subject: 'keyed' })).statusCode).toBe(303);

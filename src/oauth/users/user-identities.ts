@@ -70,7 +70,7 @@ export function removeUserIdentity(
   const remove = async (tx: OAuthDeps): Promise<IdentityRemoval> => {
     const identities = await tx.stores.userIdentities.lockOfUser(userId);
     if (!identities.some(sameKey(key))) return { outcome: 'not_found' };
-    if (keepSignIn && !passwordConfirmed && identities.length === 1 && !(await hasPasskeys(tx, userId))) return { outcome: 'last_sign_in' };
+    if (keepSignIn && !passwordConfirmed && (await removalNeedsPassword(tx, identities, userId))) return { outcome: 'last_sign_in' };
     const removed = await tx.stores.userIdentities.deleteOfUser(userId, key);
     return removed === null ? { outcome: 'not_found' } : { outcome: 'removed', identity: withProviderName(deps.config, removed) };
   };

@@ -107,7 +107,7 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
     if (request.body?.action === 'new') {
       request.session.set('upstreamLink', undefined);
       const created = await createUpstreamUser(deps, entry, link.identity);
-      return await continueAs(deps, request, reply, created.id, created);
+      return await continueAs(deps, request, reply, created);
     }
     const check = await checkLoginCredentials(deps, user.username, request.body?.password ?? '', limitedAddress(request.ip));
     if (check.outcome !== 'succeeded' || check.user.id !== user.id) {
@@ -124,7 +124,7 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
     request.session.set('upstreamLink', undefined);
     const linked = await linkUpstreamIdentity(deps, link.identity, user);
     request.log.info({ event: 'login.upstream_linked', provider: entry.id, userId: linked.id }, 'upstream identity linked after proof');
-    return await continueAs(deps, request, reply, linked.id, linked);
+    return await continueAs(deps, request, reply, linked);
   } catch (error) {
     if (error instanceof UpstreamFailure) return upstreamFailurePage(deps, request, reply, entry, error);
     throw error;
@@ -135,10 +135,9 @@ async function continueAs(
   deps: OAuthDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  userId: number,
   user: Parameters<typeof continueAfterUpstream>[3],
 ) {
-  signInAs(request, userId);
+  signInAs(request, user.id);
   return continueAfterUpstream(deps, request, reply, user);
 }
 
