@@ -156,6 +156,29 @@ sync_standby_ready() {
 
 psql_write() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$WRITE_PORT" -U postgres -d postgres "$@"; }
 
+# show_logs: what each engine said last (Patroni's loop lines left out), for a bring-up that failed: a CI machine's
+# temporary folder is gone by the time anyone reads its verdict.
+show_logs() {
+  local file
+  timeout 10 patronictl -c "$DIR/pg1/patroni.yml" list >&2 2>&1 || log "patronictl list failed"
+  for file in "$DIR"/logs/pg*.log "$DIR"/logs/etcd.log; do
+    [ -f "$file" ] || continue
+    log "last lines of $file:"
+    grep -v -e 'no action' -e '^ ' -e 'Traceback' "$file" | tail -n 25 | cut -c1-300 >&2 || true
+  done
+}
+
+# ports_free: none of the cluster's ports answers on this machine before it starts (an etcd left running by an
+# earlier cluster would pass the health check below with another cluster's keys, and no leader would ever come).
+ports_free() {
+  local port
+  for port in $WRITE_PORT $READ_PORT $PGBOUNCER_PORT $HAPROXY_STATS_PORT $ETCD_PORT $ETCD_PEER_PORT; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      die "port $port on 127.0.0.1 is taken: a cluster left running? (scripts/cluster.sh down DIR, or another OHA_PORT_BASE)"
+    fi
+  done
+}
+
 create_service_database() {
   psql_write -tAc "SELECT 1 FROM pg_roles WHERE rolname = 'oauth'" | grep -q 1 || psql_write -c 'CREATE ROLE oauth LOGIN CREATEDB'
   psql_write -tAc "SELECT 1 FROM pg_database WHERE datname = 'oauth'" | grep -q 1 || psql_write -c 'CREATE DATABASE oauth OWNER oauth'
@@ -167,19 +190,27 @@ up() {
   check_root
   install_packages
   prepare_dir
+  is_alive etcd || ports_free
   bridge_up
   for n in $NODES; do host_up "$PREFIX-pg$n" "$SUBNET.$((10 + n))"; done
   for n in $SERVICES; do host_up "$PREFIX-svc$n" "$SUBNET.$((20 + n))"; done
   start_etcd
   for n in $NODES; do start_node "$n"; done
-  wait_until 90 "leader_node >/dev/null" || die "no Patroni leader after 90 s ($DIR/logs/pg*.log)"
+  # Bootstrap is initdb, a checkpoint and two base backups: seconds when idle, much longer on a busy CI machine.
+  wait_until 150 "leader_node >/dev/null" || {
+    show_logs
+    die "no Patroni leader after 150 s ($DIR/logs/pg*.log)"
+  }
   start_process haproxy - - haproxy -db -f "$DIR/haproxy.cfg"
   wait_until 20 "psql_write -tAc 'SELECT 1' >/dev/null 2>&1" || die "HAProxy's write port does not reach the leader ($DIR/logs/haproxy.log)"
   # HAProxy may still cut the first sessions while its checks settle: retry for a while, then show the error.
   wait_until 20 "create_service_database 2>/dev/null" || create_service_database
   start_process pgbouncer - postgres pgbouncer "$DIR/pgbouncer/pgbouncer.ini"
   wait_until 15 "(exec 3<>/dev/tcp/127.0.0.1/$PGBOUNCER_PORT) 2>/dev/null" || die "PgBouncer does not listen ($DIR/logs/pgbouncer.log)"
-  wait_until 90 sync_standby_ready || die "no synchronous standby after 90 s"
+  wait_until 90 sync_standby_ready || {
+    show_logs
+    die "no synchronous standby after 90 s"
+  }
   log "up: leader pg$(leader_node)"
   print_endpoints
 }

@@ -80,7 +80,7 @@ describe.skipIf(skip !== null)(`failover of the Patroni leader under three servi
     );
     urls = status.services.map((service) => `http://${service.address}:${PORT}`);
     await Promise.all(urls.map((url) => waitReady(url, 90_000)));
-  }, 400_000);
+  }, 720_000);
   afterAll(async () => {
     // HA_KEEP_LOGS=folder keeps the services', Patroni's, HAProxy's and PgBouncer's logs (DIR goes with `down`).
     if (cluster && process.env.HA_KEEP_LOGS) cpSync(join(cluster.dir, 'logs'), process.env.HA_KEEP_LOGS, { recursive: true });

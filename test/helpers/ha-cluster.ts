@@ -72,7 +72,23 @@ export function haClusterUnavailable(): string | null {
   return null;
 }
 
-export async function startHaCluster(timeoutMs = 240_000): Promise<HaCluster> {
+/**
+ * Brings the topology up, a second time in a new folder if the first bring-up fails: Patroni's bootstrap (initdb, base
+ * backups) is the engines' work, not the product's, and on a loaded machine it has once found no leader in time. The
+ * first failure's output (the engines' last log lines) is printed, so it is not lost.
+ */
+export async function startHaCluster(timeoutMs = 300_000): Promise<HaCluster> {
+  try {
+    return await startHaClusterOnce(timeoutMs);
+  } catch (error) {
+    console.error(
+      `scripts/cluster.sh up failed, trying once more in a new folder:\n${String((error as { stderr?: string }).stderr ?? error)}`,
+    );
+    return startHaClusterOnce(timeoutMs);
+  }
+}
+
+async function startHaClusterOnce(timeoutMs: number): Promise<HaCluster> {
   const dir = mkdtempSync(join(tmpdir(), `${PREFIX}-`));
   const withDir = (args: string[], timeout = 60_000) => run('bash', [SCRIPT, ...args, dir], { timeout });
   // An instance gets PATH, HOME and its own variables only: a test runner's (vitest sets BASE_URL=/) would reach
@@ -86,7 +102,7 @@ export async function startHaCluster(timeoutMs = 240_000): Promise<HaCluster> {
   try {
     await withDir(['up'], timeoutMs);
   } catch (error) {
-    await withDir(['down']).catch(() => undefined);
+    await withDir(['down'], 120_000).catch(() => undefined);
     throw error;
   }
   return {
