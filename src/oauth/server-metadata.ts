@@ -6,7 +6,7 @@ import { REQUEST_OBJECT_ALGORITHMS } from './authorization/request-object.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
 import { pairwiseAvailable } from './openid/subject.js';
 import { CLAIMS_SUPPORTED } from './openid/standard-claims.js';
-import { ASSERTION_ALGORITHMS, type AssertionMethod } from './clients/client-assertion/client-assertion.js';
+import { ASSERTION_ALGORITHMS, type AssertionMethod } from './clients/client-assertion/assertion-methods.js';
 
 /**
  * What this server supports, derived from the config so it never claims more than it does: the RFC 8414

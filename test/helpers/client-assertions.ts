@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { base64url, exportJWK, exportPKCS8, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { JWT_BEARER_ASSERTION_TYPE } from '../../src/oauth/clients/client-assertion/client-assertion.js';
+import { JWT_BEARER_ASSERTION_TYPE } from '../../src/oauth/clients/client-assertion/assertion-methods.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { createClient, type TestClient } from './factories.js';
 

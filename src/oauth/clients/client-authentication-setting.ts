@@ -1,6 +1,6 @@
 import type { Config } from '../../config/types.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type ApplicationRecord, type TokenEndpointAuthMethod } from './application-store.js';
-import { isAssertionMethod } from './client-assertion/client-assertion.js';
+import { isAssertionMethod } from './client-assertion/assertion-methods.js';
 import { jwksText, parseJwks } from './client-assertion/client-jwks.js';
 
 // How an application authenticates at the token endpoint (RFC 7591 section 2 token_endpoint_auth_method, issue 34)

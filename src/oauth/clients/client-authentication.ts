@@ -4,7 +4,7 @@ import { InvalidClient, TooManyRequests } from '../errors.js';
 import { constantTimeEqual, hashedSecretMatches } from '../secrets.js';
 import type { ApplicationRecord } from '../store.js';
 import { expiredUnused } from './registration/unused-clients.js';
-import { isAssertionMethod } from './client-assertion/client-assertion.js';
+import { isAssertionMethod } from './client-assertion/assertion-methods.js';
 import { rememberAssertion, verifyAssertion } from './client-assertion/client-assertion-verification.js';
 
 /**

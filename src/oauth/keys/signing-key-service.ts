@@ -1,5 +1,5 @@
 import type { Config } from '../../config/types.js';
-import { generateSigningKey } from './signing-key-material.js';
+import type * as KeyMaterial from './signing-key-material.js';
 import {
   activeSigningKey,
   plannedSuccessor,
@@ -14,6 +14,10 @@ import type { Stores } from '../store.js';
 // The signing keys' lifecycle (signing-keys.ts) carried out on the shared table. Every change runs under one
 // lock across instances, on the rows as they are then: a rotation started on several instances at once makes
 // exactly one key.
+
+// jose makes the keys, loaded when a key is first made: `keys list` and the other commands make none (issue 30).
+const generateSigningKey = async (alg: SigningAlgorithm): ReturnType<typeof KeyMaterial.generateSigningKey> =>
+  (await import('./signing-key-material.js')).generateSigningKey(alg);
 
 export interface SigningKeyDeps {
   stores: Pick<Stores, 'signingKeys'>;

@@ -5,12 +5,15 @@ import type { OAuthDeps } from '../deps.js';
 import type { PasswordOutcome } from '../limits/attempt-limits.js';
 import type { UserRecord } from '../store.js';
 import { looksLikeRecoveryCode, matchingRecoveryCode, newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
-import { totpStep } from './totp.js';
+import type * as Totp from './totp.js';
 import { checkLoginCredentials } from '../users/users.js';
 
 // A user's second factor (issue 35 item 2): a TOTP authenticator confirmed by one code, and recovery codes for when it
 // is lost. A code is accepted once: its time step is recorded atomically, and a code of that step or an earlier one is
 // refused on every instance. Wrong codes are limited as wrong passwords are (per user name and address), apart from them.
+
+// otplib is loaded when a code is first checked: the `users` commands import this file and check none (issue 30).
+const totpStep = async (...args: Parameters<typeof Totp.totpStep>) => (await import('./totp.js')).totpStep(...args);
 
 /** users.mfa: off (sign-in asks for no second factor of its own accord), optional (when set up), required. */
 export type MfaPolicy = 'off' | 'optional' | 'required';

@@ -3,7 +3,7 @@ import { errors, jwtVerify, type JWTPayload } from 'jose';
 import type { OAuthDeps } from '../../deps.js';
 import type { ApplicationRecord } from '../../store.js';
 import { isFapi2 } from '../fapi2-profile.js';
-import { ASSERTION_ALGORITHMS, type AssertionMethod } from './client-assertion.js';
+import { ASSERTION_ALGORITHMS, type AssertionMethod } from './assertion-methods.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys, type ClientKeySource } from './client-key-sets.js';
 
 // RFC 7523 section 3 and OpenID Connect Core 9: the checks of a client assertion once its client is known.

@@ -1,21 +1,11 @@
 import { decodeJwt } from 'jose';
 import { InvalidClient } from '../../errors.js';
+import { JWT_BEARER_ASSERTION_TYPE } from './assertion-methods.js';
 
 // RFC 7521 section 4.2 and RFC 7523 section 2.2: a client authenticates with a signed JWT in client_assertion, of
 // client_assertion_type jwt-bearer. Here the request's parameters become credentials, before any lookup: the client
 // is the assertion's `sub` (client_id may be sent too, and must then be the same). The signature and every claim
 // are client-assertion-verification.ts's business.
-
-export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-
-/** The two JWT methods of RFC 7591 section 2 / OpenID Connect Core 9, and the algorithms each verifies with. */
-export const ASSERTION_ALGORITHMS = {
-  private_key_jwt: ['RS256', 'PS256', 'ES256', 'EdDSA'],
-  client_secret_jwt: ['HS256'],
-} as const;
-export type AssertionMethod = keyof typeof ASSERTION_ALGORITHMS;
-export const isAssertionMethod = (method: string | null): method is AssertionMethod =>
-  method === 'private_key_jwt' || method === 'client_secret_jwt';
 
 // Bounds the work a stranger's request costs before any lookup (a real assertion is well under 2 KB).
 const MAX_ASSERTION_LENGTH = 16_384;
