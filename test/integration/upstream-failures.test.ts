@@ -111,6 +111,15 @@ describe('sign-in through an upstream that fails', () => {
     await expectFailure(fresh, 'corp', 400, 'no_pending_sign_in', /was not started in this browser/);
   });
 
+  it('an id no provider has: 404, said in the language the browser asks for', async () => {
+    const english = await fetch(`${server.baseUrl}/login/upstream/nobody`);
+    expect(english.status).toBe(404);
+    expect(await english.text()).toContain('No identity provider has this id.');
+    const german = await fetch(`${server.baseUrl}/login/upstream/nobody/callback?code=c&state=s`, { headers: { 'accept-language': 'de' } });
+    expect(german.status).toBe(404);
+    expect(await german.text()).toContain('Es gibt keinen Identitätsanbieter mit dieser Kennung.');
+  });
+
   it('a user outside allowedDomains: 403', async () => {
     const browser = fetchBrowser();
     const page = await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/domains`), 'out-1');

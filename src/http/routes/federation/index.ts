@@ -44,7 +44,7 @@ export const federationRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
   const logos = readUpstreamLogos(deps.config.identityProviders);
 
   const unknownProvider = (reply: FastifyReply) =>
-    renderError(reply, new NotFound('No identity provider has this id.'), {
+    renderError(reply, new NotFound(reply.request.pageLanguage.t('upstream.unknownProvider')), {
       href: '/login',
       text: reply.request.pageLanguage.t('error.logIn'),
     });
