@@ -6,6 +6,7 @@ import { createClient } from '../helpers/factories.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 
 // Issue 34 item 1 with the client libraries people use: openid-client 6 (PrivateKeyJwt, ClientSecretJwt) discovers
 // this service and gets a client_credentials token; oauth4webapi (which openid-client is built on) also introspects
@@ -45,11 +46,8 @@ describe(`JWT client authentication with openid-client 6 and oauth4webapi (${bac
   it('oauth4webapi PrivateKeyJwt at the token, introspection and revocation endpoints', async () => {
     const key = await clientKey('ES256');
     const registered = await privateKeyJwtClient(server.deps, { jwks: jwksOf(key) });
-    const http = { [oauth.allowInsecureRequests]: true };
-    const as = await oauth.processDiscoveryResponse(
-      new URL(server.baseUrl),
-      await oauth.discoveryRequest(new URL(server.baseUrl), { ...http, algorithm: 'oauth2' }),
-    );
+    const http = insecureHttp;
+    const as = await discovered(server.baseUrl);
     const client = { client_id: registered.uid };
     // Each request signs a fresh assertion (its own jti), so one ClientAuth serves every call.
     const auth = oauth.PrivateKeyJwt({ key: key.privateKey, kid: key.kid });

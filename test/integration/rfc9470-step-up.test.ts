@@ -10,6 +10,7 @@ import { authorize, CALLBACK, openIdServer } from '../helpers/openid.js';
 import { codeAt, secretOnPage } from '../helpers/second-factor.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 
 // Issue 35 items 3 and 4: what the sign-in was (RFC 8176 amr, OpenID Connect Core 2 acr and auth_time) in the ID token,
 // the JWT access token and introspection, and RFC 9470 step-up: an API behind the guard refuses a token whose sign-in
@@ -22,7 +23,7 @@ const PWD = 'urn:oauth-service:acr:pwd';
 const MFA = 'urn:oauth-service:acr:mfa';
 const PHR = 'urn:oauth-service:acr:phr';
 const MAX_AGE = 300;
-const http = { [oauth.allowInsecureRequests]: true };
+const http = insecureHttp;
 
 describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
   let server: TestServer;
@@ -70,10 +71,7 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
       serverClientId: null,
     });
     await createUser(server.deps, 'payer');
-    as = await oauth.processDiscoveryResponse(
-      new URL(baseUrl),
-      await oauth.discoveryRequest(new URL(baseUrl), { ...http, algorithm: 'oidc' }),
-    );
+    as = await discovered(baseUrl, 'oidc');
     client = { client_id: registered.application.uid, id_token_signed_response_alg: 'RS256' };
     clientAuth = oauth.ClientSecretBasic(registered.plainSecret!);
     jwtApi = await api({ mode: 'jwt', issuer: baseUrl, resource: RESOURCE });

@@ -4,6 +4,7 @@ import { createClient, issueToken } from '../helpers/factories.js';
 import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 
 // RFC 9701 checked by a real resource-server library: oauth4webapi asks for the JWT, validates its claims and
 // verifies its signature with the JWKS it discovers, as a deployment would.
@@ -11,7 +12,7 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 const JWT_TYPE = 'application/token-introspection+jwt';
 
 describe(`oauth4webapi as the resource server (RFC 9701 sections 4 and 5) on ${backend}`, () => {
-  const http = { [oauth.allowInsecureRequests]: true };
+  const http = insecureHttp;
   let server: TestServer;
   let issuer: URL;
 
@@ -27,7 +28,7 @@ describe(`oauth4webapi as the resource server (RFC 9701 sections 4 and 5) on ${b
   afterAll(() => server.close());
 
   it('requestJwtResponse: the library checks typ, iss, aud and iat, then the signature against the discovered JWKS', async () => {
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...http }));
+    const as = await discovered(issuer.href);
     expect(as.introspection_signing_alg_values_supported).toEqual(['RS256']);
     const resourceServer = await createClient(server.deps);
     const client: oauth.Client = { client_id: resourceServer.uid };
@@ -46,7 +47,7 @@ describe(`oauth4webapi as the resource server (RFC 9701 sections 4 and 5) on ${b
   });
 
   it('another resource server cannot take the JWT for its own: aud names the requester', async () => {
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...http }));
+    const as = await discovered(issuer.href);
     const requester = await createClient(server.deps);
     const issued = await issueToken(server.deps, { application: requester.application });
     const response = await oauth.introspectionRequest(
