@@ -57,7 +57,10 @@ export async function startServer(name: string, args: string[], env: Record<stri
   const logDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   const logPath = join(logDir, 'output.log');
   const logWriter = spawn('sh', ['-c', 'exec cat > "$0"', logPath], { stdio: ['pipe', 'ignore', 'inherit'] });
-  const child: ChildProcess = spawn(process.execPath, args, {
+  // BENCH_NODE_ARGS: options for every server's Node.js, e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile a scenario of
+  // bench:peers (Node.js refuses --cpu-prof in NODE_OPTIONS).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], {
     cwd: ROOT,
     // METRICS_PORT 0: the services of one bench (profile-ab's A and B, bench:ha's instances) each get a metrics
     // listener of their own instead of meeting on 9464.
