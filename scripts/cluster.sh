@@ -14,10 +14,10 @@
 #   scripts/cluster.sh stop-service N [DIR]   SIGTERM it (SIGKILL after 15 s); partition/heal take svcN too
 #
 #                       root namespace                                      bridge oha-br0 10.77.0.1/24
-#   service ──► PgBouncer :45432 (transaction pooling) ──┐
-#   service ──────────────────────────────► HAProxy :45430 writes ── GET /primary ──┐
-#   service (databaseReadUrl) ────────────► HAProxy :45431 reads  ── GET /sync ─────┤ health checks on :8008
-#                          etcd :45434 (one member, DCS) ◄──────────────────────────┤
+#   service ──► PgBouncer :17432 (transaction pooling) ──┐
+#   service ──────────────────────────────► HAProxy :17430 writes ── GET /primary ──┐
+#   service (databaseReadUrl) ────────────► HAProxy :17431 reads  ── GET /sync ─────┤ health checks on :8008
+#                          etcd :17434 (one member, DCS) ◄──────────────────────────┤
 #        ┌──────────────────────────────┬───────────────────────────────┬───────────┘
 #   netns oha-pg1 10.77.0.11      netns oha-pg2 10.77.0.12        netns oha-pg3 10.77.0.13
 #   Patroni :8008 + PG15 :5432    Patroni :8008 + PG15 :5432      Patroni :8008 + PG15 :5432
@@ -27,7 +27,9 @@
 # Each PostgreSQL node runs in its own network namespace, joined to the bridge by a veth pair, so a node can be
 # partitioned, not only killed. PostgreSQL and PgBouncer run as the `postgres` OS user. The database `oauth`,
 # owned by role `oauth`, is created on the first leader. Trust authentication: a test subnet, never production
-# (docs/operations.md, "High availability"). Ports: env OHA_PORT_BASE (default 45430) and the five after it.
+# (docs/operations.md, "High availability"). Ports: env OHA_PORT_BASE (default 17430) and the five after it: below
+# Linux's ephemeral range (32768-60999), where any test server listening on port 0 could take one first, and below
+# scripts/pg-cluster.sh's random ports (20000-59999).
 # Names: env OHA_PREFIX (default oha: namespaces oha-pgN and oha-svcN, bridge oha-br0, DIR /tmp/oha-cluster) and
 # OHA_SUBNET (default 10.77.0, the /24), so a second cluster can run beside the first one on other names.
 set -euo pipefail
@@ -47,7 +49,7 @@ PREFIX="${OHA_PREFIX:-oha}"
 SUBNET="${OHA_SUBNET:-10.77.0}"
 BRIDGE="$PREFIX-br0"
 PATRONI_PORT=8008
-PORT_BASE="${OHA_PORT_BASE:-45430}"
+PORT_BASE="${OHA_PORT_BASE:-17430}"
 WRITE_PORT=$PORT_BASE
 READ_PORT=$((PORT_BASE + 1))
 PGBOUNCER_PORT=$((PORT_BASE + 2))
