@@ -93,7 +93,14 @@ install_packages() {
 check_root() { [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"; }
 
 prepare_dir() {
-  mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/etcd" "$DIR/pgbouncer"
+  mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/pgbouncer"
+  # etcd's data on a memory file system when there is one. Each etcd write waits for its fsync; with the disk busy (CI
+  # runs the browser tests beside the fault tests) Patroni's write of the initialize key once outlasted its request
+  # timeout: the key was written, the node that wrote it took it as lost, and all three waited "for leader to
+  # bootstrap" for ever. The DCS of a test topology needs no durability.
+  if [ ! -e "$DIR/etcd" ]; then
+    if [ -d /dev/shm ] && [ -w /dev/shm ]; then ln -s "$(mktemp -d "/dev/shm/$PREFIX-etcd.XXXXXX")" "$DIR/etcd"; else mkdir -p "$DIR/etcd"; fi
+  fi
   for n in $NODES; do
     mkdir -p "$DIR/pg$n"
     patroni_config "$n" >"$DIR/pg$n/patroni.yml"
@@ -158,15 +165,18 @@ sync_standby_ready() {
 
 psql_write() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$WRITE_PORT" -U postgres -d postgres "$@"; }
 
-# show_logs: what each engine said last (Patroni's loop lines left out), for a bring-up that failed: a CI machine's
+# show_logs: what each engine said first and last (Patroni's loop lines left out), for a bring-up that failed: a CI machine's
 # temporary folder is gone by the time anyone reads its verdict.
 show_logs() {
   local file
   timeout 10 patronictl -c "$DIR/pg1/patroni.yml" list >&2 2>&1 || log "patronictl list failed"
   for file in "$DIR"/logs/pg*.log "$DIR"/logs/etcd.log; do
     [ -f "$file" ] || continue
-    log "last lines of $file:"
-    grep -v -e 'no action' -e '^ ' -e 'Traceback' "$file" | tail -n 25 | cut -c1-300 >&2 || true
+    # The first lines say who raced for the initialize key and how its bootstrap went; the last ones where it stands.
+    log "first and last lines of $file:"
+    grep -v -e 'no action' -e '^ ' -e 'Traceback' "$file" | sed -n '1,12p' | cut -c1-300 >&2 || true
+    log "..."
+    grep -v -e 'no action' -e '^ ' -e 'Traceback' "$file" | tail -n 12 | cut -c1-300 >&2 || true
   done
 }
 
@@ -260,6 +270,9 @@ down() {
   for n in $NODES; do host_down "$PREFIX-pg$n"; done
   for n in $SERVICES; do host_down "$PREFIX-svc$n"; done
   bridge_down
+  if [ -L "$DIR/etcd" ]; then
+    case "$(readlink "$DIR/etcd")" in /dev/shm/*) rm -rf "$(readlink "$DIR/etcd")" ;; esac
+  fi
   case "$DIR" in /tmp/*) rm -rf "$DIR" ;; *) log "left $DIR in place (not under /tmp)" ;; esac
 }
 
