@@ -98,7 +98,10 @@ prepare_dir() {
   # runs the browser tests beside the fault tests) Patroni's write of the initialize key once outlasted its request
   # timeout: the key was written, the node that wrote it took it as lost, and all three waited "for leader to
   # bootstrap" for ever. The DCS of a test topology needs no durability.
-  if [ ! -e "$DIR/etcd" ]; then
+  # A link whose folder went with a reboot gets an empty one: etcd starts afresh, Patroni's nodes keep their data.
+  if [ -L "$DIR/etcd" ]; then
+    mkdir -p "$(readlink "$DIR/etcd")" && chmod 700 "$(readlink "$DIR/etcd")"
+  elif [ ! -e "$DIR/etcd" ]; then
     if [ -d /dev/shm ] && [ -w /dev/shm ]; then ln -s "$(mktemp -d "/dev/shm/$PREFIX-etcd.XXXXXX")" "$DIR/etcd"; else mkdir -p "$DIR/etcd"; fi
   fi
   for n in $NODES; do
