@@ -1,12 +1,11 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
-import { linkUpstreamIdentity } from '../../../oauth/federation/upstream-user.js';
 import { UpstreamFailure } from '../../../oauth/federation/upstream-failure.js';
 import { finishSignIn } from '../../complete-sign-in.js';
 import { authenticationOptions, completeAuthentication, passkeyProvingAccount } from '../../passkeys/authentication-ceremony.js';
 import { sendJson, sendPasskeyRefusal, sendRefusal } from '../passkeys/passkey-answers.js';
-import { LINK_PATH, pendingLink, signInAs } from './upstream-link.js';
+import { LINK_PATH, linkProvenAccount, pendingLink } from './upstream-link.js';
 
 // The proof of the local account with one of its passkeys (issue 37 item 3: "password or passkey"), beside the
 // password form of /login/upstream/link: JSON endpoints for public/passkeys.js, as /login/passkey/* are. Only that
@@ -32,17 +31,11 @@ export async function finishLinkPasskey(
 ): Promise<FastifyReply> {
   const pending = await pendingLink(deps, request);
   if (pending === null) return noPendingLink(request, reply);
-  const { link, entry, user } = pending;
+  const { user } = pending;
   const step = await completeAuthentication(deps, request, request.body.response, passkeyProvingAccount(user));
   if (step.outcome === 'refused') return sendPasskeyRefusal(request, reply, step, { step: 'upstream_link', userId: user.id });
-  request.session.set('upstreamLink', undefined);
   try {
-    const linked = await linkUpstreamIdentity(deps, link.identity, user);
-    request.log.info(
-      { event: 'login.upstream_linked', provider: entry.id, userId: linked.id, by: 'passkey' },
-      'upstream identity linked after proof',
-    );
-    signInAs(request, linked.id);
+    const linked = await linkProvenAccount(deps, request, pending, 'passkey');
     // The passkey with user verification is two factors already: no second step after it (as at /login).
     return sendJson(reply, { redirect: await finishSignIn(deps, request, linked, step.amr) });
   } catch (error) {

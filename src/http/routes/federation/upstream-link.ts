@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IdentityProviderConfig } from '../../../config/identity-providers-schema.js';
 import type { UpstreamIdentity } from '../../../oauth/assertions/federated-subject-store.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
+import type { UserRecord } from '../../../oauth/store.js';
 import { UpstreamFailure } from '../../../oauth/federation/upstream-failure.js';
 import { findUpstream } from '../../../oauth/federation/upstream-providers.js';
 import { createUpstreamUser, linkUpstreamIdentity } from '../../../oauth/federation/upstream-user.js';
@@ -52,6 +53,8 @@ export const linkBody = {
     _csrf: { type: 'string', description: 'CSRF token of the form.' },
   },
 } as const;
+
+type PendingLink = NonNullable<Awaited<ReturnType<typeof pendingLink>>>;
 
 /** The waiting link, its provider and local user; null when there is none (or it expired, or the user is gone). */
 export async function pendingLink(deps: OAuthDeps, request: FastifyRequest) {
@@ -107,7 +110,8 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
     if (request.body?.action === 'new') {
       request.session.set('upstreamLink', undefined);
       const created = await createUpstreamUser(deps, entry, link.identity);
-      return await continueAs(deps, request, reply, created);
+      signInAs(request, created.id);
+      return await continueAfterUpstream(deps, request, reply, created);
     }
     const check = await checkLoginCredentials(deps, user.username, request.body?.password ?? '', limitedAddress(request.ip));
     if (check.outcome !== 'succeeded' || check.user.id !== user.id) {
@@ -121,28 +125,32 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
       const passkeys = await offersPasskeys(deps, user.id);
       return linkPage(request, reply.code(status), entry, link.identity, user.username, passkeys, error);
     }
-    request.session.set('upstreamLink', undefined);
-    const linked = await linkUpstreamIdentity(deps, link.identity, user);
-    request.log.info({ event: 'login.upstream_linked', provider: entry.id, userId: linked.id }, 'upstream identity linked after proof');
-    return await continueAs(deps, request, reply, linked);
+    return await continueAfterUpstream(deps, request, reply, await linkProvenAccount(deps, request, pending, 'password'));
   } catch (error) {
     if (error instanceof UpstreamFailure) return upstreamFailurePage(deps, request, reply, entry, error);
     throw error;
   }
 }
 
-async function continueAs(
+/**
+ * The local account proved itself (by password here, by passkey in upstream-link-passkey.ts): the waiting identity is
+ * linked to it, and the upstream sign-in in the session becomes its sign-in. UpstreamFailure when it cannot be linked.
+ */
+export async function linkProvenAccount(
   deps: OAuthDeps,
   request: FastifyRequest,
-  reply: FastifyReply,
-  user: Parameters<typeof continueAfterUpstream>[3],
-) {
-  signInAs(request, user.id);
-  return continueAfterUpstream(deps, request, reply, user);
+  { link, entry, user }: PendingLink,
+  by: 'password' | 'passkey',
+): Promise<UserRecord> {
+  request.session.set('upstreamLink', undefined);
+  const linked = await linkUpstreamIdentity(deps, link.identity, user);
+  request.log.info({ event: 'login.upstream_linked', provider: entry.id, userId: linked.id, by }, 'upstream identity linked after proof');
+  signInAs(request, linked.id);
+  return linked;
 }
 
 /** The upstream sign-in waiting in the session is now this user's (the one proven, or the one just created). */
-export function signInAs(request: FastifyRequest, userId: number): void {
+function signInAs(request: FastifyRequest, userId: number): void {
   const upstream = request.session.get('upstreamSignIn');
   if (upstream !== undefined) request.session.set('upstreamSignIn', { ...upstream, userId });
 }
