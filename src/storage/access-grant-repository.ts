@@ -1,7 +1,7 @@
 import { claimsRequestJson, storedClaimsRequest } from '../oauth/openid/claims-request.js';
 import { detailsJson, storedDetails } from '../oauth/resources/authorization-details.js';
 import type { AccessGrantRecord, AccessGrantStore, NewAccessGrant } from '../oauth/store.js';
-import { Prisma, type OauthAccessGrant } from './generated/client.js';
+import { Prisma, type OauthAccessGrant } from './generated/browser.js';
 import { columnOf, insertedFields, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 import { storing } from './prisma-errors.js';

@@ -4,7 +4,7 @@ import { detailsJson, storedDetails } from '../oauth/resources/authorization-det
 import type { AccessTokenRecord, AccessTokenStore, NewAccessToken } from '../oauth/store.js';
 import { storing } from './prisma-errors.js';
 import { toApplication } from './application-repository.js';
-import { Prisma, type OauthAccessToken, type OauthApplication } from './generated/client.js';
+import { Prisma, type OauthAccessToken, type OauthApplication } from './generated/browser.js';
 import { columnOf, insertedFields, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 

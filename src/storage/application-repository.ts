@@ -1,14 +1,15 @@
 import type { AccessTokenFormat, ApplicationAdminStore, ApplicationInput, ApplicationRecord, ApplicationStore } from '../oauth/store.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, UidTaken, type RegisteredBy, type TokenEndpointAuthMethod } from '../oauth/store.js';
-import { Prisma, type OauthApplication, type PrismaClient } from './generated/client.js';
+import { Prisma, type OauthApplication } from './generated/browser.js';
+import type { PrismaClient } from './generated/client.js';
 import { recordNotFound, uniqueViolation } from './prisma-errors.js';
 import { selectList, splitList, timestamp, type Row } from './rows.js';
 import { isSigningAlgorithm, type SigningAlgorithm } from '../oauth/keys/signing-keys.js';
 import type { SqlClient } from './sql-client.js';
 
 // oauth_applications. Client authentication reads it on every token and introspection request: raw SQL,
-// named statements (and application-cache.ts in front). The admin UI and the CLI write it through Prisma,
-// where the cost does not matter.
+// named statements (and application-cache.ts in front); the listing too, so that `apps list` never loads Prisma
+// (prisma-on-first-use.ts). The admin UI and the CLI write it through Prisma, where the cost does not matter.
 
 // A value written by another tool and not one of ours is treated as unset (RS256, plain JSON).
 const signingAlgorithmOrNull = (value: string | null): SigningAlgorithm | null =>
@@ -95,6 +96,7 @@ const toColumns = <Input extends Partial<ApplicationInput>>({
 
 const BY_UID = { name: 'application_by_uid', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE uid = $1` };
 const BY_ID = { name: 'application_by_id', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE id = $1` };
+const ALL = `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications ORDER BY created_at, id`;
 // Once per client: the cleanup of self-registered clients removes those never used (issue 19).
 const MARK_USED = { name: 'application_mark_used', text: 'UPDATE oauth_applications SET used_at = $2 WHERE id = $1 AND used_at IS NULL' };
 
@@ -121,10 +123,7 @@ export function applicationRepository(
     async markUsed(id, at) {
       await sql.query(MARK_USED, [id, timestamp(at)]);
     },
-    async list() {
-      const rows = await prisma.oauthApplication.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-      return rows.map(toApplication);
-    },
+    list: async () => (await sql.query<Row<OauthApplication>>(ALL)).map(toApplication),
     async create(input) {
       try {
         // A creation instant given by the domain (its clock) is the row's first update too, as the default would be.

@@ -1,5 +1,5 @@
 import type { AuditEventRecord, AuditEventStore } from '../oauth/audit/audit-store.js';
-import { Prisma, type OauthAuditEvent } from './generated/client.js';
+import { Prisma, type OauthAuditEvent } from './generated/browser.js';
 import { selectList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 

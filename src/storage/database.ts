@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import type pg from 'pg';
 import type { Config } from '../config/types.js';
-import { PrismaClient } from './generated/client.js';
+import type { PrismaClient } from './generated/client.js';
+import { prismaOnFirstUse } from './prisma-on-first-use.js';
 import type { DataDirLock } from './data-dir-lock.js';
 import { routeToEmbedded, startSocketServer, type EmbeddedAccess } from './embedded-database.js';
 import type { EmbeddedSocketServer } from './embedded-socket.js';
@@ -157,7 +158,7 @@ async function createPostgres(
   { namedStatements, directUrl, commitOnStandbys }: PostgresSetup,
 ): Promise<Database> {
   // Each backend's driver is loaded when it is opened: a CLI command on one never pays for loading the other (issue 30).
-  const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
+  const { default: pg } = await import('pg');
   // With a read replica every commit waits until the replica has applied it, so what one request writes
   // (a revocation) is what the next one reads there, on any instance (read-replica.ts).
   const sessionOptions = readUrl || commitOnStandbys ? { options: '-c synchronous_commit=remote_apply' } : {};
@@ -173,7 +174,7 @@ async function createPostgres(
     });
   }
   // Prisma's adapter sends its statements unnamed already (no statementNameGenerator): fine behind any pooler.
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = prismaOnFirstUse(async () => new (await import('@prisma/adapter-pg')).PrismaPg(pool));
   const pooled = sqlClientForPool(pool, { namedStatements });
   // What a failover refuses in a way that proves nothing was written is sent again for a while (failover-retry.ts).
   const sql = retryingThroughFailover(pooled);
@@ -223,7 +224,7 @@ async function createPostgres(
 }
 
 async function createPglite(location: string, options: DatabaseOptions, lock: DataDirLock | null): Promise<Database> {
-  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+  const { PGlite } = await import('@electric-sql/pglite');
   // A CLI command runs a few statements and exits: PostgreSQL's default 128 MB of shared buffers, which PGlite sets
   // up at every start, cost a CLI command on the data folder a sixth of its start (issue 30, bench/RESULTS.md).
   const startParams = options.embedded?.role === 'cli' ? [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'] : undefined;
@@ -233,7 +234,7 @@ async function createPglite(location: string, options: DatabaseOptions, lock: Da
   // While traces are exported, every statement of the service is a span (pg's instrumentation does not see PGlite).
   const tracer = statementTracer();
   const client = tracer ? tracedPglite(db, tracer) : db;
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+  const prisma = prismaOnFirstUse(async () => new (await import('pglite-prisma-adapter')).PrismaPGlite(client));
   const sql = sqlClientForPglite(client);
   return {
     kind: 'pglite',

@@ -3,7 +3,7 @@ import type {
   DeviceAuthorizationStatus,
   DeviceAuthorizationStore,
 } from '../oauth/device/device-authorization-store.js';
-import { Prisma, type OauthDeviceAuthorization } from './generated/client.js';
+import { Prisma, type OauthDeviceAuthorization } from './generated/browser.js';
 import { columnOf, joinedOrNull, selectList, splitList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 import { storing } from './prisma-errors.js';

@@ -1,5 +1,5 @@
 import type { LoginSessionRecord, LoginSessionStore } from '../oauth/sessions/login-session-store.js';
-import { Prisma, type LoginSession, type User } from './generated/client.js';
+import { Prisma, type LoginSession, type User } from './generated/browser.js';
 import { columnOf, selectList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 import { toUser } from './user-repository.js';

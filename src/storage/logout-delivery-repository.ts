@@ -1,6 +1,6 @@
 import type { LogoutDeliveryRecord, LogoutDeliveryStore } from '../oauth/openid/backchannel-logout/logout-delivery-store.js';
 import { toApplication } from './application-repository.js';
-import { Prisma, type OauthApplication, type OauthLogoutDelivery } from './generated/client.js';
+import { Prisma, type OauthApplication, type OauthLogoutDelivery } from './generated/browser.js';
 import { selectList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 

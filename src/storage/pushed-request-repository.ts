@@ -1,5 +1,5 @@
 import type { PushedRequestRecord, PushedRequestStore } from '../oauth/authorization/pushed-request-store.js';
-import { Prisma, type OauthPushedAuthorizationRequest } from './generated/client.js';
+import { Prisma, type OauthPushedAuthorizationRequest } from './generated/browser.js';
 import { columnOf, selectList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 

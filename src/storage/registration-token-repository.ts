@@ -2,7 +2,8 @@ import type { LockedRegistrations, RegistrationStore, RegistrationTokenRecord } 
 import { withAdvisoryTransactionLock } from './advisory-lock.js';
 import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
-import { Prisma, type OauthRegistrationToken, type PrismaClient } from './generated/client.js';
+import { Prisma, type OauthRegistrationToken } from './generated/browser.js';
+import type { PrismaClient } from './generated/client.js';
 import { selectList, splitList, timestamp, type Row } from './rows.js';
 import { COUNT_LIVE_CLIENTS, DELETE_EXPIRED_UNUSED_CLIENT, DELETE_EXPIRED_UNUSED_CLIENTS } from './self-registered-clients.js';
 
@@ -39,9 +40,8 @@ export function registrationTokenRepository(database: Database): RegistrationSto
       const data = { token, usesRemaining, expiresAt, grantTypes: grantTypes.join(' '), scopes: scopes.join(' ') };
       return toToken(await prisma.oauthRegistrationToken.create({ data }));
     },
-    async listTokens() {
-      return (await prisma.oauthRegistrationToken.findMany({ orderBy: [{ id: 'asc' }] })).map(toToken);
-    },
+    listTokens: async () =>
+      (await sql.query<Row<OauthRegistrationToken>>(`SELECT ${COLUMNS} FROM oauth_registration_tokens ORDER BY id`)).map(toToken),
     async revokeToken(id, at) {
       const { count } = await prisma.oauthRegistrationToken.updateMany({
         where: { id: BigInt(id), revokedAt: null },

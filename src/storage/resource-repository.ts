@@ -1,13 +1,14 @@
 import { ResourceUriTaken, type ResourceInput, type ResourceRecord, type ResourceStore } from '../oauth/store.js';
 import { declarationJson, storedDeclaration } from '../oauth/resources/authorization-details-schemas.js';
 import { accessTokenFormatOf } from './application-repository.js';
-import { Prisma, type OauthResource, type PrismaClient } from './generated/client.js';
+import { Prisma, type OauthResource } from './generated/browser.js';
+import type { PrismaClient } from './generated/client.js';
 import { uniqueViolation } from './prisma-errors.js';
 import { selectList, splitList, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
-// oauth_resources: looked up by URI when a request names resources (raw SQL), managed through Prisma by the admin
-// UI and the CLI.
+// oauth_resources: looked up by URI when a request names resources, listed and shown in plain SQL; written through
+// Prisma by the admin UI and the CLI.
 
 const COLUMNS = selectList(Prisma.OauthResourceScalarFieldEnum);
 
@@ -40,11 +41,9 @@ export function resourceRepository(sql: SqlClient, prisma: PrismaClient): Resour
       if (clientId.includes('\u0000')) return [];
       return (await sql.query<Row<OauthResource>>(SERVED_BY, [clientId])).map(toResource);
     },
-    async list() {
-      return (await prisma.oauthResource.findMany({ orderBy: [{ uri: 'asc' }] })).map(toResource);
-    },
+    list: async () => (await sql.query<Row<OauthResource>>(`SELECT ${COLUMNS} FROM oauth_resources ORDER BY uri`)).map(toResource),
     async findById(id) {
-      const row = await prisma.oauthResource.findUnique({ where: { id: BigInt(id) } });
+      const [row] = await sql.query<Row<OauthResource>>(`SELECT ${COLUMNS} FROM oauth_resources WHERE id = $1`, [id]);
       return row ? toResource(row) : null;
     },
     async create(input) {

@@ -1,5 +1,5 @@
 import type { RecoveryCodeRecord, SecondFactorStore, TotpFactorRecord } from '../oauth/second-factor/second-factor-store.js';
-import { Prisma, type UserRecoveryCode, type UserTotpFactor } from './generated/client.js';
+import { Prisma, type UserRecoveryCode, type UserTotpFactor } from './generated/browser.js';
 import { PrivateKeyUndecryptable } from '../oauth/keys/signing-key-check.js';
 import { decryptPrivateKey, encryptPrivateKey } from './key-encryption.js';
 import { selectList, timestamp, type Row } from './rows.js';

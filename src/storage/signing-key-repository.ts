@@ -3,13 +3,14 @@ import type { LockedSigningKeys, SigningKeyStore } from '../oauth/store.js';
 import type { SigningAlgorithm, SigningKeyRecord } from '../oauth/keys/signing-keys.js';
 import { withAdvisoryTransactionLock } from './advisory-lock.js';
 import type { Database } from './database.js';
-import type { OauthSigningKey, Prisma } from './generated/client.js';
+import { Prisma, type OauthSigningKey } from './generated/browser.js';
 import { decryptPrivateKey, encryptPrivateKey } from './key-encryption.js';
 import { rewrapTotpSecrets } from './second-factor-repository.js';
-import type { Row } from './rows.js';
+import { selectList, type Row } from './rows.js';
 
-// oauth_signing_keys through Prisma (a handful of rows, read when keys are listed or rotated, never per request
-// once cached). The private JWK is encrypted here, on its way in, and decrypted only when asked for.
+// oauth_signing_keys (a handful of rows, read when keys are listed or rotated, never per request once cached): the
+// listing in plain SQL, the rest through Prisma. The private JWK is encrypted here, on its way in, and decrypted only
+// when asked for.
 
 // Any fixed number unique among the service's advisory locks (migrate.ts has its own).
 const ROTATION_LOCK_KEY = 7_233_905_118n;
@@ -26,6 +27,7 @@ const toKey = ({ kid, alg, publicJwk, createdAt, signsFrom, rotateAt, retiredAt 
 });
 
 const listKeys = async (client: Prisma.TransactionClient) => (await client.oauthSigningKey.findMany({ orderBy: { id: 'asc' } })).map(toKey);
+const ALL = `SELECT ${selectList(Prisma.OauthSigningKeyScalarFieldEnum)} FROM oauth_signing_keys ORDER BY id`;
 
 /**
  * `keyEncryptionKey` is KEY_ENCRYPTION_KEY's 32 bytes; a null key makes every call that needs it (create,
@@ -37,7 +39,7 @@ export function signingKeyRepository(database: Database, keyEncryptionKey: Buffe
     return keyEncryptionKey;
   };
   return {
-    list: () => listKeys(database.prisma),
+    list: async () => (await database.sql.query<Row<OauthSigningKey>>(ALL)).map(toKey),
     async privateJwk(kid) {
       const row = await database.prisma.oauthSigningKey.findUnique({ where: { kid } });
       return row ? (JSON.parse(decryptPrivateKey(row.privateJwk, kek(), kid)) as Record<string, unknown>) : null;

@@ -1,5 +1,5 @@
 import type { UserIdentityRecord, UserIdentityStore } from '../oauth/users/user-identity-store.js';
-import { Prisma, type OauthFederatedSubject } from './generated/client.js';
+import { Prisma, type OauthFederatedSubject } from './generated/browser.js';
 import { selectList, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 

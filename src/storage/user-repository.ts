@@ -1,12 +1,13 @@
 import type { UserAdminStore, UserRecord, UserStore } from '../oauth/store.js';
 import { UsernameTaken } from '../oauth/store.js';
-import { Prisma, type PrismaClient, type User } from './generated/client.js';
+import { Prisma, type User } from './generated/browser.js';
+import type { PrismaClient } from './generated/client.js';
 import { uniqueViolation } from './prisma-errors.js';
 import { selectList, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
-// users. Logins and the password grant read it (raw SQL, inside a transaction when the domain runs one);
-// the CLI and the tests manage it through Prisma.
+// users. Logins and the password grant read it (raw SQL, inside a transaction when the domain runs one), and so
+// does the listing; the admin UI, the CLI and the tests write it and search it through Prisma.
 
 const USER_COLUMNS = selectList(Prisma.UserScalarFieldEnum);
 
@@ -26,9 +27,7 @@ export function userRepository(sql: SqlClient, prisma: PrismaClient): UserStore 
       if (subject.includes('\u0000')) return null;
       return one(await sql.query<Row<User>>(`SELECT ${USER_COLUMNS} FROM users WHERE subject = $1`, [subject]));
     },
-    async list() {
-      return (await prisma.user.findMany({ orderBy: { id: 'asc' } })).map(toUser);
-    },
+    list: async () => (await sql.query<Row<User>>(`SELECT ${USER_COLUMNS} FROM users ORDER BY id`)).map(toUser),
     async search({ text, limit }) {
       // PostgreSQL text cannot hold NUL: such a search matches nobody.
       if (text.includes('\u0000')) return [];

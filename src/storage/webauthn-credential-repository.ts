@@ -1,5 +1,5 @@
 import type { PasskeyRecord, PasskeyStore } from '../oauth/passkeys/passkey-store.js';
-import { Prisma, type WebauthnCredential } from './generated/client.js';
+import { Prisma, type WebauthnCredential } from './generated/browser.js';
 import { uniqueViolation } from './prisma-errors.js';
 import { selectList, timestamp, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
