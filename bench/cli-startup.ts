@@ -1,5 +1,6 @@
-// npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql]: how long one CLI command that
-// touches the database takes (`apps list`), as `node dist/main.js` (the image's `oauth-service`) and as
+// npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write]: how long one CLI command
+// that touches the database takes (`apps list`; with --write also `apps update 1 --name one`, a write through Prisma,
+// which the listing no longer loads), as `node dist/main.js` (the image's `oauth-service`) and as
 // `npm run cli --` in a checkout, on the three ways to its data: a PGlite data folder opened by the command, the
 // same folder through a running server's socket, and PostgreSQL (BENCH_DATABASE_URL's server, else a private
 // cluster). With --before DIR (a tree with node_modules and a compiled dist/main.js, e.g. `git archive <commit>`
@@ -30,7 +31,10 @@ interface Sample {
   cpuMs: number;
 }
 
-const USAGE = 'Usage: npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql]';
+const USAGE = 'Usage: npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write]';
+const LIST = ['apps', 'list'];
+// The first application again under its own name: a write that changes nothing, so every run does the same.
+const WRITE = ['apps', 'update', '1', '--name', 'one'];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 function option(args: string[], name: string): string | undefined {
@@ -129,6 +133,9 @@ async function postgresDatabase(tree: Tree): Promise<Place> {
   return { env, dispose: () => database.dispose() };
 }
 
+const RUNNERS = ['node dist/main.js', 'npm run cli --'] as const;
+const scenariosOf = (commands: string[][]) => RUNNERS.flatMap((runner) => commands.map((command) => ({ runner, command })));
+
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const ms = (value: number) => `${Math.round(value)} ms`;
@@ -139,6 +146,7 @@ async function main(): Promise<void> {
   const runs = Number(option(args, '--runs') ?? 10);
   const only = option(args, '--only');
   const before = option(args, '--before');
+  const commands = args.includes('--write') ? [LIST, WRITE] : [LIST];
   await ensureCompiled(log);
   // As `npm run build` makes it: the config validator written as code (ensureCompiled runs tsc alone).
   await writeConfigValidator(join(ROOT, 'dist/config'));
@@ -157,9 +165,9 @@ async function main(): Promise<void> {
       places.set(tree, database === 'socket' ? await withServer(tree, place) : place);
     }
     try {
-      for (const runner of ['node dist/main.js', 'npm run cli --'] as const) {
+      for (const { runner, command } of scenariosOf(commands)) {
         const samples = new Map<Tree, Sample[]>(trees.map((tree) => [tree, []]));
-        const run = (tree: Tree) => measure(tree, commandOf(runner, ['apps', 'list']), places.get(tree)!.env);
+        const run = (tree: Tree) => measure(tree, commandOf(runner, command), places.get(tree)!.env);
         // One run each first: tsx's and the source build's caches, the page cache.
         for (const tree of trees) await run(tree);
         for (let round = 0; round < runs; round += 1) {
@@ -169,7 +177,7 @@ async function main(): Promise<void> {
         for (const tree of trees) {
           const wall = samples.get(tree)!.map((sample) => sample.wallMs);
           const cpu = samples.get(tree)!.map((sample) => sample.cpuMs);
-          const row = `| \`${runner} apps list\` | ${database} | ${tree.name} | ${ms(mean(wall))} | ${ms(median(wall))} | ${ms(Math.min(...wall))} | ${ms(mean(cpu))} | ${ms(median(cpu))} |`;
+          const row = `| \`${runner} ${command.join(' ')}\` | ${database} | ${tree.name} | ${ms(mean(wall))} | ${ms(median(wall))} | ${ms(Math.min(...wall))} | ${ms(mean(cpu))} | ${ms(median(cpu))} |`;
           rows.push(row);
           log(row);
         }
