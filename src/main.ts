@@ -12,9 +12,9 @@ const argv = process.argv.slice(2);
 // 0.89 -> 0.54 s, bench/RESULTS.md). Liftoff, V8's baseline WebAssembly compiler, alone serves it; `serve` keeps both.
 // Set before anything compiles WebAssembly; the command modules are imported after it. Node.js 24's V8 (the image's)
 // no longer honours --liftoff-only set at run time (`apps list` on a PGlite folder 1.07 s instead of 0.62 s). It does
-// honour a tiering budget, but the checkpoint of a write in PGlite spends it, and the process then waits
-// at its exit for TurboFan (`apps update` 0.82 s instead of 0.47 s): only the function of an index no module has may
-// tier up (the tier-up filter). Node.js 20's V8 honours all three.
+// honour a tiering budget, but the checkpoint of a write in PGlite spends it, and the process then waits at its exit
+// for TurboFan (`apps update` 0.82 s instead of 0.47 s): the tier-up filter lets only the function of an index no
+// module has tier up. Node.js 20's V8 honours all three.
 const command = argv[0];
 const serving = command === undefined || command.startsWith('-') || command === 'serve';
 if (!serving) setFlagsFromString('--liftoff-only --wasm-tiering-budget=1000000000 --wasm-tier-up-filter=2147483647');
