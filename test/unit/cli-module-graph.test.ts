@@ -13,7 +13,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const LOADED_AT_IMPORT =
   /(?:^|\n)\s*(?:import(?!\s+type\s)\s+(?:[^;'"]*?\s+from\s+)?|export(?!\s+type\s)\s[^;'"]*?\s+from\s+)['"]([^'"]+)['"]/g;
 const SERVER_ONLY = /^(fastify|@fastify\/.*|jose|openid-client|ajv|ajv-formats|eta|@simplewebauthn\/server|otplib|i18next)$/;
-const PRISMA_RUNTIME = /^(@prisma\/client\/runtime\/client|@prisma\/adapter-pg|pglite-prisma-adapter)$/;
+// The generated client imports the runtime's ES module build by its file name (scripts/lib/generated-client.mjs).
+const PRISMA_RUNTIME = /^(@prisma\/client\/runtime\/client(\.mjs)?|@prisma\/adapter-pg|pglite-prisma-adapter)$/;
 
 const packageOf = (specifier: string) =>
   (specifier.startsWith('@') ? specifier.split('/').slice(0, 2) : specifier.split('/').slice(0, 1)).join('/');
@@ -59,6 +60,6 @@ describe('what a CLI command loads', () => {
   });
 
   it("the generated client loads Prisma's runtime (the check sees it)", () => {
-    expect([...specifiersLoadedBy('src/storage/generated/client.ts')]).toContain('@prisma/client/runtime/client');
+    expect([...specifiersLoadedBy('src/storage/generated/client.ts')]).toContain('@prisma/client/runtime/client.mjs');
   });
 });
