@@ -2,7 +2,7 @@ import type { AccessTokenFormat, ApplicationAdminStore, ApplicationInput, Applic
 import { TOKEN_ENDPOINT_AUTH_METHODS, UidTaken, type RegisteredBy, type TokenEndpointAuthMethod } from '../oauth/store.js';
 import { Prisma, type OauthApplication } from './generated/browser.js';
 import type { PrismaClient } from './generated/client.js';
-import { recordNotFound, uniqueViolation } from './prisma-errors.js';
+import { uniqueViolation } from './prisma-errors.js';
 import { selectList, splitList, timestamp, type Row } from './rows.js';
 import { isSigningAlgorithm, type SigningAlgorithm } from '../oauth/keys/signing-keys.js';
 import type { SqlClient } from './sql-client.js';
@@ -135,19 +135,11 @@ export function applicationRepository(
       }
     },
     async update(id, changes, only) {
-      if (only) {
-        // One UPDATE ... WHERE id AND registration_access_token RETURNING: a concurrent rotation makes it match nothing.
-        try {
-          const where = { id: BigInt(id), registrationAccessToken: only.registrationAccessToken };
-          return toApplication(await prisma.oauthApplication.update({ where, data: toColumns(changes) }));
-        } catch (error) {
-          if (recordNotFound(error)) return null;
-          throw error;
-        }
-      }
-      const existing = await prisma.oauthApplication.findUnique({ where: { id: BigInt(id) } });
-      if (!existing) return null;
-      return toApplication(await prisma.oauthApplication.update({ where: { id: BigInt(id) }, data: toColumns(changes) }));
+      // One UPDATE ... RETURNING, null when it matched no row; with `only`, WHERE id AND registration_access_token: a
+      // concurrent rotation makes it match nothing.
+      const where = { id: BigInt(id), ...(only && { registrationAccessToken: only.registrationAccessToken }) };
+      const [row] = await prisma.oauthApplication.updateManyAndReturn({ where, data: toColumns(changes) });
+      return row ? toApplication(row) : null;
     },
     async findByRegistrationAccessToken(storedToken) {
       const row = await prisma.oauthApplication.findUnique({ where: { registrationAccessToken: storedToken } });

@@ -84,11 +84,6 @@ export function uniqueViolation(error: unknown): string[] | null {
   return Array.isArray(target) ? target.map(String) : [];
 }
 
-/** Prisma's "record to update not found" (P2025): an update's where matched no row. */
-export function recordNotFound(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'P2025';
-}
-
 /**
  * Token and grant tables have one foreign key, to oauth_applications: an INSERT violating it is for an application
  * deleted since it was read (an application cache on another instance), which the domain answers as an unknown client.
