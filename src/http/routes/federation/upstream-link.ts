@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { IdentityProviderConfig } from '../../../config/identity-providers-schema.js';
 import type { UpstreamIdentity } from '../../../oauth/assertions/federated-subject-store.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import type { UserRecord } from '../../../oauth/store.js';
@@ -65,20 +64,14 @@ export async function pendingLink(deps: OAuthDeps, request: FastifyRequest) {
   return entry === null || user === null || isDisabled(user) ? null : { link, entry, user };
 }
 
-function linkPage(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  entry: IdentityProviderConfig,
-  identity: UpstreamIdentity,
-  username: string,
-  passkeys: boolean,
-  error?: string,
-) {
+/** The page that asks for the local account's password or one of its passkeys (or a separate account). */
+async function linkPage(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, { link, entry, user }: PendingLink, error?: string) {
   const { t } = request.pageLanguage;
+  const passkeys = await offersPasskeys(deps, user.id);
   return renderPage(request, reply, 'upstream-link.eta', {
     title: t('upstream.linkTitle', { name: entry.name }),
-    intro: t('upstream.linkIntro', { name: entry.name, who: identity.email ?? username }),
-    username,
+    intro: t('upstream.linkIntro', { name: entry.name, who: link.identity.email ?? user.username }),
+    username: user.username,
     error,
     csrfToken: reply.generateCsrf(),
     mayCreate: entry.createUsers,
@@ -99,7 +92,7 @@ const offersPasskeys = async (deps: OAuthDeps, userId: number): Promise<boolean>
 export async function showLink(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply) {
   const pending = await pendingLink(deps, request);
   if (pending === null) return expired(request, reply);
-  return linkPage(request, reply, pending.entry, pending.link.identity, pending.user.username, await offersPasskeys(deps, pending.user.id));
+  return linkPage(deps, request, reply, pending);
 }
 
 export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body: LinkForm }>, reply: FastifyReply) {
@@ -122,8 +115,7 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
         check.outcome === 'locked_out'
           ? request.pageLanguage.t('login.lockedOut', { seconds: check.retryAfter })
           : request.pageLanguage.t('upstream.linkFailed');
-      const passkeys = await offersPasskeys(deps, user.id);
-      return linkPage(request, reply.code(status), entry, link.identity, user.username, passkeys, error);
+      return linkPage(deps, request, reply.code(status), pending, error);
     }
     return await continueAfterUpstream(deps, request, reply, await linkProvenAccount(deps, request, pending, 'password'));
   } catch (error) {
