@@ -1,16 +1,32 @@
+import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 
 // Helpers the benchmarks and the tests share live in scripts/lib, which imports neither, so bench/ and test/
 // never import each other's helpers.
 
+// Below Linux's ephemeral range (32768-60999), from which every listen on port 0 and every outgoing connection takes
+// its port: a port chosen there and listened on a moment later was taken in between by one of them often enough to
+// fail a CI run (EADDRINUSE). Below scripts/cluster.sh's 17430-17435 too.
+const FIRST = 10_000;
+const LAST = 17_399;
+
 /** A port that was free a moment ago on the loopback interface (closed again at once; the caller listens on it). */
-export function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = randomInt(FIRST, LAST + 1);
+    if (await listensOn(port)) return port;
+  }
+  return listensOn(0);
+}
+
+/** Listens on `port` (0: any) on 127.0.0.1 and closes again: the port, or 0 when it was taken. */
+function listensOn(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
+    probe.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' && port !== 0 ? resolve(0) : reject(error)));
+    probe.listen(port, '127.0.0.1', () => {
+      const { port: bound } = probe.address() as { port: number };
+      probe.close(() => resolve(bound));
     });
   });
 }
