@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
+import { backchannelReceiver, type BackchannelReceiver } from '../helpers/backchannel-receiver.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { capturedLogLines } from '../helpers/log-lines.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -93,5 +94,68 @@ describe('logout with an upstream identity provider', () => {
       expect(await response.json()).toMatchObject({ error: 'invalid_request' });
     }
     expect(await sessionsOf('lee')).toHaveLength(1);
+  });
+});
+
+describe('a logout token of the upstream is used once', () => {
+  let upstream: UpstreamProvider;
+  let receiver: BackchannelReceiver;
+  let server: TestServer & { baseUrl: string };
+  const logs = capturedLogLines();
+  const sessionsOf = async (username: string) => {
+    const user = await server.deps.stores.users.findByUsername(username);
+    return user === null ? [] : server.deps.stores.loginSessions.listOfUser(user.id, new Date(0));
+  };
+  const deliver = (logoutToken: string) =>
+    fetch(`${server.baseUrl}/login/upstream/corp/backchannel-logout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ logout_token: logoutToken }).toString(),
+    });
+
+  beforeAll(async () => {
+    // The upstream sends its logout token to a receiver here, which the test then delivers (twice) as the upstream would.
+    receiver = await backchannelReceiver();
+    let port: number;
+    ({ upstream, port } = await upstreamForProduct(
+      ['corp'],
+      { 'lee-1': { email: 'lee@corp.example', email_verified: true, preferred_username: 'lee' } },
+      () => ({ backchannel_logout_uri: receiver.url, backchannel_logout_session_required: true }),
+    ));
+    server = await listeningTestServer(
+      {
+        log: { level: 'info', format: 'json' },
+        identityProviders: [
+          { id: 'corp', name: 'Corp SSO', issuer: upstream.issuer, clientId: 'oauth-service' },
+        ] as IdentityProviderConfig[],
+      },
+      { port, env: { IDP_CORP_CLIENT_SECRET: 'upstream-secret' }, logStream: logs.stream },
+    );
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstream?.stop();
+    await receiver?.close();
+  });
+
+  it('the first delivery ends the session; the same token again is refused with 400 and ends nothing', async () => {
+    const browser = fetchBrowser();
+    await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
+    const confirm = await browser.open(`${upstream.issuer}/session/end`);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.body)![1]!;
+    await browser.submit(`${upstream.issuer}/session/end/confirm`, { xsrf, logout: 'yes' });
+    const { logoutToken } = await receiver.next();
+    expect(logoutToken).toMatch(/^eyJ/);
+
+    expect((await deliver(logoutToken!)).status).toBe(200);
+    expect(await sessionsOf('lee')).toEqual([]);
+
+    const again = fetchBrowser();
+    await signInAtUpstream(again, await again.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
+    const replayed = await deliver(logoutToken!);
+    expect(replayed.status).toBe(400);
+    expect(await replayed.json()).toEqual({ error: 'invalid_request', error_description: 'the logout token was used already (its jti)' });
+    expect(await sessionsOf('lee')).toHaveLength(1);
+    expect(logs.lines).toContainEqual(expect.objectContaining({ event: 'logout.upstream_backchannel_refused', provider: 'corp' }));
   });
 });

@@ -2,6 +2,7 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { IdentityProviderConfig } from '../../config/identity-providers-schema.js';
 import type { OAuthDeps } from '../deps.js';
+import { sha256Hex } from '../secrets.js';
 import type { LoginSessionRecord } from '../sessions/login-session-store.js';
 import { findUpstream, upstreamConfiguration } from './upstream-providers.js';
 
@@ -13,6 +14,12 @@ import { findUpstream, upstreamConfiguration } from './upstream-providers.js';
 const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 // Asymmetric algorithms only: a logout token MAC'd with the client secret would be forgeable by anyone holding it.
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+// A captured logout token sent again would end the sessions its user started since (those of its sub): each jti is
+// used once while the token is valid, on any instance (the replay table of DPoP proofs and client assertions, in a
+// namespace of its own). exp became required with the specification's errata 1: a token without one is taken as
+// valid for this long after its iat, and refused after that.
+const REPLAY_NAMESPACE = 'upstream-logout-token';
+const VALID_WITHOUT_EXP_SECONDS = 600;
 
 /** Where our logout sends the browser next: the upstream's end_session_endpoint, or null (not asked, or none). */
 export async function upstreamEndSessionUrl(
@@ -37,12 +44,19 @@ export class InvalidLogoutToken extends Error {}
 
 const keySets = new WeakMap<object, ReturnType<typeof createRemoteJWKSet>>();
 
-/** The sid and sub a valid logout token names (Back-Channel Logout 1.0 section 2.6), or throws InvalidLogoutToken. */
+/** What a valid logout token names, and its jti's replay record (written once the sessions have ended). */
+export interface VerifiedLogoutToken {
+  sessionId: string | null;
+  subject: string | null;
+  replay: { key: string; until: Date };
+}
+
+/** A valid logout token not used before (Back-Channel Logout 1.0 section 2.6), or throws InvalidLogoutToken. */
 export async function verifyUpstreamLogoutToken(
   deps: OAuthDeps,
   entry: IdentityProviderConfig,
   token: string,
-): Promise<{ sessionId: string | null; subject: string | null }> {
+): Promise<VerifiedLogoutToken> {
   const configuration = await upstreamConfiguration(deps.config, entry);
   const { issuer, jwks_uri: jwksUri } = configuration.serverMetadata();
   if (!jwksUri) throw new InvalidLogoutToken('the identity provider publishes no keys (jwks_uri)');
@@ -72,14 +86,23 @@ export async function verifyUpstreamLogoutToken(
   if (sessionId === null && subject === null) throw new InvalidLogoutToken('the logout token names neither sub nor sid');
   // Step 6: never a nonce (it would be an ID token made to look like a logout token).
   if ('nonce' in payload) throw new InvalidLogoutToken('a logout token must not contain a nonce');
-  return { sessionId, subject };
+  const until = new Date((payload.exp ?? payload.iat! + VALID_WITHOUT_EXP_SECONDS) * 1000);
+  if (until <= deps.now())
+    throw new InvalidLogoutToken(`a logout token without exp is accepted for ${VALID_WITHOUT_EXP_SECONDS} seconds after its iat`);
+  // Recorded only once the sessions have ended (endUpstreamLoginSessions): a delivery that failed here may come again.
+  const key = sha256Hex(`${REPLAY_NAMESPACE}\n${issuer}\n${String(payload.jti)}`);
+  if (await deps.stores.dpopProofs.seen(key)) throw new InvalidLogoutToken('the logout token was used already (its jti)');
+  return { sessionId, subject, replay: { key, until } };
 }
 
-/** Ends our login sessions that the upstream's logout names; what ended. */
-export function endUpstreamLoginSessions(
+/** Ends our login sessions that the upstream's logout names, then records its jti; what ended. */
+export async function endUpstreamLoginSessions(
   deps: OAuthDeps,
   entry: IdentityProviderConfig,
-  names: { sessionId: string | null; subject: string | null },
+  { sessionId, subject, replay }: VerifiedLogoutToken,
 ): Promise<LoginSessionRecord[]> {
-  return deps.stores.loginSessions.deleteOfUpstream(entry.id, names);
+  const ended = await deps.stores.loginSessions.deleteOfUpstream(entry.id, { sessionId, subject });
+  // Two deliveries of one token at once both end the same sessions; the one recorded second changes nothing.
+  await deps.stores.dpopProofs.remember(replay.key, replay.until);
+  return ended;
 }
