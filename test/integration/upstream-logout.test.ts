@@ -11,14 +11,16 @@ import { upstreamForProduct, type UpstreamProvider } from '../helpers/upstream-p
 // at its end_session_endpoint) where endUpstreamSession says so; the upstream's back-channel logout token (Back-Channel
 // Logout 1.0) ends our sessions started through it. node-oidc-provider, in its own process, is the upstream.
 
+/** The login sessions of a user of the server (none without such a user). */
+async function sessionsOf(server: TestServer, username: string) {
+  const user = await server.deps.stores.users.findByUsername(username);
+  return user === null ? [] : server.deps.stores.loginSessions.listOfUser(user.id, new Date(0));
+}
+
 describe('logout with an upstream identity provider', () => {
   let upstream: UpstreamProvider;
   let server: TestServer & { baseUrl: string };
   const logs = capturedLogLines();
-  const sessionsOf = async (username: string) => {
-    const user = await server.deps.stores.users.findByUsername(username);
-    return user === null ? [] : server.deps.stores.loginSessions.listOfUser(user.id, new Date(0));
-  };
   const signIn = async (browser: FetchBrowser) =>
     signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
 
@@ -51,13 +53,13 @@ describe('logout with an upstream identity provider', () => {
   it('the login session keeps the upstream sid and ID token; POST /logout goes on to the upstream end_session_endpoint', async () => {
     const browser = fetchBrowser();
     await signIn(browser);
-    const [session] = await sessionsOf('lee');
+    const [session] = await sessionsOf(server, 'lee');
     expect(session).toMatchObject({ upstreamProviderId: 'corp', upstreamSubject: 'lee-1' });
     expect(session!.upstreamSessionId).toEqual(expect.any(String));
     expect(session!.upstreamIdToken).toMatch(/^eyJ/);
     const logoutPage = await browser.open(`${server.baseUrl}/logout`);
     const confirm = await browser.submit(`${server.baseUrl}/logout`, { _csrf: csrfOf(logoutPage) });
-    expect(await sessionsOf('lee')).toEqual([]);
+    expect(await sessionsOf(server, 'lee')).toEqual([]);
     expect(confirm.url.startsWith(`${upstream.issuer}/session/end`)).toBe(true);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.body)![1]!;
     const back = await browser.submit(`${upstream.issuer}/session/end/confirm`, { xsrf, logout: 'yes' });
@@ -69,11 +71,11 @@ describe('logout with an upstream identity provider', () => {
   it('the upstream’s back-channel logout token ends the session started through it', async () => {
     const browser = fetchBrowser();
     await signIn(browser);
-    expect(await sessionsOf('lee')).toHaveLength(1);
+    expect(await sessionsOf(server, 'lee')).toHaveLength(1);
     const confirm = await browser.open(`${upstream.issuer}/session/end`);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.body)![1]!;
     await browser.submit(`${upstream.issuer}/session/end/confirm`, { xsrf, logout: 'yes' });
-    expect(await sessionsOf('lee'), upstream.output()).toEqual([]);
+    expect(await sessionsOf(server, 'lee'), upstream.output()).toEqual([]);
     expect(logs.lines).toContainEqual(expect.objectContaining({ event: 'logout.upstream_backchannel', provider: 'corp', ended: 1 }));
   });
 
@@ -93,7 +95,7 @@ describe('logout with an upstream identity provider', () => {
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ error: 'invalid_request' });
     }
-    expect(await sessionsOf('lee')).toHaveLength(1);
+    expect(await sessionsOf(server, 'lee')).toHaveLength(1);
   });
 });
 
@@ -102,10 +104,6 @@ describe('a logout token of the upstream is used once', () => {
   let receiver: BackchannelReceiver;
   let server: TestServer & { baseUrl: string };
   const logs = capturedLogLines();
-  const sessionsOf = async (username: string) => {
-    const user = await server.deps.stores.users.findByUsername(username);
-    return user === null ? [] : server.deps.stores.loginSessions.listOfUser(user.id, new Date(0));
-  };
   const deliver = (logoutToken: string) =>
     fetch(`${server.baseUrl}/login/upstream/corp/backchannel-logout`, {
       method: 'POST',
@@ -148,14 +146,14 @@ describe('a logout token of the upstream is used once', () => {
     expect(logoutToken).toMatch(/^eyJ/);
 
     expect((await deliver(logoutToken!)).status).toBe(200);
-    expect(await sessionsOf('lee')).toEqual([]);
+    expect(await sessionsOf(server, 'lee')).toEqual([]);
 
     const again = fetchBrowser();
     await signInAtUpstream(again, await again.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
     const replayed = await deliver(logoutToken!);
     expect(replayed.status).toBe(400);
     expect(await replayed.json()).toEqual({ error: 'invalid_request', error_description: 'the logout token was used already (its jti)' });
-    expect(await sessionsOf('lee')).toHaveLength(1);
+    expect(await sessionsOf(server, 'lee')).toHaveLength(1);
     expect(logs.lines).toContainEqual(expect.objectContaining({ event: 'logout.upstream_backchannel_refused', provider: 'corp' }));
   });
 });
