@@ -168,18 +168,19 @@ sync_standby_ready() {
 
 psql_write() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$WRITE_PORT" -U postgres -d postgres "$@"; }
 
-# show_logs: what each engine said first and last (Patroni's loop lines left out), for a bring-up that failed: a CI machine's
-# temporary folder is gone by the time anyone reads its verdict.
+# show_logs: what each engine said first and last (Patroni's loop lines left out), for a bring-up that failed: a CI
+# machine's temporary folder is gone by the time anyone reads its verdict.
 show_logs() {
-  local file
+  local file said
   timeout 10 patronictl -c "$DIR/pg1/patroni.yml" list >&2 2>&1 || log "patronictl list failed"
   for file in "$DIR"/logs/pg*.log "$DIR"/logs/etcd.log; do
     [ -f "$file" ] || continue
+    said=$(grep -v -e 'no action' -e '^ ' -e 'Traceback' "$file" | cut -c1-300 || true)
     # The first lines say who raced for the initialize key and how its bootstrap went; the last ones where it stands.
     log "first and last lines of $file:"
-    grep -v -e 'no action' -e '^ ' -e 'Traceback' "$file" | sed -n '1,12p' | cut -c1-300 >&2 || true
+    head -n 12 <<<"$said" >&2
     log "..."
-    grep -v -e 'no action' -e '^ ' -e 'Traceback' "$file" | tail -n 12 | cut -c1-300 >&2 || true
+    tail -n 12 <<<"$said" >&2
   done
 }
 

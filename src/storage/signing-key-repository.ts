@@ -6,11 +6,13 @@ import type { Database } from './database.js';
 import { Prisma, type OauthSigningKey } from './generated/browser.js';
 import { decryptPrivateKey, encryptPrivateKey } from './key-encryption.js';
 import { rewrapTotpSecrets } from './second-factor-repository.js';
+import { sqlClientForPrismaTransaction } from './prisma-transaction-sql.js';
 import { selectList, type Row } from './rows.js';
+import type { SqlClient } from './sql-client.js';
 
 // oauth_signing_keys (a handful of rows, read when keys are listed or rotated, never per request once cached): the
-// listing in plain SQL, the rest through Prisma. The private JWK is encrypted here, on its way in, and decrypted only
-// when asked for.
+// listing in plain SQL (on the rotation lock's transaction too), the rest through Prisma. The private JWK is
+// encrypted here, on its way in, and decrypted only when asked for.
 
 // Any fixed number unique among the service's advisory locks (migrate.ts has its own).
 const ROTATION_LOCK_KEY = 7_233_905_118n;
@@ -26,8 +28,8 @@ const toKey = ({ kid, alg, publicJwk, createdAt, signsFrom, rotateAt, retiredAt 
   retiredAt,
 });
 
-const listKeys = async (client: Prisma.TransactionClient) => (await client.oauthSigningKey.findMany({ orderBy: { id: 'asc' } })).map(toKey);
 const ALL = `SELECT ${selectList(Prisma.OauthSigningKeyScalarFieldEnum)} FROM oauth_signing_keys ORDER BY id`;
+const listKeys = async (sql: SqlClient) => (await sql.query<Row<OauthSigningKey>>(ALL)).map(toKey);
 
 /**
  * `keyEncryptionKey` is KEY_ENCRYPTION_KEY's 32 bytes; a null key makes every call that needs it (create,
@@ -39,7 +41,7 @@ export function signingKeyRepository(database: Database, keyEncryptionKey: Buffe
     return keyEncryptionKey;
   };
   return {
-    list: async () => (await database.sql.query<Row<OauthSigningKey>>(ALL)).map(toKey),
+    list: () => listKeys(database.sql),
     async privateJwk(kid) {
       const row = await database.prisma.oauthSigningKey.findUnique({ where: { kid } });
       return row ? (JSON.parse(decryptPrivateKey(row.privateJwk, kek(), kid)) as Record<string, unknown>) : null;
@@ -54,7 +56,7 @@ export function signingKeyRepository(database: Database, keyEncryptionKey: Buffe
 // wait forever for a pool of one connection, and they would not be under the lock.
 function lockedSigningKeys(tx: Prisma.TransactionClient, kek: () => Buffer): LockedSigningKeys {
   return {
-    list: () => listKeys(tx),
+    list: () => listKeys(sqlClientForPrismaTransaction(tx)),
     async create({ kid, alg, publicJwk, privateJwk }, times) {
       const privateText = encryptPrivateKey(JSON.stringify(privateJwk), kek(), kid);
       return toKey(

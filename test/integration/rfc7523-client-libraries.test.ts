@@ -46,7 +46,6 @@ describe(`JWT client authentication with openid-client 6 and oauth4webapi (${bac
   it('oauth4webapi PrivateKeyJwt at the token, introspection and revocation endpoints', async () => {
     const key = await clientKey('ES256');
     const registered = await privateKeyJwtClient(server.deps, { jwks: jwksOf(key) });
-    const http = insecureHttp;
     const as = await discovered(server.baseUrl);
     const client = { client_id: registered.uid };
     // Each request signs a fresh assertion (its own jti), so one ClientAuth serves every call.
@@ -54,12 +53,12 @@ describe(`JWT client authentication with openid-client 6 and oauth4webapi (${bac
     const tokens = await oauth.processClientCredentialsResponse(
       as,
       client,
-      await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams({ scope: 'read' }), http),
+      await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams({ scope: 'read' }), insecureHttp),
     );
     const introspect = async () =>
-      oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, http));
+      oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecureHttp));
     expect(await introspect()).toMatchObject({ active: true, client_id: registered.uid });
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, tokens.access_token, http));
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, tokens.access_token, insecureHttp));
     expect(await introspect()).toEqual({ active: false });
   });
 });

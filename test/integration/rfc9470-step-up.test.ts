@@ -23,7 +23,6 @@ const PWD = 'urn:oauth-service:acr:pwd';
 const MFA = 'urn:oauth-service:acr:mfa';
 const PHR = 'urn:oauth-service:acr:phr';
 const MAX_AGE = 300;
-const http = insecureHttp;
 
 describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
   let server: TestServer;
@@ -107,7 +106,7 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     }
     const callback = oauth.validateAuthResponse(as, client, new URL(String(redirect.headers.location)), state);
     const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, callback, CALLBACK, oauth.nopkce, {
-      ...http,
+      ...insecureHttp,
       additionalParameters: { resource: RESOURCE },
     });
     const maxAge = parameters.max_age === undefined ? oauth.skipAuthTimeCheck : Number(parameters.max_age);
@@ -136,7 +135,8 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     return String(passed.headers.location);
   }
 
-  const pay = (url: string, token: string) => oauth.protectedResourceRequest(token, 'POST', new URL(url), new Headers(), null, http);
+  const pay = (url: string, token: string) =>
+    oauth.protectedResourceRequest(token, 'POST', new URL(url), new Headers(), null, insecureHttp);
 
   it('discovery lists the acr a sign-in here reaches, and amr and acr among the claims', () => {
     expect(as.acr_values_supported).toEqual([PWD, MFA, PHR]);
@@ -152,7 +152,7 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     const introspection = await oauth.processIntrospectionResponse(
       as,
       client,
-      await oauth.introspectionRequest(as, client, clientAuth, tokens.access_token, http),
+      await oauth.introspectionRequest(as, client, clientAuth, tokens.access_token, insecureHttp),
     );
     expect(introspection).toMatchObject({ active: true, amr: ['pwd'], acr: PWD, auth_time: signedInAt });
     // Recorded from the session on the code and copied to the token and its refresh (not inferred from auth_time, as
@@ -160,7 +160,7 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     const refreshed = await oauth.processRefreshTokenResponse(
       as,
       client,
-      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, http),
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecureHttp),
     );
     const rows = await server.app.database.sql.query<{ amr: string; acr: string }>(
       `SELECT g.amr, g.acr FROM oauth_access_grants g JOIN oauth_access_tokens t ON t.access_grant_id = g.id WHERE t.token = $1

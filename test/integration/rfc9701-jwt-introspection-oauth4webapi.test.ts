@@ -12,7 +12,6 @@ import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 const JWT_TYPE = 'application/token-introspection+jwt';
 
 describe(`oauth4webapi as the resource server (RFC 9701 sections 4 and 5) on ${backend}`, () => {
-  const http = insecureHttp;
   let server: TestServer;
   let issuer: URL;
 
@@ -35,13 +34,13 @@ describe(`oauth4webapi as the resource server (RFC 9701 sections 4 and 5) on ${b
     const auth = oauth.ClientSecretBasic(resourceServer.secret!);
     const issued = await issueToken(server.deps, { application: resourceServer.application });
 
-    const response = await oauth.introspectionRequest(as, client, auth, issued.accessToken, { requestJwtResponse: true, ...http });
+    const response = await oauth.introspectionRequest(as, client, auth, issued.accessToken, { requestJwtResponse: true, ...insecureHttp });
     expect(response.headers.get('content-type')).toBe(JWT_TYPE);
     const answer = await oauth.processIntrospectionResponse(as, client, response);
-    await oauth.validateApplicationLevelSignature(as, response, http);
+    await oauth.validateApplicationLevelSignature(as, response, insecureHttp);
     expect(answer).toMatchObject({ active: true, client_id: resourceServer.uid, token_type: 'Bearer' });
 
-    const plain = await oauth.introspectionRequest(as, client, auth, issued.accessToken, http);
+    const plain = await oauth.introspectionRequest(as, client, auth, issued.accessToken, insecureHttp);
     expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await oauth.processIntrospectionResponse(as, client, plain)).toEqual(answer);
   });
@@ -55,7 +54,7 @@ describe(`oauth4webapi as the resource server (RFC 9701 sections 4 and 5) on ${b
       { client_id: requester.uid },
       oauth.ClientSecretBasic(requester.secret!),
       issued.accessToken,
-      { requestJwtResponse: true, ...http },
+      { requestJwtResponse: true, ...insecureHttp },
     );
     await expect(oauth.processIntrospectionResponse(as, { client_id: 'someone-else' }, response)).rejects.toThrow(/aud/);
   });
