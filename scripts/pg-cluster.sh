@@ -56,10 +56,13 @@ port_in_use() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# 20000-32767: below Linux's ephemeral range (32768-60999), from which every listen on port 0 and every outgoing
+# connection takes its port, so nothing the tests start can take it between this check and the server's listen; above
+# scripts/lib/ports.ts's 10000-17399 and scripts/cluster.sh's 17430-17435.
 pick_port() {
   local port _
   for _ in $(seq 1 100); do
-    port=$((20000 + RANDOM % 40000))
+    port=$((20000 + RANDOM % 12768))
     if ! port_in_use "$port"; then
       echo "$port"
       return

@@ -19,6 +19,8 @@ export interface UpstreamProvider {
   issuer: string;
   /** Sets the misbehaviour knobs (see the fixture): delayMs, otherJwks. */
   control(knobs: { delayMs?: number; otherJwks?: boolean }): Promise<void>;
+  /** These claims signed with the upstream's key as a logout token (the fixture's POST /__sign). */
+  signLogoutToken(claims: Record<string, unknown>): Promise<string>;
   /** What the process wrote (its errors), for a failing test's message. */
   output(): string;
   /** Stops the process (an upstream that is down). */
@@ -57,6 +59,11 @@ export async function startUpstreamProvider(options: {
     async control(knobs) {
       const response = await fetch(`${issuer}/__control`, { method: 'POST', body: JSON.stringify(knobs) });
       if (response.status !== 204) throw new Error(`control answered ${response.status}`);
+    },
+    async signLogoutToken(claims) {
+      const response = await fetch(`${issuer}/__sign`, { method: 'POST', body: JSON.stringify(claims) });
+      if (response.status !== 200) throw new Error(`__sign answered ${response.status}`);
+      return response.text();
     },
     stop: () =>
       new Promise<void>((resolve) => {

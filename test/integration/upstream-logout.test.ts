@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
-import { backchannelReceiver, type BackchannelReceiver } from '../helpers/backchannel-receiver.js';
+import { BACKCHANNEL_LOGOUT_EVENT, backchannelReceiver, type BackchannelReceiver } from '../helpers/backchannel-receiver.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { capturedLogLines } from '../helpers/log-lines.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -155,5 +155,44 @@ describe('a logout token of the upstream is used once', () => {
     expect(await replayed.json()).toEqual({ error: 'invalid_request', error_description: 'the logout token was used already (its jti)' });
     expect(await sessionsOf(server, 'lee')).toHaveLength(1);
     expect(logs.lines).toContainEqual(expect.objectContaining({ event: 'logout.upstream_backchannel_refused', provider: 'corp' }));
+  });
+
+  // exp is required only since the specification's errata 1: an older upstream's token without one counts as valid for
+  // 10 minutes after its iat (upstream-logout.ts), its jti used once within them.
+  const withoutExp = (iat: number, jti: string) =>
+    upstream.signLogoutToken({
+      iss: upstream.issuer,
+      aud: 'oauth-service',
+      sub: 'lee-1',
+      iat,
+      jti,
+      events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
+    });
+
+  it('a logout token without exp ends the session within 10 minutes of its iat, once', async () => {
+    const browser = fetchBrowser();
+    await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
+    const token = await withoutExp(Math.floor(Date.now() / 1000) - 590, 'without-exp-1');
+    expect((await deliver(token)).status).toBe(200);
+    expect(await sessionsOf(server, 'lee')).toEqual([]);
+
+    await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
+    const replayed = await deliver(token);
+    expect(replayed.status).toBe(400);
+    expect(await replayed.json()).toEqual({ error: 'invalid_request', error_description: 'the logout token was used already (its jti)' });
+    expect(await sessionsOf(server, 'lee')).toHaveLength(1);
+  });
+
+  it('refuses a logout token without exp more than 10 minutes after its iat, and ends nothing', async () => {
+    const browser = fetchBrowser();
+    await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
+    const before = (await sessionsOf(server, 'lee')).length;
+    const response = await deliver(await withoutExp(Math.floor(Date.now() / 1000) - 610, 'without-exp-2'));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'a logout token without exp is accepted for 600 seconds after its iat',
+    });
+    expect(await sessionsOf(server, 'lee')).toHaveLength(before);
   });
 });
