@@ -109,8 +109,17 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     ...shared,
     accessTokens,
     tokenReads: tokens?.tokenReads ?? accessTokens,
-    accessGrants: accessGrantRepository(sql),
+    ...sqlRepositories(sql),
     users: userRepository(sql, prisma),
+    transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
+    adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
+  };
+}
+
+/** The repositories that only ever query through SQL, on `sql`: the pool's client, or one transaction's. */
+function sqlRepositories(sql: SqlClient) {
+  return {
+    accessGrants: accessGrantRepository(sql),
     logoutDeliveries: logoutDeliveryRepository(sql),
     auditEvents: auditEventRepository(sql),
     deviceAuthorizations: deviceAuthorizationRepository(sql),
@@ -119,10 +128,7 @@ function storesOn(prisma: PrismaClient, sql: SqlClient, shared: Shared, tokens?:
     userIdentities: userIdentityRepository(sql),
     loginSessions: loginSessionRepository(sql),
     passkeys: webauthnCredentialRepository(sql),
-    secondFactors: shared.secondFactors,
-    transaction: (work) => sql.transaction((tx) => work(storesOn(prisma, tx, shared))),
-    adminTransaction: () => Promise.reject(new Error('adminTransaction is not available inside a transaction')),
-  };
+  } satisfies Partial<Stores>;
 }
 
 /**
@@ -143,19 +149,11 @@ function storesInTransaction(database: Database, tx: Prisma.TransactionClient, s
     userAdmin: users,
     accessTokens,
     tokenReads: accessTokens,
-    accessGrants: accessGrantRepository(sql),
+    ...sqlRepositories(sql),
     cleanup: cleanupStore(sql),
     resources: resourceRepository(sql, prisma),
     dpopProofs: dpopProofRepository(sql),
     registrations: registrationTokenRepository({ ...database, sql, readSql: sql, prisma }),
-    logoutDeliveries: logoutDeliveryRepository(sql),
-    auditEvents: auditEventRepository(sql),
-    deviceAuthorizations: deviceAuthorizationRepository(sql),
-    pushedRequests: pushedRequestRepository(sql),
-    federatedSubjects: federatedSubjectRepository(sql),
-    userIdentities: userIdentityRepository(sql),
-    loginSessions: loginSessionRepository(sql),
-    passkeys: webauthnCredentialRepository(sql),
     secondFactors: shared.secondFactors,
     signingKeys: shared.signingKeys,
     transaction: (work) => work(stores),

@@ -2,9 +2,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { chromiumPage, closeAll } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { createFromMetadataDocument, createSelfRegistered } from '../integration/applications-self-registered-support.js';
 
@@ -26,8 +27,7 @@ describe('consent in Chromium for self-registered clients', () => {
     server = await listeningTestServer({ optionalScopes: ['write'] });
     await createUser(server.deps, 'alice');
     callback = await clientCallbackServer();
-    browser = await launchBrowser();
-    page = await (await browser.newContext()).newPage();
+    ({ browser, page } = await chromiumPage());
     page.on('console', (message) => {
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
     });
@@ -37,11 +37,7 @@ describe('consent in Chromium for self-registered clients', () => {
       void dialog.dismiss();
     });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   async function openConsent(application: ApplicationRecord, redirectUri = HOST_CALLBACK) {
     const url = new URL('/oauth/authorize', server.baseUrl);

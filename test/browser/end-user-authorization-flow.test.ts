@@ -2,9 +2,10 @@ import * as oauth from 'oauth4webapi';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/oauth/secrets.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { chromiumPage, closeAll } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 // A person in Chromium and a client using oauth4webapi: RFC 6749 section 4.1 with PKCE (RFC 7636) and the
@@ -39,14 +40,9 @@ describe('end user in Chromium: login, consent, code exchange with PKCE S256, au
       authorization_response_iss_parameter_supported: true,
     };
     client = { client_id: application.uid };
-    browser = await launchBrowser();
-    page = await (await browser.newContext()).newPage();
+    ({ browser, page } = await chromiumPage());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   async function authorizationRequest(scope: string) {
     const codeVerifier = oauth.generateRandomCodeVerifier();

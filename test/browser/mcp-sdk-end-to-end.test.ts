@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../src/oauth/store.js';
-import { authorizeInChromium, launchBrowser, screenshot } from '../helpers/browser.js';
+import { authorizeInChromium, screenshot } from '../helpers/browser.js';
 import {
   documentServer,
   documentSettings,
@@ -16,6 +16,7 @@ import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
 import { RecordingOAuthProvider, recordingFetch, type RecordedRequest } from '../helpers/mcp-client.js';
 import { protectedMcpServer, type ProtectedMcpServer } from '../helpers/mcp-server.js';
+import { chromiumPage, closeAll } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 // Issue 19 end to end: the MCP SDK's own client (StreamableHTTPClientTransport with an OAuthClientProvider) against
@@ -91,8 +92,7 @@ describe.each<[string, Registration]>([
       accessTokenLifetime: ACCESS_TOKEN_LIFETIME,
       serverClientId: mcpClient.application.uid,
     });
-    browser = await launchBrowser();
-    page = await (await browser.newContext()).newPage();
+    ({ browser, page } = await chromiumPage());
     const metadata = {
       client_name: CLIENT_NAME,
       redirect_uris: [callback.url],
@@ -104,14 +104,7 @@ describe.each<[string, Registration]>([
     documents?.serve('/mcp-client.json', json({ client_id: documentUrl, ...metadata }));
     provider = new RecordingOAuthProvider(callback.url, metadata, approveInChromium, documentUrl);
   });
-  afterAll(async () => {
-    await client?.close();
-    await browser?.close();
-    await mcp?.close();
-    await server?.close();
-    await callback?.close();
-    await documents?.close();
-  });
+  afterAll(() => closeAll(client, browser, mcp, server, callback, documents));
 
   /** The person's part: signs in when asked, clicks Authorize, and the code arrives at the client's loopback callback. */
   async function approveInChromium(url: URL) {

@@ -3,10 +3,11 @@ import { decodeProtectedHeader } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeInChromium, launchBrowser, screenshot } from '../helpers/browser.js';
+import { authorizeInChromium, screenshot } from '../helpers/browser.js';
 import { clientKey, jwksOf, type ClientKey } from '../helpers/client-assertions.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { chromiumPage, closeAll } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 
@@ -50,14 +51,9 @@ describe('oauth4webapi as a FAPI 2.0 client (profile fapi2) with Chromium as the
     client = { client_id: application.uid, authorization_signed_response_alg: 'ES256' };
     auth = oauth.PrivateKeyJwt({ key: key.privateKey, kid: key.kid });
     as = await discovered(server.baseUrl);
-    browser = await launchBrowser();
-    page = await (await browser.newContext()).newPage();
+    ({ browser, page } = await chromiumPage());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   /** Chromium at `url`: signs in when asked, approves on the consent page; where it lands. */
   async function browse(url: string): Promise<URL> {

@@ -6,9 +6,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceGuard } from '@oauth-service/guard';
 import type { UserRecord } from '../../src/oauth/store.js';
-import { authorizeInChromium, launchBrowser, screenshot } from '../helpers/browser.js';
+import { authorizeInChromium, screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { chromiumPage, closeAll } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 // Issue 17 end to end: a client written with oauth4webapi asks for audience-restricted tokens (RFC 8707 resource
@@ -88,14 +89,9 @@ describe('oauth4webapi with resource indicators (RFC 8707) in Chromium: audience
       jwks_uri: `${server.baseUrl}/oauth/jwks`,
       authorization_response_iss_parameter_supported: true,
     };
-    browser = await launchBrowser();
-    page = await (await browser.newContext()).newPage();
+    ({ browser, page } = await chromiumPage());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   /** The authorization URL as oauth4webapi's users build it, `resource` appended (repeatable, RFC 8707 section 2). */
   async function authorizationRequest(scope: string, resources: string[]) {

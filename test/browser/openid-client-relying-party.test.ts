@@ -6,9 +6,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { rotateSigningKey } from '../../src/oauth/keys/signing-key-service.js';
 import type { UserRecord } from '../../src/oauth/store.js';
-import { authorizeInChromium, launchBrowser, screenshot } from '../helpers/browser.js';
+import { authorizeInChromium, screenshot } from '../helpers/browser.js';
 import { createClient, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { chromiumPage, closeAll } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 // A relying party as most Node applications write one (openid-client 6) and a person in Chromium: Discovery,
@@ -58,14 +59,9 @@ describe('openid-client 6 relying party with Chromium: discovery, code flow, Use
       if (url === jwksUri) jwksFetches.push(Date.now());
       return fetch(url, options as RequestInit);
     };
-    browser = await launchBrowser();
-    page = await (await browser.newContext()).newPage();
+    ({ browser, page } = await chromiumPage());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   function authorizationRequest(scope = 'openid profile email') {
     const codeVerifier = client.randomPKCECodeVerifier();

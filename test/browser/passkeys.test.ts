@@ -3,10 +3,11 @@ import * as client from 'openid-client';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
-import { launchBrowser, screenshot, virtualAuthenticator } from '../helpers/browser.js';
+import { approveIfAsked, launchBrowser, screenshot, virtualAuthenticator } from '../helpers/browser.js';
 import { setMfaPolicy } from '../../src/oauth/second-factor/second-factors.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
+import { codeFlowRequest } from '../helpers/relying-party-page.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 // Issue 35 item 1 acceptance: Chromium with a CDP virtual authenticator (a platform authenticator with resident keys
@@ -106,35 +107,13 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
    * (none: the browser is signed in with a passkey already, the login page's autofill did it).
    */
   async function codeFlowWithPasskey(page: Page, signIn?: (login: Page) => Promise<void>) {
-    const codeVerifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: callback.url,
-      scope: 'openid',
-      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-    });
+    const { url, checks } = await codeFlowRequest(config, callback.url, { scope: 'openid' });
     await page.goto(url.href);
     if (signIn) {
       expect(new URL(page.url()).pathname).toBe('/login');
       await signIn(page);
     }
-    await page.waitForURL((at) => at.href.startsWith(callback.url) || at.pathname === '/oauth/authorize');
-    if (!page.url().startsWith(callback.url)) {
-      await Promise.all([
-        page.waitForURL((at) => at.href.startsWith(callback.url)),
-        page.getByRole('button', { name: 'Authorize' }).click(),
-      ]);
-    }
-    const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
-      pkceCodeVerifier: codeVerifier,
-      expectedState: state,
-      expectedNonce: nonce,
-      idTokenExpected: true,
-    });
+    const tokens = await client.authorizationCodeGrant(config, await approveIfAsked(page, callback.url), checks);
     return tokens.claims()!;
   }
 

@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { approveIfAsked, screenshot } from '../helpers/browser.js';
 import { createClient } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { chromiumPage, closeAll, codeFlowRequest } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { startUpstreamProvider, type UpstreamProvider } from '../helpers/upstream-provider.js';
 
@@ -50,28 +51,15 @@ describe('Chromium signs in through an upstream OpenID Provider for an openid-cl
     config = await client.discovery(new URL(server.baseUrl), application.uid, undefined, client.ClientSecretBasic(plainSecret!), {
       execute: [client.allowInsecureRequests, client.enableNonRepudiationChecks],
     });
-    browser = await launchBrowser();
-    page = await (await browser.newContext()).newPage();
+    ({ browser, page } = await chromiumPage());
   });
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
+    await closeAll(browser, server, callback);
     await upstream?.stop();
   });
 
   it('the ID token carries the linked user’s sub and amr fed', async () => {
-    const codeVerifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: callback.url,
-      scope: 'openid profile email',
-      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-    });
+    const { url, checks } = await codeFlowRequest(config, callback.url, { scope: 'openid profile email' });
     await page.goto(url.href);
     expect(new URL(page.url()).pathname).toBe('/login');
     expect(await seriousViolations(page), 'the login page with a provider button').toEqual([]);
@@ -81,20 +69,8 @@ describe('Chromium signs in through an upstream OpenID Provider for an openid-cl
     await page.locator('input[name="password"]').fill('any');
     await page.getByRole('button', { name: 'Sign-in' }).click();
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL((at) => at.pathname === '/oauth/authorize' || at.href.startsWith(callback.url));
-    await screenshot(page, 'upstream-sign-in-consent');
-    if (!page.url().startsWith(callback.url)) {
-      await Promise.all([
-        page.waitForURL((at) => at.href.startsWith(callback.url)),
-        page.getByRole('button', { name: 'Authorize' }).click(),
-      ]);
-    }
-    const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
-      pkceCodeVerifier: codeVerifier,
-      expectedState: state,
-      expectedNonce: nonce,
-      idTokenExpected: true,
-    });
+    const landed = await approveIfAsked(page, callback.url, (consent) => screenshot(consent, 'upstream-sign-in-consent'));
+    const tokens = await client.authorizationCodeGrant(config, landed, checks);
     const erin = (await server.deps.stores.users.findByUsername('erin'))!;
     const claims = tokens.claims()!;
     expect(claims.sub).toBe(erin.subject);

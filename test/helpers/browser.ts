@@ -79,7 +79,6 @@ export interface PersonAtAuthorization {
  * the consent page when one is shown, and resolves at the client's callback with where it landed.
  */
 export async function authorizeInChromium(page: Page, url: string, person: PersonAtAuthorization): Promise<URL> {
-  const atCallback = (at: URL) => at.href.startsWith(person.callbackUrl);
   await page.goto(url);
   const askedToSignIn = new URL(page.url()).pathname === '/login';
   if (person.mustSignIn && !askedToSignIn) throw new Error(`expected the login page, not ${page.url()}`);
@@ -87,10 +86,19 @@ export async function authorizeInChromium(page: Page, url: string, person: Perso
     await page.getByLabel('Username').fill(person.username);
     await page.getByLabel('Password').fill(person.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((at) => atCallback(at) || at.pathname === '/oauth/authorize');
   }
+  return approveIfAsked(page, person.callbackUrl, person.onConsent);
+}
+
+/**
+ * Once the person has signed in (or needed not): waits for the consent page or the client's callback, approves on the
+ * consent page when one is shown (after `onConsent`'s checks), and resolves at the callback with where it landed.
+ */
+export async function approveIfAsked(page: Page, callbackUrl: string, onConsent?: (page: Page) => Promise<unknown>): Promise<URL> {
+  const atCallback = (at: URL) => at.href.startsWith(callbackUrl);
+  await page.waitForURL((at) => atCallback(at) || at.pathname === '/oauth/authorize');
   if (!atCallback(new URL(page.url()))) {
-    await person.onConsent?.(page);
+    await onConsent?.(page);
     await Promise.all([page.waitForURL(atCallback), page.getByRole('button', { name: 'Authorize' }).click()]);
   }
   return new URL(page.url());
