@@ -84,6 +84,22 @@ describe(`GET /oauth/authorize skips the consent screen when skipAuthorization a
     expect(isConsent(await authorize(app))).toBe(true);
   });
 
+  it('the matching token counts behind many newer ones of other scopes, among the newest 100 live tokens', async () => {
+    const app = (await createClient(server.deps, { name: 'Many tokens' })).application;
+    const minutesAgo = (minutes: number) => new Date(server.deps.now().getTime() - minutes * 60_000);
+    const create = (scopes: string[], createdAt: Date) =>
+      server.deps.stores.accessTokens.create(liveToken(app.id, aliceId, scopes, createdAt));
+    await create(['read'], minutesAgo(30));
+    for (let i = 0; i < 12; i += 1) await create(['write'], minutesAgo(20 - i));
+    // Twelve newer tokens, all of other scopes: the search goes on past them to the read one.
+    expect((await authorize(app, { scope: 'read' })).statusCode).toBe(302);
+    expect(isConsent(await authorize(app, { scope: 'read write' }))).toBe(true);
+    // The search reads the newest 100 live tokens: past them the read one no longer counts.
+    for (let i = 0; i < 100; i += 1) await create(['write'], minutesAgo(10));
+    expect(isConsent(await authorize(app, { scope: 'read' }))).toBe(true);
+    expect((await authorize(app, { scope: 'write' })).statusCode).toBe(302);
+  });
+
   it("another user's token does not skip this user's consent", async () => {
     const app = (await createClient(server.deps, { name: 'Bobs' })).application;
     await server.deps.stores.accessTokens.create(liveToken(app.id, bobId, ['read'], server.deps.now()));
