@@ -5,6 +5,7 @@ import { auditEventRepository } from './audit-event-repository.js';
 import { cachedApplications } from './application-cache.js';
 import { cleanupStore } from './cleanup.js';
 import { coalescedTokenReads } from './coalesced-token-reads.js';
+import { coalescedReplayRecords } from './coalesced-replay-records.js';
 import { coalescedTokenWrites } from './coalesced-token-writes.js';
 import { applicationRepository } from './application-repository.js';
 import type { Database } from './database.js';
@@ -59,7 +60,7 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
     userAdmin: userRepository(database.sql, database.prisma),
     cleanup: cleanupStore(database.sql),
     resources: resourceRepository(database.sql, database.prisma),
-    dpopProofs: dpopProofRepository(database.sql),
+    dpopProofs: coalescedReplayRecords(dpopProofRepository(database.sql)),
     registrations: registrationTokenRepository(database),
     signingKeys: signingKeyRepository(database, keyEncryption, () => new KeyEncryptionKeyInvalid('is not set')),
     // Never inside a transaction: each of its writes is one atomic statement of its own.
