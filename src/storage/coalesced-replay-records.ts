@@ -10,9 +10,9 @@ const MAX_BATCH = 64;
  * The replay records (DPoP proofs, client assertions, logout tokens) where the checks and records that concurrent
  * requests make outside a transaction share one statement each (coalescer.ts says why that is safe). A FAPI client's
  * request makes two records (its assertion's jti, its proof's): six of the 18 statements of its PAR, authorization and
- * code exchange, each a system call costing the service ~100 µs (bench/RESULTS.md). Every call is still answered by a statement that started
- * after it was made: a record is refused once any earlier one of its hash has been committed, and of two in one
- * batch, the second.
+ * code exchange, each a system call costing the service ~100 µs (bench/RESULTS.md). Every call is still answered by a
+ * statement that started after it was made: a record is refused once any earlier one of its hash has been committed,
+ * and of two in one batch, the second.
  */
 export function coalescedReplayRecords(repository: DpopProofRepository): DpopProofStore {
   // Records as token writes are (coalesced-token-writes.ts): at most two statements out, the rest gathering meanwhile.
