@@ -34,8 +34,11 @@ const toAccessGrant = ({
 });
 
 const INSERTED = insertedFields(Prisma.OauthAccessGrantScalarFieldEnum, ['id', 'revokedAt']);
-const INSERT = `INSERT INTO oauth_access_grants (${INSERTED.map(columnOf).join(', ')})
-  VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${COLUMNS}`;
+const INSERT = {
+  name: 'access_grant_insert',
+  text: `INSERT INTO oauth_access_grants (${INSERTED.map(columnOf).join(', ')})
+    VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${COLUMNS}`,
+};
 const insertValues = (grant: NewAccessGrant) => {
   const columns: Record<string, unknown> = {
     ...grant,

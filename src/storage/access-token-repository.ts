@@ -43,6 +43,15 @@ const toAccessToken = (row: Row<OauthAccessToken>): AccessTokenRecord => ({
   authorizationDetails: storedDetails(row.authorizationDetails),
 });
 
+// The newest live tokens of one client and owner (findLiveMatching), on every authorization of a confidential client.
+const LIVE = {
+  name: 'access_token_live',
+  text: `SELECT ${COLUMNS} FROM oauth_access_tokens
+    WHERE application_id = $1 AND resource_owner_id IS NOT DISTINCT FROM $2 AND revoked_at IS NULL
+      AND (expires_in IS NULL OR created_at + make_interval(secs => expires_in) > $3)
+    ORDER BY created_at DESC LIMIT 100`,
+};
+
 // A new row: the database numbers it; it is revoked and rotated later.
 const INSERTED = insertedFields(Prisma.OauthAccessTokenScalarFieldEnum, ['id', 'revokedAt', 'refreshedAt']);
 const INSERTED_COLUMNS = INSERTED.map(columnOf).join(', ');
@@ -211,13 +220,7 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
         timestamp(at),
       ]),
     async findLiveMatching({ applicationId, resourceOwnerId, scopes, at, withRefreshToken, audience, dpopJkt }) {
-      const rows = await sql.query<Row<OauthAccessToken>>(
-        `SELECT ${COLUMNS} FROM oauth_access_tokens
-         WHERE application_id = $1 AND resource_owner_id IS NOT DISTINCT FROM $2 AND revoked_at IS NULL
-           AND (expires_in IS NULL OR created_at + make_interval(secs => expires_in) > $3)
-         ORDER BY created_at DESC LIMIT 100`,
-        [applicationId, resourceOwnerId, timestamp(at)],
-      );
+      const rows = await sql.query<Row<OauthAccessToken>>(LIVE, [applicationId, resourceOwnerId, timestamp(at)]);
       const wanted = [...new Set(scopes)].sort().join(' ');
       const wantedAudience = audience === undefined ? undefined : [...new Set(audience)].sort().join(' ');
       const match = rows

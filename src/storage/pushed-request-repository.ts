@@ -18,8 +18,11 @@ const toRecord = ({ id, applicationId, ...columns }: ReadRow): PushedRequestReco
 });
 
 const INSERTED = ['applicationId', 'reference', 'parameters', 'createdAt', 'expiresAt'] as const;
-const INSERT = `INSERT INTO oauth_pushed_authorization_requests (${INSERTED.map(columnOf).join(', ')})
-  VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')})`;
+const INSERT = {
+  name: 'pushed_request_insert',
+  text: `INSERT INTO oauth_pushed_authorization_requests (${INSERTED.map(columnOf).join(', ')})
+    VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')})`,
+};
 // SET reads the row as it was: the first open (opened_at NULL) moves expires_at, later ones leave it.
 const OPEN = {
   name: 'pushed_request_open',
