@@ -44,13 +44,13 @@ const toAccessToken = (row: Row<OauthAccessToken>): AccessTokenRecord => ({
 });
 
 // The newest live tokens of one client and owner (findLiveMatching), on every authorization of a confidential client.
-const LIVE = {
-  name: 'access_token_live',
-  text: `SELECT ${COLUMNS} FROM oauth_access_tokens
-    WHERE application_id = $1 AND resource_owner_id IS NOT DISTINCT FROM $2 AND revoked_at IS NULL
-      AND (expires_in IS NULL OR created_at + make_interval(secs => expires_in) > $3)
-    ORDER BY created_at DESC LIMIT 100`,
-};
+// Unnamed, unlike the lookups by a unique key: PostgreSQL plans it with its values each time, and the best way to a
+// client's rows (its index, or the newest tokens first) depends on how many it has; a prepared statement's generic
+// plan would pick one way for every client.
+const LIVE = `SELECT ${COLUMNS} FROM oauth_access_tokens
+  WHERE application_id = $1 AND resource_owner_id IS NOT DISTINCT FROM $2 AND revoked_at IS NULL
+    AND (expires_in IS NULL OR created_at + make_interval(secs => expires_in) > $3)
+  ORDER BY created_at DESC LIMIT 100`;
 
 // A new row: the database numbers it; it is revoked and rotated later.
 const INSERTED = insertedFields(Prisma.OauthAccessTokenScalarFieldEnum, ['id', 'revokedAt', 'refreshedAt']);
