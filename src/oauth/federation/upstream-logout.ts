@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { IdentityProviderConfig } from '../../config/identity-providers-schema.js';
 import type { OAuthDeps } from '../deps.js';
-import { sha256Hex } from '../secrets.js';
+import { replayKey } from '../replay-key.js';
 import type { LoginSessionRecord } from '../sessions/login-session-store.js';
 import { findUpstream, upstreamConfiguration } from './upstream-providers.js';
 
@@ -86,11 +86,12 @@ export async function verifyUpstreamLogoutToken(
   if (sessionId === null && subject === null) throw new InvalidLogoutToken('the logout token names neither sub nor sid');
   // Step 6: never a nonce (it would be an ID token made to look like a logout token).
   if ('nonce' in payload) throw new InvalidLogoutToken('a logout token must not contain a nonce');
+  // jwtVerify has refused an expired exp already; without one, the token's time is counted from its iat.
   const until = new Date((payload.exp ?? payload.iat! + VALID_WITHOUT_EXP_SECONDS) * 1000);
-  if (until <= deps.now())
+  if (payload.exp === undefined && until <= deps.now())
     throw new InvalidLogoutToken(`a logout token without exp is accepted for ${VALID_WITHOUT_EXP_SECONDS} seconds after its iat`);
   // Recorded only once the sessions have ended (endUpstreamLoginSessions): a delivery that failed here may come again.
-  const key = sha256Hex(`${REPLAY_NAMESPACE}\n${issuer}\n${String(payload.jti)}`);
+  const key = replayKey(REPLAY_NAMESPACE, issuer, String(payload.jti));
   if (await deps.stores.dpopProofs.seen(key)) throw new InvalidLogoutToken('the logout token was used already (its jti)');
   return { sessionId, subject, replay: { key, until } };
 }
