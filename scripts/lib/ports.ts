@@ -6,8 +6,9 @@ import { createServer } from 'node:net';
 
 // Below Linux's ephemeral range (32768-60999), from which every listen on port 0 and every outgoing connection takes
 // its port: a port chosen there and listened on a moment later was taken in between by one of them often enough to
-// fail a CI run (EADDRINUSE). Below scripts/cluster.sh's 17430-17435 too.
-const FIRST = 10_000;
+// fail a CI run (EADDRINUSE). Below scripts/cluster.sh's 17430-17435 too. From 10100: fetch refuses the Fetch
+// standard's "bad ports", 10080 the one above 10000, and a test's request to it failed a CI run ("bad port").
+const FIRST = 10_100;
 const LAST = 17_399;
 
 /** A port that was free a moment ago on the loopback interface (closed again at once; the caller listens on it). */
