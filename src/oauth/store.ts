@@ -62,7 +62,25 @@ export interface ResourceRecord {
   updatedAt: Date;
 }
 
-export interface AccessTokenRecord {
+/** What an authorization code and the tokens that descend from it carry of the authorization they come from. */
+export interface AuthorizationContext {
+  /** OpenID Connect: the sign-in that approved it, for auth_time and sid of its ID tokens (also a refresh's). */
+  authTime: Date | null;
+  sessionId: string | null;
+  /** How that sign-in was made (RFC 8176; empty: unknown) and the acr it reached (RFC 9470 section 6.1). */
+  amr: string[];
+  acr: string | null;
+  /** RFC 8707: the resources the request named, a token's aud; empty: none (a token for any API that trusts this service). */
+  audience: string[];
+  /** RFC 9449: the thumbprint of the key a code's exchange must prove (dpop_jkt) or a token is bound to (cnf.jkt); null: none. */
+  dpopJkt: string | null;
+  /** OpenID Connect Core 5.5: the authorization request's claims parameter, as understood; null without one. */
+  claims: ClaimsRequest | null;
+  /** RFC 9396: the authorization_details the user approved, which its tokens carry (empty: none). */
+  authorizationDetails: AuthorizationDetail[];
+}
+
+export interface AccessTokenRecord extends AuthorizationContext {
   id: number;
   applicationId: number | null;
   resourceOwnerId: number | null;
@@ -80,25 +98,11 @@ export interface AccessTokenRecord {
   refreshFamily: string | null;
   /** Set when the refresh token was exchanged for a successor (rotation). */
   refreshedAt: Date | null;
-  /** The sign-in the token descends from (OpenID Connect): auth_time and sid of a refresh's ID token. */
-  authTime: Date | null;
-  sessionId: string | null;
-  /** How that sign-in was made (RFC 8176; empty: unknown) and the acr it reached (RFC 9470 section 6.1). */
-  amr: string[];
-  acr: string | null;
-  /** RFC 8707: the resources the token is for (its aud); empty: any API that trusts this service. */
-  audience: string[];
-  /** RFC 9449: the thumbprint (cnf.jkt) of the key the token is bound to; null for a bearer token. */
-  dpopJkt: string | null;
-  /** OpenID Connect Core 5.5: the claims request of the authorization it descends from (UserInfo, refreshed ID tokens). */
-  claims: ClaimsRequest | null;
   /** RFC 8693 section 4.1: who acts for the subject (token exchange with an actor_token); null: no one. */
   act: ActorClaim | null;
-  /** RFC 9396 section 9: the authorization_details the token carries (empty: none). */
-  authorizationDetails: AuthorizationDetail[];
 }
 
-export interface AccessGrantRecord {
+export interface AccessGrantRecord extends AuthorizationContext {
   id: number;
   applicationId: number;
   resourceOwnerId: number;
@@ -111,21 +115,8 @@ export interface AccessGrantRecord {
   revokedAt: Date | null;
   codeChallenge: string | null;
   codeChallengeMethod: string | null;
-  /** OpenID Connect: the request's nonce (echoed in the ID token), and the sign-in that approved the code. */
+  /** OpenID Connect: the request's nonce, echoed in the ID token. */
   nonce: string | null;
-  authTime: Date | null;
-  sessionId: string | null;
-  /** RFC 8176 and OpenID Connect Core 2: how that sign-in was made (empty: unknown) and the acr it reached. */
-  amr: string[];
-  acr: string | null;
-  /** RFC 8707: the resources the authorization request named (empty: none). */
-  audience: string[];
-  /** RFC 9449 section 10: the key the code exchange must prove (dpop_jkt), or null. */
-  dpopJkt: string | null;
-  /** OpenID Connect Core 5.5: the authorization request's claims parameter, as understood; null without one. */
-  claims: ClaimsRequest | null;
-  /** RFC 9396: the authorization_details the user approved (empty: none). */
-  authorizationDetails: AuthorizationDetail[];
 }
 
 export type NewAccessToken = Omit<

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { GrantFlow } from '../../src/config/types.js';
 import { DEVICE_CODE_GRANT } from '../../src/oauth/device/device-code-grant-type.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
+import type { DeviceAuthorizationResponse } from '../../src/oauth/device/device-authorization-request.js';
 import { createClient, type TestClient } from './factories.js';
 import { basic, postForm, tokenRequest, type Headers, type Params } from './oauth-requests.js';
 import type { UserAgent } from './end-user.js';
@@ -29,24 +30,19 @@ export async function deviceClient(
 export const clientAuth = (client: TestClient): { params: Params; headers: Headers } =>
   client.secret ? { params: {}, headers: basic(client.uid, client.secret) } : { params: { client_id: client.uid }, headers: {} };
 
-export interface DeviceAuthorization {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
-}
-
 export async function startDeviceAuthorization(app: FastifyInstance, client: TestClient, params: Params = {}) {
   const auth = clientAuth(client);
   return postForm(app, '/oauth/device_authorization', { ...auth.params, ...params }, auth.headers);
 }
 
-export async function deviceAuthorization(app: FastifyInstance, client: TestClient, params: Params = {}): Promise<DeviceAuthorization> {
+export async function deviceAuthorization(
+  app: FastifyInstance,
+  client: TestClient,
+  params: Params = {},
+): Promise<DeviceAuthorizationResponse> {
   const response = await startDeviceAuthorization(app, client, params);
   if (response.statusCode !== 200) throw new Error(`device authorization failed: ${response.statusCode} ${response.body}`);
-  return response.json<DeviceAuthorization>();
+  return response.json<DeviceAuthorizationResponse>();
 }
 
 export function pollDevice(app: FastifyInstance, client: TestClient, deviceCode: string, headers: Headers = {}) {

@@ -31,136 +31,104 @@ const algorithmOrNull = (description: string) =>
 const clientText = (description: string) => ({ anyOf: [{ type: 'string' }, { type: 'null' }], description }) as const;
 const dateOrNull = (description: string) => ({ anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }], description }) as const;
 
+const applicationJsonProperties = {
+  id: { type: 'integer' },
+  name: { type: 'string' },
+  uid: { type: 'string', description: 'The client_id.' },
+  secret: {
+    type: 'string',
+    description: 'The plain client secret: only right after create, rotate, or an update that made the client confidential.',
+  },
+  redirect_uri: { type: 'string', description: 'Registered redirect URIs, one per line.' },
+  scopes: { type: 'array', items: { type: 'string' } },
+  confidential: { type: 'boolean' },
+  post_logout_redirect_uris: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Where RP-Initiated Logout may send the user back to (exact match); OpenID Connect only.',
+  },
+  backchannel_logout_uri: clientText('Back-Channel Logout 1.0: where logout tokens are POSTed when a session ends; null: none.'),
+  backchannel_logout_session_required: {
+    type: 'boolean',
+    description: 'Back-Channel Logout 1.0 section 2.2: each of its logout tokens must name the login session (sid).',
+  },
+  id_token_signed_response_alg: algorithmOrNull('How ID tokens for this client are signed; null is RS256.'),
+  userinfo_signed_response_alg: algorithmOrNull('How UserInfo answers this client: null is plain JSON, an algorithm a signed JWT.'),
+  access_token_format: {
+    type: 'string',
+    enum: ['opaque', 'jwt'],
+    description: 'Its access tokens: opaque, or jwt (RFC 9068, signed) when no resource decides the format.',
+  },
+  dpop_bound_access_tokens: {
+    type: 'boolean',
+    description: 'RFC 9449 section 5.2: every token request of this client must carry a DPoP proof (bound tokens only).',
+  },
+  require_pushed_authorization_requests: {
+    type: 'boolean',
+    description: 'RFC 9126 section 6: its authorization requests must be pushed (POST /oauth/par) first.',
+  },
+  require_signed_request_object: {
+    type: 'boolean',
+    description: 'RFC 9101 section 10.5: its authorization requests must be signed request objects.',
+  },
+  authorization_signed_response_alg: {
+    anyOf: [{ type: 'string', enum: ['RS256', 'ES256', 'EdDSA'] }, { type: 'null' }],
+    description: 'JARM section 3: how its JWT-secured authorization responses are signed; null is RS256.',
+  },
+  profile: {
+    type: 'string',
+    enum: ['none', 'fapi2'],
+    description: 'fapi2: the FAPI 2.0 Security Profile applies to it (docs/behaviour.md 3.21); none: nothing more.',
+  },
+  refresh_tokens: {
+    type: 'string',
+    enum: ['always', 'offline_access'],
+    description:
+      'When its token responses carry a refresh token: always, or only when offline_access was granted (OpenID Connect Core 11).',
+  },
+  token_endpoint_auth_method: {
+    anyOf: [{ type: 'string' }, { type: 'null' }],
+    description:
+      'RFC 7591 section 2: how it authenticates (issue 34: private_key_jwt, client_secret_jwt too); null: by its secret, or none when public.',
+  },
+  jwks: {
+    anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }],
+    description: "A private_key_jwt client's public keys, a JWK Set; null: none stored.",
+  },
+  jwks_uri: clientText("Where a private_key_jwt client's JWK Set is fetched; null: none."),
+  subject_type: {
+    type: 'string',
+    enum: ['public', 'pairwise'],
+    description: "The sub its users get (OpenID Connect Core 8): the user's own, or pairwise, one of its sector's (Core 8.1).",
+  },
+  sector_identifier_uri: clientText(
+    "A self-registered client's sector_identifier_uri, whose host is its sector; null: its redirect URIs' host.",
+  ),
+  registered_by: {
+    type: 'string',
+    enum: ['admin', 'dynamic', 'metadata_document'],
+    description:
+      'Who made it: an admin, the client itself at /oauth/register (RFC 7591), or the server from its Client ID Metadata Document.',
+  },
+  client_uri: clientText('RFC 7591 client_uri, as the client supplied it (may be any scheme: link it only if https).'),
+  logo_uri: clientText('RFC 7591 logo_uri, as the client supplied it (never shown as an image by this service).'),
+  policy_uri: clientText('RFC 7591 policy_uri, as the client supplied it.'),
+  tos_uri: clientText('RFC 7591 tos_uri, as the client supplied it.'),
+  contacts: { type: 'array', items: { type: 'string' }, description: 'RFC 7591 contacts, as the client supplied them.' },
+  approved_at: dateOrNull('When an admin approved this self-registered client; null: nobody did (the consent screen warns).'),
+  disabled_at: dateOrNull('When an admin disabled it; null: enabled. A disabled client can be neither authorized nor authenticated.'),
+  used_at: dateOrNull('When it was first issued a token; null: never.'),
+  created_at: { type: 'string', format: 'date-time' },
+  updated_at: { type: 'string', format: 'date-time' },
+};
+
 export const applicationJsonSchema = {
   $id: 'adminApplication',
   type: 'object',
   description: 'An OAuth application as the admin JSON API shows it (reference 13, flat fields).',
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    uid: { type: 'string', description: 'The client_id.' },
-    secret: {
-      type: 'string',
-      description: 'The plain client secret: only right after create, rotate, or an update that made the client confidential.',
-    },
-    redirect_uri: { type: 'string', description: 'Registered redirect URIs, one per line.' },
-    scopes: { type: 'array', items: { type: 'string' } },
-    confidential: { type: 'boolean' },
-    post_logout_redirect_uris: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'Where RP-Initiated Logout may send the user back to (exact match); OpenID Connect only.',
-    },
-    backchannel_logout_uri: clientText('Back-Channel Logout 1.0: where logout tokens are POSTed when a session ends; null: none.'),
-    backchannel_logout_session_required: {
-      type: 'boolean',
-      description: 'Back-Channel Logout 1.0 section 2.2: each of its logout tokens must name the login session (sid).',
-    },
-    id_token_signed_response_alg: algorithmOrNull('How ID tokens for this client are signed; null is RS256.'),
-    userinfo_signed_response_alg: algorithmOrNull('How UserInfo answers this client: null is plain JSON, an algorithm a signed JWT.'),
-    access_token_format: {
-      type: 'string',
-      enum: ['opaque', 'jwt'],
-      description: 'Its access tokens: opaque, or jwt (RFC 9068, signed) when no resource decides the format.',
-    },
-    dpop_bound_access_tokens: {
-      type: 'boolean',
-      description: 'RFC 9449 section 5.2: every token request of this client must carry a DPoP proof (bound tokens only).',
-    },
-    require_pushed_authorization_requests: {
-      type: 'boolean',
-      description: 'RFC 9126 section 6: its authorization requests must be pushed (POST /oauth/par) first.',
-    },
-    require_signed_request_object: {
-      type: 'boolean',
-      description: 'RFC 9101 section 10.5: its authorization requests must be signed request objects.',
-    },
-    authorization_signed_response_alg: {
-      anyOf: [{ type: 'string', enum: ['RS256', 'ES256', 'EdDSA'] }, { type: 'null' }],
-      description: 'JARM section 3: how its JWT-secured authorization responses are signed; null is RS256.',
-    },
-    profile: {
-      type: 'string',
-      enum: ['none', 'fapi2'],
-      description: 'fapi2: the FAPI 2.0 Security Profile applies to it (docs/behaviour.md 3.21); none: nothing more.',
-    },
-    refresh_tokens: {
-      type: 'string',
-      enum: ['always', 'offline_access'],
-      description:
-        'When its token responses carry a refresh token: always, or only when offline_access was granted (OpenID Connect Core 11).',
-    },
-    token_endpoint_auth_method: {
-      anyOf: [{ type: 'string' }, { type: 'null' }],
-      description:
-        'RFC 7591 section 2: how it authenticates (issue 34: private_key_jwt, client_secret_jwt too); null: by its secret, or none when public.',
-    },
-    jwks: {
-      anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }],
-      description: "A private_key_jwt client's public keys, a JWK Set; null: none stored.",
-    },
-    jwks_uri: clientText("Where a private_key_jwt client's JWK Set is fetched; null: none."),
-    subject_type: {
-      type: 'string',
-      enum: ['public', 'pairwise'],
-      description: "The sub its users get (OpenID Connect Core 8): the user's own, or pairwise, one of its sector's (Core 8.1).",
-    },
-    sector_identifier_uri: clientText(
-      "A self-registered client's sector_identifier_uri, whose host is its sector; null: its redirect URIs' host.",
-    ),
-    registered_by: {
-      type: 'string',
-      enum: ['admin', 'dynamic', 'metadata_document'],
-      description:
-        'Who made it: an admin, the client itself at /oauth/register (RFC 7591), or the server from its Client ID Metadata Document.',
-    },
-    client_uri: clientText('RFC 7591 client_uri, as the client supplied it (may be any scheme: link it only if https).'),
-    logo_uri: clientText('RFC 7591 logo_uri, as the client supplied it (never shown as an image by this service).'),
-    policy_uri: clientText('RFC 7591 policy_uri, as the client supplied it.'),
-    tos_uri: clientText('RFC 7591 tos_uri, as the client supplied it.'),
-    contacts: { type: 'array', items: { type: 'string' }, description: 'RFC 7591 contacts, as the client supplied them.' },
-    approved_at: dateOrNull('When an admin approved this self-registered client; null: nobody did (the consent screen warns).'),
-    disabled_at: dateOrNull('When an admin disabled it; null: enabled. A disabled client can be neither authorized nor authenticated.'),
-    used_at: dateOrNull('When it was first issued a token; null: never.'),
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
-  required: [
-    'id',
-    'name',
-    'uid',
-    'redirect_uri',
-    'scopes',
-    'confidential',
-    'post_logout_redirect_uris',
-    'backchannel_logout_uri',
-    'backchannel_logout_session_required',
-    'id_token_signed_response_alg',
-    'userinfo_signed_response_alg',
-    'access_token_format',
-    'dpop_bound_access_tokens',
-    'require_pushed_authorization_requests',
-    'require_signed_request_object',
-    'authorization_signed_response_alg',
-    'profile',
-    'refresh_tokens',
-    'token_endpoint_auth_method',
-    'jwks',
-    'jwks_uri',
-    'subject_type',
-    'sector_identifier_uri',
-    'registered_by',
-    'client_uri',
-    'logo_uri',
-    'policy_uri',
-    'tos_uri',
-    'contacts',
-    'approved_at',
-    'disabled_at',
-    'used_at',
-    'created_at',
-    'updated_at',
-  ],
+  properties: applicationJsonProperties,
+  // Every field is always there, but the plain secret, shown once (SPEC 3.6).
+  required: Object.keys(applicationJsonProperties).filter((field) => field !== 'secret'),
   additionalProperties: false,
 } as const;
 
