@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { cspViolations, screenshot } from '../helpers/browser.js';
 import { createUser, PASSWORD } from '../helpers/end-user.js';
-import { listeningTestServer } from '../helpers/listening-server.js';
+import { closeAll, listeningServerAndChromium, signInOnLoginPage } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 // Issue 35 item 5: the account page in Chromium, under the strict CSP, in two browsers of one user.
@@ -10,15 +10,8 @@ import type { TestServer } from '../helpers/test-server.js';
 describe('/account in Chromium: sessions on two devices, password change', () => {
   let server: TestServer & { baseUrl: string };
   let browser: Browser;
-
-  beforeAll(async () => {
-    server = await listeningTestServer();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  beforeAll(async () => ({ server, browser } = await listeningServerAndChromium()));
+  afterAll(() => closeAll(browser, server));
 
   async function signedInPage(
     username: string,
@@ -26,17 +19,11 @@ describe('/account in Chromium: sessions on two devices, password change', () =>
   ): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
     const context = await browser.newContext();
     const page = await context.newPage();
-    // What the strict CSP refused (an inline script or style would be); the missing favicon is not one.
-    const errors: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' && message.text().includes('Content Security Policy')) errors.push(message.text());
-    });
+    const cspErrors = cspViolations(page);
     await page.goto(`${server.baseUrl}/login`);
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInOnLoginPage(page, username, password);
     await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
-    return { context, page, cspErrors: errors };
+    return { context, page, cspErrors };
   }
 
   it('lists both devices, signs the other one out with its button, and changes the password', async () => {

@@ -2,9 +2,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2Hasher } from '../../src/storage/argon2-hasher.js';
 import { ADMIN_PASSWORD, adminContext } from '../helpers/admin-browser.js';
-import { launchBrowser } from '../helpers/browser.js';
 import { createUser } from '../helpers/factories.js';
-import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
+import { closeAll, listeningServerAndChromium, signInOnLoginPage } from '../helpers/relying-party-page.js';
 import { basicAuth, form, FORM, type TestServer } from '../helpers/test-server.js';
 
 // Issue 5: "An admin-created application completes the authorization code flow from its Authorize link."
@@ -15,14 +15,9 @@ describe('an application created in the admin UI, authorized from its show page'
 
   beforeAll(async () => {
     callback = await clientCallbackServer();
-    server = await listeningTestServer({ admin: { passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) } });
-    browser = await launchBrowser();
+    ({ server, browser } = await listeningServerAndChromium({ admin: { passwordHash: await argon2Hasher.hash(ADMIN_PASSWORD) } }));
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   it('the admin creates it, a user follows its Authorize link, logs in, approves, and the code is exchanged with the secret shown once', async () => {
     const user = await createUser(server.deps, 'bob', 'a password for bob');
@@ -41,9 +36,7 @@ describe('an application created in the admin UI, authorized from its show page'
     const userContext = await browser.newContext({ baseURL: server.baseUrl });
     const page = await userContext.newPage();
     await page.goto(new URL(authorizeHref!, server.baseUrl).href);
-    await page.getByLabel('Username').fill(user.username);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInOnLoginPage(page, user.username, user.password);
     await page.waitForURL((url) => url.pathname === '/oauth/authorize');
     expect(await page.locator('p.prompt').textContent()).toBe('Authorize Linked App to use your account?');
     await Promise.all([

@@ -5,9 +5,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { createResource } from '../../src/oauth/resources/resources.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
-import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { screenshot } from '../helpers/browser.js';
+import { createClient, createUser } from '../helpers/end-user.js';
+import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
+import { closeAll, listeningServerAndChromium, signInOnLoginPage } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 // Issue 36 item 4's acceptance: the consent page shows two authorization_details types (RFC 9396 section 4) in
@@ -31,7 +32,7 @@ describe('consent in Chromium for rich authorization requests (RFC 9396)', () =>
   let clientId: string;
 
   beforeAll(async () => {
-    server = await listeningTestServer({});
+    ({ server, browser } = await listeningServerAndChromium());
     callback = await clientCallbackServer();
     await createResource(server.deps, {
       uri: 'https://bank.example.com/api',
@@ -47,14 +48,9 @@ describe('consent in Chromium for rich authorization requests (RFC 9396)', () =>
     });
     clientId = (await createClient(server.deps, { name: 'Budget Planner', redirectUri: callback.url })).application.uid;
     await createUser(server.deps, 'alice');
-    browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 900, height: 700 } })).newPage();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   it('shows both types in words, passes axe-core, and the approval returns a code', async () => {
     const url = new URL('/oauth/authorize', server.baseUrl);
@@ -68,9 +64,7 @@ describe('consent in Chromium for rich authorization requests (RFC 9396)', () =>
       authorization_details: JSON.stringify([PAYMENT, ACCOUNTS]),
     }).toString();
     await page.goto(url.href);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInOnLoginPage(page, 'alice');
     await expect(page.locator('h1').innerText()).resolves.toBe('Authorization required');
 
     const details = page.locator('#oauth-authorization-details li.authorization-detail');

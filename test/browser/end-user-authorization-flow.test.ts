@@ -5,6 +5,7 @@ import { sha256Hex } from '../../src/oauth/secrets.js';
 import { screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { oauth4webapiCodeRequest } from '../helpers/oauth4webapi.js';
 import { chromiumPage, closeAll } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -44,21 +45,7 @@ describe('end user in Chromium: login, consent, code exchange with PKCE S256, au
   });
   afterAll(() => closeAll(browser, server, callback));
 
-  async function authorizationRequest(scope: string) {
-    const codeVerifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: CALLBACK,
-      response_type: 'code',
-      scope,
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-    }).toString();
-    return { url: url.href, codeVerifier, state };
-  }
+  const authorizationRequest = (scope: string) => oauth4webapiCodeRequest(as, client, CALLBACK, { scope });
 
   it('an anonymous person is sent to the login page, logs in, and sees the consent screen', async () => {
     const request = await authorizationRequest('read write');

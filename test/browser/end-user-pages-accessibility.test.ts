@@ -8,6 +8,7 @@ import { addVirtualAuthenticator, launchBrowser, screenshot } from '../helpers/b
 import { DEVICE_FLOW_CONFIG } from '../helpers/device-flow.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
+import { closeAll } from '../helpers/relying-party-page.js';
 import { codeAt } from '../helpers/second-factor.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -41,11 +42,7 @@ describe('end-user pages: axe-core, the keyboard alone, the README screenshots',
     clientSecret = plainSecret!;
     browser = await launchBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   async function expectAccessible(page: Page, name: string) {
     expect(await seriousViolations(page), `${name} at ${page.url()}`).toEqual([]);

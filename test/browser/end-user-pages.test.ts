@@ -2,9 +2,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { OOB_URI } from '../../src/oauth/authorization/redirect-uri.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
-import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { screenshot } from '../helpers/browser.js';
+import { createClient, createUser } from '../helpers/end-user.js';
+import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
+import { closeAll, listeningServerAndChromium, signInOnLoginPage } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 
 const VERIFIER = 'a45a9fea-0676-477e-95b1-a40f72ac3cfb-0123456789';
@@ -15,29 +16,35 @@ describe('end-user pages in Chromium: escaping, errors, out-of-band code, form_p
   let browser: Browser;
 
   beforeAll(async () => {
-    server = await listeningTestServer();
+    ({ server, browser } = await listeningServerAndChromium());
     callback = await clientCallbackServer();
     await createUser(server.deps, 'alice');
-    browser = await launchBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   async function loggedInPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext(options);
     const page = await context.newPage();
     await page.goto(`${server.baseUrl}/login`);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInOnLoginPage(page, 'alice');
     await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
     return { context, page };
   }
 
   const authorizeUrl = (parameters: Record<string, string>) => `${server.baseUrl}/oauth/authorize?${new URLSearchParams(parameters)}`;
+
+  /** A new application's form_post request (response_mode form_post), opened on a signed-in page: its consent page. */
+  async function formPostConsent(name: string, state: string, options: Parameters<Browser['newContext']>[0] = {}) {
+    const application = (await createClient(server.deps, { name, redirectUri: callback.url })).application;
+    const { context, page } = await loggedInPage(options);
+    await page.goto(
+      authorizeUrl({ client_id: application.uid, redirect_uri: callback.url, response_type: 'code', response_mode: 'form_post', state }),
+    );
+    return { context, page };
+  }
+
+  /** The last request that reached the client's redirection endpoint. */
+  const lastAtCallback = () => callback.requests.filter((request) => request.url === callback.url).at(-1)!;
 
   it("shows an application named <div id='xss'>XSS</div> as text on the consent screen", async () => {
     const name = `<div id='xss'>XSS</div>`;
@@ -99,19 +106,9 @@ describe('end-user pages in Chromium: escaping, errors, out-of-band code, form_p
   });
 
   it('form_post: the response form submits itself to the client (same-origin script under the CSP)', async () => {
-    const application = (await createClient(server.deps, { name: 'Form Post App', redirectUri: callback.url })).application;
-    const { context, page } = await loggedInPage();
-    await page.goto(
-      authorizeUrl({
-        client_id: application.uid,
-        redirect_uri: callback.url,
-        response_type: 'code',
-        response_mode: 'form_post',
-        state: 'fp',
-      }),
-    );
+    const { context, page } = await formPostConsent('Form Post App', 'fp');
     await Promise.all([page.waitForURL(callback.url), page.getByRole('button', { name: 'Authorize' }).click()]);
-    const received = callback.requests.filter((request) => request.url === callback.url).at(-1)!;
+    const received = lastAtCallback();
     expect(received.method).toBe('POST');
     const body = new URLSearchParams(received.body);
     expect(body.get('state')).toBe('fp');
@@ -121,23 +118,13 @@ describe('end-user pages in Chromium: escaping, errors, out-of-band code, form_p
   });
 
   it('form_post without JavaScript: the Continue button posts the same form', async () => {
-    const application = (await createClient(server.deps, { name: 'No Script App', redirectUri: callback.url })).application;
-    const { context, page } = await loggedInPage({ javaScriptEnabled: false });
-    await page.goto(
-      authorizeUrl({
-        client_id: application.uid,
-        redirect_uri: callback.url,
-        response_type: 'code',
-        response_mode: 'form_post',
-        state: 'nojs',
-      }),
-    );
+    const { context, page } = await formPostConsent('No Script App', 'nojs', { javaScriptEnabled: false });
     await page.getByRole('button', { name: 'Authorize' }).click();
     await page.waitForLoadState();
     expect(await page.locator('h1').textContent()).toBe('Submit this form');
     await screenshot(page, 'form-post');
     await Promise.all([page.waitForURL(callback.url), page.getByRole('button', { name: 'Continue' }).click()]);
-    const received = callback.requests.filter((request) => request.url === callback.url).at(-1)!;
+    const received = lastAtCallback();
     expect(received.method).toBe('POST');
     expect(new URLSearchParams(received.body).get('state')).toBe('nojs');
     await context.close();

@@ -9,6 +9,7 @@ import type { UserRecord } from '../../src/oauth/store.js';
 import { authorizeInChromium, screenshot } from '../helpers/browser.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, listeningTestServer, type ClientCallback } from '../helpers/listening-server.js';
+import { oauth4webapiCodeRequest } from '../helpers/oauth4webapi.js';
 import { chromiumPage, closeAll } from '../helpers/relying-party-page.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -93,24 +94,9 @@ describe('oauth4webapi with resource indicators (RFC 8707) in Chromium: audience
   });
   afterAll(() => closeAll(browser, server, callback));
 
-  /** The authorization URL as oauth4webapi's users build it, `resource` appended (repeatable, RFC 8707 section 2). */
-  async function authorizationRequest(scope: string, resources: string[]) {
-    const codeVerifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    const parameters = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: CALLBACK,
-      response_type: 'code',
-      scope,
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
-      code_challenge_method: 'S256',
-    });
-    for (const resource of resources) parameters.append('resource', resource);
-    url.search = parameters.toString();
-    return { url: url.href, codeVerifier, state };
-  }
+  /** The authorization URL as oauth4webapi's users build it, one `resource` per API (repeatable, RFC 8707 section 2). */
+  const authorizationRequest = (scope: string, resources: string[]) =>
+    oauth4webapiCodeRequest(as, client, CALLBACK, { scope, resource: resources });
 
   /** Signs in when the login page comes, approves on the consent page (after `onConsent`), returns the callback URL. */
   async function approve(url: string, onConsent: () => Promise<void> = async () => {}): Promise<URL> {

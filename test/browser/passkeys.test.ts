@@ -3,11 +3,11 @@ import * as client from 'openid-client';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
-import { approveIfAsked, launchBrowser, screenshot, virtualAuthenticator } from '../helpers/browser.js';
+import { approveIfAsked, cspViolations, launchBrowser, screenshot, virtualAuthenticator } from '../helpers/browser.js';
 import { setMfaPolicy } from '../../src/oauth/second-factor/second-factors.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
-import { codeFlowRequest } from '../helpers/relying-party-page.js';
+import { closeAll, codeFlowRequest } from '../helpers/relying-party-page.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 // Issue 35 item 1 acceptance: Chromium with a CDP virtual authenticator (a platform authenticator with resident keys
@@ -39,11 +39,7 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     });
     browser = await launchBrowser();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await callback?.close();
-  });
+  afterAll(() => closeAll(browser, server, callback));
 
   /**
    * A browser profile with its own virtual platform authenticator (CTAP2, resident keys, user verification passes).
@@ -61,10 +57,7 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
         page.PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
       });
     }
-    const cspErrors: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' && message.text().includes('Content Security Policy')) cspErrors.push(message.text());
-    });
+    const cspErrors = cspViolations(page);
     return { context, page, cspErrors, ...(await virtualAuthenticator(context, page)) };
   }
 

@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { cspViolations, screenshot } from '../helpers/browser.js';
 import { createUser, PASSWORD } from '../helpers/end-user.js';
-import { listeningTestServer } from '../helpers/listening-server.js';
+import { closeAll, listeningServerAndChromium, signInOnLoginPage } from '../helpers/relying-party-page.js';
 import { codeAt } from '../helpers/second-factor.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -14,20 +14,12 @@ const STEP = 30;
 describe('TOTP second factor in Chromium', () => {
   let server: TestServer & { baseUrl: string };
   let browser: Browser;
-  beforeAll(async () => {
-    server = await listeningTestServer();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  beforeAll(async () => ({ server, browser } = await listeningServerAndChromium()));
+  afterAll(() => closeAll(browser, server));
 
   async function passwordStep(page: Page, username: string) {
     await page.goto(`${server.baseUrl}/login`);
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInOnLoginPage(page, username);
     await page.waitForURL((url) => url.pathname === '/login/second-factor');
   }
 
@@ -41,14 +33,9 @@ describe('TOTP second factor in Chromium', () => {
     await createUser(server.deps, 'tina');
     const context = await browser.newContext();
     const page = await context.newPage();
-    const cspErrors: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' && message.text().includes('Content Security Policy')) cspErrors.push(message.text());
-    });
+    const cspErrors = cspViolations(page);
     await page.goto(`${server.baseUrl}/login`);
-    await page.getByLabel('Username').fill('tina');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInOnLoginPage(page, 'tina');
     await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
 
     await page.goto(`${server.baseUrl}/account`);

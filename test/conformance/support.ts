@@ -20,7 +20,10 @@ export { CALLBACK };
 /** The user the suite signs in as, with every claim of Core 5.1 set (the oidcc-scope-* modules read them). */
 export const CLAIMS = ALICE;
 
-/** The claim names each scope releases (Core 5.4), as UserInfo spells them. */
+/**
+ * The claim names each scope releases (Core 5.4), as UserInfo spells them: copied from the specification, not imported
+ * from src/oauth/openid/standard-claims.ts, so that a change to the product's list fails the suite's modules.
+ */
 export const SCOPE_CLAIMS = {
   profile: [
     'name',
@@ -218,6 +221,19 @@ export function leftHalfHash(value: string, alg: string): string {
 export async function userInfo(op: OpenIdProvider, accessToken: string): Promise<LightMyRequestResponse> {
   const url = pathOf((await discover(op.server)).userinfo_endpoint);
   return op.server.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${accessToken}` } });
+}
+
+/**
+ * The oidcc-codereuse* check: a second exchange of `code` is invalid_grant, and the access token the first exchange
+ * issued is revoked (RFC 6749 section 4.1.2's SHOULD), so UserInfo refuses it.
+ */
+export async function expectCodeReuseRefused(op: OpenIdProvider, code: string, firstAccessToken: string): Promise<void> {
+  const reuse = await tokenEndpoint(op, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK });
+  expect(reuse.statusCode).toBe(400);
+  expect(reuse.json().error).toBe('invalid_grant');
+  const revoked = await userInfo(op, firstAccessToken);
+  expect(revoked.statusCode).toBe(401);
+  expect(revoked.headers['www-authenticate']).toContain('error="invalid_token"');
 }
 
 /** The claims of a UserInfo response, after the suite's checks: 200, JSON, sub the ID token's. */

@@ -30,6 +30,18 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/**
+ * Collects what the page's strict CSP refuses from now on (an inline script or style would be), as Chromium reports it
+ * on the console; other console errors, such as the missing favicon, are not collected.
+ */
+export function cspViolations(page: Page): string[] {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && message.text().includes('Content Security Policy')) violations.push(message.text());
+  });
+  return violations;
+}
+
 /** Saves a full-page screenshot under test-results/screenshots/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { expect } from 'vitest';
 import { withDatabase } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/index.js';
 import type { CliIo } from '../../src/cli/io.js';
@@ -27,6 +28,10 @@ export interface CliHarness {
   /** Path of the config file every run gets with --config (when `config` was given). */
   configPath: string | null;
   run(argv: string[], stdin?: string): Promise<CliResult>;
+  /** Runs `argv`, expecting exit code 0 and nothing on stderr, and returns stdout. */
+  stdout(argv: string[]): Promise<string>;
+  /** Runs `argv` with --json the same way and returns the output parsed. */
+  json(argv: string[]): Promise<any>;
   /** Runs `work` with the domain's deps and the database, opened and closed like a CLI call. */
   withDeps<T>(work: (deps: OAuthDeps, database: Database) => Promise<T>): Promise<T>;
   /** How many applications the database holds: what a refused `apps create` must leave unchanged. */
@@ -43,10 +48,18 @@ export async function createCliHarness(config?: ConfigInput): Promise<CliHarness
   if (configPath) writeFileSync(configPath, JSON.stringify(config));
   const env = { DATABASE_URL: testDatabase?.url ?? undefined, DATA_DIR: dataDir, OAUTH_CONFIG: configPath ?? 'none' };
   const withDeps: CliHarness['withDeps'] = (work) => withDatabase(loadConfig({ path: configPath, env }), work);
+  const stdout = async (argv: string[]) => {
+    const result = await runCliInProcess(argv, env);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    return result.stdout;
+  };
   return {
     env,
     configPath,
     run: (argv, stdin = '') => runCliInProcess(argv, env, stdin),
+    stdout,
+    json: async (argv) => JSON.parse(await stdout([...argv, '--json'])),
     withDeps,
     applicationCount: () => withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length),
     async close() {

@@ -82,12 +82,15 @@ export async function signedIn(app: FastifyInstance, username: string, password 
   return agent;
 }
 
+/** The redirect URI createClient registers unless told otherwise. */
+export const CALLBACK = 'https://client.example.com/callback';
+
 export async function createClient(deps: OAuthDeps, fields: Partial<ApplicationFields> = {}, imported: { uid?: string } = {}) {
   return createApplication(
     deps,
     {
       name: 'Client App',
-      redirectUri: 'https://client.example.com/callback',
+      redirectUri: CALLBACK,
       scopes: '',
       confidential: true,
       ...fields,

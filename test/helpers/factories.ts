@@ -27,6 +27,27 @@ export async function createClient(deps: OAuthDeps, fields: Partial<ApplicationF
   return { application, secret: plainSecret, uid: application.uid };
 }
 
+/**
+ * The settings an application has until someone chooses others (createApplication's defaults on the default config),
+ * as the admin JSON API and `apps show --json` print them.
+ */
+export const DEFAULT_APPLICATION_SETTINGS_JSON = {
+  post_logout_redirect_uris: [],
+  backchannel_logout_uri: null,
+  backchannel_logout_session_required: false,
+  id_token_signed_response_alg: null,
+  userinfo_signed_response_alg: null,
+  access_token_format: 'opaque',
+  dpop_bound_access_tokens: false,
+  require_pushed_authorization_requests: false,
+  require_signed_request_object: false,
+  authorization_signed_response_alg: null,
+  profile: 'none',
+  subject_type: 'public',
+  sector_identifier_uri: null,
+  refresh_tokens: 'always',
+};
+
 export async function createUser(
   deps: OAuthDeps,
   username = `user${++counter}`,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { basicAuth, form, FORM } from './test-server.js';
+import { createClient, type TestClient } from './factories.js';
+import { basicAuth, buildTestServer, form, FORM, type TestServer, type TestServerOptions } from './test-server.js';
 
 // HTTP helpers for the API group's acceptance tests (token, revoke, introspect, token info). The texts below
 // are copied from the reference (section 2.4), not imported from src, so a changed description fails a test.
@@ -23,6 +24,9 @@ export const TEXT = {
 
 export const missing = (name: string) => `Missing required parameter: ${name}.`;
 
+/** An opaque token (access token, refresh token) as the server issues it: 32 random bytes in base64url. */
+export const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
 export type Params = Record<string, string | string[]>;
 export type Headers = Record<string, string>;
 
@@ -39,6 +43,19 @@ export const tokenInfoRequest = (app: FastifyInstance, headers: Headers = {}) =>
 
 export const basic = (id: string, secret: string): Headers => ({ authorization: basicAuth(id, secret) });
 export const bearer = (token: string): Headers => ({ authorization: `Bearer ${token}` });
+
+/**
+ * A server with its own config on `base`'s database (one database for a file, a config for each describe), and a
+ * confidential client on it with its HTTP Basic header.
+ */
+export async function serverWithClient(
+  base: TestServer,
+  config: TestServerOptions['config'],
+): Promise<{ server: TestServer; client: TestClient; asClient: Headers }> {
+  const server = await buildTestServer({ testDatabase: base.testDatabase, config });
+  const client = await createClient(server.deps);
+  return { server, client, asClient: basic(client.uid, client.secret!) };
+}
 
 /** RFC 6749 section 5.1: token responses and token errors must not be cached. */
 export function expectNoStore(response: LightMyRequestResponse): void {

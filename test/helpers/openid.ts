@@ -4,13 +4,14 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } fro
 import { expect } from 'vitest';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import type { ApplicationRecord, ResourceRecord } from '../../src/oauth/store.js';
-import { authorizeUrl, hiddenFields, locationParameters, type UserAgent } from './end-user.js';
+import { authorizeUrl, CALLBACK, hiddenFields, locationParameters, type UserAgent } from './end-user.js';
+import { listeningTestServer } from './listening-server.js';
 import { basic, tokenRequest } from './oauth-requests.js';
 import { buildTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 
 // OpenID Connect test servers and the code flow driven through HTTP as a browser and a relying party would.
 
-export const CALLBACK = 'https://client.example.com/callback';
+export { CALLBACK };
 
 /** A registered resource (RFC 8707) whose access tokens are RFC 9068 JWTs of 900 s, signed with the OpenID keys. */
 export function createJwtResource(deps: OAuthDeps, uri: string, scopes = ['read']): Promise<ResourceRecord> {
@@ -24,13 +25,20 @@ export function createJwtResource(deps: OAuthDeps, uri: string, scopes = ['read'
   });
 }
 
+const newKeyEncryptionKey = () => randomBytes(32).toString('base64');
+
 /** openid.enabled needs a key-encryption key; every OpenID test server gets its own. */
 export function openIdServer(options: TestServerOptions = {}): Promise<TestServer> {
   return buildTestServer({
     ...options,
     config: { openid: { enabled: true }, ...options.config },
-    env: { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...options.env },
+    env: { KEY_ENCRYPTION_KEY: newKeyEncryptionKey(), ...options.env },
   });
+}
+
+/** An OpenID test server listening on the address it has as baseUrl, for a client library that discovers it. */
+export function listeningOpenIdServer(config: TestServerOptions['config'] = {}): Promise<TestServer & { baseUrl: string }> {
+  return listeningTestServer({ openid: { enabled: true }, ...config }, { env: { KEY_ENCRYPTION_KEY: newKeyEncryptionKey() } });
 }
 
 /** GET /oauth/authorize, approving on the consent page when one is shown; the redirect to the client. */

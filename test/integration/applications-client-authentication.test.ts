@@ -7,8 +7,8 @@ import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cl
 import { createClient } from '../helpers/factories.js';
 import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
-import { form, FORM, type TestServer } from '../helpers/test-server.js';
-import { ADMIN, AdminSession, applicationIdFrom, buildAdminServer, JSON_BODY, textOf } from './applications-support.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { AdminSession, applicationIdFrom, buildAdminServer, JSON_BODY, textOf } from './applications-support.js';
 
 // Issue 34 item 1: an application's token_endpoint_auth_method and its public keys (jwks or jwks_uri) where
 // applications are managed: the admin form (CSRF as every form), the JSON API, and `apps` in the CLI.
@@ -82,20 +82,13 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
 
   it('a form POST that sets private_key_jwt without the CSRF token is 403 and changes nothing', async () => {
     const client = await createClient(server.deps);
-    const admin = new AdminSession(server.app);
-    await admin.get('/oauth/applications/new');
-    const payload = form({
+    // The admin's session cookie with a forged token in place of the one its form holds.
+    const response = await new AdminSession(server.app).submit(`/oauth/applications/${client.application.id}`, {
       _method: 'patch',
       ...BASE,
       token_endpoint_auth_method: 'private_key_jwt',
       jwks: JSON.stringify(jwksOf(key)),
       _csrf: 'forged',
-    });
-    const response = await server.app.inject({
-      method: 'POST',
-      url: `/oauth/applications/${client.application.id}`,
-      headers: { ...ADMIN, ...FORM, cookie: admin.cookie! },
-      payload,
     });
     expect(response.statusCode).toBe(403);
     expect(await stored(client.application.id)).toMatchObject({ tokenEndpointAuthMethod: null, jwks: null });

@@ -4,8 +4,8 @@ import { dpopKey, dpopProof } from '../helpers/dpop.js';
 import { createClient } from '../helpers/factories.js';
 import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
-import { form, FORM, type TestServer } from '../helpers/test-server.js';
-import { ADMIN, AdminSession, applicationIdFrom, buildAdminServer, JSON_API, JSON_BODY, textOf } from './applications-support.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { AdminSession, applicationIdFrom, buildAdminServer, JSON_API, JSON_BODY, textOf } from './applications-support.js';
 
 // Issue 18: RFC 9449 section 5.2's dpop_bound_access_tokens per application, where applications are managed: the
 // admin form (a checkbox with a hidden "0", like confidential) and show page, the JSON API, and `apps` in the CLI.
@@ -111,14 +111,12 @@ describe(`/oauth/applications dpop_bound_access_tokens (${backend})`, () => {
 
   it('a form POST that turns it on without the CSRF token is 403 and changes nothing', async () => {
     const client = await createClient(server.deps);
-    const admin = new AdminSession(server.app);
-    await admin.get('/oauth/applications/new');
-    const payload = form({ _method: 'patch', ...BASE, dpop_bound_access_tokens: '1', _csrf: 'forged' });
-    const response = await server.app.inject({
-      method: 'POST',
-      url: `/oauth/applications/${client.application.id}`,
-      headers: { ...ADMIN, ...FORM, cookie: admin.cookie! },
-      payload,
+    // The admin's session cookie with a forged token in place of the one its form holds.
+    const response = await new AdminSession(server.app).submit(`/oauth/applications/${client.application.id}`, {
+      _method: 'patch',
+      ...BASE,
+      dpop_bound_access_tokens: '1',
+      _csrf: 'forged',
     });
     expect(response.statusCode).toBe(403);
     expect(await stored(client.application.id)).toBe(false);

@@ -1,7 +1,7 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/oauth/secrets.js';
-import { createClient } from '../helpers/factories.js';
+import { createClient, DEFAULT_APPLICATION_SETTINGS_JSON } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import { basicAuth, form, FORM, type TestServer } from '../helpers/test-server.js';
 import { buildAdminServer, JSON_API } from './applications-support.js';
@@ -41,20 +41,7 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
       redirect_uri: 'https://a.example/cb\nhttps://b.example/cb',
       scopes: ['read', 'write'],
       confidential: true,
-      post_logout_redirect_uris: [],
-      backchannel_logout_uri: null,
-      backchannel_logout_session_required: false,
-      id_token_signed_response_alg: null,
-      userinfo_signed_response_alg: null,
-      access_token_format: 'opaque',
-      dpop_bound_access_tokens: false,
-      require_pushed_authorization_requests: false,
-      require_signed_request_object: false,
-      authorization_signed_response_alg: null,
-      profile: 'none',
-      subject_type: 'public',
-      sector_identifier_uri: null,
-      refresh_tokens: 'always',
+      ...DEFAULT_APPLICATION_SETTINGS_JSON,
       token_endpoint_auth_method: null,
       jwks: null,
       jwks_uri: null,

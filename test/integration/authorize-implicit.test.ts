@@ -4,6 +4,7 @@ import { OOB_URI } from '../../src/oauth/authorization/redirect-uri.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import {
   authorizeUrl,
+  CALLBACK,
   countRows,
   createClient,
   createUser,
@@ -13,9 +14,7 @@ import {
   type UserAgent,
 } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
-
-const CALLBACK = 'https://client.example.com/callback';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe(`/oauth/authorize response_type=token when the implicit flow is enabled (${backend})`, () => {
   let server: TestServer;
@@ -40,12 +39,7 @@ describe(`/oauth/authorize response_type=token when the implicit flow is enabled
     const page = await authorize({ state: 'st' });
     expect(page.statusCode).toBe(200);
     expect(hiddenFields(page.body, 0).response_mode).toBe('fragment');
-    const response = await agent.request({
-      method: 'POST',
-      url: '/oauth/authorize',
-      headers: FORM,
-      payload: form(hiddenFields(page.body, 0)),
-    });
+    const response = await agent.post('/oauth/authorize', hiddenFields(page.body, 0));
     expect(response.statusCode).toBe(303);
     expect(String(response.headers.location).startsWith(`${CALLBACK}#access_token=`)).toBe(true);
     const fragment = locationParameters(response, 'hash');
@@ -72,12 +66,7 @@ describe(`/oauth/authorize response_type=token when the implicit flow is enabled
 
   it('deny for response_type=token puts access_denied in the fragment', async () => {
     const page = await authorize();
-    const response = await agent.request({
-      method: 'POST',
-      url: '/oauth/authorize',
-      headers: FORM,
-      payload: form(hiddenFields(page.body, 1)),
-    });
+    const response = await agent.post('/oauth/authorize', hiddenFields(page.body, 1));
     expect(locationParameters(response, 'hash').get('error')).toBe('access_denied');
   });
 

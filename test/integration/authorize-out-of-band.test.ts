@@ -4,7 +4,7 @@ import { OOB_URI } from '../../src/oauth/authorization/redirect-uri.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import { authorizeUrl, createClient, createUser, hiddenFields, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe(`/oauth/authorize with the out-of-band redirect URI and GET /oauth/authorize/native (${backend})`, () => {
   let server: TestServer;
@@ -28,12 +28,7 @@ describe(`/oauth/authorize with the out-of-band redirect URI and GET /oauth/auth
   it('approval goes to /oauth/authorize/native?code=..., which shows the plain code (hashed in storage)', async () => {
     const page = await consent({ state: 'not-carried' });
     expect(page.statusCode).toBe(200);
-    const response = await agent.request({
-      method: 'POST',
-      url: '/oauth/authorize',
-      headers: FORM,
-      payload: form(hiddenFields(page.body, 0)),
-    });
+    const response = await agent.post('/oauth/authorize', hiddenFields(page.body, 0));
     expect(response.statusCode).toBe(303);
     const location = String(response.headers.location);
     expect(location).toMatch(/^\/oauth\/authorize\/native\?code=[A-Za-z0-9_-]{43}$/);
@@ -54,12 +49,7 @@ describe(`/oauth/authorize with the out-of-band redirect URI and GET /oauth/auth
     expect(invalidScope.statusCode).toBe(400);
     expect(invalidScope.headers.location).toBeUndefined();
     expect(invalidScope.body).toContain('The requested scope is invalid, unknown, or malformed.');
-    const denied = await agent.request({
-      method: 'POST',
-      url: '/oauth/authorize',
-      headers: FORM,
-      payload: form(hiddenFields((await consent()).body, 1)),
-    });
+    const denied = await agent.post('/oauth/authorize', hiddenFields((await consent()).body, 1));
     expect(denied.statusCode).toBe(400);
     expect(denied.headers.location).toBeUndefined();
     expect(denied.body).toContain('The resource owner or authorization server denied the request.');

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import {
   authorizeUrl,
+  CALLBACK,
   countRows,
   createClient,
   createUser,
@@ -12,8 +13,6 @@ import {
 } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
-
-const CALLBACK = 'https://client.example.com/callback';
 
 describe(`GET /oauth/authorize skips the consent screen when skipAuthorization allows (${backend})`, () => {
   let server: TestServer;

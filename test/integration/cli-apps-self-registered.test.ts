@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
+import { DEFAULT_APPLICATION_SETTINGS_JSON } from '../helpers/factories.js';
 import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer } from '../helpers/test-server.js';
@@ -13,18 +14,6 @@ const ESC = '\u001b';
 
 describe(`oauth-service apps for self-registered clients (${backend})`, { timeout: 120_000 }, () => {
   let cli: CliHarness;
-  const json = async (argv: string[]) => {
-    const result = await cli.run([...argv, '--json']);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    return JSON.parse(result.stdout);
-  };
-  const text = async (argv: string[]) => {
-    const result = await cli.run(argv);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    return result.stdout;
-  };
   const selfRegistered = (overrides: Parameters<typeof createSelfRegistered>[1] = {}) =>
     cli.withDeps((deps) => createSelfRegistered(deps, overrides));
   const stored = (uid: string) => cli.withDeps((deps) => deps.stores.applications.findByUid(uid));
@@ -43,30 +32,17 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
       tosUri: 'https://notes.example/tos',
       contacts: ['ops@notes.example'],
     });
-    expect(await json(['apps', 'show', application.uid])).toEqual({
+    expect(await cli.json(['apps', 'show', application.uid])).toEqual({
       id: application.id,
       name: 'Notes CLI',
       uid: application.uid,
       redirect_uri: 'https://client.example.com/callback',
       scopes: [],
       confidential: false,
-      post_logout_redirect_uris: [],
-      id_token_signed_response_alg: null,
-      userinfo_signed_response_alg: null,
-      access_token_format: 'opaque',
-      dpop_bound_access_tokens: false,
-      require_pushed_authorization_requests: false,
-      require_signed_request_object: false,
-      authorization_signed_response_alg: null,
-      profile: 'none',
-      subject_type: 'public',
-      sector_identifier_uri: null,
-      refresh_tokens: 'always',
+      ...DEFAULT_APPLICATION_SETTINGS_JSON,
       token_endpoint_auth_method: 'none',
       jwks: null,
       jwks_uri: null,
-      backchannel_logout_uri: null,
-      backchannel_logout_session_required: false,
       registered_by: 'dynamic',
       client_uri: 'https://notes.example/',
       logo_uri: 'https://notes.example/logo.png',
@@ -79,10 +55,10 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
       created_at: application.createdAt.toISOString(),
       updated_at: application.updatedAt.toISOString(),
     });
-    const created = await json(['apps', 'create', '--name', 'Admin made', '--redirect-uri', 'https://a.example/cb']);
+    const created = await cli.json(['apps', 'create', '--name', 'Admin made', '--redirect-uri', 'https://a.example/cb']);
     expect(created).toMatchObject({ registered_by: 'admin', client_uri: null, contacts: [], approved_at: null, used_at: null });
-    const listed = (await json(['apps', 'list'])).find((row: { uid: string }) => row.uid === application.uid);
-    expect(listed).toEqual(await json(['apps', 'show', String(application.id)]));
+    const listed = (await cli.json(['apps', 'list'])).find((row: { uid: string }) => row.uid === application.uid);
+    expect(listed).toEqual(await cli.json(['apps', 'show', String(application.id)]));
   });
 
   it('apps show says where a client came from, its approval, state and first use, and escapes what the client supplied', async () => {
@@ -93,7 +69,7 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
       softwareId: 'notes-cli',
       softwareVersion: '1.2.3',
     });
-    const shown = await text(['apps', 'show', hostile.uid]);
+    const shown = await cli.stdout(['apps', 'show', hostile.uid]);
     expect(shown).not.toContain(ESC);
     expect(shown).toContain('  name:           Evil\\u001b[2J app\n');
     expect(shown).toContain('  registered by:  itself (self-registered at /oauth/register, RFC 7591)\n');
@@ -112,13 +88,13 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
 
     const usedAt = new Date('2026-11-20T10:00:00.000Z');
     const document = await cli.withDeps((deps) => createFromMetadataDocument(deps, { usedAt }));
-    const documentShown = await text(['apps', 'show', METADATA_DOCUMENT_URI]);
+    const documentShown = await cli.stdout(['apps', 'show', METADATA_DOCUMENT_URI]);
     expect(documentShown).toContain(`  registered by:  its Client ID Metadata Document at ${METADATA_DOCUMENT_URI}\n`);
     expect(documentShown).toContain('  first used:     2026-11-20T10:00:00.000Z\n');
     expect(document.registeredBy).toBe('metadata_document');
 
-    const admin = await json(['apps', 'create', '--name', 'Vetted', '--redirect-uri', 'https://v.example/cb']);
-    const adminShown = await text(['apps', 'show', admin.uid]);
+    const admin = await cli.json(['apps', 'create', '--name', 'Vetted', '--redirect-uri', 'https://v.example/cb']);
+    const adminShown = await cli.stdout(['apps', 'show', admin.uid]);
     expect(adminShown).toContain('  registered by:  an admin\n');
     expect(adminShown).toContain('  state:          enabled\n');
     expect(adminShown).not.toContain('approval:');
@@ -159,22 +135,22 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
 
   it('apps approve stamps approved_at once; approving again keeps the first time', async () => {
     const application = await selfRegistered();
-    const approved = await json(['apps', 'approve', application.uid]);
+    const approved = await cli.json(['apps', 'approve', application.uid]);
     expect(approved).toMatchObject({ id: application.id, registered_by: 'dynamic', approved_at: expect.stringMatching(ISO) });
     expect((await stored(application.uid))!.approvedAt!.toISOString()).toBe(approved.approved_at);
-    expect(await text(['apps', 'approve', String(application.id)])).toBe(
+    expect(await cli.stdout(['apps', 'approve', String(application.id)])).toBe(
       `application ${application.id} (uid ${application.uid}) was already approved at ${approved.approved_at}\n`,
     );
-    expect(await text(['apps', 'show', application.uid])).toContain(`  approval:       approved at ${approved.approved_at}\n`);
+    expect(await cli.stdout(['apps', 'show', application.uid])).toContain(`  approval:       approved at ${approved.approved_at}\n`);
 
     const other = await selfRegistered();
-    expect(await text(['apps', 'approve', other.uid])).toBe(
+    expect(await cli.stdout(['apps', 'approve', other.uid])).toBe(
       `approved application ${other.id} (uid ${other.uid}): the consent screen no longer tells users that nobody reviewed it\n`,
     );
   });
 
   it('apps approve of an application an admin made exits 2 with the reason and changes nothing', async () => {
-    const admin = await json(['apps', 'create', '--name', 'Vetted', '--redirect-uri', 'https://v.example/cb']);
+    const admin = await cli.json(['apps', 'create', '--name', 'Vetted', '--redirect-uri', 'https://v.example/cb']);
     const result = await cli.run(['apps', 'approve', admin.uid, '--json']);
     expect(usageErrorLine(result)).toBe(
       `oauth-service: application ${admin.id} (uid ${admin.uid}) was created by an admin and needs no approval (only self-registered clients are approved)`,
@@ -184,7 +160,7 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
   });
 
   it('apps disable refuses the client at the token endpoint until apps enable; tokens are not revoked', async () => {
-    const created = await json(['apps', 'create', '--name', 'Machine', '--redirect-uri', 'https://m.example/cb']);
+    const created = await cli.json(['apps', 'create', '--name', 'Machine', '--redirect-uri', 'https://m.example/cb']);
     const clientCredentials = () =>
       cli.withDeps(async (_deps, database) => {
         const server = await buildTestServer({ testDatabase: { database, url: null, drop: async () => undefined } });
@@ -196,7 +172,7 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
       });
     expect(await clientCredentials()).toBe(200);
 
-    const disabled = await json(['apps', 'disable', created.uid]);
+    const disabled = await cli.json(['apps', 'disable', created.uid]);
     expect(disabled).toMatchObject({ uid: created.uid, disabled_at: expect.stringMatching(ISO) });
     expect(disabled).not.toHaveProperty('secret');
     expect(await clientCredentials()).toBe(401);
@@ -208,22 +184,22 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
       return rows[0]!.n;
     });
     expect(unrevoked).toBe(1);
-    expect(await text(['apps', 'disable', created.uid])).toBe(
+    expect(await cli.stdout(['apps', 'disable', created.uid])).toBe(
       `application ${created.id} (uid ${created.uid}) was already disabled at ${disabled.disabled_at}\n`,
     );
-    const shown = await text(['apps', 'show', created.uid]);
+    const shown = await cli.stdout(['apps', 'show', created.uid]);
     expect(shown).toContain(
       `  state:          disabled at ${disabled.disabled_at}: it can be neither authorized nor get tokens ('apps enable')\n`,
     );
 
-    expect(await text(['apps', 'enable', String(created.id)])).toBe(
+    expect(await cli.stdout(['apps', 'enable', String(created.id)])).toBe(
       `enabled application ${created.id} (uid ${created.uid}): it can be authorized and get tokens again\n`,
     );
     expect(await clientCredentials()).toBe(200);
-    expect((await json(['apps', 'show', created.uid])).disabled_at).toBeNull();
-    expect(await text(['apps', 'enable', created.uid])).toBe(`application ${created.id} (uid ${created.uid}) was not disabled\n`);
+    expect((await cli.json(['apps', 'show', created.uid])).disabled_at).toBeNull();
+    expect(await cli.stdout(['apps', 'enable', created.uid])).toBe(`application ${created.id} (uid ${created.uid}) was not disabled\n`);
 
-    const sentence = await text(['apps', 'disable', created.uid]);
+    const sentence = await cli.stdout(['apps', 'disable', created.uid]);
     expect(sentence).toMatch(new RegExp(`^disabled application ${created.id} \\(uid ${created.uid}\\): it can no longer be authorized`));
     expect(sentence).toContain('nothing was revoked');
   });

@@ -7,12 +7,6 @@ import { backend } from '../helpers/test-database.js';
 // initialAccessToken (RFC 7591 section 3), as an operator makes, lists and revokes them.
 describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 }, () => {
   let cli: CliHarness;
-  const json = async (argv: string[]) => {
-    const result = await cli.run([...argv, '--json']);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    return JSON.parse(result.stdout);
-  };
 
   beforeAll(async () => {
     cli = await createCliHarness({ registration: { policy: 'initialAccessToken' } });
@@ -21,7 +15,7 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
 
   it('create --json prints the token once with its expiry and uses; only its hash is stored', async () => {
     const before = Date.now();
-    const created = await json(['registration-tokens', 'create', '--uses', '3', '--expires-in', '3600']);
+    const created = await cli.json(['registration-tokens', 'create', '--uses', '3', '--expires-in', '3600']);
     expect(created).toEqual({
       id: expect.any(Number),
       token: expect.any(String),
@@ -35,9 +29,9 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3_600_000 + 1000);
     const stored = await cli.withDeps((deps) => deps.stores.registrations.listTokens());
     expect(stored.find((token) => token.id === created.id)!.token).toBe(sha256Hex(created.token));
-    expect(JSON.stringify(await json(['registration-tokens', 'list']))).not.toContain(created.token);
+    expect(JSON.stringify(await cli.json(['registration-tokens', 'list']))).not.toContain(created.token);
 
-    const unlimited = await json(['registration-tokens', 'create']);
+    const unlimited = await cli.json(['registration-tokens', 'create']);
     expect(unlimited).toMatchObject({ expires_at: null, uses_remaining: null });
     const text = await cli.run(['registration-tokens', 'create', '--uses', '1']);
     expect(text.code).toBe(0);
@@ -45,8 +39,8 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
   });
 
   it('list shows each token with its state; revoke stops one at once', async () => {
-    const token = await json(['registration-tokens', 'create', '--uses', '5']);
-    const listed = (await json(['registration-tokens', 'list'])).find((row: { id: number }) => row.id === token.id);
+    const token = await cli.json(['registration-tokens', 'create', '--uses', '5']);
+    const listed = (await cli.json(['registration-tokens', 'list'])).find((row: { id: number }) => row.id === token.id);
     expect(listed).toEqual({
       id: token.id,
       state: 'usable',
@@ -57,8 +51,8 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
       grant_types: [],
       scopes: [],
     });
-    expect(await json(['registration-tokens', 'revoke', String(token.id)])).toEqual({ revoked: true, id: token.id });
-    const after = (await json(['registration-tokens', 'list'])).find((row: { id: number }) => row.id === token.id);
+    expect(await cli.json(['registration-tokens', 'revoke', String(token.id)])).toEqual({ revoked: true, id: token.id });
+    const after = (await cli.json(['registration-tokens', 'list'])).find((row: { id: number }) => row.id === token.id);
     expect(after).toMatchObject({ state: 'revoked', revoked_at: expect.any(String) });
     expect(await cli.withDeps(async (deps) => deps.stores.registrations.findUsableToken(sha256Hex(token.token), new Date()))).toBeNull();
     const table = await cli.run(['registration-tokens', 'list']);

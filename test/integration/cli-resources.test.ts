@@ -10,12 +10,6 @@ import { backend } from '../helpers/test-database.js';
 // Each CLI call opens and closes the database, as an operator's would: slow on a busy machine.
 describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
   let cli: CliHarness;
-  const json = async (argv: string[]) => {
-    const result = await cli.run([...argv, '--json']);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    return JSON.parse(result.stdout);
-  };
 
   beforeAll(async () => {
     // OpenID Connect off on both databases (the CLI turns it on by itself for an embedded database): JWT access tokens
@@ -25,7 +19,7 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
   afterAll(() => cli.close());
 
   it('resources create --json prints the flat fields; list and show (by id or URI) print the same', async () => {
-    const created = await json([
+    const created = await cli.json([
       'resources',
       'create',
       '--uri',
@@ -51,9 +45,9 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
-    expect(await json(['resources', 'list'])).toEqual([created]);
-    expect(await json(['resources', 'show', 'https://api.example.com'])).toEqual(created);
-    expect(await json(['resources', 'show', String(created.id)])).toEqual(created);
+    expect(await cli.json(['resources', 'list'])).toEqual([created]);
+    expect(await cli.json(['resources', 'show', 'https://api.example.com'])).toEqual(created);
+    expect(await cli.json(['resources', 'show', String(created.id)])).toEqual(created);
 
     const text = await cli.run(['resources', 'show', 'https://api.example.com']);
     expect(text.stdout).toContain('uri:            https://api.example.com');
@@ -63,9 +57,18 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
   });
 
   it('resources update changes only the options given; "" clears the lifetime and the server client', async () => {
-    const app = await json(['apps', 'create', '--name', 'Reports API', '--redirect-uri', 'https://reports.example.com/cb']);
-    await json(['resources', 'create', '--uri', 'https://reports.example.com/api', '--scopes', 'read', '--access-token-lifetime', '600']);
-    const updated = await json([
+    const app = await cli.json(['apps', 'create', '--name', 'Reports API', '--redirect-uri', 'https://reports.example.com/cb']);
+    await cli.json([
+      'resources',
+      'create',
+      '--uri',
+      'https://reports.example.com/api',
+      '--scopes',
+      'read',
+      '--access-token-lifetime',
+      '600',
+    ]);
+    const updated = await cli.json([
       'resources',
       'update',
       'https://reports.example.com/api',
@@ -75,7 +78,7 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
       'read write',
     ]);
     expect(updated).toMatchObject({ server_client_id: app.uid, scopes: 'read write', access_token_lifetime: 600, token_format: 'opaque' });
-    const cleared = await json(['resources', 'update', String(updated.id), '--access-token-lifetime', '', '--server-client-id', '']);
+    const cleared = await cli.json(['resources', 'update', String(updated.id), '--access-token-lifetime', '', '--server-client-id', '']);
     expect(cleared).toMatchObject({ access_token_lifetime: null, server_client_id: null, scopes: 'read write' });
   });
 
@@ -105,7 +108,7 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
     expect(usageErrorLine(await cli.run(['resources', 'create', '--uri', 'https://x.example.com']))).toBe(
       'oauth-service: missing required option --scopes',
     );
-    await json(['resources', 'create', '--uri', 'https://dup.example.com', '--scopes', 'read']);
+    await cli.json(['resources', 'create', '--uri', 'https://dup.example.com', '--scopes', 'read']);
     expect(usageErrorLine(await cli.run(['resources', 'create', '--uri', 'https://dup.example.com', '--scopes', 'write']))).toBe(
       'oauth-service: --uri: URI is already registered',
     );
@@ -114,7 +117,7 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
       'oauth-service: no resource with id or URI https://nowhere.example.com',
     );
     expect(usageErrorLine(await cli.run(['resources', 'frobnicate']))).toContain("unknown subcommand 'resources frobnicate'");
-    expect((await json(['resources', 'list'])).map((resource: { uri: string }) => resource.uri)).not.toContain(
+    expect((await cli.json(['resources', 'list'])).map((resource: { uri: string }) => resource.uri)).not.toContain(
       'https://bad.example.com/#frag',
     );
   });
@@ -123,7 +126,7 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
     const folder = mkdtempSync(join(tmpdir(), 'rar-cli-'));
     const schemaFile = join(folder, 'payment.json');
     writeFileSync(schemaFile, JSON.stringify({ type: 'object', required: ['creditorName'] }));
-    const created = await json([
+    const created = await cli.json([
       'resources',
       'create',
       '--uri',
@@ -144,7 +147,13 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
       account_information: { schema: null, consent: { de: 'Konten lesen' } },
     });
     // An update names the whole list of types; a type's schema and text are kept unless given.
-    const updated = await json(['resources', 'update', 'https://bank.example.com', '--authorization-details-types', 'payment_initiation']);
+    const updated = await cli.json([
+      'resources',
+      'update',
+      'https://bank.example.com',
+      '--authorization-details-types',
+      'payment_initiation',
+    ]);
     expect(updated.authorization_details_types).toEqual({ payment_initiation: created.authorization_details_types.payment_initiation });
 
     writeFileSync(schemaFile, JSON.stringify({ type: 'no-such-type' }));
@@ -169,8 +178,8 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
   });
 
   it('resources delete unregisters it; --help answers with the usage', async () => {
-    const created = await json(['resources', 'create', '--uri', 'urn:example:gone', '--scopes', 'read']);
-    expect(await json(['resources', 'delete', 'urn:example:gone'])).toEqual({ deleted: true, id: created.id, uri: 'urn:example:gone' });
+    const created = await cli.json(['resources', 'create', '--uri', 'urn:example:gone', '--scopes', 'read']);
+    expect(await cli.json(['resources', 'delete', 'urn:example:gone'])).toEqual({ deleted: true, id: created.id, uri: 'urn:example:gone' });
     expect(usageErrorLine(await cli.run(['resources', 'delete', 'urn:example:gone']))).toContain('no resource with id or URI');
     const help = await cli.run(['resources', '--help']);
     expect(help.code).toBe(0);
@@ -179,7 +188,7 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
   });
 
   it('apps create|update --access-token-format: opaque is stored and printed; jwt needs openid.enabled', async () => {
-    const app = await json(['apps', 'create', '--name', 'Formats', '--redirect-uri', 'https://f.example.com/cb']);
+    const app = await cli.json(['apps', 'create', '--name', 'Formats', '--redirect-uri', 'https://f.example.com/cb']);
     expect(app.access_token_format).toBe('opaque');
     expect(usageErrorLine(await cli.run(['apps', 'update', app.uid, '--access-token-format', 'jwt']))).toBe(
       `oauth-service: ${JWT_NEEDS_KEYS}`,
@@ -187,7 +196,7 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
     expect(usageErrorLine(await cli.run(['apps', 'update', app.uid, '--access-token-format', 'xml']))).toBe(
       'oauth-service: Access token format must be opaque or jwt, not "xml"',
     );
-    expect(await json(['apps', 'update', app.uid, '--access-token-format', 'opaque'])).toMatchObject({ access_token_format: 'opaque' });
+    expect(await cli.json(['apps', 'update', app.uid, '--access-token-format', 'opaque'])).toMatchObject({ access_token_format: 'opaque' });
     expect((await cli.run(['apps', 'show', app.uid])).stdout).toContain('access tokens:  opaque');
   });
 });

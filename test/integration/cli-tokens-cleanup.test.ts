@@ -104,18 +104,26 @@ async function seed(deps: OAuthDeps, database: Database) {
   return { keep, stale };
 }
 
-const EXPECTED: Record<CleanupKind, number> = {
-  expired_tokens: 1,
-  expired_refresh_tokens: 2,
-  revoked_tokens: 4,
-  revoked_grants: 1,
-  expired_grants: 1,
+const NOTHING_DELETED: Record<CleanupKind, number> = {
+  expired_tokens: 0,
+  expired_refresh_tokens: 0,
+  revoked_tokens: 0,
+  revoked_grants: 0,
+  expired_grants: 0,
   unused_clients: 0,
   logout_deliveries: 0,
   audit_events: 0,
   expired_device_codes: 0,
   expired_login_sessions: 0,
   expired_pushed_requests: 0,
+};
+const EXPECTED = {
+  ...NOTHING_DELETED,
+  expired_tokens: 1,
+  expired_refresh_tokens: 2,
+  revoked_tokens: 4,
+  revoked_grants: 1,
+  expired_grants: 1,
 };
 
 describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () => {
@@ -198,19 +206,7 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       });
       return { counted: counted.deleted, deleted: result.deleted, seen, windows };
     });
-    const expected = {
-      expired_tokens: 25,
-      expired_refresh_tokens: 0,
-      revoked_tokens: 6,
-      revoked_grants: 0,
-      expired_grants: 0,
-      unused_clients: 0,
-      logout_deliveries: 0,
-      audit_events: 0,
-      expired_device_codes: 0,
-      expired_login_sessions: 0,
-      expired_pushed_requests: 0,
-    };
+    const expected = { ...NOTHING_DELETED, expired_tokens: 25, revoked_tokens: 6 };
     expect(batches.counted).toEqual(expected);
     expect(batches.deleted).toEqual(expected);
     expect(batches.seen).toEqual([

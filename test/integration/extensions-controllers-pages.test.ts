@@ -6,6 +6,7 @@ import type { AuthorizationRequest } from '../../src/oauth/authorization/authori
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import {
   authorizeUrl,
+  CALLBACK,
   createClient,
   createUser,
   csrfTokenIn,
@@ -22,8 +23,6 @@ import { recordingSubclass } from './extensions-support.js';
 
 // SPEC 7: the HTML controller keys `authorizations`, `authorized_applications` and `applications` replaced by
 // an extension's subclasses, each seen handling every action of its key through HTTP.
-
-const CALLBACK = 'https://client.example.com/callback';
 
 describe(`controller keys authorizations, authorized_applications and applications replaced by subclasses (${backend})`, () => {
   let server: TestServer;

@@ -8,7 +8,7 @@ import { authorizeUrl, createClient, createUser, hiddenFields, PASSWORD, signedI
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
-import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
+import { discovered, insecureHttp, pkceCodeRequest } from '../helpers/oauth4webapi.js';
 
 // Issue 36 item 5: the fapi2 profile per client (FAPI 2.0 Security Profile, final, section 5), black-box over HTTP,
 // with items 2 and 3's per-client require_signed_request_object and authorization_signed_response_alg. Tests are
@@ -52,12 +52,7 @@ describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
   afterAll(() => server?.close());
 
   const codeRequest = async (verifier: string, extra: Record<string, string> = {}) => ({
-    response_type: 'code',
-    redirect_uri: CALLBACK,
-    scope: 'read',
-    state: 'fapi',
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
+    ...(await pkceCodeRequest({ verifier, redirectUri: CALLBACK, state: 'fapi' })),
     ...extra,
   });
   const push = async (parameters: Record<string, string>, DPoP?: oauth.DPoPHandle) =>

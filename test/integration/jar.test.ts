@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientKey, jwksOf, privateKeyJwtClient, unsecuredAssertion, type ClientKey } from '../helpers/client-assertions.js';
 import { authorizeUrl, createUser, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { authorize } from '../helpers/openid.js';
+import { pkceCodeRequest } from '../helpers/oauth4webapi.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -73,14 +74,7 @@ describe(`signed request objects (RFC 9101) on ${backend}`, () => {
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const client: oauth.Client = { client_id: clientId };
-    const parameters = new URLSearchParams({
-      redirect_uri: CALLBACK,
-      response_type: 'code',
-      scope: 'read',
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    const parameters = new URLSearchParams(await pkceCodeRequest({ verifier, redirectUri: CALLBACK, state }));
     const request = await oauth.issueRequestObject(as, client, parameters, { key: key.privateKey, kid: key.kid });
     const redirect = await authorize(agent, { client_id: clientId, request });
     expect(redirect.statusCode).toBe(303);

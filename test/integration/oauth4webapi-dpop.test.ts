@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceGuard } from '@oauth-service/guard';
 import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn } from '../helpers/end-user.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
+import { pkceCodeRequest } from '../helpers/oauth4webapi.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
 
@@ -124,15 +125,7 @@ describe(`oauth4webapi with DPoP (RFC 9449) against a listening server and a gua
     const agent = await signedIn(server.app, 'alice');
     const page = await agent.request({
       method: 'GET',
-      url: authorizeUrl({
-        client_id: publicClient.client_id,
-        redirect_uri: CALLBACK,
-        response_type: 'code',
-        scope: 'read',
-        state,
-        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      }),
+      url: authorizeUrl({ client_id: publicClient.client_id, ...(await pkceCodeRequest({ verifier, redirectUri: CALLBACK, state })) }),
     });
     expect(page.statusCode, page.body.slice(0, 300)).toBe(200);
     const redirect = await agent.post('/oauth/authorize', hiddenFields(page.body));

@@ -9,7 +9,7 @@ import { authorizeUrl, createClient, createUser, hiddenFields, locationParameter
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { backend } from '../helpers/test-database.js';
 import { basicAuth, buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
-import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
+import { discovered, insecureHttp, pkceCodeRequest } from '../helpers/oauth4webapi.js';
 
 // Issue 36 item 1, RFC 9126: pushed authorization requests, black-box over HTTP. The tests are named after the FAPI 2.0
 // conformance suite's modules where one exists (fapi2-security-profile-final-*). The happy flow is oauth4webapi's, as a
@@ -103,23 +103,11 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     const auth = oauth.PrivateKeyJwt({ key: fapiClient.key.privateKey, kid: fapiClient.key.kid });
     const DPoP = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
     const verifier = oauth.generateRandomCodeVerifier();
+    const parameters = await pkceCodeRequest({ verifier, redirectUri: CALLBACK, state: 'fapi' });
     const pushed = await oauth.processPushedAuthorizationResponse(
       as,
       client,
-      await oauth.pushedAuthorizationRequest(
-        as,
-        client,
-        auth,
-        {
-          response_type: 'code',
-          redirect_uri: CALLBACK,
-          scope: 'read',
-          state: 'fapi',
-          code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-          code_challenge_method: 'S256',
-        },
-        { ...http, DPoP },
-      ),
+      await oauth.pushedAuthorizationRequest(as, client, auth, parameters, { ...http, DPoP }),
     );
     expect(pushed.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:[A-Za-z0-9_-]{43}$/);
     expect(pushed.expires_in).toBe(60);
@@ -144,14 +132,7 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     const signing = { key: fapiClient.key.privateKey, kid: fapiClient.key.kid };
     const auth = oauth.PrivateKeyJwt(signing);
     const verifier = oauth.generateRandomCodeVerifier();
-    const parameters = new URLSearchParams({
-      response_type: 'code',
-      redirect_uri: CALLBACK,
-      scope: 'read',
-      state: 'signed',
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    const parameters = new URLSearchParams(await pkceCodeRequest({ verifier, redirectUri: CALLBACK, state: 'signed' }));
     const request = await oauth.issueRequestObject(as, client, parameters, signing);
     const pushed = await oauth.processPushedAuthorizationResponse(
       as,

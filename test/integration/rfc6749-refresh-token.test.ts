@@ -9,6 +9,7 @@ import {
   isActive,
   missing,
   revokeRequest,
+  serverWithClient,
   TEXT,
   tokenRequest,
 } from '../helpers/oauth-requests.js';
@@ -66,12 +67,7 @@ describe(`POST /oauth/token grant_type=refresh_token (RFC 6749 section 6) on ${b
 
   beforeAll(async () => {
     // PKCE plain lets obtainPair give public clients a code without computing S256.
-    server = await buildTestServer({
-      testDatabase: base.testDatabase,
-      config: { optionalScopes: ['write'], pkce: { methods: ['S256', 'plain'] } },
-    });
-    client = await createClient(server.deps);
-    asClient = basic(client.uid, client.secret!);
+    ({ server, client, asClient } = await serverWithClient(base, { optionalScopes: ['write'], pkce: { methods: ['S256', 'plain'] } }));
   });
   afterAll(() => server.close());
 
@@ -189,9 +185,7 @@ describe(`refresh token rotation with refreshTokens.graceSeconds 60 (SPEC 5) on 
   let asClient: Headers;
 
   beforeAll(async () => {
-    server = await buildTestServer({ testDatabase: base.testDatabase, config: { refreshTokens: { graceSeconds: 60 } } });
-    client = await createClient(server.deps);
-    asClient = basic(client.uid, client.secret!);
+    ({ server, client, asClient } = await serverWithClient(base, { refreshTokens: { graceSeconds: 60 } }));
   });
   afterAll(() => server.close());
 

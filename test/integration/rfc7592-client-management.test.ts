@@ -21,6 +21,17 @@ const CONFIG = {
   optionalScopes: ['write'],
 };
 
+// RFC 7591 section 2: metadata the server keeps as sent (links, contacts, software) and answers back unchanged.
+const DESCRIPTIVE_METADATA = {
+  client_uri: 'https://rp.example/',
+  logo_uri: 'https://cdn.rp.example/logo.png',
+  policy_uri: 'https://rp.example/privacy',
+  tos_uri: 'https://rp.example/terms',
+  contacts: ['ops@rp.example'],
+  software_id: 'rp-desktop',
+  software_version: '2.1.0',
+};
+
 describe(`RFC 7592 client management (${backend})`, () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -52,13 +63,7 @@ describe(`RFC 7592 client management (${backend})`, () => {
       client_name: 'Reader',
       scope: 'read',
       token_endpoint_auth_method: 'client_secret_post',
-      client_uri: 'https://rp.example/',
-      logo_uri: 'https://cdn.rp.example/logo.png',
-      policy_uri: 'https://rp.example/privacy',
-      tos_uri: 'https://rp.example/terms',
-      contacts: ['ops@rp.example'],
-      software_id: 'rp-desktop',
-      software_version: '2.1.0',
+      ...DESCRIPTIVE_METADATA,
       unknown_member: 'ignored',
     });
     const response = await manage('GET', client.client_id, client.registration_access_token);
@@ -81,13 +86,7 @@ describe(`RFC 7592 client management (${backend})`, () => {
       subject_type: 'public',
       refresh_tokens: 'always',
       scope: 'read',
-      client_uri: 'https://rp.example/',
-      logo_uri: 'https://cdn.rp.example/logo.png',
-      policy_uri: 'https://rp.example/privacy',
-      tos_uri: 'https://rp.example/terms',
-      contacts: ['ops@rp.example'],
-      software_id: 'rp-desktop',
-      software_version: '2.1.0',
+      ...DESCRIPTIVE_METADATA,
     });
     // The registration answer is the same metadata, with the credentials.
     const { client_secret, client_secret_expires_at, registration_access_token, ...registered } = client;

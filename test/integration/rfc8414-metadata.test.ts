@@ -1,25 +1,19 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openIdServer } from '../helpers/openid.js';
+import { listeningTestServer } from '../helpers/listening-server.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
+  // The issuer must be the URL the client discovers: the server listens on the address it has as baseUrl.
   let server: TestServer;
   let issuer: URL;
   beforeAll(async () => {
-    // The issuer must be the URL the client discovers, so the server listens first and is rebuilt with it.
-    const probe = await buildTestServer();
-    const address = await probe.app.listen({ port: 0, host: '127.0.0.1' });
-    await probe.close();
-    issuer = new URL(address);
-    server = await buildTestServer({
-      config: {
-        baseUrl: address,
-        optionalScopes: ['write'],
-        grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'],
-      },
+    server = await listeningTestServer({
+      optionalScopes: ['write'],
+      grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'],
     });
-    await server.app.listen({ port: Number(issuer.port), host: '127.0.0.1' });
+    issuer = new URL(server.config.baseUrl);
   });
   afterAll(() => server.close());
 

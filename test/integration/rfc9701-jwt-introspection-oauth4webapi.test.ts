@@ -1,9 +1,9 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, issueToken } from '../helpers/factories.js';
-import { openIdServer } from '../helpers/openid.js';
+import { listeningOpenIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
 import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 
 // RFC 9701 checked by a real resource-server library: oauth4webapi asks for the JWT, validates its claims and
@@ -12,22 +12,15 @@ import { discovered, insecureHttp } from '../helpers/oauth4webapi.js';
 const JWT_TYPE = 'application/token-introspection+jwt';
 
 describe(`oauth4webapi as the resource server (RFC 9701 sections 4 and 5) on ${backend}`, () => {
+  // The issuer must be the URL the library discovers: the server listens on the address it has as baseUrl.
   let server: TestServer;
-  let issuer: URL;
-
   beforeAll(async () => {
-    // The issuer must be the URL the library discovers, so the server listens first and is rebuilt with it.
-    const probe = await buildTestServer();
-    const address = await probe.app.listen({ port: 0, host: '127.0.0.1' });
-    await probe.close();
-    issuer = new URL(address);
-    server = await openIdServer({ config: { baseUrl: address } });
-    await server.app.listen({ port: Number(issuer.port), host: '127.0.0.1' });
+    server = await listeningOpenIdServer();
   });
   afterAll(() => server.close());
 
   it('requestJwtResponse: the library checks typ, iss, aud and iat, then the signature against the discovered JWKS', async () => {
-    const as = await discovered(issuer.href);
+    const as = await discovered(server.config.baseUrl);
     expect(as.introspection_signing_alg_values_supported).toEqual(['RS256']);
     const resourceServer = await createClient(server.deps);
     const client: oauth.Client = { client_id: resourceServer.uid };
@@ -46,7 +39,7 @@ describe(`oauth4webapi as the resource server (RFC 9701 sections 4 and 5) on ${b
   });
 
   it('another resource server cannot take the JWT for its own: aud names the requester', async () => {
-    const as = await discovered(issuer.href);
+    const as = await discovered(server.config.baseUrl);
     const requester = await createClient(server.deps);
     const issued = await issueToken(server.deps, { application: requester.application });
     const response = await oauth.introspectionRequest(

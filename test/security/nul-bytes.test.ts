@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, csrfTokenIn, userAgent, type UserAgent } from '../helpers/end-user.js';
+import { authorizeUrl, userAgent, type UserAgent } from '../helpers/end-user.js';
 import { type TestClient } from '../helpers/factories.js';
 import { basic, expectOAuthError, TEXT } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
@@ -32,10 +32,7 @@ describe(`RFC 6749 section 10.14 and appendix A: NUL bytes never reach the datab
   });
 
   it('RFC 6749 appendix A: /oauth/authorize with a NUL in client_id is an unknown client on every action, shown with 401', async () => {
-    const csrf = csrfTokenIn(
-      (await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) }))
-        .body,
-    )!;
+    const csrf = await agent.csrfFrom(authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }));
     const request = { client_id: `${client.uid}\u0000`, redirect_uri: CALLBACK, response_type: 'code' };
     const responses = [
       await agent.request({ method: 'GET', url: authorizeUrl(request) }),

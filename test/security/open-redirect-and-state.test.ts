@@ -1,16 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import {
-  authorizeUrl,
-  createClient,
-  createUser,
-  csrfTokenIn,
-  hiddenFields,
-  locationParameters,
-  signedIn,
-  type UserAgent,
-} from '../helpers/end-user.js';
+import { authorizeUrl, createClient, createUser, hiddenFields, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
 import { CALLBACK, securityServer } from './support.js';
@@ -35,10 +26,7 @@ describe(`RFC 9700 section 4.11, RFC 6749 section 4.1.2: open redirects and stat
     client = (await createClient(server.deps, { redirectUri: CALLBACK })).application;
     other = (await createClient(server.deps, { name: 'Evil', redirectUri: EVIL })).application;
     agent = await signedIn(server.app, 'alice');
-    csrf = csrfTokenIn(
-      (await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) }))
-        .body,
-    )!;
+    csrf = await agent.csrfFrom(authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }));
   });
   afterAll(() => server.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FORM_PARAMETERS } from '../../src/http/plugins/forms.js';
-import { authorizeUrl, countRows, csrfTokenIn, type UserAgent } from '../helpers/end-user.js';
+import { authorizeUrl, countRows, type UserAgent } from '../helpers/end-user.js';
 import { issueToken, type TestClient } from '../helpers/factories.js';
 import { basic, expectOAuthError, isActive, TEXT } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
@@ -68,10 +68,7 @@ describe(`RFC 6749 sections 2.3.1 and 3.2: duplicate and nested parameters, cred
   });
 
   it('POST forms of the HTML pages with a content type other than a form are refused and change nothing', async () => {
-    const csrf = csrfTokenIn(
-      (await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) }))
-        .body,
-    )!;
+    const csrf = await agent.csrfFrom(authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }));
     const fields = `client_id=${client.uid}&redirect_uri=${encodeURIComponent(CALLBACK)}&response_type=code&_csrf=${csrf}`;
     const grants = await countRows(server, 'oauth_access_grants');
     const types = [

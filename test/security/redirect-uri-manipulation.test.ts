@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
-import { authorizeUrl, countRows, createClient, createUser, csrfTokenIn, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { authorizeUrl, countRows, createClient, createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
 import { CALLBACK, LOOPBACK, locationIsRegistered, REGISTERED, securityServer, WITH_QUERY } from './support.js';
@@ -75,10 +75,7 @@ describe(`RFC 9700 section 4.1: redirect URI manipulation at /oauth/authorize ($
       await createClient(server.deps, { name: 'Native', redirectUri: REGISTERED.join('\n'), confidential: false }, { uid: 'native-client' })
     ).application;
     agent = await signedIn(server.app, 'alice');
-    csrf = csrfTokenIn(
-      (await agent.request({ method: 'GET', url: authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }) }))
-        .body,
-    )!;
+    csrf = await agent.csrfFrom(authorizeUrl({ client_id: client.uid, redirect_uri: CALLBACK, response_type: 'code' }));
   });
   afterAll(() => server.close());
 

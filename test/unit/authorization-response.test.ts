@@ -1,6 +1,6 @@
 import { decodeJwt, generateKeyPair, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { describe, expect, it } from 'vitest';
-import type { AuthorizationRequest } from '../../src/oauth/authorization/authorization-request.js';
+import type { AuthorizationFailure, AuthorizationRequest, ErrorRedirect } from '../../src/oauth/authorization/authorization-request.js';
 import { errorDelivery, successDelivery, type ResponseIssuer } from '../../src/oauth/authorization/authorization-response.js';
 import { authorizationIssuer } from '../../src/oauth/issuer.js';
 import { AccessDenied, InvalidRedirectUri } from '../../src/oauth/errors.js';
@@ -28,6 +28,13 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   requestUri: null,
   requestObject: null,
   ...overrides,
+});
+/** The resource owner said no to a request whose client and redirect URI are verified. */
+const denied = (redirect: Pick<ErrorRedirect, 'responseMode' | 'state'>): AuthorizationFailure => ({
+  ok: false,
+  rule: 'denied',
+  error: new AccessDenied(),
+  redirect: { redirectUri: 'https://client.example.com/cb', clientId: 'client', signingAlg: null, ...redirect },
 });
 const codeResult = { responseType: 'code' as const, code: 'CODE', grant: {} as AccessGrantRecord };
 // A real ES256 key signs the JWT-secured (JARM) responses, which the tests verify with its public half.
@@ -83,21 +90,7 @@ describe('delivering an authorization response (reference 4.5, RFC 9207)', () =>
   });
 
   it('an error with a verified redirect URI carries error, error_description, state and iss', async () => {
-    const delivery = await errorDelivery(
-      {
-        ok: false,
-        rule: 'denied',
-        error: new AccessDenied(),
-        redirect: {
-          redirectUri: 'https://client.example.com/cb',
-          responseMode: 'query',
-          clientId: 'client',
-          signingAlg: null,
-          state: 'a b',
-        },
-      },
-      from,
-    );
+    const delivery = await errorDelivery(denied({ responseMode: 'query', state: 'a b' }), from);
     expect(delivery).toEqual({
       kind: 'redirect',
       location:
@@ -128,21 +121,7 @@ describe('JWT-secured responses (JARM section 4)', () => {
   });
 
   it('an error to a verified redirect URI is signed too', async () => {
-    const delivery = await errorDelivery(
-      {
-        ok: false,
-        rule: 'denied',
-        error: new AccessDenied(),
-        redirect: {
-          redirectUri: 'https://client.example.com/cb',
-          responseMode: 'query.jwt',
-          clientId: 'client',
-          signingAlg: null,
-          state: 's',
-        },
-      },
-      from,
-    );
+    const delivery = await errorDelivery(denied({ responseMode: 'query.jwt', state: 's' }), from);
     if (delivery.kind !== 'redirect') throw new Error(`a redirect expected, got ${delivery.kind}`);
     expect(await verified(new URL(delivery.location).searchParams.get('response')!)).toEqual({
       error: 'access_denied',

@@ -2,20 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/loader.js';
+import { loadConfig } from '../../src/config/loader.js';
+import { problemsOf } from '../helpers/config-problems.js';
 
 // config identityProviders (issue 37 item 1): a bad entry fails the boot with its key; the client secret comes from
 // the environment or a file, never from the JSON.
-
-function problemsOf(input: Record<string, unknown>, env: Record<string, string> = {}): string[] {
-  try {
-    loadConfig({ input, env });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 const entry = { id: 'corp-idp', name: 'Corp', issuer: 'https://idp.example.com', clientId: 'oauth-service' };
 

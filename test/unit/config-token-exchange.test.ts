@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/loader.js';
+import { loadConfig } from '../../src/config/loader.js';
+import { problemsOf } from '../helpers/config-problems.js';
 
 // config tokenExchange (issue 34 item 4): defaults, and a bad idJagAudiences entry fails the boot with its path.
-
-function problemsOf(input: Record<string, unknown>): string[] {
-  try {
-    loadConfig({ input });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 const audience = { audience: 'https://as.example.com', clientId: 'agent', clients: ['web'] };
 

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/loader.js';
+import { loadConfig } from '../../src/config/loader.js';
+import { problemsOf } from '../helpers/config-problems.js';
 
 // config trustedIssuers (issue 34 item 3): a bad entry fails the boot with its path and what is wrong with it.
-
-function problemsOf(input: Record<string, unknown>): string[] {
-  try {
-    loadConfig({ input });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 const entry = { issuer: 'https://idp.example.com', jwksUri: 'https://idp.example.com/jwks', clients: ['agent'], scopes: ['read'] };
 
