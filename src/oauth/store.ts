@@ -167,6 +167,11 @@ export interface AccessTokenStore {
    * successor, only if the token was neither rotated nor revoked yet; null (nothing stored) when it was.
    */
   rotate(id: number, at: Date, successor: NewAccessToken): Promise<AccessTokenRecord | null>;
+  /**
+   * An authorization code's exchange as one atomic step: consumes code `grantId` at `at` and stores the token issued
+   * for it, only if the code was not consumed yet; null (nothing stored) when it was.
+   */
+  createForCode(grantId: number, at: Date, token: NewAccessToken): Promise<AccessTokenRecord | null>;
   /** The live successor created from this refresh token (grace window), if any; `family` is the token's own. */
   findSuccessor(previousRefreshToken: string, family: string | null): Promise<AccessTokenRecord | null>;
   revokeFamily(family: string, at: Date): Promise<number>;

@@ -138,15 +138,26 @@ const REVOKE = {
 };
 // Rotation in one statement, so one round trip instead of five (BEGIN, update, insert, COMMIT). The conditional
 // update is the lock: of two concurrent refreshes exactly one sees the row unrotated, and the insert reads from
-// the update's result, so the loser inserts nothing. The retired row's id and the instant follow the new row's values.
-const [RETIRED_ID, AT] = [`$${INSERTED.length + 1}`, `$${INSERTED.length + 2}`];
+// the update's result, so the loser inserts nothing. The updated row's id (here the retired token's) and the instant
+// follow the new row's values.
+const [UPDATED_ID, AT] = [`$${INSERTED.length + 1}`, `$${INSERTED.length + 2}`];
 const ROTATE = {
   name: 'access_token_rotate',
   text: `WITH retired AS (
       UPDATE oauth_access_tokens SET refreshed_at = ${AT}, revoked_at = COALESCE(revoked_at, ${AT})
-      WHERE id = ${RETIRED_ID} AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id)
+      WHERE id = ${UPDATED_ID} AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id)
     INSERT INTO oauth_access_tokens (${INSERTED_COLUMNS})
     SELECT ${PLACEHOLDERS} FROM retired RETURNING ${COLUMNS}`,
+};
+// A code's exchange where no option adds to it (grants/authorization-code.ts), in one statement as the rotation: the
+// code's conditional revocation lets exactly one of several concurrent exchanges win (SPEC 3.1), and only the winner
+// inserts its token. One round trip instead of four (BEGIN, the code's update, the insert, COMMIT).
+const CREATE_FOR_CODE = {
+  name: 'access_token_for_code',
+  text: `WITH consumed AS (
+      UPDATE oauth_access_grants SET revoked_at = ${AT} WHERE id = ${UPDATED_ID} AND revoked_at IS NULL RETURNING id)
+    INSERT INTO oauth_access_tokens (${INSERTED_COLUMNS})
+    SELECT ${PLACEHOLDERS} FROM consumed RETURNING id`,
 };
 
 // previous_refresh_token has no index (Doorkeeper's schema has none, and every refresh would maintain one): a
@@ -194,6 +205,15 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
     rotate: async (id, at, successor) =>
       one(await storing(() => sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(newRow(successor)), id, timestamp(at)]))),
+    async createForCode(grantId, at, token) {
+      const row = newRow(token);
+      const [inserted] = await storing(() =>
+        sql.query<Pick<Row<OauthAccessToken>, 'id'>>(CREATE_FOR_CODE, [...insertValues(row), grantId, timestamp(at)]),
+      );
+      if (!inserted) return null;
+      row.id = inserted.id;
+      return toAccessToken(row);
+    },
     async findSuccessor(previousRefreshToken, family) {
       if (family === null) return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_OF_UNFAMILIED, [previousRefreshToken]));
       return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_IN_FAMILY, [previousRefreshToken, family]));

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { Config } from '../../config/types.js';
 import type { OAuthDeps } from '../deps.js';
 import type { AuthorizationDetail } from '../resources/authorization-details.js';
 import type { ApplicationRecord } from '../store.js';
@@ -19,6 +20,11 @@ export interface ReuseQuery {
   authorizationDetails?: readonly AuthorizationDetail[];
 }
 
+/** Whether tokens are reused: reuseAccessToken on plain token storage (the config loader refuses it with hashTokens). */
+export function reuseEnabled(config: Pick<Config, 'reuseAccessToken' | 'hashTokens'>): boolean {
+  return config.reuseAccessToken && !config.hashTokens;
+}
+
 /**
  * reuseAccessToken (reference 17.6): an existing live token of the same application, owner, scopes, resources
  * and key binding is returned instead of a new one. Only possible with plain token storage (the config loader
@@ -27,7 +33,7 @@ export interface ReuseQuery {
 export async function reusableToken(deps: OAuthDeps, application: ApplicationRecord, query: ReuseQuery): Promise<IssuedToken | null> {
   // RFC 9449 section 5.2 holds for a reused token as for a new one.
   requireDpopBinding(application, query.dpopJkt);
-  if (!deps.config.reuseAccessToken || deps.config.hashTokens) return null;
+  if (!reuseEnabled(deps.config)) return null;
   // The binding and the audience are part of the match: a token bound to another key (or to none) and a token
   // for other resources are never handed out.
   const record = await deps.stores.accessTokens.findLiveMatching(query);
