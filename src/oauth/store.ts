@@ -63,7 +63,7 @@ export interface ResourceRecord {
 }
 
 /** What an authorization code and the tokens that descend from it carry of the authorization they come from. */
-export interface AuthorizationContext {
+export interface AuthorizationOrigin {
   /** OpenID Connect: the sign-in that approved it, for auth_time and sid of its ID tokens (also a refresh's). */
   authTime: Date | null;
   sessionId: string | null;
@@ -80,7 +80,7 @@ export interface AuthorizationContext {
   authorizationDetails: AuthorizationDetail[];
 }
 
-export interface AccessTokenRecord extends AuthorizationContext {
+export interface AccessTokenRecord extends AuthorizationOrigin {
   id: number;
   applicationId: number | null;
   resourceOwnerId: number | null;
@@ -102,7 +102,7 @@ export interface AccessTokenRecord extends AuthorizationContext {
   act: ActorClaim | null;
 }
 
-export interface AccessGrantRecord extends AuthorizationContext {
+export interface AccessGrantRecord extends AuthorizationOrigin {
   id: number;
   applicationId: number;
   resourceOwnerId: number;

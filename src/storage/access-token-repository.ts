@@ -136,28 +136,26 @@ const REVOKE = {
   name: 'access_token_revoke',
   text: 'UPDATE oauth_access_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id',
 };
-// Rotation in one statement, so one round trip instead of five (BEGIN, update, insert, COMMIT). The conditional
-// update is the lock: of two concurrent refreshes exactly one sees the row unrotated, and the insert reads from
-// the update's result, so the loser inserts nothing. The updated row's id (here the retired token's) and the instant
-// follow the new row's values.
+// A new row inserted from a conditional UPDATE's result, in one statement: the update is the lock, so of concurrent
+// requests exactly one sees its row as the condition wants it, and the others' inserts have nothing to read. The
+// updated row's id and the instant follow the new row's values.
 const [UPDATED_ID, AT] = [`$${INSERTED.length + 1}`, `$${INSERTED.length + 2}`];
+const insertAfter = (update: string, returning: string) => `WITH updated AS (${update} RETURNING id)
+    INSERT INTO oauth_access_tokens (${INSERTED_COLUMNS}) SELECT ${PLACEHOLDERS} FROM updated RETURNING ${returning}`;
+// Rotation: one round trip instead of five (BEGIN, update, insert, COMMIT); the retired token is the updated row.
 const ROTATE = {
   name: 'access_token_rotate',
-  text: `WITH retired AS (
-      UPDATE oauth_access_tokens SET refreshed_at = ${AT}, revoked_at = COALESCE(revoked_at, ${AT})
-      WHERE id = ${UPDATED_ID} AND refreshed_at IS NULL AND revoked_at IS NULL RETURNING id)
-    INSERT INTO oauth_access_tokens (${INSERTED_COLUMNS})
-    SELECT ${PLACEHOLDERS} FROM retired RETURNING ${COLUMNS}`,
+  text: insertAfter(
+    `UPDATE oauth_access_tokens SET refreshed_at = ${AT}, revoked_at = COALESCE(revoked_at, ${AT})
+      WHERE id = ${UPDATED_ID} AND refreshed_at IS NULL AND revoked_at IS NULL`,
+    COLUMNS,
+  ),
 };
-// A code's exchange where no option adds to it (grants/authorization-code.ts), in one statement as the rotation: the
-// code's conditional revocation lets exactly one of several concurrent exchanges win (SPEC 3.1), and only the winner
-// inserts its token. One round trip instead of four (BEGIN, the code's update, the insert, COMMIT).
+// A code's exchange where no option adds to it (grants/authorization-code.ts): one round trip instead of four. The
+// code's conditional revocation lets exactly one of several concurrent exchanges win (SPEC 3.1).
 const CREATE_FOR_CODE = {
   name: 'access_token_for_code',
-  text: `WITH consumed AS (
-      UPDATE oauth_access_grants SET revoked_at = ${AT} WHERE id = ${UPDATED_ID} AND revoked_at IS NULL RETURNING id)
-    INSERT INTO oauth_access_tokens (${INSERTED_COLUMNS})
-    SELECT ${PLACEHOLDERS} FROM consumed RETURNING id`,
+  text: insertAfter(`UPDATE oauth_access_grants SET revoked_at = ${AT} WHERE id = ${UPDATED_ID} AND revoked_at IS NULL`, 'id'),
 };
 
 // previous_refresh_token has no index (Doorkeeper's schema has none, and every refresh would maintain one): a
@@ -180,17 +178,20 @@ export interface AccessTokenRepository extends AccessTokenStore {
 export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
   const one = (rows: Row<OauthAccessToken>[]): AccessTokenRecord | null => (rows[0] ? toAccessToken(rows[0]) : null);
   const count = async (text: string, values: unknown[]) => (await sql.query(text, values)).length;
+  /** Inserts `input` (its values, then `after`), returning id only; null when the statement inserted nothing. */
+  const insertOne = async (statement: { name: string; text: string }, input: NewAccessToken, ...after: unknown[]) => {
+    const row = newRow(input);
+    const [inserted] = await storing(() => sql.query<Pick<Row<OauthAccessToken>, 'id'>>(statement, [...insertValues(row), ...after]));
+    if (!inserted) return null;
+    row.id = inserted.id;
+    return toAccessToken(row);
+  };
   return {
     findByToken: async (token) => one(await sql.query<Row<OauthAccessToken>>(FIND_BY_TOKEN, [token])),
     findByTokens: async (tokens) =>
       tokens.length === 0 ? [] : (await sql.query<Row<OauthAccessToken>>(findByTokensStatement(tokens.length), tokens)).map(toAccessToken),
     findByRefreshToken: async (refreshToken) => one(await sql.query<Row<OauthAccessToken>>(FIND_BY_REFRESH, [refreshToken])),
-    async create(input) {
-      const row = newRow(input);
-      const [inserted] = await storing(() => sql.query<Pick<Row<OauthAccessToken>, 'id'>>(INSERT, insertValues(row)));
-      row.id = inserted!.id;
-      return toAccessToken(row);
-    },
+    create: async (input) => (await insertOne(INSERT, input))!,
     async createMany(inputs) {
       const rows = inputs.map(newRow);
       const inserted = await storing(() =>
@@ -205,15 +206,7 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
     rotate: async (id, at, successor) =>
       one(await storing(() => sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(newRow(successor)), id, timestamp(at)]))),
-    async createForCode(grantId, at, token) {
-      const row = newRow(token);
-      const [inserted] = await storing(() =>
-        sql.query<Pick<Row<OauthAccessToken>, 'id'>>(CREATE_FOR_CODE, [...insertValues(row), grantId, timestamp(at)]),
-      );
-      if (!inserted) return null;
-      row.id = inserted.id;
-      return toAccessToken(row);
-    },
+    createForCode: (grantId, at, token) => insertOne(CREATE_FOR_CODE, token, grantId, timestamp(at)),
     async findSuccessor(previousRefreshToken, family) {
       if (family === null) return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_OF_UNFAMILIED, [previousRefreshToken]));
       return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_IN_FAMILY, [previousRefreshToken, family]));

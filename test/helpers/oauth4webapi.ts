@@ -14,14 +14,19 @@ export async function discovered(baseUrl: string, algorithm: 'oauth2' | 'oidc' =
 }
 
 /**
- * An authorization code request for scope read with PKCE (RFC 7636 section 4.3, S256), its challenge computed by
- * oauth4webapi from `verifier` as a client computes it, not by the server's code.
+ * An authorization code request with PKCE (RFC 7636 section 4.3, S256), for scope read unless given, its challenge
+ * computed by oauth4webapi from `verifier` as a client computes it, not by the server's code.
  */
-export async function pkceCodeRequest(request: { verifier: string; redirectUri: string; state: string }): Promise<Record<string, string>> {
+export async function pkceCodeRequest(request: {
+  verifier: string;
+  redirectUri: string;
+  state: string;
+  scope?: string;
+}): Promise<Record<string, string>> {
   return {
     response_type: 'code',
     redirect_uri: request.redirectUri,
-    scope: 'read',
+    scope: request.scope ?? 'read',
     state: request.state,
     code_challenge: await oauth.calculatePKCECodeChallenge(request.verifier),
     code_challenge_method: 'S256',
@@ -30,25 +35,19 @@ export async function pkceCodeRequest(request: { verifier: string; redirectUri: 
 
 /**
  * An authorization request as oauth4webapi's users build one: response_type code, PKCE S256 and a random state, with
- * `parameters` (a repeatable one, such as RFC 8707's resource, as an array). The state and verifier check the answer.
+ * `parameters` (scope, and a repeatable one such as RFC 8707's resource as an array). The state and verifier check
+ * the answer.
  */
 export async function oauth4webapiCodeRequest(
   as: oauth.AuthorizationServer,
   oauthClient: oauth.Client,
   redirectUri: string,
-  parameters: Record<string, string | string[]>,
+  { scope, ...parameters }: { scope: string } & Record<string, string | string[]>,
 ): Promise<{ url: string; codeVerifier: string; state: string }> {
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const url = new URL(as.authorization_endpoint!);
-  url.search = form({
-    client_id: oauthClient.client_id,
-    redirect_uri: redirectUri,
-    response_type: 'code',
-    state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
-    code_challenge_method: 'S256',
-    ...parameters,
-  });
+  const request = await pkceCodeRequest({ verifier: codeVerifier, redirectUri, state, scope });
+  url.search = form({ client_id: oauthClient.client_id, ...request, ...parameters });
   return { url: url.href, codeVerifier, state };
 }

@@ -104,17 +104,16 @@ async function exchange(
   minted: MintedToken,
   terms: Omit<ReuseQuery, 'applicationId' | 'resourceOwnerId'>,
 ): Promise<IssuedToken | null> {
-  const now = terms.at;
   // Without the options that add to it, one statement (a round trip instead of four: bench/RESULTS.md).
   if (!deps.config.revokePreviousAuthorizationCodeToken && !reuseEnabled(deps.config)) {
-    const record = await deps.stores.accessTokens.createForCode(grant.id, now, minted.input);
+    const record = await deps.stores.accessTokens.createForCode(grant.id, terms.at, minted.input);
     return record && issuedToken(minted, record);
   }
   return deps.stores.transaction(async (stores) => {
     // The conditional update lets exactly one of several concurrent exchanges win (SPEC 3.1).
-    if (!(await stores.accessGrants.consume(grant.id, now))) return null;
+    if (!(await stores.accessGrants.consume(grant.id, terms.at))) return null;
     if (deps.config.revokePreviousAuthorizationCodeToken) {
-      await stores.accessTokens.revokeAllFor(application.id, grant.resourceOwnerId, now);
+      await stores.accessTokens.revokeAllFor(application.id, grant.resourceOwnerId, terms.at);
     }
     const query = { applicationId: application.id, resourceOwnerId: grant.resourceOwnerId, ...terms };
     const reused = await reusableToken({ ...deps, stores }, application, query);
