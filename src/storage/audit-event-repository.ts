@@ -34,6 +34,10 @@ const toAuditEvent = ({ id, userId, details, subjectType, ...columns }: Row<Oaut
   details: details === null ? null : (JSON.parse(details) as AuditEventRecord['details']),
 });
 
+// A failed attempt is recorded as it was made, and what it named may hold a NUL (a user name typed at the login
+// form), which PostgreSQL text cannot store: shown as U+FFFD, so the event is kept rather than lost.
+const storable = (value: string | null | undefined) => value?.replaceAll('\u0000', '\uFFFD') ?? null;
+
 export function auditEventRepository(sql: SqlClient): AuditEventStore {
   return {
     async add(event, at) {
@@ -41,10 +45,10 @@ export function auditEventRepository(sql: SqlClient): AuditEventStore {
         timestamp(at),
         event.type,
         event.outcome,
-        event.actor,
+        storable(event.actor),
         event.subjectType ?? null,
-        event.subjectId ?? null,
-        event.clientId ?? null,
+        storable(event.subjectId),
+        storable(event.clientId),
         event.userId ?? null,
         event.ip ?? null,
         event.details ? JSON.stringify(event.details) : null,

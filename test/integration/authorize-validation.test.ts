@@ -100,6 +100,11 @@ describe(`GET /oauth/authorize validation rules, in order (${backend})`, () => {
     expect(locationParameters(response).has('state')).toBe(false);
   });
 
+  ruleTest('parameters_without_nul', 'a parameter holding a NUL is invalid_request, redirected (PostgreSQL cannot store one)', async () => {
+    const response = await get(valid({ nonce: 'a\u0000b' }));
+    expectRedirect(response, 'invalid_request', 'The parameter nonce holds a NUL character.');
+  });
+
   ruleTest(
     'request_object_unpacked',
     'a request object from a client without keys is request_not_supported (RFC 9101 5), redirected',
@@ -403,6 +408,7 @@ describe('the rule table', () => {
       'redirect_uri_registered',
       'pushed_when_required',
       'parameters_single_valued',
+      'parameters_without_nul',
       'request_object_unpacked',
       'signed_when_required',
       'response_type_present',

@@ -1,5 +1,17 @@
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, userAgent, type UserAgent } from '../helpers/end-user.js';
+import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
+import {
+  authorizeUrl,
+  createClient,
+  createUser,
+  hiddenFields,
+  locationParameters,
+  signedIn,
+  userAgent,
+  type UserAgent,
+} from '../helpers/end-user.js';
+import { openIdServer } from '../helpers/openid.js';
 import { type TestClient } from '../helpers/factories.js';
 import { basic, expectOAuthError, TEXT } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
@@ -74,5 +86,59 @@ describe(`RFC 6749 section 10.14 and appendix A: NUL bytes never reach the datab
     const response = await userAgent(server.app).post('/login', { username: 'alice\u0000', password: 'x' });
     expect(response.statusCode).toBe(401);
     expect(response.body).toContain('Invalid username or password.');
+  });
+
+  it('the failed sign-in with a NUL in the user name is still in the audit trail: its subject with U+FFFD, its details exact', async () => {
+    await userAgent(server.app).post('/login', { username: 'nul\u0000name', password: 'x' });
+    const events = await listAuditEvents(server.deps, { type: 'user.sign_in.failed', limit: 20 });
+    const event = events.find((candidate) => candidate.subjectId === 'nul\uFFFDname');
+    expect(event?.details).toMatchObject({ username: 'nul\u0000name' });
+  });
+});
+
+// The nonce is stored with the code: with a NUL in it, the approval failed in PostgreSQL with a 500. Every
+// parameter of an authorization request is refused with a NUL now, as POST /oauth/par always did.
+describe(`RFC 6749 appendix A: an authorization request with a NUL in a parameter (${backend})`, () => {
+  let server: TestServer;
+  let agent: UserAgent;
+  let request: Record<string, string>;
+
+  beforeAll(async () => {
+    server = await openIdServer();
+    const { application } = await createClient(server.deps, { redirectUri: CALLBACK, scopes: 'openid read' });
+    await createUser(server.deps, 'alice');
+    agent = await signedIn(server.app, 'alice');
+    request = { client_id: application.uid, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', state: 's' };
+  });
+  afterAll(() => server.close());
+
+  const expectRefusedWithState = (response: LightMyRequestResponse, status: number, name: string) => {
+    expect(response.statusCode).toBe(status);
+    expect(Object.fromEntries(locationParameters(response))).toMatchObject({
+      error: 'invalid_request',
+      error_description: `The parameter ${name} holds a NUL character.`,
+      state: 's',
+    });
+  };
+
+  it.each(['nonce', 'login_hint', 'acr_values', 'ui_locales', 'display'])(
+    '%s: invalid_request, redirected with the state',
+    async (name) => {
+      const response = await agent.request({ method: 'GET', url: authorizeUrl({ ...request, [name]: 'a\u0000b' }) });
+      expectRefusedWithState(response, 302, name);
+    },
+  );
+
+  it('a NUL put into the consent form after the page was shown: invalid_request on Authorize, nothing issued', async () => {
+    const page = await agent.request({ method: 'GET', url: authorizeUrl({ ...request, nonce: 'n' }) });
+    expect(page.statusCode).toBe(200);
+    const approved = await agent.post('/oauth/authorize', { ...hiddenFields(page.body), nonce: 'n\u0000' });
+    expectRefusedWithState(approved, 303, 'nonce');
+    expect(locationParameters(approved).get('code')).toBeNull();
+  });
+
+  it('a resource with a NUL: invalid_request naming resource', async () => {
+    const response = await agent.request({ method: 'GET', url: authorizeUrl({ ...request, resource: 'https://api.example.com/\u0000' }) });
+    expectRefusedWithState(response, 302, 'resource');
   });
 });

@@ -72,3 +72,14 @@ export function readAuthorizationParameters(source: unknown): AuthorizationParam
   }
   return { values, resources, malformed };
 }
+
+/**
+ * The first parameter whose value holds a NUL, or null. RFC 6749 appendix A leaves NUL out of every parameter's
+ * characters, and PostgreSQL text cannot store one: a NUL in a value that is stored with the code (the nonce) made
+ * the approval fail with a 500 (SPEC 3: no input does).
+ */
+export function parameterHoldingNul(parameters: AuthorizationParameters): AuthorizationParameterName | null {
+  if (parameters.resources.some((resource) => resource.includes('\u0000'))) return 'resource';
+  const found = Object.entries(parameters.values).find(([, value]) => value.includes('\u0000'));
+  return found ? (found[0] as AuthorizationParameterName) : null;
+}

@@ -24,6 +24,7 @@ import {
   UnsupportedResponseMode,
   UnsupportedResponseType,
 } from '../errors.js';
+import { parameterHoldingNul } from './authorization-parameters.js';
 import { isValidCodeChallenge } from './pkce.js';
 import { FAPI2, isFapi2 } from '../clients/fapi2-profile.js';
 import { isOutOfBand, matchesRegisteredUri } from './redirect-uri.js';
@@ -140,6 +141,14 @@ const parametersSingleValued: AuthorizationRule = {
   redirectable: true,
   check: (context) => context.parameters.malformed.length === 0,
   error: (context) => sentMoreThanOnce(context.parameters.malformed[0] ?? 'parameter'),
+};
+
+// RFC 6749 appendix A: no parameter holds a NUL (authorization-parameters.ts says why it is refused up front).
+const parametersWithoutNul: AuthorizationRule = {
+  name: 'parameters_without_nul',
+  redirectable: true,
+  check: (context) => parameterHoldingNul(context.parameters) === null,
+  error: (context) => new InvalidRequest(`The parameter ${parameterHoldingNul(context.parameters)} holds a NUL character.`),
 };
 
 const responseTypePresent: AuthorizationRule = {
@@ -291,6 +300,7 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   ...VERIFY_CLIENT_AND_REDIRECT_URI,
   pushedWhenRequired,
   parametersSingleValued,
+  parametersWithoutNul,
   requestObjectUnpacked,
   signedWhenRequired,
   responseTypePresent,
@@ -315,6 +325,7 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
 export const DENIAL_RULES: readonly AuthorizationRule[] = [
   ...VERIFY_CLIENT_AND_REDIRECT_URI,
   parametersSingleValued,
+  parametersWithoutNul,
   responseTypePresent,
   responseTypeKnown,
 ];
