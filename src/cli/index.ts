@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { UsageError, type CliIo } from './io.js';
+import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 
 export const USAGE = `Usage: oauth-service <command> [options]
 
@@ -46,12 +46,21 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   keys: async () => (await import('./keys.js')).runKeysCommand,
   audit: async () => (await import('./audit.js')).runAuditCommand,
   apply: async () => (await import('./apply.js')).runApplyCommand,
+  version: async () => printVersion,
 };
 
 /** The version of package.json, two folders up from src/cli and from dist/cli alike. */
 export function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return manifest.version;
+}
+
+/** `--version`: the version alone, or with --json as every command's --json is, a JSON document. */
+async function printVersion(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions(args, {});
+  if (values.json) printJson(io, { version: packageVersion() });
+  else io.stdout(`${packageVersion()}\n`);
+  return 0;
 }
 
 /**
@@ -64,11 +73,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number | null> 
     io.stdout(USAGE);
     return 0;
   }
-  if (first === '--version' || first === '-v' || first === 'version') {
-    io.stdout(`${packageVersion()}\n`);
-    return 0;
-  }
-  const [name, args] = first === undefined || first.startsWith('-') ? ['serve', argv] : [first, rest];
+  const [name, args] =
+    first === '--version' || first === '-v'
+      ? ['version', rest]
+      : first === undefined || first.startsWith('-')
+        ? ['serve', argv]
+        : [first, rest];
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   try {
     if (!load) throw new UsageError(`unknown command '${name}' (try --help)`);

@@ -28,11 +28,37 @@ type ParsedOptions<T extends Options> = ReturnType<
 
 /** parseArgs in strict mode with the usage errors rephrased as one line. */
 export function parseOptions<T extends Options>(args: string[], options: T, allowPositionals = false): ParsedOptions<T> {
+  const all = { ...COMMON_OPTIONS, ...options };
   try {
-    return parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, strict: true, allowPositionals });
+    return parseArgs({ args: withNegativeValues(args, all), options: all, strict: true, allowPositionals });
   } catch (error) {
     throw new UsageError((error as Error).message.split('\n')[0]!.replace(/^TypeError \[\w+\]: /, ''));
   }
+}
+
+// No option is named after a digit, so "-5" after an option that takes a value can only be that value.
+const NEGATIVE_NUMBER = /^-[0-9]/;
+
+/**
+ * `--limit -3` as `--limit=-3`: parseArgs calls a value that starts with a dash "ambiguous", which says nothing of
+ * what is wrong; given as the value, the option's own check names the problem ("--limit must be a whole number from
+ * 1 to 500, not '-3'"). Arguments after `--` are positionals and stay as they are.
+ */
+function withNegativeValues(args: string[], options: Options): string[] {
+  const byShort = new Map(Object.entries(options).flatMap(([name, option]) => (option.short ? [[option.short, name]] : [])));
+  const result: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (arg === '--') return [...result, ...args.slice(index)];
+    const name = arg.startsWith('--') ? arg.slice(2) : /^-[^-]$/.test(arg) ? byShort.get(arg[1]!) : undefined;
+    const next = args[index + 1];
+    const takesValue = name !== undefined && Object.hasOwn(options, name) && options[name]!.type === 'string';
+    if (takesValue && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      result.push(`--${name}=${next}`);
+      index++;
+    } else result.push(arg);
+  }
+  return result;
 }
 
 export function printJson(io: CliIo, value: unknown): void {

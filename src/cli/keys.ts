@@ -89,10 +89,11 @@ async function retire(args: string[], io: CliIo): Promise<number> {
     // As rotate: retiring the last key of an algorithm makes its successor under this key-encryption key.
     await requireDecryptableSigningKeys(deps);
     const { retired, made } = await retireSigningKey(deps, kid);
-    const event = objectEvent('signing_key.retired', 'signing_key', kid, retired, { made: made.map((key) => key.kid) });
+    // An unknown kid is a bad argument, as an unknown id is to every other command: exit code 2, --json or not.
+    if (!retired) throw new UsageError(`no signing key ${kid}, or it is retired already`);
+    const event = objectEvent('signing_key.retired', 'signing_key', kid, true, { made: made.map((key) => key.kid) });
     await recordChangeEvent(deps, CLI_ACTOR, event);
     if (values.json) return (printJson(io, { kid, retired, made: made.map(describe) }), 0);
-    if (!retired) return (io.stderr(`oauth-service: no signing key ${kid}, or it is retired already\n`), 1);
     io.stdout(
       `retired ${kid}: it is out of the JWKS; what it signed is refused here within 5 s on every instance, and by APIs ` +
         `once they refetch the JWKS (a guard in jwt mode: within its jwksMaxAgeSeconds, 600 s by default)\n`,

@@ -15,6 +15,22 @@ describe('oauth-service --version', () => {
     expect(result).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
+  it.each([['--version'], ['-v'], ['version']])(
+    '%s --json prints {"version": ...}, as every command prints JSON with --json',
+    async (flag) => {
+      const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+      const result = await run([flag, '--json']);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ version });
+    },
+  );
+
+  it('refuses an option or argument it does not take with a usage error', async () => {
+    expect(usageErrorLine(await run(['--version', '--verbose']))).toBe("oauth-service: Unknown option '--verbose'");
+    expect(usageErrorLine(await run(['version', 'extra']))).toMatch(/^oauth-service: Unexpected argument 'extra'/);
+  });
+
   it('is listed in --help', async () => {
     expect((await run(['--help'])).stdout).toContain('--version');
   });

@@ -100,6 +100,10 @@ describe(`oauth-service audit list, and the CLI's events (${backend})`, { timeou
     expect(line).toContain('--since must be an ISO 8601');
     expect(line).toContain('--limit must be a whole number from 1 to 500');
     expect(line).toContain("no user named 'nobody'");
+    // A negative number is the option's value, refused by the option's own rule (not parseArgs' "ambiguous").
+    expect(usageErrorLine(await cli.run(['audit', 'list', '--limit', '-3']))).toBe(
+      "oauth-service: --limit must be a whole number from 1 to 500, not '-3'",
+    );
     expect((await cli.run(['audit', '--help'])).stdout).toContain('list [--user U] [--client C]');
   });
 });

@@ -39,7 +39,7 @@ describe(`oauth-service keys (${backend})`, { timeout: 120_000 }, () => {
     );
   });
 
-  it('retire <kid> takes a key out at once; a kid that does not exist is an error', async () => {
+  it('retire <kid> takes a key out at once; a kid that does not exist, or is retired already, is a usage error', async () => {
     const listed = JSON.parse((await cli.run(['keys', 'list', '--json'])).stdout) as Array<{ kid: string; alg: string; state: string }>;
     const signing = listed.find((entry) => entry.alg === 'RS256' && entry.state === 'signing')!;
     // A kid is a base64url thumbprint and may start with '-': it goes after '--'.
@@ -48,9 +48,16 @@ describe(`oauth-service keys (${backend})`, { timeout: 120_000 }, () => {
     expect(JSON.parse(retired.stdout)).toMatchObject({ kid: signing.kid, retired: true });
     const after = JSON.parse((await cli.run(['keys', 'list', '--json'])).stdout) as Array<{ kid: string; state: string }>;
     expect(after.find((entry) => entry.kid === signing.kid)!.state).toBe('retired');
-    const unknown = await cli.run(['keys', 'retire', 'no-such-kid']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe('oauth-service: no signing key no-such-kid, or it is retired already\n');
+    // Exit code 2, as `apps show`, `resources delete` or `registration-tokens revoke` answer an unknown id.
+    expect(usageErrorLine(await cli.run(['keys', 'retire', 'no-such-kid']))).toBe(
+      'oauth-service: no signing key no-such-kid, or it is retired already',
+    );
+    expect(usageErrorLine(await cli.run(['keys', 'retire', '--json', 'no-such-kid']))).toBe(
+      'oauth-service: no signing key no-such-kid, or it is retired already',
+    );
+    expect(usageErrorLine(await cli.run(['keys', 'retire', '--', signing.kid]))).toBe(
+      `oauth-service: no signing key ${signing.kid}, or it is retired already`,
+    );
     expect(usageErrorLine(await cli.run(['keys', 'retire']))).toBe('oauth-service: missing the kid of the key to retire');
   });
 });

@@ -104,6 +104,11 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
     expect(line).toContain(`--token-format: ${JWT_NEEDS_KEYS}`);
     expect(line).toContain('--access-token-lifetime: Access token lifetime must be a whole number of seconds from 60 to 86400');
     expect(line).toContain('--server-client-id: Server client ID must be the client_id (UID) of a registered application');
+    // A negative number is the option's value, refused by the option's own rule (not parseArgs' "ambiguous").
+    const negative = ['resources', 'create', '--uri', 'https://negative.example.com', '--scopes', 'read', '--access-token-lifetime', '-5'];
+    expect(usageErrorLine(await cli.run(negative))).toBe(
+      'oauth-service: --access-token-lifetime: Access token lifetime must be a whole number of seconds from 60 to 86400 (leave it empty for the server default)',
+    );
     expect(usageErrorLine(await cli.run(['resources', 'create', '--scopes', 'read']))).toBe('oauth-service: missing required option --uri');
     expect(usageErrorLine(await cli.run(['resources', 'create', '--uri', 'https://x.example.com']))).toBe(
       'oauth-service: missing required option --scopes',

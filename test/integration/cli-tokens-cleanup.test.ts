@@ -251,6 +251,8 @@ describe(`oauth-service tokens cleanup (${backend})`, { timeout: 120_000 }, () =
       [['tokens', 'cleanup', '--batch-size', 'abc'], "--batch-size must be an integer from 1 to 100000, not 'abc'"],
       [['tokens', 'cleanup', '--batch-size', '0'], '--batch-size must be an integer'],
       [['tokens', 'cleanup', '--batch-size', '2.5'], '--batch-size must be an integer'],
+      // A negative number is the option's value, refused by the option's own rule (not parseArgs' "ambiguous").
+      [['tokens', 'cleanup', '--batch-size', '-1'], "--batch-size must be an integer from 1 to 100000, not '-1'"],
       [['tokens', 'cleanup', '--batch-size'], "'--batch-size <value>' argument missing"],
       [['tokens', 'cleanup', '--force'], "Unknown option '--force'"],
       [['tokens', 'purge'], "unknown subcommand 'tokens purge'"],
