@@ -125,6 +125,8 @@ describe(`oauth-service apps OpenID Connect settings (${backend})`, { timeout: 1
       [['--post-logout-redirect-uri', 'https://rp.example/bye#x'], 'oauth-service: Post-logout redirect URI cannot contain a fragment.'],
       [['--post-logout-redirect-uri', 'http://rp.example/bye'], 'oauth-service: Post-logout redirect URI must be an HTTPS/SSL URI.'],
       [['--post-logout-redirect-uri', 'file:///etc/passwd'], 'oauth-service: Post-logout redirect URI is forbidden by the server.'],
+      // A script scheme is one message: it was also said to lack a scheme, joined with "; ".
+      [['--post-logout-redirect-uri', 'javascript:x'], 'oauth-service: Post-logout redirect URI is forbidden by the server.'],
       [
         ['--id-token-signed-response-alg', 'HS256'],
         'oauth-service: ID token signing algorithm must be RS256, ES256 or EdDSA, not "HS256" (leave it blank for RS256).',

@@ -6,6 +6,7 @@ import { isAllowedRedirectScheme, registrationErrors } from '../../src/oauth/aut
 // (RFC 8252 section 7.1: a reverse domain name), the out-of-band URN; every other scheme is forbidden.
 const FORBIDDEN = 'Redirect URI is forbidden by the server.';
 const NO_SCHEME = 'Redirect URI must specify a scheme.';
+const FRAGMENT = 'Redirect URI cannot contain a fragment.';
 const strict = { forceSsl: true };
 const lax = { forceSsl: false };
 
@@ -40,10 +41,11 @@ describe('registering a redirect URI: its scheme (RFC 8252 section 7.1)', () => 
     expect(registrationErrors(uri, lax)).toEqual([FORBIDDEN]);
   });
 
-  it('forbids script schemes even where the URI has no proper scheme, and calls other opaque URIs scheme-less only', () => {
-    expect(registrationErrors('javascript:alert(1)', lax)).toEqual([FORBIDDEN, NO_SCHEME]);
-    expect(registrationErrors('data:text/html,<x>'.replace('<x>', 'x'), lax)).toEqual([FORBIDDEN, NO_SCHEME]);
-    expect(registrationErrors('vbscript:msgbox', lax)).toEqual([FORBIDDEN, NO_SCHEME]);
+  it('forbids script schemes as schemes (not also "must specify a scheme"), and calls other opaque URIs scheme-less only', () => {
+    expect(registrationErrors('javascript:alert(1)', lax)).toEqual([FORBIDDEN]);
+    expect(registrationErrors('data:text/html,<x>'.replace('<x>', 'x'), lax)).toEqual([FORBIDDEN]);
+    expect(registrationErrors('vbscript:msgbox', lax)).toEqual([FORBIDDEN]);
+    expect(registrationErrors('javascript:x#f', lax)).toEqual([FORBIDDEN, FRAGMENT]);
     expect(registrationErrors('mailto:a@example.com', lax)).toEqual([NO_SCHEME]);
     expect(registrationErrors('localhost:3000', lax)).toEqual([NO_SCHEME]);
     expect(registrationErrors('com.example.app:cb', lax)).toEqual([NO_SCHEME]);

@@ -124,7 +124,8 @@ export function splitRegisteredUris(text: string): string[] {
 
 // Reference 7.1, in a fixed order; several messages can apply to one URI. A scheme-relative URI
 // ("//host/cb"), which Doorkeeper lets through, is reported as lacking a scheme, and so is "host:port" or
-// "myapp:callback", whose "scheme" is no scheme at all: those are not also called forbidden. The host rules of
+// "myapp:callback", whose "scheme" is no scheme at all: those are not also called forbidden. A script scheme
+// ("javascript:alert(1)") is a scheme, forbidden, and not also said to be missing. The host rules of
 // redirect-uri-host.ts (issue 29) apply to new URIs: `stored` (a URI the application already has) skips them, so
 // that editing an application does not refuse what it was registered with (authorize never checks them).
 export function registrationErrors(uri: string, options: { forceSsl: boolean; stored?: boolean }): string[] {
@@ -132,7 +133,8 @@ export function registrationErrors(uri: string, options: { forceSsl: boolean; st
   const parts = parseUri(uri);
   if (parts === null) return [INVALID];
   const scheme = parts.scheme?.toLowerCase();
-  const noScheme = scheme === undefined ? parts.authority !== undefined : isOpaque(parts) || scheme === 'localhost';
+  const noScheme =
+    scheme === undefined ? parts.authority !== undefined : !SCRIPT_SCHEMES.has(scheme) && (isOpaque(parts) || scheme === 'localhost');
   const errors: string[] = [];
   if (lacksRequiredHost(parts)) errors.push(INVALID);
   if (scheme !== undefined && (SCRIPT_SCHEMES.has(scheme) || (!noScheme && !isAllowedRedirectScheme(scheme)))) errors.push(FORBIDDEN);
