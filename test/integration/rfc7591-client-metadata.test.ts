@@ -79,6 +79,15 @@ describe(`RFC 7591 client metadata (${backend})`, () => {
       expect(response.json()[member]).toBeUndefined();
   });
 
+  it('section 2: a redirect URI listed twice is stored and answered once, in the order first given', async () => {
+    const redirect_uris = ['https://rp.example/b', 'https://rp.example/a', 'https://rp.example/b', 'https://rp.example/a'];
+    const response = await register({ redirect_uris });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().redirect_uris).toEqual(['https://rp.example/b', 'https://rp.example/a']);
+    const stored = await server.deps.stores.applications.findByUid(response.json().client_id);
+    expect(stored!.redirectUris).toEqual(['https://rp.example/b', 'https://rp.example/a']);
+  });
+
   it('issue 34: jwks_uri is understood now, stored and echoed (the keys a private_key_jwt client would use)', async () => {
     const response = await register({ redirect_uris: ['https://rp.example/cb'], jwks_uri: 'https://rp.example/jwks' });
     expect(response.statusCode).toBe(201);

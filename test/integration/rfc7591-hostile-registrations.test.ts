@@ -109,6 +109,19 @@ describe(`RFC 7591 hostile registrations (${backend})`, () => {
       });
   });
 
+  it('a display URI on an IPv6 form of an internal IPv4 address, or on a single-label name with a trailing dot, is invalid_client_metadata', async () => {
+    const hosts = ['[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::]', '[::ffff:0:a9fe:a9fe]', '[::127.0.0.1]', '[2001::1]', 'intranet.'];
+    for (const member of ['logo_uri', 'client_uri', 'policy_uri', 'tos_uri'])
+      for (const host of hosts)
+        expect({ member, host, ...(await outcome({ redirect_uris: ['https://rp.example/cb'], [member]: `https://${host}/` })) }).toEqual({
+          member,
+          host,
+          status: 400,
+          error: 'invalid_client_metadata',
+        });
+    expect(await dynamicCount()).toBe(0);
+  });
+
   it('non-string members are refused with the error of their member', async () => {
     const uris = { redirect_uris: ['https://rp.example/cb'] };
     for (const [payload, error] of [

@@ -98,6 +98,24 @@ describe(`RFC 7592 client management (${backend})`, () => {
     expect(registered).toEqual(read);
   });
 
+  it('section 2.2: PUT stores a redirect URI listed twice once, as registration does', async () => {
+    const client = await register();
+    const uris = ['https://rp.example/new', 'https://rp.example/cb', 'https://rp.example/new'];
+    const updated = await manage('PUT', client.client_id, client.registration_access_token, {
+      client_id: client.client_id,
+      redirect_uris: uris,
+      grant_types: ['authorization_code'],
+    });
+    expect({ status: updated.statusCode, redirect_uris: updated.json().redirect_uris }).toEqual({
+      status: 200,
+      redirect_uris: ['https://rp.example/new', 'https://rp.example/cb'],
+    });
+    expect((await server.deps.stores.applications.findByUid(client.client_id))!.redirectUris).toEqual([
+      'https://rp.example/new',
+      'https://rp.example/cb',
+    ]);
+  });
+
   it('section 2.2: PUT replaces the metadata under the same rules as registration', async () => {
     const client = await register({ client_name: 'Before', client_uri: 'https://rp.example/' });
     // Each read and update answers the next registration access token (section 3, issue 29 item 6).

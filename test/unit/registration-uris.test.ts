@@ -67,6 +67,29 @@ describe('isInternalHost', () => {
       expect({ host, internal: isInternalHost(host) }).toEqual({ host, internal: true });
   });
 
+  it('refuses the IPv6 forms that carry an internal IPv4 address, as the metadata document fetcher does', () => {
+    for (const host of [
+      '[64:ff9b::a9fe:a9fe]',
+      '[2002:a9fe:a9fe::]',
+      '[::ffff:0:a9fe:a9fe]',
+      '[::7f00:1]',
+      '[2001::1]',
+      '[64:ff9b:1::1]',
+      '[2001:db8::1]',
+    ])
+      expect({ host, internal: isInternalHost(host) }).toEqual({ host, internal: true });
+    for (const uri of ['https://[::127.0.0.1]/', 'https://[64:ff9b::169.254.169.254]/', 'https://[::ffff:0:10.0.0.1]/'])
+      expect({ uri, internal: isInternalHost(new URL(uri).hostname) }).toEqual({ uri, internal: true });
+    for (const host of ['[64:ff9b::808:808]', '[2002:808:808::1]', '[::ffff:0:808:808]'])
+      expect({ host, internal: isInternalHost(host) }).toEqual({ host, internal: false });
+  });
+
+  it('reads a name with a trailing dot (the DNS root) as the name without it', () => {
+    for (const host of ['intranet.', 'intranet..', 'metadata.', '.intranet', 'app.localhost..', 'db.internal.'])
+      expect({ host, internal: isInternalHost(host) }).toEqual({ host, internal: true });
+    expect(isInternalHost('rp.example.')).toBe(false);
+  });
+
   it('is false for public names and addresses', () => {
     for (const host of ['rp.example', 'cdn.rp.example', '93.184.215.14', '172.32.0.1', '[2606:4700::1111]', 'localhost.rp.example'])
       expect({ host, internal: isInternalHost(host) }).toEqual({ host, internal: false });

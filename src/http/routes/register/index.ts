@@ -23,7 +23,9 @@ const params = {
   properties: { client_id: { type: 'string' } },
 } as const;
 
-// RFC 7591 section 3: the request is JSON.
+// RFC 7591 section 3 and RFC 7592 section 2.2: the request is JSON. An onRequest hook, so it answers before Fastify
+// looks for a body parser: a type it has none for (application/xml, multipart/form-data, no type at all) would
+// otherwise get the app-wide 415, whose wording names the form bodies of the token endpoints.
 async function requireJson(request: FastifyRequest): Promise<void> {
   const mediaType = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json') throw new UnsupportedMediaType('The request body must be application/json.');
@@ -47,7 +49,7 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
 
   app.post(
     '/oauth/register',
-    { schema: { body: metadataBody, response: { 201: clientResponse, ...oauthErrorResponses } }, preValidation: requireJson },
+    { schema: { body: metadataBody, response: { 201: clientResponse, ...oauthErrorResponses } }, onRequest: requireJson },
     async (request, reply) => {
       const initialToken = await authorizeRegistration(deps, bearerToken(request));
       return reply.code(201).send(await registerClient(deps, bodyOf(request), initialToken));
@@ -62,7 +64,7 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
 
   app.put(
     '/oauth/register/:client_id',
-    { schema: { params, body: metadataBody, response: { 200: clientResponse, ...oauthErrorResponses } }, preValidation: requireJson },
+    { schema: { params, body: metadataBody, response: { 200: clientResponse, ...oauthErrorResponses } }, onRequest: requireJson },
     async (request) => {
       const application = await authorizeManagement(deps, clientIdOf(request), bearerToken(request));
       return updateClient(deps, application, bodyOf(request), (details, message) => request.log.warn(details, message));

@@ -112,7 +112,11 @@ function grantsOf(body: Record<string, unknown>, config: OAuthDeps['config'], al
  */
 function redirectsOf(body: Record<string, unknown>, grantTypes: string[]) {
   const declared = oneOf(body.application_type, 'application_type', APPLICATION_TYPES);
-  const redirectUris = stringList(body.redirect_uris, 'redirect_uris', MAX_REDIRECT_URIS, InvalidRegistrationRedirectUri) ?? [];
+  // RFC 7591 section 2 lets the server replace a requested value, and section 3.2.1 answers what was stored: a URI
+  // listed twice is kept once, in the order first given, as grant_types and response_types are. Matching is exact
+  // (redirect-uri.ts), so the copy means nothing, and the admin's form and the CLI do not refuse one either.
+  const listed = stringList(body.redirect_uris, 'redirect_uris', MAX_REDIRECT_URIS, InvalidRegistrationRedirectUri) ?? [];
+  const redirectUris = [...new Set(listed)];
   if (grantTypes.includes('authorization_code') && redirectUris.length === 0)
     throw new InvalidRegistrationRedirectUri('redirect_uris is required for the authorization_code grant.');
   let needsNative = false;

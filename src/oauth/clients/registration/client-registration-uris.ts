@@ -1,5 +1,6 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { registrationErrors } from '../../authorization/redirect-uri.js';
+import { refusedAddressReason } from '../metadata-documents/client-metadata-document-address.js';
 
 // The URIs a self-registering client may give (RFC 7591 section 2): where codes go (redirect_uris) and what the
 // consent screen shows (client_uri, logo_uri, policy_uri, tos_uri). Nobody vetted these clients, so the rules are
@@ -38,51 +39,24 @@ export function redirectUriVerdict(uri: string): RedirectUriVerdict {
   return { problem: `${uri}: the scheme must be https, loopback http or a reverse-domain private-use scheme` };
 }
 
-// Addresses a user's browser must never be made to fetch from the consent screen (a logo): loopback, private,
-// link-local (169.254.169.254 is the cloud metadata service), carrier-grade NAT, unspecified, multicast, reserved.
-const INTERNAL = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const)
-  INTERNAL.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  INTERNAL.addSubnet(network, prefix, 'ipv6');
-
 // Names that never reach the public internet: localhost (RFC 6761), mDNS, the special-use internal suffixes.
-const INTERNAL_NAME = /(?:^|\.)(?:localhost|local|internal|home\.arpa)\.?$/i;
+const INTERNAL_NAME = /(?:^|\.)(?:localhost|local|internal|home\.arpa)$/i;
 
-/** True when `hostname` (as URL.hostname gives it: IPv6 in brackets) names this machine or a private network. */
+/**
+ * True when `hostname` (as URL.hostname gives it: IPv6 in brackets) names this machine or a private network. An IP
+ * literal is classified by the Client ID Metadata Document fetcher's ranges (one list for every address a client
+ * names): loopback, private, link-local (169.254.169.254 is the cloud metadata service), carrier-grade NAT,
+ * unspecified, multicast, reserved, and the IPv6 forms that reach an IPv4 address (mapped, translated, NAT64, 6to4,
+ * IPv4-compatible, Teredo).
+ */
 export function isInternalHost(hostname: string): boolean {
   const bare = hostname.replace(/^\[(.*)\]$/, '$1');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)?.[1];
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(bare);
-  const v4 = mapped ?? (hex ? hexToIPv4(hex[1]!, hex[2]!) : undefined);
-  if (v4 !== undefined) return INTERNAL.check(v4, 'ipv4');
-  const family = isIP(bare);
-  if (family === 4) return INTERNAL.check(bare, 'ipv4');
-  if (family === 6) return INTERNAL.check(bare, 'ipv6');
+  if (isIP(bare) !== 0) return refusedAddressReason(bare) !== null;
+  // RFC 1034 section 3.1: a trailing dot is the root, so "intranet." is "intranet"; an empty label names nothing.
+  const labels = bare.split('.').filter((label) => label !== '');
   // A single label (intranet names such as "metadata") resolves only inside a network.
-  return INTERNAL_NAME.test(bare) || !bare.includes('.');
+  return labels.length < 2 || INTERNAL_NAME.test(labels.join('.'));
 }
-
-const hexToIPv4 = (high: string, low: string) => {
-  const [h, l] = [parseInt(high, 16), parseInt(low, 16)];
-  return `${h >> 8}.${h & 255}.${l >> 8}.${l & 255}`;
-};
 
 /**
  * RFC 7591 section 2 display URIs (client_uri, logo_uri, policy_uri, tos_uri): absolute https URLs on public
