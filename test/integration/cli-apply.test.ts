@@ -166,7 +166,8 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
           redirect_uris: ['https://billing.example.com/cb', 'http://billing.example.com/cb', 'no-scheme'],
         },
       ],
-      users: [{ username: 'alice', claims: { email: 'not an email' } }],
+      // alice exists: her password hash and her claims are both checked before anything is written.
+      users: [{ username: 'alice', password_hash: 'not-a-hash', claims: { email: 'not an email' } }],
       registration_tokens: [{ token_sha256: sha256Hex(TOKEN), expires_at: '2037-01-31T00:00:00Z' }],
     };
     const { stdout, stderr, code } = await apply(bad);
@@ -176,6 +177,7 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
       expect.stringMatching(/^oauth-service: \S+ cannot be applied, nothing was changed:$/),
       '  applications[1].redirect_uris[1]: Redirect URI must be an HTTPS/SSL URI.',
       '  applications[1].redirect_uris[2]: Redirect URI must be an absolute URI.',
+      '  users[0].password_hash: Password hash must be an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$hash)',
       '  users[0].claims.email: Email must be an email address, such as alice@example.com',
       expect.stringMatching(
         /^ {2}registration_tokens\[0\]: the token \w{12}\.\.\. exists \(id \d+\) with another expires_at, grant_types or scopes, and a token cannot be changed: /,

@@ -13,6 +13,7 @@ import {
   deleteUser,
   findUserByUsername,
   listUsers,
+  passwordHashProblems,
   setUserPasswordHash,
   updateUserProfile,
 } from '../users/users.js';
@@ -64,7 +65,11 @@ export const declaredUsers: KindHandler<DeclaredUser> = {
         outcome.changes.push({ kind: 'user', name: declared.username, action: 'created', fields: [] });
         return;
       }
-      const fields = Object.keys(resolveProfile(current, declared.profile).changes).map((field) => CLAIM_OF.get(field) ?? field);
+      // Both checked before anything is written, so that the file's every problem is named, as at a creation.
+      const { changes, errors } = resolveProfile(current, declared.profile);
+      const hashErrors = declared.passwordHash === undefined ? {} : passwordHashProblems(declared.passwordHash);
+      if (Object.keys(errors).length + Object.keys(hashErrors).length > 0) throw new UserInvalid({ ...hashErrors, ...errors });
+      const fields = Object.keys(changes).map((field) => CLAIM_OF.get(field) ?? field);
       if (fields.length > 0) await updateUserProfile(deps, current, declared.profile);
       if (declared.passwordHash !== undefined && !constantTimeEqual(declared.passwordHash, current.passwordHash)) {
         await setUserPasswordHash(deps, declared.username, declared.passwordHash);

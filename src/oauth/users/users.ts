@@ -105,7 +105,7 @@ export function createUserWithPasswordHash(
   passwordHash: string | null,
   profile: ProfileInput = {},
 ): Promise<UserRecord> {
-  const errors = passwordHash === null ? {} : withField('password_hash', passwordHashErrors(passwordHash));
+  const errors = passwordHash === null ? {} : passwordHashProblems(passwordHash);
   return insertUser(deps, username, profile, errors, async () => passwordHash ?? deps.passwords.hash(generateSecret()));
 }
 
@@ -121,13 +121,18 @@ async function insertUser(
   return deps.stores.userAdmin.create({ username, passwordHash: await passwordHash(), ...changes });
 }
 
+/** What is wrong with a password given as its hash, by field (none: it is an argon2id hash). */
+export function passwordHashProblems(passwordHash: string): ProfileErrors {
+  return withField('password_hash', passwordHashErrors(passwordHash));
+}
+
 function passwordHashErrors(passwordHash: string): string[] {
   return isArgon2idHash(passwordHash) ? [] : ['Password hash must be an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$hash)'];
 }
 
 /** Sets a password given as its argon2id hash. Throws UserInvalid; false when there is no such user. */
 export async function setUserPasswordHash(deps: OAuthDeps, username: string, passwordHash: string): Promise<boolean> {
-  throwIfAny(withField('password_hash', passwordHashErrors(passwordHash)));
+  throwIfAny(passwordHashProblems(passwordHash));
   return deps.stores.userAdmin.setPasswordHash(username, passwordHash);
 }
 
