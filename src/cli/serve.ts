@@ -1,4 +1,5 @@
 import { buildServer } from '../app.js';
+import { problemAt } from '../config/env-overrides.js';
 import { ConfigError } from '../config/loader.js';
 import { insecureIssuerWarning, missingSessionSecret } from '../config/production-settings.js';
 import type { Config } from '../config/types.js';
@@ -24,6 +25,14 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   const { values } = parseOptions(args, {});
   if (values.help) return (io.stdout(HELP), 0);
   const configured = configFrom(io, values.config);
+  try {
+    return await serve(configured, io);
+  } catch (error) {
+    throw hostProblem(error, configured, io.env) ?? error;
+  }
+}
+
+async function serve(configured: Readonly<Config>, io: CliIo): Promise<null> {
   const refusal = missingSessionSecret(configured, io.env);
   if (refusal) throw new ConfigError([refusal], 'the environment', refusal);
   const extensions = await loadExtensions(configured.extensions);
@@ -112,6 +121,26 @@ export async function runServeCommand(args: string[], io: CliIo): Promise<number
   io.onSignal('SIGTERM', shutdown);
   io.onSignal('SIGINT', shutdown);
   return null;
+}
+
+/** Why a host cannot be listened on, by the code of the error its lookup or its listen ended with. */
+const HOST_FAILURES: Record<string, string> = {
+  ENOTFOUND: 'no such host',
+  EADDRNOTAVAIL: 'not an address of this machine',
+};
+
+/**
+ * A host (HOST, METRICS_HOST or their keys) that cannot be listened on is a wrong setting like any other: a config
+ * problem (exit code 2) named the way the loader names one, not getaddrinfo's error. Null for any other error.
+ */
+function hostProblem(error: unknown, config: Readonly<Config>, env: Record<string, string | undefined>): ConfigError | null {
+  const { code, hostname, address } = error as NodeJS.ErrnoException & { hostname?: string; address?: string };
+  const failure = code === undefined ? undefined : HOST_FAILURES[code];
+  const host = hostname ?? address;
+  const path = host === config.host ? 'host' : host === config.metrics.host ? 'metrics.host' : null;
+  if (failure === undefined || path === null) return null;
+  const problem = problemAt(path, `cannot listen on ${JSON.stringify(host)}: ${failure}`, env);
+  return new ConfigError([problem], configFileOf(config) ?? 'the environment');
 }
 
 /**

@@ -9,9 +9,12 @@ import { configSchema } from './schema.js';
 /** Ajv's errors as "path: problem" lines, the unknown keys named by their full path. */
 export function configErrorLines(errors: ErrorObject[], env: Record<string, string | undefined>): string[] {
   const lines = new Set<string>();
+  const patterned = new Set(errors.filter((error) => error.keyword === 'pattern').map((error) => error.instancePath));
   for (const error of errors) {
     // An anyOf's alternatives each fail in their own way; the anyOf error itself says what would be valid.
     if (error.keyword === 'oneOf' || error.keyword === 'if' || error.schemaPath.includes('/anyOf/')) continue;
+    // One problem, one line: where a pattern says what is expected (baseUrl), its "must match format uri" adds nothing.
+    if (error.keyword === 'format' && patterned.has(error.instancePath)) continue;
     const at = error.instancePath === '' ? '' : error.instancePath.slice(1).replaceAll('/', '.');
     if (error.keyword === 'additionalProperties') {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
@@ -26,13 +29,27 @@ export function configErrorLines(errors: ErrorObject[], env: Record<string, stri
   return [...lines];
 }
 
-/** The keys the object at an additionalProperties error's schema path allows (schema.ts), for "did you mean". */
-function siblingKeys(schemaPath: string): string[] {
+/** The schema.ts node whose keyword an error's schema path ends in. */
+function schemaNodeOf(schemaPath: string): unknown {
   let node: unknown = configSchema;
   for (const segment of schemaPath.replace(/^#\//, '').split('/').slice(0, -1))
     node = (node as Record<string, unknown> | undefined)?.[segment];
-  const properties = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return node;
+}
+
+/** The keys the object at an additionalProperties error's schema path allows (schema.ts), for "did you mean". */
+function siblingKeys(schemaPath: string): string[] {
+  const properties = (schemaNodeOf(schemaPath) as { properties?: Record<string, unknown> } | undefined)?.properties;
   return Object.keys(properties ?? {}).filter((key) => key !== '$schema');
+}
+
+/**
+ * What a discriminator's property (an introspection rule's `rule`) may be: the const of each alternative of its oneOf,
+ * read from the schema so that a rule added there is named here too.
+ */
+function discriminatorValues(schemaPath: string, tag: string): string {
+  const node = schemaNodeOf(schemaPath) as { oneOf?: Array<{ properties?: Record<string, { const?: unknown }> }> } | undefined;
+  return (node?.oneOf ?? []).map((alternative) => JSON.stringify(alternative.properties?.[tag]?.const)).join(', ');
 }
 
 /** What the keys that take one of several forms (anyOf in schema.ts) accept, in the words of their description. */
@@ -50,8 +67,10 @@ function explain(error: ErrorObject): string {
       return `must be ${String(params.type).replace(',', ' or ')}`;
     case 'enum':
       return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'discriminator':
-      return 'rule must be one of "sameApplication", "tokenApplication", "publicToken", "clients", "bearerScope"';
+    case 'discriminator': {
+      const tag = String(params.tag);
+      return `${tag} must be one of ${discriminatorValues(error.schemaPath, tag)}`;
+    }
     case 'pattern':
       return `has the wrong format (must match ${String(params.pattern)})`;
     default:

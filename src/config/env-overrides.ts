@@ -8,7 +8,8 @@ export type UnvalidatedConfig = Record<string, unknown>;
 export const ENV_PREFIX = 'environment variable ';
 
 // Anything that does not parse is left as the string, for the schema to report with the variable's name.
-const port = (value: string) => (/^\d+$/.test(value) ? Number(value) : value);
+// A negative number is a number too, for the schema to say it is out of range rather than not an integer.
+const port = (value: string) => (/^-?\d+$/.test(value) ? Number(value) : value);
 const boolean = (value: string) => (value === 'true' || value === 'false' ? value === 'true' : value);
 /** TRUST_PROXY: true/false, a hop count, or addresses/CIDRs separated by commas (as the config key takes them). */
 const trustProxy = (value: string) => (value === 'true' || value === 'false' ? value === 'true' : port(value));
@@ -42,13 +43,30 @@ export function applyEnvOverrides(config: UnvalidatedConfig, env: Record<string,
     if (!isSet(value)) continue;
     const keys = path.split('.');
     const last = keys.pop()!;
-    let target = config;
-    for (const key of keys) target = (target[key] ??= {}) as UnvalidatedConfig;
-    target[last] = parse ? parse(value) : value;
+    const section = sectionAt(config, keys);
+    // A section that is no object (`"metrics": 5`) is the file's own problem, which its validation reports (loader.ts).
+    if (section) section[last] = parse ? parse(value) : value;
   }
+}
+
+/** The object at `keys`, created where it is missing; null where something other than an object is in the way. */
+function sectionAt(config: UnvalidatedConfig, keys: string[]): UnvalidatedConfig | null {
+  let section = config;
+  for (const key of keys) {
+    const next = (section[key] ??= {});
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) return null;
+    section = next as UnvalidatedConfig;
+  }
+  return section;
 }
 
 /** The environment variable whose value is at `path` (dotted), when one was set there: it overrides the file. */
 export function envVariableAt(path: string, env: Record<string, string | undefined>): string | undefined {
   return ENV_OVERRIDES.find((override) => override.path === path && isSet(env[override.variable]))?.variable;
+}
+
+/** A problem line for the value at `path`: under the environment variable that set it, else under the key. */
+export function problemAt(path: string, problem: string, env: Record<string, string | undefined>): string {
+  const variable = envVariableAt(path, env);
+  return `${variable ? `${ENV_PREFIX}${variable}` : path}: ${problem}`;
 }

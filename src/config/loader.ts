@@ -4,7 +4,8 @@ import { configValidator } from './config-validator.js';
 import { developmentOnlyProblems } from './development-only-settings.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
 import { introspectionSubNotes } from './introspection-schema.js';
-import { applyEnvOverrides, ENV_PREFIX, envVariableAt, type UnvalidatedConfig } from './env-overrides.js';
+import { dataDirProblems } from './data-dir.js';
+import { applyEnvOverrides, ENV_PREFIX, problemAt, type UnvalidatedConfig } from './env-overrides.js';
 import { jsonSyntaxProblem } from './json-syntax-error.js';
 import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
 import { passkeysProblems } from './passkeys-schema.js';
@@ -65,9 +66,13 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
   }
   const candidate = raw as UnvalidatedConfig;
   const deprecations = applyRenamedKeys(candidate, source);
-  applyEnvOverrides(candidate, env);
   const secretsInJson = secretsInJsonProblems(candidate);
-  if (!validate(candidate)) throw new ConfigError([...secretsInJson, ...configErrorLines(validate.errors ?? [], env)], source);
+  const inFile = ownProblems(candidate);
+  applyEnvOverrides(candidate, env);
+  if (!validate(candidate) || inFile.length > 0) {
+    // A problem of the file that no variable overrides is found by both validations, in the same words.
+    throw new ConfigError([...new Set([...secretsInJson, ...inFile, ...configErrorLines(validate.errors ?? [], env)])], source);
+  }
   const config: Config = candidate;
   config.openid.enabled = openIdEnabled(config.openid.enabled, config.databaseUrl, env, quickStartOpenId);
   const password = env.ADMIN_PASSWORD;
@@ -78,12 +83,26 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
   // The scraper's credential, like the secrets above: never in a file that could be read with the config.
   const metricsToken = env.METRICS_TOKEN;
   config.metrics.token = metricsToken !== undefined && metricsToken !== '' ? metricsToken : null;
-  const problems = [...secretsInJson, ...sessionSecretFileProblems(config, env), ...crossFieldProblems(config, env)];
+  const problems = [
+    ...secretsInJson,
+    ...sessionSecretFileProblems(config, env),
+    ...dataDirProblems(config, env),
+    ...crossFieldProblems(config, env),
+  ];
   if (problems.length > 0) throw new ConfigError(problems, source);
   if (config.openid.enabled) config.optionalScopes = withOpenIdScopes(config);
   config.registration.allowedScopes = registrationAllowedScopes(config);
   config.deprecations = [...deprecations, ...introspectionSubNotes(config.introspection.response)];
   return deepFreeze(config);
+}
+
+/**
+ * What is wrong with the file (or input) itself, before the environment replaces any of its values: a wrong type or an
+ * unknown key stops the boot even where a variable overrides that key (SPEC 2), named by the key's path. On a copy,
+ * because validating fills in the defaults.
+ */
+function ownProblems(candidate: UnvalidatedConfig): string[] {
+  return validate(structuredClone(candidate)) ? [] : configErrorLines(validate.errors ?? [], {});
 }
 
 /** openid.enabled as given, or for null (automatic) on exactly for the quick start (LoadOptions.quickStartOpenId). */
@@ -159,11 +178,10 @@ function readConfigFile(path: string): unknown {
 /** sessionSecret read from sessionSecretFile when that is set (issue 32); what is wrong with it otherwise. */
 function sessionSecretFileProblems(config: Config, env: Record<string, string | undefined>): string[] {
   if (config.sessionSecretFile === null) return [];
-  const variable = envVariableAt('sessionSecretFile', env);
-  const at = variable ? `${ENV_PREFIX}${variable}` : 'sessionSecretFile';
-  if (config.sessionSecret !== null) return [`${at}: sessionSecret (SESSION_SECRET) is set too: keep one of them`];
+  if (config.sessionSecret !== null)
+    return [problemAt('sessionSecretFile', 'sessionSecret (SESSION_SECRET) is set too: keep one of them', env)];
   const read = readSessionSecretFile(config.sessionSecretFile);
-  if ('problem' in read) return [`${at}: ${read.problem}`];
+  if ('problem' in read) return [problemAt('sessionSecretFile', read.problem, env)];
   config.sessionSecret = read.secret;
   return [];
 }

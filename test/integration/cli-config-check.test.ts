@@ -53,6 +53,45 @@ describe('oauth-service config check', () => {
     expect(invalid.stderr).toContain('dpop.clockToleranceSeconds: must be >= 0');
   });
 
+  it('a wrong value in the file is exit 2 with its path even where an environment variable overrides the key', async () => {
+    const port = await runCliInProcess(['config', 'check', '--config', configFile({ port: '39122', metrics: { port: null } })], {
+      PORT: '39122',
+    });
+    expect(port.code).toBe(2);
+    expect(port.stderr).toMatch(/\nInvalid configuration in .*:\n {2}- port: must be integer\n$/);
+    const host = await runCliInProcess(['config', 'check', '--config', configFile({ host: 5 })], { HOST: '127.0.0.1' });
+    expect(host.code).toBe(2);
+    expect(host.stderr).toContain('  - host: must be string\n');
+  });
+
+  it('an unknown introspection rule is exit 2, answered with every rule, audience included', async () => {
+    const result = await runCliInProcess(['config', 'check', '--config', configFile({ introspection: { allow: [{ rule: 'nope' }] } })], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '  - introspection.allow.0: rule must be one of "sameApplication", "tokenApplication", "publicToken", "clients", "audience", "bearerScope"\n',
+    );
+    const audience = await runCliInProcess(
+      ['config', 'check', '--config', configFile({ introspection: { allow: [{ rule: 'audience' }] } })],
+      {},
+    );
+    expect(audience.code).toBe(0);
+  });
+
+  it('a DATA_DIR that is a file: config check and a command that opens the folder say so under its name, exit 2', async () => {
+    const file = configFile({});
+    for (const argv of [
+      ['config', 'check'],
+      ['apps', 'list'],
+    ]) {
+      const result = await runCliInProcess(argv, { DATA_DIR: file });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`Invalid environment variable DATA_DIR: ${file} is a file, not a folder\n`);
+    }
+    const fromFile = await runCliInProcess(['apps', 'list', '--config', configFile({ dataDir: file })], {});
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toContain(`  - dataDir: ${file} is a file, not a folder\n`);
+  });
+
   // Issue 32 item 1: the file is found where the README's recipes put it, and every command says or uses the same one.
   describe('which file: --config, OAUTH_CONFIG, ./config.json, or none', () => {
     const cwd = join(folder, 'working-directory');

@@ -167,6 +167,48 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(() => loadConfig({ env: { PORT: 'abc' } })).not.toThrow(/defaults/);
   });
 
+  it('checks the file on its own: a wrong value in it stops the boot even where an environment variable overrides the key', () => {
+    expect(problemsOf(() => loadConfig({ input: { port: '39122', metrics: { port: null } }, env: { PORT: '39122' } }))).toEqual([
+      'port: must be integer',
+    ]);
+    expect(problemsOf(() => loadConfig({ input: { host: 5 }, env: { HOST: '127.0.0.1' } }))).toEqual(['host: must be string']);
+    // A section that is no object: the file's problem, not a crash on the variable that writes into it.
+    expect(problemsOf(() => loadConfig({ input: { metrics: 5 }, env: { METRICS_PORT: '9000' } }))).toEqual(['metrics: must be object']);
+    // Both wrong: each named where it is.
+    expect(problemsOf(() => loadConfig({ input: { port: 'x' }, env: { PORT: 'y' } }))).toEqual([
+      'port: must be integer',
+      'environment variable PORT: must be integer (it sets port)',
+    ]);
+  });
+
+  it('says a number out of range is out of range, and a value that is no URL in one line', () => {
+    expect(problemsOf(() => loadConfig({ env: { PORT: '-1' } }))).toEqual(['environment variable PORT: must be >= 0 (it sets port)']);
+    expect(problemsOf(() => loadConfig({ env: { BASE_URL: 'notaurl' } }))).toEqual([
+      'environment variable BASE_URL: has the wrong format (must match ^https?://[^?#]+$) (it sets baseUrl)',
+    ]);
+  });
+
+  it('names every introspection rule the schema has when a rule is unknown', () => {
+    const rules = configSchema.properties.introspection.properties.allow.items.oneOf.map((rule) =>
+      JSON.stringify(rule.properties.rule.const),
+    );
+    expect(rules).toContain('"audience"');
+    expect(problemsOf(() => loadConfig({ input: { introspection: { allow: [{ rule: 'nope' }] } } }))).toEqual([
+      `introspection.allow.0: rule must be one of ${rules.join(', ')}`,
+    ]);
+  });
+
+  it('refuses a dataDir that is a file, named by DATA_DIR or by the key that set it; not with DATABASE_URL', () => {
+    const file = fixture('misspelled-key.json');
+    expect(problemsOf(() => loadConfig({ env: { DATA_DIR: file } }))).toEqual([
+      `environment variable DATA_DIR: ${file} is a file, not a folder`,
+    ]);
+    expect(problemsOf(() => loadConfig({ input: { dataDir: join(file, 'data') } }))).toEqual([
+      `dataDir: ${join(file, 'data')} cannot be a folder: ${file} is a file`,
+    ]);
+    expect(loadConfig({ env: { DATA_DIR: file, DATABASE_URL: 'postgresql://u@db/x' } }).dataDir).toBe(file);
+  });
+
   it('names every wrong environment variable, and keeps the problems of the file apart from them', () => {
     expect(() => loadConfig({ env: { PORT: 'abc', LOG_LEVEL: 'loud' } })).toThrow(
       /^Invalid environment variables:\n {2}- PORT: must be integer \(it sets port\)\n {2}- LOG_LEVEL: must be one of .*\(it sets log\.level\)$/,
