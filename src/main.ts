@@ -16,7 +16,9 @@ const argv = process.argv.slice(2);
 // for TurboFan (`apps update` 0.82 s instead of 0.47 s): the tier-up filter lets only the function of an index no
 // module has tier up. Node.js 20's V8 honours all three.
 const command = argv[0];
-const serving = command === undefined || command.startsWith('-') || command === 'serve';
+// A leading option is serve's (`--config`), but for the help and the version (cli/index.ts), which are commands.
+const OWN_COMMAND_OPTIONS = new Set(['--help', '-h', '--version', '-v']);
+const serving = command === undefined || command === 'serve' || (command.startsWith('-') && !OWN_COMMAND_OPTIONS.has(command));
 if (!serving) setFlagsFromString('--liftoff-only --wasm-tiering-budget=1000000000 --wasm-tier-up-filter=2147483647');
 // Compiling the ~200 modules a command loads was a third of its time (issue 30). Node.js 22.1 and later (the image's)
 // keep the compiled code on disk (NODE_COMPILE_CACHE, else a folder in the temporary directory) and reuse it while a
