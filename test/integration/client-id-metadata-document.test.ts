@@ -33,7 +33,8 @@ describe(`Client ID Metadata Documents: the authorization code flow with a URL c
           client_uri: 'https://client.example.com/',
           logo_uri: 'http://client.example.com/logo.png',
           policy_uri: 'https://169.254.169.254/policy',
-          tos_uri: 'https://localhost/tos',
+          // Refused as at a registration (client-registration-uris.ts): a single-label name, written with the root's dot.
+          tos_uri: 'https://intranet./tos',
           redirect_uris: [CALLBACK],
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],

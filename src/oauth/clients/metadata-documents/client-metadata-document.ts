@@ -1,7 +1,6 @@
-import { isIP } from 'node:net';
 import type { Config } from '../../../config/types.js';
 import { grantTypeProblem, NO_EXTRAS, operatorAllowance, scopeProblem } from '../client-holdings.js';
-import { refusedAddressReason } from './client-metadata-document-address.js';
+import { isInternalHost } from '../registration/client-registration-uris.js';
 import { ClientMetadataDocumentRefused, type FetchedDocument } from './client-metadata-document-fetch.js';
 import { formatCharacterIn } from '../format-characters.js';
 import { registrationErrors } from '../../authorization/redirect-uri.js';
@@ -212,9 +211,8 @@ function displayUri(value: unknown): string | null {
     return null;
   }
   if (url.protocol !== 'https:' || url.username !== '' || url.password !== '') return null;
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(host) !== 0) return refusedAddressReason(host) === null ? url.href : null;
-  return host.includes('.') && !/\.(localhost|local|internal)$/i.test(host) ? url.href : null;
+  // The host rule of a self-registered client's display URIs, so that a document shows no link a registration refuses.
+  return isInternalHost(url.hostname) ? null : url.href;
 }
 
 // Section 4.1 and RFC 7591 section 2: the scopes the client will ask for, each one this server offers and the
