@@ -36,6 +36,13 @@ describe('splitting the registered redirect_uri text (reference 7.1)', () => {
     ]);
     expect(splitRegisteredUris('  \n ')).toEqual([]);
   });
+
+  it('keeps a URI listed twice once, in the order first given', () => {
+    expect(splitRegisteredUris('https://a.example/cb\nhttps://b.example/cb\nhttps://a.example/cb')).toEqual([
+      'https://a.example/cb',
+      'https://b.example/cb',
+    ]);
+  });
 });
 
 describe('registering a redirect URI (RFC 6749 section 3.1.2, reference 7.1, SPEC 3.5)', () => {

@@ -118,8 +118,9 @@ export function isOutOfBand(uri: string): boolean {
   return uri === OOB_URI || uri === OOB_AUTO_URI;
 }
 
+/** The URIs of the registered text, each once (matching is exact: a copy means nothing, as at RFC 7591 registration). */
 export function splitRegisteredUris(text: string): string[] {
-  return text.split(ASCII_WHITESPACE).filter((uri) => uri !== '');
+  return [...new Set(text.split(ASCII_WHITESPACE).filter((uri) => uri !== ''))];
 }
 
 // Reference 7.1, in a fixed order; several messages can apply to one URI. A scheme-relative URI
