@@ -99,10 +99,12 @@ describe(`UserInfo requests (${backend})`, () => {
     expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="oauth-service", error="insufficient_scope", .*, scope="openid"$/);
   });
 
-  it('a token without a resource owner (client credentials): 401 invalid_token', async () => {
-    const response = await get(bearer(await userToken(server, application, null, ['openid'])));
-    expect(response.statusCode).toBe(401);
-    expect(response.json().error).toBe('invalid_token');
+  it('a token without a resource owner (client credentials): 401 invalid_token, with or without openid (no scope would help)', async () => {
+    for (const scopes of [['openid'], ['profile']]) {
+      const response = await get(bearer(await userToken(server, application, null, scopes)));
+      expect(response.statusCode, scopes.join(' ')).toBe(401);
+      expect(response.json().error).toBe('invalid_token');
+    }
   });
 
   it('a disabled or deleted user: 401 invalid_token', async () => {

@@ -57,11 +57,11 @@ export async function userinfoResponse(
   if (record === null || reason !== null) throw new InvalidToken(reason ?? 'unknown');
   const retired = signedByRetiredKey(deps, accessToken);
   if (retired !== false && (await retired)) throw new InvalidToken('revoked');
-  if (!record.scopes.includes('openid')) throw new InsufficientScope(['openid']);
   // A token without a resource owner (client_credentials) describes no End-User: no scope would make it
   // usable here, so it is not insufficient_scope but a token "invalid for other reasons" (RFC 6750 section
-  // 3.1): 401 invalid_token.
+  // 3.1): 401 invalid_token. Checked before the scope, so that a 403 never asks for a scope that would not help.
   if (record.resourceOwnerId === null) throw new InvalidToken();
+  if (!record.scopes.includes('openid')) throw new InsufficientScope(['openid']);
   const user = await deps.stores.users.findById(record.resourceOwnerId);
   // Issue 16: a disabled user's tokens stop working everywhere (their rows were revoked too; this holds
   // even for a token a read replica has not yet seen revoked).
