@@ -39,6 +39,9 @@ export async function nextInteraction(
   const signInNeeded =
     session === null ||
     prompts.includes('login') ||
+    // Core 3.1.2.1: the user is asked which account to use. One account is signed in per browser here, so choosing is
+    // signing in: the login page, where they continue with the same account or give another one.
+    prompts.includes('select_account') ||
     !satisfiesRequirement(session, { acrValues, maxAge }, deps.config.authentication.acr, deps.now()) ||
     !satisfiesServerPolicy(deps, request, session) ||
     hintNamesAnother;

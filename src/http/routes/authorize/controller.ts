@@ -57,10 +57,13 @@ function idpHintOf(request: FastifyRequest): string | undefined {
   return typeof hint === 'string' && hint !== '' ? hint : undefined;
 }
 
+// The prompts a sign-in answers ('' is what splitting an absent prompt gives).
+const SIGN_IN_PROMPTS = new Set(['', 'login', 'select_account']);
+
 /** The authorization URL to come back to after a sign-in, without what asked for that sign-in. */
 function afterSignIn(url: string): string {
   const parsed = new URL(url, 'http://localhost');
-  const prompts = (parsed.searchParams.get('prompt') ?? '').split(' ').filter((prompt) => prompt !== '' && prompt !== 'login');
+  const prompts = (parsed.searchParams.get('prompt') ?? '').split(' ').filter((prompt) => !SIGN_IN_PROMPTS.has(prompt));
   if (prompts.length > 0) parsed.searchParams.set('prompt', prompts.join(' '));
   else parsed.searchParams.delete('prompt');
   parsed.searchParams.delete('max_age');
