@@ -31,6 +31,8 @@ export interface AssertionOptions {
   sub?: string;
   /** Seconds from now (negative: in the past); 60 by default. */
   expiresIn?: number | null;
+  /** Seconds from now of iat (positive: issued in the future); 0 by default. */
+  issuedIn?: number;
   jti?: string | null;
   alg?: string;
   kid?: string;
@@ -44,8 +46,8 @@ export async function clientAssertion(
   options: AssertionOptions = {},
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  const { aud = issuer, iss = clientId, sub = clientId, expiresIn = 60, jti = randomUUID() } = options;
-  const claims = { iss, sub, aud, iat: now, ...(expiresIn !== null && { exp: now + expiresIn }), ...(jti !== null && { jti }) };
+  const { aud = issuer, iss = clientId, sub = clientId, expiresIn = 60, issuedIn = 0, jti = randomUUID() } = options;
+  const claims = { iss, sub, aud, iat: now + issuedIn, ...(expiresIn !== null && { exp: now + expiresIn }), ...(jti !== null && { jti }) };
   const signingKey = typeof key === 'string' ? new TextEncoder().encode(key) : key.privateKey;
   const alg = options.alg ?? (typeof key === 'string' ? 'HS256' : key.alg);
   const kid = options.kid ?? (typeof key === 'string' ? undefined : key.kid);

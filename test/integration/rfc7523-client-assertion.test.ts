@@ -67,7 +67,7 @@ describe(`client assertions at the token, revocation and introspection endpoints
 
   it('the aud may be the issuer, the token endpoint, or (at revocation) the revocation endpoint', async () => {
     const client = await keyClient();
-    for (const aud of [issuer, `${issuer}/oauth/token`, [`${issuer}/oauth/token`, 'https://elsewhere.example']])
+    for (const aud of [issuer, `${issuer}/oauth/token`, [issuer, `${issuer}/oauth/token`]])
       expect((await withAssertion(await clientAssertion(client.uid, es256, issuer, { aud }))).statusCode).toBe(200);
     const token = await issueToken(server.deps, { application: client.application });
     const revoke = await revokeRequest(server.app, {
@@ -151,6 +151,21 @@ describe(`client assertions at the token, revocation and introspection endpoints
     const client = await keyClient();
     for (const options of [{ expiresIn: -120 }, { expiresIn: 600 }, { expiresIn: null }, { jti: null }])
       await expectRefused(client, async () => withAssertion(await clientAssertion(client.uid, es256, issuer, options)));
+  });
+
+  it('issued in the future beyond the 30 s of clock skew: invalid_client; within it, a token', async () => {
+    const client = await keyClient();
+    for (const issuedIn of [40, 3600])
+      await expectRefused(client, async () =>
+        withAssertion(await clientAssertion(client.uid, es256, issuer, { issuedIn, expiresIn: 120 })),
+      );
+    expect((await withAssertion(await clientAssertion(client.uid, es256, issuer, { issuedIn: 20 }))).statusCode).toBe(200);
+  });
+
+  it('an aud array naming this server and anything else: invalid_client (it could be played at the other one too)', async () => {
+    const client = await keyClient();
+    const aud = [`${issuer}/oauth/token`, 'https://elsewhere.example'];
+    await expectRefused(client, async () => withAssertion(await clientAssertion(client.uid, es256, issuer, { aud })));
   });
 
   it('iss or sub not the client id, or a client_id naming another client: invalid_client', async () => {

@@ -30,12 +30,13 @@ export async function verifyAssertion(
   const key = verificationKey(deps, application, method);
   if (key === null) return { payload: null };
   const base = deps.config.baseUrl.replace(/\/+$/, '');
+  // FAPI 2.0 Security Profile section 5: a fapi2 client's assertion names the issuer alone, never an endpoint.
+  const audiences = isFapi2(application) ? [base] : [base, `${base}/oauth/token`, `${base}${endpoint}`];
   const options = {
     algorithms: [...ASSERTION_ALGORITHMS[method]],
     issuer: application.uid,
     subject: application.uid,
-    // FAPI 2.0 Security Profile section 5: a fapi2 client's assertion names the issuer alone, never an endpoint.
-    audience: isFapi2(application) ? base : [base, `${base}/oauth/token`, `${base}${endpoint}`],
+    audience: audiences,
     requiredClaims: ['exp', 'jti'],
     clockTolerance: CLOCK_TOLERANCE_SECONDS,
     currentDate: deps.now(),
@@ -46,7 +47,7 @@ export async function verifyAssertion(
       : verifyWithClientKeys(assertion, key, options));
     // The profile asks for the issuer as a string: an array that holds it (and maybe more) is not accepted either.
     if (isFapi2(application) && payload.aud !== base) return { payload: null };
-    return withinBounds(deps, payload) ? { payload } : { payload: null };
+    return withinBounds(deps, payload) && onlyFor(payload, audiences) ? { payload } : { payload: null };
   } catch (error) {
     if (error instanceof ClientKeysUnavailable) return { payload: null, description: error.message };
     if (error instanceof errors.JOSEError) return { payload: null };
@@ -71,13 +72,22 @@ function verificationKey(deps: OAuthDeps, application: ApplicationRecord, method
   return new TextEncoder().encode(application.secret);
 }
 
-// jose checks that exp has not passed; Core 9 leaves how far ahead it may be to the server.
+// jose checks that exp has not passed and nbf has; Core 9 leaves how far ahead exp may be to the server, and jose looks
+// at iat only when asked for a maximum age: an assertion issued in the future (beyond the clocks' skew) is refused.
 function withinBounds(deps: OAuthDeps, payload: JWTPayload): boolean {
   const now = Math.floor(deps.now().getTime() / 1000);
   return (
     typeof payload.exp === 'number' &&
     payload.exp <= now + MAX_AHEAD_SECONDS + CLOCK_TOLERANCE_SECONDS &&
+    (payload.iat === undefined || payload.iat <= now + CLOCK_TOLERANCE_SECONDS) &&
     typeof payload.jti === 'string' &&
     payload.jti !== ''
   );
+}
+
+// jose accepts an aud array that holds one of the audiences; it may hold nothing else here (behaviour.md 3.1), so
+// that an assertion made for this server and another cannot be played at both.
+function onlyFor(payload: JWTPayload, audiences: string[]): boolean {
+  const named = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  return named.every((audience) => typeof audience === 'string' && audiences.includes(audience));
 }
