@@ -38,7 +38,11 @@ export const dpopSchema = {
       default: {},
       description: 'Server nonces (RFC 9449 section 8): valid on every instance that shares sessionSecret.',
       properties: {
-        required: { type: 'boolean', default: false, description: 'Every proof must carry a current nonce (use_dpop_nonce otherwise).' },
+        required: {
+          type: 'boolean',
+          default: false,
+          description: 'Every proof at the token endpoint, PAR and UserInfo must carry a current nonce (use_dpop_nonce otherwise).',
+        },
         rotateSeconds: { type: 'integer', minimum: 10, maximum: 86400, default: 300, description: 'How long a nonce stays current.' },
       },
     },

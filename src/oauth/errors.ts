@@ -153,6 +153,16 @@ export class UseDpopNonce extends OAuthError {
   }
 }
 
+/**
+ * RFC 9449 sections 7.1 and 9: a protected resource (UserInfo) refuses a DPoP proof, or asks for its nonce, with 401
+ * and a DPoP challenge; the authorization server's endpoints answer the same codes with 400 (sections 5 and 8).
+ */
+export class ResourceDpopRefusal extends OAuthError {
+  constructor(refused: InvalidDpopProof | UseDpopNonce) {
+    super(refused.code, 401, refused.description);
+  }
+}
+
 export class InvalidScope extends OAuthError {
   constructor() {
     super('invalid_scope', 400, 'The requested scope is invalid, unknown, or malformed.');

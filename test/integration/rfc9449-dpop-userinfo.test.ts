@@ -63,6 +63,55 @@ describe(`DPoP at UserInfo, RFC 9449 section 7 (${backend})`, () => {
     expect((await get(`DPoP ${bound}`)).json().error).toBe('invalid_dpop_proof');
   });
 
+  it('section 7.1: a refused proof is 401 with the DPoP challenge naming the error and the algorithms, as at token info', async () => {
+    const algs = `algs="${server.config.dpop.algorithms.join(' ')}"`;
+    for (const proof of [undefined, 'not-a-jwt', await dpopProof(key, { htm: 'GET', htu: url, ath: ath(unbound) })]) {
+      const response = await get(`DPoP ${bound}`, proof);
+      expect(response.statusCode).toBe(401);
+      expect(response.json().error).toBe('invalid_dpop_proof');
+      expect(response.headers['www-authenticate']).toMatch(
+        /^DPoP realm="oauth-service", error="invalid_dpop_proof", error_description="[^"]+"/,
+      );
+      expect(response.headers['www-authenticate']).toContain(algs);
+    }
+    const otherKey = await get(`DPoP ${bound}`, await dpopProof(await dpopKey(), { htm: 'GET', htu: url, ath: ath(bound) }));
+    expect(otherKey.headers['www-authenticate']).toMatch(/^DPoP realm="oauth-service", error="invalid_token", .*algs="/);
+  });
+
+  it('section 9: with nonces required, a proof without one is 401 use_dpop_nonce with DPoP-Nonce; with it, the claims', async () => {
+    const nonceServer = await openIdServer({ config: { dpop: { nonce: { required: true, rotateSeconds: 300 } } } });
+    try {
+      const user = await createUser(nonceServer.deps, 'bob');
+      const { application } = await createClient(nonceServer.deps);
+      const token = (
+        await issueAccessToken(nonceServer.deps, {
+          application,
+          resourceOwnerId: user.id,
+          scopes: ['openid'],
+          grantType: 'authorization_code',
+          withRefreshToken: false,
+          dpopJkt: key.jkt,
+        })
+      ).accessToken;
+      const at = `${nonceServer.config.baseUrl.replace(/\/+$/, '')}/oauth/userinfo`;
+      const send = async (nonce?: string) =>
+        nonceServer.app.inject({
+          method: 'GET',
+          url: '/oauth/userinfo',
+          headers: { authorization: `DPoP ${token}`, dpop: await dpopProof(key, { htm: 'GET', htu: at, ath: ath(token), nonce }) },
+        });
+      const asked = await send();
+      expect(asked.statusCode).toBe(401);
+      expect(asked.json().error).toBe('use_dpop_nonce');
+      expect(asked.headers['www-authenticate']).toMatch(/^DPoP realm="oauth-service", error="use_dpop_nonce", /);
+      const nonce = String(asked.headers['dpop-nonce']);
+      expect(nonce).not.toBe('undefined');
+      expect((await send(nonce)).statusCode).toBe(200);
+    } finally {
+      await nonceServer.close();
+    }
+  });
+
   it('a bearer token sent with the DPoP scheme is refused; as Bearer it works as before', async () => {
     expect((await get(`DPoP ${unbound}`, await dpopProof(key, { htm: 'GET', htu: url, ath: ath(unbound) }))).statusCode).toBe(401);
     expect((await get(`Bearer ${unbound}`)).statusCode).toBe(200);

@@ -1,6 +1,14 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkDpopProof, refuseReplayedDpopProof } from '../../../oauth/tokens/dpop/dpop-proof.js';
-import { InsufficientScope, InvalidDpopProof, InvalidRequest, InvalidToken, OAuthError } from '../../../oauth/errors.js';
+import {
+  InsufficientScope,
+  InvalidDpopProof,
+  InvalidRequest,
+  InvalidToken,
+  OAuthError,
+  ResourceDpopRefusal,
+  UseDpopNonce,
+} from '../../../oauth/errors.js';
 import { readParameters } from '../../../oauth/request-parameters.js';
 import { presentedAccessToken, userinfoResponse } from '../../../oauth/openid/userinfo.js';
 import { headerSafe, wwwAuthenticateValue } from '../../error-response.js';
@@ -33,8 +41,8 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
 
   const answer = async (request: FastifyRequest, reply: FastifyReply, bodyToken: () => string | undefined) => {
     let presented = true;
+    const dpop = dpopCredential(request.headers.authorization);
     try {
-      const dpop = dpopCredential(request.headers.authorization);
       const accessToken = dpop ?? presentedAccessToken(request.headers.authorization, bodyToken());
       presented = accessToken !== null;
       if (accessToken === null) throw new InvalidToken();
@@ -43,10 +51,25 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
       if (response.kind === 'jwt') return reply.type('application/jwt').send(response.jwt);
       return reply.send(response.claims);
     } catch (error) {
+      if (dpop !== null && error instanceof OAuthError) throw dpopRefusal(reply, error);
       const challenge = error instanceof OAuthError ? bearerChallenge(deps.config.realm, error, presented) : null;
       if (challenge !== null) reply.header('www-authenticate', challenge);
       throw error;
     }
+  };
+
+  // RFC 9449 section 7.1: a request made with the DPoP scheme is refused with the DPoP challenge, naming the error and
+  // the proof algorithms accepted; a bad proof and a missing nonce are 401 here, as at any protected resource (the
+  // token info's guard answers the same), with the nonce to use (section 9).
+  const dpopRefusal = (reply: FastifyReply, error: OAuthError): OAuthError => {
+    const scope = error instanceof InsufficientScope ? `, scope="${headerSafe(error.scopes.join(' '))}"` : '';
+    const algorithms = `algs="${headerSafe(deps.config.dpop.algorithms.join(' '))}"`;
+    reply.header(
+      'www-authenticate',
+      `DPoP ${wwwAuthenticateValue(deps.config.realm, error).replace(/^Bearer /, '')}${scope}, ${algorithms}`,
+    );
+    if (error instanceof UseDpopNonce) reply.header('dpop-nonce', error.nonce);
+    return error instanceof InvalidDpopProof || error instanceof UseDpopNonce ? new ResourceDpopRefusal(error) : error;
   };
 
   // The request's DPoP proof for this URL and token (RFC 9449 section 7), checked, a replay included; a bad proof is
