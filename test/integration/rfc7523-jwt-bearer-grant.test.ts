@@ -251,6 +251,12 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         async () => ({ assertion: await issuer.sign(idJag({ scope: 'read' }), { typ: 'oauth-id-jag+jwt' }), params: { scope: 'write' } }),
         'invalid_scope',
       ],
+      [
+        'a scope claim that is no string (it would bound nothing)',
+        async () => ({ assertion: await issuer.sign(idJag({ scope: 5 as unknown as string }), { typ: 'oauth-id-jag+jwt' }) }),
+        'invalid_grant',
+        'The assertion’s scope claim must be a string of space-separated scopes.',
+      ],
     ];
     it.each(cases)('%s', async (_name, make, error, description) => {
       const { client = () => agent, assertion, params } = await make();

@@ -58,6 +58,9 @@ export async function verifyAssertion(
   if (typeof subject !== 'string' || subject === '') throw new InvalidGrant(`The assertion has no ${entry.subjectClaim} claim.`);
   const jti = payload.jti;
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw new InvalidGrant('The assertion needs a jti.');
+  // The scope claim bounds the token's scopes (asserted-scopes.ts): one that is no string would bound nothing.
+  if (payload.scope !== undefined && typeof payload.scope !== 'string')
+    throw new InvalidGrant('The assertion’s scope claim must be a string of space-separated scopes.');
   return { entry, claims: payload, subject, jti, expiresAt: new Date(exp * 1000) };
 }
 
