@@ -10,6 +10,7 @@ import {
   pollDevice,
   startDeviceAuthorization,
 } from '../helpers/device-flow.js';
+import { assertionParams, clientAssertion, clientKey, jwksOf, privateKeyJwtClient } from '../helpers/client-assertions.js';
 import { dpopKey, dpopProof } from '../helpers/dpop.js';
 import { basic, introspectRequest } from '../helpers/oauth-requests.js';
 import { countRows, createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
@@ -201,6 +202,28 @@ describe(`RFC 8628 device authorization grant (${backend})`, () => {
     const issued = await pollDevice(server.app, client, started.device_code, { dpop: proof });
     expect(issued.statusCode).toBe(200);
     expect(issued.json()).toMatchObject({ token_type: 'DPoP' });
+  });
+
+  it('a private_key_jwt client may name this endpoint as its assertion aud, as at revocation and introspection', async () => {
+    // A server of its own: the other tests move this file's server's clock, and the assertions are signed at the real time.
+    const own = await buildTestServer({ config: DEVICE_FLOW_CONFIG, testDatabase: server.testDatabase });
+    const key = await clientKey();
+    const keyed = await privateKeyJwtClient(own.deps, { jwks: jwksOf(key) });
+    await own.deps.stores.applicationAdmin.update(keyed.application.id, { grantTypes: [DEVICE_CODE_GRANT] });
+    const issuer = own.config.baseUrl.replace(/\/+$/, '');
+    for (const aud of [issuer, `${issuer}/oauth/device_authorization`]) {
+      const response = await own.app.inject({
+        method: 'POST',
+        url: '/oauth/device_authorization',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          client_id: keyed.uid,
+          ...assertionParams(await clientAssertion(keyed.uid, key, issuer, { aud })),
+        }).toString(),
+      });
+      expect(response.statusCode, `${aud}: ${response.body}`).toBe(200);
+    }
+    await own.close();
   });
 
   it('discovery names the device authorization endpoint and the grant', async () => {

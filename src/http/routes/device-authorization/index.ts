@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { extractClientCredentials } from '../../../oauth/clients/client-credentials.js';
 import { requestDeviceAuthorization } from '../../../oauth/device/device-authorization-request.js';
-import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { readOAuthParameters } from '../../hooks/read-oauth-parameters.js';
+import { requestClientCredentials } from '../../request-client-credentials.js';
 import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
 import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
@@ -36,8 +35,8 @@ export const deviceAuthorizationRoutes: FastifyPluginAsync<RouteOptions> = async
     { schema: { body: bodySchema, response: { 200: responseSchema, ...oauthErrorResponses } }, preValidation: readOAuthParameters },
     async (request, reply) => {
       const parameters = request.oauthParameters;
-      const address = limitedAddress(request.ip);
-      const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters, address });
+      // A client assertion's aud may name this endpoint, as at revocation, introspection and PAR.
+      const credentials = requestClientCredentials(request, '/oauth/device_authorization');
       const response = await requestDeviceAuthorization(deps, parameters, credentials);
       request.log.info({ event: 'device_authorization.started', clientId: credentials?.clientId }, 'device authorization started');
       // Section 3.2: the response carries the device code, a credential: no cache may keep it.
