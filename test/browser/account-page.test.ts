@@ -60,4 +60,30 @@ describe('/account in Chromium: sessions on two devices, password change', () =>
     const again = await signedInPage('carol', 'carol has a new one');
     await again.context.close();
   });
+
+  it('without JavaScript, "Add a passkey" posts the form (no CSRF token in an address) and the page says a passkey needs JavaScript', async () => {
+    await createUser(server.deps, 'dave');
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const addresses: string[] = [];
+    page.on('request', (request) => addresses.push(request.url()));
+    await page.goto(`${server.baseUrl}/login`);
+    await signInOnLoginPage(page, 'dave');
+    await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
+    await page.goto(`${server.baseUrl}/account`);
+
+    await page.getByLabel('Name of the new passkey').fill('Work laptop');
+    await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith('/without-javascript')),
+      page.getByRole('button', { name: 'Add a passkey' }).click(),
+    ]);
+    await page.waitForURL((url) => url.pathname === '/account');
+    expect(page.url()).toBe(`${server.baseUrl}/account`);
+    expect(await page.locator('.notice').textContent()).toBe(
+      'Adding a passkey needs JavaScript and a browser that can make passkeys. Turn JavaScript on or use another browser, then try again.',
+    );
+    expect(await page.locator('#no_passkeys').count()).toBe(1);
+    expect(addresses.filter((address) => address.includes('_csrf') || address.includes('name='))).toEqual([]);
+    await context.close();
+  });
 });

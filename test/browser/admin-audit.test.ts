@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAdminBrowser, SCRIPT, type AdminBrowser } from '../helpers/admin-browser.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { screenshot } from '../helpers/browser.js';
 import { createClient } from '../helpers/factories.js';
 import { createUser, PASSWORD, userAgent } from '../helpers/end-user.js';
@@ -40,6 +41,31 @@ describe('admin pages in Chromium: /oauth/audit', () => {
     await field('From').fill('yesterday');
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect(page.locator('#audit_errors').innerText()).resolves.toContain('from must be an ISO 8601');
+    expect(problems).toEqual([]);
+  });
+
+  it('the page and its "Older events" page pass axe-core: the scrolling table is a named region the keyboard reaches', async () => {
+    const { server, page, problems } = admin;
+    await createUser(server.deps, 'erin', PASSWORD);
+    await userAgent(server.app).post('/login', { username: 'erin', password: PASSWORD });
+    await userAgent(server.app).post('/login', { username: 'erin', password: PASSWORD });
+
+    await page.goto('/oauth/audit?limit=1');
+    await expect(page.locator('table.audit-events tbody tr').count()).resolves.toBe(1);
+    expect(await seriousViolations(page), 'the audit page').toEqual([]);
+    const region = page.getByRole('region', { name: 'Audit events' });
+    await expect(region.getAttribute('tabindex')).resolves.toBe('0');
+
+    await page.getByRole('link', { name: 'Older events' }).click();
+    await expect(page.locator('table.audit-events tbody tr').count()).resolves.toBe(1);
+    expect(await seriousViolations(page), 'its "Older events" page').toEqual([]);
+    // Tab goes from the filter's button to the table's box, and the arrow keys scroll it.
+    await page.getByRole('button', { name: 'Filter' }).focus();
+    await page.keyboard.press('Tab');
+    await expect(region.evaluate((box) => box === (box.ownerDocument as { activeElement: unknown }).activeElement)).resolves.toBe(true);
+    await expect(region.evaluate((box) => box.scrollWidth - box.clientWidth)).resolves.toBeGreaterThan(0);
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => region.evaluate((box) => box.scrollLeft)).toBeGreaterThan(0);
     expect(problems).toEqual([]);
   });
 });

@@ -141,6 +141,10 @@ describe('end-user pages: axe-core, the keyboard alone, the README screenshots',
       await expectAccessible(page, 'device');
       await page.goto(authorizeUrl({ client_id: 'unknown' }));
       await expectAccessible(page, 'error');
+      const notFound = await page.goto(`${baseUrl}/nonexistent-page`);
+      expect(notFound?.status()).toBe(404);
+      expect(await page.locator('html').getAttribute('lang')).toBe(language);
+      await expectAccessible(page, 'not found');
       await page.goto(`${baseUrl}/logout`);
       await expectAccessible(page, 'logout');
 

@@ -96,7 +96,7 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
     const rows = async (q: string) => {
       const page = await admin.get(`/oauth/users?q=${encodeURIComponent(q)}`);
       expect(page.statusCode).toBe(200);
-      return [...page.body.matchAll(/<tr id="user_\d+">\s*<td><a href="[^"]+">([^<]+)<\/a>/g)].map((match) => match[1]);
+      return [...page.body.matchAll(/<tr id="user_\d+">\s*<td[^>]*><a href="[^"]+">([^<]+)<\/a>/g)].map((match) => match[1]);
     };
     expect(await rows('robert')).toEqual(['bob']);
     expect(await rows('CORP')).toEqual(['bob']);

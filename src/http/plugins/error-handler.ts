@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound, ServerError, TemporarilyUnavailable, type OAuthError } from '../../oauth/errors.js';
 import { applyErrorResponse, errorResponse, logRefusal, requestError } from '../error-response.js';
+import { renderError } from '../hooks/end-user-pages.js';
 import { noStore } from '../no-store.js';
 
 export interface ErrorHandlerOptions {
@@ -22,12 +23,37 @@ export const errorHandlerPlugin = fp<ErrorHandlerOptions>(
       sendError(toOAuthError(error, request, isUnavailable), reply, realm);
     });
     app.setNotFoundHandler((request, reply) => {
-      const response = errorResponse(new NotFound(`No route for ${request.method} ${request.url.split('?')[0]}.`), realm);
-      applyErrorResponse(reply, response).send(response.body);
+      const error = new NotFound(`No route for ${request.method} ${request.url.split('?')[0]}.`);
+      // SPEC 3.6: a browser that opens a wrong address gets a page (title, lang) in its language, as the other errors
+      // of the end users' pages; API clients keep the JSON body. Only where pages are served (not the metrics listener).
+      if (prefersPage(request.headers.accept) && servesPages(request)) return renderError(reply, error);
+      const response = errorResponse(error, realm);
+      return applyErrorResponse(reply, response).send(response.body);
     });
   },
   { name: 'error-handler' },
 );
+
+/**
+ * RFC 9110 section 12.5.1: the request names text/html and ranks it above application/json (a higher q, or the same
+ * q and listed first), as a browser's navigation does. No Accept, a wildcard or application/json alone: JSON.
+ */
+function prefersPage(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  const ranks = new Map<string, { q: number; position: number }>();
+  accept.split(',').forEach((entry, position) => {
+    const [type = '', ...parameters] = entry.split(';').map((part) => part.trim().toLowerCase());
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    if (!ranks.has(type)) ranks.set(type, { q: q === undefined ? 1 : Number(q.slice(2)) || 0, position });
+  });
+  const html = ranks.get('text/html');
+  if (html === undefined || html.q <= 0) return false;
+  const json = ranks.get('application/json');
+  return json === undefined || html.q > json.q || (html.q === json.q && html.position < json.position);
+}
+
+const servesPages = (request: FastifyRequest): boolean =>
+  request.server.hasReplyDecorator('view') && request.server.hasRequestDecorator('pageLanguage');
 
 export function toOAuthError(
   error: FastifyError | OAuthError,

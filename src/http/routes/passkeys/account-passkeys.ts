@@ -21,7 +21,7 @@ const BACK = { href: ACCOUNT_PATH, text: 'Back to your account' };
 /** The account page's passkey section: the list and the scripts the registration form needs. */
 export async function passkeySection(deps: OAuthDeps, userId: number) {
   const passkeys = await passkeysOfUser(deps, userId);
-  return { list: passkeys.map(passkeyView), scripts: passkeyScriptTags() };
+  return { list: passkeys.map(passkeyView), scripts: passkeyScriptTags(), withoutJavaScript: PASSKEY_WITHOUT_JAVASCRIPT_PATH };
 }
 
 function passkeyView(passkey: PasskeyRecord) {
@@ -65,6 +65,20 @@ export async function finishRegistration(deps: OAuthDeps, request: FastifyReques
   request.log.info({ event: 'passkey.registered', userId: user.id, passkey: passkey.id }, 'passkey registered');
   request.session.set('notice', t('passkeys.registered', { name: passkey.name }));
   return sendJson(reply.code(201), { id: passkey.id, name: passkey.name });
+}
+
+/** Where the registration form posts when its script does not take it over. */
+export const PASSKEY_WITHOUT_JAVASCRIPT_PATH = '/account/passkeys/without-javascript';
+
+/**
+ * POST /account/passkeys/without-javascript: the registration form sent by the browser itself (JavaScript off, the
+ * script not loaded, or no WebAuthn). Only the browser's WebAuthn API makes a passkey, so nothing is registered: the
+ * account page says what is needed. SPEC 3.6, pages usable without JavaScript: a POST, so the form's CSRF token never
+ * ends up in an address, the history or a Referer, as a GET of the form would put it.
+ */
+export function passkeyNeedsJavaScript(request: FastifyRequest, reply: FastifyReply) {
+  request.session.set('notice', request.pageLanguage.t('passkeys.needsJavaScript'));
+  return reply.redirect(ACCOUNT_PATH, 303);
 }
 
 /** The passkey id in a path: a row id, else none (404 like another user's). */

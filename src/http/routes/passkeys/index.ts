@@ -4,7 +4,15 @@ import { authenticateResourceOwner } from '../../hooks/authenticate-resource-own
 import { endUserErrorHandler } from '../../hooks/end-user-pages.js';
 import { passkeyScripts } from '../../passkeys/passkey-scripts.js';
 import type { RouteOptions } from '../../route-options.js';
-import { finishRegistration, removeOwnPasskey, renameOwnPasskey, startRegistration, type RegistrationBody } from './account-passkeys.js';
+import {
+  finishRegistration,
+  PASSKEY_WITHOUT_JAVASCRIPT_PATH,
+  passkeyNeedsJavaScript,
+  removeOwnPasskey,
+  renameOwnPasskey,
+  startRegistration,
+  type RegistrationBody,
+} from './account-passkeys.js';
 import { finishPasskeySignIn, startPasskeySignIn } from './passkey-login.js';
 import { emptyBody, registrationBody, signInBody } from './passkey-schemas.js';
 import { finishLinkPasskey, LINK_PASSKEY_PATH, startLinkPasskey } from '../federation/upstream-link-passkey.js';
@@ -23,9 +31,17 @@ const renameBody = {
   },
 } as const;
 const csrfBody = { type: 'object', properties: { _csrf: { type: 'string', description: 'CSRF token of the form.' } } } as const;
+const registrationFormBody = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', maxLength: 256, description: 'The name typed for the new passkey (unused: nothing is registered).' },
+    _csrf: { type: 'string', description: 'CSRF token of the form.' },
+  },
+} as const;
 
 /**
- * Passkeys (issue 35 item 1): /account/passkeys/* (register, rename, remove: the signed-in user's own),
+ * Passkeys (issue 35 item 1): /account/passkeys/* (register, rename, remove: the signed-in user's own; the registration
+ * form without JavaScript is told what it needs),
  * /login/passkey/* (sign in with one alone), /login/second-factor/passkey/* (one as the second step after a password),
  * /login/upstream/link/passkey/* (one as the proof of the account an upstream identity is linked to, issue 37),
  * and the two scripts their pages load. JSON endpoints keep the app's
@@ -48,6 +64,11 @@ export const passkeyRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
     '/account/passkeys',
     { schema: { body: registrationBody }, preHandler: [authenticate, csrf] },
     (request, reply) => finishRegistration(deps, request, reply),
+  );
+  app.post(
+    PASSKEY_WITHOUT_JAVASCRIPT_PATH,
+    { schema: { body: registrationFormBody }, preHandler: [authenticate, csrf], errorHandler: endUserErrorHandler },
+    (request, reply) => passkeyNeedsJavaScript(request, reply),
   );
   app.post<{ Params: { id: string }; Body: { name?: string } }>(
     '/account/passkeys/:id/rename',
