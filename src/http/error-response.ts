@@ -81,9 +81,10 @@ export function headerSafe(value: string): string {
   return value.replace(NOT_HEADER_SAFE, '_');
 }
 
-export function wwwAuthenticateValue(realm: string, error: OAuthError): string {
+/** The RFC 6750 section 3 challenge naming `error`; `scheme` DPoP at a protected resource (RFC 9449 section 7.1). */
+export function wwwAuthenticateValue(realm: string, error: OAuthError, scheme: 'Bearer' | 'DPoP' = 'Bearer'): string {
   return (
-    `Bearer realm="${headerSafe(realm)}", error="${headerSafe(error.code)}", ` + `error_description="${headerSafe(error.description)}"`
+    `${scheme} realm="${headerSafe(realm)}", error="${headerSafe(error.code)}", ` + `error_description="${headerSafe(error.description)}"`
   );
 }
 

@@ -64,10 +64,7 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
   const dpopRefusal = (reply: FastifyReply, error: OAuthError): OAuthError => {
     const scope = error instanceof InsufficientScope ? `, scope="${headerSafe(error.scopes.join(' '))}"` : '';
     const algorithms = `algs="${headerSafe(deps.config.dpop.algorithms.join(' '))}"`;
-    reply.header(
-      'www-authenticate',
-      `DPoP ${wwwAuthenticateValue(deps.config.realm, error).replace(/^Bearer /, '')}${scope}, ${algorithms}`,
-    );
+    reply.header('www-authenticate', `${wwwAuthenticateValue(deps.config.realm, error, 'DPoP')}${scope}, ${algorithms}`);
     if (error instanceof UseDpopNonce) reply.header('dpop-nonce', error.nonce);
     return error instanceof InvalidDpopProof || error instanceof UseDpopNonce ? new ResourceDpopRefusal(error) : error;
   };
