@@ -50,6 +50,11 @@ describe('logs never contain secrets', () => {
       url: `/oauth/authorize?client_id=${client.uid}&response_type=code&redirect_uri=${encodeURIComponent(grant.redirectUri)}&code_challenge=${plainVerifier}&code_challenge_method=plain`,
     });
     secrets.push(plainVerifier);
+    // An ID token given as a hint, a request object and a login hint (an e-mail address) stay out of the URL too.
+    const hints = { id_token_hint: 'eyJ.hint-of-an-id-token.sig', request: 'eyJ.a-request-object.sig', login_hint: 'alice@example.com' };
+    await server.app.inject({ method: 'GET', url: `/oauth/authorize?client_id=${client.uid}&${new URLSearchParams(hints).toString()}` });
+    await server.app.inject({ method: 'GET', url: `/logout?id_token_hint=${hints.id_token_hint}` });
+    secrets.push(...Object.values(hints), encodeURIComponent(hints.login_hint));
     expect(log.raw.length).toBeGreaterThan(5);
     const text = log.raw.join('\n');
     for (const secret of secrets) expect(text).not.toContain(secret);

@@ -22,7 +22,13 @@ const SECRET_PARAMETERS = [
   // RFC 8693: the tokens a token exchange trades in.
   'subject_token',
   'actor_token',
+  // OpenID Connect Core 3.1.2.1 and RP-Initiated Logout: an ID token, the user's claims signed by this server.
+  'id_token_hint',
 ];
+
+// Kept out of the request log's URL, though not credentials: a request object carries the whole authorization request
+// (RFC 9101), a login hint is mostly an e-mail address, and the state is the client's own.
+const PRIVATE_QUERY_PARAMETERS = ['request', 'login_hint', 'state'];
 
 // Where a handler or an extension could log request data whole. No `*.name` wildcard: pino then runs its redaction
 // on every key of every line (a fifth of the CPU of an introspection at level info, issue 21), and `*.code` hid the
@@ -37,7 +43,7 @@ export const REDACTED_PATHS = [
   ...SECRET_PARAMETERS.flatMap((name) => [name, ...REQUEST_DATA.map((container) => `${container}.${name}`)]),
 ];
 
-const SECRET_QUERY = new RegExp(`([?&](?:${SECRET_PARAMETERS.join('|')}|state)=)[^&#]*`, 'g');
+const SECRET_QUERY = new RegExp(`([?&](?:${[...SECRET_PARAMETERS, ...PRIVATE_QUERY_PARAMETERS].join('|')})=)[^&#]*`, 'g');
 
 /** A URL with the values of secret query parameters replaced, for logs. */
 export function redactUrl(url: string): string {
