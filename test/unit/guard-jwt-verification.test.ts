@@ -129,6 +129,12 @@ describe('guard jwt mode: RFC 9068 section 4 validation', () => {
     expect((await verify(await sign(claims({ nbf: nowSeconds() + 3 }))))?.active).toBe(true);
   });
 
+  it('refuses a token whose iat is in the future beyond the tolerance, accepts it within', async () => {
+    const { verify } = verifier();
+    expect(await verify(await sign(claims({ iat: nowSeconds() + 600 })))).toBeNull();
+    expect((await verify(await sign(claims({ iat: nowSeconds() + 4 }))))?.active).toBe(true);
+  });
+
   it('refuses a token of another issuer, even signed with a published key', async () => {
     expect(await verifier().verify(await sign(claims({ iss: 'https://evil.example.com' })))).toBeNull();
   });
@@ -194,6 +200,7 @@ describe('guard jwt mode: the JWKS cache', () => {
     expect(settings(['delete /notes/:id', '/account']).introspect).toEqual(new Set(['DELETE /notes/:id', '/account']));
     expect(() => settings(['notes'])).toThrow(/introspect/);
     expect(() => settings('sometimes')).toThrow(/introspect/);
+    expect(() => settings(['DELET /notes/:id'])).toThrow(/introspect/);
   });
 
   it('keeps verifying with the cached keys while the JWKS is down, past their max age', async () => {
@@ -254,5 +261,17 @@ describe('guard jwt mode: the JWKS cache', () => {
     jwks.status = 503;
     clock.ms += 30_000;
     await expect(second.verify(await sign(claims(), { kid: 'b' }))).rejects.toBeInstanceOf(GuardUnavailableError);
+    // Within the cooldown nothing is fetched, and the new kid is still not known to be made up: 503 again, not 401.
+    clock.ms += 1_000;
+    await expect(second.verify(await sign(claims(), { kid: 'b' }))).rejects.toBeInstanceOf(GuardUnavailableError);
+  });
+
+  it('within the cooldown after a fetch that worked, an unknown kid is refused (401): the set was just read', async () => {
+    const { verify } = verifier({ jwksCooldownSeconds: 30 });
+    expect((await verify(await sign()))?.active).toBe(true);
+    clock.ms += 30_000;
+    expect(await verify(await sign(claims(), { kid: 'c' }))).toBeNull();
+    expect(await verify(await sign(claims(), { kid: 'c' }))).toBeNull();
+    expect(jwks.fetches).toBe(2);
   });
 });

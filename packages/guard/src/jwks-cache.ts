@@ -54,7 +54,12 @@ export class JwksCache {
       // An unknown kid: a key rotated in since the last fetch. Requests arriving while a fetch runs wait for it
       // (a burst of tokens with the new kid is not refused). A failed refetch is a 503, not a 401: the token may be
       // valid, the guard cannot tell.
-      if (!(error instanceof errors.JWKSNoMatchingKey) || (this.#inFlight === null && this.#coolingDown())) throw error;
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
+      if (this.#inFlight === null && this.#coolingDown()) {
+        // Within the cooldown the set is not fetched again: after a fetch that worked the kid is made up (401), after
+        // one that failed it may be a key rotated in during the outage (503).
+        throw this.#lastError === null ? error : this.#unavailable(this.#lastError);
+      }
       await this.#refresh();
       return (this.#keys ?? keys).resolve(header, token);
     }

@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import type { JwtAlgorithm, JwtGuardOptions } from './types.js';
 import { LOOPBACK } from './remote-settings.js';
 import { nonNegative, positive } from './number-options.js';
@@ -52,7 +53,10 @@ const ROUTE = /^(?:([A-Za-z]+)\s+)?(\/\S*)$/;
 function routeKey(route: unknown): string | null {
   const match = typeof route === 'string' ? ROUTE.exec(route.trim()) : null;
   if (!match) return null;
-  return match[1] === undefined ? match[2]! : `${match[1].toUpperCase()} ${match[2]!}`;
+  if (match[1] === undefined) return match[2]!;
+  const method = match[1].toUpperCase();
+  // A method no request can have ('DELET') would never match either.
+  return METHODS.includes(method) ? `${method} ${match[2]!}` : null;
 }
 
 function httpsUrl(name: string, value: unknown): void {

@@ -41,6 +41,8 @@ export function createJwtVerifier(settings: JwtSettings, onKeysRefreshError: (er
         currentDate: new Date(settings.now()),
         requiredClaims: REQUIRED_CLAIMS,
       });
+      // jose looks at iat only against a maximum age: a token issued in the future (beyond the tolerance) is refused.
+      if ((payload.iat as number) > settings.now() / 1000 + settings.clockToleranceSeconds) return null;
       return jwtGuardToken(payload);
     } catch (error) {
       if (error instanceof GuardUnavailableError) throw error;
