@@ -93,7 +93,9 @@ async function serve(configured: Readonly<Config>, io: CliIo): Promise<null> {
   if (derivedBaseUrl) app.log.info({ baseUrl: config.baseUrl }, 'baseUrl not configured (BASE_URL): derived from the listening address');
   const insecureIssuer = insecureIssuerWarning(config, io.env);
   if (insecureIssuer) app.log.warn({ event: 'config.insecure_issuer', baseUrl: config.baseUrl }, insecureIssuer);
-  io.stdout(
+  // The banner is for the person at the terminal: on stderr, so that stdout carries the log lines alone (with
+  // log.format json, one JSON object a line for a collector).
+  io.stderr(
     startBanner({
       baseUrl: config.baseUrl,
       address,

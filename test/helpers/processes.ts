@@ -42,14 +42,18 @@ const READY_TIMEOUT_MS = 90_000;
 export async function startService(
   env: Record<string, string | undefined>,
   cwd = ROOT,
-): Promise<{ child: ChildProcess; baseUrl: string; output: () => string }> {
+): Promise<{ child: ChildProcess; baseUrl: string; output: () => string; stdout: () => string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...NODE_ARGS, 'serve'], {
     cwd,
     env: serviceEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
   });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stdout += chunk.toString();
+  });
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
   // A first boot on an empty folder runs initdb and every migration in WebAssembly: on a busy CI machine (the fault
@@ -61,7 +65,7 @@ export async function startService(
       (r) => r.status === 200,
       () => false,
     );
-    if (ready) return { child, baseUrl, output: () => output };
+    if (ready) return { child, baseUrl, output: () => output, stdout: () => stdout };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   child.kill('SIGKILL');

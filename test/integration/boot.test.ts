@@ -24,6 +24,13 @@ describe(`oauth-service serve (${backend})`, () => {
     const first = await startService(env);
     expect((await fetch(`${first.baseUrl}/healthz`)).status).toBe(200);
     expect(first.output()).toContain('oauth-service is running at');
+    // Standard output holds the log lines alone, one JSON object each (a collector reads it); the banner is on stderr.
+    const lines = first
+      .stdout()
+      .split('\n')
+      .filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
     expect(await stopService(first.child)).toBe(0);
 
     // Write an application while the service is down, through the same code the CLI uses.
