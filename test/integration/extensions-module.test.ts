@@ -161,7 +161,7 @@ describe(`oauth-service serve with config extensions (${backend})`, () => {
   it('loads the module named in the config: its admin hook, token hook and controller take effect', async () => {
     const service = await serve(config(write('serve-extensions.mjs', MODULE)), env());
     expect(service.code).toBeNull();
-    const baseUrl = /listening on (http:\/\/[^)\s]+)/.exec(service.stdout)?.[1];
+    const baseUrl = /listening on (http:\/\/[^)\s]+)/.exec(service.stderr)?.[1];
     expect(baseUrl).toBeDefined();
     try {
       const created = await fetch(`${baseUrl}/oauth/applications`, {
