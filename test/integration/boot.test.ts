@@ -21,17 +21,21 @@ describe(`oauth-service serve (${backend})`, () => {
   afterAll(() => fixture.dispose());
 
   it('migrates a fresh database, serves /healthz and /readyz, stops cleanly on SIGTERM, and keeps its data across a restart', async () => {
-    const first = await startService(env);
+    // At info, so that the requests below are logged: standard output is checked to hold them alone.
+    const first = await startService({ ...env, LOG_LEVEL: 'info' });
     expect((await fetch(`${first.baseUrl}/healthz`)).status).toBe(200);
     expect(first.output()).toContain('oauth-service is running at');
+    expect(await stopService(first.child)).toBe(0);
     // Standard output holds the log lines alone, one JSON object each (a collector reads it); the banner is on stderr.
+    // Read once the process has ended and its output is read to the end: the log is written in batches.
+    const output = first.child.stdout!;
+    if (!output.readableEnded) await new Promise((resolve) => output.once('end', resolve));
     const lines = first
       .stdout()
       .split('\n')
       .filter((line) => line !== '');
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
-    expect(await stopService(first.child)).toBe(0);
 
     // Write an application while the service is down, through the same code the CLI uses.
     const config = loadConfig({ env });
