@@ -31,13 +31,6 @@ const renameBody = {
   },
 } as const;
 const csrfBody = { type: 'object', properties: { _csrf: { type: 'string', description: 'CSRF token of the form.' } } } as const;
-const registrationFormBody = {
-  type: 'object',
-  properties: {
-    name: { type: 'string', maxLength: 256, description: 'The name typed for the new passkey (unused: nothing is registered).' },
-    _csrf: { type: 'string', description: 'CSRF token of the form.' },
-  },
-} as const;
 
 /**
  * Passkeys (issue 35 item 1): /account/passkeys/* (register, rename, remove: the signed-in user's own; the registration
@@ -67,7 +60,7 @@ export const passkeyRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
   );
   app.post(
     PASSKEY_WITHOUT_JAVASCRIPT_PATH,
-    { schema: { body: registrationFormBody }, preHandler: [authenticate, csrf], errorHandler: endUserErrorHandler },
+    { schema: { body: csrfBody }, preHandler: [authenticate, csrf], errorHandler: endUserErrorHandler },
     (request, reply) => passkeyNeedsJavaScript(request, reply),
   );
   app.post<{ Params: { id: string }; Body: { name?: string } }>(
