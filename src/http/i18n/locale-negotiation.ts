@@ -1,4 +1,5 @@
 import { PAGE_LOCALES, type PageLocale } from '../../config/page-locales.js';
+import { rankedRanges } from '../ranked-ranges.js';
 
 // Which of the pages' languages a request gets, from what the client and the browser ask for. Pure, so each step is
 // unit-tested without HTTP.
@@ -27,25 +28,10 @@ export function firstSupported(tags: readonly string[]): PageLocale | null {
 }
 
 /**
- * Accept-Language's ranges, most preferred first: by q-value, and in the order sent among equal ones. q=0 means "not
- * this one" and "*" names no language, so both are dropped; a malformed q-value drops only its own range.
+ * Accept-Language's ranges, most preferred first (rankedRanges); "*" names no language, so it is dropped.
  */
 export function acceptedLanguages(header: string): string[] {
-  const ranges: Array<{ tag: string; q: number; index: number }> = [];
-  header.split(',').forEach((part, index) => {
-    const [tag = '', ...parameters] = part.split(';').map((piece) => piece.trim());
-    const q = qValue(parameters);
-    if (tag !== '' && tag !== '*' && q !== null && q > 0) ranges.push({ tag, q, index });
-  });
-  return ranges.sort((a, b) => b.q - a.q || a.index - b.index).map(({ tag }) => tag);
-}
-
-// RFC 9110 section 12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ); absent means 1.
-function qValue(parameters: readonly string[]): number | null {
-  const q = parameters.find((parameter) => /^q\s*=/i.test(parameter));
-  if (q === undefined) return 1;
-  const value = q.replace(/^q\s*=\s*/i, '');
-  return /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(value) ? Number(value) : null;
+  return rankedRanges(header).filter((tag) => tag !== '*');
 }
 
 // Scripts written right to left; the five languages of today are all left to right, the markup follows this.

@@ -4,6 +4,7 @@ import { NotFound, ServerError, TemporarilyUnavailable, type OAuthError } from '
 import { applyErrorResponse, errorResponse, logRefusal, requestError } from '../error-response.js';
 import { renderError } from '../hooks/end-user-pages.js';
 import { noStore } from '../no-store.js';
+import { rankedRanges } from '../ranked-ranges.js';
 
 export interface ErrorHandlerOptions {
   /** True for failures that mean the database is unreachable: 503 instead of 500. */
@@ -39,17 +40,10 @@ export const errorHandlerPlugin = fp<ErrorHandlerOptions>(
  * q and listed first), as a browser's navigation does. No Accept, a wildcard or application/json alone: JSON.
  */
 function prefersPage(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
-  const ranks = new Map<string, { q: number; position: number }>();
-  accept.split(',').forEach((entry, position) => {
-    const [type = '', ...parameters] = entry.split(';').map((part) => part.trim().toLowerCase());
-    const q = parameters.find((parameter) => parameter.startsWith('q='));
-    if (!ranks.has(type)) ranks.set(type, { q: q === undefined ? 1 : Number(q.slice(2)) || 0, position });
-  });
-  const html = ranks.get('text/html');
-  if (html === undefined || html.q <= 0) return false;
-  const json = ranks.get('application/json');
-  return json === undefined || html.q > json.q || (html.q === json.q && html.position < json.position);
+  const ranked = rankedRanges(accept ?? '').map((range) => range.toLowerCase());
+  const html = ranked.indexOf('text/html');
+  const json = ranked.indexOf('application/json');
+  return html !== -1 && (json === -1 || html < json);
 }
 
 const servesPages = (request: FastifyRequest): boolean =>
