@@ -202,7 +202,11 @@ export async function buildServer({
     app.metrics.readReplicaFallback();
   });
   readReplica?.onRecovery(() => app.log.info('read replica reachable again: token reads are back on it'));
-  app.addHook('onRequest', requireFormContentType);
+  const removedApiPaths = [
+    ...(config.introspection.enabled ? [] : ['/oauth/introspect']),
+    ...(deviceFlowEnabled(config) ? [] : ['/oauth/device_authorization']),
+  ];
+  app.addHook('onRequest', requireFormContentType(removedApiPaths));
   await app.register(formsPlugin);
   await app.register(securityHeadersPlugin, { apply: applySecurityHeaders });
   await app.register(shutdownConnectionsPlugin);

@@ -17,20 +17,25 @@ export const API_GROUP_PATHS = new Set([
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const FORM = 'application/x-www-form-urlencoded';
 
+type OnRequestHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
 /**
  * Seed, Endpoints: a POST, PUT or PATCH to the API group whose content type is not form-urlencoded gets
  * 415 before anything else happens, also for a method the path does not otherwise serve (SPEC 3), answered by
- * the app-wide error handler.
+ * the app-wide error handler. `removed`: the group's paths the config takes away (introspection.enabled false, no
+ * device flow); each is no longer in the group and answers 404 as any unknown path (seed: `false` "removes the
+ * introspection route entirely").
  */
-export function requireFormContentType(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  done(hasFormContentTypeWhereNeeded(request) ? undefined : new UnsupportedMediaType());
+export function requireFormContentType(removed: readonly string[]): OnRequestHook {
+  const paths = new Set([...API_GROUP_PATHS].filter((path) => !removed.includes(path)));
+  // A callback hook, not an async one: it runs on every request, and a promise each time costs more than the check.
+  return (request, _reply, done) => done(hasFormContentTypeWhereNeeded(request, paths) ? undefined : new UnsupportedMediaType());
 }
 
-// A callback hook, not an async one: it runs on every request, and a promise each time costs more than the check.
-function hasFormContentTypeWhereNeeded(request: FastifyRequest): boolean {
+function hasFormContentTypeWhereNeeded(request: FastifyRequest, paths: ReadonlySet<string>): boolean {
   if (!BODY_METHODS.has(request.method)) return true;
   const query = request.url.indexOf('?');
-  if (!API_GROUP_PATHS.has(query === -1 ? request.url : request.url.slice(0, query))) return true;
+  if (!paths.has(query === -1 ? request.url : request.url.slice(0, query))) return true;
   const type = request.headers['content-type'];
   // The exact header first: what every client sends, without the work of parsing it.
   if (type === FORM) return true;

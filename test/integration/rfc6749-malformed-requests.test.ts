@@ -59,6 +59,16 @@ describe(`malformed requests to the API group on ${backend}`, () => {
       expect(response.statusCode).toBe(415);
     });
 
+    it('the device authorization path of a server without the device flow is no API path: a JSON body gets 404, not 415', async () => {
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/device_authorization',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
+      expect({ status: response.statusCode, error: response.json().error }).toEqual({ status: 404, error: 'not_found' });
+    });
+
     it('POST /oauth/token without a Content-Type is 415', async () => {
       const response = await server.app.inject({ method: 'POST', url: '/oauth/token', headers: asClient() });
       expect(response.statusCode).toBe(415);

@@ -102,6 +102,14 @@ describe(`POST /oauth/introspect with config introspection.allow and introspecti
       const issued = await issueToken(base.deps, { application: owner.application });
       const response = await introspectRequest(disabled.app, { token: issued.accessToken }, basic(owner.uid, owner.secret!));
       expect(response.statusCode).toBe(404);
+      // Seed: `false` removes the route entirely, so the API group's 415 for a body that is no form is not given either.
+      const json = await disabled.app.inject({
+        method: 'POST',
+        url: '/oauth/introspect',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
+      expect({ status: json.statusCode, error: json.json().error }).toEqual({ status: 404, error: 'not_found' });
     } finally {
       await disabled.close();
     }
