@@ -29,8 +29,8 @@ export const dpopSchema = {
       type: 'integer',
       minimum: 0,
       maximum: 300,
-      default: 5,
-      description: 'How far in the future a proof iat may be (client clocks run ahead).',
+      default: 10,
+      description: 'How far in the future a proof iat may be (client clocks run ahead; FAPI 2.0 asks for 10 s).',
     },
     nonce: {
       type: 'object',

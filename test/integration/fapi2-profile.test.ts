@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { decodeProtectedHeader } from 'jose';
+import { decodeProtectedHeader, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertionParams, clientAssertion, clientKey, jwksOf, type ClientKey } from '../helpers/client-assertions.js';
@@ -116,6 +116,30 @@ describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
         error_description: 'FAPI 2.0: PKCE with code_challenge_method S256 is required for this client (profile fapi2).',
       });
     }
+  });
+
+  it('fapi2-security-profile-final-par-without-redirect-uri: PAR of a fapi2 client without redirect_uri is invalid_request (5.3.2.2)', async () => {
+    const { redirect_uri: _left, ...withoutRedirectUri } = await codeRequest(oauth.generateRandomCodeVerifier());
+    expect(await errorOf(await push(withoutRedirectUri))).toEqual({
+      status: 400,
+      error: 'invalid_request',
+      error_description: 'FAPI 2.0: redirect_uri is required in a pushed authorization request of this client (profile fapi2).',
+    });
+  });
+
+  it('fapi2-message-signing-ensure-request-object-without-nbf-fails: a fapi2 client’s request object must have nbf', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { ...(await codeRequest(oauth.generateRandomCodeVerifier())), client_id: client.client_id };
+    const signed = (extra: Record<string, number>) =>
+      new SignJWT({ ...claims, iss: client.client_id, aud: as.issuer, exp: now + 300, ...extra })
+        .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'oauth-authz-req+jwt' })
+        .sign(key.privateKey);
+    expect(await errorOf(await push({ request: await signed({}) }))).toEqual({
+      status: 400,
+      error: 'invalid_request_object',
+      error_description: 'The request object must have an nbf claim (FAPI 2.0, profile fapi2).',
+    });
+    expect((await push({ request: await signed({ nbf: now }) })).status).toBe(201);
   });
 
   it('fapi2-security-profile-final-ensure-client-assertion-with-token-endpoint-aud-fails: only the issuer, as a string, is the aud', async () => {

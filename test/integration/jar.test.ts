@@ -125,6 +125,23 @@ describe(`signed request objects (RFC 9101) on ${backend}`, () => {
     expectRefused(await withRequest(await requestObject({ nbf: old })), 'nbf is more than 60 minutes in the past.');
   });
 
+  it('fapi2-message-signing: exp more than 60 minutes after nbf fails, though each is within 60 minutes of now', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expectRefused(
+      await withRequest(await requestObject({ nbf: now - 59 * 60, exp: now + 59 * 60 })),
+      'exp is more than 60 minutes after its nbf.',
+    );
+  });
+
+  it('a claim of the wrong JSON type is named as the request object’s, not as a parameter sent twice', async () => {
+    expectRefused(await withRequest(await requestObject({ state: { a: 1 } })), 'The request object&#39;s state claim must be a string.');
+    expectRefused(await withRequest(await requestObject({ scope: ['read'] })), 'The request object&#39;s scope claim must be a string.');
+    expectRefused(
+      await withRequest(await requestObject({ resource: ['https://api.example', 5] })),
+      'The request object&#39;s resource claim must be a string or an array of strings.',
+    );
+  });
+
   it('fapi2-message-signing-ensure-request-object-with-bad-aud-fails', async () => {
     expectRefused(await withRequest(await requestObject({ aud: 'https://other.example' })), 'unexpected &quot;aud&quot; claim value');
   });

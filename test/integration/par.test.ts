@@ -181,7 +181,7 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     expectErrorPage(await authorize(secretClient.uid, requestUri), 'used already');
   });
 
-  it('fapi2-security-profile-final-par-without-redirect-uri: a client with one registered URI may leave it out, one with two may not', async () => {
+  it('PAR without redirect_uri: a client (not fapi2) with one registered URI may leave it out (RFC 6749 3.1.2.3), one with two may not', async () => {
     const { redirect_uri: _left, ...withoutRedirectUri } = codeRequest();
     const requestUri = requestUriOf(await pushBasic(secretClient, withoutRedirectUri));
     const redirect = await approve(await authorize(secretClient.uid, requestUri));

@@ -89,6 +89,12 @@ describe(`DPoP at the token endpoint, RFC 9449 (${backend})`, () => {
     const now = Math.floor(Date.now() / 1000);
     await refused(await dpopProof(key, { htu, iat: now - 301 }), 'The DPoP proof is too old or from the future (iat).');
     await refused(await dpopProof(key, { htu, iat: now + 60 }), 'The DPoP proof is too old or from the future (iat).');
+    await refused(await dpopProof(key, { htu, iat: now + 15 }), 'The DPoP proof is too old or from the future (iat).');
+  });
+
+  it('a client clock 9 s ahead is accepted (dpop.clockToleranceSeconds 10: FAPI 2.0 Security Profile 5.3.2.1)', async () => {
+    const response = await request(one, await dpopProof(key, { htu, iat: Math.floor(Date.now() / 1000) + 9 }));
+    expect(response.statusCode, response.body).toBe(200);
   });
 
   it('section 4.3: a private key in the header, a symmetric alg, a wrong typ, a bad signature are refused', async () => {

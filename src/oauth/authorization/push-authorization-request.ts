@@ -1,4 +1,5 @@
 import { requireClient } from '../clients/client-authentication.js';
+import { FAPI2, isFapi2 } from '../clients/fapi2-profile.js';
 import type { ClientCredentials } from '../clients/client-credentials.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidDpopProof, InvalidRedirectUri, InvalidRequest } from '../errors.js';
@@ -65,7 +66,8 @@ function sentParameters(parameters: Parameters, application: ApplicationRecord):
 
 /**
  * The request as /oauth/authorize reads it: redirect_uri may be left out by a client with exactly one registered
- * (RFC 6749 section 3.1.2.3: it authenticated, so the URI is its own); a DPoP proof binds the code to its key as
+ * (RFC 6749 section 3.1.2.3: it authenticated, so the URI is its own), but for a fapi2 client (FAPI 2.0 Security
+ * Profile 5.3.2.2: the server shall require it in pushed requests); a DPoP proof binds the code to its key as
  * dpop_jkt would (RFC 9449 section 10.1), and must agree with a dpop_jkt sent.
  */
 function withPushDefaults(
@@ -74,6 +76,9 @@ function withPushDefaults(
   dpopProof: CheckedDpopProof | null,
 ): AuthorizationParameters {
   const values = { ...sent.values };
+  if (values.redirect_uri === undefined && isFapi2(application)) {
+    throw new InvalidRequest(`${FAPI2}: redirect_uri is required in a pushed authorization request of this client (profile fapi2).`);
+  }
   if (values.redirect_uri === undefined && application.redirectUris.length === 1) values.redirect_uri = application.redirectUris[0];
   if (dpopProof) {
     if (values.dpop_jkt !== undefined && values.dpop_jkt !== dpopProof.jkt)

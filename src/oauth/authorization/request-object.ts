@@ -2,6 +2,7 @@ import { decodeProtectedHeader, errors, type JWTPayload } from 'jose';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidRequestObject, type OAuthError } from '../errors.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys } from '../clients/client-assertion/client-key-sets.js';
+import { isFapi2 } from '../clients/fapi2-profile.js';
 import { authorizationIssuer } from '../issuer.js';
 import type { LookupOrigin } from '../store.js';
 import { readAuthorizationParameters, type AuthorizationParameters } from './authorization-parameters.js';
@@ -14,7 +15,10 @@ import { readAuthorizationParameters, type AuthorizationParameters } from './aut
 
 /** The asymmetric algorithms a request object may be signed with (those of private_key_jwt). */
 export const REQUEST_OBJECT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
-/** FAPI 2.0 Security Profile 5.3.2.1: exp at most 60 minutes ahead, nbf at most 60 minutes back. */
+/**
+ * FAPI 2.0 Message Signing (5.3.1): nbf at most 60 minutes back, exp at most 60 minutes after nbf (and after now).
+ * nbf is required of a fapi2 client's objects only: RFC 9101 does not require it of others.
+ */
 const MAX_LIFETIME_SECONDS = 3600;
 const CLOCK_TOLERANCE_SECONDS = 30;
 // Bounds the work a stranger's request costs before the lookup (a real request object is a few KB).
@@ -58,9 +62,15 @@ export async function unpackRequestObject(
     if (error instanceof errors.JOSEError) return refuse(`The request object is invalid: ${joseReason(error)}.`);
     throw error;
   }
-  const problem = lifetimeProblem(payload, deps.now()) ?? contentProblem(payload, clientId);
+  const problem = lifetimeProblem(payload, deps.now(), isFapi2(application)) ?? contentProblem(payload, clientId);
   if (problem !== null) return refuse(problem);
-  return { ok: true, parameters: { ...readAuthorizationParameters(requestOf(payload, clientId)), signed: true } };
+  const unpacked = readAuthorizationParameters(requestOf(payload, clientId));
+  // A claim of the wrong JSON type is the object's fault, not a parameter "sent more than once" as in a query.
+  const mistyped = unpacked.malformed[0];
+  if (mistyped !== undefined) {
+    return refuse(`The request object's ${mistyped} claim must be a string${mistyped === 'resource' ? ' or an array of strings' : ''}.`);
+  }
+  return { ok: true, parameters: { ...unpacked, signed: true } };
 }
 
 function headerAlgorithm(jwt: string): string | null {
@@ -78,14 +88,18 @@ function joseReason(error: errors.JOSEError): string {
   return error.message.replace(/\.$/, '');
 }
 
-function lifetimeProblem(payload: JWTPayload, now: Date): string | null {
+function lifetimeProblem(payload: JWTPayload, now: Date, nbfRequired: boolean): string | null {
   const seconds = Math.floor(now.getTime() / 1000);
+  const minutes = MAX_LIFETIME_SECONDS / 60;
   if (payload.exp! > seconds + MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) {
-    return `The request object's exp is more than ${MAX_LIFETIME_SECONDS / 60} minutes ahead.`;
+    return `The request object's exp is more than ${minutes} minutes ahead.`;
   }
-  if (typeof payload.nbf === 'number' && payload.nbf < seconds - MAX_LIFETIME_SECONDS - CLOCK_TOLERANCE_SECONDS) {
-    return `The request object's nbf is more than ${MAX_LIFETIME_SECONDS / 60} minutes in the past.`;
+  // jose has checked that an nbf present is a number and not in the future.
+  if (payload.nbf === undefined) return nbfRequired ? 'The request object must have an nbf claim (FAPI 2.0, profile fapi2).' : null;
+  if (payload.nbf < seconds - MAX_LIFETIME_SECONDS - CLOCK_TOLERANCE_SECONDS) {
+    return `The request object's nbf is more than ${minutes} minutes in the past.`;
   }
+  if (payload.exp! - payload.nbf > MAX_LIFETIME_SECONDS) return `The request object's exp is more than ${minutes} minutes after its nbf.`;
   return null;
 }
 
