@@ -34,6 +34,8 @@ describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
         // JARM signs with the OpenID Connect keys, which need a key-encryption key.
         openid: { enabled: true },
         registration: { policy: 'open', perAddressPerMinute: 0 },
+        // The most the config allows, more than FAPI 2.0 lets a fapi2 client's request_uri live.
+        pushedAuthorizationRequests: { expiresIn: 600 },
       },
       { env: { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') } },
     );
@@ -125,6 +127,11 @@ describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
       error: 'invalid_request',
       error_description: 'FAPI 2.0: redirect_uri is required in a pushed authorization request of this client (profile fapi2).',
     });
+  });
+
+  it('a fapi2 client’s request_uri expires in less than 600 s (5.3.2.2), though pushedAuthorizationRequests.expiresIn is 600', async () => {
+    const pushed = await push(await codeRequest(oauth.generateRandomCodeVerifier()));
+    expect(((await pushed.json()) as { expires_in: number }).expires_in).toBe(599);
   });
 
   it('fapi2-message-signing-ensure-request-object-without-nbf-fails: a fapi2 client’s request object must have nbf', async () => {

@@ -113,6 +113,20 @@ describe(`POST /oauth/token grant_type=refresh_token (RFC 6749 section 6) on ${b
     expect(response.json()).toMatchObject({ scope: 'read' });
   });
 
+  it('Doorkeeper’s alias `scopes` narrows or is refused as `scope` is; `scope` wins when both are sent (reference 5.7)', async () => {
+    const pair = await obtainPair(server, client, ['read', 'write']);
+    const narrowed = await refresh(server, client, pair.refresh_token, { scopes: 'read' });
+    expect(narrowed.json()).toMatchObject({ scope: 'read' });
+    expectOAuthError(
+      await refresh(server, client, narrowed.json().refresh_token, { scopes: 'admin' }),
+      400,
+      'invalid_scope',
+      TEXT.invalidScope,
+    );
+    const both = await refresh(server, client, narrowed.json().refresh_token, { scope: 'read', scopes: 'admin' });
+    expect(both.json()).toMatchObject({ scope: 'read' });
+  });
+
   it.each(['read write', 'write', 'read admin'])(
     'scope=%j widening a "read" token is invalid_scope, and the token stays usable',
     async (scope) => {

@@ -13,6 +13,8 @@ import { validateAuthorizationRequest } from './authorization-request.js';
 import { unpackRequestObject } from './request-object.js';
 import { REQUEST_URI_PREFIX, type PushedParameters } from './pushed-authorization-requests.js';
 
+const FAPI2_MAX_REQUEST_URI_SECONDS = 599;
+
 // RFC 9126 section 2: POST /oauth/par. The client authenticates as at the token endpoint (a public client by its
 // client_id), the request is validated by the rules of /oauth/authorize, and it is stored under a request_uri that
 // any instance can serve. Nothing is stored for a refused request.
@@ -93,7 +95,9 @@ async function store(
   application: ApplicationRecord,
   pushed: AuthorizationParameters,
 ): Promise<PushedAuthorizationResponse> {
-  const { expiresIn } = deps.config.pushedAuthorizationRequests;
+  const configured = deps.config.pushedAuthorizationRequests.expiresIn;
+  // FAPI 2.0 Security Profile 5.3.2.2: a request_uri of a fapi2 client expires in less than 600 s.
+  const expiresIn = isFapi2(application) ? Math.min(configured, FAPI2_MAX_REQUEST_URI_SECONDS) : configured;
   // 256 bits: the request_uri is a bearer reference to the request until it is used (section 7.1).
   const reference = randomBase64url(32);
   const createdAt = deps.now();

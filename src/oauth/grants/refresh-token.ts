@@ -37,7 +37,8 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
     if (client.id !== token.applicationId) throw new InvalidGrant();
   }
   const dpopJkt = await admitClient(deps, 'refresh_token', application, dpopProof);
-  const scopeParameter = optionalParameter(parameters, 'scope');
+  // Reference 5.7: Doorkeeper also reads the non-standard `scopes`, which its clients may send; `scope` comes first.
+  const scopeParameter = optionalParameter(parameters, 'scope') ?? optionalParameter(parameters, 'scopes');
   requireBoundKey(token, application, dpopJkt);
   const resources = resourceParameters(parameters);
   const detailsParameter = optionalParameter(parameters, 'authorization_details');
