@@ -191,6 +191,12 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     expect(refused.json()).toMatchObject({ error: 'invalid_request' });
   });
 
+  it('request_uri sent twice: the error page says so, never redirected', async () => {
+    const requestUri = requestUriOf(await pushBasic(secretClient, codeRequest()));
+    const twice = `/oauth/authorize?client_id=${secretClient.uid}&request_uri=${encodeURIComponent(requestUri)}&request_uri=x`;
+    expectErrorPage(await alice.request({ method: 'GET', url: twice }), 'The parameter request_uri was sent more than once.');
+  });
+
   it("request_uri of another client: the error page (its redirect_uri is not this client's to trust), and the owner can still use it", async () => {
     const requestUri = requestUriOf(await pushBasic(secretClient, codeRequest()));
     expectErrorPage(await authorize(twoUris.uid, requestUri), 'unknown, or was pushed by another client');

@@ -39,6 +39,8 @@ export async function resolvePushedRequest(
   origin?: LookupOrigin,
 ): Promise<AuthorizationParameters | InvalidRequest | InvalidRequestUri> {
   const requestUri = parameters.values.request_uri;
+  // Sent twice, it names no request at all: said so, rather than by the missing redirect_uri's page.
+  if (parameters.malformed.includes('request_uri')) return new InvalidRequestUri('The parameter request_uri was sent more than once.');
   if (parameters.pushed !== undefined || !isPushedRequestUri(requestUri)) return parameters;
   const clientId = parameters.values.client_id;
   if (clientId === undefined || clientId === '') return InvalidRequest.missingParameter('client_id');
