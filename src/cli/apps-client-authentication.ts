@@ -15,8 +15,9 @@ export const CLIENT_AUTHENTICATION_HELP = `Client authentication options (RFC 75
   --token-endpoint-auth-method client_secret_basic|client_secret_post|private_key_jwt|client_secret_jwt|none
       how the client proves itself at the token, revocation and introspection endpoints (default: the secret,
       Basic or in the body; none for --public). private_key_jwt (a JWT signed with the client's key, RFC 7523)
-      needs --jwks-uri or --jwks-file; client_secret_jwt (HS256 with the secret) needs hashApplicationSecrets
-      false. A client set to a JWT method cannot use its secret directly.
+      needs --jwks-uri or --jwks-file and has no secret (none is issued; switching back to a secret method issues
+      one); client_secret_jwt (HS256 with the secret) needs hashApplicationSecrets false. A client set to a JWT
+      method cannot use its secret directly.
   --jwks-uri URL            where the client's public keys (a JWK Set) are fetched, https
   --jwks-file PATH          a file holding the client's public keys (a JWK Set, JSON), stored with the client
 `;

@@ -1,10 +1,12 @@
 import { applicationJson } from '../oauth/clients/application-json.js';
+import { usesClientSecret } from '../oauth/clients/client-authentication-setting.js';
+import { isFapi2 } from '../oauth/clients/fapi2-profile.js';
 import { sectorOf } from '../oauth/openid/subject.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { printJson, printTable, type CliIo } from './io.js';
 
 // What `apps` prints. A stored secret (or its hash) is never printed: the plain secret exists only in the
-// result of create, rotate-secret, or an update that made a client confidential, and is shown that once.
+// result of create, rotate-secret, or an update that made a client need one, and is shown that once.
 
 // Names come from the admin UI, and a self-registered client's name, URIs and contacts from the client itself:
 // control characters would reach the terminal as escape sequences.
@@ -27,8 +29,8 @@ function details(application: ApplicationRecord): string[] {
     `  subject:        ${subjectType(application)}`,
     `  logout tokens:  ${backchannelLogout(application)}`,
     `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
-    `  DPoP:           ${application.dpopBoundAccessTokens ? 'required (DPoP-bound tokens only, RFC 9449)' : 'optional'}`,
-    `  PAR:            ${application.requirePushedAuthorizationRequests ? 'required (pushed authorization requests only, RFC 9126)' : 'optional'}`,
+    `  DPoP:           ${requirement(application, application.dpopBoundAccessTokens, 'DPoP-bound tokens only, RFC 9449')}`,
+    `  PAR:            ${requirement(application, application.requirePushedAuthorizationRequests, 'pushed authorization requests only, RFC 9126')}`,
     `  signed request: ${application.requireSignedRequestObject ? 'required (signed request objects only, RFC 9101)' : 'optional'}`,
     `  JARM alg:       ${application.authorizationSignedResponseAlg ?? 'RS256 (the default)'}`,
     `  profile:        ${application.profile === 'fapi2' ? 'fapi2 (FAPI 2.0 Security Profile)' : 'none'}`,
@@ -38,6 +40,10 @@ function details(application: ApplicationRecord): string[] {
     `  created at:     ${application.createdAt.toISOString()}`,
   ];
 }
+
+// The profile fapi2 (fapi2-profile.ts) requires DPoP-bound tokens and pushed requests whatever the client's own settings.
+const requirement = (application: ApplicationRecord, setting: boolean, what: string) =>
+  isFapi2(application) ? `required (profile fapi2: ${what})` : setting ? `required (${what})` : 'optional';
 
 // Back-Channel Logout 1.0: where logout tokens go, and whether each must name the session.
 const backchannelLogout = ({ backchannelLogoutUri: uri, backchannelLogoutSessionRequired: sid }: ApplicationRecord) =>
@@ -166,16 +172,22 @@ export function printChanged(
 
 export function printShown(io: CliIo, json: boolean, application: ApplicationRecord, hashedSecrets: boolean): void {
   if (json) return printJson(io, applicationJson(application));
-  const secret = !application.confidential
-    ? 'none (public client)'
-    : `${hashedSecrets ? 'hashed' : 'set'}, not shown (a new one: 'apps rotate-secret ${application.uid}')`;
   const lines = [
     ...details(application),
     `  updated at:     ${application.updatedAt.toISOString()}`,
-    `  secret:         ${secret}`,
+    `  secret:         ${secretState(application, hashedSecrets)}`,
     ...registration(application),
   ];
   io.stdout(`${lines.join('\n')}\n`);
+}
+
+// A private_key_jwt client has no secret (usesClientSecret): one it kept from before is never accepted.
+function secretState(application: ApplicationRecord, hashedSecrets: boolean): string {
+  if (!application.confidential) return 'none (public client)';
+  if (!usesClientSecret(application)) return `none: authenticates with ${application.tokenEndpointAuthMethod}`;
+  const rotate = `'apps rotate-secret ${application.uid}'`;
+  if (application.secret === null) return `none yet (make one: ${rotate})`;
+  return `${hashedSecrets ? 'hashed' : 'set'}, not shown (a new one: ${rotate})`;
 }
 
 /** `filter`: the --filter given, for the message when nothing matched. */

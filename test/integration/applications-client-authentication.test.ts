@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertionParams, clientAssertion, clientKey, jwksOf, type ClientKey } from '../helpers/client-assertions.js';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { createClient } from '../helpers/factories.js';
+import { sha256Hex } from '../../src/oauth/secrets.js';
 import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -95,7 +96,7 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
     expect((await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(client.uid, client.secret!))).statusCode).toBe(200);
   });
 
-  it('JSON: jwks_uri and the method round-trip; clearing the method gives the client its secret back', async () => {
+  it('JSON: jwks_uri and the method round-trip without a secret; clearing the method issues one, shown once', async () => {
     const created = await server.app.inject({
       method: 'POST',
       url: '/oauth/applications',
@@ -108,17 +109,94 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
       jwks_uri: 'https://rp.example/jwks.json',
       jwks: null,
     });
-    const { id, uid, secret } = created.json();
-    expect((await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(uid, secret))).statusCode).toBe(401);
+    const { id, uid } = created.json();
+    expect(created.json()).not.toHaveProperty('secret');
+    expect((await stored(id)).secret).toBeNull();
     const cleared = await server.app.inject({
       method: 'PATCH',
       url: `/oauth/applications/${id}`,
       headers: JSON_BODY,
       payload: { token_endpoint_auth_method: null, jwks_uri: null },
     });
-    expect(cleared.json()).toMatchObject({ token_endpoint_auth_method: null, jwks_uri: null });
+    expect(cleared.json()).toMatchObject({ token_endpoint_auth_method: null, jwks_uri: null, secret: expect.stringMatching(/^\S{43}$/) });
+    const { secret } = cleared.json();
     expect((await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(uid, secret))).statusCode).toBe(200);
+    const again = await server.app.inject({
+      method: 'PATCH',
+      url: `/oauth/applications/${id}`,
+      headers: JSON_BODY,
+      payload: { name: 'Renamed' },
+    });
+    expect(again.json()).not.toHaveProperty('secret');
     expect(applicationIdFrom(created.headers.location)).toBe(id);
+  });
+
+  it('JSON: a private_key_jwt application gets no secret; its rotate_secret is 422 with the reason; a secret sent is refused', async () => {
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: JSON_BODY,
+      payload: { ...BASE, token_endpoint_auth_method: 'private_key_jwt', jwks: JSON.stringify(jwksOf(key)) },
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).not.toHaveProperty('secret');
+    const { id, uid } = created.json();
+    expect(await stored(id)).toMatchObject({ confidential: true, secret: null });
+    const rotated = await server.app.inject({
+      method: 'POST',
+      url: `/oauth/applications/${id}/rotate_secret`,
+      headers: JSON_BODY,
+      payload: {},
+    });
+    expect(rotated.statusCode).toBe(422);
+    expect(rotated.json()).toEqual({ errors: ['A private_key_jwt client has no secret to rotate: it authenticates with its key'] });
+    expect((await stored(id)).secret).toBeNull();
+    // No secret compares equal to the missing one: Basic and the body with an empty or any secret are invalid_client.
+    for (const secret of ['', 'x'.repeat(43)]) {
+      expect((await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(uid, secret))).statusCode).toBe(401);
+      const inBody = await tokenRequest(server.app, { grant_type: 'client_credentials', client_id: uid, client_secret: secret });
+      expect(inBody.statusCode).toBe(401);
+    }
+    const token = await tokenRequest(server.app, {
+      grant_type: 'client_credentials',
+      ...assertionParams(await clientAssertion(uid, key, issuer)),
+    });
+    expect(token.statusCode).toBe(200);
+  });
+
+  it('JSON: a secret client switched to private_key_jwt loses its secret; switched back it gets a new one, shown once', async () => {
+    const client = await createClient(server.deps, { name: 'Switching' });
+    const patch = (payload: object) =>
+      server.app.inject({ method: 'PATCH', url: `/oauth/applications/${client.application.id}`, headers: JSON_BODY, payload });
+    const toKey = await patch({ token_endpoint_auth_method: 'private_key_jwt', jwks: JSON.stringify(jwksOf(key)) });
+    expect(toKey.statusCode).toBe(200);
+    expect(toKey.json()).not.toHaveProperty('secret');
+    expect((await stored(client.application.id)).secret).toBeNull();
+    expect((await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(client.uid, client.secret!))).statusCode).toBe(401);
+    const toSecret = await patch({ token_endpoint_auth_method: 'client_secret_post', jwks: null });
+    expect(toSecret.statusCode).toBe(200);
+    const { secret } = toSecret.json();
+    expect(secret).toMatch(/^\S{43}$/);
+    expect(secret).not.toBe(client.secret);
+    const token = await tokenRequest(server.app, { grant_type: 'client_credentials', client_id: client.uid, client_secret: secret });
+    expect(token.statusCode).toBe(200);
+  });
+
+  it('the show page of a private_key_jwt application: no secret, no rotate button; a rotate POST answers with the reason', async () => {
+    const admin = new AdminSession(server.app);
+    const { id, show } = await admin.createThroughForm('applications', {
+      ...BASE,
+      confidential: ['0', '1'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: JSON.stringify(jwksOf(key)),
+    });
+    expect(textOf(show.body, 'secret')).toBe('None (it authenticates with its key, private_key_jwt)');
+    expect(show.body).not.toContain('Copy this secret now');
+    expect(show.body).not.toContain('/rotate_secret');
+    const rotated = await admin.submit(`/oauth/applications/${id}/rotate_secret`, {});
+    expect(rotated.statusCode).toBe(302);
+    expect((await admin.follow(rotated)).body).toContain('A private_key_jwt client has no secret to rotate: it authenticates with its key');
+    expect((await stored(id)).secret).toBeNull();
   });
 });
 
@@ -168,5 +246,54 @@ describe(`oauth-service apps --token-endpoint-auth-method, --jwks-file, --jwks-u
       'The client_secret_jwt method needs client secrets stored as they are (hashApplicationSecrets: false).',
     );
     expect(await cli.applicationCount()).toBe(before);
+  });
+
+  it('a private_key_jwt application has no secret: none printed or stored, apps show says so, rotate-secret and --secret exit 2', async () => {
+    const key = await clientKey('ES256');
+    const file = join(folder, 'key-only.json');
+    writeFileSync(file, JSON.stringify(jwksOf(key)));
+    const keyArgs = ['--token-endpoint-auth-method', 'private_key_jwt', '--jwks-file', file];
+    const created = await cli.run(['apps', 'create', '--name', 'Key only', ...REDIRECT, ...keyArgs]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).not.toMatch(/secret/);
+    const uid = /uid: +(\S+)/.exec(created.stdout)![1]!;
+    const storedSecret = () => cli.withDeps(async (deps) => (await deps.stores.applications.findByUid(uid))!.secret);
+    expect(await storedSecret()).toBeNull();
+    expect((await cli.json(['apps', 'create', '--name', 'Key only JSON', ...REDIRECT, ...keyArgs])).secret).toBeNull();
+    expect(await cli.stdout(['apps', 'show', uid])).toContain('\n  secret:         none: authenticates with private_key_jwt\n');
+
+    const rotated = await cli.run(['apps', 'rotate-secret', uid]);
+    expect({ code: rotated.code, line: usageErrorLine(rotated), stdout: rotated.stdout }).toEqual({
+      code: 2,
+      line: 'oauth-service: A private_key_jwt client has no secret to rotate: it authenticates with its key',
+      stdout: '',
+    });
+    const before = await cli.applicationCount();
+    const imported = await cli.run(['apps', 'create', '--name', 'X', ...REDIRECT, ...keyArgs, '--secret', 'y'.repeat(40)]);
+    expect({ code: imported.code, line: usageErrorLine(imported) }).toEqual({
+      code: 2,
+      line: 'oauth-service: Secret cannot be set for a private_key_jwt client: it authenticates with its key',
+    });
+    expect(await cli.applicationCount()).toBe(before);
+  });
+
+  it('apps update to a secret method prints a new secret once; back to private_key_jwt the secret is dropped', async () => {
+    const key = await clientKey('ES256');
+    const file = join(folder, 'switching.json');
+    writeFileSync(file, JSON.stringify(jwksOf(key)));
+    const keyArgs = ['--token-endpoint-auth-method', 'private_key_jwt', '--jwks-file', file];
+    const { uid } = await cli.json(['apps', 'create', '--name', 'Switching', ...REDIRECT, ...keyArgs]);
+    const toSecret = await cli.stdout(['apps', 'update', uid, '--token-endpoint-auth-method', 'client_secret_basic', '--jwks-file', '']);
+    const secret = /\n {2}secret: +(\S{43})\n/.exec(toSecret)?.[1];
+    expect(secret).toBeDefined();
+    expect(toSecret).toContain('The secret is shown only this once');
+    const storedSecret = () => cli.withDeps(async (deps) => (await deps.stores.applications.findByUid(uid))!.secret);
+    expect(await storedSecret()).toBe(sha256Hex(secret!));
+    expect(await cli.stdout(['apps', 'show', uid])).toContain(
+      `  secret:         hashed, not shown (a new one: 'apps rotate-secret ${uid}')\n`,
+    );
+    const back = await cli.json(['apps', 'update', uid, ...keyArgs]);
+    expect(back).not.toHaveProperty('secret');
+    expect(await storedSecret()).toBeNull();
   });
 });

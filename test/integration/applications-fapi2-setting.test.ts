@@ -108,6 +108,10 @@ describe(`the fapi2 profile and the request security settings per client (${back
     const shown = (await admin.follow(created)).body;
     expect(textOf(shown, 'profile')).toBe('FAPI 2.0 Security Profile (fapi2)');
     expect(textOf(shown, 'require_signed_request_object')).toBe('Required');
+    // The profile requires DPoP and PAR (fapi2-profile.ts) although the stored settings are off: the page says so.
+    expect(stored).toMatchObject({ dpopBoundAccessTokens: false, requirePushedAuthorizationRequests: false });
+    expect(textOf(shown, 'dpop_bound_access_tokens')).toBe('Required (profile fapi2)');
+    expect(textOf(shown, 'require_pushed_authorization_requests')).toBe('Required (profile fapi2)');
     expect(textOf(shown, 'authorization_signed_response_alg')).toBe('EdDSA');
   });
 });
@@ -131,6 +135,10 @@ describe(`oauth-service apps --profile fapi2 (${backend})`, { timeout: 120_000 }
     expect(created.profile).toBe('fapi2');
     const shown = (await cli.run(['apps', 'show', created.uid])).stdout;
     expect(shown).toContain('  profile:        fapi2 (FAPI 2.0 Security Profile)\n');
+    // What the profile enforces, not the stored settings (which --json still answers).
+    expect(shown).toContain('  DPoP:           required (profile fapi2: DPoP-bound tokens only, RFC 9449)\n');
+    expect(shown).toContain('  PAR:            required (profile fapi2: pushed authorization requests only, RFC 9126)\n');
+    expect(created).toMatchObject({ dpop_bound_access_tokens: false, require_pushed_authorization_requests: false });
     const updated = JSON.parse(
       (
         await cli.run([

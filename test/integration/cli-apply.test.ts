@@ -241,16 +241,17 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     };
     const remote = { ...machine, uid: 'remote-keys', name: 'Remote keys', jwks: null, jwks_uri: 'https://keys.example.com/jwks.json' };
     const { stdout } = await applied({ applications: [machine, remote] });
-    // As `apps create` does, a confidential client gets a secret, used only if its method is set back to a secret one.
-    expect(stdout).toMatch(/^created application machine\n {2}client secret \(shown only now\): \S{43}\ncreated application remote-keys\n/);
+    // As `apps create` does, a client that proves itself with its key gets no secret.
+    expect(stdout).toMatch(/^created application machine\ncreated application remote-keys\n/);
     const stored = async () => (await state()).applications.filter((a: { uid: string }) => a.uid === 'machine' || a.uid === 'remote-keys');
     expect(await stored()).toEqual([
       expect.objectContaining({
         uid: 'machine',
         tokenEndpointAuthMethod: 'private_key_jwt',
         grantTypes: ['client_credentials'],
+        secret: null,
       }),
-      expect.objectContaining({ uid: 'remote-keys', jwks: null, jwksUri: 'https://keys.example.com/jwks.json' }),
+      expect.objectContaining({ uid: 'remote-keys', jwks: null, jwksUri: 'https://keys.example.com/jwks.json', secret: null }),
     ]);
     expect(JSON.parse((await stored())[0].jwks).keys[0]).toMatchObject({ kid: key.kid, kty: 'EC', crv: 'P-256' });
     expect((await applied({ applications: [machine, remote] })).stdout).toMatch(
@@ -263,5 +264,15 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     const keyless = await apply({ applications: [{ ...remote, jwks_uri: null }] });
     expect(keyless.code).toBe(2);
     expect(keyless.stderr.split('\n')[1]).toMatch(/^ {2}applications\[0\]\.\w+: .*(jwks|key)/i);
+    // A secret cannot be declared for it; set back to a secret method, it gets a generated one, printed once.
+    const withSecret = await apply({ applications: [{ ...machine, uid: 'machine-secret', secret_env: 'IMPORTED_SECRET' }] });
+    expect([withSecret.code, withSecret.stderr.split('\n')[1]]).toEqual([
+      2,
+      '  applications[0].secret_env: Secret cannot be set for a private_key_jwt client: it authenticates with its key',
+    ]);
+    const toSecret = await applied({
+      applications: [{ ...machine, token_endpoint_auth_method: 'client_secret_basic', jwks: null }, remote],
+    });
+    expect(toSecret.stdout).toMatch(/^updated application machine: .*\n {2}client secret \(shown only now\): \S{43}\n/);
   });
 });

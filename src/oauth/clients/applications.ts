@@ -24,6 +24,7 @@ import { fapi2ProfileProblems, type ProfiledClient } from './fapi2-profile.js';
 import {
   clientAuthenticationErrors,
   storedClientAuthentication,
+  usesClientSecret,
   type ClientAuthenticationField,
   type ClientAuthenticationFields,
 } from './client-authentication-setting.js';
@@ -165,9 +166,12 @@ export function validateApplicationFields(
 
 export interface CreatedApplication {
   application: ApplicationRecord;
-  /** The plain secret, shown once; null for public clients. */
+  /** The plain secret, shown once; null for public clients and those that prove themselves with their key. */
   plainSecret: string | null;
 }
+
+/** A client as the secret rule (usesClientSecret) judges it. */
+type SecretHolder = Pick<ApplicationRecord, 'confidential'> & { tokenEndpointAuthMethod: string | null };
 
 export interface ImportedClient {
   uid?: string | undefined;
@@ -175,13 +179,15 @@ export interface ImportedClient {
 }
 
 /** SPEC 2: the rules of an imported client's uid and secret (those given), as validateApplicationFields reports. */
-export function importedClientErrors(imported: ImportedClient, confidential: boolean): FieldErrors {
+export function importedClientErrors(imported: ImportedClient, client: SecretHolder): FieldErrors {
   const errors: FieldErrors = {};
   if (imported.uid !== undefined && !/^[\x21-\x7E]{1,255}$/.test(imported.uid)) {
     errors.uid = ['UID must be 1 to 255 visible ASCII characters'];
   }
   if (imported.secret !== undefined) {
-    if (!confidential) errors.secret = ['Secret cannot be set for a public client'];
+    if (!client.confidential) errors.secret = ['Secret cannot be set for a public client'];
+    else if (!usesClientSecret(client))
+      errors.secret = [`Secret cannot be set for a ${client.tokenEndpointAuthMethod} client: it authenticates with its key`];
     else if (imported.secret.length < MIN_IMPORTED_SECRET_LENGTH)
       errors.secret = [`Secret must be at least ${MIN_IMPORTED_SECRET_LENGTH} characters`];
   }
@@ -194,9 +200,10 @@ export async function createApplication(
   fields: ApplicationFields,
   imported: ImportedClient = {},
 ): Promise<CreatedApplication> {
-  const errors = { ...validateApplicationFields(fields, deps.config), ...importedClientErrors(imported, fields.confidential) };
+  const client = { confidential: fields.confidential, tokenEndpointAuthMethod: methodOf(fields) };
+  const errors = { ...validateApplicationFields(fields, deps.config), ...importedClientErrors(imported, client) };
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
-  const plainSecret = fields.confidential ? (imported.secret ?? generateSecret()) : null;
+  const plainSecret = usesClientSecret(client) ? (imported.secret ?? generateSecret()) : null;
   const application = await deps.stores.applicationAdmin.create({
     uid: imported.uid ?? generateClientId(),
     secret: plainSecret === null ? null : storedForm(plainSecret, deps.config.hashApplicationSecrets),
@@ -206,18 +213,18 @@ export async function createApplication(
 }
 
 /**
- * Updates an application. Turning a public client confidential gives it a new secret (returned once);
- * turning it public drops its secret. null when there is no such application.
+ * Updates an application. A client that comes to need a secret (made confidential, or moved from private_key_jwt to
+ * a secret method) gets a new one (returned once); one that no longer does (made public, or moved to private_key_jwt)
+ * loses it, as an RFC 7592 update does. null when there is no such application.
  */
 export async function updateApplication(deps: OAuthDeps, id: number, fields: ApplicationFields): Promise<CreatedApplication | null> {
   const current = await deps.stores.applications.findById(id);
   if (!current) return null;
   const errors = validateApplicationFields(fields, deps.config, current);
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
-  // A client that proves itself with its key alone (issue 34: registered or from a metadata document) gets no secret.
-  const keyOnly = (fields.tokenEndpointAuthMethod ?? current.tokenEndpointAuthMethod) === 'private_key_jwt';
-  const plainSecret = fields.confidential && current.secret === null && !keyOnly ? generateSecret() : null;
-  const secretChange = !fields.confidential
+  const secretNeeded = usesClientSecret({ confidential: fields.confidential, tokenEndpointAuthMethod: methodOf(fields, current) });
+  const plainSecret = secretNeeded && current.secret === null ? generateSecret() : null;
+  const secretChange = !secretNeeded
     ? { secret: null }
     : plainSecret !== null
       ? { secret: storedForm(plainSecret, deps.config.hashApplicationSecrets) }
@@ -240,7 +247,11 @@ async function replaceSecret(deps: OAuthDeps, id: number, plainSecret: string): 
   const current = await deps.stores.applications.findById(id);
   if (!current) return null;
   if (!current.confidential) throw new ApplicationInvalid({ secret: ['A public client has no secret to rotate'] });
-  const errors = importedClientErrors({ secret: plainSecret }, true);
+  if (!usesClientSecret(current)) {
+    const method = current.tokenEndpointAuthMethod;
+    throw new ApplicationInvalid({ secret: [`A ${method} client has no secret to rotate: it authenticates with its key`] });
+  }
+  const errors = importedClientErrors({ secret: plainSecret }, current);
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
   const application = await deps.stores.applicationAdmin.update(id, {
     secret: storedForm(plainSecret, deps.config.hashApplicationSecrets),
@@ -275,13 +286,18 @@ export function storedApplicationFields(fields: ApplicationFields) {
   };
 }
 
+// The token endpoint auth method the client will be stored with (not given: the stored one; blank: null, the default).
+function methodOf(fields: ApplicationFields, current?: ApplicationRecord): string | null {
+  const method = fields.tokenEndpointAuthMethod === undefined ? current?.tokenEndpointAuthMethod : fields.tokenEndpointAuthMethod.trim();
+  return method || null;
+}
+
 // The client as it will be stored, as the profile's rules judge it (a field not given: the stored one).
 function profiledClient(fields: ApplicationFields, current?: ApplicationRecord): ProfiledClient {
-  const method = fields.tokenEndpointAuthMethod === undefined ? current?.tokenEndpointAuthMethod : fields.tokenEndpointAuthMethod.trim();
   return {
     profile: fields.profile === undefined ? (current?.profile ?? 'none') : fields.profile.trim() || 'none',
     confidential: fields.confidential,
-    tokenEndpointAuthMethod: method || null,
+    tokenEndpointAuthMethod: methodOf(fields, current),
     grantTypes: fields.grantTypes === undefined ? (current?.grantTypes ?? null) : storedGrantTypes(fields.grantTypes),
   };
 }

@@ -79,6 +79,15 @@ export function clientAuthenticationProblem(
   return null;
 }
 
+/**
+ * Whether a client is issued a client secret. A public client has none, and a private_key_jwt client proves itself
+ * with its key: a secret would never be accepted from it (client-authentication.ts), so it gets none either. The
+ * default method (null) authenticates with the secret, client_secret_jwt keys its HMAC with it. Registration
+ * (RFC 7591) and the admin's applications both ask this.
+ */
+export const usesClientSecret = (client: { confidential: boolean; tokenEndpointAuthMethod: string | null }): boolean =>
+  client.confidential && client.tokenEndpointAuthMethod !== 'private_key_jwt';
+
 /** Why a jwks_uri cannot be fetched under the document fetcher's rules; null when it can. */
 export function jwksUriProblem(value: string, allowHttp: boolean): string | null {
   let url: URL;

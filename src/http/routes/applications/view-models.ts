@@ -8,6 +8,8 @@ import type { OAuthDeps } from '../../../oauth/deps.js';
 import { pairwiseAvailable, sectorOf } from '../../../oauth/openid/subject.js';
 import { SIGNING_ALGORITHMS } from '../../../oauth/keys/signing-keys.js';
 import { refreshTokensValue } from '../../../oauth/clients/refresh-token-setting.js';
+import { usesClientSecret } from '../../../oauth/clients/client-authentication-setting.js';
+import { isFapi2 } from '../../../oauth/clients/fapi2-profile.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { listFilters, listMarkers, registrationView } from './registration-view.js';
 
@@ -123,12 +125,14 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     },
     registration: registrationView(application),
     secret: plainSecret !== null ? { plain: plainSecret } : { placeholder: secretPlaceholder(config, application) },
-    canRotate: application.confidential,
+    // A private_key_jwt client has no secret: rotating is refused (applications.ts), so no button offers it.
+    canRotate: usesClientSecret(application),
     callbackUrls: application.redirectUris.map((uri) => ({ uri, authorizeHref: authorizeHref(application, uri) })),
     accessTokenFormat: TOKEN_FORMATS.find(({ value }) => value === application.accessTokenFormat)?.label ?? application.accessTokenFormat,
-    // RFC 9449 section 5.2: without it, a proof still binds the tokens of a request that sends one.
-    dpopBoundAccessTokens: application.dpopBoundAccessTokens ? 'Required' : 'Not required',
-    requirePushedAuthorizationRequests: application.requirePushedAuthorizationRequests ? 'Required' : 'Not required',
+    // RFC 9449 section 5.2: without it, a proof still binds the tokens of a request that sends one. The profile fapi2
+    // requires both DPoP and PAR whatever the stored settings say (fapi2-profile.ts).
+    dpopBoundAccessTokens: requirement(application, application.dpopBoundAccessTokens),
+    requirePushedAuthorizationRequests: requirement(application, application.requirePushedAuthorizationRequests),
     requireSignedRequestObject: application.requireSignedRequestObject ? 'Required' : 'Not required',
     authorizationSignedResponseAlg: application.authorizationSignedResponseAlg ?? 'RS256 (default)',
     profile: application.profile === 'fapi2' ? 'FAPI 2.0 Security Profile (fapi2)' : 'None',
@@ -244,10 +248,15 @@ function blankRedirectUriAllowed(config: Config): boolean {
   return errors.redirect_uri === undefined;
 }
 
-// The stored secret is a hash (or, with hashApplicationSecrets off, a value shown only once): never printed.
+const requirement = (application: ApplicationRecord, setting: boolean) =>
+  isFapi2(application) ? 'Required (profile fapi2)' : setting ? 'Required' : 'Not required';
+
+// The stored secret is a hash (or, with hashApplicationSecrets off, a value shown only once): never printed. A
+// private_key_jwt client has none (one it kept from before is never accepted).
 function secretPlaceholder(config: Config, application: ApplicationRecord): string {
-  if (application.confidential && application.secret === null) return 'None (it authenticates with its key)';
-  if (!application.confidential || application.secret === null) return 'None (public client)';
+  if (!application.confidential) return 'None (public client)';
+  if (!usesClientSecret(application)) return `None (it authenticates with its key, ${application.tokenEndpointAuthMethod})`;
+  if (application.secret === null) return 'None yet (rotate the secret to make one)';
   return config.hashApplicationSecrets ? 'Secret hashed' : 'Hidden (shown only once)';
 }
 

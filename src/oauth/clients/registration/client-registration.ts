@@ -14,6 +14,7 @@ import { constantTimeEqual, generateClientId, generateSecret, sha256Hex, storedF
 import type { ApplicationInput, ApplicationRecord } from '../../store.js';
 import { expiredUnused } from './unused-clients.js';
 import { checkSubjectMetadata } from './sector-identifier.js';
+import { usesClientSecret } from '../client-authentication-setting.js';
 
 // Dynamic client registration (RFC 7591) and its management protocol (RFC 7592), issue 19. The admin's rules for
 // an application (applications.ts validateApplicationFields) hold here too, beside the stricter ones of
@@ -53,8 +54,7 @@ function checkAdminRules(deps: OAuthDeps, metadata: ClientMetadata): void {
 }
 
 /** A public client has no secret, and a private_key_jwt client proves itself with its key: it gets none either. */
-const usesSecret = (metadata: ClientMetadata) =>
-  metadata.token_endpoint_auth_method !== 'none' && metadata.token_endpoint_auth_method !== 'private_key_jwt';
+const usesSecret = (metadata: ClientMetadata) => usesClientSecret(columnsOf(metadata));
 
 /** The record's fields for the metadata (RFC 7592 section 2.2: an update replaces all of them). */
 function columnsOf(metadata: ClientMetadata) {
