@@ -102,7 +102,8 @@ function signerOnFirstUse(deps: SigningKeyDeps): TokenSigner {
 
 /**
  * Opens the database of the config, migrated, runs `work` with the domain's deps and closes it.
- * Commands that change data migrate first, so the CLI works on a fresh database as the server does.
+ * Every command migrates first, so the CLI works on a fresh database as the server does (`migrate --status` only reads),
+ * and refuses a database a newer version migrated (NewerDatabaseSchema).
  */
 export async function withDatabase<T>(config: Readonly<Config>, work: (deps: OAuthDeps, database: Database) => Promise<T>): Promise<T> {
   // With a read replica, the CLI's revocations and deletions also wait until the replica has applied them.

@@ -18,7 +18,10 @@ export async function runMigrateCommand(args: string[], io: CliIo): Promise<numb
     if (values.status) {
       const status = await migrationStatus(database);
       if (values.json) printJson(io, status);
-      else io.stdout(`applied: ${status.applied.join(', ') || 'none'}\npending: ${status.pending.join(', ') || 'none'}\n`);
+      else {
+        io.stdout(`applied: ${status.applied.join(', ') || 'none'}\npending: ${status.pending.join(', ') || 'none'}\n`);
+        if (status.unknown.length > 0) io.stdout(`unknown (applied by a newer version): ${status.unknown.join(', ')}\n`);
+      }
       return 0;
     }
     const applied = await migrate(database);

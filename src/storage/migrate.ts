@@ -21,6 +21,21 @@ export interface Migration {
 export interface MigrationStatus {
   applied: string[];
   pending: string[];
+  /** Applied migrations this build does not have: a newer version migrated the database. */
+  unknown: string[];
+}
+
+/**
+ * A database a newer version migrated: this one would run on a schema it does not know, and could undo what the newer
+ * one keeps (a disabled client or user it cannot see). Refused before anything is read or written.
+ */
+export class NewerDatabaseSchema extends Error {
+  constructor(unknown: string[]) {
+    super(
+      `the database was migrated by a newer version of oauth-service (migrations this version does not have: ${unknown.join(', ')}). ` +
+        'Run that version or a later one, or restore the backup taken before the upgrade (docs/operations.md "Upgrades").',
+    );
+  }
 }
 
 export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
@@ -64,12 +79,16 @@ const inProcess = new WeakMap<Database, Promise<string[]>>();
 async function migrateUnderLock(database: Database, migrations: Migration[]): Promise<string[]> {
   // Nearly always every migration is applied: two reads say so without the lock and the CREATE TABLE (four statements,
   // ~10 ms of every CLI command on a data folder, issue 30). Anything pending takes the locked path, which reads again.
-  if ((await migrationStatus(database, migrations)).pending.length === 0) return [];
+  const status = await migrationStatus(database, migrations);
+  if (status.unknown.length > 0) throw new NewerDatabaseSchema(status.unknown);
+  if (status.pending.length === 0) return [];
   return database.withConnection(async (sql) => {
     await sql.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       await sql.query(CREATE_MIGRATIONS_TABLE);
       const applied = new Set(await appliedNames(sql));
+      const unknown = unknownNames(applied, migrations);
+      if (unknown.length > 0) throw new NewerDatabaseSchema(unknown);
       const done: string[] = [];
       for (const migration of migrations) {
         if (applied.has(migration.name)) continue;
@@ -116,5 +135,11 @@ export async function migrationStatus(database: Database, migrations = readMigra
   return {
     applied: migrations.filter((m) => applied.has(m.name)).map((m) => m.name),
     pending: migrations.filter((m) => !applied.has(m.name)).map((m) => m.name),
+    unknown: unknownNames(applied, migrations),
   };
+}
+
+function unknownNames(applied: ReadonlySet<string>, migrations: Migration[]): string[] {
+  const known = new Set(migrations.map((migration) => migration.name));
+  return [...applied].filter((name) => !known.has(name)).sort();
 }

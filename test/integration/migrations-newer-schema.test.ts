@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backend } from '../helpers/test-database.js';
+import { createCliHarness, type CliHarness } from '../helpers/cli.js';
+
+// A database a newer version migrated (a migration this build does not have is applied): every command and the
+// server refuse it, with what to do, instead of running on a schema they do not know (an older version would serve
+// the tokens of a client the newer one disabled). Found by the upgrade audit: an old build booted silently.
+
+const FUTURE = '29991231000000_from_a_newer_version';
+
+describe(`a database migrated by a newer version (${backend})`, () => {
+  let cli: CliHarness;
+
+  beforeAll(async () => {
+    cli = await createCliHarness();
+    await cli.stdout(['apps', 'create', '--name', 'Before the downgrade', '--redirect-uri', 'https://app.example.com/cb']);
+    await cli.withDeps((_deps, database) =>
+      database.sql.query(
+        `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
+         VALUES ('00000000-0000-4000-8000-000000000000', $1, $2, now(), now(), 1)`,
+        ['0'.repeat(64), FUTURE],
+      ),
+    );
+  });
+  afterAll(() => cli?.close());
+
+  it('a command that opens the database refuses it, naming the unknown migration and what to do (exit 1, nothing read)', async () => {
+    const result = await cli.run(['apps', 'list']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `oauth-service: the database was migrated by a newer version of oauth-service (migrations this version does not have: ${FUTURE}). ` +
+        'Run that version or a later one, or restore the backup taken before the upgrade (docs/operations.md "Upgrades").\n',
+    );
+    expect((await cli.run(['migrate'])).code).toBe(1);
+  });
+
+  it('migrate --status lists it, in text and JSON', async () => {
+    expect(await cli.stdout(['migrate', '--status'])).toContain(`unknown (applied by a newer version): ${FUTURE}\n`);
+    const status = await cli.json(['migrate', '--status']);
+    expect(status.unknown).toEqual([FUTURE]);
+    expect(status.pending).toEqual([]);
+  });
+});
