@@ -3,6 +3,7 @@
 // Part of config/schema.ts. A client secret is never in the JSON: the loader takes it from IDP_<ID>_CLIENT_SECRET or
 // clientSecretFile (identityProviderSecretProblems); the checks JSON Schema cannot state are identityProviderProblems.
 
+import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 
@@ -176,12 +177,53 @@ export function identityProviderProblems(
     if (entry.type === 'oauth2')
       for (const key of ['authorizationEndpoint', 'tokenEndpoint', 'userinfoEndpoint'] as const)
         if (entry[key] === null) problems.push(`${at}.${key}: needed by type oauth2 (nothing is discovered)`);
-    problems.push(...clientSecretProblems(entry, at, env), ...logoProblems(entry, at));
+    problems.push(...clientSecretProblems(entry, at, env), ...logoProblems(entry, at), ...privateKeyProblems(entry, at));
+    problems.push(...publicClientProblems(entry, at));
     // Plain http leaves the code and the tokens to anyone on the way: only for an upstream on this machine.
-    if (new URL(entry.issuer).protocol === 'http:' && !LOOPBACK.has(new URL(entry.issuer).hostname))
-      problems.push(`${at}.issuer: http is only for a provider on this machine (localhost, 127.0.0.1, [::1]); use https`);
+    for (const key of ['issuer', 'authorizationEndpoint', 'tokenEndpoint', 'userinfoEndpoint'] as const) {
+      const url = entry[key];
+      if (url !== null && new URL(url).protocol === 'http:' && !LOOPBACK.has(new URL(url).hostname))
+        problems.push(`${at}.${key}: http is only for a provider on this machine (localhost, 127.0.0.1, [::1]); use https`);
+    }
   });
   return problems;
+}
+
+/** A provider without client authentication is a public client, which PKCE alone keeps its codes to (RFC 9700 2.1.1). */
+export const isPublicClient = (entry: IdentityProviderConfig): boolean => !entry.clientSecret && entry.privateKeyJwt === null;
+
+function publicClientProblems(entry: IdentityProviderConfig, at: string): string[] {
+  if (!isPublicClient(entry) || entry.usePkce) return [];
+  return [
+    `${at}.usePkce: false needs client authentication: set ${clientSecretVariable(entry.id)}, clientSecretFile or privateKeyJwt (a public client must use PKCE)`,
+  ];
+}
+
+// The key types each assertion algorithm signs with (RFC 7518 section 3, RFC 8037).
+const KEY_TYPES: Readonly<Record<string, string>> = { RS256: 'rsa', PS256: 'rsa', ES256: 'ec', EdDSA: 'ed25519' };
+
+/** The privateKeyJwt key file must be readable and hold a private key of its alg: a PKCS#8 PEM or a private JWK. */
+function privateKeyProblems({ privateKeyJwt }: IdentityProviderConfig, at: string): string[] {
+  if (privateKeyJwt === null) return [];
+  const { keyFile, alg } = privateKeyJwt;
+  let text: string;
+  try {
+    text = readFileSync(keyFile, 'utf8');
+  } catch (error) {
+    return [`${at}.privateKeyJwt.keyFile: cannot read ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`];
+  }
+  let key: KeyObject;
+  try {
+    if (text.trimStart().startsWith('{')) key = createPrivateKey({ key: JSON.parse(text) as JsonWebKey, format: 'jwk' });
+    else if (text.includes('-----BEGIN PRIVATE KEY-----')) key = createPrivateKey(text);
+    else throw new Error('not PKCS#8');
+  } catch {
+    return [`${at}.privateKeyJwt.keyFile: ${keyFile} holds no private key (a PKCS#8 PEM, "BEGIN PRIVATE KEY", or a private JWK)`];
+  }
+  const wanted = KEY_TYPES[alg] ?? alg;
+  return key.asymmetricKeyType === wanted
+    ? []
+    : [`${at}.privateKeyJwt.keyFile: ${keyFile} is a ${key.asymmetricKeyType} key, not one of ${alg}`];
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +79,78 @@ describe('config identityProviders', () => {
       'identityProviders.0.issuer: http is only for a provider on this machine (localhost, 127.0.0.1, [::1]); use https',
       'identityProviders.1.logoFile: must be a .png, .svg or .jpg file',
       'identityProviders.2.logoFile: 102401 bytes, more than 102400',
+    ]);
+  });
+});
+
+describe('config identityProviders: client authentication and endpoints checked at boot', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'idp-key-'));
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const pem = join(dir, 'key.pem');
+  writeFileSync(pem, rsa.export({ type: 'pkcs8', format: 'pem' }));
+  const jwk = join(dir, 'key.json');
+  writeFileSync(jwk, JSON.stringify(rsa.export({ format: 'jwk' })));
+  const pkcs1 = join(dir, 'pkcs1.pem');
+  writeFileSync(pkcs1, rsa.export({ type: 'pkcs1', format: 'pem' }));
+  const notAKey = join(dir, 'notes.txt');
+  writeFileSync(notAKey, 'hello');
+  const withKey = (id: string, keyFile: string, alg = 'RS256') => ({ ...entry, id, privateKeyJwt: { keyFile, alg } });
+
+  it('privateKeyJwt.keyFile: missing, not a key, not PKCS#8, or of another algorithm fails the boot; a PEM or a JWK passes', () => {
+    expect(
+      problemsOf({
+        identityProviders: [
+          withKey('pem', pem),
+          withKey('jwk', jwk),
+          withKey('gone', join(dir, 'missing.pem')),
+          withKey('text', notAKey),
+          withKey('pkcs1', pkcs1),
+          withKey('ec', pem, 'ES256'),
+        ],
+      }),
+    ).toEqual([
+      `identityProviders.2.privateKeyJwt.keyFile: cannot read ${join(dir, 'missing.pem')}: ENOENT`,
+      `identityProviders.3.privateKeyJwt.keyFile: ${notAKey} holds no private key (a PKCS#8 PEM, "BEGIN PRIVATE KEY", or a private JWK)`,
+      `identityProviders.4.privateKeyJwt.keyFile: ${pkcs1} holds no private key (a PKCS#8 PEM, "BEGIN PRIVATE KEY", or a private JWK)`,
+      `identityProviders.5.privateKeyJwt.keyFile: ${pem} is a rsa key, not one of ES256`,
+    ]);
+  });
+
+  it('type oauth2: a plain-http endpoint away from this machine fails the boot, naming the key', () => {
+    const oauth2 = {
+      ...entry,
+      type: 'oauth2',
+      authorizationEndpoint: 'http://github.example.com/login/oauth/authorize',
+      tokenEndpoint: 'http://github.example.com/login/oauth/access_token',
+      userinfoEndpoint: 'http://api.github.example.com/user',
+    };
+    const local = {
+      ...oauth2,
+      id: 'local',
+      authorizationEndpoint: 'http://127.0.0.1:9999/auth',
+      tokenEndpoint: 'http://localhost:9999/token',
+    };
+    expect(problemsOf({ identityProviders: [oauth2, { ...local, userinfoEndpoint: 'http://[::1]:9999/me' }] })).toEqual([
+      'identityProviders.0.authorizationEndpoint: http is only for a provider on this machine (localhost, 127.0.0.1, [::1]); use https',
+      'identityProviders.0.tokenEndpoint: http is only for a provider on this machine (localhost, 127.0.0.1, [::1]); use https',
+      'identityProviders.0.userinfoEndpoint: http is only for a provider on this machine (localhost, 127.0.0.1, [::1]); use https',
+    ]);
+  });
+
+  it('a public client (no secret, no privateKeyJwt) with usePkce false fails the boot; with PKCE, or with a secret, it passes', () => {
+    expect(
+      problemsOf(
+        {
+          identityProviders: [
+            { ...entry, usePkce: false },
+            { ...entry, id: 'pkce' },
+            { ...entry, id: 'secret', usePkce: false },
+          ],
+        },
+        { IDP_SECRET_CLIENT_SECRET: 's3cret' },
+      ),
+    ).toEqual([
+      'identityProviders.0.usePkce: false needs client authentication: set IDP_CORP_IDP_CLIENT_SECRET, clientSecretFile or privateKeyJwt (a public client must use PKCE)',
     ]);
   });
 });

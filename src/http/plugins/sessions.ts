@@ -22,6 +22,11 @@ declare module '@fastify/secure-session' {
     /** Set by prompt=login, max_age or an id_token_hint for someone else: /login asks again despite a session. */
     reauthenticate: boolean;
     /**
+     * The most seconds ago the user may have authenticated, as the authorization request that sent the browser to
+     * /login asks (max_age; 0 for prompt=login): a sign-in through an upstream passes it on and checks its auth_time.
+     */
+    maxAuthenticationAge: number;
+    /**
      * Set by an authorization request that wants a second factor (acr_values naming the mfa acr, or a client listed in
      * authentication.requireSecondFactor), to the path the sign-in returns to: /login then asks for it, even of a user
      * who would not be asked, while it returns there (a sign-in started elsewhere later is not bound by it).

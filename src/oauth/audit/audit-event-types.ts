@@ -10,6 +10,7 @@ export const AUDIT_EVENT_TYPES = [
   'user.passkey.removed',
   'user.passkey.refused',
   'user.passkeys.reset',
+  'user.identity.linked',
   'user.identity.removed',
   'user.second_factor.enrolled',
   'user.second_factor.removed',

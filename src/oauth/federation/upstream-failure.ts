@@ -24,7 +24,9 @@ export type UpstreamFailureReason =
   /** No local user, and createUsers is off. */
   | 'no_user'
   /** It gave no subject (the claim mapped to sub). */
-  | 'claims_missing';
+  | 'claims_missing'
+  /** Its entry in identityProviders cannot be used as it is (a key file gone, an endpoint openid-client refuses). */
+  | 'misconfigured';
 
 export class UpstreamFailure extends Error {
   constructor(
@@ -46,6 +48,15 @@ const CHECK_FAILED = new Set<string>([
   'OAUTH_PARSE_ERROR',
   'OAUTH_MISSING_SERVER_METADATA',
 ]);
+
+/** The failure an error while setting a provider up stands for: an upstream's when it is one, else its entry's. */
+export function configurationFailureOf(error: unknown): UpstreamFailure {
+  try {
+    return upstreamFailureOf(error);
+  } catch {
+    return new UpstreamFailure('misconfigured', error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  }
+}
 
 /** The failure an error of openid-client (or of fetch) stands for. */
 export function upstreamFailureOf(error: unknown): UpstreamFailure {

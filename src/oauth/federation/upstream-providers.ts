@@ -3,6 +3,7 @@ import * as client from 'openid-client';
 import { importJWK, importPKCS8, type CryptoKey } from 'jose';
 import type { IdentityProviderConfig } from '../../config/identity-providers-schema.js';
 import type { Config } from '../../config/types.js';
+import { configurationFailureOf } from './upstream-failure.js';
 
 // Upstream identity providers (issue 37, config identityProviders): each one's openid-client Configuration. An
 // OpenID Provider is discovered (OpenID Connect Discovery 1.0 / RFC 8414) on first use, not at boot, so an upstream
@@ -26,7 +27,8 @@ export function upstreamConfiguration(config: Readonly<Config>, entry: IdentityP
   if (!cache) cachesByConfig.set(config, (cache = new Map()));
   let found = cache.get(entry.id);
   if (!found) {
-    found = configure(entry);
+    // Whatever fails here is a failed sign-in with its page, never a 500 (a key file gone since the boot checked it).
+    found = configure(entry).catch((error: unknown) => Promise.reject(configurationFailureOf(error)));
     cache.set(entry.id, found);
     found.catch(() => cache.delete(entry.id));
   }
@@ -38,8 +40,11 @@ export function forgetUpstream(config: Readonly<Config>, id: string): void {
   cachesByConfig.get(config)?.delete(id);
 }
 
-// Plain http only for an issuer on this machine (a development upstream); the config check refuses it elsewhere.
-const insecure = (entry: IdentityProviderConfig) => new URL(entry.issuer).protocol === 'http:';
+// Plain http only for an upstream on this machine (a development upstream); the config check refuses it elsewhere.
+const insecure = (entry: IdentityProviderConfig) =>
+  [entry.issuer, entry.authorizationEndpoint, entry.tokenEndpoint, entry.userinfoEndpoint].some(
+    (url) => url !== null && new URL(url).protocol === 'http:',
+  );
 
 async function configure(entry: IdentityProviderConfig): Promise<client.Configuration> {
   const auth = await clientAuthentication(entry);

@@ -3,7 +3,7 @@ import type { IdentityProviderConfig } from '../../config/identity-providers-sch
 import type { OAuthDeps } from '../deps.js';
 import { constantTimeEqual } from '../secrets.js';
 import { checkAllowedDomain, mappedClaims, type MappedClaims } from './upstream-claims.js';
-import { UpstreamFailure, upstreamFailureOf } from './upstream-failure.js';
+import { configurationFailureOf, UpstreamFailure, upstreamFailureOf } from './upstream-failure.js';
 import { forgetUpstream, upstreamConfiguration } from './upstream-providers.js';
 
 // src/oauth/federation (issue 37): sign-in through upstream identity providers (config identityProviders).
@@ -20,6 +20,8 @@ import { forgetUpstream, upstreamConfiguration } from './upstream-providers.js';
 
 // A sign-in left at the upstream longer than this is over (the user starts again from /login).
 const PENDING_MS = 10 * 60_000;
+// The upstream's clock may be a little behind ours when it says when the user signed in (openid-client's default).
+const AUTH_TIME_TOLERANCE_MS = 30_000;
 
 /** What the browser's session keeps between the redirect to the upstream and its callback. */
 export interface PendingUpstreamSignIn {
@@ -28,6 +30,11 @@ export interface PendingUpstreamSignIn {
   nonce: string | null;
   codeVerifier: string | null;
   until: number;
+  /**
+   * Epoch ms: the authorization request's max_age (prompt=login: 0) counted back from the round trip's start; the
+   * upstream's ID token must say it authenticated the user since (auth_time). null when the request set no bound.
+   */
+  authenticatedSince?: number | null;
 }
 
 /** A verified sign-in at the upstream. */
@@ -41,14 +48,22 @@ export interface UpstreamSignedIn {
   idToken: string | null;
 }
 
+/** What the authorization request that sent the browser to /login asks of the sign-in. */
+export interface UpstreamSignInRequest {
+  loginHint: string | null;
+  /** OpenID Connect max_age: how many seconds ago the user may have authenticated at most (0: prompt=login); null: any. */
+  maxAge: number | null;
+}
+
 /** The upstream's authorization URL and what to keep until its callback. */
 export async function startUpstreamSignIn(
   deps: OAuthDeps,
   entry: IdentityProviderConfig,
   redirectUri: string,
-  loginHint: string | null,
+  { loginHint, maxAge }: UpstreamSignInRequest,
 ): Promise<{ url: string; pending: PendingUpstreamSignIn }> {
   const configuration = await withFailures(() => upstreamConfiguration(deps.config, entry));
+  const startedAt = deps.now().getTime();
   const state = client.randomState();
   const nonce = entry.type === 'oidc' ? client.randomNonce() : null;
   const codeVerifier = entry.usePkce ? client.randomPKCECodeVerifier() : null;
@@ -59,8 +74,17 @@ export async function startUpstreamSignIn(
     parameters.code_challenge_method = 'S256';
   }
   if (loginHint !== null) parameters.login_hint = loginHint;
-  const url = client.buildAuthorizationUrl(configuration, parameters).href;
-  return { url, pending: { providerId: entry.id, state, nonce, codeVerifier, until: deps.now().getTime() + PENDING_MS } };
+  if (maxAge !== null) {
+    // OpenID Connect Core 3.1.2.1: prompt=login and max_age oblige the upstream to authenticate the user actively, and
+    // max_age makes auth_time REQUIRED in its ID token, which the callback checks (an upstream that ignored them and
+    // answered from an older session of its own fails there). RFC 6749 section 3.1 has a plain OAuth 2.0 server ignore
+    // a parameter it does not know, so prompt=login goes to type oauth2 too; with no ID token there, it is a request only.
+    if (maxAge === 0) parameters.prompt = 'login';
+    if (entry.type === 'oidc') parameters.max_age = String(maxAge);
+  }
+  const url = withConfigurationFailures(() => client.buildAuthorizationUrl(configuration, parameters).href);
+  const authenticatedSince = maxAge !== null && entry.type === 'oidc' ? startedAt - maxAge * 1000 : null;
+  return { url, pending: { providerId: entry.id, state, nonce, codeVerifier, until: startedAt + PENDING_MS, authenticatedSince } };
 }
 
 /** Completes the sign-in at `callbackUrl` (the full URL the upstream sent the browser to), or throws UpstreamFailure. */
@@ -85,10 +109,15 @@ export async function completeUpstreamSignIn(
       const idTokenClaims = tokens.claims();
       const userinfo = await upstreamUserInfo(configuration, entry, tokens.access_token, idTokenClaims?.sub);
       // The ID token's claims are signed, UserInfo's only come over TLS: the ID token's win where both have one.
-      return { upstream: { ...userinfo, ...idTokenClaims } as Record<string, unknown>, idToken: tokens.id_token ?? null };
+      return {
+        upstream: { ...userinfo, ...idTokenClaims } as Record<string, unknown>,
+        idToken: tokens.id_token ?? null,
+        authTime: idTokenClaims?.auth_time,
+      };
     },
     () => forgetUpstream(deps.config, entry.id),
   );
+  checkReauthenticated(pending, signedIn.authTime);
   const claims = mappedClaims(entry, signedIn.upstream);
   checkAllowedDomain(entry, claims);
   const { amr, sid } = signedIn.upstream;
@@ -99,6 +128,17 @@ export async function completeUpstreamSignIn(
     sessionId: typeof sid === 'string' ? sid : null,
     idToken: entry.endUpstreamSession ? signedIn.idToken : null,
   };
+}
+
+/**
+ * OpenID Connect Core 3.1.2.1: max_age (prompt=login: 0) was sent, so the ID token's auth_time must be within it, counted
+ * from the round trip's start; older (or absent), the upstream let an older session of its own answer.
+ */
+function checkReauthenticated(pending: PendingUpstreamSignIn, authTime: unknown): void {
+  if (pending.authenticatedSince === null || pending.authenticatedSince === undefined) return;
+  if (typeof authTime !== 'number') throw new UpstreamFailure('invalid_response', 'the ID token has no auth_time, though max_age was sent');
+  if (authTime * 1000 < pending.authenticatedSince - AUTH_TIME_TOLERANCE_MS)
+    throw new UpstreamFailure('invalid_response', 'the ID token auth_time is older than max_age allows (prompt=login: now)');
 }
 
 /**
@@ -121,6 +161,15 @@ async function upstreamUserInfo(
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new UpstreamFailure('unreachable', `its user endpoint answered ${response.status} without a JSON object`);
   return body as Record<string, unknown>;
+}
+
+/** Builds from the provider's configuration; an error there (e.g. an http endpoint openid-client refuses) is a failure. */
+function withConfigurationFailures<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    throw configurationFailureOf(error);
+  }
 }
 
 /** Runs a request to the upstream, its errors made UpstreamFailures; `onInvalid` runs when its answer failed a check. */

@@ -14,7 +14,13 @@ import type { UpstreamSignedIn } from './upstream-sign-in.js';
 // has that email or that user name, nobody is linked on the upstream's word: that user proves the local account first
 // (proveLocalAccount); else a new user, just in time, where createUsers allows. A disabled user is refused either way.
 
-export type UpstreamUser = { outcome: 'signed_in'; user: UserRecord } | { outcome: 'prove'; userId: number };
+/**
+ * `signed_in`, with what was written for it (`created`: a new user; `linked`: linked by verified email), for the audit
+ * trail; `prove`: the local accounts it could be (one, or several holding its email), the first one shown.
+ */
+export type UpstreamUser =
+  | { outcome: 'signed_in'; user: UserRecord; created?: boolean; linked?: 'verified_email' }
+  | { outcome: 'prove'; userId: number; userIds: number[] };
 
 export const upstreamIdentityOf = (entry: IdentityProviderConfig, signedIn: UpstreamSignedIn): UpstreamIdentity => ({
   issuer: signedIn.issuer,
@@ -40,12 +46,20 @@ export async function resolveUpstreamUser(
   const email = verifiedEmail(signedIn.claims);
   if (email !== null && entry.linkByVerifiedEmail) {
     const id = await federatedSubjects.findUserIdByVerifiedEmail(email);
-    if (id !== null) return { outcome: 'signed_in', user: await linkUpstreamIdentity(deps, identity, enabled(await users.findById(id))) };
+    if (id !== null) {
+      const user = await linkUpstreamIdentity(deps, identity, enabled(await users.findById(id)));
+      return { outcome: 'signed_in', user, linked: 'verified_email' };
+    }
   }
-  const existing = await sameLocalUser(deps, signedIn.claims);
-  if (existing !== null) return { outcome: 'prove', userId: enabled(existing).id };
+  // Several holders of the address (verified or not): none is linked on the upstream's word, nor is another made.
+  const existing = await sameLocalUsers(deps, signedIn.claims);
+  if (existing.length > 0) {
+    const userIds = existing.filter((user) => !isDisabled(user)).map((user) => user.id);
+    if (userIds.length === 0) throw new UpstreamFailure('user_disabled', 'the local user is disabled (or gone)');
+    return { outcome: 'prove', userId: userIds[0]!, userIds };
+  }
   if (!entry.createUsers) throw new UpstreamFailure('no_user', 'no local user, and createUsers is off');
-  return { outcome: 'signed_in', user: await createUpstreamUser(deps, entry, identity) };
+  return { outcome: 'signed_in', user: await createUpstreamUser(deps, entry, identity), created: true };
 }
 
 /** Links the identity to `user` (after a proof, or by verified email); its claims refresh the user's. */
@@ -86,13 +100,26 @@ function usernameBase(entry: IdentityProviderConfig, claims: MappedClaims): stri
   return usable ?? `${entry.id}-${claims.sub}`.slice(0, 200);
 }
 
-/** The local user an upstream identity could be but must prove to be: the one with its email, else its user name. */
-async function sameLocalUser(deps: OAuthDeps, claims: MappedClaims): Promise<UserRecord | null> {
+// The most holders of one email whose accounts the proof step accepts.
+const MAX_HOLDERS = 100;
+
+/**
+ * The local users an upstream identity could be but must prove to be one of: those with its email (in any case), else
+ * the one with its user name; [] for none.
+ */
+async function sameLocalUsers(deps: OAuthDeps, claims: MappedClaims): Promise<UserRecord[]> {
   if (typeof claims.email === 'string') {
-    const id = await deps.stores.federatedSubjects.findUserIdByEmail(claims.email);
-    if (id !== null) return deps.stores.users.findById(id);
+    const email = claims.email;
+    const id = await deps.stores.federatedSubjects.findUserIdByEmail(email);
+    if (id !== null) return [await deps.stores.users.findById(id)].filter((user): user is UserRecord => user !== null);
+    // None, or several (the store names one holder only): the search finds them all.
+    const holders = (await deps.stores.userAdmin.search({ text: email, limit: 1000 })).filter(
+      (user) => user.email !== null && user.email.toLowerCase() === email.toLowerCase(),
+    );
+    if (holders.length > 0) return holders.slice(0, MAX_HOLDERS);
   }
-  return typeof claims.username === 'string' ? deps.stores.users.findByUsername(claims.username) : null;
+  const named = typeof claims.username === 'string' ? await deps.stores.users.findByUsername(claims.username) : null;
+  return named === null ? [] : [named];
 }
 
 async function refreshed(deps: OAuthDeps, user: UserRecord, claims: MappedClaims): Promise<UserRecord> {

@@ -57,6 +57,14 @@ function idpHintOf(request: FastifyRequest): string | undefined {
   return typeof hint === 'string' && hint !== '' ? hint : undefined;
 }
 
+/**
+ * OpenID Connect Core 3.1.2.1: how recently the user must have authenticated for this request, in seconds (prompt=login:
+ * now, 0; max_age); null when it does not say. A sign-in through an upstream passes it on (federation routes).
+ */
+function maxAuthenticationAge({ oidc }: AuthorizationRequest): number | null {
+  return oidc.prompts.includes('login') ? 0 : oidc.maxAge;
+}
+
 // The prompts a sign-in answers ('' is what splitting an absent prompt gives).
 const SIGN_IN_PROMPTS = new Set(['', 'login', 'select_account']);
 
@@ -150,6 +158,7 @@ export class AuthorizationsController extends Controller {
   protected signIn(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, signedIn: boolean): FastifyReply {
     const returnTo = afterSignIn(authorizationUrl(request));
     request.session.set('reauthenticate', signedIn ? true : undefined);
+    request.session.set('maxAuthenticationAge', maxAuthenticationAge(authorization) ?? undefined);
     request.session.set('secondFactorWanted', secondFactorWantedFor(this.deps.config, authorization) ? returnTo : undefined);
     request.session.set('loginHint', authorization.oidc.loginHint ?? undefined);
     request.session.set('idpHint', idpHintOf(request));

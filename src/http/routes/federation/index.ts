@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { IdentityProviderConfig } from '../../../config/identity-providers-schema.js';
+import { clientSecretVariable, isPublicClient, type IdentityProviderConfig } from '../../../config/identity-providers-schema.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
-import { upstreamFailureOf } from '../../../oauth/federation/upstream-failure.js';
+import { configurationFailureOf, upstreamFailureOf } from '../../../oauth/federation/upstream-failure.js';
 import { findUpstream } from '../../../oauth/federation/upstream-providers.js';
 import { completeUpstreamSignIn, startUpstreamSignIn, type PendingUpstreamSignIn } from '../../../oauth/federation/upstream-sign-in.js';
 import { resolveUpstreamUser, upstreamIdentityOf } from '../../../oauth/federation/upstream-user.js';
@@ -10,6 +10,7 @@ import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
 import { NotFound } from '../../../oauth/errors.js';
 import { continueAfterUpstream, keepUpstreamSignIn } from './upstream-continue.js';
+import { auditIdentityLinked, auditUpstreamUserCreated } from './upstream-audit.js';
 import { upstreamFailurePage } from './upstream-failure-page.js';
 import { LINK_PATH, linkBody, showLink, startLink, submitLink } from './upstream-link.js';
 import { readUpstreamLogos } from './upstream-logos.js';
@@ -42,6 +43,12 @@ export const upstreamCallbackUrl = (deps: OAuthDeps, entry: IdentityProviderConf
 export const federationRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   app.setErrorHandler(endUserErrorHandler);
   const logos = readUpstreamLogos(deps.config.identityProviders);
+  // Legitimate (PKCE keeps its codes), but exactly what a misspelled IDP_<ID>_CLIENT_SECRET looks like: said at boot.
+  for (const entry of deps.config.identityProviders.filter(isPublicClient))
+    app.log.info(
+      { event: 'config.upstream_public_client', provider: entry.id },
+      `identity provider ${entry.id} signs in as a public client (PKCE, no client authentication): ${clientSecretVariable(entry.id)}, clientSecretFile and privateKeyJwt are unset`,
+    );
 
   const unknownProvider = (reply: FastifyReply) =>
     renderError(reply, new NotFound(reply.request.pageLanguage.t('upstream.unknownProvider')), {
@@ -53,12 +60,15 @@ export const federationRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
     const entry = findUpstream(deps.config, request.params.id);
     if (entry === null) return unknownProvider(reply);
     try {
-      const loginHint = request.session.get('loginHint') ?? null;
-      const { url, pending } = await startUpstreamSignIn(deps, entry, upstreamCallbackUrl(deps, entry), loginHint);
+      // Set by the authorization request that sent the browser to /login: its max_age (prompt=login: 0); an id_token_hint
+      // for someone else asks for a sign-in as another account (reauthenticate), which the upstream may need too.
+      const maxAge = request.session.get('maxAuthenticationAge') ?? (request.session.get('reauthenticate') === true ? 0 : null);
+      const signInRequest = { loginHint: request.session.get('loginHint') ?? null, maxAge };
+      const { url, pending } = await startUpstreamSignIn(deps, entry, upstreamCallbackUrl(deps, entry), signInRequest);
       request.session.set('pendingUpstream', pending);
       return noStore(reply, { pragma: false }).redirect(url, 303);
     } catch (error) {
-      return upstreamFailurePage(deps, request, reply, entry, upstreamFailureOf(error));
+      return upstreamFailurePage(deps, request, reply, entry, configurationFailureOf(error));
     }
   });
 
@@ -73,8 +83,11 @@ export const federationRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
       callback.search = new URL(request.url, 'http://localhost').search;
       const signedIn = await completeUpstreamSignIn(deps, entry, callback, pending);
       const found = await resolveUpstreamUser(deps, entry, signedIn);
+      if (found.outcome === 'signed_in' && found.created) await auditUpstreamUserCreated(deps, request, found.user, entry.id);
+      if (found.outcome === 'signed_in' && found.linked)
+        await auditIdentityLinked(deps, request, found.user, upstreamIdentityOf(entry, signedIn), found.linked);
       keepUpstreamSignIn(deps, request, entry.id, signedIn, found.outcome === 'prove' ? found.userId : found.user.id);
-      if (found.outcome === 'prove') return startLink(deps, request, reply, upstreamIdentityOf(entry, signedIn), found.userId);
+      if (found.outcome === 'prove') return startLink(deps, request, reply, upstreamIdentityOf(entry, signedIn), found.userIds);
       return await continueAfterUpstream(deps, request, reply, found.user);
     } catch (error) {
       return upstreamFailurePage(deps, request, reply, entry, upstreamFailureOf(error));

@@ -6,6 +6,7 @@ import { secondStepNeeded } from '../../../oauth/second-factor/second-factors.js
 import type { UserRecord } from '../../../oauth/store.js';
 import { afterLogin, finishSignIn } from '../../complete-sign-in.js';
 import { startSecondStep } from '../second-factor/second-step.js';
+import { auditUpstreamSignIn } from './upstream-audit.js';
 
 // After the upstream (and, if asked, the proof of the local account): the user is known. The upstream sign-in is kept
 // in the session for finishSignIn, then our second step runs when it would after a password, unless the upstream's amr
@@ -32,7 +33,10 @@ export function keepUpstreamSignIn(
 }
 
 export async function continueAfterUpstream(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, user: UserRecord) {
-  const upstreamAmr = request.session.get('upstreamSignIn')?.amr ?? [];
+  const upstream = request.session.get('upstreamSignIn');
+  const upstreamAmr = upstream?.amr ?? [];
+  // As /login writes it after the password, before our second step.
+  if (upstream !== undefined) await auditUpstreamSignIn(deps, request, user, upstream.providerId);
   const requested = request.session.get('secondFactorWanted') === afterLogin(request);
   if (!upstreamShowsTwoFactors(upstreamAmr) && (await secondStepNeeded(deps, user, requested)))
     return startSecondStep(deps, request, reply, user);

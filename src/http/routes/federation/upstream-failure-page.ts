@@ -16,6 +16,7 @@ const STATUS: Record<UpstreamFailureReason, 400 | 403 | 502> = {
   error_response: 502,
   invalid_response: 502,
   claims_missing: 502,
+  misconfigured: 502,
   no_pending_sign_in: 400,
   state_mismatch: 400,
   domain_not_allowed: 403,
@@ -49,7 +50,8 @@ export async function upstreamFailurePage(
   const { t } = request.pageLanguage;
   return renderPage(request, reply.code(status), 'upstream-error.eta', {
     title: t('upstream.errorTitle', { name: entry.name }),
-    message: t(`upstream.reason.${reason}`, { name: entry.name }),
+    // A provider set up wrong says to the user what an unreachable one says (the log line says which it is).
+    message: t(`upstream.reason.${reason === 'misconfigured' ? 'unreachable' : reason}`, { name: entry.name }),
     // A refusal (403) is not fixed by trying again; an outage or a lost session may be.
     retryHref: status === 403 ? null : `/login/upstream/${entry.id}`,
   });

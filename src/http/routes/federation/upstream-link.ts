@@ -13,6 +13,7 @@ import { hasPasskeys } from '../../../oauth/passkeys/passkeys.js';
 import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
 import { passkeysUsable, relyingParty } from '../../passkeys/relying-party.js';
 import { continueAfterUpstream } from './upstream-continue.js';
+import { auditIdentityLinked, auditLinkPasswordFailed, auditUpstreamUserCreated } from './upstream-audit.js';
 import { upstreamFailurePage } from './upstream-failure-page.js';
 
 // /login/upstream/link (issue 37 item 3): an upstream identity seen for the first time whose email (or user name) a
@@ -28,17 +29,21 @@ const FAILURE_DELAY_MS = 300;
 
 declare module '@fastify/secure-session' {
   interface SessionData {
-    /** An upstream identity waiting for the proof of the local account `userId` (epoch ms `until`). */
-    upstreamLink: { identity: UpstreamIdentity; userId: number; until: number };
+    /**
+     * An upstream identity waiting for the proof of the local account `userId`, or of any of `userIds` when several
+     * hold its email (epoch ms `until`).
+     */
+    upstreamLink: { identity: UpstreamIdentity; userId: number; userIds?: number[]; until: number };
   }
 }
 
-export function startLink(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, identity: UpstreamIdentity, userId: number) {
-  request.session.set('upstreamLink', { identity, userId, until: deps.now().getTime() + LINK_MS });
+export function startLink(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, identity: UpstreamIdentity, userIds: number[]) {
+  request.session.set('upstreamLink', { identity, userId: userIds[0]!, userIds, until: deps.now().getTime() + LINK_MS });
   return reply.redirect(LINK_PATH, 303);
 }
 
 interface LinkForm {
+  username?: string;
   password?: string;
   action?: string;
 }
@@ -48,7 +53,11 @@ export const linkBody = {
   properties: {
     password: { type: 'string', maxLength: 1024, description: "The local account's password." },
     action: { type: 'string', enum: ['new'], description: 'new: a separate account instead of linking.' },
-    username: { type: 'string', maxLength: 255, description: 'Ignored (for password managers).' },
+    username: {
+      type: 'string',
+      maxLength: 255,
+      description: 'Which account, when several here hold the email; else ignored (for password managers).',
+    },
     _csrf: { type: 'string', description: 'CSRF token of the form.' },
   },
 } as const;
@@ -61,17 +70,20 @@ export async function pendingLink(deps: OAuthDeps, request: FastifyRequest) {
   if (link === undefined || link.until <= deps.now().getTime()) return null;
   const entry = findUpstream(deps.config, link.identity.providerId);
   const user = await findUser(deps, link.userId);
-  return entry === null || user === null || isDisabled(user) ? null : { link, entry, user };
+  return entry === null || user === null || isDisabled(user) ? null : { link, entry, user, several: (link.userIds?.length ?? 1) > 1 };
 }
 
 /** The page that asks for the local account's password or one of its passkeys (or a separate account). */
 async function linkPage(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, { link, entry, user }: PendingLink, error?: string) {
   const { t } = request.pageLanguage;
-  const passkeys = await offersPasskeys(deps, user.id);
+  const several = (link.userIds?.length ?? 1) > 1;
+  // Several accounts hold the email: the user names theirs (and proves it by its password; a passkey is one account's).
+  const passkeys = !several && (await offersPasskeys(deps, user.id));
   return renderPage(request, reply, 'upstream-link.eta', {
     title: t('upstream.linkTitle', { name: entry.name }),
     intro: t('upstream.linkIntro', { name: entry.name, who: link.identity.email ?? user.username }),
-    username: user.username,
+    username: several ? ((request.body as LinkForm | undefined)?.username ?? '') : user.username,
+    chooseAccount: several,
     error,
     csrfToken: reply.generateCsrf(),
     mayCreate: entry.createUsers,
@@ -98,17 +110,21 @@ export async function showLink(deps: OAuthDeps, request: FastifyRequest, reply: 
 export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body: LinkForm }>, reply: FastifyReply) {
   const pending = await pendingLink(deps, request);
   if (pending === null) return expired(request, reply);
-  const { link, entry, user } = pending;
+  const { link, entry, user, several } = pending;
   try {
     if (request.body?.action === 'new') {
       request.session.set('upstreamLink', undefined);
       const created = await createUpstreamUser(deps, entry, link.identity);
+      await auditUpstreamUserCreated(deps, request, created, entry.id);
       signInAs(request, created.id);
       return await continueAfterUpstream(deps, request, reply, created);
     }
-    const check = await checkLoginCredentials(deps, user.username, request.body?.password ?? '', limitedAddress(request.ip));
-    if (check.outcome !== 'succeeded' || check.user.id !== user.id) {
+    const username = several ? (request.body?.username ?? '') : user.username;
+    const check = await checkLoginCredentials(deps, username, request.body?.password ?? '', limitedAddress(request.ip));
+    const candidates = link.userIds ?? [link.userId];
+    if (check.outcome !== 'succeeded' || !candidates.includes(check.user.id)) {
       request.log.info({ event: 'login.upstream_link_failed', provider: entry.id, userId: user.id }, 'proof of the local account failed');
+      await auditLinkPasswordFailed(deps, request, username, check.outcome === 'locked_out' ? 'locked_out' : 'failed', entry.id);
       await sleep(FAILURE_DELAY_MS);
       const status = check.outcome === 'locked_out' ? 429 : 401;
       const error =
@@ -117,7 +133,8 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
           : request.pageLanguage.t('upstream.linkFailed');
       return linkPage(deps, request, reply.code(status), pending, error);
     }
-    return await continueAfterUpstream(deps, request, reply, await linkProvenAccount(deps, request, pending, 'password'));
+    const proven = { ...pending, user: check.user };
+    return await continueAfterUpstream(deps, request, reply, await linkProvenAccount(deps, request, proven, 'password'));
   } catch (error) {
     if (error instanceof UpstreamFailure) return upstreamFailurePage(deps, request, reply, entry, error);
     throw error;
@@ -136,6 +153,8 @@ export async function linkProvenAccount(
 ): Promise<UserRecord> {
   request.session.set('upstreamLink', undefined);
   const linked = await linkUpstreamIdentity(deps, link.identity, user);
+  // Linked meanwhile to another (linkUpstreamIdentity returns who it is linked to): nothing was linked here.
+  if (linked.id === user.id) await auditIdentityLinked(deps, request, linked, link.identity, by);
   request.log.info({ event: 'login.upstream_linked', provider: entry.id, userId: linked.id, by }, 'upstream identity linked after proof');
   signInAs(request, linked.id);
   return linked;
