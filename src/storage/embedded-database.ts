@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import { DataDirInUse, liveOwner, lockDataDir, type DataDirLock, type OwnerRole } from './data-dir-lock.js';
+import { DataDirInUse, liveOwner, LOCK_FILE, lockDataDir, type DataDirLock, type OwnerRole } from './data-dir-lock.js';
 import { serveOverSocket, socketPath, socketPathFits, SOCKET_PORT, type EmbeddedSocketServer } from './embedded-socket.js';
 
 /** How a process uses an embedded data folder (a path, not memory://). */
@@ -38,11 +38,31 @@ const SOCKET_WAIT_MS = 10_000;
 // A CLI command has the folder (no server was running when it started): wait for it to finish.
 const CLI_WAIT_MS = 30_000;
 
+/**
+ * PostgreSQL's postmaster.pid, which PGlite writes while it has the folder open and removes when it closes it, with no
+ * lock file beside it: the folder is open in a version of this service older than the lock (2026-11-25), or was when
+ * that version crashed. Opening a second copy would destroy the database (found by the upgrade audit).
+ */
+export class EmbeddedDatabaseOpenElsewhere extends Error {
+  constructor(readonly dataDir: string) {
+    super(
+      `the embedded database ${dataDir} holds PostgreSQL's postmaster.pid but no ${LOCK_FILE}: an older version of ` +
+        'oauth-service (they take no lock) may have it open. Stop that server first; if none runs (it crashed), delete ' +
+        `${join(dataDir, 'postmaster.pid')} and try again.`,
+    );
+    this.name = 'EmbeddedDatabaseOpenElsewhere';
+  }
+}
+
 /** Decides how this process reaches the folder, taking its lock when it opens the folder itself. */
 export async function routeToEmbedded(dataDir: string, access: EmbeddedAccess): Promise<EmbeddedRoute> {
   if (dataDir.startsWith('memory://')) return { kind: 'open', location: dataDir, lock: null };
   const location = resolve(dataDir);
   if (access.mustExist && !existsSync(join(location, 'PG_VERSION'))) throw new EmbeddedDatabaseMissing(location);
+  // This version takes the lock before PGlite writes postmaster.pid and releases it after PGlite removed it.
+  if (!existsSync(join(location, LOCK_FILE)) && existsSync(join(location, 'postmaster.pid'))) {
+    throw new EmbeddedDatabaseOpenElsewhere(location);
+  }
   prepareFolder(location);
   const deadline = Date.now() + CLI_WAIT_MS;
   for (;;) {

@@ -1,0 +1,30 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliHarness, type CliHarness } from '../helpers/cli.js';
+import { backend } from '../helpers/test-database.js';
+
+// A data folder that PGlite has open (its postmaster.pid) with no oauth-service.lock: a server of a version older than
+// the lock holds it. A command of this version opening a second copy destroyed its tables (the upgrade audit): it is
+// refused, with what to do; without the pid file the folder opens as before.
+
+describe.runIf(backend === 'pglite')('an embedded data folder open in a version that takes no lock', () => {
+  let cli: CliHarness;
+
+  beforeAll(async () => {
+    cli = await createCliHarness();
+    await cli.stdout(['apps', 'create', '--name', 'Kept', '--redirect-uri', 'https://app.example.com/cb']);
+  });
+  afterAll(() => cli?.close());
+
+  it('a command refuses it (exit 1, naming the file to delete if no server runs); once the file is gone it works', async () => {
+    const pidFile = join(cli.env.DATA_DIR!, 'postmaster.pid');
+    writeFileSync(pidFile, '-42\n/pglite/data\n1795969908\n5432\n');
+    const refused = await cli.run(['apps', 'list']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`holds PostgreSQL's postmaster.pid but no oauth-service.lock`);
+    expect(refused.stderr).toContain(`delete ${pidFile} and try again.`);
+    rmSync(pidFile);
+    expect(await cli.stdout(['apps', 'list'])).toContain('Kept');
+  });
+});
