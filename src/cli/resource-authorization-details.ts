@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { PAGE_LOCALES } from '../config/page-locales.js';
 import type { AuthorizationDetailsTypes } from '../oauth/resources/authorization-details-schemas.js';
 import { UsageError } from './io.js';
 
@@ -72,14 +73,24 @@ export function declarationFromOptions(values: DetailOptions, current: Authoriza
       throw new UsageError(`--authorization-details-schema ${type}: ${path} is not JSON: ${(error as Error).message}`);
     }
   }
-  for (const option of consents) {
-    const [target, text] = assignment(option, '--authorization-details-consent', 'TYPE[:LANG]=TEXT');
+  // The texts for every language first, then those for one, which replace it in their language only.
+  const parsed = consents.map((option) => assignment(option, '--authorization-details-consent', 'TYPE[:LANG]=TEXT'));
+  for (const [target, text] of [
+    ...parsed.filter(([target]) => !target.includes(':')),
+    ...parsed.filter(([target]) => target.includes(':')),
+  ]) {
     const [type, language] = target.split(':') as [string, string | undefined];
     const entry = entryOf(declaration, type, '--authorization-details-consent');
     if (language === undefined) entry.consent = text;
-    else entry.consent = { ...(typeof entry.consent === 'object' && entry.consent !== null ? entry.consent : {}), [language]: text };
+    else entry.consent = { ...textsByLanguage(entry.consent), [language]: text };
   }
   return names.length === 0 ? '' : JSON.stringify(declaration);
+}
+
+// A text for every language, as one per language, so that one language's text can replace it in that language alone.
+function textsByLanguage(consent: unknown): Record<string, unknown> {
+  if (typeof consent === 'string') return Object.fromEntries(PAGE_LOCALES.map((locale) => [locale, consent]));
+  return typeof consent === 'object' && consent !== null ? { ...consent } : {};
 }
 
 function entryOf(declaration: Record<string, { schema: unknown; consent: unknown }>, type: string, option: string) {

@@ -172,6 +172,23 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
     expect(usageErrorLine(refused)).toMatch(
       /^oauth-service: --authorization-details-types: The JSON Schema of payment_initiation is not a valid schema: /,
     );
+    // A language's text after one for every language (in either order) replaces it in that language only.
+    const both = await cli.json([
+      'resources',
+      'update',
+      'https://bank.example.com',
+      '--authorization-details-consent',
+      'payment_initiation:de=Zahle {{creditorName}}',
+      '--authorization-details-consent',
+      'payment_initiation=Pay {{creditorName}}',
+    ]);
+    expect(both.authorization_details_types.payment_initiation.consent).toEqual({
+      en: 'Pay {{creditorName}}',
+      de: 'Zahle {{creditorName}}',
+      fr: 'Pay {{creditorName}}',
+      es: 'Pay {{creditorName}}',
+      ja: 'Pay {{creditorName}}',
+    });
     const unknown = await cli.run(['resources', 'update', 'https://bank.example.com', '--authorization-details-consent', 'transfer=Send']);
     expect(usageErrorLine(unknown)).toBe(
       'oauth-service: --authorization-details-consent: transfer is not one of the types (--authorization-details-types payment_initiation)',
