@@ -43,7 +43,14 @@ export class Forbidden extends OAuthError {
 
   /** A form posted without its CSRF token, or with a stale one. */
   static formExpired(): Forbidden {
-    return new Forbidden('This form has expired or was not sent from this site. Go back, reload the page and try again.');
+    return new FormExpired();
+  }
+}
+
+/** Forbidden.formExpired(): the end users' pages say it in their language, the API in this English. */
+export class FormExpired extends Forbidden {
+  constructor() {
+    super('This form has expired or was not sent from this site. Go back, reload the page and try again.');
   }
 }
 

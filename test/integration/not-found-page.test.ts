@@ -25,8 +25,8 @@ describe(`an unknown path (${backend})`, () => {
     expect(page.body).toContain('<html lang="de" dir="ltr">');
     expect(page.body).toContain('<title>Ein Fehler ist aufgetreten</title>');
     expect(page.body).toContain('<h1>Ein Fehler ist aufgetreten</h1>');
-    // The description is the API's English error_description (SPEC 3.6), the path escaped.
-    expect(page.body).toContain('<pre>No route for GET /nonexistent-page.</pre>');
+    // The description is the API's English error_description (SPEC 3.6), the path escaped, marked English (WCAG 3.1.2).
+    expect(page.body).toContain('<pre lang="en">No route for GET /nonexistent-page.</pre>');
 
     const english = await get({ accept: 'text/html' }, '/oauth/<script>');
     expect(english.statusCode).toBe(404);

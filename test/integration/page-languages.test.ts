@@ -87,7 +87,7 @@ describe(`end-user pages in the user's language (${backend})`, () => {
     expect(page.statusCode).toBe(401);
     expect(page.body).toContain('<html lang="ja" dir="ltr">');
     expect(page.body).toContain('<h1>エラーが発生しました</h1>');
-    expect(page.body).toMatch(/<pre>Client authentication failed[ -~]*<\/pre>/);
+    expect(page.body).toMatch(/<pre lang="en">Client authentication failed[ -~]*<\/pre>/);
   });
 
   it('the logout notice and the authorized applications page follow Accept-Language', async () => {

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PAGE_LOCALES } from '../../src/config/page-locales.js';
-import { LOCALES_DIR, readMessages, type Messages } from '../../src/http/i18n/message-catalog.js';
+import { createMessageCatalog, LOCALES_DIR, readMessages, type Messages } from '../../src/http/i18n/message-catalog.js';
 
 // Issue 35 item 6: a missing key in a locale fails a test. Every file must say everything en.json says, nothing more,
 // never with an empty text, and with the same {{placeholders}} (a translation without {{username}} would hide whose
@@ -56,4 +56,33 @@ describe('locales/*.json: the messages of the end-user pages', () => {
       });
     });
   }
+});
+
+describe('the wording of the messages', () => {
+  const catalog = createMessageCatalog();
+  const inLocale = (locale: string) => catalog.getFixedT(locale);
+
+  it('login.lockedOut and device.lockedOut say "1 second" in the singular (i18next plurals)', () => {
+    const singular: Record<string, [string, string]> = {
+      en: ['Try again in 1 second.', 'Try again in 179 seconds.'],
+      de: ['in 1 Sekunde erneut', 'in 179 Sekunden erneut'],
+      fr: ['dans 1 seconde.', 'dans 179 secondes.'],
+      es: ['dentro de 1 segundo.', 'dentro de 179 segundos.'],
+      ja: ['1 秒後に', '179 秒後に'],
+    };
+    for (const [locale, [one, many]] of Object.entries(singular)) {
+      for (const key of ['login.lockedOut', 'device.lockedOut']) {
+        expect(inLocale(locale)(key, { seconds: 1 }), `${locale} ${key}`).toContain(one);
+        expect(inLocale(locale)(key, { seconds: 179 }), `${locale} ${key}`).toContain(many);
+      }
+    }
+  });
+
+  it('French uses the typographic apostrophe throughout', () => {
+    expect([...flatten(readMessages('fr'))].filter(([, text]) => text.includes("'")).map(([key]) => key)).toEqual([]);
+  });
+
+  it('Japanese says サインイン, never ログイン', () => {
+    expect([...flatten(readMessages('ja'))].filter(([, text]) => text.includes('ログイン')).map(([key]) => key)).toEqual([]);
+  });
 });

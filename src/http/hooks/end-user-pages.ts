@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { OAuthError } from '../../oauth/errors.js';
+import type { PageLocale } from '../../config/page-locales.js';
+import { FormExpired, type OAuthError } from '../../oauth/errors.js';
 import { applyErrorResponse, errorResponse, logRefusal, requestError } from '../error-response.js';
+import { readMessages, type Messages } from '../i18n/message-catalog.js';
 import { noStore } from '../no-store.js';
 
 // Rendering the end users' pages (login, consent, authorized applications) and their errors as HTML.
@@ -34,12 +36,34 @@ export function languageModel(request: FastifyRequest) {
 export function renderError(reply: FastifyReply, error: OAuthError, link?: PageLink): FastifyReply {
   const response = errorResponse(error, null);
   const language = languageModel(reply.request);
+  // A refusal of the pages' own forms is the page's message; the API keeps the English description.
+  const description = error instanceof FormExpired ? language.t('error.formExpired') : response.body.error_description;
   return applyErrorResponse(reply, response).view('authorization-error.eta', {
     ...language,
     title: language.t('error.title'),
-    description: response.body.error_description,
+    description,
+    descriptionLang: language.lang === 'en' || isPageMessage(language.lang, description) ? null : 'en',
     link,
   });
+}
+
+const pageMessages = new Map<PageLocale, Set<string>>();
+
+/**
+ * WCAG 3.1.2: the English description on a page in another language is marked lang="en"; not a route's refusal in the
+ * page's language (t('passkeys.notFound')), which is a text of that locale's catalog.
+ */
+function isPageMessage(locale: PageLocale, text: string): boolean {
+  let messages = pageMessages.get(locale);
+  if (messages === undefined) {
+    messages = new Set(texts(readMessages(locale)));
+    pageMessages.set(locale, messages);
+  }
+  return messages.has(text);
+}
+
+function texts(messages: Messages): string[] {
+  return Object.values(messages).flatMap((value) => (typeof value === 'string' ? [value] : texts(value)));
 }
 
 /**

@@ -42,16 +42,23 @@ export const pageLanguagesPlugin = fp<PageLanguagesOptions>(
 
 /**
  * OpenID Connect Core 3.1.2.1 ui_locales: the request's own (the authorization request as a link or a form, the
- * consent form, which sends it again, or end_session), else that of the authorization request a sign-in will return
- * to, so the login page speaks the language the relying party asked for.
+ * consent form, which sends it again, or end_session), else, on the sign-in pages only, that of the authorization
+ * request the sign-in will return to, so they speak the language the relying party asked for. Any other page (a later
+ * consent, /account, the device page) is not that request's: a sign-in abandoned in one language must not stick.
  */
 function requestedUiLocales(request: FastifyRequest): string | null {
   const own = uiLocalesIn(request.query) ?? uiLocalesIn(request.body);
-  if (own !== null) return own;
+  if (own !== null || !isSignInPage(request)) return own;
   // Only the pages' routes have a session; the returnTo path was checked to be a path on this server when stored.
   const returnTo: unknown = request.session?.get('returnTo');
   if (typeof returnTo !== 'string' || !returnTo.includes('?')) return null;
   return new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)).get('ui_locales');
+}
+
+// The pages that return to returnTo: the sign-in, its second factor, passkey and upstream sign-in and its failures.
+function isSignInPage(request: FastifyRequest): boolean {
+  const [path = ''] = request.url.split('?', 1);
+  return path === '/login' || path.startsWith('/login/');
 }
 
 function uiLocalesIn(parameters: unknown): string | null {

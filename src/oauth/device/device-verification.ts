@@ -34,7 +34,9 @@ export async function enteredUserCode(
 ): Promise<EnteredCode> {
   const limiter = deps.limits.userCodes;
   const retryAfter = limiter.retryAfter([address], deps.now());
-  if (retryAfter > 0) throw new TooManyAttempts(retryAfter, `Too many wrong codes. Try again in ${retryAfter} seconds.`);
+  if (retryAfter > 0) {
+    throw new TooManyAttempts(retryAfter, `Too many wrong codes. Try again in ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}.`);
+  }
   const found = await pendingAuthorization(deps, input);
   if (!found) {
     limiter.recordFailure([address], deps.now());

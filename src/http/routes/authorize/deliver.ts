@@ -15,12 +15,20 @@ export function sendDelivery(reply: FastifyReply, delivery: AuthorizationDeliver
     case 'redirect':
       return reply.redirect(delivery.location, redirectStatus);
     case 'native':
-      return reply.redirect(`${NATIVE_PATH}?code=${encodeURIComponent(delivery.code)}`, redirectStatus);
+      return reply.redirect(nativePageUrl(reply, delivery.code), redirectStatus);
     case 'form_post':
       return reply.view('form-post.eta', formPostModel(reply, delivery.action, delivery.fields));
     case 'page':
       return renderError(reply, delivery.error);
   }
+}
+
+// The out-of-band code page, in the language of the request it answers (OpenID Connect Core 3.1.2.1 ui_locales).
+function nativePageUrl(reply: FastifyReply, code: string): string {
+  const query = new URLSearchParams({ code });
+  const { uiLocales } = reply.request.pageLanguage;
+  if (uiLocales !== null) query.set('ui_locales', uiLocales);
+  return `${NATIVE_PATH}?${query.toString()}`;
 }
 
 // The page that posts the response to the client (OAuth 2.0 Form Post Response Mode), in the user's language.

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
+import { TooManyAttempts } from '../../../oauth/errors.js';
 import {
   decideDeviceAuthorization,
   enteredUserCode,
@@ -10,6 +11,7 @@ import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { auditWriteFailed } from '../../audit-actor.js';
 import { authenticateResourceOwner, currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
+import type { Translate } from '../../i18n/page-language.js';
 import type { RouteOptions } from '../../route-options.js';
 import { deviceConsentModel } from './device-consent-view.js';
 
@@ -49,16 +51,16 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
 
   app.post('/device', { schema: { body: entryBody }, preHandler: [authenticate, csrf] }, async (request, reply) => {
     const input = (request.body as UserCodeForm).user_code ?? '';
-    const entered = await enteredOrNull(deps, request, input, true);
-    if (!entered) return entryPage(request, reply.code(400), input, WRONG_CODE);
+    const entered = await enteredOrRefused(deps, request, input, true);
+    if (isRefusal(entered)) return refusedEntry(request, reply, input, entered);
     const model = deviceConsentModel(deps, entered, currentResourceOwner(request), reply.generateCsrf(), request.pageLanguage);
     return renderPage(request, reply, 'consent.eta', { ...model });
   });
 
   app.post('/device/decision', { schema: { body: decisionBody }, preHandler: [authenticate, csrf] }, async (request, reply) => {
     const form = request.body as UserCodeForm;
-    const entered = await enteredOrNull(deps, request, form.user_code ?? '', false);
-    if (!entered) return entryPage(request, reply.code(400), form.user_code ?? '', WRONG_CODE);
+    const entered = await enteredOrRefused(deps, request, form.user_code ?? '', false);
+    if (isRefusal(entered)) return refusedEntry(request, reply, form.user_code ?? '', entered);
     const approve = form._method?.toLowerCase() !== 'delete';
     const owner = currentResourceOwner(request);
     const approval = approve
@@ -66,7 +68,7 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
       : null;
     const report = auditWriteFailed(() => request.log);
     const decided = await decideDeviceAuthorization(deps, entered, approval, { ip: request.ip, report });
-    if (!decided) return entryPage(request, reply.code(400), form.user_code ?? '', WRONG_CODE);
+    if (!decided) return refusedEntry(request, reply, form.user_code ?? '', WRONG_CODE);
     request.log.info(
       { event: approve ? 'device_authorization.approved' : 'device_authorization.denied', clientId: entered.application.uid },
       'device authorization decided',
@@ -79,28 +81,47 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
   });
 };
 
-// A wrong or expired code shows the entry page again with this message.
-const WRONG_CODE = 'device.wrongCode';
+// A wrong or expired code, or an address locked out for wrong codes (RFC 8628 section 5.1), shows the entry page
+// again with a message in the page's language.
+interface Refusal {
+  status: 400 | 429;
+  message: (t: Translate) => string;
+  retryAfter?: number;
+}
 
-function entryPage(request: FastifyRequest, reply: FastifyReply, userCode: string, errorKey?: typeof WRONG_CODE): FastifyReply {
+const WRONG_CODE: Refusal = { status: 400, message: (t) => t('device.wrongCode') };
+
+const isRefusal = (entry: EnteredCode | Refusal): entry is Refusal => 'status' in entry;
+
+function entryPage(request: FastifyRequest, reply: FastifyReply, userCode: string, error?: string): FastifyReply {
   const owner = currentResourceOwner(request);
   return renderPage(request, reply, 'device.eta', {
     title: request.pageLanguage.t('device.title'),
     userCode,
-    error: errorKey && request.pageLanguage.t(errorKey),
+    error,
     csrfToken: reply.generateCsrf(),
     username: owner.username,
   });
 }
 
-/** The entered code's authorization; null for a wrong one (counted by enteredUserCode), shown as the entry page again. */
-async function enteredOrNull(deps: OAuthDeps, request: FastifyRequest, input: string, entry: boolean): Promise<EnteredCode | null> {
+function refusedEntry(request: FastifyRequest, reply: FastifyReply, userCode: string, refusal: Refusal): FastifyReply {
+  if (refusal.retryAfter !== undefined) reply.header('retry-after', String(refusal.retryAfter));
+  return entryPage(request, reply.code(refusal.status), userCode, refusal.message(request.pageLanguage.t));
+}
+
+/** The entered code's authorization, or why the entry page shows again (a wrong code is counted by enteredUserCode). */
+async function enteredOrRefused(deps: OAuthDeps, request: FastifyRequest, input: string, entry: boolean): Promise<EnteredCode | Refusal> {
   try {
     return await enteredUserCode(deps, input, limitedAddress(request.ip), { entry });
   } catch (error) {
     if (error instanceof UnknownUserCode) {
       request.log.info({ event: 'device_authorization.wrong_code' }, 'wrong user code');
-      return null;
+      return WRONG_CODE;
+    }
+    if (error instanceof TooManyAttempts) {
+      const seconds = error.retryAfter ?? 0;
+      request.log.info({ event: 'device_authorization.locked_out' }, error.description);
+      return { status: 429, message: (t) => t('device.lockedOut', { seconds }), retryAfter: seconds };
     }
     throw error;
   }

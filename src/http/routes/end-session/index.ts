@@ -59,10 +59,13 @@ export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
 };
 
 // The session ends before the answer; the clients it signed in to are told afterwards (Back-Channel Logout 1.0).
+// Without a redirect URI the sign-in page follows, in the language end_session asked for (ui_locales), with the
+// notice in that language too, and only when a session did end.
 const signingOut = (deps: OAuthDeps) => async (request: FastifyRequest, reply: FastifyReply, endSession: EndSession) => {
   const wasSignedIn = await endLoginSession(deps, request);
   request.log.info({ event: 'session.ended', clientId: endSession.application?.uid ?? null, wasSignedIn }, 'signed out (end_session)');
   if (endSession.redirectTo !== null) return reply.redirect(endSession.redirectTo, 303);
-  request.session.set('notice', request.pageLanguage.t('logout.done'));
-  return reply.redirect('/login', 303);
+  const { t, uiLocales } = request.pageLanguage;
+  if (wasSignedIn) request.session.set('notice', t('logout.done'));
+  return reply.redirect(uiLocales === null ? '/login' : `/login?${new URLSearchParams({ ui_locales: uiLocales }).toString()}`, 303);
 };
