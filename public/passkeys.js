@@ -31,6 +31,14 @@
     element.hidden = false;
   }
 
+  // A failed ceremony: the page's own sentence, in its language, alone. The browser's (or a refusal's) message says
+  // what went wrong in English whatever the page's language: it goes to the console, for whoever debugs, never into
+  // the sentence.
+  function showFailure(element, error) {
+    show(element, element.getAttribute('data-failed'));
+    if (window.console) window.console.warn('passkey ceremony failed:', error && error.name, error && error.message);
+  }
+
   // A cancelled or timed-out prompt is the user's choice, not an error worth a message.
   function cancelled(error) {
     return error && (error.name === 'NotAllowedError' || error.name === 'AbortError');
@@ -53,7 +61,7 @@
       .catch(function (error) {
         // Autofill runs unasked: a browser that refuses it for this page (SecurityError) has nothing to tell the user.
         if (cancelled(error) || (useBrowserAutofill && error && error.name === 'SecurityError')) return;
-        show(message, message.getAttribute('data-failed') + ' ' + error.message);
+        showFailure(message, error);
       });
   }
 
@@ -103,10 +111,8 @@
           window.location.assign('/account');
         })
         .catch(function (error) {
-          show(
-            message,
-            cancelled(error) ? message.getAttribute('data-cancelled') : message.getAttribute('data-failed') + ' ' + error.message,
-          );
+          if (cancelled(error)) show(message, message.getAttribute('data-cancelled'));
+          else showFailure(message, error);
         });
     });
   }

@@ -72,7 +72,10 @@ describe(`/oauth/authorized_applications (${backend})`, () => {
       expect(page.body).toContain('<th scope="col">Application</th><th scope="col">Authorized at</th>');
       const row = page.body.slice(page.body.indexOf(`id="application_${amazing.id}"`));
       const iso = oldest.toISOString();
-      expect(row).toContain(`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`);
+      // The date in the page's language (English here, as the consent page writes it), the time in UTC; no longer the
+      // ISO-like "2026-11-29 16:33:58 UTC" of every language (test/integration/account-dates.test.ts has the others).
+      const day = `${oldest.getUTCDate()} ${oldest.toLocaleString('en', { month: 'long', timeZone: 'UTC' })} ${oldest.getUTCFullYear()}`;
+      expect(row).toContain(`<time datetime="${iso}">${day} at ${iso.slice(11, 19)} UTC</time>`);
       expect(row).toContain(`<form method="post" action="/oauth/authorized_applications/${amazing.id}">`);
       expect(row).toContain('<input type="hidden" name="_method" value="delete">');
       expect(csrfTokenIn(row)).toBeTruthy();

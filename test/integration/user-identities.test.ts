@@ -68,9 +68,10 @@ describe(`sign-in identities on /account and the admin's Users page (${backend})
     expect(page.body).toMatch(
       /<tr id="identity_1">\s*<td[^>]*><span title="https:\/\/accounts.google.com">https:\/\/accounts.google.com<\/span><\/td>\s*<td[^>]*>lister@gmail.com<\/td>/,
     );
-    expect(page.body).toContain('<time datetime="2026-11-01T10:00:00.000Z">2026-11-01 10:00:00 UTC</time>');
-    expect(page.body).toContain('<time datetime="2026-11-20T08:30:00.000Z">2026-11-20 08:30:00 UTC</time>');
-    expect(page.body).toMatch(/<tr id="identity_2">[\s\S]*?<td[^>]*>not given<\/td>[\s\S]*?<td>never<\/td>/);
+    // The account page's dates are in its language (as the consent page's), no longer "2026-11-01 10:00:00 UTC".
+    expect(page.body).toContain('<time datetime="2026-11-01T10:00:00.000Z">1 November 2026 at 10:00:00 UTC</time>');
+    expect(page.body).toContain('<time datetime="2026-11-20T08:30:00.000Z">20 November 2026 at 08:30:00 UTC</time>');
+    expect(page.body).toMatch(/<tr id="identity_2">[\s\S]*?<td[^>]*>not given<\/td>[\s\S]*?<td[^>]*>never<\/td>/);
     expect(page.body).toContain('aria-label="Remove the identity lister@gmail.com at https://accounts.google.com"');
     expect(page.body).toContain('Your only identity can be removed once you have a passkey, or with your password if you have one');
     expect(page.body).not.toContain('not-yours');

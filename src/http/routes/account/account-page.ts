@@ -19,7 +19,7 @@ import { userAgentSummary } from './user-agent-summary.js';
 import { identitySection } from './account-identities.js';
 import { removeUserIdentity } from '../../../oauth/users/user-identities.js';
 import type { IdentityKey } from '../../../oauth/users/user-identity-store.js';
-import type { Translate } from '../../i18n/page-language.js';
+import type { PageLanguage, Translate } from '../../i18n/page-language.js';
 
 // The account page (issue 35 item 5): who is signed in, their password, their second factor (its own section and
 // routes: routes/second-factor/), their sign-in identities (issue 37) and their sessions on every device, in the user's
@@ -44,9 +44,9 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
     title: request.pageLanguage.t('account.title'),
     username: owner.username,
     name: user?.name ?? null,
-    sessions: sessions.map((session) => sessionView(session, owner, request.pageLanguage.t)),
-    passkeys: await passkeySection(deps, owner.id),
-    identities: await identitySection(deps, owner.id, request.pageLanguage.t, state.identityError),
+    sessions: sessions.map((session) => sessionView(session, owner, request.pageLanguage)),
+    passkeys: await passkeySection(deps, owner.id, request.pageLanguage.locale),
+    identities: await identitySection(deps, owner.id, request.pageLanguage, state.identityError),
     passwordErrors: passwordErrorMessages(state.passwordErrors ?? {}, request.pageLanguage.t),
     passwordError: state.passwordError ?? null,
     secondFactor: user === null ? { enrolled: false } : await secondFactorSection(deps, user),
@@ -75,7 +75,7 @@ async function secondFactorSection(deps: OAuthDeps, user: UserRecord) {
   };
 }
 
-function sessionView(session: LoginSessionRecord, owner: SignedInUser, t: Translate) {
+function sessionView(session: LoginSessionRecord, owner: SignedInUser, { t, locale }: PageLanguage) {
   const words = {
     on: (browser: string, system: string) => t('account.browserOn', { browser, system }),
     unknown: t('account.unknownBrowser'),
@@ -85,8 +85,8 @@ function sessionView(session: LoginSessionRecord, owner: SignedInUser, t: Transl
     device: userAgentSummary(session.userAgent, words),
     userAgent: session.userAgent ?? '',
     ip: session.ip ?? t('account.unknownAddress'),
-    signedIn: pageTime(session.authTime),
-    lastSeen: pageTime(session.lastSeenAt),
+    signedIn: pageTime(session.authTime, locale),
+    lastSeen: pageTime(session.lastSeenAt, locale),
     current: session.id === owner.loginSessionId,
   };
 }

@@ -1,5 +1,6 @@
 import { isOutOfBand } from '../../../oauth/authorization/redirect-uri.js';
 import { httpsLink, parsedUrl } from '../../client-links.js';
+import { dateLocaleOf } from '../../page-time.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import type { PageLanguage } from '../../i18n/page-language.js';
 
@@ -44,16 +45,17 @@ export function selfRegisteredNotice(
   };
 }
 
-// English dates as "25 November 2026", as the page always had.
-const DATE_LOCALE: Record<string, string> = { en: 'en-GB' };
-
 function originOf(application: ApplicationRecord, { locale, t }: PageLanguage): string {
   if (application.registeredBy === 'metadata_document') {
     const url = parsedUrl(application.uid);
     return t('consent.publishedAt', { location: url ? `${url.host}${url.pathname}` : application.uid });
   }
-  const dateLocale = DATE_LOCALE[locale] ?? locale;
-  const day = application.createdAt.toLocaleDateString(dateLocale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  const day = application.createdAt.toLocaleDateString(dateLocaleOf(locale), {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
   return t('consent.registeredOn', { date: day });
 }
 

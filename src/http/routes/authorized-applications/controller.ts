@@ -28,12 +28,10 @@ export class AuthorizedApplicationsController extends Controller {
       return noStore(reply, { pragma: false }).send(authorized.map(({ application }) => publicAttributes(application)));
     return renderPage(request, reply, 'authorized-applications.eta', {
       title: request.pageLanguage.t('authorizedApplications.title'),
-      applications: authorized.map(({ application, authorizedAt }) => ({
-        id: application.id,
-        name: application.name,
-        authorizedAt: pageTime(authorizedAt).text,
-        authorizedAtIso: pageTime(authorizedAt).iso,
-      })),
+      applications: authorized.map(({ application, authorizedAt }) => {
+        const at = pageTime(authorizedAt, request.pageLanguage.locale);
+        return { id: application.id, name: application.name, authorizedAt: at.text, authorizedAtIso: at.iso };
+      }),
       username: owner.username,
       csrfToken: reply.generateCsrf(),
     });

@@ -1,5 +1,6 @@
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PageLocale } from '../../../config/page-locales.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { InvalidRequest, NotFound } from '../../../oauth/errors.js';
 import type { PasskeyRecord } from '../../../oauth/passkeys/passkey-store.js';
@@ -7,6 +8,7 @@ import { isSynced, passkeyName, passkeysOfUser, removePasskey, renamePasskey } f
 import { findUser } from '../../../oauth/users/users.js';
 import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { renderError } from '../../hooks/end-user-pages.js';
+import type { Translate } from '../../i18n/page-language.js';
 import { pageTime } from '../../page-time.js';
 import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
 import { completeRegistration, registrationOptions } from '../../passkeys/registration-ceremony.js';
@@ -16,20 +18,25 @@ import { sendJson, sendRefusal } from './passkey-answers.js';
 // endpoints (the page's script calls them, with the CSRF token in a header), and rename and remove (HTML forms).
 
 const ACCOUNT_PATH = '/account';
-const BACK = { href: ACCOUNT_PATH, text: 'Back to your account' };
+// The error pages' way back, in the page's language.
+const back = (t: Translate) => ({ href: ACCOUNT_PATH, text: t('account.back') });
 
 /** The account page's passkey section: the list and the scripts the registration form needs. */
-export async function passkeySection(deps: OAuthDeps, userId: number) {
+export async function passkeySection(deps: OAuthDeps, userId: number, locale: PageLocale) {
   const passkeys = await passkeysOfUser(deps, userId);
-  return { list: passkeys.map(passkeyView), scripts: passkeyScriptTags(), withoutJavaScript: PASSKEY_WITHOUT_JAVASCRIPT_PATH };
+  return {
+    list: passkeys.map((passkey) => passkeyView(passkey, locale)),
+    scripts: passkeyScriptTags(),
+    withoutJavaScript: PASSKEY_WITHOUT_JAVASCRIPT_PATH,
+  };
 }
 
-function passkeyView(passkey: PasskeyRecord) {
+function passkeyView(passkey: PasskeyRecord, locale: PageLocale) {
   return {
     id: passkey.id,
     name: passkey.name,
-    created: pageTime(passkey.createdAt),
-    lastUsed: passkey.lastUsedAt === null ? null : pageTime(passkey.lastUsedAt),
+    created: pageTime(passkey.createdAt, locale),
+    lastUsed: passkey.lastUsedAt === null ? null : pageTime(passkey.lastUsedAt, locale),
     synced: isSynced(passkey),
   };
 }
@@ -90,11 +97,11 @@ export type PasskeyIdRequest<Body = unknown> = FastifyRequest<{ Params: { id: st
 export async function renameOwnPasskey(deps: OAuthDeps, request: PasskeyIdRequest<{ name?: string }>, reply: FastifyReply) {
   const { t } = request.pageLanguage;
   const name = passkeyName(request.body?.name ?? '');
-  if (name === null) return renderError(reply, new InvalidRequest(t('passkeys.badName')), BACK);
+  if (name === null) return renderError(reply, new InvalidRequest(t('passkeys.badName')), back(t));
   const id = passkeyId(request.params.id);
   const owner = currentResourceOwner(request);
   if (id === null || !(await renamePasskey(deps, owner.id, id, name)))
-    return renderError(reply, new NotFound(t('passkeys.notFound')), BACK);
+    return renderError(reply, new NotFound(t('passkeys.notFound')), back(t));
   request.session.set('notice', t('passkeys.renamed'));
   return reply.redirect(ACCOUNT_PATH, 303);
 }
@@ -105,7 +112,7 @@ export async function removeOwnPasskey(deps: OAuthDeps, request: PasskeyIdReques
   const id = passkeyId(request.params.id);
   const owner = currentResourceOwner(request);
   const removed = id === null ? null : await removePasskey(deps, owner.id, id, request.ip);
-  if (removed === null) return renderError(reply, new NotFound(t('passkeys.notFound')), BACK);
+  if (removed === null) return renderError(reply, new NotFound(t('passkeys.notFound')), back(t));
   request.log.info({ event: 'passkey.removed', userId: owner.id, passkey: removed.id }, 'passkey removed');
   request.session.set('notice', t('passkeys.removed', { name: removed.name }));
   return reply.redirect(ACCOUNT_PATH, 303);
