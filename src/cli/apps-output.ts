@@ -1,3 +1,4 @@
+import type { Config } from '../config/types.js';
 import { applicationJson } from '../oauth/clients/application-json.js';
 import { usesClientSecret } from '../oauth/clients/client-authentication-setting.js';
 import { isFapi2 } from '../oauth/clients/fapi2-profile.js';
@@ -14,7 +15,8 @@ export const printable = (text: string) =>
   // eslint-disable-next-line no-control-regex
   text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-function details(application: ApplicationRecord): string[] {
+/** `parRequired`: the server's pushedAuthorizationRequests.required, which makes every client push its requests. */
+function details(application: ApplicationRecord, parRequired: boolean): string[] {
   return [
     `  id:             ${application.id}`,
     `  uid:            ${application.uid}   (the client_id)`,
@@ -30,7 +32,7 @@ function details(application: ApplicationRecord): string[] {
     `  logout tokens:  ${backchannelLogout(application)}`,
     `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
     `  DPoP:           ${requirement(application, application.dpopBoundAccessTokens, 'DPoP-bound tokens only, RFC 9449')}`,
-    `  PAR:            ${requirement(application, application.requirePushedAuthorizationRequests, 'pushed authorization requests only, RFC 9126')}`,
+    `  PAR:            ${parRequired ? 'required (pushedAuthorizationRequests.required: every client pushes its requests, RFC 9126)' : requirement(application, application.requirePushedAuthorizationRequests, 'pushed authorization requests only, RFC 9126')}`,
     `  signed request: ${application.requireSignedRequestObject ? 'required (signed request objects only, RFC 9101)' : 'optional'}`,
     `  JARM alg:       ${application.authorizationSignedResponseAlg ?? 'RS256 (the default)'}`,
     `  profile:        ${application.profile === 'fapi2' ? 'fapi2 (FAPI 2.0 Security Profile)' : 'none'}`,
@@ -156,9 +158,10 @@ export function printChanged(
   headline: string,
   application: ApplicationRecord,
   plainSecret: string | null | undefined,
+  config: ShownSettings,
 ): void {
   if (json) return printJson(io, changedJson(application, plainSecret));
-  const lines = [headline, ...details(application)];
+  const lines = [headline, ...details(application, config.pushedAuthorizationRequests.required)];
   if (plainSecret) {
     lines.push(
       `  secret:         ${plainSecret}`,
@@ -170,12 +173,15 @@ export function printChanged(
   io.stdout(`${lines.join('\n')}\n`);
 }
 
-export function printShown(io: CliIo, json: boolean, application: ApplicationRecord, hashedSecrets: boolean): void {
+/** The server's settings an application's printout depends on. */
+export type ShownSettings = Pick<Config, 'hashApplicationSecrets' | 'pushedAuthorizationRequests'>;
+
+export function printShown(io: CliIo, json: boolean, application: ApplicationRecord, config: ShownSettings): void {
   if (json) return printJson(io, applicationJson(application));
   const lines = [
-    ...details(application),
+    ...details(application, config.pushedAuthorizationRequests.required),
     `  updated at:     ${application.updatedAt.toISOString()}`,
-    `  secret:         ${secretState(application, hashedSecrets)}`,
+    `  secret:         ${secretState(application, config.hashApplicationSecrets)}`,
     ...registration(application),
   ];
   io.stdout(`${lines.join('\n')}\n`);

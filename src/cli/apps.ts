@@ -198,7 +198,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
       values,
       grantFlows: deps.config.grantFlows,
     });
-    printChanged(io, Boolean(values.json), `created application ${application.id}`, application, plainSecret);
+    printChanged(io, Boolean(values.json), `created application ${application.id}`, application, plainSecret, deps.config);
     return 0;
   });
 }
@@ -223,7 +223,7 @@ async function show(args: string[], io: CliIo): Promise<number> {
   if (values.help) return (io.stdout(HELP), 0);
   const reference = onePositional(positionals, '<uid|id>');
   return withDatabase(configFrom(io, values.config), async (deps) => {
-    printShown(io, Boolean(values.json), await findApplication(deps, reference), deps.config.hashApplicationSecrets);
+    printShown(io, Boolean(values.json), await findApplication(deps, reference), deps.config);
     return 0;
   });
 }
@@ -260,7 +260,14 @@ async function update(args: string[], io: CliIo): Promise<number> {
     const update = (tx: OAuthDeps) => updateApplication(tx, current.id, fields);
     const updated = await domain(() => auditedChange(deps, CLI_ACTOR, update, (r) => clientEvent('client.updated', r?.application)));
     if (!updated) throw notFound(reference);
-    printChanged(io, Boolean(values.json), `updated application ${current.id}`, updated.application, updated.plainSecret ?? undefined);
+    printChanged(
+      io,
+      Boolean(values.json),
+      `updated application ${current.id}`,
+      updated.application,
+      updated.plainSecret ?? undefined,
+      deps.config,
+    );
     return 0;
   });
 }
@@ -290,7 +297,14 @@ async function rotateSecret(args: string[], io: CliIo): Promise<number> {
     const rotate = (tx: OAuthDeps) => rotateApplicationSecret(tx, application.id);
     const rotated = await domain(() => auditedChange(deps, CLI_ACTOR, rotate, (r) => clientEvent('client.secret_rotated', r?.application)));
     if (!rotated) throw notFound(reference);
-    printChanged(io, Boolean(values.json), `new secret for application ${application.id}`, rotated.application, rotated.plainSecret);
+    printChanged(
+      io,
+      Boolean(values.json),
+      `new secret for application ${application.id}`,
+      rotated.application,
+      rotated.plainSecret,
+      deps.config,
+    );
     return 0;
   });
 }

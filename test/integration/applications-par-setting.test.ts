@@ -118,3 +118,28 @@ describe(`oauth-service apps --[no-]require-par (${backend})`, { timeout: 120_00
     expect(updated.require_pushed_authorization_requests).toBe(false);
   });
 });
+
+describe(`a server where every client must push its requests (pushedAuthorizationRequests.required, ${backend})`, () => {
+  it('apps show and the admin page say PAR is required for a client that does not ask for it itself', async () => {
+    const cli = await createCliHarness({ pushedAuthorizationRequests: { required: true } });
+    try {
+      const created = await cli.json(['apps', 'create', '--name', 'Every client pushes', '--redirect-uri', CALLBACK]);
+      expect(created.require_pushed_authorization_requests).toBe(false);
+      expect(await cli.stdout(['apps', 'show', created.uid])).toContain(
+        '  PAR:            required (pushedAuthorizationRequests.required: every client pushes its requests, RFC 9126)\n',
+      );
+    } finally {
+      await cli.close();
+    }
+    const server = await buildAdminServer({ pushedAuthorizationRequests: { required: true } });
+    try {
+      const admin = new AdminSession(server.app);
+      const created = await admin.submit('/oauth/applications', { ...BASE, confidential: ['0', '1'] });
+      expect(textOf((await admin.follow(created)).body, 'require_pushed_authorization_requests')).toBe(
+        'Required (pushedAuthorizationRequests.required: every client)',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});

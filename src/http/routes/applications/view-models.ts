@@ -132,7 +132,9 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     // RFC 9449 section 5.2: without it, a proof still binds the tokens of a request that sends one. The profile fapi2
     // requires both DPoP and PAR whatever the stored settings say (fapi2-profile.ts).
     dpopBoundAccessTokens: requirement(application, application.dpopBoundAccessTokens),
-    requirePushedAuthorizationRequests: requirement(application, application.requirePushedAuthorizationRequests),
+    requirePushedAuthorizationRequests: config.pushedAuthorizationRequests.required
+      ? 'Required (pushedAuthorizationRequests.required: every client)'
+      : requirement(application, application.requirePushedAuthorizationRequests),
     requireSignedRequestObject: application.requireSignedRequestObject ? 'Required' : 'Not required',
     authorizationSignedResponseAlg: application.authorizationSignedResponseAlg ?? 'RS256 (default)',
     profile: application.profile === 'fapi2' ? 'FAPI 2.0 Security Profile (fapi2)' : 'None',
