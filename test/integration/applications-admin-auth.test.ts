@@ -82,6 +82,17 @@ describe(`/oauth/applications admin authentication (${backend})`, () => {
     expect((await server.app.inject({ method: 'GET', url: '/oauth/applications', headers: ADMIN })).statusCode).toBe(200);
   });
 
+  it('the lockout holds for credentials verified just before it too (remembered for a minute): a guesser learns nothing', async () => {
+    const remoteAddress = '192.0.2.44';
+    const get = (authorization: string | undefined) =>
+      server.app.inject({ method: 'GET', url: '/oauth/applications', headers: authorization ? { authorization } : {}, remoteAddress });
+    expect((await get(ADMIN.authorization)).statusCode).toBe(200);
+    for (let attempt = 1; attempt <= 3; attempt += 1) expect((await get(adminBasic('admin', `guess-${attempt}`))).statusCode).toBe(401);
+    expect((await get(ADMIN.authorization)).statusCode).toBe(429);
+    server.clock.advance(121);
+    expect((await get(ADMIN.authorization)).statusCode).toBe(200);
+  });
+
   it('30 wrong admin passwords sent at once from one IP get at most maxFailures checks (finding 2)', async () => {
     const responses = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>

@@ -162,6 +162,11 @@ describe(`audit trail (${backend})`, () => {
       expect(bad.body).toContain(text.replace(/'/g, '&#39;'));
     expect((await server.app.inject({ method: 'GET', url: '/oauth/audit' })).statusCode).toBe(401);
     expect((await admin.get(`/oauth/audit?client=${'x'.repeat(300)}`)).statusCode).toBe(400);
+    const nul = await admin.get('/oauth/audit?client=a%00b');
+    expect({ status: nul.statusCode, named: nul.body.includes('client must not contain a NUL character') }).toEqual({
+      status: 422,
+      named: true,
+    });
   });
 
   it('tokens cleanup deletes events older than audit.retentionDays, and keeps the others', async () => {

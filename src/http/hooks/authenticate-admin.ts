@@ -73,11 +73,16 @@ export const authenticateAdmin = fp<AuthenticateAdminOptions>(
       // Keyed by a hash of the whole header: remembers who passed without keeping the password in memory.
       const header = request.headers.authorization;
       const cacheKey = header === undefined ? null : createHash('sha256').update(header).digest('hex');
-      if (cacheKey !== null && verified.has(cacheKey, now)) return;
+      const address = limitedAddress(request.ip);
+      if (cacheKey !== null && verified.has(cacheKey, now)) {
+        // A lockout holds for remembered credentials too: letting them through would tell a guesser a guess was right.
+        const retryAfter = deps.limits.admin.retryAfter(username, address, now);
+        if (retryAfter > 0) throw new TooManyAttempts(retryAfter);
+        return;
+      }
       if (header === undefined) throw new Unauthorized('Sign in with the admin user name and password.');
 
       // Every attempt counts against the pair (the admin, this address), reserved before the (argon2) check.
-      const address = limitedAddress(request.ip);
       const attempt = await deps.limits.admin.begin('admin', username, address, deps.now);
       if (attempt.refused) throw new TooManyAttempts(attempt.retryAfter);
       let error: FastifyError | undefined;

@@ -63,8 +63,10 @@ export async function auditFilterOf(
   const limit = positiveInteger(input.limit, label('limit'), MAX_AUDIT_PAGE, errors) ?? DEFAULT_AUDIT_PAGE;
   const beforeId = positiveInteger(input.before, label('before'), Number.MAX_SAFE_INTEGER, errors);
   const userId = blank(input.user) ? undefined : await userIdOf(deps, input.user!.trim(), errors);
-  if (errors.length > 0) return { query: null, errors };
   const clientId = blank(input.client) ? undefined : input.client!.trim();
+  // No client_id holds one (RFC 6749 appendix A), and PostgreSQL text cannot: said, rather than a failed query.
+  if (clientId?.includes('\u0000')) errors.push(`${label('client')} must not contain a NUL character`);
+  if (errors.length > 0) return { query: null, errors };
   return { query: { userId, clientId, type, from, to, limit, beforeId }, errors: [] };
 }
 

@@ -90,6 +90,9 @@ export const usesClientSecret = (client: { confidential: boolean; tokenEndpointA
 
 /** Why a jwks_uri cannot be fetched under the document fetcher's rules; null when it can. */
 export function jwksUriProblem(value: string, allowHttp: boolean): string | null {
+  // WHATWG URL parsing drops some control characters and keeps others (a NUL, which PostgreSQL text cannot store).
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) return 'The jwks_uri must not contain control characters.';
   let url: URL;
   try {
     url = new URL(value);

@@ -96,6 +96,11 @@ export class PasswordAttemptLimits {
     );
   }
 
+  /** Seconds `username` from `address` is locked out (0: not), without reserving a check. */
+  retryAfter(username: string, address: string, now: Date): number {
+    return Math.max(this.#pairs.retryAfter([pairKey(address, username.toLowerCase())], now), this.#userNames.retryAfter([address], now));
+  }
+
   /** Reserves one check of `username`'s password from `address` (waiting for a place if need be), or refuses it for retryAfter seconds. */
   async begin(checkKind: PasswordCheckKind, username: string, address: string, clock: () => Date): Promise<PasswordAttempt> {
     const key = pairKey(address, username.toLowerCase());
