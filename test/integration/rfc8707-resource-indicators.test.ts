@@ -201,5 +201,50 @@ describe(`resource indicators, RFC 8707 (${backend})`, () => {
       expect((await introspect(kept.json().access_token)).aud).toBe(API_B);
       expect(resourceA.uri).toBe(API_A);
     });
+
+    const refreshing = (resources: string[], token: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic(client.application.uid, client.plainSecret!) },
+        payload: [
+          `grant_type=refresh_token`,
+          `refresh_token=${token}`,
+          ...resources.map((uri) => `resource=${encodeURIComponent(uri)}`),
+        ].join('&'),
+      });
+
+    it('a resource deleted since the grant: a refresh that would keep it is invalid_target, one naming the rest works', async () => {
+      const gone = await server.deps.stores.resources.create({
+        name: '',
+        tokenFormat: 'opaque',
+        accessTokenLifetime: null,
+        uri: 'https://gone.example.com',
+        scopes: ['read'],
+        serverClientId: null,
+      });
+      const first = await exchange(await approved([API_A, gone.uri]));
+      expect(first.statusCode).toBe(200);
+      await server.deps.stores.resources.delete(gone.id);
+      expect((await refreshing([], first.json().refresh_token)).json()).toEqual({
+        error: 'invalid_target',
+        error_description: 'The resource https://gone.example.com is not registered.',
+      });
+      const rest = await refreshing([API_A], first.json().refresh_token);
+      expect(rest.statusCode, rest.body).toBe(200);
+      expect((await introspect(rest.json().access_token)).aud).toBe(API_A);
+    });
+
+    it('a resource named twice at the code exchange is one member of the audience', async () => {
+      const response = await exchange(await approved([API_A]), [API_A, API_A]);
+      expect((await introspect(response.json().access_token)).aud).toBe(API_A);
+    });
+
+    it('the audience rule shows the API its access tokens, not the refresh tokens of the same grant (RFC 6749 1.5)', async () => {
+      const pair = (await exchange(await approved([API_A]))).json();
+      expect(await introspect(pair.access_token, apiA)).toMatchObject({ active: true, aud: API_A });
+      expect(await introspect(pair.refresh_token, apiA)).toEqual({ active: false });
+      expect(await introspect(pair.refresh_token)).toMatchObject({ active: true, token_type: 'refresh_token' });
+    });
   });
 });

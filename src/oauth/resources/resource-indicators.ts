@@ -95,6 +95,14 @@ function acceptedBy(resources: readonly ResourceRecord[], scope: string): boolea
 }
 
 // A stored audience whose resource was deleted since keeps its URI (the token was issued for it) without settings.
+/**
+ * The audience of URIs granted before (or a subset of them), each once: a resource deleted since is no longer one
+ * (invalid_target, as when a request names it), so a refresh does not go on minting tokens for it.
+ */
 async function audienceOf(deps: Pick<OAuthDeps, 'stores'>, uris: readonly string[]): Promise<Audience> {
-  return { uris: [...uris], resources: await deps.stores.resources.findByUris(uris) };
+  const unique = [...new Set(uris)];
+  const resources = await deps.stores.resources.findByUris(unique);
+  const gone = unique.find((uri) => !resources.some((resource) => resource.uri === uri));
+  if (gone !== undefined) throw new InvalidTarget(`The resource ${gone} is not registered.`);
+  return { uris: unique, resources };
 }

@@ -43,7 +43,9 @@ export async function introspect(deps: OAuthDeps, rules: IntrospectionRule[], re
   const value = requireParameter(parameters, 'token');
   const found = await findTokenByValue(deps, deps.stores.tokenReads, value, hint, accessLookup);
   const token = found?.record ?? null;
-  if (requester.client && token && token.audience.length > 0 && rules.some((rule) => rule.name === 'audience')) {
+  // The audience rule is about access tokens: a refresh token is meant for this server alone (RFC 6749 section 1.5).
+  const accessWithAudience = found?.kind === 'access_token' && token !== null && token.audience.length > 0;
+  if (requester.client && accessWithAudience && rules.some((rule) => rule.name === 'audience')) {
     requester.servedResources = (await deps.stores.resources.servedBy(requester.client.uid)).map((resource) => resource.uri);
   }
   if (requester.bearer) {
