@@ -123,6 +123,20 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
     expect(put.json()).toMatchObject({ name: 'After', scopes: ['read', 'write'] });
   });
 
+  it('PATCH with a flag that is neither a boolean nor a form checkbox value is 400 and changes nothing', async () => {
+    const client = await createClient(server.deps, { name: 'Stays confidential' });
+    for (const confidential of ['yes', 'maybe', ['1', 'yes']]) {
+      const response = await server.app.inject({
+        method: 'PATCH',
+        url: `/oauth/applications/${client.application.id}`,
+        headers: JSON_BODY,
+        payload: { confidential },
+      });
+      expect({ confidential, status: response.statusCode }).toEqual({ confidential, status: 400 });
+    }
+    expect((await server.deps.stores.applications.findById(client.application.id))!.confidential).toBe(true);
+  });
+
   it('PATCH turning a public client confidential returns its first secret once', async () => {
     const client = await createClient(server.deps, { name: 'Was public', confidential: false });
     const response = await call({

@@ -132,10 +132,12 @@ export const applicationJsonSchema = {
   additionalProperties: false,
 } as const;
 
-// JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins).
+// JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins). Another text is refused (400), not
+// read as false: {"confidential": "yes"} made a client public.
+const CHECKBOX_TEXTS = { type: 'string', enum: ['0', '1', 'false', 'true', 'off', 'on'] } as const;
 const checkbox = (description: string, byDefault: 'true' | 'false') =>
   ({
-    anyOf: [{ type: 'boolean' }, { type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    anyOf: [{ type: 'boolean' }, CHECKBOX_TEXTS, { type: 'array', items: CHECKBOX_TEXTS }],
     description: `${description} JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins). Default ${byDefault}.`,
   }) as const;
 
