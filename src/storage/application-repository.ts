@@ -146,8 +146,14 @@ export function applicationRepository(
       return row && toApplication(row);
     },
     async delete(id) {
-      // Grants and tokens go with it (foreign keys ON DELETE CASCADE, reference section 13).
-      return (await prisma.oauthApplication.deleteMany({ where: { id: BigInt(id) } })).count > 0;
+      // Grants and tokens go with it (foreign keys ON DELETE CASCADE, reference section 13). A resource it served no
+      // longer names it, in the same statement: an application made later with the same client_id must not inherit
+      // the right to introspect that API's tokens.
+      const [{ deleted }] = await prisma.$queryRaw<[{ deleted: number }]>`
+        WITH gone AS (DELETE FROM oauth_applications WHERE id = ${BigInt(id)} RETURNING uid),
+        served AS (UPDATE oauth_resources SET server_client_id = NULL WHERE server_client_id IN (SELECT uid FROM gone) RETURNING id)
+        SELECT count(*)::int AS deleted FROM gone`;
+      return deleted > 0;
     },
   };
 }

@@ -195,6 +195,21 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
     expect(again.json()).toEqual({ error: 'not_found', error_description: expect.any(String) });
   });
 
+  it('DELETE of an application that serves a resource leaves the resource without a server client, not a dangling one', async () => {
+    const api = await createClient(server.deps, { name: 'The API' });
+    const other = await createClient(server.deps, { name: 'Another API' });
+    const common = { name: '', scopes: ['read'], tokenFormat: 'opaque' as const, accessTokenLifetime: null };
+    const served = await server.deps.stores.resources.create({ ...common, uri: 'https://served.example', serverClientId: api.uid });
+    const kept = await server.deps.stores.resources.create({ ...common, uri: 'https://kept.example', serverClientId: other.uid });
+    const response = await call({ method: 'DELETE', url: `/oauth/applications/${api.application.id}`, headers: JSON_API });
+    expect(response.statusCode).toBe(204);
+    const after = await server.deps.stores.resources.findByUris([served.uri, kept.uri]);
+    expect(Object.fromEntries(after.map((resource) => [resource.uri, resource.serverClientId]))).toEqual({
+      [served.uri]: null,
+      [kept.uri]: other.uid,
+    });
+  });
+
   it('an unknown or non-numeric id is 404 JSON on every route', async () => {
     const requests = [
       { method: 'GET', url: '/oauth/applications/424242' },
