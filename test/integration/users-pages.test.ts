@@ -26,6 +26,19 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
     await expectAdminSection(server.app, '/oauth/users', 'Users');
   });
 
+  it('a script asking for JSON gets a refusal as JSON (a missing CSRF token, no credentials), never "[object Object]"', async () => {
+    const json = { accept: 'application/json', 'content-type': 'application/json' };
+    const forged = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/users',
+      headers: { ...ADMIN, ...json },
+      payload: { username: 'x' },
+    });
+    expect({ status: forged.statusCode, error: forged.json().error }).toEqual({ status: 403, error: 'forbidden' });
+    const anonymous = await server.app.inject({ method: 'GET', url: '/oauth/users', headers: { accept: 'application/json' } });
+    expect({ status: anonymous.statusCode, error: anonymous.json().error }).toEqual({ status: 401, error: 'unauthorized' });
+  });
+
   it('POST /oauth/users creates a user with claims; the show page lists them; the password is hashed and never shown', async () => {
     const admin = new AdminSession(server.app);
     await admin.get('/oauth/users/new');

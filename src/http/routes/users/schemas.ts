@@ -1,5 +1,5 @@
 import { ADDRESS_FIELDS, BOOLEAN_CLAIMS, STRING_CLAIMS } from '../../../oauth/users/user-profile.js';
-import { errorStatuses, formBody, htmlPage, methodOverrideFormBody, recordIdParams, textOrList } from '../../admin-schemas.js';
+import { formBody, htmlPage, methodOverrideFormBody, pageOrJsonErrors, recordIdParams, textOrList } from '../../admin-schemas.js';
 
 export { csrfOnlyBody } from '../../admin-schemas.js';
 
@@ -56,7 +56,9 @@ export const identityQuery = {
 
 export const identityBody = { ...formBody(identityKeyFields), required: ['issuer', 'subject'] } as const;
 
+// The pages are HTML, but a refusal (the admin check, a CSRF failure) answers a script that asked for JSON in JSON, as
+// the admin group's error handler does everywhere: a page-only schema printed it as "[object Object]".
 export const responses = {
-  page: { 200: htmlPage, ...errorStatuses(htmlPage) },
-  write: { 302: redirect, 422: htmlPage, ...errorStatuses(htmlPage) },
+  page: { 200: htmlPage, ...pageOrJsonErrors },
+  write: { 302: redirect, 422: htmlPage, ...pageOrJsonErrors },
 };
