@@ -21,8 +21,8 @@ const BY_VERIFIED_EMAIL = {
 };
 
 const BY_EMAIL = {
-  name: 'federated_subject_user_by_any_email',
-  text: 'SELECT id FROM users WHERE lower(email) = lower($1) LIMIT 2',
+  name: 'federated_subject_users_by_any_email',
+  text: 'SELECT id FROM users WHERE lower(email) = lower($1) ORDER BY id LIMIT $2',
 };
 const LINK_UPSTREAM = {
   name: 'federated_subject_link_upstream',
@@ -49,8 +49,8 @@ export function federatedSubjectRepository(sql: SqlClient): FederatedSubjectStor
     async findUserIdByVerifiedEmail(email) {
       return oneUserId(await sql.query<{ id: bigint | number | string }>(BY_VERIFIED_EMAIL, [email]));
     },
-    async findUserIdByEmail(email) {
-      return oneUserId(await sql.query<{ id: bigint | number | string }>(BY_EMAIL, [email]));
+    async findUserIdsByEmail(email, limit) {
+      return (await sql.query<{ id: bigint | number | string }>(BY_EMAIL, [email, limit])).map((row) => Number(row.id));
     },
     async linkUpstream({ issuer, subject, providerId, email, claims }, userId, at) {
       const values = [issuer, subject, userId, timestamp(at), providerId, email, JSON.stringify(claims)];

@@ -18,8 +18,8 @@ export interface FederatedSubjectStore {
   link(issuer: string, subject: string, userId: number, at: Date): Promise<boolean>;
   /** The one local user with this email verified (in any case), or null: none, or several (which one is unknowable). */
   findUserIdByVerifiedEmail(email: string): Promise<number | null>;
-  /** The one local user with this email (verified or not, in any case), or null: none, or several. */
-  findUserIdByEmail(email: string): Promise<number | null>;
+  /** The local users with this email (verified or not, in any case), the oldest first, at most `limit`. */
+  findUserIdsByEmail(email: string, limit: number): Promise<number[]>;
   /** Links an upstream identity to the user (signed in through it at `at`); false when it was linked already. */
   linkUpstream(identity: UpstreamIdentity, userId: number, at: Date): Promise<boolean>;
   /** Records a sign-in through a linked upstream identity: what it said (email, claims) and when. */

@@ -109,14 +109,9 @@ const MAX_HOLDERS = 100;
  */
 async function sameLocalUsers(deps: OAuthDeps, claims: MappedClaims): Promise<UserRecord[]> {
   if (typeof claims.email === 'string') {
-    const email = claims.email;
-    const id = await deps.stores.federatedSubjects.findUserIdByEmail(email);
-    if (id !== null) return [await deps.stores.users.findById(id)].filter((user): user is UserRecord => user !== null);
-    // None, or several (the store names one holder only): the search finds them all.
-    const holders = (await deps.stores.userAdmin.search({ text: email, limit: 1000 })).filter(
-      (user) => user.email !== null && user.email.toLowerCase() === email.toLowerCase(),
-    );
-    if (holders.length > 0) return holders.slice(0, MAX_HOLDERS);
+    const ids = await deps.stores.federatedSubjects.findUserIdsByEmail(claims.email, MAX_HOLDERS);
+    const holders = await Promise.all(ids.map((id) => deps.stores.users.findById(id)));
+    if (ids.length > 0) return holders.filter((user): user is UserRecord => user !== null);
   }
   const named = typeof claims.username === 'string' ? await deps.stores.users.findByUsername(claims.username) : null;
   return named === null ? [] : [named];
