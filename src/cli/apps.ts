@@ -1,16 +1,13 @@
 import {
-  ApplicationInvalid,
   createApplication,
   deleteApplication,
   listApplications,
-  REDIRECT_FLOWS,
   rotateApplicationSecret,
   updateApplication,
-  type ApplicationField,
   type ApplicationListFilter,
   type ApplicationFields,
 } from '../oauth/clients/applications.js';
-import { UidTaken } from '../oauth/store.js';
+import { domain } from './apps-refusals.js';
 import { findApplication, notFound } from './apps-lookup.js';
 import { printChanged, printList, printShown } from './apps-output.js';
 import { stateSubcommands } from './apps-state.js';
@@ -307,52 +304,4 @@ async function rotateSecret(args: string[], io: CliIo): Promise<number> {
     );
     return 0;
   });
-}
-
-/** The option of each field the domain validates. */
-const OPTION_OF: Record<ApplicationField, string> = {
-  name: 'name',
-  redirect_uri: 'redirect-uri',
-  scopes: 'scopes',
-  uid: 'uid',
-  secret: 'secret',
-  post_logout_redirect_uris: 'post-logout-redirect-uri',
-  backchannel_logout_uri: 'backchannel-logout-uri',
-  backchannel_logout_session_required: 'backchannel-logout-session-required',
-  id_token_signed_response_alg: 'id-token-signed-response-alg',
-  userinfo_signed_response_alg: 'userinfo-signed-response-alg',
-  authorization_signed_response_alg: 'authorization-signed-response-alg',
-  profile: 'profile',
-  subject_type: 'subject-type',
-  access_token_format: 'access-token-format',
-  refresh_tokens: 'refresh-tokens',
-  grant_types: 'grant-types',
-  token_endpoint_auth_method: 'token-endpoint-auth-method',
-  jwks: 'jwks-file',
-  jwks_uri: 'jwks-uri',
-};
-
-/**
- * Validation failures and a taken uid are the operator's input: one line, exit code 2. When `given` (the
- * options of the command line) is known, a field whose option was not given at all is named as a missing option.
- */
-async function domain<T>(work: () => Promise<T>, given?: { values: Record<string, unknown>; grantFlows: readonly string[] }): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ApplicationInvalid) throw new UsageError(describeInvalid(error, given));
-    if (error instanceof UidTaken) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
-function describeInvalid(error: ApplicationInvalid, given?: { values: Record<string, unknown>; grantFlows: readonly string[] }): string {
-  const problems = Object.entries(error.fieldErrors).map(([field, messages]) => {
-    const option = OPTION_OF[field as ApplicationField];
-    if (given === undefined || given.values[option] !== undefined) return messages.join('; ');
-    if (field !== 'redirect_uri') return `missing required option --${option} (${messages.join(' ')})`;
-    const redirecting = given.grantFlows.filter((flow) => REDIRECT_FLOWS.includes(flow)).join(' and ');
-    return `missing required option --redirect-uri (required while grantFlows has ${redirecting})`;
-  });
-  return problems.join('; ');
 }
