@@ -98,6 +98,35 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
     expect((await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(client.uid, client.secret!))).statusCode).toBe(200);
   });
 
+  it('JSON: jwks sent back as the object the API answers with is taken, as JSON text is', async () => {
+    const created = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/applications',
+      headers: JSON_BODY,
+      payload: { ...BASE, token_endpoint_auth_method: 'private_key_jwt', jwks: jwksOf(key) },
+    });
+    expect(created.statusCode).toBe(201);
+    const shown = created.json();
+    expect(shown.jwks).toEqual(jwksOf(key));
+    const other = await clientKey('ES256');
+    const updated = await server.app.inject({
+      method: 'PATCH',
+      url: `/oauth/applications/${shown.id}`,
+      headers: JSON_BODY,
+      payload: { ...shown, jwks: jwksOf(other) },
+    });
+    expect(updated.statusCode).toBe(200);
+    expect(JSON.parse((await stored(shown.id)).jwks!)).toEqual(jwksOf(other));
+    const privateKey = await server.app.inject({
+      method: 'PATCH',
+      url: `/oauth/applications/${shown.id}`,
+      headers: JSON_BODY,
+      payload: { jwks: { keys: [{ ...other.publicJwk, d: 'x' }] } },
+    });
+    expect(privateKey.statusCode).toBe(422);
+    expect(privateKey.json()).toEqual({ errors: ['The jwks must hold public keys only (a private key was sent).'] });
+  });
+
   it('JSON: jwks_uri and the method round-trip without a secret; clearing the method issues one, shown once', async () => {
     const created = await server.app.inject({
       method: 'POST',

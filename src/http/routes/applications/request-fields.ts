@@ -23,7 +23,7 @@ export interface ApplicationBody {
   refresh_tokens?: string | null;
   grant_types?: string | string[];
   token_endpoint_auth_method?: string | null;
-  jwks?: string | null;
+  jwks?: string | Record<string, unknown> | null;
   jwks_uri?: string | null;
   /** The approve form's: the reviewed fields' fingerprint of the page (issue 29 item 3). */
   reviewed?: string;
@@ -73,7 +73,7 @@ export function fieldsFromBody(body: ApplicationBody | undefined, current?: Appl
     grantTypes: joined(body?.grant_types, ' ') ?? current?.grantTypes?.join(' ') ?? '',
     // Issue 34: null or empty means the default (derived from confidential) and no keys. Left out: what is stored.
     tokenEndpointAuthMethod: algorithmFrom(body?.token_endpoint_auth_method) ?? current?.tokenEndpointAuthMethod ?? '',
-    jwks: algorithmFrom(body?.jwks) ?? current?.jwks ?? '',
+    jwks: jwksFrom(body?.jwks) ?? current?.jwks ?? '',
     jwksUri: algorithmFrom(body?.jwks_uri) ?? current?.jwksUri ?? '',
   };
 }
@@ -84,6 +84,10 @@ export function fieldsOf(application: ApplicationRecord): ApplicationFields {
 }
 
 const algorithmFrom = (value: string | null | undefined): string | undefined => (value === null ? '' : value);
+
+/** The domain checks the JWK Set as JSON text, whichever form it came in. */
+const jwksFrom = (value: ApplicationBody['jwks']): string | undefined =>
+  value !== null && typeof value === 'object' ? JSON.stringify(value) : algorithmFrom(value);
 
 function joined(value: string | string[] | undefined, separator: string): string | undefined {
   return Array.isArray(value) ? value.join(separator) : value;

@@ -170,7 +170,11 @@ const applicationFields = {
   token_endpoint_auth_method: stringOrNull(
     'client_secret_basic, client_secret_post, private_key_jwt, client_secret_jwt or none (RFC 7591 section 2); null or "" derives it from confidential.',
   ),
-  jwks: stringOrNull('A JWK Set as JSON text: the public keys of a private_key_jwt client; null or "" for none.'),
+  // The JSON API answers jwks as an object: a script may send back what it read, or the form's JSON text.
+  jwks: {
+    anyOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }, { type: 'null' }],
+    description: 'A JWK Set (an object, or JSON text): the public keys of a private_key_jwt client; null or "" for none.',
+  },
   jwks_uri: stringOrNull('An https URL serving the JWK Set of a private_key_jwt client; null or "" for none.'),
 } as const;
 
