@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertionParams, clientAssertion, clientKey, jwksOf, privateKeyJwtClient, type ClientKey } from '../helpers/client-assertions.js';
 import { CALLBACK, documentServer, documentSettings, json, type DocumentServer } from '../helpers/client-metadata-document-server.js';
@@ -65,6 +66,57 @@ describe(`private_key_jwt keys: jwks_uri, registration and metadata documents ($
       );
       expect((await withAssertion(await clientAssertion(client.uid, key, issuer))).statusCode).toBe(401);
       expect(fetchesOf(path)).toBe(1);
+    }
+  });
+
+  // jose refuses such keys when it verifies (a TypeError or WebCrypto's DOMException, once a 500): they are refused
+  // where they are set, and a set that got in before (an older version stored it) is the client's invalid_client.
+  const weakRsaKey = (kid: string) => ({ ...generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'jwk' }), kid });
+  const offCurveKey = async () => {
+    const { publicJwk } = await clientKey('ES256');
+    return { ...publicJwk, x: publicJwk.x!.startsWith('A') ? `B${publicJwk.x!.slice(1)}` : `A${publicJwk.x!.slice(1)}` };
+  };
+
+  it('keys jose cannot verify with (RSA under 2048 bits, an EC point off its curve): refused where set, invalid_client where stored', async () => {
+    const register = (jwks: object) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/oauth/register',
+        payload: { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'private_key_jwt', jwks },
+      });
+    const good = await clientKey('ES256');
+    const cases: [object, string][] = [
+      [
+        { keys: [good.publicJwk, weakRsaKey('weak')] },
+        'The jwks key 2 is an RSA key of 1024 bits: at least 2048 are needed (RFC 7518 section 3.3).',
+      ],
+      [{ keys: [await offCurveKey()] }, 'The jwks key 1 is not a valid EC public key (its curve, coordinates, modulus or exponent).'],
+      [
+        { keys: [{ kty: 'RSA', n: 'AQAB', e: 'AQAB' }] },
+        'The jwks key 1 is an RSA key of 17 bits: at least 2048 are needed (RFC 7518 section 3.3).',
+      ],
+    ];
+    for (const [jwks, description] of cases)
+      expect((await register(jwks)).json()).toEqual({ error: 'invalid_client_metadata', error_description: description });
+
+    const signer = await clientKey('RS256');
+    documents.serve('/weak.jwks', json({ keys: [weakRsaKey(signer.kid)] }));
+    const fetched = await privateKeyJwtClient(server.deps, { jwksUri: `${documents.origin}/weak.jwks` });
+    const refused = await withAssertion(await clientAssertion(fetched.uid, signer, issuer));
+    expect({ status: refused.statusCode, body: refused.json() }).toEqual({
+      status: 401,
+      body: {
+        error: 'invalid_client',
+        error_description:
+          "The client's jwks_uri does not serve a usable key set: jwks key 1 is an RSA key of 1024 bits: at least 2048 are needed (RFC 7518 section 3.3).",
+      },
+    });
+    const stored = await privateKeyJwtClient(server.deps, { jwks: jwksOf(signer) });
+    for (const jwks of [{ keys: [weakRsaKey(signer.kid)] }, { keys: [{ ...(await offCurveKey()), kid: signer.kid }] }]) {
+      await server.deps.stores.applicationAdmin.update(stored.application.id, { jwks: JSON.stringify(jwks) });
+      const response = await withAssertion(await clientAssertion(stored.uid, signer, issuer));
+      expect(response.statusCode).toBe(401);
+      expect(response.json().error_description).toMatch(/^The client's registered jwks cannot be used: jwks key 1 is /);
     }
   });
 

@@ -1,12 +1,16 @@
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
+
 // A private_key_jwt client's public keys (RFC 7591 section 2 `jwks`, RFC 7517 section 5), checked where they are
 // written (CLI, admin UI, registration, metadata documents) and where they are fetched (jwks_uri): a set of public
 // keys of the types the accepted algorithms use, small, and never a private or symmetric key (a client that sends its
-// private key has leaked it: refusing says so).
+// private key has leaked it: refusing says so). Each key must be one Node.js's crypto can import, and an RSA key as
+// long as RFC 7518 section 3.3 asks: jose refuses the others at verification, too late to tell the client (a 500).
 
 export const MAX_JWKS_KEYS = 20;
 export const MAX_JWKS_LENGTH = 32_768;
 const KEY_TYPES = new Set(['RSA', 'EC', 'OKP']);
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const MIN_RSA_BITS = 2048;
 
 export interface JsonWebKeySet {
   keys: Record<string, unknown>[];
@@ -19,11 +23,28 @@ export function jwksProblem(value: unknown): string | null {
   if (!Array.isArray(keys) || keys.length === 0) return 'jwks must hold a non-empty "keys" array';
   if (keys.length > MAX_JWKS_KEYS) return `jwks may hold at most ${MAX_JWKS_KEYS} keys`;
   for (const key of keys as unknown[]) {
-    if (typeof key !== 'object' || key === null || Array.isArray(key)) return 'each key of jwks must be a JSON object';
+    if (typeof key !== 'object' || key === null || Array.isArray(key)) return 'jwks keys must each be a JSON object';
     const { kty } = key as { kty?: unknown };
-    if (typeof kty !== 'string' || !KEY_TYPES.has(kty)) return 'each key of jwks must be an RSA, EC or OKP public key';
+    if (typeof kty !== 'string' || !KEY_TYPES.has(kty)) return 'jwks keys must each be an RSA, EC or OKP public key';
     if (PRIVATE_MEMBERS.some((member) => member in key)) return 'jwks must hold public keys only (a private key was sent)';
   }
+  for (const [index, key] of (keys as Record<string, unknown>[]).entries()) {
+    const problem = publicKeyProblem(key);
+    if (problem !== null) return `jwks key ${index + 1} ${problem}`;
+  }
+  return null;
+}
+
+/** Whether the key imports as a public key of its type, and an RSA key is long enough; what is wrong if not. */
+function publicKeyProblem(key: Record<string, unknown>): string | null {
+  let bits: number | undefined;
+  try {
+    bits = createPublicKey({ key: key as JsonWebKey, format: 'jwk' }).asymmetricKeyDetails?.modulusLength;
+  } catch {
+    return `is not a valid ${String(key.kty)} public key (its curve, coordinates, modulus or exponent)`;
+  }
+  if (key.kty === 'RSA' && (bits ?? 0) < MIN_RSA_BITS)
+    return `is an RSA key of ${bits} bits: at least ${MIN_RSA_BITS} are needed (RFC 7518 section 3.3)`;
   return null;
 }
 
