@@ -138,6 +138,9 @@ describe(`RFC 7591 hostile registrations (${backend})`, () => {
       [{ ...uris, software_id: 1 }, 'invalid_client_metadata'],
       [{ ...uris, application_type: true }, 'invalid_client_metadata'],
       [{ ...uris, client_name: 'a\u0000b' }, 'invalid_client_metadata'],
+      // A NUL reached PostgreSQL (a 500); another control character was stored.
+      [{ ...uris, contacts: ['a\u0000@b.example'] }, 'invalid_client_metadata'],
+      [{ ...uris, contacts: ['a\u0001b@c.example'] }, 'invalid_client_metadata'],
     ] as const)
       expect({ payload, ...(await outcome(payload)) }).toEqual({ payload, status: 400, error });
   });
