@@ -257,6 +257,19 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         'invalid_grant',
         'The assertion’s scope claim must be a string of space-separated scopes.',
       ],
+      [
+        // Looked up in PostgreSQL text columns, which refuse a NUL: a 500 before.
+        'a NUL in a claim (the subject, an email)',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ sub: 'a\u0000b' })) }),
+        'invalid_grant',
+        'The assertion’s claims must not hold NUL characters.',
+      ],
+      [
+        'a NUL in the email of a just-in-time user',
+        async () => ({ assertion: await issuer.sign(assertionClaims({ iss: JIT, aud, sub: 'nul-mail', email: 'x\u0000@y.example' })) }),
+        'invalid_grant',
+        'The assertion’s claims must not hold NUL characters.',
+      ],
     ];
     it.each(cases)('%s', async (_name, make, error, description) => {
       const { client = () => agent, assertion, params } = await make();
