@@ -182,12 +182,12 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     );
   });
 
-  it('an actor token of another client is invalid_grant, and nothing is stored', async () => {
+  it('an actor token of another client is invalid_request, and nothing is stored', async () => {
     const subject = await aliceToken();
     const othersActor = await ownToken(downstreamService);
     await expectRefusedStoringNothing(
       () => exchange(service, { subject_token: subject, actor_token: othersActor, actor_token_type: TOKEN_TYPES.accessToken }),
-      'invalid_grant',
+      'invalid_request',
     );
   });
 
@@ -208,18 +208,18 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     expect(JSON.parse(event!.details)).toMatchObject({ actor: null });
   });
 
-  it('a revoked or unknown subject token is invalid_grant; a client without the grant type is unauthorized_client, as is a public client', async () => {
+  it('a revoked or unknown subject token is invalid_request; a client without the grant type is unauthorized_client, as is a public client', async () => {
     const subject = await aliceToken();
     const actor = await ownToken(service);
     const revoked = await aliceToken();
     expect((await revokeRequest(server.app, { token: revoked }, auth(web))).statusCode).toBe(200);
     await expectRefusedStoringNothing(
       () => exchange(service, { subject_token: revoked, actor_token: actor, actor_token_type: TOKEN_TYPES.accessToken }),
-      'invalid_grant',
+      'invalid_request',
     );
     await expectRefusedStoringNothing(
       () => exchange(service, { subject_token: 'no-such-token', actor_token: actor, actor_token_type: TOKEN_TYPES.accessToken }),
-      'invalid_grant',
+      'invalid_request',
     );
     await expectRefusedStoringNothing(
       () => exchange(bystander, { subject_token: subject, actor_token: actor, actor_token_type: TOKEN_TYPES.accessToken }),
@@ -243,7 +243,7 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     expect((await fromPublicClient()).json().error_description).toBe('Token exchange is for confidential clients.');
   });
 
-  it('a DPoP-bound subject token is exchanged only with a proof by its key (invalid_grant without one)', async () => {
+  it('a DPoP-bound subject token is exchanged only with a proof by its key (invalid_request without one)', async () => {
     const key = await dpopKey();
     const bound = (
       await issueToken(server.deps, {
@@ -254,7 +254,7 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
         dpopJkt: key.jkt,
       })
     ).accessToken;
-    await expectRefusedStoringNothing(() => exchange(impersonator, { subject_token: bound }), 'invalid_grant');
+    await expectRefusedStoringNothing(() => exchange(impersonator, { subject_token: bound }), 'invalid_request');
     const htu = `${server.config.baseUrl.replace(/\/+$/, '')}/oauth/token`;
     const response = await tokenRequest(
       server.app,
@@ -273,7 +273,7 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     expect(await introspect(response.json().access_token, impersonator)).toMatchObject({ active: true, sub: alice.subject, scope: 'read' });
     await expectRefusedStoringNothing(
       () => exchange(impersonator, { subject_token: jwt, subject_token_type: TOKEN_TYPES.jwt }),
-      'invalid_grant',
+      'invalid_request',
     );
     // Its issuer does not list this client.
     const other = await idp.sign(assertionClaims({ iss: IDP, aud, sub: 'alice-at-idp', email: 'alice@example.com', email_verified: true }));
@@ -286,7 +286,7 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
           actor_token: actor,
           actor_token_type: TOKEN_TYPES.accessToken,
         }),
-      'invalid_grant',
+      'invalid_request',
     );
   });
 
@@ -330,7 +330,7 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     // Disabling the user stops new ID-JAGs.
     await server.deps.stores.userAdmin.setDisabledAt(alice.id, new Date());
     try {
-      expect((await idJagRequest()).json()).toMatchObject({ error: 'invalid_grant' });
+      expect((await idJagRequest()).json()).toMatchObject({ error: 'invalid_request' });
     } finally {
       await server.deps.stores.userAdmin.setDisabledAt(alice.id, null);
     }

@@ -1,5 +1,5 @@
 import type { OAuthDeps } from '../deps.js';
-import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../errors.js';
+import { InvalidRequest, UnauthorizedClient } from '../errors.js';
 import { resourceOwnerSubject } from '../openid/subject.js';
 import type { ApplicationRecord } from '../store.js';
 import { actorDepth, MAX_ACTOR_DEPTH, type ActorClaim } from './actor-claim.js';
@@ -32,9 +32,9 @@ export async function actorOf(
   if (actorTokenType === undefined) throw InvalidRequest.missingParameter('actor_token_type');
   if (actorTokenType !== TOKEN_TYPES.accessToken) throw new InvalidRequest(`The actor_token_type must be ${TOKEN_TYPES.accessToken}.`);
   const token = await activeAccessToken(deps, actorToken, 'actor');
-  if (token.applicationId !== client.id) throw new InvalidGrant('The actor token was issued to another client.');
+  if (token.applicationId !== client.id) throw new InvalidRequest('The actor token was issued to another client.');
   if (actorDepth(subjectAct) >= MAX_ACTOR_DEPTH)
-    throw new InvalidGrant(`The subject token has too many actors (at most ${MAX_ACTOR_DEPTH}).`);
+    throw new InvalidRequest(`The subject token has too many actors (at most ${MAX_ACTOR_DEPTH}).`);
   const sub =
     token.resourceOwnerId === null ? client.uid : ((await resourceOwnerSubject(deps, token.resourceOwnerId, client)) ?? client.uid);
   return { sub, client_id: client.uid, ...(subjectAct !== null && { act: subjectAct }) };

@@ -3,7 +3,7 @@ import { assertionIssuer, verifyAssertion, type VerifiedAssertion } from '../ass
 import { findAssertedUser } from '../assertions/asserted-user.js';
 import { trustedIssuer } from '../assertions/jwt-bearer-grant-type.js';
 import type { OAuthDeps } from '../deps.js';
-import { InvalidGrant, InvalidRequest } from '../errors.js';
+import { InvalidRequest } from '../errors.js';
 import { authorizationIssuer } from '../issuer.js';
 import { publishedJwks } from '../keys/signing-key-service.js';
 import { SIGNING_ALGORITHMS } from '../keys/signing-keys.js';
@@ -28,7 +28,7 @@ export async function subjectToken(deps: OAuthDeps, value: string, type: string,
   switch (type) {
     case TOKEN_TYPES.accessToken: {
       const token = await activeAccessToken(deps, value, 'subject');
-      if (token.resourceOwnerId === null) throw new InvalidGrant('The subject token is not for a user.');
+      if (token.resourceOwnerId === null) throw new InvalidRequest('The subject token is not for a user.');
       return { type: 'access_token', user: usableUser(await deps.stores.users.findById(token.resourceOwnerId)), token };
     }
     case TOKEN_TYPES.idToken:
@@ -43,7 +43,7 @@ export async function subjectToken(deps: OAuthDeps, value: string, type: string,
 /** An access token of this server that may be used now; `role` names it in the error (subject or actor). */
 export async function activeAccessToken(deps: OAuthDeps, value: string, role: 'subject' | 'actor'): Promise<AccessTokenRecord> {
   const token = await findAccessToken(deps, value);
-  const inactive = new InvalidGrant(`The ${role} token is not an active access token of this server.`);
+  const inactive = new InvalidRequest(`The ${role} token is not an active access token of this server.`);
   if (!token || !isAccessible(token, deps.now())) throw inactive;
   const retired = signedByRetiredKey(deps, value);
   if (retired !== false && (await retired)) throw inactive;
@@ -52,7 +52,7 @@ export async function activeAccessToken(deps: OAuthDeps, value: string, role: 's
 }
 
 function usableUser(user: UserRecord | null): UserRecord {
-  if (!user || isDisabled(user)) throw new InvalidGrant("The subject token's user is unknown or disabled.");
+  if (!user || isDisabled(user)) throw new InvalidRequest("The subject token's user is unknown or disabled.");
   return user;
 }
 
@@ -76,22 +76,22 @@ async function idTokenUser(deps: OAuthDeps, value: string, client: ApplicationRe
     sub = payload.sub;
   } catch (error) {
     if (error instanceof errors.JOSEError)
-      throw new InvalidGrant('The subject token is not an unexpired ID token this server issued to this client.');
+      throw new InvalidRequest('The subject token is not an unexpired ID token this server issued to this client.');
     throw error;
   }
-  if (client.subjectType === 'pairwise') throw new InvalidGrant("A pairwise client's ID tokens cannot be exchanged.");
+  if (client.subjectType === 'pairwise') throw new InvalidRequest("A pairwise client's ID tokens cannot be exchanged.");
   return usableUser(typeof sub === 'string' ? await deps.stores.users.findBySubject(sub) : null);
 }
 
 /** A trusted issuer's JWT, for a client it lists: the JWT bearer grant's checks, and a user it already knows. */
 async function trustedJwt(deps: OAuthDeps, value: string, client: ApplicationRecord): Promise<SubjectToken> {
   const entry = trustedIssuer(deps.config, assertionIssuer(value));
-  if (!entry) throw new InvalidGrant("The subject token's issuer (iss) is not trusted here.");
-  if (!entry.clients.includes(client.uid)) throw new InvalidGrant("The subject token's issuer does not list this client.");
+  if (!entry) throw new InvalidRequest("The subject token's issuer (iss) is not trusted here.");
+  if (!entry.clients.includes(client.uid)) throw new InvalidRequest("The subject token's issuer does not list this client.");
   // An ID-JAG is for the JWT bearer grant of the server it names, not an exchange.
-  if (entry.idJag) throw new InvalidGrant("The subject token's issuer issues ID-JAGs, which are redeemed with the JWT bearer grant.");
+  if (entry.idJag) throw new InvalidRequest("The subject token's issuer issues ID-JAGs, which are redeemed with the JWT bearer grant.");
   const assertion = await verifyAssertion(deps, value, entry);
   const found = await findAssertedUser(deps, assertion);
-  if (!('user' in found)) throw new InvalidGrant("The subject token's subject is not a user here.");
+  if (!('user' in found)) throw new InvalidRequest("The subject token's subject is not a user here.");
   return { type: 'jwt', user: found.user, assertion };
 }

@@ -22,7 +22,18 @@ import type { GrantHandler } from './grant.js';
  * server. Every check comes before any write: a refused exchange stores nothing. No refresh token (section 2.2.1
  * makes it optional): the exchange is repeated with a fresh subject token instead.
  */
-export const tokenExchangeGrant: GrantHandler = async (deps, { parameters, credentials, dpopProof, address }) => {
+export const tokenExchangeGrant: GrantHandler = async (deps, request) => {
+  try {
+    return await exchange(deps, request);
+  } catch (error) {
+    // Section 2.2.2: a subject or actor token "invalid for any reason, or unacceptable based on policy" MUST be
+    // invalid_request; the checks shared with the JWT bearer grant (an assertion's, its jti) say invalid_grant there.
+    if (error instanceof InvalidGrant) throw new InvalidRequest(error.description);
+    throw error;
+  }
+};
+
+const exchange: GrantHandler = async (deps, { parameters, credentials, dpopProof, address }) => {
   const subjectValue = requireParameter(parameters, 'subject_token');
   const subjectType = requireParameter(parameters, 'subject_token_type');
   const application = await requireClient(deps, credentials);
@@ -37,7 +48,7 @@ export const tokenExchangeGrant: GrantHandler = async (deps, { parameters, crede
   const subject = await subjectToken(deps, subjectValue, subjectType, application);
   // RFC 9449 section 7: a bound token is used only with its key's proof; else a stolen one would become a bearer token.
   if (subject.type === 'access_token' && subject.token.dpopJkt !== null && subject.token.dpopJkt !== dpopJkt)
-    throw new InvalidGrant("The subject token is DPoP-bound: the request's DPoP proof must be by its key.");
+    throw new InvalidRequest("The subject token is DPoP-bound: the request's DPoP proof must be by its key.");
   const act = await actorOf(deps, actorParameters(parameters), application, subject.type === 'access_token' ? subject.token.act : null);
   const scopes = exchangedScopes(deps, application, subject, optionalParameter(parameters, 'scope'));
   const audience = await exchangedAudience(deps, subject, requestedResources(parameters), scopes);
