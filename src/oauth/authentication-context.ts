@@ -109,6 +109,24 @@ export function satisfiesRequirement(
   return reached !== null && LEVELS.indexOf(reached) >= LEVELS.indexOf(target);
 }
 
+/**
+ * The acr a request's code and tokens carry (Core 3.1.2.1: "the Authentication Context Class satisfied by the
+ * authentication performed"): the first acr value asked for, in order of preference, that the sign-in meets; else the
+ * sign-in's own. A passkey sign-in asked for mfa says mfa, so an API that requires exactly mfa (RFC 9470 step-up)
+ * accepts the token the client got by asking for it; unasked, it says phr.
+ */
+export function satisfiedAcr(context: AuthenticationContext, acrValues: readonly string[], configured: Readonly<AcrValues>): string | null {
+  if (acrValues.length === 0) return context.acr;
+  const { amr, acr } = describedSignIn(context, configured);
+  const reached = levelOfAcr(acr, configured) ?? levelOfAmr(amr);
+  if (reached === null) return context.acr;
+  const met = acrValues.find((value) => {
+    const level = levelOfAcr(value, configured);
+    return level !== null && LEVELS.indexOf(level) <= LEVELS.indexOf(reached);
+  });
+  return met ?? context.acr;
+}
+
 function olderThan(authTime: Date | null, maxAgeSeconds: number, now: Date): boolean {
   return authTime === null || now.getTime() - authTime.getTime() > maxAgeSeconds * 1000;
 }

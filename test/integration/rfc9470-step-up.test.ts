@@ -236,4 +236,27 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     expect(idToken).toMatchObject({ amr: ['pwd', 'otp'], acr: MFA });
     expect(await (await pay(mfaApi, tokens.access_token)).json()).toEqual({ transferred: true, acr: MFA });
   });
+
+  // The user has no passkey, so no sign-in of theirs reaches phr; the service once sent them back to /login after every
+  // sign-in, for ever.
+  it('acr_values asking phr of a user without a passkey: one sign-in, and the code says what it reached (voluntary)', async () => {
+    server.clock.advance(30); // a one-time code of its own
+    const { tokens, idToken, signedIn } = await tokensFor({ acr_values: PHR });
+    expect(signedIn).toBe(true);
+    expect(idToken).toMatchObject({ amr: ['pwd', 'otp'], acr: MFA });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ acr: MFA });
+  });
+
+  it('an essential phr acr claim that the sign-in made for it does not reach is unmet_authentication_requirements', async () => {
+    server.clock.advance(30);
+    const claims = JSON.stringify({ id_token: { acr: { essential: true, values: [PHR] } } });
+    const request = { client_id: client.client_id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid read' };
+    const first = await authorize(agent, { ...request, state: 's1', claims });
+    expect(first.headers.location).toBe('/login');
+    const login = await agent.post('/login', { username: 'payer', password: PASSWORD });
+    const secondStep = await agent.post('/login/second-factor', { code: await codeAt(totpSecret!, server.clock.now) }, '/login/second-factor');
+    expect([login.headers.location, secondStep.statusCode]).toEqual(['/login/second-factor', 303]);
+    const back = await authorize(agent, Object.fromEntries(new URL(String(secondStep.headers.location), as.issuer).searchParams));
+    expect(Object.fromEntries(locationParameters(back))).toMatchObject({ error: 'unmet_authentication_requirements', state: 's1' });
+  });
 });

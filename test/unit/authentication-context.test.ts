@@ -4,6 +4,7 @@ import {
   describedSignIn,
   levelOfAmr,
   reachableAcrValues,
+  satisfiedAcr,
   satisfiesRequirement,
   signInClaims,
   targetLevel,
@@ -91,5 +92,22 @@ describe('whether the session satisfies the request (OpenID Connect Core 3.1.2.1
     expect(satisfiesRequirement(signIn(['pwd', 'otp'], 10, 'urn:x:mfa'), mfa, ACR, NOW, reachable)).toBe(true);
     expect(satisfiesRequirement(signIn(['hwk'], 10, 'urn:x:phr'), mfa, ACR, NOW, reachable)).toBe(true);
     expect(satisfiesRequirement(signIn(['pwd', 'otp'], 10, 'urn:x:mfa'), { ...mfa, maxAge: 5 }, ACR, NOW, reachable)).toBe(false);
+  });
+});
+
+// Core 3.1.2.1: the acr returned is the class the sign-in satisfied among those asked for. A passkey sign-in asked for
+// mfa said phr, and an API requiring exactly mfa (the guard's requireAuthentication) refused it after every step-up.
+describe('the acr a request gets (OpenID Connect Core 3.1.2.1)', () => {
+  it("the first value asked for that the sign-in meets, in order of preference; else the sign-in's own", () => {
+    const passkey = signIn(['hwk'], 10, 'urn:x:phr');
+    expect(satisfiedAcr(passkey, ['urn:x:mfa'], ACR)).toBe('urn:x:mfa');
+    expect(satisfiedAcr(passkey, [], ACR)).toBe('urn:x:phr');
+    expect(satisfiedAcr(passkey, ['urn:other', 'urn:x:pwd'], ACR)).toBe('urn:x:pwd');
+    const twoFactors = signIn(['pwd', 'otp'], 10, 'urn:x:mfa');
+    expect(satisfiedAcr(twoFactors, ['urn:x:phr', 'urn:x:mfa'], ACR)).toBe('urn:x:mfa');
+    expect(satisfiedAcr(twoFactors, ['urn:x:phr'], ACR)).toBe('urn:x:mfa');
+    // A session from before acr was recorded: its amr says what it reached; nothing asked of it that it meets keeps null.
+    expect(satisfiedAcr(signIn(['pwd', 'otp']), ['urn:x:pwd'], ACR)).toBe('urn:x:pwd');
+    expect(satisfiedAcr(signIn(['pwd']), ['urn:x:mfa'], ACR)).toBe(null);
   });
 });

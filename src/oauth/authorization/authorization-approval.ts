@@ -1,6 +1,6 @@
 import type { AuthorizationRequest } from './authorization-request.js';
 import { codeLifetimeSeconds } from '../clients/fapi2-profile.js';
-import type { AuthenticationContext } from '../authentication-context.js';
+import { satisfiedAcr, type AuthenticationContext } from '../authentication-context.js';
 import type { OAuthDeps } from '../deps.js';
 import { reusableToken } from '../grants/reuse.js';
 import { LoginRequired } from '../errors.js';
@@ -58,7 +58,7 @@ export async function approveAuthorization(
     authTime: approver.authTime,
     sessionId: approver.sessionId,
     amr: [...approver.amr],
-    acr: approver.acr,
+    acr: satisfiedAcr(approver, request.oidc.acrValues, deps.config.authentication.acr),
   });
   return { responseType: 'code', code, grant };
 }
@@ -78,7 +78,7 @@ async function issueImplicitToken(deps: OAuthDeps, request: AuthorizationRequest
     withRefreshToken: false,
     authTime: approver.authTime,
     amr: [...approver.amr],
-    acr: approver.acr,
+    acr: satisfiedAcr(approver, request.oidc.acrValues, deps.config.authentication.acr),
     audience: await resolveAudience(deps, request.resources, request.scopes),
     claims: request.oidc.claims,
     authorizationDetails: request.authorizationDetails,

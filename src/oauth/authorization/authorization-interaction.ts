@@ -2,8 +2,15 @@ import type { AuthorizationRequest } from './authorization-request.js';
 import { satisfiesRequirement, type AuthenticationContext } from '../authentication-context.js';
 import type { OAuthDeps } from '../deps.js';
 import { serverRequiresSecondFactor } from '../second-factor/second-factors.js';
-import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired, type OAuthError } from '../errors.js';
-import { subjectRequested } from '../openid/claims-request.js';
+import {
+  AccessDenied,
+  ConsentRequired,
+  InvalidRequest,
+  LoginRequired,
+  UnmetAuthenticationRequirements,
+  type OAuthError,
+} from '../errors.js';
+import { requiresAcr, subjectRequested } from '../openid/claims-request.js';
 import { subjectFor } from '../openid/subject.js';
 import { hintNames, verifyIdTokenHint } from '../openid/id-token-hint.js';
 
@@ -18,6 +25,7 @@ export interface Session extends AuthenticationContext {
   signedInForRequest?: boolean;
 }
 
+const UNMET_AFTER_SIGN_IN = 'The sign-in did not reach any of the essential acr values of the claims parameter.';
 const SUB_NOT_SIGNED_IN = 'The user who signed in is not the one the sub of the claims parameter names (OpenID Connect Core 5.5.1).';
 
 export type Interaction = { next: 'login' } | { next: 'consent' } | { next: 'approve' } | { next: 'error'; error: OAuthError };
@@ -36,13 +44,22 @@ export async function nextInteraction(
     if (!hint) return { next: 'error', error: new InvalidRequest('The id_token_hint is not an ID token issued by this server.') };
     hintNamesAnother = session !== null && !(await hintNames(deps, hint, session));
   }
+  const { acr } = deps.config.authentication;
+  const levelMet = session !== null && satisfiesRequirement(session, { acrValues, maxAge: null }, acr, deps.now());
+  // A sign-in made for this very request that still falls short (acr_values asked for phr, the user has no passkey):
+  // acr_values is voluntary, so the sign-in is what it is (Core 3.1.2.1); an essential acr claim fails (5.5.1.1).
+  // Either way the user is not sent back to sign in again, and again.
+  const settledShort = !levelMet && session?.signedInForRequest === true;
+  if (settledShort && requiresAcr(request.oidc.claims))
+    return { next: 'error', error: new UnmetAuthenticationRequirements(UNMET_AFTER_SIGN_IN) };
   const signInNeeded =
     session === null ||
     prompts.includes('login') ||
     // Core 3.1.2.1: the user is asked which account to use. One account is signed in per browser here, so choosing is
     // signing in: the login page, where they continue with the same account or give another one.
     prompts.includes('select_account') ||
-    !satisfiesRequirement(session, { acrValues, maxAge }, deps.config.authentication.acr, deps.now()) ||
+    !satisfiesRequirement(session, { acrValues: [], maxAge }, acr, deps.now()) ||
+    (!levelMet && !settledShort) ||
     !satisfiesServerPolicy(deps, request, session) ||
     hintNamesAnother;
   // Core 5.5.1: a sub asked for by value in the claims parameter is the only user this request may be answered for.
