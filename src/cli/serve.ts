@@ -3,6 +3,7 @@ import { problemAt } from '../config/env-overrides.js';
 import { ConfigError } from '../config/loader.js';
 import { insecureIssuerWarning, missingSessionSecret } from '../config/production-settings.js';
 import type { Config } from '../config/types.js';
+import { closeWithin, shutdownGraceMs } from '../http/graceful-close.js';
 import { loadExtensions } from '../http/load-extensions.js';
 import { createDatabase } from '../storage/database.js';
 import { developmentKeyEncryptionKey } from '../storage/development-key.js';
@@ -16,9 +17,10 @@ import { startBanner } from './serve-banner.js';
 const HELP = `Usage: oauth-service serve [--config PATH|none]
 
 Applies pending migrations, then serves HTTP on HOST:PORT until SIGTERM or SIGINT, when it stops
-accepting connections and finishes the requests in flight. Without BASE_URL (or baseUrl), the base URL
-is derived from the address it listens on. On the embedded database it owns the data folder while it
-runs, and CLI commands act on its database through a Unix socket in that folder.
+accepting connections and finishes the requests in flight: for requestTimeoutSeconds, at most 5 s, after
+which it closes the connections still open. Without BASE_URL (or baseUrl), the base URL is derived from
+the address it listens on. On the embedded database it owns the data folder while it runs, and CLI
+commands act on its database through a Unix socket in that folder.
 `;
 
 export async function runServeCommand(args: string[], io: CliIo): Promise<number | null> {
@@ -115,7 +117,7 @@ async function serve(configured: Readonly<Config>, io: CliIo): Promise<null> {
     if (closing) return;
     closing = true;
     app.log.info('shutting down: finishing in-flight requests');
-    app.close().then(
+    closeWithin(app, shutdownGraceMs(config.requestTimeoutSeconds)).then(
       () => app.log.info('stopped'),
       (error: unknown) => app.log.error({ err: error }, 'error while stopping'),
     );
