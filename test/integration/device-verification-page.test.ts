@@ -59,6 +59,22 @@ describe(`GET and POST /device (${backend})`, () => {
     expect((await pollDevice(server.app, client, started.device_code)).json()).toMatchObject({ error: 'authorization_pending' });
   });
 
+  it('a decision for a code this browser never entered goes back to the entry page and decides nothing (section 5.4)', async () => {
+    const started = await deviceAuthorization(server.app, client);
+    const page = await alice.request({ method: 'GET', url: '/device' });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const skipped = await alice.post('/device/decision', { user_code: started.user_code, _csrf: csrf });
+    expect(skipped.statusCode).toBe(200);
+    expect(skipped.body).toContain(`name="user_code" value="${started.user_code}"`);
+    expect(skipped.body).not.toContain('Device connected');
+    expect((await pollDevice(server.app, client, started.device_code)).json()).toMatchObject({ error: 'authorization_pending' });
+    // Another code entered is not this one either; entering this one lets it be decided.
+    const other = await deviceAuthorization(server.app, client);
+    await alice.post('/device', { user_code: other.user_code }, '/device');
+    expect((await alice.post('/device/decision', { user_code: started.user_code, _csrf: csrf })).body).not.toContain('Device connected');
+    expect((await decideAtDevicePage(alice, started.user_code, true)).body).toContain('Device connected');
+  });
+
   it('a code entered more often than maxEntriesPerCode denies the device (access_denied)', async () => {
     const started = await deviceAuthorization(server.app, client);
     for (let entry = 0; entry < 2; entry++)

@@ -39,6 +39,11 @@ declare module '@fastify/secure-session' {
     pendingSignIn: { userId: number; until: number };
     /** A TOTP secret shown for enrolment, not confirmed yet (the cookie is encrypted): confirming stores it. */
     totpEnrolment: { userId: number; secret: string; until: number };
+    /**
+     * The device authorization whose user code this browser entered (POST /device showed its consent page): the only
+     * one its decision form may decide, so a code is always entered (counted, and its warning seen) before it is approved.
+     */
+    deviceCodeEntered: number;
     /** OpenID Connect login_hint: pre-fills the login form. */
     loginHint: string;
     /** Where to go back after logging in. */

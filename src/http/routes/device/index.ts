@@ -53,6 +53,7 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
     const input = (request.body as UserCodeForm).user_code ?? '';
     const entered = await enteredOrRefused(deps, request, input, true);
     if (isRefusal(entered)) return refusedEntry(request, reply, input, entered);
+    request.session.set('deviceCodeEntered', entered.authorization.id);
     const model = deviceConsentModel(deps, entered, currentResourceOwner(request), reply.generateCsrf(), request.pageLanguage);
     return renderPage(request, reply, 'consent.eta', { ...model });
   });
@@ -61,6 +62,10 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
     const form = request.body as UserCodeForm;
     const entered = await enteredOrRefused(deps, request, form.user_code ?? '', false);
     if (isRefusal(entered)) return refusedEntry(request, reply, form.user_code ?? '', entered);
+    // RFC 8628 section 5.4: the code is entered, with its warning seen, before anything is decided; a decision posted for
+    // a code this browser did not enter goes back to entering it.
+    if (request.session.get('deviceCodeEntered') !== entered.authorization.id) return entryPage(request, reply, form.user_code ?? '');
+    request.session.set('deviceCodeEntered', undefined);
     const approve = form._method?.toLowerCase() !== 'delete';
     const owner = currentResourceOwner(request);
     const approval = approve
