@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type pg from 'pg';
 import type { Config } from '../config/types.js';
+import { redactQuery, type QueryRedaction } from '../oauth/query-redaction.js';
 import type { PrismaClient } from './generated/client.js';
 import { prismaOnFirstUse } from './prisma-on-first-use.js';
 import type { DataDirLock } from './data-dir-lock.js';
@@ -291,9 +292,18 @@ function createPool(
   return pool;
 }
 
-/** The URL with its password (if any) replaced by ***; also for `postgresql://user:pw@/db`, which URL() rejects. */
+// libpq's secret connection parameters, which it and node-postgres also take from the query: the password and the
+// passphrase of the client key, in any case (a name here is only hidden, never read). A `#` written unencoded in a
+// password is still the password's: a value runs to the next parameter.
+const QUERY_SECRETS = new Set(['password', 'sslpassword']);
+const DATABASE_URL: QueryRedaction = { secret: (name) => QUERY_SECRETS.has(name.toLowerCase()), mask: '***', endsAt: /&/ };
+
+/**
+ * The URL as written with its passwords replaced by ***: the `user:pw@` one (also in `postgresql://user:pw@/db`, which
+ * URL() rejects) and the query's, named as node-postgres reads it (`%70assword` is password).
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1:***@');
+  return redactQuery(url.replace(/^([a-z]+:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1:***@'), DATABASE_URL);
 }
 
 /**

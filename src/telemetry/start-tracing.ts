@@ -17,7 +17,8 @@ import {
   resourceFromAttributes,
   type Resource,
 } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { BatchSpanProcessor, NodeTracerProvider, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { redactUrl } from '../http/plugins/logger-options.js';
 import { setStatementTracer, type StatementTracer } from './statement-tracer.js';
 import type { TraceProtocol } from './trace-protocol.js';
 
@@ -43,7 +44,10 @@ export function startTracing(protocol: TraceProtocol, env: Record<string, string
   const logLevel = env.OTEL_LOG_LEVEL?.trim();
   if (logLevel) diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(logLevel) });
   const exporter = protocol === 'http/json' ? new JsonTraceExporter() : new ProtobufTraceExporter();
-  const provider = new NodeTracerProvider({ resource: serviceResource(), spanProcessors: [new BatchSpanProcessor(exporter)] });
+  const provider = new NodeTracerProvider({
+    resource: serviceResource(),
+    spanProcessors: [queryRedaction(), new BatchSpanProcessor(exporter)],
+  });
   // The context manager (AsyncLocalStorage) and the W3C trace context and baggage propagators.
   provider.register();
   registerInstrumentations({
@@ -78,6 +82,31 @@ function serviceResource(): Resource {
   return defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'oauth-service' }))
     .merge(detectResources({ detectors: [envDetector, processDetector, hostDetector] }));
+}
+
+// docs/operations.md "Traces": no token, code or secret is an attribute. @fastify/otel's url.path is request.url, the
+// query included (`/oauth/token/info?access_token=...`), and the client instrumentations' URLs are what the service
+// calls. As each span ends, before any is exported, a query in these holds what the request log's URL holds.
+const URL_ATTRIBUTES = ['url.path', 'url.full', 'url.query', 'http.target', 'http.url'];
+
+function queryRedaction(): SpanProcessor {
+  const redact = (span: Span) => {
+    for (const key of URL_ATTRIBUTES) {
+      const value = span.attributes[key];
+      if (typeof value !== 'string') continue;
+      // url.query is the query alone: with its `?` from undici, without it in the semantic conventions.
+      const redacted = key === 'url.query' && !value.startsWith('?') ? redactUrl(`?${value}`).slice(1) : redactUrl(value);
+      if (redacted !== value) span.setAttribute(key, redacted);
+    }
+  };
+  return {
+    onStart: () => undefined,
+    // Called while the span can still be changed: the attributes set after its start are there too.
+    onEnding: redact,
+    onEnd: () => undefined,
+    forceFlush: async () => undefined,
+    shutdown: async () => undefined,
+  };
 }
 
 // The embedded database's statements, as pg's instrumentation names PostgreSQL's: a child of the request's span (none

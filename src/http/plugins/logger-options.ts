@@ -1,5 +1,6 @@
 import type { FastifyServerOptions } from 'fastify';
 import pino from 'pino';
+import { redactQuery, type QueryRedaction } from '../../oauth/query-redaction.js';
 
 // STYLE 15: these never reach a log line, whether in headers, bodies logged by a handler, or query strings. A
 // code_challenge is the verifier itself when the plain PKCE method is allowed (RFC 7636 section 4.2). A client
@@ -43,12 +44,11 @@ export const REDACTED_PATHS = [
   ...SECRET_PARAMETERS.flatMap((name) => [name, ...REQUEST_DATA.map((container) => `${container}.${name}`)]),
 ];
 
-const SECRET_QUERY = new RegExp(`([?&](?:${[...SECRET_PARAMETERS, ...PRIVATE_QUERY_PARAMETERS].join('|')})=)[^&#]*`, 'g');
+const REDACTED_QUERY_PARAMETERS = new Set([...SECRET_PARAMETERS, ...PRIVATE_QUERY_PARAMETERS]);
+const LOGGED_URL: QueryRedaction = { secret: (name) => REDACTED_QUERY_PARAMETERS.has(name), mask: '[Redacted]', endsAt: /[&#]/ };
 
-/** A URL with the values of secret query parameters replaced, for logs. */
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[Redacted]');
-}
+/** A URL with the values of secret query parameters replaced, for logs (and trace attributes). */
+export const redactUrl = (url: string): string => redactQuery(url, LOGGED_URL);
 
 export function loggerOptions(
   log: { level: string; format: 'json' | 'pretty' },
