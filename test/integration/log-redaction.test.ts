@@ -72,4 +72,24 @@ describe('logs never contain secrets', () => {
     expect(logged!.headers).toEqual({ authorization: '[Redacted]', cookie: '[Redacted]', accept: 'text/html' });
     expect(failed!.err.code).toBe('ECONNREFUSED');
   });
+
+  // The server reads a percent-encoded parameter name decoded (%61ccess_token is access_token): so does the redaction.
+  it('GET /oauth/userinfo?%61ccess_token= and /oauth/authorize?%73tate=&%6cogin_hint= keep the values out of every line', async () => {
+    log.clear();
+    const secrets = ['an-access-token-in-an-encoded-name', 'a-state-in-an-encoded-name', 'alice-encoded@example.com'];
+    await server.app.inject({ method: 'GET', url: `/oauth/userinfo?%61ccess_token=${secrets[0]}` });
+    await server.app.inject({
+      method: 'GET',
+      url: `/oauth/authorize?client_id=unknown&%73tate=${secrets[1]}&%6cogin_hint=${encodeURIComponent(secrets[2]!)}`,
+    });
+    await server.app.inject({ method: 'GET', url: `/oauth/token/info?%61ccess%5ftoken=${secrets[0]}&%zz=1` });
+    const completed = log.lines.filter((line) => line.msg === 'request completed');
+    const text = log.raw.join('\n');
+    for (const secret of [...secrets, encodeURIComponent(secrets[2]!)]) expect(text).not.toContain(secret);
+    expect(completed.map((line) => (line.req as { url: string }).url)).toEqual([
+      '/oauth/userinfo?%61ccess_token=[Redacted]',
+      '/oauth/authorize?client_id=unknown&%73tate=[Redacted]&%6cogin_hint=[Redacted]',
+      '/oauth/token/info?%61ccess%5ftoken=[Redacted]&%zz=1',
+    ]);
+  });
 });
