@@ -20,7 +20,11 @@
       body: JSON.stringify(body),
     }).then(function (response) {
       return response.json().then(function (json) {
-        if (!response.ok) throw new Error(json.error_description || json.error || String(response.status));
+        if (!response.ok) {
+          var failure = new Error(json.error_description || json.error || String(response.status));
+          failure.code = json.error;
+          throw failure;
+        }
         return json;
       });
     });
@@ -100,7 +104,8 @@
       event.preventDefault();
       var token = csrfToken(form);
       var name = form.querySelector('input[name="name"]').value;
-      post('/account/passkeys/options', token, {})
+      var current = form.querySelector('input[name="current"]');
+      post('/account/passkeys/options', token, { current: current ? current.value : '' })
         .then(function (optionsJSON) {
           return webauthn.startRegistration({ optionsJSON: optionsJSON });
         })
@@ -111,7 +116,12 @@
           window.location.assign('/account');
         })
         .catch(function (error) {
-          if (cancelled(error)) show(message, message.getAttribute('data-cancelled'));
+          // access_denied: the password or the recent sign-in was not enough; the server's sentence, in the page's
+          // language, says which (the only refusal whose text is ours, not the browser's or a library's).
+          if (error && error.code === 'access_denied') {
+            if (current) current.value = '';
+            show(message, error.message);
+          } else if (cancelled(error)) show(message, message.getAttribute('data-cancelled'));
           else showFailure(message, error);
         });
     });

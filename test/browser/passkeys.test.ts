@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/ports.js';
 import { approveIfAsked, cspViolations, launchBrowser, screenshot, virtualAuthenticator } from '../helpers/browser.js';
+import { RECENT_SIGN_IN_SECONDS } from '../../src/oauth/passkeys/passkeys.js';
 import { setMfaPolicy } from '../../src/oauth/second-factor/second-factors.js';
 import { createClient, createUser, PASSWORD } from '../helpers/end-user.js';
 import { clientCallbackServer, type ClientCallback } from '../helpers/listening-server.js';
@@ -86,6 +87,8 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
     await page.goto(`${baseUrl}/account`);
     await page.getByLabel('Name of the new passkey').fill(name);
+    // The proof that it is the user (a recent sign-in would do too: the password is what most users have).
+    await page.getByLabel('Your password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.locator('.notice').waitFor();
     expect(await page.locator('.notice').textContent()).toBe(`The passkey ${name} has been added.`);
@@ -140,6 +143,35 @@ describe('passkeys in Chromium with a virtual authenticator, and an openid-clien
     expect(claims.sub).toBe(bob.subject);
     const alice = await server.deps.stores.users.findByUsername('alice');
     expect(claims.sub).not.toBe(alice!.subject);
+    await device.context.close();
+  });
+
+  it('a browser left signed in: the account page adds a passkey only with the password, and says so in the page', async () => {
+    const erin = await createUser(server.deps, 'erin');
+    const device = await deviceWithAuthenticator(false);
+    const { page } = device;
+    await page.goto(`${baseUrl}/login`);
+    await page.getByLabel('Username').fill('erin');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
+    server.clock.advance(RECENT_SIGN_IN_SECONDS + 1);
+    await page.goto(`${baseUrl}/account`);
+    const message = page.locator('#passkey_register_error');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await message.waitFor({ state: 'visible' });
+    expect(await message.textContent()).toContain('Enter your password to add a passkey.');
+    await page.getByLabel('Your password', { exact: true }).fill('not the password');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByText('Your current password is not correct.').waitFor();
+    expect(await page.getByLabel('Your password', { exact: true }).inputValue()).toBe('');
+    expect(await server.deps.stores.passkeys.listOfUser(erin.id)).toEqual([]);
+    await page.getByLabel('Your password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('.notice').waitFor();
+    expect(await page.locator('.notice').textContent()).toBe('The passkey My passkey has been added.');
+    expect(await server.deps.stores.passkeys.listOfUser(erin.id)).toHaveLength(1);
+    expect(device.cspErrors).toEqual([]);
     await device.context.close();
   });
 

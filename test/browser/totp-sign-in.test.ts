@@ -48,7 +48,9 @@ describe('TOTP second factor in Chromium', () => {
     // The key typed by hand is the same secret, in groups of four.
     expect((await page.locator('#totp_secret').textContent())!.replace(/\s/g, '')).toBe(secret);
     await page.getByLabel('Current password').fill(PASSWORD);
-    await page.getByLabel('Then enter the 6-digit code the app shows').fill(await codeAt(secret, server.clock.now));
+    // Typed as the app shows it, in two groups: the field's pattern lets the browser send it, and it is the code.
+    const enrolmentCode = await codeAt(secret, server.clock.now);
+    await page.getByLabel('Then enter the 6-digit code the app shows').fill(`${enrolmentCode.slice(0, 3)} ${enrolmentCode.slice(3)}`);
     await page.getByRole('button', { name: 'Confirm' }).click();
     const recoveryCodes = await page.locator('#recovery_codes code').allTextContents();
     expect(recoveryCodes).toHaveLength(10);
@@ -75,6 +77,31 @@ describe('TOTP second factor in Chromium', () => {
     await page.goto(`${server.baseUrl}/account`);
     expect(await page.locator('#second_factor').textContent()).toContain('Unused recovery codes: 9.');
     expect(cspErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('Cancel on the second step ends it: back on /login, and the second step is gone', async () => {
+    await createUser(server.deps, 'tom');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.baseUrl}/login`);
+    await signInOnLoginPage(page, 'tom');
+    await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
+    await page.goto(`${server.baseUrl}/account/second-factor`);
+    const secret = new URL((await page.locator('#otpauth_uri').getAttribute('href'))!).searchParams.get('secret')!;
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('Then enter the 6-digit code the app shows').fill(await codeAt(secret, server.clock.now));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('link', { name: 'Continue' }).click();
+    await signOut(page);
+
+    await passwordStep(page, 'tom');
+    // The code field is required, and Cancel still goes (formnovalidate).
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForURL((url) => url.pathname === '/login');
+    await page.goto(`${server.baseUrl}/login/second-factor`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    expect(await page.locator('.notice').textContent()).toContain('Please sign in again.');
     await context.close();
   });
 });

@@ -145,6 +145,29 @@ describe(`a passkey as the second factor, and the admin's passkeys reset (${back
     expect((await browser.request({ method: 'GET', url: STEP })).statusCode).toBe(200);
   });
 
+  it('the second step refuses a user handle of another user (WebAuthn Level 3 section 7.2 step 6), and takes an absent one', async () => {
+    const otherKey = new SoftwareAuthenticator();
+    await userWithPasskey('hana', otherKey);
+    const key = new SoftwareAuthenticator();
+    const user = await userWithPasskey('hugo', key);
+    const own = key.userHandle;
+    key.userHandle = otherKey.userHandle;
+    const browser = await afterPassword('hugo');
+    expect((await passkeyStep(browser, key)).answer.statusCode).toBe(401);
+    expect(await isSignedIn(browser)).toBe(false);
+    const refusals = await listAuditEvents(server.deps, { type: 'user.passkey.refused', userId: user.id, limit: 20 });
+    expect(refusals).toContainEqual(
+      expect.objectContaining({
+        details: expect.objectContaining({ reason: 'verification_failed', detail: "user handle not the credential owner's" }),
+      }),
+    );
+    // The user was identified by the password: a user handle may be left out (an authenticator answering allowCredentials).
+    key.userHandle = null;
+    expect((await passkeyStep(browser, key)).answer.statusCode).toBe(200);
+    expect(await isSignedIn(browser)).toBe(true);
+    key.userHandle = own;
+  });
+
   it('a user with an authenticator app and a passkey gets both; one with passkeys only may set up the app instead', async () => {
     const user = await userWithPasskey('bo', new SoftwareAuthenticator());
     const browser = await afterPassword('bo');

@@ -176,6 +176,34 @@ describe(`passkeys (${backend})`, () => {
     expect(await isSignedIn(replay)).toBe(false);
   });
 
+  it("POST /login/passkey refuses a user handle that is not the credential owner's, or none (WebAuthn Level 3 section 7.2 step 6)", async () => {
+    const alice = await createUser(server.deps, 'handle-alice');
+    const aliceKey = new SoftwareAuthenticator();
+    await register(await signedIn(server.app, 'handle-alice'), aliceKey);
+    const bob = await createUser(server.deps, 'handle-bob');
+    const bobKey = new SoftwareAuthenticator();
+    await register(await signedIn(server.app, 'handle-bob'), bobKey);
+    const bobsHandle = bobKey.userHandle;
+    expect(Buffer.from(bobsHandle!, 'base64url').toString()).toBe(bob.subject);
+
+    for (const handle of [aliceKey.userHandle, null]) {
+      bobKey.userHandle = handle;
+      const { answer, browser } = await signInWith(bobKey);
+      expect(answer.statusCode).toBe(401);
+      expect(answer.json()).toMatchObject({ error: 'access_denied', error_description: 'This passkey cannot sign you in here.' });
+      expect(await isSignedIn(browser)).toBe(false);
+    }
+    const details = (await refusals('verification_failed'))
+      .filter((event) => event.userId === bob.id)
+      .map((event) => (event.details as { detail: string }).detail);
+    expect(details).toEqual(expect.arrayContaining(["user handle not the credential owner's", 'user handle missing']));
+    expect((await storedPasskeys(bob.id))[0]!.lastUsedAt).toBeNull();
+    expect((await storedPasskeys(alice.id))[0]!.lastUsedAt).toBeNull();
+
+    bobKey.userHandle = bobsHandle;
+    expect((await signInWith(bobKey)).answer.statusCode).toBe(200);
+  });
+
   it('a disabled user cannot sign in with their passkey', async () => {
     const user = await createUser(server.deps, 'disabled-owner');
     const authenticator = new SoftwareAuthenticator();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { counterRegressed, passkeyAmr } from '../../src/oauth/passkeys/passkey-sign-in.js';
+import { counterRegressed, passkeyAmr, passkeyUserHandle, userHandleProblem } from '../../src/oauth/passkeys/passkey-sign-in.js';
 import { passkeyName } from '../../src/oauth/passkeys/passkeys.js';
 
 // The rules of a passkey sign-in (issue 35 item 1) that need no ceremony: the signature counter, the amr, the name.
@@ -18,6 +18,19 @@ describe('passkey sign-in rules', () => {
     expect(passkeyAmr({ deviceType: 'multiDevice', backedUp: true })).toEqual(['swk', 'mfa']);
     expect(passkeyAmr({ deviceType: 'multiDevice', backedUp: false })).toEqual(['swk', 'mfa']);
     expect(passkeyAmr({ deviceType: 'singleDevice', backedUp: false })).toEqual(['hwk', 'mfa']);
+  });
+
+  it("WebAuthn Level 3 section 7.2 step 6: the user handle must be the owner's; alone it must be there, after a password it may not", () => {
+    const owner = { subject: 'c0ffee-subject' };
+    const own = Buffer.from(passkeyUserHandle(owner)).toString('base64url');
+    const another = Buffer.from('another-subject').toString('base64url');
+    expect(userHandleProblem(owner, own, false)).toBeNull();
+    expect(userHandleProblem(owner, own, true)).toBeNull();
+    expect(userHandleProblem(owner, another, false)).toBe("user handle not the credential owner's");
+    expect(userHandleProblem(owner, another, true)).toBe("user handle not the credential owner's");
+    expect(userHandleProblem(owner, undefined, false)).toBe('user handle missing');
+    expect(userHandleProblem(owner, '', false)).toBe('user handle missing');
+    expect(userHandleProblem(owner, undefined, true)).toBeNull();
   });
 
   it('a passkey name is trimmed, 1 to 64 characters, without control characters', () => {

@@ -8,7 +8,12 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
 import type { PasskeyRefusal } from '../../oauth/audit/passkey-events.js';
-import { completePasskeySignIn, passkeyForSignIn, refusePasskeyAssertion } from '../../oauth/passkeys/passkey-sign-in.js';
+import {
+  completePasskeySignIn,
+  passkeyForSignIn,
+  refusePasskeyAssertion,
+  userHandleProblem,
+} from '../../oauth/passkeys/passkey-sign-in.js';
 import { passkeysOfUser } from '../../oauth/passkeys/passkeys.js';
 import type { UserRecord } from '../../oauth/store.js';
 import { CEREMONY_TIMEOUT_MS, keepChallenge, takeChallenge, type CeremonyPurpose } from './ceremony-challenge.js';
@@ -89,6 +94,12 @@ export async function completeAuthentication(
   const found = await passkeyForSignIn(deps, response.id, request.ip, ceremony.user?.id);
   if (found.outcome === 'refused') return found;
   const { passkey, user } = found;
+  // Section 7.2 step 6: refused like a failed signature (401, audited as verification_failed).
+  const handle = userHandleProblem(user, response.response.userHandle, ceremony.user !== undefined);
+  if (handle !== null) {
+    await refusePasskeyAssertion(deps, passkey, request.ip, handle);
+    return { outcome: 'refused', reason: 'verification_failed', detail: handle };
+  }
   const rp = relyingParty(deps.config);
   let verification;
   try {

@@ -7,6 +7,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
 import type { PasskeyRecord } from '../../oauth/passkeys/passkey-store.js';
+import { passkeyUserHandle } from '../../oauth/passkeys/passkey-sign-in.js';
 import { registerPasskey } from '../../oauth/passkeys/passkeys.js';
 import type { UserRecord } from '../../oauth/store.js';
 import { CEREMONY_TIMEOUT_MS, keepChallenge, takeChallenge } from './ceremony-challenge.js';
@@ -33,8 +34,8 @@ export async function registrationOptions(
     rpID: rp.id,
     userName: user.username,
     userDisplayName: user.name ?? user.username,
-    // The user handle authenticators keep: the random OpenID subject, never the user name or the row id.
-    userID: new TextEncoder().encode(user.subject),
+    // The user handle authenticators keep, and give back at every sign-in (checked: authentication-ceremony.ts).
+    userID: passkeyUserHandle(user),
     timeout: CEREMONY_TIMEOUT_MS,
     attestationType: 'none',
     excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports })),

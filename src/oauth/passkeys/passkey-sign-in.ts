@@ -30,6 +30,27 @@ export async function passkeyForSignIn(deps: OAuthDeps, credentialId: string, ip
 }
 
 /**
+ * The user handle (WebAuthn user.id) a user's passkeys are registered with: the UTF-8 bytes of the random OpenID
+ * subject, never the user name or the row id (section 14.6.1: it must not identify the user to others).
+ */
+export const passkeyUserHandle = (user: Pick<UserRecord, 'subject'>): Uint8Array<ArrayBuffer> => new TextEncoder().encode(user.subject);
+
+/**
+ * WebAuthn Level 3 section 7.2 step 6: whether the assertion's user handle (base64url, absent or empty: none) is the
+ * credential owner's; null when it passes, else why not (the refusal's detail). Without a user identified before the
+ * ceremony (a passkey alone), the handle names the account and MUST be present and be the owner's; with one (the
+ * second step, the proof of an account) it MAY be left out, but if present MUST be that user's.
+ */
+export function userHandleProblem(
+  owner: Pick<UserRecord, 'subject'>,
+  userHandle: string | undefined,
+  identifiedBefore: boolean,
+): string | null {
+  if (userHandle === undefined || userHandle === '') return identifiedBefore ? null : 'user handle missing';
+  return Buffer.from(userHandle, 'base64url').equals(passkeyUserHandle(owner)) ? null : "user handle not the credential owner's";
+}
+
+/**
  * WebAuthn Level 3 section 6.1.1: a signature counter that is not above the stored one (when either is non-zero) means
  * the authenticator may have been cloned. A counter of 0 in both means the authenticator keeps none (synced passkeys).
  */

@@ -1,6 +1,8 @@
 import type { OAuthDeps } from '../deps.js';
 import { recordDomainEvent } from '../audit/audit-trail.js';
 import { passkeyRegisteredEvent, passkeyRemovedEvent } from '../audit/passkey-events.js';
+import { confirmOwnPassword } from '../second-factor/second-factors.js';
+import type { UserRecord } from '../users/user-store.js';
 import type { NewPasskey, PasskeyRecord } from './passkey-store.js';
 
 // Passkeys (issue 35 item 1) as a user manages them on the account page: register (after the ceremony verified the
@@ -19,6 +21,37 @@ export const passkeysOfUser = (deps: Pick<OAuthDeps, 'stores'>, userId: number):
 
 export const hasPasskeys = async (deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<boolean> =>
   (await passkeysOfUser(deps, userId)).length > 0;
+
+/**
+ * How recent a sign-in must be for a passkey to be added without the password: long enough to sign in and go to the
+ * account page, short enough that a browser left signed in (the case the password guards against) is past it. The
+ * same for every user: whether an account has a password the server cannot tell (a user made without one gets a
+ * random one nobody knows, createUserWithPasswordHash), so the window cannot depend on it.
+ */
+export const RECENT_SIGN_IN_SECONDS = 5 * 60;
+
+export type RegistrationProof = 'ok' | 'wrong_password' | 'sign_in_again' | { retryAfter: number };
+
+/**
+ * Before a passkey is added (it then signs in alone, with the phr acr, past `mfa: required`): the user proves it is
+ * them, as before an authenticator app is set up (3.19), since a browser left signed in must not be enough to put
+ * someone else's authenticator on the account. With their current password, checked and counted as a sign-in attempt
+ * (confirmOwnPassword, as the app's enrolment does), or, when none is typed (a passkey-only or upstream-only user), a
+ * sign-in of the last RECENT_SIGN_IN_SECONDS (`authTime`: the login session's).
+ */
+export async function proveRegistrationOwner(
+  deps: OAuthDeps,
+  user: UserRecord,
+  proof: { password: string; authTime: Date | null },
+  address: string,
+): Promise<RegistrationProof> {
+  if (proof.password !== '') {
+    const password = await confirmOwnPassword(deps, user, proof.password, address);
+    return password === 'ok' ? 'ok' : password === 'wrong' ? 'wrong_password' : password;
+  }
+  const age = proof.authTime === null ? Infinity : deps.now().getTime() - proof.authTime.getTime();
+  return age <= RECENT_SIGN_IN_SECONDS * 1000 ? 'ok' : 'sign_in_again';
+}
 
 /** Stores a verified registration; null when the credential is registered already (then nothing is written). */
 export async function registerPasskey(deps: OAuthDeps, passkey: NewPasskey, ip: string): Promise<PasskeyRecord | null> {

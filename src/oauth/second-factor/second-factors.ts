@@ -6,6 +6,7 @@ import type { PasswordOutcome } from '../limits/attempt-limits.js';
 import type { UserRecord } from '../store.js';
 import { looksLikeRecoveryCode, matchingRecoveryCode, newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import type * as Totp from './totp.js';
+import { isTotpCode } from './typed-code.js';
 import { checkLoginCredentials } from '../users/users.js';
 
 // A user's second factor (issue 35 item 2): a TOTP authenticator confirmed by one code, and recovery codes for when it
@@ -138,7 +139,7 @@ export type RemovalCheck =
 export async function removeOwnSecondFactor(deps: OAuthDeps, user: UserRecord, proof: string, address: string): Promise<RemovalCheck> {
   if (!mayRemoveSecondFactor(deps.config, user)) return { outcome: 'not_allowed' };
   const check =
-    /^[0-9]{6}$/.test(proof.trim()) || looksLikeRecoveryCode(proof)
+    isTotpCode(proof) || looksLikeRecoveryCode(proof)
       ? await checkSecondFactor(deps, user, proof, address)
       : await checkLoginCredentials(deps, user.username, proof, address);
   if (check.outcome === 'locked_out') return check;

@@ -4,7 +4,16 @@ import type { PageLocale } from '../../../config/page-locales.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { InvalidRequest, NotFound } from '../../../oauth/errors.js';
 import type { PasskeyRecord } from '../../../oauth/passkeys/passkey-store.js';
-import { isSynced, passkeyName, passkeysOfUser, removePasskey, renamePasskey } from '../../../oauth/passkeys/passkeys.js';
+import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import {
+  isSynced,
+  passkeyName,
+  passkeysOfUser,
+  proveRegistrationOwner,
+  RECENT_SIGN_IN_SECONDS,
+  removePasskey,
+  renamePasskey,
+} from '../../../oauth/passkeys/passkeys.js';
 import { findUser } from '../../../oauth/users/users.js';
 import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { renderError } from '../../hooks/end-user-pages.js';
@@ -27,6 +36,7 @@ export async function passkeySection(deps: OAuthDeps, userId: number, locale: Pa
   return {
     list: passkeys.map((passkey) => passkeyView(passkey, locale)),
     scripts: passkeyScriptTags(),
+    recentMinutes: RECENT_SIGN_IN_SECONDS / 60,
     withoutJavaScript: PASSKEY_WITHOUT_JAVASCRIPT_PATH,
   };
 }
@@ -41,10 +51,29 @@ function passkeyView(passkey: PasskeyRecord, locale: PageLocale) {
   };
 }
 
-/** POST /account/passkeys/options: the options for navigator.credentials.create(). */
-export async function startRegistration(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply) {
-  const user = await findUser(deps, currentResourceOwner(request).id);
-  if (user === null) return sendRefusal(reply, 404, 'not_found', request.pageLanguage.t('error.noSuchUser'));
+/**
+ * POST /account/passkeys/options: the options for navigator.credentials.create(), once the user has proved it is them
+ * (proveRegistrationOwner: the current password, or a recent sign-in). Only then is a registration challenge kept, so
+ * POST /account/passkeys has nothing to answer without that proof. A refusal is 401 (429 when locked out)
+ * `access_denied`, its sentence in the page's language, which the page's script shows.
+ */
+export async function startRegistration(deps: OAuthDeps, request: FastifyRequest<{ Body: { current?: string } }>, reply: FastifyReply) {
+  const { t } = request.pageLanguage;
+  const owner = currentResourceOwner(request);
+  const user = await findUser(deps, owner.id);
+  if (user === null) return sendRefusal(reply, 404, 'not_found', t('error.noSuchUser'));
+  const proof = { password: request.body?.current ?? '', authTime: owner.authTime };
+  const proved = await proveRegistrationOwner(deps, user, proof, limitedAddress(request.ip));
+  if (proved !== 'ok') {
+    request.log.info({ event: 'passkey.registration_refused', userId: user.id, reason: proved }, 'passkey registration not proved');
+    if (typeof proved === 'object') {
+      const lockedOut = t('login.lockedOut', { seconds: proved.retryAfter });
+      return sendRefusal(reply.header('retry-after', String(proved.retryAfter)), 429, 'access_denied', lockedOut);
+    }
+    const minutes = RECENT_SIGN_IN_SECONDS / 60;
+    const sentence = proved === 'wrong_password' ? t('account.wrongPassword') : t('passkeys.signInAgain', { minutes });
+    return sendRefusal(reply, 401, 'access_denied', sentence);
+  }
   return sendJson(reply, await registrationOptions(deps, request, user, await passkeysOfUser(deps, user.id)));
 }
 

@@ -14,7 +14,7 @@ import {
   type RegistrationBody,
 } from './account-passkeys.js';
 import { finishPasskeySignIn, startPasskeySignIn } from './passkey-login.js';
-import { emptyBody, registrationBody, signInBody } from './passkey-schemas.js';
+import { emptyBody, registrationBody, registrationOptionsBody, signInBody } from './passkey-schemas.js';
 import { finishLinkPasskey, LINK_PASSKEY_PATH, startLinkPasskey } from '../federation/upstream-link-passkey.js';
 import { finishPasskeySecondStep, PASSKEY_SECOND_STEP_PATH, startPasskeySecondStep } from './passkey-second-step.js';
 
@@ -50,8 +50,10 @@ export const passkeyRoutes: FastifyPluginAsync<RouteOptions> = async (app, { dep
     );
   }
 
-  app.post('/account/passkeys/options', { schema: { body: emptyBody }, preHandler: [authenticate, csrf] }, (request, reply) =>
-    startRegistration(deps, request, reply),
+  app.post<{ Body: { current?: string } }>(
+    '/account/passkeys/options',
+    { schema: { body: registrationOptionsBody }, preHandler: [authenticate, csrf] },
+    (request, reply) => startRegistration(deps, request, reply),
   );
   app.post<{ Body: RegistrationBody }>(
     '/account/passkeys',

@@ -50,4 +50,15 @@ export const signInBody = {
     ),
   },
 } as const;
+export const registrationOptionsBody = {
+  type: 'object',
+  properties: {
+    current: {
+      type: 'string',
+      maxLength: 1024,
+      description: 'The current password; empty or absent: a sign-in of the last few minutes proves the user instead.',
+    },
+  },
+  description: 'The proof of the user (the CSRF token is in the x-csrf-token header).',
+} as const;
 export const emptyBody = { type: 'object', description: 'Nothing: the CSRF token is in the x-csrf-token header.' } as const;

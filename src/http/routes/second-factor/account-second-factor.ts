@@ -39,7 +39,7 @@ export const withAccountUser =
     return handler(deps, request, reply, user);
   };
 
-const enrolment = { action: ACCOUNT_SECOND_FACTOR_PATH, cancel: ACCOUNT_PATH, asksPassword: true };
+const enrolment = { action: ACCOUNT_SECOND_FACTOR_PATH, cancel: { href: ACCOUNT_PATH }, asksPassword: true };
 
 /** GET /account/second-factor: the enrolment page (a user with a factor already goes back to the account page). */
 export const showAccountEnrolment: Handler = async (deps, request, reply, user) =>

@@ -12,6 +12,8 @@ import {
 } from './account-second-factor.js';
 import { withPendingUser } from './pending-sign-in.js';
 import {
+  cancelSecondStep,
+  SECOND_STEP_CANCEL_PATH,
   SECOND_STEP_ENROL_PATH,
   SECOND_STEP_PATH,
   showSecondStep,
@@ -49,6 +51,10 @@ export const secondFactorRoutes: FastifyPluginAsync<RouteOptions> = async (app, 
     SECOND_STEP_PATH,
     { schema: { body: codeBody }, preHandler: csrfProtection },
     withPendingUser(deps, submitSecondStep),
+  );
+  // Without a pending sign-in too: cancelling what has expired already still lands on /login.
+  app.post(SECOND_STEP_CANCEL_PATH, { schema: { body: codeBody }, preHandler: csrfProtection }, (request, reply) =>
+    cancelSecondStep(request, reply),
   );
   app.get(SECOND_STEP_ENROL_PATH, withPendingUser(deps, showSecondStepEnrolment));
   app.post<{ Body: { code?: string } }>(

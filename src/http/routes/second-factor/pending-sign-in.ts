@@ -14,6 +14,21 @@ export function keepPendingUser(deps: OAuthDeps, request: FastifyRequest, user: 
   request.session.set('pendingSignIn', { userId: user.id, until: deps.now().getTime() + PENDING_SECONDS * 1000 });
 }
 
+/**
+ * Cancelling the second step: the browser is no longer half signed in, so no code, recovery code or passkey sent
+ * afterwards completes that sign-in (issue: a "Cancel" that only went to /login left it pending for its 5 minutes).
+ * What else the sign-in left in the session for that user goes too: an authenticator app being set up, the upstream
+ * sign-in it continues (3.19, issue 37), and an open passkey ceremony of the second step.
+ */
+export function endPendingSignIn(request: FastifyRequest): void {
+  const pending = request.session.get('pendingSignIn');
+  request.session.set('pendingSignIn', undefined);
+  if (pending === undefined) return;
+  if (request.session.get('totpEnrolment')?.userId === pending.userId) request.session.set('totpEnrolment', undefined);
+  if (request.session.get('upstreamSignIn')?.userId === pending.userId) request.session.set('upstreamSignIn', undefined);
+  if (request.session.get('passkeyChallenge')?.purpose === 'second_factor') request.session.set('passkeyChallenge', undefined);
+}
+
 /** The half-signed-in user, or null (none, expired, or since deleted or disabled). */
 export async function pendingUser(deps: OAuthDeps, request: FastifyRequest): Promise<UserRecord | null> {
   const pending = request.session.get('pendingSignIn');

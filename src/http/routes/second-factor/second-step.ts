@@ -11,7 +11,7 @@ import { auditWriteFailed } from '../../audit-actor.js';
 import { finishSignIn } from '../../complete-sign-in.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
 import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
-import { keepPendingUser, type PendingHandler } from './pending-sign-in.js';
+import { endPendingSignIn, keepPendingUser, type PendingHandler } from './pending-sign-in.js';
 import { confirmEnrolment, renderEnrolment, renderRecoveryCodes } from './totp-enrolment.js';
 
 // /login/second-factor (issue 35 items 1 and 2): the step after a right password, for a user who must give a second
@@ -20,6 +20,7 @@ import { confirmEnrolment, renderEnrolment, renderRecoveryCodes } from './totp-e
 
 export const SECOND_STEP_PATH = '/login/second-factor';
 export const SECOND_STEP_ENROL_PATH = `${SECOND_STEP_PATH}/enrol`;
+export const SECOND_STEP_CANCEL_PATH = `${SECOND_STEP_PATH}/cancel`;
 // As after a wrong password (login route): a wrong code costs time before the lockout starts.
 const FAILURE_DELAY_MS = 300;
 
@@ -45,12 +46,17 @@ async function secondStepPage(
     totp,
     passkeys,
     enrolHref: SECOND_STEP_ENROL_PATH,
+    cancelAction: SECOND_STEP_CANCEL_PATH,
     passkeyScripts: passkeys ? passkeyScriptTags() : [],
   });
 }
 
 const enrolmentPage = (deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, user: UserRecord, error?: string) =>
-  renderEnrolment(deps, request, reply, user, { action: SECOND_STEP_ENROL_PATH, cancel: '/login', ...(error && { error }) });
+  renderEnrolment(deps, request, reply, user, {
+    action: SECOND_STEP_ENROL_PATH,
+    cancel: { action: SECOND_STEP_CANCEL_PATH },
+    ...(error && { error }),
+  });
 
 /** GET: the code form and/or passkey button, or the enrolment of a user who has neither and must give a second factor. */
 export const showSecondStep: PendingHandler = async (deps, request, reply, user) =>
@@ -61,6 +67,15 @@ export const showSecondStep: PendingHandler = async (deps, request, reply, user)
 /** GET /login/second-factor/enrol: a user with passkeys but no app chose to set up the app instead. */
 export const showSecondStepEnrolment: PendingHandler = async (deps, request, reply, user) =>
   (await hasTotp(deps, user.id)) ? reply.redirect(SECOND_STEP_PATH, 303) : enrolmentPage(deps, request, reply, user);
+
+/**
+ * POST /login/second-factor/cancel (the pages' "Cancel", a form with the CSRF token, not a link: a GET must change
+ * nothing): the pending sign-in ends, and the browser goes back to /login.
+ */
+export function cancelSecondStep(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  endPendingSignIn(request);
+  return reply.redirect('/login', 303);
+}
 
 /** POST: a TOTP code or a recovery code; right, the sign-in completes with amr pwd and otp (the mfa acr). */
 export const submitSecondStep: PendingHandler<{ code?: string }> = async (deps, request, reply, user) => {

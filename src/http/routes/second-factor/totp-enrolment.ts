@@ -32,11 +32,14 @@ export async function renderEnrolment(
   request: FastifyRequest,
   reply: FastifyReply,
   user: UserRecord,
-  page: { action: string; cancel: string; error?: string; asksPassword?: boolean },
+  // cancel: a link (`href`), or a form that posts to `action` (the sign-in's enrolment: cancelling changes the session).
+  page: { action: string; cancel: { href: string } | { action: string }; error?: string; asksPassword?: boolean },
 ): Promise<FastifyReply> {
   const { t } = request.pageLanguage;
   const secret = pendingSecret(deps, request, user.id);
-  const uri = totpUri(new URL(deps.config.baseUrl).host, user.username, secret);
+  // The issuer is baseUrl's host name without the port: the Key URI Format allows no colon in it, and a port is not
+  // what a person knows the service by (an app lists the account under this name).
+  const uri = totpUri(new URL(deps.config.baseUrl).hostname, user.username, secret);
   return renderPage(request, reply, 'second-factor/enrol.eta', {
     title: t('secondFactor.enrolTitle'),
     qrCode: qrCodeSvg(uri, t('secondFactor.qrCodeLabel')),
