@@ -55,22 +55,29 @@ export async function runApplyCommand(args: string[], io: CliIo): Promise<number
       return 0;
     });
   } catch (error) {
+    // docs/operations.md "Provisioning": with --json every refusal, the file's own included, is a JSON document.
+    if (json && (error instanceof ProvisioningInvalid || error instanceof UnusableFile)) {
+      const problems = error instanceof ProvisioningInvalid ? error.problems : [error.message];
+      return (printJson(io, { file, valid: false, problems }), 2);
+    }
     if (!(error instanceof ProvisioningInvalid)) throw error;
-    if (json) return (printJson(io, { file, valid: false, problems: error.problems }), 2);
     throw new UsageError(`${file} cannot be applied, nothing was changed:\n${error.problems.map((problem) => `  ${problem}`).join('\n')}`);
   }
 }
+
+/** A file that cannot be read or is not JSON: one line without --json (a usage error, exit code 2). */
+class UnusableFile extends UsageError {}
 
 async function parsedFile(io: CliIo, file: string): Promise<unknown> {
   let text: string;
   try {
     text = file === '-' ? await readStdin(io) : await readFile(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+    throw new UnusableFile(`cannot read ${file}: ${(error as Error).message}`);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}`);
+    throw new UnusableFile(`${file} is not valid JSON: ${(error as Error).message}`);
   }
 }

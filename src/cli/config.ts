@@ -1,6 +1,8 @@
 import { ConfigError } from '../config/loader.js';
 import { insecureIssuerWarning, missingSessionSecret } from '../config/production-settings.js';
 import type { Config } from '../config/types.js';
+import { traceProtocol } from '../telemetry/trace-protocol.js';
+import { tracingRequested } from '../telemetry/tracing-requested.js';
 import { configFileLine, resolveConfigFile } from './config-file.js';
 import { baseUrlConfigured, configFileOf, configFrom } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
@@ -8,28 +10,24 @@ import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 const HELP = `Usage: oauth-service config check [--config PATH|none] [--json]
 
 Loads the configuration exactly as the server does and reports every problem with its key path: the file of
---config PATH, else OAUTH_CONFIG, else ./config.json when it exists (none: no file), plus the environment.
-Prints which file it read. Exit code 0 when valid, 2 when not.
+--config PATH, else OAUTH_CONFIG, else ./config.json when it exists (none: no file), plus the environment,
+and every other setting 'serve' stops on (KEY_ENCRYPTION_KEY, the OTLP protocol of traces, a session secret in
+production). Prints which file it read. Exit code 0 when valid, 2 when not.
 `;
 
 export async function runConfigCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(args, {}, true);
   if (values.help) return (io.stdout(HELP), 0);
   if (positionals[0] !== 'check' || positionals.length > 1) throw new UsageError(`expected 'config check' (try 'config --help')`);
-  let config: Readonly<Config>;
-  try {
-    config = configFrom(io, values.config);
-    // What `serve` refuses after loading, so that a check run before a deployment predicts its start.
-    const refusal = missingSessionSecret(config, io.env);
-    if (refusal) throw new ConfigError([refusal], 'the environment', refusal);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+  const checked = checkedConfig(io, values.config);
+  if (!('config' in checked)) {
     // The file it tried to read, which a broken file never yields through a loaded config.
     const configFile = resolveConfigFile(values.config, io.env, io.cwd ?? process.cwd());
-    if (values.json) printJson(io, { valid: false, configFile, problems: error.problems });
-    else io.stderr(`${configFileLine(configFile)}\n${error.message}\n`);
+    if (values.json) printJson(io, { valid: false, configFile, problems: checked.problems });
+    else io.stderr(`${configFileLine(configFile)}\n${checked.message}\n`);
     return 2;
   }
+  const { config } = checked;
   const configFile = configFileOf(config);
   if (values.json) printJson(io, { valid: true, configFile, config: withSecretsHidden(config) });
   else io.stdout(`${configFileLine(configFile)}\nconfiguration is valid\n`);
@@ -39,6 +37,26 @@ export async function runConfigCommand(args: string[], io: CliIo): Promise<numbe
   if (insecureIssuer)
     io.stderr(`warning: ${insecureIssuer}${baseUrlConfigured(config) ? '' : ' (baseUrl is not set: derived from HOST and PORT)'}\n`);
   return 0;
+}
+
+/**
+ * The configuration as `serve` loads it, or every problem `serve` would stop on: the loader's (configFrom), then what
+ * `serve` refuses after loading it, so that a check run before a deployment predicts its start. Each refusal of
+ * `serve` is one line of its own.
+ */
+function checkedConfig(io: CliIo, path: string | undefined): { config: Readonly<Config> } | { problems: string[]; message: string } {
+  // main.ts stops `serve` on an OTLP protocol it cannot export traces with, before it loads the configuration.
+  const traces = tracingRequested(io.env) ? traceProtocol(io.env) : null;
+  const refusals = traces !== null && 'error' in traces ? [traces.error] : [];
+  let config: Readonly<Config>;
+  try {
+    config = configFrom(io, path);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { problems: [...error.problems, ...refusals], message: [error.message, ...refusals].join('\n') };
+  }
+  const problems = [missingSessionSecret(config, io.env), ...refusals].filter((problem) => problem !== null);
+  return problems.length === 0 ? { config } : { problems, message: problems.join('\n') };
 }
 
 /** Secrets and URLs that may hold a password shown as set or not, never as they are. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { argon2Hasher } from '../storage/argon2-hasher.js';
 import { ajvJsonSchemaChecker } from '../storage/ajv-json-schema-checker.js';
-import { loadConfig } from '../config/loader.js';
+import { ConfigError, loadConfig } from '../config/loader.js';
 import { createAttemptLimits } from '../oauth/limits/attempt-limits.js';
 import type { SigningKeyDeps } from '../oauth/keys/signing-key-service.js';
 import type { TokenSigner } from '../oauth/keys/token-signer.js';
@@ -10,6 +10,7 @@ import type { OAuthDeps } from '../oauth/deps.js';
 import { createDatabase, databaseOptions, type Database, type DatabaseOptions } from '../storage/database.js';
 import { migrate } from '../storage/migrate.js';
 import { existingDevelopmentKey } from '../storage/development-key.js';
+import { KeyEncryptionKeyInvalid, parseKeyEncryptionKey } from '../storage/key-encryption.js';
 import { createStores } from '../storage/stores.js';
 import { resolveConfigFile } from './config-file.js';
 import type { CliIo } from './io.js';
@@ -26,10 +27,35 @@ const files = new WeakMap<object, string | null>();
  */
 export function configFrom(io: CliIo, path: string | undefined): Readonly<Config> {
   const file = resolveConfigFile(path, io.env, io.cwd ?? process.cwd());
-  const config = loadConfig({ path: file, env: io.env, quickStartOpenId: true });
+  const keyProblem = keyEncryptionKeyProblem(io.env);
+  let config: Readonly<Config>;
+  try {
+    config = loadConfig({ path: file, env: io.env, quickStartOpenId: true });
+  } catch (error) {
+    // Every problem at once: the file's and the key's.
+    if (!(error instanceof ConfigError) || keyProblem === null) throw error;
+    throw new ConfigError([...error.problems, keyProblem], file ?? 'the environment');
+  }
+  if (keyProblem !== null) throw new ConfigError([keyProblem], 'the environment', keyProblem);
   environments.set(config, io.env);
   files.set(config, file);
   return config;
+}
+
+/**
+ * A KEY_ENCRYPTION_KEY that is set but not 32 bytes, as the stores would refuse it when they open (key-encryption.ts):
+ * a wrong setting like any other (exit code 2, one line), found before a command or `serve` opens the database.
+ */
+function keyEncryptionKeyProblem(env: Record<string, string | undefined>): string | null {
+  const key = env.KEY_ENCRYPTION_KEY;
+  if (key === undefined || key === '') return null;
+  try {
+    parseKeyEncryptionKey(key);
+    return null;
+  } catch (error) {
+    if (error instanceof KeyEncryptionKeyInvalid) return error.message;
+    throw error;
+  }
 }
 
 /** The absolute path of the file configFrom read this config from; null when it read none. */

@@ -9,8 +9,10 @@ Commands:
   config check          validate the configuration and print the result
   apps create|list|show|update|delete|rotate-secret|approve|disable|enable
                         manage OAuth applications; approve, disable or enable one as the admin pages do
-  users create|list|show|update|set-password|disable|enable|delete|revoke-tokens
-                        manage the local users who log in, and their OpenID Connect claims
+  users create|list|show|update|set-password|disable|enable|delete|revoke-tokens|
+        set-mfa|reset-second-factor|reset-passkeys|identities|remove-identity
+                        manage the local users who log in, their OpenID Connect claims, their second
+                        factor, their passkeys and their sign-in identities
   resources create|list|show|update|delete
                         manage the APIs registered as resources (RFC 8707): scopes, token format, lifetime
   tokens cleanup        delete stale tokens and codes in bounded batches
@@ -48,6 +50,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   apply: async () => (await import('./apply.js')).runApplyCommand,
   version: async () => printVersion,
 };
+
+/** Every command `runCli` dispatches to (the top-level help must name each: test/unit/cli-help.test.ts). */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 
 /** The version of package.json, two folders up from src/cli and from dist/cli alike. */
 export function packageVersion(): string {

@@ -46,6 +46,7 @@ export const DEFAULT_APPLICATION_SETTINGS_JSON = {
   subject_type: 'public',
   sector_identifier_uri: null,
   refresh_tokens: 'always',
+  grant_types: [],
 };
 
 export async function createUser(

@@ -202,6 +202,27 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     expect(usageErrorLine(await cli.run(['apply']))).toBe('oauth-service: missing required option --file');
   });
 
+  it('with --json, a file that cannot be read or is no JSON is {"valid": false, "problems": [...]} on stdout (exit 2)', async () => {
+    const missing = join(folder, 'missing.json');
+    const unread = await cli.run(['apply', '-f', missing, '--json']);
+    expect([unread.code, unread.stderr]).toEqual([2, '']);
+    expect(JSON.parse(unread.stdout)).toEqual({
+      file: missing,
+      valid: false,
+      problems: [expect.stringMatching(/^cannot read \S+missing\.json: ENOENT/)],
+    });
+    const yaml = join(folder, 'provisioning.yaml');
+    writeFileSync(yaml, 'applications:\n  - uid: billing\n');
+    for (const [file, stdin] of [
+      [yaml, ''],
+      ['-', '{"applications": ['],
+    ] as const) {
+      const notJson = await cli.run(['apply', '-f', file, '--json'], stdin);
+      expect([notJson.code, notJson.stderr]).toEqual([2, '']);
+      expect(JSON.parse(notJson.stdout)).toEqual({ file, valid: false, problems: [expect.stringMatching(/ is not valid JSON: /)] });
+    }
+  });
+
   it('--prune deletes the undeclared applications (not self-registered ones), users and resources, and revokes tokens', async () => {
     const selfRegistered = await cli.withDeps((deps) => createSelfRegistered(deps));
     const kept = { applications: [provisioning.applications[0]], users: [provisioning.users[1]], registration_tokens: [] };

@@ -40,6 +40,8 @@ describe(`oauth-service apps for self-registered clients (${backend})`, { timeou
       scopes: [],
       confidential: false,
       ...DEFAULT_APPLICATION_SETTINGS_JSON,
+      // The CLI's JSON also names the grant types (apps show prints them): those the client registered.
+      grant_types: ['authorization_code', 'refresh_token'],
       token_endpoint_auth_method: 'none',
       jwks: null,
       jwks_uri: null,

@@ -200,6 +200,19 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
     }
   });
 
+  it('apps create --json and apps show --json print grant_types as apply files name them, [] for every enabled grant', async () => {
+    const grants = 'client_credentials refresh_token';
+    const create = ['apps', 'create', '--name', 'Grants', '--redirect-uri', 'https://g.example.com/cb'];
+    const created = await cli.json([...create, '--grant-types', grants]);
+    expect(created.grant_types).toEqual(['client_credentials', 'refresh_token']);
+    expect((await cli.json(['apps', 'show', created.uid])).grant_types).toEqual(['client_credentials', 'refresh_token']);
+    expect(await cli.stdout(['apps', 'show', created.uid])).toContain(`  grant types:    ${grants}\n`);
+
+    const unrestricted = await cli.json(create);
+    expect(unrestricted.grant_types).toEqual([]);
+    expect((await cli.json(['apps', 'show', unrestricted.uid])).grant_types).toEqual([]);
+  });
+
   it('every apps subcommand answers --help with its usage and exit code 0', async () => {
     for (const sub of [
       [],

@@ -18,7 +18,7 @@ describe('oauth-service config check', () => {
   it('a valid configuration: exit 0; --json shows it with every secret and database URL as [set]', async () => {
     const secrets = {
       SESSION_SECRET: 's'.repeat(40),
-      KEY_ENCRYPTION_KEY: 'k'.repeat(64),
+      KEY_ENCRYPTION_KEY: 'a'.repeat(64),
       METRICS_TOKEN: 'm'.repeat(40),
       ADMIN_PASSWORD: 'an-admin-password',
       DATABASE_URL: 'postgresql://oauth:db-password@db.example/oauth',
@@ -38,7 +38,7 @@ describe('oauth-service config check', () => {
       keys: { encryptionKey: '[set]' },
       metrics: { token: '[set]' },
     });
-    for (const secret of ['s'.repeat(40), 'k'.repeat(64), 'm'.repeat(40), 'an-admin-password', 'db-password'])
+    for (const secret of ['s'.repeat(40), 'a'.repeat(64), 'm'.repeat(40), 'an-admin-password', 'db-password'])
       expect(json.stdout).not.toContain(secret);
   });
 
@@ -151,6 +151,37 @@ describe('oauth-service config check', () => {
         `oauth-service: ${join(broken, 'config.json')} line 3, column 1: Expected double-quoted property name (not valid JSON)\n`,
       );
     });
+  });
+
+  // What `serve` stops on besides the configuration itself: `config check` predicts it (docs/operations.md "Configuration").
+  it('an OTLP protocol serve cannot export with is a problem (exit 2) while traces are requested, as serve refuses it', async () => {
+    const traces = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' };
+    const refusal =
+      "OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: traces are exported over OTLP/HTTP only; set http/protobuf (a collector's port 4318) or http/json";
+    const json = await runCliInProcess(['config', 'check', '--json'], traces);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ valid: false, configFile: null, problems: [refusal] });
+    expect(await runCliInProcess(['config', 'check'], traces)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `config: none (defaults)\n${refusal}\n`,
+    });
+    // Without an endpoint nothing is exported, and serve starts whatever the protocol says.
+    expect((await runCliInProcess(['config', 'check'], { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).code).toBe(0);
+  });
+
+  it('a KEY_ENCRYPTION_KEY that is not 32 bytes is a problem of config check and stops serve, both exit 2 in one line', async () => {
+    const refusal =
+      'KEY_ENCRYPTION_KEY is not 32 bytes in hex or base64: it must be 32 random bytes, as 64 hex characters or base64 (openssl rand -hex 32)';
+    const json = await runCliInProcess(['config', 'check', '--json'], { KEY_ENCRYPTION_KEY: 'zz' });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ valid: false, configFile: null, problems: [refusal] });
+    const dataDir = join(folder, 'malformed-key-data');
+    const served = await runCliInProcess(['serve'], { KEY_ENCRYPTION_KEY: 'zz', DATA_DIR: dataDir, PORT: '0' });
+    expect(served).toEqual({ code: 2, stdout: '', stderr: `oauth-service: ${refusal}\n` });
+    // Every problem at once: the configuration's and the key's.
+    const both = await runCliInProcess(['config', 'check', '--json', '--config', configFile({ port: 'x' })], { KEY_ENCRYPTION_KEY: 'zz' });
+    expect(JSON.parse(both.stdout).problems).toEqual(['port: must be integer', refusal]);
   });
 
   it('NODE_ENV=production: no session secret is a problem (exit 2), as serve refuses it; an http issuer a warning', async () => {

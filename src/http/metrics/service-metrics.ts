@@ -1,4 +1,6 @@
+import { configSchema } from '../../config/schema.js';
 import type { CapObserver } from '../../oauth/clients/registration/registration-cap.js';
+import type { LockoutKind } from '../../oauth/limits/attempt-limits.js';
 import { logoutDeliveryMetrics, type LogoutDeliveryOutcome } from './logout-delivery-metrics.js';
 import { registrationCapMetrics } from './registration-cap-metrics.js';
 import { MetricsRegistry, type Counter, type CounterSeries, type Histogram, type HistogramSeries } from './registry.js';
@@ -24,7 +26,7 @@ export interface ServiceMetrics {
   clientAuthenticationFailed(clientId: string | null): void;
   /** A wrong user or admin password (login, password grant, admin). */
   passwordCheckFailed(kind: string): void;
-  /** A pair or address locked out after failures, by kind (client, unknown_clients, user, user_names, admin). */
+  /** A pair or address locked out after failures, by kind (client, unknown_clients, user, user_names, admin, user_codes). */
   lockout(kind: string): void;
   /** A token revoked at /oauth/revoke (a refresh token's whole family counts once). */
   revocation(): void;
@@ -37,18 +39,19 @@ export interface ServiceMetrics {
 /** Seconds; fine below 10 ms, where the hot endpoints should answer (SPEC 9: p99 under 10 ms). */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const KNOWN_GRANT_TYPES = [
-  'authorization_code',
-  'client_credentials',
-  'password',
-  'refresh_token',
-  'implicit',
-  'urn:ietf:params:oauth:grant-type:device_code',
-  'urn:ietf:params:oauth:grant-type:token-exchange',
-];
+/** Every grant the product supports (the values of config grantFlows): the token endpoint's, and implicit (authorize). */
+const KNOWN_GRANT_TYPES: readonly string[] = configSchema.properties.grantFlows.items.enum;
 const INTROSPECTION_RESULTS: IntrospectionResult[] = ['active', 'inactive', 'refused'];
 const PASSWORD_CHECKS = ['login', 'password_grant', 'admin'];
-const LOCKOUT_KINDS = ['client', 'unknown_clients', 'user', 'user_names', 'admin', 'user_codes'];
+// Every kind attempt-limits.ts reports (the Record makes a new kind a type error here), in the order of the HELP text.
+const LOCKOUT_KINDS = Object.keys({
+  client: true,
+  unknown_clients: true,
+  user: true,
+  user_names: true,
+  admin: true,
+  user_codes: true,
+} satisfies Record<LockoutKind, true>);
 /** Client ids that name no application share one label value: attackers choose them, the series must not grow. */
 export const UNKNOWN_CLIENT = '(unknown)';
 /** Without clientIdLabels, every application's failures share this value: the scrape names no client (issue 29 item 13). */
@@ -151,7 +154,7 @@ function securityCounters(registry: MetricsRegistry, clientIdLabels: boolean): S
   );
   const lockouts = registry.counter(
     'oauth_lockouts_total',
-    'Lockouts after repeated failures, by what was locked (client, unknown_clients, user, user_names, admin).',
+    `Lockouts after repeated failures, by what was locked (${LOCKOUT_KINDS.join(', ')}).`,
     ['kind'],
   );
   const revocations = registry.counter('oauth_revocations_total', 'Tokens revoked at /oauth/revoke.').labels();

@@ -29,6 +29,8 @@ export interface ApplicationJson {
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: boolean;
   refresh_tokens: RefreshTokensValue;
+  /** The grant types it may use, as the form, the CLI and apply files set them; []: every enabled grant but the device grant. */
+  grant_types: string[];
   /** RFC 7591 section 2 (issue 34); null: derived from confidential (the secret, or none). */
   token_endpoint_auth_method: TokenEndpointAuthMethod | null;
   /** A private_key_jwt client's public keys (a JWK Set), or where they are fetched. */
@@ -76,6 +78,7 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     backchannel_logout_uri: application.backchannelLogoutUri,
     backchannel_logout_session_required: application.backchannelLogoutSessionRequired,
     refresh_tokens: refreshTokensValue(application.refreshTokens),
+    grant_types: application.grantTypes ?? [],
     token_endpoint_auth_method: application.tokenEndpointAuthMethod,
     jwks: application.jwks === null ? null : (JSON.parse(application.jwks) as Record<string, unknown>),
     jwks_uri: application.jwksUri,

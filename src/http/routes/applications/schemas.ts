@@ -86,6 +86,11 @@ const applicationJsonProperties = {
     description:
       'When its token responses carry a refresh token: always, or only when offline_access was granted (OpenID Connect Core 11).',
   },
+  grant_types: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'The grant types it may use; []: every grant the server enables but the device grant (RFC 8628), which is used only when named.',
+  },
   token_endpoint_auth_method: {
     anyOf: [{ type: 'string' }, { type: 'null' }],
     description:
