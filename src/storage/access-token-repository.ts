@@ -178,6 +178,11 @@ export interface AccessTokenRepository extends AccessTokenStore {
 export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
   const one = (rows: Row<OauthAccessToken>[]): AccessTokenRecord | null => (rows[0] ? toAccessToken(rows[0]) : null);
   const count = async (text: string, values: unknown[]) => (await sql.query(text, values)).length;
+  // Under READ COMMITTED an UPDATE sees the rows of the snapshot it started with: a successor inserted by a rotation
+  // that commits while this statement waits for its predecessor's row lock is not among them, and would stay live (a
+  // family revoked for reuse, a user disabled, mid-refresh). The second statement's snapshot is taken after that
+  // commit: it revokes the successor. A rotation that starts after the first finds its predecessor revoked.
+  const revokeAllOf = async (text: string, values: unknown[]) => (await count(text, values)) + (await count(text, values));
   /** Inserts `input` (its values, then `after`), returning id only; null when the statement inserted nothing. */
   const insertOne = async (statement: { name: string; text: string }, input: NewAccessToken, ...after: unknown[]) => {
     const row = newRow(input);
@@ -212,7 +217,7 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
       return one(await sql.query<Row<OauthAccessToken>>(SUCCESSOR_IN_FAMILY, [previousRefreshToken, family]));
     },
     revokeFamily: (family, at) =>
-      count('UPDATE oauth_access_tokens SET revoked_at = $2 WHERE refresh_family = $1 AND revoked_at IS NULL RETURNING id', [
+      revokeAllOf('UPDATE oauth_access_tokens SET revoked_at = $2 WHERE refresh_family = $1 AND revoked_at IS NULL RETURNING id', [
         family,
         timestamp(at),
       ]),
@@ -222,13 +227,13 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
         timestamp(at),
       ]),
     revokeAllFor: (applicationId, resourceOwnerId, at) =>
-      count(
+      revokeAllOf(
         `UPDATE oauth_access_tokens SET revoked_at = $3
          WHERE application_id = $1 AND resource_owner_id = $2 AND revoked_at IS NULL RETURNING id`,
         [applicationId, resourceOwnerId, timestamp(at)],
       ),
     revokeAllForOwner: (resourceOwnerId, at) =>
-      count('UPDATE oauth_access_tokens SET revoked_at = $2 WHERE resource_owner_id = $1 AND revoked_at IS NULL RETURNING id', [
+      revokeAllOf('UPDATE oauth_access_tokens SET revoked_at = $2 WHERE resource_owner_id = $1 AND revoked_at IS NULL RETURNING id', [
         resourceOwnerId,
         timestamp(at),
       ]),

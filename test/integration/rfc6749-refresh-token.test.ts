@@ -184,6 +184,19 @@ describe(`POST /oauth/token grant_type=refresh_token (RFC 6749 section 6) on ${b
     expectOAuthError(await refresh(server, client, pair.refresh_token), 400, 'invalid_grant', TEXT.invalidGrant);
   });
 
+  // Disabling revokes the user's tokens; one rotated in that very moment (on another instance) escaped the revocation
+  // and went on refreshing for ever. Here the user is disabled without the revocation, as that token saw it.
+  it('a refresh token of a user disabled since is invalid_grant, even one the revocation missed', async () => {
+    const pair = await obtainPair(server, client);
+    await server.deps.stores.userAdmin.setDisabledAt(userId, new Date());
+    try {
+      expectOAuthError(await refresh(server, client, pair.refresh_token), 400, 'invalid_grant', TEXT.invalidGrant);
+    } finally {
+      await server.deps.stores.userAdmin.setDisabledAt(userId, null);
+    }
+    expect((await refresh(server, client, pair.refresh_token)).statusCode).toBe(200);
+  });
+
   it('the new access token keeps the lifetime of the one it replaces (reference 5.3)', async () => {
     const pair = await obtainPair(server, client);
     const first: Pair = (await refresh(server, client, pair.refresh_token)).json();

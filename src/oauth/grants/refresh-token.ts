@@ -10,9 +10,10 @@ import { narrowedDetails } from '../resources/authorization-details.js';
 import { narrowedAudience, scopesForAudience } from '../resources/resource-indicators.js';
 import { isWellFormedScopeParam, narrowScopes, parseScopes } from '../scopes.js';
 import { storedForm } from '../secrets.js';
-import type { AccessTokenRecord, ApplicationRecord } from '../store.js';
+import type { AccessTokenRecord, ApplicationRecord, UserRecord } from '../store.js';
 import { issuedToken, type TokenRequest } from '../tokens/token-issuer.js';
 import { isRefreshUsable } from '../tokens/token-state.js';
+import { isDisabled } from '../users/users.js';
 import { admitClient, recordDpopProof } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import { mintWithIdToken } from './mint-with-id-token.js';
@@ -37,6 +38,9 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
     if (client.id !== token.applicationId) throw new InvalidGrant();
   }
   const dpopJkt = await admitClient(deps, 'refresh_token', application, dpopProof);
+  // Disabling a user revokes their tokens; one rotated in that very moment escapes the revocation, and must not go on
+  // minting tokens (as the password and device grants refuse a disabled user). An owner from a hook has no row here.
+  if (token.resourceOwnerId !== null && isDisabledUser(await deps.stores.users.findById(token.resourceOwnerId))) throw new InvalidGrant();
   // Reference 5.7: Doorkeeper also reads the non-standard `scopes`, which its clients may send; `scope` comes first.
   const scopeParameter = optionalParameter(parameters, 'scope') ?? optionalParameter(parameters, 'scopes');
   requireBoundKey(token, application, dpopJkt);
@@ -68,6 +72,8 @@ export const refreshTokenGrant: GrantHandler = async (deps, { parameters, creden
   const current = (await deps.stores.accessTokens.findByRefreshToken(token.refreshToken!)) ?? token;
   return retiredTokenPresented(deps, { ...request, token: current, dpopProof: null });
 };
+
+const isDisabledUser = (user: UserRecord | null): boolean => user !== null && isDisabled(user);
 
 interface Retired {
   token: AccessTokenRecord;
