@@ -15,6 +15,7 @@ import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 import { onePositional, required, runSubcommand } from './subcommands.js';
 import type { OAuthDeps } from '../oauth/deps.js';
+import type { ApplicationRecord } from '../oauth/store.js';
 import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
 import { clientEvent } from '../oauth/audit/audit-subjects.js';
 import { CLIENT_AUTHENTICATION_HELP, CLIENT_AUTHENTICATION_OPTIONS, clientAuthenticationSettings } from './apps-client-authentication.js';
@@ -246,14 +247,14 @@ async function update(args: string[], io: CliIo): Promise<number> {
   }
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const current = await findApplication(deps, reference);
-    // Options not given keep their current values.
-    const fields: ApplicationFields = {
-      name: values.name ?? current.name,
-      redirectUri: (values['redirect-uri'] ?? current.redirectUris).join('\n'),
-      scopes: values.scopes ?? current.scopes.join(' '),
-      confidential: values.public ? false : values.confidential ? true : current.confidential,
+    // Options not given keep their values as they are when the update has the row locked (a concurrent change kept).
+    const fields = (latest: ApplicationRecord): ApplicationFields => ({
+      name: values.name ?? latest.name,
+      redirectUri: (values['redirect-uri'] ?? latest.redirectUris).join('\n'),
+      scopes: values.scopes ?? latest.scopes.join(' '),
+      confidential: values.public ? false : values.confidential ? true : latest.confidential,
       ...settings,
-    };
+    });
     const update = (tx: OAuthDeps) => updateApplication(tx, current.id, fields);
     const updated = await domain(() => auditedChange(deps, CLI_ACTOR, update, (r) => clientEvent('client.updated', r?.application)));
     if (!updated) throw notFound(reference);

@@ -56,6 +56,7 @@ export function cachedApplications(
       forget(id);
     },
     list: () => repository.list(),
+    findByIdForUpdate: (id) => repository.findByIdForUpdate(id),
     create: (input) => repository.create(input),
     async update(id, changes, only) {
       forget(id);

@@ -96,6 +96,7 @@ const toColumns = <Input extends Partial<ApplicationInput>>({
 
 const BY_UID = { name: 'application_by_uid', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE uid = $1` };
 const BY_ID = { name: 'application_by_id', text: `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE id = $1` };
+const BY_ID_FOR_UPDATE = `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications WHERE id = $1 FOR UPDATE`;
 const ALL = `SELECT ${APPLICATION_COLUMNS} FROM oauth_applications ORDER BY created_at, id`;
 // Once per client: the cleanup of self-registered clients removes those never used (issue 19).
 const MARK_USED = { name: 'application_mark_used', text: 'UPDATE oauth_applications SET used_at = $2 WHERE id = $1 AND used_at IS NULL' };
@@ -120,6 +121,7 @@ export function applicationRepository(
       return one(await reads.query<Row<OauthApplication>>(BY_UID, [uid]));
     },
     findById: async (id) => one(await reads.query<Row<OauthApplication>>(BY_ID, [id])),
+    findByIdForUpdate: async (id) => one(await sql.query<Row<OauthApplication>>(BY_ID_FOR_UPDATE, [id])),
     async markUsed(id, at) {
       await sql.query(MARK_USED, [id, timestamp(at)]);
     },

@@ -123,6 +123,25 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
     expect(put.json()).toMatchObject({ name: 'After', scopes: ['read', 'write'] });
   });
 
+  // Each PATCH merged its fields into the row it had read before the other's write: one change was lost (a race
+  // audit: 10 of 10 pairs on two instances). Now each merges into the row as the other left it.
+  it('PATCHes of different fields at once all stay: none merges into a row the other has changed', async () => {
+    const client = await createClient(server.deps, { name: 'Before', redirectUri: 'https://before.example/cb', scopes: 'read' });
+    const patch = (payload: object) =>
+      call({ method: 'PATCH', url: `/oauth/applications/${client.application.id}`, headers: JSON_BODY, payload });
+    const answers = await Promise.all([
+      patch({ name: 'Renamed' }),
+      patch({ redirect_uri: 'https://after.example/cb' }),
+      patch({ scopes: ['read', 'write'] }),
+    ]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200]);
+    expect(await server.deps.stores.applications.findById(client.application.id)).toMatchObject({
+      name: 'Renamed',
+      redirectUris: ['https://after.example/cb'],
+      scopes: ['read', 'write'],
+    });
+  });
+
   it('PATCH with a flag that is neither a boolean nor a form checkbox value is 400 and changes nothing', async () => {
     const client = await createClient(server.deps, { name: 'Stays confidential' });
     for (const confidential of ['yes', 'maybe', ['1', 'yes']]) {

@@ -159,6 +159,11 @@ type OptionalApplicationField =
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {
   list(): Promise<ApplicationRecord[]>;
+  /**
+   * The application as it is now, its row locked until the transaction ends (uncached): an update that merges changes
+   * into it is not overwritten by, and does not overwrite, one that merged into the same row at the same moment.
+   */
+  findByIdForUpdate(id: number): Promise<ApplicationRecord | null>;
   /** Throws UidTaken when the uid exists. */
   /** `createdAt` (also the first updatedAt) defaults to the database's clock. */
   create(input: ApplicationInput & { uid: string; createdAt?: Date }): Promise<ApplicationRecord>;

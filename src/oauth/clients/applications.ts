@@ -217,9 +217,19 @@ export async function createApplication(
  * a secret method) gets a new one (returned once); one that no longer does (made public, or moved to private_key_jwt)
  * loses it, as an RFC 7592 update does. null when there is no such application.
  */
-export async function updateApplication(deps: OAuthDeps, id: number, fields: ApplicationFields): Promise<CreatedApplication | null> {
-  const current = await deps.stores.applications.findById(id);
+/**
+ * Updates an application with `fields`, or with what `changes` makes of it as it is now. Run in a transaction
+ * (auditedChange), the row is locked from that read to the write: two changes at once (one PATCH of the name, another
+ * of the redirect URIs, on two instances) each merge into the row as the other left it, and neither is lost.
+ */
+export async function updateApplication(
+  deps: OAuthDeps,
+  id: number,
+  changes: ApplicationFields | ((current: ApplicationRecord) => ApplicationFields),
+): Promise<CreatedApplication | null> {
+  const current = await deps.stores.applicationAdmin.findByIdForUpdate(id);
   if (!current) return null;
+  const fields = typeof changes === 'function' ? changes(current) : changes;
   const errors = validateApplicationFields(fields, deps.config, current);
   if (Object.keys(errors).length > 0) throw new ApplicationInvalid(errors);
   const secretNeeded = usesClientSecret({ confidential: fields.confidential, tokenEndpointAuthMethod: methodOf(fields, current) });

@@ -90,7 +90,8 @@ export class ApplicationsController extends Controller {
     const fields = fieldsFromBody(request.body, current);
     try {
       const changed = changedFields(fieldsOf(current), fields);
-      const update = (deps: typeof this.deps) => updateApplication(deps, id, fields);
+      // The body merged into the row as it is when the update has it locked (a concurrent change kept), not as read here.
+      const update = (deps: typeof this.deps) => updateApplication(deps, id, (latest) => fieldsFromBody(request.body, latest));
       const updated = await auditedChange(this.deps, adminActor(request), update, (r) =>
         clientEvent('client.updated', r?.application, { fields: changed }),
       );
