@@ -53,6 +53,20 @@ describe('oauth-service config check', () => {
     expect(invalid.stderr).toContain('dpop.clockToleranceSeconds: must be >= 0');
   });
 
+  it("--config before the command is the command's (as `oauth-service --config F apps list` is typed)", async () => {
+    const file = configFile({ dpop: { clockToleranceSeconds: -1 } });
+    for (const argv of [
+      ['--config', file, 'config', 'check'],
+      [`--config=${file}`, 'config', 'check'],
+    ]) {
+      const result = await runCliInProcess(argv, {});
+      expect({ code: result.code, stderr: result.stderr }).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('dpop.clockToleranceSeconds'),
+      });
+    }
+  });
+
   it('a wrong value in the file is exit 2 with its path even where an environment variable overrides the key', async () => {
     const port = await runCliInProcess(['config', 'check', '--config', configFile({ port: '39122', metrics: { port: null } })], {
       PORT: '39122',
