@@ -107,6 +107,14 @@ describe(`Client ID Metadata Documents refused: hostile and malformed documents 
     expect(JSON.stringify(log.lines)).not.toContain('hunter2');
   });
 
+  // Stored as U+FFFD (a name silently changed), or, with a NUL, not stored at all (a 500).
+  it('text with a NUL or an unpaired surrogate is refused', async () => {
+    documents.serve('/surrogate', json(valid('/surrogate', { client_name: 'a\ud800b' })));
+    documents.serve('/nul', json(valid('/nul', { client_uri: 'https://client.example.com/\u0000' })));
+    for (const path of ['/surrogate', '/nul'])
+      expect(await expectRefused(path)).toBe('its text must not hold a NUL character or an unpaired UTF-16 surrogate');
+  });
+
   it('redirect_uris is required and each must be acceptable; grants are those of a public client', async () => {
     documents.serve('/no-redirects', json({ client_id: urlOf('/no-redirects') }));
     documents.serve('/script', json(valid('/script', { redirect_uris: ['javascript:alert(1)'] })));

@@ -262,13 +262,20 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         'a NUL in a claim (the subject, an email)',
         async () => ({ assertion: await issuer.sign(aliceAssertion({ sub: 'a\u0000b' })) }),
         'invalid_grant',
-        'The assertion’s claims must not hold NUL characters.',
+        'The assertion’s claims must not hold a NUL character or an unpaired UTF-16 surrogate.',
+      ],
+      [
+        // Stored as U+FFFD: "z\ud800" and "z\udc00" would be one user.
+        'an unpaired surrogate in the subject',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ sub: 'z\ud800' })) }),
+        'invalid_grant',
+        'The assertion’s claims must not hold a NUL character or an unpaired UTF-16 surrogate.',
       ],
       [
         'a NUL in the email of a just-in-time user',
         async () => ({ assertion: await issuer.sign(assertionClaims({ iss: JIT, aud, sub: 'nul-mail', email: 'x\u0000@y.example' })) }),
         'invalid_grant',
-        'The assertion’s claims must not hold NUL characters.',
+        'The assertion’s claims must not hold a NUL character or an unpaired UTF-16 surrogate.',
       ],
     ];
     it.each(cases)('%s', async (_name, make, error, description) => {

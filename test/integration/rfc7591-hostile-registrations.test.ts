@@ -141,6 +141,10 @@ describe(`RFC 7591 hostile registrations (${backend})`, () => {
       // A NUL reached PostgreSQL (a 500); another control character was stored.
       [{ ...uris, contacts: ['a\u0000@b.example'] }, 'invalid_client_metadata'],
       [{ ...uris, contacts: ['a\u0001b@c.example'] }, 'invalid_client_metadata'],
+      [{ ...uris, client_uri: 'https://a.example/\u0000' }, 'invalid_client_metadata'],
+      [{ ...uris, tos_uri: 'https://a.example/\u0000' }, 'invalid_client_metadata'],
+      // Stored as U+FFFD, silently changed.
+      [{ ...uris, client_name: 'a\ud800b' }, 'invalid_client_metadata'],
     ] as const)
       expect({ payload, ...(await outcome(payload)) }).toEqual({ payload, status: 400, error });
   });

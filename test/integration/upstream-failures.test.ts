@@ -18,6 +18,8 @@ const ACCOUNTS = {
   'ann-1': { email: 'ann@corp.example', email_verified: true, preferred_username: 'ann' },
   'out-1': { email: 'out@other.example', email_verified: true, preferred_username: 'out' },
   'gone-1': { email: 'gone@corp.example', email_verified: true, preferred_username: 'gone' },
+  // Stored as U+FFFD, this email would be another's ("a\ufffd@..."), and a NUL in it failed the lookup (a 500).
+  'odd-1': { email: 'a\ud800@corp.example', email_verified: true, preferred_username: 'odd' },
 };
 const IDS = ['corp', 'sig', 'slow', 'domains', 'closed', 'down', 'disabled'];
 
@@ -81,6 +83,13 @@ describe('sign-in through an upstream that fails', () => {
     expect(logs.lines.findLast((entry) => entry.event === 'login.upstream_failed')?.detail).toMatch(/signature/i);
     // No token and no code in any log line (the callback's URL is logged with its code redacted).
     expect(logs.raw.join('\n')).not.toMatch(/eyJ[\w-]+\.eyJ|[?&]code=(?!\[Redacted\])/);
+  });
+
+  it('a claim with an unpaired surrogate (or a NUL) is refused as invalid_response, and nobody is made or linked', async () => {
+    const browser = fetchBrowser();
+    const page = await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'odd-1');
+    await expectFailure(page, 'corp', 502, 'invalid_response', /failed our security checks/);
+    expect(logs.lines.findLast((entry) => entry.event === 'login.upstream_failed')?.detail).toMatch(/unpaired UTF-16 surrogate/);
   });
 
   it('an ID token with another nonce than this browser sent: 502', async () => {

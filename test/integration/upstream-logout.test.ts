@@ -183,6 +183,38 @@ describe('a logout token of the upstream is used once', () => {
     expect(await sessionsOf(server, 'lee')).toHaveLength(1);
   });
 
+  // A NUL reached the sessions' lookup (a 500); an exp past JavaScript's dates failed the jti's record (a 500, after
+  // the sessions had ended).
+  it('refuses a logout token whose sid or sub holds a NUL, or whose exp is more than a day away, and ends nothing', async () => {
+    const browser = fetchBrowser();
+    await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
+    const before = (await sessionsOf(server, 'lee')).length;
+    const now = Math.floor(Date.now() / 1000);
+    const token = (claims: Record<string, unknown>) =>
+      upstream.signLogoutToken({
+        iss: upstream.issuer,
+        aud: 'oauth-service',
+        iat: now,
+        exp: now + 120,
+        jti: `odd-${Math.random()}`,
+        events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
+        ...claims,
+      });
+    for (const [claims, description] of [
+      [{ sid: 'a\u0000' }, "the logout token's claims must not hold a NUL character or an unpaired UTF-16 surrogate"],
+      [{ sub: 'lee-1\u0000' }, "the logout token's claims must not hold a NUL character or an unpaired UTF-16 surrogate"],
+      [{ sub: 'lee-1', exp: 1e308 }, 'a logout token may be valid for at most 86400 seconds (its exp)'],
+      [{ sub: 'lee-1', exp: now + 86_500 }, 'a logout token may be valid for at most 86400 seconds (its exp)'],
+    ] as const) {
+      const response = await deliver(await token(claims));
+      expect({ status: response.status, body: await response.json() }).toEqual({
+        status: 400,
+        body: { error: 'invalid_request', error_description: description },
+      });
+    }
+    expect(await sessionsOf(server, 'lee')).toHaveLength(before);
+  });
+
   it('refuses a logout token without exp more than 10 minutes after its iat, and ends nothing', async () => {
     const browser = fetchBrowser();
     await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');

@@ -3,6 +3,7 @@ import type { TrustedIssuerConfig } from '../../config/trusted-issuers-schema.js
 import { InvalidGrant } from '../errors.js';
 import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
+import { UNSTORABLE_TEXT, unstorableText } from '../storable-text.js';
 import { issuerKeys } from './issuer-keys.js';
 import { ID_JAG_TYPE } from './jwt-bearer-grant-type.js';
 
@@ -48,8 +49,8 @@ export async function verifyAssertion(
   if (entry.idJag && header.typ !== ID_JAG_TYPE) throw new InvalidGrant(`The assertion must have typ ${ID_JAG_TYPE}.`);
   const now = deps.now();
   const { payload } = await verified(assertion, entry, deps.config.baseUrl, now);
-  // Signed is not sane: a NUL in a claim (sub, email, jti...) would reach PostgreSQL, which refuses it in text (a 500).
-  if (JSON.stringify(payload).includes('\\u0000')) throw new InvalidGrant('The assertion’s claims must not hold NUL characters.');
+  // Signed is not sane: a claim (sub, email, jti...) is looked up and stored in PostgreSQL text (storable-text.ts).
+  if (unstorableText(payload) !== null) throw new InvalidGrant(`The assertion’s claims ${UNSTORABLE_TEXT}.`);
   const exp = payload.exp!;
   // jose checks iat only against a maximum age; an assertion issued in the future is refused here.
   if (payload.iat !== undefined && payload.iat > now.getTime() / 1000 + CLOCK_SKEW_SECONDS)

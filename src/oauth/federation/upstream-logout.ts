@@ -3,6 +3,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { IdentityProviderConfig } from '../../config/identity-providers-schema.js';
 import type { OAuthDeps } from '../deps.js';
 import { replayKey } from '../replay-key.js';
+import { UNSTORABLE_TEXT, unstorableText } from '../storable-text.js';
 import type { LoginSessionRecord } from '../sessions/login-session-store.js';
 import { findUpstream, upstreamConfiguration } from './upstream-providers.js';
 
@@ -20,6 +21,9 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 // valid for this long after its iat, and refused after that.
 const REPLAY_NAMESPACE = 'upstream-logout-token';
 const VALID_WITHOUT_EXP_SECONDS = 600;
+// The longest a logout token may be valid (its exp after now): its jti is kept that long. Providers make them valid for
+// minutes; one for years would keep its record for years, and beyond JavaScript's dates it could not be kept at all.
+const MAX_VALID_SECONDS = 86_400;
 
 /** Where our logout sends the browser next: the upstream's end_session_endpoint, or null (not asked, or none). */
 export async function upstreamEndSessionUrl(
@@ -75,6 +79,10 @@ export async function verifyUpstreamLogoutToken(
   } catch (error) {
     throw new InvalidLogoutToken(`the logout token is not valid: ${(error as Error).message}`);
   }
+  // Its sid and sub are looked up in PostgreSQL text (storable-text.ts): refused rather than a 500.
+  if (unstorableText(payload) !== null) throw new InvalidLogoutToken(`the logout token's claims ${UNSTORABLE_TEXT}`);
+  if (payload.exp !== undefined && payload.exp - deps.now().getTime() / 1000 > MAX_VALID_SECONDS)
+    throw new InvalidLogoutToken(`a logout token may be valid for at most ${MAX_VALID_SECONDS} seconds (its exp)`);
   const events = payload.events as Record<string, unknown> | undefined;
   const event = events?.[BACKCHANNEL_LOGOUT_EVENT];
   // Step 5: the events claim with the back-channel logout member, a JSON object.

@@ -5,6 +5,7 @@ import { constantTimeEqual } from '../secrets.js';
 import { checkAllowedDomain, mappedClaims, type MappedClaims } from './upstream-claims.js';
 import { configurationFailureOf, UpstreamFailure, upstreamFailureOf } from './upstream-failure.js';
 import { forgetUpstream, upstreamConfiguration } from './upstream-providers.js';
+import { UNSTORABLE_TEXT, unstorableText } from '../storable-text.js';
 
 // src/oauth/federation (issue 37): sign-in through upstream identity providers (config identityProviders).
 // upstream-providers.ts: each provider's openid-client Configuration (discovery, cache); upstream-sign-in.ts: the
@@ -118,6 +119,8 @@ export async function completeUpstreamSignIn(
     () => forgetUpstream(deps.config, entry.id),
   );
   checkReauthenticated(pending, signedIn.authTime);
+  // Its sub and email are looked up and stored in PostgreSQL text (storable-text.ts): refused, not a 500 or a merge.
+  if (unstorableText(signedIn.upstream) !== null) throw new UpstreamFailure('invalid_response', `a claim ${UNSTORABLE_TEXT}`);
   const claims = mappedClaims(entry, signedIn.upstream);
   checkAllowedDomain(entry, claims);
   const { amr, sid } = signedIn.upstream;

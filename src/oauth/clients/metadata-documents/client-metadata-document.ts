@@ -8,6 +8,7 @@ import { isWellFormedScopeParam, parseScopes } from '../../scopes.js';
 import type { ApplicationInput } from '../../store.js';
 import { clientAuthenticationProblem, jwksUriProblem } from '../client-authentication-setting.js';
 import { jwksProblem, jwksText } from '../client-assertion/client-jwks.js';
+import { UNSTORABLE_TEXT, unstorableText } from '../../storable-text.js';
 
 // draft-ietf-oauth-client-id-metadata-document: a client_id that is an https URL names a JSON document of RFC 7591
 // client metadata, which the authorization server fetches. These are the rules for the URL, for the document, and
@@ -64,6 +65,7 @@ export function clientFromDocument(clientId: string, fetched: FetchedDocument, c
   // Section 4.1: the document's client_id MUST equal the URL it was fetched from, by simple string comparison.
   if (document.client_id !== clientId) refuse('its client_id is not the URL it was fetched from');
   if ('client_secret' in document || 'client_secret_expires_at' in document) refuse('it holds a client_secret');
+  if (unstorableText(document) !== null) refuse(`its text ${UNSTORABLE_TEXT}`);
   const method = document.token_endpoint_auth_method ?? 'none';
   if (typeof method !== 'string') refuse('token_endpoint_auth_method is not a string');
   if (SHARED_SECRET_METHODS.has(method as string)) refuse(`token_endpoint_auth_method ${String(method)} needs a shared secret`);

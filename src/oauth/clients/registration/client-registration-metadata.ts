@@ -11,6 +11,7 @@ import { SUBJECT_TYPES } from '../../openid/subject.js';
 import { sectorIdentifierUriOf } from './sector-identifier.js';
 import { requestSecurityMetadataOf, type RequestSecurityMetadata } from './request-security-metadata.js';
 import { REFRESH_TOKENS_VALUES, type RefreshTokensValue } from '../refresh-token-setting.js';
+import { UNSTORABLE_TEXT, unstorableText } from '../../storable-text.js';
 
 // RFC 7591 section 2: the client metadata this server understands, validated in order, the first failing rule
 // deciding (section 3.2.2). Anything else is ignored (section 2: the server MUST ignore metadata it does not
@@ -167,6 +168,8 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   if (authMethod === 'none' && grantTypes.includes('client_credentials'))
     throw new InvalidClientMetadata('client_credentials needs a confidential client (token_endpoint_auth_method other than none).');
   const { redirectUris, applicationType } = redirectsOf(body, grantTypes);
+  // After the redirect URIs, which have an error of their own (invalid_redirect_uri).
+  if (unstorableText(body) !== null) throw new InvalidClientMetadata(`Client metadata ${UNSTORABLE_TEXT}.`);
   const clientName = text(body.client_name, 'client_name');
   const scope = scopeOf(body.scope, config, allowance);
   const displayUris: Partial<Record<DisplayUri, string>> = {};
