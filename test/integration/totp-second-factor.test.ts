@@ -268,6 +268,9 @@ describe(`TOTP second factor (${backend})`, () => {
       expect((await session.get(`/oauth/users/${user.id}`)).body).toContain('An authenticator app (TOTP) is set up.');
       expect((await session.submit(`/oauth/users/${user.id}/mfa`, { mfa: 'required' })).statusCode).toBe(302);
       expect((await session.submit(`/oauth/users/${user.id}/mfa`, { mfa: 'always' })).statusCode).toBe(400);
+      // Missing (or sent as a list, stripped as an unknown field): a bad form, not "no such user" (404).
+      expect((await session.submit(`/oauth/users/${user.id}/mfa`, {})).statusCode).toBe(400);
+      expect((await session.submit(`/oauth/users/${user.id}/mfa`, { 'mfa[]': 'optional' })).statusCode).toBe(400);
       expect((await session.submit(`/oauth/users/${user.id}/reset_second_factor`, {})).statusCode).toBe(302);
       expect((await session.get(`/oauth/users/${user.id}`)).body).toContain('No second factor is set up.');
       const events = await listAuditEvents(server.deps, { userId: user.id, limit: 10 });

@@ -37,9 +37,11 @@ export const methodOverrideBody = methodOverrideFormBody(claimFields, ['patch', 
 
 export const passwordBody = formBody({ password: { type: 'string', description: 'The new password.' } });
 
-export const mfaBody = formBody({
-  mfa: { type: 'string', enum: ['off', 'optional', 'required'], description: "The user's second-factor policy." },
-});
+// Required: without it (or sent as mfa[]=..., stripped as an unknown field) the answer was "no such user", a 404.
+export const mfaBody = {
+  ...formBody({ mfa: { type: 'string', enum: ['off', 'optional', 'required'], description: "The user's second-factor policy." } }),
+  required: ['mfa'],
+} as const;
 
 // An identity's key (issue 37), in the confirmation page's query and the removal's form: free text, bounded.
 const identityKeyFields = {
