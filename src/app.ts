@@ -11,6 +11,7 @@ import { requestSpanAttributesPlugin } from './http/plugins/request-span-attribu
 import { errorHandlerPlugin } from './http/plugins/error-handler.js';
 import { sharedSchemasPlugin } from './http/schemas.js';
 import { formsPlugin } from './http/plugins/forms.js';
+import { jsonBodiesPlugin } from './http/plugins/json-bodies.js';
 import { loggerOptions } from './http/plugins/logger-options.js';
 import { OneLinePerRequest } from './http/plugins/request-log.js';
 import { securityHeaders, securityHeadersPlugin, strictTransportSecurity } from './http/plugins/security-headers.js';
@@ -208,6 +209,7 @@ export async function buildServer({
   ];
   app.addHook('onRequest', requireFormContentType(removedApiPaths));
   await app.register(formsPlugin);
+  await app.register(jsonBodiesPlugin);
   await app.register(securityHeadersPlugin, { apply: applySecurityHeaders });
   await app.register(shutdownConnectionsPlugin);
   await app.register(viewsPlugin);

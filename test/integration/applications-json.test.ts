@@ -212,6 +212,10 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
     const again = await call({ method: 'DELETE', url: `/oauth/applications/${client.application.id}`, headers: JSON_API });
     expect(again.statusCode).toBe(404);
     expect(again.json()).toEqual({ error: 'not_found', error_description: expect.any(String) });
+    // A client that sets Content-Type: application/json on every call, a DELETE without a body included (was a 400).
+    const other = await createClient(server.deps, { name: 'Doomed too' });
+    const withHeader = await call({ method: 'DELETE', url: `/oauth/applications/${other.application.id}`, headers: JSON_BODY });
+    expect(withHeader.statusCode).toBe(204);
   });
 
   it('DELETE of an application that serves a resource leaves the resource without a server client, not a dangling one', async () => {
