@@ -109,6 +109,11 @@ describe(`DPoP at the token endpoint, RFC 9449 (${backend})`, () => {
     const other = await dpopKey();
     await refused(await dpopProof(key, { htu, jwk: other.publicJwk }), 'The DPoP proof signature does not verify with its jwk.');
     await refused('not-a-jwt', 'The DPoP proof is not a JWT.');
+    // Signed right, with an iat that is no number: its claims are wrong, not its signature.
+    const textIat = await new SignJWT({ htm: 'POST', htu, iat: 'now' as unknown as number, jti: 'y' })
+      .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk })
+      .sign(key.privateKey);
+    await refused(textIat, `The DPoP proof's claims are not valid: "iat" claim must be a number.`);
   });
 
   it('section 11.1: a proof is accepted once, on any instance', async () => {

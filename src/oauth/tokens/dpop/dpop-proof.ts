@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
+import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, errors, jwtVerify, type JWK } from 'jose';
 import { authorizationIssuer } from '../../issuer.js';
 import type { OAuthDeps } from '../../deps.js';
 import { dpopNonces } from './dpop-nonce.js';
@@ -125,7 +125,10 @@ function protectedHeader(proof: string): ReturnType<typeof decodeProtectedHeader
 async function verifiedPayload(proof: string, algorithms: readonly string[]): Promise<Record<string, unknown>> {
   try {
     return (await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...algorithms] })).payload;
-  } catch {
+  } catch (error) {
+    // The signature verified, a claim did not ("iat" that is no number): said as such, not as a bad signature.
+    if (error instanceof errors.JWTClaimValidationFailed || error instanceof errors.JWTInvalid)
+      throw new InvalidDpopProof(`The DPoP proof's claims are not valid: ${error.message}.`);
     throw new InvalidDpopProof('The DPoP proof signature does not verify with its jwk.');
   }
 }
