@@ -254,7 +254,11 @@ describe(`RFC 9470 step-up and the sign-in in tokens (${backend})`, () => {
     const first = await authorize(agent, { ...request, state: 's1', claims });
     expect(first.headers.location).toBe('/login');
     const login = await agent.post('/login', { username: 'payer', password: PASSWORD });
-    const secondStep = await agent.post('/login/second-factor', { code: await codeAt(totpSecret!, server.clock.now) }, '/login/second-factor');
+    const secondStep = await agent.post(
+      '/login/second-factor',
+      { code: await codeAt(totpSecret!, server.clock.now) },
+      '/login/second-factor',
+    );
     expect([login.headers.location, secondStep.statusCode]).toEqual(['/login/second-factor', 303]);
     const back = await authorize(agent, Object.fromEntries(new URL(String(secondStep.headers.location), as.issuer).searchParams));
     expect(Object.fromEntries(locationParameters(back))).toMatchObject({ error: 'unmet_authentication_requirements', state: 's1' });

@@ -89,7 +89,8 @@ const applicationJsonProperties = {
   grant_types: {
     type: 'array',
     items: { type: 'string' },
-    description: 'The grant types it may use; []: every grant the server enables but the device grant (RFC 8628), which is used only when named.',
+    description:
+      'The grant types it may use; []: every grant the server enables but the device grant (RFC 8628), which is used only when named.',
   },
   token_endpoint_auth_method: {
     anyOf: [{ type: 'string' }, { type: 'null' }],
