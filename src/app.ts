@@ -103,16 +103,20 @@ export async function buildServer({
   const db = database ?? (await createDatabase(databaseOptions(config)));
   // The reporter reaches the server's log and metrics, which exist by the time the first request fails.
   const reporter: AttemptReporter = {
-    clientAuthenticationFailed: (clientId, address) => {
+    // reqId as the request's own lines name it, where the failure knows its request.
+    clientAuthenticationFailed: (clientId, address, reqId) => {
       app.log.info(
-        { event: 'client.authentication_failed', clientId: clientId?.slice(0, 200) ?? null, address },
+        { event: 'client.authentication_failed', clientId: clientId?.slice(0, 200) ?? null, address, ...(reqId && { reqId }) },
         'client authentication failed',
       );
       app.metrics.clientAuthenticationFailed(clientId);
     },
     passwordCheckFailed: (kind) => app.metrics.passwordCheckFailed(kind),
-    lockedOut: (kind, address, seconds, name) => {
-      app.log.warn({ event: 'lockout', kind, address, seconds }, `locked out after repeated failures: ${kind} from ${address}`);
+    lockedOut: (kind, address, seconds, name, reqId) => {
+      app.log.warn(
+        { event: 'lockout', kind, address, seconds, ...(reqId && { reqId }) },
+        `locked out after repeated failures: ${kind} from ${address}`,
+      );
       app.metrics.lockout(kind);
       void recordAuditEventAlone(
         deps,

@@ -12,5 +12,6 @@ export function requestClientCredentials(request: FastifyRequest, endpoint: stri
     body: request.oauthParameters,
     address: limitedAddress(request.ip),
     endpoint,
+    requestId: request.id,
   });
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { capturedLogLines } from '../helpers/log-lines.js';
-import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
+import { createClient } from '../helpers/factories.js';
+import { basicAuth, buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
 // docs/operations.md: one JSON line per request, when it completes; `incoming request` only at debug.
 describe('request log lines', () => {
@@ -36,5 +37,25 @@ describe('request log lines', () => {
     const lines = await linesAt('debug');
     expect(lines.filter((line) => line.msg === 'incoming request')).toMatchObject([{ req: { method: 'POST', url: '/oauth/token' } }]);
     expect(lines.filter((line) => line.msg === 'request completed')).toHaveLength(1);
+  });
+
+  // The failure is counted in the domain, which logs it apart from the request's own lines: the request id ties them.
+  it("a failed client authentication's line, and its lockout's, name the request's id", async () => {
+    const { stream: logStream, lines } = capturedLogLines();
+    server = await buildTestServer({ config: { log: { level: 'info', format: 'json' }, rateLimit: { maxFailures: 2 } }, logStream });
+    const client = await createClient(server.deps);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { ...FORM, authorization: basicAuth(client.uid, 'wrong-secret') },
+        payload: form({ grant_type: 'client_credentials' }),
+      });
+      expect(response.statusCode).toBe(401);
+    }
+    const requestIds = lines.filter((line) => line.msg === 'request completed').map((line) => line.reqId);
+    expect(requestIds).toHaveLength(2);
+    expect(lines.filter((line) => line.event === 'client.authentication_failed').map((line) => line.reqId)).toEqual(requestIds);
+    expect(lines.filter((line) => line.event === 'lockout').map((line) => line.reqId)).toEqual([requestIds[1]]);
   });
 });

@@ -25,7 +25,7 @@ export async function authenticateClient(deps: OAuthDeps, credentials: ClientCre
   // Issue 29 item 5: a self-registered client that expired unused is no client any more.
   if (!application || expiredUnused(application, deps.config.registration.unusedClientLifetimeSeconds, now)) {
     refuseWhileLockedOut(limits.retryAfterForUnknownClient(address, now));
-    limits.unknownClientFailed(address, now);
+    limits.unknownClientFailed(address, now, credentials.requestId);
     throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
   }
   refuseWhileLockedOut(limits.retryAfterForClient(clientId, address, now));
@@ -33,7 +33,7 @@ export async function authenticateClient(deps: OAuthDeps, credentials: ClientCre
   // A client registered for a JWT method (issue 34) proves itself that way only: no falling back to its secret.
   const secretAllowed = !isAssertionMethod(application.tokenEndpointAuthMethod);
   if (secretAllowed && secretMatches(deps, application, credentials.secret) && application.disabledAt === null) return application;
-  limits.failed(clientId, address, now);
+  limits.failed(clientId, address, now, credentials.requestId);
   throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
 }
 
@@ -56,7 +56,7 @@ async function authenticateAssertion(
     : { payload: null };
   if (verdict.payload !== null && application.disabledAt === null && (await rememberAssertion(deps, application, verdict.payload)))
     return application;
-  deps.limits.clients.failed(credentials.clientId, credentials.address, deps.now());
+  deps.limits.clients.failed(credentials.clientId, credentials.address, deps.now(), credentials.requestId);
   throw new InvalidClient('description' in verdict && verdict.description ? { description: verdict.description } : {});
 }
 

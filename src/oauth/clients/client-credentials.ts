@@ -16,6 +16,8 @@ export type ClientCredentials = {
   assertion?: string;
   /** The path of the endpoint called, which an assertion's `aud` may name (client-assertion-verification.ts). */
   endpoint?: string;
+  /** The request's id, which the log line of a failed authentication names (its request line has the same). */
+  requestId?: string;
 };
 
 export type CredentialSources = {
@@ -24,6 +26,7 @@ export type CredentialSources = {
   address: string;
   /** The path of the endpoint called; the token endpoint's when left out. */
   endpoint?: string;
+  requestId?: string;
 };
 
 // RFC 7617 section 2 / RFC 4648 section 4: standard alphabet; padding is tolerated when absent.
@@ -93,7 +96,8 @@ export function extractClientCredentials(input: CredentialSources): ClientCreden
   if (assertion !== null || assertionType !== null) {
     // RFC 6749 section 2.3: one method per request; an assertion beside a secret (Basic or body) is two.
     if (basic !== null || bodySecret !== null) throw InvalidRequest.multipleClientAuthMethods();
-    return assertionCredentials({ assertion, assertionType, clientId: bodyClientId, address: input.address, endpoint: input.endpoint });
+    const from = { address: input.address, endpoint: input.endpoint, requestId: input.requestId };
+    return assertionCredentials({ assertion, assertionType, clientId: bodyClientId, ...from });
   }
 
   if (basic !== null) {
@@ -102,9 +106,16 @@ export function extractClientCredentials(input: CredentialSources): ClientCreden
     if (bodySecret !== null) throw InvalidRequest.multipleClientAuthMethods();
     // SPEC 8: two different client identities in one request are refused, not resolved in Basic's favour.
     if (bodyClientId !== null && bodyClientId !== basic.clientId) throw new InvalidRequest();
-    return { method: 'client_secret_basic', clientId: basic.clientId, secret: basic.secret, address: input.address };
+    return {
+      method: 'client_secret_basic',
+      clientId: basic.clientId,
+      secret: basic.secret,
+      address: input.address,
+      requestId: input.requestId,
+    };
   }
   if (bodyClientId === null) return null; // A lone client_secret identifies no one (reference 2.5).
-  if (bodySecret !== null) return { method: 'client_secret_post', clientId: bodyClientId, secret: bodySecret, address: input.address };
-  return { method: 'none', clientId: bodyClientId, secret: null, address: input.address };
+  const { address, requestId } = input;
+  if (bodySecret !== null) return { method: 'client_secret_post', clientId: bodyClientId, secret: bodySecret, address, requestId };
+  return { method: 'none', clientId: bodyClientId, secret: null, address, requestId };
 }

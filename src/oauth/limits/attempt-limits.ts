@@ -10,11 +10,14 @@ export type PasswordCheckKind = 'login' | 'password_grant' | 'admin' | 'second_f
 
 /** What the limits tell the outside world (log lines and /metrics), wired in app.ts. */
 export interface AttemptReporter {
-  /** A failed client authentication; clientId null when the request named no known client. */
-  clientAuthenticationFailed(clientId: string | null, address: string): void;
+  /** A failed client authentication; clientId null when the request named no known client; the request's id if known. */
+  clientAuthenticationFailed(clientId: string | null, address: string, requestId?: string): void;
   passwordCheckFailed(kind: PasswordCheckKind, address: string): void;
-  /** `name`: the client id or user name of a locked pair; null when an address alone is locked. */
-  lockedOut(kind: LockoutKind, address: string, seconds: number, name: string | null): void;
+  /**
+   * `name`: the client id or user name of a locked pair; null when an address alone is locked. `requestId`: the request
+   * whose failure locked it, where the limits know it (client authentication).
+   */
+  lockedOut(kind: LockoutKind, address: string, seconds: number, name: string | null, requestId?: string): void;
 }
 
 export interface RateLimits extends FailureLimits {
@@ -33,16 +36,18 @@ const nameOf = (key: string) => key.slice(key.indexOf(' ') + 1);
 export class ClientAuthenticationLimits {
   readonly #pairs: FailureLimiter;
   readonly #unknownClients: FailureLimiter;
+  // The request whose failure is being counted: recordFailure reports a lockout synchronously, within that count.
+  #failing: string | undefined;
 
   constructor(
     limits: FailureLimits,
     private readonly reporter: AttemptReporter = silentReporter,
   ) {
     this.#pairs = new FailureLimiter(limits, {
-      onLockout: (key, seconds) => reporter.lockedOut('client', addressOf(key), seconds, nameOf(key)),
+      onLockout: (key, seconds) => reporter.lockedOut('client', addressOf(key), seconds, nameOf(key), this.#failing),
     });
     this.#unknownClients = new FailureLimiter(limits, {
-      onLockout: (address, seconds) => reporter.lockedOut('unknown_clients', address, seconds, null),
+      onLockout: (address, seconds) => reporter.lockedOut('unknown_clients', address, seconds, null, this.#failing),
     });
   }
 
@@ -56,14 +61,23 @@ export class ClientAuthenticationLimits {
     return this.#unknownClients.retryAfter([address], now);
   }
 
-  failed(clientId: string, address: string, now: Date): void {
-    this.#pairs.recordFailure([pairKey(address, clientId)], now);
-    this.reporter.clientAuthenticationFailed(clientId, address);
+  failed(clientId: string, address: string, now: Date, requestId?: string): void {
+    this.#counting(requestId, () => this.#pairs.recordFailure([pairKey(address, clientId)], now));
+    this.reporter.clientAuthenticationFailed(clientId, address, requestId);
   }
 
-  unknownClientFailed(address: string, now: Date): void {
-    this.#unknownClients.recordFailure([address], now);
-    this.reporter.clientAuthenticationFailed(null, address);
+  unknownClientFailed(address: string, now: Date, requestId?: string): void {
+    this.#counting(requestId, () => this.#unknownClients.recordFailure([address], now));
+    this.reporter.clientAuthenticationFailed(null, address, requestId);
+  }
+
+  #counting(requestId: string | undefined, count: () => void): void {
+    this.#failing = requestId;
+    try {
+      count();
+    } finally {
+      this.#failing = undefined;
+    }
   }
 }
 

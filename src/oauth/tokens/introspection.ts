@@ -25,6 +25,8 @@ export interface IntrospectionRequest {
   authorization: string | undefined;
   /** The requester's address as the failure limits count it (limitedAddress). */
   address: string;
+  /** The request's id, for the log line of a failed client authentication. */
+  requestId?: string;
 }
 
 const INACTIVE = { active: false } as const;
@@ -117,7 +119,7 @@ async function prefetchBearerPair(
 
 async function authenticateRequester(
   deps: OAuthDeps,
-  { authorization, address, parameters }: IntrospectionRequest,
+  { authorization, address, parameters, requestId }: IntrospectionRequest,
   bearerCredential: string | null,
   accessLookup: AccessLookup | undefined,
 ): Promise<IntrospectionRequester> {
@@ -137,10 +139,11 @@ async function authenticateRequester(
     return { client: null, bearer };
   }
   if (sentAssertion(parameters) && schemeOf(authorization) === undefined) {
-    const credentials = extractClientCredentials({ body: parameters, address, endpoint: '/oauth/introspect' });
+    const credentials = extractClientCredentials({ body: parameters, address, endpoint: '/oauth/introspect', requestId });
     return { client: await requireClient(deps, credentials), bearer: null };
   }
-  const credentials = schemeOf(authorization) === 'basic' ? extractClientCredentials({ authorization, body: {}, address }) : null;
+  const credentials =
+    schemeOf(authorization) === 'basic' ? extractClientCredentials({ authorization, body: {}, address, requestId }) : null;
   // RFC 7662 section 2.1 and RFC 6749 section 5.2: no credentials at all is invalid_client too (SPEC 8).
   if (!credentials) throw new InvalidClient();
   // Seed: "HTTP Basic with client id and client secret". A public client's id alone is not client

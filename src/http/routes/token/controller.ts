@@ -31,7 +31,12 @@ export class TokensController extends Controller {
   async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const parameters = request.oauthParameters;
     const address = limitedAddress(request.ip);
-    const credentials = extractClientCredentials({ authorization: request.headers.authorization, body: parameters, address });
+    const credentials = extractClientCredentials({
+      authorization: request.headers.authorization,
+      body: parameters,
+      address,
+      requestId: request.id,
+    });
     // RFC 9449 section 4.3: the proof is checked first; the grant records it against replay once it knows the client.
     const dpopProof = await tokenRequestDpopProof(this.deps, request.headers.dpop);
     const body = await handleTokenRequest(this.deps, { parameters, credentials, address, dpopProof });
@@ -59,6 +64,7 @@ export class TokensController extends Controller {
         parameters: request.oauthParameters,
         authorization: request.headers.authorization,
         address: limitedAddress(request.ip),
+        requestId: request.id,
       });
       this.services.metrics.introspection(response.active ? 'active' : 'inactive');
       return await this.sendIntrospection(request, noStore(reply), response, requester);

@@ -16,13 +16,14 @@ export interface AssertionParameters {
   clientId: string | null;
   address: string;
   endpoint: string | undefined;
+  requestId: string | undefined;
 }
 
 /**
  * The credentials an assertion claims. RFC 7521 section 4.2.1: whatever is wrong with it is invalid_client, the
  * type included (this server understands only jwt-bearer).
  */
-export function assertionCredentials({ assertion, assertionType, clientId, address, endpoint }: AssertionParameters) {
+export function assertionCredentials({ assertion, assertionType, clientId, address, endpoint, requestId }: AssertionParameters) {
   if (assertionType !== JWT_BEARER_ASSERTION_TYPE || assertion === null || assertion.length > MAX_ASSERTION_LENGTH)
     throw new InvalidClient();
   const subject = claimedSubject(assertion);
@@ -35,6 +36,7 @@ export function assertionCredentials({ assertion, assertionType, clientId, addre
     address,
     assertion,
     endpoint: endpoint ?? '/oauth/token',
+    requestId,
   };
 }
 
