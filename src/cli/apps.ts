@@ -2,11 +2,11 @@ import {
   createApplication,
   deleteApplication,
   listApplications,
-  rotateApplicationSecret,
   updateApplication,
   type ApplicationListFilter,
   type ApplicationFields,
 } from '../oauth/clients/applications.js';
+import { rotateApplicationSecret } from '../oauth/clients/application-secrets.js';
 import { domain } from './apps-refusals.js';
 import { findApplication, notFound } from './apps-lookup.js';
 import { printChanged, printList, printShown } from './apps-output.js';

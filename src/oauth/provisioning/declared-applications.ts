@@ -1,16 +1,15 @@
 import {
   ApplicationInvalid,
-  applicationSecretIs,
   createApplication,
   deleteApplication,
   findApplicationByUid,
   listApplications,
-  setApplicationSecret,
   storedApplicationFields,
   updateApplication,
   validateApplicationFields,
   type ApplicationFields,
 } from '../clients/applications.js';
+import { applicationSecretIs, setApplicationSecret } from '../clients/application-secrets.js';
 import type { OAuthDeps } from '../deps.js';
 import type { ApplicationRecord } from '../store.js';
 import type { DeclaredObject, Problems } from './declared-object.js';

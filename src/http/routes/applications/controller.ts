@@ -8,11 +8,11 @@ import {
   deleteApplication,
   findApplication,
   listApplications,
-  rotateApplicationSecret,
   setApplicationDisabled,
   updateApplication,
   type ApplicationListFilter,
 } from '../../../oauth/clients/applications.js';
+import { rotateApplicationSecret } from '../../../oauth/clients/application-secrets.js';
 import { NotFound } from '../../../oauth/errors.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { applicationJson } from '../../../oauth/clients/application-json.js';
