@@ -116,18 +116,16 @@ describe(`resource indicators, RFC 8707 (${backend})`, () => {
       const page = await agent.request({ method: 'GET', url });
       return page;
     };
-    const exchange = (codeValue: string, resources: string[] = []) =>
+    /** A token request of the client, each resource its own parameter (RFC 8707 section 2). */
+    const tokenPost = (fields: string[], resources: string[]) =>
       server.app.inject({
         method: 'POST',
         url: '/oauth/token',
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic(client.application.uid, client.plainSecret!) },
-        payload: [
-          `grant_type=authorization_code`,
-          `code=${codeValue}`,
-          `redirect_uri=${encodeURIComponent(CALLBACK)}`,
-          ...resources.map((uri) => `resource=${encodeURIComponent(uri)}`),
-        ].join('&'),
+        payload: [...fields, ...resources.map((uri) => `resource=${encodeURIComponent(uri)}`)].join('&'),
       });
+    const exchange = (codeValue: string, resources: string[] = []) =>
+      tokenPost([`grant_type=authorization_code`, `code=${codeValue}`, `redirect_uri=${encodeURIComponent(CALLBACK)}`], resources);
     const approved = async (resources: string[], scope = 'read') => {
       const page = await code(resources, scope);
       // Consent is skipped when a live token has these scopes for exactly these resources.
@@ -178,17 +176,7 @@ describe(`resource indicators, RFC 8707 (${backend})`, () => {
       expect(widened.json()).toEqual({ error: 'invalid_target', error_description: `The resource ${API_A} was not granted.` });
     });
 
-    const refresh = (resources: string[], token: string) =>
-      server.app.inject({
-        method: 'POST',
-        url: '/oauth/token',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...basic(client.application.uid, client.plainSecret!) },
-        payload: [
-          `grant_type=refresh_token`,
-          `refresh_token=${token}`,
-          ...resources.map((uri) => `resource=${encodeURIComponent(uri)}`),
-        ].join('&'),
-      });
+    const refresh = (resources: string[], token: string) => tokenPost([`grant_type=refresh_token`, `refresh_token=${token}`], resources);
 
     it('section 2.2: a refresh may narrow the audience (and the scopes to what is left), never widen it', async () => {
       const first = await exchange(await approved([API_A, API_B], 'read write'));
