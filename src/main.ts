@@ -3,8 +3,7 @@
 // everything else gets them handed in.
 import * as nodeModule from 'node:module';
 import { setFlagsFromString } from 'node:v8';
-import { traceProtocol } from './telemetry/trace-protocol.js';
-import { tracingRequested } from './telemetry/tracing-requested.js';
+import { requestedTraceProtocol } from './telemetry/trace-protocol.js';
 
 const argv = process.argv.slice(2);
 // A command other than `serve` runs for a second at most: V8's optimising compiler would spend more CPU on the
@@ -28,8 +27,8 @@ enableCompileCache?.();
 
 // Traces (docs/operations.md "Traces"): started before the service's modules load, so pg is instrumented as it loads;
 // without an OTLP endpoint nothing of OpenTelemetry is imported.
-if (serving && tracingRequested(process.env)) {
-  const chosen = traceProtocol(process.env);
+const chosen = serving ? requestedTraceProtocol(process.env) : null;
+if (chosen !== null) {
   if ('error' in chosen) {
     // As a bad config file stops `serve` (exit code 2): an operator who asked for traces learns at once, not from a
     // collector that stays empty.

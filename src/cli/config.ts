@@ -1,8 +1,7 @@
 import { ConfigError } from '../config/loader.js';
 import { insecureIssuerWarning, missingSessionSecret } from '../config/production-settings.js';
 import type { Config } from '../config/types.js';
-import { traceProtocol } from '../telemetry/trace-protocol.js';
-import { tracingRequested } from '../telemetry/tracing-requested.js';
+import { requestedTraceProtocol } from '../telemetry/trace-protocol.js';
 import { configFileLine, resolveConfigFile } from './config-file.js';
 import { baseUrlConfigured, configFileOf, configFrom } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
@@ -46,7 +45,7 @@ export async function runConfigCommand(args: string[], io: CliIo): Promise<numbe
  */
 function checkedConfig(io: CliIo, path: string | undefined): { config: Readonly<Config> } | { problems: string[]; message: string } {
   // main.ts stops `serve` on an OTLP protocol it cannot export traces with, before it loads the configuration.
-  const traces = tracingRequested(io.env) ? traceProtocol(io.env) : null;
+  const traces = requestedTraceProtocol(io.env);
   const refusals = traces !== null && 'error' in traces ? [traces.error] : [];
   let config: Readonly<Config>;
   try {

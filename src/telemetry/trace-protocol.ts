@@ -1,3 +1,5 @@
+import { tracingRequested } from './tracing-requested.js';
+
 // The OTLP protocol `serve` exports its traces with (docs/operations.md "Traces"), read from the standard variables
 // without loading any of OpenTelemetry, so that an unsupported one stops the boot before anything starts. The service
 // carries the OTLP/HTTP exporters only: gRPC's (@grpc/grpc-js and protobufjs) would add about 10 MB to the image for
@@ -24,4 +26,9 @@ export function traceProtocol(env: Record<string, string | undefined>): { protoc
     return { error: `${variable}=${JSON.stringify(env[variable])} is not a supported OTLP protocol: use http/protobuf or http/json` };
   }
   return { protocol: 'http/protobuf' };
+}
+
+/** The protocol of the traces asked for (an OTLP endpoint set), or why it cannot be used; null when none are asked for. */
+export function requestedTraceProtocol(env: Record<string, string | undefined>): ReturnType<typeof traceProtocol> | null {
+  return tracingRequested(env) ? traceProtocol(env) : null;
 }
