@@ -152,6 +152,53 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(fetched[0]!.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200 });
   });
 
+  // docs/operations.md "Traces": tokens, secrets, codes and passwords are never attributes. @fastify/otel's url.path
+  // is the request's URL, query included: the values the request log redacts are redacted there the same way.
+  const secret = (name: string) => `${name}-${randomBytes(12).toString('hex')}`;
+
+  // Each request under a trace of its own, so that its request span can be waited for.
+  async function tracedGet(path: string) {
+    const traceId = randomBytes(16).toString('hex');
+    const response = await fetch(`${service.baseUrl}${path}`, {
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      redirect: 'manual',
+    });
+    await response.arrayBuffer();
+    return receiver.waitFor((span) => span.traceId === traceId && span.name === 'request');
+  }
+
+  it('GET with access_token, id_token_hint, state, login_hint and code in the query (names also percent-encoded): no attribute holds a value', async () => {
+    const values = {
+      accessToken: secret('access-token'),
+      encodedAccessToken: secret('encoded-access-token'),
+      idTokenHint: `eyJhbGciOiJSUzI1NiJ9.${secret('id-token-hint')}.c2ln`,
+      state: secret('state'),
+      encodedState: secret('encoded-state'),
+      loginHint: `${secret('alice')}@example.com`,
+      code: secret('code'),
+      unrouted: secret('unrouted-token'),
+    };
+    const tokenInfo = await tracedGet(`/oauth/token/info?access_token=${values.accessToken}`);
+    const userInfo = await tracedGet(`/oauth/userinfo?%61ccess_token=${values.encodedAccessToken}`);
+    const logout = await tracedGet(`/logout?id_token_hint=${values.idTokenHint}`);
+    const authorize = await tracedGet(
+      `/oauth/authorize?client_id=unknown-client&response_type=code&state=${values.state}` +
+        `&login_hint=${encodeURIComponent(values.loginHint)}&code=${values.code}&%73tate=${values.encodedState}`,
+    );
+    // A path no route serves: the span of the 404 (and any error recorded on it) holds no value either.
+    const unrouted = await tracedGet(`/oauth/no-such-endpoint?token=${values.unrouted}`);
+    expect(unrouted.attributes['url.path']).toBe('/oauth/no-such-endpoint?token=[Redacted]');
+    expect(tokenInfo.attributes['url.path']).toBe('/oauth/token/info?access_token=[Redacted]');
+    expect(userInfo.attributes['url.path']).toBe('/oauth/userinfo?%61ccess_token=[Redacted]');
+    expect(logout.attributes['url.path']).toBe('/logout?id_token_hint=[Redacted]');
+    expect(authorize.attributes['url.path']).toBe(
+      '/oauth/authorize?client_id=unknown-client&response_type=code&state=[Redacted]&login_hint=[Redacted]&code=[Redacted]&%73tate=[Redacted]',
+    );
+    // Every span exported (the requests' hooks and handlers, statements), every attribute, event and status.
+    const exported = JSON.stringify(receiver.spans);
+    for (const value of [...Object.values(values), encodeURIComponent(values.loginHint)]) expect(exported).not.toContain(value);
+  });
+
   // OpenTelemetry in this process, as an API runs it (spans kept in memory): the guard's calls, and the service built
   // in process for its client id settings.
   describe('with OpenTelemetry in this process', () => {
