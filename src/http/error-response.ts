@@ -54,6 +54,12 @@ export function applyErrorResponse(reply: FastifyReply, { status, headers }: Err
 }
 
 const CSRF_ERRORS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
+// Fastify's JSON parser refuses these before a route sees the body: said as they are, not as the generic
+// invalid_request, so that a client (or its developer) knows the body, not a parameter, is wrong.
+const JSON_BODY_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty, but its Content-Type is application/json.',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON, or holds a __proto__ or constructor.prototype key.',
+};
 
 /**
  * The catalogue's error for a request Fastify or a plugin refused: an error of the catalogue as it is, a failed
@@ -64,6 +70,8 @@ export function requestError(error: FastifyError | OAuthError): OAuthError | nul
   if (error instanceof OAuthError) return error;
   if (error.validation) return new InvalidRequest();
   if (CSRF_ERRORS.has(error.code)) return Forbidden.formExpired();
+  const bodyProblem = JSON_BODY_ERRORS[error.code];
+  if (bodyProblem !== undefined) return new InvalidRequest(bodyProblem);
   const status = error.statusCode;
   if (status === 413) return new PayloadTooLarge();
   if (status === 415) return new UnsupportedMediaType();

@@ -11,7 +11,7 @@ import { OAuthError } from './oauth-error.js';
 export { OAuthError, type OAuthErrorBody, type OAuthErrorOptions } from './oauth-error.js';
 export * from './http-refusals.js';
 
-const GENERIC_INVALID_REQUEST =
+export const GENERIC_INVALID_REQUEST =
   'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.';
 const SERVER_ERROR_TEXT = 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
 

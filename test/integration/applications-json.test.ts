@@ -252,7 +252,10 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
   it('a malformed JSON body is 400 JSON, not 500', async () => {
     const response = await call({ method: 'POST', url: '/oauth/applications', headers: JSON_BODY, payload: '{"name":' });
     expect(response.statusCode).toBe(400);
-    expect(response.json().error).toBe('invalid_request');
+    expect(response.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'The request body is not valid JSON, or holds a __proto__ or constructor.prototype key.',
+    });
     const wrongShape = await call({ method: 'POST', url: '/oauth/applications', headers: JSON_BODY, payload: { name: { nested: true } } });
     expect(wrongShape.statusCode).toBe(400);
   });

@@ -121,6 +121,23 @@ describe(`RFC 7591 dynamic client registration (${backend})`, () => {
     }
   });
 
+  it('a body that is no JSON is invalid_request saying so, not the generic text (STANDARDS: a specific error)', async () => {
+    const send = (payload: string) => server.app.inject({ method: 'POST', url: '/oauth/register', headers: JSON_HEADERS, payload });
+    const notJson = 'The request body is not valid JSON, or holds a __proto__ or constructor.prototype key.';
+    for (const [payload, description] of [
+      ['{"redirect_uris": [}', notJson],
+      ['{"redirect_uris": ["https://rp.example/cb"], "__proto__": {"x": 1}}', notJson],
+      ['', 'The request body is empty, but its Content-Type is application/json.'],
+    ] as const) {
+      const response = await send(payload);
+      expect({ payload, status: response.statusCode, body: response.json() }).toEqual({
+        payload,
+        status: 400,
+        body: { error: 'invalid_request', error_description: description },
+      });
+    }
+  });
+
   it('refuses a registration beyond maxOpenRegistrations with invalid_client_metadata', async () => {
     const before = (await server.deps.stores.applicationAdmin.list()).filter((app) => app.registeredBy === 'dynamic').length;
     for (let i = before; i < CONFIG.registration.maxOpenRegistrations; i++) {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidRequest, NotFound, OAuthError, UnsupportedMediaType } from '../../../oauth/errors.js';
+import { GENERIC_INVALID_REQUEST, InvalidRequest, NotFound, OAuthError, UnsupportedMediaType } from '../../../oauth/errors.js';
 import { applyErrorResponse, errorResponse, logRefusal, requestError } from '../../error-response.js';
 
 // How the admin group answers: the same routes serve HTML pages to browsers and JSON to scripts that send
@@ -82,6 +82,8 @@ function inAdminWords(error: FastifyError, refusal: OAuthError): OAuthError {
   if (error.validation) return new InvalidRequest(`The request is malformed: ${error.message}.`);
   if (refusal instanceof UnsupportedMediaType)
     return new UnsupportedMediaType('Send application/x-www-form-urlencoded or application/json.');
-  if (refusal instanceof InvalidRequest) return new InvalidRequest('The request is malformed.');
+  // What the refusal says of the body (not valid JSON, empty) stays; the OAuth catalogue's generic text does not.
+  if (refusal instanceof InvalidRequest && refusal.description === GENERIC_INVALID_REQUEST)
+    return new InvalidRequest('The request is malformed.');
   return refusal;
 }
