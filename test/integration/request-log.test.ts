@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { capturedLogLines } from '../helpers/log-lines.js';
+import { createUser, userAgent } from '../helpers/end-user.js';
 import { createClient } from '../helpers/factories.js';
 import { basicAuth, buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
@@ -57,5 +58,18 @@ describe('request log lines', () => {
     expect(requestIds).toHaveLength(2);
     expect(lines.filter((line) => line.event === 'client.authentication_failed').map((line) => line.reqId)).toEqual(requestIds);
     expect(lines.filter((line) => line.event === 'lockout').map((line) => line.reqId)).toEqual([requestIds[1]]);
+  });
+
+  it("a user's lockout line (a wrong password at /login) names the id of the request that locked the pair", async () => {
+    const { stream: logStream, lines } = capturedLogLines();
+    server = await buildTestServer({ config: { log: { level: 'info', format: 'json' }, rateLimit: { maxFailures: 2 } }, logStream });
+    await createUser(server.deps, 'alice');
+    const agent = userAgent(server.app);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      expect((await agent.post('/login', { username: 'alice', password: 'not the password' })).statusCode).toBe(401);
+    }
+    const logins = lines.filter((line) => line.msg === 'request completed' && line.req?.method === 'POST');
+    expect(logins).toHaveLength(2);
+    expect(lines.filter((line) => line.event === 'lockout')).toMatchObject([{ kind: 'user', reqId: logins[1]!.reqId }]);
   });
 });

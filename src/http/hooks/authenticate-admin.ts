@@ -83,7 +83,7 @@ export const authenticateAdmin = fp<AuthenticateAdminOptions>(
       if (header === undefined) throw new Unauthorized('Sign in with the admin user name and password.');
 
       // Every attempt counts against the pair (the admin, this address), reserved before the (argon2) check.
-      const attempt = await deps.limits.admin.begin('admin', username, address, deps.now);
+      const attempt = await deps.limits.admin.begin('admin', username, { address, requestId: request.id }, deps.now);
       if (attempt.refused) throw new TooManyAttempts(attempt.retryAfter);
       let error: FastifyError | undefined;
       let outcome: PasswordOutcome = 'unchecked';

@@ -1,6 +1,7 @@
 import { recordAuditEventAlone } from '../audit/audit-trail.js';
 import { consentEvent } from '../audit/token-events.js';
 import type { OAuthDeps } from '../deps.js';
+import type { AttemptOrigin } from '../limits/attempt-limits.js';
 import { AccessDenied, InvalidGrant, TooManyAttempts } from '../errors.js';
 import type { ApplicationRecord } from '../store.js';
 import { mayStartDeviceFlow } from './device-authorization-request.js';
@@ -29,7 +30,7 @@ export class UnknownUserCode extends InvalidGrant {}
 export async function enteredUserCode(
   deps: OAuthDeps,
   input: string,
-  address: string,
+  { address, requestId }: AttemptOrigin,
   { entry }: { entry: boolean },
 ): Promise<EnteredCode> {
   const limiter = deps.limits.userCodes;
@@ -39,7 +40,7 @@ export async function enteredUserCode(
   }
   const found = await pendingAuthorization(deps, input);
   if (!found) {
-    limiter.recordFailure([address], deps.now());
+    limiter.recordFailure([address], deps.now(), requestId);
     throw new UnknownUserCode();
   }
   if (entry) {

@@ -15,9 +15,16 @@ export interface AttemptReporter {
   passwordCheckFailed(kind: PasswordCheckKind, address: string): void;
   /**
    * `name`: the client id or user name of a locked pair; null when an address alone is locked. `requestId`: the request
-   * whose failure locked it, where the limits know it (client authentication).
+   * whose failure locked it, where its caller named it.
    */
   lockedOut(kind: LockoutKind, address: string, seconds: number, name: string | null, requestId?: string): void;
+}
+
+/** Where an attempt comes from: the address the limits count it against (limitedAddress), and its request's id. */
+export interface AttemptOrigin {
+  address: string;
+  /** For the log line of a lockout the attempt starts, so that an operator finds the request that led to it. */
+  requestId?: string;
 }
 
 export interface RateLimits extends FailureLimits {
@@ -36,18 +43,16 @@ const nameOf = (key: string) => key.slice(key.indexOf(' ') + 1);
 export class ClientAuthenticationLimits {
   readonly #pairs: FailureLimiter;
   readonly #unknownClients: FailureLimiter;
-  // The request whose failure is being counted: recordFailure reports a lockout synchronously, within that count.
-  #failing: string | undefined;
 
   constructor(
     limits: FailureLimits,
     private readonly reporter: AttemptReporter = silentReporter,
   ) {
     this.#pairs = new FailureLimiter(limits, {
-      onLockout: (key, seconds) => reporter.lockedOut('client', addressOf(key), seconds, nameOf(key), this.#failing),
+      onLockout: (key, seconds, requestId) => reporter.lockedOut('client', addressOf(key), seconds, nameOf(key), requestId),
     });
     this.#unknownClients = new FailureLimiter(limits, {
-      onLockout: (address, seconds) => reporter.lockedOut('unknown_clients', address, seconds, null, this.#failing),
+      onLockout: (address, seconds, requestId) => reporter.lockedOut('unknown_clients', address, seconds, null, requestId),
     });
   }
 
@@ -62,22 +67,13 @@ export class ClientAuthenticationLimits {
   }
 
   failed(clientId: string, address: string, now: Date, requestId?: string): void {
-    this.#counting(requestId, () => this.#pairs.recordFailure([pairKey(address, clientId)], now));
+    this.#pairs.recordFailure([pairKey(address, clientId)], now, requestId);
     this.reporter.clientAuthenticationFailed(clientId, address, requestId);
   }
 
   unknownClientFailed(address: string, now: Date, requestId?: string): void {
-    this.#counting(requestId, () => this.#unknownClients.recordFailure([address], now));
+    this.#unknownClients.recordFailure([address], now, requestId);
     this.reporter.clientAuthenticationFailed(null, address, requestId);
-  }
-
-  #counting(requestId: string | undefined, count: () => void): void {
-    this.#failing = requestId;
-    try {
-      count();
-    } finally {
-      this.#failing = undefined;
-    }
   }
 }
 
@@ -102,11 +98,11 @@ export class PasswordAttemptLimits {
     private readonly reporter: AttemptReporter = silentReporter,
   ) {
     this.#pairs = new FailureLimiter(limits, {
-      onLockout: (key, seconds) => reporter.lockedOut(lockoutKind, addressOf(key), seconds, nameOf(key)),
+      onLockout: (key, seconds, requestId) => reporter.lockedOut(lockoutKind, addressOf(key), seconds, nameOf(key), requestId),
     });
     this.#userNames = new FailureLimiter(
       { ...limits, maxFailures: limits.maxUserNamesPerAddress },
-      { onLockout: (address, seconds) => reporter.lockedOut('user_names', address, seconds, null) },
+      { onLockout: (address, seconds, requestId) => reporter.lockedOut('user_names', address, seconds, null, requestId) },
     );
   }
 
@@ -115,12 +111,13 @@ export class PasswordAttemptLimits {
     return Math.max(this.#pairs.retryAfter([pairKey(address, username.toLowerCase())], now), this.#userNames.retryAfter([address], now));
   }
 
-  /** Reserves one check of `username`'s password from `address` (waiting for a place if need be), or refuses it for retryAfter seconds. */
-  async begin(checkKind: PasswordCheckKind, username: string, address: string, clock: () => Date): Promise<PasswordAttempt> {
+  /** Reserves one check of `username`'s password from `origin` (waiting for a place if need be), or refuses it for retryAfter seconds. */
+  async begin(checkKind: PasswordCheckKind, username: string, origin: AttemptOrigin, clock: () => Date): Promise<PasswordAttempt> {
+    const { address, requestId } = origin;
     const key = pairKey(address, username.toLowerCase());
-    const pair = await this.#pairs.reserve([key], clock);
+    const pair = await this.#pairs.reserve([key], clock, requestId);
     if (!pair.reservation) return { refused: true, retryAfter: pair.retryAfter };
-    const spraying = await this.#userNames.reserve([address], clock);
+    const spraying = await this.#userNames.reserve([address], clock, requestId);
     if (!spraying.reservation) {
       pair.reservation.settle(false, clock());
       return { refused: true, retryAfter: spraying.retryAfter };
@@ -162,6 +159,8 @@ export function createAttemptLimits(limits: RateLimits, reporter: AttemptReporte
     users: new PasswordAttemptLimits(limits, 'user', reporter),
     admin: new PasswordAttemptLimits(limits, 'admin', reporter),
     secondFactors: new PasswordAttemptLimits(limits, 'user', reporter),
-    userCodes: new FailureLimiter(limits, { onLockout: (address, seconds) => reporter.lockedOut('user_codes', address, seconds, null) }),
+    userCodes: new FailureLimiter(limits, {
+      onLockout: (address, seconds, requestId) => reporter.lockedOut('user_codes', address, seconds, null, requestId),
+    }),
   };
 }

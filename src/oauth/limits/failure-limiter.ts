@@ -29,8 +29,8 @@ export interface FailureLimiterOptions {
   maxKeys?: number;
   /** Bounds the lockouts held at once; when full, an expired lockout goes first, then the one ending soonest. */
   maxLockouts?: number;
-  /** Told each time a key becomes locked out (log lines and metrics). */
-  onLockout?: (key: string, seconds: number) => void;
+  /** Told each time a key becomes locked out (log lines and metrics), with the id of the request that locked it. */
+  onLockout?: (key: string, seconds: number, requestId: string | undefined) => void;
 }
 
 // Attempts that may wait on one key for a place; more than that at once is a flood, refused.
@@ -44,7 +44,7 @@ export class FailureLimiter {
   readonly #waiting = new Map<string, Array<() => void>>();
   readonly #maxKeys: number;
   readonly #maxLockouts: number;
-  readonly #onLockout: ((key: string, seconds: number) => void) | undefined;
+  readonly #onLockout: FailureLimiterOptions['onLockout'];
 
   constructor(
     private readonly limits: FailureLimits,
@@ -80,12 +80,13 @@ export class FailureLimiter {
 
   /**
    * Counts one failure for each key; the failure that reaches maxFailures within the window starts a lockout.
-   * Synchronous, so a check and its failure are recorded with no other request in between.
+   * Synchronous, so a check and its failure are recorded with no other request in between. `requestId`: the
+   * failing request's, for the lockout's log line.
    */
-  recordFailure(keys: readonly string[], now: Date): void {
+  recordFailure(keys: readonly string[], now: Date, requestId?: string): void {
     if (!this.limits.enabled) return;
     const at = now.getTime();
-    for (const key of keys) this.#fail(this.#current(key, at), key, at);
+    for (const key of keys) this.#fail(this.#current(key, at), key, at, requestId);
     this.#prune(at);
   }
 
@@ -94,9 +95,9 @@ export class FailureLimiter {
    * cannot all pass the limit and be counted only after their checks. While the failures and the attempts in
    * flight reach maxFailures, a new attempt waits for one of them to settle (it is never refused for its own
    * company: twelve correct logins at once all succeed); refused when a key is locked out, or when too many
-   * attempts already wait on one key.
+   * attempts already wait on one key. `requestId`: the attempt's request, for the log line of a lockout it starts.
    */
-  async reserve(keys: readonly string[], clock: () => Date): Promise<ReserveOutcome> {
+  async reserve(keys: readonly string[], clock: () => Date, requestId?: string): Promise<ReserveOutcome> {
     if (!this.limits.enabled) return { reservation: { settle: () => undefined }, retryAfter: 0 };
     for (;;) {
       const now = clock();
@@ -107,7 +108,7 @@ export class FailureLimiter {
       const full = keys.find((_key, index) => entries[index]!.failures + entries[index]!.pending >= this.limits.maxFailures);
       if (full === undefined) {
         for (const entry of entries) entry.pending += 1;
-        return { reservation: this.#reservation(keys), retryAfter: 0 };
+        return { reservation: this.#reservation(keys, requestId), retryAfter: 0 };
       }
       const waiting = this.#waiting.get(full) ?? [];
       // A pair with this many attempts queued is being flooded: the flood is told to come back later.
@@ -116,7 +117,7 @@ export class FailureLimiter {
     }
   }
 
-  #reservation(keys: readonly string[]): Reservation {
+  #reservation(keys: readonly string[], requestId: string | undefined): Reservation {
     let settled = false;
     const settle = (failed: boolean, when: Date) => {
       if (settled) return;
@@ -126,7 +127,7 @@ export class FailureLimiter {
         // Entries with attempts in flight are never pruned: this is the entry reserved above, its window renewed.
         const entry = this.#current(key, settledAt);
         entry.pending = Math.max(0, entry.pending - 1);
-        if (failed) this.#fail(entry, key, settledAt);
+        if (failed) this.#fail(entry, key, settledAt, requestId);
         else if (entry.failures === 0 && entry.pending === 0) this.#attempts.delete(key);
         this.#wake(key);
       }
@@ -166,18 +167,18 @@ export class FailureLimiter {
     return attempts;
   }
 
-  #fail(attempts: Attempts, key: string, at: number): void {
+  #fail(attempts: Attempts, key: string, at: number, requestId: string | undefined): void {
     attempts.failures += 1;
     if (attempts.failures < this.limits.maxFailures) return;
     Object.assign(attempts, { failures: 0, windowStart: at });
-    this.#lock(key, at);
+    this.#lock(key, at, requestId);
   }
 
-  #lock(key: string, at: number): void {
+  #lock(key: string, at: number, requestId: string | undefined): void {
     this.#lockedUntil.delete(key);
     if (this.#lockedUntil.size >= this.#maxLockouts) this.#evictLockout(at);
     this.#lockedUntil.set(key, at + this.limits.lockoutSeconds * 1000);
-    this.#onLockout?.(key, this.limits.lockoutSeconds);
+    this.#onLockout?.(key, this.limits.lockoutSeconds, requestId);
   }
 
   #evictLockout(at: number): void {

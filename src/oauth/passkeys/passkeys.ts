@@ -1,4 +1,5 @@
 import type { OAuthDeps } from '../deps.js';
+import type { AttemptOrigin } from '../limits/attempt-limits.js';
 import { recordDomainEvent } from '../audit/audit-trail.js';
 import { passkeyRegisteredEvent, passkeyRemovedEvent } from '../audit/passkey-events.js';
 import { confirmOwnPassword } from '../second-factor/second-factors.js';
@@ -43,10 +44,10 @@ export async function proveRegistrationOwner(
   deps: OAuthDeps,
   user: UserRecord,
   proof: { password: string; authTime: Date | null },
-  address: string,
+  origin: AttemptOrigin,
 ): Promise<RegistrationProof> {
   if (proof.password !== '') {
-    const password = await confirmOwnPassword(deps, user, proof.password, address);
+    const password = await confirmOwnPassword(deps, user, proof.password, origin);
     return password === 'ok' ? 'ok' : password === 'wrong' ? 'wrong_password' : password;
   }
   const age = proof.authTime === null ? Infinity : deps.now().getTime() - proof.authTime.getTime();

@@ -2,7 +2,7 @@ import type { Config } from '../../config/types.js';
 import { targetLevel } from '../authentication-context.js';
 import type { AuthorizationRequest } from '../authorization/authorization-request.js';
 import type { OAuthDeps } from '../deps.js';
-import type { PasswordOutcome } from '../limits/attempt-limits.js';
+import type { AttemptOrigin, PasswordOutcome } from '../limits/attempt-limits.js';
 import type { UserRecord } from '../store.js';
 import { looksLikeRecoveryCode, matchingRecoveryCode, newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import type * as Totp from './totp.js';
@@ -63,8 +63,13 @@ export type SecondFactorCheck =
   { outcome: 'succeeded'; method: 'totp' | 'recovery_code' } | { outcome: 'failed' } | { outcome: 'locked_out'; retryAfter: number };
 
 /** The second step's check of a TOTP code or a recovery code, limited like a password. */
-export async function checkSecondFactor(deps: OAuthDeps, user: UserRecord, code: string, address: string): Promise<SecondFactorCheck> {
-  const attempt = await deps.limits.secondFactors.begin('second_factor', user.username, address, deps.now);
+export async function checkSecondFactor(
+  deps: OAuthDeps,
+  user: UserRecord,
+  code: string,
+  origin: AttemptOrigin,
+): Promise<SecondFactorCheck> {
+  const attempt = await deps.limits.secondFactors.begin('second_factor', user.username, origin, deps.now);
   if (attempt.refused) return { outcome: 'locked_out', retryAfter: attempt.retryAfter };
   let method: 'totp' | 'recovery_code' | null = null;
   let outcome: PasswordOutcome = 'unchecked';
@@ -122,9 +127,9 @@ export async function confirmOwnPassword(
   deps: OAuthDeps,
   user: UserRecord,
   password: string,
-  address: string,
+  origin: AttemptOrigin,
 ): Promise<'ok' | 'wrong' | { retryAfter: number }> {
-  const check = await checkLoginCredentials(deps, user.username, password, address);
+  const check = await checkLoginCredentials(deps, user.username, password, origin);
   if (check.outcome === 'locked_out') return { retryAfter: check.retryAfter };
   return check.outcome === 'succeeded' && check.user.id === user.id ? 'ok' : 'wrong';
 }
@@ -136,12 +141,17 @@ export type RemovalCheck =
  * The user turns their second factor off: allowed unless a policy requires it, and only with their current password
  * or a code of the factor (a browser left signed in is not enough). Both checks count against the sign-in limits.
  */
-export async function removeOwnSecondFactor(deps: OAuthDeps, user: UserRecord, proof: string, address: string): Promise<RemovalCheck> {
+export async function removeOwnSecondFactor(
+  deps: OAuthDeps,
+  user: UserRecord,
+  proof: string,
+  origin: AttemptOrigin,
+): Promise<RemovalCheck> {
   if (!mayRemoveSecondFactor(deps.config, user)) return { outcome: 'not_allowed' };
   const check =
     isTotpCode(proof) || looksLikeRecoveryCode(proof)
-      ? await checkSecondFactor(deps, user, proof, address)
-      : await checkLoginCredentials(deps, user.username, proof, address);
+      ? await checkSecondFactor(deps, user, proof, origin)
+      : await checkLoginCredentials(deps, user.username, proof, origin);
   if (check.outcome === 'locked_out') return check;
   if (check.outcome === 'failed' || ('user' in check && check.user.id !== user.id)) return { outcome: 'wrong_proof' };
   await removeSecondFactor(deps, user.id);

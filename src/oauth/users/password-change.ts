@@ -1,6 +1,7 @@
 import { auditedChange, type AuditActor } from '../audit/audit-trail.js';
 import { userEvent } from '../audit/audit-subjects.js';
 import type { OAuthDeps } from '../deps.js';
+import type { AttemptOrigin } from '../limits/attempt-limits.js';
 import type { UserRecord } from '../store.js';
 import { checkLoginCredentials, passwordProblem, setUserPassword, type PasswordProblem } from './users.js';
 
@@ -41,18 +42,18 @@ export function passwordChangeErrors(form: PasswordChangeForm): PasswordChangeEr
 }
 
 /**
- * Checks the form, then the current password (through the sign-in attempt limits, from `address`), then stores the
+ * Checks the form, then the current password (through the sign-in attempt limits, from `by`'s address), then stores the
  * new one as an argon2id hash with its audit event (user.password_changed, by the user) in one transaction.
  */
 export async function changeOwnPassword(
   deps: OAuthDeps,
   user: UserRecord,
   form: PasswordChangeForm,
-  by: AuditActor & { address: string },
+  by: AuditActor & AttemptOrigin,
 ): Promise<PasswordChange> {
   const errors = passwordChangeErrors(form);
   if (Object.keys(errors).length > 0) return { outcome: 'invalid', errors };
-  const check = await checkLoginCredentials(deps, user.username, form.current, by.address);
+  const check = await checkLoginCredentials(deps, user.username, form.current, by);
   if (check.outcome === 'locked_out') return check;
   if (check.outcome === 'failed' || check.user.id !== user.id) return { outcome: 'wrong_password' };
   const change = (within: OAuthDeps) => setUserPassword(within, user.username, form.password);

@@ -1,4 +1,4 @@
-import type { PasswordOutcome } from '../limits/attempt-limits.js';
+import type { AttemptOrigin, PasswordOutcome } from '../limits/attempt-limits.js';
 import { revokeAuthorizations, type RevokedAuthorizations } from '../authorization/authorizations.js';
 import type { OAuthDeps } from '../deps.js';
 import { isArgon2idHash, verifyUserPassword } from './passwords.js';
@@ -16,8 +16,13 @@ export type LoginCheck = { outcome: 'succeeded'; user: UserRecord } | { outcome:
  * other's lockout. The password is verified whether or not the user exists: the same work either way, so
  * timing tells no user names.
  */
-export async function checkLoginCredentials(deps: OAuthDeps, username: string, password: string, address: string): Promise<LoginCheck> {
-  const attempt = await deps.limits.users.begin('login', username, address, deps.now);
+export async function checkLoginCredentials(
+  deps: OAuthDeps,
+  username: string,
+  password: string,
+  origin: AttemptOrigin,
+): Promise<LoginCheck> {
+  const attempt = await deps.limits.users.begin('login', username, origin, deps.now);
   if (attempt.refused) return { outcome: 'locked_out', retryAfter: attempt.retryAfter };
   let outcome: PasswordOutcome = 'unchecked';
   let user: UserRecord | null = null;

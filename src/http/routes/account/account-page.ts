@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { NotFound } from '../../../oauth/errors.js';
 import { sessionEndedEvent } from '../../../oauth/audit/sign-in-events.js';
-import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { attemptOrigin } from '../../attempt-origin.js';
 import { endOtherSessionsOfUser, endSessionOfUser, sessionsOfUser } from '../../../oauth/sessions/login-sessions.js';
 import type { LoginSessionRecord } from '../../../oauth/sessions/login-session-store.js';
 import { changeOwnPassword, type PasswordChangeErrors, type PasswordChangeForm } from '../../../oauth/users/password-change.js';
@@ -103,9 +103,10 @@ export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ 
     password: request.body?.password ?? '',
     confirmation: request.body?.confirmation ?? '',
   };
-  const address = limitedAddress(request.ip);
+  const origin = attemptOrigin(request);
+  const { address } = origin;
   const { t } = request.pageLanguage;
-  const change = await changeOwnPassword(deps, user, form, { ...userActor(request, user.id), address });
+  const change = await changeOwnPassword(deps, user, form, { ...userActor(request, user.id), ...origin });
   switch (change.outcome) {
     case 'invalid':
       return renderAccountPage(deps, request, reply.code(422), { passwordErrors: change.errors });
@@ -169,7 +170,7 @@ export async function removeIdentity(
   let passwordConfirmed = false;
   if (password !== '') {
     // As the password change does: a wrong password is a failed sign-in for the attempt limits.
-    const check = await checkLoginCredentials(deps, owner.username, password, limitedAddress(request.ip));
+    const check = await checkLoginCredentials(deps, owner.username, password, attemptOrigin(request));
     if (check.outcome === 'locked_out') {
       const identityError = t('login.lockedOut', { seconds: check.retryAfter });
       return renderAccountPage(deps, request, reply.code(429).header('retry-after', String(check.retryAfter)), { identityError });

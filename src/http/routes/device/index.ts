@@ -7,7 +7,7 @@ import {
   UnknownUserCode,
   type EnteredCode,
 } from '../../../oauth/device/device-verification.js';
-import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { attemptOrigin } from '../../attempt-origin.js';
 import { auditWriteFailed } from '../../audit-actor.js';
 import { authenticateResourceOwner, currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
@@ -117,7 +117,7 @@ function refusedEntry(request: FastifyRequest, reply: FastifyReply, userCode: st
 /** The entered code's authorization, or why the entry page shows again (a wrong code is counted by enteredUserCode). */
 async function enteredOrRefused(deps: OAuthDeps, request: FastifyRequest, input: string, entry: boolean): Promise<EnteredCode | Refusal> {
   try {
-    return await enteredUserCode(deps, input, limitedAddress(request.ip), { entry });
+    return await enteredUserCode(deps, input, attemptOrigin(request), { entry });
   } catch (error) {
     if (error instanceof UnknownUserCode) {
       request.log.info({ event: 'device_authorization.wrong_code' }, 'wrong user code');

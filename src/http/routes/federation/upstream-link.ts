@@ -6,7 +6,7 @@ import type { UserRecord } from '../../../oauth/store.js';
 import { UpstreamFailure } from '../../../oauth/federation/upstream-failure.js';
 import { findUpstream } from '../../../oauth/federation/upstream-providers.js';
 import { createUpstreamUser, linkUpstreamIdentity } from '../../../oauth/federation/upstream-user.js';
-import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { attemptOrigin } from '../../attempt-origin.js';
 import { checkLoginCredentials, findUser, isDisabled } from '../../../oauth/users/users.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
 import { hasPasskeys } from '../../../oauth/passkeys/passkeys.js';
@@ -120,7 +120,7 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
       return await continueAfterUpstream(deps, request, reply, created);
     }
     const username = several ? (request.body?.username ?? '') : user.username;
-    const check = await checkLoginCredentials(deps, username, request.body?.password ?? '', limitedAddress(request.ip));
+    const check = await checkLoginCredentials(deps, username, request.body?.password ?? '', attemptOrigin(request));
     const candidates = link.userIds ?? [link.userId];
     if (check.outcome !== 'succeeded' || !candidates.includes(check.user.id)) {
       request.log.info({ event: 'login.upstream_link_failed', provider: entry.id, userId: user.id }, 'proof of the local account failed');

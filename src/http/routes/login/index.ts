@@ -4,7 +4,7 @@ import { endLoginSession } from '../../end-login-session.js';
 import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
-import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { attemptOrigin } from '../../attempt-origin.js';
 import { checkLoginCredentials } from '../../../oauth/users/users.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { signInEvent } from '../../../oauth/audit/sign-in-events.js';
@@ -77,8 +77,9 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     if (username.trim() === '' || password === '') {
       return loginPage(request, reply.code(400), { username, error: request.pageLanguage.t('login.missingCredentials') });
     }
-    const address = limitedAddress(request.ip);
-    const check = await checkLoginCredentials(deps, username, password, address);
+    const origin = attemptOrigin(request);
+    const { address } = origin;
+    const check = await checkLoginCredentials(deps, username, password, origin);
     await recordAuditEventAlone(
       deps,
       signInEvent(check, username, request.ip),

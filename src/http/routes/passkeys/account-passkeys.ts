@@ -4,7 +4,7 @@ import type { PageLocale } from '../../../config/page-locales.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { InvalidRequest, NotFound } from '../../../oauth/errors.js';
 import type { PasskeyRecord } from '../../../oauth/passkeys/passkey-store.js';
-import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { attemptOrigin } from '../../attempt-origin.js';
 import {
   isSynced,
   passkeyName,
@@ -63,7 +63,7 @@ export async function startRegistration(deps: OAuthDeps, request: FastifyRequest
   const user = await findUser(deps, owner.id);
   if (user === null) return sendRefusal(reply, 404, 'not_found', t('error.noSuchUser'));
   const proof = { password: request.body?.current ?? '', authTime: owner.authTime };
-  const proved = await proveRegistrationOwner(deps, user, proof, limitedAddress(request.ip));
+  const proved = await proveRegistrationOwner(deps, user, proof, attemptOrigin(request));
   if (proved !== 'ok') {
     request.log.info({ event: 'passkey.registration_refused', userId: user.id, reason: proved }, 'passkey registration not proved');
     if (typeof proved === 'object') {

@@ -3,7 +3,7 @@ import type { OAuthDeps } from '../../../oauth/deps.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { ownSecondFactorEvent } from '../../../oauth/audit/second-factor-events.js';
 import { NotFound } from '../../../oauth/errors.js';
-import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { attemptOrigin } from '../../attempt-origin.js';
 import {
   confirmOwnPassword,
   hasTotp,
@@ -48,7 +48,7 @@ export const showAccountEnrolment: Handler = async (deps, request, reply, user) 
 /** POST /account/second-factor: the current password and the confirming code. */
 export const confirmAccountEnrolment: Handler<{ code?: string; current?: string }> = async (deps, request, reply, user) => {
   const { t } = request.pageLanguage;
-  const password = await confirmOwnPassword(deps, user, request.body?.current ?? '', limitedAddress(request.ip));
+  const password = await confirmOwnPassword(deps, user, request.body?.current ?? '', attemptOrigin(request));
   if (password !== 'ok') {
     const locked = typeof password === 'object';
     const error = locked ? t('login.lockedOut', { seconds: password.retryAfter }) : t('account.wrongPassword');
@@ -76,8 +76,7 @@ export const newAccountRecoveryCodes: Handler = async (deps, request, reply, use
 /** POST /account/second-factor/remove: with the current password or a code, when no policy requires the factor. */
 export const removeAccountSecondFactor: Handler<{ proof?: string }> = async (deps, request, reply, user) => {
   const { t } = request.pageLanguage;
-  const address = limitedAddress(request.ip);
-  const removal = await removeOwnSecondFactor(deps, user, request.body?.proof ?? '', address);
+  const removal = await removeOwnSecondFactor(deps, user, request.body?.proof ?? '', attemptOrigin(request));
   switch (removal.outcome) {
     case 'not_allowed':
       request.session.set('notice', t('secondFactor.removalNotAllowed'));

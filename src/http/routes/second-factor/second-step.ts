@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { ownSecondFactorEvent, secondFactorFailedEvent } from '../../../oauth/audit/second-factor-events.js';
-import { limitedAddress } from '../../../oauth/limits/limited-address.js';
+import { attemptOrigin } from '../../attempt-origin.js';
 import { checkSecondFactor, hasTotp, recoveryCodesLeft } from '../../../oauth/second-factor/second-factors.js';
 import type { UserRecord } from '../../../oauth/store.js';
 import { hasPasskeys } from '../../../oauth/passkeys/passkeys.js';
@@ -82,8 +82,9 @@ export const submitSecondStep: PendingHandler<{ code?: string }> = async (deps, 
   const { t } = request.pageLanguage;
   const code = request.body?.code ?? '';
   if (code.trim() === '') return secondStepPage(deps, request, reply.code(400), user, t('secondFactor.missingCode'));
-  const address = limitedAddress(request.ip);
-  const check = await checkSecondFactor(deps, user, code, address);
+  const origin = attemptOrigin(request);
+  const { address } = origin;
+  const check = await checkSecondFactor(deps, user, code, origin);
   const report = auditWriteFailed(() => request.log);
   if (check.outcome !== 'succeeded') {
     const lockedOut = check.outcome === 'locked_out';
