@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createCode, createUser, issueToken, type TestClient } from '../helpers/factories.js';
 import { BASIC_CHALLENGE, basic, expectNoStore, expectOAuthError, type Params, TEXT, tokenRequest } from '../helpers/oauth-requests.js';
@@ -44,6 +45,45 @@ describe(`malformed requests to the API group on ${backend}`, () => {
         expectNoStore(response);
       },
     );
+
+    // The router decodes a path and drops a fragment: such a request reaches the same endpoint, under the same rule.
+    it.each([
+      ['POST', '/oauth/%74oken'],
+      ['POST', '/%6Fauth/token'],
+      ['POST', '/oauth/intros%70ect'],
+      ['POST', '/oauth/%72evoke'],
+      ['PUT', '/oauth/%74oken'],
+      ['PATCH', '/oauth/token/%69nfo'],
+    ] as const)('%s %s (the path percent-encoded, or with a fragment) with a JSON body is 415 too', async (method, url) => {
+      const response = await server.app.inject({
+        method,
+        url,
+        headers: { 'content-type': 'application/json', ...asClient() },
+        payload: JSON.stringify({ grant_type: 'client_credentials', token: 'x' }),
+      });
+      expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 415, body: unsupported });
+    });
+
+    it('POST /oauth/token#fragment sent over the wire (Node.js keeps the fragment in the URL) with a JSON body is 415', async () => {
+      const address = new URL(await server.app.listen({ port: 0, host: '127.0.0.1' }));
+      const body = JSON.stringify({ grant_type: 'client_credentials' });
+      const head = [
+        'POST /oauth/token#fragment HTTP/1.1',
+        'Host: 127.0.0.1',
+        'Content-Type: application/json',
+        `Authorization: ${asClient().authorization}`,
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+      ];
+      const answer = await new Promise<string>((resolve, reject) => {
+        let received = '';
+        const socket = connect(Number(address.port), address.hostname, () => socket.end(`${head.join('\r\n')}\r\n\r\n${body}`));
+        socket.on('data', (chunk) => (received += chunk.toString()));
+        socket.on('end', () => resolve(received));
+        socket.on('error', reject);
+      });
+      expect(answer.split('\r\n', 1)[0]).toBe('HTTP/1.1 415 Unsupported Media Type');
+    });
 
     it.each([
       ['text/plain', 'grant_type=client_credentials'],
