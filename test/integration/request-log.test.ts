@@ -68,7 +68,9 @@ describe('request log lines', () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       expect((await agent.post('/login', { username: 'alice', password: 'not the password' })).statusCode).toBe(401);
     }
-    const logins = lines.filter((line) => line.msg === 'request completed' && (line.req as { method?: string } | undefined)?.method === 'POST');
+    const logins = lines.filter(
+      (line) => line.msg === 'request completed' && (line.req as { method?: string } | undefined)?.method === 'POST',
+    );
     expect(logins).toHaveLength(2);
     expect(lines.filter((line) => line.event === 'lockout')).toMatchObject([{ kind: 'user', reqId: logins[1]!.reqId }]);
   });
