@@ -64,6 +64,8 @@ describe(`POST /oauth/token grant_type=authorization_code (RFC 6749 section 4.1.
       refresh_token: expect.stringMatching(OPAQUE_TOKEN),
       scope: 'read',
     });
+    // Reference 5.2 and SPEC 3.1 list the keys in this order, created_at last.
+    expect(Object.keys(body)).toEqual(['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope', 'created_at']);
     const info = (await tokenInfoRequest(server.app, bearer(body.access_token))).json();
     expect(info).toEqual({
       resource_owner_id: userId,
