@@ -15,6 +15,9 @@ export const GENERIC_INVALID_REQUEST =
   'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.';
 const SERVER_ERROR_TEXT = 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
 
+// A parameter's name as an error repeats it: whoever sent a name of a megabyte does not get it back.
+const shownName = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}…` : name);
+
 export class InvalidRequest extends OAuthError {
   constructor(description: string = GENERIC_INVALID_REQUEST) {
     super('invalid_request', 400, description);
@@ -22,6 +25,21 @@ export class InvalidRequest extends OAuthError {
 
   static missingParameter(name: string): InvalidRequest {
     return new InvalidRequest(`Missing required parameter: ${name}.`);
+  }
+
+  // RFC 6749 section 3.1 and 3.2: request parameters MUST NOT be included more than once.
+  static sentMoreThanOnce(name: string): InvalidRequest {
+    return new InvalidRequest(`The parameter ${shownName(name)} was sent more than once.`);
+  }
+
+  // RFC 6749 appendix A: no parameter's characters include NUL (and PostgreSQL's text cannot hold one).
+  static holdsNul(name: string): InvalidRequest {
+    return new InvalidRequest(`The parameter ${shownName(name)} holds a NUL character.`);
+  }
+
+  // `scope[0]`, `client_id[x]`: a form names each parameter once, flat.
+  static nested(name: string): InvalidRequest {
+    return new InvalidRequest(`The parameter ${shownName(name)} is not accepted: parameters are not nested.`);
   }
 
   // RFC 6749 section 2.3: the client MUST NOT use more than one authentication method in each request.

@@ -317,16 +317,33 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
 
   describe('parameters come from the form body only, once each (SPEC 3, RFC 6749 sections 2.3.1 and 3.2)', () => {
     it.each([
-      ['grant_type sent twice', 'grant_type=client_credentials&grant_type=client_credentials'],
-      ['scope sent twice', 'grant_type=client_credentials&scope=read&scope=read'],
+      [
+        'grant_type sent twice',
+        'grant_type=client_credentials&grant_type=client_credentials',
+        'The parameter grant_type was sent more than once.',
+      ],
+      ['scope sent twice', 'grant_type=client_credentials&scope=read&scope=read', 'The parameter scope was sent more than once.'],
       [
         'client_id sent twice',
         (c: TestClient) => `grant_type=client_credentials&client_id=${c.uid}&client_id=${c.uid}&client_secret=${c.secret}`,
+        'The parameter client_id was sent more than once.',
       ],
-      ['a nested scope[0]', 'grant_type=client_credentials&scope[0]=read'],
-      ['a nested client_id[x]', (c: TestClient) => `grant_type=client_credentials&client_id[x]=${c.uid}&client_secret=${c.secret}`],
-      ['an array grant_type[]', 'grant_type[]=client_credentials'],
-    ])('%s is invalid_request', async (_label, body) => {
+      [
+        'a nested scope[0]',
+        'grant_type=client_credentials&scope[0]=read',
+        'The parameter scope[0] is not accepted: parameters are not nested.',
+      ],
+      [
+        'a nested client_id[x]',
+        (c: TestClient) => `grant_type=client_credentials&client_id[x]=${c.uid}&client_secret=${c.secret}`,
+        'The parameter client_id[x] is not accepted: parameters are not nested.',
+      ],
+      [
+        'an array grant_type[]',
+        'grant_type[]=client_credentials',
+        'The parameter grant_type[] is not accepted: parameters are not nested.',
+      ],
+    ])('%s is invalid_request saying so', async (_label, body, description) => {
       const payload = typeof body === 'function' ? body(client) : body;
       const headers = typeof body === 'function' ? {} : asClient();
       const response = await server.app.inject({
@@ -335,24 +352,24 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
         payload,
       });
-      expectOAuthError(response, 400, 'invalid_request', TEXT.invalidRequest);
+      expectOAuthError(response, 400, 'invalid_request', description);
       expectNoStore(response);
     });
 
     it.each([
-      ['client_id and client_secret', (c: TestClient) => `client_id=${c.uid}&client_secret=${c.secret}`, {}],
-      ['client_id', (c: TestClient) => `client_id=${c.uid}`, { withBasic: true }],
-      ['client_secret', (c: TestClient) => `client_secret=${c.secret}`, { withBasic: true }],
+      ['client_id and client_secret', (c: TestClient) => `client_id=${c.uid}&client_secret=${c.secret}`, {}, 'client_id'],
+      ['client_id', (c: TestClient) => `client_id=${c.uid}`, { withBasic: true }, 'client_id'],
+      ['client_secret', (c: TestClient) => `client_secret=${c.secret}`, { withBasic: true }, 'client_secret'],
     ])(
       '%s in the query string is invalid_request, even with a valid request body',
-      async (_label, query, { withBasic }: { withBasic?: boolean }) => {
+      async (_label, query, { withBasic }: { withBasic?: boolean }, named) => {
         const response = await server.app.inject({
           method: 'POST',
           url: `/oauth/token?${query(client)}`,
           headers: { 'content-type': 'application/x-www-form-urlencoded', ...(withBasic ? asClient() : {}) },
           payload: 'grant_type=client_credentials',
         });
-        expectOAuthError(response, 400, 'invalid_request', TEXT.invalidRequest);
+        expectOAuthError(response, 400, 'invalid_request', `The parameter ${named} must not be sent in the query string.`);
       },
     );
 

@@ -125,6 +125,6 @@ describe(`RFC 9700 sections 4.5 and 4.8: code injection and PKCE downgrade at PO
       client_id: publicClient.uid,
       code_verifier: [VERIFIER, VERIFIER],
     });
-    expectOAuthError(twice, 400, 'invalid_request', TEXT.invalidRequest);
+    expectOAuthError(twice, 400, 'invalid_request', 'The parameter code_verifier was sent more than once.');
   });
 });

@@ -13,7 +13,7 @@ import {
 } from '../helpers/end-user.js';
 import { openIdServer } from '../helpers/openid.js';
 import { type TestClient } from '../helpers/factories.js';
-import { basic, expectOAuthError, TEXT } from '../helpers/oauth-requests.js';
+import { basic, expectOAuthError } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, form, type TestServer } from '../helpers/test-server.js';
 import { JSON_API } from '../integration/applications-support.js';
@@ -40,7 +40,7 @@ describe(`RFC 6749 section 10.14 and appendix A: NUL bytes never reach the datab
       headers: { ...FORM, ...basic(client.uid, client.secret!) },
       payload: 'grant_type=client_credentials&token=a%00b&scope=%00',
     });
-    expectOAuthError(response, 400, 'invalid_request', TEXT.invalidRequest);
+    expectOAuthError(response, 400, 'invalid_request', 'The parameter token holds a NUL character.');
   });
 
   it('RFC 6749 appendix A: /oauth/authorize with a NUL in client_id is an unknown client on every action, shown with 401', async () => {

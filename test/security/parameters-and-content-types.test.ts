@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FORM_PARAMETERS } from '../../src/http/plugins/forms.js';
 import { authorizeUrl, countRows, type UserAgent } from '../helpers/end-user.js';
 import { issueToken, type TestClient } from '../helpers/factories.js';
-import { basic, expectOAuthError, isActive, TEXT } from '../helpers/oauth-requests.js';
+import { basic, expectOAuthError, isActive } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { FORM, type TestServer } from '../helpers/test-server.js';
 import { CALLBACK, signedInFixture } from './support.js';
@@ -29,12 +29,12 @@ describe(`RFC 6749 sections 2.3.1 and 3.2: duplicate and nested parameters, cred
     'RFC 6749 section 3.2: %s with token twice, token[] or token[x] is invalid_request and revokes nothing',
     async (url) => {
       const live = await issueToken(server.deps, { application: client.application });
-      for (const payload of [
-        `token=${live.accessToken}&token=${live.accessToken}`,
-        `token[]=${live.accessToken}`,
-        `token[x]=${live.accessToken}`,
-      ]) {
-        expectOAuthError(await post(url, payload), 400, 'invalid_request', TEXT.invalidRequest);
+      for (const [payload, description] of [
+        [`token=${live.accessToken}&token=${live.accessToken}`, 'The parameter token was sent more than once.'],
+        [`token[]=${live.accessToken}`, 'The parameter token[] is not accepted: parameters are not nested.'],
+        [`token[x]=${live.accessToken}`, 'The parameter token[x] is not accepted: parameters are not nested.'],
+      ] as const) {
+        expectOAuthError(await post(url, payload), 400, 'invalid_request', description);
       }
       expect(await isActive(server.app, live.accessToken, asClient())).toBe(true);
     },
@@ -54,7 +54,8 @@ describe(`RFC 6749 sections 2.3.1 and 3.2: duplicate and nested parameters, cred
           `token=${live.accessToken}`,
           query.includes('client_secret') && !query.includes('client_id') ? asClient() : {},
         );
-        expectOAuthError(response, 400, 'invalid_request', TEXT.invalidRequest);
+        const named = query.startsWith('client_id') ? 'client_id' : 'client_secret';
+        expectOAuthError(response, 400, 'invalid_request', `The parameter ${named} must not be sent in the query string.`);
       }
       expect(await isActive(server.app, live.accessToken, asClient())).toBe(true);
     },

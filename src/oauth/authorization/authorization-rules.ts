@@ -36,16 +36,14 @@ import { allScopesAllowed, isWellFormedScopeParam } from '../scopes.js';
 // SPEC 3.5 and 8. The first failing rule decides the error. Reference checks 3 and 4 (allow_grant_flow_for_client,
 // authorize_resource_owner_for_client) are host callbacks this service does not have.
 
-function sentMoreThanOnce(name: string): InvalidRequest {
-  return new InvalidRequest(`The parameter ${name} was sent more than once.`);
-}
-
 const clientIdPresent: AuthorizationRule = {
   name: 'client_id_present',
   redirectable: false,
   check: (context) => present(context, 'client_id'),
   error: (context) =>
-    context.parameters.malformed.includes('client_id') ? sentMoreThanOnce('client_id') : InvalidRequest.missingParameter('client_id'),
+    context.parameters.malformed.includes('client_id')
+      ? InvalidRequest.sentMoreThanOnce('client_id')
+      : InvalidRequest.missingParameter('client_id'),
 };
 
 // A client_id URL whose metadata document was refused: the page says what was wrong with it, so whoever publishes
@@ -140,7 +138,7 @@ const parametersSingleValued: AuthorizationRule = {
   name: 'parameters_single_valued',
   redirectable: true,
   check: (context) => context.parameters.malformed.length === 0,
-  error: (context) => sentMoreThanOnce(context.parameters.malformed[0] ?? 'parameter'),
+  error: (context) => InvalidRequest.sentMoreThanOnce(context.parameters.malformed[0] ?? 'parameter'),
 };
 
 // RFC 6749 appendix A: no parameter holds a NUL (authorization-parameters.ts says why it is refused up front).
@@ -148,7 +146,7 @@ const parametersWithoutNul: AuthorizationRule = {
   name: 'parameters_without_nul',
   redirectable: true,
   check: (context) => parameterHoldingNul(context.parameters) === null,
-  error: (context) => new InvalidRequest(`The parameter ${parameterHoldingNul(context.parameters)} holds a NUL character.`),
+  error: (context) => InvalidRequest.holdsNul(parameterHoldingNul(context.parameters) ?? 'parameter'),
 };
 
 const responseTypePresent: AuthorizationRule = {
