@@ -50,8 +50,13 @@ function describeInvalid(error: ApplicationInvalid, given?: { values: Record<str
     const option = OPTION_OF[field as ApplicationField];
     if (given === undefined || given.values[option] !== undefined) return messages.join('; ');
     if (field !== 'redirect_uri') return `missing required option --${option} (${messages.join(' ')})`;
+    const ownGrantTypes = given.values['grant-types'];
+    if (typeof ownGrantTypes === 'string' && ownGrantTypes.trim() !== '') {
+      const redirecting = ownGrantTypes.split(/\s+/).filter((grant) => REDIRECT_FLOWS.includes(grant));
+      return `missing required option --redirect-uri (required while --grant-types has ${[...new Set(redirecting)].join(' and ')})`;
+    }
     const redirecting = given.grantFlows.filter((flow) => REDIRECT_FLOWS.includes(flow)).join(' and ');
-    return `missing required option --redirect-uri (required while grantFlows has ${redirecting})`;
+    return `missing required option --redirect-uri (required while grantFlows has ${redirecting}; an application whose --grant-types redirect nowhere, such as client_credentials alone, needs none)`;
   });
   return problems.join('; ');
 }

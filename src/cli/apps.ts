@@ -27,7 +27,8 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
          [--require-par] [--require-signed-request-object] [--authorization-signed-response-alg A] [--profile none|fapi2]
          [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
       Registers an application and prints its uid and secret; the secret is shown only this once.
-      --redirect-uri is required while grantFlows has authorization_code or implicit (the default).
+      --redirect-uri is required while the application's grant types (--grant-types, else the server's grantFlows)
+      include authorization_code or implicit (the default).
       --uid and --secret import an existing client (the secret: at least 32 characters).
   list [--filter self_registered|awaiting_approval|disabled]
                             every application (never a secret), or those the filter names; STATUS says who

@@ -158,7 +158,7 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
       [['apps', 'create', '--redirect-uri', 'https://x.example.com/cb'], 'missing required option --name'],
       [
         ['apps', 'create', '--name', 'X'],
-        'oauth-service: missing required option --redirect-uri (required while grantFlows has authorization_code)',
+        'oauth-service: missing required option --redirect-uri (required while grantFlows has authorization_code; an application whose --grant-types redirect nowhere, such as client_credentials alone, needs none)',
       ],
       [['apps', 'create', '--name', 'X', '--redirect-uri', ''], "Redirect URI can't be blank"],
       [['apps', 'create', '--name', 'X', '--redirect-uri', 'http://insecure.example.com/cb'], 'Redirect URI'],
@@ -193,7 +193,19 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
     const both = await createCliHarness({ grantFlows: ['authorization_code', 'implicit', 'client_credentials'] });
     try {
       expect(usageErrorLine(await both.run(['apps', 'create', '--name', 'SPA', '--public']))).toBe(
-        'oauth-service: missing required option --redirect-uri (required while grantFlows has authorization_code and implicit)',
+        'oauth-service: missing required option --redirect-uri (required while grantFlows has authorization_code and implicit; an application whose --grant-types redirect nowhere, such as client_credentials alone, needs none)',
+      );
+      // Grant types of its own that redirect nowhere: no redirect URI needed, whatever the server enables (issue 34).
+      const job = await both.run(['apps', 'create', '--name', 'Nightly job', '--grant-types', 'client_credentials', '--json']);
+      expect(job.stderr).toBe('');
+      expect(JSON.parse(job.stdout)).toMatchObject({ name: 'Nightly job', redirect_uri: '', grant_types: ['client_credentials'] });
+      expect(
+        usageErrorLine(await both.run(['apps', 'create', '--name', 'Web', '--grant-types', 'client_credentials authorization_code'])),
+      ).toBe('oauth-service: missing required option --redirect-uri (required while --grant-types has authorization_code)');
+      // Nor can an update give it a redirecting grant while it has no redirect URI.
+      const jobId = String(JSON.parse(job.stdout).id);
+      expect(usageErrorLine(await both.run(['apps', 'update', jobId, '--grant-types', 'authorization_code']))).toContain(
+        "Redirect URI can't be blank",
       );
     } finally {
       await both.close();

@@ -123,8 +123,10 @@ export function validateApplicationFields(
   if (format !== null) add('name', `Name must not contain invisible formatting characters (${format})`);
 
   const uris = splitRegisteredUris(fields.redirectUri);
-  // Reference 7.1: blank is allowed only when no enabled flow redirects.
-  if (uris.length === 0 && config.grantFlows.some((flow) => REDIRECT_FLOWS.includes(flow))) {
+  // Reference 7.1: blank is allowed only when no enabled flow redirects; with grant types of its own (issue 34), only
+  // when none of the application's does (a client_credentials job has no use for one).
+  const ownGrants = fields.grantTypes === undefined ? (current?.grantTypes ?? null) : storedGrantTypes(fields.grantTypes);
+  if (uris.length === 0 && (ownGrants ?? config.grantFlows).some((flow) => REDIRECT_FLOWS.includes(flow))) {
     add('redirect_uri', "Redirect URI can't be blank");
   }
   for (const uri of uris) {
