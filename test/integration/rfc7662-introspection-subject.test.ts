@@ -87,7 +87,8 @@ describe(`RFC 7662 section 2.2 sub of a user's token (${backend})`, () => {
       const answer = await introspect(client, accessToken);
       expect(answer).toMatchObject({ active: true, sub: idTokenSub, client_id: client.application.uid });
       // The configured sources beside it: the numeric id under its own name, and `subject`, the same sub.
-      expect(answer.user_id).toBe(String(user.id));
+      // A number, as Doorkeeper's resource_owner_id (docs audit: an API written for it got a string).
+      expect(answer.user_id).toBe(user.id);
       expect(answer.openid_sub).toBe(idTokenSub);
       // SPEC 3.3: a refresh token is introspected too, for the same user.
       expect(await introspect(client, refreshToken)).toMatchObject({ active: true, token_type: 'refresh_token', sub: idTokenSub });

@@ -42,7 +42,7 @@ export async function introspectionExtraFields(
   if (entries.length === 0) return {};
   const fields: Record<string, unknown> = {};
   for (const [name, source] of entries) {
-    const value = await resolveSource(deps, token, application, source);
+    const value = await resolveSource(deps, token, application, source, name);
     if (value !== null && value !== undefined) fields[name] = value;
   }
   return fields;
@@ -53,12 +53,15 @@ async function resolveSource(
   token: AccessTokenRecord,
   application: ApplicationRecord | null,
   source: IntrospectionFieldSource,
+  name: string,
 ): Promise<unknown> {
   if (typeof source === 'object') return source.value;
   switch (source) {
-    // Doorkeeper's resource_owner_id, the numeric user id, under a name of the operator's choosing.
+    // Doorkeeper's resource_owner_id, the numeric user id, under a name of the operator's choosing: a number, as
+    // Doorkeeper answers it, but as sub, which RFC 7662 section 2.2 makes a string (a deprecated mapping).
     case 'resourceOwnerId':
-      return token.resourceOwnerId === null ? null : String(token.resourceOwnerId);
+      if (token.resourceOwnerId === null) return null;
+      return name === 'sub' ? String(token.resourceOwnerId) : token.resourceOwnerId;
     case 'subject':
       return token.resourceOwnerId === null ? null : resourceOwnerSubject(deps, token.resourceOwnerId, application);
     case 'resourceOwner.username':
