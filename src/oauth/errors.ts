@@ -42,6 +42,11 @@ export class InvalidRequest extends OAuthError {
     return new InvalidRequest(`The parameter ${shownName(name)} is not accepted: parameters are not nested.`);
   }
 
+  // SPEC 8: a Basic client and another client_id in the body are two identities, refused rather than resolved.
+  static twoClients(): InvalidRequest {
+    return new InvalidRequest('The client_id in the body names another client than the Authorization header.');
+  }
+
   // RFC 6749 section 2.3: the client MUST NOT use more than one authentication method in each request.
   static multipleClientAuthMethods(): InvalidRequest {
     return new InvalidRequest('The request utilizes more than one mechanism for authenticating the client.');

@@ -99,7 +99,7 @@ describe(`POST /oauth/token errors (RFC 6749 section 5.2, reference 5.8) on ${ba
       async () => ({ params: { grant_type: 'client_credentials', client_id: other.uid }, headers: asClient() }),
       400,
       'invalid_request',
-      TEXT.invalidRequest,
+      'The client_id in the body names another client than the Authorization header.',
     ],
     [
       'authorization_code without code',

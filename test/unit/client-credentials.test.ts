@@ -170,7 +170,7 @@ describe('more than one authentication method (RFC 6749 section 2.3, SPEC 8)', (
   it('Basic plus a different body client_id is invalid_request, not "Basic wins"', () => {
     const error = thrown(() => credentials(basic('app:s'), { client_id: 'other' }));
     expect(error).toBeInstanceOf(InvalidRequest);
-    expect(error.description).toBe(new InvalidRequest().description);
+    expect(error.description).toBe('The client_id in the body names another client than the Authorization header.');
   });
 
   it('Basic plus the same body client_id and no body secret is Basic', () => {

@@ -105,7 +105,7 @@ export function extractClientCredentials(input: CredentialSources): ClientCreden
     // secret next to a Basic header is a second method even when the Basic password is empty.
     if (bodySecret !== null) throw InvalidRequest.multipleClientAuthMethods();
     // SPEC 8: two different client identities in one request are refused, not resolved in Basic's favour.
-    if (bodyClientId !== null && bodyClientId !== basic.clientId) throw new InvalidRequest();
+    if (bodyClientId !== null && bodyClientId !== basic.clientId) throw InvalidRequest.twoClients();
     return {
       method: 'client_secret_basic',
       clientId: basic.clientId,
