@@ -108,10 +108,12 @@ export function stopService(child: ChildProcess): Promise<number | null> {
 function serviceEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   // The metrics listener on a port of its own (METRICS_PORT 0): services of parallel tests never meet on 9464.
   // OAUTH_CONFIG none: the service runs in the repository, where a developer's own config.json would be read (issue 32).
+  // PORT 0 unless a test names one: a `serve` expected to stop at boot must not stop instead on whatever holds 3000.
   const base: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     LOG_LEVEL: 'warn',
+    PORT: '0',
     METRICS_PORT: '0',
     OAUTH_CONFIG: 'none',
   };
