@@ -41,6 +41,12 @@ if (chosen !== null) {
   process.once('beforeExit', () => void tracing.shutdown());
 }
 
+// `oauth-service apps list | head -1`: the reader has gone, which is no failure of the command. What is left to print
+// goes nowhere, and the command ends as it would, its database closed, not on Node.js's unhandled 'error' trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
+
 const { runCli } = await import('./cli/index.js');
 const exitCode = await runCli(argv, {
   env: process.env,

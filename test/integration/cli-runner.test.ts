@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
@@ -25,6 +25,19 @@ describe(`npm run cli's runner as a process (${backend})`, { timeout: 180_000 },
     cli = await createCliHarness();
   });
   afterAll(() => cli.close());
+
+  it('a reader that closes the pipe early (`apps list | head -1`) ends nothing with a stack trace: exit 0, stderr empty', async () => {
+    for (let index = 0; index < 3; index++)
+      await cli.run(['apps', 'create', '--name', `Piped ${index}`, '--redirect-uri', 'https://p.example.com/cb']);
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...cli.env };
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/cli.mjs'), 'apps', 'list', '--json'], { cwd: ROOT, env });
+    // Closed before the command writes: its write fails with EPIPE, as when head has read its line and gone.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  });
 
   it('apply -f - --dry-run prints what it would create and exits 0, as the compiled executable does', async () => {
     const file = {
