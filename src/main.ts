@@ -3,6 +3,7 @@
 // everything else gets them handed in.
 import * as nodeModule from 'node:module';
 import { setFlagsFromString } from 'node:v8';
+import { leadingOptionsAfterCommand } from './cli/leading-options.js';
 import { requestedTraceProtocol } from './telemetry/trace-protocol.js';
 
 const argv = process.argv.slice(2);
@@ -14,7 +15,7 @@ const argv = process.argv.slice(2);
 // honour a tiering budget, but the checkpoint of a write in PGlite spends it, and the process then waits at its exit
 // for TurboFan (`apps update` 0.82 s instead of 0.47 s): the tier-up filter lets only the function of an index no
 // module has tier up. Node.js 20's V8 honours all three.
-const command = argv[0];
+const command = leadingOptionsAfterCommand(argv)[0];
 // A leading option is serve's (`--config`), but for the help and the version (cli/index.ts), which are commands.
 const OWN_COMMAND_OPTIONS = new Set(['--help', '-h', '--version', '-v']);
 const serving = command === undefined || command === 'serve' || (command.startsWith('-') && !OWN_COMMAND_OPTIONS.has(command));

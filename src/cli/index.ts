@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
+import { leadingOptionsAfterCommand } from './leading-options.js';
 
 export const USAGE = `Usage: oauth-service <command> [options]
 
@@ -69,22 +70,11 @@ async function printVersion(args: string[], io: CliIo): Promise<number> {
 }
 
 /**
- * `oauth-service --config F apps list`: a --config given before the command is the command's (moved to its end, where
- * every command reads it); without a command after it, it is serve's, as before.
- */
-function configAfterCommand(argv: string[]): string[] {
-  const length = argv[0] === '--config' ? 2 : argv[0]?.startsWith('--config=') ? 1 : 0;
-  const command = argv[length];
-  if (length === 0 || command === undefined || command.startsWith('-')) return argv;
-  return [command, ...argv.slice(length + 1), ...argv.slice(0, length)];
-}
-
-/**
  * Runs one CLI command. Resolves with the exit code, or null for `serve`, which keeps running until a
  * signal. Bad arguments: one line on stderr and exit code 2 (SPEC 2).
  */
 export async function runCli(given: string[], io: CliIo): Promise<number | null> {
-  const argv = configAfterCommand(given);
+  const argv = leadingOptionsAfterCommand(given);
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') {
     io.stdout(USAGE);

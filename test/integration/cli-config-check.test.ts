@@ -67,6 +67,21 @@ describe('oauth-service config check', () => {
     }
   });
 
+  it('--json before the command, alone or with --config, is the command\'s too (operations.md: "before the command too")', async () => {
+    const file = configFile({ dpop: { clockToleranceSeconds: -1 } });
+    for (const argv of [
+      ['--json', '--config', file, 'config', 'check'],
+      ['--config', file, '--json', 'config', 'check'],
+    ]) {
+      const result = await runCliInProcess(argv, {});
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(JSON.parse(result.stdout)).toMatchObject({ valid: false });
+    }
+    const valid = await runCliInProcess(['--json', 'config', 'check'], { OAUTH_CONFIG: 'none' });
+    expect(valid.code).toBe(0);
+    expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true });
+  });
+
   it('a wrong value in the file is exit 2 with its path even where an environment variable overrides the key', async () => {
     const port = await runCliInProcess(['config', 'check', '--config', configFile({ port: '39122', metrics: { port: null } })], {
       PORT: '39122',
