@@ -173,6 +173,27 @@ describe(`issue 29 item 9 in the CLI (${backend})`, { timeout: 120_000 }, () => 
     }
     expect(await cli.withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length)).toBe(0);
   });
+
+  it('apps create and resources create refuse a control character in a name, and a redirect URI over 2000 characters; one fault of several URIs is said once (CLI audit)', async () => {
+    const uri = 'https://app.example.com/cb';
+    for (const [argv, problem] of [
+      [['apps', 'create', '--name', 'a\u0007b', '--redirect-uri', uri], 'Name must not contain control characters'],
+      [['apps', 'create', '--name', 'a\nb', '--redirect-uri', uri], 'Name must not contain control characters'],
+      [
+        ['resources', 'create', '--uri', 'https://api.example.com', '--scopes', 'read', '--name', 'a\u001bb'],
+        'Name must not contain control characters',
+      ],
+      [
+        ['apps', 'create', '--name', 'Long', '--redirect-uri', `https://app.example.com/${'a'.repeat(2000)}`],
+        'Redirect URI is too long (maximum is 2000 characters)',
+      ],
+    ] as const) {
+      expect(usageErrorLine(await cli.run([...argv]))).toContain(problem);
+    }
+    const words = usageErrorLine(await cli.run(['apps', 'create', '--name', 'Words', '--redirect-uri', 'not a uri']));
+    expect(words.match(/must be an absolute URI/g)).toHaveLength(1);
+    expect(await cli.withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length)).toBe(0);
+  });
 });
 
 describe(`issue 29 items 9 and 10 in Client ID Metadata Documents (${backend})`, () => {

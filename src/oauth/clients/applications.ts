@@ -28,6 +28,7 @@ import {
   type ClientAuthenticationField,
   type ClientAuthenticationFields,
 } from './client-authentication-setting.js';
+import { hasControlCharacter } from '../control-characters.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
 export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogoutFields, ClientAuthenticationFields {
@@ -98,6 +99,9 @@ export class ApplicationInvalid extends Error {
 /** Minimum length of an imported secret: generated ones carry 256 bits, imported ones must come close (SPEC 2). */
 export const MIN_IMPORTED_SECRET_LENGTH = 32;
 
+// A redirect URI is sent back in every authorization response; resource URIs stop at the same length.
+const MAX_REDIRECT_URI_LENGTH = 2000;
+
 /** The grant flows that send the resource owner back to a redirect URI: while one is enabled, an application needs one. */
 export const REDIRECT_FLOWS: readonly string[] = ['authorization_code', 'implicit'];
 
@@ -119,8 +123,13 @@ export function validateApplicationFields(
   if (fields.name.includes('\u0000')) add('name', 'Name is invalid');
   // Issue 29 item 10: the consent screen shows an admin's name as it shows a stranger's; a format character (a paste
   // that carried U+202E or U+200B) would make it read as another.
-  const format = fields.name.trim() === current?.name ? null : formatCharacterIn(fields.name);
+  const newName = fields.name.trim() !== current?.name;
+  const format = newName ? formatCharacterIn(fields.name) : null;
   if (format !== null) add('name', `Name must not contain invisible formatting characters (${format})`);
+  // Nor a control character (a bell, an escape sequence, a line break): the name is a line of the consent screen and of
+  // the CLI's tables, as a user's name is (users refuse them too).
+  if (newName && !fields.name.includes('\u0000') && hasControlCharacter(fields.name))
+    add('name', 'Name must not contain control characters');
 
   const uris = splitRegisteredUris(fields.redirectUri);
   // Reference 7.1: blank is allowed only when no enabled flow redirects; with grant types of its own (issue 34), only
@@ -131,7 +140,10 @@ export function validateApplicationFields(
   }
   for (const uri of uris) {
     const options = { forceSsl: config.forceSslInRedirectUri, stored: current?.redirectUris.includes(uri) ?? false };
-    for (const message of registrationErrors(uri, options)) add('redirect_uri', message);
+    if (!options.stored && uri.length > MAX_REDIRECT_URI_LENGTH)
+      add('redirect_uri', `Redirect URI is too long (maximum is ${MAX_REDIRECT_URI_LENGTH} characters)`);
+    // One message once: "not a uri" is three URIs with the same fault.
+    for (const message of registrationErrors(uri, options)) if (!errors.redirect_uri?.includes(message)) add('redirect_uri', message);
   }
 
   if (fields.scopes.trim() !== '') {

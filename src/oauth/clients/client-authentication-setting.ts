@@ -2,6 +2,7 @@ import type { Config } from '../../config/types.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type ApplicationRecord, type TokenEndpointAuthMethod } from './application-store.js';
 import { isAssertionMethod } from './client-assertion/assertion-methods.js';
 import { jwksText, parseJwks } from './client-assertion/client-jwks.js';
+import { hasControlCharacter } from '../control-characters.js';
 
 // How an application authenticates at the token endpoint (RFC 7591 section 2 token_endpoint_auth_method, issue 34)
 // and the public keys of a private_key_jwt client (jwks, or jwks_uri), as the admin form, the JSON API and the CLI
@@ -91,8 +92,7 @@ export const usesClientSecret = (client: { confidential: boolean; tokenEndpointA
 /** Why a jwks_uri cannot be fetched under the document fetcher's rules; null when it can. */
 export function jwksUriProblem(value: string, allowHttp: boolean): string | null {
   // WHATWG URL parsing drops some control characters and keeps others (a NUL, which PostgreSQL text cannot store).
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) return 'The jwks_uri must not contain control characters.';
+  if (hasControlCharacter(value)) return 'The jwks_uri must not contain control characters.';
   let url: URL;
   try {
     url = new URL(value);

@@ -2,6 +2,7 @@ import { isLoopbackHost } from '../authorization/redirect-uri.js';
 import { accessTokenFormatError } from '../tokens/access-token-format.js';
 import type { OAuthDeps } from '../deps.js';
 import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
+import { hasControlCharacter } from '../control-characters.js';
 
 // The rules a registered resource (RFC 8707) must pass, as ordered tables of named rules (STYLE 7): per field, the
 // first failing rule decides its message. The admin form, the JSON API and the CLI all come through here.
@@ -95,6 +96,12 @@ export const NAME_RULES: ResourceRule[] = [
   { name: 'not too long', check: (name) => name.length <= 255, error: () => 'Name is too long (maximum is 255 characters)' },
   // PostgreSQL text cannot hold a NUL: refused here, not by a failing INSERT.
   { name: 'no NUL', check: (name) => !name.includes('\u0000'), error: () => 'Name is invalid' },
+  // A name is a line of the admin pages and the CLI's tables: a bell or an escape sequence is no part of one.
+  {
+    name: 'no control characters',
+    check: (name) => name.includes('\u0000') || !hasControlCharacter(name),
+    error: () => 'Name must not contain control characters',
+  },
 ];
 
 const serverScopes = (config: Config) => [...config.defaultScopes, ...config.optionalScopes];

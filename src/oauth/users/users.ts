@@ -5,6 +5,7 @@ import { isArgon2idHash, verifyUserPassword } from './passwords.js';
 import { generateSecret } from '../secrets.js';
 import type { UserRecord } from '../store.js';
 import { resolveProfile, UserInvalid, type ProfileErrors, type ProfileInput } from './user-profile.js';
+import { hasControlCharacter } from '../control-characters.js';
 
 // The local users (SPEC 3.6): signing in at /login, and what the CLI does to them.
 
@@ -68,8 +69,7 @@ export function usernameErrors(username: string): string[] {
   const errors: string[] = [];
   if ([...username].length > 255) errors.push('Username is too long (maximum is 255 characters)');
   if (username.trim() !== username) errors.push('Username must not start or end with spaces');
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(username)) errors.push('Username must not contain control characters');
+  if (hasControlCharacter(username)) errors.push('Username must not contain control characters');
   return errors;
 }
 
