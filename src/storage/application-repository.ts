@@ -153,7 +153,7 @@ export function applicationRepository(
       // the right to introspect that API's tokens.
       const [{ deleted }] = await prisma.$queryRaw<[{ deleted: number }]>`
         WITH gone AS (DELETE FROM oauth_applications WHERE id = ${BigInt(id)} RETURNING uid),
-        served AS (UPDATE oauth_resources SET server_client_id = NULL WHERE server_client_id IN (SELECT uid FROM gone) RETURNING id)
+        served AS (UPDATE oauth_resources SET server_client_id = NULL, updated_at = now() WHERE server_client_id IN (SELECT uid FROM gone) RETURNING id)
         SELECT count(*)::int AS deleted FROM gone`;
       return deleted > 0;
     },

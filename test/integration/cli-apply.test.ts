@@ -296,4 +296,16 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     });
     expect(toSecret.stdout).toMatch(/^updated application machine: .*\n {2}client secret \(shown only now\): \S{43}\n/);
   });
+
+  // Last: its prune takes every application the file leaves out.
+  it('--prune of an application that serves a resource says, in the dry run too, and audits the resource it unlinks (CLI audit)', async () => {
+    const server = { uid: 'api-server', name: 'API server', redirect_uris: ['https://server.example.com/cb'] };
+    const resource = { uri: 'https://served.example.com', name: 'Served', scopes: ['read'], server_client_id: 'api-server' };
+    await applied({ applications: [server], resources: [resource] });
+    const unlinked = 'resource https://served.example.com: server_client_id\n';
+    expect((await applied({ applications: [] }, '--prune', '--dry-run')).stdout).toContain(`would update ${unlinked}`);
+    expect((await applied({ applications: [] }, '--prune')).stdout).toContain(`updated ${unlinked}`);
+    const audit = JSON.parse((await cli.run(['audit', 'list', '--json'])).stdout) as Array<{ type: string; subject_id: string }>;
+    expect(audit.filter((event) => event.type === 'resource.updated' && event.subject_id === resource.uri)).toHaveLength(1);
+  });
 });

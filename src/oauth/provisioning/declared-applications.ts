@@ -115,8 +115,13 @@ export const declaredApplications: KindHandler<DeclaredApplication> = {
     const uids = new Set(declared.map((application) => application.uid));
     for (const application of await listApplications(deps)) {
       if (application.registeredBy !== 'admin' || uids.has(application.uid)) continue;
+      const served = await deps.stores.resources.servedBy(application.uid);
       await deleteApplication(deps, application.id);
       outcome.changes.push({ kind: 'application', name: application.uid, action: 'deleted', fields: [] });
+      // The APIs it served no longer name it (the deletion unlinks them): each is a change of the run, said and audited.
+      for (const resource of served) {
+        outcome.changes.push({ kind: 'resource', name: resource.uri, action: 'updated', fields: ['server_client_id'] });
+      }
     }
   },
 };
