@@ -190,6 +190,12 @@ function setPassword(args: string[], io: CliIo): Promise<number> {
 
 function disable(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, USER_OPTIONS, async (deps, user, values) => {
+    // Run again, it changes nothing and says so, as `apps disable` does: no second user.disabled event.
+    if (user.disabledAt !== null) {
+      if (values.json) printJson(io, { ...userJson(user), revoked: { tokens: 0, grants: 0 } });
+      else io.stdout(`user ${user.username} was already disabled at ${user.disabledAt.toISOString()}\n`);
+      return;
+    }
     const disable = (tx: OAuthDeps) => disableUser(tx, user);
     const event = (r: Awaited<ReturnType<typeof disableUser>>) => userEvent('user.disabled', r?.user, r?.revoked);
     const disabled = (await auditedChange(deps, CLI_ACTOR, disable, event)) ?? throwNoUser(user.username);

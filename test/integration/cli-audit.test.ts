@@ -55,6 +55,13 @@ describe(`oauth-service audit list, and the CLI's events (${backend})`, { timeou
   it('filters by client, by user name, by type, by time and by count', async () => {
     expect((await list('--client', clientId)).map((event) => event.type)).toEqual(['client.updated', 'client.created']);
     expect((await list('--user', 'carol')).map((event) => event.type)).toEqual(['user.disabled', 'user.created']);
+    // An id no user ever had is an error, as a name is; a deleted user's id keeps its events (CLI audit).
+    expect(usageErrorLine(await cli.run(['audit', 'list', '--user', '424242']))).toContain("no user with id or name '424242'");
+    const erin = JSON.parse(
+      (await cli.run(['users', 'create', '--username', 'erin', '--password', 'a long password', '--json'])).stdout,
+    ) as { id: number };
+    await cli.run(['users', 'delete', 'erin']);
+    expect((await list('--user', String(erin.id))).map((event) => event.type)).toEqual(['user.deleted', 'user.created']);
     expect(await list('--type', 'client.created')).toMatchObject([{ client_id: clientId, subject_id: clientId }]);
     expect(await list('--since', '2999-01-01')).toEqual([]);
     expect(await list('--limit', '2')).toHaveLength(2);

@@ -162,6 +162,12 @@ describe(`oauth-service users claims (${backend})`, { timeout: 120_000 }, () => 
     expect(json(disabled.stdout)).toMatchObject({ username: 'alice', disabled_at: expect.any(String), revoked: { tokens: 1, grants: 0 } });
     const listed = await cli.run(['users', 'list']);
     expect(listed.stdout).toMatch(/alice\s+alice@wonderland\.example\s+disabled/);
+    // Again: nothing changes and it says so, as apps disable does (CLI audit), with no second user.disabled event.
+    const disabledAt = json(disabled.stdout).disabled_at;
+    const again = await cli.run(['users', 'disable', 'alice']);
+    expect([again.code, again.stdout]).toEqual([0, `user alice was already disabled at ${disabledAt}\n`]);
+    const events = JSON.parse((await cli.run(['audit', 'list', '--json'])).stdout) as Array<{ type: string }>;
+    expect(events.filter((event) => event.type === 'user.disabled')).toHaveLength(1);
 
     const enabled = await cli.run(['users', 'enable', 'alice']);
     expect(enabled.stdout).toBe('enabled user alice: they can log in again\n');

@@ -1,7 +1,7 @@
 import type { OAuthDeps } from '../deps.js';
-import { findUserByUsername } from '../users/users.js';
+import { findUser, findUserByUsername } from '../users/users.js';
 import { AUDIT_EVENT_TYPES, isAuditEventType } from './audit-event-types.js';
-import { MAX_AUDIT_PAGE } from './audit-trail.js';
+import { listAuditEvents, MAX_AUDIT_PAGE } from './audit-trail.js';
 import type { AuditEventQuery } from './audit-store.js';
 
 // The filters of the admin's Audit page and of `audit list`, as typed by a person: each bad one is named in a
@@ -70,9 +70,17 @@ export async function auditFilterOf(
   return { query: { userId, clientId, type, from, to, limit, beforeId }, errors: [] };
 }
 
+/**
+ * A user's id, or name; an id also of a deleted user, whose events stay in the trail. An id no user ever had is an
+ * error, as a name no user has is (docs/operations.md "Audit trail"), not an empty list.
+ */
 async function userIdOf(deps: OAuthDeps, user: string, errors: string[]): Promise<number | undefined> {
-  if (/^[1-9][0-9]{0,14}$/.test(user)) return Number(user);
-  const found = await findUserByUsername(deps, user);
-  if (!found) errors.push(`no user named '${user}'`);
-  return found?.id;
+  const numeric = /^[1-9][0-9]{0,14}$/.test(user);
+  if (numeric) {
+    const id = Number(user);
+    if ((await findUser(deps, id)) || (await listAuditEvents(deps, { userId: id, limit: 1 })).length > 0) return id;
+  }
+  const named = await findUserByUsername(deps, user);
+  if (!named) errors.push(numeric ? `no user with id or name '${user}'` : `no user named '${user}'`);
+  return named?.id;
 }
