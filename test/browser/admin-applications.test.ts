@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAdminBrowser, type AdminBrowser } from '../helpers/admin-browser.js';
+import { adminContext, openAdminBrowser, type AdminBrowser } from '../helpers/admin-browser.js';
+import { createClient } from '../helpers/factories.js';
 import { screenshot } from '../helpers/browser.js';
 import { basicAuth, form, FORM } from '../helpers/test-server.js';
 
@@ -95,6 +96,38 @@ describe('admin pages in Chromium: /oauth/applications', () => {
     await expect(page.getByLabel('Confidential').isChecked()).resolves.toBe(false);
     await screenshot(page, 'admin-applications-errors');
     expect(problems).toEqual([]);
+  });
+
+  it('on a 375 px phone no admin page is wider than the screen: the menu wraps, a list scrolls in its region, the form fits (UI audit)', async () => {
+    const created = await createClient(admin.server.deps, {
+      name: 'A phone-wide application with a long name',
+      redirectUri: 'https://phone.example.com/a/long/callback/path',
+    });
+    const context = await adminContext(admin.browser, admin.baseURL);
+    try {
+      const page = await context.newPage();
+      await page.setViewportSize({ width: 375, height: 800 });
+      for (const path of [
+        '/oauth/applications',
+        '/oauth/applications/new',
+        `/oauth/applications/${created.application.id}/edit`,
+        '/oauth/users',
+        '/oauth/audit',
+      ]) {
+        await page.goto(path);
+        const widths = await page.evaluate(() => {
+          const { document, innerWidth } = globalThis as unknown as {
+            document: { documentElement: { scrollWidth: number } };
+            innerWidth: number;
+          };
+          return { page: document.documentElement.scrollWidth, screen: innerWidth };
+        });
+        expect({ path, ...widths }).toEqual({ path, page: widths.screen, screen: 375 });
+      }
+      await screenshot(page, 'admin-narrow-audit');
+    } finally {
+      await context.close();
+    }
   });
 
   it('a wrong admin password gets 401', async () => {
