@@ -15,8 +15,12 @@ export const GENERIC_INVALID_REQUEST =
   'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.';
 const SERVER_ERROR_TEXT = 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.';
 
-// A parameter's name as an error repeats it: whoever sent a name of a megabyte does not get it back.
-const shownName = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}…` : name);
+// A parameter's name as an error repeats it: in the characters an error_description may hold (RFC 6749 section 5.2,
+// others as "_"), and cut short, so whoever sent a name of a megabyte does not get it back.
+const shownName = (name: string) => {
+  const safe = name.slice(0, 64).replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/gu, '_');
+  return name.length > 64 ? `${safe}...` : safe;
+};
 
 export class InvalidRequest extends OAuthError {
   constructor(description: string = GENERIC_INVALID_REQUEST) {

@@ -32,7 +32,16 @@ describe(`malformed requests to the API group on ${backend}`, () => {
     const paths = ['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/token/info'];
     const unsupported = { error: 'invalid_request', error_description: 'The request body must be application/x-www-form-urlencoded.' };
 
-    it.each(paths.flatMap((url) => (['POST', 'PUT', 'PATCH'] as const).map((method) => [method, url] as const)))(
+    // The router decodes a path: a percent-encoded one reaches the same endpoint, under the same rule.
+    const encoded = [
+      ['POST', '/oauth/%74oken'],
+      ['POST', '/%6Fauth/token'],
+      ['POST', '/oauth/intros%70ect'],
+      ['POST', '/oauth/%72evoke'],
+      ['PUT', '/oauth/%74oken'],
+      ['PATCH', '/oauth/token/%69nfo'],
+    ] as const;
+    it.each([...paths.flatMap((url) => (['POST', 'PUT', 'PATCH'] as const).map((method) => [method, url] as const)), ...encoded])(
       '%s %s with a JSON body is 415, whether or not the path serves the method',
       async (method, url) => {
         const response = await server.app.inject({
@@ -45,24 +54,6 @@ describe(`malformed requests to the API group on ${backend}`, () => {
         expectNoStore(response);
       },
     );
-
-    // The router decodes a path and drops a fragment: such a request reaches the same endpoint, under the same rule.
-    it.each([
-      ['POST', '/oauth/%74oken'],
-      ['POST', '/%6Fauth/token'],
-      ['POST', '/oauth/intros%70ect'],
-      ['POST', '/oauth/%72evoke'],
-      ['PUT', '/oauth/%74oken'],
-      ['PATCH', '/oauth/token/%69nfo'],
-    ] as const)('%s %s (the path percent-encoded, or with a fragment) with a JSON body is 415 too', async (method, url) => {
-      const response = await server.app.inject({
-        method,
-        url,
-        headers: { 'content-type': 'application/json', ...asClient() },
-        payload: JSON.stringify({ grant_type: 'client_credentials', token: 'x' }),
-      });
-      expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 415, body: unsupported });
-    });
 
     it('POST /oauth/token#fragment sent over the wire (Node.js keeps the fragment in the URL) with a JSON body is 415', async () => {
       const address = new URL(await server.app.listen({ port: 0, host: '127.0.0.1' }));

@@ -198,3 +198,13 @@ describe('WWW-Authenticate value (RFC 6750 section 3)', () => {
     expect(wwwAuthenticateValue('re"alm\n', custom)).toBe('Bearer realm="re_alm_", error="invalid_request", error_description="a_b__c___"');
   });
 });
+
+describe('a parameter named in an invalid_request description (RFC 6749 section 5.2)', () => {
+  it('is said in the characters error_description may hold, and cut after 64 characters', () => {
+    expect(InvalidRequest.sentMoreThanOnce('scope').description).toBe('The parameter scope was sent more than once.');
+    expect(InvalidRequest.nested('a"b\\c\u00e9[0]').description).toBe(
+      'The parameter a_b_c_[0] is not accepted: parameters are not nested.',
+    );
+    expect(InvalidRequest.holdsNul('x'.repeat(100)).description).toBe(`The parameter ${'x'.repeat(64)}... holds a NUL character.`);
+  });
+});
