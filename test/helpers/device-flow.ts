@@ -50,10 +50,23 @@ export function pollDevice(app: FastifyInstance, client: TestClient, deviceCode:
   return tokenRequest(app, { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode, ...auth.params }, { ...auth.headers, ...headers });
 }
 
-/** The signed-in person enters the code at /device and approves (or denies) on the consent page. */
+/**
+ * The signed-in person enters the code at /device: the entry redirects (303) to the consent page, which is returned.
+ * A refused entry (a wrong code, a lockout) is returned as it was answered.
+ */
+export async function enterDeviceCode(agent: UserAgent, userCode: string) {
+  const entry = await agent.post('/device', { user_code: userCode }, `/device?user_code=${encodeURIComponent(userCode)}`);
+  if (entry.statusCode !== 303) return entry;
+  if (entry.headers.location !== '/device/consent') throw new Error(`/device redirected to ${entry.headers.location}`);
+  return agent.request({ method: 'GET', url: '/device/consent' });
+}
+
+/** The signed-in person enters the code at /device and approves (or denies) on the consent page: the page after it. */
 export async function decideAtDevicePage(agent: UserAgent, userCode: string, approve: boolean) {
-  const consent = await agent.post('/device', { user_code: userCode }, `/device?user_code=${encodeURIComponent(userCode)}`);
-  if (consent.statusCode !== 200) throw new Error(`/device answered ${consent.statusCode}`);
+  const consent = await enterDeviceCode(agent, userCode);
+  if (consent.statusCode !== 200) throw new Error(`/device/consent answered ${consent.statusCode}`);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(consent.body)![1]!;
-  return agent.post('/device/decision', { user_code: userCode, _csrf: csrf, ...(approve ? {} : { _method: 'delete' }) });
+  const decision = await agent.post('/device/decision', { user_code: userCode, _csrf: csrf, ...(approve ? {} : { _method: 'delete' }) });
+  if (decision.statusCode !== 303) return decision;
+  return agent.request({ method: 'GET', url: decision.headers.location as string });
 }

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
-import { DEVICE_FLOW_CONFIG, decideAtDevicePage, deviceAuthorization, deviceClient, pollDevice } from '../helpers/device-flow.js';
+import {
+  DEVICE_FLOW_CONFIG,
+  decideAtDevicePage,
+  deviceAuthorization,
+  deviceClient,
+  enterDeviceCode,
+  pollDevice,
+} from '../helpers/device-flow.js';
 import { createUser, PASSWORD, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
 import type { TestClient } from '../helpers/factories.js';
 import { capturedLogLines } from '../helpers/log-lines.js';
@@ -40,7 +47,7 @@ describe(`GET and POST /device (${backend})`, () => {
 
   it('shows the consent page with the warning and the code, and records the consent when approved', async () => {
     const { user_code: userCode } = await deviceAuthorization(server.app, client, { scope: 'read write' });
-    const consent = await alice.post('/device', { user_code: userCode.toLowerCase() }, '/device');
+    const consent = await enterDeviceCode(alice, userCode.toLowerCase());
     expect(consent.statusCode).toBe(200);
     expect(consent.body).toContain('Only continue if this code is shown on your device');
     expect(consent.body).toContain(`<strong id="device-user-code">${userCode}</strong>`);
@@ -50,6 +57,22 @@ describe(`GET and POST /device (${backend})`, () => {
     expect(done.body).toContain('Device connected');
     const [event] = await listAuditEvents(server.deps, { type: 'consent.given', clientId: client.uid, limit: 1 });
     expect(event).toMatchObject({ userId: expect.any(Number), details: { scopes: ['read', 'write'], prompted: true, device: true } });
+  });
+
+  it('each accepted form redirects to a page of its own (POST/redirect/GET): Back after the decision sends no form again (UI audit)', async () => {
+    const { user_code: userCode } = await deviceAuthorization(server.app, client);
+    const entry = await alice.post('/device', { user_code: userCode }, '/device');
+    expect([entry.statusCode, entry.headers.location]).toEqual([303, '/device/consent']);
+    const consent = await alice.request({ method: 'GET', url: '/device/consent' });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(consent.body)![1]!;
+    const decision = await alice.post('/device/decision', { user_code: userCode, _csrf: csrf });
+    expect([decision.statusCode, decision.headers.location]).toEqual([303, '/device/done']);
+    expect((await alice.request({ method: 'GET', url: '/device/done' })).body).toContain('Device connected');
+    // Back: the done page and the consent page, once decided, lead to the entry page; nothing is decided again.
+    for (const url of ['/device/done', '/device/consent']) {
+      const again = await alice.request({ method: 'GET', url });
+      expect([url, again.statusCode, again.headers.location]).toEqual([url, 303, '/device']);
+    }
   });
 
   it('refuses the forms without their CSRF token (403) and decides nothing', async () => {
@@ -70,15 +93,14 @@ describe(`GET and POST /device (${backend})`, () => {
     expect((await pollDevice(server.app, client, started.device_code)).json()).toMatchObject({ error: 'authorization_pending' });
     // Another code entered is not this one either; entering this one lets it be decided.
     const other = await deviceAuthorization(server.app, client);
-    await alice.post('/device', { user_code: other.user_code }, '/device');
+    await enterDeviceCode(alice, other.user_code);
     expect((await alice.post('/device/decision', { user_code: started.user_code, _csrf: csrf })).body).not.toContain('Device connected');
     expect((await decideAtDevicePage(alice, started.user_code, true)).body).toContain('Device connected');
   });
 
   it('a code entered more often than maxEntriesPerCode denies the device (access_denied)', async () => {
     const started = await deviceAuthorization(server.app, client);
-    for (let entry = 0; entry < 2; entry++)
-      expect((await alice.post('/device', { user_code: started.user_code }, '/device')).statusCode).toBe(200);
+    for (let entry = 0; entry < 2; entry++) expect((await enterDeviceCode(alice, started.user_code)).statusCode).toBe(200);
     const third = await alice.post('/device', { user_code: started.user_code }, '/device');
     expect(third.statusCode).toBe(400);
     expect(third.body).toContain('This code was entered too often');

@@ -38,7 +38,8 @@ type UserCodeForm = { user_code?: string; _method?: string };
 /**
  * /device (RFC 8628 section 3.3): the verification URI. The person signs in (the login's way back, as for
  * /oauth/authorize), types the device's user code (verification_uri_complete fills it in), sees the code flow's
- * consent page with the device warning, and approves or denies. Every form carries the session's CSRF token.
+ * consent page with the device warning, and approves or denies. Every form carries the session's CSRF token. Each
+ * accepted POST redirects to a page of its own (POST/redirect/GET), so Back never asks to send a form again.
  */
 export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   app.setErrorHandler(endUserErrorHandler);
@@ -54,6 +55,17 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
     const entered = await enteredOrRefused(deps, request, input, true);
     if (isRefusal(entered)) return refusedEntry(request, reply, input, entered);
     request.session.set('deviceCodeEntered', entered.authorization.id);
+    request.session.set('deviceUserCode', input);
+    return reply.redirect(CONSENT_PATH, 303);
+  });
+
+  app.get(CONSENT_PATH, { preHandler: authenticate }, async (request, reply) => {
+    const input = request.session.get('deviceUserCode');
+    if (input === undefined) return reply.redirect('/device', 303);
+    // Entered already (and counted then): shown again, as long as it is still pending and still this browser's.
+    const entered = await enteredOrRefused(deps, request, input, false);
+    if (isRefusal(entered)) return refusedEntry(request, reply, input, entered);
+    if (request.session.get('deviceCodeEntered') !== entered.authorization.id) return entryPage(request, reply, input);
     const model = deviceConsentModel(deps, entered, currentResourceOwner(request), reply.generateCsrf(), request.pageLanguage);
     return renderPage(request, reply, 'consent.eta', { ...model });
   });
@@ -66,6 +78,7 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
     // a code this browser did not enter goes back to entering it.
     if (request.session.get('deviceCodeEntered') !== entered.authorization.id) return entryPage(request, reply, form.user_code ?? '');
     request.session.set('deviceCodeEntered', undefined);
+    request.session.set('deviceUserCode', undefined);
     const approve = form._method?.toLowerCase() !== 'delete';
     const owner = currentResourceOwner(request);
     const approval = approve
@@ -78,13 +91,25 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
       { event: approve ? 'device_authorization.approved' : 'device_authorization.denied', clientId: entered.application.uid },
       'device authorization decided',
     );
+    request.session.set('deviceOutcome', approve ? 'approved' : 'denied');
+    return reply.redirect(DONE_PATH, 303);
+  });
+
+  app.get(DONE_PATH, { preHandler: authenticate }, (request, reply) => {
+    const outcome = request.session.get('deviceOutcome');
+    if (outcome === undefined) return reply.redirect('/device', 303);
+    request.session.set('deviceOutcome', undefined);
     const { t } = request.pageLanguage;
-    const outcome = approve
-      ? { title: t('device.approvedTitle'), message: t('device.approved') }
-      : { title: t('device.deniedTitle'), message: t('device.denied') };
-    return renderPage(request, reply, 'device-done.eta', outcome);
+    const page =
+      outcome === 'approved'
+        ? { title: t('device.approvedTitle'), message: t('device.approved') }
+        : { title: t('device.deniedTitle'), message: t('device.denied') };
+    return renderPage(request, reply, 'device-done.eta', page);
   });
 };
+
+const CONSENT_PATH = '/device/consent';
+const DONE_PATH = '/device/done';
 
 // A wrong or expired code, or an address locked out for wrong codes (RFC 8628 section 5.1), shows the entry page
 // again with a message in the page's language.
