@@ -33,6 +33,8 @@ interface PageState {
   passwordError?: string;
   /** The identities section's refusal (the user's last way to sign in). */
   identityError?: string;
+  /** The second factor's removal refused: a wrong password or code, a lockout; shown at its field. */
+  secondFactorError?: string;
 }
 
 /** GET /account, or the page again with the password form's errors. */
@@ -50,6 +52,7 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
     passwordErrors: passwordErrorMessages(state.passwordErrors ?? {}, request.pageLanguage.t),
     passwordError: state.passwordError ?? null,
     secondFactor: user === null ? { enrolled: false } : await secondFactorSection(deps, user),
+    secondFactorError: state.secondFactorError ?? null,
     csrfToken: reply.generateCsrf(),
   });
 }

@@ -16,6 +16,7 @@ import { auditWriteFailed } from '../../audit-actor.js';
 import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { renderError } from '../../hooks/end-user-pages.js';
 import { confirmEnrolment, renderEnrolment, renderRecoveryCodes } from './totp-enrolment.js';
+import { renderAccountPage } from '../account/account-page.js';
 
 // The account page's "Two-step verification" (issue 35 item 2): set up an authenticator app, new recovery codes, turn
 // it off. The section itself is views/account/_second-factor.eta, on the account page.
@@ -81,12 +82,13 @@ export const removeAccountSecondFactor: Handler<{ proof?: string }> = async (dep
     case 'not_allowed':
       request.session.set('notice', t('secondFactor.removalNotAllowed'));
       return reply.redirect(ACCOUNT_PATH, 303);
+    // At the field, announced, as the password change's refusals are; not as a notice at the top of the page.
     case 'wrong_proof':
-      request.session.set('notice', t('secondFactor.wrongProof'));
-      return reply.redirect(ACCOUNT_PATH, 303);
-    case 'locked_out':
-      request.session.set('notice', t('login.lockedOut', { seconds: removal.retryAfter }));
-      return reply.redirect(ACCOUNT_PATH, 303);
+      return renderAccountPage(deps, request, reply.code(401), { secondFactorError: t('secondFactor.wrongProof') });
+    case 'locked_out': {
+      const locked = reply.code(429).header('retry-after', String(removal.retryAfter));
+      return renderAccountPage(deps, request, locked, { secondFactorError: t('login.lockedOut', { seconds: removal.retryAfter }) });
+    }
     case 'removed':
       await recordAuditEventAlone(
         deps,
