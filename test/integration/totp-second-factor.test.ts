@@ -148,6 +148,13 @@ describe(`TOTP second factor (${backend})`, () => {
     const browser = userAgent(server.app);
     await passwordStep(browser, 'otto');
     await secondStep(browser, (await enrolledRecovery(user.id)) ?? '');
+    // Signed in, Back to a page of the second step: /login sends the browser on, with no "took too long" (UI audit).
+    const back = await browser.request({ method: 'GET', url: '/login/second-factor' });
+    expect([back.statusCode, back.headers.location]).toEqual([303, '/login']);
+    const sentOn = await browser.request({ method: 'GET', url: '/login' });
+    expect(sentOn.statusCode).toBe(303);
+    const landed = await browser.request({ method: 'GET', url: sentOn.headers.location as string });
+    expect(landed.body).not.toContain('took too long');
     const wrong = await browser.post('/account/second-factor/remove', { proof: 'not the password' }, '/account');
     // The account page again, the message at the field, announced (UI audit: it was a notice at the top).
     expect(wrong.statusCode).toBe(401);

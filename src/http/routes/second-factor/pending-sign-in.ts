@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import type { UserRecord } from '../../../oauth/store.js';
 import { findUser, isDisabled } from '../../../oauth/users/users.js';
+import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
 
 // Half signed in (issue 35): after a right password, until the second step is passed, the browser carries only the
 // user's id in the encrypted session cookie for a few minutes, never a login session, so no page or authorization
@@ -45,13 +46,17 @@ export type PendingHandler<Body = unknown> = (
   user: UserRecord,
 ) => Promise<FastifyReply>;
 
-/** Runs `handler` with the half-signed-in user; without one (or too late) the browser goes back to /login, told why. */
+/**
+ * Runs `handler` with the half-signed-in user; without one (or too late) the browser goes back to /login, told why,
+ * unless it is signed in already (Back or its history brought it here): no sign-in of its took too long then, and
+ * /login sends it on.
+ */
 export const withPendingUser =
   <Body>(deps: OAuthDeps, handler: PendingHandler<Body>) =>
   async (request: FastifyRequest<{ Body: Body }>, reply: FastifyReply): Promise<FastifyReply> => {
     const user = await pendingUser(deps, request);
     if (user !== null) return handler(deps, request, reply, user);
     request.session.set('pendingSignIn', undefined);
-    request.session.set('notice', request.pageLanguage.t('secondFactor.expired'));
+    if ((await sessionUser(deps, request)) === null) request.session.set('notice', request.pageLanguage.t('secondFactor.expired'));
     return reply.redirect('/login', 303);
   };
