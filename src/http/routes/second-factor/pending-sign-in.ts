@@ -48,15 +48,17 @@ export type PendingHandler<Body = unknown> = (
 
 /**
  * Runs `handler` with the half-signed-in user; without one (or too late) the browser goes back to /login, told why,
- * unless it is signed in already (Back or its history brought it here): no sign-in of its took too long then, and
- * /login sends it on.
+ * unless it had no second step under way and is signed in already (Back or its history brought it here): no sign-in
+ * of its took too long then, and /login sends it on.
  */
 export const withPendingUser =
   <Body>(deps: OAuthDeps, handler: PendingHandler<Body>) =>
   async (request: FastifyRequest<{ Body: Body }>, reply: FastifyReply): Promise<FastifyReply> => {
     const user = await pendingUser(deps, request);
     if (user !== null) return handler(deps, request, reply, user);
+    const expired = request.session.get('pendingSignIn') !== undefined;
     request.session.set('pendingSignIn', undefined);
-    if ((await sessionUser(deps, request)) === null) request.session.set('notice', request.pageLanguage.t('secondFactor.expired'));
+    if (expired || (await sessionUser(deps, request)) === null)
+      request.session.set('notice', request.pageLanguage.t('secondFactor.expired'));
     return reply.redirect('/login', 303);
   };
