@@ -1,3 +1,4 @@
+import { withControlCharactersEscaped } from '../oauth/control-characters.js';
 import type { Config } from '../config/types.js';
 import { applicationJson } from '../oauth/clients/application-json.js';
 import { usesClientSecret } from '../oauth/clients/client-authentication-setting.js';
@@ -11,9 +12,7 @@ import { printJson, printTable, type CliIo } from './io.js';
 
 // Names come from the admin UI, and a self-registered client's name, URIs and contacts from the client itself:
 // control characters would reach the terminal as escape sequences.
-export const printable = (text: string) =>
-  // eslint-disable-next-line no-control-regex
-  text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const printable = withControlCharactersEscaped;
 
 /** `parRequired`: the server's pushedAuthorizationRequests.required, which makes every client push its requests. */
 function details(application: ApplicationRecord, parRequired: boolean): string[] {

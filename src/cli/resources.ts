@@ -1,3 +1,4 @@
+import { withControlCharactersEscaped } from '../oauth/control-characters.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import {
   createResource,
@@ -200,9 +201,7 @@ async function inWords<T>(work: () => Promise<T>): Promise<T> {
 }
 
 // Names and URIs come from the admin UI too: control characters would reach the terminal as escape sequences.
-const printable = (text: string) =>
-  // eslint-disable-next-line no-control-regex
-  text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const printable = withControlCharactersEscaped;
 
 function print(io: CliIo, json: boolean, headline: string | null, resource: ResourceRecord): void {
   if (json) return printJson(io, resourceAttributes(resource));

@@ -1,3 +1,4 @@
+import { hasControlCharacter } from '../oauth/control-characters.js';
 import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 import { Writable } from 'node:stream';
@@ -8,8 +9,7 @@ export const MIN_PASSWORD_LENGTH = 8;
 
 /** Usernames are matched exactly at /login, so surrounding spaces and control characters are refused. */
 export function checkUsername(username: string): string {
-  // eslint-disable-next-line no-control-regex
-  const hasControl = /[\u0000-\u001f\u007f-\u009f]/.test(username);
+  const hasControl = hasControlCharacter(username);
   if (username === '' || username.length > 255 || username.trim() !== username || hasControl) {
     throw new UsageError('the username must be 1 to 255 characters, without control characters or surrounding spaces');
   }
