@@ -27,10 +27,9 @@ describe(`dates on /account and /oauth/authorized_applications in the page's lan
     server = await buildTestServer();
     const user = await createUser(server.deps, 'datiert');
     browser = await signedIn(server.app, 'datiert');
-    await server.testDatabase.database.sql.query('UPDATE login_sessions SET auth_time = $1, last_seen_at = $1 WHERE user_id = $2', [
-      SIGNED_IN,
-      user.id,
-    ]);
+    // The sign-in's time only: last_seen_at stays now's, as a session unused for 8 hours has ended (the fixed date
+    // would end it once the real clock is 8 hours past it).
+    await server.testDatabase.database.sql.query('UPDATE login_sessions SET auth_time = $1 WHERE user_id = $2', [SIGNED_IN, user.id]);
     await server.deps.stores.passkeys.create(storedPasskey(user.id, 'cred-datiert', 'Laptop'), SIGNED_IN);
     const { application } = await createClient(server.deps, { name: 'Photo Printer' });
     await server.deps.stores.accessTokens.create(liveToken(application.id, user.id, ['read'], SIGNED_IN, null));
