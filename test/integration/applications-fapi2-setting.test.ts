@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { clientKey, jwksOf } from '../helpers/client-assertions.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -128,7 +128,7 @@ describe(`oauth-service apps --profile fapi2 (${backend})`, { timeout: 120_000 }
     const refused = await cli.run(['apps', 'create', '--name', 'Bank', '--redirect-uri', CALLBACK, '--profile', 'fapi2']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('profile fapi2 requires token_endpoint_auth_method private_key_jwt');
-    const jwksFile = join(tmpdir(), `fapi2-jwks-${process.pid}.json`);
+    const jwksFile = join(temporaryFolder('fapi2-jwks'), 'jwks.json');
     writeFileSync(jwksFile, JSON.stringify(jwksOf(await clientKey('ES256'))));
     const args = ['--token-endpoint-auth-method', 'private_key_jwt', '--jwks-file', jwksFile, '--profile', 'fapi2'];
     const created = JSON.parse((await cli.run(['apps', 'create', '--name', 'Bank', '--redirect-uri', CALLBACK, ...args, '--json'])).stdout);

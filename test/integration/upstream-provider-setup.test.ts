@@ -1,11 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
 import { capturedLogLines } from '../helpers/log-lines.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 // A provider that cannot be set up when its button is clicked (issue 37 item 5): its privateKeyJwt key file, read at
 // boot, gone since; the failure page ("Sign-in with {name} failed") and the log line, never a JSON 500. A type oauth2
@@ -15,7 +15,7 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 describe('an upstream identity provider that fails at its setup', () => {
   let server: TestServer;
   const logs = capturedLogLines();
-  const keyFile = join(mkdtempSync(join(tmpdir(), 'idp-key-')), 'key.pem');
+  const keyFile = join(temporaryFolder('idp-key'), 'key.pem');
   writeFileSync(keyFile, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
 
   beforeAll(async () => {

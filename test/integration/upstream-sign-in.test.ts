@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityProviderConfig } from '../../src/config/identity-providers-schema.js';
@@ -9,6 +8,7 @@ import { createClient, PASSWORD } from '../helpers/end-user.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { codeAt, secretOnPage } from '../helpers/second-factor.js';
 import type { TestServer } from '../helpers/test-server.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 import { csrfOf, fetchBrowser, formAction, signInAtUpstream, type FetchBrowser } from '../helpers/upstream-browser.js';
 import { SoftwareAuthenticator } from '../../scripts/lib/software-authenticator.js';
 import { upstreamForProduct, type UpstreamProvider } from '../helpers/upstream-provider.js';
@@ -27,7 +27,7 @@ const ACCOUNTS = {
   'dup-1': { email: 'someone@corp.example', email_verified: false, preferred_username: 'dup', name: 'Not The Local Dup' },
 };
 
-const LOGO = join(mkdtempSync(join(tmpdir(), 'upstream-logo-')), 'corp.svg');
+const LOGO = join(temporaryFolder('upstream-logo'), 'corp.svg');
 writeFileSync(LOGO, '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><rect width="1" height="1"/></svg>');
 
 describe('sign-in through an upstream identity provider (/login/upstream/:id)', () => {

@@ -1,10 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/loader.js';
 import { problemsOf } from '../helpers/config-problems.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 // config identityProviders (issue 37 item 1): a bad entry fails the boot with its key; the client secret comes from
 // the environment or a file, never from the JSON.
@@ -31,7 +31,7 @@ describe('config identityProviders', () => {
   });
 
   it('reads the secret from clientSecretFile', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'idp-')), 'secret');
+    const file = join(temporaryFolder('idp'), 'secret');
     writeFileSync(file, 'from-file\n');
     const config = loadConfig({ input: { identityProviders: [{ ...entry, clientSecretFile: file }] } });
     expect(config.identityProviders[0]!.clientSecret).toBe('from-file');
@@ -63,7 +63,7 @@ describe('config identityProviders', () => {
   });
 
   it('refuses plain http away from this machine, and a logo that is no png, svg or jpg, or over 100 KB', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'idp-logo-'));
+    const dir = temporaryFolder('idp-logo');
     writeFileSync(join(dir, 'logo.gif'), 'GIF89a');
     writeFileSync(join(dir, 'big.png'), Buffer.alloc(100 * 1024 + 1));
     expect(
@@ -84,7 +84,7 @@ describe('config identityProviders', () => {
 });
 
 describe('config identityProviders: client authentication and endpoints checked at boot', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'idp-key-'));
+  const dir = temporaryFolder('idp-key');
   const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   const pem = join(dir, 'key.pem');
   writeFileSync(pem, rsa.export({ type: 'pkcs8', format: 'pem' }));
