@@ -54,6 +54,9 @@ describe('admin pages in Chromium: /oauth/applications', () => {
     await expect(page.locator('.notice').innerText()).resolves.toBe('Application updated.');
     await expect(page.locator('h1').innerText()).resolves.toBe('Application: Renamed App');
 
+    await page.getByRole('link', { name: 'Rotate secret' }).click();
+    await expect(page.locator('h1').innerText()).resolves.toBe('Rotate the secret?');
+    await expect(tokenStatus(uid, secret)).resolves.toBe(200);
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     await expect(page.locator('.notice').innerText()).resolves.toContain('Secret rotated.');
     const rotated = await secretText();

@@ -95,7 +95,7 @@ describe('long names, user names and URIs wrap inside their box (Chromium, 1280 
     await context.close();
   });
 
-  it('the admin list, show, edit and delete pages of such applications, and the user pages', async () => {
+  it('the admin list, show, edit, delete and rotate-secret pages of such applications, and the user pages', async () => {
     const admin = await browser.newContext({
       baseURL: server.baseUrl,
       viewport: VIEWPORT,
@@ -116,6 +116,9 @@ describe('long names, user names and URIs wrap inside their box (Chromium, 1280 
     await expectFits(page, 'admin-application-edit');
     await page.goto(`/oauth/applications/${id}/delete`);
     await expectFits(page, 'admin-application-delete');
+    await page.goto(`/oauth/applications/${id}/rotate_secret`);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Rotate the secret?');
+    await expectFits(page, 'admin-application-rotate-secret');
 
     await page.goto('/oauth/users');
     await expectFits(page, 'admin-users');

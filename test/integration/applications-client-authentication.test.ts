@@ -213,7 +213,7 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
     expect(token.statusCode).toBe(200);
   });
 
-  it('the show page of a private_key_jwt application: no secret, no rotate button; a rotate POST answers with the reason', async () => {
+  it('the show page of a private_key_jwt application: no secret, no rotate button; the rotate page and POST answer with the reason', async () => {
     const admin = new AdminSession(server.app);
     const { id, show } = await admin.createThroughForm('applications', {
       ...BASE,
@@ -224,6 +224,9 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
     expect(textOf(show.body, 'secret')).toBe('None (it authenticates with its key, private_key_jwt)');
     expect(show.body).not.toContain('Copy this secret now');
     expect(show.body).not.toContain('/rotate_secret');
+    const asked = await admin.get(`/oauth/applications/${id}/rotate_secret`);
+    expect(asked.statusCode).toBe(302);
+    expect((await admin.follow(asked)).body).toContain('This application has no secret to rotate.');
     const rotated = await admin.submit(`/oauth/applications/${id}/rotate_secret`, {});
     expect(rotated.statusCode).toBe(302);
     expect((await admin.follow(rotated)).body).toContain('A private_key_jwt client has no secret to rotate: it authenticates with its key');

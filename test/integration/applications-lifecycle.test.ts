@@ -35,6 +35,16 @@ describe(`/oauth/applications from creation to deletion in the HTML UI (${backen
     expect(shown.body).toContain('Copy this secret now: it will not be shown again.');
     expect((await clientCredentials(uid, firstSecret)).statusCode).toBe(200);
 
+    // The show page's button leads to a page that asks first; the secret still works until the form is sent.
+    expect(shown.body).toContain(`<a class="button secondary" href="/oauth/applications/${id}/rotate_secret">Rotate secret</a>`);
+    const asked = await admin.get(`/oauth/applications/${id}/rotate_secret`);
+    expect(asked.statusCode).toBe(200);
+    expect(asked.body).toContain('<h1>Rotate the secret?</h1>');
+    expect(asked.body).toContain('<strong>Worker</strong>');
+    expect(asked.body).toContain(`<form method="post" action="/oauth/applications/${id}/rotate_secret">`);
+    expect(asked.body).toContain(`<a class="button secondary" href="/oauth/applications/${id}">Cancel</a>`);
+    expect((await clientCredentials(uid, firstSecret)).statusCode).toBe(200);
+
     const rotated = await admin.submit(`/oauth/applications/${id}/rotate_secret`, {});
     expect(rotated.statusCode).toBe(302);
     expect(rotated.headers.location).toBe(`/oauth/applications/${id}`);

@@ -127,6 +127,7 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
       `/oauth/applications/${client.application.id}`,
       `/oauth/applications/${client.application.id}/edit`,
       `/oauth/applications/${client.application.id}/delete`,
+      `/oauth/applications/${client.application.id}/rotate_secret`,
     ]) {
       const page = await admin.get(url);
       expect(page.body, url).not.toContain('<script>alert(1)</script>');
@@ -147,6 +148,7 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
       '/oauth/applications/abc',
       '/oauth/applications/1.5/edit',
       '/oauth/applications/999999/delete',
+      '/oauth/applications/999999/rotate_secret',
     ];
     await expectNotFoundPages(new AdminSession(server.app), urls, 'There is no application with this id.');
   });

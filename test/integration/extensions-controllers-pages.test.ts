@@ -51,7 +51,7 @@ describe(`controller keys authorizations, authorized_applications and applicatio
           authorized_applications: recordingSubclass(AuthorizedApplicationsController, ['index', 'destroy'], authorizedLog),
           applications: recordingSubclass(
             ApplicationsController,
-            ['index', 'new', 'create', 'show', 'edit', 'update', 'confirmDestroy', 'destroy', 'rotateSecret'],
+            ['index', 'new', 'create', 'show', 'edit', 'update', 'confirmDestroy', 'destroy', 'confirmRotateSecret', 'rotateSecret'],
             applicationsLog,
           ),
         },
@@ -152,6 +152,7 @@ describe(`controller keys authorizations, authorized_applications and applicatio
     expect((await admin.get(`/oauth/applications/${id}/edit`)).statusCode).toBe(200);
     const updated = await admin.submit(`/oauth/applications/${id}`, { _method: 'patch', name: 'Worker 2' });
     expect(updated.statusCode).toBe(302);
+    expect((await admin.get(`/oauth/applications/${id}/rotate_secret`)).statusCode).toBe(200);
     const rotated = await admin.submit(`/oauth/applications/${id}/rotate_secret`, {});
     expect(rotated.statusCode).toBe(302);
     expect((await admin.get(`/oauth/applications/${id}/delete`)).statusCode).toBe(200);
@@ -181,6 +182,7 @@ describe(`controller keys authorizations, authorized_applications and applicatio
       'show',
       'edit',
       'update',
+      'confirmRotateSecret',
       'rotateSecret',
       'confirmDestroy',
       'destroy', // HTML

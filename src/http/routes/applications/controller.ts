@@ -13,13 +13,14 @@ import {
   type ApplicationListFilter,
 } from '../../../oauth/clients/applications.js';
 import { rotateApplicationSecret } from '../../../oauth/clients/application-secrets.js';
+import { usesClientSecret } from '../../../oauth/clients/client-authentication-setting.js';
 import { NotFound } from '../../../oauth/errors.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { applicationJson } from '../../../oauth/clients/application-json.js';
 import { fieldsFromBody, fieldsOf, type ApplicationBody } from './request-fields.js';
 import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from './responses.js';
 import { carrySecretOnce, takeSecretOnce } from './secret-once.js';
-import { deleteView, formView, INDEX_PATH, indexView, showPath, showView } from './view-models.js';
+import { deleteView, formView, INDEX_PATH, indexView, rotateSecretView, showPath, showView } from './view-models.js';
 import { Controller } from '../../controllers/controller.js';
 import { adminActor } from '../../audit-actor.js';
 import { auditedChange } from '../../../oauth/audit/audit-trail.js';
@@ -137,6 +138,15 @@ export class ApplicationsController extends Controller {
     return redirectAfter(request, reply, 'Application deleted.', INDEX_PATH);
   }
 
+  // The current secret stops working the moment a new one is made, so a page asks first, as for Destroy.
+  async confirmRotateSecret(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const application = await findApplication(this.deps, Number(request.params.id));
+    if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
+    if (!usesClientSecret(application))
+      return redirectAfter(request, reply, 'This application has no secret to rotate.', showPath(application.id));
+    return renderAdminPage(request, reply, 'rotate-secret.eta', rotateSecretView(application));
+  }
+
   async rotateSecret(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = Number(request.params.id);
     try {
@@ -196,7 +206,7 @@ export class ApplicationsController extends Controller {
 // After a real PATCH, PUT or DELETE a 303 makes the browser GET the next page instead of repeating the method.
 function redirectAfter(request: FastifyRequest, reply: FastifyReply, notice: string, to: string): FastifyReply {
   request.session.set('notice', notice);
-  return reply.redirect(to, request.method === 'POST' ? 302 : 303);
+  return reply.redirect(to, ['PATCH', 'PUT', 'DELETE'].includes(request.method) ? 303 : 302);
 }
 
 function invalid(request: FastifyRequest, reply: FastifyReply, error: ApplicationInvalid, page: () => FastifyReply): FastifyReply {

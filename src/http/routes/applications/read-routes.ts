@@ -5,7 +5,7 @@ import type { RouteOptions } from '../../route-options.js';
 import { idParams, indexQuery, responses } from './schemas.js';
 import { INDEX_PATH } from './view-models.js';
 
-/** The admin's GET routes: `index`, `show` (HTML and JSON), and the `new`, `edit` and `confirmDestroy` pages. */
+/** The admin's GET routes: `index`, `show` (HTML and JSON), and the `new`, `edit`, `confirmDestroy` and `confirmRotateSecret` pages. */
 export const readRoutes: FastifyPluginAsync<RouteOptions> = async (app, { controllers }) => {
   const controller = controllers.applications;
   const byId = { params: idParams, response: responses.page };
@@ -21,4 +21,7 @@ export const readRoutes: FastifyPluginAsync<RouteOptions> = async (app, { contro
   );
   app.get<ApplicationRoute>(`${INDEX_PATH}/:id/edit`, { schema: byId }, (request, reply) => controller.edit(request, reply));
   app.get<ApplicationRoute>(`${INDEX_PATH}/:id/delete`, { schema: byId }, (request, reply) => controller.confirmDestroy(request, reply));
+  app.get<ApplicationRoute>(`${INDEX_PATH}/:id/rotate_secret`, { schema: byId }, (request, reply) =>
+    controller.confirmRotateSecret(request, reply),
+  );
 };

@@ -121,7 +121,7 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
       confidential: String(application.confidential),
       editHref: `${showPath(application.id)}/edit`,
       deleteHref: `${showPath(application.id)}/delete`,
-      rotateAction: `${showPath(application.id)}/rotate_secret`,
+      rotateHref: `${showPath(application.id)}/rotate_secret`,
     },
     registration: registrationView(application),
     secret: plainSecret !== null ? { plain: plainSecret } : { placeholder: secretPlaceholder(config, application) },
@@ -215,6 +215,13 @@ function algorithmOptions(current: string | undefined, defaultLabel: string, pre
 }
 
 /** The confirmation page that stands in for Doorkeeper's JavaScript `confirm('Are you sure?')`. */
+export function rotateSecretView(application: ApplicationRecord) {
+  return {
+    title: `Rotate the secret of ${application.name}?`,
+    application: { name: application.name, action: `${showPath(application.id)}/rotate_secret`, cancelHref: showPath(application.id) },
+  };
+}
+
 export function deleteView(application: ApplicationRecord) {
   return {
     title: `Delete ${application.name}?`,
