@@ -25,3 +25,6 @@ function formatOf(locale: PageLocale): Intl.DateTimeFormat {
 export function pageTime(date: Date, locale: PageLocale): { text: string; iso: string } {
   return { text: formatOf(locale).format(date), iso: date.toISOString() };
 }
+
+/** An instant as the admin pages show it, in English only and sortable: "2026-11-29 16:33:58 UTC". */
+export const adminTime = (date: Date): string => `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;

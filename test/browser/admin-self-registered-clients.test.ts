@@ -83,7 +83,7 @@ describe('admin pages in Chromium: self-registered clients', () => {
 
     await page.getByRole('button', { name: 'Approve' }).click();
     await expect(page.locator('.notice').innerText()).resolves.toBe('Application approved.');
-    await expect(page.locator('#approval').innerText()).resolves.toMatch(/^Approved on \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    await expect(page.locator('#approval').innerText()).resolves.toMatch(/^Approved on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     await expect(page.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
 
     await expect(page.getByText('Disabling revokes nothing by itself').count()).resolves.toBe(1);

@@ -2,6 +2,7 @@ import type { ApplicationListFilter } from '../../../oauth/clients/applications.
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { httpsLink } from '../../client-links.js';
 import { reviewedFingerprint } from '../../../oauth/clients/client-approval.js';
+import { adminTime } from '../../page-time.js';
 
 // Issue 19's part of the admin pages: how a self-registered client is marked in the list, what its page shows
 // of its registration, and which of Approve, Disable and Enable it offers. Client-supplied values are text the
@@ -46,14 +47,14 @@ export function registrationView(application: ApplicationRecord) {
   return {
     origin: ORIGIN_LABELS[application.registeredBy] ?? 'Created by an admin',
     selfRegistered,
-    state: application.disabledAt !== null ? `Disabled on ${dateTime(application.disabledAt)}` : 'Enabled',
+    state: application.disabledAt !== null ? `Disabled on ${adminTime(application.disabledAt)}` : 'Enabled',
     approval: !selfRegistered
       ? null
       : application.approvedAt !== null
-        ? `Approved on ${dateTime(application.approvedAt)}`
+        ? `Approved on ${adminTime(application.approvedAt)}`
         : 'Not approved: the consent screen tells users that nobody reviewed this application',
-    registeredOn: dateTime(application.createdAt),
-    firstUsed: application.usedAt === null ? 'Never' : dateTime(application.usedAt),
+    registeredOn: adminTime(application.createdAt),
+    firstUsed: application.usedAt === null ? 'Never' : adminTime(application.usedAt),
     metadata: selfRegistered ? clientMetadata(application) : null,
     approveAction: selfRegistered && application.approvedAt === null ? `${path}/approve` : null,
     reviewed: reviewedFingerprint(application),
@@ -81,8 +82,4 @@ function clientMetadata(application: ApplicationRecord) {
     tokenEndpointAuthMethod: application.tokenEndpointAuthMethod,
     applicationType: application.applicationType,
   };
-}
-
-function dateTime(at: Date): string {
-  return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }

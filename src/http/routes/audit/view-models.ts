@@ -1,14 +1,13 @@
 import { AUDIT_EVENT_TYPES } from '../../../oauth/audit/audit-event-types.js';
 import type { AuditFilterInput } from '../../../oauth/audit/audit-filter.js';
 import type { AuditEventRecord } from '../../../oauth/audit/audit-store.js';
+import { adminTime } from '../../page-time.js';
 
 // The view model of views/audit/index.eta (STYLE 14): the handler decides, the template prints.
 
 export const AUDIT_PATH = '/oauth/audit';
 
 const FILTERS = ['user', 'client', 'type', 'from', 'to', 'limit'] as const;
-
-const when = (date: Date) => `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
 // details are small objects of counts and names: printed as key=value pairs, escaped by the template.
 const detailsText = (details: object | null) =>
@@ -35,7 +34,7 @@ export function auditView(input: AuditFilterInput, events: AuditEventRecord[], e
     next,
     events: events.map((event) => ({
       id: event.id,
-      occurredAt: when(event.occurredAt),
+      occurredAt: adminTime(event.occurredAt),
       occurredAtIso: event.occurredAt.toISOString(),
       type: event.type,
       outcome: event.outcome,

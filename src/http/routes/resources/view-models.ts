@@ -7,6 +7,7 @@ import {
   type ResourceFields,
 } from '../../../oauth/resources/resources.js';
 import type { ApplicationRecord, ResourceRecord } from '../../../oauth/store.js';
+import { adminTime } from '../../page-time.js';
 
 // Small view models for views/resources/*.eta (STYLE 14): the handlers decide, the templates print.
 
@@ -123,8 +124,8 @@ export function showView(config: Config, resource: ResourceRecord, server: Appli
       serverHref: server ? `/oauth/applications/${server.id}` : null,
       serverName: server?.name ?? null,
       authorizationDetailsTypes: declarationText(resource.authorizationDetailsTypes),
-      createdAt: resource.createdAt.toISOString(),
-      updatedAt: resource.updatedAt.toISOString(),
+      createdAt: adminTime(resource.createdAt),
+      updatedAt: adminTime(resource.updatedAt),
     },
     actions: { editHref: `${base}/edit`, deleteHref: `${base}/delete` },
   };

@@ -1,6 +1,7 @@
 import type { UserRecord } from '../../../oauth/store.js';
 import type { UserIdentity } from '../../../oauth/users/user-identities.js';
 import type { IdentityKey } from '../../../oauth/users/user-identity-store.js';
+import { adminTime } from '../../page-time.js';
 
 // The view models of a user's sign-in identities on the admin's Users pages (issue 37): the list on the user's page
 // and the confirmation before one is removed. An identity is named in URLs and forms by its key, issuer and subject.
@@ -17,8 +18,8 @@ export function identityRows(userId: number, identities: readonly UserIdentity[]
     issuer: identity.issuer,
     subject: identity.subject,
     email: identity.email ?? '',
-    createdAt: identity.createdAt.toISOString(),
-    lastSignedInAt: identity.lastSignedInAt?.toISOString() ?? 'never',
+    createdAt: adminTime(identity.createdAt),
+    lastSignedInAt: identity.lastSignedInAt ? adminTime(identity.lastSignedInAt) : 'never',
     removeHref: confirmHref(userId, identity),
   }));
 }

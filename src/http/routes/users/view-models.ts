@@ -13,6 +13,7 @@ import { SEARCH_LIMIT } from '../../../oauth/users/users.js';
 import type { UserIdentity } from '../../../oauth/users/user-identities.js';
 import type { ClaimValues } from './request-fields.js';
 import { identityRows } from './identity-views.js';
+import { adminTime } from '../../page-time.js';
 
 // Small view models for views/users/*.eta (STYLE 14): the handlers decide, the templates print.
 
@@ -96,8 +97,8 @@ export function formView(values: ClaimValues, options: { user?: UserRecord; user
 /** What the admin sees of a user's passkeys: never the credential id or key, which tell a reader nothing. */
 const passkeyRow = (passkey: PasskeyRecord) => ({
   name: passkey.name,
-  createdAt: passkey.createdAt.toISOString(),
-  lastUsedAt: passkey.lastUsedAt?.toISOString() ?? 'never',
+  createdAt: adminTime(passkey.createdAt),
+  lastUsedAt: passkey.lastUsedAt ? adminTime(passkey.lastUsedAt) : 'never',
   kind: isSynced(passkey) ? 'Synced' : 'Device-bound',
 });
 
@@ -115,9 +116,9 @@ export function showView(user: UserRecord, hasSecondFactor = false, passkeys: Pa
     user: {
       username: user.username,
       subject: user.subject,
-      createdAt: user.createdAt.toISOString(),
-      updatedAt: user.profileUpdatedAt.toISOString(),
-      disabledAt: user.disabledAt?.toISOString() ?? null,
+      createdAt: adminTime(user.createdAt),
+      updatedAt: adminTime(user.profileUpdatedAt),
+      disabledAt: user.disabledAt ? adminTime(user.disabledAt) : null,
     },
     secondFactor: {
       enrolled: hasSecondFactor,
