@@ -82,12 +82,26 @@ describe(`end-user pages in the user's language (${backend})`, () => {
     expect(english.body).toContain('<html lang="en" dir="ltr">');
   });
 
-  it('an error page has its heading in the language and the English error_description of the API', async () => {
+  it("an error page says the catalogue's own description in the page's language", async () => {
     const page = await server.app.inject({ method: 'GET', url: authorizeUrl({ client_id: 'nobody', ui_locales: 'ja' }) });
     expect(page.statusCode).toBe(401);
     expect(page.body).toContain('<html lang="ja" dir="ltr">');
     expect(page.body).toContain('<h1>エラーが発生しました</h1>');
-    expect(page.body).toMatch(/<pre lang="en">Client authentication failed[ -~]*<\/pre>/);
+    expect(page.body).toContain('<pre>クライアント認証に失敗しました。');
+
+    const disabled = (await createClient(server.deps, { name: 'Retired App' })).application;
+    await server.deps.stores.applicationAdmin.update(disabled.id, { disabledAt: new Date() });
+    const url = authorizeUrl({ client_id: disabled.uid, redirect_uri: CALLBACK, response_type: 'code' });
+    const german = await server.app.inject({ method: 'GET', url, headers: { 'accept-language': 'de' } });
+    expect(german.statusCode).toBe(401);
+    expect(german.body).toContain('<pre>Diese Anwendung wurde vom Administrator dieses Servers deaktiviert.</pre>');
+    const badRedirect = await server.app.inject({
+      method: 'GET',
+      url: authorization({ redirect_uri: 'https://elsewhere.example/cb', ui_locales: 'fr' }),
+    });
+    expect(badRedirect.body).toContain(
+      '<pre>L’URI de redirection demandée est mal formée ou ne correspond pas à l’URI de redirection du client.</pre>',
+    );
   });
 
   it('the logout notice and the authorized applications page follow Accept-Language', async () => {

@@ -2,6 +2,17 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PAGE_LOCALES } from '../../src/config/page-locales.js';
 import { createMessageCatalog, LOCALES_DIR, readMessages, type Messages } from '../../src/http/i18n/message-catalog.js';
+import { DISABLED_CLIENT_DESCRIPTION } from '../../src/oauth/authorization/authorization-rules.js';
+import {
+  InvalidClient,
+  InvalidRedirectUri,
+  InvalidRequest,
+  InvalidScope,
+  ServerError,
+  TemporarilyUnavailable,
+  UnauthorizedClient,
+  UnsupportedResponseType,
+} from '../../src/oauth/errors.js';
 
 // Issue 35 item 6: a missing key in a locale fails a test. Every file must say everything en.json says, nothing more,
 // never with an empty text, and with the same {{placeholders}} (a translation without {{username}} would hide whose
@@ -26,6 +37,22 @@ describe('locales/*.json: the messages of the end-user pages', () => {
   it('holds one file per supported locale (PAGE_LOCALES), and no other', () => {
     const files = readdirSync(LOCALES_DIR).filter((name) => name.endsWith('.json'));
     expect(files.sort()).toEqual(PAGE_LOCALES.map((locale) => `${locale}.json`).sort());
+  });
+
+  // An error page finds the translation of a description by its English text: one changed in errors.ts alone would
+  // silently stay English on every page.
+  it("en.json's oauthErrors are, word for word, the descriptions errors.ts and the disabled client's rule send", () => {
+    expect(readMessages('en').oauthErrors).toEqual({
+      invalid_client: new InvalidClient().description,
+      disabled_client: DISABLED_CLIENT_DESCRIPTION,
+      invalid_redirect_uri: new InvalidRedirectUri().description,
+      invalid_request: new InvalidRequest().description,
+      unauthorized_client: new UnauthorizedClient().description,
+      unsupported_response_type: new UnsupportedResponseType().description,
+      invalid_scope: new InvalidScope().description,
+      server_error: new ServerError().description,
+      temporarily_unavailable: new TemporarilyUnavailable().description,
+    });
   });
 
   it('en.json has no empty text', () => {

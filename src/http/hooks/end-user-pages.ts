@@ -30,14 +30,15 @@ export function languageModel(request: FastifyRequest) {
 
 /**
  * Reference 15.3: "An error has occurred" and the description. errorResponse decides (status, no-store), the
- * page shows the same status and description the API would send as JSON: the heading is in the user's language, the
- * description stays the English error_description of the RFCs (what a client would log and an operator search for).
+ * page shows the same status and description the API would send as JSON, the heading in the user's language. The
+ * catalogue's own descriptions (Doorkeeper's texts, the disabled application's) are in the user's language too; one
+ * that says more (the parameter at fault, a metadata document's list) stays the English error_description a client
+ * would log and an operator search for, marked as English.
  */
 export function renderError(reply: FastifyReply, error: OAuthError, link?: PageLink): FastifyReply {
   const response = errorResponse(error, null);
   const language = languageModel(reply.request);
-  // A refusal of the pages' own forms is the page's message; the API keeps the English description.
-  const description = error instanceof FormExpired ? language.t('error.formExpired') : response.body.error_description;
+  const description = pageDescription(error, response.body.error_description, language.t);
   return applyErrorResponse(reply, response).view('authorization-error.eta', {
     ...language,
     title: language.t('error.title'),
@@ -45,6 +46,20 @@ export function renderError(reply: FastifyReply, error: OAuthError, link?: PageL
     descriptionLang: language.lang === 'en' || isPageMessage(language.lang, description) ? null : 'en',
     link,
   });
+}
+
+// The API keeps the English texts; a page says them as locales/*.json's oauthErrors does.
+function pageDescription(error: OAuthError, englishDescription: string, t: FastifyRequest['pageLanguage']['t']): string {
+  if (error instanceof FormExpired) return t('error.formExpired');
+  const key = catalogueKeyOf(englishDescription);
+  return key === undefined ? englishDescription : t(`oauthErrors.${key}`);
+}
+
+let catalogueKeys: Map<string, string> | undefined;
+
+function catalogueKeyOf(englishDescription: string): string | undefined {
+  catalogueKeys ??= new Map(Object.entries(readMessages('en').oauthErrors as Messages).map(([key, text]) => [String(text), key]));
+  return catalogueKeys.get(englishDescription);
 }
 
 const pageMessages = new Map<PageLocale, Set<string>>();

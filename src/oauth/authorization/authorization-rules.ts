@@ -57,11 +57,13 @@ const clientRegistered: AuthorizationRule = {
 
 // Issue 19: an admin disabled this client. Refused like an unknown client (the error page, never a redirect: its
 // redirect URIs are no longer vouched for), but saying why, so the user does not think the link was mistyped.
+export const DISABLED_CLIENT_DESCRIPTION = 'This application has been disabled by the administrator of this server.';
+
 const clientEnabled: AuthorizationRule = {
   name: 'client_enabled',
   redirectable: false,
   check: (context) => context.application?.disabledAt == null,
-  error: () => new InvalidClient({ description: 'This application has been disabled by the administrator of this server.' }),
+  error: () => new InvalidClient({ description: DISABLED_CLIENT_DESCRIPTION }),
 };
 
 // SPEC 3.5 and RFC 9700 section 4.1.3: redirect_uri is always required and must equal a registered URI
