@@ -5,7 +5,10 @@ import type { RouteOptions } from '../../route-options.js';
 import { idParams, indexQuery, responses } from './schemas.js';
 import { INDEX_PATH } from './view-models.js';
 
-/** The admin's GET routes: `index`, `show` (HTML and JSON), and the `new`, `edit`, `confirmDestroy` and `confirmRotateSecret` pages. */
+/**
+ * The admin's GET routes: `index`, `show` (HTML and JSON), and the `new`, `edit`, `confirmDestroy` and
+ * `confirmRotateSecret` pages.
+ */
 export const readRoutes: FastifyPluginAsync<RouteOptions> = async (app, { controllers }) => {
   const controller = controllers.applications;
   const byId = { params: idParams, response: responses.page };

@@ -214,7 +214,7 @@ function algorithmOptions(current: string | undefined, defaultLabel: string, pre
   return values.map((value) => ({ value, label: value === '' ? defaultLabel : `${prefix}${value}`, selected: value === selected }));
 }
 
-/** The confirmation page that stands in for Doorkeeper's JavaScript `confirm('Are you sure?')`. */
+/** The page that asks before a new secret ends the current one (the show page's Rotate secret leads to it). */
 export function rotateSecretView(application: ApplicationRecord) {
   return {
     title: `Rotate the secret of ${application.name}?`,
@@ -222,6 +222,7 @@ export function rotateSecretView(application: ApplicationRecord) {
   };
 }
 
+/** The confirmation page that stands in for Doorkeeper's JavaScript `confirm('Are you sure?')`. */
 export function deleteView(application: ApplicationRecord) {
   return {
     title: `Delete ${application.name}?`,
