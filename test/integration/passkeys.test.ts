@@ -215,7 +215,7 @@ describe(`passkeys (${backend})`, () => {
     expect(await refusals('user_disabled')).toEqual([expect.objectContaining({ userId: user.id })]);
   });
 
-  it("rename and remove: only the user's own passkeys; another user's is 404 and stays", async () => {
+  it("rename and remove: only the user's own passkeys; another user's is 404 and stays; a blank name is said at its field", async () => {
     const owner = await createUser(server.deps, 'keeper');
     const ownerBrowser = await signedIn(server.app, 'keeper');
     await register(ownerBrowser, new SoftwareAuthenticator(), 'Key');
@@ -226,7 +226,17 @@ describe(`passkeys (${backend})`, () => {
     expect((await intruder.post(`/account/passkeys/${passkey!.id}/rename`, { name: 'Mine' }, '/account')).statusCode).toBe(404);
     expect(await storedPasskeys(owner.id)).toEqual([expect.objectContaining({ id: passkey!.id, name: 'Key' })]);
 
-    expect((await ownerBrowser.post(`/account/passkeys/${passkey!.id}/rename`, { name: '  ' }, '/account')).statusCode).toBe(400);
+    expect((await intruder.post(`/account/passkeys/${passkey!.id}/rename`, { name: '  ' }, '/account')).statusCode).toBe(404);
+    // A blank name: the account page again, the message at that passkey's field (not an error page).
+    const blank = await ownerBrowser.post(`/account/passkeys/${passkey!.id}/rename`, { name: '  ' }, '/account');
+    expect(blank.statusCode).toBe(422);
+    expect(blank.body).toContain(
+      `<p class="error" role="alert" id="passkey_name_${passkey!.id}_error">A passkey name has 1 to 64 characters.</p>`,
+    );
+    expect(blank.body).toMatch(
+      new RegExp(`id="passkey_name_${passkey!.id}"[^>]*aria-invalid="true" aria-describedby="passkey_name_${passkey!.id}_error"`),
+    );
+    expect((await storedPasskeys(owner.id))[0]!.name).toBe('Key');
     expect((await ownerBrowser.post(`/account/passkeys/${passkey!.id}/rename`, { name: 'YubiKey' }, '/account')).statusCode).toBe(303);
     expect((await storedPasskeys(owner.id))[0]!.name).toBe('YubiKey');
     const removed = await ownerBrowser.post(`/account/passkeys/${passkey!.id}/remove`, {}, '/account');

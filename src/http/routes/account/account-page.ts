@@ -14,7 +14,7 @@ import { announceEndedSession, endLoginSession } from '../../end-login-session.j
 import { currentResourceOwner, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { renderError, renderPage } from '../../hooks/end-user-pages.js';
 import { pageTime } from '../../page-time.js';
-import { passkeySection } from '../passkeys/account-passkeys.js';
+import { passkeySection, type PasskeyRenameError } from '../passkeys/account-passkeys.js';
 import { userAgentSummary } from './user-agent-summary.js';
 import { identitySection } from './account-identities.js';
 import { removeUserIdentity } from '../../../oauth/users/user-identities.js';
@@ -35,6 +35,8 @@ interface PageState {
   identityError?: string;
   /** The second factor's removal refused: a wrong password or code, a lockout; shown at its field. */
   secondFactorError?: string;
+  /** A passkey's new name refused (blank, too long); shown at that passkey's field. */
+  passkeyRenameError?: PasskeyRenameError;
 }
 
 /** GET /account, or the page again with the password form's errors. */
@@ -47,7 +49,7 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
     username: owner.username,
     name: user?.name ?? null,
     sessions: sessions.map((session) => sessionView(session, owner, request.pageLanguage)),
-    passkeys: await passkeySection(deps, owner.id, request.pageLanguage.locale),
+    passkeys: await passkeySection(deps, owner.id, request.pageLanguage.locale, state.passkeyRenameError),
     identities: await identitySection(deps, owner.id, request.pageLanguage, state.identityError),
     passwordErrors: passwordErrorMessages(state.passwordErrors ?? {}, request.pageLanguage.t),
     passwordError: state.passwordError ?? null,

@@ -2,39 +2,36 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PageLocale } from '../../../config/page-locales.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
-import { InvalidRequest, NotFound } from '../../../oauth/errors.js';
 import type { PasskeyRecord } from '../../../oauth/passkeys/passkey-store.js';
 import { attemptOrigin } from '../../attempt-origin.js';
-import {
-  isSynced,
-  passkeyName,
-  passkeysOfUser,
-  proveRegistrationOwner,
-  RECENT_SIGN_IN_SECONDS,
-  removePasskey,
-  renamePasskey,
-} from '../../../oauth/passkeys/passkeys.js';
+import { isSynced, passkeyName, passkeysOfUser, proveRegistrationOwner, RECENT_SIGN_IN_SECONDS } from '../../../oauth/passkeys/passkeys.js';
 import { findUser } from '../../../oauth/users/users.js';
 import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
-import { renderError } from '../../hooks/end-user-pages.js';
-import type { Translate } from '../../i18n/page-language.js';
 import { pageTime } from '../../page-time.js';
 import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
 import { completeRegistration, registrationOptions } from '../../passkeys/registration-ceremony.js';
 import { sendJson, sendRefusal } from './passkey-answers.js';
 
-// The account page's passkeys (issue 35 item 1): its section's view model, the registration ceremony's two JSON
-// endpoints (the page's script calls them, with the CSRF token in a header), and rename and remove (HTML forms).
+// The account page's passkeys (issue 35 item 1): its section's view model and the registration ceremony's two JSON
+// endpoints (the page's script calls them, with the CSRF token in a header); rename and remove, its HTML forms, are
+// account-passkey-forms.ts.
 
 const ACCOUNT_PATH = '/account';
-// The error pages' way back, in the page's language.
-const back = (t: Translate) => ({ href: ACCOUNT_PATH, text: t('account.back') });
 
-/** The account page's passkey section: the list and the scripts the registration form needs. */
-export async function passkeySection(deps: OAuthDeps, userId: number, locale: PageLocale) {
+/** A rename refused: which passkey's field says why. */
+export interface PasskeyRenameError {
+  id: number;
+  message: string;
+}
+
+/** The account page's passkey section: the list (with a refused rename's message) and the registration form's scripts. */
+export async function passkeySection(deps: OAuthDeps, userId: number, locale: PageLocale, renameError?: PasskeyRenameError) {
   const passkeys = await passkeysOfUser(deps, userId);
   return {
-    list: passkeys.map((passkey) => passkeyView(passkey, locale)),
+    list: passkeys.map((passkey) => ({
+      ...passkeyView(passkey, locale),
+      renameError: renameError?.id === passkey.id ? renameError.message : null,
+    })),
     scripts: passkeyScriptTags(),
     recentMinutes: RECENT_SIGN_IN_SECONDS / 60,
     withoutJavaScript: PASSKEY_WITHOUT_JAVASCRIPT_PATH,
@@ -114,35 +111,5 @@ export const PASSKEY_WITHOUT_JAVASCRIPT_PATH = '/account/passkeys/without-javasc
  */
 export function passkeyNeedsJavaScript(request: FastifyRequest, reply: FastifyReply) {
   request.session.set('notice', request.pageLanguage.t('passkeys.needsJavaScript'));
-  return reply.redirect(ACCOUNT_PATH, 303);
-}
-
-/** The passkey id in a path: a row id, else none (404 like another user's). */
-const passkeyId = (text: string): number | null => (/^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : null);
-
-export type PasskeyIdRequest<Body = unknown> = FastifyRequest<{ Params: { id: string }; Body: Body }>;
-
-/** POST /account/passkeys/:id/rename. */
-export async function renameOwnPasskey(deps: OAuthDeps, request: PasskeyIdRequest<{ name?: string }>, reply: FastifyReply) {
-  const { t } = request.pageLanguage;
-  const name = passkeyName(request.body?.name ?? '');
-  if (name === null) return renderError(reply, new InvalidRequest(t('passkeys.badName')), back(t));
-  const id = passkeyId(request.params.id);
-  const owner = currentResourceOwner(request);
-  if (id === null || !(await renamePasskey(deps, owner.id, id, name)))
-    return renderError(reply, new NotFound(t('passkeys.notFound')), back(t));
-  request.session.set('notice', t('passkeys.renamed'));
-  return reply.redirect(ACCOUNT_PATH, 303);
-}
-
-/** POST /account/passkeys/:id/remove: only the user's own; another's is "no such passkey", and nothing changes. */
-export async function removeOwnPasskey(deps: OAuthDeps, request: PasskeyIdRequest, reply: FastifyReply) {
-  const { t } = request.pageLanguage;
-  const id = passkeyId(request.params.id);
-  const owner = currentResourceOwner(request);
-  const removed = id === null ? null : await removePasskey(deps, owner.id, id, request.ip);
-  if (removed === null) return renderError(reply, new NotFound(t('passkeys.notFound')), back(t));
-  request.log.info({ event: 'passkey.removed', userId: owner.id, passkey: removed.id }, 'passkey removed');
-  request.session.set('notice', t('passkeys.removed', { name: removed.name }));
   return reply.redirect(ACCOUNT_PATH, 303);
 }

@@ -8,11 +8,10 @@ import {
   finishRegistration,
   PASSKEY_WITHOUT_JAVASCRIPT_PATH,
   passkeyNeedsJavaScript,
-  removeOwnPasskey,
-  renameOwnPasskey,
   startRegistration,
   type RegistrationBody,
 } from './account-passkeys.js';
+import { removeOwnPasskey, renameOwnPasskey } from './account-passkey-forms.js';
 import { finishPasskeySignIn, startPasskeySignIn } from './passkey-login.js';
 import { emptyBody, registrationBody, registrationOptionsBody, signInBody } from './passkey-schemas.js';
 import { finishLinkPasskey, LINK_PASSKEY_PATH, startLinkPasskey } from '../federation/upstream-link-passkey.js';
