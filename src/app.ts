@@ -5,6 +5,7 @@ import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
 import { createControllers, resolveControllerClasses } from './http/controllers/registry.js';
 import { applyErrorResponse, errorResponse } from './http/error-response.js';
+import { answerClientError } from './http/client-errors.js';
 import type { Extensions } from './http/extensions.js';
 import { apiRateLimitsPlugin } from './http/plugins/api-rate-limits.js';
 import { requestSpanAttributesPlugin } from './http/plugins/request-span-attributes.js';
@@ -183,6 +184,7 @@ export async function buildServer({
       applySecurityHeaders(reply);
       void reply.send(JSON.stringify(response.body));
     },
+    clientErrorHandler: answerClientError,
     // Graceful shutdown: close() lets in-flight requests finish and answers new ones on open keep-alive sockets with 503.
     return503OnClosing: true,
     forceCloseConnections: 'idle',

@@ -111,6 +111,21 @@ describe(`RFC 6749 section 10.14, SPEC 9: oversized bodies, parameters and heade
     );
     expect(response.status).toBe(431);
     expect(response.ms).toBeLessThan(FAST_MS);
+    // The service's error shape, not Fastify's {"error","message","statusCode"}; then the connection ends.
+    expect(response.text).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+    expect(response.text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(response.text.slice(response.text.indexOf('\r\n\r\n') + 4)).toBe(
+      '{"error":"invalid_request","error_description":"The request header fields are too large."}',
+    );
+  });
+
+  it('bytes that are not HTTP: 400 invalid_request in the same shape', async () => {
+    const response = await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.text.slice(response.text.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 'invalid_request',
+      error_description: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
+    });
   });
 
   it('GET /oauth/authorize with 10,000 query parameters (an 80 KB URL): 4xx, fast', async () => {

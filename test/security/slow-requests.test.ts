@@ -35,6 +35,7 @@ describe('request bodies time out (requestTimeoutSeconds)', () => {
     socket.write(`${head(port, 100)}grant_type=client_`);
     const { received, ms } = await closed;
     expect(received).toMatch(/^HTTP\/1\.1 408/);
+    expect(received).toContain('\r\n\r\n{"error":"invalid_request","error_description":"The request was not received in full in time."}');
     expect(ms).toBeLessThan(LIMIT_MS);
   });
 
