@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminContext, openAdminBrowser, type AdminBrowser } from '../helpers/admin-browser.js';
 import { createClient } from '../helpers/factories.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { screenshot } from '../helpers/browser.js';
 import { basicAuth, form, FORM } from '../helpers/test-server.js';
 
@@ -56,6 +57,7 @@ describe('admin pages in Chromium: /oauth/applications', () => {
 
     await page.getByRole('link', { name: 'Rotate secret' }).click();
     await expect(page.locator('h1').innerText()).resolves.toBe('Rotate the secret?');
+    await expect(seriousViolations(page)).resolves.toEqual([]);
     await expect(tokenStatus(uid, secret)).resolves.toBe(200);
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     await expect(page.locator('.notice').innerText()).resolves.toContain('Secret rotated.');

@@ -113,6 +113,12 @@ describe('end-user pages: axe-core, the keyboard alone, the README screenshots',
       expect(await page.locator('#identities tbody tr').count()).toBe(1);
       await expectAccessible(page, 'account with a passkey and TOTP');
       await readmeScreenshot(page, `account-${language}`);
+      // A blank new name (spaces pass the field's `required`): the page again, the message at that passkey's field.
+      await page.locator('#passkeys tbody tr input[name="name"]').fill('   ');
+      await page.locator('#passkeys tbody tr form[action$="/rename"] button[type="submit"]').click();
+      await page.locator('#passkeys tbody tr p.error[role="alert"]').waitFor();
+      expect(await page.locator('#passkeys tbody tr input[name="name"]').getAttribute('aria-invalid')).toBe('true');
+      await expectAccessible(page, 'account with a refused passkey name');
 
       await page.goto(authorizeUrl({ scope: 'read write', state: 'a11y' }));
       await page.locator('#oauth-permissions').waitFor();
