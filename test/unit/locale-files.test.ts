@@ -109,6 +109,10 @@ describe('the wording of the messages', () => {
     expect([...flatten(readMessages('fr'))].filter(([, text]) => text.includes("'")).map(([key]) => key)).toEqual([]);
   });
 
+  it('French puts a no-break space before : ? ; and !, so that the mark never starts a line of its own', () => {
+    expect([...flatten(readMessages('fr'))].filter(([, text]) => / [:?;!]/.test(text)).map(([key]) => key)).toEqual([]);
+  });
+
   it('Japanese says サインイン, never ログイン', () => {
     expect([...flatten(readMessages('ja'))].filter(([, text]) => text.includes('ログイン')).map(([key]) => key)).toEqual([]);
   });
