@@ -16,13 +16,12 @@ import { auditWriteFailed } from '../../audit-actor.js';
 import { currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { renderError } from '../../hooks/end-user-pages.js';
 import { confirmEnrolment, renderEnrolment, renderRecoveryCodes } from './totp-enrolment.js';
-import { renderAccountPage } from '../account/account-page.js';
+import { ACCOUNT_PATH, renderAccountPage } from '../account/account-page.js';
 
 // The account page's "Two-step verification" (issue 35 item 2): set up an authenticator app, new recovery codes, turn
 // it off. The section itself is views/account/_second-factor.eta, on the account page.
 
 export const ACCOUNT_SECOND_FACTOR_PATH = '/account/second-factor';
-const ACCOUNT_PATH = '/account';
 
 type Handler<Body = Record<string, never>> = (
   deps: OAuthDeps,
