@@ -52,16 +52,20 @@ export async function nextInteraction(
   const settledShort = !levelMet && session?.signedInForRequest === true;
   if (settledShort && requiresAcr(request.oidc.claims))
     return { next: 'error', error: new UnmetAuthenticationRequirements(UNMET_AFTER_SIGN_IN) };
+  // What a sign-in for this very request has just answered: the way back from /login drops prompt=login, max_age and
+  // id_token_hint from a URL, but a pushed or signed request still holds them, and asking again would loop.
+  const freshSignIn = session?.signedInForRequest === true;
   const signInNeeded =
     session === null ||
-    prompts.includes('login') ||
-    // Core 3.1.2.1: the user is asked which account to use. One account is signed in per browser here, so choosing is
-    // signing in: the login page, where they continue with the same account or give another one.
-    prompts.includes('select_account') ||
-    !satisfiesRequirement(session, { acrValues: [], maxAge }, acr, deps.now()) ||
+    (!freshSignIn &&
+      (prompts.includes('login') ||
+        // Core 3.1.2.1: the user is asked which account to use. One account is signed in per browser here, so choosing
+        // is signing in: the login page, where they continue with the same account or give another one.
+        prompts.includes('select_account') ||
+        !satisfiesRequirement(session, { acrValues: [], maxAge }, acr, deps.now()) ||
+        hintNamesAnother)) ||
     (!levelMet && !settledShort) ||
-    !satisfiesServerPolicy(deps, request, session) ||
-    hintNamesAnother;
+    !meetsClientSecondFactorPolicy(deps, request.application.uid, session);
   // Core 5.5.1: a sub asked for by value in the claims parameter is the only user this request may be answered for.
   const claimsNameAnother =
     session !== null && !subjectRequested(request.oidc.claims, subjectFor(session, request.application, deps.config));
@@ -75,9 +79,16 @@ export async function nextInteraction(
   return silent ? { next: 'error', error: new ConsentRequired() } : { next: 'consent' };
 }
 
-/** config authentication.requireSecondFactor: a client listed there gets only sign-ins that gave a second factor. */
-function satisfiesServerPolicy(deps: Pick<OAuthDeps, 'config' | 'now'>, request: AuthorizationRequest, session: Session): boolean {
-  if (!serverRequiresSecondFactor(deps.config, request.application.uid)) return true;
+/**
+ * config authentication.requireSecondFactor: a client listed there gets only sign-ins that gave a second factor (its
+ * authorization requests here, its device's approvals at /device).
+ */
+export function meetsClientSecondFactorPolicy(
+  deps: Pick<OAuthDeps, 'config' | 'now'>,
+  clientId: string,
+  session: AuthenticationContext,
+): boolean {
+  if (!serverRequiresSecondFactor(deps.config, clientId)) return true;
   const { acr } = deps.config.authentication;
   return satisfiesRequirement(session, { acrValues: [acr.mfa], maxAge: null }, acr, deps.now());
 }

@@ -48,6 +48,11 @@ export function scopeLines(deps: OAuthDeps, applicationName: string, scopes: rea
   });
 }
 
+/** The request as the consent form's hidden fields carry it back (with the CSRF token and the page's ui_locales). */
+export function consentRequestFields(request: AuthorizationRequest): Array<[string, string]> {
+  return [...Object.entries(authorizationRequestFields(request)), ...request.resources.map((uri): [string, string] => ['resource', uri])];
+}
+
 export function consentModel(
   deps: OAuthDeps,
   request: AuthorizationRequest,
@@ -64,8 +69,7 @@ export function consentModel(
       ...[claimsDescription(claimsBeyondScopes(request.oidc.claims, request.scopes), language)].filter((line) => line !== null),
     ],
     fields: [
-      ...Object.entries(authorizationRequestFields(request)),
-      ...request.resources.map((uri): [string, string] => ['resource', uri]),
+      ...consentRequestFields(request),
       // The form's answer (an error page, a form_post page) stays in the language the client asked for.
       ...(language.uiLocales !== null ? [['ui_locales', language.uiLocales] as [string, string]] : []),
     ],

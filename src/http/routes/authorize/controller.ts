@@ -22,7 +22,8 @@ import { secondFactorWantedFor } from '../../../oauth/second-factor/second-facto
 import { ApplicationGone, type LookupOrigin } from '../../../oauth/store.js';
 import { currentResourceOwner, redirectToLogin, sessionUser, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
-import { consentModel } from './consent-view.js';
+import { rememberConsentShown, takeConsentShown } from './consent-ticket.js';
+import { consentModel, consentRequestFields } from './consent-view.js';
 import { sendDelivery } from './deliver.js';
 import { Controller } from '../../controllers/controller.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
@@ -45,6 +46,14 @@ function authorizationUrl(request: FastifyRequest): string {
     for (const item of Array.isArray(value) ? value : [value]) if (typeof item === 'string') form.append(name, item);
   }
   return `/oauth/authorize?${form}`;
+}
+
+/** The consent page of a request whose form came back without it, in the language the form was in. */
+function consentPageUrl(request: FastifyRequest, fields: Array<[string, string]>): string {
+  const query = new URLSearchParams(fields);
+  const uiLocales = (request.body as Record<string, unknown> | undefined)?.ui_locales;
+  if (typeof uiLocales === 'string') query.append('ui_locales', uiLocales);
+  return `/oauth/authorize?${query}`;
 }
 
 /**
@@ -117,6 +126,7 @@ export class AuthorizationsController extends Controller {
     if (interaction.next === 'login' || !owner) return this.signIn(request, reply, authorization, owner !== null);
     request.resourceOwner = owner;
     if (interaction.next === 'approve') return this.approve(request, reply, authorization, 302);
+    rememberConsentShown(request, consentRequestFields(authorization));
     return renderPage(request, reply, 'consent.eta', {
       ...consentModel(this.deps, authorization, owner, reply.generateCsrf(), request.pageLanguage),
     });
@@ -126,6 +136,10 @@ export class AuthorizationsController extends Controller {
     // STYLE 14: the hidden fields are a new request, validated again in full.
     const validation = await validateAuthorizationRequest(this.deps, readAuthorizationParameters(request.body), origin(request));
     if (!validation.ok) return this.refuse(request, reply, validation, 303);
+    const fields = consentRequestFields(validation.request);
+    // Approving what this browser was not shown (a form made up, a page answered already): the request again, as a
+    // GET, which signs in as it asks and shows its page (consent-ticket.ts).
+    if (!takeConsentShown(request, fields)) return reply.redirect(consentPageUrl(request, fields), 303);
     return this.approve(request, reply, validation.request, 303);
   }
 

@@ -9,7 +9,8 @@ import {
 } from '../../../oauth/device/device-verification.js';
 import { attemptOrigin } from '../../attempt-origin.js';
 import { auditWriteFailed } from '../../audit-actor.js';
-import { authenticateResourceOwner, currentResourceOwner } from '../../hooks/authenticate-resource-owner.js';
+import { authenticateResourceOwner, currentResourceOwner, redirectToLogin } from '../../hooks/authenticate-resource-owner.js';
+import { meetsClientSecondFactorPolicy } from '../../../oauth/authorization/authorization-interaction.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { Translate } from '../../i18n/page-language.js';
 import type { RouteOptions } from '../../route-options.js';
@@ -66,6 +67,8 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
     const entered = await enteredOrRefused(deps, request, input, false);
     if (isRefusal(entered)) return refusedEntry(request, reply, input, entered);
     if (request.session.get('deviceCodeEntered') !== entered.authorization.id) return entryPage(request, reply, input);
+    if (!meetsClientSecondFactorPolicy(deps, entered.application.uid, currentResourceOwner(request)))
+      return secondStepFirst(request, reply, input);
     const model = deviceConsentModel(deps, entered, currentResourceOwner(request), reply.generateCsrf(), request.pageLanguage);
     return renderPage(request, reply, 'consent.eta', { ...model });
   });
@@ -77,10 +80,12 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
     // RFC 8628 section 5.4: the code is entered, with its warning seen, before anything is decided; a decision posted for
     // a code this browser did not enter goes back to entering it.
     if (request.session.get('deviceCodeEntered') !== entered.authorization.id) return entryPage(request, reply, form.user_code ?? '');
-    request.session.set('deviceCodeEntered', undefined);
-    request.session.set('deviceUserCode', undefined);
     const approve = form._method?.toLowerCase() !== 'delete';
     const owner = currentResourceOwner(request);
+    if (approve && !meetsClientSecondFactorPolicy(deps, entered.application.uid, owner))
+      return secondStepFirst(request, reply, form.user_code ?? '');
+    request.session.set('deviceCodeEntered', undefined);
+    request.session.set('deviceUserCode', undefined);
     const approval = approve
       ? { resourceOwnerId: owner.id, authTime: owner.authTime, sessionId: owner.sessionId, amr: owner.amr, acr: owner.acr }
       : null;
@@ -122,6 +127,17 @@ interface Refusal {
 const WRONG_CODE: Refusal = { status: 400, message: (t) => t('device.wrongCode') };
 
 const isRefusal = (entry: EnteredCode | Refusal): entry is Refusal => 'status' in entry;
+
+/**
+ * authentication.requireSecondFactor names the device's client and this browser signed in without the second step: it
+ * signs in again, with it, and comes back to the code's entry (a sign-in starts a new session, without the entered code).
+ */
+function secondStepFirst(request: FastifyRequest, reply: FastifyReply, userCode: string): FastifyReply {
+  const returnTo = `/device?${new URLSearchParams({ user_code: userCode })}`;
+  request.session.set('reauthenticate', true);
+  request.session.set('secondFactorWanted', returnTo);
+  return redirectToLogin(request, reply, returnTo);
+}
 
 function entryPage(request: FastifyRequest, reply: FastifyReply, userCode: string, error?: string): FastifyReply {
   const owner = currentResourceOwner(request);
