@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
-import { setMfaPolicy } from '../../src/oauth/second-factor/second-factors.js';
+import { hasTotp, setMfaPolicy } from '../../src/oauth/second-factor/second-factors.js';
 import { SoftwareAuthenticator, type Ceremony } from '../../scripts/lib/software-authenticator.js';
 import { createClient, createUser, PASSWORD, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
 import { codeFlow, openIdServer, verifiedIdToken } from '../helpers/openid.js';
@@ -87,9 +87,9 @@ describe(`a passkey as the second factor, and the admin's passkeys reset (${back
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('id="passkey_second_factor"');
     expect(page.body).toContain('Confirm it is you with one of your passkeys.');
-    // No authenticator app yet: no code form, but the way to set one up instead.
+    // No authenticator app yet: no code form, and no way to set one up with the password alone.
     expect(page.body).not.toContain('name="code"');
-    expect(page.body).toContain(`href="${STEP}/enrol"`);
+    expect(page.body).not.toContain(`${STEP}/enrol`);
     expect(page.body).toMatch(/<script src="\/assets\/passkeys.js" integrity="sha384-/);
 
     const { options, answer } = await passkeyStep(browser, key);
@@ -168,12 +168,22 @@ describe(`a passkey as the second factor, and the admin's passkeys reset (${back
     key.userHandle = own;
   });
 
-  it('a user with an authenticator app and a passkey gets both; one with passkeys only may set up the app instead', async () => {
+  it('a user with an authenticator app and a passkey gets both; the password alone never sets up an app for one with passkeys only', async () => {
     const user = await userWithPasskey('bo', new SoftwareAuthenticator());
     const browser = await afterPassword('bo');
+    const step = (await browser.request({ method: 'GET', url: STEP })).body;
+    expect(step).toContain('id="passkey_second_factor"');
+    expect(step).not.toContain(`href="${STEP}/enrol"`);
+    expect(step).not.toContain('id="otpauth_uri"');
+    // An address typed in, and a made-up enrolment form: back to the passkey, no secret shown, nothing set up.
     const enrol = await browser.request({ method: 'GET', url: `${STEP}/enrol` });
-    expect(enrol.statusCode).toBe(200);
-    expect(enrol.body).toContain('id="otpauth_uri"');
+    expect(enrol.statusCode).toBe(303);
+    expect(enrol.headers.location).toBe(STEP);
+    const posted = await browser.post(`${STEP}/enrol`, { code: '123456' }, STEP);
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toBe(STEP);
+    expect(await hasTotp(server.deps, user.id)).toBe(false);
+    expect(await isSignedIn(browser)).toBe(false);
 
     await setMfaPolicy(server.deps, user, 'optional');
     await enrolFromAccount(await signedIn(server.app, 'bo'), server.clock.now);

@@ -176,6 +176,37 @@ describe(`passkeys (${backend})`, () => {
     expect(await isSignedIn(replay)).toBe(false);
   });
 
+  it('a captured answer sent again with its cookie as it was is refused: the challenge is recorded as used, for passkeys that keep no counter', async () => {
+    await createUser(server.deps, 'captured');
+    const synced = new SoftwareAuthenticator({ synced: true });
+    await register(await signedIn(server.app, 'captured'), synced);
+    const browser = userAgent(server.app);
+    const options = (await postJson(browser, '/login/passkey/options', '/login', {})).json();
+    const csrf = await browser.csrfFrom('/login');
+    // What a proxy log or a HAR file keeps of the request: its cookie and its body.
+    const captured = {
+      method: 'POST' as const,
+      url: '/login/passkey',
+      headers: {
+        'content-type': 'application/json',
+        'x-csrf-token': csrf,
+        cookie: [...browser.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; '),
+      },
+      payload: { response: synced.assert(options, HERE) },
+    };
+    expect((await server.app.inject(captured)).statusCode).toBe(200);
+    const replayed = await server.app.inject(captured);
+    expect(replayed.statusCode).toBe(400);
+    expect(await isSignedIn(userAgentWith(replayed))).toBe(false);
+  });
+
+  /** A browser holding the cookies an answer set. */
+  const userAgentWith = (response: { cookies: Array<{ name: string; value: string }> }) => {
+    const agent = userAgent(server.app);
+    for (const { name, value } of response.cookies) agent.cookies.set(name, value);
+    return agent;
+  };
+
   it("POST /login/passkey refuses a user handle that is not the credential owner's, or none (WebAuthn Level 3 section 7.2 step 6)", async () => {
     const alice = await createUser(server.deps, 'handle-alice');
     const aliceKey = new SoftwareAuthenticator();

@@ -54,7 +54,11 @@ describe(`cancelling the second step (${backend})`, () => {
     const browser = await afterPassword('keyholder');
     const page = (await browser.request({ method: 'GET', url: STEP })).body;
     expect(page).toMatch(new RegExp(`<form method="post" action="${CANCEL}">`));
-    const enrol = (await browser.request({ method: 'GET', url: `${STEP}/enrol` })).body;
+    // The enrolment a sign-in asks of a user with no second factor at all.
+    const newcomer = await createUser(server.deps, 'newcomer');
+    await setMfaPolicy(server.deps, newcomer, 'required');
+    const enrol = (await (await afterPassword('newcomer')).request({ method: 'GET', url: STEP })).body;
+    expect(enrol).toContain('id="otpauth_uri"');
     expect(enrol).toContain(`formaction="${CANCEL}"`);
     expect((await browser.post(CANCEL, {}, STEP)).headers.location).toBe('/login');
     const options = await browser.request({

@@ -110,6 +110,32 @@ describe(`TOTP second factor (${backend})`, () => {
     expect(JSON.stringify(failures)).not.toContain(code);
   });
 
+  it("wrong codes from many addresses lock the account's second step: a right code from yet another address is refused too", async () => {
+    const { secret } = await enrolled('spread');
+    // Whoever has the password, from a new address for each guess (RFC 6238 section 5.2: the limit is the account's).
+    const from = (address: string) => {
+      const agent = userAgent(server.app);
+      const request = agent.request.bind(agent);
+      agent.request = (options) => request({ ...options, remoteAddress: address });
+      return agent;
+    };
+    for (const [index, address] of ['198.51.100.1', '198.51.100.2', '198.51.100.3'].entries()) {
+      const guesser = from(address);
+      expect((await passwordStep(guesser, 'spread')).headers.location).toBe('/login/second-factor');
+      expect((await secondStep(guesser, String(100000 + index))).statusCode).toBe(401);
+    }
+    const owner = from('203.0.113.9');
+    expect((await passwordStep(owner, 'spread')).headers.location).toBe('/login/second-factor');
+    const refused = await secondStep(owner, await codeAt(secret, server.clock.now));
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    const lockouts = await listAuditEvents(server.deps, { type: 'user.locked_out', limit: 20 });
+    expect(lockouts.find((event) => event.subjectId === 'spread')).toMatchObject({
+      ip: '198.51.100.3',
+      details: { kind: 'second_factors', username: 'spread' },
+    });
+  });
+
   it('two instances given the same code at once accept it once', async () => {
     const { secret } = await enrolled('paula');
     const [first, second] = [userAgent(server.app), userAgent(other.app)];
@@ -135,7 +161,14 @@ describe(`TOTP second factor (${backend})`, () => {
     await passwordStep(again, 'rob');
     expect((await secondStep(again, code)).statusCode).toBe(401);
 
-    const renewed = await browser.post('/account/second-factor/recovery-codes', {}, '/account');
+    // The browser alone does not make new codes (they are a factor): the password or a code of the factor first.
+    const unproven = await browser.post('/account/second-factor/recovery-codes', { proof: 'not the password' }, '/account');
+    expect(unproven.statusCode).toBe(401);
+    expect(unproven.body).toContain('id="recovery_codes_error"');
+    expect(recoveryCodesOnPage(unproven.body)).toHaveLength(0);
+    const blank = await browser.post('/account/second-factor/recovery-codes', {}, '/account');
+    expect(blank.statusCode).toBe(401);
+    const renewed = await browser.post('/account/second-factor/recovery-codes', { proof: PASSWORD }, '/account');
     const fresh = recoveryCodesOnPage(renewed.body);
     expect(fresh).toHaveLength(10);
     const old = userAgent(server.app);

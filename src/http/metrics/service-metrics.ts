@@ -51,6 +51,7 @@ const LOCKOUT_KINDS = Object.keys({
   user_names: true,
   admin: true,
   user_codes: true,
+  second_factors: true,
 } satisfies Record<LockoutKind, true>);
 /** Client ids that name no application share one label value: attackers choose them, the series must not grow. */
 export const UNKNOWN_CLIENT = '(unknown)';

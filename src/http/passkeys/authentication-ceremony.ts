@@ -89,7 +89,7 @@ export async function completeAuthentication(
   response: AuthenticationResponseJSON,
   ceremony: AuthenticationCeremony = PASSKEY_ALONE,
 ): Promise<AuthenticationOutcome> {
-  const challenge = takeChallenge(request, ceremony.purpose, deps.now());
+  const challenge = await takeChallenge(deps, request, ceremony.purpose);
   if (challenge === null) return { outcome: 'refused', reason: 'no_ceremony' };
   const found = await passkeyForSignIn(deps, response.id, request.ip, ceremony.user?.id);
   if (found.outcome === 'refused') return found;

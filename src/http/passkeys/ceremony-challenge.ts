@@ -1,8 +1,11 @@
 import type { FastifyRequest } from 'fastify';
+import type { OAuthDeps } from '../../oauth/deps.js';
+import { isFirstAnswer } from '../../oauth/passkeys/challenge-replay.js';
 
 // A WebAuthn ceremony's challenge (Level 3 section 13.4.3: random, used once, short-lived) is kept in the browser's
 // session cookie, which is encrypted and signed: only the browser that asked for the options can answer them, on any
-// instance, with no table to clean. It is taken out at the first answer, good or bad, so it is never used twice.
+// instance. It is taken out at the first answer, good or bad; and since a copy of the cookie from before would still
+// hold it, that first answer is also recorded until the challenge expires (challenge-replay.ts).
 
 declare module '@fastify/secure-session' {
   interface SessionData {
@@ -24,10 +27,17 @@ export function keepChallenge(request: FastifyRequest, purpose: CeremonyPurpose,
   request.session.set('passkeyChallenge', { purpose, challenge, expiresAt: now.getTime() + CEREMONY_TIMEOUT_MS });
 }
 
-/** The challenge of an open ceremony for `purpose`, removed from the session; null when none, another or expired. */
-export function takeChallenge(request: FastifyRequest, purpose: CeremonyPurpose, now: Date): string | null {
+/**
+ * The challenge of an open ceremony for `purpose`, removed from the session; null when none, another, expired, or
+ * answered already (from an older copy of the cookie).
+ */
+export async function takeChallenge(
+  deps: Pick<OAuthDeps, 'stores' | 'now'>,
+  request: FastifyRequest,
+  purpose: CeremonyPurpose,
+): Promise<string | null> {
   const open = request.session.get('passkeyChallenge');
   request.session.set('passkeyChallenge', undefined);
-  if (open === undefined || open.purpose !== purpose || open.expiresAt <= now.getTime()) return null;
-  return open.challenge;
+  if (open === undefined || open.purpose !== purpose || open.expiresAt <= deps.now().getTime()) return null;
+  return (await isFirstAnswer(deps, purpose, open.challenge, new Date(open.expiresAt))) ? open.challenge : null;
 }

@@ -54,7 +54,7 @@ export async function completeRegistration(
   user: UserRecord,
   answer: { name: string; response: RegistrationResponseJSON },
 ): Promise<RegistrationOutcome> {
-  const challenge = takeChallenge(request, 'register', deps.now());
+  const challenge = await takeChallenge(deps, request, 'register');
   if (challenge === null) return { outcome: 'refused', reason: 'No passkey registration is under way, or it has expired: start again.' };
   const rp = relyingParty(deps.config);
   let verification;

@@ -5,7 +5,7 @@ import { FailureLimiter, type FailureLimits } from './failure-limiter.js';
 // A request with valid client credentials is never refused because of other requests' failures: only the pair
 // that failed is locked, and the valid client's requests from other addresses never look at it.
 
-export type LockoutKind = 'client' | 'unknown_clients' | 'user' | 'user_names' | 'admin' | 'user_codes';
+export type LockoutKind = 'client' | 'unknown_clients' | 'user' | 'user_names' | 'admin' | 'user_codes' | 'second_factors';
 export type PasswordCheckKind = 'login' | 'password_grant' | 'admin' | 'second_factor';
 
 /** What the limits tell the outside world (log lines and /metrics), wired in app.ts. */
@@ -137,6 +137,47 @@ export class PasswordAttemptLimits {
   }
 }
 
+/**
+ * Codes at the second step of a sign-in (issue 35), counted as passwords are (per user name and address, and an
+ * address trying many names), and besides per account from any address: a code has ~20 bits (three valid of 10^6
+ * within the step's window), so whoever has the password and many addresses must not get maxFailures guesses from each
+ * (RFC 6238 section 5.2, RFC 4226 section 7.3). Only a right password reaches this step, so a locked account step
+ * refuses only someone who knows it. A right code resets the account's count, as it does the pair's.
+ */
+export class SecondFactorAttemptLimits {
+  readonly #perAddress: PasswordAttemptLimits;
+  readonly #accounts: FailureLimiter;
+  // The address of the failure being settled, for the lockout's log line and audit event (settle runs synchronously).
+  #settlingAddress = '';
+
+  constructor(limits: RateLimits, reporter: AttemptReporter) {
+    this.#perAddress = new PasswordAttemptLimits(limits, 'user', reporter);
+    this.#accounts = new FailureLimiter(limits, {
+      onLockout: (username, seconds, requestId) =>
+        reporter.lockedOut('second_factors', this.#settlingAddress, seconds, username, requestId),
+    });
+  }
+
+  async begin(checkKind: PasswordCheckKind, username: string, origin: AttemptOrigin, clock: () => Date): Promise<PasswordAttempt> {
+    const key = username.toLowerCase();
+    const account = await this.#accounts.reserve([key], clock, origin.requestId);
+    if (!account.reservation) return { refused: true, retryAfter: account.retryAfter };
+    const accountReservation = account.reservation;
+    const attempt = await this.#perAddress.begin(checkKind, username, origin, clock);
+    if (attempt.refused) {
+      accountReservation.settle(false, clock());
+      return attempt;
+    }
+    const settle = (outcome: Parameters<typeof attempt.settle>[0], at: Date) => {
+      this.#settlingAddress = origin.address;
+      accountReservation.settle(outcome === 'failed', at);
+      if (outcome === 'succeeded') this.#accounts.reset(key);
+      attempt.settle(outcome, at);
+    };
+    return { refused: false, settle };
+  }
+}
+
 /** Failure limits of one process, shared by every route that checks credentials. */
 export interface AttemptLimits {
   clients: ClientAuthenticationLimits;
@@ -145,9 +186,10 @@ export interface AttemptLimits {
   admin: PasswordAttemptLimits;
   /**
    * Codes at the second step of a sign-in (issue 35): counted as wrong passwords are, but apart from them, since a
-   * right password resets its pair's failures and would otherwise let whoever knows it guess codes without end.
+   * right password resets its pair's failures and would otherwise let whoever knows it guess codes without end; and
+   * per account from any address (SecondFactorAttemptLimits).
    */
-  secondFactors: PasswordAttemptLimits;
+  secondFactors: SecondFactorAttemptLimits;
   /** RFC 8628 section 5.1: wrong user codes entered at /device, per address. */
   userCodes: FailureLimiter;
 }
@@ -158,7 +200,7 @@ export function createAttemptLimits(limits: RateLimits, reporter: AttemptReporte
     clients: new ClientAuthenticationLimits(limits, reporter),
     users: new PasswordAttemptLimits(limits, 'user', reporter),
     admin: new PasswordAttemptLimits(limits, 'admin', reporter),
-    secondFactors: new PasswordAttemptLimits(limits, 'user', reporter),
+    secondFactors: new SecondFactorAttemptLimits(limits, reporter),
     userCodes: new FailureLimiter(limits, {
       onLockout: (address, seconds, requestId) => reporter.lockedOut('user_codes', address, seconds, null, requestId),
     }),

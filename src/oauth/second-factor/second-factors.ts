@@ -100,7 +100,7 @@ export async function recoveryCodesLeft(deps: Pick<OAuthDeps, 'stores'>, userId:
   return (await deps.stores.secondFactors.unusedRecoveryCodes(userId)).length;
 }
 
-/** Ten new recovery codes, returned once; the old ones stop working. */
+/** Ten new recovery codes, returned once; the old ones stop working. Unchecked: the CLI's and the enrolment's. */
 export async function regenerateRecoveryCodes(deps: Pick<OAuthDeps, 'stores' | 'now'>, userId: number): Promise<string[]> {
   const codes = newRecoveryCodes();
   await deps.stores.secondFactors.replaceRecoveryCodes(userId, codes.map(recoveryCodeHash), deps.now());
@@ -134,13 +134,25 @@ export async function confirmOwnPassword(
   return check.outcome === 'succeeded' && check.user.id === user.id ? 'ok' : 'wrong';
 }
 
-export type RemovalCheck =
-  { outcome: 'removed' } | { outcome: 'not_allowed' } | { outcome: 'wrong_proof' } | { outcome: 'locked_out'; retryAfter: number };
+type ProofCheck = { outcome: 'proven' } | { outcome: 'wrong_proof' } | { outcome: 'locked_out'; retryAfter: number };
 
 /**
- * The user turns their second factor off: allowed unless a policy requires it, and only with their current password
- * or a code of the factor (a browser left signed in is not enough). Both checks count against the sign-in limits.
+ * The signed-in user's current password or a code of their factor, before a change to that factor: a browser left
+ * signed in is not enough. Both checks count against the sign-in limits.
  */
+async function checkOwnProof(deps: OAuthDeps, user: UserRecord, proof: string, origin: AttemptOrigin): Promise<ProofCheck> {
+  const check =
+    isTotpCode(proof) || looksLikeRecoveryCode(proof)
+      ? await checkSecondFactor(deps, user, proof, origin)
+      : await checkLoginCredentials(deps, user.username, proof, origin);
+  if (check.outcome === 'locked_out') return check;
+  if (check.outcome === 'failed' || ('user' in check && check.user.id !== user.id)) return { outcome: 'wrong_proof' };
+  return { outcome: 'proven' };
+}
+
+export type RemovalCheck = { outcome: 'removed' } | { outcome: 'not_allowed' } | Exclude<ProofCheck, { outcome: 'proven' }>;
+
+/** The user turns their second factor off: allowed unless a policy requires it, and only with a proof (checkOwnProof). */
 export async function removeOwnSecondFactor(
   deps: OAuthDeps,
   user: UserRecord,
@@ -148,14 +160,27 @@ export async function removeOwnSecondFactor(
   origin: AttemptOrigin,
 ): Promise<RemovalCheck> {
   if (!mayRemoveSecondFactor(deps.config, user)) return { outcome: 'not_allowed' };
-  const check =
-    isTotpCode(proof) || looksLikeRecoveryCode(proof)
-      ? await checkSecondFactor(deps, user, proof, origin)
-      : await checkLoginCredentials(deps, user.username, proof, origin);
-  if (check.outcome === 'locked_out') return check;
-  if (check.outcome === 'failed' || ('user' in check && check.user.id !== user.id)) return { outcome: 'wrong_proof' };
+  const check = await checkOwnProof(deps, user, proof, origin);
+  if (check.outcome !== 'proven') return check;
   await removeSecondFactor(deps, user.id);
   return { outcome: 'removed' };
+}
+
+export type RegenerationCheck = { outcome: 'regenerated'; codes: string[] } | Exclude<ProofCheck, { outcome: 'proven' }>;
+
+/**
+ * The user's new recovery codes, with a proof (checkOwnProof): codes are a factor, so whoever holds only the browser
+ * must not print a set for themselves (and then turn the factor off with one of them).
+ */
+export async function regenerateOwnRecoveryCodes(
+  deps: OAuthDeps,
+  user: UserRecord,
+  proof: string,
+  origin: AttemptOrigin,
+): Promise<RegenerationCheck> {
+  const check = await checkOwnProof(deps, user, proof, origin);
+  if (check.outcome !== 'proven') return check;
+  return { outcome: 'regenerated', codes: await regenerateRecoveryCodes(deps, user.id) };
 }
 
 /**

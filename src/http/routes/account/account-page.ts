@@ -35,6 +35,8 @@ interface PageState {
   identityError?: string;
   /** The second factor's removal refused: a wrong password or code, a lockout; shown at its field. */
   secondFactorError?: string;
+  /** New recovery codes refused: a wrong password or code, a lockout; shown at that form's field. */
+  recoveryCodesError?: string;
   /** A passkey's new name refused (blank, too long); shown at that passkey's field. */
   passkeyRenameError?: PasskeyRenameError;
 }
@@ -55,6 +57,7 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
     passwordError: state.passwordError ?? null,
     secondFactor: user === null ? { enrolled: false } : await secondFactorSection(deps, user),
     secondFactorError: state.secondFactorError ?? null,
+    recoveryCodesError: state.recoveryCodesError ?? null,
     csrfToken: reply.generateCsrf(),
   });
 }

@@ -7,7 +7,7 @@ import { attemptOrigin } from '../../attempt-origin.js';
 import {
   confirmOwnPassword,
   hasTotp,
-  regenerateRecoveryCodes,
+  regenerateOwnRecoveryCodes,
   removeOwnSecondFactor,
 } from '../../../oauth/second-factor/second-factors.js';
 import type { UserRecord } from '../../../oauth/store.js';
@@ -61,10 +61,18 @@ export const confirmAccountEnrolment: Handler<{ code?: string; current?: string 
   return renderRecoveryCodes(request, reply, result.recoveryCodes, ACCOUNT_PATH);
 };
 
-/** POST /account/second-factor/recovery-codes: ten new codes; the old ones stop working. */
-export const newAccountRecoveryCodes: Handler = async (deps, request, reply, user) => {
+/** POST /account/second-factor/recovery-codes: with the current password or a code, ten new codes; the old ones stop working. */
+export const newAccountRecoveryCodes: Handler<{ proof?: string }> = async (deps, request, reply, user) => {
   if (!(await hasTotp(deps, user.id))) return reply.redirect(ACCOUNT_PATH, 303);
-  const codes = await regenerateRecoveryCodes(deps, user.id);
+  const { t } = request.pageLanguage;
+  const regeneration = await regenerateOwnRecoveryCodes(deps, user, request.body?.proof ?? '', attemptOrigin(request));
+  if (regeneration.outcome === 'wrong_proof')
+    return renderAccountPage(deps, request, reply.code(401), { recoveryCodesError: t('secondFactor.wrongProof') });
+  if (regeneration.outcome === 'locked_out') {
+    const locked = reply.code(429).header('retry-after', String(regeneration.retryAfter));
+    return renderAccountPage(deps, request, locked, { recoveryCodesError: t('login.lockedOut', { seconds: regeneration.retryAfter }) });
+  }
+  const { codes } = regeneration;
   await recordAuditEventAlone(
     deps,
     ownSecondFactorEvent('user.recovery_codes.regenerated', user.id, request.ip),

@@ -38,7 +38,6 @@ const proofBody = {
   type: 'object',
   properties: { proof: { type: 'string', maxLength: 1024, description: 'The current password, or a code of the second factor.' }, ...csrf },
 } as const;
-const csrfBody = { type: 'object', properties: csrf } as const;
 
 /** The second step of /login and the account page's second factor (issue 35 item 2). */
 export const secondFactorRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
@@ -73,9 +72,9 @@ export const secondFactorRoutes: FastifyPluginAsync<RouteOptions> = async (app, 
     { schema: { body: enrolmentBody }, preHandler: [authenticate, csrfProtection] },
     withAccountUser(deps, confirmAccountEnrolment),
   );
-  app.post<{ Body: Record<string, never> }>(
+  app.post<{ Body: { proof?: string } }>(
     `${ACCOUNT_SECOND_FACTOR_PATH}/recovery-codes`,
-    { schema: { body: csrfBody }, preHandler: [authenticate, csrfProtection] },
+    { schema: { body: proofBody }, preHandler: [authenticate, csrfProtection] },
     withAccountUser(deps, newAccountRecoveryCodes),
   );
   app.post<{ Body: { proof?: string } }>(

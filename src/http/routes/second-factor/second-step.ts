@@ -16,7 +16,8 @@ import { confirmEnrolment, renderEnrolment, renderRecoveryCodes } from './totp-e
 
 // /login/second-factor (issue 35 items 1 and 2): the step after a right password, for a user who must give a second
 // factor: a code of their authenticator app, a recovery code, or one of their passkeys (passkey-second-step.ts). A user
-// who has neither an app nor a passkey sets up the app here; one with passkeys only may set up the app instead.
+// who has neither an app nor a passkey sets up the app here. One who has either gives it: the password alone must never
+// add a factor (with passkeys only, the app is set up on the account page once signed in with one).
 
 export const SECOND_STEP_PATH = '/login/second-factor';
 export const SECOND_STEP_ENROL_PATH = `${SECOND_STEP_PATH}/enrol`;
@@ -45,7 +46,6 @@ async function secondStepPage(
     csrfToken: reply.generateCsrf(),
     totp,
     passkeys,
-    enrolHref: SECOND_STEP_ENROL_PATH,
     cancelAction: SECOND_STEP_CANCEL_PATH,
     passkeyScripts: passkeys ? passkeyScriptTags() : [],
   });
@@ -58,15 +58,16 @@ const enrolmentPage = (deps: OAuthDeps, request: FastifyRequest, reply: FastifyR
     ...(error && { error }),
   });
 
+const hasSecondFactor = async (deps: OAuthDeps, user: UserRecord): Promise<boolean> =>
+  (await hasTotp(deps, user.id)) || (await hasPasskeys(deps, user.id));
+
 /** GET: the code form and/or passkey button, or the enrolment of a user who has neither and must give a second factor. */
 export const showSecondStep: PendingHandler = async (deps, request, reply, user) =>
-  (await hasTotp(deps, user.id)) || (await hasPasskeys(deps, user.id))
-    ? secondStepPage(deps, request, reply, user)
-    : enrolmentPage(deps, request, reply, user);
+  (await hasSecondFactor(deps, user)) ? secondStepPage(deps, request, reply, user) : enrolmentPage(deps, request, reply, user);
 
-/** GET /login/second-factor/enrol: a user with passkeys but no app chose to set up the app instead. */
+/** GET /login/second-factor/enrol: the enrolment's own address; a user who has a second factor gives it instead. */
 export const showSecondStepEnrolment: PendingHandler = async (deps, request, reply, user) =>
-  (await hasTotp(deps, user.id)) ? reply.redirect(SECOND_STEP_PATH, 303) : enrolmentPage(deps, request, reply, user);
+  (await hasSecondFactor(deps, user)) ? reply.redirect(SECOND_STEP_PATH, 303) : enrolmentPage(deps, request, reply, user);
 
 /**
  * POST /login/second-factor/cancel (the pages' "Cancel", a form with the CSRF token, not a link: a GET must change
@@ -106,9 +107,9 @@ export const submitSecondStep: PendingHandler<{ code?: string }> = async (deps, 
   return reply.redirect(await finishSignIn(deps, request, user, ['pwd', 'otp']), 303);
 };
 
-/** POST /login/second-factor/enrol: a user who must give a second factor sets it up, then is signed in with it. */
+/** POST /login/second-factor/enrol: a user who must give a second factor and has none sets it up, then is signed in with it. */
 export const submitSecondStepEnrolment: PendingHandler<{ code?: string }> = async (deps, request, reply, user) => {
-  if (await hasTotp(deps, user.id)) return secondStepPage(deps, request, reply, user);
+  if (await hasSecondFactor(deps, user)) return reply.redirect(SECOND_STEP_PATH, 303);
   const enrolment = await confirmEnrolment(deps, request, user, request.body?.code ?? '');
   if (enrolment.outcome === 'wrong_code')
     return enrolmentPage(deps, request, reply.code(422), user, request.pageLanguage.t('secondFactor.wrongCode'));
