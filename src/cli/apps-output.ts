@@ -2,7 +2,8 @@ import { withControlCharactersEscaped } from '../oauth/control-characters.js';
 import type { Config } from '../config/types.js';
 import { applicationJson } from '../oauth/clients/application-json.js';
 import { usesClientSecret } from '../oauth/clients/client-authentication-setting.js';
-import { isFapi2 } from '../oauth/clients/fapi2-profile.js';
+import { isFapi2, signingAlgorithmFor } from '../oauth/clients/fapi2-profile.js';
+import type { SigningAlgorithm } from '../oauth/keys/signing-keys.js';
 import { sectorOf } from '../oauth/openid/subject.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { printJson, printTable, type CliIo } from './io.js';
@@ -14,8 +15,9 @@ import { printJson, printTable, type CliIo } from './io.js';
 // control characters would reach the terminal as escape sequences.
 export const printable = withControlCharactersEscaped;
 
-/** `parRequired`: the server's pushedAuthorizationRequests.required, which makes every client push its requests. */
-function details(application: ApplicationRecord, parRequired: boolean): string[] {
+/** `config.pushedAuthorizationRequests.required` makes every client push its requests. */
+function details(application: ApplicationRecord, config: ShownSettings): string[] {
+  const parRequired = config.pushedAuthorizationRequests.required;
   return [
     `  id:             ${application.id}`,
     `  uid:            ${application.uid}   (the client_id)`,
@@ -25,7 +27,7 @@ function details(application: ApplicationRecord, parRequired: boolean): string[]
     `  type:           ${application.confidential ? 'confidential' : 'public client (no secret; PKCE required)'}`,
     // OpenID Connect: where logout may return to, how ID tokens are signed, what UserInfo answers.
     `  logout URIs:    ${application.postLogoutRedirectUris.map(printable).join('\n                  ') || '(none)'}`,
-    `  ID token alg:   ${application.idTokenSignedResponseAlg ?? 'RS256 (the default)'}`,
+    `  ID token alg:   ${signingAlgorithm(application, application.idTokenSignedResponseAlg, config)}`,
     `  UserInfo:       ${userinfoResponse(application)}`,
     `  subject:        ${subjectType(application)}`,
     `  logout tokens:  ${backchannelLogout(application)}`,
@@ -33,13 +35,21 @@ function details(application: ApplicationRecord, parRequired: boolean): string[]
     `  DPoP:           ${requirement(application, application.dpopBoundAccessTokens, 'DPoP-bound tokens only, RFC 9449')}`,
     `  PAR:            ${parRequired ? 'required (pushedAuthorizationRequests.required: every client pushes its requests, RFC 9126)' : requirement(application, application.requirePushedAuthorizationRequests, 'pushed authorization requests only, RFC 9126')}`,
     `  signed request: ${application.requireSignedRequestObject ? 'required (signed request objects only, RFC 9101)' : 'optional'}`,
-    `  JARM alg:       ${application.authorizationSignedResponseAlg ?? 'RS256 (the default)'}`,
+    `  JARM alg:       ${signingAlgorithm(application, application.authorizationSignedResponseAlg, config)}`,
     `  profile:        ${application.profile === 'fapi2' ? 'fapi2 (FAPI 2.0 Security Profile)' : 'none'}`,
     `  refresh tokens: ${application.refreshTokens === 'always' ? 'always (the default)' : 'only with offline_access granted (OpenID Connect Core 11)'}`,
     `  grant types:    ${application.grantTypes?.join(' ') ?? '(every grant the server enables but the device grant)'}`,
     `  client auth:    ${clientAuthentication(application)}`,
     `  created at:     ${application.createdAt.toISOString()}`,
   ];
+}
+
+// What the server signs with (fapi2-profile.ts): the registered algorithm, else the default (a fapi2 client's is
+// chosen from keys.algorithms, and replaces a stored RS256).
+function signingAlgorithm(application: ApplicationRecord, registered: SigningAlgorithm | null, config: ShownSettings): string {
+  const alg = signingAlgorithmFor(application, registered, config.keys);
+  if (alg === registered) return alg;
+  return isFapi2(application) ? `${alg} (profile fapi2: the first of keys.algorithms FAPI 2.0 allows, else ES256)` : `${alg} (the default)`;
 }
 
 // The profile fapi2 (fapi2-profile.ts) requires DPoP-bound tokens and pushed requests whatever the client's own settings.
@@ -160,7 +170,7 @@ export function printChanged(
   config: ShownSettings,
 ): void {
   if (json) return printJson(io, changedJson(application, plainSecret));
-  const lines = [headline, ...details(application, config.pushedAuthorizationRequests.required)];
+  const lines = [headline, ...details(application, config)];
   if (plainSecret) {
     lines.push(
       `  secret:         ${plainSecret}`,
@@ -173,12 +183,12 @@ export function printChanged(
 }
 
 /** The server's settings an application's printout depends on. */
-export type ShownSettings = Pick<Config, 'hashApplicationSecrets' | 'pushedAuthorizationRequests'>;
+export type ShownSettings = Pick<Config, 'hashApplicationSecrets' | 'pushedAuthorizationRequests' | 'keys'>;
 
 export function printShown(io: CliIo, json: boolean, application: ApplicationRecord, config: ShownSettings): void {
   if (json) return printJson(io, applicationJson(application));
   const lines = [
-    ...details(application, config.pushedAuthorizationRequests.required),
+    ...details(application, config),
     `  updated at:     ${application.updatedAt.toISOString()}`,
     `  secret:         ${secretState(application, config.hashApplicationSecrets)}`,
     ...registration(application),

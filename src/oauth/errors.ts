@@ -97,6 +97,13 @@ export class RequestUriNotSupported extends OAuthError {
   }
 }
 
+// OpenID Connect Core 3.1.2.6: the registration parameter (Core 7.2.1, a Self-Issued OP's) is not supported here.
+export class RegistrationNotSupported extends OAuthError {
+  constructor() {
+    super('registration_not_supported', 400, 'The registration parameter is not supported.');
+  }
+}
+
 // RFC 9126 section 4 (the code of RFC 9101 section 10.2): a pushed request's request_uri that is unknown, another
 // client's, expired or used already. Shown on the error page: the redirect_uri it would name cannot be trusted.
 export class InvalidRequestUri extends OAuthError {

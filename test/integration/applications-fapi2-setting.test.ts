@@ -138,6 +138,9 @@ describe(`oauth-service apps --profile fapi2 (${backend})`, { timeout: 120_000 }
     // What the profile enforces, not the stored settings (which --json still answers).
     expect(shown).toContain('  DPoP:           required (profile fapi2: DPoP-bound tokens only, RFC 9449)\n');
     expect(shown).toContain('  PAR:            required (profile fapi2: pushed authorization requests only, RFC 9126)\n');
+    // FAPI 2.0 Security Profile 5.4: not RS256; keys.algorithms is the default, RS256 alone, so ES256.
+    expect(shown).toContain('  ID token alg:   ES256 (profile fapi2: the first of keys.algorithms FAPI 2.0 allows, else ES256)\n');
+    expect(shown).toContain('  JARM alg:       ES256 (profile fapi2: the first of keys.algorithms FAPI 2.0 allows, else ES256)\n');
     expect(created).toMatchObject({ dpop_bound_access_tokens: false, require_pushed_authorization_requests: false });
     const updated = JSON.parse(
       (

@@ -30,6 +30,22 @@ describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
     );
   });
 
+  ruleTest('registration_absent', 'a registration parameter is registration_not_supported (Core 3.1.2.6, 7.2.1), redirected', async () => {
+    expectRedirect(
+      await get({ registration: '{"client_name":"Self-issued"}' }),
+      'registration_not_supported',
+      'The registration parameter is not supported.',
+    );
+    expect((await get({ registration: '' })).statusCode).toBe(200);
+  });
+
+  it('request and request_uri together are invalid_request (Core 6), shown, not request_uri_not_supported nor redirected', async () => {
+    const response = await get({ request: 'eyJhbGciOiJub25lIn0.e30.', request_uri: 'https://client.example.com/request.jwt' });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers.location).toBeUndefined();
+    expect(response.body).toContain('The request and request_uri parameters must not be used together.');
+  });
+
   ruleTest('prompt_valid', 'an unknown prompt value, or none with another, is invalid_request, redirected', async () => {
     expectRedirect(
       await get({ prompt: 'bogus' }),

@@ -428,6 +428,7 @@ describe('the rule table', () => {
       'code_challenge_method_supported',
       'code_challenge_well_formed',
       'request_uri_absent',
+      'registration_absent',
       'prompt_valid',
       'max_age_valid',
       'nonce_valid',

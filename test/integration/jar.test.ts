@@ -3,12 +3,22 @@ import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientKey, jwksOf, privateKeyJwtClient, unsecuredAssertion, type ClientKey } from '../helpers/client-assertions.js';
+import { readAuthorizationParameters } from '../../src/oauth/authorization/authorization-parameters.js';
+import { validateAuthorizationRequest } from '../../src/oauth/authorization/authorization-request.js';
+import {
+  assertionParams,
+  clientAssertion,
+  clientKey,
+  jwksOf,
+  privateKeyJwtClient,
+  unsecuredAssertion,
+  type ClientKey,
+} from '../helpers/client-assertions.js';
 import { authorizeUrl, createUser, locationParameters, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { authorize } from '../helpers/openid.js';
 import { pkceCodeRequest } from '../helpers/oauth4webapi.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
 
 // Signed request objects (RFC 9101, JAR; issue 36 item 2) at the authorization endpoint, by value. The tests are named
 // after the FAPI 2.0 Message Signing conformance modules where one exists; oauth4webapi signs the happy flow's object
@@ -154,6 +164,36 @@ describe(`signed request objects (RFC 9101) on ${backend}`, () => {
   it('a request object of another client, or from another issuer, fails', async () => {
     expectRefused(await withRequest(await requestObject({ client_id: randomUUID() })), 'The request object is for another client_id.');
     expectRefused(await withRequest(await requestObject({ iss: 'someone-else' })), 'unexpected &quot;iss&quot; claim value');
+  });
+
+  it('request and request_uri together are invalid_request (Core 6, RFC 9101 section 5), shown; a pushed request_uri beside it is not opened', async () => {
+    const description = 'The request and request_uri parameters must not be used together.';
+    const request = await requestObject();
+    expectRefused(await withRequest(request, { request_uri: 'urn:x' }), description);
+    // The page shows the description; the code and where it goes are the validation's.
+    const validation = await validateAuthorizationRequest(
+      server.deps,
+      readAuthorizationParameters({ client_id: clientId, request, request_uri: 'urn:x' }),
+    );
+    expect(validation).toMatchObject({ ok: false, rule: 'request_or_request_uri', error: { code: 'invalid_request' }, redirect: null });
+    const pushed = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/par',
+      headers: FORM,
+      payload: form({
+        ...assertionParams(await clientAssertion(clientId, key, issuer)),
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: CALLBACK,
+      }),
+    });
+    expect(pushed.statusCode, pushed.body).toBe(201);
+    const requestUri = pushed.json<{ request_uri: string }>().request_uri;
+    expectRefused(await withRequest(request, { request_uri: requestUri }), description);
+    // Refused before the pushed request was looked at: it is still there for a request that names it alone.
+    const alone = await agent.request({ method: 'GET', url: authorizeUrl({ client_id: clientId, request_uri: requestUri }) });
+    expect(alone.statusCode).toBeOneOf([200, 302]);
+    if (alone.statusCode === 302) expect(locationParameters(alone).get('code')).toBeTruthy();
   });
 
   it('a request object inside a request object, or naming a request_uri, fails', async () => {

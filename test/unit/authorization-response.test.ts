@@ -27,6 +27,7 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   dpopJkt: null,
   requestUri: null,
   requestObject: null,
+  responseSigningAlg: 'RS256',
   ...overrides,
 });
 /** The resource owner said no to a request whose client and redirect URI are verified. */

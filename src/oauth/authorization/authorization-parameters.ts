@@ -30,6 +30,8 @@ export const AUTHORIZATION_PARAMETER_NAMES = [
   'claims',
   'request',
   'request_uri',
+  // OpenID Connect Core 7.2.1: read only to be refused (registration_not_supported, openid-request.ts).
+  'registration',
   'resource',
   'dpop_jkt',
   'authorization_details',

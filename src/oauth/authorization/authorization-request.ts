@@ -21,7 +21,8 @@ import { AUTHORIZATION_RULES, DENIAL_RULES } from './authorization-rules.js';
 import { clientMetadataDocumentRefusal } from '../clients/metadata-documents/client-metadata-document-applications.js';
 import { openIdParameters, type OpenIdParameters } from '../openid/openid-request.js';
 import { isOutOfBand } from './redirect-uri.js';
-import { unpackRequestObject } from './request-object.js';
+import { requestAndRequestUriTogether, unpackRequestObject } from './request-object.js';
+import { signingAlgorithmFor } from '../clients/fapi2-profile.js';
 import { formatScopes } from '../scopes.js';
 import type { ApplicationRecord, LookupOrigin } from '../store.js';
 import { EXPIRED_UNUSED_EXPLANATION, expiredUnused } from '../clients/registration/unused-clients.js';
@@ -60,6 +61,8 @@ export interface AuthorizationRequest {
   requestUri: string | null;
   /** RFC 9101: the signed request object this request was sent as, directly (not pushed); null: none. */
   requestObject: string | null;
+  /** JARM section 3: what its JWT-secured responses are signed with (signingAlgorithmFor: the client's, or the default). */
+  responseSigningAlg: SigningAlgorithm;
 }
 
 /** Where an error goes once client and redirect URI are verified (RFC 6749 section 4.1.2.1). */
@@ -68,7 +71,7 @@ export interface ErrorRedirect {
   responseMode: ResponseMode;
   /** The verified client: the audience of a JWT-secured (JARM) response. */
   clientId: string;
-  /** JARM section 3: the client's authorization_signed_response_alg; null is RS256. */
+  /** JARM section 3: what its JWT-secured responses are signed with (signingAlgorithmFor); null: no client, RS256. */
   signingAlg: SigningAlgorithm | null;
   state: string | undefined;
 }
@@ -93,6 +96,8 @@ export async function validateAuthorizationRequest(
   parameters: AuthorizationParameters,
   origin?: LookupOrigin,
 ): Promise<AuthorizationValidation> {
+  const both = requestAndRequestUriTogether(parameters);
+  if (both !== null) return { ok: false, rule: 'request_or_request_uri', error: both, redirect: null };
   const resolved = await resolvePushedRequest(deps, parameters, origin);
   if (!('values' in resolved)) return requestUriFailure(resolved);
   // RFC 9101: a signed request object is the request; what is wrong with it is shown, never redirected. (A pushed
@@ -124,6 +129,7 @@ export async function validateAuthorizationRequest(
       dpopJkt: blankToUndefined(values.dpop_jkt) ?? null,
       requestUri: resolved.pushed?.requestUri ?? null,
       requestObject: request.signed && resolved.pushed === undefined ? (resolved.values.request ?? null) : null,
+      responseSigningAlg: responseSigningAlg(context.application!, deps.config),
     },
   };
 }
@@ -170,7 +176,7 @@ export function interactionFailure(request: AuthorizationRequest, error: OAuthEr
         redirectUri: request.redirectUri,
         responseMode: request.responseMode,
         clientId: request.application.uid,
-        signingAlg: request.application.authorizationSignedResponseAlg,
+        signingAlg: request.responseSigningAlg,
         state: request.state,
       };
   return { ok: false, rule: 'interaction', error, redirect };
@@ -256,10 +262,13 @@ function errorRedirect(context: AuthorizationContext): ErrorRedirect | null {
     redirectUri,
     responseMode: errorResponseMode(context),
     clientId: context.application?.uid ?? context.parameters.values.client_id ?? '',
-    signingAlg: context.application?.authorizationSignedResponseAlg ?? null,
+    signingAlg: context.application ? responseSigningAlg(context.application, context.config) : null,
     state: blankToUndefined(context.parameters.values.state),
   };
 }
+
+const responseSigningAlg = (application: ApplicationRecord, config: AuthorizationContext['config']): SigningAlgorithm =>
+  signingAlgorithmFor(application, application.authorizationSignedResponseAlg, config.keys);
 
 function blankToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;

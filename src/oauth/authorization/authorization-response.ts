@@ -63,7 +63,7 @@ export function successDelivery(
       redirectUri: request.redirectUri,
       responseMode: request.responseMode,
       clientId: request.application.uid,
-      signingAlg: request.application.authorizationSignedResponseAlg,
+      signingAlg: request.responseSigningAlg,
     },
     parameters,
     from,
@@ -103,7 +103,8 @@ async function deliver(
   return { kind: 'redirect', location: buildRedirectUrl(redirectUri, sent, mode) };
 }
 
-// JARM section 3: signed with the client's authorization_signed_response_alg (the signer makes a key of it on first use).
+// JARM section 3: signed with the client's authorization_signed_response_alg, or its profile's default
+// (signingAlgorithmFor); the signer makes a key of it on first use.
 function signedResponse(
   { clientId, signingAlg }: Pick<ErrorRedirect, 'clientId' | 'signingAlg'>,
   parameters: ResponseParameters,

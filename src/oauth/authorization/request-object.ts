@@ -1,8 +1,8 @@
 import { decodeProtectedHeader, errors, type JWTPayload } from 'jose';
 import type { OAuthDeps } from '../deps.js';
-import { InvalidRequestObject, type OAuthError } from '../errors.js';
+import { InvalidRequest, InvalidRequestObject, type OAuthError } from '../errors.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys } from '../clients/client-assertion/client-key-sets.js';
-import { isFapi2 } from '../clients/fapi2-profile.js';
+import { algorithmsFor, fapi2AlgorithmRefusal, isFapi2 } from '../clients/fapi2-profile.js';
 import { authorizationIssuer } from '../issuer.js';
 import type { LookupOrigin } from '../store.js';
 import { readAuthorizationParameters, type AuthorizationParameters } from './authorization-parameters.js';
@@ -26,6 +26,18 @@ const MAX_REQUEST_OBJECT_LENGTH = 65_536;
 // The JWT's own claims: not parameters of the request.
 const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sub']);
 
+/**
+ * OpenID Connect Core 6: "If one of these parameters is used, the other MUST NOT be used in the same request" (RFC 9101
+ * section 5 has each REQUIRED unless the other is specified). Refused before either is looked at: a pushed request_uri
+ * is not opened, and which redirect_uri the request names (the object's, the pushed one's) is unknown, so the error is
+ * shown, never redirected, as any other fault of a request object or request_uri. null when at most one is sent.
+ */
+export function requestAndRequestUriTogether({ values }: AuthorizationParameters): InvalidRequest | null {
+  const sent = (value: string | undefined) => value !== undefined && value.trim() !== '';
+  if (!sent(values.request) || !sent(values.request_uri)) return null;
+  return new InvalidRequest('The request and request_uri parameters must not be used together.');
+}
+
 export type UnpackedRequest = { ok: true; parameters: AuthorizationParameters } | { ok: false; error: OAuthError };
 
 /** The request's parameters: the verified request object's when `request` is sent by a client with keys, else as sent. */
@@ -43,14 +55,20 @@ export async function unpackRequestObject(
   if (!keys) return { ok: true, parameters };
   const refuse = (description: string): UnpackedRequest => ({ ok: false, error: new InvalidRequestObject(description) });
   if (jwt.length > MAX_REQUEST_OBJECT_LENGTH) return refuse('The request object is too large.');
+  // FAPI 2.0 Security Profile section 5.4: a fapi2 client's objects are signed with PS256, ES256 or EdDSA only.
+  const algorithms = algorithmsFor(application, REQUEST_OBJECT_ALGORITHMS);
   const alg = headerAlgorithm(jwt);
-  if (alg === null || !REQUEST_OBJECT_ALGORITHMS.includes(alg)) {
-    return refuse(`The request object must be signed with one of ${REQUEST_OBJECT_ALGORITHMS.join(', ')}.`);
+  if (alg === null || !algorithms.includes(alg)) {
+    return refuse(
+      isFapi2(application)
+        ? fapi2AlgorithmRefusal('the request object')
+        : `The request object must be signed with one of ${REQUEST_OBJECT_ALGORITHMS.join(', ')}.`,
+    );
   }
   let payload: JWTPayload;
   try {
     ({ payload } = await verifyWithClientKeys(jwt, keys, {
-      algorithms: REQUEST_OBJECT_ALGORITHMS,
+      algorithms,
       issuer: clientId,
       audience: authorizationIssuer(deps.config.baseUrl),
       requiredClaims: ['exp'],

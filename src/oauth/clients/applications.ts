@@ -292,6 +292,11 @@ function profiledClient(fields: ApplicationFields, current?: ApplicationRecord):
     confidential: fields.confidential,
     tokenEndpointAuthMethod: methodOf(fields, current),
     grantTypes: fields.grantTypes === undefined ? (current?.grantTypes ?? null) : storedGrantTypes(fields.grantTypes),
+    signedResponseAlgs: {
+      id_token_signed_response_alg: fields.idTokenSignedResponseAlg?.trim() ?? current?.idTokenSignedResponseAlg ?? null,
+      userinfo_signed_response_alg: fields.userinfoSignedResponseAlg?.trim() ?? current?.userinfoSignedResponseAlg ?? null,
+      authorization_signed_response_alg: fields.authorizationSignedResponseAlg?.trim() ?? current?.authorizationSignedResponseAlg ?? null,
+    },
   };
 }
 

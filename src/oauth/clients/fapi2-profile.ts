@@ -1,13 +1,16 @@
 import type { ApplicationRecord, ClientProfile } from './application-store.js';
 import { CLIENT_PROFILES } from './application-store.js';
+import { isSigningAlgorithm, type SigningAlgorithm } from '../keys/signing-keys.js';
 
 // A client's security profile (issue 36 item 5). `fapi2` applies FAPI 2.0 Security Profile (final) section 5 to the
 // client: what it may register is checked here (fapi2ProfileProblems, at the admin's create/update, the CLI, apply
 // files and RFC 7591 registration), and each request-time rule sits where its check already was, asking isFapi2:
 // PAR and PKCE S256 and the code flow in authorization-rules.ts, DPoP in token-issuer.ts (as dpop_bound_access_tokens),
 // no password grant in client-admission.ts, the code lifetime in authorization-approval.ts, the client assertion's aud
-// in client-assertion-verification.ts. Mutual TLS (the profile's other client authentication and sender constraint)
-// is not supported: private_key_jwt and DPoP are the only ones.
+// and algorithm in client-assertion-verification.ts, the request object's algorithm in request-object.ts, and what
+// this server signs for the client with (signingAlgorithmFor, below) where each JWT is signed. Mutual TLS (the
+// profile's other client authentication and sender constraint) is not supported: private_key_jwt and DPoP are the only
+// ones.
 
 /** FAPI 2.0 Security Profile section 5: authorization codes live at most 60 seconds. */
 export const FAPI2_CODE_LIFETIME_SECONDS = 60;
@@ -18,6 +21,42 @@ export const isFapi2 = (application: Pick<ApplicationRecord, 'profile'> | null |
 
 export const isClientProfile = (value: string): value is ClientProfile => (CLIENT_PROFILES as readonly string[]).includes(value);
 
+/** FAPI 2.0 Security Profile section 5.4: the only JWS algorithms a fapi2 client and this server sign its JWTs with. */
+export const FAPI2_ALGORITHMS: readonly string[] = ['PS256', 'ES256', 'EdDSA'];
+/** What this server signs a fapi2 client's JWTs with when keys.algorithms names no FAPI algorithm (signingAlgorithmFor). */
+export const FAPI2_FALLBACK_ALGORITHM: SigningAlgorithm = 'ES256';
+
+const fapi2Allows = (alg: string): boolean => FAPI2_ALGORITHMS.includes(alg);
+
+/** Of the algorithms a JWT the client signed is verified with, those it may use: all, or a fapi2 client's FAPI ones. */
+export const algorithmsFor = (application: Pick<ApplicationRecord, 'profile'> | null, algorithms: readonly string[]): string[] =>
+  algorithms.filter((alg) => !isFapi2(application) || fapi2Allows(alg));
+
+/** The refusal of a fapi2 client's JWT signed with another algorithm; `what`: "the request object", "the client assertion". */
+export const fapi2AlgorithmRefusal = (what: string): string =>
+  `${FAPI2}: ${what} must be signed with one of ${FAPI2_ALGORITHMS.join(', ')} (profile fapi2).`;
+
+/**
+ * What this server signs a JWT for this client with (ID token, logout token, JARM response, signed UserInfo):
+ * `registered`, the algorithm the client chose for it, else RS256 (OpenID Connect Registration 2's default). A fapi2
+ * client's are FAPI 2.0's (section 5.4) whatever is stored (a row from before the rule, edited by hand): its
+ * registered one when FAPI allows it, else the first FAPI algorithm of keys.algorithms (kept signing-ready, so
+ * published ahead), else ES256, whose key the signer makes on first use as for any client's registered algorithm
+ * outside keys.algorithms: the profile sets its own floor under the server's settings, as for the code lifetime.
+ */
+export function signingAlgorithmFor(
+  application: Pick<ApplicationRecord, 'profile'>,
+  registered: SigningAlgorithm | null,
+  keys: { algorithms: readonly SigningAlgorithm[] },
+): SigningAlgorithm {
+  if (!isFapi2(application)) return registered ?? 'RS256';
+  if (registered !== null && fapi2Allows(registered)) return registered;
+  return keys.algorithms.find(fapi2Allows) ?? FAPI2_FALLBACK_ALGORITHM;
+}
+
+/** The metadata that names what this server signs a client's JWTs with (OpenID Connect Registration 2, JARM 3). */
+export type SignedResponseAlgField = 'id_token_signed_response_alg' | 'userinfo_signed_response_alg' | 'authorization_signed_response_alg';
+
 /** What a client to be stored with this profile looks like (its method null: derived from confidential). */
 export interface ProfiledClient {
   profile: string;
@@ -25,6 +64,8 @@ export interface ProfiledClient {
   tokenEndpointAuthMethod: string | null;
   /** null: every grant the server enables (then the request-time rules keep implicit and password out). */
   grantTypes: readonly string[] | null;
+  /** The signing algorithms it will have, by metadata name; blank or null (or left out): the default. */
+  signedResponseAlgs?: Partial<Record<SignedResponseAlgField, string | null>>;
 }
 
 // Grants the FAPI 2.0 Security Profile (section 5) leaves out: implicit (tokens in the front channel) and password.
@@ -41,6 +82,10 @@ export function fapi2ProfileProblems(client: ProfiledClient): string[] {
     problems.push('profile fapi2 requires token_endpoint_auth_method private_key_jwt (mutual TLS is not supported).');
   for (const grant of FORBIDDEN_GRANTS)
     if (client.grantTypes?.includes(grant)) problems.push(`profile fapi2 does not allow the ${grant} grant.`);
+  // Section 5.4. Only an algorithm this server signs with is judged: another is its field's own error already.
+  for (const [field, alg] of Object.entries(client.signedResponseAlgs ?? {}))
+    if (alg && isSigningAlgorithm(alg) && !fapi2Allows(alg))
+      problems.push(`profile fapi2 does not allow ${field} ${alg} (FAPI 2.0 allows only ${FAPI2_ALGORITHMS.join(', ')}).`);
   return problems;
 }
 

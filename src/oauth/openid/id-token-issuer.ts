@@ -1,4 +1,5 @@
 import { describedSignIn } from '../authentication-context.js';
+import { signingAlgorithmFor } from '../clients/fapi2-profile.js';
 import { authorizationIssuer } from '../issuer.js';
 import type { OAuthDeps } from '../deps.js';
 import { requestedUserClaims } from './claims-request.js';
@@ -9,7 +10,8 @@ import { subjectFor } from './subject.js';
 import type { ApplicationRecord, NewAccessToken } from '../store.js';
 
 // The ID token of a token response (OpenID Connect Core 3.1.3.3, 12.2): when OpenID Connect is on, `openid` was
-// granted, and a user signed in. Signed with the algorithm the client registered (RS256 by default). A refresh
+// granted, and a user signed in. Signed with the algorithm the client registered (RS256 by default; a fapi2 client's
+// is FAPI 2.0's, signingAlgorithmFor). A refresh
 // repeats the original auth_time and sid and carries no nonce (Core 12.2); the sid is the client's own (client-sid.ts).
 
 export interface IdTokenContext {
@@ -30,7 +32,7 @@ export async function idTokenFor(
   }
   const user = await deps.stores.users.findById(record.resourceOwnerId);
   if (!user) return null;
-  const alg = application.idTokenSignedResponseAlg ?? 'RS256';
+  const alg = signingAlgorithmFor(application, application.idTokenSignedResponseAlg, deps.config.keys);
   // RFC 8176 and Core 2: how the user signed in and the level reached, as recorded at the sign-in.
   const signIn = describedSignIn(
     { authTime: record.authTime ?? null, amr: record.amr ?? [], acr: record.acr ?? null },

@@ -1,7 +1,7 @@
 import type { AuthorizationContext, AuthorizationRule } from '../authorization/authorization-context.js';
 import { allowedScopes, present, requestedScopes, value } from '../authorization/authorization-context.js';
 import { anyReachable, reachableAcrValues } from '../authentication-context.js';
-import { InvalidRequest, RequestUriNotSupported, UnmetAuthenticationRequirements } from '../errors.js';
+import { InvalidRequest, RegistrationNotSupported, RequestUriNotSupported, UnmetAuthenticationRequirements } from '../errors.js';
 import {
   ClaimsRequestInvalid,
   claimsWithinScopes,
@@ -169,8 +169,19 @@ const requestUriAbsent: AuthorizationRule = {
   error: () => new RequestUriNotSupported(),
 };
 
+// Core 3.1.2.6: registration_not_supported, for an OP that does not support the registration parameter of Core 7.2.1
+// (client metadata sent with the request, for a Self-Issued OP; 7.2.1: it "SHOULD NOT be used when the OP is not a
+// Self-Issued OP"). Ignored, the client would take metadata it sent as honoured; clients here are the registered ones.
+const registrationAbsent: AuthorizationRule = {
+  name: 'registration_absent',
+  redirectable: true,
+  check: (context) => !openid(context) || !present(context, 'registration'),
+  error: () => new RegistrationNotSupported(),
+};
+
 export const OPENID_RULES: readonly AuthorizationRule[] = [
   requestUriAbsent,
+  registrationAbsent,
   promptValid,
   maxAgeValid,
   nonceValid,

@@ -2,6 +2,7 @@ import type { OAuthDeps } from '../deps.js';
 import { rememberDpopProof, type CheckedDpopProof } from '../tokens/dpop/dpop-proof.js';
 import { InsufficientScope, InvalidRequest, InvalidToken } from '../errors.js';
 import { findApplication } from '../clients/applications.js';
+import { signingAlgorithmFor } from '../clients/fapi2-profile.js';
 import { signedByRetiredKey } from '../tokens/jwt-access-token.js';
 import { requestedUserClaims } from './claims-request.js';
 import { userClaims, type UserinfoClaims } from './standard-claims.js';
@@ -78,8 +79,10 @@ export async function userinfoResponse(
   // RFC 9449 section 11.1, issue 29 item 7: the proof is recorded against replay only for a request answered, so
   // refused ones write nothing; the INSERT is the replay check, and a replayed proof gets no claims.
   if (proof) await rememberDpopProof(deps, proof);
-  const alg = application?.userinfoSignedResponseAlg ?? null;
-  if (application === null || alg === null) return { kind: 'json', claims };
+  const registered = application?.userinfoSignedResponseAlg ?? null;
+  if (application === null || registered === null) return { kind: 'json', claims };
+  // A fapi2 client's stored algorithm counts only where FAPI 2.0 allows it (signingAlgorithmFor).
+  const alg = signingAlgorithmFor(application, registered, deps.config.keys);
   // Core 5.3.2: a signed response SHOULD carry iss and aud; the issuer is the metadata's (baseUrl, no slash).
   const issuer = deps.config.baseUrl.replace(/\/+$/, '');
   return { kind: 'jwt', jwt: await deps.signer.sign({ ...claims, iss: issuer, aud: application.uid }, { alg, typ: 'JWT' }) };

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { errors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { OAuthDeps } from '../../deps.js';
 import type { ApplicationRecord } from '../../store.js';
-import { isFapi2 } from '../fapi2-profile.js';
+import { algorithmsFor, fapi2AlgorithmRefusal, isFapi2 } from '../fapi2-profile.js';
 import { ASSERTION_ALGORITHMS, type AssertionMethod } from './assertion-methods.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys, type ClientKeySource } from './client-key-sets.js';
 
@@ -16,7 +16,10 @@ export const MAX_AHEAD_SECONDS = 300;
 /** Clocks of client and server differ: exp, iat and nbf are judged with this much slack. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
-/** The outcome: the verified claims, or why not (`description`: only what the client should be told, a fetch failure). */
+/**
+ * The outcome: the verified claims, or why not (`description`: only what the client should be told, a fetch failure
+ * or the profile's algorithm rule).
+ */
 export type AssertionVerdict = { payload: JWTPayload } | { payload: null; description?: string };
 
 /** Whether the assertion authenticates the application (its signature and claims), without recording the jti. */
@@ -29,11 +32,16 @@ export async function verifyAssertion(
 ): Promise<AssertionVerdict> {
   const key = verificationKey(deps, application, method);
   if (key === null) return { payload: null };
+  // FAPI 2.0 Security Profile section 5.4: a fapi2 client signs with PS256, ES256 or EdDSA, and is told so.
+  const algorithms = algorithmsFor(application, ASSERTION_ALGORITHMS[method]);
+  const alg = headerAlgorithm(assertion);
+  if (isFapi2(application) && alg !== null && !algorithms.includes(alg))
+    return { payload: null, description: fapi2AlgorithmRefusal('the client assertion') };
   const base = deps.config.baseUrl.replace(/\/+$/, '');
   // FAPI 2.0 Security Profile section 5: a fapi2 client's assertion names the issuer alone, never an endpoint.
   const audiences = isFapi2(application) ? [base] : [base, `${base}/oauth/token`, `${base}${endpoint}`];
   const options = {
-    algorithms: [...ASSERTION_ALGORITHMS[method]],
+    algorithms,
     issuer: application.uid,
     subject: application.uid,
     audience: audiences,
@@ -63,6 +71,14 @@ export async function rememberAssertion(deps: OAuthDeps, application: Applicatio
     .digest('hex');
   const expiresAt = new Date((payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000);
   return deps.stores.dpopProofs.remember(key, expiresAt);
+}
+
+function headerAlgorithm(assertion: string): string | null {
+  try {
+    return decodeProtectedHeader(assertion).alg ?? null;
+  } catch {
+    return null;
+  }
 }
 
 function verificationKey(deps: OAuthDeps, application: ApplicationRecord, method: AssertionMethod): Uint8Array | ClientKeySource | null {

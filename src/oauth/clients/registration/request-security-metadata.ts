@@ -37,6 +37,8 @@ export function requestSecurityMetadataOf(
       profile: typeof profile === 'string' ? profile : String(JSON.stringify(profile)),
       confidential: client.tokenEndpointAuthMethod !== 'none',
       ...client,
+      // Registration here takes no id_token_ or userinfo_signed_response_alg: a registered client has the defaults.
+      signedResponseAlgs: { authorization_signed_response_alg: typeof alg === 'string' ? alg : null },
     });
     if (problems.length > 0) throw new InvalidClientMetadata(problems.join(' '));
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthDeps } from '../../deps.js';
+import { signingAlgorithmFor } from '../../clients/fapi2-profile.js';
 import { authorizationIssuer } from '../../issuer.js';
 import { sidFor } from '../client-sid.js';
 import type { ApplicationRecord } from '../../store.js';
@@ -56,5 +57,7 @@ export function signLogoutToken(
     sessionId: sidFor(delivery.sessionId, application.uid),
     now: deps.now(),
   });
-  return deps.signer.sign(claims, { alg: application.idTokenSignedResponseAlg ?? 'RS256', typ: LOGOUT_TOKEN_TYPE });
+  // Back-Channel Logout 2.4: signed with the keys of ID tokens; here with the algorithm of this client's ID tokens too.
+  const alg = signingAlgorithmFor(application, application.idTokenSignedResponseAlg, deps.config.keys);
+  return deps.signer.sign(claims, { alg, typ: LOGOUT_TOKEN_TYPE });
 }
