@@ -200,6 +200,16 @@ export interface AccessTokenStore {
     at: Date;
     refreshTokenExpiresIn: number | null;
   }): Promise<Array<{ application: ApplicationRecord; authorizedAt: Date }>>;
+  /**
+   * The scopes of the owner's live tokens in one application (live as authorizedApplications counts them), each
+   * once; null when there is none: the owner does not authorize that application (any more).
+   */
+  authorizedScopes(query: {
+    applicationId: number;
+    resourceOwnerId: number;
+    at: Date;
+    refreshTokenExpiresIn: number | null;
+  }): Promise<string[] | null>;
 }
 
 export interface AccessGrantStore {

@@ -52,6 +52,13 @@ const LIVE = `SELECT ${COLUMNS} FROM oauth_access_tokens
     AND (expires_in IS NULL OR created_at + make_interval(secs => expires_in) > $3)
   ORDER BY created_at DESC LIMIT 100`;
 
+// A token of t that still authorizes its application (the owner's authorized applications): not revoked, and its
+// access token unexpired or its refresh token still usable. $2 is now, $3 refreshTokens.expiresIn (null: never).
+const AUTHORIZES = `t.revoked_at IS NULL
+  AND (t.expires_in IS NULL OR t.created_at + make_interval(secs => t.expires_in) > $2
+    OR (t.refresh_token IS NOT NULL AND t.refreshed_at IS NULL
+      AND ($3::integer IS NULL OR t.created_at + make_interval(secs => $3::integer) > $2)))`;
+
 // A new row: the database numbers it; it is revoked and rotated later.
 const INSERTED = insertedFields(Prisma.OauthAccessTokenScalarFieldEnum, ['id', 'revokedAt', 'refreshedAt']);
 const INSERTED_COLUMNS = INSERTED.map(columnOf).join(', ');
@@ -256,15 +263,20 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
       const rows = await sql.query<Row<OauthApplication> & { authorized_at: Date }>(
         `SELECT ${APPLICATION_COLUMNS_OF_A}, MIN(t.created_at) AS authorized_at
          FROM oauth_access_tokens t JOIN oauth_applications a ON a.id = t.application_id
-         WHERE t.resource_owner_id = $1 AND t.revoked_at IS NULL
-           AND (t.expires_in IS NULL OR t.created_at + make_interval(secs => t.expires_in) > $2
-             OR (t.refresh_token IS NOT NULL AND t.refreshed_at IS NULL
-               AND ($3::integer IS NULL OR t.created_at + make_interval(secs => $3::integer) > $2)))
+         WHERE t.resource_owner_id = $1 AND ${AUTHORIZES}
          GROUP BY a.id
          ORDER BY authorized_at DESC, a.id DESC`,
         [resourceOwnerId, timestamp(at), refreshTokenExpiresIn],
       );
       return rows.map(({ authorized_at, ...row }) => ({ application: toApplication(row), authorizedAt: authorized_at }));
+    },
+    async authorizedScopes({ applicationId, resourceOwnerId, at, refreshTokenExpiresIn }) {
+      const rows = await sql.query<{ scopes: string | null }>(
+        `SELECT DISTINCT t.scopes FROM oauth_access_tokens t
+         WHERE t.resource_owner_id = $1 AND ${AUTHORIZES} AND t.application_id = $4`,
+        [resourceOwnerId, timestamp(at), refreshTokenExpiresIn, applicationId],
+      );
+      return rows.length === 0 ? null : [...new Set(rows.flatMap((row) => splitList(row.scopes)))];
     },
   };
 }

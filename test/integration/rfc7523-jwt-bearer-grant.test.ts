@@ -129,6 +129,18 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
     expect(introspection).toMatchObject({ active: true, client_id: 'agent', sub: aliceSubject, aud: MCP });
   });
 
+  it('an ID-JAG typ compares as a media type (RFC 7515 section 4.1.9): any case, with or without application/', async () => {
+    for (const typ of ['application/oauth-id-jag+jwt', 'OAUTH-ID-JAG+JWT', 'Application/OAuth-ID-JAG+JWT']) {
+      const response = await redeem(agent, await issuer.sign(idJag({ resource: MCP }), { typ }));
+      expect(response.statusCode, `${typ}: ${response.body}`).toBe(200);
+    }
+  });
+
+  it('an assertion of an issuer that is not idJag may leave out iat (RFC 7523 section 3: optional)', async () => {
+    const response = await redeem(agent, await issuer.sign(aliceAssertion({ iat: undefined })));
+    expect(response.statusCode, response.body).toBe(200);
+  });
+
   it('a refresh token only where the issuer allows it (refreshTokens) and the client may have one', async () => {
     const withoutRefresh = await redeem(renewing, await issuer.sign(aliceAssertion()));
     expect(withoutRefresh.statusCode, withoutRefresh.body).toBe(200);
@@ -217,6 +229,18 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         async () => ({ assertion: await issuer.sign(idJag({ resource: MCP })) }),
         'invalid_grant',
         'The assertion must have typ oauth-id-jag+jwt.',
+      ],
+      [
+        'an ID-JAG whose typ is of another kind (application/jwt)',
+        async () => ({ assertion: await issuer.sign(idJag({ resource: MCP }), { typ: 'application/jwt' }) }),
+        'invalid_grant',
+        'The assertion must have typ oauth-id-jag+jwt.',
+      ],
+      [
+        'an ID-JAG without iat (the draft: REQUIRED)',
+        async () => ({ assertion: await issuer.sign(idJag({ resource: MCP, iat: undefined }), { typ: 'oauth-id-jag+jwt' }) }),
+        'invalid_grant',
+        'The assertion has no iat: an ID-JAG says when it was issued.',
       ],
       [
         'an ID-JAG of another client',

@@ -27,6 +27,15 @@ export interface VerifiedAssertion {
   expiresAt: Date;
 }
 
+/**
+ * RFC 7515 section 4.1.9: a typ compares as a media type, case-insensitively, and one without a "/" has its
+ * "application/" left out (oauth-id-jag+jwt is application/oauth-id-jag+jwt); RFC 8725 section 3.11 compares the same way.
+ */
+export function isMediaType(typ: unknown, expected: string): boolean {
+  const full = (value: string) => (value.includes('/') ? value : `application/${value}`).toLowerCase();
+  return typeof typ === 'string' && full(typ) === full(expected);
+}
+
 /** The unverified `iss`, to find the trusted issuer whose keys verify the rest; a non-JWT is invalid_grant. */
 export function assertionIssuer(assertion: string): unknown {
   try {
@@ -46,9 +55,11 @@ export async function verifyAssertion(
   if (typeof header.alg !== 'string' || !ASSERTION_ALGORITHMS.includes(header.alg))
     throw new InvalidGrant(`The assertion must be signed with an asymmetric algorithm (${ASSERTION_ALGORITHMS.join(', ')}).`);
   // The draft's processing rules (RFC 8725 section 3.11): an ID-JAG says what it is, so no other JWT of the issuer passes.
-  if (entry.idJag && header.typ !== ID_JAG_TYPE) throw new InvalidGrant(`The assertion must have typ ${ID_JAG_TYPE}.`);
+  if (entry.idJag && !isMediaType(header.typ, ID_JAG_TYPE)) throw new InvalidGrant(`The assertion must have typ ${ID_JAG_TYPE}.`);
   const now = deps.now();
   const { payload } = await verified(assertion, entry, deps.config.baseUrl, now);
+  // The draft's ID-JAG claims: iat is REQUIRED (as iss, sub, aud, client_id, jti and exp are).
+  if (entry.idJag && payload.iat === undefined) throw new InvalidGrant('The assertion has no iat: an ID-JAG says when it was issued.');
   // Signed is not sane: a claim (sub, email, jti...) is looked up and stored in PostgreSQL text (storable-text.ts).
   if (unstorableText(payload) !== null) throw new InvalidGrant(`The assertion’s claims ${UNSTORABLE_TEXT}.`);
   const exp = payload.exp!;

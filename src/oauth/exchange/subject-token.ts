@@ -1,27 +1,26 @@
-import { createLocalJWKSet, errors, jwtVerify } from 'jose';
 import { assertionIssuer, verifyAssertion, type VerifiedAssertion } from '../assertions/assertion-checks.js';
 import { findAssertedUser } from '../assertions/asserted-user.js';
 import { trustedIssuer } from '../assertions/jwt-bearer-grant-type.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidRequest } from '../errors.js';
-import { authorizationIssuer } from '../issuer.js';
-import { publishedJwks } from '../keys/signing-key-service.js';
-import { SIGNING_ALGORITHMS } from '../keys/signing-keys.js';
 import type { AccessTokenRecord, ApplicationRecord, UserRecord } from '../store.js';
 import { signedByRetiredKey } from '../tokens/jwt-access-token.js';
 import { findAccessToken } from '../tokens/token-lookup.js';
 import { isAccessible } from '../tokens/token-state.js';
 import { isDisabled } from '../users/users.js';
+import { authorizedScopes, idTokenSubject } from './id-token-subject.js';
 import { TOKEN_TYPES } from './token-exchange-grant-type.js';
 
 // RFC 8693 section 2.1: the subject_token, the party the new token is for. Three kinds: an access token this server
 // issued (found as introspection finds it: active, not revoked, its client not disabled), an ID token this server
-// signed for the requesting client (OpenID Connect Core 2), or a JWT of a trusted issuer (checked as the JWT bearer
-// grant checks an assertion). Every subject is a user here: a client's own token has no one to act for.
+// signed for the requesting client (OpenID Connect Core 2) while the user still authorizes that client
+// (id-token-subject.ts), or a JWT of a trusted issuer (checked as the JWT bearer grant checks an assertion). Every
+// subject is a user here: a client's own token has no one to act for.
 
 export type SubjectToken =
   | { type: 'access_token'; user: UserRecord; token: AccessTokenRecord }
-  | { type: 'id_token'; user: UserRecord }
+  /** authorizedScopes: the scopes of the client's live tokens for the user, what the ID token's exchange may give. */
+  | { type: 'id_token'; user: UserRecord; authorizedScopes: string[] }
   | { type: 'jwt'; user: UserRecord; assertion: VerifiedAssertion };
 
 export async function subjectToken(deps: OAuthDeps, value: string, type: string, client: ApplicationRecord): Promise<SubjectToken> {
@@ -31,8 +30,10 @@ export async function subjectToken(deps: OAuthDeps, value: string, type: string,
       if (token.resourceOwnerId === null) throw new InvalidRequest('The subject token is not for a user.');
       return { type: 'access_token', user: usableUser(await deps.stores.users.findById(token.resourceOwnerId)), token };
     }
-    case TOKEN_TYPES.idToken:
-      return { type: 'id_token', user: await idTokenUser(deps, value, client) };
+    case TOKEN_TYPES.idToken: {
+      const user = usableUser(await deps.stores.users.findBySubject(await idTokenSubject(deps, value, client)));
+      return { type: 'id_token', user, authorizedScopes: await authorizedScopes(deps, client, user) };
+    }
     case TOKEN_TYPES.jwt:
       return trustedJwt(deps, value, client);
     default:
@@ -51,36 +52,21 @@ export async function activeAccessToken(deps: OAuthDeps, value: string, role: 's
   return token;
 }
 
+/**
+ * RFC 8693 section 2.1 leaves the issued token's lifetime to the server: never past the subject token's expiry (an
+ * access token's, a trusted JWT's), so that exchanging again cannot keep a user's access alive past what the subject
+ * token allowed; null when it has none (an access token that never expires; an ID token, whose expiry bounds only
+ * when it may be exchanged, not the client's authorization).
+ */
+export function subjectExpiresAt(subject: SubjectToken): Date | null {
+  if (subject.type === 'jwt') return subject.assertion.expiresAt;
+  if (subject.type !== 'access_token' || subject.token.expiresIn === null) return null;
+  return new Date(subject.token.createdAt.getTime() + subject.token.expiresIn * 1000);
+}
+
 function usableUser(user: UserRecord | null): UserRecord {
   if (!user || isDisabled(user)) throw new InvalidRequest("The subject token's user is unknown or disabled.");
   return user;
-}
-
-/**
- * An ID token this server signed (a key published now), unexpired, issued to the requesting client (its aud): a
- * client exchanges what it was told about its user, nobody else's. Its sub is the user's public subject; a pairwise
- * client's sub cannot be turned back into a user, so its ID tokens are refused.
- */
-async function idTokenUser(deps: OAuthDeps, value: string, client: ApplicationRecord): Promise<UserRecord> {
-  if (!deps.config.openid.enabled) throw new InvalidRequest('ID tokens are not exchanged here: OpenID Connect is off.');
-  const keys = createLocalJWKSet((await publishedJwks(deps)) as Parameters<typeof createLocalJWKSet>[0]);
-  let sub: unknown;
-  try {
-    const { payload } = await jwtVerify(value, keys, {
-      algorithms: [...SIGNING_ALGORITHMS],
-      issuer: authorizationIssuer(deps.config.baseUrl),
-      audience: client.uid,
-      requiredClaims: ['exp', 'sub'],
-      currentDate: deps.now(),
-    });
-    sub = payload.sub;
-  } catch (error) {
-    if (error instanceof errors.JOSEError)
-      throw new InvalidRequest('The subject token is not an unexpired ID token this server issued to this client.');
-    throw error;
-  }
-  if (client.subjectType === 'pairwise') throw new InvalidRequest("A pairwise client's ID tokens cannot be exchanged.");
-  return usableUser(typeof sub === 'string' ? await deps.stores.users.findBySubject(sub) : null);
 }
 
 /** A trusted issuer's JWT, for a client it lists: the JWT bearer grant's checks, and a user it already knows. */

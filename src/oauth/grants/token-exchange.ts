@@ -7,7 +7,7 @@ import { InvalidGrant, InvalidRequest, InvalidTarget, UnauthorizedClient } from 
 import { actorOf } from '../exchange/actor-token.js';
 import { exchangedScopes } from '../exchange/exchanged-scopes.js';
 import { idJagAudience, idJagResource, signIdJag } from '../exchange/id-jag-issuer.js';
-import { subjectToken, type SubjectToken } from '../exchange/subject-token.js';
+import { subjectExpiresAt, subjectToken, type SubjectToken } from '../exchange/subject-token.js';
 import { mayUseTokenExchange, TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from '../exchange/token-exchange-grant-type.js';
 import { optionalParameter, requireParameter, resourceParameters, type Parameters } from '../request-parameters.js';
 import { audienceProblem, narrowedAudience, resolveAudience, type Audience } from '../resources/resource-indicators.js';
@@ -20,7 +20,8 @@ import type { GrantHandler } from './grant.js';
  * RFC 8693 section 2: a client exchanges a subject token (and, for delegation, its own actor token) for an access
  * token for the same user, narrowed, or (an ID token subject) for an ID-JAG aimed at a downstream authorization
  * server. Every check comes before any write: a refused exchange stores nothing. No refresh token (section 2.2.1
- * makes it optional): the exchange is repeated with a fresh subject token instead.
+ * makes it optional): the exchange is repeated with a fresh subject token instead, and the new token expires no
+ * later than its subject token (subjectExpiresAt), so that repeating it never extends access.
  */
 export const tokenExchangeGrant: GrantHandler = async (deps, request) => {
   try {
@@ -63,6 +64,7 @@ const exchange: GrantHandler = async (deps, { parameters, credentials, dpopProof
     audience,
     dpopJkt,
     act,
+    notAfter: subjectExpiresAt(subject),
     // The user's sign-in is what it was (RFC 9470 step-up at the next API sees its acr and auth_time); an assertion's
     // is another issuer's, whose acr values mean nothing here.
     ...(subject.type === 'access_token' && {
@@ -101,6 +103,7 @@ async function idJagExchange(
   // The draft's ID-JAG has no act claim: it names the client (client_id) that the user signed in to, nobody else.
   if (optionalParameter(parameters, 'actor_token') !== undefined)
     throw new InvalidRequest('An ID-JAG carries no actor: send no actor_token.');
+  // The user still authorizes the client (subject-token.ts): a client the user revoked mints no ID-JAG either.
   const subject = await subjectToken(deps, subjectValue, subjectType, application);
   const signed = await signIdJag(deps, entry, subject.user, { resource, scope: optionalParameter(parameters, 'scope') });
   await recordDomainEvent(

@@ -42,6 +42,8 @@ export interface TokenRequest {
   act?: ActorClaim | null;
   /** RFC 9396 section 9: the authorization_details the token carries. */
   authorizationDetails?: AuthorizationDetail[];
+  /** Token exchange: the token expires at this instant at the latest (its subject token's expiry); default no bound. */
+  notAfter?: Date | null;
 }
 
 /** A token as just created: the record plus the plain values, which exist only in this response. */
@@ -69,7 +71,8 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
   requireDpopBinding(request.application, request.dpopJkt ?? null);
   const audience = request.audience ?? NO_AUDIENCE;
   const createdAt = deps.now();
-  const expiresIn = audienceLifetime(audience, request.expiresIn === undefined ? config.accessTokenExpiresIn : request.expiresIn);
+  const lifetime = audienceLifetime(audience, request.expiresIn === undefined ? config.accessTokenExpiresIn : request.expiresIn);
+  const expiresIn = boundedLifetime(lifetime, createdAt, request.notAfter ?? null);
   const accessToken =
     accessTokenFormat(audience, request.application) === 'jwt'
       ? await signJwtAccessToken(deps, {
@@ -105,6 +108,13 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
     authorizationDetails: request.authorizationDetails ?? [],
   };
   return { input, accessToken, refreshToken };
+}
+
+/** Whole seconds from `createdAt`, never past `notAfter` (rounded down, so never a second after it). */
+function boundedLifetime(lifetime: number | null, createdAt: Date, notAfter: Date | null): number | null {
+  if (notAfter === null) return lifetime;
+  const left = Math.max(0, Math.floor((notAfter.getTime() - createdAt.getTime()) / 1000));
+  return lifetime === null ? left : Math.min(lifetime, left);
 }
 
 /**

@@ -1,0 +1,66 @@
+import { createLocalJWKSet, errors, jwtVerify } from 'jose';
+import { isMediaType } from '../assertions/assertion-checks.js';
+import type { OAuthDeps } from '../deps.js';
+import { InvalidRequest } from '../errors.js';
+import { authorizationIssuer } from '../issuer.js';
+import { publishedJwks } from '../keys/signing-key-service.js';
+import { SIGNING_ALGORITHMS } from '../keys/signing-keys.js';
+import type { ApplicationRecord, UserRecord } from '../store.js';
+
+// An ID token as a subject token (RFC 8693 section 3, urn:ietf:params:oauth:token-type:id_token). This server signs
+// other JWTs with the same keys for the same audience (a logout token, a signed UserInfo answer), so the token must
+// be an ID token, not merely signed by this server (RFC 8725 section 3.11). And an ID token says that the user
+// signed in, not what the user lets the client do: that is the client's live authorization, which the user can
+// revoke (the authorized applications page) and which bounds what the exchange gives.
+
+/**
+ * The sub of an ID token this server signed (a key published now), unexpired, issued to the requesting client (its
+ * aud): a client exchanges what it was told about its user, nobody else's. A pairwise client's sub cannot be turned
+ * back into a user, so its ID tokens are refused.
+ */
+export async function idTokenSubject(deps: OAuthDeps, value: string, client: ApplicationRecord): Promise<string> {
+  if (!deps.config.openid.enabled) throw new InvalidRequest('ID tokens are not exchanged here: OpenID Connect is off.');
+  const keys = createLocalJWKSet((await publishedJwks(deps)) as Parameters<typeof createLocalJWKSet>[0]);
+  let verified: Awaited<ReturnType<typeof jwtVerify>>;
+  try {
+    verified = await jwtVerify(value, keys, {
+      algorithms: [...SIGNING_ALGORITHMS],
+      issuer: authorizationIssuer(deps.config.baseUrl),
+      audience: client.uid,
+      requiredClaims: ['exp', 'sub'],
+      currentDate: deps.now(),
+    });
+  } catch (error) {
+    if (error instanceof errors.JOSEError)
+      throw new InvalidRequest('The subject token is not an unexpired ID token this server issued to this client.');
+    throw error;
+  }
+  const { protectedHeader: header, payload } = verified;
+  // This server's ID tokens say typ JWT (token-signer.ts); a logout token says logout+jwt (Back-Channel Logout 1.0
+  // section 2.4), a JWT access token at+jwt, an ID-JAG oauth-id-jag+jwt: none of them is a sign-in.
+  if (header.typ !== undefined && !isMediaType(header.typ, 'JWT'))
+    throw new InvalidRequest(`The subject token is not an ID token (its typ is ${String(header.typ)}).`);
+  // Back-Channel Logout 1.0 section 2.4: the events claim marks a logout token (the end of a sign-in), whatever its typ.
+  if (payload.events !== undefined) throw new InvalidRequest('The subject token is a logout token (events claim), not an ID token.');
+  // OpenID Connect Core 2: iat is REQUIRED in an ID token.
+  if (payload.iat === undefined) throw new InvalidRequest('The subject token has no iat: it is not an ID token.');
+  if (client.subjectType === 'pairwise') throw new InvalidRequest("A pairwise client's ID tokens cannot be exchanged.");
+  if (typeof payload.sub !== 'string') throw new InvalidRequest('The subject token has no sub.');
+  return payload.sub;
+}
+
+/**
+ * RFC 8693 section 5 and RFC 9700 section 2.3 (privilege restriction): what the user authorizes the client to do,
+ * the scopes of its live tokens, which the authorized applications page lists and its Revoke button ends. None: the
+ * user revoked the client (or its tokens all expired), and its ID tokens no longer speak for the user.
+ */
+export async function authorizedScopes(deps: OAuthDeps, client: ApplicationRecord, user: UserRecord): Promise<string[]> {
+  const scopes = await deps.stores.accessTokens.authorizedScopes({
+    applicationId: client.id,
+    resourceOwnerId: user.id,
+    at: deps.now(),
+    refreshTokenExpiresIn: deps.config.refreshTokens.expiresIn,
+  });
+  if (scopes === null) throw new InvalidRequest('The user no longer authorizes this client: it holds no live token of theirs.');
+  return scopes;
+}
