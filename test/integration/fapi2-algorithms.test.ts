@@ -5,6 +5,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateApplication } from '../../src/oauth/clients/applications.js';
 import { assertionParams, clientAssertion, clientKey, jwksOf, type ClientKey } from '../helpers/client-assertions.js';
+import { dpopKey, dpopProof, type DpopKey } from '../helpers/dpop.js';
 import { authorizeUrl, createClient, createUser, hiddenFields, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { discovered, insecureHttp as http, pkceCodeRequest } from '../helpers/oauth4webapi.js';
@@ -107,6 +108,41 @@ describe(`the fapi2 profile's algorithms (FAPI 2.0 Security Profile 5.4) on ${ba
     const tokens = (await exchanged.json()) as { access_token: string; id_token: string };
     return { response, tokens, DPoP, client };
   }
+
+  it('a DPoP proof of a fapi2 client in RS256 is invalid_dpop_proof naming FAPI 2.0, at the token endpoint and PAR; in ES256 the request goes on', async () => {
+    const tokenRequest = async (proofKey: DpopKey) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { ...FORM, dpop: await dpopProof(proofKey, { htu: `${server.baseUrl}/oauth/token` }) },
+        payload: form({
+          ...assertionParams(await assertionBy(fapiClientId, keys.es)),
+          client_id: fapiClientId,
+          grant_type: 'authorization_code',
+          code: 'not-a-code',
+          redirect_uri: CALLBACK,
+          code_verifier: oauth.generateRandomCodeVerifier(),
+        }),
+      });
+    const refused = await tokenRequest(await dpopKey('RS256'));
+    expect([refused.statusCode, refused.json()]).toEqual([
+      400,
+      {
+        error: 'invalid_dpop_proof',
+        error_description: 'FAPI 2.0: the DPoP proof must be signed with one of PS256, ES256, EdDSA (profile fapi2).',
+      },
+    ]);
+    const judged = await tokenRequest(await dpopKey('ES256'));
+    expect(judged.json()).toMatchObject({ error: 'invalid_grant' });
+    // At PAR too, where the proof binds the code to come.
+    const pushed = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/par',
+      headers: { ...FORM, dpop: await dpopProof(await dpopKey('RS256'), { htu: `${server.baseUrl}/oauth/par` }) },
+      payload: form({ ...assertionParams(await assertionBy(fapiClientId, keys.es)), client_id: fapiClientId, ...(await codeRequest()) }),
+    });
+    expect([pushed.statusCode, pushed.json().error]).toEqual([400, 'invalid_dpop_proof']);
+  });
 
   it('a client assertion signed with RS256 is invalid_client naming FAPI 2.0; PS256 and ES256 are accepted', async () => {
     const refused = await par(fapiClientId, await assertionBy(fapiClientId, keys.rs), await codeRequest());

@@ -206,11 +206,13 @@ describe(`POST /oauth/introspect (RFC 7662) on ${backend}`, () => {
       },
     );
 
-    it('a Bearer token introspecting itself: 401 invalid_token (reference 10.1)', async () => {
-      const requester = await issueToken(server.deps, { application: owner.application });
-      const response = await introspectRequest(server.app, { token: requester.accessToken }, bearer(requester.accessToken));
-      expectOAuthError(response, 401, 'invalid_token', TEXT.tokenInvalid);
-      expect(response.headers['www-authenticate']).toBe(bearerChallenge(TEXT.tokenInvalid));
+    it('a Bearer token introspecting itself, or its own refresh token (one token record): 401 invalid_token (reference 10.1)', async () => {
+      const requester = await issueToken(server.deps, { application: owner.application, withRefreshToken: true });
+      for (const token of [requester.accessToken, requester.refreshToken!]) {
+        const response = await introspectRequest(server.app, { token }, bearer(requester.accessToken));
+        expectOAuthError(response, 401, 'invalid_token', TEXT.tokenInvalid);
+        expect(response.headers['www-authenticate']).toBe(bearerChallenge(TEXT.tokenInvalid));
+      }
     });
   });
 

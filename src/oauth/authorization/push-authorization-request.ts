@@ -1,5 +1,5 @@
 import { requireClient } from '../clients/client-authentication.js';
-import { FAPI2, isFapi2 } from '../clients/fapi2-profile.js';
+import { FAPI2, isFapi2, requireFapi2DpopAlgorithm } from '../clients/fapi2-profile.js';
 import type { ClientCredentials } from '../clients/client-credentials.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidDpopProof, InvalidRedirectUri, InvalidRequest } from '../errors.js';
@@ -40,7 +40,10 @@ export async function pushAuthorizationRequest(
   // Section 2.1: a pushed request cannot itself point at another one. (A client_id other than the authenticated
   // client's was refused with the credentials, as at the token endpoint.)
   if (parameters.request_uri !== undefined) throw new InvalidRequest('A pushed authorization request must not contain request_uri.');
-  if (dpopProof) await refuseReplayedDpopProof(deps, dpopProof);
+  if (dpopProof) {
+    requireFapi2DpopAlgorithm(application, dpopProof.alg);
+    await refuseReplayedDpopProof(deps, dpopProof);
+  }
   // A signed request object (RFC 9101, FAPI 2.0 Message Signing) is the request, verified now: what is stored is
   // its parameters, as if sent plainly, so the authorization endpoint has nothing left to verify.
   const unpacked = await unpackRequestObject(deps, sentParameters(parameters, application));

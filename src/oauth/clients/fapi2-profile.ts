@@ -1,13 +1,15 @@
 import type { ApplicationRecord, ClientProfile } from './application-store.js';
 import { CLIENT_PROFILES } from './application-store.js';
 import { isSigningAlgorithm, type SigningAlgorithm } from '../keys/signing-keys.js';
+import { InvalidDpopProof } from '../errors.js';
 
 // A client's security profile (issue 36 item 5). `fapi2` applies FAPI 2.0 Security Profile (final) section 5 to the
 // client: what it may register is checked here (fapi2ProfileProblems, at the admin's create/update, the CLI, apply
 // files and RFC 7591 registration), and each request-time rule sits where its check already was, asking isFapi2:
 // PAR and PKCE S256 and the code flow in authorization-rules.ts, DPoP in token-issuer.ts (as dpop_bound_access_tokens),
 // no password grant in client-admission.ts, the code lifetime in authorization-approval.ts, the client assertion's aud
-// and algorithm in client-assertion-verification.ts, the request object's algorithm in request-object.ts, and what
+// and algorithm in client-assertion-verification.ts, the request object's algorithm in request-object.ts, the DPoP
+// proof's (requireFapi2DpopAlgorithm, below) in client-admission.ts and at PAR, and what
 // this server signs for the client with (signingAlgorithmFor, below) where each JWT is signed. Mutual TLS (the
 // profile's other client authentication and sender constraint) is not supported: private_key_jwt and DPoP are the only
 // ones.
@@ -35,6 +37,11 @@ export const algorithmsFor = (application: Pick<ApplicationRecord, 'profile'> | 
 /** The refusal of a fapi2 client's JWT signed with another algorithm; `what`: "the request object", "the client assertion". */
 export const fapi2AlgorithmRefusal = (what: string): string =>
   `${FAPI2}: ${what} must be signed with one of ${FAPI2_ALGORITHMS.join(', ')} (profile fapi2).`;
+
+/** Section 5.4 for a fapi2 client's DPoP proofs (at the token endpoint and PAR): invalid_dpop_proof in another algorithm. */
+export function requireFapi2DpopAlgorithm(application: Pick<ApplicationRecord, 'profile'> | null, alg: string): void {
+  if (algorithmsFor(application, [alg]).length === 0) throw new InvalidDpopProof(fapi2AlgorithmRefusal('the DPoP proof'));
+}
 
 /**
  * What this server signs a JWT for this client with (ID token, logout token, JARM response, signed UserInfo):

@@ -1,6 +1,6 @@
 import type { GrantFlow } from '../../config/types.js';
 import { holdsGrantType } from '../clients/client-holdings.js';
-import { FAPI2, fapi2RefusesGrant } from '../clients/fapi2-profile.js';
+import { FAPI2, fapi2RefusesGrant, requireFapi2DpopAlgorithm } from '../clients/fapi2-profile.js';
 import type { OAuthDeps } from '../deps.js';
 import { refuseReplayedDpopProof, rememberDpopProof, type CheckedDpopProof } from '../tokens/dpop/dpop-proof.js';
 import { UnauthorizedClient } from '../errors.js';
@@ -24,6 +24,7 @@ export async function admitClient(
   if (fapi2RefusesGrant(application, grantType))
     throw new UnauthorizedClient(`${FAPI2}: the ${grantType} grant is not allowed for this client (profile fapi2).`);
   if (!dpopProof) return null;
+  requireFapi2DpopAlgorithm(application, dpopProof.alg);
   await refuseReplayedDpopProof(deps, dpopProof);
   return dpopProof.jkt;
 }

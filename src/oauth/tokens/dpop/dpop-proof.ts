@@ -28,6 +28,8 @@ export interface CheckedDpopProof {
   replayKey: string;
   /** The end of the window in which the proof is acceptable at all. */
   expiresAt: Date;
+  /** Its JWS algorithm, for a client whose profile narrows them (FAPI 2.0 section 5.4). */
+  alg: string;
 }
 
 /** The thumbprint (jkt) of a proof's key; throws InvalidDpopProof, or UseDpopNonce when a nonce is needed. */
@@ -76,7 +78,7 @@ export async function checkDpopProof(
   const jkt = await calculateJwkThumbprint(jwk as JWK, 'sha256');
   // Section 11.1: once per key and jti within the window in which the proof is acceptable at all.
   const expiresAt = new Date((iat + settings.proofMaxAgeSeconds + settings.clockToleranceSeconds) * 1000);
-  return { jkt, replayKey: sha256(`${jkt}.${jti}`).toString('hex'), expiresAt };
+  return { jkt, replayKey: sha256(`${jkt}.${jti}`).toString('hex'), expiresAt, alg: header.alg };
 }
 
 const USED = 'The DPoP proof was used already.';
