@@ -64,6 +64,8 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
       [{ jwks: '{not json' }, 'The jwks is not valid JSON.'],
       [{ jwks: JSON.stringify(jwksOf(key)), jwks_uri: 'https://rp.example/jwks' }, 'Give jwks or jwks_uri, not both (RFC 7591 section 2).'],
       [{ jwks_uri: 'ftp://rp.example/jwks' }, 'The jwks_uri must be an https URL.'],
+      // The fetcher would refuse the address at the first sign-in (allowPrivateAddresses is off): said now.
+      [{ jwks_uri: 'https://169.254.169.254/keys' }, 'The jwks_uri must not point at a loopback, private or link-local host.'],
       // A NUL made the insert fail with a 500 (PostgreSQL text cannot hold one).
       [{ jwks_uri: 'https://rp.example/jwks\u0000' }, 'The jwks_uri must not contain control characters.'],
       // hashApplicationSecrets is on (the default): HS256 would need the secret itself.

@@ -94,6 +94,13 @@ describe(`RFC 7591 client metadata (${backend})`, () => {
     expect(response.json().jwks_uri).toBe('https://rp.example/jwks');
     const refused = await register({ redirect_uris: ['https://rp.example/cb'], jwks_uri: 'http://rp.example/jwks' });
     expect(refused.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: 'The jwks_uri must be an https URL.' });
+    for (const internal of ['https://127.0.0.1:8443/jwks', 'https://10.0.0.5/jwks', 'https://[::1]/jwks']) {
+      const refusedInternal = await register({ redirect_uris: ['https://rp.example/cb'], jwks_uri: internal });
+      expect(refusedInternal.json(), internal).toMatchObject({
+        error: 'invalid_client_metadata',
+        error_description: 'The jwks_uri must not point at a loopback, private or link-local host.',
+      });
+    }
   });
 
   it('application_type native, or left out: loopback http on any port and private-use schemes are allowed', async () => {

@@ -3,6 +3,7 @@ import { TOKEN_ENDPOINT_AUTH_METHODS, type ApplicationRecord, type TokenEndpoint
 import { isAssertionMethod } from './client-assertion/assertion-methods.js';
 import { jwksText, parseJwks } from './client-assertion/client-jwks.js';
 import { hasControlCharacter } from '../control-characters.js';
+import { isInternalHost } from './registration/client-registration-uris.js';
 
 // How an application authenticates at the token endpoint (RFC 7591 section 2 token_endpoint_auth_method, issue 34)
 // and the public keys of a private_key_jwt client (jwks, or jwks_uri), as the admin form, the JSON API and the CLI
@@ -89,8 +90,11 @@ export function clientAuthenticationProblem(
 export const usesClientSecret = (client: { confidential: boolean; tokenEndpointAuthMethod: string | null }): boolean =>
   client.confidential && client.tokenEndpointAuthMethod !== 'private_key_jwt';
 
-/** Why a jwks_uri cannot be fetched under the document fetcher's rules; null when it can. */
-export function jwksUriProblem(value: string, allowHttp: boolean): string | null {
+/**
+ * Why a jwks_uri cannot be fetched under the document fetcher's rules; null when it can. `allowPrivate`: the config's
+ * allowPrivateAddresses, which lets the fetcher use http and loopback, private or link-local hosts.
+ */
+export function jwksUriProblem(value: string, allowPrivate: boolean): string | null {
   // WHATWG URL parsing drops some control characters and keeps others (a NUL, which PostgreSQL text cannot store).
   if (hasControlCharacter(value)) return 'The jwks_uri must not contain control characters.';
   let url: URL;
@@ -100,8 +104,10 @@ export function jwksUriProblem(value: string, allowHttp: boolean): string | null
     return 'The jwks_uri must be an absolute URL.';
   }
   if (value.length > 2000) return 'The jwks_uri is too long (maximum is 2000 characters).';
-  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return 'The jwks_uri must be an https URL.';
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'The jwks_uri must be an https URL.';
   if (url.username !== '' || url.password !== '' || url.hash !== '') return 'The jwks_uri must not carry credentials or a fragment.';
+  // Said now rather than at the first sign-in, when the fetcher would refuse the address (no key, invalid_client).
+  if (!allowPrivate && isInternalHost(url.hostname)) return 'The jwks_uri must not point at a loopback, private or link-local host.';
   return null;
 }
 
