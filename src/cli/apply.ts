@@ -6,6 +6,7 @@ import { printChanges } from './apply-output.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, readStdin, UsageError, type CliIo } from './io.js';
 import { required } from './subcommands.js';
+import { firstDuplicateKey } from './duplicate-json-keys.js';
 
 const HELP = `Usage: oauth-service apply -f FILE [--dry-run] [--prune] [--json] [--config PATH]
 
@@ -75,9 +76,19 @@ async function parsedFile(io: CliIo, file: string): Promise<unknown> {
   } catch (error) {
     throw new UnusableFile(`cannot read ${file}: ${(error as Error).message}`);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new UnusableFile(`${file} is not valid JSON: ${(error as Error).message}`);
   }
+  let duplicate: string | null;
+  try {
+    duplicate = firstDuplicateKey(text);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new UnusableFile(`${file} is nested too deeply to be a provisioning file`);
+  }
+  if (duplicate !== null) throw new UnusableFile(`${file} names a member twice in one object, at ${duplicate}: the first would be lost`);
+  return parsed;
 }

@@ -200,6 +200,11 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     );
     expect(usageErrorLine(await cli.run(['apply', '-f', '-'], '{"applications": ['))).toMatch(/^oauth-service: - is not valid JSON: /);
     expect(usageErrorLine(await cli.run(['apply']))).toBe('oauth-service: missing required option --file');
+    // A member named twice (a merge gone wrong): JSON.parse would keep the last, and --prune delete what the first named.
+    const before = await state();
+    const twice = await cli.run(['apply', '-f', '-', '--prune'], '{"users": [{"username": "alice"}], "users": []}');
+    expect(usageErrorLine(twice)).toBe('oauth-service: - names a member twice in one object, at $.users: the first would be lost');
+    expect(await state()).toEqual(before);
   });
 
   it('with --json, a file that cannot be read or is no JSON is {"valid": false, "problems": [...]} on stdout (exit 2)', async () => {
@@ -302,6 +307,14 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     const server = { uid: 'api-server', name: 'API server', redirect_uris: ['https://server.example.com/cb'] };
     const resource = { uri: 'https://served.example.com', name: 'Served', scopes: ['read'], server_client_id: 'api-server' };
     await applied({ applications: [server], resources: [resource] });
+    // A file that declares the resource with its server client, but not the client: --prune would end unlike the file.
+    const before = await state();
+    const contradicted = await apply({ applications: [], resources: [resource] }, '--prune');
+    expect(contradicted.code).toBe(2);
+    expect(contradicted.stderr).toContain(
+      '  the resource https://served.example.com names api-server as its server_client_id, which --prune would delete as undeclared: declare api-server under applications, or change the resource\n',
+    );
+    expect(await state()).toEqual(before);
     const unlinked = 'resource https://served.example.com: server_client_id\n';
     expect((await applied({ applications: [] }, '--prune', '--dry-run')).stdout).toContain(`would update ${unlinked}`);
     expect((await applied({ applications: [] }, '--prune')).stdout).toContain(`updated ${unlinked}`);

@@ -113,9 +113,19 @@ export const declaredApplications: KindHandler<DeclaredApplication> = {
   // Only what an admin made: clients that registered themselves (RFC 7591, metadata documents) are not the file's.
   async prune(deps, declared, outcome) {
     const uids = new Set(declared.map((application) => application.uid));
+    // The resources the file declares (applied before any prune: each is a change, unchanged ones too).
+    const declaredResources = new Set(outcome.changes.filter((change) => change.kind === 'resource').map((change) => change.name));
     for (const application of await listApplications(deps)) {
       if (application.registeredBy !== 'admin' || uids.has(application.uid)) continue;
       const served = await deps.stores.resources.servedBy(application.uid);
+      // Deleting it would unlink a resource the file declares with it as server client: the run would end unlike the file.
+      const contradicted = served.filter((resource) => declaredResources.has(resource.uri));
+      for (const resource of contradicted) {
+        outcome.problems.push(
+          `the resource ${resource.uri} names ${application.uid} as its server_client_id, which --prune would delete as undeclared: declare ${application.uid} under applications, or change the resource`,
+        );
+      }
+      if (contradicted.length > 0) continue;
       await deleteApplication(deps, application.id);
       outcome.changes.push({ kind: 'application', name: application.uid, action: 'deleted', fields: [] });
       // The APIs it served no longer name it (the deletion unlinks them): each is a change of the run, said and audited.
