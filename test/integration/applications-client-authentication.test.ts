@@ -56,7 +56,7 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
     expect(token.statusCode).toBe(200);
   });
 
-  it('the form: private_key_jwt without keys, private keys, or both jwks and jwks_uri are sent back with the reason', async () => {
+  it('the form: private_key_jwt without keys, private keys, both jwks and jwks_uri, or a method of the other client type are sent back with the reason', async () => {
     const admin = new AdminSession(server.app);
     const cases: Array<[Record<string, string>, string]> = [
       [{ token_endpoint_auth_method: 'private_key_jwt' }, 'The private_key_jwt method needs the public keys: jwks or jwks_uri.'],
@@ -64,6 +64,9 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
       [{ jwks: '{not json' }, 'The jwks is not valid JSON.'],
       [{ jwks: JSON.stringify(jwksOf(key)), jwks_uri: 'https://rp.example/jwks' }, 'Give jwks or jwks_uri, not both (RFC 7591 section 2).'],
       [{ jwks_uri: 'ftp://rp.example/jwks' }, 'The jwks_uri must be an https URL.'],
+      // RFC 7591 section 2: none is a public client's method, and a public client has nothing else to authenticate with.
+      [{ confidential: '0', token_endpoint_auth_method: 'client_secret_basic' }, 'A public client cannot use client_secret_basic.'],
+      [{ token_endpoint_auth_method: 'none' }, 'A confidential client cannot use none: it authenticates (make it public to use none).'],
       // The fetcher would refuse the address at the first sign-in (allowPrivateAddresses is off): said now.
       [{ jwks_uri: 'https://169.254.169.254/keys' }, 'The jwks_uri must not point at a loopback, private or link-local host.'],
       // A NUL made the insert fail with a 500 (PostgreSQL text cannot hold one).

@@ -1,6 +1,5 @@
 import type { Config } from '../../config/types.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type ApplicationRecord, type TokenEndpointAuthMethod } from './application-store.js';
-import { isAssertionMethod } from './client-assertion/assertion-methods.js';
 import { jwksText, parseJwks } from './client-assertion/client-jwks.js';
 import { hasControlCharacter } from '../control-characters.js';
 import { isInternalHost } from './registration/client-registration-uris.js';
@@ -71,8 +70,11 @@ export function clientAuthenticationProblem(
   if (method === null) return null;
   if (!(TOKEN_ENDPOINT_AUTH_METHODS as readonly string[]).includes(method))
     return { field, message: `Token endpoint auth method must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')}.` };
-  // A public client has neither a secret nor keys to prove itself with (the other methods were settled before issue 34).
-  if (isAssertionMethod(method) && !confidential) return { field, message: `A public client cannot use ${method}.` };
+  // A public client has neither a secret nor keys to prove itself with; a confidential one has a secret or keys, and
+  // RFC 7591 section 2's none is a public client's (the admin's pages and apps show would describe it wrongly).
+  if (!confidential && method !== 'none') return { field, message: `A public client cannot use ${method}.` };
+  if (confidential && method === 'none')
+    return { field, message: 'A confidential client cannot use none: it authenticates (make it public to use none).' };
   if (method === 'private_key_jwt' && jwks === null && jwksUri === null)
     return { field, message: 'The private_key_jwt method needs the public keys: jwks or jwks_uri.' };
   // HS256 (RFC 7518 section 3.2) is keyed with the secret itself, which hashed storage no longer has.
