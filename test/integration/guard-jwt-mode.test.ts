@@ -145,6 +145,22 @@ describe('guard (jwt mode): JWT access tokens verified with the service JWKS', (
     await app.close();
   });
 
+  it('a GET route listed covers its HEAD, which Fastify answers with the GET handler: a revoked JWT is refused on both', async () => {
+    const app = await jwtApi({
+      introspect: ['GET /notes'],
+      introspectionUrl: `${server.baseUrl}/oauth/introspect`,
+      clientId: client.uid,
+      clientSecret: client.secret!,
+    });
+    const token = await issue();
+    const record = await storeAccessToken(server.deps, client.application, token, [RESOURCE]);
+    expect((await app.inject({ method: 'HEAD', url: '/notes', headers: bearer(token) })).statusCode).toBe(200);
+    await server.deps.stores.accessTokens.revoke(record.id, server.clock.now);
+    for (const method of ['GET', 'HEAD'] as const)
+      expect((await app.inject({ method, url: '/notes', headers: bearer(token) })).statusCode, method).toBe(401);
+    await app.close();
+  });
+
   it('end to end: a JWT the service issues for the resource (RFC 8707 resource at /oauth/token) is accepted, revoked at once where introspected', async () => {
     await createJwtResource(server.deps, RESOURCE);
     const credentials = basic(client.uid, client.secret!);

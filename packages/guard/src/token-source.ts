@@ -56,8 +56,13 @@ function jwtSource(options: JwtGuardOptions, settings: JwtSettings, log: Fastify
     now: settings.now,
   });
   const routes = settings.introspect;
-  const mustIntrospect = (request: FastifyRequest) =>
-    routes === 'always' || routes.has(request.routeOptions.url ?? '') || routes.has(`${request.method} ${request.routeOptions.url ?? ''}`);
+  // Fastify answers HEAD with the GET route's handler (exposeHeadRoutes): a GET listed covers its HEAD too.
+  const methodsOf = (request: FastifyRequest) => (request.method === 'HEAD' ? ['HEAD', 'GET'] : [request.method]);
+  const mustIntrospect = (request: FastifyRequest) => {
+    if (routes === 'always') return true;
+    const url = request.routeOptions.url ?? '';
+    return routes.has(url) || methodsOf(request).some((method) => routes.has(`${method} ${url}`));
+  };
   return async function verifyThenIntrospect(token, request) {
     const verified = await verify(token);
     if (verified === null || !verified.active || !mustIntrospect(request)) return verified;
