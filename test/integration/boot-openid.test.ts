@@ -117,7 +117,10 @@ describe(`oauth-service serve: signing keys that do not decrypt stop the boot (i
     // Every key that signs or will sign is named (here the one RS256 key the first boot made).
     expect(kids).toHaveLength(1);
     expect(refused.stderr).toContain(`oauth-service: the signing key ${kids[0]} does not decrypt with this KEY_ENCRYPTION_KEY`);
-    expect(refused.stderr).toContain('oauth-service keys rewrap --from-key-file data/key-encryption-key (or --from-env OLD_KEY');
+    // The development key of the data folder it ran on (DATA_DIR), not ./data's: the command runs as printed.
+    expect(refused.stderr).toContain(
+      `oauth-service keys rewrap --from-key-file ${join(dataDir, 'key-encryption-key')} (or --from-env OLD_KEY`,
+    );
 
     const rewrap =
       backend === 'pglite'

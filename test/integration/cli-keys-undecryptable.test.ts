@@ -29,7 +29,16 @@ describe(
     const expectRefused = async (argv: string[]) => {
       const result = await cli.run(argv);
       expect(result.code, result.stdout).toBe(1);
-      expect(result.stderr).toBe(`oauth-service: ${new SigningKeysUndecryptable(before.map((key) => key.kid)).message}\n`);
+      const developmentKey = join(cli.env.DATA_DIR!, 'key-encryption-key');
+      expect(result.stderr).toBe(
+        `oauth-service: ${
+          new SigningKeysUndecryptable(
+            before.map((key) => key.kid),
+            developmentKey,
+          ).message
+        }\n`,
+      );
+      expect(result.stderr).toContain(`--from-key-file ${developmentKey} `);
       expect(result.stderr).toContain('keys rewrap');
       expect(await listed()).toEqual(before);
     };

@@ -1,10 +1,11 @@
 import fp from 'fastify-plugin';
+import type { Config } from '../../config/types.js';
 import { requireDecryptableSigningKeys } from '../../oauth/keys/signing-key-check.js';
 import { ensureSigningKeys, signingKeySettings, type SigningKeyDeps } from '../../oauth/keys/signing-key-service.js';
 
 // Keys rotate by themselves: at boot (so the JWKS is never empty) and then on a timer, on every instance; the
 // lock in the store makes exactly one instance make each key. A failure is logged and tried again next time.
-export const signingKeyRotationPlugin = fp<{ deps: SigningKeyDeps }>(
+export const signingKeyRotationPlugin = fp<{ deps: SigningKeyDeps & { config: Pick<Config, 'dataDir'> } }>(
   async (app, { deps }) => {
     const { publishAheadSeconds } = signingKeySettings(deps.config);
     // Often enough that a successor is always made well inside its publish-ahead window.

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import type { Config } from '../../config/types.js';
 import type { SigningKeyDeps } from './signing-key-service.js';
 import { keysThatSign } from './signing-keys.js';
 
@@ -15,13 +17,17 @@ export class PrivateKeyUndecryptable extends Error {
 
 /** The boot's refusal: which keys, and how to go on. */
 export class SigningKeysUndecryptable extends Error {
-  constructor(readonly kids: readonly string[]) {
+  /** `developmentKey`: where a development server kept its key, in the data folder it ran on (DATA_DIR). */
+  constructor(
+    readonly kids: readonly string[],
+    developmentKey = join('data', 'key-encryption-key'),
+  ) {
     const keys = kids.length === 1 ? `signing key ${kids[0]} does` : `signing keys ${kids.join(', ')} do`;
     super(
       `the ${keys} not decrypt with this KEY_ENCRYPTION_KEY: they were stored under another one (the development key ` +
-        'data/key-encryption-key, if the service ran without KEY_ENCRYPTION_KEY before). Start with the key they were ' +
+        `${developmentKey}, if the service ran without KEY_ENCRYPTION_KEY before). Start with the key they were ` +
         'stored under, or stop every instance and re-encrypt them under this one: oauth-service keys rewrap ' +
-        '--from-key-file data/key-encryption-key (or --from-env OLD_KEY, the old key in OLD_KEY), with KEY_ENCRYPTION_KEY ' +
+        `--from-key-file ${developmentKey} (or --from-env OLD_KEY, the old key in OLD_KEY), with KEY_ENCRYPTION_KEY ` +
         'set to the new key (docs/operations.md, "Signing keys")',
     );
     this.name = 'SigningKeysUndecryptable';
@@ -29,7 +35,7 @@ export class SigningKeysUndecryptable extends Error {
 }
 
 /** Throws SigningKeysUndecryptable unless every key that signs now or will sign decrypts with the key this server has. */
-export async function requireDecryptableSigningKeys(deps: SigningKeyDeps): Promise<void> {
+export async function requireDecryptableSigningKeys(deps: SigningKeyDeps & { config: Pick<Config, 'dataDir'> }): Promise<void> {
   const undecryptable: string[] = [];
   for (const key of keysThatSign(await deps.stores.signingKeys.list(), deps.now())) {
     try {
@@ -40,5 +46,5 @@ export async function requireDecryptableSigningKeys(deps: SigningKeyDeps): Promi
       undecryptable.push(key.kid);
     }
   }
-  if (undecryptable.length > 0) throw new SigningKeysUndecryptable(undecryptable);
+  if (undecryptable.length > 0) throw new SigningKeysUndecryptable(undecryptable, join(deps.config.dataDir, 'key-encryption-key'));
 }
