@@ -4,6 +4,7 @@ import { configValidator } from './config-validator.js';
 import { developmentOnlyProblems } from './development-only-settings.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
 import { introspectionSubNotes } from './introspection-schema.js';
+import { addressProblems } from './address-problems.js';
 import { dataDirProblems } from './data-dir.js';
 import { applyEnvOverrides, ENV_PREFIX, problemAt, type UnvalidatedConfig } from './env-overrides.js';
 import { jsonSyntaxProblem } from './json-syntax-error.js';
@@ -87,6 +88,7 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
     ...secretsInJson,
     ...sessionSecretFileProblems(config, env),
     ...dataDirProblems(config, env),
+    ...addressProblems(config, env),
     ...crossFieldProblems(config, env),
   ];
   if (problems.length > 0) throw new ConfigError(problems, source);

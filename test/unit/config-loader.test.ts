@@ -160,6 +160,31 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(loadConfig({ env: { TRUST_PROXY: '2' } }).trustProxy).toBe(2);
     expect(loadConfig({ env: { TRUST_PROXY: '10.0.0.0/8' } }).trustProxy).toBe('10.0.0.0/8');
     expect(() => loadConfig({ env: { TRUST_PROXY: 'evil.example' } })).toThrow(/TRUST_PROXY/);
+    expect(loadConfig({ env: { TRUST_PROXY: '10.0.0.1, fd00::/8' } }).trustProxy).toBe('10.0.0.1, fd00::/8');
+  });
+
+  it('what the patterns let through but the boot would stop on is said under its key or variable, the URL of a database never', () => {
+    const password = 's3cret';
+    expect(
+      problemsOf(() =>
+        loadConfig({
+          input: { baseUrl: 'http://auth.example.com:99999', trustProxy: ['10.0.0.300', '10.0.0.1/99', '::1/64'], metrics: { port: 3000 } },
+          env: { DATABASE_URL: `postgresql://u:${password}@db:notaport/x` },
+        }),
+      ),
+    ).toEqual([
+      'baseUrl: is not a URL that parses (a port above 65535?)',
+      'environment variable DATABASE_URL: is not a URL that parses: check its port, and that @ : / in the password are percent-encoded',
+      'trustProxy: 10.0.0.300 is not an IP address or CIDR range',
+      'trustProxy: 10.0.0.1/99 is not an IP address or CIDR range',
+      "metrics.port: is the service's own port (3000): give the metrics listener another, or null for none",
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { BASE_URL: 'http://h:99999', TRUST_PROXY: '10.0.0.300' } }))).toEqual([
+      'environment variable BASE_URL: is not a URL that parses (a port above 65535?)',
+      'environment variable TRUST_PROXY: 10.0.0.300 is not an IP address or CIDR range',
+    ]);
+    // Another interface may share the port number.
+    expect(loadConfig({ input: { host: '10.1.2.3', metrics: { host: '127.0.0.1', port: 3000 } } }).metrics.port).toBe(3000);
   });
 
   it('openid.enabled needs KEY_ENCRYPTION_KEY on PostgreSQL and in production; only a development server on the embedded database may go without', () => {
