@@ -3,7 +3,7 @@ import { insecureIssuerWarning, missingSessionSecret } from '../config/productio
 import type { Config } from '../config/types.js';
 import { requestedTraceProtocol } from '../telemetry/trace-protocol.js';
 import { configFileLine, resolveConfigFile } from './config-file.js';
-import { baseUrlConfigured, configFileOf, configFrom } from './context.js';
+import { baseUrlConfigured, configFileOf, configFrom, listeningBaseUrl } from './context.js';
 import { parseOptions, printJson, UsageError, type CliIo } from './io.js';
 
 const HELP = `Usage: oauth-service config check [--config PATH|none] [--json]
@@ -26,8 +26,11 @@ export async function runConfigCommand(args: string[], io: CliIo): Promise<numbe
     else io.stderr(`${configFileLine(configFile)}\n${checked.message}\n`);
     return 2;
   }
-  const { config } = checked;
-  const configFile = configFileOf(config);
+  const configFile = configFileOf(checked.config);
+  // Without baseUrl, the one serve will derive from HOST and PORT (the schema's default names port 3000).
+  const config = baseUrlConfigured(checked.config)
+    ? checked.config
+    : { ...checked.config, baseUrl: listeningBaseUrl(checked.config.host, checked.config.port) };
   if (values.json) printJson(io, { valid: true, configFile, config: withSecretsHidden(config) });
   else io.stdout(`${configFileLine(configFile)}\nconfiguration is valid\n`);
   for (const deprecation of config.deprecations) io.stderr(`warning: ${deprecation}\n`);

@@ -83,6 +83,13 @@ export function baseUrlConfigured(config: Readonly<Config>): boolean {
   return writtenConfig(config).baseUrl !== undefined;
 }
 
+/** The baseUrl a server without one derives from where it listens (a wildcard host is reached on loopback). */
+export function listeningBaseUrl(host: string, port: number): string {
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
+  const shown = wildcard ? (host === '::' ? '[::1]' : '127.0.0.1') : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
 /** Whether the config file sets openid.enabled (true or false) rather than leave it automatic (null). */
 export function openIdConfigured(config: Readonly<Config>): boolean {
   const { openid } = writtenConfig(config) as { openid?: { enabled?: unknown } };

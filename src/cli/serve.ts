@@ -9,7 +9,7 @@ import { createDatabase } from '../storage/database.js';
 import { developmentKeyEncryptionKey } from '../storage/development-key.js';
 import { migrate } from '../storage/migrate.js';
 import { setupCounts } from '../storage/setup-counts.js';
-import { baseUrlConfigured, configFileOf, configFrom, databaseOptionsFor, openIdConfigured } from './context.js';
+import { baseUrlConfigured, configFileOf, configFrom, databaseOptionsFor, listeningBaseUrl, openIdConfigured } from './context.js';
 import { parseOptions, type CliIo } from './io.js';
 import { checkListenPorts, freePort, listenError, METRICS_SETTING } from './listen-check.js';
 import { startBanner } from './serve-banner.js';
@@ -154,9 +154,7 @@ function hostProblem(error: unknown, config: Readonly<Config>, env: Record<strin
 async function withListeningUrl(config: Readonly<Config>): Promise<Readonly<Config>> {
   const { host } = config;
   const port = config.port === 0 ? await freePort(host) : config.port;
-  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
-  const shown = wildcard ? (host === '::' ? '[::1]' : '127.0.0.1') : host.includes(':') ? `[${host}]` : host;
-  return Object.freeze({ ...config, port, baseUrl: `http://${shown}:${port}` });
+  return Object.freeze({ ...config, port, baseUrl: listeningBaseUrl(host, port) });
 }
 
 /** GET /metrics on its own listener (config metrics, issue 29 item 13), stopped with the service (app.ts). */

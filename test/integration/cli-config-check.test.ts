@@ -233,5 +233,12 @@ describe('oauth-service config check', () => {
       BASE_URL: 'http://auth.example.com',
     });
     expect(quiet).toMatchObject({ code: 0, stderr: '' });
+    // Without BASE_URL, the issuer serve derives from HOST and PORT, not the schema's default port.
+    const derived = await runCliInProcess(['config', 'check'], { NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(40), PORT: '4100' });
+    expect(derived.stderr).toMatch(
+      /^warning: the issuer http:\/\/127\.0\.0\.1:4100 is not https .*\(baseUrl is not set: derived from HOST and PORT\)\n$/,
+    );
+    const shown = await runCliInProcess(['config', 'check', '--json'], { PORT: '4100', HOST: '0.0.0.0' });
+    expect(JSON.parse(shown.stdout).config.baseUrl).toBe('http://127.0.0.1:4100');
   });
 });
