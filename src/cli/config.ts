@@ -11,14 +11,14 @@ const HELP = `Usage: oauth-service config check [--config PATH|none] [--json]
 Loads the configuration exactly as the server does and reports every problem with its key path: the file of
 --config PATH, else OAUTH_CONFIG, else ./config.json when it exists (none: no file), plus the environment,
 and every other setting 'serve' stops on (KEY_ENCRYPTION_KEY, the OTLP protocol of traces, a session secret in
-production). Prints which file it read. Exit code 0 when valid, 2 when not.
+production, an extensions module that does not load). Prints which file it read. Exit code 0 when valid, 2 when not.
 `;
 
 export async function runConfigCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(args, {}, true);
   if (values.help) return (io.stdout(HELP), 0);
   if (positionals[0] !== 'check' || positionals.length > 1) throw new UsageError(`expected 'config check' (try 'config --help')`);
-  const checked = checkedConfig(io, values.config);
+  const checked = await checkedConfig(io, values.config);
   if (!('config' in checked)) {
     // The file it tried to read, which a broken file never yields through a loaded config.
     const configFile = resolveConfigFile(values.config, io.env, io.cwd ?? process.cwd());
@@ -46,7 +46,10 @@ export async function runConfigCommand(args: string[], io: CliIo): Promise<numbe
  * `serve` refuses after loading it, so that a check run before a deployment predicts its start. Each refusal of
  * `serve` is one line of its own.
  */
-function checkedConfig(io: CliIo, path: string | undefined): { config: Readonly<Config> } | { problems: string[]; message: string } {
+async function checkedConfig(
+  io: CliIo,
+  path: string | undefined,
+): Promise<{ config: Readonly<Config> } | { problems: string[]; message: string }> {
   // main.ts stops `serve` on an OTLP protocol it cannot export traces with, before it loads the configuration.
   const traces = requestedTraceProtocol(io.env);
   const refusals = traces !== null && 'error' in traces ? [traces.error] : [];
@@ -57,8 +60,25 @@ function checkedConfig(io: CliIo, path: string | undefined): { config: Readonly<
     if (!(error instanceof ConfigError)) throw error;
     return { problems: [...error.problems, ...refusals], message: [error.message, ...refusals].join('\n') };
   }
-  const problems = [missingSessionSecret(config, io.env), ...refusals].filter((problem) => problem !== null);
+  const problems = [missingSessionSecret(config, io.env), await extensionsProblem(config), ...refusals].filter(
+    (problem) => problem !== null,
+  );
   return problems.length === 0 ? { config } : { problems, message: problems.join('\n') };
+}
+
+/**
+ * The extensions module as serve loads it (a missing file, an unknown export, a hook that is no function); null when
+ * it loads or none is set. Imported only then: the other commands never load the controllers.
+ */
+async function extensionsProblem({ extensions }: Readonly<Config>): Promise<string | null> {
+  if (!extensions) return null;
+  const { loadExtensions } = await import('../http/load-extensions.js');
+  try {
+    await loadExtensions(extensions);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 /** Secrets and URLs that may hold a password shown as set or not, never as they are. */
