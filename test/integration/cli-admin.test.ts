@@ -26,6 +26,15 @@ describe('oauth-service --version', () => {
     },
   );
 
+  it('after the options every command takes, given before it (operations.md: "before the command too")', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await run(['--config', 'none', '--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(await run(['--config=none', '-v'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const json = await run(['--json', '--version']);
+    expect([json.code, JSON.parse(json.stdout)]).toEqual([0, { version }]);
+    expect((await run(['--config', 'none', '--help'])).stdout).toContain('--version');
+  });
+
   it('refuses an option or argument it does not take with a usage error', async () => {
     expect(usageErrorLine(await run(['--version', '--verbose']))).toBe("oauth-service: Unknown option '--verbose'");
     expect(usageErrorLine(await run(['version', 'extra']))).toMatch(/^oauth-service: Unexpected argument 'extra'/);
