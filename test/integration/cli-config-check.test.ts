@@ -215,18 +215,18 @@ describe('oauth-service config check', () => {
 
   it('an extensions module serve could not load is a problem (exit 2), said as serve says it; one that loads is fine', async () => {
     const missing = join(folder, 'no-such-extensions.mjs');
-    const refused = await runCliInProcess(['config', 'check', '--json', '--config', configFile({ extensions: missing })]);
+    const refused = await runCliInProcess(['config', 'check', '--json', '--config', configFile({ extensions: missing })], {});
     expect(refused.code).toBe(2);
     expect((JSON.parse(refused.stdout) as { problems: string[] }).problems).toEqual([
       expect.stringMatching(new RegExp(`^extensions: cannot load ${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `)),
     ]);
     const unknownExport = join(folder, 'unknown-export.mjs');
     writeFileSync(unknownExport, 'export const beforeTokenRespons = () => ({});\n');
-    const misspelt = await runCliInProcess(['config', 'check', '--config', configFile({ extensions: unknownExport })]);
+    const misspelt = await runCliInProcess(['config', 'check', '--config', configFile({ extensions: unknownExport })], {});
     expect([misspelt.code, misspelt.stderr]).toEqual([2, expect.stringContaining('exports unknown names: beforeTokenRespons')]);
     const fine = join(folder, 'extensions.mjs');
     writeFileSync(fine, 'export const beforeTokenResponse = () => ({});\n');
-    expect((await runCliInProcess(['config', 'check', '--config', configFile({ extensions: fine })])).code).toBe(0);
+    expect((await runCliInProcess(['config', 'check', '--config', configFile({ extensions: fine })], {})).code).toBe(0);
   });
 
   it('NODE_ENV=production: no session secret is a problem (exit 2), as serve refuses it; an http issuer a warning', async () => {
