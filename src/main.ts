@@ -3,7 +3,7 @@
 // everything else gets them handed in.
 import * as nodeModule from 'node:module';
 import { setFlagsFromString } from 'node:v8';
-import { leadingOptionsAfterCommand } from './cli/leading-options.js';
+import { COMMAND_OPTIONS, leadingOptionsAfterCommand } from './cli/leading-options.js';
 import { requestedTraceProtocol } from './telemetry/trace-protocol.js';
 
 const argv = process.argv.slice(2);
@@ -17,8 +17,7 @@ const argv = process.argv.slice(2);
 // module has tier up. Node.js 20's V8 honours all three.
 const command = leadingOptionsAfterCommand(argv)[0];
 // A leading option is serve's (`--config`), but for the help and the version (cli/index.ts), which are commands.
-const OWN_COMMAND_OPTIONS = new Set(['--help', '-h', '--version', '-v']);
-const serving = command === undefined || command === 'serve' || (command.startsWith('-') && !OWN_COMMAND_OPTIONS.has(command));
+const serving = command === undefined || command === 'serve' || (command.startsWith('-') && !COMMAND_OPTIONS.has(command));
 if (!serving) setFlagsFromString('--liftoff-only --wasm-tiering-budget=1000000000 --wasm-tier-up-filter=2147483647');
 // Compiling the ~200 modules a command loads was a third of its time (issue 30). Node.js 22.1 and later (the image's)
 // keep the compiled code on disk (NODE_COMPILE_CACHE, else a folder in the temporary directory) and reuse it while a

@@ -2,7 +2,8 @@
 // the command, are the command's (docs/operations.md "CLI": "before the command too"). A module of its own, without
 // imports, because src/main.ts reads it to tell `serve` from a command before anything else loads.
 
-const COMMAND_OPTIONS = new Set(['--help', '-h', '--version', '-v']);
+/** The help and the version: options that are commands of their own (cli/index.ts), never serve's. */
+export const COMMAND_OPTIONS: ReadonlySet<string> = new Set(['--help', '-h', '--version', '-v']);
 
 /** Leading --json, --config F and --config=F moved after the command they precede; argv as given without one. */
 export function leadingOptionsAfterCommand(argv: readonly string[]): string[] {

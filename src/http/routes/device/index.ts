@@ -67,9 +67,9 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
     const entered = await enteredOrRefused(deps, request, input, false);
     if (isRefusal(entered)) return refusedEntry(request, reply, input, entered);
     if (request.session.get('deviceCodeEntered') !== entered.authorization.id) return entryPage(request, reply, input);
-    if (!meetsClientSecondFactorPolicy(deps, entered.application.uid, currentResourceOwner(request)))
-      return secondStepFirst(request, reply, input);
-    const model = deviceConsentModel(deps, entered, currentResourceOwner(request), reply.generateCsrf(), request.pageLanguage);
+    const owner = currentResourceOwner(request);
+    if (!meetsClientSecondFactorPolicy(deps, entered.application.uid, owner)) return secondStepFirst(request, reply, input);
+    const model = deviceConsentModel(deps, entered, owner, reply.generateCsrf(), request.pageLanguage);
     return renderPage(request, reply, 'consent.eta', { ...model });
   });
 

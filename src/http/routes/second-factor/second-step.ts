@@ -31,6 +31,16 @@ export function startSecondStep(deps: OAuthDeps, request: FastifyRequest, reply:
   return reply.redirect(SECOND_STEP_PATH, 303);
 }
 
+interface SecondFactors {
+  totp: boolean;
+  passkeys: boolean;
+}
+
+const secondFactorsOf = async (deps: OAuthDeps, user: UserRecord): Promise<SecondFactors> => {
+  const [totp, passkeys] = await Promise.all([hasTotp(deps, user.id), hasPasskeys(deps, user.id)]);
+  return { totp, passkeys };
+};
+
 /** The second step's page: the code form when the app is set up, the passkey button when the user has passkeys. */
 async function secondStepPage(
   deps: OAuthDeps,
@@ -38,8 +48,9 @@ async function secondStepPage(
   reply: FastifyReply,
   user: UserRecord,
   error: string | null = null,
+  factors?: SecondFactors,
 ) {
-  const [totp, passkeys] = await Promise.all([hasTotp(deps, user.id), hasPasskeys(deps, user.id)]);
+  const { totp, passkeys } = factors ?? (await secondFactorsOf(deps, user));
   return renderPage(request, reply, 'second-factor/code.eta', {
     title: request.pageLanguage.t('secondFactor.title'),
     error,
@@ -58,12 +69,18 @@ const enrolmentPage = (deps: OAuthDeps, request: FastifyRequest, reply: FastifyR
     ...(error && { error }),
   });
 
-const hasSecondFactor = async (deps: OAuthDeps, user: UserRecord): Promise<boolean> =>
-  (await hasTotp(deps, user.id)) || (await hasPasskeys(deps, user.id));
+const hasSecondFactor = async (deps: OAuthDeps, user: UserRecord): Promise<boolean> => {
+  const { totp, passkeys } = await secondFactorsOf(deps, user);
+  return totp || passkeys;
+};
 
 /** GET: the code form and/or passkey button, or the enrolment of a user who has neither and must give a second factor. */
-export const showSecondStep: PendingHandler = async (deps, request, reply, user) =>
-  (await hasSecondFactor(deps, user)) ? secondStepPage(deps, request, reply, user) : enrolmentPage(deps, request, reply, user);
+export const showSecondStep: PendingHandler = async (deps, request, reply, user) => {
+  const factors = await secondFactorsOf(deps, user);
+  return factors.totp || factors.passkeys
+    ? secondStepPage(deps, request, reply, user, null, factors)
+    : enrolmentPage(deps, request, reply, user);
+};
 
 /** GET /login/second-factor/enrol: the enrolment's own address; a user who has a second factor gives it instead. */
 export const showSecondStepEnrolment: PendingHandler = async (deps, request, reply, user) =>
