@@ -6,7 +6,7 @@ import { printChanges } from './apply-output.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, readStdin, UsageError, type CliIo } from './io.js';
 import { required } from './subcommands.js';
-import { firstDuplicateKey } from './duplicate-json-keys.js';
+import { firstDuplicateKey } from '../config/duplicate-json-keys.js';
 
 const HELP = `Usage: oauth-service apply -f FILE [--dry-run] [--prune] [--json] [--config PATH]
 

@@ -7,6 +7,7 @@ import { introspectionSubNotes } from './introspection-schema.js';
 import { addressProblems } from './address-problems.js';
 import { dataDirProblems } from './data-dir.js';
 import { applyEnvOverrides, ENV_PREFIX, problemAt, type UnvalidatedConfig } from './env-overrides.js';
+import { firstDuplicateKey } from './duplicate-json-keys.js';
 import { jsonSyntaxProblem } from './json-syntax-error.js';
 import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
 import { passkeysProblems } from './passkeys-schema.js';
@@ -169,12 +170,31 @@ function readConfigFile(path: string): unknown {
   } catch (error) {
     throw new ConfigError([`cannot read the file: ${(error as Error).message}`], path);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     const problem = `${jsonSyntaxProblem(text, error as SyntaxError)} (not valid JSON)`;
     throw new ConfigError([problem], path, `${path} ${problem}`);
   }
+  const duplicate = duplicateKeyProblem(text);
+  if (duplicate !== null) throw new ConfigError([duplicate], path);
+  return parsed;
+}
+
+// JSON.parse keeps the last of two members with one name: a setting written twice (a merge gone wrong) would leave
+// the first one silently unused.
+function duplicateKeyProblem(text: string): string | null {
+  let at: string | null;
+  try {
+    at = firstDuplicateKey(text);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return 'nested too deeply to be a config file';
+  }
+  return at === null
+    ? null
+    : `${at.replace(/^\$\.?/, '')}: written twice in one object; JSON keeps the last and the first would be ignored: keep one`;
 }
 
 /** sessionSecret read from sessionSecretFile when that is set (issue 32); what is wrong with it otherwise. */

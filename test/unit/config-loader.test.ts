@@ -111,6 +111,12 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(problemsOf(() => loadConfig({ path: fixture('missing.json') }))[0]).toMatch(/^cannot read the file/);
   });
 
+  it('refuses a file that writes one setting twice in an object, which JSON.parse would read as the last only', () => {
+    expect(problemsOf(() => loadConfig({ path: fixture('duplicate-key.json') }))).toEqual([
+      'metrics.port: written twice in one object; JSON keeps the last and the first would be ignored: keep one',
+    ]);
+  });
+
   it('takes secrets and listen settings from the environment, which win over the file', () => {
     const config = loadConfig({
       input: { port: 1 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstDuplicateKey } from '../../src/cli/duplicate-json-keys.js';
+import { firstDuplicateKey } from '../../src/config/duplicate-json-keys.js';
 
 // apply refuses a provisioning file that names a member twice in one object (JSON.parse would keep the last).
 describe('firstDuplicateKey', () => {

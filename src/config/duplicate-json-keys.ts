@@ -1,6 +1,7 @@
 // JSON.parse keeps the last of two members with one name (RFC 8259 section 4: names SHOULD be unique, and what a
 // parser does otherwise is unpredictable). In a provisioning file a name written twice (a merge gone wrong) would
-// silently drop what the first declared, and --prune would then delete it: such a file is refused instead.
+// silently drop what the first declared, and --prune would then delete it; in a config file the first setting would
+// be silently unused: both files are refused instead.
 
 /**
  * Where `text`, which JSON.parse has accepted, first names one member twice in an object: its path (`$.users`,
