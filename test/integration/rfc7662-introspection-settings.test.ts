@@ -91,6 +91,23 @@ describe(`POST /oauth/introspect with config introspection.allow and introspecti
     expect(response.json()).toEqual(activeAccessToken(issued.record, { scope: 'read', client_id: owner.uid, aud: 'api' }));
   });
 
+  it('introspection.response: a field named like a standard one is sent as configured, whatever its JSON type (seed: any JSON)', async () => {
+    const typed = await buildTestServer({
+      testDatabase: base.testDatabase,
+      config: {
+        introspection: { response: { exp: { value: 'never' }, scope: { value: ['read', 'write'] }, acr: { value: { level: 2 } } } },
+      },
+    });
+    try {
+      const issued = await issueToken(base.deps, { application: owner.application, resourceOwnerId: user.id });
+      const response = await introspectRequest(typed.app, { token: issued.accessToken }, basic(owner.uid, owner.secret!));
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ active: true, exp: 'never', scope: ['read', 'write'], acr: { level: 2 } });
+    } finally {
+      await typed.close();
+    }
+  });
+
   it('introspection.response adds nothing to an inactive response', async () => {
     const response = await introspectRequest(withResponse.app, { token: 'no-such-token' }, basic(owner.uid, owner.secret!));
     expect(response.json()).toEqual({ active: false });

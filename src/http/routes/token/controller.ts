@@ -27,6 +27,10 @@ export class TokensController extends Controller {
    */
   protected readonly introspectionRules: IntrospectionRule[] = introspectionPolicyOf(this.deps);
 
+  /** Whether an active answer may carry custom fields (config `introspection.response` or the hook). */
+  private readonly customFields =
+    this.deps.hooks.customIntrospectionResponse !== undefined || Object.keys(this.deps.config.introspection.response).length > 0;
+
   /** POST /oauth/token (RFC 6749 sections 4 and 6; SPEC 3.1). */
   async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const parameters = request.oauthParameters;
@@ -93,6 +97,9 @@ export class TokensController extends Controller {
       const jwt = await signedIntrospection(this.deps, requester, response);
       if (jwt !== null) return reply.type(INTROSPECTION_JWT_MEDIA_TYPE).send(jwt);
     }
+    // The schema's serializer types the standard fields; a custom field of the same name is sent as given (the seed:
+    // any JSON), which the schema would coerce ("[object Object]") or fail on (an `exp` that is not a number).
+    if (this.customFields) reply.serializer(JSON.stringify);
     return reply.send(response);
   }
 }
