@@ -149,7 +149,7 @@ describe(`rich authorization requests, RFC 9396 (${backend})`, () => {
     expect(introspected).toMatchObject({ active: true, aud: BANK, authorization_details: [PAYMENT, ACCOUNTS] });
   });
 
-  it('section 6.2: a refresh narrows to a granted object, and refuses one never granted', async () => {
+  it('section 6.2: a refresh narrows to a granted object, and refuses one never granted or asked for twice', async () => {
     const granted = (await approvedTokens(await consentPage({ authorization_details: details(PAYMENT, ACCOUNTS), scope: 'read' }))).json();
     const refresh = (value: string) =>
       tokenRequest(
@@ -163,6 +163,14 @@ describe(`rich authorization requests, RFC 9396 (${backend})`, () => {
       error: 'invalid_authorization_details',
       error_description:
         'authorization_details[0] (payment_initiation) was not granted: a token request may only ask for authorization_details granted before.',
+    });
+    // Each object is one authorization (section 2): a payment granted once cannot be asked for twice.
+    const repeated = await refresh(details(PAYMENT, PAYMENT));
+    expect(repeated.statusCode).toBe(400);
+    expect(repeated.json()).toEqual({
+      error: 'invalid_authorization_details',
+      error_description:
+        'authorization_details[1] (payment_initiation) is asked for more often than it was granted: each object granted may be asked for once.',
     });
     const narrowed = await refresh(details(ACCOUNTS));
     expect(narrowed.statusCode, narrowed.body).toBe(200);

@@ -97,17 +97,25 @@ function locatedAt(detail: AuthorizationDetail, serving: ResourceRecord[], index
 
 /**
  * Section 6.2 at refresh (and a code exchange): the details asked for may only narrow those granted, each one equal
- * (deeply, field for field) to a granted object; none asked for keeps them all. Throws InvalidAuthorizationDetails.
+ * (deeply, field for field) to a granted object no other one asked for has taken: each object is one authorization
+ * (section 2), so a payment granted once cannot be asked for twice. None asked for keeps them all. Throws
+ * InvalidAuthorizationDetails.
  */
 export function narrowedDetails(text: string | undefined, granted: readonly AuthorizationDetail[]): AuthorizationDetail[] {
   if (text === undefined || text === '') return [...granted];
   const requested = parseAuthorizationDetails(text);
+  const unclaimed = [...granted];
   requested.forEach((detail, index) => {
-    if (!granted.some((held) => isDeepStrictEqual(held, detail))) {
+    const match = unclaimed.findIndex((held) => isDeepStrictEqual(held, detail));
+    if (match === -1) {
+      const already = granted.some((held) => isDeepStrictEqual(held, detail));
       throw invalid(
-        `${which(index)} (${detail.type}) was not granted: a token request may only ask for authorization_details granted before.`,
+        already
+          ? `${which(index)} (${detail.type}) is asked for more often than it was granted: each object granted may be asked for once.`
+          : `${which(index)} (${detail.type}) was not granted: a token request may only ask for authorization_details granted before.`,
       );
     }
+    unclaimed.splice(match, 1);
   });
   return requested;
 }
