@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../oauth/deps.js';
+import { signOutEvent } from '../oauth/audit/sign-in-events.js';
 import { startLoginSession, type UpstreamSession } from '../oauth/sessions/login-sessions.js';
 import type { UserRecord } from '../oauth/store.js';
+import { announceEndedSession } from './end-login-session.js';
 
 /**
  * Signs the browser in as `user`: a new login_sessions row, and a new cookie holding its key. Nothing set in the
@@ -15,10 +17,13 @@ export async function signInBrowser(
 ): Promise<void> {
   const previousKey = request.session.get('sessionKey');
   request.session.regenerate();
-  const { key } = await startLoginSession(
+  const { key, ended } = await startLoginSession(
     deps,
     { user, ...method, ip: request.ip, userAgent: request.headers['user-agent'] },
     typeof previousKey === 'string' ? previousKey : undefined,
   );
   request.session.set('sessionKey', key);
+  // A sign-in over a live session (prompt=login, max_age, another user) ends it: the clients signed in during it are
+  // told, as at a sign-out, else they would outlive it unannounced (and the final sign-out would not name them).
+  if (ended !== null) await announceEndedSession(deps, request, ended, signOutEvent(ended.userId, request.ip));
 }

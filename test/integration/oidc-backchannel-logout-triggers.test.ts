@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeUserTokens } from '../../src/oauth/users/users.js';
 import { backchannelReceiver, validLogoutToken, type BackchannelReceiver, type LogoutRequest } from '../helpers/backchannel-receiver.js';
 import { deliveryRows, relyingParty, signedInAt } from '../helpers/backchannel-logout.js';
-import { createUser, type UserAgent } from '../helpers/end-user.js';
+import { authorizeUrl, CALLBACK, createUser, PASSWORD, type UserAgent } from '../helpers/end-user.js';
 import { jwksOf } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -64,6 +64,24 @@ describe(`Back-Channel Logout 1.0: what logs a user out of the relying parties (
     expect(toSecond.every((claims) => claims.sub === user.subject)).toBe(true);
     expect(await first.nothingWithin(500)).toBe(true);
     expect(second.requests).toHaveLength(2);
+  });
+
+  it('a sign-in over a live session (prompt=login, another user) ends it: the clients signed in during it are told its sid', async () => {
+    const user = await newUser();
+    const { agent, idToken } = await signedInAt(server, user.username, secondClient);
+    const other = await newUser();
+    const again = authorizeUrl({
+      client_id: firstClient.application.uid,
+      redirect_uri: CALLBACK,
+      response_type: 'code',
+      scope: 'openid',
+      prompt: 'login',
+    });
+    expect((await agent.request({ method: 'GET', url: again })).headers.location).toBe('/login');
+    expect((await agent.post('/login', { username: other.username, password: PASSWORD })).statusCode).toBe(303);
+    const told = await claimsOf(await second.next(), secondClient);
+    expect({ sub: told.sub, sid: told.sid }).toEqual({ sub: user.subject, sid: sidOf(idToken) });
+    expect(await first.nothingWithin(500)).toBe(true);
   });
 
   it('"Revoke all tokens" (admin) logs the user out of the clients holding one, and of no other', async () => {

@@ -61,6 +61,19 @@ describe(`end_session_endpoint (${backend})`, () => {
     expect(await signedInStill(agent)).toBe(false);
   });
 
+  it("a POST without the session cookie (a form on the relying party's site: SameSite=Lax keeps the cookie back) is sent on as a GET, which carries it", async () => {
+    const agent = await signedIn(server.app, 'alice');
+    const hint = await idTokenOf(agent);
+    const parameters = { id_token_hint: hint, post_logout_redirect_uri: AFTER_LOGOUT, state: 'cross site' };
+    const posted = await server.app.inject({ method: 'POST', url: '/oauth/end_session', headers: FORM, payload: form(parameters) });
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toBe(`/oauth/end_session?${new URLSearchParams(parameters).toString()}`);
+    expect(await signedInStill(agent)).toBe(true);
+    const followed = await agent.request({ method: 'GET', url: String(posted.headers.location) });
+    expect([followed.statusCode, followed.headers.location]).toEqual([303, `${AFTER_LOGOUT}?state=cross+site`]);
+    expect(await signedInStill(agent)).toBe(false);
+  });
+
   it('an unregistered post_logout_redirect_uri is shown as an error, never followed, and the session stays', async () => {
     const agent = await signedIn(server.app, 'alice');
     const hint = await idTokenOf(agent);

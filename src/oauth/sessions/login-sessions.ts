@@ -40,14 +40,15 @@ export interface UpstreamSession {
 
 /**
  * The new session's row and the key its cookie carries (shown to nobody else, stored nowhere). The browser's previous
- * session (`previousKey`), if any, ends: its cookie is replaced, so nobody could use or end it any more.
+ * session (`previousKey`), if any, ends: its cookie is replaced, so nobody could use or end it any more; its row is
+ * returned as `ended` (null when there was none here), for the caller to announce like any other sign-out.
  */
 export async function startLoginSession(
   deps: OAuthDeps,
   signIn: SignIn,
   previousKey: string | undefined,
-): Promise<{ key: string; session: LoginSessionRecord }> {
-  if (previousKey !== undefined) await endLoginSessionByKey(deps, previousKey);
+): Promise<{ key: string; session: LoginSessionRecord; ended: LoginSessionRecord | null }> {
+  const ended = previousKey === undefined ? null : await endLoginSessionByKey(deps, previousKey);
   const key = randomBytes(32).toString('base64url');
   const session = await deps.stores.loginSessions.create(
     {
@@ -65,7 +66,7 @@ export async function startLoginSession(
     },
     deps.now(),
   );
-  return { key, session };
+  return { key, session, ended };
 }
 
 export const sessionIdOf = (key: string): string => sha256Hex(key);

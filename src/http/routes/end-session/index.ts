@@ -3,7 +3,7 @@ import { checkEndSession, type EndSession, type EndSessionParameters } from '../
 import { hintNames } from '../../../oauth/openid/id-token-hint.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { endLoginSession } from '../../end-login-session.js';
-import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
+import { sessionUser, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import type { RouteOptions } from '../../route-options.js';
 
@@ -30,9 +30,8 @@ export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
   app.setErrorHandler(endUserErrorHandler);
   const signOut = signingOut(deps);
 
-  const handle = async (request: FastifyRequest, reply: FastifyReply, parameters: EndSessionParameters) => {
+  const handle = async (request: FastifyRequest, reply: FastifyReply, parameters: EndSessionParameters, user: SignedInUser | null) => {
     const endSession = await checkEndSession(deps, parameters);
-    const user = await sessionUser(deps, request);
     if (user === null || (endSession.hint !== null && (await hintNames(deps, endSession.hint, user)))) {
       return signOut(request, reply, endSession);
     }
@@ -45,17 +44,29 @@ export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
     });
   };
 
-  app.get<{ Querystring: EndSessionParameters }>('/oauth/end_session', { schema: { querystring: parametersSchema } }, (request, reply) =>
-    handle(request, reply, request.query),
+  app.get<{ Querystring: EndSessionParameters }>(
+    '/oauth/end_session',
+    { schema: { querystring: parametersSchema } },
+    async (request, reply) => handle(request, reply, request.query, await sessionUser(deps, request)),
   );
-  app.post<{ Body: EndSessionParameters }>('/oauth/end_session', { schema: { body: parametersSchema } }, (request, reply) =>
-    handle(request, reply, request.body ?? {}),
-  );
+  app.post<{ Body: EndSessionParameters }>('/oauth/end_session', { schema: { body: parametersSchema } }, async (request, reply) => {
+    const parameters = request.body ?? {};
+    // A form posted from the relying party's site arrives without the SameSite=Lax session cookie, so no session is
+    // seen, though the browser has one: the same request as a GET (a top-level navigation, which carries it) finds it.
+    const user = await sessionUser(deps, request);
+    if (user === null) return reply.redirect(endSessionUrl(parameters), 303);
+    return handle(request, reply, parameters, user);
+  });
   app.post<{ Body: EndSessionParameters }>(
     '/oauth/end_session/confirm',
     { schema: { body: parametersSchema }, preHandler: app.csrfProtection },
     async (request, reply) => signOut(request, reply, await checkEndSession(deps, request.body ?? {})),
   );
+};
+
+const endSessionUrl = (parameters: EndSessionParameters): string => {
+  const fields = Object.entries(parameters).filter(([name, value]) => name !== '_csrf' && typeof value === 'string');
+  return fields.length === 0 ? '/oauth/end_session' : `/oauth/end_session?${new URLSearchParams(fields).toString()}`;
 };
 
 // The session ends before the answer; the clients it signed in to are told afterwards (Back-Channel Logout 1.0).
