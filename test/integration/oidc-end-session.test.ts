@@ -96,7 +96,14 @@ describe(`end_session_endpoint (${backend})`, () => {
     const [header, payload, signature] = hint.split('.');
     const tampered = `${header}.${payload}.${signature!.startsWith('A') ? 'B' : 'A'}${signature!.slice(1)}`;
     const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
-    for (const bad of [tampered, unsigned, 'not-a-jwt']) {
+    // Other JWTs this server signs for the client: a logout token, a signed UserInfo answer (no iat, no exp).
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { iss: string; aud: string; sub: string };
+    const logoutToken = await server.deps.signer.sign(
+      { ...claims, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } },
+      { typ: 'logout+jwt' },
+    );
+    const userinfo = await server.deps.signer.sign({ iss: claims.iss, aud: claims.aud, sub: claims.sub }, {});
+    for (const bad of [tampered, unsigned, 'not-a-jwt', logoutToken, userinfo]) {
       expectErrorPage(await endSession(agent, { id_token_hint: bad }), 'The id_token_hint is not an ID token issued by this server.');
     }
     const other = await createClient(server.deps);

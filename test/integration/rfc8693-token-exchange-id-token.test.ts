@@ -208,9 +208,9 @@ describe(`RFC 8693 token exchange of an ID token (${backend})`, () => {
         [
           'typ JWT with an events claim (a logout token by its claims)',
           () => signed({ events: { 'http://schemas.openid.net/event/backchannel-logout': {} } }),
-          'The subject token is a logout token (events claim), not an ID token.',
+          'The subject token is not an ID token (it has an events claim: a logout token).',
         ],
-        ['no iat', () => signed({ iat: undefined }), 'The subject token has no iat: it is not an ID token.'],
+        ['no iat', () => signed({ iat: undefined }), 'The subject token is not an ID token (it has no iat).'],
       ])('%s is refused (invalid_request)', async (_name, make, description) => {
         const token = await make();
         await expectRefused(() => exchange(token, { scope: 'read' }), 'invalid_request', description);

@@ -1,15 +1,14 @@
 import { createLocalJWKSet, errors, jwtVerify } from 'jose';
-import { isMediaType } from '../assertions/assertion-checks.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidRequest } from '../errors.js';
 import { authorizationIssuer } from '../issuer.js';
 import { publishedJwks } from '../keys/signing-key-service.js';
 import { SIGNING_ALGORITHMS } from '../keys/signing-keys.js';
+import { notAnIdToken } from '../openid/id-token-shape.js';
 import type { ApplicationRecord, UserRecord } from '../store.js';
 
-// An ID token as a subject token (RFC 8693 section 3, urn:ietf:params:oauth:token-type:id_token). This server signs
-// other JWTs with the same keys for the same audience (a logout token, a signed UserInfo answer), so the token must
-// be an ID token, not merely signed by this server (RFC 8725 section 3.11). And an ID token says that the user
+// An ID token as a subject token (RFC 8693 section 3, urn:ietf:params:oauth:token-type:id_token): an ID token, not
+// merely a JWT this server signed (id-token-shape.ts). And an ID token says that the user
 // signed in, not what the user lets the client do: that is the client's live authorization, which the user can
 // revoke (the authorized applications page) and which bounds what the exchange gives.
 
@@ -36,14 +35,8 @@ export async function idTokenSubject(deps: OAuthDeps, value: string, client: App
     throw error;
   }
   const { protectedHeader: header, payload } = verified;
-  // This server's ID tokens say typ JWT (token-signer.ts); a logout token says logout+jwt (Back-Channel Logout 1.0
-  // section 2.4), a JWT access token at+jwt, an ID-JAG oauth-id-jag+jwt: none of them is a sign-in.
-  if (header.typ !== undefined && !isMediaType(header.typ, 'JWT'))
-    throw new InvalidRequest(`The subject token is not an ID token (its typ is ${String(header.typ)}).`);
-  // Back-Channel Logout 1.0 section 2.4: the events claim marks a logout token (the end of a sign-in), whatever its typ.
-  if (payload.events !== undefined) throw new InvalidRequest('The subject token is a logout token (events claim), not an ID token.');
-  // OpenID Connect Core 2: iat is REQUIRED in an ID token.
-  if (payload.iat === undefined) throw new InvalidRequest('The subject token has no iat: it is not an ID token.');
+  const problem = notAnIdToken(header, payload);
+  if (problem !== null) throw new InvalidRequest(`The subject token is not an ID token (${problem}).`);
   if (client.subjectType === 'pairwise') throw new InvalidRequest("A pairwise client's ID tokens cannot be exchanged.");
   if (typeof payload.sub !== 'string') throw new InvalidRequest('The subject token has no sub.');
   return payload.sub;

@@ -4,12 +4,14 @@ import type { OAuthDeps } from '../deps.js';
 import { publishedJwks } from '../keys/signing-key-service.js';
 import { SIGNING_ALGORITHMS } from '../keys/signing-keys.js';
 import type { UserRecord } from '../store.js';
+import { notAnIdToken } from './id-token-shape.js';
 import { subjectFor } from './subject.js';
 
 // An ID token this server issued, presented back to it: id_token_hint at the authorization endpoint (Core
 // 3.1.2.1) and at end_session (RP-Initiated Logout 1.0 section 2). Its signature must verify against a key
 // published now (a retired key's tokens do not), and iss must be this server; an expired one is still a good
-// hint, as Logout 1.0 section 4 asks. alg "none" and unknown kids never verify (jose refuses them).
+// hint, as Logout 1.0 section 4 asks, but another JWT of this server (a logout token, a signed UserInfo answer) is
+// none (id-token-shape.ts). alg "none" and unknown kids never verify (jose refuses them).
 
 export interface IdTokenHint {
   subject: string;
@@ -26,6 +28,7 @@ export async function verifyIdTokenHint(deps: Pick<OAuthDeps, 'stores' | 'config
     const parsed: unknown = JSON.parse(new TextDecoder().decode(verified.payload));
     if (typeof parsed !== 'object' || parsed === null) return null;
     payload = parsed as Record<string, unknown>;
+    if (notAnIdToken(verified.protectedHeader, payload) !== null) return null;
   } catch (error) {
     if (error instanceof errors.JOSEError || error instanceof SyntaxError) return null;
     throw error;
