@@ -47,6 +47,19 @@ describe(`end_session_endpoint (${backend})`, () => {
     expect(await signedInStill(agent)).toBe(false);
   });
 
+  it('state joins a registered query as it is written, and replaces a registered state', async () => {
+    const withQuery = 'https://client.example.com/bye?x&y=a%20b&state=old';
+    const other = await createClient(server.deps);
+    await server.deps.stores.applicationAdmin.update(other.application.id, { postLogoutRedirectUris: [withQuery] });
+    const agent = await signedIn(server.app, 'alice');
+    const response = await endSession(agent, { client_id: other.application.uid, post_logout_redirect_uri: withQuery, state: 'new' });
+    const confirmed = await agent.post('/oauth/end_session/confirm', {
+      ...hiddenFields(response.body),
+      _csrf: csrfTokenIn(response.body)!,
+    });
+    expect(confirmed.headers.location).toBe('https://client.example.com/bye?x&y=a%20b&state=new');
+  });
+
   it('POST from the relying party works like GET (Logout 1.0 section 2)', async () => {
     const agent = await signedIn(server.app, 'alice');
     const hint = await idTokenOf(agent);

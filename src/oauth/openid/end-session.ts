@@ -1,4 +1,5 @@
 import type { OAuthDeps } from '../deps.js';
+import { buildRedirectUrl } from '../authorization/redirect-uri.js';
 import { InvalidRequest } from '../errors.js';
 import { verifyIdTokenHint, type IdTokenHint } from './id-token-hint.js';
 import type { ApplicationRecord } from '../store.js';
@@ -43,11 +44,9 @@ export async function checkEndSession(deps: OAuthDeps, parameters: EndSessionPar
   return { hint, application, redirectTo: withState(redirectUri, nonBlank(parameters.state)) };
 }
 
+// As an authorization response's: the registered query is kept byte for byte, and a registered state is replaced.
 function withState(uri: string, state: string | null): string {
-  if (state === null) return uri;
-  const url = new URL(uri);
-  url.searchParams.append('state', state);
-  return url.href;
+  return state === null ? uri : buildRedirectUrl(uri, { state }, 'query');
 }
 
 function nonBlank(value: string | undefined): string | null {
