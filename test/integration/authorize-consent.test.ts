@@ -70,6 +70,22 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
     expect(await countRows(server, 'oauth_access_grants')).toBe(grantsBefore);
   });
 
+  it('a request too long to come back to after signing in is answered to the client at once (not lost at /login)', async () => {
+    const anonymous = userAgent(server.app);
+    const parameters = { response_type: 'code', client_id: client.uid, redirect_uri: CALLBACK, scope: 'read' };
+    const fits = await anonymous.request({ method: 'GET', url: authorizeUrl({ ...parameters, state: 'x'.repeat(1500) }) });
+    expect(fits.headers.location).toBe('/login');
+    const response = await anonymous.request({ method: 'GET', url: authorizeUrl({ ...parameters, state: 'x'.repeat(3000) }) });
+    expect(response.statusCode).toBe(302);
+    const redirected = locationParameters(response);
+    expect(String(response.headers.location).startsWith(`${CALLBACK}?`)).toBe(true);
+    expect(redirected.get('state')).toBe('x'.repeat(3000));
+    expect(redirected.get('error')).toBe('invalid_request');
+    expect(redirected.get('error_description')).toMatch(
+      /^The authorization request is too long to come back to after signing in \(\d+ characters, at most 2048\): push it \(RFC 9126\) and send its request_uri\.$/,
+    );
+  });
+
   it('POST (Authorize) issues a code and redirects with 303, code, state and iss (RFC 9207)', async () => {
     const page = await consent({ state: 'return-me' });
     const response = await submit(hiddenFields(page.body, 0));

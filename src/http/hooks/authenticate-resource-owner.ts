@@ -34,7 +34,7 @@ declare module 'fastify' {
 export const DEFAULT_AFTER_LOGIN = '/oauth/authorized_applications';
 
 // Cookies hold about 4 KB; a longer URL is not remembered (the person lands on the default page instead).
-const MAX_RETURN_PATH = 2048;
+export const MAX_RETURN_PATH = 2048;
 
 /**
  * Only a path on this server may be a return target, never an absolute or scheme-relative URL (no open

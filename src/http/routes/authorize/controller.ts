@@ -20,7 +20,14 @@ import { InvalidClient, InvalidRequest } from '../../../oauth/errors.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
 import { secondFactorWantedFor } from '../../../oauth/second-factor/second-factors.js';
 import { ApplicationGone, type LookupOrigin } from '../../../oauth/store.js';
-import { currentResourceOwner, redirectToLogin, sessionUser, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
+import {
+  currentResourceOwner,
+  isSafeReturnPath,
+  MAX_RETURN_PATH,
+  redirectToLogin,
+  sessionUser,
+  type SignedInUser,
+} from '../../hooks/authenticate-resource-owner.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
 import { rememberConsentShown, takeConsentShown } from './consent-ticket.js';
 import { consentModel, consentRequestFields } from './consent-view.js';
@@ -169,8 +176,22 @@ export class AuthorizationsController extends Controller {
    * by the claims parameter stays: the sign-in is recorded as made for this URL, and nextInteraction ends the request
    * if it still gives someone else.
    */
-  protected signIn(request: FastifyRequest, reply: FastifyReply, authorization: AuthorizationRequest, signedIn: boolean): FastifyReply {
-    const returnTo = afterSignIn(authorizationUrl(request));
+  protected signIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authorization: AuthorizationRequest,
+    signedIn: boolean,
+  ): FastifyReply | Promise<FastifyReply> {
+    const returnTo: string = afterSignIn(authorizationUrl(request));
+    const { length } = returnTo;
+    // The way back is kept in the session cookie, which has room for MAX_RETURN_PATH characters of it: the client of a
+    // longer request (a large request object or state) is told now, rather than its user left elsewhere after signing in.
+    if (!isSafeReturnPath(returnTo)) {
+      const tooLong = new InvalidRequest(
+        `The authorization request is too long to come back to after signing in (${length} characters, at most ${MAX_RETURN_PATH}): push it (RFC 9126) and send its request_uri.`,
+      );
+      return this.refuse(request, reply, interactionFailure(authorization, tooLong), 302);
+    }
     request.session.set('reauthenticate', signedIn ? true : undefined);
     request.session.set('maxAuthenticationAge', maxAuthenticationAge(authorization) ?? undefined);
     request.session.set('secondFactorWanted', secondFactorWantedFor(this.deps.config, authorization) ? returnTo : undefined);
