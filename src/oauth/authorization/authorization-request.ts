@@ -95,6 +95,8 @@ export async function validateAuthorizationRequest(
   deps: OAuthDeps,
   parameters: AuthorizationParameters,
   origin?: LookupOrigin,
+  /** This browser was shown this very request (request-object.ts: a request object's exp then has a grace). */
+  seenValid = false,
 ): Promise<AuthorizationValidation> {
   const both = requestAndRequestUriTogether(parameters);
   if (both !== null) return { ok: false, rule: 'request_or_request_uri', error: both, redirect: null };
@@ -102,7 +104,7 @@ export async function validateAuthorizationRequest(
   if (!('values' in resolved)) return requestUriFailure(resolved);
   // RFC 9101: a signed request object is the request; what is wrong with it is shown, never redirected. (A pushed
   // request was unpacked at PAR: what is stored has none.)
-  const unpacked = await unpackRequestObject(deps, resolved, origin);
+  const unpacked = await unpackRequestObject(deps, resolved, origin, seenValid);
   if (!unpacked.ok) return { ok: false, rule: 'request_object_valid', error: unpacked.error, redirect: null };
   const request = unpacked.parameters;
   const context = await contextFor(deps, request, origin);

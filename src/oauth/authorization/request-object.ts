@@ -1,4 +1,4 @@
-import { decodeProtectedHeader, errors, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload } from 'jose';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidRequest, InvalidRequestObject, type OAuthError } from '../errors.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys } from '../clients/client-assertion/client-key-sets.js';
@@ -6,6 +6,7 @@ import { algorithmsFor, fapi2AlgorithmRefusal, isFapi2 } from '../clients/fapi2-
 import { authorizationIssuer } from '../issuer.js';
 import type { LookupOrigin } from '../store.js';
 import { readAuthorizationParameters, type AuthorizationParameters } from './authorization-parameters.js';
+import { INTERACTION_SECONDS } from './pushed-authorization-requests.js';
 
 // RFC 9101 (JAR): the authorization request as a JWT the client signed with one of its registered keys (jwks or
 // jwks_uri, as for private_key_jwt), passed by value in `request`. Once verified, its claims are the request: section
@@ -40,11 +41,17 @@ export function requestAndRequestUriTogether({ values }: AuthorizationParameters
 
 export type UnpackedRequest = { ok: true; parameters: AuthorizationParameters } | { ok: false; error: OAuthError };
 
-/** The request's parameters: the verified request object's when `request` is sent by a client with keys, else as sent. */
+/**
+ * The request's parameters: the verified request object's when `request` is sent by a client with keys, else as sent.
+ * `seenValid`: this browser was shown this very request while its object was valid (the consent page's approval, the
+ * way back from a sign-in it asked for); its sign-in and consent then have INTERACTION_SECONDS past the object's exp,
+ * as a pushed request's do (RFC 9101 section 10.2's exp bounds when a request is accepted, not how long a user takes).
+ */
 export async function unpackRequestObject(
   deps: OAuthDeps,
   parameters: AuthorizationParameters,
   origin?: LookupOrigin,
+  seenValid = false,
 ): Promise<UnpackedRequest> {
   const jwt = parameters.values.request;
   const clientId = parameters.values.client_id;
@@ -65,6 +72,7 @@ export async function unpackRequestObject(
         : `The request object must be signed with one of ${REQUEST_OBJECT_ALGORITHMS.join(', ')}.`,
     );
   }
+  const checkedAt = seenValid ? acceptedAt(jwt, deps.now()) : deps.now();
   let payload: JWTPayload;
   try {
     ({ payload } = await verifyWithClientKeys(jwt, keys, {
@@ -73,14 +81,14 @@ export async function unpackRequestObject(
       audience: authorizationIssuer(deps.config.baseUrl),
       requiredClaims: ['exp'],
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      currentDate: deps.now(),
+      currentDate: checkedAt,
     }));
   } catch (error) {
     if (error instanceof ClientKeysUnavailable) return refuse(error.message);
     if (error instanceof errors.JOSEError) return refuse(`The request object is invalid: ${joseReason(error)}.`);
     throw error;
   }
-  const problem = lifetimeProblem(payload, deps.now(), isFapi2(application)) ?? contentProblem(payload, clientId);
+  const problem = lifetimeProblem(payload, checkedAt, isFapi2(application)) ?? contentProblem(payload, clientId);
   if (problem !== null) return refuse(problem);
   const unpacked = readAuthorizationParameters(requestOf(payload, clientId));
   // A claim of the wrong JSON type is the object's fault, not a parameter "sent more than once" as in a query.
@@ -89,6 +97,21 @@ export async function unpackRequestObject(
     return refuse(`The request object's ${mistyped} claim must be a string${mistyped === 'resource' ? ' or an array of strings' : ''}.`);
   }
   return { ok: true, parameters: { ...unpacked, signed: true } };
+}
+
+/**
+ * When an object seen valid is checked: now, or just before its exp when that passed less than INTERACTION_SECONDS
+ * ago. The exp read here only chooses the time: the object is then verified in full (signature and claims) at it.
+ */
+function acceptedAt(jwt: string, now: Date): Date {
+  let exp: unknown;
+  try {
+    ({ exp } = decodeJwt(jwt));
+  } catch {
+    return now;
+  }
+  if (typeof exp !== 'number' || exp * 1000 > now.getTime() || now.getTime() - exp * 1000 > INTERACTION_SECONDS * 1000) return now;
+  return new Date(exp * 1000 - 1000);
 }
 
 function headerAlgorithm(jwt: string): string | null {

@@ -117,15 +117,18 @@ export class AuthorizationsController extends Controller {
 
   // The request is validated before anyone signs in: OpenID Connect's prompt=none must answer without a page.
   async new(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    // Back from a sign-in this very URL asked for: it was valid then, and its request object's exp has a grace.
+    const cameBack = signInCameBack(request);
     const validation = await validateAuthorizationRequest(
       this.deps,
       readAuthorizationParameters(requestParameters(request)),
       origin(request),
+      cameBack,
     );
     if (!validation.ok) return this.refuse(request, reply, validation, 302);
     const authorization = validation.request;
     const owner = await sessionUser(this.deps, request);
-    const session = owner && { ...owner, signedInForRequest: signInCameBack(request) };
+    const session = owner && { ...owner, signedInForRequest: cameBack };
     const interaction = await nextInteraction(this.deps, authorization, session, () =>
       owner ? this.skipAuthorization(authorization, owner) : Promise.resolve(false),
     );
@@ -140,8 +143,9 @@ export class AuthorizationsController extends Controller {
   }
 
   async create(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    // STYLE 14: the hidden fields are a new request, validated again in full.
-    const validation = await validateAuthorizationRequest(this.deps, readAuthorizationParameters(request.body), origin(request));
+    // STYLE 14: the hidden fields are a new request, validated again in full; as one this browser was shown (its
+    // request object's exp has a grace), which only the consent ticket below lets through: else a GET checks it anew.
+    const validation = await validateAuthorizationRequest(this.deps, readAuthorizationParameters(request.body), origin(request), true);
     if (!validation.ok) return this.refuse(request, reply, validation, 303);
     const fields = consentRequestFields(validation.request);
     // Approving what this browser was not shown (a form made up, a page answered already): the request again, as a
