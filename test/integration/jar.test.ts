@@ -114,6 +114,7 @@ describe(`signed request objects (RFC 9101) on ${backend}`, () => {
       await withRequest(unsecuredAssertion(claims)),
       'The request object must be signed with one of RS256, PS256, ES256, EdDSA.',
     );
+    for (const garbage of ['garbage', 'abc.def.ghi']) expectRefused(await withRequest(garbage), 'The request object is not a signed JWT.');
   });
 
   it('fapi2-message-signing-ensure-request-object-without-exp-fails', async () => {

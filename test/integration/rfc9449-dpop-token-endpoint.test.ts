@@ -116,6 +116,12 @@ describe(`DPoP at the token endpoint, RFC 9449 (${backend})`, () => {
     await refused(textIat, `The DPoP proof's claims are not valid: "iat" claim must be a number.`);
   });
 
+  it('section 4.3 check 1: two DPoP header fields (joined by HTTP with a comma) are one proof too many; a jti is at most 256 characters', async () => {
+    await refused(`${await dpopProof(key, { htu })}, ${await dpopProof(key, { htu })}`, 'Send exactly one DPoP proof.');
+    await refused(await dpopProof(key, { htu, jti: 'j'.repeat(257) }), "The DPoP proof's jti is longer than 256 characters.");
+    await refused(await dpopProof(key, { htu, jti: '' }), 'The DPoP proof needs a jti.');
+  });
+
   it('section 11.1: a proof is accepted once, on any instance', async () => {
     const proof = await dpopProof(key, { htu });
     expect((await request(one, proof)).statusCode).toBe(200);

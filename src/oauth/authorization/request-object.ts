@@ -65,7 +65,8 @@ export async function unpackRequestObject(
   // FAPI 2.0 Security Profile section 5.4: a fapi2 client's objects are signed with PS256, ES256 or EdDSA only.
   const algorithms = algorithmsFor(application, REQUEST_OBJECT_ALGORITHMS);
   const alg = headerAlgorithm(jwt);
-  if (alg === null || !algorithms.includes(alg)) {
+  if (alg === null) return refuse('The request object is not a signed JWT.');
+  if (!algorithms.includes(alg)) {
     return refuse(
       isFapi2(application)
         ? fapi2AlgorithmRefusal('the request object')

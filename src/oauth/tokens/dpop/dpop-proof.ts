@@ -50,6 +50,8 @@ export async function checkDpopProof(
   request: DpopRequest,
 ): Promise<CheckedDpopProof> {
   const settings = deps.config.dpop;
+  // Section 4.3 check 1: HTTP joins two DPoP header fields with a comma, which no compact JWT holds.
+  if (proof.includes(',')) throw new InvalidDpopProof('Send exactly one DPoP proof.');
   const header = protectedHeader(proof);
   if (header.typ !== 'dpop+jwt') throw new InvalidDpopProof('The DPoP proof must have typ dpop+jwt.');
   if (typeof header.alg !== 'string' || !(settings.algorithms as readonly string[]).includes(header.alg)) {
@@ -70,7 +72,8 @@ export async function checkDpopProof(
     throw new InvalidDpopProof('The DPoP proof is too old or from the future (iat).');
   }
   const jti = payload.jti;
-  if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw new InvalidDpopProof('The DPoP proof needs a jti.');
+  if (typeof jti !== 'string' || jti === '') throw new InvalidDpopProof('The DPoP proof needs a jti.');
+  if (jti.length > MAX_JTI_LENGTH) throw new InvalidDpopProof(`The DPoP proof's jti is longer than ${MAX_JTI_LENGTH} characters.`);
   if (request.accessToken !== undefined && payload.ath !== sha256(request.accessToken).toString('base64url')) {
     throw new InvalidDpopProof('The DPoP proof is for another access token (ath).');
   }
