@@ -32,9 +32,10 @@ export function resourceOwnerFromCredentials(username, password) {
 export function authenticateAdmin(request) {
   return request.headers['x-admin-key'] === 'module-key';
 }
-export const controllers = ({ TokenInfoController }) => ({
+export const controllers = ({ TokenInfoController }, errors) => ({
   token_info: class ModuleTokenInfo extends TokenInfoController {
     async show(request, reply) {
+      if (request.headers['x-refuse'] !== undefined) throw new errors.InvalidRequest('Refused by the module.');
       reply.header('x-token-info', 'module');
       return super.show(request, reply);
     }
@@ -100,6 +101,15 @@ describe(`an extensions module loaded by loadExtensions and passed to buildServe
     expect(response.statusCode).toBe(200);
     expect(response.headers['x-token-info']).toBe('module');
     expect(response.json()).toMatchObject({ resource_owner_id: 4242, application: { uid: other.uid } });
+  });
+
+  it("the controllers function receives the service's OAuth errors: one thrown by an action is its answer", async () => {
+    const token = (await passwordGrant('directory-user', 'directory-pass')).json().access_token as string;
+    const response = await tokenInfoRequest(server.app, { ...bearer(token), 'x-refuse': '1' });
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 400,
+      body: { error: 'invalid_request', error_description: 'Refused by the module.' },
+    });
   });
 });
 

@@ -13,4 +13,7 @@ export {
   type ControllerExtension,
   type ControllerKey,
   type ControllerOverrides,
+  type OAuthErrors,
 } from './registry.js';
+// The OAuth errors an action may throw (`errors.InvalidRequest`, ...), rendered by the group's error handler.
+export * as errors from '../../oauth/errors.js';

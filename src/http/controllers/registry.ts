@@ -1,4 +1,5 @@
 import type { OAuthDeps } from '../../oauth/deps.js';
+import * as oauthErrors from '../../oauth/errors.js';
 import { ApplicationsController } from '../routes/applications/controller.js';
 import { AuthorizationsController } from '../routes/authorize/controller.js';
 import { AuthorizedApplicationsController } from '../routes/authorized-applications/controller.js';
@@ -37,12 +38,15 @@ export interface BuiltInControllers {
   TokenInfoController: typeof TokenInfoController;
 }
 
+/** The service's OAuth errors (src/oauth/errors.ts), which an action may throw to answer with one. */
+export type OAuthErrors = typeof oauthErrors;
+
 /**
  * `controllers` in an extensions module or buildServer's extensions: the subclasses by key, or a function that
- * receives the built-in classes and returns them. The function form needs no import of this package, so it
- * works from a module anywhere on disk and can never extend a second copy of the classes.
+ * receives the built-in classes (and the OAuth error classes) and returns them. The function form needs no import of
+ * this package, so it works from a module anywhere on disk and can never extend a second copy of the classes.
  */
-export type ControllerExtension = ControllerOverrides | ((builtIn: BuiltInControllers) => ControllerOverrides);
+export type ControllerExtension = ControllerOverrides | ((builtIn: BuiltInControllers, errors: OAuthErrors) => ControllerOverrides);
 
 const BY_NAME: BuiltInControllers = {
   ApplicationsController,
@@ -58,7 +62,10 @@ const BY_NAME: BuiltInControllers = {
  * endpoint's behaviour.
  */
 export function resolveControllerClasses(extension: unknown, source = 'extensions'): ControllerClasses {
-  const supplied = typeof extension === 'function' ? (extension as (builtIn: BuiltInControllers) => unknown)(BY_NAME) : (extension ?? {});
+  const supplied =
+    typeof extension === 'function'
+      ? (extension as (builtIn: BuiltInControllers, errors: OAuthErrors) => unknown)(BY_NAME, oauthErrors)
+      : (extension ?? {});
   if (typeof supplied !== 'object' || supplied === null || Array.isArray(supplied)) {
     throw new Error(`${source}: controllers must be an object of classes by controller key, or a function returning one`);
   }
