@@ -69,7 +69,8 @@ export function openIdSettingsErrors(
 
 // The redirect URIs' registration rules (absolute, no fragment, https or loopback http or a private-use scheme),
 // in the post-logout field's words. RP-Initiated Logout 1.0 section 3 compares the URI exactly, as for redirects.
-function postLogoutUriErrors(uri: string, options: { forceSsl: boolean; stored: boolean }): string[] {
+// Exported for RFC 7591 registration (registration/post-logout-redirect-metadata.ts), which adds its own rules.
+export function postLogoutUriErrors(uri: string, options: { forceSsl: boolean; stored: boolean }): string[] {
   // An out-of-band URI shows a code to copy; there is nothing to show after a logout.
   if (isOutOfBand(uri)) return ['Post-logout redirect URI cannot be an out-of-band URI.'];
   return registrationErrors(uri, options).map((message) => message.replace(/^Redirect URI /, 'Post-logout redirect URI '));

@@ -2,6 +2,7 @@ import { REGISTRABLE_GRANT_TYPES } from '../../../config/registration-schema.js'
 import { grantTypeProblem, operatorAllowance, scopeProblem, type OperatorExtras } from '../client-holdings.js';
 import type { OAuthDeps } from '../../deps.js';
 import { backchannelLogoutMetadataOf, type BackchannelLogoutMetadata } from './backchannel-logout-metadata.js';
+import { postLogoutRedirectMetadataOf, type PostLogoutRedirectMetadata } from './post-logout-redirect-metadata.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
 import { formatCharacterIn } from '../format-characters.js';
 import { displayUriProblem, redirectUriVerdict, type ApplicationType } from './client-registration-uris.js';
@@ -26,7 +27,8 @@ const MAX_TEXT = 255;
 const DISPLAY_URIS = ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as const;
 type DisplayUri = (typeof DISPLAY_URIS)[number];
 
-export interface ClientMetadata extends Partial<Record<DisplayUri, string>>, BackchannelLogoutMetadata, RequestSecurityMetadata {
+export interface ClientMetadata
+  extends Partial<Record<DisplayUri, string>>, BackchannelLogoutMetadata, PostLogoutRedirectMetadata, RequestSecurityMetadata {
   redirect_uris: string[];
   token_endpoint_auth_method: TokenEndpointAuthMethod;
   grant_types: string[];
@@ -185,6 +187,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   const softwareId = text(body.software_id, 'software_id');
   const softwareVersion = text(body.software_version, 'software_version');
   const backchannelLogout = backchannelLogoutMetadataOf(body, config, authMethod !== 'none');
+  const postLogoutRedirects = postLogoutRedirectMetadataOf(body, config, applicationType);
   // Registration 1.0 section 2's subject metadata while OpenID Connect is on; off, metadata this server does not act
   // on, ignored (RFC 7591 section 2) as the back-channel logout fields are: no sector_identifier_uri fetched, no
   // refusal of pairwise (issue 31 item 7: the wire behaviour with OpenID Connect off is unchanged).
@@ -210,6 +213,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
     ...(softwareId !== undefined && { software_id: softwareId }),
     ...(softwareVersion !== undefined && { software_version: softwareVersion }),
     ...backchannelLogout,
+    ...postLogoutRedirects,
     ...keys,
     ...requestSecurity,
   };
