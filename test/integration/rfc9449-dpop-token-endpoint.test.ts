@@ -83,6 +83,9 @@ describe(`DPoP at the token endpoint, RFC 9449 (${backend})`, () => {
     await refused(await dpopProof(key, { htu: `${htu}/other` }), 'The DPoP proof is for another URL.');
     await refused(await dpopProof(key, { htu: 'https://elsewhere.example.com/oauth/token' }), 'The DPoP proof is for another URL.');
     expect((await request(one, await dpopProof(key, { htu: `${htu}?x=1#y` }))).statusCode).toBe(200);
+    // RFC 3986 6.2.2 normalization: an unreserved character percent-encoded is the same URL; a reserved one is not.
+    expect((await request(one, await dpopProof(key, { htu: htu.replace(/token$/, '%74oken') }))).statusCode).toBe(200);
+    await refused(await dpopProof(key, { htu: htu.replace(/\/token$/, '%2Ftoken') }), 'The DPoP proof is for another URL.');
   });
 
   it('section 4.3: an expired or future iat is refused', async () => {

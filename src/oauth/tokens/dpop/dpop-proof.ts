@@ -150,10 +150,20 @@ function checkNonce(deps: Pick<OAuthDeps, 'config'>, nonce: unknown, now: Date):
 function withoutQuery(value: string): string | null {
   try {
     const url = new URL(value);
-    return `${url.protocol}//${url.host}${url.pathname}`;
+    return `${url.protocol}//${url.host}${normalizedPath(url.pathname)}`;
   } catch {
     return null;
   }
+}
+
+// Section 4.3 check 9 asks for RFC 3986 section 6.2.2's syntax-based normalization; the URL parser does the case of
+// scheme and host, the default port and dot segments, and this the percent-encodings (6.2.2.1 and 6.2.2.2): an
+// unreserved character is decoded, any other encoding upper-cased, so "/oauth/%74oken" is "/oauth/token".
+function normalizedPath(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (encoding: string, hex: string) => {
+    const character = String.fromCharCode(parseInt(hex, 16));
+    return /^[A-Za-z0-9\-._~]$/.test(character) ? character : encoding.toUpperCase();
+  });
 }
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
