@@ -315,6 +315,21 @@ describe(`validation rules under other configs (${backend})`, () => {
     expect((await get({ scope: 'read' })).statusCode).toBe(200);
   });
 
+  ruleTest(
+    'dpop_jkt_for_code',
+    'dpop_jkt with response_type=token is invalid_request: the token could not be bound (RFC 9449 section 10)',
+    async () => {
+      const dpopJkt = 'a'.repeat(43);
+      expectRedirect(
+        await get({ scope: 'read', response_type: 'token', dpop_jkt: dpopJkt }),
+        'invalid_request',
+        'The dpop_jkt parameter binds an authorization code: it cannot be used with response_type token.',
+        'hash',
+      );
+      expect((await get({ scope: 'read', dpop_jkt: dpopJkt })).statusCode).toBe(200);
+    },
+  );
+
   ruleTest('out_of_band_code_only', 'response_type=token with the out-of-band URI is unsupported_response_type, shown', async () => {
     expectPage(
       await get({ scope: 'read', response_type: 'token', redirect_uri: OOB_URI }),
@@ -422,6 +437,7 @@ describe('the rule table', () => {
       'authorization_details_valid',
       'resources_valid',
       'dpop_jkt_well_formed',
+      'dpop_jkt_for_code',
       'fapi2_pkce_s256',
       'code_challenge_present_when_required',
       'code_challenge_method_present',

@@ -239,6 +239,15 @@ const dpopJktWellFormed: AuthorizationRule = {
   error: () => new InvalidRequest('The dpop_jkt parameter must be the base64url SHA-256 thumbprint of a JWK (RFC 7638).'),
 };
 
+// RFC 9449 section 10 binds the authorization code to the key; a token issued here (response_type token) is sent
+// without any proof of it, so it could only be unbound: a client that asked for a binding is told, not given a Bearer.
+const dpopJktForCode: AuthorizationRule = {
+  name: 'dpop_jkt_for_code',
+  redirectable: true,
+  check: (context) => !present(context, 'dpop_jkt') || isCodeRequest(context),
+  error: () => new InvalidRequest('The dpop_jkt parameter binds an authorization code: it cannot be used with response_type token.'),
+};
+
 const codeChallengePresentWhenRequired: AuthorizationRule = {
   name: 'code_challenge_present_when_required',
   redirectable: true,
@@ -314,6 +323,7 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   authorizationDetailsValid,
   resourcesValid,
   dpopJktWellFormed,
+  dpopJktForCode,
   fapi2PkceS256,
   codeChallengePresentWhenRequired,
   codeChallengeMethodPresent,
