@@ -48,8 +48,12 @@ describe(`DPoP at UserInfo, RFC 9449 section 7 (${backend})`, () => {
     expect(response.json()).toHaveProperty('sub');
   });
 
-  it('section 7.2: a bound token sent as Bearer is refused', async () => {
-    expect((await get(`Bearer ${bound}`)).statusCode).toBe(401);
+  it('section 7.2: a bound token sent as Bearer is refused, with the DPoP challenge beside the Bearer one (as token info)', async () => {
+    const response = await get(`Bearer ${bound}`);
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toMatch(
+      /^Bearer realm="oauth-service", DPoP realm="oauth-service", error="invalid_token", error_description="The access token is bound to a key and must be sent with the DPoP scheme and a proof", algs="[^"]+"$/,
+    );
   });
 
   it('a proof by another key, for another token (ath) or another URL, or none, is refused', async () => {

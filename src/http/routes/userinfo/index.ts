@@ -52,6 +52,9 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
       return reply.send(response.claims);
     } catch (error) {
       if (dpop !== null && error instanceof OAuthError) throw dpopRefusal(reply, error);
+      // Section 7.2: a bound token sent as Bearer; both schemes are named, the error under DPoP, as token info's guard does.
+      if (error instanceof InvalidToken && error.reason === 'dpop_bound')
+        throw dpopRefusal(reply, error, `Bearer realm="${headerSafe(deps.config.realm)}", `);
       const challenge = error instanceof OAuthError ? bearerChallenge(deps.config.realm, error, presented) : null;
       if (challenge !== null) reply.header('www-authenticate', challenge);
       throw error;
@@ -61,10 +64,10 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
   // RFC 9449 section 7.1: a request made with the DPoP scheme is refused with the DPoP challenge, naming the error and
   // the proof algorithms accepted; a bad proof and a missing nonce are 401 here, as at any protected resource (the
   // token info's guard answers the same), with the nonce to use (section 9).
-  const dpopRefusal = (reply: FastifyReply, error: OAuthError): OAuthError => {
+  const dpopRefusal = (reply: FastifyReply, error: OAuthError, bearer = ''): OAuthError => {
     const scope = error instanceof InsufficientScope ? `, scope="${headerSafe(error.scopes.join(' '))}"` : '';
     const algorithms = `algs="${headerSafe(deps.config.dpop.algorithms.join(' '))}"`;
-    reply.header('www-authenticate', `${wwwAuthenticateValue(deps.config.realm, error, 'DPoP')}${scope}, ${algorithms}`);
+    reply.header('www-authenticate', `${bearer}${wwwAuthenticateValue(deps.config.realm, error, 'DPoP')}${scope}, ${algorithms}`);
     if (error instanceof UseDpopNonce) reply.header('dpop-nonce', error.nonce);
     return error instanceof InvalidDpopProof || error instanceof UseDpopNonce ? new ResourceDpopRefusal(error) : error;
   };
