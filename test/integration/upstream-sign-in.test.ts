@@ -149,6 +149,11 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     const csrf = csrfOf(page);
     const wrong = await browser.submit(formAction(page), { _csrf: csrf, password: 'not the password' });
     expect(wrong.status).toBe(401);
+    // The message is tied to the password field, which has the focus (accessibility audit c, finding 1).
+    expect(wrong.body).toContain('<p class="error" role="alert" id="link_error">Wrong password for this account.</p>');
+    expect(wrong.body).toMatch(
+      /<input type="password" id="password" [^>]* required aria-invalid="true" aria-describedby="link_error" autofocus>/,
+    );
     expect(await identitiesOf(dave.id)).toEqual([]);
     const right = await browser.submit(formAction(wrong), {
       _csrf: csrfOf(wrong),

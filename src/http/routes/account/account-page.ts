@@ -27,9 +27,12 @@ import type { PageLanguage, Translate } from '../../i18n/page-language.js';
 
 export const ACCOUNT_PATH = '/account';
 
+/** The password form's errors per field; a wrong current password is shown at its field, as a blank one is. */
+type PasswordFormErrors = Omit<PasswordChangeErrors, 'current'> & { current?: { problem: 'blank' | 'wrong' } };
+
 interface PageState {
-  passwordErrors?: PasswordChangeErrors;
-  /** The password form's one message above its fields (a wrong current password, a lockout). */
+  passwordErrors?: PasswordFormErrors;
+  /** The password form's one message above its fields (a lockout). */
   passwordError?: string;
   /** The identities section's refusal (the user's last way to sign in). */
   identityError?: string;
@@ -63,10 +66,10 @@ export async function renderAccountPage(deps: OAuthDeps, request: FastifyRequest
 }
 
 /** The password form's errors in the page's language, per field (what _password-field.eta lists). */
-function passwordErrorMessages(errors: PasswordChangeErrors, t: Translate): Partial<Record<keyof PasswordChangeErrors, string[]>> {
+function passwordErrorMessages(errors: PasswordFormErrors, t: Translate): Partial<Record<keyof PasswordFormErrors, string[]>> {
   const { current, password, confirmation } = errors;
   return {
-    ...(current && { current: [t('account.currentPasswordBlank')] }),
+    ...(current && { current: [current.problem === 'blank' ? t('account.currentPasswordBlank') : t('account.wrongPassword')] }),
     ...(password && {
       password: [password.problem === 'blank' ? t('account.newPasswordBlank') : t('account.newPasswordTooShort', password)],
     }),
@@ -120,7 +123,7 @@ export async function changePassword(deps: OAuthDeps, request: FastifyRequest<{ 
       return renderAccountPage(deps, request, reply.code(422), { passwordErrors: change.errors });
     case 'wrong_password':
       request.log.info({ event: 'account.password_change_refused', userId: user.id, address }, 'password change: wrong current password');
-      return renderAccountPage(deps, request, reply.code(401), { passwordError: t('account.wrongPassword') });
+      return renderAccountPage(deps, request, reply.code(401), { passwordErrors: { current: { problem: 'wrong' } } });
     case 'locked_out': {
       const passwordError = t('login.lockedOut', { seconds: change.retryAfter });
       return renderAccountPage(deps, request, reply.code(429).header('retry-after', String(change.retryAfter)), { passwordError });

@@ -53,7 +53,7 @@ export const confirmAccountEnrolment: Handler<{ code?: string; current?: string 
     const locked = typeof password === 'object';
     const error = locked ? t('login.lockedOut', { seconds: password.retryAfter }) : t('account.wrongPassword');
     if (locked) reply.header('retry-after', String(password.retryAfter));
-    return renderEnrolment(deps, request, reply.code(locked ? 429 : 401), user, { ...enrolment, error });
+    return renderEnrolment(deps, request, reply.code(locked ? 429 : 401), user, { ...enrolment, error, errorAt: 'current_password' });
   }
   const result = await confirmEnrolment(deps, request, user, request.body?.code ?? '');
   if (result.outcome === 'wrong_code')

@@ -33,7 +33,14 @@ export async function renderEnrolment(
   reply: FastifyReply,
   user: UserRecord,
   // cancel: a link (`href`), or a form that posts to `action` (the sign-in's enrolment: cancelling changes the session).
-  page: { action: string; cancel: { href: string } | { action: string }; error?: string; asksPassword?: boolean },
+  // errorAt: the field `error` concerns (it points at the message), the code unless the current password was wrong.
+  page: {
+    action: string;
+    cancel: { href: string } | { action: string };
+    error?: string;
+    errorAt?: 'code' | 'current_password';
+    asksPassword?: boolean;
+  },
 ): Promise<FastifyReply> {
   const { t } = request.pageLanguage;
   const secret = pendingSecret(deps, request, user.id);
@@ -49,6 +56,7 @@ export async function renderEnrolment(
     action: page.action,
     cancel: page.cancel,
     error: page.error ?? null,
+    errorAt: page.errorAt ?? 'code',
     asksPassword: page.asksPassword === true,
     csrfToken: reply.generateCsrf(),
   });
