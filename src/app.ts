@@ -15,6 +15,7 @@ import { formsPlugin } from './http/plugins/forms.js';
 import { jsonBodiesPlugin } from './http/plugins/json-bodies.js';
 import { loggerOptions } from './http/plugins/logger-options.js';
 import { OneLinePerRequest } from './http/plugins/request-log.js';
+import { corsPlugin } from './http/plugins/cors.js';
 import { securityHeaders, securityHeadersPlugin, strictTransportSecurity } from './http/plugins/security-headers.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
 import { createServiceMetrics } from './http/metrics/service-metrics.js';
@@ -217,6 +218,7 @@ export async function buildServer({
   await app.register(formsPlugin);
   await app.register(jsonBodiesPlugin);
   await app.register(securityHeadersPlugin, { apply: applySecurityHeaders });
+  await app.register(corsPlugin, { allowedOrigins: config.cors.allowedOrigins, userinfo: config.openid.enabled });
   await app.register(shutdownConnectionsPlugin);
   await app.register(viewsPlugin);
   await app.register(pageLanguagesPlugin, { defaultLocale: config.defaultLocale });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { configErrorLines } from './config-error-lines.js';
 import { configValidator } from './config-validator.js';
 import { developmentOnlyProblems } from './development-only-settings.js';
+import { corsProblems } from './cors-schema.js';
 import { ONE_YEAR_SECONDS } from './hsts-schema.js';
 import { introspectionSubNotes } from './introspection-schema.js';
 import { addressProblems } from './address-problems.js';
@@ -231,6 +232,7 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
     );
   }
   problems.push(...metricsAndHstsProblems(config));
+  problems.push(...corsProblems(config.cors.allowedOrigins));
   problems.push(...passkeysProblems(config));
   if (config.databaseReadUrl !== null && config.databaseUrl === null) {
     problems.push('databaseReadUrl: needs databaseUrl (the embedded database has no replicas)');

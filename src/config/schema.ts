@@ -6,6 +6,7 @@ import { authenticationSchema } from './authentication-schema.js';
 import { deviceAuthorizationSchema } from './device-authorization-schema.js';
 import { pushedAuthorizationRequestsSchema } from './pushed-authorization-requests-schema.js';
 import { dpopSchema } from './dpop-schema.js';
+import { corsSchema } from './cors-schema.js';
 import { hstsSchema } from './hsts-schema.js';
 import { metricsSchema } from './metrics-schema.js';
 import { telemetrySchema } from './telemetry-schema.js';
@@ -64,6 +65,7 @@ export const configSchema = {
       description: 'Time a client has to send a whole request, body included; slower ones are answered 408 and closed (slowloris).',
     },
     hsts: hstsSchema,
+    cors: corsSchema,
     metrics: metricsSchema,
     telemetry: telemetrySchema,
     audit: auditSchema,

@@ -43,6 +43,7 @@ export interface Config {
   trustProxy: boolean | number | string | string[];
   requestTimeoutSeconds: number;
   hsts: { maxAgeSeconds: number | null; includeSubDomains: boolean; preload: boolean };
+  cors: { allowedOrigins: string[] };
   metrics: {
     host: string;
     port: number | null;

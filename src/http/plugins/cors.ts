@@ -1,0 +1,72 @@
+import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+// CORS (the Fetch standard) for browser-based applications: a single-page app's public client calls the token,
+// revocation and UserInfo endpoints from its own origin, and reads discovery and the JWKS. The browser lets the page
+// read an answer only when the answer names the page's origin. No cookie is involved here (nothing says
+// Allow-Credentials, and the pages' session is not on these routes), so this opens no session to another site: it
+// only lets the listed origins read what their own requests got. Discovery and the JWKS are public documents, readable
+// from every origin (as node-oidc-provider and Hydra serve them); the endpoints from config `cors.allowedOrigins`.
+
+const PUBLIC_DOCUMENTS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/oauth/jwks']);
+/** The endpoints a page may call, and their methods (the preflight's Access-Control-Allow-Methods). */
+const BROWSER_ENDPOINTS = new Map([
+  ['/oauth/token', 'POST'],
+  ['/oauth/revoke', 'POST'],
+  ['/oauth/userinfo', 'GET, POST'],
+]);
+// What a page sends beyond the safelisted headers: a Bearer or DPoP token, a DPoP proof, a form's or JSON's type.
+const REQUEST_HEADERS = 'authorization, content-type, dpop';
+// What it must read beyond the safelisted ones: the challenge of a 401, the DPoP nonce to use, when to retry.
+const EXPOSED_HEADERS = 'www-authenticate, dpop-nonce, retry-after';
+const PREFLIGHT_MAX_AGE_SECONDS = '600';
+
+export interface CorsOptions {
+  allowedOrigins: readonly string[];
+  /** Whether /oauth/userinfo exists (OpenID Connect on). */
+  userinfo: boolean;
+}
+
+export const corsPlugin = fp<CorsOptions>(
+  async (app, { allowedOrigins, userinfo }) => {
+    const anyOrigin = allowedOrigins.includes('*');
+    const listed = new Set(allowedOrigins);
+    const allowed = (origin: string | undefined): origin is string => origin !== undefined && (anyOrigin || listed.has(origin));
+
+    // A callback hook, as security-headers' (issue 21): every response passes here.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const route = request.routeOptions.url;
+      if (route !== undefined && request.method !== 'OPTIONS') {
+        if (PUBLIC_DOCUMENTS.has(route)) reply.header('access-control-allow-origin', '*');
+        else if (BROWSER_ENDPOINTS.has(route)) allowEndpoint(request, reply, allowed);
+      }
+      done(null, payload);
+    });
+
+    // The preflight of a request that is not "simple" (an Authorization or DPoP header, a JSON body): answered here,
+    // before any credential is looked at (the browser sends none with it).
+    for (const [path, methods] of BROWSER_ENDPOINTS) {
+      if (path === '/oauth/userinfo' && !userinfo) continue;
+      app.options(path, (request, reply) => {
+        if (allowEndpoint(request, reply, allowed)) {
+          reply.header('access-control-allow-methods', methods);
+          reply.header('access-control-allow-headers', REQUEST_HEADERS);
+          reply.header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);
+        }
+        return reply.code(204).header('allow', `${methods}, OPTIONS`).send();
+      });
+    }
+  },
+  { name: 'cors' },
+);
+
+/** Names the request's origin in the answer when it is allowed; the answer varies by origin either way. */
+function allowEndpoint(request: FastifyRequest, reply: FastifyReply, allowed: (origin: string | undefined) => origin is string): boolean {
+  const { origin } = request.headers;
+  if (origin === undefined) return false;
+  reply.header('vary', 'Origin');
+  if (!allowed(origin)) return false;
+  reply.header('access-control-allow-origin', origin);
+  reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+  return true;
+}
