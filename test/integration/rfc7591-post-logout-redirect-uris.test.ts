@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
+import { createUser, csrfTokenIn, hiddenFields, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { bearer } from '../helpers/oauth-requests.js';
 import { CALLBACK, codeFlow, openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
@@ -194,6 +194,18 @@ describe(`RFC 7591/7592 post_logout_redirect_uris (${backend})`, () => {
     expect(response.statusCode, response.body.slice(0, 300)).toBe(303);
     expect(response.headers.location).toBe(`${BYE}?state=st-1`);
     expect(await signedInStill()).toBe(false);
+  });
+
+  it('without an id_token_hint its URI is not followed (Logout 1.0 section 3): anyone could register one and redirect through it', async () => {
+    const client = await registered({ scope: 'openid', post_logout_redirect_uris: [BYE] });
+    const parameters = { client_id: client.client_id as string, post_logout_redirect_uri: BYE, state: 'st-2' };
+    const noSession = await server.app.inject({ method: 'GET', url: `/oauth/end_session?${form(parameters)}` });
+    expect([noSession.statusCode, noSession.headers.location]).toEqual([303, '/login']);
+    const agent = await signedIn(server.app, 'alice');
+    const page = await agent.request({ method: 'GET', url: `/oauth/end_session?${form(parameters)}` });
+    expect(page.statusCode).toBe(200);
+    const confirmed = await agent.post('/oauth/end_session/confirm', { ...hiddenFields(page.body), _csrf: csrfTokenIn(page.body)! });
+    expect([confirmed.statusCode, confirmed.headers.location]).toEqual([303, '/login']);
   });
 });
 

@@ -41,6 +41,10 @@ export async function checkEndSession(deps: OAuthDeps, parameters: EndSessionPar
   if (!application.postLogoutRedirectUris.includes(redirectUri)) {
     throw new InvalidRequest('The post_logout_redirect_uri is not registered for this application.');
   }
+  // Section 3: without an id_token_hint, the redirection needs "other means of confirming" the URI: an admin registered
+  // it. A client that registered itself (anyone, RFC 7591) is followed only with its hint, else anyone could make this
+  // server redirect to a host of their choosing; the user is signed out all the same, and stays here.
+  if (hint === null && application.registeredBy !== 'admin') return { hint, application, redirectTo: null };
   return { hint, application, redirectTo: withState(redirectUri, nonBlank(parameters.state)) };
 }
 
