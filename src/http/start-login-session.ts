@@ -23,7 +23,8 @@ export async function signInBrowser(
     typeof previousKey === 'string' ? previousKey : undefined,
   );
   request.session.set('sessionKey', key);
-  // A sign-in over a live session (prompt=login, max_age, another user) ends it: the clients signed in during it are
-  // told, as at a sign-out, else they would outlive it unannounced (and the final sign-out would not name them).
-  if (ended !== null) await announceEndedSession(deps, request, ended, signOutEvent(ended.userId, request.ip));
+  // Another user signing in over a live session ends that user's session: the clients signed in during it are told,
+  // as at a sign-out, else they would go on as that user unannounced. The same user signing in again (prompt=login,
+  // max_age, a step-up) is not signing out of anything: telling its clients would log the user out of them.
+  if (ended !== null && ended.userId !== user.id) await announceEndedSession(deps, request, ended, signOutEvent(ended.userId, request.ip));
 }

@@ -66,10 +66,8 @@ describe(`Back-Channel Logout 1.0: what logs a user out of the relying parties (
     expect(second.requests).toHaveLength(2);
   });
 
-  it('a sign-in over a live session (prompt=login, another user) ends it: the clients signed in during it are told its sid', async () => {
-    const user = await newUser();
-    const { agent, idToken } = await signedInAt(server, user.username, secondClient);
-    const other = await newUser();
+  /** The browser signs in again, as `username`, at the first client's prompt=login. */
+  const signInAgain = async (agent: UserAgent, username: string) => {
     const again = authorizeUrl({
       client_id: firstClient.application.uid,
       redirect_uri: CALLBACK,
@@ -78,10 +76,24 @@ describe(`Back-Channel Logout 1.0: what logs a user out of the relying parties (
       prompt: 'login',
     });
     expect((await agent.request({ method: 'GET', url: again })).headers.location).toBe('/login');
-    expect((await agent.post('/login', { username: other.username, password: PASSWORD })).statusCode).toBe(303);
+    expect((await agent.post('/login', { username, password: PASSWORD })).statusCode).toBe(303);
+  };
+
+  it('another user signing in over a live session (prompt=login) ends it: the clients signed in during it are told its sid', async () => {
+    const user = await newUser();
+    const { agent, idToken } = await signedInAt(server, user.username, secondClient);
+    await signInAgain(agent, (await newUser()).username);
     const told = await claimsOf(await second.next(), secondClient);
     expect({ sub: told.sub, sid: told.sid }).toEqual({ sub: user.subject, sid: sidOf(idToken) });
     expect(await first.nothingWithin(500)).toBe(true);
+  });
+
+  it('the same user signing in again (prompt=login, a step-up) is not logged out of the clients of the session', async () => {
+    const user = await newUser();
+    const { agent } = await signedInAt(server, user.username, secondClient);
+    await signInAgain(agent, user.username);
+    expect(await second.nothingWithin(800)).toBe(true);
+    expect(await first.nothingWithin(100)).toBe(true);
   });
 
   it('"Revoke all tokens" (admin) logs the user out of the clients holding one, and of no other', async () => {
