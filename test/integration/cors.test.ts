@@ -59,6 +59,16 @@ describe(`CORS headers (${backend})`, () => {
     expect((await clientCredentials(anyOrigin, 'https://any.example')).headers['access-control-allow-origin']).toBe('https://any.example');
   });
 
+  it('with no origin listed, nothing is allowed and OPTIONS stays unrouted (404), as without CORS', async () => {
+    const none = await buildTestServer({ testDatabase: server.testDatabase });
+    try {
+      expect((await preflight(none, '/oauth/token', APP)).statusCode).toBe(404);
+      expect((await clientCredentials(none, APP)).headers).not.toHaveProperty('access-control-allow-origin');
+    } finally {
+      await none.close();
+    }
+  });
+
   it('discovery is readable from every origin; introspection (resource servers, not pages) from none', async () => {
     const discovery = await server.app.inject({
       method: 'GET',

@@ -63,6 +63,9 @@ describe(`a request object's exp during the sign-in and consent it asked for (${
     const page = await agent.request({ method: 'GET', url });
     expect(page.statusCode).toBe(200);
     expect(codeIn((await approve(agent, hiddenFields(page.body))).headers.location)).toBeTruthy();
+    // The way back is taken once: the same URL again, or in another browser, is checked at the time it is used.
+    expect((await agent.request({ method: 'GET', url })).body).toContain(EXPIRED);
+    expect((await (await signedIn(server.app, 'alice')).request({ method: 'GET', url })).body).toContain(EXPIRED);
   });
 
   it('ten minutes past its exp the approval is refused, shown on the page', async () => {

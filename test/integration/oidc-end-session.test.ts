@@ -81,6 +81,8 @@ describe(`end_session_endpoint (${backend})`, () => {
     const posted = await server.app.inject({ method: 'POST', url: '/oauth/end_session', headers: FORM, payload: form(parameters) });
     expect(posted.statusCode).toBe(303);
     expect(posted.headers.location).toBe(`/oauth/end_session?${new URLSearchParams(parameters).toString()}`);
+    // A cookie set here would replace the browser's session cookie before the GET that is to find it.
+    expect(posted.headers['set-cookie']).toBeUndefined();
     expect(await signedInStill(agent)).toBe(true);
     const followed = await agent.request({ method: 'GET', url: String(posted.headers.location) });
     expect([followed.statusCode, followed.headers.location]).toEqual([303, `${AFTER_LOGOUT}?state=cross+site`]);

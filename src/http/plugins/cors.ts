@@ -45,7 +45,8 @@ export const corsPlugin = fp<CorsOptions>(
 
     // The preflight of a request that is not "simple" (an Authorization or DPoP header, a JSON body): answered here,
     // before any credential is looked at (the browser sends none with it).
-    for (const [path, methods] of BROWSER_ENDPOINTS) {
+    // None without an origin to allow: OPTIONS stays unrouted (404), as before CORS.
+    for (const [path, methods] of allowedOrigins.length === 0 ? [] : BROWSER_ENDPOINTS) {
       if (path === '/oauth/userinfo' && !userinfo) continue;
       app.options(path, (request, reply) => {
         if (allowEndpoint(request, reply, allowed)) {
@@ -64,7 +65,8 @@ export const corsPlugin = fp<CorsOptions>(
 function allowEndpoint(request: FastifyRequest, reply: FastifyReply, allowed: (origin: string | undefined) => origin is string): boolean {
   const { origin } = request.headers;
   if (origin === undefined) return false;
-  reply.header('vary', 'Origin');
+  const vary = reply.getHeader('vary');
+  reply.header('vary', vary === undefined ? 'Origin' : `${String(vary)}, Origin`);
   if (!allowed(origin)) return false;
   reply.header('access-control-allow-origin', origin);
   reply.header('access-control-expose-headers', EXPOSED_HEADERS);

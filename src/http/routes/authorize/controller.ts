@@ -180,13 +180,13 @@ export class AuthorizationsController extends Controller {
    * by the claims parameter stays: the sign-in is recorded as made for this URL, and nextInteraction ends the request
    * if it still gives someone else.
    */
-  protected signIn(
+  protected async signIn(
     request: FastifyRequest,
     reply: FastifyReply,
     authorization: AuthorizationRequest,
     signedIn: boolean,
-  ): FastifyReply | Promise<FastifyReply> {
-    const returnTo: string = afterSignIn(authorizationUrl(request));
+  ): Promise<FastifyReply> {
+    const returnTo = afterSignIn(authorizationUrl(request));
     const { length } = returnTo;
     // The way back is kept in the session cookie, which has room for MAX_RETURN_PATH characters of it: the client of a
     // longer request (a large request object or state) is told now, rather than its user left elsewhere after signing in.
