@@ -132,6 +132,17 @@ describe(`/login and /logout (${backend})`, () => {
     server.clock.advance(LIMITS.lockoutSeconds);
   });
 
+  it('one user name failing with its checks in flight together still counts once towards the spraying limit', async () => {
+    const ip = '192.0.2.10';
+    for (const username of Array.from({ length: LIMITS.maxUserNamesPerAddress - 1 }, (_, i) => `parallel-${i}`)) {
+      const statuses = await Promise.all(Array.from({ length: LIMITS.maxFailures + 2 }, () => loginFrom(ip, username, 'guess')));
+      expect(statuses.filter((response) => response.statusCode === 401)).toHaveLength(LIMITS.maxFailures);
+    }
+    // As many names as the limit less one, each failing maxFailures times together (all its checks in flight at once).
+    expect((await loginFrom(ip, 'bob', PASSWORD)).statusCode).toBe(303);
+    server.clock.advance(LIMITS.lockoutSeconds);
+  });
+
   it('60 logins sent at once for one user from one IP get at most maxFailures password checks (finding 2: 59 x 401 then 303)', async () => {
     const guesses = Array.from({ length: 59 }, () => loginFrom('198.51.100.1', 'erin', 'guess'));
     const right = loginFrom('198.51.100.1', 'erin', PASSWORD);

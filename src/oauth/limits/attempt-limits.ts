@@ -91,6 +91,10 @@ export type PasswordAttempt = { refused: false; settle(outcome: PasswordOutcome,
 export class PasswordAttemptLimits {
   readonly #pairs: FailureLimiter;
   readonly #userNames: FailureLimiter;
+  // The (address, user name) pairs counted towards their address's spraying limit in this window, and until when:
+  // one name counts once, however many of its attempts fail, in parallel or after a lockout of the pair.
+  readonly #countedNames = new Map<string, number>();
+  readonly #windowMs: number;
 
   constructor(
     limits: RateLimits,
@@ -104,6 +108,7 @@ export class PasswordAttemptLimits {
       { ...limits, maxFailures: limits.maxUserNamesPerAddress },
       { onLockout: (address, seconds, requestId) => reporter.lockedOut('user_names', address, seconds, null, requestId) },
     );
+    this.#windowMs = limits.windowSeconds * 1000;
   }
 
   /** Seconds `username` from `address` is locked out (0: not), without reserving a check. */
@@ -124,18 +129,35 @@ export class PasswordAttemptLimits {
     }
     const pairReservation = pair.reservation;
     const addressReservation = spraying.reservation;
-    // Spraying counts user names, not attempts: one name failing many times is the pair's business.
-    const newName = this.#pairs.failures(key, clock()) === 0;
     const settle = (outcome: PasswordOutcome, at: Date) => {
       const failed = outcome === 'failed';
       pairReservation.settle(failed, at);
-      addressReservation.settle(failed && newName, at);
+      // Spraying counts user names, not attempts: one name failing many times is the pair's business. Decided as each
+      // failure settles (synchronously), so attempts of one name in flight together count it once.
+      addressReservation.settle(failed && this.#countName(key, at), at);
       if (outcome === 'succeeded') this.#pairs.reset(key);
       if (failed) this.reporter.passwordCheckFailed(checkKind, address);
     };
     return { refused: false, settle };
   }
+
+  /** Whether this failure is the first of its pair in the window (it then counts towards spraying), remembering it. */
+  #countName(key: string, at: Date): boolean {
+    const now = at.getTime();
+    const until = this.#countedNames.get(key);
+    if (until !== undefined && until > now) return false;
+    this.#countedNames.delete(key);
+    this.#countedNames.set(key, now + this.#windowMs);
+    // Bounded as the limiters' keys are: the oldest entries (first in the Map's order) go first.
+    for (const [oldest, expires] of this.#countedNames) {
+      if (this.#countedNames.size <= MAX_COUNTED_NAMES && expires > now) break;
+      this.#countedNames.delete(oldest);
+    }
+    return true;
+  }
 }
+
+const MAX_COUNTED_NAMES = 10_000;
 
 /**
  * Codes at the second step of a sign-in (issue 35), counted as passwords are (per user name and address, and an
