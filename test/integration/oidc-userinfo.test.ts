@@ -158,5 +158,9 @@ describe(`UserInfo under rateLimit.perClientPerMinute (${backend})`, () => {
     expect((await request('192.0.2.1')).statusCode).toBe(401);
     expect((await request('192.0.2.1')).statusCode).toBe(429);
     expect((await request('192.0.2.2')).statusCode).toBe(401);
+    // An IPv6 address counts by its /64, as every limit counts it: one host has them all.
+    expect((await request('2001:db8:1:2::a')).statusCode).toBe(401);
+    expect((await request('2001:db8:1:2::b')).statusCode).toBe(401);
+    expect((await request('2001:db8:1:2::c')).statusCode).toBe(429);
   });
 });

@@ -73,6 +73,14 @@ describe(`POST /oauth/token grant_type=password (RFC 6749 section 4.3) on ${back
     expect(refreshed.statusCode).toBe(200);
   });
 
+  it('a user name over 255 characters or a password over 1024 is invalid_request, as /login takes them, and is not audited', async () => {
+    const description = 'The username may have at most 255 characters, the password 1024.';
+    expectOAuthError(await grant({ username: 'u'.repeat(256) }, asClient), 400, 'invalid_request', description);
+    expectOAuthError(await grant({ password: 'p'.repeat(1025) }, asClient), 400, 'invalid_request', description);
+    const audited = await server.deps.stores.auditEvents.list({ limit: 50 });
+    expect(audited.some((event) => event.subjectId === 'u'.repeat(256))).toBe(false);
+  });
+
   it('a requested optional scope is granted; an unknown one is invalid_scope', async () => {
     expect((await grant({ scope: 'read write' }, asClient)).json()).toMatchObject({ scope: 'read write' });
     expectOAuthError(await grant({ scope: 'random' }, asClient), 400, 'invalid_scope', TEXT.invalidScope);

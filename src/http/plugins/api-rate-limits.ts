@@ -44,7 +44,8 @@ export const apiRateLimitsPlugin = fp<{ config: Readonly<Config> }>(
       global: false,
       keyGenerator: (request) => {
         const client = namedClient(request);
-        return client ? `client:${client}` : `ip:${request.ip}`;
+        // An address as every limit counts it: an IPv6 one by its /64 (one host has them all).
+        return client ? `client:${client}` : `ip:${limitedAddress(request.ip)}`;
       },
       errorResponseBuilder: (_request, context) => new TooManyRequests(Math.ceil(context.ttl / 1000), 'Request limit reached.'),
     });

@@ -2,7 +2,7 @@ import { recordDomainEvent } from '../audit/audit-trail.js';
 import { signInEvent, type SignInOutcome } from '../audit/sign-in-events.js';
 import { requireClient } from '../clients/client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
-import { InvalidGrant, TooManyRequests } from '../errors.js';
+import { InvalidGrant, InvalidRequest, TooManyRequests } from '../errors.js';
 import type { ResourceOwner } from '../hooks.js';
 import { verifyUserPassword } from '../users/passwords.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
@@ -17,12 +17,20 @@ import type { ApplicationRecord } from '../store.js';
 import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
+const MAX_USERNAME_LENGTH = 255;
+const MAX_PASSWORD_LENGTH = 1024;
+
 /** RFC 6749 section 4.3: username and password of a local user (or the extension's resolver). Off by default. */
 export const passwordGrant: GrantHandler = async (deps, { parameters, credentials, address, dpopProof }) => {
   const username = requireParameter(parameters, 'username');
   const password = requireParameter(parameters, 'password');
   const application = await requireClient(deps, credentials);
   await admitClient(deps, 'password', application, dpopProof);
+  // As /login's form takes them: no user name is longer, and a refused one is written to the audit trail and the
+  // limiter's keys, which a 15 KB name would fill.
+  if ([...username].length > MAX_USERNAME_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw new InvalidRequest(`The username may have at most ${MAX_USERNAME_LENGTH} characters, the password ${MAX_PASSWORD_LENGTH}.`);
+  }
   // RFC 6749 section 4.3.2: the server MUST protect this endpoint against brute force; it shares the
   // failure limits of /login, so neither is a way round the other's lockout.
   const attempt = await deps.limits.users.begin('password_grant', username, { address, requestId: credentials?.requestId }, deps.now);
