@@ -324,7 +324,8 @@ export const configSchema = {
           type: ['integer', 'null'],
           minimum: 1,
           default: null,
-          description: 'Optional cap on successful requests per client per minute at token, revoke and introspect; null = unlimited.',
+          description:
+            'Optional cap on requests per client per minute at token, revoke and introspect, counted by the client id a request names before its credentials are checked (so requests with a wrong secret spend it too); per address at UserInfo, token info and registration management; null = unlimited.',
         },
       },
     },
