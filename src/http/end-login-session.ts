@@ -40,7 +40,7 @@ export async function announceEndedSession(
     auditWriteFailed(() => request.log),
   );
   try {
-    await queueSessionLogout(deps, { userId: ended.userId, sessionId: ended.sessionId });
+    await queueSessionLogout(deps, { userId: ended.userId, sessionId: ended.openidSessionId });
   } catch (error) {
     request.log.error({ err: error, event: 'backchannel_logout.queue_failed' }, 'the logout tokens of an ended session were not queued');
   }

@@ -25,6 +25,6 @@ export async function signInBrowser(
   request.session.set('sessionKey', key);
   // Another user signing in over a live session ends that user's session: the clients signed in during it are told,
   // as at a sign-out, else they would go on as that user unannounced. The same user signing in again (prompt=login,
-  // max_age, a step-up) is not signing out of anything: telling its clients would log the user out of them.
-  if (ended !== null && ended.userId !== user.id) await announceEndedSession(deps, request, ended, signOutEvent(ended.userId, request.ip));
+  // max_age, a step-up) goes on in the same session (`ended` is null): telling its clients would log the user out.
+  if (ended !== null) await announceEndedSession(deps, request, ended, signOutEvent(ended.userId, request.ip));
 }

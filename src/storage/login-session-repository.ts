@@ -19,9 +19,9 @@ const toSession = ({ id, userId, ...columns }: Row<LoginSession>): LoginSessionR
   amr: columns.amr ?? [],
 });
 
-const INSERT = `INSERT INTO login_sessions (session_id, user_id, auth_time, amr, acr, ip, user_agent, created_at, last_seen_at,
-    upstream_provider_id, upstream_subject, upstream_session_id, upstream_id_token)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`;
+const INSERT = `INSERT INTO login_sessions (session_id, openid_session_id, user_id, auth_time, amr, acr, ip, user_agent,
+    created_at, last_seen_at, upstream_provider_id, upstream_subject, upstream_session_id, upstream_id_token)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`;
 const FIND_WITH_USER = {
   name: 'login_session_with_user',
   text: `SELECT ${PREFIXED}, ${selectList(Prisma.UserScalarFieldEnum, 'u')}
@@ -53,9 +53,10 @@ export function loginSessionRepository(sql: SqlClient): LoginSessionStore {
   const one = (rows: Row<LoginSession>[]) => (rows[0] ? toSession(rows[0]) : null);
   return {
     async create(session, at) {
-      const values = [session.sessionId, session.userId, timestamp(session.authTime), session.amr, session.acr, session.ip];
+      const ids = [session.sessionId, session.openidSessionId, session.userId];
+      const signIn = [timestamp(session.authTime), session.amr, session.acr, session.ip, session.userAgent];
       const upstream = [session.upstreamProviderId, session.upstreamSubject, session.upstreamSessionId, session.upstreamIdToken];
-      const [row] = await sql.query<Row<LoginSession>>(INSERT, [...values, session.userAgent, timestamp(at), ...upstream]);
+      const [row] = await sql.query<Row<LoginSession>>(INSERT, [...ids, ...signIn, timestamp(at), ...upstream]);
       return toSession(row!);
     },
     async findWithUser(sessionId) {

@@ -96,6 +96,20 @@ describe(`Back-Channel Logout 1.0: what logs a user out of the relying parties (
     expect(await first.nothingWithin(100)).toBe(true);
   });
 
+  it('the same user signing in again goes on in the session: one sid per client before and after, and its sign-out tells the clients of both sign-ins', async () => {
+    const user = await newUser();
+    const before = await signedInAt(server, user.username, secondClient);
+    await signInAgain(before.agent, user.username);
+    const after = await signedInAt(server, user.username, secondClient, before.agent);
+    expect(sidOf(after.idToken)).toBe(sidOf(before.idToken));
+    const atFirst = await signedInAt(server, user.username, firstClient, before.agent);
+
+    expect((await before.agent.post('/logout', {}, '/logout')).statusCode).toBe(303);
+    expect((await claimsOf(await first.next(), firstClient)).sid).toBe(sidOf(atFirst.idToken));
+    expect((await claimsOf(await second.next(), secondClient)).sid).toBe(sidOf(before.idToken));
+    expect(await second.nothingWithin(500)).toBe(true);
+  });
+
   it('"Revoke all tokens" (admin) logs the user out of the clients holding one, and of no other', async () => {
     const user = await newUser();
     await signedInAt(server, user.username, firstClient);

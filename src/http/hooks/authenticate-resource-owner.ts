@@ -83,7 +83,7 @@ export async function sessionUser(deps: OAuthDeps, request: FastifyRequest): Pro
     username: user.username,
     subject: user.subject,
     authTime: session.authTime,
-    sessionId: session.sessionId,
+    sessionId: session.openidSessionId,
     amr: session.amr,
     acr: session.acr,
     loginSessionId: session.id,

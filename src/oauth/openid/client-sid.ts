@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 // SHA-256 over the session id and the client_id, base64url, with no server key. Decision: no secret of this server
 // fits a value that must stay the same for the life of the session on every instance: openid.pairwiseSalt may be
 // unset, sessionSecret may be null (a random one per process), and KEY_ENCRYPTION_KEY changes with `keys rewrap`.
-// None is needed: the session id is the SHA-256 of 256 random bits the encrypted session cookie carries, kept only in
-// this server's tables (login_sessions, oauth/sessions/login-sessions.ts), never shown to a client, so to anyone
+// None is needed: the session id is the SHA-256 of 256 random bits the encrypted session cookie carried at the
+// session's first sign-in, kept only in this server's tables (login_sessions, oauth/sessions/login-sessions.ts), never shown to a client, so to anyone
 // without it two clients' sids for one session are unrelated values, and a sid gives no way back to the session id (a
 // SHA-256 preimage). A client only ever compares a sid with its own (Back-Channel Logout 2.6: the logout token's sid
 // against its ID tokens'). Sessions signed in before per-client sids had their own id in every client's ID tokens;

@@ -5,8 +5,13 @@ import type { UserRecord } from '../users/user-store.js';
 
 export interface LoginSessionRecord {
   id: number;
-  /** SHA-256 (hex) of the key in the session cookie: what tokens and logout deliveries store as their session id. */
+  /** SHA-256 (hex) of the key in the session cookie: what finds the row. */
   sessionId: string;
+  /**
+   * The login session's id of OpenID Connect: what tokens and logout deliveries store (each client's sid is derived
+   * from it). The session_id of the browser's first sign-in as this user, kept while the same user signs in again.
+   */
+  openidSessionId: string;
   userId: number;
   authTime: Date;
   /** RFC 8176 authentication method references of the sign-in. */

@@ -7,9 +7,9 @@ import type { LoginSessionRecord } from './login-session-store.js';
 
 // A browser's sign-in (issue 35 item 5). The encrypted session cookie carries a random key, the database the row
 // keyed by its SHA-256: a stolen database does not give anyone a session, and ending the row signs the browser out on
-// every instance at its next request. The row's session id is also the login session's id of OpenID Connect: tokens
+// every instance at its next request. The row's openid_session_id is the login session's id of OpenID Connect: tokens
 // issued in the session store it, each client's sid is derived from it (client-sid.ts), and ending the session
-// queues back-channel logout for it.
+// queues back-channel logout for it. A new session's is its first session_id; the same user's next sign-in keeps it.
 
 // last_seen_at is written at most this often per session: a page view is a read, not a write.
 const SEEN_INTERVAL_MS = 60_000;
@@ -40,19 +40,23 @@ export interface UpstreamSession {
 
 /**
  * The new session's row and the key its cookie carries (shown to nobody else, stored nowhere). The browser's previous
- * session (`previousKey`), if any, ends: its cookie is replaced, so nobody could use or end it any more; its row is
- * returned as `ended` (null when there was none here), for the caller to announce like any other sign-out.
+ * session (`previousKey`), if any, ends: its cookie is replaced, so nobody could use or end it any more. Unless the
+ * new row goes on in its session of OpenID Connect (continuedOpenidSession), its row is returned as `ended`, for the
+ * caller to announce like any other sign-out; null when nothing ended.
  */
 export async function startLoginSession(
   deps: OAuthDeps,
   signIn: SignIn,
   previousKey: string | undefined,
 ): Promise<{ key: string; session: LoginSessionRecord; ended: LoginSessionRecord | null }> {
-  const ended = previousKey === undefined ? null : await endLoginSessionByKey(deps, previousKey);
+  const previous = previousKey === undefined ? null : await endLoginSessionByKey(deps, previousKey);
+  const continued = continuedOpenidSession(deps, previous, signIn.user);
   const key = randomBytes(32).toString('base64url');
+  const sessionId = sessionIdOf(key);
   const session = await deps.stores.loginSessions.create(
     {
-      sessionId: sessionIdOf(key),
+      sessionId,
+      openidSessionId: continued ?? sessionId,
       userId: signIn.user.id,
       authTime: deps.now(),
       amr: signIn.amr,
@@ -66,10 +70,21 @@ export async function startLoginSession(
     },
     deps.now(),
   );
-  return { key, session, ended };
+  return { key, session, ended: continued === null ? previous : null };
 }
 
 export const sessionIdOf = (key: string): string => sha256Hex(key);
+
+/**
+ * The same user signing in again over their live session (prompt=login, max_age, a step-up) goes on in the same
+ * session of OpenID Connect, as node-oidc-provider keeps it: the clients signed in before and after it are one
+ * session's, told together at its end, and see one sid. Only the cookie's key is new, so a copy of the old cookie
+ * does not outlive the sign-in. Another user, or a session no longer live, starts a session of its own.
+ */
+function continuedOpenidSession(deps: OAuthDeps, ended: LoginSessionRecord | null, user: UserRecord): string | null {
+  if (ended === null || ended.userId !== user.id) return null;
+  return ended.lastSeenAt.getTime() >= oldestLive(deps.now()).getTime() ? ended.openidSessionId : null;
+}
 
 /**
  * The live session the cookie's key names, with its enabled user, or null: no row (ended here or on another
