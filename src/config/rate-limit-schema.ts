@@ -29,7 +29,7 @@ export const rateLimitSchema = {
       minimum: 1,
       default: null,
       description:
-        'Optional cap on requests per client per minute at token, revoke and introspect, counted by the client id a request names before its credentials are checked (so requests with a wrong secret spend it too); per address at UserInfo, token info and registration management; null = unlimited.',
+        "Optional cap on requests per client per minute wherever a client authenticates (token, revoke, introspect, PAR, device authorization), counted once its credentials were checked (a wrong secret spends no client's budget); per address for requests that name no client (UserInfo, token info, introspection by a Bearer token, registration management); null = unlimited.",
     },
   },
 } as const;

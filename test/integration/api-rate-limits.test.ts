@@ -137,6 +137,33 @@ describe('rate limits on the API group', () => {
     expect(limited.json().error).toBe('temporarily_unavailable');
   });
 
+  it('perClientPerMinute counts a client once it has authenticated: a stranger naming it with a wrong secret spends none of its budget', async () => {
+    server = await buildTestServer({ config: { rateLimit: { perClientPerMinute: 3, maxFailures: 50 } } });
+    const client = await createClient(server.deps);
+    for (let i = 0; i < 20; i += 1) expect((await tokenRequest(client.uid, 'wrong', '198.51.100.7')).statusCode).toBe(401);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await tokenRequest(client.uid, client.secret!, '198.51.100.8')).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    // One budget for the client at every endpoint where it authenticates, from any address.
+    const introspected = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/introspect',
+      remoteAddress: '198.51.100.9',
+      headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) },
+      payload: form({ token: 'x' }),
+    });
+    expect([introspected.statusCode, introspected.json()]).toEqual([
+      429,
+      {
+        error: 'temporarily_unavailable',
+        error_description: expect.stringMatching(/^Request limit reached\. Retry after \d+ seconds?\.$/),
+      },
+    ]);
+    // Another client's budget is its own.
+    const other = await createClient(server.deps);
+    expect((await tokenRequest(other.uid, other.secret!, '198.51.100.8')).statusCode).toBe(200);
+  });
+
   it('turns every limit off with rateLimit.enabled false', async () => {
     server = await buildTestServer({ config: { rateLimit: { enabled: false, maxFailures: 1 } } });
     const client = await createClient(server.deps);

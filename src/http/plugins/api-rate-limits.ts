@@ -23,9 +23,12 @@ function namedClient(request: FastifyRequest): string | null {
 }
 
 /**
- * SPEC 5 rateLimit.perClientPerMinute: an optional budget of requests per client at token, revoke and
- * introspect (off by default: a resource server may introspect thousands of times a second). Failed
- * authentication is limited where credentials are checked (oauth/limits/attempt-limits.ts), per failing pair.
+ * SPEC 5 rateLimit.perClientPerMinute: an optional budget of requests per minute (off by default: a resource server
+ * may introspect thousands of times a second). A request that names a client is counted once the client has
+ * authenticated (oauth/limits/client-request-budget.ts), so that a wrong secret spends no client's budget; failed
+ * authentication is limited where credentials are checked (oauth/limits/attempt-limits.ts), per failing pair. Here,
+ * per address: the requests that name no client (UserInfo, token info, introspection by a Bearer token,
+ * registration management).
  * Issue 19 registration.perAddressPerMinute: registrations (POST /oauth/register) per client address (IPv6 by
  * its /64), on by default and counted apart from perClientPerMinute. Both count in this instance's memory.
  */
@@ -47,6 +50,8 @@ export const apiRateLimitsPlugin = fp<{ config: Readonly<Config> }>(
         // An address as every limit counts it: an IPv6 one by its /64 (one host has them all).
         return client ? `client:${client}` : `ip:${limitedAddress(request.ip)}`;
       },
+      // Counted by the client's own budget once it has authenticated.
+      allowList: (_request, key) => key.startsWith('client:'),
       errorResponseBuilder: (_request, context) => new TooManyRequests(Math.ceil(context.ttl / 1000), 'Request limit reached.'),
     });
     if (registrationsPerMinute === 0) return;

@@ -32,7 +32,8 @@ export async function authenticateClient(deps: OAuthDeps, credentials: ClientCre
   if (credentials.method === 'client_assertion') return authenticateAssertion(deps, application, credentials);
   // A client registered for a JWT method (issue 34) proves itself that way only: no falling back to its secret.
   const secretAllowed = !isAssertionMethod(application.tokenEndpointAuthMethod);
-  if (secretAllowed && secretMatches(deps, application, credentials.secret) && application.disabledAt === null) return application;
+  if (secretAllowed && secretMatches(deps, application, credentials.secret) && application.disabledAt === null)
+    return withinRequestBudget(deps, application);
   limits.failed(clientId, address, now, credentials.requestId);
   throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
 }
@@ -55,7 +56,7 @@ async function authenticateAssertion(
     ? await verifyAssertion(deps, application, method, credentials.assertion!, credentials.endpoint ?? '/oauth/token')
     : { payload: null };
   if (verdict.payload !== null && application.disabledAt === null && (await rememberAssertion(deps, application, verdict.payload)))
-    return application;
+    return withinRequestBudget(deps, application);
   deps.limits.clients.failed(credentials.clientId, credentials.address, deps.now(), credentials.requestId);
   throw new InvalidClient('description' in verdict && verdict.description ? { description: verdict.description } : {});
 }
@@ -66,6 +67,13 @@ function secretMatches(deps: OAuthDeps, application: ApplicationRecord, secret: 
   return deps.config.hashApplicationSecrets
     ? hashedSecretMatches(secret, application.secret)
     : constantTimeEqual(secret, application.secret);
+}
+
+/** rateLimit.perClientPerMinute, counted once the client is known (limits/client-request-budget.ts). */
+function withinRequestBudget(deps: OAuthDeps, application: ApplicationRecord): ApplicationRecord {
+  const retryAfter = deps.limits.clientRequests?.take(application.uid, deps.now()) ?? 0;
+  if (retryAfter > 0) throw new TooManyRequests(retryAfter, 'Request limit reached.');
+  return application;
 }
 
 function refuseWhileLockedOut(retryAfter: number): void {

@@ -1,3 +1,4 @@
+import { ClientRequestBudget } from './client-request-budget.js';
 import { FailureLimiter, type FailureLimits } from './failure-limiter.js';
 
 // SPEC 5 rateLimit: failures slow down and then lock out the failing pair (a client id or a user name, with the
@@ -30,6 +31,8 @@ export interface AttemptOrigin {
 export interface RateLimits extends FailureLimits {
   /** Distinct user names failing from one address within the window before the address is locked (spraying). */
   maxUserNamesPerAddress: number;
+  /** Requests per authenticated client and minute (ClientRequestBudget); null: unlimited. */
+  perClientPerMinute?: number | null;
 }
 
 const silentReporter: AttemptReporter = { clientAuthenticationFailed() {}, passwordCheckFailed() {}, lockedOut() {} };
@@ -214,6 +217,8 @@ export interface AttemptLimits {
   secondFactors: SecondFactorAttemptLimits;
   /** RFC 8628 section 5.1: wrong user codes entered at /device, per address. */
   userCodes: FailureLimiter;
+  /** rateLimit.perClientPerMinute; null when unlimited. */
+  clientRequests: ClientRequestBudget | null;
 }
 
 /** The limits of one process, from config rateLimit, telling `reporter` about failures and lockouts. */
@@ -226,5 +231,6 @@ export function createAttemptLimits(limits: RateLimits, reporter: AttemptReporte
     userCodes: new FailureLimiter(limits, {
       onLockout: (address, seconds, requestId) => reporter.lockedOut('user_codes', address, seconds, null, requestId),
     }),
+    clientRequests: limits.enabled && limits.perClientPerMinute ? new ClientRequestBudget(limits.perClientPerMinute) : null,
   };
 }
