@@ -51,6 +51,25 @@ describe('rate limits on the API group', () => {
     expect((await tokenRequest(client.uid, client.secret!, '2001:db8:1:3::1')).statusCode).toBe(200);
   });
 
+  it("a proxy's X-Forwarded-For entry with a port counts as its address: a new connection's port does not dodge a lockout", async () => {
+    server = await buildTestServer({ config: { rateLimit: { maxFailures: 2 }, trustProxy: true } });
+    const client = await createClient(server.deps);
+    const viaProxy = (secret: string, forwarded: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { ...FORM, authorization: basicAuth(client.uid, secret), 'x-forwarded-for': forwarded },
+        payload: form({ grant_type: 'client_credentials' }),
+      });
+    expect((await viaProxy('wrong', '203.0.113.9:50001')).statusCode).toBe(401);
+    expect((await viaProxy('wrong', '203.0.113.9:50002')).statusCode).toBe(401);
+    expect((await viaProxy('wrong', '203.0.113.9:50003')).statusCode).toBe(429);
+    expect((await viaProxy('wrong', '[2001:db8:5::1]:50004')).statusCode).toBe(401);
+    expect((await viaProxy('wrong', '[2001:db8:5::2]:50005')).statusCode).toBe(401);
+    expect((await viaProxy(client.secret!, '[2001:db8:5::3]:50006')).statusCode).toBe(429);
+    expect((await viaProxy(client.secret!, '203.0.113.10:50007')).statusCode).toBe(200);
+  });
+
   it('counts failed authentications (of applications, of unknown ids, no client id named) and lockouts in /metrics', async () => {
     server = await buildTestServer({ config: { rateLimit: { maxFailures: 2 } } });
     const client = await createClient(server.deps);

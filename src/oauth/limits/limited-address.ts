@@ -3,10 +3,14 @@ import { isIPv4, isIPv6 } from 'node:net';
 /**
  * The address the failure limits count under: IPv4 as it is; IPv6 by its /64, since one subscriber is routinely
  * given a whole /64 and could otherwise make 2^64 fresh addresses to dodge a lockout; an IPv4-mapped IPv6
- * address (::ffff:192.0.2.1) as the IPv4 address it is.
+ * address (::ffff:192.0.2.1) as the IPv4 address it is. A port is dropped: some proxies write the client's
+ * `X-Forwarded-For` entry as 192.0.2.1:51234 or [2001:db8::1]:51234 (Azure's do), and each new connection would
+ * otherwise count as a fresh address.
  */
 export function limitedAddress(ip: string): string {
   if (isIPv4(ip)) return ip;
+  const withPort = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(ip) ?? /^\[([^[\]]+)\](?::\d+)?$/.exec(ip);
+  if (withPort) return limitedAddress(withPort[1]!);
   const address = ip.split('%', 1)[0]!;
   if (!isIPv6(address)) return ip;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
