@@ -55,6 +55,14 @@ describe(`CORS headers (${backend})`, () => {
     });
     const refused = await tokenRequest(server.app, { grant_type: 'client_credentials' }, { ...basic(client.uid, 'wrong'), origin: APP });
     expect([refused.statusCode, refused.headers['access-control-allow-origin']]).toEqual([401, APP]);
+    // Refused before any handler ran (the API group takes forms only): still readable by the page.
+    const notAForm = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { origin: APP, 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    expect([notAForm.statusCode, notAForm.headers['access-control-allow-origin']]).toEqual([415, APP]);
     expect((await clientCredentials(server, 'https://evil.example')).headers).not.toHaveProperty('access-control-allow-origin');
     expect((await clientCredentials(anyOrigin, 'https://any.example')).headers['access-control-allow-origin']).toBe('https://any.example');
   });

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 
 // CORS (the Fetch standard) for browser-based applications: a single-page app's public client calls the token,
 // revocation and UserInfo endpoints from its own origin, and reads discovery and the JWKS. The browser lets the page
@@ -33,14 +33,23 @@ export const corsPlugin = fp<CorsOptions>(
     const listed = new Set(allowedOrigins);
     const allowed = (origin: string | undefined): origin is string => origin !== undefined && (anyOrigin || listed.has(origin));
 
-    // A callback hook, as security-headers' (issue 21): every response passes here.
-    app.addHook('onSend', (request, reply, payload, done) => {
-      const route = request.routeOptions.url;
-      if (route !== undefined && request.method !== 'OPTIONS') {
-        if (PUBLIC_DOCUMENTS.has(route)) reply.header('access-control-allow-origin', '*');
-        else if (BROWSER_ENDPOINTS.has(route)) allowEndpoint(request, reply, allowed);
-      }
+    // Callback hooks, as security-headers' (issue 21), on these routes only, so no other response pays for them.
+    const anyOriginReads: onSendHookHandler = (_request, reply, payload, done) => {
+      reply.header('access-control-allow-origin', '*');
       done(null, payload);
+    };
+    const listedOriginsRead: onSendHookHandler = (request, reply, payload, done) => {
+      allowEndpoint(request, reply, allowed);
+      done(null, payload);
+    };
+    // Registered before the routes (app.ts), so this onRoute hook sees each of them; the preflights below answer for
+    // themselves.
+    app.addHook('onRoute', (route) => {
+      const hook = PUBLIC_DOCUMENTS.has(route.url) ? anyOriginReads : BROWSER_ENDPOINTS.has(route.url) ? listedOriginsRead : null;
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (hook === null || methods.includes('OPTIONS')) return;
+      const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+      route.onSend = [...own, hook];
     });
 
     // The preflight of a request that is not "simple" (an Authorization or DPoP header, a JSON body): answered here,
