@@ -178,6 +178,31 @@ describe(`RFC 7592 client management (${backend})`, () => {
     expect((await withSecret(client.client_secret)).statusCode).toBe(200);
   });
 
+  it("section 2.2 while OpenID Connect is off: an update leaves OpenID Connect's metadata as stored (RFC 7591 section 2: ignored)", async () => {
+    const client = await register();
+    const stored = (await server.deps.stores.applications.findByUid(client.client_id))!;
+    // Set while OpenID Connect was on (registration or an admin).
+    const openid = {
+      subjectType: 'pairwise' as const,
+      postLogoutRedirectUris: ['https://rp.example/bye'],
+      backchannelLogoutUri: 'https://rp.example/backchannel',
+      backchannelLogoutSessionRequired: true,
+    };
+    await server.deps.stores.applicationAdmin.update(stored.id, openid);
+    const read = await manage('GET', client.client_id, client.registration_access_token);
+    const { registration_access_token: token, client_secret: _secret, ...metadata } = read.json();
+    expect(metadata).toMatchObject({ subject_type: 'pairwise', post_logout_redirect_uris: ['https://rp.example/bye'] });
+    // The client sends back what it read, renamed, and then once more without any of it.
+    const renamed = await manage('PUT', client.client_id, token, { ...metadata, client_name: 'Renamed' });
+    expect(renamed.statusCode).toBe(200);
+    const bare = { client_id: client.client_id, redirect_uris: ['https://rp.example/cb'], grant_types: ['authorization_code'] };
+    expect((await manage('PUT', client.client_id, renamed.json().registration_access_token, bare)).statusCode).toBe(200);
+    expect(await server.deps.stores.applications.findByUid(client.client_id)).toMatchObject({
+      ...openid,
+      grantTypes: ['authorization_code'],
+    });
+  });
+
   it('section 2.3: DELETE answers 204 and the client, with its tokens, is gone', async () => {
     const client = await register();
     await approve(client);

@@ -88,6 +88,30 @@ function columnsOf(metadata: ClientMetadata) {
   } satisfies Partial<ApplicationInput>;
 }
 
+type Columns = ReturnType<typeof columnsOf>;
+const OPENID_COLUMNS = [
+  'subjectType',
+  'sectorIdentifierUri',
+  'backchannelLogoutUri',
+  'backchannelLogoutSessionRequired',
+  'postLogoutRedirectUris',
+] as const;
+type OpenIdColumn = (typeof OPENID_COLUMNS)[number];
+
+/**
+ * What an update writes. OpenID Connect's metadata is ignored while it is off (RFC 7591 section 2: metadata this server
+ * does not act on), so an update then leaves what is stored of it, set at registration while it was on or by an admin:
+ * replacing it with nothing would drop a client's logout URIs and turn a pairwise client public, giving its users
+ * new subs once OpenID Connect is on again.
+ */
+function updatedColumnsOf(deps: OAuthDeps, metadata: ClientMetadata): Omit<Columns, OpenIdColumn> & Partial<Columns> {
+  const columns = columnsOf(metadata);
+  if (deps.config.openid.enabled) return columns;
+  const oauth: Partial<Columns> = { ...columns };
+  for (const column of OPENID_COLUMNS) delete oauth[column];
+  return oauth as Omit<Columns, OpenIdColumn>;
+}
+
 /** RFC 7592 section 3: the client's metadata as stored, the response types implied by its grant types. */
 export function storedMetadata(application: ApplicationRecord): Record<string, unknown> {
   const grantTypes = application.grantTypes ?? ['authorization_code'];
@@ -247,7 +271,7 @@ export async function updateClient(
     : plainSecret !== null
       ? { secret: storedForm(plainSecret, deps.config.hashApplicationSecrets) }
       : {};
-  const columns = columnsOf(metadata);
+  const columns = updatedColumnsOf(deps, metadata);
   const changed = reviewedFieldsChanged(application, columns);
   const approvalChange = changed.length > 0 ? { approvedAt: null } : {};
   const { updated, token } = await rotating(deps, application, { ...columns, ...secretChange, ...approvalChange });
