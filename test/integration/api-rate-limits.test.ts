@@ -31,6 +31,10 @@ describe('rate limits on the API group', () => {
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('300');
     expect((await tokenRequest('unknown-11', 'x', '203.0.113.6')).statusCode).toBe(401);
+    // Meanwhile a known client id's failure from that address is answered alike: the lockout tells no one which ids exist.
+    const known = await tokenRequest(client.uid, 'wrong', '203.0.113.5');
+    expect([known.statusCode, known.headers['retry-after'], known.json()]).toEqual([429, '300', refused.json()]);
+    expect((await tokenRequest(client.uid, client.secret!, '203.0.113.5')).statusCode).toBe(200);
   });
 
   it('ten wrong secrets naming a valid client from one IP do not stop that client from a third IP', async () => {

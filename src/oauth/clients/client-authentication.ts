@@ -35,6 +35,7 @@ export async function authenticateClient(deps: OAuthDeps, credentials: ClientCre
   if (secretAllowed && secretMatches(deps, application, credentials.secret) && application.disabledAt === null)
     return withinRequestBudget(deps, application);
   limits.failed(clientId, address, now, credentials.requestId);
+  refuseAsUnknownWhileLockedOut(deps, address);
   throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
 }
 
@@ -58,6 +59,7 @@ async function authenticateAssertion(
   if (verdict.payload !== null && application.disabledAt === null && (await rememberAssertion(deps, application, verdict.payload)))
     return withinRequestBudget(deps, application);
   deps.limits.clients.failed(credentials.clientId, credentials.address, deps.now(), credentials.requestId);
+  refuseAsUnknownWhileLockedOut(deps, credentials.address);
   throw new InvalidClient('description' in verdict && verdict.description ? { description: verdict.description } : {});
 }
 
@@ -78,6 +80,14 @@ function withinRequestBudget(deps: OAuthDeps, application: ApplicationRecord): A
 
 function refuseWhileLockedOut(retryAfter: number): void {
   if (retryAfter > 0) throw new TooManyRequests(retryAfter, 'Too many failed client authentications.');
+}
+
+/**
+ * While the address is locked out for naming unknown client ids, a known client's failure is answered as an unknown
+ * one's is (429), not 401: else the lockout would tell, one request per guess, which client ids exist.
+ */
+function refuseAsUnknownWhileLockedOut(deps: OAuthDeps, address: string): void {
+  refuseWhileLockedOut(deps.limits.clients.retryAfterForUnknownClient(address, deps.now()));
 }
 
 /** Authenticates when credentials were sent; null when none were. */
