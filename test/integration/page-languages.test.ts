@@ -69,7 +69,8 @@ describe(`end-user pages in the user's language (${backend})`, () => {
     expect(consent.body).toContain('Authorize <strong class="text-info">Amazing Client App</strong> to use your account?');
     const spanish = await agent.request({ method: 'GET', url: authorization({ ui_locales: 'es' }) });
     expect(spanish.body).toContain('<h1>Se requiere autorización</h1>');
-    expect(spanish.body).toContain('<li>Read your data</li>');
+    // In English on a Spanish page, and marked so (WCAG 3.1.2), for a screen reader to speak it as English.
+    expect(spanish.body).toContain('<li lang="en">Read your data</li>');
   });
 
   it('an unsupported ui_locales falls back to Accept-Language, then to the default', async () => {

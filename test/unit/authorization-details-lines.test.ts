@@ -21,8 +21,9 @@ describe('authorization_details in words', () => {
   it('bounds a long value, and picks the page language’s text, else the default language’s', () => {
     expect(filledIn('{{creditorName}}', { type: 't', creditorName: 'x'.repeat(500) })).toBe(`${'x'.repeat(200)}…`);
     const types = { payment_initiation: { schema: null, consent: { en: 'Pay {{creditorName}}', de: 'Zahle {{creditorName}}' } } };
-    expect(detailLines([PAYMENT], types, 'de', 'en')[0]!.text).toBe('Zahle A');
-    expect(detailLines([PAYMENT], types, 'fr', 'en')[0]!.text).toBe('Pay A');
+    expect(detailLines([PAYMENT], types, 'de', 'en')[0]).toMatchObject({ text: 'Zahle A', lang: null });
+    // The default language's text on a French page says it is English (the page gives it lang="en").
+    expect(detailLines([PAYMENT], types, 'fr', 'en')[0]).toMatchObject({ text: 'Pay A', lang: 'en' });
   });
 
   it('without a text for its type, the object is listed by its fields (dotted paths), its type aside', () => {
@@ -30,6 +31,7 @@ describe('authorization_details in words', () => {
       {
         type: 'payment_initiation',
         text: null,
+        lang: null,
         fields: [
           ['instructedAmount.currency', 'EUR'],
           ['instructedAmount.amount', '1.00'],

@@ -1,7 +1,7 @@
 import type { AuthorizationDetailsTypes } from '../../../oauth/resources/authorization-details-schemas.js';
 import type { AuthorizationDetail } from '../../../oauth/resources/authorization-details.js';
-import type { PageLocale } from '../../../config/page-locales.js';
-import { localizedText } from '../../i18n/localized-text.js';
+import type { LocalizedText, PageLocale } from '../../../config/page-locales.js';
+import { textOfPage } from '../../i18n/localized-text.js';
 
 // RFC 9396 section 4: the consent page says what each authorization_details object asks for, in words. A resource
 // gives each type a text with {{path}} placeholders ("Pay {{instructedAmount.amount}} {{instructedAmount.currency}}
@@ -13,6 +13,8 @@ import { localizedText } from '../../i18n/localized-text.js';
 export interface DetailLine {
   type: string;
   text: string | null;
+  /** The text's language when it is defaultLocale's on a page in another language. */
+  lang: PageLocale | null;
   fields: Array<[string, string]>;
 }
 
@@ -28,9 +30,9 @@ export function detailLines(
 ): DetailLine[] {
   return details.map((detail) => {
     const consent = Object.hasOwn(types, detail.type) ? types[detail.type]!.consent : null;
-    const template = consent === null ? '' : localizedText(consent as Parameters<typeof localizedText>[0], locale, defaultLocale);
-    if (template !== '') return { type: detail.type, text: filledIn(template, detail), fields: [] };
-    return { type: detail.type, text: null, fields: fieldsOf(detail) };
+    const template = consent === null ? { text: '', lang: null } : textOfPage(consent as LocalizedText, locale, defaultLocale);
+    if (template.text !== '') return { type: detail.type, text: filledIn(template.text, detail), lang: template.lang, fields: [] };
+    return { type: detail.type, text: null, lang: null, fields: fieldsOf(detail) };
   });
 }
 

@@ -3,7 +3,7 @@ import type { OAuthDeps } from '../../../oauth/deps.js';
 import { claimsBeyondScopes } from '../../../oauth/openid/claims-request.js';
 import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import type { PageLanguage } from '../../i18n/page-language.js';
-import { localizedText } from '../../i18n/localized-text.js';
+import { textOfPage, type PageText } from '../../i18n/localized-text.js';
 import { claimsDescription } from './claims-description.js';
 import { detailLines, type DetailLine } from './authorization-details-lines.js';
 import { selfRegisteredNotice, type SelfRegisteredNotice } from './self-registered-notice.js';
@@ -16,9 +16,10 @@ export interface ConsentModel {
   selfRegistered: SelfRegisteredNotice | null;
   /**
    * One line per scope: its configured description, else the scope itself; then one line for the claims asked for by
-   * name (OpenID Connect Core 5.5) that those scopes do not release.
+   * name (OpenID Connect Core 5.5) that those scopes do not release. A description in defaultLocale's words on a page
+   * in another language says so (`lang`).
    */
-  scopes: string[];
+  scopes: PageText[];
   /** Hidden fields that re-create the request; POST validates them again in full (STYLE 14). */
   fields: Array<[string, string]>;
   /** RFC 8707: the APIs the access will be limited to (none: every API that trusts this server). */
@@ -38,13 +39,14 @@ export interface ConsentModel {
 const OPENID_SCOPES = new Set(['openid', 'profile', 'email', 'address', 'phone', 'offline_access']);
 
 /** The consent page's lines for these scopes: each scope's description in the page's language, else the scope itself. */
-export function scopeLines(deps: OAuthDeps, applicationName: string, scopes: readonly string[], language: PageLanguage): string[] {
+export function scopeLines(deps: OAuthDeps, applicationName: string, scopes: readonly string[], language: PageLanguage): PageText[] {
   const { scopeDescriptions, defaultLocale, openid } = deps.config;
   return scopes.map((scope) => {
     // Object.hasOwn: a scope named "constructor" must not print Object's constructor.
-    if (Object.hasOwn(scopeDescriptions, scope)) return localizedText(scopeDescriptions[scope]!, language.locale, defaultLocale);
-    if (openid.enabled && OPENID_SCOPES.has(scope)) return language.t(`scopes.${scope}`, { application: applicationName });
-    return scope;
+    if (Object.hasOwn(scopeDescriptions, scope)) return textOfPage(scopeDescriptions[scope]!, language.locale, defaultLocale);
+    if (openid.enabled && OPENID_SCOPES.has(scope))
+      return { text: language.t(`scopes.${scope}`, { application: applicationName }), lang: null };
+    return { text: scope, lang: null };
   });
 }
 
@@ -66,7 +68,9 @@ export function consentModel(
     selfRegistered: selfRegisteredNotice(request.application, request.redirectUri, deps.config.baseUrl, language),
     scopes: [
       ...scopeLines(deps, request.application.name, request.scopes, language),
-      ...[claimsDescription(claimsBeyondScopes(request.oidc.claims, request.scopes), language)].filter((line) => line !== null),
+      ...[claimsDescription(claimsBeyondScopes(request.oidc.claims, request.scopes), language)]
+        .filter((line) => line !== null)
+        .map((text) => ({ text, lang: null })),
     ],
     fields: [
       ...consentRequestFields(request),
