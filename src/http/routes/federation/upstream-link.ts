@@ -79,12 +79,16 @@ async function linkPage(deps: OAuthDeps, request: FastifyRequest, reply: Fastify
   const several = (link.userIds?.length ?? 1) > 1;
   // Several accounts hold the email: the user names theirs (and proves it by its password; a passkey is one account's).
   const passkeys = !several && (await offersPasskeys(deps, user.id));
+  const username = several ? ((request.body as LinkForm | undefined)?.username ?? '') : user.username;
+  // The password, unless the user name is still to be typed (several accounts: after an error without one).
+  const focus = !several || (Boolean(error) && username.trim() !== '') ? 'password' : error ? 'username' : null;
   return renderPage(request, reply, 'upstream-link.eta', {
     title: t('upstream.linkTitle', { name: entry.name }),
     intro: t('upstream.linkIntro', { name: entry.name, who: link.identity.email ?? user.username }),
-    username: several ? ((request.body as LinkForm | undefined)?.username ?? '') : user.username,
+    username,
     chooseAccount: several,
     error,
+    focus,
     csrfToken: reply.generateCsrf(),
     mayCreate: entry.createUsers,
     passkeyScripts: passkeys ? passkeyScriptTags() : [],

@@ -43,16 +43,20 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
 
   const { localPasswords } = deps.config.authentication;
   const providers = upstreamButtons(deps.config.identityProviders);
-  const loginPage = (request: FastifyRequest, reply: FastifyReply, model: { username?: string; error?: string } = {}) =>
-    renderPage(request, reply, 'login.eta', {
+  const loginPage = (request: FastifyRequest, reply: FastifyReply, model: { username?: string; error?: string } = {}) => {
+    const username = model.username ?? request.session.get('loginHint') ?? '';
+    return renderPage(request, reply, 'login.eta', {
       title: request.pageLanguage.t('login.title'),
       localPasswords,
       providers,
-      username: model.username ?? request.session.get('loginHint') ?? '',
+      username,
       error: model.error,
+      // After an error the user name is kept: the password is what to type again.
+      focus: Boolean(model.error) && username.trim() !== '' ? 'password' : 'username',
       csrfToken: reply.generateCsrf(),
       passkeyScripts: passkeysUsable(relyingParty(deps.config)) ? passkeyScriptTags() : [],
     });
+  };
 
   app.get('/login', async (request, reply) => {
     if (request.session.get('reauthenticate') !== true && (await sessionUser(deps, request)) !== null) {
