@@ -4,7 +4,6 @@ import {
   holdsResponseType,
   isCodeRequest,
   knownResponseType,
-  pkceRequired,
   present,
   requestedAudience,
   requestedScopes,
@@ -25,7 +24,7 @@ import {
   UnsupportedResponseType,
 } from '../errors.js';
 import { parameterHoldingNul } from './authorization-parameters.js';
-import { isValidCodeChallenge } from './pkce.js';
+import { PKCE_RULES } from './pkce-rules.js';
 import { FAPI2, isFapi2 } from '../clients/fapi2-profile.js';
 import { isOutOfBand, matchesRegisteredUri } from './redirect-uri.js';
 import { OPENID_RULES } from '../openid/openid-request.js';
@@ -248,43 +247,6 @@ const dpopJktForCode: AuthorizationRule = {
   error: () => new InvalidRequest('The dpop_jkt parameter binds an authorization code: it cannot be used with response_type token.'),
 };
 
-const codeChallengePresentWhenRequired: AuthorizationRule = {
-  name: 'code_challenge_present_when_required',
-  redirectable: true,
-  check: (context) => !isCodeRequest(context) || present(context, 'code_challenge') || !pkceRequired(context),
-  error: () => InvalidRequest.codeChallengeRequired(),
-};
-
-// SPEC 3.5: a challenge without a method is invalid_request (no silent default to plain, reference 23.8).
-const codeChallengeMethodPresent: AuthorizationRule = {
-  name: 'code_challenge_method_present',
-  redirectable: true,
-  check: (context) => !isCodeRequest(context) || !present(context, 'code_challenge') || present(context, 'code_challenge_method'),
-  error: (context) => InvalidRequest.unsupportedCodeChallengeMethod(context.config.pkce.methods),
-};
-
-// RFC 7636 section 4.4.1: a method the server does not support is invalid_request (SPEC 8).
-const codeChallengeMethodSupported: AuthorizationRule = {
-  name: 'code_challenge_method_supported',
-  redirectable: true,
-  check: (context) =>
-    !isCodeRequest(context) ||
-    !present(context, 'code_challenge') ||
-    (context.config.pkce.methods as readonly string[]).includes(value(context, 'code_challenge_method') ?? ''),
-  error: (context) => InvalidRequest.unsupportedCodeChallengeMethod(context.config.pkce.methods),
-};
-
-// RFC 7636 section 4.2: S256 is 43 base64url characters; plain follows the verifier's grammar.
-const codeChallengeWellFormed: AuthorizationRule = {
-  name: 'code_challenge_well_formed',
-  redirectable: true,
-  check: (context) =>
-    !isCodeRequest(context) ||
-    !present(context, 'code_challenge') ||
-    isValidCodeChallenge(value(context, 'code_challenge') ?? '', value(context, 'code_challenge_method') ?? ''),
-  error: () => new InvalidRequest('The code_challenge is not a valid RFC 7636 code challenge.'),
-};
-
 // Reference 4.6: on deny only code and token are meaningful, enabled or not: they choose query or fragment.
 const responseTypeKnown: AuthorizationRule = {
   name: 'response_type_known',
@@ -325,10 +287,7 @@ export const AUTHORIZATION_RULES: readonly AuthorizationRule[] = [
   dpopJktWellFormed,
   dpopJktForCode,
   fapi2PkceS256,
-  codeChallengePresentWhenRequired,
-  codeChallengeMethodPresent,
-  codeChallengeMethodSupported,
-  codeChallengeWellFormed,
+  ...PKCE_RULES,
   ...OPENID_RULES,
 ];
 
