@@ -5,6 +5,7 @@ import { federatedAcr, federatedAmr } from '../oauth/federation/upstream-amr.js'
 import type { UpstreamSession } from '../oauth/sessions/login-sessions.js';
 import type { UserRecord } from '../oauth/store.js';
 import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from './hooks/authenticate-resource-owner.js';
+import { linkProvenIdentity } from './routes/federation/upstream-link-proven.js';
 import { signInBrowser } from './start-login-session.js';
 
 // The end of a sign-in at /login, after the password alone or after the second step too; or of a sign-in through an
@@ -31,6 +32,8 @@ export function afterLogin(request: FastifyRequest): string {
  * sign-in of this user (upstreamSignIn), the methods are those of the federated sign-in (upstream-amr.ts) plus these.
  */
 export async function finishSignIn(deps: OAuthDeps, request: FastifyRequest, user: UserRecord, amr: string[]): Promise<string> {
+  // The identity this sign-in proved the account for (/login/upstream/link), linked now that the sign-in is complete.
+  await linkProvenIdentity(deps, request, user);
   const returnTo = afterLogin(request);
   const upstream = request.session.get('upstreamSignIn');
   request.session.set('upstreamSignIn', undefined);

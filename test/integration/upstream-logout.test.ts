@@ -205,6 +205,9 @@ describe('a logout token of the upstream is used once', () => {
       [{ sub: 'lee-1\u0000' }, "the logout token's claims must not hold a NUL character or an unpaired UTF-16 surrogate"],
       [{ sub: 'lee-1', exp: 1e308 }, 'a logout token may be valid for at most 86400 seconds (its exp)'],
       [{ sub: 'lee-1', exp: now + 86_500 }, 'a logout token may be valid for at most 86400 seconds (its exp)'],
+      // Without exp an iat far ahead made its record's date unwritable (a 500 after the sessions ended, the jti not kept).
+      [{ sub: 'lee-1', exp: undefined, iat: 1e13 }, 'the logout token was issued in the future (its iat)'],
+      [{ sub: 'lee-1', iat: now + 3600 }, 'the logout token was issued in the future (its iat)'],
     ] as const) {
       const response = await deliver(await token(claims));
       expect({ status: response.status, body: await response.json() }).toEqual({

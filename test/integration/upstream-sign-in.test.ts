@@ -25,6 +25,8 @@ const ACCOUNTS = {
   'erin-1': { email: 'erin@corp.example', email_verified: true, preferred_username: 'erin.e', name: 'Erin Upstream' },
   'plain-1': { email: 'plain@corp.example', email_verified: true, nickname: 'plainly', name: 'Plain OAuth' },
   'dup-1': { email: 'someone@corp.example', email_verified: false, preferred_username: 'dup', name: 'Not The Local Dup' },
+  'tina-1': { email: 'tina@corp.example', email_verified: true, preferred_username: 'tina.t', name: 'Tina Upstream' },
+  'frank-1': { email: 'frank@corp.example', email_verified: true, preferred_username: 'frank.f', name: 'Frank Upstream' },
 };
 
 const LOGO = join(temporaryFolder('upstream-logo'), 'corp.svg');
@@ -48,13 +50,14 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
 
   beforeAll(async () => {
     let port: number;
-    ({ upstream, port } = await upstreamForProduct(['corp', 'corp-link', 'plain'], ACCOUNTS));
+    ({ upstream, port } = await upstreamForProduct(['corp', 'corp-link', 'plain', 'corp-closed'], ACCOUNTS));
     const provider = { issuer: upstream.issuer, clientId: 'oauth-service' };
     server = await listeningTestServer(
       {
         identityProviders: [
           { ...provider, id: 'corp', name: 'Corp SSO', logoFile: LOGO },
           { ...provider, id: 'corp-link', name: 'Corp SSO (linking)', linkByVerifiedEmail: true },
+          { ...provider, id: 'corp-closed', name: 'Corp SSO (no new users)', createUsers: false },
           // type oauth2, GitHub-style: nothing discovered, the claims read at its user endpoint with the access token.
           {
             ...provider,
@@ -75,6 +78,7 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
           IDP_CORP_CLIENT_SECRET: 'upstream-secret',
           IDP_CORP_LINK_CLIENT_SECRET: 'upstream-secret',
           IDP_PLAIN_CLIENT_SECRET: 'upstream-secret',
+          IDP_CORP_CLOSED_CLIENT_SECRET: 'upstream-secret',
         },
       },
     );
@@ -165,6 +169,42 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     await server.deps.stores.userAdmin.updateClaims(dave.id, { name: 'Renamed Here' }, new Date());
     expect((await signInThrough('corp', 'dave-1')).page.url).toBe(`${server.baseUrl}${DEFAULT_AFTER_LOGIN}`);
     expect((await byName('dave')).name).toBe('Dave Upstream');
+  });
+
+  it('the proof of an account with a second step links the identity only once that step is passed too (the password alone links nothing)', async () => {
+    const tina = await localUser('tina', 'tina@corp.example', 'Tina Local');
+    await server.deps.stores.secondFactors.setPolicy(tina.id, 'required');
+    const prove = async () => {
+      const { browser, page } = await signInThrough('corp', 'tina-1');
+      expect(page.url).toBe(`${server.baseUrl}/login/upstream/link`);
+      const step = await browser.submit(formAction(page), { _csrf: csrfOf(page), password: PASSWORD });
+      expect(step.url).toBe(`${server.baseUrl}/login/second-factor`);
+      return { browser, step };
+    };
+    // Whoever knows the password only stops at the second step: nothing is linked, and Cancel drops the proof.
+    const stopped = await prove();
+    expect(await identitiesOf(tina.id)).toEqual([]);
+    await stopped.browser.submit(`${server.baseUrl}/login/second-factor/cancel`, { _csrf: csrfOf(stopped.step) });
+    expect(await identitiesOf(tina.id)).toEqual([]);
+
+    const { browser, step } = await prove();
+    const code = await codeAt(secretOnPage(step.body), new Date());
+    expect((await browser.submit(`${server.baseUrl}/login/second-factor/enrol`, { _csrf: csrfOf(step), code })).status).toBe(200);
+    expect(await identitiesOf(tina.id)).toEqual([{ subject: 'tina-1', provider_id: 'corp', email: 'tina@corp.example' }]);
+    const [latest] = await server.deps.stores.loginSessions.listOfUser(tina.id, new Date(0));
+    expect(latest).toMatchObject({ amr: ['fed', 'otp'], upstreamProviderId: 'corp', upstreamSubject: 'tina-1' });
+  });
+
+  it('createUsers false: the link page offers no separate account, and a hand-made "new" is refused (no_user)', async () => {
+    const frank = await localUser('frank', 'frank@corp.example', 'Frank Local');
+    const { browser, page } = await signInThrough('corp-closed', 'frank-1');
+    expect(page.url).toBe(`${server.baseUrl}/login/upstream/link`);
+    expect(page.body).not.toContain('value="new"');
+    const before = await usersCount();
+    const refused = await browser.submit(formAction(page), { _csrf: csrfOf(page), action: 'new' });
+    expect(refused.status).toBe(403);
+    expect(await usersCount()).toBe(before);
+    expect(await identitiesOf(frank.id)).toEqual([]);
   });
 
   it("the proof of the local account by one of its passkeys (user verification required); another user's passkey proves nothing", async () => {

@@ -13,6 +13,26 @@ export interface MappedClaims {
   [claim: string]: unknown;
 }
 
+/**
+ * The ID token's claims over UserInfo's (signed, against TLS only), except that email_verified speaks of the email
+ * beside it (OpenID Connect Core 5.1): the pair comes from one source, the ID token's if it has the email, else
+ * UserInfo's; never an address from one with the other's word that an address was verified.
+ */
+export function mergedUpstreamClaims(
+  entry: IdentityProviderConfig,
+  userinfo: Record<string, unknown>,
+  idToken: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...userinfo, ...idToken };
+  const mapping = { ...DEFAULT_CLAIM_MAPPING, ...entry.claims };
+  const email = mapping.email ?? 'email';
+  const verified = mapping.email_verified ?? 'email_verified';
+  const source = idToken?.[email] !== undefined ? idToken : userinfo;
+  if (source[verified] === undefined) delete merged[verified];
+  else merged[verified] = source[verified];
+  return merged;
+}
+
 /** Maps the upstream's claims (ID token and UserInfo) to ours; an identity without a subject is refused. */
 export function mappedClaims(entry: IdentityProviderConfig, upstream: Record<string, unknown>): MappedClaims {
   const mapping = { ...DEFAULT_CLAIM_MAPPING, ...entry.claims };

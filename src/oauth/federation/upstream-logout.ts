@@ -24,6 +24,9 @@ const VALID_WITHOUT_EXP_SECONDS = 600;
 // The longest a logout token may be valid (its exp after now): its jti is kept that long. Providers make them valid for
 // minutes; one for years would keep its record for years, and beyond JavaScript's dates it could not be kept at all.
 const MAX_VALID_SECONDS = 86_400;
+// An iat later than now by more than this is refused (Core 3.1.3.7 item 10, which section 2.6 step 3 applies): the
+// two clocks may differ a little, not by the token's whole life.
+const CLOCK_TOLERANCE_SECONDS = 60;
 
 /** Where our logout sends the browser next: the upstream's end_session_endpoint, or null (not asked, or none). */
 export async function upstreamEndSessionUrl(
@@ -81,6 +84,8 @@ export async function verifyUpstreamLogoutToken(
   }
   // Its sid and sub are looked up in PostgreSQL text (storable-text.ts): refused rather than a 500.
   if (unstorableText(payload) !== null) throw new InvalidLogoutToken(`the logout token's claims ${UNSTORABLE_TEXT}`);
+  if (payload.iat! > deps.now().getTime() / 1000 + CLOCK_TOLERANCE_SECONDS)
+    throw new InvalidLogoutToken('the logout token was issued in the future (its iat)');
   if (payload.exp !== undefined && payload.exp - deps.now().getTime() / 1000 > MAX_VALID_SECONDS)
     throw new InvalidLogoutToken(`a logout token may be valid for at most ${MAX_VALID_SECONDS} seconds (its exp)`);
   const events = payload.events as Record<string, unknown> | undefined;

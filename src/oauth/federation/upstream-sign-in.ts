@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import type { IdentityProviderConfig } from '../../config/identity-providers-schema.js';
 import type { OAuthDeps } from '../deps.js';
 import { constantTimeEqual } from '../secrets.js';
-import { checkAllowedDomain, mappedClaims, type MappedClaims } from './upstream-claims.js';
+import { checkAllowedDomain, mappedClaims, mergedUpstreamClaims, type MappedClaims } from './upstream-claims.js';
 import { configurationFailureOf, UpstreamFailure, upstreamFailureOf } from './upstream-failure.js';
 import { forgetUpstream, upstreamConfiguration } from './upstream-providers.js';
 import { UNSTORABLE_TEXT, unstorableText } from '../storable-text.js';
@@ -109,9 +109,8 @@ export async function completeUpstreamSignIn(
       });
       const idTokenClaims = tokens.claims();
       const userinfo = await upstreamUserInfo(configuration, entry, tokens.access_token, idTokenClaims?.sub);
-      // The ID token's claims are signed, UserInfo's only come over TLS: the ID token's win where both have one.
       return {
-        upstream: { ...userinfo, ...idTokenClaims } as Record<string, unknown>,
+        upstream: mergedUpstreamClaims(entry, userinfo as Record<string, unknown>, idTokenClaims),
         idToken: tokens.id_token ?? null,
         authTime: idTokenClaims?.auth_time,
       };

@@ -32,13 +32,23 @@ export function keepUpstreamSignIn(
   });
 }
 
-export async function continueAfterUpstream(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, user: UserRecord) {
+/**
+ * `upstreamFactorsCount: false`: the user proved a local account they were not linked to yet (upstream-link.ts), so
+ * the upstream's factors are no proof of it: our second step runs whenever /login's would.
+ */
+export async function continueAfterUpstream(
+  deps: OAuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRecord,
+  { upstreamFactorsCount = true }: { upstreamFactorsCount?: boolean } = {},
+) {
   const upstream = request.session.get('upstreamSignIn');
   const upstreamAmr = upstream?.amr ?? [];
   // As /login writes it after the password, before our second step.
   if (upstream !== undefined) await auditUpstreamSignIn(deps, request, user, upstream.providerId);
   const requested = request.session.get('secondFactorWanted') === afterLogin(request);
-  if (!upstreamShowsTwoFactors(upstreamAmr) && (await secondStepNeeded(deps, user, requested)))
+  if (!(upstreamFactorsCount && upstreamShowsTwoFactors(upstreamAmr)) && (await secondStepNeeded(deps, user, requested)))
     return startSecondStep(deps, request, reply, user);
   return reply.redirect(await finishSignIn(deps, request, user, []), 303);
 }

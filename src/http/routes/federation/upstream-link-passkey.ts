@@ -1,11 +1,11 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
-import { UpstreamFailure } from '../../../oauth/federation/upstream-failure.js';
 import { finishSignIn } from '../../complete-sign-in.js';
 import { authenticationOptions, completeAuthentication, passkeyProvingAccount } from '../../passkeys/authentication-ceremony.js';
 import { sendJson, sendPasskeyRefusal, sendRefusal } from '../passkeys/passkey-answers.js';
-import { LINK_PATH, linkProvenAccount, pendingLink } from './upstream-link.js';
+import { LINK_PATH, pendingLink, signInAs } from './upstream-link.js';
+import { keepProvenLink } from './upstream-link-proven.js';
 
 // The proof of the local account with one of its passkeys (issue 37 item 3: "password or passkey"), beside the
 // password form of /login/upstream/link: JSON endpoints for public/passkeys.js, as /login/passkey/* are. Only that
@@ -34,12 +34,8 @@ export async function finishLinkPasskey(
   const { user } = pending;
   const step = await completeAuthentication(deps, request, request.body.response, passkeyProvingAccount(user));
   if (step.outcome === 'refused') return sendPasskeyRefusal(request, reply, step, { step: 'upstream_link', userId: user.id });
-  try {
-    const linked = await linkProvenAccount(deps, request, pending, 'passkey');
-    // The passkey with user verification is two factors already: no second step after it (as at /login).
-    return sendJson(reply, { redirect: await finishSignIn(deps, request, linked, step.amr) });
-  } catch (error) {
-    if (error instanceof UpstreamFailure) return sendRefusal(reply, 403, 'access_denied', request.pageLanguage.t('upstream.linkFailed'));
-    throw error;
-  }
+  keepProvenLink(request, user, 'passkey');
+  signInAs(request, user.id);
+  // The passkey with user verification is two factors already: no second step after it (as at /login).
+  return sendJson(reply, { redirect: await finishSignIn(deps, request, user, step.amr) });
 }

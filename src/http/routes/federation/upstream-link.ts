@@ -2,10 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamIdentity } from '../../../oauth/assertions/federated-subject-store.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
-import type { UserRecord } from '../../../oauth/store.js';
 import { UpstreamFailure } from '../../../oauth/federation/upstream-failure.js';
 import { findUpstream } from '../../../oauth/federation/upstream-providers.js';
-import { createUpstreamUser, linkUpstreamIdentity } from '../../../oauth/federation/upstream-user.js';
+import { createUpstreamUser } from '../../../oauth/federation/upstream-user.js';
 import { attemptOrigin } from '../../attempt-origin.js';
 import { checkLoginCredentials, findUser, isDisabled } from '../../../oauth/users/users.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
@@ -13,29 +12,20 @@ import { hasPasskeys } from '../../../oauth/passkeys/passkeys.js';
 import { passkeyScriptTags } from '../../passkeys/passkey-scripts.js';
 import { passkeysUsable, relyingParty } from '../../passkeys/relying-party.js';
 import { continueAfterUpstream } from './upstream-continue.js';
-import { auditIdentityLinked, auditLinkPasswordFailed, auditUpstreamUserCreated } from './upstream-audit.js';
+import { auditLinkPasswordFailed, auditUpstreamUserCreated } from './upstream-audit.js';
+import { keepProvenLink } from './upstream-link-proven.js';
 import { upstreamFailurePage } from './upstream-failure-page.js';
 
 // /login/upstream/link (issue 37 item 3): an upstream identity seen for the first time whose email (or user name) a
 // local user has, where the provider does not link by verified email. Nobody is linked on the upstream's word: the
-// user signs in to the local account once with its password, then the identity is linked to it. Or, where the
-// provider creates users, they say it is not theirs and get a separate account. Or with one of the account's passkeys
-// (upstream-link-passkey.ts).
+// user signs in to the local account once with its password (and its second step, as at /login), then the identity is
+// linked to it (upstream-link-proven.ts). Or, where the provider creates users, they say it is not theirs and get a
+// separate account. Or with one of the account's passkeys (upstream-link-passkey.ts).
 
 export const LINK_PATH = '/login/upstream/link';
 const LINK_MS = 5 * 60_000;
 // As after a wrong password at /login.
 const FAILURE_DELAY_MS = 300;
-
-declare module '@fastify/secure-session' {
-  interface SessionData {
-    /**
-     * An upstream identity waiting for the proof of the local account `userId`, or of any of `userIds` when several
-     * hold its email (epoch ms `until`).
-     */
-    upstreamLink: { identity: UpstreamIdentity; userId: number; userIds?: number[]; until: number };
-  }
-}
 
 export function startLink(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, identity: UpstreamIdentity, userIds: number[]) {
   request.session.set('upstreamLink', { identity, userId: userIds[0]!, userIds, until: deps.now().getTime() + LINK_MS });
@@ -118,6 +108,8 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
   try {
     if (request.body?.action === 'new') {
       request.session.set('upstreamLink', undefined);
+      // The form offers it only where the provider creates users; a hand-made post gets what that provider answers.
+      if (!entry.createUsers) throw new UpstreamFailure('no_user', 'no local user, and createUsers is off');
       const created = await createUpstreamUser(deps, entry, link.identity);
       await auditUpstreamUserCreated(deps, request, created, entry.id);
       signInAs(request, created.id);
@@ -137,35 +129,18 @@ export async function submitLink(deps: OAuthDeps, request: FastifyRequest<{ Body
           : request.pageLanguage.t('upstream.linkFailed');
       return linkPage(deps, request, reply.code(status), pending, error);
     }
-    const proven = { ...pending, user: check.user };
-    return await continueAfterUpstream(deps, request, reply, await linkProvenAccount(deps, request, proven, 'password'));
+    keepProvenLink(request, check.user, 'password');
+    signInAs(request, check.user.id);
+    // The upstream's amr is its own account's: our second step for this one runs as after /login's password.
+    return await continueAfterUpstream(deps, request, reply, check.user, { upstreamFactorsCount: false });
   } catch (error) {
     if (error instanceof UpstreamFailure) return upstreamFailurePage(deps, request, reply, entry, error);
     throw error;
   }
 }
 
-/**
- * The local account proved itself (by password here, by passkey in upstream-link-passkey.ts): the waiting identity is
- * linked to it, and the upstream sign-in in the session becomes its sign-in. UpstreamFailure when it cannot be linked.
- */
-export async function linkProvenAccount(
-  deps: OAuthDeps,
-  request: FastifyRequest,
-  { link, entry, user }: PendingLink,
-  by: 'password' | 'passkey',
-): Promise<UserRecord> {
-  request.session.set('upstreamLink', undefined);
-  const linked = await linkUpstreamIdentity(deps, link.identity, user);
-  // Linked meanwhile to another (linkUpstreamIdentity returns who it is linked to): nothing was linked here.
-  if (linked.id === user.id) await auditIdentityLinked(deps, request, linked, link.identity, by);
-  request.log.info({ event: 'login.upstream_linked', provider: entry.id, userId: linked.id, by }, 'upstream identity linked after proof');
-  signInAs(request, linked.id);
-  return linked;
-}
-
 /** The upstream sign-in waiting in the session is now this user's (the one proven, or the one just created). */
-function signInAs(request: FastifyRequest, userId: number): void {
+export function signInAs(request: FastifyRequest, userId: number): void {
   const upstream = request.session.get('upstreamSignIn');
   if (upstream !== undefined) request.session.set('upstreamSignIn', { ...upstream, userId });
 }

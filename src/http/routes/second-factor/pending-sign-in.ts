@@ -27,6 +27,7 @@ export function endPendingSignIn(request: FastifyRequest): void {
   if (pending === undefined) return;
   if (request.session.get('totpEnrolment')?.userId === pending.userId) request.session.set('totpEnrolment', undefined);
   if (request.session.get('upstreamSignIn')?.userId === pending.userId) request.session.set('upstreamSignIn', undefined);
+  if (request.session.get('upstreamLink')?.userId === pending.userId) request.session.set('upstreamLink', undefined);
   if (request.session.get('passkeyChallenge')?.purpose === 'second_factor') request.session.set('passkeyChallenge', undefined);
 }
 
