@@ -67,6 +67,18 @@ describe(`resource indicators, RFC 8707 (${backend})`, () => {
     expect(response.statusCode).toBe(200);
     expect(response.json().expires_in).toBe(600);
     expect((await introspect(response.json().access_token)).aud).toEqual([API_A, API_B]);
+    // A resource without a lifetime of its own counts with the server's: naming a day-long one beside it stretches nothing.
+    const dayLong = 'https://day-long.example.com';
+    await server.deps.stores.resources.create({
+      name: '',
+      tokenFormat: 'opaque',
+      uri: dayLong,
+      scopes: ['read'],
+      serverClientId: null,
+      accessTokenLifetime: 86_400,
+    });
+    expect((await clientCredentials([dayLong])).json().expires_in).toBe(86_400);
+    expect((await clientCredentials([API_A, dayLong])).json().expires_in).toBe(server.config.accessTokenExpiresIn);
   });
 
   it('without resource, behaviour is exactly as before: no aud', async () => {

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createUser, signedIn } from '../helpers/end-user.js';
 import { codeFlow, jwksOf, openIdServer } from '../helpers/openid.js';
@@ -100,5 +100,40 @@ describe(`JWT access tokens, RFC 9068 (${backend})`, () => {
     expect((await verify(response.json().access_token)).aud).toBe(issuer);
     const opaque = await jwtFor({});
     expect(opaque.access_token.split('.')).toHaveLength(1);
+  });
+});
+
+describe(`JWT access tokens where access tokens never expire (accessTokenExpiresIn null) (${backend})`, () => {
+  it('section 2.2: exp is REQUIRED: a JWT lives a day (the longest a resource may set), its record too; an opaque token stays unlimited', async () => {
+    const server = await openIdServer({ config: { accessTokenExpiresIn: null, grantFlows: ['client_credentials'] } });
+    try {
+      const client = await createClient(server.deps);
+      await server.deps.stores.resources.create({
+        uri: API,
+        name: '',
+        scopes: ['read'],
+        tokenFormat: 'jwt',
+        accessTokenLifetime: null,
+        serverClientId: null,
+      });
+      const request = (parameters: Record<string, string>) =>
+        tokenRequest(
+          server.app,
+          { grant_type: 'client_credentials', scope: 'read', ...parameters },
+          basic(client.application.uid, client.plainSecret!),
+        );
+      const jwt = (await request({ resource: API })).json();
+      expect(jwt.expires_in).toBe(86_400);
+      const claims = decodeJwt(jwt.access_token);
+      expect(claims.exp).toBe(claims.iat! + 86_400);
+      const introspected = (
+        await introspectRequest(server.app, { token: jwt.access_token }, basic(client.application.uid, client.plainSecret!))
+      ).json();
+      expect(introspected.exp).toBe(claims.exp);
+      const opaque = (await request({})).json();
+      expect(opaque).not.toHaveProperty('expires_in');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -9,6 +9,7 @@ import {
   type SigningKeyRecord,
   type SigningKeySettings,
 } from '../../src/oauth/keys/signing-keys.js';
+import { signingKeySettings } from '../../src/oauth/keys/signing-key-service.js';
 
 // The signing-key lifecycle (issue 16): published publishAheadSeconds before it signs, signs until a newer key
 // starts (planned rotateAfterDays after its own start), published until what it signed has expired; retired:
@@ -96,5 +97,21 @@ describe('signing key lifecycle', () => {
   it('the JWKS may be cached for half the publish-ahead window, at most a day', () => {
     expect(jwksMaxAge(settings)).toBe(1800);
     expect(jwksMaxAge({ ...settings, publishAheadSeconds: 10 * DAY })).toBe(DAY);
+  });
+});
+
+describe('signingKeySettings: how long a key stays published after its successor starts', () => {
+  const config = (accessTokenExpiresIn: number | null, idTokenExpiresIn = 3600) =>
+    signingKeySettings({
+      keys: { publishAheadSeconds: 3600, rotateAfterDays: 30 },
+      accessTokenExpiresIn,
+      openid: { idTokenExpiresIn },
+    } as unknown as Parameters<typeof signingKeySettings>[0]).maxTokenLifetimeSeconds;
+
+  it('at least a day: a resource may give its JWT access tokens that long, and so does a server whose tokens never expire', () => {
+    expect(config(7200)).toBe(86_400);
+    expect(config(null)).toBe(86_400);
+    expect(config(2 * 86_400)).toBe(2 * 86_400);
+    expect(config(600, 3 * 86_400)).toBe(3 * 86_400);
   });
 });

@@ -10,6 +10,7 @@ import {
   type SigningKeySettings,
 } from './signing-keys.js';
 import type { Stores } from '../store.js';
+import { MAX_LIFETIME } from '../resources/resource-validation.js';
 
 // The signing keys' lifecycle (signing-keys.ts) carried out on the shared table. Every change runs under one
 // lock across instances, on the rows as they are then: a rotation started on several instances at once makes
@@ -25,10 +26,15 @@ export interface SigningKeyDeps {
   now: () => Date;
 }
 
-/** What the lifecycle needs from the config: anything a key signs lives at most as long as an access or ID token. */
+/**
+ * What the lifecycle needs from the config: anything a key signs lives at most as long as an access or ID token, and
+ * a resource may give its JWT access tokens up to a day (its access_token_lifetime, in the database, changed at any
+ * time), as long as a JWT access token lives when access tokens never expire (mintAccessToken): a retired key stays
+ * published that long, so no API refuses a token it signed before the token expires.
+ */
 export function signingKeySettings(config: SigningKeyDeps['config']): SigningKeySettings {
   const { publishAheadSeconds, rotateAfterDays } = config.keys;
-  const longest = Math.max(config.accessTokenExpiresIn ?? 0, config.openid.idTokenExpiresIn, 3600);
+  const longest = Math.max(config.accessTokenExpiresIn ?? 0, config.openid.idTokenExpiresIn, MAX_LIFETIME);
   return { publishAheadSeconds, rotateAfterDays, maxTokenLifetimeSeconds: longest };
 }
 

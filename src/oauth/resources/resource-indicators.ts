@@ -84,10 +84,14 @@ export function accessTokenFormat(audience: Audience, application: ApplicationRe
   return application?.accessTokenFormat ?? 'opaque';
 }
 
-/** A resource's own lifetime replaces `fallback`; with several resources the shortest of theirs. */
+/**
+ * A resource's own lifetime replaces `fallback`; with several resources the shortest of theirs, a resource without
+ * one counting with `fallback` (naming a day-long resource beside it must not stretch its token); null: none expires.
+ */
 export function audienceLifetime(audience: Audience, fallback: number | null): number | null {
-  const lifetimes = audience.resources.map((resource) => resource.accessTokenLifetime).filter((seconds) => seconds !== null);
-  return lifetimes.length === 0 ? fallback : Math.min(...lifetimes);
+  if (audience.resources.length === 0) return fallback;
+  const lifetimes = audience.resources.map((resource) => resource.accessTokenLifetime ?? fallback).filter((seconds) => seconds !== null);
+  return lifetimes.length === 0 ? null : Math.min(...lifetimes);
 }
 
 function acceptedBy(resources: readonly ResourceRecord[], scope: string): boolean {

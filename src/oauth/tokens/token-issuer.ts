@@ -12,6 +12,7 @@ import { accessTokenFormat, audienceLifetime, NO_AUDIENCE, type Audience } from 
 import { formatScopes } from '../scopes.js';
 import { generateSecret, storedForm } from '../secrets.js';
 import type { AccessTokenRecord, ApplicationRecord, NewAccessToken, Stores } from '../store.js';
+import { MAX_LIFETIME } from '../resources/resource-validation.js';
 
 export interface TokenRequest {
   application: ApplicationRecord | null;
@@ -72,9 +73,12 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
   const audience = request.audience ?? NO_AUDIENCE;
   const createdAt = deps.now();
   const lifetime = audienceLifetime(audience, request.expiresIn === undefined ? config.accessTokenExpiresIn : request.expiresIn);
-  const expiresIn = boundedLifetime(lifetime, createdAt, request.notAfter ?? null);
+  const format = accessTokenFormat(audience, request.application);
+  // RFC 9068 section 2.2: a JWT access token has an exp, even where access tokens never expire (accessTokenExpiresIn
+  // null): then the longest a resource may give its tokens, and the token's record expires with it.
+  const expiresIn = boundedLifetime(format === 'jwt' ? (lifetime ?? MAX_LIFETIME) : lifetime, createdAt, request.notAfter ?? null);
   const accessToken =
-    accessTokenFormat(audience, request.application) === 'jwt'
+    format === 'jwt'
       ? await signJwtAccessToken(deps, {
           ...request,
           audience: audience.uris,
