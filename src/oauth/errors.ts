@@ -241,7 +241,7 @@ export class UnsupportedGrantType extends OAuthError {
   }
 }
 
-export type InvalidTokenReason = 'revoked' | 'expired' | 'unknown' | 'dpop_bound' | 'dpop_unbound' | 'dpop_key';
+export type InvalidTokenReason = 'revoked' | 'expired' | 'unknown' | 'dpop_bound' | 'dpop_unbound' | 'dpop_key' | 'audience';
 
 // The reference's texts have no trailing period; kept byte-exact. The DPoP ones (RFC 9449 section 7) are the guard's
 // (packages/guard/src/guard-error.ts), so token info, UserInfo and introspection say the same.
@@ -252,6 +252,7 @@ const INVALID_TOKEN_TEXT: Record<InvalidTokenReason, string> = {
   dpop_bound: 'The access token is bound to a key and must be sent with the DPoP scheme and a proof',
   dpop_unbound: 'The access token is not bound to a key; send it with the Bearer scheme',
   dpop_key: 'The DPoP proof is not signed by the key the access token is bound to',
+  audience: 'The access token is meant for another resource (its audience); this endpoint takes a token issued without one',
 };
 
 // RFC 6750 section 3.1: invalid_token is 401.

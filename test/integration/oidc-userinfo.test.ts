@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedForm } from '../../src/oauth/secrets.js';
 import type { ApplicationRecord, UserRecord } from '../../src/oauth/store.js';
 import { backend } from '../helpers/test-database.js';
-import { createClient, createUser } from '../helpers/factories.js';
+import { createClient, createUser, issueToken } from '../helpers/factories.js';
 import { buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
 import { bearer, OPENID_ENV, setUserColumns, userToken } from './oidc-userinfo-support.js';
 
@@ -105,6 +105,35 @@ describe(`UserInfo requests (${backend})`, () => {
       expect(response.statusCode, scopes.join(' ')).toBe(401);
       expect(response.json().error).toBe('invalid_token');
     }
+  });
+
+  it("a token issued for a resource (RFC 8707) is that API's: 401 invalid_token, so the API cannot replay it here for the user's claims", async () => {
+    const api = 'https://userinfo-audience.example.com';
+    await server.deps.stores.resources.create({
+      uri: api,
+      name: '',
+      scopes: ['read'],
+      tokenFormat: 'opaque',
+      accessTokenLifetime: null,
+      serverClientId: null,
+    });
+    const audience = { uris: [api], resources: await server.deps.stores.resources.findByUris([api]) };
+    const issued = await issueToken(server.deps, {
+      application,
+      resourceOwnerId: user.id,
+      scopes: ['openid', 'read'],
+      grantType: 'authorization_code',
+      audience,
+    });
+    const response = await get(bearer(issued.accessToken));
+    expect([response.statusCode, response.json()]).toEqual([
+      401,
+      {
+        error: 'invalid_token',
+        error_description: 'The access token is meant for another resource (its audience); this endpoint takes a token issued without one',
+      },
+    ]);
+    expect((await get(bearer(await userToken(server, application, user, ['openid'])))).statusCode).toBe(200);
   });
 
   it('a disabled or deleted user: 401 invalid_token', async () => {

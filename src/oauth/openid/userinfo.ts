@@ -62,6 +62,9 @@ export async function userinfoResponse(
   // usable here, so it is not insufficient_scope but a token "invalid for other reasons" (RFC 6750 section
   // 3.1): 401 invalid_token. Checked before the scope, so that a 403 never asks for a scope that would not help.
   if (record.resourceOwnerId === null) throw new InvalidToken();
+  // RFC 8707, RFC 9700 section 2.3: a token issued for a resource (RFC 8707) is that API's, which could otherwise
+  // replay every token it is sent here and read its users' claims (node-oidc-provider refuses it the same way).
+  if (record.audience.length > 0) throw new InvalidToken('audience');
   if (!record.scopes.includes('openid')) throw new InsufficientScope(['openid']);
   const user = await deps.stores.users.findById(record.resourceOwnerId);
   // Issue 16: a disabled user's tokens stop working everywhere (their rows were revoked too; this holds
