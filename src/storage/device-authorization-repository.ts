@@ -68,6 +68,10 @@ const DECIDE = `UPDATE oauth_device_authorizations
   SET status = $2, resource_owner_id = $3, auth_time = $4, session_id = $5, amr = $6, acr = $7, decided_at = $8
   WHERE id = $1 AND status = 'pending' RETURNING id`;
 const CONSUME = `UPDATE oauth_device_authorizations SET status = 'used' WHERE id = $1 AND status = 'approved' RETURNING id`;
+// Only rows with an approver have an owner: a pending row is nobody's until it is decided.
+const DENY_APPROVED = `UPDATE oauth_device_authorizations SET status = 'denied'
+  WHERE resource_owner_id = $1 AND ($2::bigint IS NULL OR application_id = $2) AND status = 'approved'
+    AND expires_at > $3::timestamp RETURNING id`;
 
 export function deviceAuthorizationRepository(sql: SqlClient): DeviceAuthorizationStore {
   const first = async (statement: Parameters<SqlClient['query']>[0], values: unknown[]) => {
@@ -120,6 +124,9 @@ export function deviceAuthorizationRepository(sql: SqlClient): DeviceAuthorizati
     },
     async consume(id) {
       return (await sql.query(CONSUME, [id])).length > 0;
+    },
+    async denyApprovedFor(resourceOwnerId, applicationId, at) {
+      return (await sql.query(DENY_APPROVED, [resourceOwnerId, applicationId, timestamp(at)])).length;
     },
   };
 }

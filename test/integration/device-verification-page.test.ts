@@ -12,7 +12,7 @@ import { createUser, PASSWORD, signedIn, userAgent, type UserAgent } from '../he
 import type { TestClient } from '../helpers/factories.js';
 import { capturedLogLines } from '../helpers/log-lines.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
 // RFC 8628 section 3.3 (issue 34 item 2): the verification page /device. Sign-in first, the code flow's consent with
 // the device warning, CSRF on every form; section 5.1: wrong user codes are limited per address, entries per code.
@@ -104,6 +104,23 @@ describe(`GET and POST /device (${backend})`, () => {
     const third = await alice.post('/device', { user_code: started.user_code }, '/device');
     expect(third.statusCode).toBe(400);
     expect(third.body).toContain('This code was entered too often');
+    expect((await pollDevice(server.app, client, started.device_code)).json()).toMatchObject({ error: 'access_denied' });
+  });
+
+  it('the entry past maxEntriesPerCode shows the device page again, its message in the page language (audit h finding 3)', async () => {
+    const started = await deviceAuthorization(server.app, client);
+    for (let entry = 0; entry < 2; entry++) expect((await enterDeviceCode(alice, started.user_code)).statusCode).toBe(200);
+    const csrf = await alice.csrfFrom('/device');
+    const third = await alice.request({
+      method: 'POST',
+      url: '/device',
+      headers: { ...FORM, 'accept-language': 'de' },
+      payload: form({ user_code: started.user_code, _csrf: csrf }),
+    });
+    expect(third.statusCode).toBe(400);
+    expect(third.body).toContain('Dieser Code wurde zu oft eingegeben. Beginnen Sie auf Ihrem Gerät von vorn.');
+    expect(third.body).toContain(`name="user_code" value="${started.user_code}"`);
+    expect(third.body).not.toContain('This code was entered too often');
     expect((await pollDevice(server.app, client, started.device_code)).json()).toMatchObject({ error: 'access_denied' });
   });
 

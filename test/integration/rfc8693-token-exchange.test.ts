@@ -265,6 +265,24 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     expect(response.json()).toMatchObject({ token_type: 'DPoP', issued_token_type: TOKEN_TYPES.accessToken });
   });
 
+  it('a DPoP-bound actor token is accepted only with a proof by its key (invalid_request without one), as a subject token', async () => {
+    const key = await dpopKey();
+    const boundActor = (await issueToken(server.deps, { application: service.application, dpopJkt: key.jkt })).accessToken;
+    const params = { subject_token: await aliceToken(), actor_token: boundActor, actor_token_type: TOKEN_TYPES.accessToken };
+    await expectRefusedStoringNothing(() => exchange(service, params), 'invalid_request');
+    expect((await exchange(service, params)).json().error_description).toBe(
+      "The actor token is DPoP-bound: the request's DPoP proof must be by its key.",
+    );
+    const htu = `${server.config.baseUrl.replace(/\/+$/, '')}/oauth/token`;
+    const response = await tokenRequest(
+      server.app,
+      { grant_type: TOKEN_EXCHANGE_GRANT, subject_token_type: TOKEN_TYPES.accessToken, ...params },
+      { ...auth(service), dpop: await dpopProof(key, { htu }) },
+    );
+    expect(response.statusCode, response.body).toBe(200);
+    expect(decodeJwt(response.json().access_token).act).toMatchObject({ client_id: 'service' });
+  });
+
   it("a trusted issuer's JWT as subject: a token for the user it names, its jti used once", async () => {
     const aud = server.config.baseUrl.replace(/\/+$/, '');
     const jwt = await idp.sign(assertionClaims({ iss: IDP, aud, sub: 'alice-at-idp', email: 'alice@example.com', email_verified: true }));

@@ -1,10 +1,10 @@
 import type { OAuthDeps } from '../deps.js';
 import { queueTokenHoldersLogout } from '../openid/backchannel-logout/logout-queue.js';
-import type { ApplicationRecord } from '../store.js';
+import type { ApplicationRecord, Stores } from '../store.js';
 
 // A resource owner's authorizations: the applications holding a live token of theirs, and revoking them.
 
-/** How many tokens (access and refresh rows) and grants (unused codes) a revocation ended. */
+/** How many tokens (access and refresh rows) and grants (unused codes, device approvals not yet polled) a revocation ended. */
 export interface RevokedAuthorizations {
   tokens: number;
   grants: number;
@@ -38,17 +38,32 @@ export async function revokeAuthorizations(
   const now = deps.now();
   let loggedOut = 0;
   const revoked = await deps.stores.transaction(async (stores) => {
+    // An approved device authorization (RFC 8628) the device has not yet polled is this grant's unused code: denied,
+    // the device's next poll gets access_denied (section 3.5: "the authorization request was denied"), which ends the
+    // flow; expired_token would invite it to start over. First, so that a poll redeeming it meanwhile either finds it
+    // denied or committed its token before the tokens below are revoked (a poll consumes and stores in one transaction).
+    const devices = await stores.deviceAuthorizations.denyApprovedFor(resourceOwnerId, applicationId, now);
     loggedOut = await queueTokenHoldersLogout(deps, stores, resourceOwnerId, applicationId);
-    return applicationId === null
-      ? {
-          tokens: await stores.accessTokens.revokeAllForOwner(resourceOwnerId, now),
-          grants: await stores.accessGrants.revokeAllForOwner(resourceOwnerId, now),
-        }
-      : {
-          tokens: await stores.accessTokens.revokeAllFor(applicationId, resourceOwnerId, now),
-          grants: await stores.accessGrants.revokeAllFor(applicationId, resourceOwnerId, now),
-        };
+    const { tokens, grants } = await revokeTokensAndCodes(stores, resourceOwnerId, applicationId, now);
+    return { tokens, grants: grants + devices };
   });
   if (loggedOut > 0) deps.logoutDeliveries?.wake();
   return revoked;
+}
+
+async function revokeTokensAndCodes(
+  stores: Stores,
+  resourceOwnerId: number,
+  applicationId: number | null,
+  now: Date,
+): Promise<RevokedAuthorizations> {
+  return applicationId === null
+    ? {
+        tokens: await stores.accessTokens.revokeAllForOwner(resourceOwnerId, now),
+        grants: await stores.accessGrants.revokeAllForOwner(resourceOwnerId, now),
+      }
+    : {
+        tokens: await stores.accessTokens.revokeAllFor(applicationId, resourceOwnerId, now),
+        grants: await stores.accessGrants.revokeAllFor(applicationId, resourceOwnerId, now),
+      };
 }

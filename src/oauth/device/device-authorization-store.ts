@@ -74,4 +74,9 @@ export interface DeviceAuthorizationStore {
   decide(id: number, decision: DeviceApproval | null, at: Date): Promise<boolean>;
   /** Approved to used, once: exactly one of several concurrent polls gets the tokens. */
   consume(id: number): Promise<boolean>;
+  /**
+   * Approved, unexpired rows of the owner (of one application, or of all with `applicationId` null) to denied: the
+   * device that has not yet polled its tokens never gets them. How many rows it ended.
+   */
+  denyApprovedFor(resourceOwnerId: number, applicationId: number | null, at: Date): Promise<number>;
 }

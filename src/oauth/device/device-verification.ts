@@ -22,10 +22,18 @@ export interface EnteredCode {
 
 export class UnknownUserCode extends InvalidGrant {}
 
+/** The entry past maxEntriesPerCode: the device's authorization is denied, so the person starts again on the device. */
+export class UserCodeEnteredTooOften extends AccessDenied {
+  constructor() {
+    super('This code was entered too often; start again on your device.');
+  }
+}
+
 /**
  * The pending authorization of this user code, or UnknownUserCode (wrong, expired, decided, or its client gone),
- * counted as a failure for the address; TooManyAttempts while the address is locked out. `entry` counts the
- * entry against the code's limit (the code typed in, not the decision that follows it).
+ * counted as a failure for the address; TooManyAttempts while the address is locked out; UserCodeEnteredTooOften
+ * past the code's limit. `entry` counts the entry against the code's limit (the code typed in, not the decision that
+ * follows it).
  */
 export async function enteredUserCode(
   deps: OAuthDeps,
@@ -48,7 +56,7 @@ export async function enteredUserCode(
     if (entries === null) throw new UnknownUserCode();
     if (entries > deps.config.deviceAuthorization.maxEntriesPerCode) {
       await deps.stores.deviceAuthorizations.decide(found.authorization.id, null, deps.now());
-      throw new AccessDenied('This code was entered too often; start again on your device.');
+      throw new UserCodeEnteredTooOften();
     }
   }
   return { ...found, userCode: input };

@@ -3,7 +3,7 @@ import { InvalidRequest, UnauthorizedClient } from '../errors.js';
 import { resourceOwnerSubject } from '../openid/subject.js';
 import type { ApplicationRecord } from '../store.js';
 import { actorDepth, MAX_ACTOR_DEPTH, type ActorClaim } from './actor-claim.js';
-import { activeAccessToken } from './subject-token.js';
+import { activeAccessToken, requireProofOfPossession } from './subject-token.js';
 import { TOKEN_TYPES } from './token-exchange-grant-type.js';
 
 // RFC 8693 section 1.1 and 2.1: with an actor_token the exchange is delegation, and the new token says who acts
@@ -14,13 +14,14 @@ import { TOKEN_TYPES } from './token-exchange-grant-type.js';
 
 /**
  * The act claim of the new token: the actor outermost, the subject token's own actors nested under it; null for
- * impersonation (which keeps the subject token's actors: they still act for the user).
+ * impersonation (which keeps the subject token's actors: they still act for the user). `dpopJkt` is the thumbprint of
+ * the request's DPoP proof (null without one): a bound actor token needs it, as a bound subject token does.
  */
 export async function actorOf(
   deps: OAuthDeps,
   parameters: { actorToken: string | undefined; actorTokenType: string | undefined },
   client: ApplicationRecord,
-  subjectAct: ActorClaim | null,
+  { subjectAct, dpopJkt }: { subjectAct: ActorClaim | null; dpopJkt: string | null },
 ): Promise<ActorClaim | null> {
   const { actorToken, actorTokenType } = parameters;
   if (actorToken === undefined) {
@@ -33,6 +34,7 @@ export async function actorOf(
   if (actorTokenType !== TOKEN_TYPES.accessToken) throw new InvalidRequest(`The actor_token_type must be ${TOKEN_TYPES.accessToken}.`);
   const token = await activeAccessToken(deps, actorToken, 'actor');
   if (token.applicationId !== client.id) throw new InvalidRequest('The actor token was issued to another client.');
+  requireProofOfPossession(token, dpopJkt, 'actor');
   if (actorDepth(subjectAct) >= MAX_ACTOR_DEPTH)
     throw new InvalidRequest(`The subject token has too many actors (at most ${MAX_ACTOR_DEPTH}).`);
   const sub =

@@ -53,6 +53,15 @@ export async function activeAccessToken(deps: OAuthDeps, value: string, role: 's
 }
 
 /**
+ * RFC 9449 section 7: a DPoP-bound token (subject or actor) is used only with a proof by its key (`dpopJkt`, the
+ * request's proof's thumbprint, null without one); else a stolen bound token would become a bearer one.
+ */
+export function requireProofOfPossession(token: AccessTokenRecord, dpopJkt: string | null, role: 'subject' | 'actor'): void {
+  if (token.dpopJkt !== null && token.dpopJkt !== dpopJkt)
+    throw new InvalidRequest(`The ${role} token is DPoP-bound: the request's DPoP proof must be by its key.`);
+}
+
+/**
  * RFC 8693 section 2.1 leaves the issued token's lifetime to the server: never past the subject token's expiry (an
  * access token's, a trusted JWT's), so that exchanging again cannot keep a user's access alive past what the subject
  * token allowed; null when it has none (an access token that never expires; an ID token, whose expiry bounds only

@@ -7,7 +7,7 @@ import { InvalidGrant, InvalidRequest, InvalidTarget, UnauthorizedClient } from 
 import { actorOf } from '../exchange/actor-token.js';
 import { exchangedScopes } from '../exchange/exchanged-scopes.js';
 import { idJagAudience, idJagResource, signIdJag } from '../exchange/id-jag-issuer.js';
-import { subjectExpiresAt, subjectToken, type SubjectToken } from '../exchange/subject-token.js';
+import { requireProofOfPossession, subjectExpiresAt, subjectToken, type SubjectToken } from '../exchange/subject-token.js';
 import { mayUseTokenExchange, TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from '../exchange/token-exchange-grant-type.js';
 import { optionalParameter, requireParameter, resourceParameters, type Parameters } from '../request-parameters.js';
 import { audienceProblem, narrowedAudience, resolveAudience, type Audience } from '../resources/resource-indicators.js';
@@ -47,10 +47,11 @@ const exchange: GrantHandler = async (deps, { parameters, credentials, dpopProof
     throw new InvalidRequest(`The requested_token_type must be ${TOKEN_TYPES.accessToken} or ${TOKEN_TYPES.idJag}.`);
   const dpopJkt = await admitClient(deps, TOKEN_EXCHANGE_GRANT, application, dpopProof);
   const subject = await subjectToken(deps, subjectValue, subjectType, application);
-  // RFC 9449 section 7: a bound token is used only with its key's proof; else a stolen one would become a bearer token.
-  if (subject.type === 'access_token' && subject.token.dpopJkt !== null && subject.token.dpopJkt !== dpopJkt)
-    throw new InvalidRequest("The subject token is DPoP-bound: the request's DPoP proof must be by its key.");
-  const act = await actorOf(deps, actorParameters(parameters), application, subject.type === 'access_token' ? subject.token.act : null);
+  if (subject.type === 'access_token') requireProofOfPossession(subject.token, dpopJkt, 'subject');
+  const act = await actorOf(deps, actorParameters(parameters), application, {
+    subjectAct: subject.type === 'access_token' ? subject.token.act : null,
+    dpopJkt,
+  });
   const scopes = exchangedScopes(deps, application, subject, optionalParameter(parameters, 'scope'));
   const audience = await exchangedAudience(deps, subject, requestedResources(parameters), scopes);
   if (dpopProof) await recordDpopProof(deps, dpopProof);

@@ -5,6 +5,7 @@ import {
   decideDeviceAuthorization,
   enteredUserCode,
   UnknownUserCode,
+  UserCodeEnteredTooOften,
   type EnteredCode,
 } from '../../../oauth/device/device-verification.js';
 import { attemptOrigin } from '../../attempt-origin.js';
@@ -116,8 +117,8 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
 const CONSENT_PATH = '/device/consent';
 const DONE_PATH = '/device/done';
 
-// A wrong or expired code, or an address locked out for wrong codes (RFC 8628 section 5.1), shows the entry page
-// again with a message in the page's language.
+// A wrong or expired code, a code entered too often, or an address locked out for wrong codes (RFC 8628 section
+// 5.1), shows the entry page again with a message in the page's language.
 interface Refusal {
   status: 400 | 429;
   message: (t: Translate) => string;
@@ -125,6 +126,7 @@ interface Refusal {
 }
 
 const WRONG_CODE: Refusal = { status: 400, message: (t) => t('device.wrongCode') };
+const ENTERED_TOO_OFTEN: Refusal = { status: 400, message: (t) => t('device.enteredTooOften') };
 
 const isRefusal = (entry: EnteredCode | Refusal): entry is Refusal => 'status' in entry;
 
@@ -163,6 +165,10 @@ async function enteredOrRefused(deps: OAuthDeps, request: FastifyRequest, input:
     if (error instanceof UnknownUserCode) {
       request.log.info({ event: 'device_authorization.wrong_code' }, 'wrong user code');
       return WRONG_CODE;
+    }
+    if (error instanceof UserCodeEnteredTooOften) {
+      request.log.info({ event: 'device_authorization.entered_too_often' }, error.description);
+      return ENTERED_TOO_OFTEN;
     }
     if (error instanceof TooManyAttempts) {
       const seconds = error.retryAfter ?? 0;
