@@ -45,7 +45,7 @@ export const trustedIssuersSchema = {
         enum: ['sub', 'email'],
         default: 'sub',
         description:
-          'How an issuer subject seen for the first time finds its user here: `sub` only by an earlier link (or createUsers), `email` also by a local user with that email when the assertion says email_verified true.',
+          "How an issuer subject seen for the first time finds its user here: `sub` only by an earlier link (or createUsers), `email` also by a local user with that email verified here (not on an upstream identity provider's word) when the assertion says email_verified true.",
       },
       clients: {
         type: 'array',

@@ -14,10 +14,12 @@ const LINK = {
   text: `INSERT INTO oauth_federated_subjects (issuer, subject, user_id, created_at) VALUES ($1, $2, $3, $4)
     ON CONFLICT (issuer, subject) DO NOTHING RETURNING user_id`,
 };
-// Two rows are enough to know the email is not one user's.
+// Two rows are enough to know the email is not one user's. Verified here (email_verified_by NULL) or by provider $2
+// (NULL for $2: here only, as `= NULL` is never true).
 const BY_VERIFIED_EMAIL = {
-  name: 'federated_subject_user_by_email',
-  text: 'SELECT id FROM users WHERE lower(email) = lower($1) AND email_verified LIMIT 2',
+  name: 'federated_subject_user_by_verified_email',
+  text: `SELECT id FROM users WHERE lower(email) = lower($1) AND email_verified
+    AND (email_verified_by IS NULL OR email_verified_by = $2::varchar) LIMIT 2`,
 };
 
 const BY_EMAIL = {
@@ -46,8 +48,8 @@ export function federatedSubjectRepository(sql: SqlClient): FederatedSubjectStor
     async link(issuer, subject, userId, at) {
       return (await sql.query(LINK, [issuer, subject, userId, timestamp(at)])).length > 0;
     },
-    async findUserIdByVerifiedEmail(email) {
-      return oneUserId(await sql.query<{ id: bigint | number | string }>(BY_VERIFIED_EMAIL, [email]));
+    async findUserIdByVerifiedEmail(email, verifiedBy) {
+      return oneUserId(await sql.query<{ id: bigint | number | string }>(BY_VERIFIED_EMAIL, [email, verifiedBy]));
     },
     async findUserIdsByEmail(email, limit) {
       return (await sql.query<{ id: bigint | number | string }>(BY_EMAIL, [email, limit])).map((row) => Number(row.id));

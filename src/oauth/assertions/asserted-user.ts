@@ -18,7 +18,9 @@ export async function findAssertedUser(deps: OAuthDeps, assertion: VerifiedAsser
   const linkedId = await deps.stores.federatedSubjects.findUserId(entry.issuer, subject);
   if (linkedId !== null) return { user: usable(await deps.stores.users.findById(linkedId)), linked: true };
   if (entry.userMatch === 'email' && typeof claims.email === 'string' && claims.email_verified === true) {
-    const id = await deps.stores.federatedSubjects.findUserIdByVerifiedEmail(claims.email);
+    // Verified here only (users.email_verified_by null): a trusted issuer is no identityProviders entry, so an
+    // address that one of those called verified is another party's word, which this issuer's operator did not trust.
+    const id = await deps.stores.federatedSubjects.findUserIdByVerifiedEmail(claims.email, null);
     if (id !== null) return { user: usable(await deps.stores.users.findById(id)), linked: false };
   }
   if (entry.createUsers) return { create: `${subject}@${new URL(entry.issuer).host}` };

@@ -16,8 +16,11 @@ export interface FederatedSubjectStore {
   findUserId(issuer: string, subject: string): Promise<number | null>;
   /** Links the subject to the user; false when it was linked already (to whichever user: the first link stays). */
   link(issuer: string, subject: string, userId: number, at: Date): Promise<boolean>;
-  /** The one local user with this email verified (in any case), or null: none, or several (which one is unknowable). */
-  findUserIdByVerifiedEmail(email: string): Promise<number | null>;
+  /**
+   * The one local user with this email (in any case) verified here or by identity provider `verifiedBy` (a user's
+   * emailVerifiedBy null, or that id; null: verified here only), or null: none, or several (which one is unknowable).
+   */
+  findUserIdByVerifiedEmail(email: string, verifiedBy: string | null): Promise<number | null>;
   /** The local users with this email (verified or not, in any case), the oldest first, at most `limit`. */
   findUserIdsByEmail(email: string, limit: number): Promise<number[]>;
   /** Links an upstream identity to the user (signed in through it at `at`); false when it was linked already. */

@@ -3,7 +3,9 @@ import type { MappedClaims } from './upstream-claims.js';
 
 // Issue 37 item 3: the claims an upstream gives become the local user's (at creation, and again at each sign-in), so
 // our ID tokens and UserInfo say what it says. A value our profile rules refuse (an email that is no address, a
-// picture that is no https URL) is left out rather than failing the sign-in.
+// picture that is no https URL) is left out rather than failing the sign-in. Its callers (upstream-user.ts) write the
+// profile as the provider's word (users.email_verified_by its id): a verified email here on an upstream's word counts
+// for linking by that provider only.
 
 /** The profile input of the upstream's claims (our names), without the values the profile rules refuse. */
 export function upstreamProfile(claims: MappedClaims): ProfileInput {

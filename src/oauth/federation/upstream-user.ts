@@ -10,9 +10,11 @@ import type { UpstreamSignedIn } from './upstream-sign-in.js';
 
 // Which local user an upstream identity (issuer + upstream sub, a row of oauth_federated_subjects) is (issue 37 item
 // 3). Linked before: that user, their claims refreshed. Seen for the first time: the local user with the same verified
-// email where the provider says linkByVerifiedEmail (both sides must vouch for the address); else, when a local user
-// has that email or that user name, nobody is linked on the upstream's word: that user proves the local account first
-// (proveLocalAccount); else a new user, just in time, where createUsers allows. A disabled user is refused either way.
+// email where the provider says linkByVerifiedEmail (both sides must vouch for the address: verified here, or by this
+// same provider, never on another upstream's word); else, when a local user has that email (the upstream vouching for
+// it: an unverified one is anybody's claim, and would tell who has an account here) or that user name, nobody is
+// linked on the upstream's word: that user proves the local account first (proveLocalAccount); else a new user, just
+// in time, where createUsers allows. A disabled user is refused either way.
 
 /**
  * `signed_in`, with what was written for it (`created`: a new user; `linked`: linked by verified email), for the audit
@@ -41,11 +43,13 @@ export async function resolveUpstreamUser(
   if (linkedId !== null) {
     const user = enabled(await users.findById(linkedId));
     await federatedSubjects.touchUpstream(identity, deps.now());
-    return { outcome: 'signed_in', user: await refreshed(deps, user, signedIn.claims) };
+    return { outcome: 'signed_in', user: await refreshed(deps, user, identity) };
   }
   const email = verifiedEmail(signedIn.claims);
   if (email !== null && entry.linkByVerifiedEmail) {
-    const id = await federatedSubjects.findUserIdByVerifiedEmail(email);
+    // Account pre-hijacking: an address another provider called verified (a user it made, or claims it refreshed) is
+    // that provider's word only, which this one's operator did not choose to trust.
+    const id = await federatedSubjects.findUserIdByVerifiedEmail(email, identity.providerId);
     if (id !== null) {
       const user = await linkUpstreamIdentity(deps, identity, enabled(await users.findById(id)));
       return { outcome: 'signed_in', user, linked: 'verified_email' };
@@ -70,7 +74,7 @@ export async function linkUpstreamIdentity(deps: OAuthDeps, identity: UpstreamId
     const linkedId = await deps.stores.federatedSubjects.findUserId(identity.issuer, identity.subject);
     return enabled(linkedId === null ? null : await deps.stores.users.findById(linkedId));
   }
-  return refreshed(deps, user, identity.claims as MappedClaims);
+  return refreshed(deps, user, identity);
 }
 
 /** A new user for the identity, named after its username claim (else its email's local part), -2, -3... when taken. */
@@ -81,7 +85,7 @@ export async function createUpstreamUser(deps: OAuthDeps, entry: IdentityProvide
     const username = attempt === 1 ? base : `${base}-${attempt}`;
     if ((await deps.stores.users.findByUsername(username)) !== null) continue;
     try {
-      const user = await createUserWithPasswordHash(deps, username, null, upstreamProfile(claims));
+      const user = await createUserWithPasswordHash(deps, username, null, upstreamProfile(claims), identity.providerId);
       return await linkUpstreamIdentity(deps, identity, user);
     } catch (error) {
       if (!(error instanceof UsernameTaken)) throw error;
@@ -104,12 +108,14 @@ function usernameBase(entry: IdentityProviderConfig, claims: MappedClaims): stri
 const MAX_HOLDERS = 100;
 
 /**
- * The local users an upstream identity could be but must prove to be one of: those with its email (in any case), else
- * the one with its user name; [] for none.
+ * The local users an upstream identity could be but must prove to be one of: those with its email (in any case) when
+ * the upstream says it is verified, else the one with its user name; [] for none. An unverified email matches nobody:
+ * whoever can type an address at some upstream would otherwise learn from the link page who has an account here.
  */
 async function sameLocalUsers(deps: OAuthDeps, claims: MappedClaims): Promise<UserRecord[]> {
-  if (typeof claims.email === 'string') {
-    const ids = await deps.stores.federatedSubjects.findUserIdsByEmail(claims.email, MAX_HOLDERS);
+  const email = verifiedEmail(claims);
+  if (email !== null) {
+    const ids = await deps.stores.federatedSubjects.findUserIdsByEmail(email, MAX_HOLDERS);
     const holders = await Promise.all(ids.map((id) => deps.stores.users.findById(id)));
     if (ids.length > 0) return holders.filter((user): user is UserRecord => user !== null);
   }
@@ -117,8 +123,10 @@ async function sameLocalUsers(deps: OAuthDeps, claims: MappedClaims): Promise<Us
   return named === null ? [] : [named];
 }
 
-async function refreshed(deps: OAuthDeps, user: UserRecord, claims: MappedClaims): Promise<UserRecord> {
-  return (await updateUserProfile(deps, user, upstreamProfile(claims))) ?? user;
+// The upstream's claims over the user's, on its word: an email or email_verified it changes is verified by it.
+async function refreshed(deps: OAuthDeps, user: UserRecord, identity: UpstreamIdentity): Promise<UserRecord> {
+  const profile = upstreamProfile(identity.claims as MappedClaims);
+  return (await updateUserProfile(deps, user, profile, identity.providerId)) ?? user;
 }
 
 function enabled(user: UserRecord | null): UserRecord {

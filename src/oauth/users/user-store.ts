@@ -46,14 +46,26 @@ export interface UserStore {
   findBySubject(subject: string): Promise<UserRecord | null>;
 }
 
+/** Whose word a user's emailVerified is (users.email_verified_by), written beside the claims; read only by SQL. */
+export interface EmailSource {
+  /**
+   * The identityProviders id whose sign-in last wrote the email or emailVerified; null when they were written here
+   * (admin, CLI, apply). Linking by verified email counts only the address verified here or by the provider linking.
+   */
+  emailVerifiedBy: string | null;
+}
+
 export interface UserAdminStore {
   list(): Promise<UserRecord[]>;
   /** Users whose username, name or email contains `text` in any case ('' matches all), by username; at most `limit`. */
   search(query: { text: string; limit: number }): Promise<UserRecord[]>;
-  /** Throws UsernameTaken when the username exists. */
-  create(input: { username: string; passwordHash: string } & Partial<UserClaims>): Promise<UserRecord>;
-  /** Sets these claims and profile_updated_at (the updated_at claim); null when there is no such user. */
-  updateClaims(id: number, claims: Partial<UserClaims>, profileUpdatedAt: Date): Promise<UserRecord | null>;
+  /** Throws UsernameTaken when the username exists. emailVerifiedBy left out: null (written here). */
+  create(input: { username: string; passwordHash: string } & Partial<UserClaims & EmailSource>): Promise<UserRecord>;
+  /**
+   * Sets these claims and profile_updated_at (the updated_at claim); null when there is no such user. emailVerifiedBy
+   * left out stays as it is (users.ts writes it with every change of email or emailVerified).
+   */
+  updateClaims(id: number, claims: Partial<UserClaims & EmailSource>, profileUpdatedAt: Date): Promise<UserRecord | null>;
   /** Sets or (null) clears disabled_at; null when there is no such user. */
   setDisabledAt(id: number, at: Date | null): Promise<UserRecord | null>;
   setPasswordHash(username: string, passwordHash: string): Promise<boolean>;

@@ -3,7 +3,8 @@ import { revokeAuthorizations, type RevokedAuthorizations } from '../authorizati
 import type { OAuthDeps } from '../deps.js';
 import { isArgon2idHash, verifyUserPassword } from './passwords.js';
 import { generateSecret } from '../secrets.js';
-import type { UserRecord } from '../store.js';
+import type { UserClaims, UserRecord } from '../store.js';
+import type { EmailSource } from './user-store.js';
 import { resolveProfile, UserInvalid, type ProfileErrors, type ProfileInput } from './user-profile.js';
 import { hasControlCharacter } from '../control-characters.js';
 
@@ -109,9 +110,11 @@ export function createUserWithPasswordHash(
   username: string,
   passwordHash: string | null,
   profile: ProfileInput = {},
+  emailVerifiedBy: string | null = null,
 ): Promise<UserRecord> {
   const errors = passwordHash === null ? {} : passwordHashProblems(passwordHash);
-  return insertUser(deps, username, profile, errors, async () => passwordHash ?? deps.passwords.hash(generateSecret()));
+  const hash = async () => passwordHash ?? deps.passwords.hash(generateSecret());
+  return insertUser(deps, username, profile, errors, hash, emailVerifiedBy);
 }
 
 async function insertUser(
@@ -120,10 +123,21 @@ async function insertUser(
   profile: ProfileInput,
   passwordErrors: ProfileErrors,
   passwordHash: () => Promise<string>,
+  emailVerifiedBy: string | null = null,
 ): Promise<UserRecord> {
   const { changes, errors } = resolveProfile(null, profile);
   throwIfAny({ ...withField('username', usernameErrors(username)), ...passwordErrors, ...errors });
-  return deps.stores.userAdmin.create({ username, passwordHash: await passwordHash(), ...changes });
+  return deps.stores.userAdmin.create({ username, passwordHash: await passwordHash(), ...withEmailSource(changes, emailVerifiedBy) });
+}
+
+/**
+ * The changes with whose word the email's verification is (users.email_verified_by), written with every change of
+ * email or emailVerified: null for a write here (the admin, the CLI, apply), the identityProviders id for an upstream's
+ * claims. Linking by verified email counts an address only where it was verified here or by the provider linking
+ * (docs/behaviour.md 3.23), so one upstream's word never links another's users.
+ */
+function withEmailSource(changes: Partial<UserClaims>, emailVerifiedBy: string | null): Partial<UserClaims & EmailSource> {
+  return 'email' in changes || 'emailVerified' in changes ? { ...changes, emailVerifiedBy } : changes;
 }
 
 /** What is wrong with a password given as its hash, by field (none: it is an argon2id hash). */
@@ -143,13 +157,19 @@ export async function setUserPasswordHash(deps: OAuthDeps, username: string, pas
 
 /**
  * Changes the claims given in `profile` (the others stay); updated_at moves only when a claim really changed.
- * Throws UserInvalid; null when the user no longer exists.
+ * `emailVerifiedBy`: an upstream's claims, its identityProviders id (else written here). Throws UserInvalid; null when
+ * the user no longer exists.
  */
-export async function updateUserProfile(deps: OAuthDeps, user: UserRecord, profile: ProfileInput): Promise<UserRecord | null> {
+export async function updateUserProfile(
+  deps: OAuthDeps,
+  user: UserRecord,
+  profile: ProfileInput,
+  emailVerifiedBy: string | null = null,
+): Promise<UserRecord | null> {
   const { changes, errors } = resolveProfile(user, profile);
   throwIfAny(errors);
   if (Object.keys(changes).length === 0) return user;
-  return deps.stores.userAdmin.updateClaims(user.id, changes, deps.now());
+  return deps.stores.userAdmin.updateClaims(user.id, withEmailSource(changes, emailVerifiedBy), deps.now());
 }
 
 /** False when there is no such user. */
@@ -174,12 +194,12 @@ export async function disableUser(deps: OAuthDeps, user: UserRecord): Promise<{ 
   return { user: disabled, revoked: await revokeAuthorizations(deps, user.id) };
 }
 
-/** Lets the user sign in again; the tokens revoked on disabling stay revoked. Null when the user is gone. */
+/** Lets the user sign in again; the tokens and device approvals revoked on disabling stay revoked. Null when the user is gone. */
 export function enableUser(deps: OAuthDeps, user: UserRecord): Promise<UserRecord | null> {
   return isDisabled(user) ? deps.stores.userAdmin.setDisabledAt(user.id, null) : Promise.resolve(user);
 }
 
-/** "Revoke all tokens": every live token and unused code of the user, in every application. */
+/** "Revoke all tokens": every live token and unused code of the user (a device approval not yet polled too), in every application. */
 export function revokeUserTokens(deps: OAuthDeps, user: UserRecord): Promise<RevokedAuthorizations> {
   return revokeAuthorizations(deps, user.id);
 }
