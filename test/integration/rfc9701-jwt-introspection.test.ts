@@ -272,3 +272,40 @@ describe(`RFC 9701 through a tokens controller subclass (SPEC 7) on ${backend}`,
     expect(payload.token_introspection).toEqual(plain.json());
   });
 });
+
+describe(`RFC 9701 section 5: a token issued for a resource, introspected for a JWT (${backend})`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await openIdServer({ config: { introspection: { allow: [{ rule: 'tokenApplication' }, { rule: 'audience' }] } } });
+  });
+  afterAll(() => server.close());
+
+  it('is active to the server of its resource only; its own client gets active false and nothing else (the JSON answer unchanged)', async () => {
+    const [client, api] = [await createClient(server.deps), await createClient(server.deps)];
+    const uri = 'https://introspected-api.example.com';
+    const resource = {
+      uri,
+      name: '',
+      scopes: ['read'],
+      tokenFormat: 'opaque' as const,
+      accessTokenLifetime: null,
+      serverClientId: api.uid,
+    };
+    await server.deps.stores.resources.create(resource);
+    const audience = { uris: [uri], resources: await server.deps.stores.resources.findByUris([uri]) };
+    const { accessToken } = await issueToken(server.deps, { application: client.application, audience });
+    const payloadFor = async (requester: TestClient) => {
+      const signed = await introspectRequest(
+        server.app,
+        { token: accessToken },
+        { ...basic(requester.uid, requester.secret!), ...asksJwt },
+      );
+      const { payload } = await jwtVerify(signed.body, createLocalJWKSet(await jwksOf(server)), { audience: requester.uid });
+      return payload.token_introspection;
+    };
+    expect(await payloadFor(api)).toMatchObject({ active: true, aud: uri, client_id: client.uid });
+    expect(await payloadFor(client)).toEqual({ active: false });
+    const json = await introspectRequest(server.app, { token: accessToken }, basic(client.uid, client.secret!));
+    expect(json.json()).toMatchObject({ active: true, aud: uri });
+  });
+});

@@ -47,9 +47,26 @@ export async function signedIntrospection(
     aud: audience,
     iat: Math.floor(deps.now().getTime() / 1000),
     // Nothing else at the top level (no sub, no exp, no scope): the JWT must not pass for an access token.
-    token_introspection: response,
+    token_introspection: (await intendedFor(deps, audience, response)) ? response : INACTIVE,
   };
   return deps.signer.sign(payload, { alg: 'RS256', typ: INTROSPECTION_JWT_TYP });
+}
+
+const INACTIVE = { active: false } as const;
+
+/**
+ * RFC 9701 section 5: a token "not intended for the calling resource server (e.g., because the token was issued to a
+ * different audience)" is answered `active: false` and nothing else. A token issued for resources (RFC 8707: it has an
+ * aud) is intended for the servers of those resources only; one without is for every API that trusts this server, as
+ * the introspection policy decided. The JSON answer keeps the policy's answer (the seed's rules).
+ */
+async function intendedFor(deps: OAuthDeps, clientId: string, response: IntrospectionResponse): Promise<boolean> {
+  if (!response.active) return true;
+  const aud: unknown = (response as Record<string, unknown>).aud;
+  if (aud === undefined) return true;
+  const uris = Array.isArray(aud) ? aud : [aud];
+  const served = await deps.stores.resources.servedBy(clientId);
+  return served.some((resource) => uris.includes(resource.uri));
 }
 
 /** The client_id of the authenticated requester: the Basic client, or the client of the Bearer token. */
