@@ -165,6 +165,21 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
     expect(introspection).toMatchObject({ active: true, sub: newcomer!.subject });
   });
 
+  it('a subject whose user name here is taken or not valid: invalid_grant without repeating the subject', async () => {
+    await createUser(server.deps, 'taken@jit.example.com');
+    const odd = `${'x'.repeat(300)}\u202e`;
+    for (const sub of ['taken', odd]) {
+      const before = await stored();
+      const response = await redeem(agent, await issuer.sign(assertionClaims({ iss: JIT, aud, sub })));
+      await expectRefused(
+        response,
+        'invalid_grant',
+        "No user can be created for the assertion's subject: its user name here is taken or not valid.",
+      );
+      expect(await stored()).toMatchObject({ users: before.users, links: before.links, tokens: before.tokens });
+    }
+  });
+
   it('refuses a replayed assertion (invalid_grant), storing nothing for the replay', async () => {
     const assertion = await issuer.sign(aliceAssertion());
     expect((await redeem(agent, assertion)).statusCode).toBe(200);

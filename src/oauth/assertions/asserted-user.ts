@@ -45,8 +45,10 @@ async function createdUser(deps: OAuthDeps, username: string): Promise<UserRecor
   try {
     return await createUserWithPasswordHash(deps, username, null);
   } catch (error) {
+    // The subject is not repeated: it is the issuer's to make as long and as odd as it likes (the description is the
+    // client's to show), and the answer need not say which user names exist here.
     if (error instanceof UsernameTaken || error instanceof UserInvalid)
-      throw new InvalidGrant(`No user can be created for the assertion's subject: the user name ${username} is taken or not valid.`);
+      throw new InvalidGrant("No user can be created for the assertion's subject: its user name here is taken or not valid.");
     throw error;
   }
 }
