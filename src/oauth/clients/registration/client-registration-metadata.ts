@@ -13,6 +13,7 @@ import { sectorIdentifierUriOf } from './sector-identifier.js';
 import { requestSecurityMetadataOf, type RequestSecurityMetadata } from './request-security-metadata.js';
 import { REFRESH_TOKENS_VALUES, type RefreshTokensValue } from '../refresh-token-setting.js';
 import { UNSTORABLE_TEXT, unstorableText } from '../../storable-text.js';
+import { signedResponseMetadataOf, type SignedResponseMetadata } from './signed-response-metadata.js';
 
 // RFC 7591 section 2: the client metadata this server understands, validated in order, the first failing rule
 // deciding (section 3.2.2). Anything else is ignored (section 2: the server MUST ignore metadata it does not
@@ -28,7 +29,12 @@ const DISPLAY_URIS = ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as cons
 type DisplayUri = (typeof DISPLAY_URIS)[number];
 
 export interface ClientMetadata
-  extends Partial<Record<DisplayUri, string>>, BackchannelLogoutMetadata, PostLogoutRedirectMetadata, RequestSecurityMetadata {
+  extends
+    Partial<Record<DisplayUri, string>>,
+    BackchannelLogoutMetadata,
+    PostLogoutRedirectMetadata,
+    RequestSecurityMetadata,
+    SignedResponseMetadata {
   redirect_uris: string[];
   token_endpoint_auth_method: TokenEndpointAuthMethod;
   grant_types: string[];
@@ -196,7 +202,8 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
   const sectorIdentifierUri = openid ? sectorIdentifierUriOf(body.sector_identifier_uri) : undefined;
   const refreshTokens = oneOf(body.refresh_tokens, 'refresh_tokens', REFRESH_TOKENS_VALUES) ?? 'always';
   const keys = clientKeysOf(body);
-  const requestSecurity = requestSecurityMetadataOf(body, { tokenEndpointAuthMethod: authMethod, grantTypes });
+  const signedResponses = signedResponseMetadataOf(body, config);
+  const requestSecurity = requestSecurityMetadataOf(body, { tokenEndpointAuthMethod: authMethod, grantTypes, signedResponses });
   return {
     redirect_uris: redirectUris,
     token_endpoint_auth_method: authMethod,
@@ -215,6 +222,7 @@ export function validateClientMetadata(body: Record<string, unknown>, config: OA
     ...backchannelLogout,
     ...postLogoutRedirects,
     ...keys,
+    ...signedResponses,
     ...requestSecurity,
   };
 }

@@ -79,6 +79,8 @@ function columnsOf(metadata: ClientMetadata) {
     backchannelLogoutUri: metadata.backchannel_logout_uri ?? null,
     backchannelLogoutSessionRequired: metadata.backchannel_logout_session_required ?? false,
     postLogoutRedirectUris: metadata.post_logout_redirect_uris ?? [],
+    idTokenSignedResponseAlg: metadata.id_token_signed_response_alg ?? null,
+    userinfoSignedResponseAlg: metadata.userinfo_signed_response_alg ?? null,
     jwks: metadata.jwks === undefined ? null : JSON.stringify(metadata.jwks),
     jwksUri: metadata.jwks_uri ?? null,
     requirePushedAuthorizationRequests: metadata.require_pushed_authorization_requests ?? false,
@@ -95,6 +97,8 @@ const OPENID_COLUMNS = [
   'backchannelLogoutUri',
   'backchannelLogoutSessionRequired',
   'postLogoutRedirectUris',
+  'idTokenSignedResponseAlg',
+  'userinfoSignedResponseAlg',
 ] as const;
 type OpenIdColumn = (typeof OPENID_COLUMNS)[number];
 
@@ -123,6 +127,8 @@ export function storedMetadata(application: ApplicationRecord): Record<string, u
     tos_uri: application.tosUri,
     backchannel_logout_uri: application.backchannelLogoutUri,
     post_logout_redirect_uris: application.postLogoutRedirectUris.length > 0 ? application.postLogoutRedirectUris : null,
+    id_token_signed_response_alg: application.idTokenSignedResponseAlg,
+    userinfo_signed_response_alg: application.userinfoSignedResponseAlg,
     contacts: application.contacts.length > 0 ? application.contacts : null,
     software_id: application.softwareId,
     software_version: application.softwareVersion,

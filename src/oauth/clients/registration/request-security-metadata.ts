@@ -2,6 +2,7 @@ import type { ClientProfile } from '../application-store.js';
 import { fapi2ProfileProblems } from '../fapi2-profile.js';
 import { isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from '../../keys/signing-keys.js';
 import { InvalidClientMetadata } from './client-registration-errors.js';
+import type { SignedResponseMetadata } from './signed-response-metadata.js';
 
 // Issue 36: the registration metadata of the request and response security settings. RFC 9126 section 6's
 // require_pushed_authorization_requests, RFC 9101 section 10.5's require_signed_request_object, JARM section 3's
@@ -24,7 +25,7 @@ function booleanOf(body: Record<string, unknown>, name: keyof RequestSecurityMet
 /** The settings the registration names, validated; the client's method and grant types are judged for its profile. */
 export function requestSecurityMetadataOf(
   body: Record<string, unknown>,
-  client: { tokenEndpointAuthMethod: string; grantTypes: readonly string[] },
+  client: { tokenEndpointAuthMethod: string; grantTypes: readonly string[]; signedResponses: SignedResponseMetadata },
 ): RequestSecurityMetadata {
   const requirePar = booleanOf(body, 'require_pushed_authorization_requests');
   const requireSigned = booleanOf(body, 'require_signed_request_object');
@@ -36,9 +37,9 @@ export function requestSecurityMetadataOf(
     const problems = fapi2ProfileProblems({
       profile: typeof profile === 'string' ? profile : String(JSON.stringify(profile)),
       confidential: client.tokenEndpointAuthMethod !== 'none',
-      ...client,
-      // Registration here takes no id_token_ or userinfo_signed_response_alg: a registered client has the defaults.
-      signedResponseAlgs: { authorization_signed_response_alg: typeof alg === 'string' ? alg : null },
+      tokenEndpointAuthMethod: client.tokenEndpointAuthMethod,
+      grantTypes: client.grantTypes,
+      signedResponseAlgs: { ...client.signedResponses, authorization_signed_response_alg: typeof alg === 'string' ? alg : null },
     });
     if (problems.length > 0) throw new InvalidClientMetadata(problems.join(' '));
   }
