@@ -10,7 +10,7 @@ import {
   type SigningKeySettings,
 } from './signing-keys.js';
 import type { Stores } from '../store.js';
-import { MAX_LIFETIME } from '../resources/resource-validation.js';
+import { MAX_LIFETIME } from '../resources/resource-lifetime.js';
 
 // The signing keys' lifecycle (signing-keys.ts) carried out on the shared table. Every change runs under one
 // lock across instances, on the rows as they are then: a rotation started on several instances at once makes

@@ -3,6 +3,7 @@ import { accessTokenFormatError } from '../tokens/access-token-format.js';
 import type { OAuthDeps } from '../deps.js';
 import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
 import { hasControlCharacter } from '../control-characters.js';
+import { MAX_LIFETIME, MIN_LIFETIME } from './resource-lifetime.js';
 
 // The rules a registered resource (RFC 8707) must pass, as ordered tables of named rules (STYLE 7): per field, the
 // first failing rule decides its message. The admin form, the JSON API and the CLI all come through here.
@@ -32,8 +33,7 @@ export type ResourceField =
 export type ResourceFieldErrors = Partial<Record<ResourceField, string[]>>;
 
 export const MAX_URI_LENGTH = 2000;
-export const MIN_LIFETIME = 60;
-export const MAX_LIFETIME = 86_400;
+export { MAX_LIFETIME, MIN_LIFETIME } from './resource-lifetime.js';
 
 type Config = OAuthDeps['config'];
 export interface ResourceRule {

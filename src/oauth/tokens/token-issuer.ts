@@ -12,7 +12,7 @@ import { accessTokenFormat, audienceLifetime, NO_AUDIENCE, type Audience } from 
 import { formatScopes } from '../scopes.js';
 import { generateSecret, storedForm } from '../secrets.js';
 import type { AccessTokenRecord, ApplicationRecord, NewAccessToken, Stores } from '../store.js';
-import { MAX_LIFETIME } from '../resources/resource-validation.js';
+import { MAX_LIFETIME } from '../resources/resource-lifetime.js';
 
 export interface TokenRequest {
   application: ApplicationRecord | null;
