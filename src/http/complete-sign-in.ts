@@ -35,6 +35,8 @@ export async function finishSignIn(deps: OAuthDeps, request: FastifyRequest, use
   // The identity this sign-in proved the account for (/login/upstream/link), linked now that the sign-in is complete.
   await linkProvenIdentity(deps, request, user);
   const returnTo = afterLogin(request);
+  // Kept across the new session's cookie: who the id_token_hint of the request going back named (hinted-sign-in.ts).
+  const hinted = request.session.get('hintedSignIn');
   const upstream = request.session.get('upstreamSignIn');
   request.session.set('upstreamSignIn', undefined);
   if (upstream !== undefined && upstream.userId === user.id && upstream.until > deps.now().getTime()) {
@@ -46,6 +48,7 @@ export async function finishSignIn(deps: OAuthDeps, request: FastifyRequest, use
     await signInBrowser(deps, request, user, { amr, acr: acrForAmr(amr, deps.config.authentication.acr) });
   }
   request.session.set('signedInFor', returnTo);
+  if (hinted?.for === returnTo) request.session.set('hintedSignIn', hinted);
   request.log.info({ event: 'login.succeeded', userId: user.id, amr }, 'login succeeded');
   return returnTo;
 }

@@ -38,8 +38,8 @@ export class AccessDenied extends OAuthError {
 
 // OpenID Connect Core 3.1.2.6: prompt=none asked for an answer without any page, and one is needed.
 export class LoginRequired extends OAuthError {
-  constructor() {
-    super('login_required', 400, 'The authorization server requires end-user authentication.');
+  constructor(description = 'The authorization server requires end-user authentication.') {
+    super('login_required', 400, description);
   }
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../errors.js';
 import { requiresAcr, subjectRequested } from '../openid/claims-request.js';
 import { subjectFor } from '../openid/subject.js';
-import { hintNames, verifyIdTokenHint } from '../openid/id-token-hint.js';
+import { hintNames, verifyIdTokenHint, type IdTokenHint } from '../openid/id-token-hint.js';
 
 // What a valid authorization request needs before it can be approved (OpenID Connect Core 3.1.2.3 and
 // 3.1.2.4): a sign-in (none yet, prompt=login, a sign-in older than max_age or weaker than acr_values ask for, or an
@@ -23,10 +23,13 @@ export interface Session extends AuthenticationContext {
   subject: string;
   /** The session's sign-in was asked for by this very request and has just come back to it. */
   signedInForRequest?: boolean;
+  /** The id_token_hint that asked for that sign-in, which the way back from /login no longer carries. */
+  hintBeforeSignIn?: IdTokenHint | null;
 }
 
 const UNMET_AFTER_SIGN_IN = 'The sign-in did not reach any of the essential acr values of the claims parameter.';
 const SUB_NOT_SIGNED_IN = 'The user who signed in is not the one the sub of the claims parameter names (OpenID Connect Core 5.5.1).';
+const HINT_NOT_SIGNED_IN = 'The user who signed in is not the one the id_token_hint names (OpenID Connect Core 3.1.2.1).';
 
 export type Interaction = { next: 'login' } | { next: 'consent' } | { next: 'approve' } | { next: 'error'; error: OAuthError };
 
@@ -43,6 +46,8 @@ export async function nextInteraction(
     const hint = await verifyIdTokenHint(deps, idTokenHint);
     if (!hint) return { next: 'error', error: new InvalidRequest('The id_token_hint is not an ID token issued by this server.') };
     hintNamesAnother = session !== null && !(await hintNames(deps, hint, session));
+  } else if (session?.hintBeforeSignIn) {
+    hintNamesAnother = !(await hintNames(deps, session.hintBeforeSignIn, session));
   }
   const { acr } = deps.config.authentication;
   const levelMet = session !== null && satisfiesRequirement(session, { acrValues, maxAge: null }, acr, deps.now());
@@ -55,6 +60,9 @@ export async function nextInteraction(
   // What a sign-in for this very request has just answered: the way back from /login drops prompt=login, max_age and
   // id_token_hint from a URL, but a pushed or signed request still holds them, and asking again would loop.
   const freshSignIn = session?.signedInForRequest === true;
+  // Core 3.1.2.1: the user the hint names was to sign in; someone else did. The client is told (login_required, the
+  // error Core names), not handed a code for another user than it asked for; asking again would loop.
+  if (freshSignIn && hintNamesAnother) return { next: 'error', error: new LoginRequired(HINT_NOT_SIGNED_IN) };
   const signInNeeded =
     session === null ||
     (!freshSignIn &&

@@ -31,6 +31,7 @@ import {
 import { renderPage } from '../../hooks/end-user-pages.js';
 import { rememberConsentShown, takeConsentShown } from './consent-ticket.js';
 import { consentModel, consentRequestFields } from './consent-view.js';
+import { hintOfSignIn, keepHintForSignIn } from './hinted-sign-in.js';
 import { sendDelivery } from './deliver.js';
 import { Controller } from '../../controllers/controller.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
@@ -128,7 +129,7 @@ export class AuthorizationsController extends Controller {
     if (!validation.ok) return this.refuse(request, reply, validation, 302);
     const authorization = validation.request;
     const owner = await sessionUser(this.deps, request);
-    const session = owner && { ...owner, signedInForRequest: cameBack };
+    const session = owner && { ...owner, signedInForRequest: cameBack, hintBeforeSignIn: cameBack ? hintOfSignIn(request) : null };
     const interaction = await nextInteraction(this.deps, authorization, session, () =>
       owner ? this.skipAuthorization(authorization, owner) : Promise.resolve(false),
     );
@@ -176,9 +177,9 @@ export class AuthorizationsController extends Controller {
 
   /**
    * To /login and back. Coming back must not ask again: the way back drops prompt=login, max_age and
-   * id_token_hint, which the sign-in has just satisfied (or, for a hint, replaced by whoever signed in). A sub named
-   * by the claims parameter stays: the sign-in is recorded as made for this URL, and nextInteraction ends the request
-   * if it still gives someone else.
+   * id_token_hint, which the sign-in has just satisfied; who the hint named is kept in the session (hinted-sign-in.ts).
+   * A sub named by the claims parameter stays: the sign-in is recorded as made for this URL, and nextInteraction ends
+   * the request if it, or the hint, still gives someone else.
    */
   protected async signIn(
     request: FastifyRequest,
@@ -201,6 +202,7 @@ export class AuthorizationsController extends Controller {
     request.session.set('secondFactorWanted', secondFactorWantedFor(this.deps.config, authorization) ? returnTo : undefined);
     request.session.set('loginHint', authorization.oidc.loginHint ?? undefined);
     request.session.set('idpHint', idpHintOf(request));
+    await keepHintForSignIn(this.deps, request, authorization, returnTo);
     return redirectToLogin(request, reply, returnTo);
   }
 
