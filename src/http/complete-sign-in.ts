@@ -5,6 +5,7 @@ import { federatedAcr, federatedAmr } from '../oauth/federation/upstream-amr.js'
 import type { UpstreamSession } from '../oauth/sessions/login-sessions.js';
 import type { UserRecord } from '../oauth/store.js';
 import { DEFAULT_AFTER_LOGIN, isSafeReturnPath } from './hooks/authenticate-resource-owner.js';
+import { hintedFor } from './routes/authorize/hinted-sign-in.js';
 import { linkProvenIdentity } from './routes/federation/upstream-link-proven.js';
 import { signInBrowser } from './start-login-session.js';
 
@@ -48,7 +49,7 @@ export async function finishSignIn(deps: OAuthDeps, request: FastifyRequest, use
     await signInBrowser(deps, request, user, { amr, acr: acrForAmr(amr, deps.config.authentication.acr) });
   }
   request.session.set('signedInFor', returnTo);
-  if (hinted?.for === returnTo) request.session.set('hintedSignIn', hinted);
+  if (hinted !== undefined && hintedFor(hinted, returnTo)) request.session.set('hintedSignIn', hinted);
   request.log.info({ event: 'login.succeeded', userId: user.id, amr }, 'login succeeded');
   return returnTo;
 }

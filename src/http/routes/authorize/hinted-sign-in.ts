@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AuthorizationRequest } from '../../../oauth/authorization/authorization-request.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
@@ -10,7 +11,10 @@ import { verifyIdTokenHint, type IdTokenHint } from '../../../oauth/openid/id-to
 
 declare module '@fastify/secure-session' {
   interface SessionData {
-    /** The user an id_token_hint named (its sub and client), for the sign-in coming back to `for`. */
+    /**
+     * The user an id_token_hint named (its sub and client), for the sign-in coming back to the URL whose digest is
+     * `for` (the URL itself is in returnTo already: the cookie has room for one copy).
+     */
     hintedSignIn: { for: string; subject: string; clientId: string };
   }
 }
@@ -24,7 +28,10 @@ export async function keepHintForSignIn(
 ): Promise<void> {
   const token = authorization.oidc.idTokenHint;
   const hint = token === null ? null : await verifyIdTokenHint(deps, token);
-  request.session.set('hintedSignIn', hint === null ? undefined : { for: returnTo, subject: hint.subject, clientId: hint.clientId });
+  request.session.set(
+    'hintedSignIn',
+    hint === null ? undefined : { for: digest(returnTo), subject: hint.subject, clientId: hint.clientId },
+  );
 }
 
 /** Back from the sign-in this URL asked for: the hint it carried, read once; null without one. */
@@ -32,5 +39,10 @@ export function hintOfSignIn(request: FastifyRequest): IdTokenHint | null {
   const kept = request.session.get('hintedSignIn');
   if (kept === undefined) return null;
   request.session.set('hintedSignIn', undefined);
-  return kept.for === request.url ? { subject: kept.subject, clientId: kept.clientId, sessionId: null } : null;
+  return kept.for === digest(request.url) ? { subject: kept.subject, clientId: kept.clientId, sessionId: null } : null;
 }
+
+/** Whether `hinted` is for the sign-in going back to `returnTo`. */
+export const hintedFor = (hinted: { for: string }, returnTo: string): boolean => hinted.for === digest(returnTo);
+
+const digest = (url: string): string => createHash('sha256').update(url).digest('base64url').slice(0, 22);
