@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { OAuthDeps } from '../deps.js';
 import { sha256Hex } from '../secrets.js';
 import type { UserRecord } from '../users/user-store.js';
-import { oldestLive } from './login-session-lifetime.js';
+import { isLive, oldestLive } from './login-session-lifetime.js';
 import type { LoginSessionRecord } from './login-session-store.js';
 
 // A browser's sign-in (issue 35 item 5). The encrypted session cookie carries a random key, the database the row
@@ -83,7 +83,7 @@ export const sessionIdOf = (key: string): string => sha256Hex(key);
  */
 function continuedOpenidSession(deps: OAuthDeps, ended: LoginSessionRecord | null, user: UserRecord): string | null {
   if (ended === null || ended.userId !== user.id) return null;
-  return ended.lastSeenAt.getTime() >= oldestLive(deps.now()).getTime() ? ended.openidSessionId : null;
+  return isLive(ended, deps.now()) ? ended.openidSessionId : null;
 }
 
 /**
@@ -94,7 +94,7 @@ export async function liveLoginSession(deps: OAuthDeps, key: string): Promise<{ 
   const found = await deps.stores.loginSessions.findWithUser(sessionIdOf(key));
   if (found === null || found.user.disabledAt !== null) return null;
   const now = deps.now();
-  if (found.session.lastSeenAt.getTime() < oldestLive(now).getTime()) return null;
+  if (!isLive(found.session, now)) return null;
   const seenSince = new Date(now.getTime() - SEEN_INTERVAL_MS);
   if (found.session.lastSeenAt < seenSince) await deps.stores.loginSessions.markSeen(found.session.id, now, seenSince);
   return found;

@@ -47,7 +47,7 @@ export async function signedIntrospection(
     aud: audience,
     iat: Math.floor(deps.now().getTime() / 1000),
     // Nothing else at the top level (no sub, no exp, no scope): the JWT must not pass for an access token.
-    token_introspection: (await intendedFor(deps, audience, response)) ? response : INACTIVE,
+    token_introspection: (await intendedFor(deps, audience, requester, response)) ? response : INACTIVE,
   };
   return deps.signer.sign(payload, { alg: 'RS256', typ: INTROSPECTION_JWT_TYP });
 }
@@ -60,13 +60,19 @@ const INACTIVE = { active: false } as const;
  * aud) is intended for the servers of those resources only; one without is for every API that trusts this server, as
  * the introspection policy decided. The JSON answer keeps the policy's answer (the seed's rules).
  */
-async function intendedFor(deps: OAuthDeps, clientId: string, response: IntrospectionResponse): Promise<boolean> {
+async function intendedFor(
+  deps: OAuthDeps,
+  clientId: string,
+  requester: IntrospectionRequester,
+  response: IntrospectionResponse,
+): Promise<boolean> {
   if (!response.active) return true;
   const aud: unknown = (response as Record<string, unknown>).aud;
   if (aud === undefined) return true;
   const uris = Array.isArray(aud) ? aud : [aud];
-  const served = await deps.stores.resources.servedBy(clientId);
-  return served.some((resource) => uris.includes(resource.uri));
+  // Read by introspect() already where the audience rule could decide (its servedResources): not queried twice.
+  const served = requester.servedResources ?? (await deps.stores.resources.servedBy(clientId)).map((resource) => resource.uri);
+  return served.some((uri) => uris.includes(uri));
 }
 
 /** The client_id of the authenticated requester: the Basic client, or the client of the Bearer token. */
