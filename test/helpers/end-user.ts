@@ -106,6 +106,18 @@ export function locationParameters(response: LightMyRequestResponse, part: 'sear
   return new URLSearchParams(part === 'search' ? url.search : url.hash.slice(1));
 }
 
+/**
+ * RFC 9700 section 4.11.2: the error for a client no admin vouches for is this server's error page, the way on a link
+ * the user may follow: that link's parameters (throws on any other answer).
+ */
+export function heldErrorParameters(response: LightMyRequestResponse, part: 'search' | 'hash' = 'search'): URLSearchParams {
+  const href = /<a id="unreviewed-return-link" href="([^"]*)">/.exec(response.body)?.[1];
+  if (href === undefined)
+    throw new Error(`not the page of a held error: ${response.statusCode} ${String(response.headers.location ?? '')}`);
+  const url = new URL(decodeEntities(href));
+  return new URLSearchParams(part === 'search' ? url.search : url.hash.slice(1));
+}
+
 /** GET /oauth/authorize with these query parameters. */
 export function authorizeUrl(parameters: Record<string, string | string[]>): string {
   return `/oauth/authorize?${form(parameters)}`;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
-import { authorizeUrl, createUser, locationParameters, signedIn } from '../helpers/end-user.js';
+import { authorizeUrl, createUser, heldErrorParameters, signedIn } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { AdminSession, applicationIdFrom, buildAdminServer, JSON_BODY, textOf } from './applications-support.js';
@@ -49,7 +49,8 @@ describe(`require_pushed_authorization_requests per client (${backend})`, () => 
         code_challenge_method: 'S256',
       }),
     });
-    expect(locationParameters(plain).get('error')).toBe('invalid_request');
+    // Self-registered, unapproved: the error is handed over on a page (RFC 9700 section 4.11.2).
+    expect(heldErrorParameters(plain).get('error')).toBe('invalid_request');
 
     const unset = await register({});
     expect(unset.json()).not.toHaveProperty('require_pushed_authorization_requests');

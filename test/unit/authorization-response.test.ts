@@ -35,7 +35,7 @@ const denied = (redirect: Pick<ErrorRedirect, 'responseMode' | 'state'>): Author
   ok: false,
   rule: 'denied',
   error: new AccessDenied(),
-  redirect: { redirectUri: 'https://client.example.com/cb', clientId: 'client', signingAlg: null, ...redirect },
+  redirect: { redirectUri: 'https://client.example.com/cb', clientId: 'client', signingAlg: null, vouched: true, ...redirect },
 });
 const codeResult = { responseType: 'code' as const, code: 'CODE', grant: {} as AccessGrantRecord };
 // A real ES256 key signs the JWT-secured (JARM) responses, which the tests verify with its public half.

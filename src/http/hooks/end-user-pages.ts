@@ -36,16 +36,21 @@ export function languageModel(request: FastifyRequest) {
  * would log and an operator search for, marked as English.
  */
 export function renderError(reply: FastifyReply, error: OAuthError, link?: PageLink): FastifyReply {
+  return reply.view('authorization-error.eta', { ...errorPageModel(reply, error), link });
+}
+
+/** The error page's view model; the reply gets the error's status and headers. */
+export function errorPageModel(reply: FastifyReply, error: OAuthError) {
   const response = errorResponse(error, null);
   const language = languageModel(reply.request);
   const description = pageDescription(error, response.body.error_description, language.t);
-  return applyErrorResponse(reply, response).view('authorization-error.eta', {
+  applyErrorResponse(reply, response);
+  return {
     ...language,
     title: language.t('error.title'),
     description,
     descriptionLang: language.lang === 'en' || isPageMessage(language.lang, description) ? null : 'en',
-    link,
-  });
+  };
 }
 
 // The API keeps the English texts; a page says them as locales/*.json's oauthErrors does.

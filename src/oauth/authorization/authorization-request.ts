@@ -23,6 +23,7 @@ import { openIdParameters, type OpenIdParameters } from '../openid/openid-reques
 import { isOutOfBand } from './redirect-uri.js';
 import { requestAndRequestUriTogether, unpackRequestObject } from './request-object.js';
 import { signingAlgorithmFor } from '../clients/fapi2-profile.js';
+import { vouchedFor } from '../clients/client-approval.js';
 import { formatScopes } from '../scopes.js';
 import type { ApplicationRecord, LookupOrigin } from '../store.js';
 import { EXPIRED_UNUSED_EXPLANATION, expiredUnused } from '../clients/registration/unused-clients.js';
@@ -74,6 +75,12 @@ export interface ErrorRedirect {
   /** JARM section 3: what its JWT-secured responses are signed with (signingAlgorithmFor); null: no client, RS256. */
   signingAlg: SigningAlgorithm | null;
   state: string | undefined;
+  /**
+   * RFC 9700 section 4.11.2: an admin made or approved the client (vouchedFor), so its redirect URI is trusted and
+   * the error goes there at once. Else anyone could have registered it, and the error is sent only by the user's
+   * hand: otherwise a link to this server with a bad scope would send any browser on to the registrant's site.
+   */
+  vouched: boolean;
 }
 
 export interface AuthorizationFailure {
@@ -180,6 +187,7 @@ export function interactionFailure(request: AuthorizationRequest, error: OAuthEr
         clientId: request.application.uid,
         signingAlg: request.responseSigningAlg,
         state: request.state,
+        vouched: vouchedFor(request.application),
       };
   return { ok: false, rule: 'interaction', error, redirect };
 }
@@ -266,6 +274,7 @@ function errorRedirect(context: AuthorizationContext): ErrorRedirect | null {
     clientId: context.application?.uid ?? context.parameters.values.client_id ?? '',
     signingAlg: context.application ? responseSigningAlg(context.application, context.config) : null,
     state: blankToUndefined(context.parameters.values.state),
+    vouched: context.application !== null && vouchedFor(context.application),
   };
 }
 

@@ -16,6 +16,14 @@ import type { ApplicationInput, ApplicationRecord } from '../store.js';
 // than the approved ones is reviewed while the approval is what holds client_credentials: no user consents to
 // those tokens, so the scopes the admin saw are all the approval vouches for.
 
+/**
+ * Whether an admin vouches for the client as it stands: made it, or approved it (a self-registered one; a reviewed
+ * change withdraws the approval). Its redirect URIs are then trusted (RFC 9700 section 4.11.2).
+ */
+export function vouchedFor(application: Pick<ApplicationRecord, 'registeredBy' | 'approvedAt'>): boolean {
+  return application.registeredBy === 'admin' || application.approvedAt !== null;
+}
+
 /** A reviewed field's RFC 7591 name. */
 export type ReviewedField = 'redirect_uris' | 'client_name' | 'logo_uri' | 'token_endpoint_auth_method' | 'jwks' | 'grant_types' | 'scope';
 

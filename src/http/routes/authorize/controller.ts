@@ -32,7 +32,7 @@ import { renderPage } from '../../hooks/end-user-pages.js';
 import { rememberConsentShown, takeConsentShown } from './consent-ticket.js';
 import { consentModel, consentRequestFields } from './consent-view.js';
 import { hintOfSignIn, keepHintForSignIn } from './hinted-sign-in.js';
-import { sendDelivery } from './deliver.js';
+import { sendDelivery, sendHeldError } from './deliver.js';
 import { Controller } from '../../controllers/controller.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { consentEvent } from '../../../oauth/audit/token-events.js';
@@ -212,12 +212,18 @@ export class AuthorizationsController extends Controller {
     failure: AuthorizationFailure,
     status: RedirectStatus,
   ): Promise<FastifyReply> {
-    const redirected = failure.redirect !== null;
+    // RFC 9700 section 4.11.2: a client nobody vouches for gets its error by the user's hand, unless the user has
+    // just answered its consent page (a denial), which named where the answer goes.
+    const to = failure.redirect;
+    const held = to !== null && !to.vouched && failure.rule !== 'denied';
+    const redirected = to !== null && !held;
     request.log.info(
       { event: 'authorization.refused', rule: failure.rule, error: failure.error.code, redirected },
       failure.error.description,
     );
-    return sendDelivery(reply, await errorDelivery(failure, this.responseIssuer()), status);
+    const delivery = await errorDelivery(failure, this.responseIssuer());
+    if (held) return sendHeldError(reply, failure.error, delivery, to.redirectUri, this.deps.config.baseUrl);
+    return sendDelivery(reply, delivery, status);
   }
 
   protected async approve(

@@ -1,7 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationDelivery } from '../../../oauth/authorization/authorization-response.js';
-import { languageModel, renderError } from '../../hooks/end-user-pages.js';
+import type { OAuthError } from '../../../oauth/errors.js';
+import { errorPageModel, languageModel, renderError } from '../../hooks/end-user-pages.js';
 import { noStore } from '../../no-store.js';
+import { returnDestination } from './self-registered-notice.js';
 
 export const NATIVE_PATH = '/oauth/authorize/native';
 
@@ -21,6 +23,36 @@ export function sendDelivery(reply: FastifyReply, delivery: AuthorizationDeliver
     case 'page':
       return renderError(reply, delivery.error);
   }
+}
+
+/**
+ * RFC 9700 section 4.11.2: the error for a client no admin vouches for (anyone may have registered it, with any
+ * redirect URI), on this server's error page, with the way on for the user to take: a link, or a form for form_post.
+ * Never sent on automatically, so a link to this server cannot send a browser to the registrant's site unasked.
+ */
+export function sendHeldError(
+  reply: FastifyReply,
+  error: OAuthError,
+  delivery: AuthorizationDelivery,
+  redirectUri: string,
+  baseUrl: string,
+): FastifyReply {
+  noStore(reply, { pragma: false });
+  const page = errorPageModel(reply, error);
+  const onward =
+    delivery.kind === 'form_post'
+      ? { action: delivery.action, fields: delivery.fields }
+      : delivery.kind === 'redirect'
+        ? { href: delivery.location }
+        : null;
+  if (onward === null) return renderError(reply, error);
+  const { t } = reply.request.pageLanguage;
+  const held = {
+    operator: t('consent.operatorOf', { host: new URL(baseUrl).host }),
+    destination: returnDestination(redirectUri, reply.request.pageLanguage),
+    ...onward,
+  };
+  return reply.view('authorization-error.eta', { ...page, held });
 }
 
 // The out-of-band code page, in the language of the request it answers (OpenID Connect Core 3.1.2.1 ui_locales).

@@ -1,4 +1,5 @@
 import { isOutOfBand } from '../../../oauth/authorization/redirect-uri.js';
+import { vouchedFor } from '../../../oauth/clients/client-approval.js';
 import { httpsLink, parsedUrl } from '../../client-links.js';
 import { dateLocaleOf } from '../../page-time.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
@@ -27,7 +28,7 @@ export function selfRegisteredNotice(
   baseUrl: string,
   language: PageLanguage,
 ): SelfRegisteredNotice | null {
-  if (application.registeredBy === 'admin' || application.approvedAt !== null) return null;
+  if (vouchedFor(application)) return null;
   const { t } = language;
   const links = [
     { label: t('consent.website'), uri: application.clientUri },
@@ -61,7 +62,7 @@ function originOf(application: ApplicationRecord, { locale, t }: PageLanguage): 
 
 // RFC 8252: loopback redirects reach a native app on the user's own machine, private-use schemes the app that
 // claimed the scheme; neither has a host worth naming.
-function returnDestination(redirectUri: string, { t }: PageLanguage): string {
+export function returnDestination(redirectUri: string, { t }: PageLanguage): string {
   if (isOutOfBand(redirectUri)) return t('consent.returnsToCodePage');
   const url = parsedUrl(redirectUri);
   if (!url) return redirectUri;
