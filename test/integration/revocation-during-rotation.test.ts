@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeAuthorizations } from '../../src/oauth/authorization/authorizations.js';
 import type { NewAccessToken } from '../../src/oauth/store.js';
 import { generateSecret, storedForm } from '../../src/oauth/secrets.js';
 import { createClient, createUser, type TestClient } from '../helpers/factories.js';
@@ -8,8 +9,9 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 // A revocation of many tokens at once (a family for reuse detection, a user's on disable) that runs while a refresh
 // rotates one of them: under READ COMMITTED its UPDATE waits for the rotation's lock on the predecessor, and the
 // successor the rotation inserted is not in its snapshot. It stayed live, and refreshed on for ever (a race audit, on
-// two instances). Here the rotation is held open in its own transaction while the revocation runs. PostgreSQL only:
-// the embedded database has one session, so nothing runs beside a transaction there.
+// two instances). Likewise the tokens of a code exchange committed between a user's revocation of the tokens and of
+// the codes (a second race audit). Here the rotation, or the exchange, is held open in its own transaction while the
+// revocation runs. PostgreSQL only: the embedded database has one session, so nothing runs beside a transaction there.
 
 describe.skipIf(!TEST_DATABASE_URL)('revoking a family or a user while a refresh rotates one of its tokens (PostgreSQL)', () => {
   let server: TestServer;
@@ -33,21 +35,20 @@ describe.skipIf(!TEST_DATABASE_URL)('revoking a family or a user while a refresh
     ...(previousRefreshToken !== undefined && { previousRefreshToken }),
   });
 
-  /** Rotates `predecessor` in a transaction kept open until `revoke` waits for the lock the rotation holds. */
-  async function rotationAround(predecessor: { id: number }, next: NewAccessToken, revoke: () => Promise<number>) {
+  /** Runs `change` in a transaction kept open until `revoke` waits for a lock it holds; `revoke`'s result. */
+  async function heldOpenAround<T>(change: (stores: TestServer['deps']['stores']) => Promise<void>, revoke: () => Promise<T>): Promise<T> {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    let rotated!: () => void;
-    const hasRotated = new Promise<void>((resolve) => (rotated = resolve));
-    const rotation = server.deps.stores.transaction(async (stores) => {
-      expect(await stores.accessTokens.rotate(predecessor.id, new Date(), next)).not.toBeNull();
-      rotated();
+    let changed!: () => void;
+    const hasChanged = new Promise<void>((resolve) => (changed = resolve));
+    const transaction = server.deps.stores.transaction(async (stores) => {
+      await change(stores);
+      changed();
       await held;
     });
-    await hasRotated;
+    await hasChanged;
     let settled = false;
     const revocation = revoke().finally(() => (settled = true));
-    // Until PostgreSQL says the revocation waits for a row lock: no timing is assumed.
     const sql = server.testDatabase.database.sql;
     while (
       !settled &&
@@ -55,9 +56,42 @@ describe.skipIf(!TEST_DATABASE_URL)('revoking a family or a user while a refresh
     )
       await new Promise((resolve) => setTimeout(resolve, 10));
     release();
-    await Promise.all([rotation, revocation]);
+    const [, revoked] = await Promise.all([transaction, revocation]);
+    return revoked;
+  }
+
+  /** Rotates `predecessor` in a transaction kept open until `revoke` waits for the lock the rotation holds. */
+  async function rotationAround(predecessor: { id: number }, next: NewAccessToken, revoke: () => Promise<number>) {
+    await heldOpenAround(
+      async (stores) => expect(await stores.accessTokens.rotate(predecessor.id, new Date(), next)).not.toBeNull(),
+      revoke,
+    );
     return (await server.deps.stores.accessTokens.findByRefreshToken(next.refreshToken!))!.revokedAt === null;
   }
+
+  it("a user's Revoke (or revoke-tokens, disable) while a code is exchanged revokes the tokens the exchange issued", async () => {
+    for (const applicationId of [client.application.id, null]) {
+      const user = await createUser(server.deps);
+      const grant = await server.deps.stores.accessGrants.create({
+        applicationId: client.application.id,
+        resourceOwnerId: user.id,
+        token: storedForm(generateSecret(), true),
+        expiresIn: 600,
+        redirectUri: client.application.redirectUris[0]!,
+        scopes: ['read'],
+        createdAt: new Date(),
+        codeChallenge: null,
+        codeChallengeMethod: null,
+      });
+      const issued = token(user.id, generateSecret());
+      const revoked = await heldOpenAround(
+        async (stores) => expect(await stores.accessTokens.createForCode(grant.id, new Date(), issued)).not.toBeNull(),
+        () => revokeAuthorizations(server.deps, user.id, applicationId),
+      );
+      expect((await server.deps.stores.accessTokens.findByRefreshToken(issued.refreshToken!))!.revokedAt).not.toBeNull();
+      expect(revoked.tokens).toBe(1);
+    }
+  });
 
   it('reuse detection revokes the successor a concurrent rotation inserted', async () => {
     const family = generateSecret();

@@ -51,19 +51,21 @@ export async function revokeAuthorizations(
   return revoked;
 }
 
+// The codes first (READ COMMITTED: each statement sees what committed before it began). A code exchange in flight
+// holds its code's row until it commits its tokens: the codes' statement waits for it, so the tokens' statement sees
+// those tokens; or the exchange waits for this revocation and finds its code revoked (invalid_grant). Tokens first,
+// such an exchange committed between the two statements, and its tokens stayed live (a race audit, on two instances).
+// A refresh in flight is the token statements' own concern (access-token-repository.ts revokeAllOf).
 async function revokeTokensAndCodes(
   stores: Stores,
   resourceOwnerId: number,
   applicationId: number | null,
   now: Date,
 ): Promise<RevokedAuthorizations> {
-  return applicationId === null
-    ? {
-        tokens: await stores.accessTokens.revokeAllForOwner(resourceOwnerId, now),
-        grants: await stores.accessGrants.revokeAllForOwner(resourceOwnerId, now),
-      }
-    : {
-        tokens: await stores.accessTokens.revokeAllFor(applicationId, resourceOwnerId, now),
-        grants: await stores.accessGrants.revokeAllFor(applicationId, resourceOwnerId, now),
-      };
+  if (applicationId === null) {
+    const grants = await stores.accessGrants.revokeAllForOwner(resourceOwnerId, now);
+    return { grants, tokens: await stores.accessTokens.revokeAllForOwner(resourceOwnerId, now) };
+  }
+  const grants = await stores.accessGrants.revokeAllFor(applicationId, resourceOwnerId, now);
+  return { grants, tokens: await stores.accessTokens.revokeAllFor(applicationId, resourceOwnerId, now) };
 }
