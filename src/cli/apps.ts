@@ -42,7 +42,8 @@ const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcom
          [--profile none|fapi2] [--grant-types "G ..."] [OpenID Connect options] [client authentication options]
       Changes only the options given; a client made confidential gets a new secret, shown once.
   delete <uid|id>           deletes the application with its grants and tokens
-  rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once
+  rotate-secret <uid|id>    a new secret, shown once; the old one stops working at once (within 5 s on the
+                            service's other instances, which cache applications that long)
 
 Self-registered clients (RFC 7591 at /oauth/register, or Client ID Metadata Documents), as the admin pages do it:
   approve <uid|id>          vouch for a self-registered client: the consent screen stops telling users that nobody

@@ -19,7 +19,7 @@ command that makes a key needs, as does the service.
   keys list                 every key: kid, algorithm, state, when it signs and when it is due to rotate
   keys rotate [--alg ALG]   make a new key (RS256 unless --alg ES256 or EdDSA): published at once, signing after
                             keys.publishAheadSeconds, so relying parties have it before they meet its tokens
-  keys retire <kid>         retire a key at once (a compromised one): it leaves the JWKS and stops signing; the
+  keys retire <kid>         retire a key at once (a compromised one): it leaves the JWKS, and stops signing and the
                             service refuses what it signed within 5 s on every instance (introspection answers
                             active false), relying parties once they refetch the JWKS (a guard in jwt mode: within
                             its jwksMaxAgeSeconds); a new key signs at once if it was the last one of its

@@ -68,7 +68,8 @@ export async function rotateSigningKey(deps: SigningKeyDeps, alg: SigningAlgorit
 }
 
 /**
- * `keys retire <kid>`: the key leaves the JWKS and stops signing at once, so whatever it signed stops validating
+ * `keys retire <kid>`: the key leaves the JWKS at once and stops signing within the signers' list lifetime
+ * (token-signer.ts), so whatever it signed stops validating
  * (the answer to a compromised key); a new key signs at once if it was the last one of its algorithm.
  */
 export async function retireSigningKey(deps: SigningKeyDeps, kid: string): Promise<{ retired: boolean; made: SigningKeyRecord[] }> {

@@ -161,7 +161,12 @@ export class ApplicationsController extends Controller {
       );
       if (wantsJson(request)) return reply.send(applicationJson(rotated.application, rotated.plainSecret));
       carrySecretOnce(request, id, rotated.plainSecret);
-      return redirectAfter(request, reply, 'Secret rotated. The old secret no longer works.', showPath(id));
+      return redirectAfter(
+        request,
+        reply,
+        "Secret rotated. The old secret no longer works here, and on the service's other instances within 5 seconds.",
+        showPath(id),
+      );
     } catch (error) {
       if (!(error instanceof ApplicationInvalid)) throw error;
       return invalid(request, reply, error, () => redirectAfter(request, reply, error.messages.join(' '), showPath(id)));
