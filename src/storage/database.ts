@@ -57,6 +57,8 @@ export interface Database {
   readonly kind: 'postgresql' | 'pglite';
   /** Where the data lives, without credentials (for the boot log). */
   readonly location: string;
+  /** The running server whose embedded database this reaches through its socket (its process id); else null. */
+  readonly servingProcess: number | null;
   readonly prisma: PrismaClient;
   readonly sql: SqlClient;
   /** Where introspection and token info read tokens: the read replica when there is one, else `sql`. */
@@ -124,11 +126,12 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
   if (route.kind === 'socket') {
     // One connection: the server serves its single PGlite session to one client at a time (embedded-socket.ts).
     const connection = { host: route.host, port: route.port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 30_000 };
-    return createPostgres({ connection, location: route.location, source: 'the running server' }, null, 1, {
+    const served = await createPostgres({ connection, location: route.location, source: 'the running server' }, null, 1, {
       namedStatements: true,
       directUrl: null,
       commitOnStandbys: false,
     });
+    return { ...served, servingProcess: route.ownerPid };
   }
   try {
     return await createPglite(route.location, options, route.lock);
@@ -193,6 +196,7 @@ async function createPostgres(
   return {
     kind: 'postgresql',
     location: target.location + (readUrl ? ` (reads: ${redactUrl(readUrl)})` : ''),
+    servingProcess: null,
     prisma,
     sql,
     readSql: replica?.sql ?? sql,
@@ -240,6 +244,7 @@ async function createPglite(location: string, options: DatabaseOptions, lock: Da
   return {
     kind: 'pglite',
     location,
+    servingProcess: null,
     prisma,
     sql,
     readSql: sql,

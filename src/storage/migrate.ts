@@ -62,6 +62,21 @@ const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations"
 )`;
 
 /**
+ * A server on the data folder that lacks migrations of this version: it applied every migration it knows when it
+ * started, so it is older. Applying them through its socket would leave it serving a schema it does not know (and,
+ * restarted, refusing the folder as NewerDatabaseSchema). Refused before anything is written.
+ */
+export class OlderServerRunning extends Error {
+  constructor(pid: number, pending: string[]) {
+    super(
+      `the server running as process ${pid} on this data folder is an older version of oauth-service (its database lacks ` +
+        `this version's migrations ${pending.join(', ')}): stop it, then run this command again, or start this ` +
+        'version\'s server (docs/operations.md "Upgrades").',
+    );
+  }
+}
+
+/**
  * Applies pending migrations, each in its own transaction, under a PostgreSQL advisory lock so that
  * several instances starting at once apply each migration exactly once. Returns the names applied.
  */
@@ -82,6 +97,7 @@ async function migrateUnderLock(database: Database, migrations: Migration[]): Pr
   const status = await migrationStatus(database, migrations);
   if (status.unknown.length > 0) throw new NewerDatabaseSchema(status.unknown);
   if (status.pending.length === 0) return [];
+  if (database.servingProcess !== null) throw new OlderServerRunning(database.servingProcess, status.pending);
   return database.withConnection(async (sql) => {
     await sql.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {

@@ -3,6 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { SOCKET_PORT } from '../../src/storage/embedded-socket.js';
+import { readMigrations } from '../../src/storage/migrate.js';
 import { runService, startService, stopService } from '../helpers/processes.js';
 
 // Issue 14: the quick start as a newcomer runs it. `npm start` on the embedded database, then the CLI in
@@ -105,6 +108,49 @@ describe('CLI commands while the server runs on the embedded database', () => {
     } finally {
       expect(await stopService(restarted.child)).toBe(0);
     }
+  }, 180_000);
+
+  it('a command of a newer version refuses to migrate the folder under a running older server (exit 1, naming it)', async () => {
+    const server = await startService(env);
+    // An older server: one that lacks this version's last migration, which is then pending as this version sees it.
+    // The socket serves one client at a time: this one leaves before the commands connect.
+    const throughSocket = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+      const client = new pg.Client({ host: dataDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' });
+      await client.connect();
+      try {
+        return await work(client);
+      } finally {
+        await client.end();
+      }
+    };
+    const last = readMigrations().at(-1)!.name;
+    const row = await throughSocket(
+      async (client) =>
+        (await client.query('DELETE FROM "_prisma_migrations" WHERE migration_name = $1 RETURNING *', [last])).rows[0] as Record<
+          string,
+          unknown
+        >,
+    );
+    try {
+      for (const command of [['migrate'], ['apps', 'list']]) {
+        const refused = await runService(command, env);
+        expect({ command, code: refused.code }).toEqual({ command, code: 1 });
+        expect(refused.stderr).toContain(
+          `the server running as process ${server.child.pid} on this data folder is an older version of oauth-service (its database lacks this version's migrations ${last}): stop it`,
+        );
+      }
+    } finally {
+      const columns = Object.keys(row);
+      await throughSocket((client) =>
+        client.query(
+          `INSERT INTO "_prisma_migrations" (${columns.map((column) => `"${column}"`).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+          Object.values(row),
+        ),
+      );
+      expect(await stopService(server.child)).toBe(0);
+    }
+    // The folder as it was: nothing was applied under the server.
+    expect(await cli(['migrate', '--status'])).toContain('pending: none');
   }, 180_000);
 
   it('a second server on the same folder stops at boot naming the folder and the pid; after a SIGKILL the folder is taken over with nothing acknowledged lost', async () => {
