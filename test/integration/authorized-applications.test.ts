@@ -205,4 +205,19 @@ describe(`/oauth/authorized_applications (${backend})`, () => {
     expect(response.headers.location).toBe('/login');
     expect((await anonymous.request({ method: 'DELETE', url: `${INDEX}/1` })).statusCode).toBe(401);
   });
+
+  it('an application that registered itself, which no admin approved, says so and where it sends the user back: two rows of one name are told apart', async () => {
+    const carol = await createUser(server.deps, 'carol');
+    const real = (await createClient(server.deps, { name: 'Acme Notes', redirectUri: 'https://notes.acme.example/cb' })).application;
+    const fake = (await createClient(server.deps, { name: 'Acme Notes', redirectUri: 'https://evil.example/cb' })).application;
+    await server.app.database.sql.query("UPDATE oauth_applications SET registered_by = 'dynamic' WHERE id = $1", [fake.id]);
+    await token(real, carol.id);
+    await token(fake, carol.id);
+    const page = (await (await signedIn(server.app, 'carol')).request({ method: 'GET', url: INDEX })).body;
+    const row = (id: number) => page.slice(page.indexOf(`id="application_${id}"`)).split('</tr>')[0]!;
+    expect(row(fake.id)).toContain(
+      'Acme Notes <span class="self-declared">(the name it gave itself)</span><br><span class="self-declared">Unreviewed; sends you back to evil.example</span>',
+    );
+    expect(row(real.id)).toContain('>Acme Notes</td>');
+  });
 });

@@ -37,6 +37,11 @@ const SPOOFING_NAMES: Array<[string, string]> = [
   ['Goo\u200Bgle', 'U+200B'],
   ['\uFEFFPayPal', 'U+FEFF'],
   ['Bank\u200D', 'U+200D'],
+  // A line break, and letters that draw as blank space, push the page's own words away; a stack of marks draws over them.
+  ['Acme\u2028Notes', 'U+2028'],
+  ['Acme Notes\u3164\u3164\u3164', 'U+3164'],
+  ['Acme\u2800Notes', 'U+2800'],
+  ['Acme N\u0301\u0302\u0303\u0304\u0305otes', 'U+0301 stacked'],
 ];
 
 describe(`issue 29 items 9 and 10 at /oauth/register and the admin API (${backend})`, () => {
@@ -128,6 +133,18 @@ describe(`issue 29 items 9 and 10 at /oauth/register and the admin API (${backen
       expect(await applicationCount()).toBe(before);
     },
   );
+
+  it('issue 29 item 10: names in scripts that combine marks (decomposed Vietnamese, Hebrew points) and in right-to-left scripts are taken', async () => {
+    for (const name of [
+      'Ti\u0065\u0302\u0301ng Vi\u0065\u0323\u0302t',
+      '\u05E9\u05C1\u05B8\u05DC\u05D5\u05B9\u05DD',
+      'Acme \u05D0\u05D1\u05D2 1.0',
+    ]) {
+      const response = await register({ client_name: name });
+      expect(response.statusCode, response.body).toBe(201);
+      expect(response.json().client_name).toBe(name);
+    }
+  });
 
   it('issue 29 item 10 (RFC 7591 section 2): software_id, software_version and contacts refuse format characters too; an update to such a name is refused', async () => {
     expectRefused(await register({ software_id: 'rp\u202Edesktop' }), 'invalid_client_metadata', /^software_id .*U\+202E/);

@@ -12,6 +12,9 @@ import { auditedChange } from '../../../oauth/audit/audit-trail.js';
 import { consentEvent } from '../../../oauth/audit/token-events.js';
 import { userActor } from '../../audit-actor.js';
 import { pageTime } from '../../page-time.js';
+import { vouchedFor } from '../../../oauth/clients/client-approval.js';
+import type { PageLanguage } from '../../i18n/page-language.js';
+import { returnDestination } from '../authorize/self-registered-notice.js';
 
 export const AUTHORIZED_APPLICATIONS_PATH = '/oauth/authorized_applications';
 
@@ -30,7 +33,13 @@ export class AuthorizedApplicationsController extends Controller {
       title: request.pageLanguage.t('authorizedApplications.title'),
       applications: authorized.map(({ application, authorizedAt }) => {
         const at = pageTime(authorizedAt, request.pageLanguage.locale);
-        return { id: application.id, name: application.name, authorizedAt: at.text, authorizedAtIso: at.iso };
+        return {
+          id: application.id,
+          name: application.name,
+          authorizedAt: at.text,
+          authorizedAtIso: at.iso,
+          unreviewedReturnsTo: unreviewedReturnsTo(application, request.pageLanguage),
+        };
       }),
       username: owner.username,
       csrfToken: reply.generateCsrf(),
@@ -53,6 +62,16 @@ export class AuthorizedApplicationsController extends Controller {
     // 303 after a real DELETE, so the browser does not repeat the DELETE on the index.
     return reply.redirect(AUTHORIZED_APPLICATIONS_PATH, request.method === 'DELETE' ? 303 : 302);
   }
+}
+
+/**
+ * Where a client no admin vouches for sends the user back (its redirect URIs' hosts), null for the others: two rows of
+ * the same name, one of them an impersonator that registered itself, must not look alike when the user comes to revoke.
+ */
+function unreviewedReturnsTo(application: ApplicationRecord, language: PageLanguage): string | null {
+  if (vouchedFor(application)) return null;
+  const destinations = [...new Set(application.redirectUris.map((uri) => returnDestination(uri, language)))];
+  return destinations.length === 0 ? null : destinations.join(', ');
 }
 
 // Reference 14: id, name, created_at, and the uid only of public clients (a confidential client's uid is
