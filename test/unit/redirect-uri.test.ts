@@ -125,6 +125,19 @@ describe('registering a redirect URI (RFC 6749 section 3.1.2, reference 7.1, SPE
     expect(registrationErrors('JavaScript:alert(1)', lax)).toEqual([FORBIDDEN]);
     expect(registrationErrors('data:text/html,x', lax)).toEqual([FORBIDDEN]);
   });
+
+  it('refuses what a browser would not open as written: a port outside 1-65535, dot segments (a self-registration audit)', () => {
+    const port = 'Redirect URI port must be a number from 1 to 65535.';
+    const dots = 'Redirect URI path must not hold . or .. segments: browsers resolve them, so the URI would not go where it reads.';
+    expect(registrationErrors('http://localhost:0/cb', lax)).toEqual([port]);
+    expect(registrationErrors('http://127.0.0.1:65536/cb', strict)).toEqual(['Redirect URI host is not one a browser can open.', port]);
+    expect(registrationErrors('https://rp.example/cb/../x', strict)).toEqual([dots]);
+    expect(registrationErrors('https://rp.example/cb/%2E%2e/x', strict)).toEqual([dots]);
+    expect(registrationErrors('com.example.app:/./cb', strict)).toEqual([dots]);
+    expect(registrationErrors('http://127.0.0.1:65535/cb..x/.well-known', strict)).toEqual([]);
+    // A URI the application already has stays valid.
+    expect(registrationErrors('https://rp.example/cb/../x', { ...strict, stored: true })).toEqual([]);
+  });
 });
 
 describe('matching a requested redirect URI: exact string match (RFC 9700 section 4.1.3, SPEC 3.5 and 8)', () => {
@@ -227,6 +240,13 @@ describe('loopback redirect URIs: any port (RFC 8252 section 7.3)', () => {
     expect(matchesRegisteredUri('http://0x7f000001:5000/cb', ['http://0x7f000001/cb'], NATIVE)).toBe(false);
     expect(matchesRegisteredUri('http://127.1:5000/cb', ['http://127.1/cb'], NATIVE)).toBe(false);
     expect(matchesRegisteredUri('http://[::ffff:127.0.0.1]:5000/cb', ['http://[::ffff:127.0.0.1]/cb'], NATIVE)).toBe(false);
+  });
+
+  it('only to a port a native app can listen on', () => {
+    expect(matchesRegisteredUri('http://127.0.0.1:65535/cb', ['http://127.0.0.1/cb'], NATIVE)).toBe(true);
+    expect(matchesRegisteredUri('http://127.0.0.1:65536/cb', ['http://127.0.0.1/cb'], NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://127.0.0.1:0/cb', ['http://127.0.0.1/cb'], NATIVE)).toBe(false);
+    expect(matchesRegisteredUri('http://[::1]:99999/cb', ['http://[::1]/cb'], NATIVE)).toBe(false);
   });
 
   it('does not relax ports for custom schemes', () => {

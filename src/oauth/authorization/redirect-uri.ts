@@ -148,8 +148,25 @@ export function registrationErrors(uri: string, options: { forceSsl: boolean; st
   if (options.forceSsl && scheme === 'http' && !isLoopbackHost(parts.host)) errors.push(NOT_SSL);
   if (!options.stored && scheme !== undefined && !noScheme && parts.host)
     errors.push(...hostProblems(uri, scheme, parts.userinfo, parts.host));
+  if (!options.stored) errors.push(...pathAndPortProblems(parts));
   return errors;
 }
+
+const UNOPENABLE_PORT = 'Redirect URI port must be a number from 1 to 65535.';
+const DOT_SEGMENTS = 'Redirect URI path must not hold . or .. segments: browsers resolve them, so the URI would not go where it reads.';
+
+// What browsers would not open as written (a self-registration audit): a port outside 1-65535, and dot segments,
+// which WHATWG URL parsing resolves (https://rp.example/cb/../x goes to /x) while the consent screen shows the host.
+function pathAndPortProblems(parts: UriParts): string[] {
+  const problems: string[] = [];
+  if (parts.port !== undefined && parts.port !== '' && !isOpenablePort(parts.port)) problems.push(UNOPENABLE_PORT);
+  if (parts.path.split('/').some(isDotSegment)) problems.push(DOT_SEGMENTS);
+  return problems;
+}
+
+// WHATWG URL reads %2e as a dot in a segment: "%2e%2e" is ".." to a browser.
+const isDotSegment = (segment: string) => ['.', '..'].includes(segment.toLowerCase().replaceAll('%2e', '.'));
+const isOpenablePort = (port: string) => /^[0-9]{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535;
 
 // Reference 7.2's validity rules for a requested URI.
 function isValidRedirectTarget(parts: UriParts): boolean {
@@ -169,6 +186,8 @@ function withoutPort(parts: UriParts): string {
 function sameExceptLoopbackPort(requested: UriParts, registered: string): boolean {
   if (requested.scheme === undefined || !HTTP_SCHEMES.has(requested.scheme.toLowerCase())) return false;
   if (!isLoopbackHost(requested.host)) return false;
+  // Another port, but one a native app can listen on: a browser refuses 65536 (and no app listens on 0).
+  if (requested.port !== undefined && !isOpenablePort(requested.port)) return false;
   const other = parseUri(registered);
   if (other === null || !isLoopbackHost(other.host)) return false;
   return withoutPort(requested) === withoutPort(other);
