@@ -8,6 +8,9 @@ import {
   updateClient,
 } from '../../../oauth/clients/registration/client-registration.js';
 import { UnsupportedMediaType } from '../../../oauth/errors.js';
+import { recordAuditEventAlone, type AuditActor } from '../../../oauth/audit/audit-trail.js';
+import type { AuditEventType } from '../../../oauth/audit/audit-event-types.js';
+import { auditWriteFailed, clientActor } from '../../audit-actor.js';
 import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
 import { oauthErrorResponses } from '../../schemas.js';
@@ -38,6 +41,28 @@ function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
+/**
+ * The audit trail's record of a client's registration, update or deletion at these endpoints: written alone, after the
+ * change (a failed write is logged, the answer stands), so that an admin who finds a client impersonating another can
+ * see when, from which address, and how it changed itself. The registrant acts as `anonymous` (or with an initial
+ * access token, no account either); the client managing itself with its registration access token as `client:<id>`.
+ */
+function recordRegistrationEvent(
+  deps: RouteOptions['deps'],
+  request: FastifyRequest,
+  type: AuditEventType,
+  clientId: string,
+  by: AuditActor,
+  details: Record<string, unknown>,
+): Promise<void> {
+  const event = { type, outcome: 'success' as const, subjectType: 'client' as const, subjectId: clientId, clientId, details, ...by };
+  return recordAuditEventAlone(
+    deps,
+    event,
+    auditWriteFailed(() => request.log),
+  );
+}
+
 const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
 const clientIdOf = (request: FastifyRequest) => (request.params as { client_id: string }).client_id;
 
@@ -52,7 +77,22 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     { schema: { body: metadataBody, response: { 201: clientResponse, ...oauthErrorResponses } }, onRequest: requireJson },
     async (request, reply) => {
       const initialToken = await authorizeRegistration(deps, bearerToken(request));
-      return reply.code(201).send(await registerClient(deps, bodyOf(request), initialToken));
+      const registered = await registerClient(deps, bodyOf(request), initialToken);
+      const details = {
+        via: 'rfc7591',
+        name: registered.client_name,
+        redirect_uris: registered.redirect_uris,
+        initial_access_token: initialToken !== null,
+      };
+      await recordRegistrationEvent(
+        deps,
+        request,
+        'client.created',
+        String(registered.client_id),
+        { actor: 'anonymous', ip: request.ip },
+        details,
+      );
+      return reply.code(201).send(registered);
     },
   );
 
@@ -67,7 +107,10 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     { schema: { params, body: metadataBody, response: { 200: clientResponse, ...oauthErrorResponses } }, onRequest: requireJson },
     async (request) => {
       const application = await authorizeManagement(deps, clientIdOf(request), bearerToken(request));
-      return updateClient(deps, application, bodyOf(request), (details, message) => request.log.warn(details, message));
+      const updated = await updateClient(deps, application, bodyOf(request), (details, message) => request.log.warn(details, message));
+      const details = { via: 'rfc7592', name: updated.client_name, redirect_uris: updated.redirect_uris };
+      await recordRegistrationEvent(deps, request, 'client.updated', application.uid, clientActor(request, application.uid), details);
+      return updated;
     },
   );
 
@@ -75,7 +118,10 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     '/oauth/register/:client_id',
     { schema: { params, response: { 204: { type: 'null', description: 'Deleted' }, ...oauthErrorResponses } } },
     async (request, reply) => {
-      await deleteClient(deps, await authorizeManagement(deps, clientIdOf(request), bearerToken(request)));
+      const application = await authorizeManagement(deps, clientIdOf(request), bearerToken(request));
+      await deleteClient(deps, application);
+      const details = { via: 'rfc7592', name: application.name };
+      await recordRegistrationEvent(deps, request, 'client.deleted', application.uid, clientActor(request, application.uid), details);
       return reply.code(204).send();
     },
   );
