@@ -184,12 +184,21 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
       ),
       '',
     ]);
-    const shapes = await apply({ applications: [{ uid: 'x', name: 7, colour: 'red' }], groups: [] }, '--json');
+    const shapes = await apply(
+      {
+        applications: [{ uid: 'x', name: 7, colour: 'red' }],
+        groups: [],
+        registration_tokens: [{ token_sha256: '0'.repeat(64), expires_at: '2037-02-30T00:00:00Z' }],
+      },
+      '--json',
+    );
     expect(shapes.code).toBe(2);
     expect(JSON.parse(shapes.stdout).problems).toEqual([
       expect.stringMatching(/^groups: unknown field \(the fields are applications, resources, users, registration_tokens\)$/),
       expect.stringMatching(/^applications\[0\]\.colour: unknown field /),
       'applications[0].name: must be a string, not a number',
+      // Not 2 March: a mistyped day is said, never moved.
+      'registration_tokens[0].expires_at: must be a time on the calendar with its offset, such as 2027-01-31T00:00:00Z, not "2037-02-30T00:00:00Z"',
     ]);
     expect(await state()).toEqual(before);
   });

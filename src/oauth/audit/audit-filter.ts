@@ -1,4 +1,5 @@
 import type { OAuthDeps } from '../deps.js';
+import { namesRealMoment } from '../calendar-date.js';
 import { findUser, findUserByUsername } from '../users/users.js';
 import { AUDIT_EVENT_TYPES, isAuditEventType } from './audit-event-types.js';
 import { listAuditEvents, MAX_AUDIT_PAGE } from './audit-trail.js';
@@ -31,7 +32,7 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]
 function instant(value: string | undefined, name: string, errors: string[]): Date | undefined {
   if (blank(value)) return undefined;
   const text = value!.trim();
-  const date = ISO_INSTANT.test(text) ? new Date(text) : new Date(Number.NaN);
+  const date = ISO_INSTANT.test(text) && namesRealMoment(text) ? new Date(text) : new Date(Number.NaN);
   if (Number.isNaN(date.getTime()))
     errors.push(`${name} must be an ISO 8601 date or instant (2026-11-28 or 2026-11-28T10:00:00Z), not '${text}'`);
   return date;

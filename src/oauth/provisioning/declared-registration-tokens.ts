@@ -1,5 +1,6 @@
 import { REGISTRABLE_GRANT_TYPES } from '../clients/registration/client-registration-metadata.js';
 import type { OAuthDeps } from '../deps.js';
+import { namesRealMoment } from '../calendar-date.js';
 import {
   listRegistrationTokens,
   MAX_TOKEN_SECONDS,
@@ -91,9 +92,13 @@ export const declaredRegistrationTokens: KindHandler<DeclaredRegistrationToken> 
 function timestamp(object: DeclaredObject, key: string): Date | null {
   const value = object.nullableString(key);
   if (value === null || value === undefined) return null;
-  const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) ? new Date(value) : null;
+  const form = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value);
+  const date = form && namesRealMoment(value) ? new Date(value) : null;
   if (date !== null && !Number.isNaN(date.getTime())) return date;
-  object.problem(key, `must be a time with its offset, such as 2027-01-31T00:00:00Z, not ${JSON.stringify(value.slice(0, 40))}`);
+  object.problem(
+    key,
+    `must be a time on the calendar with its offset, such as 2027-01-31T00:00:00Z, not ${JSON.stringify(value.slice(0, 40))}`,
+  );
   return null;
 }
 
