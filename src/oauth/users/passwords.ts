@@ -26,5 +26,21 @@ export function isArgon2idHash(value: string): boolean {
   return /^\$argon2id\$v=19\$m=\d{1,6},t=\d{1,3},p=\d{1,2}\$[A-Za-z0-9+/]{11,86}\$[A-Za-z0-9+/]{16,86}$/.test(value);
 }
 
+// The costs a declared hash may have (a data lifecycle audit): at least OWASP's equivalent-strength options for argon2id
+// (m=47104,t=1 ... m=7168,t=5: m×t at least 35,840 KiB, m at least 7 MiB), so that a file cannot keep a password under
+// a hash a GPU breaks at once; and at most what one sign-in may cost here (128 MiB, 10 passes, 8 lanes), so that one
+// user's hash cannot hold the verifier's few slots for seconds at every attempt anyone makes against that account.
+const COST = { minMemory: 7168, minWork: 35_840, maxMemory: 131_072, maxPasses: 10, maxLanes: 8 } as const;
+
+/** Why the costs of an argon2id hash (isArgon2idHash) are refused, or null when they are within COST. */
+export function argon2idCostProblem(value: string): string | null {
+  const [, m, t, p] = /\$m=(\d+),t=(\d+),p=(\d+)\$/.exec(value)!.map(Number);
+  if (m! < COST.minMemory || m! * t! < COST.minWork)
+    return `Password hash is too cheap to keep (m=${m}, t=${t}): use at least m=19456,t=2 (OWASP's baseline, what this server makes), or a stronger one`;
+  if (m! > COST.maxMemory || t! > COST.maxPasses || p! > COST.maxLanes)
+    return `Password hash costs more than a sign-in may here (m=${m}, t=${t}, p=${p}; at most m=${COST.maxMemory}, t=${COST.maxPasses}, p=${COST.maxLanes})`;
+  return null;
+}
+
 // argon2id of a random string nobody knows, verified when the user does not exist.
 const DUMMY_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$8oMUBbGPp6pU8bDFTB9+Z1BSSlaKFTKRsI3mZIWKZ2Y';

@@ -1,7 +1,7 @@
 import type { AttemptOrigin, PasswordOutcome } from '../limits/attempt-limits.js';
 import { revokeAuthorizations, type RevokedAuthorizations } from '../authorization/authorizations.js';
 import type { OAuthDeps } from '../deps.js';
-import { isArgon2idHash, verifyUserPassword } from './passwords.js';
+import { argon2idCostProblem, isArgon2idHash, verifyUserPassword } from './passwords.js';
 import { generateSecret } from '../secrets.js';
 import type { UserClaims, UserRecord } from '../store.js';
 import type { EmailSource } from './user-store.js';
@@ -146,7 +146,9 @@ export function passwordHashProblems(passwordHash: string): ProfileErrors {
 }
 
 function passwordHashErrors(passwordHash: string): string[] {
-  return isArgon2idHash(passwordHash) ? [] : ['Password hash must be an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$hash)'];
+  if (!isArgon2idHash(passwordHash)) return ['Password hash must be an argon2id hash ($argon2id$v=19$m=...,t=...,p=...$salt$hash)'];
+  const cost = argon2idCostProblem(passwordHash);
+  return cost === null ? [] : [cost];
 }
 
 /** Sets a password given as its argon2id hash. Throws UserInvalid; false when there is no such user. */
