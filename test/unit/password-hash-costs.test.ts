@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { passwordHashProblems } from '../../src/oauth/users/users.js';
 
-// A password declared as its argon2id hash (apply, users set-password): its costs are bounded both ways (a data
+// A password declared as its argon2id hash (apply): its costs are bounded both ways (a data
 // lifecycle audit: 8 KiB and one pass was kept for ever, and 1 GB with 999 passes would have cost every sign-in).
 const SALT_AND_HASH = 'c29tZXNhbHRzb21lc2FsdA$8oMUBbGPp6pU8bDFTB9+Z1BSSlaKFTKRsI3mZIWKZ2Y';
 const hash = (costs: string) => `$argon2id$v=19$${costs}$${SALT_AND_HASH}`;
