@@ -1,12 +1,13 @@
 import { createDatabase } from '../storage/database.js';
-import { migrate, migrationStatus } from '../storage/migrate.js';
+import { migrate, migrationStatus, NewerDatabaseSchema } from '../storage/migrate.js';
 import { configFrom, databaseOptionsFor } from './context.js';
 import { parseOptions, printJson, type CliIo } from './io.js';
 
 const HELP = `Usage: oauth-service migrate [--status] [--json] [--config PATH]
 
 Applies pending migrations from prisma/migrations, each in a transaction, under an advisory lock
-(safe while other instances start). --status only lists applied and pending migrations.
+(safe while other instances start). --status only lists applied and pending migrations (exit code 1
+when the database holds migrations of a newer version, which this one cannot run on).
 `;
 
 export async function runMigrateCommand(args: string[], io: CliIo): Promise<number> {
@@ -22,7 +23,10 @@ export async function runMigrateCommand(args: string[], io: CliIo): Promise<numb
         io.stdout(`applied: ${status.applied.join(', ') || 'none'}\npending: ${status.pending.join(', ') || 'none'}\n`);
         if (status.unknown.length > 0) io.stdout(`unknown (applied by a newer version): ${status.unknown.join(', ')}\n`);
       }
-      return 0;
+      // This version cannot run on that database (every other command refuses it): a pre-flight script sees it in the code.
+      if (status.unknown.length === 0) return 0;
+      io.stderr(`oauth-service: ${new NewerDatabaseSchema(status.unknown).message}\n`);
+      return 1;
     }
     const applied = await migrate(database);
     if (values.json) printJson(io, { applied, database: database.location });

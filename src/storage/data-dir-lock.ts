@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** The file in an embedded data folder that names the one process that has it open. */
 export const LOCK_FILE = 'oauth-service.lock';
@@ -60,12 +60,23 @@ export function liveOwner(dataDir: string): DataDirOwner | null {
   return owner && isAlive(owner) ? owner : null;
 }
 
+// The embedded database and its lock live in the folder: one the process cannot write to is said as such, with the way out.
+const UNWRITABLE: Record<string, string> = {
+  EROFS: 'it is on a read-only file system (mount it read-write, or set DATA_DIR to a writable folder)',
+  EACCES: 'permission denied (give the user this service runs as write access to it, or set DATA_DIR to a folder it owns)',
+  EPERM: 'permission denied (give the user this service runs as write access to it, or set DATA_DIR to a folder it owns)',
+  ENOSPC: 'its disk is full (free some space)',
+};
+
 function createExclusively(path: string, content: string): boolean {
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EEXIST') return false;
+    const why = UNWRITABLE[code ?? ''];
+    if (why) throw new Error(`cannot write to the data folder ${dirname(path)}: ${why}`, { cause: error });
     throw error;
   }
   try {

@@ -35,9 +35,14 @@ describe(`a database migrated by a newer version (${backend})`, () => {
     expect((await cli.run(['migrate'])).code).toBe(1);
   });
 
-  it('migrate --status lists it, in text and JSON', async () => {
-    expect(await cli.stdout(['migrate', '--status'])).toContain(`unknown (applied by a newer version): ${FUTURE}\n`);
-    const status = await cli.json(['migrate', '--status']);
+  it('migrate --status lists it, in text and JSON, and exits 1 (a pre-flight script sees this version cannot run)', async () => {
+    const text = await cli.run(['migrate', '--status']);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain(`unknown (applied by a newer version): ${FUTURE}\n`);
+    expect(text.stderr).toContain('oauth-service: the database was migrated by a newer version of oauth-service');
+    const json = await cli.run(['migrate', '--status', '--json']);
+    expect(json.code).toBe(1);
+    const status = JSON.parse(json.stdout);
     expect(status.unknown).toEqual([FUTURE]);
     expect(status.pending).toEqual([]);
   });
