@@ -11,6 +11,7 @@ import {
   locationParameters,
   PASSWORD,
   signedIn,
+  userAgent,
   type UserAgent,
 } from '../helpers/end-user.js';
 import { openIdServer } from '../helpers/openid.js';
@@ -76,6 +77,25 @@ describe(`the consent form answers its own page (${backend})`, () => {
     expect(twice.statusCode).toBe(303);
     expect(codeOf(twice)).toBeNull();
     expect(String(twice.headers.location)).toMatch(/^\/oauth\/authorize\?/);
+  });
+
+  it('a copy of the session cookie from before the approval, or the form posted four times at once, gives one code (a race audit)', async () => {
+    const withCookies = (cookies: Map<string, string>) => {
+      const copy = userAgent(server.app);
+      for (const [name, value] of cookies) copy.cookies.set(name, value);
+      return copy;
+    };
+    const page = await alice.request({ method: 'GET', url: authorizeUrl(request(client.uid, { prompt: 'consent', state: 'copy' })) });
+    const fields = hiddenFields(page.body);
+    const before = new Map(alice.cookies);
+    expect(codeOf(await approve(alice, fields))).toBeTruthy();
+    const replayed = await approve(withCookies(before), fields);
+    expect(replayed.statusCode).toBe(303);
+    expect(codeOf(replayed)).toBeNull();
+
+    const again = await alice.request({ method: 'GET', url: authorizeUrl(request(client.uid, { prompt: 'consent', state: 'burst' })) });
+    const burst = await Promise.all(Array.from({ length: 4 }, () => approve(withCookies(alice.cookies), hiddenFields(again.body))));
+    expect(burst.map(codeOf).filter((code) => code !== null)).toHaveLength(1);
   });
 
   it('two pages open side by side: each form approves its own request', async () => {

@@ -1,38 +1,55 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { isFirstApproval } from '../../../oauth/authorization/consent-replay.js';
+import type { OAuthDeps } from '../../../oauth/deps.js';
 
 // The consent form answers the page it came from. GET /oauth/authorize shows that page only once the request's sign-in
 // needs are met (prompt=login, max_age, acr_values, a pushed or signed request's own, authentication.requireSecondFactor);
 // a POST made up in a browser without that page (the hidden fields are easy to write) would skip them all. So showing
 // the page leaves a ticket for its request in the session, and the approval takes it.
+//
+// One click gives one code: each page shown has an id of its own (a hidden field of its form), and its ticket is used
+// up on the server too (consent-replay.ts; a race audit): the session cookie is the browser's, and a copy of it from
+// before the approval, or the same form posted several times at once, still held the ticket.
 
 declare module '@fastify/secure-session' {
   interface SessionData {
-    /** Digests of the requests whose consent page this browser was shown, newest last (a few: tabs side by side). */
+    /** The consent pages this browser was shown and has not answered, newest last (a few: tabs side by side). */
     consentShownFor: string[];
   }
 }
 
+/** The consent form's field naming the page it came from. */
+export const CONSENT_PAGE_FIELD = 'consent_page';
+
 /** Pages shown and not yet answered that a session remembers: the cookie stays small, an old tab asks again. */
 const KEPT_TICKETS = 4;
 
-/** The request as its consent form carries it (the hidden fields, in their order), reduced to a short digest. */
-function ticketOf(fields: ReadonlyArray<readonly [string, string]>): string {
-  return createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 22);
+/** The request as its consent form carries it (the hidden fields, in their order), reduced to a short digest, and the page. */
+function ticketOf(fields: ReadonlyArray<readonly [string, string]>, page: string): string {
+  return `${createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 22)}.${page}`;
 }
 
-export function rememberConsentShown(request: FastifyRequest, fields: ReadonlyArray<readonly [string, string]>): void {
-  const ticket = ticketOf(fields);
-  const shown = (request.session.get('consentShownFor') ?? []).filter((kept) => kept !== ticket);
-  request.session.set('consentShownFor', [...shown, ticket].slice(-KEPT_TICKETS));
+/** Leaves the ticket of a consent page about to be shown; the page's id, for its form. */
+export function rememberConsentShown(request: FastifyRequest, fields: ReadonlyArray<readonly [string, string]>): string {
+  const page = randomBytes(12).toString('base64url');
+  const shown = request.session.get('consentShownFor') ?? [];
+  request.session.set('consentShownFor', [...shown, ticketOf(fields, page)].slice(-KEPT_TICKETS));
+  return page;
 }
 
-/** Whether this browser was shown the consent page of this request; its ticket is used up (one approval a page). */
-export function takeConsentShown(request: FastifyRequest, fields: ReadonlyArray<readonly [string, string]>): boolean {
-  const ticket = ticketOf(fields);
+/** Whether this browser was shown the consent page `page` of this request, not answered yet; its ticket is used up. */
+export async function takeConsentShown(
+  deps: Pick<OAuthDeps, 'stores' | 'now'>,
+  request: FastifyRequest,
+  fields: ReadonlyArray<readonly [string, string]>,
+  page: unknown,
+): Promise<boolean> {
+  if (typeof page !== 'string' || !/^[\w-]{16}$/.test(page)) return false;
+  const ticket = ticketOf(fields, page);
   const shown = request.session.get('consentShownFor') ?? [];
   if (!shown.includes(ticket)) return false;
   const rest = shown.filter((kept) => kept !== ticket);
   request.session.set('consentShownFor', rest.length > 0 ? rest : undefined);
-  return true;
+  return isFirstApproval(deps, ticket);
 }

@@ -29,7 +29,7 @@ import {
   type SignedInUser,
 } from '../../hooks/authenticate-resource-owner.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
-import { rememberConsentShown, takeConsentShown } from './consent-ticket.js';
+import { CONSENT_PAGE_FIELD, rememberConsentShown, takeConsentShown } from './consent-ticket.js';
 import { consentModel, consentRequestFields } from './consent-view.js';
 import { hintOfSignIn, keepHintForSignIn } from './hinted-sign-in.js';
 import { sendDelivery, sendHeldError } from './deliver.js';
@@ -137,9 +137,10 @@ export class AuthorizationsController extends Controller {
     if (interaction.next === 'login' || !owner) return this.signIn(request, reply, authorization, owner !== null);
     request.resourceOwner = owner;
     if (interaction.next === 'approve') return this.approve(request, reply, authorization, 302);
-    rememberConsentShown(request, consentRequestFields(authorization));
+    const page = rememberConsentShown(request, consentRequestFields(authorization));
     return renderPage(request, reply, 'consent.eta', {
       ...consentModel(this.deps, authorization, owner, reply.generateCsrf(), request.pageLanguage),
+      consentPage: [CONSENT_PAGE_FIELD, page],
     });
   }
 
@@ -151,7 +152,8 @@ export class AuthorizationsController extends Controller {
     const fields = consentRequestFields(validation.request);
     // Approving what this browser was not shown (a form made up, a page answered already): the request again, as a
     // GET, which signs in as it asks and shows its page (consent-ticket.ts).
-    if (!takeConsentShown(request, fields)) return reply.redirect(consentPageUrl(request, fields), 303);
+    const page = (request.body as Record<string, unknown> | undefined)?.[CONSENT_PAGE_FIELD];
+    if (!(await takeConsentShown(this.deps, request, fields, page))) return reply.redirect(consentPageUrl(request, fields), 303);
     return this.approve(request, reply, validation.request, 303);
   }
 
