@@ -205,4 +205,16 @@ describe(`/oauth/applications with an authenticateAdmin extension hook (${backen
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual({ error: 'forbidden', error_description: 'The admin authenticator refused this request.' });
   });
+
+  it('only true lets a request in: a decision object, a string or a number the hook returns is a refusal (docs/extending.md)', async () => {
+    for (const answer of [{ allowed: false }, 'false', 1]) {
+      const hooked = await buildTestServer({ testDatabase: database, extensions: { authenticateAdmin: async () => answer as boolean } });
+      try {
+        const response = await hooked.app.inject({ method: 'GET', url: '/oauth/applications', headers: { accept: 'application/json' } });
+        expect({ answer, status: response.statusCode }).toEqual({ answer, status: 403 });
+      } finally {
+        await hooked.close();
+      }
+    }
+  });
 });

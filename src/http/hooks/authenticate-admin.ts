@@ -64,7 +64,9 @@ export const authenticateAdmin = fp<AuthenticateAdminOptions>(
 
     app.addHook('onRequest', async function authenticateAdminRequest(request: FastifyRequest, reply: FastifyReply) {
       if (extensionHook) {
-        if (await extensionHook(request)) return;
+        // docs/extending.md: true lets the request in, anything else answers 403. Not any truthy value: a hook that
+        // returns a decision object ({ allowed: false }) or a header's text would open the admin API to everyone.
+        if ((await extensionHook(request)) === true) return;
         throw new Forbidden('The admin authenticator refused this request.');
       }
       if (!passwordConfigured) throw new Forbidden(ADMIN_DISABLED_MESSAGE);
