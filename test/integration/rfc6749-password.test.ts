@@ -160,4 +160,30 @@ describe(`grant_type=password with the resourceOwnerFromCredentials hook (SPEC 7
       await server.close();
     }
   });
+
+  it("an answer of another shape (true, {}, a string id) is the extension's mistake: 500 server_error, no token, never a sign-in", async () => {
+    for (const answer of [true, {}, { id: 'abc' }, { id: 0 }]) {
+      const server = await buildTestServer({
+        testDatabase: base.testDatabase,
+        config: { grantFlows: ['password'] },
+        extensions: { resourceOwnerFromCredentials: () => answer as unknown as { id: number } },
+      });
+      try {
+        const client = await createClient(server.deps);
+        const response = await tokenRequest(
+          server.app,
+          { grant_type: 'password', username: 'anyone', password: 'anything' },
+          basic(client.uid, client.secret!),
+        );
+        expect({ answer, status: response.statusCode, error: response.json().error }).toEqual({
+          answer,
+          status: 500,
+          error: 'server_error',
+        });
+        expect(response.json()).not.toHaveProperty('access_token');
+      } finally {
+        await server.close();
+      }
+    }
+  });
 });

@@ -69,6 +69,19 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
 };
 
 /**
+ * docs/extending.md: the hook answers `{ id }` with an integer id, or null to refuse. Anything else is the extension's
+ * mistake, never a sign-in: `true` or `{}` issued tokens of no user for any password (an extensions audit), and an id
+ * of another type reached the database as a 500 of PostgreSQL's. A 500 naming the hook (logged, never shown).
+ */
+function checkedOwner(answer: unknown): ResourceOwner | null {
+  if (answer === null || answer === undefined) return null;
+  const id = typeof answer === 'object' ? (answer as { id?: unknown }).id : undefined;
+  if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) return answer as ResourceOwner;
+  const shown = JSON.stringify(answer)?.slice(0, 100) ?? typeof answer;
+  throw new Error(`the resourceOwnerFromCredentials hook returned ${shown}: it must return { id: <a positive integer>, ... } or null`);
+}
+
+/**
  * Read again once the token is stored: an admin may have disabled or deleted the user while the password was being
  * verified. Disabling sets disabled_at first and then revokes the user's tokens (deleting does the same before it
  * deletes), so a token stored before that revocation is revoked by it, and one stored after it is seen here as the
@@ -119,7 +132,7 @@ async function issueFor(
 }
 
 async function resourceOwnerFromCredentials(deps: OAuthDeps, username: string, password: string): Promise<ResourceOwner | null> {
-  if (deps.hooks.resourceOwnerFromCredentials) return (await deps.hooks.resourceOwnerFromCredentials(username, password)) ?? null;
+  if (deps.hooks.resourceOwnerFromCredentials) return checkedOwner(await deps.hooks.resourceOwnerFromCredentials(username, password));
   const user = await deps.stores.users.findByUsername(username);
   // A disabled user is refused like a wrong password (invalid_grant), after the same verification.
   const verified = await verifyUserPassword(deps.passwords, user, password);
