@@ -163,6 +163,7 @@ export async function buildServer({
     ...(clientMetadataDocumentCa !== undefined && { documentCa: clientMetadataDocumentCa }),
     observeCap,
     auditWriteFailed: auditWriteFailed(() => app.log),
+    extensionFailed: (hook, error) => app.log.error({ err: error, event: 'extension.failed', hook }, `the ${hook} extension hook failed`),
     ...(config.openid.enabled && { logoutDeliveries: logoutWorker }),
   };
 

@@ -34,6 +34,11 @@ export interface OAuthDeps {
    * service logs it and answers as usual. Absent (the CLI, tests): the failure is thrown.
    */
   auditWriteFailed?: (error: unknown) => void;
+  /**
+   * Told when an extension hook failed where the request can still be answered (beforeTokenResponse, once the token
+   * is stored: token-response-hook.ts): the service logs it. Absent (the CLI, the domain on its own): thrown.
+   */
+  extensionFailed?: (hook: string, error: unknown) => void;
   /** Back-Channel Logout: the service's delivery worker, told when a logout was queued; absent in the CLI. */
   logoutDeliveries?: LogoutDeliveryWaker;
   /**

@@ -12,6 +12,7 @@ import { jwtBearerGrant } from './jwt-bearer.js';
 import type { GrantHandler, GrantRequest, GrantResult, IssuedAssertion } from './grant.js';
 import { passwordGrant } from './password.js';
 import { refreshTokenGrant } from './refresh-token.js';
+import { hookedTokenResponse } from './token-response-hook.js';
 import { tokenExchangeGrant } from './token-exchange.js';
 
 /** The one map from grant_type to handler (STYLE). `implicit` has no grant type: it is not a token request. */
@@ -44,10 +45,7 @@ export async function handleTokenRequest(deps: OAuthDeps, request: GrantRequest)
     ...(idToken !== null && { id_token: idToken }),
     ...(issuedTokenType !== undefined && { issued_token_type: issuedTokenType }),
   };
-  const hook = deps.hooks.beforeTokenResponse;
-  if (!hook) return body;
-  const changed = await hook(body, { grantType, application, token: issued.record });
-  return { ...(changed ?? body), access_token: body.access_token, token_type: body.token_type };
+  return hookedTokenResponse(deps, body, { grantType, application, token: issued.record });
 }
 
 /**

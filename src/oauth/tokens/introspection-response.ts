@@ -36,7 +36,7 @@ export async function introspectionExtraFields(
   const hook = deps.hooks.customIntrospectionResponse;
   if (hook) {
     const fields = await hook(token, { authorizedClient: requester.client, authorizedToken: requester.bearer });
-    return fields && typeof fields === 'object' ? fields : {};
+    return fields && typeof fields === 'object' && !Array.isArray(fields) ? fields : {};
   }
   const entries = Object.entries(deps.config.introspection.response);
   if (entries.length === 0) return {};

@@ -1,0 +1,54 @@
+import type { OAuthDeps } from '../deps.js';
+import type { TokenResponseBody, TokenResponseContext } from '../hooks.js';
+
+// The beforeTokenResponse extension hook runs once the token is stored: the code is used up, the refresh token rotated.
+// A hook that fails then (throws, or answers what cannot be sent: a string, an array, an expires_in of "soon", a cycle)
+// made the client's answer a 500, and the grant it had just used was gone with the token it never saw (an extensions
+// audit). The answer is the body as the grant made it instead, and the failure is reported (the service logs it).
+
+// The standard members' types, as the token response's schema writes them (http/schemas.ts tokenResponse).
+const INTEGER_MEMBERS = ['expires_in', 'created_at'];
+const STRING_MEMBERS = ['refresh_token', 'scope', 'id_token', 'issued_token_type'];
+
+/** The body the client gets: the hook's, when it has one that can be sent; else the grant's own. */
+export async function hookedTokenResponse(
+  deps: Pick<OAuthDeps, 'hooks' | 'extensionFailed'>,
+  body: TokenResponseBody,
+  context: TokenResponseContext,
+): Promise<TokenResponseBody> {
+  const hook = deps.hooks.beforeTokenResponse;
+  if (!hook) return body;
+  // A copy, so that a hook failing half-way through changing it in place leaves the grant's body whole.
+  const given = { ...body };
+  let answer: unknown;
+  try {
+    answer = (await hook(given, context)) ?? given;
+  } catch (error) {
+    return keptAfter(deps, body, error);
+  }
+  const problem = unsendable(answer);
+  if (problem !== null) return keptAfter(deps, body, new Error(`the beforeTokenResponse hook returned ${problem}`));
+  return { ...(answer as TokenResponseBody), access_token: body.access_token, token_type: body.token_type };
+}
+
+function keptAfter(deps: Pick<OAuthDeps, 'extensionFailed'>, body: TokenResponseBody, error: unknown): TokenResponseBody {
+  // Without a reporter (the domain used on its own) the failure is the caller's, as before.
+  if (!deps.extensionFailed) throw error;
+  deps.extensionFailed('beforeTokenResponse', error);
+  return body;
+}
+
+function unsendable(answer: unknown): string | null {
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+    return `${Array.isArray(answer) ? 'an array' : typeof answer}, not an object`;
+  const members = answer as Record<string, unknown>;
+  for (const name of INTEGER_MEMBERS)
+    if (name in members && !Number.isSafeInteger(members[name])) return `${name}: ${String(members[name]).slice(0, 40)}, not a whole number`;
+  for (const name of STRING_MEMBERS) if (name in members && typeof members[name] !== 'string') return `${name} that is not a string`;
+  try {
+    JSON.stringify(members);
+  } catch (error) {
+    return `a body that cannot be written as JSON (${(error as Error).message})`;
+  }
+  return null;
+}
