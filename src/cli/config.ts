@@ -90,7 +90,8 @@ function withSecretsHidden(config: Readonly<Config>) {
     databaseUrl: set(config.databaseUrl),
     databaseReadUrl: set(config.databaseReadUrl),
     databaseDirectUrl: set(config.databaseDirectUrl),
-    admin: { ...config.admin, password: set(config.admin.password) },
+    // A hash too: it can be attacked offline, and this output goes into CI logs and tickets.
+    admin: { ...config.admin, password: set(config.admin.password), passwordHash: set(config.admin.passwordHash) },
     keys: { ...config.keys, encryptionKey: set(config.keys.encryptionKey) },
     openid: { ...config.openid, pairwiseSalt: set(config.openid.pairwiseSalt) },
     metrics: { ...config.metrics, token: set(config.metrics.token) },

@@ -40,6 +40,11 @@ describe('oauth-service config check', () => {
     });
     for (const secret of ['s'.repeat(40), 'a'.repeat(64), 'm'.repeat(40), 'an-admin-password', 'db-password'])
       expect(json.stdout).not.toContain(secret);
+    // The admin's password hash too: it can be attacked offline (an extensions and config audit).
+    const hash = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$8oMUBbGPp6pU8bDFTB9+Z1BSSlaKFTKRsI3mZIWKZ2Y';
+    const hashed = await runCliInProcess(['config', 'check', '--json'], { ADMIN_PASSWORD_HASH: hash });
+    expect(JSON.parse(hashed.stdout).config.admin).toMatchObject({ passwordHash: '[set]' });
+    expect(hashed.stdout).not.toContain(hash.slice(-20));
   });
 
   it('a renamed key still works and is named on stderr with its new name; an invalid one is exit 2 with its path', async () => {
