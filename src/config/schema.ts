@@ -50,7 +50,13 @@ export const configSchema = {
       anyOf: [
         { type: 'boolean' },
         { type: 'integer', minimum: 1, maximum: 32 },
-        { type: 'string', minLength: 1, pattern: '^[0-9A-Fa-f:.,/ ]+$|^(loopback|linklocal|uniquelocal)$' },
+        // One entry, or several separated by commas: addresses, CIDRs and range names mixed (TRUST_PROXY=loopback,10.0.0.0/8).
+        {
+          type: 'string',
+          minLength: 1,
+          pattern:
+            '^ *(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(/[0-9]{1,3})?) *(, *(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(/[0-9]{1,3})?) *)*$',
+        },
         {
           type: 'array',
           minItems: 1,

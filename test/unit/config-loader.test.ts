@@ -167,6 +167,11 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(loadConfig({ env: { TRUST_PROXY: '10.0.0.0/8' } }).trustProxy).toBe('10.0.0.0/8');
     expect(() => loadConfig({ env: { TRUST_PROXY: 'evil.example' } })).toThrow(/TRUST_PROXY/);
     expect(loadConfig({ env: { TRUST_PROXY: '10.0.0.1, fd00::/8' } }).trustProxy).toBe('10.0.0.1, fd00::/8');
+    // A range name beside addresses, as the error message itself suggests (a config audit: it was refused).
+    expect(loadConfig({ env: { TRUST_PROXY: 'loopback,10.0.0.0/8' } }).trustProxy).toBe('loopback,10.0.0.0/8');
+    expect(loadConfig({ input: { trustProxy: '10.0.0.1, uniquelocal' } }).trustProxy).toBe('10.0.0.1, uniquelocal');
+    expect(() => loadConfig({ input: { trustProxy: ',' } })).toThrow(/trustProxy/);
+    expect(() => loadConfig({ env: { TRUST_PROXY: 'loopback,,10.0.0.1' } })).toThrow(/TRUST_PROXY/);
   });
 
   it('what the patterns let through but the boot would stop on is said under its key or variable, the URL of a database never', () => {
