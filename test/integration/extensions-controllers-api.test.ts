@@ -183,6 +183,16 @@ describe('a controller that is not a subclass of the built-in one stops the boot
     await expect(boot(controllers)).rejects.toThrow(message);
   });
 
+  it("a subclass whose constructor fails is named in the boot's error (an extensions audit: only its message was said)", async () => {
+    class Failing extends TokensController {
+      constructor(...args: ConstructorParameters<typeof TokensController>) {
+        super(...args);
+        throw new Error('ctor fails');
+      }
+    }
+    await expect(boot({ tokens: Failing })).rejects.toThrow('extensions: the tokens controller (Failing) could not be made: ctor fails');
+  });
+
   it('a subclass of another copy of the class is refused with a hint to use the function form', async () => {
     class TokensController {}
     class Copy extends TokensController {}

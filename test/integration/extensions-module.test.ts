@@ -233,6 +233,16 @@ describe('loadExtensions refuses a module it cannot use, with a clear message', 
       /controllers.tokens must be a subclass of TokensController \(got class Mine\)/,
     ],
     [
+      'an async controllers function (its classes would come too late: every endpoint kept its built-in controller)',
+      'export const controllers = async ({ TokensController }) => ({ tokens: class extends TokensController {} });',
+      /^extensions \(.*\): the controllers function returned a Promise: it must return the classes themselves \(not be async\)$/,
+    ],
+    [
+      'a controllers function that throws, named with its module',
+      "export const controllers = () => { throw new Error('ctrl factory failed'); };",
+      /^extensions \(.*refused-\w+\.mjs\): the controllers function failed: ctrl factory failed$/,
+    ],
+    [
       'a default export that is not an object',
       'export default function () {}',
       /the default export of .* must be an object of hooks and controllers/,

@@ -62,10 +62,11 @@ const BY_NAME: BuiltInControllers = {
  * endpoint's behaviour.
  */
 export function resolveControllerClasses(extension: unknown, source = 'extensions'): ControllerClasses {
-  const supplied =
-    typeof extension === 'function'
-      ? (extension as (builtIn: BuiltInControllers, errors: OAuthErrors) => unknown)(BY_NAME, oauthErrors)
-      : (extension ?? {});
+  const supplied = typeof extension === 'function' ? suppliedBy(extension, source) : (extension ?? {});
+  // An async function's classes would come too late to be checked and used: its Promise has no keys, and every
+  // endpoint silently kept its built-in controller (an extensions audit).
+  if (typeof (supplied as { then?: unknown } | null)?.then === 'function')
+    throw new Error(`${source}: the controllers function returned a Promise: it must return the classes themselves (not be async)`);
   if (typeof supplied !== 'object' || supplied === null || Array.isArray(supplied)) {
     throw new Error(`${source}: controllers must be an object of classes by controller key, or a function returning one`);
   }
@@ -81,6 +82,15 @@ export function resolveControllerClasses(extension: unknown, source = 'extension
     classes[key] = value;
   }
   return classes as ControllerClasses;
+}
+
+// The controllers function's own failure, said with the module it is in.
+function suppliedBy(extension: unknown, source: string): unknown {
+  try {
+    return (extension as (builtIn: BuiltInControllers, errors: OAuthErrors) => unknown)(BY_NAME, oauthErrors);
+  } catch (error) {
+    throw new Error(`${source}: the controllers function failed: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 function checkSubclass(key: ControllerKey, value: unknown, source: string): void {
@@ -108,5 +118,17 @@ function extendsClassNamed(value: object, name: string): boolean {
 
 /** One instance of each controller, built once at boot. */
 export function createControllers(classes: ControllerClasses, deps: OAuthDeps, services: ControllerServices): Controllers {
-  return Object.fromEntries(CONTROLLER_KEYS.map((key) => [key, new classes[key](deps, services)])) as Controllers;
+  return Object.fromEntries(CONTROLLER_KEYS.map((key) => [key, made(key, classes[key], deps, services)])) as Controllers;
+}
+
+// A subclass whose constructor fails (throws, or forgets to pass (deps, services) to super) is named in the boot's error.
+function made<K extends ControllerKey>(key: K, Class: ControllerClasses[K], deps: OAuthDeps, services: ControllerServices) {
+  try {
+    return new Class(deps, services);
+  } catch (error) {
+    if (Class === BUILT_IN_CONTROLLERS[key]) throw error;
+    throw new Error(`extensions: the ${key} controller (${Class.name || 'a class'}) could not be made: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
 }
