@@ -217,13 +217,16 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
   // Only a development server on the embedded database may make its own key (cli/serve.ts, with a warning).
   if (config.openid.enabled && !config.keys.encryptionKey && (config.databaseUrl !== null || env.NODE_ENV === 'production')) {
     problems.push(
-      'KEY_ENCRYPTION_KEY: needed while openid.enabled is true, to encrypt the signing keys (32 random bytes: openssl rand -hex 32)',
+      // A variable only the environment gives: its problem is the environment's, never the file's (docs/operations.md).
+      `${ENV_PREFIX}KEY_ENCRYPTION_KEY: needed while openid.enabled is true, to encrypt the signing keys (32 random bytes: openssl rand -hex 32)`,
     );
   }
   problems.push(...developmentOnlyProblems(config, env));
   // A nonce from one instance must be good on the others: they derive it from the shared session secret.
   if (config.dpop.nonce.required && config.sessionSecret === null) {
-    problems.push('dpop.nonce.required: needs sessionSecret (SESSION_SECRET), which every instance derives the nonces from');
+    problems.push(
+      problemAt('dpop.nonce.required', 'needs sessionSecret (SESSION_SECRET), which every instance derives the nonces from', env),
+    );
   }
   const adminPassword = config.admin.password;
   if (typeof adminPassword === 'string' && [...adminPassword].length < MIN_ADMIN_PASSWORD_LENGTH) {
@@ -231,11 +234,11 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
       `${ENV_PREFIX}ADMIN_PASSWORD: must be at least ${MIN_ADMIN_PASSWORD_LENGTH} characters (or set ADMIN_PASSWORD_HASH to an argon2id hash: oauth-service admin hash-password)`,
     );
   }
-  problems.push(...metricsAndHstsProblems(config));
+  problems.push(...metricsAndHstsProblems(config, env));
   problems.push(...corsProblems(config.cors.allowedOrigins));
   problems.push(...passkeysProblems(config));
   if (config.databaseReadUrl !== null && config.databaseUrl === null) {
-    problems.push('databaseReadUrl: needs databaseUrl (the embedded database has no replicas)');
+    problems.push(problemAt('databaseReadUrl', 'needs databaseUrl (DATABASE_URL): the embedded database has no replicas', env));
   }
   const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
   for (const [scope, text] of Object.entries(config.scopeDescriptions)) {
@@ -262,10 +265,10 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
   problems.push(...identityProviderProblems(config.identityProviders, config.authentication.localPasswords, env));
   problems.push(...tokenExchangeProblems(config.tokenExchange, config.openid.enabled, config.baseUrl));
   if (config.reuseAccessToken && config.hashTokens) {
-    problems.push('reuseAccessToken: needs hashTokens false (a hashed token cannot be returned again)');
+    problems.push(problemAt('reuseAccessToken', 'needs hashTokens false (a hashed token cannot be returned again)', env));
   }
   if (config.grantFlows.includes('implicit') && config.pkce.required === 'all') {
-    problems.push('grantFlows: implicit cannot be enabled while pkce.required is "all"');
+    problems.push(problemAt('grantFlows', 'implicit cannot be enabled while pkce.required is "all"', env));
   }
   return problems;
 }
@@ -274,7 +277,7 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
 // secret, and in the b64token syntax a scraper can send (RFC 6750 section 2.1).
 const METRICS_TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]{32,}=*$/;
 
-function metricsAndHstsProblems({ metrics, hsts }: Config): string[] {
+function metricsAndHstsProblems({ metrics, hsts }: Config, env: Record<string, string | undefined>): string[] {
   const problems: string[] = [];
   if (typeof metrics.token === 'string' && !METRICS_TOKEN_SYNTAX.test(metrics.token)) {
     problems.push(`${ENV_PREFIX}METRICS_TOKEN: must be at least 32 characters of A-Z, a-z, 0-9 and -._~+/ (openssl rand -hex 32)`);
@@ -282,7 +285,9 @@ function metricsAndHstsProblems({ metrics, hsts }: Config): string[] {
   // hstspreload.org's submission requirements: a preload directive without them would be refused, and a list
   // entry is hard to take back, so the two are asked for explicitly.
   if (hsts.preload && (!hsts.includeSubDomains || (hsts.maxAgeSeconds ?? 0) < ONE_YEAR_SECONDS)) {
-    problems.push(`hsts.preload: needs hsts.includeSubDomains true and hsts.maxAgeSeconds of at least ${ONE_YEAR_SECONDS}`);
+    problems.push(
+      problemAt('hsts.preload', `needs hsts.includeSubDomains true and hsts.maxAgeSeconds of at least ${ONE_YEAR_SECONDS}`, env),
+    );
   }
   return problems;
 }

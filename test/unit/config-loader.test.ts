@@ -200,7 +200,7 @@ describe('config loader (SPEC 2, 5)', () => {
 
   it('openid.enabled needs KEY_ENCRYPTION_KEY on PostgreSQL and in production; only a development server on the embedded database may go without', () => {
     const problem =
-      'KEY_ENCRYPTION_KEY: needed while openid.enabled is true, to encrypt the signing keys (32 random bytes: openssl rand -hex 32)';
+      'environment variable KEY_ENCRYPTION_KEY: needed while openid.enabled is true, to encrypt the signing keys (32 random bytes: openssl rand -hex 32)';
     const input = { openid: { enabled: true } };
     expect(problemsOf(() => loadConfig({ input, env: { DATABASE_URL: 'postgresql://u@db/x' } }))).toEqual([problem]);
     expect(problemsOf(() => loadConfig({ input, env: { NODE_ENV: 'production' } }))).toEqual([problem]);
@@ -279,8 +279,20 @@ describe('config loader (SPEC 2, 5)', () => {
       'scopeDescriptions.admin: not one of defaultScopes or optionalScopes',
     ]);
     expect(problemsOf(() => loadConfig({ input: { databaseReadUrl: 'postgresql://u@replica/x' } }))).toEqual([
-      'databaseReadUrl: needs databaseUrl (the embedded database has no replicas)',
+      'databaseReadUrl: needs databaseUrl (DATABASE_URL): the embedded database has no replicas',
     ]);
+    // Set by the environment, the problem is the environment's, not the file's (a config audit).
+    const fromEnv = (() => {
+      try {
+        loadConfig({ env: { DATABASE_READ_URL: 'postgresql://u:pw@replica/x' } });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    })();
+    expect(fromEnv).toBe(
+      'Invalid environment variable DATABASE_READ_URL: needs databaseUrl (DATABASE_URL): the embedded database has no replicas',
+    );
   });
 
   it("scopeDescriptions per language: accepted with defaultLocale's text, refused without it or with an unknown language", () => {
