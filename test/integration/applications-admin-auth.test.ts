@@ -208,7 +208,10 @@ describe(`/oauth/applications with an authenticateAdmin extension hook (${backen
 
   it('only true lets a request in: a decision object, a string or a number the hook returns is a refusal (docs/extending.md)', async () => {
     for (const answer of [{ allowed: false }, 'false', 1]) {
-      const hooked = await buildTestServer({ testDatabase: database, extensions: { authenticateAdmin: async () => answer as unknown as boolean } });
+      const hooked = await buildTestServer({
+        testDatabase: database,
+        extensions: { authenticateAdmin: async () => answer as unknown as boolean },
+      });
       try {
         const response = await hooked.app.inject({ method: 'GET', url: '/oauth/applications', headers: { accept: 'application/json' } });
         expect({ answer, status: response.statusCode }).toEqual({ answer, status: 403 });

@@ -43,7 +43,8 @@ function unsendable(answer: unknown): string | null {
     return `${Array.isArray(answer) ? 'an array' : typeof answer}, not an object`;
   const members = answer as Record<string, unknown>;
   for (const name of INTEGER_MEMBERS)
-    if (name in members && !Number.isSafeInteger(members[name])) return `${name}: ${String(members[name]).slice(0, 40)}, not a whole number`;
+    if (name in members && !Number.isSafeInteger(members[name]))
+      return `${name}: ${String(members[name]).slice(0, 40)}, not a whole number`;
   for (const name of STRING_MEMBERS) if (name in members && typeof members[name] !== 'string') return `${name} that is not a string`;
   try {
     JSON.stringify(members);
