@@ -75,4 +75,27 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     expect((await other.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).statusCode).toBe(404);
     await other.close();
   });
+
+  it('an issuer with a path is also served where RFC 8414 section 3.1 puts it, the well-known suffix before the path', async () => {
+    const other = await openIdServer({ config: { baseUrl: 'https://auth.example.com/tenant-a' } });
+    try {
+      for (const url of [
+        '/.well-known/oauth-authorization-server',
+        '/.well-known/oauth-authorization-server/tenant-a',
+        '/.well-known/openid-configuration',
+        '/.well-known/openid-configuration/tenant-a',
+      ]) {
+        const response = await other.app.inject({ method: 'GET', url, headers: { origin: 'https://app.example' } });
+        expect({ url, status: response.statusCode, issuer: response.json().issuer }).toEqual({
+          url,
+          status: 200,
+          issuer: 'https://auth.example.com/tenant-a',
+        });
+        expect(response.headers['access-control-allow-origin']).toBe('*');
+      }
+      expect((await other.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server/tenant-b' })).statusCode).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
 });

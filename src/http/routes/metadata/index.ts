@@ -3,6 +3,8 @@ import { authorizationDetailsTypesSupported } from '../../../oauth/resources/aut
 import { authorizationServerMetadata } from '../../../oauth/server-metadata.js';
 import type { RouteOptions } from '../../route-options.js';
 
+type OAuthDepsConfig = RouteOptions['deps']['config'];
+
 const metadataSchema = {
   type: 'object',
   properties: { issuer: { type: 'string' }, token_endpoint: { type: 'string' }, response_types_supported: { type: 'array' } },
@@ -13,6 +15,19 @@ const metadataSchema = {
 // RFC 9396 section 10's types come from the resources, which an admin may change at any time: read again at most this
 // often, and while the database cannot be read the last list read is served (discovery never failed with it before).
 const TYPES_TTL_MS = 10_000;
+
+/**
+ * Where the metadata is served. An issuer with a path (https://auth.example/tenant, the service behind a proxy that
+ * strips /tenant) has its document at the issuer plus the well-known suffix, which arrives here as the suffix alone,
+ * and also where RFC 8414 section 3.1 puts it, the suffix inserted before the path
+ * (/.well-known/oauth-authorization-server/tenant), which a proxy routes here as it is: the MCP SDK and other RFC 8414
+ * clients look there first. The OpenID Connect document likewise, in both forms the MCP SDK tries.
+ */
+export function metadataPaths(config: OAuthDepsConfig): string[] {
+  const suffixes = ['/.well-known/oauth-authorization-server', ...(config.openid.enabled ? ['/.well-known/openid-configuration'] : [])];
+  const issuerPath = new URL(config.baseUrl).pathname.replace(/\/+$/, '');
+  return issuerPath === '' ? suffixes : [...suffixes, ...suffixes.map((suffix) => `${suffix}${issuerPath}`)];
+}
 
 /**
  * GET /.well-known/oauth-authorization-server (RFC 8414 section 3) and, with OpenID Connect on,
@@ -31,8 +46,7 @@ export const metadataRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     }
     return types.list;
   };
-  const paths = ['/.well-known/oauth-authorization-server', ...(deps.config.openid.enabled ? ['/.well-known/openid-configuration'] : [])];
-  for (const path of paths) {
+  for (const path of metadataPaths(deps.config)) {
     app.get(path, { schema: { response: { 200: metadataSchema } } }, async (_request, reply) => {
       const supported = await currentTypes(deps.now().getTime());
       return reply
