@@ -42,10 +42,12 @@ function unsendable(answer: unknown): string | null {
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
     return `${Array.isArray(answer) ? 'an array' : typeof answer}, not an object`;
   const members = answer as Record<string, unknown>;
+  // A member set to undefined is left out of the JSON, as one deleted.
   for (const name of INTEGER_MEMBERS)
-    if (name in members && !Number.isSafeInteger(members[name]))
+    if (members[name] !== undefined && !Number.isSafeInteger(members[name]))
       return `${name}: ${String(members[name]).slice(0, 40)}, not a whole number`;
-  for (const name of STRING_MEMBERS) if (name in members && typeof members[name] !== 'string') return `${name} that is not a string`;
+  for (const name of STRING_MEMBERS)
+    if (members[name] !== undefined && typeof members[name] !== 'string') return `${name} that is not a string`;
   try {
     JSON.stringify(members);
   } catch (error) {
