@@ -8,12 +8,13 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 // only lets the listed origins read what their own requests got. Discovery and the JWKS are public documents, readable
 // from every origin (as node-oidc-provider and Hydra serve them); the endpoints from config `cors.allowedOrigins`.
 
-const PUBLIC_DOCUMENTS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/oauth/jwks']);
-// The metadata at RFC 8414 section 3.1's location for an issuer with a path (metadata routes: metadataPaths).
-const isPublicDocument = (url: string) =>
-  PUBLIC_DOCUMENTS.has(url) ||
-  url.startsWith('/.well-known/oauth-authorization-server/') ||
-  url.startsWith('/.well-known/openid-configuration/');
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Discovery or the JWKS: readable from every origin, whatever `cors.allowedOrigins` says. */
+    publicDocument?: boolean;
+  }
+}
+
 /** The endpoints a page may call, and their methods (the preflight's Access-Control-Allow-Methods). */
 const BROWSER_ENDPOINTS = new Map([
   ['/oauth/token', 'POST'],
@@ -50,7 +51,7 @@ export const corsPlugin = fp<CorsOptions>(
     // Registered before the routes (app.ts), so this onRoute hook sees each of them; the preflights below answer for
     // themselves.
     app.addHook('onRoute', (route) => {
-      const hook = isPublicDocument(route.url) ? anyOriginReads : BROWSER_ENDPOINTS.has(route.url) ? listedOriginsRead : null;
+      const hook = route.config?.publicDocument === true ? anyOriginReads : BROWSER_ENDPOINTS.has(route.url) ? listedOriginsRead : null;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       if (hook === null || methods.includes('OPTIONS')) return;
       const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];

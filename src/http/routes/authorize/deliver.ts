@@ -3,7 +3,7 @@ import type { AuthorizationDelivery } from '../../../oauth/authorization/authori
 import type { OAuthError } from '../../../oauth/errors.js';
 import { errorPageModel, languageModel, renderError } from '../../hooks/end-user-pages.js';
 import { noStore } from '../../no-store.js';
-import { returnDestination } from './self-registered-notice.js';
+import { returnDestination } from '../../client-links.js';
 
 export const NATIVE_PATH = '/oauth/authorize/native';
 

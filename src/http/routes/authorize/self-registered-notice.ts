@@ -1,6 +1,5 @@
-import { isOutOfBand } from '../../../oauth/authorization/redirect-uri.js';
 import { vouchedFor } from '../../../oauth/clients/client-approval.js';
-import { httpsLink, parsedUrl } from '../../client-links.js';
+import { httpsLink, parsedUrl, returnDestination } from '../../client-links.js';
 import { dateLocaleOf } from '../../page-time.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import type { PageLanguage } from '../../i18n/page-language.js';
@@ -58,20 +57,4 @@ function originOf(application: ApplicationRecord, { locale, t }: PageLanguage): 
     timeZone: 'UTC',
   });
   return t('consent.registeredOn', { date: day });
-}
-
-// RFC 8252: loopback redirects reach a native app on the user's own machine, private-use schemes the app that
-// claimed the scheme; neither has a host worth naming.
-export function returnDestination(redirectUri: string, { t }: PageLanguage): string {
-  if (isOutOfBand(redirectUri)) return t('consent.returnsToCodePage');
-  const url = parsedUrl(redirectUri);
-  if (!url) return redirectUri;
-  const scheme = url.protocol.slice(0, -1);
-  if (scheme !== 'http' && scheme !== 'https') return t('consent.returnsToScheme', { scheme });
-  if (isLoopback(url.hostname)) return t('consent.returnsToThisDevice');
-  return url.host;
-}
-
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }

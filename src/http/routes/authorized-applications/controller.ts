@@ -14,7 +14,7 @@ import { userActor } from '../../audit-actor.js';
 import { pageTime } from '../../page-time.js';
 import { vouchedFor } from '../../../oauth/clients/client-approval.js';
 import type { PageLanguage } from '../../i18n/page-language.js';
-import { returnDestination } from '../authorize/self-registered-notice.js';
+import { returnDestination } from '../../client-links.js';
 
 export const AUTHORIZED_APPLICATIONS_PATH = '/oauth/authorized_applications';
 

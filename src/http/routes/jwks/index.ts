@@ -16,7 +16,7 @@ const jwksSchema = {
  */
 export const jwksRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }) => {
   const cacheControl = `public, max-age=${jwksMaxAge(signingKeySettings(deps.config))}`;
-  app.get('/oauth/jwks', { schema: { response: { 200: jwksSchema } } }, async (_request, reply) =>
+  app.get('/oauth/jwks', { config: { publicDocument: true }, schema: { response: { 200: jwksSchema } } }, async (_request, reply) =>
     reply
       .header('cache-control', cacheControl)
       .type('application/jwk-set+json')

@@ -47,7 +47,7 @@ export const metadataRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     return types.list;
   };
   for (const path of metadataPaths(deps.config)) {
-    app.get(path, { schema: { response: { 200: metadataSchema } } }, async (_request, reply) => {
+    app.get(path, { config: { publicDocument: true }, schema: { response: { 200: metadataSchema } } }, async (_request, reply) => {
       const supported = await currentTypes(deps.now().getTime());
       return reply
         .header('cache-control', 'public, max-age=3600')
