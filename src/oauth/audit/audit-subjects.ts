@@ -8,10 +8,13 @@ import type { NewAuditEvent } from './audit-store.js';
 type Event = Omit<NewAuditEvent, 'actor' | 'ip'>;
 type Details = NewAuditEvent['details'];
 
-export const clientEvent = (type: AuditEventType, application: ApplicationRecord | null | undefined, details?: Details): Event | null =>
-  application
+export function clientEvent(type: AuditEventType, application: ApplicationRecord, details?: Details): Event;
+export function clientEvent(type: AuditEventType, application: ApplicationRecord | null | undefined, details?: Details): Event | null;
+export function clientEvent(type: AuditEventType, application: ApplicationRecord | null | undefined, details?: Details): Event | null {
+  return application
     ? { type, outcome: 'success', subjectType: 'client', subjectId: application.uid, clientId: application.uid, details: details ?? null }
     : null;
+}
 
 export const userEvent = (type: AuditEventType, user: UserRecord | null | undefined, details?: Details): Event | null =>
   user

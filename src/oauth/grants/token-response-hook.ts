@@ -6,9 +6,18 @@ import type { TokenResponseBody, TokenResponseContext } from '../hooks.js';
 // made the client's answer a 500, and the grant it had just used was gone with the token it never saw (an extensions
 // audit). The answer is the body as the grant made it instead, and the failure is reported (the service logs it).
 
-// The standard members' types, as the token response's schema writes them (http/schemas.ts tokenResponse).
-const INTEGER_MEMBERS = ['expires_in', 'created_at'];
-const STRING_MEMBERS = ['refresh_token', 'scope', 'id_token', 'issued_token_type'];
+/**
+ * The standard members a hook may change, and their JSON types: those the token response's schema writes (http/schemas.ts
+ * tokenResponse; a unit test holds the two together), but access_token and token_type, which a hook cannot change.
+ */
+export const HOOKED_MEMBER_TYPES: Readonly<Record<string, 'integer' | 'string'>> = {
+  expires_in: 'integer',
+  refresh_token: 'string',
+  scope: 'string',
+  created_at: 'integer',
+  id_token: 'string',
+  issued_token_type: 'string',
+};
 
 /** The body the client gets: the hook's, when it has one that can be sent; else the grant's own. */
 export async function hookedTokenResponse(
@@ -43,11 +52,12 @@ function unsendable(answer: unknown): string | null {
     return `${Array.isArray(answer) ? 'an array' : typeof answer}, not an object`;
   const members = answer as Record<string, unknown>;
   // A member set to undefined is left out of the JSON, as one deleted.
-  for (const name of INTEGER_MEMBERS)
-    if (members[name] !== undefined && !Number.isSafeInteger(members[name]))
-      return `${name}: ${String(members[name]).slice(0, 40)}, not a whole number`;
-  for (const name of STRING_MEMBERS)
-    if (members[name] !== undefined && typeof members[name] !== 'string') return `${name} that is not a string`;
+  for (const [name, type] of Object.entries(HOOKED_MEMBER_TYPES)) {
+    const value = members[name];
+    if (value === undefined) continue;
+    if (type === 'integer' && !Number.isSafeInteger(value)) return `${name}: ${String(value).slice(0, 40)}, not a whole number`;
+    if (type === 'string' && typeof value !== 'string') return `${name} that is not a string`;
+  }
   try {
     JSON.stringify(members);
   } catch (error) {

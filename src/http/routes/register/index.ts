@@ -10,6 +10,8 @@ import {
 import { UnsupportedMediaType } from '../../../oauth/errors.js';
 import { recordAuditEventAlone, type AuditActor } from '../../../oauth/audit/audit-trail.js';
 import type { AuditEventType } from '../../../oauth/audit/audit-event-types.js';
+import { clientEvent } from '../../../oauth/audit/audit-subjects.js';
+import type { ApplicationRecord } from '../../../oauth/store.js';
 import { auditWriteFailed, clientActor } from '../../audit-actor.js';
 import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
@@ -51,14 +53,13 @@ function recordRegistrationEvent(
   deps: RouteOptions['deps'],
   request: FastifyRequest,
   type: AuditEventType,
-  clientId: string,
+  application: ApplicationRecord,
   by: AuditActor,
   details: Record<string, unknown>,
 ): Promise<void> {
-  const event = { type, outcome: 'success' as const, subjectType: 'client' as const, subjectId: clientId, clientId, details, ...by };
   return recordAuditEventAlone(
     deps,
-    event,
+    { ...clientEvent(type, application, details), ...by },
     auditWriteFailed(() => request.log),
   );
 }
@@ -77,22 +78,15 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     { schema: { body: metadataBody, response: { 201: clientResponse, ...oauthErrorResponses } }, onRequest: requireJson },
     async (request, reply) => {
       const initialToken = await authorizeRegistration(deps, bearerToken(request));
-      const registered = await registerClient(deps, bodyOf(request), initialToken);
+      const { application, response } = await registerClient(deps, bodyOf(request), initialToken);
       const details = {
         via: 'rfc7591',
-        name: registered.client_name,
-        redirect_uris: registered.redirect_uris,
+        name: response.client_name,
+        redirect_uris: response.redirect_uris,
         initial_access_token: initialToken !== null,
       };
-      await recordRegistrationEvent(
-        deps,
-        request,
-        'client.created',
-        String(registered.client_id),
-        { actor: 'anonymous', ip: request.ip },
-        details,
-      );
-      return reply.code(201).send(registered);
+      await recordRegistrationEvent(deps, request, 'client.created', application, { actor: 'anonymous', ip: request.ip }, details);
+      return reply.code(201).send(response);
     },
   );
 
@@ -109,7 +103,7 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
       const application = await authorizeManagement(deps, clientIdOf(request), bearerToken(request));
       const updated = await updateClient(deps, application, bodyOf(request), (details, message) => request.log.warn(details, message));
       const details = { via: 'rfc7592', name: updated.client_name, redirect_uris: updated.redirect_uris };
-      await recordRegistrationEvent(deps, request, 'client.updated', application.uid, clientActor(request, application.uid), details);
+      await recordRegistrationEvent(deps, request, 'client.updated', application, clientActor(request, application.uid), details);
       return updated;
     },
   );
@@ -121,7 +115,7 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
       const application = await authorizeManagement(deps, clientIdOf(request), bearerToken(request));
       await deleteClient(deps, application);
       const details = { via: 'rfc7592', name: application.name };
-      await recordRegistrationEvent(deps, request, 'client.deleted', application.uid, clientActor(request, application.uid), details);
+      await recordRegistrationEvent(deps, request, 'client.deleted', application, clientActor(request, application.uid), details);
       return reply.code(204).send();
     },
   );

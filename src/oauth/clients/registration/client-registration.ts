@@ -160,14 +160,14 @@ export async function authorizeRegistration(deps: OAuthDeps, token: string | nul
 }
 
 /**
- * RFC 7591 section 3.1 / 3.2.1: registers a client in one write and answers with its credentials and metadata.
+ * RFC 7591 section 3.1 / 3.2.1: registers a client in one write; the response holds its credentials and metadata.
  * The cap on self-registered clients is counted and kept under a lock every registration takes, in any process.
  */
 export async function registerClient(
   deps: OAuthDeps,
   body: Record<string, unknown>,
   initialToken: RegistrationTokenRecord | null,
-): Promise<RegistrationResponse> {
+): Promise<{ application: ApplicationRecord; response: RegistrationResponse }> {
   // Issue 29: what the operator allowed through the token is remembered on the row, for the client's whole life.
   const extras = initialToken ?? NO_EXTRAS;
   const metadata = validateClientMetadata(body, deps.config, extras);
@@ -191,7 +191,7 @@ export async function registerClient(
       registrationAccessToken: sha256Hex(registrationAccessToken),
     });
   });
-  return {
+  const response = {
     client_id: application.uid,
     ...(plainSecret !== null && { client_secret: plainSecret, client_secret_expires_at: 0 }),
     client_id_issued_at: Math.floor(application.createdAt.getTime() / 1000),
@@ -199,6 +199,7 @@ export async function registerClient(
     registration_client_uri: clientUri(deps, application.uid),
     ...storedMetadata(application),
   };
+  return { application, response };
 }
 
 /**
