@@ -163,6 +163,11 @@ export interface AccessTokenStore {
   /** Sets revoked_at unless already set; true when this call revoked it. */
   revoke(id: number, at: Date): Promise<boolean>;
   /**
+   * In a transaction: waits while another transaction, in any process, holds this application's issuing lock, then
+   * holds it until this one ends; so that revoking the previous token and storing the next is one step per client.
+   */
+  lockIssuance(applicationId: number): Promise<void>;
+  /**
    * Refresh rotation as one atomic step: marks token `id` as rotated and revoked at `at` and stores its
    * successor, only if the token was neither rotated nor revoked yet; null (nothing stored) when it was.
    */

@@ -52,6 +52,14 @@ const LIVE = `SELECT ${COLUMNS} FROM oauth_access_tokens
     AND (expires_in IS NULL OR created_at + make_interval(secs => expires_in) > $3)
   ORDER BY created_at DESC LIMIT 100`;
 
+// A transaction-scoped advisory lock per application (AccessTokenStore.lockIssuance), in the two-key space no other
+// lock of the service uses: the first key says whose lock it is; ids beyond 32 bits share a lock with another client,
+// which only makes them wait for each other.
+const LOCK_ISSUANCE = {
+  name: 'access_token_lock_issuance',
+  text: 'SELECT pg_advisory_xact_lock(7233906, ($1::bigint % 2147483647)::integer)',
+};
+
 // A token of t that still authorizes its application (the owner's authorized applications): not revoked, and its
 // access token unexpired or its refresh token still usable. $2 is now, $3 refreshTokens.expiresIn (null: never).
 const AUTHORIZES = `t.revoked_at IS NULL
@@ -216,6 +224,9 @@ export function accessTokenRepository(sql: SqlClient): AccessTokenRepository {
       });
     },
     revoke: async (id, at) => (await sql.query(REVOKE, [id, timestamp(at)])).length > 0,
+    async lockIssuance(applicationId) {
+      await sql.query(LOCK_ISSUANCE, [applicationId]);
+    },
     rotate: async (id, at, successor) =>
       one(await storing(() => sql.query<Row<OauthAccessToken>>(ROTATE, [...insertValues(newRow(successor)), id, timestamp(at)]))),
     createForCode: (grantId, at, token) => insertOne(CREATE_FOR_CODE, token, grantId, timestamp(at)),

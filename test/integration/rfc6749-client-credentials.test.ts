@@ -159,6 +159,21 @@ describe(`client_credentials with revokePreviousClientCredentialsToken (referenc
     expect(await isActive(server.app, withWrite, asClient)).toBe(true);
     expect(await isActive(server.app, otherClients, basic(otherClient.uid, otherClient.secret!))).toBe(true);
   });
+
+  it('requests at once leave one token live, the last one stored (each revoked the same previous token before)', async () => {
+    const client = await createClient(server.deps);
+    const asClient = basic(client.uid, client.secret!);
+    const tokens = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const response = await tokenRequest(server.app, { grant_type: 'client_credentials', scope: 'read' }, asClient);
+        expect(response.statusCode).toBe(200);
+        return response.json().access_token as string;
+      }),
+    );
+    const live = [];
+    for (const token of tokens) if (await isActive(server.app, token, asClient)) live.push(token);
+    expect(live).toHaveLength(1);
+  });
 });
 
 describe(`client_credentials with reuseAccessToken (reference 17.6; needs hashTokens false) on ${backend}`, () => {

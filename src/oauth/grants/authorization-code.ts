@@ -113,6 +113,8 @@ async function exchange(
     // The conditional update lets exactly one of several concurrent exchanges win (SPEC 3.1).
     if (!(await stores.accessGrants.consume(grant.id, terms.at))) return null;
     if (deps.config.revokePreviousAuthorizationCodeToken) {
+      // Under the client's lock, as client_credentials' (reference 5.5): two codes exchanged at once leave one token live.
+      await stores.accessTokens.lockIssuance(application.id);
       await stores.accessTokens.revokeAllFor(application.id, grant.resourceOwnerId, terms.at);
     }
     const query = { applicationId: application.id, resourceOwnerId: grant.resourceOwnerId, ...terms };

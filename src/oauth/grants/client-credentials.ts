@@ -3,7 +3,7 @@ import { UnauthorizedClient } from '../errors.js';
 import { optionalParameter, resourceParameters } from '../request-parameters.js';
 import { resolveAuthorizationDetails } from '../resources/authorization-details.js';
 import { resolveAudience } from '../resources/resource-indicators.js';
-import { issueAccessToken } from '../tokens/token-issuer.js';
+import { issueAccessToken, issuedToken, mintAccessToken } from '../tokens/token-issuer.js';
 import { admitClient, recordDpopProof } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { grantedScopes } from './requested-scopes.js';
@@ -38,11 +38,7 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
     authorizationDetails,
   });
   if (reused) return { issued: reused, application };
-  if (deps.config.revokePreviousClientCredentialsToken) {
-    const previous = await deps.stores.accessTokens.findLiveMatching(query);
-    if (previous) await deps.stores.accessTokens.revoke(previous.id, deps.now());
-  }
-  const issued = await issueAccessToken(deps, {
+  const request = {
     application,
     resourceOwnerId: null,
     scopes,
@@ -51,6 +47,16 @@ export const clientCredentialsGrant: GrantHandler = async (deps, { parameters, c
     audience,
     dpopJkt,
     authorizationDetails,
+  } as const;
+  if (!deps.config.revokePreviousClientCredentialsToken) return { issued: await issueAccessToken(deps, request), application };
+  const minted = await mintAccessToken(deps, request);
+  // Reference 5.5: the previous token is revoked as the next is stored. Under the client's lock: two requests at once
+  // each revoked the same previous token and both of theirs stayed live (Doorkeeper has that race).
+  const issued = await deps.stores.transaction(async (stores) => {
+    await stores.accessTokens.lockIssuance(application.id);
+    const previous = await stores.accessTokens.findLiveMatching(query);
+    if (previous) await stores.accessTokens.revoke(previous.id, deps.now());
+    return issuedToken(minted, await stores.accessTokens.create(minted.input));
   });
   return { issued, application };
 };
