@@ -37,8 +37,11 @@ if (chosen !== null) {
   }
   const { startTracing } = await import('./telemetry/start-tracing.js');
   const tracing = startTracing(chosen.protocol, process.env);
-  // After a graceful stop the event loop empties: the spans still buffered are exported before the process exits.
-  process.once('beforeExit', () => void tracing.shutdown());
+  // After a graceful stop the event loop empties: the spans still buffered are exported before the process exits,
+  // which it then does at once (an export still pending towards a silent collector would keep it alive).
+  process.once('beforeExit', () => {
+    void tracing.shutdown((problem) => process.stderr.write(`oauth-service: ${problem}\n`)).then(() => process.exit());
+  });
 }
 
 // `oauth-service apps list | head -1`: the reader has gone, which is no failure of the command. What is left to print

@@ -32,8 +32,8 @@ import type { TraceProtocol } from './trace-protocol.js';
 // Only traces: no meter or logger provider exists, so the instrumentations' metrics are never recorded or sent.
 
 export interface Tracing {
-  /** Exports the spans still buffered, then stops the tracer provider. */
-  shutdown(): Promise<void>;
+  /** Exports the spans still buffered, then stops the tracer provider; never rejects, reports a failed export. */
+  shutdown(report: (problem: string) => void): Promise<void>;
 }
 
 export function startTracing(protocol: TraceProtocol, env: Record<string, string | undefined>): Tracing {
@@ -73,8 +73,26 @@ export function startTracing(protocol: TraceProtocol, env: Record<string, string
   require('http');
   require('https');
   syncBuiltinESMExports();
-  return { shutdown: () => provider.shutdown() };
+  return {
+    // For FLUSH_DEADLINE_MS at most: a collector that is down or never answers neither holds a stopping service past
+    // its orchestrator's grace (docker stop's 10 s) nor turns the stop into a failure (an unhandled rejection, exit 1).
+    async shutdown(report) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`the collector did not answer within ${FLUSH_DEADLINE_MS / 1000} s`), FLUSH_DEADLINE_MS);
+      });
+      const flushed = provider.shutdown().then(
+        () => null,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+      const problem = await Promise.race([flushed, deadline]);
+      clearTimeout(timer);
+      if (problem !== null) report(`traces: the last spans were not exported (${problem})`);
+    },
+  };
 }
+
+const FLUSH_DEADLINE_MS = 2_000;
 
 // service.name oauth-service unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) says otherwise,
 // with the SDK's telemetry.sdk.* attributes and the process and host, as the Node SDK described the service.

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { context, propagation, trace } from '@opentelemetry/api';
@@ -295,6 +297,38 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     await requestSpanOf(caller.traceId);
     expect(await stopService(service.child)).toBe(0);
     expect(new Set(receiver.paths)).toEqual(new Set(['/v1/traces']));
+  });
+});
+
+// A collector that takes the connection and never answers (or is down): the spans still buffered at a graceful stop
+// cannot go out. The stop waited for the exporter's own timeout (10 s, past docker stop's grace) and then ended on an
+// unhandled rejection, exit code 1 (an operators' audit).
+describe('a graceful stop while the collector never answers', () => {
+  let silent: Server;
+  let fixture: ServiceFixture;
+  beforeAll(async () => {
+    silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    fixture = await serviceFixture('oauth-otel-silent-');
+  });
+  afterAll(async () => {
+    silent?.closeAllConnections();
+    await new Promise((resolve) => silent?.close(resolve));
+    await fixture?.dispose();
+  });
+
+  it('exits 0, saying the last spans were not exported', async () => {
+    const { port } = silent.address() as AddressInfo;
+    const service = await startService({
+      ...fixture.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      // Spans stay buffered until the stop.
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+    });
+    await fetch(`${service.baseUrl}/.well-known/oauth-authorization-server`);
+    expect(await stopService(service.child)).toBe(0);
+    expect(service.output()).toContain('oauth-service: traces: the last spans were not exported (the collector did not answer within 2 s)');
   });
 });
 
