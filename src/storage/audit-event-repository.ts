@@ -18,7 +18,7 @@ const ADD = {
 const LIST = {
   name: 'audit_events_list',
   text: `SELECT ${COLUMNS} FROM oauth_audit_events
-    WHERE ($1::bigint IS NULL OR user_id = $1) AND ($2::varchar IS NULL OR client_id = $2) AND ($3::varchar IS NULL OR type = $3)
+    WHERE ($1::bigint IS NULL OR user_id = $1 OR (user_id IS NULL AND subject_type = 'user' AND subject_id = $8)) AND ($2::varchar IS NULL OR client_id = $2) AND ($3::varchar IS NULL OR type = $3)
       AND ($4::timestamp IS NULL OR occurred_at >= $4) AND ($5::timestamp IS NULL OR occurred_at < $5)
       AND ($6::bigint IS NULL OR id < $6)
     ORDER BY id DESC LIMIT $7`,
@@ -63,6 +63,7 @@ export function auditEventRepository(sql: SqlClient): AuditEventStore {
         query.to ? timestamp(query.to) : null,
         query.beforeId ?? null,
         query.limit,
+        query.userName ?? null,
       ]);
       return rows.map(toAuditEvent);
     },

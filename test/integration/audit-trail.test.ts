@@ -1,5 +1,6 @@
 import type { GrantFlow } from '../../src/config/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditFilterOf } from '../../src/oauth/audit/audit-filter.js';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import type { AuditEventRecord } from '../../src/oauth/audit/audit-store.js';
 import { cleanUpStaleRecords } from '../../src/oauth/cleanup/cleanup.js';
@@ -74,6 +75,20 @@ describe(`audit trail (${backend})`, () => {
     expect((await events('user.sign_in.failed')).some((event) => (event.details as { reason?: string }).reason === 'locked_out')).toBe(
       true,
     );
+  });
+
+  it("a user's filter (by name or id) also lists the failed sign-ins and the lockout that named the user", async () => {
+    const user = await createEndUser(server.deps, 'targeted', PASSWORD);
+    const agent = userAgent(server.app);
+    for (let attempt = 0; attempt < 4; attempt++) await agent.post('/login', { username: 'targeted', password: 'not the password' });
+    for (const filter of ['targeted', String(user.id)]) {
+      const { query } = await auditFilterOf(server.deps, { user: filter });
+      const types = new Set((await listAuditEvents(server.deps, query!)).map((event) => event.type));
+      expect(types).toEqual(new Set(['user.sign_in.failed', 'user.locked_out']));
+    }
+    // Not another user's: mallory's attempts above are no part of it.
+    const { query } = await auditFilterOf(server.deps, { user: 'targeted' });
+    expect((await listAuditEvents(server.deps, query!)).every((event) => event.subjectId === 'targeted')).toBe(true);
   });
 
   it('consent given on the consent screen and revoked on the authorized applications page', async () => {

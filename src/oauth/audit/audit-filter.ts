@@ -63,25 +63,28 @@ export async function auditFilterOf(
   const to = instant(input.to, label('to'), errors);
   const limit = positiveInteger(input.limit, label('limit'), MAX_AUDIT_PAGE, errors) ?? DEFAULT_AUDIT_PAGE;
   const beforeId = positiveInteger(input.before, label('before'), Number.MAX_SAFE_INTEGER, errors);
-  const userId = blank(input.user) ? undefined : await userIdOf(deps, input.user!.trim(), errors);
+  const user = blank(input.user) ? undefined : await userOf(deps, input.user!.trim(), errors);
   const clientId = blank(input.client) ? undefined : input.client!.trim();
   // No client_id holds one (RFC 6749 appendix A), and PostgreSQL text cannot: said, rather than a failed query.
   if (clientId?.includes('\u0000')) errors.push(`${label('client')} must not contain a NUL character`);
   if (errors.length > 0) return { query: null, errors };
-  return { query: { userId, clientId, type, from, to, limit, beforeId }, errors: [] };
+  return { query: { userId: user?.id, userName: user?.username, clientId, type, from, to, limit, beforeId }, errors: [] };
 }
 
 /**
- * A user's id, or name; an id also of a deleted user, whose events stay in the trail. An id no user ever had is an
- * error, as a name no user has is (docs/operations.md "Audit trail"), not an empty list.
+ * A user's id, or name; an id also of a deleted user, whose events stay in the trail (without a name: the failed
+ * sign-ins under it are not told from another's). An id no user ever had is an error, as a name no user has is
+ * (docs/operations.md "Audit trail"), not an empty list.
  */
-async function userIdOf(deps: OAuthDeps, user: string, errors: string[]): Promise<number | undefined> {
+async function userOf(deps: OAuthDeps, user: string, errors: string[]): Promise<{ id: number; username?: string } | undefined> {
   const numeric = /^[1-9][0-9]{0,14}$/.test(user);
   if (numeric) {
     const id = Number(user);
-    if ((await findUser(deps, id)) || (await listAuditEvents(deps, { userId: id, limit: 1 })).length > 0) return id;
+    const found = await findUser(deps, id);
+    if (found) return { id, username: found.username };
+    if ((await listAuditEvents(deps, { userId: id, limit: 1 })).length > 0) return { id };
   }
   const named = await findUserByUsername(deps, user);
   if (!named) errors.push(numeric ? `no user with id or name '${user}'` : `no user named '${user}'`);
-  return named?.id;
+  return named ? { id: named.id, username: named.username } : undefined;
 }

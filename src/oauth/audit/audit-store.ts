@@ -30,6 +30,11 @@ export interface AuditEventRecord extends Required<Omit<NewAuditEvent, 'type'>> 
 /** The filters of the admin page and `audit list`: all optional, combined with AND; newest first. */
 export interface AuditEventQuery {
   userId?: number | undefined;
+  /**
+   * With userId: also the failed sign-ins and lockouts that named this user name. Those hold the name as typed and no
+   * user id (it may name nobody), so the user's own filter would miss the attacks on the account.
+   */
+  userName?: string | undefined;
   clientId?: string | undefined;
   type?: string | undefined;
   from?: Date | undefined;
