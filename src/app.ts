@@ -179,7 +179,9 @@ export async function buildServer({
     // Malformed URLs and over-long path parameters are answered like any other bad request (no onSend hook
     // runs for these, so the security headers are set here), never with Fastify's own body.
     frameworkErrors: (error, request, rawReply) => {
-      request.log.info({ err: error }, 'malformed request line');
+      // Not the error itself: Fastify's message for a malformed URL (and its stack) quotes the URL, query and all. The
+      // request line as every other request's is logged, the status with it (no onResponse hook runs here).
+      request.log.info({ req: request, res: { statusCode: 400 }, fastifyError: error.code }, 'malformed request line');
       const reply = rawReply as FastifyReply;
       const response = errorResponse(new InvalidRequest(), config.realm);
       applyErrorResponse(reply, response).header('content-type', 'application/json; charset=utf-8');

@@ -92,4 +92,18 @@ describe('logs never contain secrets', () => {
       '/oauth/token/info?%61ccess%5ftoken=[Redacted]&%zz=1',
     ]);
   });
+
+  // Fastify refuses a path it cannot decode before routing; its error's message and stack quote the URL whole.
+  it('a malformed path (/x%zz?access_token=...) is logged as its request line, the value redacted', async () => {
+    log.clear();
+    const secret = 'a-token-beside-a-malformed-path';
+    const response = await server.app.inject({ method: 'GET', url: `/oauth/register/a%zz?access_token=${secret}` });
+    expect(response.statusCode).toBe(400);
+    expect(log.raw.join('\n')).not.toContain(secret);
+    expect(log.lines.find((line) => line.msg === 'malformed request line')).toMatchObject({
+      req: { method: 'GET', url: '/oauth/register/a%zz?access_token=[Redacted]' },
+      res: { statusCode: 400 },
+      fastifyError: 'FST_ERR_BAD_URL',
+    });
+  });
 });
