@@ -77,6 +77,12 @@ describe(`TOTP second factor (${backend})`, () => {
     expect(idToken).toMatchObject({ amr: ['pwd', 'otp'], acr: MFA });
     const events = await listAuditEvents(server.deps, { userId: user.id, type: 'user.second_factor.enrolled', limit: 5 });
     expect(events).toHaveLength(1);
+    // The sign-in is recorded when it completes, with its method: the password step alone was not one.
+    const signIns = await listAuditEvents(server.deps, { userId: user.id, type: 'user.sign_in.succeeded', limit: 5 });
+    expect(signIns.map((event) => event.details)).toEqual([
+      { username: 'tess', method: 'totp', amr: ['pwd', 'otp'] },
+      { username: 'tess' }, // the password-only sign-in of the enrolment, before the app was set up
+    ]);
   });
 
   it('a wrong code is refused and counted; a replayed code is refused, on another instance too; then the lockout', async () => {
@@ -108,6 +114,9 @@ describe(`TOTP second factor (${backend})`, () => {
     const failures = await listAuditEvents(server.deps, { userId: user.id, type: 'user.second_factor.failed', limit: 10 });
     expect(failures.length).toBeGreaterThanOrEqual(3);
     expect(JSON.stringify(failures)).not.toContain(code);
+    // Four right passwords, one right code: one sign-in by the second step (and the enrolment's own, by password).
+    const signIns = await listAuditEvents(server.deps, { userId: user.id, type: 'user.sign_in.succeeded', limit: 10 });
+    expect(signIns.map((event) => (event.details as { method?: string }).method)).toEqual(['totp', undefined]);
   });
 
   it("wrong codes from many addresses lock the account's second step: a right code from yet another address is refused too", async () => {

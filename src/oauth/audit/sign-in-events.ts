@@ -32,6 +32,20 @@ export function signInEvent(check: SignInOutcome, username: string, ip: string, 
   };
 }
 
+/** A sign-in the second step completed: the password, then a code of the app or a recovery code (RFC 8176 otp). */
+export const secondStepSignInEvent = (
+  user: { id: number; username: string },
+  ip: string,
+  method: 'totp' | 'recovery_code',
+): NewAuditEvent => ({
+  type: 'user.sign_in.succeeded',
+  outcome: 'success',
+  actor: `user:${user.id}`,
+  ...aboutUser(user.id),
+  ip,
+  details: { username: user.username, method, amr: ['pwd', 'otp'] },
+});
+
 export const signOutEvent = (userId: number, ip: string): NewAuditEvent => ({
   type: 'user.signed_out',
   outcome: 'success',

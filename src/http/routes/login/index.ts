@@ -84,24 +84,29 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     const origin = attemptOrigin(request);
     const { address } = origin;
     const check = await checkLoginCredentials(deps, username, password, origin);
-    await recordAuditEventAlone(
-      deps,
-      signInEvent(check, username, request.ip),
-      auditWriteFailed(() => request.log),
-    );
+    const record = () =>
+      recordAuditEventAlone(
+        deps,
+        signInEvent(check, username, request.ip),
+        auditWriteFailed(() => request.log),
+      );
     if (check.outcome === 'locked_out') {
+      await record();
       request.log.info({ event: 'login.locked_out', address }, 'login refused: too many failures');
       const error = request.pageLanguage.t('login.lockedOut', { seconds: check.retryAfter });
       return loginPage(request, reply.code(429).header('retry-after', String(check.retryAfter)), { username, error });
     }
     if (check.outcome === 'failed') {
+      await record();
       request.log.info({ event: 'login.failed', address }, 'login failed');
       await sleep(FAILURE_DELAY_MS);
       return loginPage(request, reply.code(401), { username, error: request.pageLanguage.t('login.failed') });
     }
     const { user } = check;
+    // Not signed in yet while a second factor is owed (behaviour 3.19): the second step records the sign-in, if it comes.
     if (await secondStepNeeded(deps, user, request.session.get('secondFactorWanted') === afterLogin(request)))
       return startSecondStep(deps, request, reply, user);
+    await record();
     // RFC 8176: a password alone (the second step adds otp and raises the acr).
     return reply.redirect(await finishSignIn(deps, request, user, ['pwd']), 303);
   });

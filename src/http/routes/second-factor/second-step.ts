@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { ownSecondFactorEvent, secondFactorFailedEvent } from '../../../oauth/audit/second-factor-events.js';
+import { secondStepSignInEvent } from '../../../oauth/audit/sign-in-events.js';
 import { attemptOrigin } from '../../attempt-origin.js';
 import { checkSecondFactor, hasTotp, recoveryCodesLeft } from '../../../oauth/second-factor/second-factors.js';
 import type { UserRecord } from '../../../oauth/store.js';
@@ -119,6 +120,7 @@ export const submitSecondStep: PendingHandler<{ code?: string }> = async (deps, 
     const left = await recoveryCodesLeft(deps, user.id);
     await recordAuditEventAlone(deps, ownSecondFactorEvent('user.recovery_code.used', user.id, request.ip, { left }), report);
   }
+  await recordAuditEventAlone(deps, secondStepSignInEvent(user, request.ip, check.method), report);
   // RFC 8176: a recovery code is a one-time code of the possession factor, as the app's codes are (not kba, which is
   // answers to questions a person knows); with the password the sign-in reaches mfa.
   return reply.redirect(await finishSignIn(deps, request, user, ['pwd', 'otp']), 303);
@@ -130,6 +132,11 @@ export const submitSecondStepEnrolment: PendingHandler<{ code?: string }> = asyn
   const enrolment = await confirmEnrolment(deps, request, user, request.body?.code ?? '');
   if (enrolment.outcome === 'wrong_code')
     return enrolmentPage(deps, request, reply.code(422), user, request.pageLanguage.t('secondFactor.wrongCode'));
+  await recordAuditEventAlone(
+    deps,
+    secondStepSignInEvent(user, request.ip, 'totp'),
+    auditWriteFailed(() => request.log),
+  );
   const next = await finishSignIn(deps, request, user, ['pwd', 'otp']);
   return renderRecoveryCodes(request, reply, enrolment.recoveryCodes, next);
 };
