@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { hiddenFields } from '../helpers/end-user.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hiddenFields, userAgent, type UserAgent } from '../helpers/end-user.js';
 import { FORM, form } from '../helpers/test-server.js';
 import { codeFrom, exchange, openIdProvider, suiteRequest, type OpenIdProvider } from './support.js';
 
@@ -19,5 +19,19 @@ describe('oidcc-ensure-post-request-succeeds', () => {
     if (consent.statusCode !== 200) throw new Error(`POST /oauth/authorize answered ${consent.statusCode}`);
     const redirect = await op.agent.post('/oauth/authorize', hiddenFields(consent.body));
     await exchange(op, codeFrom(redirect, request), { nonce: request.nonce });
+  });
+
+  // RFC 9700 section 4.12, FAPI 2.0 5.3.2.2: after a POST the redirects are 303s, else the browser may post the form on.
+  it('answers its redirects with 303: an error to the client, a code with the consent given before, the way to sign in', async () => {
+    const post = (agent: UserAgent, fields: Record<string, string>) =>
+      agent.request({ method: 'POST', url: '/oauth/authorize', headers: FORM, payload: form(fields) });
+    const refused = await post(op.agent, suiteRequest(op.client, { scope: 'openid bogus' }));
+    expect([refused.statusCode, new URL(refused.headers.location as string).searchParams.get('error')]).toEqual([303, 'invalid_scope']);
+    const request = suiteRequest(op.client, { prompt: 'consent' });
+    await op.agent.post('/oauth/authorize', hiddenFields((await post(op.agent, request)).body));
+    const approved = await post(op.agent, suiteRequest(op.client));
+    expect([approved.statusCode, new URL(approved.headers.location as string).searchParams.has('code')]).toEqual([303, true]);
+    const anonymous = await post(userAgent(op.server.app), suiteRequest(op.client));
+    expect([anonymous.statusCode, anonymous.headers.location]).toEqual([303, '/login']);
   });
 });

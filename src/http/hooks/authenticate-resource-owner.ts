@@ -93,7 +93,8 @@ export async function sessionUser(deps: OAuthDeps, request: FastifyRequest): Pro
 /** To /login, which comes back to `returnTo` (a path on this server) once the user has signed in. */
 export function redirectToLogin(request: FastifyRequest, reply: FastifyReply, returnTo: string): FastifyReply {
   if (isSafeReturnPath(returnTo)) request.session.set('returnTo', returnTo);
-  return noStore(reply, { pragma: false }).redirect('/login', 302);
+  // After a POST (an authorization request sent as a form), 303: the browser must not post the form to /login.
+  return noStore(reply, { pragma: false }).redirect('/login', request.method === 'POST' ? 303 : 302);
 }
 
 /** The user set by authenticateResourceOwner; routes without that hook have none. */

@@ -126,17 +126,20 @@ export class AuthorizationsController extends Controller {
       origin(request),
       cameBack,
     );
-    if (!validation.ok) return this.refuse(request, reply, validation, 302);
+    // RFC 9700 section 4.12 and FAPI 2.0 5.3.2.2: a redirect after a POST (OpenID Connect Core 3.1.2.1) is a 303, so
+    // that the browser does not send the form on to the client.
+    const status: RedirectStatus = request.method === 'POST' ? 303 : 302;
+    if (!validation.ok) return this.refuse(request, reply, validation, status);
     const authorization = validation.request;
     const owner = await sessionUser(this.deps, request);
     const session = owner && { ...owner, signedInForRequest: cameBack, hintBeforeSignIn: cameBack ? hintOfSignIn(request) : null };
     const interaction = await nextInteraction(this.deps, authorization, session, () =>
       owner ? this.skipAuthorization(authorization, owner) : Promise.resolve(false),
     );
-    if (interaction.next === 'error') return this.refuse(request, reply, interactionFailure(authorization, interaction.error), 302);
+    if (interaction.next === 'error') return this.refuse(request, reply, interactionFailure(authorization, interaction.error), status);
     if (interaction.next === 'login' || !owner) return this.signIn(request, reply, authorization, owner !== null);
     request.resourceOwner = owner;
-    if (interaction.next === 'approve') return this.approve(request, reply, authorization, 302);
+    if (interaction.next === 'approve') return this.approve(request, reply, authorization, status, false);
     const page = rememberConsentShown(request, consentRequestFields(authorization));
     return renderPage(request, reply, 'consent.eta', {
       ...consentModel(this.deps, authorization, owner, reply.generateCsrf(), request.pageLanguage),
@@ -154,7 +157,7 @@ export class AuthorizationsController extends Controller {
     // GET, which signs in as it asks and shows its page (consent-ticket.ts).
     const page = (request.body as Record<string, unknown> | undefined)?.[CONSENT_PAGE_FIELD];
     if (!(await takeConsentShown(this.deps, request, fields, page))) return reply.redirect(consentPageUrl(request, fields), 303);
-    return this.approve(request, reply, validation.request, 303);
+    return this.approve(request, reply, validation.request, 303, true);
   }
 
   // Reference 4.6: deny validates nothing in Doorkeeper; here client and redirect URI first (SPEC 8).
@@ -197,7 +200,7 @@ export class AuthorizationsController extends Controller {
       const tooLong = new InvalidRequest(
         `The authorization request is too long to come back to after signing in (${length} characters, at most ${MAX_RETURN_PATH}): push it (RFC 9126) and send its request_uri.`,
       );
-      return this.refuse(request, reply, interactionFailure(authorization, tooLong), 302);
+      return this.refuse(request, reply, interactionFailure(authorization, tooLong), request.method === 'POST' ? 303 : 302);
     }
     request.session.set('reauthenticate', signedIn ? true : undefined);
     request.session.set('maxAuthenticationAge', maxAuthenticationAge(authorization) ?? undefined);
@@ -233,6 +236,8 @@ export class AuthorizationsController extends Controller {
     reply: FastifyReply,
     authorization: AuthorizationRequest,
     status: RedirectStatus,
+    /** On the consent screen, rather than skipped (skipAuthorization, an earlier consent). */
+    prompted: boolean,
   ): Promise<FastifyReply> {
     const used = await completePushedRequest(this.deps, authorization);
     if (used) return this.refuse(request, reply, used, status);
@@ -245,7 +250,7 @@ export class AuthorizationsController extends Controller {
       return this.refuse(request, reply, { ok: false, rule: 'client_registered', error: new InvalidClient(), redirect: null }, status);
     }
     // Consent given (prompted: on the consent screen; else skipped by skipAuthorization), written alone: the code is issued.
-    const consent = { scopes: authorization.scopes, prompted: status === 303 };
+    const consent = { scopes: authorization.scopes, prompted };
     const owner = currentResourceOwner(request);
     const event = consentEvent('consent.given', owner.id, authorization.application, request.ip, consent);
     await recordAuditEventAlone(
