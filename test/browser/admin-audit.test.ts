@@ -30,7 +30,7 @@ describe('admin pages in Chromium: /oauth/audit', () => {
     await expect(page.locator('h1').innerText()).resolves.toBe('Audit');
     const types = await page.locator('tbody tr td:nth-child(2)').allInnerTexts();
     expect(types).toEqual(['user.created', 'user.sign_in.succeeded', 'user.sign_in.failed']);
-    await expect(page.locator('tbody tr').first().innerText()).resolves.toContain(`username=${SCRIPT}`);
+    await expect(page.locator('tbody tr').first().innerText()).resolves.toContain(`username=${JSON.stringify(SCRIPT)}`);
     await expectInert();
     if (process.env.AUDIT_PAGE_SCREENSHOT) await page.screenshot({ path: process.env.AUDIT_PAGE_SCREENSHOT, fullPage: true });
     await screenshot(page, 'admin-audit-index');

@@ -164,6 +164,12 @@ describe(`audit trail (${backend})`, () => {
     expect(byType.body.match(/<tr id="audit_event_/g)).toHaveLength(1);
   });
 
+  it("the Audit page quotes the details' text: a name a stranger typed cannot pass for fields the server wrote", async () => {
+    await userAgent(server.app).post('/login', { username: 'nobody reason=locked_out', password: 'not the password' });
+    const page = await new AdminSession(server.app).get('/oauth/audit?type=user.sign_in.failed&limit=1');
+    expect(page.body).toContain('username=&quot;nobody reason=locked_out&quot; reason=&quot;invalid_credentials&quot;');
+  });
+
   it('the Audit page names each bad filter (422), and needs the admin', async () => {
     const admin = new AdminSession(server.app);
     const bad = await admin.get('/oauth/audit?type=no.such&from=yesterday&limit=0&user=nobody-here');

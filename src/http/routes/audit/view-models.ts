@@ -9,12 +9,13 @@ export const AUDIT_PATH = '/oauth/audit';
 
 const FILTERS = ['user', 'client', 'type', 'from', 'to', 'limit'] as const;
 
-// details are small objects of counts and names: printed as key=value pairs, escaped by the template.
+// details are small objects of counts and names: printed as key=value pairs, escaped by the template. Text is quoted
+// (JSON's quoting): a name a stranger typed (`nobody reason=locked_out`) must not read as fields the server wrote.
 const detailsText = (details: object | null) =>
   details === null
     ? ''
     : Object.entries(details)
-        .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join(',') : String(value)}`)
+        .map(([key, value]) => `${key}=${typeof value === 'string' || typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
         .join(' ');
 
 /** The page: the filters as typed, the events (or the filters' errors), and the link to the next page. */
