@@ -250,7 +250,8 @@ export async function buildServer({
   }
   // The login session (a cookie) and its CSRF secrets exist only for the pages and forms: the API group, metadata
   // and health never read or set a cookie, and skip the session's hooks on every request (issue 21).
-  await app.register(async (pages) => {
+  // Named: @fastify/otel names a plugin's hook spans after the function, whose source text an arrow function's name is.
+  await app.register(async function endUserAndAdminPages(pages) {
     await pages.register(sessionsPlugin, { secret: config.sessionSecret, secure: config.baseUrl.startsWith('https:') });
     await pages.register(loginRoutes, { ...routes });
     await pages.register(federationRoutes, { ...routes });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
+import { capturedLogLines } from '../helpers/log-lines.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -12,9 +13,16 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 
 describe(`self-registration in the audit trail (${backend})`, () => {
   let server: TestServer;
+  const log = capturedLogLines();
   beforeAll(async () => {
     server = await buildTestServer({
-      config: { registration: { policy: 'open', perAddressPerMinute: 0 }, defaultScopes: ['read'], rateLimit: { enabled: false } },
+      config: {
+        registration: { policy: 'open', perAddressPerMinute: 0 },
+        defaultScopes: ['read'],
+        rateLimit: { enabled: false },
+        log: { level: 'info', format: 'json' },
+      },
+      logStream: log.stream,
     });
   });
   afterAll(() => server.close());
@@ -45,6 +53,14 @@ describe(`self-registration in the audit trail (${backend})`, () => {
     });
     expect(updated.statusCode, updated.body).toBe(200);
     expect((await manage('DELETE', updated.json().registration_access_token)).statusCode).toBe(204);
+
+    // And an event line each, as an admin's change of an application has (docs/operations.md "Logs").
+    const lines = log.lines.filter((line) => typeof line.event === 'string' && line.event.startsWith('application.'));
+    expect(lines.map(({ event, clientId, via }) => ({ event, clientId, via }))).toEqual([
+      { event: 'application.created', clientId: client.client_id, via: 'rfc7591' },
+      { event: 'application.updated', clientId: client.client_id, via: 'rfc7592' },
+      { event: 'application.deleted', clientId: client.client_id, via: 'rfc7592' },
+    ]);
 
     const events = await listAuditEvents(server.deps, { clientId: client.client_id, limit: 10 });
     expect(events.map(({ type, actor, ip, subjectId, details }) => ({ type, actor, ip, subjectId, details })).reverse()).toEqual([

@@ -86,6 +86,10 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
         initial_access_token: initialToken !== null,
       };
       await recordRegistrationEvent(deps, request, 'client.created', application, { actor: 'anonymous', ip: request.ip }, details);
+      request.log.info(
+        { event: 'application.created', applicationId: application.id, clientId: application.uid, via: 'rfc7591' },
+        'application registered',
+      );
       return reply.code(201).send(response);
     },
   );
@@ -104,6 +108,10 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
       const updated = await updateClient(deps, application, bodyOf(request), (details, message) => request.log.warn(details, message));
       const details = { via: 'rfc7592', name: updated.client_name, redirect_uris: updated.redirect_uris };
       await recordRegistrationEvent(deps, request, 'client.updated', application, clientActor(request, application.uid), details);
+      request.log.info(
+        { event: 'application.updated', applicationId: application.id, clientId: application.uid, via: 'rfc7592' },
+        'application updated',
+      );
       return updated;
     },
   );
@@ -116,6 +124,10 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
       await deleteClient(deps, application);
       const details = { via: 'rfc7592', name: application.name };
       await recordRegistrationEvent(deps, request, 'client.deleted', application, clientActor(request, application.uid), details);
+      request.log.info(
+        { event: 'application.deleted', applicationId: application.id, clientId: application.uid, via: 'rfc7592' },
+        'application deleted',
+      );
       return reply.code(204).send();
     },
   );
