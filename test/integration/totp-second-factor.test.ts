@@ -177,6 +177,15 @@ describe(`TOTP second factor (${backend})`, () => {
     expect(recoveryCodesOnPage(unproven.body)).toHaveLength(0);
     const blank = await browser.post('/account/second-factor/recovery-codes', {}, '/account');
     expect(blank.statusCode).toBe(401);
+    // A used recovery code as the proof: refused, and in the trail as a wrong code at the second step is.
+    expect((await browser.post('/account/second-factor/recovery-codes', { proof: code }, '/account')).statusCode).toBe(401);
+    const failures = await listAuditEvents(server.deps, { userId: user.id, type: 'user.second_factor.failed', limit: 10 });
+    expect(failures.map((event) => event.details)).toEqual([
+      { reason: 'invalid_code', via: 'account' },
+      { reason: 'invalid_code', via: 'account' },
+      { reason: 'invalid_code', via: 'account' },
+      { reason: 'invalid_code' },
+    ]);
     const renewed = await browser.post('/account/second-factor/recovery-codes', { proof: PASSWORD }, '/account');
     const fresh = recoveryCodesOnPage(renewed.body);
     expect(fresh).toHaveLength(10);

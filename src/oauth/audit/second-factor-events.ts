@@ -19,14 +19,22 @@ export const ownSecondFactorEvent = (type: SecondFactorEventType, userId: number
   ...(details && { details }),
 });
 
-/** A code refused at the second step: wrong, replayed, or refused for too many failures. */
-export const secondFactorFailedEvent = (userId: number, ip: string, reason: 'invalid_code' | 'locked_out'): NewAuditEvent => ({
+/**
+ * A code refused at the second step (wrong, replayed, or refused for too many failures), or the proof the account
+ * page asks before a change to the factor (`via: account`: the password or a code, wrong or replayed).
+ */
+export const secondFactorFailedEvent = (
+  userId: number,
+  ip: string,
+  reason: 'invalid_code' | 'locked_out',
+  via?: 'account',
+): NewAuditEvent => ({
   type: 'user.second_factor.failed',
   outcome: 'failure',
   actor: `user:${userId}`,
   ...aboutUser(userId),
   ip,
-  details: { reason },
+  details: { reason, ...(via && { via }) },
 });
 
 /** An admin set the user's own second-factor policy (users.mfa). */

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
-import { ownSecondFactorEvent } from '../../../oauth/audit/second-factor-events.js';
+import { ownSecondFactorEvent, secondFactorFailedEvent } from '../../../oauth/audit/second-factor-events.js';
 import { NotFound } from '../../../oauth/errors.js';
 import { attemptOrigin } from '../../attempt-origin.js';
 import {
@@ -66,6 +66,7 @@ export const newAccountRecoveryCodes: Handler<{ proof?: string }> = async (deps,
   if (!(await hasTotp(deps, user.id))) return reply.redirect(ACCOUNT_PATH, 303);
   const { t } = request.pageLanguage;
   const regeneration = await regenerateOwnRecoveryCodes(deps, user, request.body?.proof ?? '', attemptOrigin(request));
+  await recordProofFailure(deps, request, user, regeneration.outcome);
   if (regeneration.outcome === 'wrong_proof')
     return renderAccountPage(deps, request, reply.code(401), { recoveryCodesError: t('secondFactor.wrongProof') });
   if (regeneration.outcome === 'locked_out') {
@@ -85,6 +86,7 @@ export const newAccountRecoveryCodes: Handler<{ proof?: string }> = async (deps,
 export const removeAccountSecondFactor: Handler<{ proof?: string }> = async (deps, request, reply, user) => {
   const { t } = request.pageLanguage;
   const removal = await removeOwnSecondFactor(deps, user, request.body?.proof ?? '', attemptOrigin(request));
+  await recordProofFailure(deps, request, user, removal.outcome);
   switch (removal.outcome) {
     case 'not_allowed':
       request.session.set('notice', t('secondFactor.removalNotAllowed'));
@@ -107,3 +109,14 @@ export const removeAccountSecondFactor: Handler<{ proof?: string }> = async (dep
       return reply.redirect(ACCOUNT_PATH, 303);
   }
 };
+
+// A wrong or replayed proof is what a stolen code looks like: in the trail as at the second step (behaviour 3.19).
+async function recordProofFailure(deps: OAuthDeps, request: FastifyRequest, user: UserRecord, outcome: string): Promise<void> {
+  if (outcome !== 'wrong_proof' && outcome !== 'locked_out') return;
+  const event = secondFactorFailedEvent(user.id, request.ip, outcome === 'locked_out' ? 'locked_out' : 'invalid_code', 'account');
+  await recordAuditEventAlone(
+    deps,
+    event,
+    auditWriteFailed(() => request.log),
+  );
+}
