@@ -81,6 +81,10 @@ describe('user claims (OpenID Connect Core 5.1)', () => {
     expect(usernameErrors(' alice')).toEqual(['Username must not start or end with spaces']);
     expect(usernameErrors('al\u0007ice')).toEqual(['Username must not contain control characters']);
     expect(usernameErrors('alice')).toEqual([]);
+    // The characters application names refuse: "eve\u202Elive" reads as "eveevil", "dana\u200B" as "dana".
+    expect(usernameErrors('eve\u202Elive')).toEqual(['Username must not contain U+202E (it changes how the name reads, or shows nothing)']);
+    expect(usernameErrors('dana\u200B')).toEqual(['Username must not contain U+200B (it changes how the name reads, or shows nothing)']);
+    expect(usernameErrors('Nguyễn Thị Minh Khai')).toEqual([]);
     expect(passwordErrors('short')).toEqual(['Password is too short (minimum is 8 characters, it has 5)']);
     expect(passwordErrors('long enough')).toEqual([]);
   });

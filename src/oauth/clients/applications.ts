@@ -5,7 +5,7 @@ import {
   type OpenIdSettingsFields,
 } from './application-openid-settings.js';
 import type { OAuthDeps } from '../deps.js';
-import { formatCharacterIn } from './format-characters.js';
+import { formatCharacterIn } from '../format-characters.js';
 import { subjectTypeError, subjectTypeOf } from './subject-type-setting.js';
 import {
   backchannelLogoutErrors,

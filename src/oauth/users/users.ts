@@ -7,6 +7,7 @@ import type { UserClaims, UserRecord } from '../store.js';
 import type { EmailSource } from './user-store.js';
 import { resolveProfile, UserInvalid, type ProfileErrors, type ProfileInput } from './user-profile.js';
 import { hasControlCharacter } from '../control-characters.js';
+import { formatCharacterIn } from '../format-characters.js';
 
 // The local users (SPEC 3.6): signing in at /login, and what the CLI does to them.
 
@@ -71,6 +72,9 @@ export function usernameErrors(username: string): string[] {
   if ([...username].length > 255) errors.push('Username is too long (maximum is 255 characters)');
   if (username.trim() !== username) errors.push('Username must not start or end with spaces');
   if (hasControlCharacter(username)) errors.push('Username must not contain control characters');
+  // As in application names: the admin acts on a user by name and reads it in the audit trail ("dana" and "dana\u200B").
+  const deceptive = formatCharacterIn(username);
+  if (deceptive !== null) errors.push(`Username must not contain ${deceptive} (it changes how the name reads, or shows nothing)`);
   return errors;
 }
 

@@ -2,7 +2,7 @@ import type { Config } from '../../../config/types.js';
 import { grantTypeProblem, NO_EXTRAS, operatorAllowance, scopeProblem } from '../client-holdings.js';
 import { isInternalHost } from '../registration/client-registration-uris.js';
 import { ClientMetadataDocumentRefused, type FetchedDocument } from './client-metadata-document-fetch.js';
-import { formatCharacterIn } from '../format-characters.js';
+import { formatCharacterIn } from '../../format-characters.js';
 import { registrationErrors } from '../../authorization/redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from '../../scopes.js';
 import type { ApplicationInput } from '../../store.js';

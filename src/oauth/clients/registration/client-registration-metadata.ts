@@ -4,7 +4,7 @@ import type { OAuthDeps } from '../../deps.js';
 import { backchannelLogoutMetadataOf, type BackchannelLogoutMetadata } from './backchannel-logout-metadata.js';
 import { postLogoutRedirectMetadataOf, type PostLogoutRedirectMetadata } from './post-logout-redirect-metadata.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
-import { formatCharacterIn } from '../format-characters.js';
+import { formatCharacterIn } from '../../format-characters.js';
 import { displayUriProblem, redirectUriVerdict, type ApplicationType } from './client-registration-uris.js';
 import { isWellFormedScopeParam, parseScopes } from '../../scopes.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type SubjectType, type TokenEndpointAuthMethod } from '../application-store.js';
