@@ -277,6 +277,12 @@ describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
       grantTypes: 'authorization_code password',
     }).catch((error: Error) => error.message);
     expect(password).toContain('profile fapi2 does not allow the password grant.');
+    // Section 5.3.2.2: no plain http redirect URI off loopback, even where forceSslInRedirectUri false lets others have one.
+    const lax = { ...server.deps, config: { ...server.deps.config, forceSslInRedirectUri: false } };
+    const keyed = { profile: 'fapi2', tokenEndpointAuthMethod: 'private_key_jwt', jwks: JSON.stringify(jwksOf(key)) };
+    const plainHttp = await createClient(lax, { ...keyed, redirectUri: 'http://rp.example/cb' }).catch((error: Error) => error.message);
+    expect(plainHttp).toContain('profile fapi2 does not allow the redirect URI http://rp.example/cb');
+    expect((await createClient(lax, { ...keyed, redirectUri: 'http://127.0.0.1:8080/cb' })).application.profile).toBe('fapi2');
   });
 
   it('require_signed_request_object (RFC 9101 section 10.5): plain refused, signed at /oauth/authorize or pushed accepted', async () => {

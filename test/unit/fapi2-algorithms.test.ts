@@ -63,3 +63,16 @@ describe('fapi2ProfileProblems: the signing algorithms a fapi2 client may regist
     expect(fapi2ProfileProblems({ ...client, profile: 'none', signedResponseAlgs: { id_token_signed_response_alg: 'RS256' } })).toEqual([]);
   });
 });
+
+describe('fapi2ProfileProblems: the redirect URIs of a fapi2 client (FAPI 2.0 section 5.3.2.2)', () => {
+  const client = { profile: 'fapi2', confidential: true, tokenEndpointAuthMethod: 'private_key_jwt', grantTypes: null };
+
+  it('http elsewhere than a loopback address is refused, whatever forceSslInRedirectUri lets other clients have', () => {
+    expect(fapi2ProfileProblems({ ...client, redirectUris: ['https://rp.example/cb', 'http://rp.example/cb'] })).toEqual([
+      'profile fapi2 does not allow the redirect URI http://rp.example/cb (FAPI 2.0: https, or http on a loopback address only).',
+    ]);
+    const allowed = ['https://rp.example/cb', 'http://127.0.0.1/cb', 'http://[::1]:8080/cb', 'com.example.app:/cb', 'not a uri'];
+    expect(fapi2ProfileProblems({ ...client, redirectUris: allowed })).toEqual([]);
+    expect(fapi2ProfileProblems({ ...client, profile: 'none', redirectUris: ['http://rp.example/cb'] })).toEqual([]);
+  });
+});

@@ -297,6 +297,7 @@ function profiledClient(fields: ApplicationFields, current?: ApplicationRecord):
       userinfo_signed_response_alg: fields.userinfoSignedResponseAlg?.trim() ?? current?.userinfoSignedResponseAlg ?? null,
       authorization_signed_response_alg: fields.authorizationSignedResponseAlg?.trim() ?? current?.authorizationSignedResponseAlg ?? null,
     },
+    redirectUris: splitRegisteredUris(fields.redirectUri),
   };
 }
 
