@@ -7,6 +7,7 @@ import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, readStdin, UsageError, type CliIo } from './io.js';
 import { required } from './subcommands.js';
 import { firstDuplicateKey } from '../config/duplicate-json-keys.js';
+import { jsonSyntaxProblem } from '../config/json-syntax-error.js';
 
 const HELP = `Usage: oauth-service apply -f FILE [--dry-run] [--prune] [--json] [--config PATH]
 
@@ -72,7 +73,8 @@ class UnusableFile extends UsageError {}
 async function parsedFile(io: CliIo, file: string): Promise<unknown> {
   let text: string;
   try {
-    text = file === '-' ? await readStdin(io) : await readFile(file, 'utf8');
+    // A byte order mark, as some editors save UTF-8 with, is not part of the text (the config file's reading too).
+    text = (file === '-' ? await readStdin(io) : await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   } catch (error) {
     throw new UnusableFile(`cannot read ${file}: ${(error as Error).message}`);
   }
@@ -80,7 +82,7 @@ async function parsedFile(io: CliIo, file: string): Promise<unknown> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new UnusableFile(`${file} is not valid JSON: ${(error as Error).message}`);
+    throw new UnusableFile(`${file} is not valid JSON: ${jsonSyntaxProblem(text, error as SyntaxError)}`);
   }
   let duplicate: string | null;
   try {

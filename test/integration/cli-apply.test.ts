@@ -208,6 +208,11 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
       /^oauth-service: cannot read \S+missing\.json: ENOENT/,
     );
     expect(usageErrorLine(await cli.run(['apply', '-f', '-'], '{"applications": ['))).toMatch(/^oauth-service: - is not valid JSON: /);
+    // Where, as an editor shows it (as config check says it); a byte order mark is no part of the text.
+    expect(usageErrorLine(await cli.run(['apply', '-f', '-'], '{\n  "users": [],\n}'))).toBe(
+      'oauth-service: - is not valid JSON: line 3, column 1: Expected double-quoted property name',
+    );
+    expect((await cli.run(['apply', '-f', '-', '--dry-run'], '\uFEFF{"users": []}')).code).toBe(0);
     expect(usageErrorLine(await cli.run(['apply']))).toBe('oauth-service: missing required option --file');
     // A member named twice (a merge gone wrong): JSON.parse would keep the last, and --prune delete what the first named.
     const before = await state();
