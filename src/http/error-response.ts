@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { claimedClientId } from './claimed-client-id.js';
 import {
   Forbidden,
   InsufficientScope,
@@ -98,8 +99,12 @@ export function wwwAuthenticateValue(realm: string, error: OAuthError, scheme: '
 
 /** STYLE 15: a refused request is expected and logged at info, without a stack. */
 export function logRefusal(request: FastifyRequest, cause: FastifyError | OAuthError, error: OAuthError): void {
-  if (cause instanceof OAuthError) request.log.info({ oauthError: error.code }, error.description);
-  else if (cause.validation) request.log.info({ validation: cause.message }, 'request validation failed');
+  // At a client's endpoints (token, revocation, introspection, PAR, device), with the client the request named: "client
+  // X's refreshes fail" is found by its id. Not elsewhere, where a Basic header is the admin's.
+  if (cause instanceof OAuthError) {
+    const clientId = request.oauthParameters === undefined ? undefined : claimedClientId(request);
+    request.log.info({ oauthError: error.code, ...(clientId != null && { clientId }) }, error.description);
+  } else if (cause.validation) request.log.info({ validation: cause.message }, 'request validation failed');
   else if (CSRF_ERRORS.has(cause.code)) request.log.info({ csrf: cause.code }, 'form refused: missing or invalid CSRF token');
   else request.log.info({ err: cause }, 'malformed request');
 }

@@ -93,6 +93,23 @@ describe('logs never contain secrets', () => {
     ]);
   });
 
+  it("a refused request at a client's endpoint names the client it claimed (never its secret); a page's refusal names none", async () => {
+    const client = await createClient(server.deps);
+    log.clear();
+    const replay = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { ...FORM, authorization: basicAuth(client.uid, client.secret!) },
+      payload: form({ grant_type: 'refresh_token', refresh_token: 'not-a-refresh-token' }),
+    });
+    expect(replay.statusCode).toBe(400);
+    expect(log.lines.find((line) => line.oauthError === 'invalid_grant')).toMatchObject({ clientId: client.uid });
+    expect(log.raw.join('\n')).not.toContain(client.secret!);
+    log.clear();
+    await server.app.inject({ method: 'GET', url: '/oauth/applications/1', headers: { authorization: basicAuth('admin', 'wrong') } });
+    expect(log.lines.filter((line) => 'clientId' in line && line.msg !== 'client authentication failed')).toEqual([]);
+  });
+
   // Fastify refuses a path it cannot decode before routing; its error's message and stack quote the URL whole.
   it('a malformed path (/x%zz?access_token=...) is logged as its request line, the value redacted', async () => {
     log.clear();

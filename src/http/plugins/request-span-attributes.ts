@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/types.js';
-import { extractClientCredentials } from '../../oauth/clients/client-credentials.js';
+import { claimedClientId } from '../claimed-client-id.js';
 
 export interface RequestSpanAttributesOptions {
   clientIdAttribute: Config['telemetry']['clientIdAttribute'];
@@ -46,17 +46,6 @@ function oauthAttributes(
   if (clientId !== null && clientIdAttribute === 'plain') attributes['oauth.client_id'] = clientId;
   if (clientId !== null && clientIdAttribute === 'hashed') attributes['oauth.client_id_hash'] = hashed(clientId);
   return attributes;
-}
-
-// The client id the request claims (Basic or the form's client_id), whether or not it authenticated: a span of a
-// refused request is where it is looked for. Malformed credentials name none.
-function claimedClientId(request: FastifyRequest): string | null {
-  try {
-    const body = request.oauthParameters ?? {};
-    return extractClientCredentials({ authorization: request.headers.authorization, body, address: '' })?.clientId ?? null;
-  } catch {
-    return null;
-  }
 }
 
 function hashed(clientId: string): string {
