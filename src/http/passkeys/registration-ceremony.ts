@@ -45,7 +45,13 @@ export async function registrationOptions(
   return options;
 }
 
-export type RegistrationOutcome = { outcome: 'registered'; passkey: PasskeyRecord } | { outcome: 'refused'; reason: string };
+/**
+ * A refusal's `reason` is for the log (the library's messages say which check failed: origin, rp id, challenge,
+ * format); `said` names the sentence the user reads, in the page's language (passkeys.<said>).
+ */
+export type RegistrationOutcome =
+  | { outcome: 'registered'; passkey: PasskeyRecord }
+  | { outcome: 'refused'; reason: string; said: 'failed' | 'alreadyRegistered' | 'startAgain' };
 
 /** Checks the authenticator's answer against the open ceremony and stores the passkey; nothing is stored on a refusal. */
 export async function completeRegistration(
@@ -55,7 +61,7 @@ export async function completeRegistration(
   answer: { name: string; response: RegistrationResponseJSON },
 ): Promise<RegistrationOutcome> {
   const challenge = await takeChallenge(deps, request, 'register');
-  if (challenge === null) return { outcome: 'refused', reason: 'No passkey registration is under way, or it has expired: start again.' };
+  if (challenge === null) return { outcome: 'refused', reason: 'no registration under way, or it expired', said: 'startAgain' };
   const rp = relyingParty(deps.config);
   let verification;
   try {
@@ -67,10 +73,10 @@ export async function completeRegistration(
       requireUserVerification: true,
     });
   } catch (error) {
-    // The library's messages say which check failed (origin, rp id, challenge, format) and hold no secret.
-    return { outcome: 'refused', reason: (error as Error).message };
+    // The library's messages hold no secret.
+    return { outcome: 'refused', reason: (error as Error).message, said: 'failed' };
   }
-  if (!verification.verified) return { outcome: 'refused', reason: 'The passkey could not be verified.' };
+  if (!verification.verified) return { outcome: 'refused', reason: 'not verified', said: 'failed' };
   const { credential, credentialDeviceType, credentialBackedUp, aaguid } = verification.registrationInfo;
   const passkey = await registerPasskey(
     deps,
@@ -88,5 +94,7 @@ export async function completeRegistration(
     },
     request.ip,
   );
-  return passkey === null ? { outcome: 'refused', reason: 'This passkey is registered already.' } : { outcome: 'registered', passkey };
+  return passkey === null
+    ? { outcome: 'refused', reason: 'credential id registered already', said: 'alreadyRegistered' }
+    : { outcome: 'registered', passkey };
 }

@@ -92,7 +92,7 @@ export async function finishRegistration(deps: OAuthDeps, request: FastifyReques
       { event: 'passkey.registration_refused', userId: user.id, reason: registration.reason },
       'passkey registration refused',
     );
-    return sendRefusal(reply, 400, 'invalid_request', registration.reason);
+    return sendRefusal(reply, 400, 'invalid_request', t(`passkeys.${registration.said}`));
   }
   const { passkey } = registration;
   request.log.info({ event: 'passkey.registered', userId: user.id, passkey: passkey.id }, 'passkey registered');
