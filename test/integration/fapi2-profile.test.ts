@@ -161,7 +161,11 @@ describe(`the fapi2 profile (FAPI 2.0 Security Profile) on ${backend}`, () => {
         payload: form({ ...assertionParams(assertion), client_id: client.client_id, ...(await codeRequest('x'.repeat(43))) }),
       });
       expect(response.statusCode).toBe(401);
-      expect(response.json()).toMatchObject({ error: 'invalid_client' });
+      // Named, as the profile's other refusals are: not "unknown client".
+      expect(response.json()).toEqual({
+        error: 'invalid_client',
+        error_description: `FAPI 2.0: the client assertion's aud must be the issuer, ${server.baseUrl}, as a string (profile fapi2).`,
+      });
     }
     // The issuer as aud: the same request is accepted.
     const issuerAud = await clientAssertion(client.client_id, key, server.baseUrl);

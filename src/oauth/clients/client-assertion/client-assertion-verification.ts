@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { OAuthDeps } from '../../deps.js';
 import type { ApplicationRecord } from '../../store.js';
-import { algorithmsFor, fapi2AlgorithmRefusal, isFapi2 } from '../fapi2-profile.js';
+import { algorithmsFor, FAPI2, fapi2AlgorithmRefusal, isFapi2 } from '../fapi2-profile.js';
 import { ASSERTION_ALGORITHMS, type AssertionMethod } from './assertion-methods.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys, type ClientKeySource } from './client-key-sets.js';
 
@@ -54,10 +54,14 @@ export async function verifyAssertion(
       ? jwtVerify(assertion, key, options)
       : verifyWithClientKeys(assertion, key, options));
     // The profile asks for the issuer as a string: an array that holds it (and maybe more) is not accepted either.
-    if (isFapi2(application) && payload.aud !== base) return { payload: null };
+    if (isFapi2(application) && payload.aud !== base) return { payload: null, description: fapi2AudienceRefusal(base) };
     return withinBounds(deps, payload) && onlyFor(payload, audiences) ? { payload } : { payload: null };
   } catch (error) {
     if (error instanceof ClientKeysUnavailable) return { payload: null, description: error.message };
+    // Said, as the profile's other refusals are: a library that names the token endpoint (as for any other server) is
+    // told which rule it broke. Only after the signature verified (jose checks the claims after it).
+    if (isFapi2(application) && error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud')
+      return { payload: null, description: fapi2AudienceRefusal(base) };
     if (error instanceof errors.JOSEError) return { payload: null };
     throw error;
   }
@@ -107,3 +111,6 @@ function onlyFor(payload: JWTPayload, audiences: string[]): boolean {
   const named = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   return named.every((audience) => typeof audience === 'string' && audiences.includes(audience));
 }
+
+const fapi2AudienceRefusal = (issuer: string): string =>
+  `${FAPI2}: the client assertion's aud must be the issuer, ${issuer}, as a string (profile fapi2).`;
