@@ -187,6 +187,7 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     const shapes = await apply(
       {
         applications: [{ uid: 'x', name: 7, colour: 'red' }],
+        resources: [{ uri: 'https://api.example.com', name: { text: 'API' }, access_token_lifetime: '900' }],
         groups: [],
         registration_tokens: [{ token_sha256: '0'.repeat(64), expires_at: '2037-02-30T00:00:00Z' }],
       },
@@ -197,6 +198,9 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
       expect.stringMatching(/^groups: unknown field \(the fields are applications, resources, users, registration_tokens\)$/),
       expect.stringMatching(/^applications\[0\]\.colour: unknown field /),
       'applications[0].name: must be a string, not a number',
+      // The wrong type said as such (not "a object"), without a range that is not the rule's.
+      'resources[0].access_token_lifetime: must be a whole number, not "900"',
+      'resources[0].name: must be a string, not an object',
       // Not 2 March: a mistyped day is said, never moved.
       'registration_tokens[0].expires_at: must be a time on the calendar with its offset, such as 2027-01-31T00:00:00Z, not "2037-02-30T00:00:00Z"',
     ]);

@@ -7,7 +7,8 @@ export type Problems = string[];
 
 type Json = Record<string, unknown>;
 
-const describe = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+const describe = (value: unknown) =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 
 export class DeclaredObject {
   private constructor(
@@ -71,8 +72,10 @@ export class DeclaredObject {
   integer(key: string, min: number, max: number): number | null | undefined {
     const value = this.members[key];
     if (value === undefined || value === null) return value;
-    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-    this.problem(key, `must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`);
+    const whole = typeof value === 'number' && Number.isInteger(value);
+    if (whole && value >= min && value <= max) return value;
+    // The range only where it is the problem: a string "900" is the wrong type, whatever the range.
+    this.problem(key, `must be a whole number${whole ? ` from ${min} to ${max}` : ''}, not ${JSON.stringify(value)}`);
     return undefined;
   }
 
