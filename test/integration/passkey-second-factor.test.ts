@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import { hasTotp, setMfaPolicy } from '../../src/oauth/second-factor/second-factors.js';
 import { SoftwareAuthenticator, type Ceremony } from '../../scripts/lib/software-authenticator.js';
-import { createClient, createUser, PASSWORD, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
+import { authorizeUrl, createClient, createUser, PASSWORD, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
 import { codeFlow, openIdServer, verifiedIdToken } from '../helpers/openid.js';
 import { enrolFromAccount } from '../helpers/second-factor.js';
 import { backend } from '../helpers/test-database.js';
@@ -77,6 +77,29 @@ describe(`a passkey as the second factor, and the admin's passkeys reset (${back
   }
 
   const isSignedIn = async (browser: UserAgent) => (await browser.request({ method: 'GET', url: '/account' })).statusCode === 200;
+
+  it('acr_values naming phr: a user with a passkey is asked for it after the password; one without is not sent to set up an app', async () => {
+    const client = await createClient(server.deps, { scopes: 'openid' });
+    const request = authorizeUrl({
+      client_id: client.application.uid,
+      redirect_uri: client.application.redirectUris[0]!,
+      response_type: 'code',
+      scope: 'openid',
+      acr_values: PHR,
+    });
+    const key = new SoftwareAuthenticator();
+    const withPasskey = await userWithPasskey('phoebe', key);
+    await setMfaPolicy(server.deps, withPasskey, 'optional');
+    await createUser(server.deps, 'quentin');
+    for (const [username, next] of [
+      ['phoebe', STEP],
+      ['quentin', request],
+    ] as const) {
+      const browser = userAgent(server.app);
+      expect((await browser.request({ method: 'GET', url: request })).headers.location).toBe('/login');
+      expect((await browser.post('/login', { username, password: PASSWORD })).headers.location).toBe(next);
+    }
+  });
 
   it('password, then a passkey without user verification: signed in with amr pwd and hwk, the phr acr in the ID token', async () => {
     // A security key without a PIN: present, not verified. Enough after a password; never enough alone.

@@ -32,6 +32,8 @@ declare module '@fastify/secure-session' {
      * who would not be asked, while it returns there (a sign-in started elsewhere later is not bound by it).
      */
     secondFactorWanted: string;
+    /** Likewise for an authorization request that wants phr: /login then asks a user who has a passkey for it. */
+    passkeyStepWanted: string;
     /**
      * Half signed in (issue 35): the password was right, the second step is still to come. Never a login session;
      * `until` (epoch ms) keeps it short.

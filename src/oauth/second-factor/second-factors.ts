@@ -34,9 +34,17 @@ export function serverRequiresSecondFactor(config: Pick<Config, 'authentication'
 }
 
 /** Whether a sign-in of this user asks for the second step; `requested`: the request wants it (acr_values, a listed client). */
-export async function secondStepNeeded(deps: Pick<OAuthDeps, 'stores' | 'config'>, user: UserRecord, requested: boolean): Promise<boolean> {
+export async function secondStepNeeded(
+  deps: Pick<OAuthDeps, 'stores' | 'config'>,
+  user: UserRecord,
+  requested: boolean,
+  passkeyRequested = false,
+): Promise<boolean> {
   const policy = mfaPolicyOf(user);
   if (requested || policy === 'required' || serverRequiresSecondFactor(deps.config, null)) return true;
+  // phr asked for: a user with a passkey gives it after the password; one without is not sent to set up an app (which
+  // would not reach phr either), the level is given up (behaviour 3.17).
+  if (passkeyRequested && (await deps.stores.passkeys.listOfUser(user.id)).length > 0) return true;
   return policy !== 'off' && (await hasTotp(deps, user.id));
 }
 
@@ -184,10 +192,12 @@ export async function regenerateOwnRecoveryCodes(
 }
 
 /**
- * Whether the sign-in an authorization request sends the user to must end with the second step: its acr_values (or
- * essential acr) make it reach mfa, or its client is listed in authentication.requireSecondFactor.
+ * What the sign-in an authorization request sends the user to must end with: `mfa`, the second step (its acr_values or
+ * essential acr reach mfa, or its client is listed in authentication.requireSecondFactor); `phr`, a passkey after the
+ * password for a user who has one (the one second step that reaches phr); or null.
  */
-export function secondFactorWantedFor(config: Pick<Config, 'authentication'>, request: AuthorizationRequest): boolean {
-  const { acr } = config.authentication;
-  return targetLevel(request.oidc.acrValues, acr) === 'mfa' || serverRequiresSecondFactor(config, request.application.uid);
+export function secondFactorWantedFor(config: Pick<Config, 'authentication'>, request: AuthorizationRequest): 'mfa' | 'phr' | null {
+  const target = targetLevel(request.oidc.acrValues, config.authentication.acr);
+  if (target === 'mfa' || serverRequiresSecondFactor(config, request.application.uid)) return 'mfa';
+  return target === 'phr' ? 'phr' : null;
 }

@@ -204,7 +204,9 @@ export class AuthorizationsController extends Controller {
     }
     request.session.set('reauthenticate', signedIn ? true : undefined);
     request.session.set('maxAuthenticationAge', maxAuthenticationAge(authorization) ?? undefined);
-    request.session.set('secondFactorWanted', secondFactorWantedFor(this.deps.config, authorization) ? returnTo : undefined);
+    const wanted = secondFactorWantedFor(this.deps.config, authorization);
+    request.session.set('secondFactorWanted', wanted === 'mfa' ? returnTo : undefined);
+    request.session.set('passkeyStepWanted', wanted === 'phr' ? returnTo : undefined);
     request.session.set('loginHint', authorization.oidc.loginHint ?? undefined);
     request.session.set('idpHint', idpHintOf(request));
     await keepHintForSignIn(this.deps, request, authorization, returnTo);

@@ -47,8 +47,10 @@ export async function continueAfterUpstream(
   const upstreamAmr = upstream?.amr ?? [];
   // As /login writes it after the password, before our second step.
   if (upstream !== undefined) await auditUpstreamSignIn(deps, request, user, upstream.providerId);
-  const requested = request.session.get('secondFactorWanted') === afterLogin(request);
-  if (!(upstreamFactorsCount && upstreamShowsTwoFactors(upstreamAmr)) && (await secondStepNeeded(deps, user, requested)))
+  const returnTo = afterLogin(request);
+  const requested = request.session.get('secondFactorWanted') === returnTo;
+  const passkeyRequested = request.session.get('passkeyStepWanted') === returnTo;
+  if (!(upstreamFactorsCount && upstreamShowsTwoFactors(upstreamAmr)) && (await secondStepNeeded(deps, user, requested, passkeyRequested)))
     return startSecondStep(deps, request, reply, user);
   return reply.redirect(await finishSignIn(deps, request, user, []), 303);
 }

@@ -104,8 +104,10 @@ export const loginRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps 
     }
     const { user } = check;
     // Not signed in yet while a second factor is owed (behaviour 3.19): the second step records the sign-in, if it comes.
-    if (await secondStepNeeded(deps, user, request.session.get('secondFactorWanted') === afterLogin(request)))
-      return startSecondStep(deps, request, reply, user);
+    const returnTo = afterLogin(request);
+    const requested = request.session.get('secondFactorWanted') === returnTo;
+    const passkeyRequested = request.session.get('passkeyStepWanted') === returnTo;
+    if (await secondStepNeeded(deps, user, requested, passkeyRequested)) return startSecondStep(deps, request, reply, user);
     await record();
     // RFC 8176: a password alone (the second step adds otp and raises the acr).
     return reply.redirect(await finishSignIn(deps, request, user, ['pwd']), 303);
