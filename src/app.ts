@@ -16,6 +16,7 @@ import { jsonBodiesPlugin } from './http/plugins/json-bodies.js';
 import { loggerOptions } from './http/plugins/logger-options.js';
 import { OneLinePerRequest } from './http/plugins/request-log.js';
 import { corsPlugin } from './http/plugins/cors.js';
+import { requestIdOf } from './http/request-id.js';
 import { securityHeaders, securityHeadersPlugin, strictTransportSecurity } from './http/plugins/security-headers.js';
 import { metricsPlugin } from './http/plugins/metrics.js';
 import { createServiceMetrics } from './http/metrics/service-metrics.js';
@@ -171,6 +172,7 @@ export async function buildServer({
   const app = Fastify({
     logger: loggerOptions(config.log, logStream),
     logController: new OneLinePerRequest(),
+    genReqId: (raw) => requestIdOf(raw.headers['x-request-id']),
     trustProxy: trustedProxies(config.trustProxy),
     bodyLimit: config.bodyLimit,
     ...requestTimeouts(config.requestTimeoutSeconds),

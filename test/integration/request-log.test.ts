@@ -34,6 +34,25 @@ describe('request log lines', () => {
     expect(lines.filter((line) => line.msg === 'incoming request')).toHaveLength(0);
   });
 
+  it("X-Request-Id: a plain one sent is the lines' reqId and comes back; otherwise a random one, unique per request", async () => {
+    const { stream: logStream, lines } = capturedLogLines();
+    server = await buildTestServer({ config: { log: { level: 'info', format: 'json' } }, logStream });
+    const ask = (headers: Record<string, string>) => server!.app.inject({ method: 'GET', url: '/healthz', headers });
+    const given = await ask({ 'x-request-id': 'lb-7f3a9c:42' });
+    expect(given.headers['x-request-id']).toBe('lb-7f3a9c:42');
+    expect(lines.find((line) => line.msg === 'request completed')).toMatchObject({ reqId: 'lb-7f3a9c:42' });
+    const made = await Promise.all(
+      ([{}, { 'x-request-id': 'has spaces and "quotes"' }, { 'x-request-id': 'x'.repeat(129) }] as Record<string, string>[]).map(
+        async (headers) => {
+          const id = (await ask(headers)).headers['x-request-id'] as string;
+          expect(id).toMatch(/^[0-9a-f-]{36}$/);
+          return id;
+        },
+      ),
+    );
+    expect(new Set(made).size).toBe(3);
+  });
+
   it('at debug, also the line of the request as it arrives', async () => {
     const lines = await linesAt('debug');
     expect(lines.filter((line) => line.msg === 'incoming request')).toMatchObject([{ req: { method: 'POST', url: '/oauth/token' } }]);

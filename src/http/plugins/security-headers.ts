@@ -28,6 +28,7 @@ export function strictTransportSecurity({ baseUrl, hsts }: Pick<Readonly<Config>
  */
 export function securityHeaders(hsts: string | null): SecurityHeaders {
   return (reply) => {
+    reply.header('x-request-id', reply.request.id);
     reply.header('x-frame-options', 'DENY');
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
