@@ -2,6 +2,7 @@ import {
   createApplication,
   deleteApplication,
   listApplications,
+  storedApplicationFields,
   updateApplication,
   type ApplicationListFilter,
   type ApplicationFields,
@@ -18,6 +19,7 @@ import type { OAuthDeps } from '../oauth/deps.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
 import { clientEvent } from '../oauth/audit/audit-subjects.js';
+import { changedFields } from '../oauth/provisioning/outcome.js';
 import { CLIENT_AUTHENTICATION_HELP, CLIENT_AUTHENTICATION_OPTIONS, clientAuthenticationSettings } from './apps-client-authentication.js';
 
 const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
@@ -258,7 +260,11 @@ async function update(args: string[], io: CliIo): Promise<number> {
       ...settings,
     });
     const update = (tx: OAuthDeps) => updateApplication(tx, current.id, fields);
-    const updated = await domain(() => auditedChange(deps, CLI_ACTOR, update, (r) => clientEvent('client.updated', r?.application)));
+    // The names of the fields it changes, as apply records them; nothing is recorded when it changes none.
+    const changed = changedFields(storedApplicationFields(fields(current)), current);
+    const eventOf = (r: Awaited<ReturnType<typeof update>>) =>
+      changed.length === 0 ? null : clientEvent('client.updated', r?.application, { fields: changed });
+    const updated = await domain(() => auditedChange(deps, CLI_ACTOR, update, eventOf));
     if (!updated) throw notFound(reference);
     printChanged(
       io,

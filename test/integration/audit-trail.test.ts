@@ -139,6 +139,8 @@ describe(`audit trail (${backend})`, () => {
       server.app.inject({ method: 'PATCH', url: `/oauth/applications/${id}`, headers: JSON_BODY, payload });
     expect((await update({ name: 'Audited 2', redirect_uri: 'https://a.example.com/cb' })).statusCode).toBe(200);
     expect((await update({ name: '', redirect_uri: 'https://a.example.com/cb' })).statusCode).toBe(422);
+    // An update that changes nothing (an empty PATCH) records nothing.
+    expect((await update({})).statusCode).toBe(200);
     await server.app.inject({ method: 'POST', url: `/oauth/applications/${id}/rotate_secret`, headers: JSON_BODY, payload: {} });
     await server.app.inject({ method: 'DELETE', url: `/oauth/applications/${id}`, headers: { ...ADMIN, accept: 'application/json' } });
     const trail = (await listAuditEvents(server.deps, { clientId: uid, limit: 50 })).map((event) => event.type);

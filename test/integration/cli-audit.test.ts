@@ -50,6 +50,14 @@ describe(`oauth-service audit list, and the CLI's events (${backend})`, { timeou
     ]);
     expect(events.every((event) => event.actor === 'cli' && event.ip === null)).toBe(true);
     expect(events[1]).toMatchObject({ subject_type: 'user', details: { username: 'carol', tokens: 0, grants: 0 } });
+    // What an update changed, named as apply names it.
+    expect(events[3]).toMatchObject({ type: 'client.updated', details: { fields: ['name'] } });
+  });
+
+  it('an update that changes nothing records nothing', async () => {
+    const before = (await list()).length;
+    expect((await cli.run(['apps', 'update', clientId, '--name', 'Cli App 2'])).code).toBe(0);
+    expect((await list()).length).toBe(before);
   });
 
   it('filters by client, by user name, by type, by time and by count', async () => {

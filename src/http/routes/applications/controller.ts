@@ -93,8 +93,9 @@ export class ApplicationsController extends Controller {
       const changed = changedFields(fieldsOf(current), fields);
       // The body merged into the row as it is when the update has it locked (a concurrent change kept), not as read here.
       const update = (deps: typeof this.deps) => updateApplication(deps, id, (latest) => fieldsFromBody(request.body, latest));
+      // Nothing recorded for an update that changes nothing (a form saved as it was, an empty PATCH).
       const updated = await auditedChange(this.deps, adminActor(request), update, (r) =>
-        clientEvent('client.updated', r?.application, { fields: changed }),
+        changed.length === 0 ? null : clientEvent('client.updated', r?.application, { fields: changed }),
       );
       if (!updated) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
       request.log.info({ event: 'application.updated', applicationId: id, clientId: current.uid }, 'application updated');
