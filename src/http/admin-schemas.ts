@@ -34,6 +34,13 @@ export const recordIdParams = (record: string) =>
 export const textOrList = (description: string) =>
   ({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description }) as const;
 
+/** What a form's checkbox sends (a hidden "0" then "1" when checked): another text is refused (400), never read as false. */
+export const CHECKBOX_TEXTS = { type: 'string', enum: ['0', '1', 'false', 'true', 'off', 'on'] } as const;
+
+/** A checkbox of an HTML form: one of CHECKBOX_TEXTS, or a list of them (the last wins). */
+export const formCheckbox = (description: string) =>
+  ({ anyOf: [CHECKBOX_TEXTS, { type: 'array', items: CHECKBOX_TEXTS }], description }) as const;
+
 const csrfField = { type: 'string', description: 'CSRF token of the HTML form (or the X-CSRF-Token header).' } as const;
 
 /** A form's fields and its CSRF token. Unknown fields are stripped: nothing else can be mass-assigned. */

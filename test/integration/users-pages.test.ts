@@ -70,6 +70,14 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
     }
   });
 
+  it('a checkbox sent as another text ("maybe") is refused (400), never read as No', async () => {
+    const admin = new AdminSession(server.app);
+    await admin.get('/oauth/users/new');
+    const response = await admin.submit('/oauth/users', { username: 'maybe', password: 'a long enough password', email_verified: 'maybe' });
+    expect(response.statusCode).toBe(400);
+    expect(await server.deps.stores.users.findByUsername('maybe')).toBeNull();
+  });
+
   it('a form with errors is 422 with each message beside its field, keeps what was typed but never the password', async () => {
     await createUser(server.deps, 'taken');
     const admin = new AdminSession(server.app);

@@ -1,5 +1,6 @@
 import type { ApplicationListFilter } from '../../../oauth/clients/applications.js';
 import {
+  CHECKBOX_TEXTS,
   formBody,
   methodOverrideFormBody,
   pageAndJsonResponses,
@@ -140,7 +141,6 @@ export const applicationJsonSchema = {
 
 // JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins). Another text is refused (400), not
 // read as false: {"confidential": "yes"} made a client public.
-const CHECKBOX_TEXTS = { type: 'string', enum: ['0', '1', 'false', 'true', 'off', 'on'] } as const;
 const checkbox = (description: string, byDefault: 'true' | 'false') =>
   ({
     anyOf: [{ type: 'boolean' }, CHECKBOX_TEXTS, { type: 'array', items: CHECKBOX_TEXTS }],

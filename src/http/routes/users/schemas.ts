@@ -1,5 +1,5 @@
 import { ADDRESS_FIELDS, BOOLEAN_CLAIMS, STRING_CLAIMS } from '../../../oauth/users/user-profile.js';
-import { formBody, htmlPage, methodOverrideFormBody, pageOrJsonErrors, recordIdParams, textOrList } from '../../admin-schemas.js';
+import { formBody, formCheckbox, htmlPage, methodOverrideFormBody, pageOrJsonErrors, recordIdParams } from '../../admin-schemas.js';
 
 export { csrfOnlyBody } from '../../admin-schemas.js';
 
@@ -17,8 +17,9 @@ export const searchQuery = {
   additionalProperties: false,
 } as const;
 
-// The HTML form sends a hidden "0" followed by the checkbox's "1" when it is checked: the last value wins.
-const checkbox = textOrList;
+// The HTML form sends a hidden "0" followed by the checkbox's "1" when it is checked: the last value wins. Another text
+// ("maybe") is refused, as the applications' forms refuse it, never read as false.
+const checkbox = formCheckbox;
 
 const claimFields = Object.fromEntries([
   ...STRING_CLAIMS.map(({ claim, label }) => [claim, { type: 'string', description: `${label} (${claim}); empty clears it.` }]),
