@@ -18,7 +18,7 @@ import { AUTHORIZATION_DETAILS_HELP, AUTHORIZATION_DETAILS_OPTIONS, declarationF
 import { parseOptions, printJson, printTable, UsageError, type CliIo } from './io.js';
 import { onePositional, required, runSubcommand } from './subcommands.js';
 import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
-import { resourceEvent } from '../oauth/audit/audit-subjects.js';
+import { resourceEvent, resourceUpdatedEvent } from '../oauth/audit/audit-subjects.js';
 
 const HELP = `Usage: oauth-service resources <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
 
@@ -153,8 +153,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
     const authorizationDetailsTypes = declarationFromOptions(values, current.authorizationDetailsTypes);
     const update = (tx: OAuthDeps) => updateResource(tx, current.id, { ...changes, authorizationDetailsTypes });
     const updated =
-      (await inWords(() => auditedChange(deps, CLI_ACTOR, update, (r) => resourceEvent('resource.updated', r)))) ??
-      throwNotFound(reference);
+      (await inWords(() => auditedChange(deps, CLI_ACTOR, update, (r) => resourceUpdatedEvent(current, r)))) ?? throwNotFound(reference);
     print(io, Boolean(values.json), `updated resource ${updated.id}`, updated);
     return 0;
   });

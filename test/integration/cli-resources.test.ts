@@ -80,6 +80,13 @@ describe(`oauth-service resources (${backend})`, { timeout: 120_000 }, () => {
     expect(updated).toMatchObject({ server_client_id: app.uid, scopes: 'read write', access_token_lifetime: 600, token_format: 'opaque' });
     const cleared = await cli.json(['resources', 'update', String(updated.id), '--access-token-lifetime', '', '--server-client-id', '']);
     expect(cleared).toMatchObject({ access_token_lifetime: null, server_client_id: null, scopes: 'read write' });
+    // The trail names the fields each update changed; one that changes nothing is not recorded.
+    await cli.json(['resources', 'update', String(updated.id), '--scopes', 'read write']);
+    const events = await cli.json(['audit', 'list', '--type', 'resource.updated']);
+    expect(events.map((event: { details: object }) => event.details)).toEqual([
+      { name: '', fields: ['access_token_lifetime', 'server_client_id'] },
+      { name: '', fields: ['server_client_id', 'scopes'] },
+    ]);
   });
 
   it('validation failures exit 2 with one line naming each option and its problem, and change nothing', async () => {

@@ -31,6 +31,20 @@ export const userEvent = (type: AuditEventType, user: UserRecord | null | undefi
 export const resourceEvent = (type: AuditEventType, resource: ResourceRecord | null | undefined): Event | null =>
   resource ? { type, outcome: 'success', subjectType: 'resource', subjectId: resource.uri, details: { name: resource.name } } : null;
 
+/**
+ * A resource's update: the names of the stored fields it changed (snake_case, as apply names them), or null when it
+ * changed none (nothing to record) or the resource is gone.
+ */
+export function resourceUpdatedEvent(before: ResourceRecord, after: ResourceRecord | null): Event | null {
+  if (after === null) return null;
+  const previous = before as unknown as Record<string, unknown>;
+  const fields = Object.entries(after)
+    .filter(([key, value]) => key !== 'updatedAt' && JSON.stringify(value) !== JSON.stringify(previous[key]))
+    .map(([key]) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`));
+  if (fields.length === 0) return null;
+  return { ...resourceEvent('resource.updated', after)!, details: { name: after.name, fields } };
+}
+
 /** A change to an object named by its id alone (a registration token, a signing key); null when `changed` is false. */
 export const objectEvent = (
   type: AuditEventType,

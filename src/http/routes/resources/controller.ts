@@ -15,7 +15,7 @@ import type { ResourceRecord } from '../../../oauth/store.js';
 import { Controller } from '../../controllers/controller.js';
 import { adminActor } from '../../audit-actor.js';
 import { auditedChange } from '../../../oauth/audit/audit-trail.js';
-import { resourceEvent } from '../../../oauth/audit/audit-subjects.js';
+import { resourceEvent, resourceUpdatedEvent } from '../../../oauth/audit/audit-subjects.js';
 import { wantsJson } from '../applications/responses.js';
 import { changesFromBody, fieldsFromBody, type ResourceBody } from './request-fields.js';
 import { renderResourcesPage, resourceNotFound } from './responses.js';
@@ -75,7 +75,7 @@ export class ResourcesController extends Controller {
     const changes = changesFromBody(request.body);
     try {
       const update = (deps: typeof this.deps) => updateResource(deps, current.id, changes);
-      const updated = await auditedChange(this.deps, adminActor(request), update, (r) => resourceEvent('resource.updated', r));
+      const updated = await auditedChange(this.deps, adminActor(request), update, (r) => resourceUpdatedEvent(current, r));
       if (!updated) return resourceNotFound(request, reply);
       request.log.info({ event: 'resource.updated', resourceId: updated.id, uri: updated.uri }, 'resource updated');
       if (wantsJson(request)) return reply.send(resourceAttributes(updated));
