@@ -40,6 +40,10 @@ import { auditWriteFailed } from '../../audit-actor.js';
 
 type RedirectStatus = 302 | 303;
 
+// RFC 9700 section 4.12 and FAPI 2.0 5.3.2.2: a redirect after a POST (an authorization request sent as a form, OpenID
+// Connect Core 3.1.2.1) is a 303, so that the browser does not send the form on to the client.
+const redirectStatusAfter = (request: FastifyRequest): RedirectStatus => (request.method === 'POST' ? 303 : 302);
+
 /** An authorization request's parameters: the query of a GET, the form of a POST (Core 3.1.2.1). */
 const requestParameters = (request: FastifyRequest): unknown => (request.method === 'POST' ? request.body : request.query);
 
@@ -126,9 +130,7 @@ export class AuthorizationsController extends Controller {
       origin(request),
       cameBack,
     );
-    // RFC 9700 section 4.12 and FAPI 2.0 5.3.2.2: a redirect after a POST (OpenID Connect Core 3.1.2.1) is a 303, so
-    // that the browser does not send the form on to the client.
-    const status: RedirectStatus = request.method === 'POST' ? 303 : 302;
+    const status = redirectStatusAfter(request);
     if (!validation.ok) return this.refuse(request, reply, validation, status);
     const authorization = validation.request;
     const owner = await sessionUser(this.deps, request);
@@ -200,7 +202,7 @@ export class AuthorizationsController extends Controller {
       const tooLong = new InvalidRequest(
         `The authorization request is too long to come back to after signing in (${length} characters, at most ${MAX_RETURN_PATH}): push it (RFC 9126) and send its request_uri.`,
       );
-      return this.refuse(request, reply, interactionFailure(authorization, tooLong), request.method === 'POST' ? 303 : 302);
+      return this.refuse(request, reply, interactionFailure(authorization, tooLong), redirectStatusAfter(request));
     }
     request.session.set('reauthenticate', signedIn ? true : undefined);
     request.session.set('maxAuthenticationAge', maxAuthenticationAge(authorization) ?? undefined);

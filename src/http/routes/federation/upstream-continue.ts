@@ -45,7 +45,7 @@ export async function continueAfterUpstream(
 ) {
   const upstream = request.session.get('upstreamSignIn');
   const upstreamAmr = upstream?.amr ?? [];
-  // As /login writes it after the password, before our second step.
+  // The upstream's sign-in, completed there, with its provider; our second step, when one is owed, records its own.
   if (upstream !== undefined) await auditUpstreamSignIn(deps, request, user, upstream.providerId);
   const returnTo = afterLogin(request);
   const requested = request.session.get('secondFactorWanted') === returnTo;
