@@ -15,6 +15,25 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 // revocation runs; and an exchange that revokes the earlier tokens (revokePreviousAuthorizationCodeToken) while
 // another exchange of the same client and user runs. PostgreSQL only: the embedded database has one session, so nothing runs beside a transaction there.
 
+/** A token with a refresh token, of `family` (null: none), stored as one the service issues. */
+const newToken = (
+  applicationId: number,
+  resourceOwnerId: number,
+  family: string | null,
+  previousRefreshToken?: string,
+): NewAccessToken => ({
+  applicationId,
+  resourceOwnerId,
+  token: storedForm(generateSecret(), true),
+  refreshToken: storedForm(generateSecret(), true),
+  expiresIn: 7200,
+  scopes: ['read'],
+  createdAt: new Date(),
+  accessGrantId: null,
+  refreshFamily: family,
+  ...(previousRefreshToken !== undefined && { previousRefreshToken }),
+});
+
 /** Runs `change` in a transaction kept open until `revoke` waits for a lock it holds; `revoke`'s result. */
 async function heldOpenAround<T>(
   server: TestServer,
@@ -53,18 +72,8 @@ describe.skipIf(!TEST_DATABASE_URL)('revoking a family or a user while a refresh
   });
   afterAll(() => server.close());
 
-  const token = (resourceOwnerId: number, family: string, previousRefreshToken?: string): NewAccessToken => ({
-    applicationId: client.application.id,
-    resourceOwnerId,
-    token: storedForm(generateSecret(), true),
-    refreshToken: storedForm(generateSecret(), true),
-    expiresIn: 7200,
-    scopes: ['read'],
-    createdAt: new Date(),
-    accessGrantId: null,
-    refreshFamily: family,
-    ...(previousRefreshToken !== undefined && { previousRefreshToken }),
-  });
+  const token = (resourceOwnerId: number, family: string, previousRefreshToken?: string) =>
+    newToken(client.application.id, resourceOwnerId, family, previousRefreshToken);
 
   /** Rotates `predecessor` in a transaction kept open until `revoke` waits for the lock the rotation holds. */
   async function rotationAround(predecessor: { id: number }, next: NewAccessToken, revoke: () => Promise<number>) {
@@ -135,17 +144,7 @@ describe.skipIf(!TEST_DATABASE_URL)(
       const client = await createClient(server.deps);
       const user = await createUser(server.deps);
       const { code, redirectUri } = await createCode(server.deps, { application: client.application, resourceOwnerId: user.id });
-      const other: NewAccessToken = {
-        applicationId: client.application.id,
-        resourceOwnerId: user.id,
-        token: storedForm(generateSecret(), true),
-        refreshToken: storedForm(generateSecret(), true),
-        expiresIn: 7200,
-        scopes: ['read'],
-        createdAt: new Date(),
-        accessGrantId: null,
-        refreshFamily: null,
-      };
+      const other = newToken(client.application.id, user.id, null);
       // The exchange under way, held open after it did what exchange() does: its client's lock, the revocation, its token.
       const response = await heldOpenAround(
         server,
