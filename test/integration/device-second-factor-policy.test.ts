@@ -58,7 +58,8 @@ describe(`/device for a client that requires the second step (${backend})`, () =
     const { user_code: userCode, device_code: deviceCode } = await deviceAuthorization(server.app, client);
     expect((await browser.post('/device', { user_code: userCode }, '/device')).headers.location).toBe('/device/consent');
     const decided = await browser.post('/device/decision', { user_code: userCode }, '/device');
-    expect([decided.statusCode, decided.headers.location]).toEqual([302, '/login']);
+    // A POST is answered 303 (RFC 9700 4.12): the browser must not post the decision on to /login.
+    expect([decided.statusCode, decided.headers.location]).toEqual([303, '/login']);
     expect((await pollDevice(server.app, client, deviceCode)).json()).toMatchObject({ error: 'authorization_pending' });
   });
 });
