@@ -74,6 +74,23 @@ describe(`/oauth/applications HTML pages (${backend})`, () => {
     for (const body of admin.bodies) expect(body).not.toContain(sha256Hex(secret));
   });
 
+  it('a copy of the session cookie from before the secret was shown shows it no more', async () => {
+    const admin = new AdminSession(server.app);
+    await admin.get('/oauth/applications/new');
+    const created = await admin.submit('/oauth/applications', { name: 'Replayed', redirect_uri: 'https://example.com/cb' });
+    const copy = admin.cookie;
+    const secret = textOf((await admin.follow(created)).body, 'secret')!;
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const replayed = await server.app.inject({
+      method: 'GET',
+      url: created.headers.location as string,
+      headers: { ...ADMIN, cookie: copy! },
+    });
+    expect(replayed.statusCode).toBe(200);
+    expect(replayed.body).not.toContain(secret);
+    expect(textOf(replayed.body, 'secret')).toBe('Secret hashed');
+  });
+
   it('GET /oauth/applications/:id links each callback URL to an authorization request', async () => {
     const client = await createClient(server.deps, { name: 'Linked', redirectUri: 'https://app.example/cb?x=1', scopes: 'read write' });
     const page = await new AdminSession(server.app).get(`/oauth/applications/${client.application.id}`);

@@ -75,7 +75,12 @@ export class ApplicationsController extends Controller {
     const application = await findApplication(this.deps, Number(request.params.id));
     if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     if (wantsJson(request)) return reply.send(applicationJson(application));
-    return renderAdminPage(request, reply, 'show.eta', showView(this.deps.config, application, takeSecretOnce(request, application.id)));
+    return renderAdminPage(
+      request,
+      reply,
+      'show.eta',
+      showView(this.deps.config, application, await takeSecretOnce(this.deps, request, application.id)),
+    );
   }
 
   async edit(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
