@@ -6,6 +6,7 @@ import { printChanges } from './apply-output.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, readStdin, UsageError, type CliIo } from './io.js';
 import { required } from './subcommands.js';
+import { withoutByteOrderMark } from '../config/byte-order-mark.js';
 import { firstDuplicateKey } from '../config/duplicate-json-keys.js';
 import { jsonSyntaxProblem } from '../config/json-syntax-error.js';
 
@@ -73,8 +74,7 @@ class UnusableFile extends UsageError {}
 async function parsedFile(io: CliIo, file: string): Promise<unknown> {
   let text: string;
   try {
-    // A byte order mark, as some editors save UTF-8 with, is not part of the text (the config file's reading too).
-    text = (file === '-' ? await readStdin(io) : await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+    text = withoutByteOrderMark(file === '-' ? await readStdin(io) : await readFile(file, 'utf8'));
   } catch (error) {
     throw new UnusableFile(`cannot read ${file}: ${(error as Error).message}`);
   }

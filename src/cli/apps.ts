@@ -19,7 +19,7 @@ import type { OAuthDeps } from '../oauth/deps.js';
 import type { ApplicationRecord } from '../oauth/store.js';
 import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
 import { clientEvent } from '../oauth/audit/audit-subjects.js';
-import { changedFields } from '../oauth/provisioning/outcome.js';
+import { changedRecordFields } from '../oauth/audit/changed-fields.js';
 import { CLIENT_AUTHENTICATION_HELP, CLIENT_AUTHENTICATION_OPTIONS, clientAuthenticationSettings } from './apps-client-authentication.js';
 
 const HELP = `Usage: oauth-service apps <subcommand> [options]     (every subcommand: --json, --config PATH, --help)
@@ -261,7 +261,7 @@ async function update(args: string[], io: CliIo): Promise<number> {
     });
     const update = (tx: OAuthDeps) => updateApplication(tx, current.id, fields);
     // The names of the fields it changes, as apply records them; nothing is recorded when it changes none.
-    const changed = changedFields(storedApplicationFields(fields(current)), current);
+    const changed = changedRecordFields(storedApplicationFields(fields(current)), current);
     const eventOf = (r: Awaited<ReturnType<typeof update>>) =>
       changed.length === 0 ? null : clientEvent('client.updated', r?.application, { fields: changed });
     const updated = await domain(() => auditedChange(deps, CLI_ACTOR, update, eventOf));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { argon2Hasher } from '../storage/argon2-hasher.js';
 import { ajvJsonSchemaChecker } from '../storage/ajv-json-schema-checker.js';
+import { withoutByteOrderMark } from '../config/byte-order-mark.js';
 import { ConfigError, loadConfig } from '../config/loader.js';
 import { createAttemptLimits } from '../oauth/limits/attempt-limits.js';
 import type { SigningKeyDeps } from '../oauth/keys/signing-key-service.js';
@@ -99,7 +100,7 @@ export function openIdConfigured(config: Readonly<Config>): boolean {
 /** The config file as written, without defaults ({} without a file); configFrom has read and validated it already. */
 function writtenConfig(config: Readonly<Config>): Record<string, unknown> {
   const file = configFileOf(config);
-  return file ? (JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as Record<string, unknown>) : {};
+  return file ? (JSON.parse(withoutByteOrderMark(readFileSync(file, 'utf8'))) as Record<string, unknown>) : {};
 }
 
 /** KEY_ENCRYPTION_KEY, or on the embedded database the development key a server made beside the data. */

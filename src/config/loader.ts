@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { withoutByteOrderMark } from './byte-order-mark.js';
 import { configErrorLines } from './config-error-lines.js';
 import { configValidator } from './config-validator.js';
 import { developmentOnlyProblems } from './development-only-settings.js';
@@ -166,8 +167,7 @@ function registrationAllowedScopes(config: Config): string[] {
 function readConfigFile(path: string): unknown {
   let text: string;
   try {
-    // Without the byte order mark some Windows editors write, which JSON.parse takes for an unexpected token.
-    text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+    text = withoutByteOrderMark(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new ConfigError([`cannot read the file: ${(error as Error).message}`], path);
   }

@@ -3,6 +3,7 @@ import type { OAuthDeps } from '../../oauth/deps.js';
 import { liveLoginSession } from '../../oauth/sessions/login-sessions.js';
 import { Unauthorized } from '../../oauth/errors.js';
 import { noStore } from '../no-store.js';
+import { redirectStatusAfter } from '../redirect-status.js';
 import { renderError } from './end-user-pages.js';
 
 /** The logged-in end user, as the pages and the authorization need it. */
@@ -93,8 +94,7 @@ export async function sessionUser(deps: OAuthDeps, request: FastifyRequest): Pro
 /** To /login, which comes back to `returnTo` (a path on this server) once the user has signed in. */
 export function redirectToLogin(request: FastifyRequest, reply: FastifyReply, returnTo: string): FastifyReply {
   if (isSafeReturnPath(returnTo)) request.session.set('returnTo', returnTo);
-  // After a POST (an authorization request sent as a form), 303: the browser must not post the form to /login.
-  return noStore(reply, { pragma: false }).redirect('/login', request.method === 'POST' ? 303 : 302);
+  return noStore(reply, { pragma: false }).redirect('/login', redirectStatusAfter(request));
 }
 
 /** The user set by authenticateResourceOwner; routes without that hook have none. */

@@ -1,6 +1,7 @@
 import type { ApplicationRecord, ResourceRecord, UserRecord } from '../store.js';
 import type { AuditEventType } from './audit-event-types.js';
 import type { NewAuditEvent } from './audit-store.js';
+import { changedRecordFields } from './changed-fields.js';
 
 // The event of a change to one object, as auditedChange's `eventOf` returns it: null when there was no such object
 // (nothing changed, nothing recorded). Each names the object and fills the filter columns (client_id, user_id).
@@ -37,10 +38,8 @@ export const resourceEvent = (type: AuditEventType, resource: ResourceRecord | n
  */
 export function resourceUpdatedEvent(before: ResourceRecord, after: ResourceRecord | null): Event | null {
   if (after === null) return null;
-  const previous = before as unknown as Record<string, unknown>;
-  const fields = Object.entries(after)
-    .filter(([key, value]) => key !== 'updatedAt' && JSON.stringify(value) !== JSON.stringify(previous[key]))
-    .map(([key]) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`));
+  const { updatedAt: _updatedAt, ...stored } = after;
+  const fields = changedRecordFields(stored, before);
   if (fields.length === 0) return null;
   return { ...resourceEvent('resource.updated', after)!, details: { name: after.name, fields } };
 }
@@ -53,11 +52,3 @@ export const objectEvent = (
   changed = true,
   details?: Details,
 ): Event | null => (changed ? { type, outcome: 'success', subjectType, subjectId: String(subjectId), details: details ?? null } : null);
-
-/** The names (never the values) of the fields an update changes: what an `*.updated` event says was changed. */
-export function changedFields(before: object, after: object): string[] {
-  const previous = before as Record<string, unknown>;
-  return Object.entries(after)
-    .filter(([key, value]) => value !== undefined && value !== previous[key])
-    .map(([key]) => key);
-}

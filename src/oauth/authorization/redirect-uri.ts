@@ -114,6 +114,14 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return host === '[::1]' || (host !== undefined && LOOPBACK_V4.test(host));
 }
 
+/** Whether a redirect URI is plain http to a host that is not a loopback address (RFC 8252 section 7.3's exception). */
+export function isPlainHttpOffLoopback(uri: string): boolean {
+  const parts = parseUri(uri);
+  return parts !== null && isPlainHttpOffLoopbackParts(parts);
+}
+
+const isPlainHttpOffLoopbackParts = (parts: UriParts): boolean => parts.scheme?.toLowerCase() === 'http' && !isLoopbackHost(parts.host);
+
 export function isOutOfBand(uri: string): boolean {
   return uri === OOB_URI || uri === OOB_AUTO_URI;
 }
@@ -145,7 +153,7 @@ export function registrationErrors(uri: string, options: { forceSsl: boolean; st
   // RFC 6749 section 3.1.2: the redirection endpoint URI MUST be an absolute URI.
   if (scheme === undefined && parts.authority === undefined) errors.push(RELATIVE);
   // RFC 6749 section 3.1.2.1 wants TLS; RFC 8252 section 7.3 permits http on loopback IPs (not "localhost").
-  if (options.forceSsl && scheme === 'http' && !isLoopbackHost(parts.host)) errors.push(NOT_SSL);
+  if (options.forceSsl && isPlainHttpOffLoopbackParts(parts)) errors.push(NOT_SSL);
   if (!options.stored && scheme !== undefined && !noScheme && parts.host)
     errors.push(...hostProblems(uri, scheme, parts.userinfo, parts.host));
   if (!options.stored) errors.push(...pathAndPortProblems(parts));

@@ -2,7 +2,7 @@ import type { ApplicationRecord, ClientProfile } from './application-store.js';
 import { CLIENT_PROFILES } from './application-store.js';
 import { isSigningAlgorithm, type SigningAlgorithm } from '../keys/signing-keys.js';
 import { InvalidDpopProof } from '../errors.js';
-import { isLoopbackHost } from '../authorization/redirect-uri.js';
+import { isPlainHttpOffLoopback } from '../authorization/redirect-uri.js';
 
 // A client's security profile (issue 36 item 5). `fapi2` applies FAPI 2.0 Security Profile (final) section 5 to the
 // client: what it may register is checked here (fapi2ProfileProblems, at the admin's create/update, the CLI, apply
@@ -98,18 +98,9 @@ export function fapi2ProfileProblems(client: ProfiledClient): string[] {
       problems.push(`profile fapi2 does not allow ${field} ${alg} (FAPI 2.0 allows only ${FAPI2_ALGORITHMS.join(', ')}).`);
   // Section 5.3.2.2: https, or http on a loopback address (a native client), whatever forceSslInRedirectUri allows.
   for (const uri of client.redirectUris ?? [])
-    if (isPlainHttpElsewhere(uri))
+    if (isPlainHttpOffLoopback(uri))
       problems.push(`profile fapi2 does not allow the redirect URI ${uri} (FAPI 2.0: https, or http on a loopback address only).`);
   return problems;
-}
-
-function isPlainHttpElsewhere(uri: string): boolean {
-  try {
-    const url = new URL(uri);
-    return url.protocol === 'http:' && !isLoopbackHost(url.hostname);
-  } catch {
-    return false; // not a URI: the redirect URI's own error
-  }
 }
 
 /** Whether the profile refuses this grant type at the token endpoint (RFC 6749 unauthorized_client). */

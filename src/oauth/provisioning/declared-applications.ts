@@ -13,7 +13,8 @@ import { applicationSecretIs, setApplicationSecret } from '../clients/applicatio
 import type { OAuthDeps } from '../deps.js';
 import type { ApplicationRecord } from '../store.js';
 import type { DeclaredObject, Problems } from './declared-object.js';
-import { changedFields, fieldProblems, type KindHandler, type Outcome } from './outcome.js';
+import { changedRecordFields } from '../audit/changed-fields.js';
+import { fieldProblems, type KindHandler, type Outcome } from './outcome.js';
 
 // `applications` of a provisioning file: OAuth clients an admin makes, identified by uid (their client_id). A field
 // left out takes the value `apps create` gives it; the secret is the exception: without secret_env a confidential
@@ -169,7 +170,7 @@ async function create(deps: OAuthDeps, declared: DeclaredApplication, outcome: O
 }
 
 async function update(deps: OAuthDeps, declared: DeclaredApplication, current: ApplicationRecord, outcome: Outcome): Promise<void> {
-  const fields = changedFields(storedApplicationFields(declared.fields), current);
+  const fields = changedRecordFields(storedApplicationFields(declared.fields), current);
   let application = current;
   let newSecret: string | null = null;
   if (fields.length > 0) {

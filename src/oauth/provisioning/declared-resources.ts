@@ -8,7 +8,8 @@ import {
   updateResource,
   type ResourceFields,
 } from '../resources/resources.js';
-import { changedFields, fieldProblems, type KindHandler } from './outcome.js';
+import { changedRecordFields } from '../audit/changed-fields.js';
+import { fieldProblems, type KindHandler } from './outcome.js';
 
 // `resources` of a provisioning file: the APIs registered as resources (RFC 8707), identified by their URI (the
 // resource indicator, compared exactly). A field left out takes the value `resources create` gives it. They are
@@ -50,7 +51,7 @@ export const declaredResources: KindHandler<DeclaredResource> = {
         outcome.changes.push({ kind: 'resource', name: declared.uri, action: 'created', fields: [] });
         return;
       }
-      const fields = changedFields(storedResourceInput(declared.fields), current);
+      const fields = changedRecordFields(storedResourceInput(declared.fields), current);
       if (fields.length > 0) await updateResource(deps, current.id, declared.fields);
       outcome.changes.push({ kind: 'resource', name: declared.uri, action: fields.length > 0 ? 'updated' : 'unchanged', fields });
     } catch (error) {

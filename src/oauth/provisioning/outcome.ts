@@ -48,13 +48,6 @@ export interface KindHandler<Declared extends { path: string }> {
   prune(deps: OAuthDeps, declared: Declared[], outcome: Outcome): Promise<void>;
 }
 
-/** The record fields whose desired value differs from the stored one, by their names in the file (snake_case). */
-export function changedFields<Desired extends object>(desired: Desired, current: { [Key in keyof Desired]?: unknown }): string[] {
-  return (Object.keys(desired) as Array<keyof Desired & string>)
-    .filter((key) => JSON.stringify(desired[key]) !== JSON.stringify(current[key]))
-    .map((key) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`));
-}
-
 /** `path.field: message` for each message of each field the domain refused, its field named as in the file. */
 export function fieldProblems(
   path: string,

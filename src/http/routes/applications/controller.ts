@@ -24,7 +24,8 @@ import { deleteView, formView, INDEX_PATH, indexView, rotateSecretView, showPath
 import { Controller } from '../../controllers/controller.js';
 import { adminActor } from '../../audit-actor.js';
 import { auditedChange } from '../../../oauth/audit/audit-trail.js';
-import { changedFields, clientEvent } from '../../../oauth/audit/audit-subjects.js';
+import { clientEvent } from '../../../oauth/audit/audit-subjects.js';
+import { changedFormFields } from '../../../oauth/audit/changed-fields.js';
 
 export interface ApplicationRoute {
   Params: { id: string };
@@ -95,7 +96,7 @@ export class ApplicationsController extends Controller {
     if (!current) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
     const fields = fieldsFromBody(request.body, current);
     try {
-      const changed = changedFields(fieldsOf(current), fields);
+      const changed = changedFormFields(fieldsOf(current), fields);
       // The body merged into the row as it is when the update has it locked (a concurrent change kept), not as read here.
       const update = (deps: typeof this.deps) => updateApplication(deps, id, (latest) => fieldsFromBody(request.body, latest));
       // Nothing recorded for an update that changes nothing (a form saved as it was, an empty PATCH).

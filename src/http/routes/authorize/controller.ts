@@ -37,12 +37,7 @@ import { Controller } from '../../controllers/controller.js';
 import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { consentEvent } from '../../../oauth/audit/token-events.js';
 import { auditWriteFailed } from '../../audit-actor.js';
-
-type RedirectStatus = 302 | 303;
-
-// RFC 9700 section 4.12 and FAPI 2.0 5.3.2.2: a redirect after a POST (an authorization request sent as a form, OpenID
-// Connect Core 3.1.2.1) is a 303, so that the browser does not send the form on to the client.
-const redirectStatusAfter = (request: FastifyRequest): RedirectStatus => (request.method === 'POST' ? 303 : 302);
+import { redirectStatusAfter, type RedirectStatus } from '../../redirect-status.js';
 
 /** An authorization request's parameters: the query of a GET, the form of a POST (Core 3.1.2.1). */
 const requestParameters = (request: FastifyRequest): unknown => (request.method === 'POST' ? request.body : request.query);

@@ -4,6 +4,7 @@ import type { OAuthError } from '../../../oauth/errors.js';
 import { errorPageModel, languageModel, renderError } from '../../hooks/end-user-pages.js';
 import { noStore } from '../../no-store.js';
 import { returnDestination } from '../../client-links.js';
+import type { RedirectStatus } from '../../redirect-status.js';
 
 export const NATIVE_PATH = '/oauth/authorize/native';
 
@@ -11,7 +12,7 @@ export const NATIVE_PATH = '/oauth/authorize/native';
  * Sends an authorization response (reference 4.5). GET answers 302; POST and DELETE answer 303 so the browser
  * follows with a GET and never re-posts the form to the client. Codes and tokens must not be cached.
  */
-export function sendDelivery(reply: FastifyReply, delivery: AuthorizationDelivery, redirectStatus: 302 | 303): FastifyReply {
+export function sendDelivery(reply: FastifyReply, delivery: AuthorizationDelivery, redirectStatus: RedirectStatus): FastifyReply {
   noStore(reply, { pragma: false });
   switch (delivery.kind) {
     case 'redirect':

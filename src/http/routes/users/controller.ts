@@ -16,7 +16,8 @@ import type { RevokedAuthorizations } from '../../../oauth/authorization/authori
 import { Controller } from '../../controllers/controller.js';
 import { adminActor } from '../../audit-actor.js';
 import { auditedChange, recordChangeEvent } from '../../../oauth/audit/audit-trail.js';
-import { changedFields, userEvent } from '../../../oauth/audit/audit-subjects.js';
+import { userEvent } from '../../../oauth/audit/audit-subjects.js';
+import { changedFormFields } from '../../../oauth/audit/changed-fields.js';
 import { claimValues, profileFromBody, type UserBody } from './request-fields.js';
 import { hasTotp, isMfaPolicy, removeSecondFactor, setMfaPolicy } from '../../../oauth/second-factor/second-factors.js';
 import { mfaPolicyEvent, secondFactorResetEvent } from '../../../oauth/audit/second-factor-events.js';
@@ -94,7 +95,7 @@ export class UsersController extends Controller {
       const profile = profileFromBody(request.body);
       const update = (deps: typeof this.deps) => updateUserProfile(deps, user, profile);
       const event = (updated: UserRecord | null) =>
-        userEvent('user.updated', updated, { fields: changedFields(user, resolveProfile(user, profile).changes) });
+        userEvent('user.updated', updated, { fields: changedFormFields(user, resolveProfile(user, profile).changes) });
       if (!(await auditedChange(this.deps, adminActor(request), update, event))) return userNotFound(request, reply);
       request.log.info({ event: 'user.updated', userId: user.id }, 'user claims updated');
       return redirectAfter(request, reply, 'User updated.', showPath(user.id));
