@@ -152,6 +152,10 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
         payload: { confidential },
       });
       expect({ confidential, status: response.statusCode }).toEqual({ confidential, status: 400 });
+      // One sentence for the field's alternatives, not Ajv's error for each and "must match a schema in anyOf".
+      expect(response.json().error_description).toBe(
+        'The request is malformed: confidential must be true or false, one of "0", "1", "false", "true", "off", "on" or a list of those.',
+      );
     }
     expect((await server.deps.stores.applications.findById(client.application.id))!.confidential).toBe(true);
   });

@@ -75,6 +75,9 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
     await admin.get('/oauth/users/new');
     const response = await admin.submit('/oauth/users', { username: 'maybe', password: 'a long enough password', email_verified: 'maybe' });
     expect(response.statusCode).toBe(400);
+    expect(response.body).toContain(
+      'email_verified must be one of &quot;0&quot;, &quot;1&quot;, &quot;false&quot;, &quot;true&quot;, &quot;off&quot;, &quot;on&quot; or a list of those.',
+    );
     expect(await server.deps.stores.users.findByUsername('maybe')).toBeNull();
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GENERIC_INVALID_REQUEST, InvalidRequest, NotFound, OAuthError, UnsupportedMediaType } from '../../../oauth/errors.js';
 import { applyErrorResponse, errorResponse, logRefusal, requestError } from '../../error-response.js';
+import { validationMessage } from '../../validation-message.js';
 
 // How the admin group answers: the same routes serve HTML pages to browsers and JSON to scripts that send
 // Accept: application/json or a JSON body (SPEC 3.6).
@@ -62,7 +63,7 @@ export function adminErrorHandler(realm: string) {
     const refusal = requestError(error);
     if (refusal === null) throw error;
     logRefusal(request, error, refusal);
-    return sendAdminError(request, reply, inAdminWords(error, refusal), realm);
+    return sendAdminError(request, reply, inAdminWords(request, error, refusal), realm);
   };
 }
 
@@ -77,9 +78,12 @@ export function sectionErrorHandler(realm: string, notFound: string) {
   };
 }
 
-function inAdminWords(error: FastifyError, refusal: OAuthError): OAuthError {
+function inAdminWords(request: FastifyRequest, error: FastifyError, refusal: OAuthError): OAuthError {
   if (error.validation && error.validationContext === 'params') return new NotFound(NOT_FOUND);
-  if (error.validation) return new InvalidRequest(`The request is malformed: ${error.message}.`);
+  if (error.validation)
+    return new InvalidRequest(
+      `The request is malformed: ${validationMessage(request, error.validation, error.validationContext ?? 'body')}.`,
+    );
   if (refusal instanceof UnsupportedMediaType)
     return new UnsupportedMediaType('Send application/x-www-form-urlencoded or application/json.');
   // What the refusal says of the body (not valid JSON, empty) stays; the OAuth catalogue's generic text does not.
