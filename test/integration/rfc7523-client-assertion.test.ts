@@ -39,11 +39,13 @@ describe(`client assertions at the token, revocation and introspection endpoints
     tokenRequest(server.app, { grant_type: 'client_credentials', ...assertionParams(assertion), ...extra });
   const keyClient = () => privateKeyJwtClient(server.deps, { jwks: jwksOf(es256) });
 
-  const expectRefused = async (client: TestClient, send: () => Promise<{ statusCode: number; json(): unknown }>) => {
+  // `description`: what the client is told once its signature verified (which claim failed); none before that.
+  const expectRefused = async (client: TestClient, send: () => Promise<{ statusCode: number; json(): unknown }>, description?: string) => {
     const jtis = await storedJtis();
     const response = await send();
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ error: 'invalid_client' });
+    if (description !== undefined) expect((response.json() as { error_description: string }).error_description).toBe(description);
     expect(await tokensOf(client)).toBe(0);
     expect(await storedJtis()).toBe(jtis);
   };
@@ -99,7 +101,7 @@ describe(`client assertions at the token, revocation and introspection endpoints
     expect((await withAssertion(assertion)).statusCode).toBe(200);
     const replay = await withAssertion(assertion);
     expect(replay.statusCode).toBe(401);
-    expect(replay.json()).toMatchObject({ error: 'invalid_client' });
+    expect(replay.json()).toEqual({ error: 'invalid_client', error_description: 'The client assertion was used already (jti).' });
     expect(await tokensOf(client)).toBe(1);
   });
 
@@ -124,8 +126,10 @@ describe(`client assertions at the token, revocation and introspection endpoints
   it('a wrong aud: invalid_client, and its jti stays unspent (a right assertion with it succeeds after)', async () => {
     const client = await keyClient();
     const jti = 'jti-of-a-wrong-audience';
-    await expectRefused(client, async () =>
-      withAssertion(await clientAssertion(client.uid, es256, issuer, { jti, aud: 'https://other.example' })),
+    await expectRefused(
+      client,
+      async () => withAssertion(await clientAssertion(client.uid, es256, issuer, { jti, aud: 'https://other.example' })),
+      'The client assertion is for another audience (aud).',
     );
     expect((await withAssertion(await clientAssertion(client.uid, es256, issuer, { jti }))).statusCode).toBe(200);
   });
@@ -149,15 +153,23 @@ describe(`client assertions at the token, revocation and introspection endpoints
 
   it('expired, too far ahead (more than 5 minutes), or without exp or jti: invalid_client', async () => {
     const client = await keyClient();
-    for (const options of [{ expiresIn: -120 }, { expiresIn: 600 }, { expiresIn: null }, { jti: null }])
-      await expectRefused(client, async () => withAssertion(await clientAssertion(client.uid, es256, issuer, options)));
+    const refusals = [
+      [{ expiresIn: -120 }, 'The client assertion has expired (exp).'],
+      [{ expiresIn: 600 }, "The client assertion's exp is more than 5 minutes ahead."],
+      [{ expiresIn: null }, 'The client assertion has no exp claim.'],
+      [{ jti: null }, 'The client assertion has no jti claim.'],
+    ] as const;
+    for (const [options, description] of refusals)
+      await expectRefused(client, async () => withAssertion(await clientAssertion(client.uid, es256, issuer, options)), description);
   });
 
   it('issued in the future beyond the 30 s of clock skew: invalid_client; within it, a token', async () => {
     const client = await keyClient();
     for (const issuedIn of [40, 3600])
-      await expectRefused(client, async () =>
-        withAssertion(await clientAssertion(client.uid, es256, issuer, { issuedIn, expiresIn: 120 })),
+      await expectRefused(
+        client,
+        async () => withAssertion(await clientAssertion(client.uid, es256, issuer, { issuedIn, expiresIn: 120 })),
+        "The client assertion is not valid yet (iat): check the client's clock.",
       );
     expect((await withAssertion(await clientAssertion(client.uid, es256, issuer, { issuedIn: 20 }))).statusCode).toBe(200);
   });
@@ -165,7 +177,11 @@ describe(`client assertions at the token, revocation and introspection endpoints
   it('an aud array naming this server and anything else: invalid_client (it could be played at the other one too)', async () => {
     const client = await keyClient();
     const aud = [`${issuer}/oauth/token`, 'https://elsewhere.example'];
-    await expectRefused(client, async () => withAssertion(await clientAssertion(client.uid, es256, issuer, { aud })));
+    await expectRefused(
+      client,
+      async () => withAssertion(await clientAssertion(client.uid, es256, issuer, { aud })),
+      "The client assertion's aud names another audience besides this server.",
+    );
   });
 
   it('iss or sub not the client id, or a client_id naming another client: invalid_client', async () => {
@@ -179,6 +195,9 @@ describe(`client assertions at the token, revocation and introspection endpoints
   it('signed by a key the client did not register, or of another client: invalid_client', async () => {
     const client = await keyClient();
     const stranger = await clientKey('ES256', es256.kid);
+    // Nothing said of its claims: whoever sent it does not hold the client's key.
+    const response = await withAssertion(await clientAssertion(client.uid, stranger, issuer, { expiresIn: -120 }));
+    expect(response.json()).toMatchObject({ error: 'invalid_client', error_description: expect.not.stringContaining('client assertion') });
     await expectRefused(client, async () => withAssertion(await clientAssertion(client.uid, stranger, issuer)));
   });
 

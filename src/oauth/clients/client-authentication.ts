@@ -56,11 +56,14 @@ async function authenticateAssertion(
   const verdict = isAssertionMethod(method)
     ? await verifyAssertion(deps, application, method, credentials.assertion!, credentials.endpoint ?? '/oauth/token')
     : { payload: null };
-  if (verdict.payload !== null && application.disabledAt === null && (await rememberAssertion(deps, application, verdict.payload)))
-    return withinRequestBudget(deps, application);
+  let description = 'description' in verdict ? verdict.description : undefined;
+  if (verdict.payload !== null && application.disabledAt === null) {
+    if (await rememberAssertion(deps, application, verdict.payload)) return withinRequestBudget(deps, application);
+    description = 'The client assertion was used already (jti).';
+  }
   deps.limits.clients.failed(credentials.clientId, credentials.address, deps.now(), credentials.requestId);
   refuseAsUnknownWhileLockedOut(deps, credentials.address);
-  throw new InvalidClient('description' in verdict && verdict.description ? { description: verdict.description } : {});
+  throw new InvalidClient(description ? { description } : {});
 }
 
 function secretMatches(deps: OAuthDeps, application: ApplicationRecord, secret: string | null): boolean {

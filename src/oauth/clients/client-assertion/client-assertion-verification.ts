@@ -17,8 +17,8 @@ export const MAX_AHEAD_SECONDS = 300;
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
 /**
- * The outcome: the verified claims, or why not (`description`: only what the client should be told, a fetch failure
- * or the profile's algorithm rule).
+ * The outcome: the verified claims, or why not (`description`: only what the client should be told: a fetch failure,
+ * the profile's rules, or, once the signature verified, which claim failed).
  */
 export type AssertionVerdict = { payload: JWTPayload } | { payload: null; description?: string };
 
@@ -55,16 +55,31 @@ export async function verifyAssertion(
       : verifyWithClientKeys(assertion, key, options));
     // The profile asks for the issuer as a string: an array that holds it (and maybe more) is not accepted either.
     if (isFapi2(application) && payload.aud !== base) return { payload: null, description: fapi2AudienceRefusal(base) };
-    return withinBounds(deps, payload) && onlyFor(payload, audiences) ? { payload } : { payload: null };
+    const problem = boundsProblem(deps, payload) ?? (onlyFor(payload, audiences) ? null : OTHER_AUDIENCES);
+    return problem === null ? { payload } : { payload: null, description: problem };
   } catch (error) {
     if (error instanceof ClientKeysUnavailable) return { payload: null, description: error.message };
     // Said, as the profile's other refusals are: a library that names the token endpoint (as for any other server) is
     // told which rule it broke. Only after the signature verified (jose checks the claims after it).
     if (isFapi2(application) && error instanceof errors.JWTClaimValidationFailed && error.claim === 'aud')
       return { payload: null, description: fapi2AudienceRefusal(base) };
-    if (error instanceof errors.JOSEError) return { payload: null };
+    if (error instanceof errors.JOSEError) return { payload: null, description: claimRefusal(error) };
     throw error;
   }
+}
+
+// What a client whose assertion verified is told of its claims (a wrong clock, a library's aud): it holds the key,
+// so nothing is given away; a signature that does not verify, or a key that is not the client's, stays unexplained.
+const OTHER_AUDIENCES = "The client assertion's aud names another audience besides this server.";
+const NOT_YET = (claim: string) => `The client assertion is not valid yet (${claim}): check the client's clock.`;
+
+function claimRefusal(error: InstanceType<typeof errors.JOSEError>): string | undefined {
+  if (error instanceof errors.JWTExpired) return 'The client assertion has expired (exp).';
+  if (!(error instanceof errors.JWTClaimValidationFailed)) return undefined;
+  if (error.reason === 'missing') return `The client assertion has no ${error.claim} claim.`;
+  if (error.claim === 'nbf' || error.claim === 'iat') return NOT_YET(error.claim);
+  if (error.claim === 'aud') return 'The client assertion is for another audience (aud).';
+  return `The client assertion's ${error.claim} claim is not valid.`;
 }
 
 /** Records the jti; false when it was used already (a replay), on this instance or another. */
@@ -94,15 +109,13 @@ function verificationKey(deps: OAuthDeps, application: ApplicationRecord, method
 
 // jose checks that exp has not passed and nbf has; Core 9 leaves how far ahead exp may be to the server, and jose looks
 // at iat only when asked for a maximum age: an assertion issued in the future (beyond the clocks' skew) is refused.
-function withinBounds(deps: OAuthDeps, payload: JWTPayload): boolean {
+function boundsProblem(deps: OAuthDeps, payload: JWTPayload): string | null {
   const now = Math.floor(deps.now().getTime() / 1000);
-  return (
-    typeof payload.exp === 'number' &&
-    payload.exp <= now + MAX_AHEAD_SECONDS + CLOCK_TOLERANCE_SECONDS &&
-    (payload.iat === undefined || payload.iat <= now + CLOCK_TOLERANCE_SECONDS) &&
-    typeof payload.jti === 'string' &&
-    payload.jti !== ''
-  );
+  if (typeof payload.exp !== 'number' || payload.exp > now + MAX_AHEAD_SECONDS + CLOCK_TOLERANCE_SECONDS)
+    return `The client assertion's exp is more than ${MAX_AHEAD_SECONDS / 60} minutes ahead.`;
+  if (payload.iat !== undefined && payload.iat > now + CLOCK_TOLERANCE_SECONDS) return NOT_YET('iat');
+  if (typeof payload.jti !== 'string' || payload.jti === '') return 'The client assertion has no jti claim.';
+  return null;
 }
 
 // jose accepts an aud array that holds one of the audiences; it may hold nothing else here (behaviour.md 3.1), so
