@@ -162,6 +162,8 @@ describe(`audit trail (${backend})`, () => {
     expect(page.body).toContain('user.created');
     expect(page.body.match(/<tr id="audit_event_/g)).toHaveLength(2);
     expect(page.body).toContain('aria-current="page">Audit</a>');
+    // How long events are kept, in days (it named the config key).
+    expect(page.body).toContain('Kept for 90 days (config <code>audit.retentionDays</code>).');
     const byType = await admin.get('/oauth/audit?type=user.disabled');
     expect(byType.body.match(/<tr id="audit_event_/g)).toHaveLength(1);
   });

@@ -306,26 +306,30 @@ describe('traces over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
 describe('a graceful stop while the collector never answers', () => {
   let silent: Server;
   let fixture: ServiceFixture;
+  let service: Awaited<ReturnType<typeof startService>>;
+  // The first boot on an empty folder (initdb and every migration) is the hook's: on a busy machine it alone can take
+  // most of a test's 30 s.
   beforeAll(async () => {
     silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     fixture = await serviceFixture('oauth-otel-silent-');
-  });
-  afterAll(async () => {
-    silent?.closeAllConnections();
-    await new Promise((resolve) => silent?.close(resolve));
-    await fixture?.dispose();
-  });
-
-  it('exits 0, saying the last spans were not exported', async () => {
     const { port } = silent.address() as AddressInfo;
-    const service = await startService({
+    service = await startService({
       ...fixture.env,
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       // Spans stay buffered until the stop.
       OTEL_BSP_SCHEDULE_DELAY: '600000',
     });
+  });
+  afterAll(async () => {
+    if (service) await stopService(service.child);
+    silent?.closeAllConnections();
+    await new Promise((resolve) => silent?.close(resolve));
+    await fixture?.dispose();
+  });
+
+  it('exits 0, saying the last spans were not exported', async () => {
     await fetch(`${service.baseUrl}/.well-known/oauth-authorization-server`);
     expect(await stopService(service.child)).toBe(0);
     expect(service.output()).toContain('oauth-service: traces: the last spans were not exported (the collector did not answer within 2 s)');

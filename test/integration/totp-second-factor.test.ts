@@ -289,6 +289,9 @@ describe(`TOTP second factor (${backend})`, () => {
     expect(account.body).toContain('(dieses Gerät)');
     const enrolPage = await browser.request({ method: 'GET', url: '/account/second-factor', headers: { 'accept-language': 'ja' } });
     expect(enrolPage.body).toContain('認証アプリ用の QR コード');
+    // French puts a no-break space before the colon: the colon is the message's, not the page's.
+    const french = await browser.request({ method: 'GET', url: '/account/second-factor', headers: { 'accept-language': 'fr' } });
+    expect(french.body).toContain('<figcaption>Clé\u00a0: <code id="totp_secret">');
   });
 
   it('requireSecondFactor listing a client: its authorizations need the second step, other clients do not', async () => {

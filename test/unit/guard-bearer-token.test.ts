@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractBearerToken } from '../../packages/guard/src/bearer-token.js';
+import { extractBearerToken, MAX_TOKEN_LENGTH } from '../../packages/guard/src/bearer-token.js';
 
 describe('guard: bearer token extraction (RFC 6750 section 2.1)', () => {
   it('reads the token after "Bearer " with a case-insensitive scheme', () => {
@@ -15,8 +15,20 @@ describe('guard: bearer token extraction (RFC 6750 section 2.1)', () => {
   });
 
   it('treats a Bearer credential that is not one b64token as an invalid token, without lookup', () => {
-    for (const header of ['Bearer a b', 'Bearer a"b', 'Bearer =abc', 'Bearer\tabc', 'Bearer ab=c', `Bearer ${'a'.repeat(4097)}`]) {
+    for (const header of [
+      'Bearer a b',
+      'Bearer a"b',
+      'Bearer =abc',
+      'Bearer\tabc',
+      'Bearer ab=c',
+      `Bearer ${'a'.repeat(MAX_TOKEN_LENGTH + 1)}`,
+    ]) {
       expect(extractBearerToken(header), header.slice(0, 20)).toEqual({ kind: 'malformed' });
     }
+  });
+
+  it('reads a long JWT access token (RFC 9396 authorization_details make them grow): an audit found 4,322 characters refused', () => {
+    const jwt = `${'e'.repeat(40)}.${'p'.repeat(12_000)}.${'s'.repeat(86)}`;
+    expect(extractBearerToken(`Bearer ${jwt}`)).toEqual({ kind: 'bearer', token: jwt });
   });
 });

@@ -3,8 +3,10 @@
 const BEARER_SCHEME = /^bearer(?:\s|$)/i;
 const BEARER = /^bearer +([^\s]+)$/i;
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-// Far above any token this service issues (43 characters); a longer value is not worth a lookup.
-const MAX_TOKEN_LENGTH = 4096;
+// What a request line's header may carry at all (Node.js's default limit on all of a request's headers, 16 KiB): an
+// opaque token is 43 characters, but a JWT access token grows with what it carries (RFC 9396 authorization_details,
+// a token exchange's act chain, a long aud list), and one this service issued must never be refused for its length.
+export const MAX_TOKEN_LENGTH = 16_384;
 
 export type ExtractedToken = { kind: 'none' } | { kind: 'malformed' } | { kind: 'bearer'; token: string };
 

@@ -44,9 +44,11 @@ export const auditRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     async (request: FastifyRequest<{ Querystring: AuditFilterInput }>, reply) => {
       const input = request.query;
       const filtered = await auditFilterOf(deps, input);
-      if (filtered.query === null) return renderAuditPage(request, reply.code(422), 'index.eta', auditView(input, [], filtered.errors));
+      const kept = { retentionDays: deps.config.audit.retentionDays };
+      if (filtered.query === null)
+        return renderAuditPage(request, reply.code(422), 'index.eta', { ...auditView(input, [], filtered.errors), ...kept });
       const events = await listAuditEvents(deps, filtered.query);
-      return renderAuditPage(request, reply, 'index.eta', auditView(input, events, [], filtered.query.limit));
+      return renderAuditPage(request, reply, 'index.eta', { ...auditView(input, events, [], filtered.query.limit), ...kept });
     },
   );
 };
