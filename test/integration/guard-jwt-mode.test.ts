@@ -203,8 +203,9 @@ describe('guard (jwt mode): JWT access tokens verified with the service JWKS', (
   });
 
   it('answers 503 when the issuer metadata names another issuer (RFC 8414 section 3.3), never 200', async () => {
-    const app = await jwtApi({ issuer: `${server.baseUrl}/` });
-    const response = await get(app, '/notes', await issue({ iss: `${server.baseUrl}/` }));
+    const elsewhere = server.baseUrl.replace('127.0.0.1', 'localhost');
+    const app = await jwtApi({ issuer: elsewhere });
+    const response = await get(app, '/notes', await issue({ iss: elsewhere }));
     expect(response.statusCode).toBe(503);
     expect(response.json().error).toBe('temporarily_unavailable');
     await app.close();
@@ -224,5 +225,33 @@ describe('guard (jwt mode): JWT access tokens verified with the service JWKS', (
     await expect(jwtApi({ resource: undefined })).rejects.toThrow(/resource/);
     await expect(jwtApi({ introspect: 'always' })).rejects.toThrow(/introspectionUrl/);
     await expect(jwtApi({ algorithms: ['HS256' as 'RS256'] })).rejects.toThrow(/algorithms/);
+  });
+
+  // Found by the guard's audit: each of these passed the registration, then failed every request (503 or 500), or
+  // made the guard less strict than written.
+  it('refuses to start with an option a request would trip over, naming it', async () => {
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [
+        { issuer: `${server.baseUrl}/` },
+        "issuer must be the issuer identifier exactly as the server's metadata gives it, without a trailing slash",
+      ],
+      [{ issuer: undefined }, "jwt mode needs issuer, the authorization server's issuer identifier"],
+      [{ introspectionUrl: 'http://api:secret@127.0.0.1/oauth/introspect' }, 'introspectionUrl must not carry a user name or password'],
+      [{ timeoutMs: 1e12 }, 'timeoutMs must be at most 2147483647'],
+      [{ acceptTokensWithoutAudience: 'false' }, 'acceptTokensWithoutAudience must be true or false, got "false"'],
+      [{ acceptMissingTokenType: 'false' }, 'acceptMissingTokenType must be true or false'],
+      [{ resolveResourceOwner: 'x' }, 'resolveResourceOwner must be a function'],
+      [{ serviceUnauthorizedRenderOptions: {} }, 'serviceUnauthorizedRenderOptions must be a function'],
+      [{ cacheTTLSeconds: 5 }, 'unknown option cacheTTLSeconds (did you mean cacheTtlSeconds?)'],
+      [{ dpop: { requird: true } }, 'unknown option dpop.requird'],
+      [{ dpop: { required: 'true' } }, 'dpop.required must be true or false'],
+      [{ mode: 'remte' }, "mode must be 'local', 'remote' or 'jwt', got \"remte\""],
+    ];
+    for (const [extra, message] of refusals)
+      await expect(jwtApi(extra as Partial<JwtGuardOptions>), JSON.stringify(extra)).rejects.toThrow(`serviceGuard: ${message}`);
+    const local = Fastify().register(serviceGuard, { introspect: async () => null, introspectionUrl: 'https://as.example/i' } as never);
+    await expect(local.ready()).rejects.toThrow(
+      "serviceGuard: introspectionUrl is an option of mode 'remote' and 'jwt', not of mode 'local'",
+    );
   });
 });

@@ -11,6 +11,7 @@ import { dpopSettings, type DpopSettings } from './dpop-settings.js';
 import { GuardError, GuardMisconfiguredError, GuardUnavailableError } from './guard-error.js';
 import { guardLogger, misconfigurationReport } from './misconfiguration-report.js';
 import { misconfigured, refuse, unavailable, type RefusalSettings } from './refusals.js';
+import { checkGuardOptions } from './option-checks.js';
 import { transportWarning } from './remote-settings.js';
 import { resourceSettings, type ResourceSettings } from './resource-metadata.js';
 import { evaluateRequestToken, holdsAnyScope, requiredScopes, type DpopCheck, type TokenEvaluation } from './token-evaluation.js';
@@ -48,6 +49,7 @@ interface RequestState {
 }
 
 const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options) => {
+  checkGuardOptions(options);
   const now = options.now ?? Date.now;
   const reportMisconfiguration = misconfigurationReport(app.log, guardLogger(options.logger), now);
   const dpop = dpopSettings(options.dpop);
