@@ -89,7 +89,10 @@ const UNAVAILABLE_TEXT = 'The authorization server could not be reached to verif
  */
 export class GuardUnavailableError extends Error {
   readonly code = 'temporarily_unavailable';
-  /** So a host's error handler (or Fastify's default one) answers 503 when a handler awaits serviceToken(). */
+  /**
+   * So a host's error handler answers 503 when a handler awaits serviceToken(). Fastify's default one would send
+   * `message`, the detail for logs: answer `toJSON()` instead (docs/protecting-apis.md).
+   */
   readonly statusCode = 503;
   readonly description = UNAVAILABLE_TEXT;
 
@@ -114,7 +117,10 @@ const MISCONFIGURED_TEXT = 'the API is misconfigured';
  */
 export class GuardMisconfiguredError extends Error {
   readonly code = 'server_error';
-  /** So a host's error handler (or Fastify's default one) answers 500 when a handler awaits serviceToken(). */
+  /**
+   * So a host's error handler answers 500 when a handler awaits serviceToken(). Fastify's default one would send
+   * `message`, the detail for logs: answer `toJSON()` instead (docs/protecting-apis.md).
+   */
   readonly statusCode = 500;
   readonly description = MISCONFIGURED_TEXT;
   /** The endpoint that refused the guard. */
