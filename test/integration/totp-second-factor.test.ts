@@ -334,6 +334,14 @@ describe(`TOTP second factor (${backend})`, () => {
       // Missing (or sent as a list, stripped as an unknown field): a bad form, not "no such user" (404).
       expect((await session.submit(`/oauth/users/${user.id}/mfa`, {})).statusCode).toBe(400);
       expect((await session.submit(`/oauth/users/${user.id}/mfa`, { 'mfa[]': 'optional' })).statusCode).toBe(400);
+      // A link to a confirmation page, as "Remove all passkeys" (it acted at one click; found by the admin pages' audit).
+      expect((await session.get(`/oauth/users/${user.id}`)).body).toContain(
+        `<a class="button danger" href="/oauth/users/${user.id}/reset_second_factor">Reset second factor</a>`,
+      );
+      const confirm = await session.get(`/oauth/users/${user.id}/reset_second_factor`);
+      expect(confirm.body).toContain('Remove the authenticator app and the recovery codes of <strong>lostphone</strong>?');
+      expect(confirm.body).toContain(`<form method="post" action="/oauth/users/${user.id}/reset_second_factor">`);
+      expect(await server.deps.stores.secondFactors.hasTotp(user.id)).toBe(true);
       expect((await session.submit(`/oauth/users/${user.id}/reset_second_factor`, {})).statusCode).toBe(302);
       expect((await session.get(`/oauth/users/${user.id}`)).body).toContain('No second factor is set up.');
       const events = await listAuditEvents(server.deps, { userId: user.id, limit: 10 });

@@ -87,6 +87,11 @@ describe(`/oauth/users disable, enable and revoke all tokens (${backend})`, () =
     );
     const daves = await issueToken(server.deps, { application: client.application, resourceOwnerId: dave.id });
 
+    // Confirmed on a page of its own first (it acted at one click; found by the admin pages' audit).
+    const confirm = await new AdminSession(server.app).get(`/oauth/users/${carol.id}/revoke_tokens`);
+    expect(confirm.body).toContain('Revoke every token and unused authorization code of <strong>carol</strong>, in every application?');
+    expect(confirm.body).toContain(`<form method="post" action="/oauth/users/${carol.id}/revoke_tokens">`);
+    expect(await isActive(server.app, carols[0]!.accessToken, asClient())).toBe(true);
     const page = await press(carol.id, 'revoke_tokens');
     expect(page).toContain('2 tokens and 0 grants revoked.');
     for (const token of carols) expect(await isActive(server.app, token.accessToken, asClient())).toBe(false);

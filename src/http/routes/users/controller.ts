@@ -27,7 +27,18 @@ import { identityNotFound, renderUsersPage, userNotFound } from './responses.js'
 import { identitiesOfUser, removeUserIdentity } from '../../../oauth/users/user-identities.js';
 import type { IdentityKey } from '../../../oauth/users/user-identity-store.js';
 import { removeIdentityView } from './identity-views.js';
-import { deleteView, formView, INDEX_PATH, indexView, passwordView, resetPasskeysView, showPath, showView } from './view-models.js';
+import {
+  deleteView,
+  formView,
+  INDEX_PATH,
+  indexView,
+  passwordView,
+  resetPasskeysView,
+  resetSecondFactorView,
+  revokeTokensView,
+  showPath,
+  showView,
+} from './view-models.js';
 
 /** The confirmation page (the key in the query) and the removal (the key in the form) of one identity. */
 export interface IdentityRoute {
@@ -160,6 +171,12 @@ export class UsersController extends Controller {
     return redirectAfter(request, reply, `Second factor: ${policy}.`, showPath(user.id));
   }
 
+  async confirmResetSecondFactor(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    return renderUsersPage(request, reply, 'reset-second-factor.eta', resetSecondFactorView(user));
+  }
+
   /** Removes the user's authenticator and recovery codes: they set one up again when a policy requires it. */
   async resetSecondFactor(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
     const user = await this.#user(request);
@@ -228,6 +245,12 @@ export class UsersController extends Controller {
       `Identity removed: ${removal.identity.providerName} no longer signs the user in.`,
       showPath(user.id),
     );
+  }
+
+  async confirmRevokeTokens(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const user = await this.#user(request);
+    if (!user) return userNotFound(request, reply);
+    return renderUsersPage(request, reply, 'revoke-tokens.eta', revokeTokensView(user));
   }
 
   async revokeTokens(request: UserRequest, reply: FastifyReply): Promise<FastifyReply> {

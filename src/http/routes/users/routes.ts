@@ -33,6 +33,12 @@ export const userRoutes: FastifyPluginAsync<{ controller: UsersController }> = a
   app.get<UserRoute>(`${INDEX_PATH}/:id/reset_passkeys`, { schema: byId }, (request, reply) =>
     controller.confirmResetPasskeys(request, reply),
   );
+  app.get<UserRoute>(`${INDEX_PATH}/:id/reset_second_factor`, { schema: byId }, (request, reply) =>
+    controller.confirmResetSecondFactor(request, reply),
+  );
+  app.get<UserRoute>(`${INDEX_PATH}/:id/revoke_tokens`, { schema: byId }, (request, reply) =>
+    controller.confirmRevokeTokens(request, reply),
+  );
   app.get<IdentityRoute>(`${INDEX_PATH}/:id/remove_identity`, { schema: { ...byId, querystring: identityQuery } }, (request, reply) =>
     controller.confirmRemoveIdentity(request, reply),
   );

@@ -125,7 +125,7 @@ export function showView(user: UserRecord, hasSecondFactor = false, passkeys: Pa
       mfa: user.mfa,
       policies: ['off', 'optional', 'required'],
       policyAction: `${showPath(user.id)}/mfa`,
-      resetAction: `${showPath(user.id)}/reset_second_factor`,
+      resetHref: `${showPath(user.id)}/reset_second_factor`,
     },
     passkeys: { list: passkeys.map(passkeyRow), resetHref: `${base}/reset_passkeys` },
     identities: identityRows(user.id, identities),
@@ -136,7 +136,7 @@ export function showView(user: UserRecord, hasSecondFactor = false, passkeys: Pa
       deleteHref: `${base}/delete`,
       disableAction: user.disabledAt ? null : `${base}/disable`,
       enableAction: user.disabledAt ? `${base}/enable` : null,
-      revokeAction: `${base}/revoke_tokens`,
+      revokeHref: `${base}/revoke_tokens`,
     },
   };
 }
@@ -163,6 +163,21 @@ export function resetPasskeysView(user: UserRecord, passkeys: PasskeyRecord[]) {
     cancelHref: showPath(user.id),
   };
 }
+
+/** The confirmation before the user's authenticator app and recovery codes are removed. */
+export const resetSecondFactorView = (user: UserRecord) =>
+  confirmationView(user, `Reset the second factor of ${user.username}?`, 'reset_second_factor');
+
+/** The confirmation before every token and code of the user is revoked. */
+export const revokeTokensView = (user: UserRecord) => confirmationView(user, `Revoke all tokens of ${user.username}?`, 'revoke_tokens');
+
+const confirmationView = (user: UserRecord, title: string, action: string) => ({
+  title,
+  navUsers: true,
+  username: user.username,
+  action: `${showPath(user.id)}/${action}`,
+  cancelHref: showPath(user.id),
+});
 
 export function deleteView(user: UserRecord) {
   return {
