@@ -266,7 +266,9 @@ describe(`passkeys (${backend})`, () => {
       `<p class="error" role="alert" id="passkey_name_${passkey!.id}_error">A passkey name has 1 to 64 characters.</p>`,
     );
     expect(blank.body).toMatch(
-      new RegExp(`id="passkey_name_${passkey!.id}"[^>]*aria-invalid="true" aria-describedby="passkey_name_${passkey!.id}_error"`),
+      new RegExp(
+        `id="passkey_name_${passkey!.id}"[^>]*aria-invalid="true" aria-describedby="passkey_name_${passkey!.id}_error" autofocus>`,
+      ),
     );
     expect((await storedPasskeys(owner.id))[0]!.name).toBe('Key');
     expect((await ownerBrowser.post(`/account/passkeys/${passkey!.id}/rename`, { name: 'YubiKey' }, '/account')).statusCode).toBe(303);

@@ -174,6 +174,8 @@ describe(`TOTP second factor (${backend})`, () => {
     const unproven = await browser.post('/account/second-factor/recovery-codes', { proof: 'not the password' }, '/account');
     expect(unproven.statusCode).toBe(401);
     expect(unproven.body).toContain('id="recovery_codes_error"');
+    // The page comes back scrolled to its top: the field in error takes the focus (found by the account pages' audit).
+    expect(unproven.body).toContain('aria-invalid="true" aria-describedby="recovery_codes_error" autofocus>');
     expect(recoveryCodesOnPage(unproven.body)).toHaveLength(0);
     const blank = await browser.post('/account/second-factor/recovery-codes', {}, '/account');
     expect(blank.statusCode).toBe(401);
@@ -210,7 +212,7 @@ describe(`TOTP second factor (${backend})`, () => {
     // The account page again, the message at the field, announced (UI audit: it was a notice at the top).
     expect(wrong.statusCode).toBe(401);
     expect(wrong.body).toContain('<p class="error" role="alert" id="second_factor_error">The password or code is not correct.</p>');
-    expect(wrong.body).toContain('aria-invalid="true" aria-describedby="second_factor_error"');
+    expect(wrong.body).toContain('aria-invalid="true" aria-describedby="second_factor_error" autofocus>');
     await browser.post('/account/second-factor/remove', { proof: PASSWORD }, '/account');
     expect((await browser.request({ method: 'GET', url: '/account' })).body).toContain('Two-step verification has been turned off.');
     expect((await passwordStep(userAgent(server.app), 'otto')).statusCode).toBe(303);

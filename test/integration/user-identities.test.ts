@@ -143,6 +143,7 @@ describe(`sign-in identities on /account and the admin's Users page (${backend})
     const wrong = await remove(browser, { issuer: GOOGLE, subject: 'only', password: 'not the password' });
     expect(wrong.statusCode).toBe(401);
     expect(textOf(wrong.body, 'identities_error')).toBe('The password is not correct: the identity was not removed.');
+    expect(wrong.body).toContain('id="identities_error" tabindex="-1" autofocus>');
     expect(await identityRows(server.deps, user.id)).toHaveLength(1);
     expect(await listAuditEvents(server.deps, { type: 'user.identity.removed', userId: user.id, limit: 5 })).toEqual([]);
 
