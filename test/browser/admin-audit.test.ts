@@ -40,7 +40,7 @@ describe('admin pages in Chromium: /oauth/audit', () => {
     await expect(page.locator('tbody tr td:nth-child(2)').allInnerTexts()).resolves.toEqual(['user.sign_in.failed']);
     await field('From').fill('yesterday');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await expect(page.locator('#audit_errors').innerText()).resolves.toContain('from must be an ISO 8601');
+    await expect(page.locator('#audit_errors').innerText()).resolves.toContain('From must be an ISO 8601');
     expect(problems).toEqual([]);
   });
 

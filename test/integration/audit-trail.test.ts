@@ -180,15 +180,19 @@ describe(`audit trail (${backend})`, () => {
     expect(bad.statusCode).toBe(422);
     for (const text of [
       "unknown event type 'no.such'",
-      'from must be an ISO 8601',
-      'limit must be a whole number',
+      'From must be an ISO 8601',
+      'Per page must be a whole number',
       "no user named 'nobody-here'",
     ])
       expect(bad.body).toContain(text.replace(/'/g, '&#39;'));
+    // Each field in error says so, and points at the messages (they were only listed after the form).
+    for (const field of ['type', 'from', 'limit', 'user'])
+      expect(bad.body).toMatch(new RegExp(`id="audit_${field}"[^>]* aria-invalid="true" aria-describedby="audit_errors">`));
+    expect(bad.body).not.toMatch(/id="audit_to"[^>]* aria-invalid/);
     expect((await server.app.inject({ method: 'GET', url: '/oauth/audit' })).statusCode).toBe(401);
     expect((await admin.get(`/oauth/audit?client=${'x'.repeat(300)}`)).statusCode).toBe(400);
     const nul = await admin.get('/oauth/audit?client=a%00b');
-    expect({ status: nul.statusCode, named: nul.body.includes('client must not contain a NUL character') }).toEqual({
+    expect({ status: nul.statusCode, named: nul.body.includes('Client must not contain a NUL character') }).toEqual({
       status: 422,
       named: true,
     });

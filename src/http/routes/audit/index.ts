@@ -24,6 +24,8 @@ const auditQuery = {
 } as const;
 
 const renderAuditPage = adminPageRenderer('audit');
+// The errors name the fields as the form's labels do.
+const FIELD_LABELS = { client: 'Client', from: 'From', to: 'To', limit: 'Per page' } as const;
 
 /**
  * /oauth/audit: the admin's Audit page (issue 32 item 7), the audit trail newest first with filters by user, client,
@@ -43,10 +45,16 @@ export const auditRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     { schema: { querystring: auditQuery, response: { 200: htmlPage, 422: htmlPage, ...pageOrJsonErrors } } },
     async (request: FastifyRequest<{ Querystring: AuditFilterInput }>, reply) => {
       const input = request.query;
-      const filtered = await auditFilterOf(deps, input);
+      const filtered = await auditFilterOf(deps, input, FIELD_LABELS);
       const kept = { retentionDays: deps.config.audit.retentionDays };
-      if (filtered.query === null)
-        return renderAuditPage(request, reply.code(422), 'index.eta', { ...auditView(input, [], filtered.errors), ...kept });
+      if (filtered.query === null) {
+        const view = {
+          ...auditView(input, [], filtered.errors),
+          ...kept,
+          invalid: Object.fromEntries(filtered.fields.map((field) => [field, true])),
+        };
+        return renderAuditPage(request, reply.code(422), 'index.eta', view);
+      }
       const events = await listAuditEvents(deps, filtered.query);
       return renderAuditPage(request, reply, 'index.eta', { ...auditView(input, events, [], filtered.query.limit), ...kept });
     },
