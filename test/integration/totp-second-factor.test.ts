@@ -289,6 +289,8 @@ describe(`TOTP second factor (${backend})`, () => {
     expect(account.body).toContain('<h1>Ihr Konto</h1>');
     expect(account.body).toContain('Bestätigung in zwei Schritten einrichten');
     expect(account.body).toContain('(dieses Gerät)');
+    // No upstream provider to sign in with and no identity kept from one: no "Sign-in identities" section.
+    expect(account.body).not.toContain('id="identities_heading"');
     const enrolPage = await browser.request({ method: 'GET', url: '/account/second-factor', headers: { 'accept-language': 'ja' } });
     expect(enrolPage.body).toContain('認証アプリ用の QR コード');
     // French puts a no-break space before the colon: the colon is the message's, not the page's.

@@ -3,6 +3,7 @@ import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import type { Database } from '../../src/storage/database.js';
 import { identitiesOfUser, removeUserIdentity } from '../../src/oauth/users/user-identities.js';
+import { identitySection } from '../../src/http/routes/account/account-identities.js';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
 import { createUser, PASSWORD, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { storedPasskey } from '../helpers/second-factor.js';
@@ -86,9 +87,14 @@ describe(`sign-in identities on /account and the admin's Users page (${backend})
     expect(identities.map(({ providerName }) => providerName)).toEqual(['Google', ENTRA]);
   });
 
-  it('a user with none sees that no other service signs them in', async () => {
-    await createUser(server.deps, 'local-only');
-    expect((await account(await signedIn(server.app, 'local-only'))).body).toContain('No account at another service signs you in here.');
+  it('a user with none sees that no other service signs them in; without a provider configured, no such section', async () => {
+    const user = await createUser(server.deps, 'local-only');
+    // This server has no identityProviders: the section has nothing to offer (found by the account pages' audit).
+    expect((await account(await signedIn(server.app, 'local-only'))).body).not.toContain('id="identities_heading"');
+    const config = { ...server.deps.config, identityProviders: [{ id: 'google', name: 'Google' }] } as typeof server.deps.config;
+    // The language names identities only: there are none.
+    const section = await identitySection({ ...server.deps, config }, user.id, undefined as never);
+    expect(section).toMatchObject({ shown: true, list: [] });
   });
 
   it("Remove: CSRF required; another user's identity is 404; the user's own goes, audited as the user", async () => {

@@ -12,6 +12,8 @@ export const REMOVE_IDENTITY_PATH = '/account/identities/remove';
 export async function identitySection(deps: OAuthDeps, userId: number, language: PageLanguage, error: string | null = null) {
   const identities = await identitiesOfUser(deps, userId);
   return {
+    // Without a provider to sign in with, and no identity kept from one, the section has nothing to say.
+    shown: identities.length > 0 || deps.config.identityProviders.length > 0,
     list: identities.map((identity, index) => identityView(identity, index, language)),
     error,
     action: REMOVE_IDENTITY_PATH,
