@@ -153,16 +153,10 @@ export function passwordView(user: UserRecord, errors: string[] = []) {
 }
 
 /** The confirmation before all the user's passkeys are removed. */
-export function resetPasskeysView(user: UserRecord, passkeys: PasskeyRecord[]) {
-  return {
-    title: `Remove all passkeys of ${user.username}?`,
-    navUsers: true,
-    username: user.username,
-    count: passkeys.length,
-    action: `${showPath(user.id)}/reset_passkeys`,
-    cancelHref: showPath(user.id),
-  };
-}
+export const resetPasskeysView = (user: UserRecord, passkeys: PasskeyRecord[]) => ({
+  ...confirmationView(user, `Remove all passkeys of ${user.username}?`, 'reset_passkeys'),
+  count: passkeys.length,
+});
 
 /** The confirmation before the user's authenticator app and recovery codes are removed. */
 export const resetSecondFactorView = (user: UserRecord) =>
