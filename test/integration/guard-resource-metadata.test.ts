@@ -130,6 +130,9 @@ describe('guard: the resource identifier is checked at registration', () => {
     ['plain http to a non-loopback host', 'http://notes.example.com/mcp'],
     ['a fragment', 'https://notes.example.com/mcp#x'],
     ['a query', 'https://notes.example.com/mcp?tenant=1'],
+    // Its metadata URL would never be answered (the guard's audit): Fastify matches the decoded path, ":" is a pattern.
+    ['a percent-encoded path', 'https://notes.example.com/a%20b'],
+    ['a colon in the path', 'https://notes.example.com/v1:beta'],
   ])('refuses %s', async (_name, resource) => {
     await expect(api({ introspect: async () => null, resource, authorizationServers: ['https://auth.example.com'] })).rejects.toThrow(
       /resource/,

@@ -33,6 +33,12 @@ export function resourceSettings(
   // metadata URL stays a plain path the plugin can route.
   if (url.hash !== '' || options.resource.includes('#')) throw new TypeError('serviceGuard: resource must not have a fragment');
   if (url.search !== '' || options.resource.includes('?')) throw new TypeError('serviceGuard: resource must not have a query');
+  // The metadata's path is routed by Fastify, which matches decoded paths and reads ":" and "*" as patterns: a path of
+  // other characters ("/a%20b", "/v1:beta") would be published in every challenge and never answered.
+  if (!/^[A-Za-z0-9\-._~/]*$/.test(url.pathname))
+    throw new TypeError(
+      `serviceGuard: resource's path may hold only letters, digits, "-", ".", "_", "~" and "/" (its metadata URL is a route), got ${JSON.stringify(url.pathname)}`,
+    );
   const path = url.pathname === '/' ? '' : url.pathname;
   const authorizationServers = options.authorizationServers ?? defaultAuthorizationServers(options);
   authorizationServers.forEach((server) => absoluteUrl('authorizationServers', server));
