@@ -1,7 +1,7 @@
 import { METHODS } from 'node:http';
 import type { JwtAlgorithm, JwtGuardOptions } from './types.js';
-import { LOOPBACK } from './remote-settings.js';
-import { nonNegative, positive } from './number-options.js';
+import { LOOPBACK, withoutCredentials } from './remote-settings.js';
+import { nonNegative, timeoutMs } from './number-options.js';
 
 const ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
 
@@ -20,7 +20,15 @@ export interface JwtSettings {
 /** jwt mode's options with their defaults, checked at registration so a typo fails the boot, not a request. */
 export function jwtSettings(options: JwtGuardOptions, now: () => number): JwtSettings {
   httpsUrl('issuer', options.issuer);
+  // Compared as a string with the metadata's issuer, which has no trailing "/" on this service (its baseUrl without one).
+  if (options.issuer.endsWith('/'))
+    throw new TypeError(
+      `serviceGuard: issuer must be the issuer identifier exactly as the server's metadata gives it, without a trailing slash, got ${JSON.stringify(options.issuer)}`,
+    );
   if (options.jwksUri !== undefined) httpsUrl('jwksUri', options.jwksUri);
+  // Used by the `introspect` routes only, but a URL fetch refuses is a mistake whether or not they are listed yet.
+  if (typeof options.introspectionUrl === 'string' && URL.canParse(options.introspectionUrl))
+    withoutCredentials('introspectionUrl', new URL(options.introspectionUrl), 'give clientId and clientSecret');
   const algorithms = [...(options.algorithms ?? ALGORITHMS)];
   // RFC 8725 section 3.1: an allowlist; symmetric algorithms would let anyone holding the public key sign.
   if (algorithms.length === 0 || algorithms.some((alg) => !ALGORITHMS.includes(alg))) {
@@ -33,7 +41,7 @@ export function jwtSettings(options: JwtGuardOptions, now: () => number): JwtSet
     clockToleranceSeconds: nonNegative('clockToleranceSeconds', options.clockToleranceSeconds ?? 5),
     jwksCooldownSeconds: nonNegative('jwksCooldownSeconds', options.jwksCooldownSeconds ?? 30),
     jwksMaxAgeSeconds: nonNegative('jwksMaxAgeSeconds', options.jwksMaxAgeSeconds ?? 600),
-    timeoutMs: positive('timeoutMs', options.timeoutMs ?? 2000),
+    timeoutMs: timeoutMs(options.timeoutMs ?? 2000),
     introspect: introspectRule(options.introspect ?? 'never'),
     now,
   };
@@ -64,4 +72,5 @@ function httpsUrl(name: string, value: unknown): void {
   if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname)))) {
     throw new TypeError(`serviceGuard: ${name} must be an absolute https URL (http for loopback only), got ${JSON.stringify(value)}`);
   }
+  withoutCredentials(name, url);
 }

@@ -1,7 +1,7 @@
 // What every mode's options must be before any of them is read: a known mode, no option the guard does not have (a
 // typo such as `requird` would silently leave DPoP optional), booleans that are booleans (the text "false" from an
-// environment variable is truthy), functions that are functions, and URLs a fetch can use. Each mistake fails the
-// registration, named, as the settings' own checks do, instead of every request later (a 503 or a 500).
+// environment variable is truthy) and functions that are functions; the values themselves (URLs, numbers) are the
+// settings' to check. Each mistake fails the registration, named, instead of every request later (a 503 or a 500).
 
 const MODES = ['local', 'remote', 'jwt'] as const;
 const COMMON = [
@@ -37,12 +37,12 @@ const INTROSPECTION = [
   'acceptMissingTokenType',
 ];
 const JWT = ['issuer', 'jwksUri', 'algorithms', 'clockToleranceSeconds', 'jwksCooldownSeconds', 'jwksMaxAgeSeconds', 'introspect'];
-const OPTIONS_OF: Record<(typeof MODES)[number], readonly string[]> = {
+export const OPTIONS_OF: Record<(typeof MODES)[number], readonly string[]> = {
   local: [...COMMON, 'introspect'],
   remote: [...COMMON, ...INTROSPECTION],
   jwt: [...COMMON, ...INTROSPECTION, ...JWT],
 };
-const DPOP = [
+export const DPOP_OPTIONS = [
   'algorithms',
   'required',
   'proofMaxAgeSeconds',
@@ -56,9 +56,6 @@ const NONCE = ['required', 'secret', 'rotateSeconds'];
 
 const BOOLEANS = ['exposeResourceOwnerToViews', 'acceptTokensWithoutAudience', 'acceptMissingTokenType'];
 const FUNCTIONS = ['resolveResourceOwner', 'serviceUnauthorizedRenderOptions', 'serviceForbiddenRenderOptions', 'now'];
-const URLS = ['introspectionUrl', 'issuer', 'jwksUri'];
-/** Node.js timers fire at once beyond this many milliseconds (a 32-bit delay): every request would time out. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const fail = (message: string): never => {
   throw new TypeError(`serviceGuard: ${message}`);
@@ -81,11 +78,9 @@ export function checkGuardOptions(options: unknown): void {
   if (mode === 'local' && given.introspect !== undefined && typeof given.introspect !== 'function') fail('introspect must be a function');
   if (mode === 'jwt' && given.issuer === undefined)
     fail("jwt mode needs issuer, the authorization server's issuer identifier (its metadata's issuer)");
-  for (const name of URLS) if (typeof given[name] === 'string') usableUrl(name, given[name]);
-  if (typeof given.timeoutMs === 'number' && given.timeoutMs > MAX_TIMEOUT_MS) fail(`timeoutMs must be at most ${MAX_TIMEOUT_MS}`);
   if (given.dpop !== null && typeof given.dpop === 'object') {
     const dpop = given.dpop as Record<string, unknown>;
-    knownOptions('dpop.', dpop, DPOP);
+    knownOptions('dpop.', dpop, DPOP_OPTIONS);
     booleanOption('dpop.required', dpop.required);
     booleanOption('dpop.announce', dpop.announce);
     if (dpop.nonce !== undefined) {
@@ -106,17 +101,4 @@ function knownOptions(prefix: string, given: Record<string, unknown>, known: rea
 
 function booleanOption(name: string, value: unknown): void {
   if (value !== undefined && typeof value !== 'boolean') fail(`${name} must be true or false, got ${JSON.stringify(value)}`);
-}
-
-// fetch refuses a URL that carries credentials; the issuer identifier is compared as a string with the metadata's,
-// which never ends in a slash (RFC 8414 section 2: the origin and path with no trailing "/" on this service).
-function usableUrl(name: string, value: string): void {
-  if (!URL.canParse(value)) return; // the mode's settings name it
-  const url = new URL(value);
-  if (url.username !== '' || url.password !== '')
-    fail(`${name} must not carry a user name or password${name === 'introspectionUrl' ? ' (give clientId and clientSecret)' : ''}`);
-  if (name === 'issuer' && value.endsWith('/'))
-    fail(
-      `issuer must be the issuer identifier exactly as the server's metadata gives it, without a trailing slash, got ${JSON.stringify(value)}`,
-    );
 }

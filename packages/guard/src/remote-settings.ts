@@ -1,5 +1,5 @@
 import type { RemoteIntrospectionOptions } from './types.js';
-import { nonNegative, positive } from './number-options.js';
+import { nonNegative, timeoutMs } from './number-options.js';
 
 export interface RemoteSettings {
   url: string;
@@ -24,7 +24,7 @@ export function remoteSettings(options: RemoteIntrospectionOptions): RemoteSetti
     cacheTtlSeconds: nonNegative('cacheTtlSeconds', options.cacheTtlSeconds ?? 30),
     negativeCacheTtlSeconds: nonNegative('negativeCacheTtlSeconds', options.negativeCacheTtlSeconds ?? 5),
     cacheMaxEntries: Math.floor(nonNegative('cacheMaxEntries', options.cacheMaxEntries ?? 10_000)),
-    timeoutMs: positive('timeoutMs', options.timeoutMs ?? 2000),
+    timeoutMs: timeoutMs(options.timeoutMs ?? 2000),
     acceptMissingTokenType: options.acceptMissingTokenType ?? false,
     now: options.now ?? Date.now,
   };
@@ -44,7 +44,7 @@ function parseUrl(value: unknown): URL {
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
     throw new TypeError(`serviceGuard: introspectionUrl must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
   }
-  return url;
+  return withoutCredentials('introspectionUrl', url, 'give clientId and clientSecret');
 }
 
 function requireText(name: string, value: unknown): void {
@@ -59,4 +59,14 @@ export function transportWarning(introspectionUrl: string): string | null {
   const url = new URL(introspectionUrl);
   if (url.protocol === 'https:' || LOOPBACK.has(url.hostname)) return null;
   return `serviceGuard: ${url.origin} is plain http; RFC 7662 section 4 requires TLS for introspection (tokens and client credentials travel in clear)`;
+}
+
+/**
+ * A URL a fetch can use: fetch refuses one that carries a user name or password. `instead` says what to give in their
+ * place, when there is such an option.
+ */
+export function withoutCredentials(name: string, url: URL, instead = ''): URL {
+  if (url.username !== '' || url.password !== '')
+    throw new TypeError(`serviceGuard: ${name} must not carry a user name or password${instead && ` (${instead})`}`);
+  return url;
 }
