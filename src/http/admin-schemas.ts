@@ -35,7 +35,7 @@ export const textOrList = (description: string) =>
   ({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description }) as const;
 
 /** What a form's checkbox sends (a hidden "0" then "1" when checked): another text is refused (400), never read as false. */
-export const CHECKBOX_TEXTS = { type: 'string', enum: ['0', '1', 'false', 'true', 'off', 'on'] } as const;
+const CHECKBOX_TEXTS = { type: 'string', enum: ['0', '1', 'false', 'true', 'off', 'on'] } as const;
 
 /** A checkbox of an HTML form: one of CHECKBOX_TEXTS, or a list of them (the last wins). */
 export const formCheckbox = (description: string) =>

@@ -1,6 +1,6 @@
 import type { ApplicationListFilter } from '../../../oauth/clients/applications.js';
 import {
-  CHECKBOX_TEXTS,
+  formCheckbox,
   formBody,
   methodOverrideFormBody,
   pageAndJsonResponses,
@@ -143,7 +143,7 @@ export const applicationJsonSchema = {
 // read as false: {"confidential": "yes"} made a client public.
 const checkbox = (description: string, byDefault: 'true' | 'false') =>
   ({
-    anyOf: [{ type: 'boolean' }, CHECKBOX_TEXTS, { type: 'array', items: CHECKBOX_TEXTS }],
+    anyOf: [{ type: 'boolean' }, ...formCheckbox(description).anyOf],
     description: `${description} JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins). Default ${byDefault}.`,
   }) as const;
 

@@ -6,7 +6,7 @@ import { authenticateAdmin } from '../../hooks/authenticate-admin.js';
 import { noStore } from '../../no-store.js';
 import type { AdminRouteOptions } from '../../route-options.js';
 import { adminPageRenderer, sectionErrorHandler } from '../applications/responses.js';
-import { AUDIT_PATH, auditView } from './view-models.js';
+import { AUDIT_FIELD_LABELS, AUDIT_PATH, auditView } from './view-models.js';
 
 // A filter is a short string; longer ones are refused by the schema (400) before anything reads them.
 const filter = (description: string) => ({ type: 'string', maxLength: 255, description }) as const;
@@ -24,8 +24,6 @@ const auditQuery = {
 } as const;
 
 const renderAuditPage = adminPageRenderer('audit');
-// The errors name the fields as the form's labels do.
-const FIELD_LABELS = { client: 'Client', from: 'From', to: 'To', limit: 'Per page' } as const;
 
 /**
  * /oauth/audit: the admin's Audit page (issue 32 item 7), the audit trail newest first with filters by user, client,
@@ -45,18 +43,10 @@ export const auditRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     { schema: { querystring: auditQuery, response: { 200: htmlPage, 422: htmlPage, ...pageOrJsonErrors } } },
     async (request: FastifyRequest<{ Querystring: AuditFilterInput }>, reply) => {
       const input = request.query;
-      const filtered = await auditFilterOf(deps, input, FIELD_LABELS);
-      const kept = { retentionDays: deps.config.audit.retentionDays };
-      if (filtered.query === null) {
-        const view = {
-          ...auditView(input, [], filtered.errors),
-          ...kept,
-          invalid: Object.fromEntries(filtered.fields.map((field) => [field, true])),
-        };
-        return renderAuditPage(request, reply.code(422), 'index.eta', view);
-      }
-      const events = await listAuditEvents(deps, filtered.query);
-      return renderAuditPage(request, reply, 'index.eta', { ...auditView(input, events, [], filtered.query.limit), ...kept });
+      const filtered = await auditFilterOf(deps, input, AUDIT_FIELD_LABELS);
+      const events = filtered.query === null ? [] : await listAuditEvents(deps, filtered.query);
+      const view = auditView(input, filtered, events, deps.config.audit.retentionDays);
+      return renderAuditPage(request, filtered.query === null ? reply.code(422) : reply, 'index.eta', view);
     },
   );
 };

@@ -1,5 +1,5 @@
 import { AUDIT_EVENT_TYPES } from '../../../oauth/audit/audit-event-types.js';
-import type { AuditFilterInput } from '../../../oauth/audit/audit-filter.js';
+import type { AuditFilter, AuditFilterInput } from '../../../oauth/audit/audit-filter.js';
 import type { AuditEventRecord } from '../../../oauth/audit/audit-store.js';
 import { adminTime } from '../../page-time.js';
 
@@ -8,6 +8,9 @@ import { adminTime } from '../../page-time.js';
 export const AUDIT_PATH = '/oauth/audit';
 
 const FILTERS = ['user', 'client', 'type', 'from', 'to', 'limit'] as const;
+
+/** The filters' errors name the fields as the form's labels do. */
+export const AUDIT_FIELD_LABELS = { client: 'Client', from: 'From', to: 'To', limit: 'Per page' } as const;
 
 // details are small objects of counts and names: printed as key=value pairs, escaped by the template. Text is quoted
 // (JSON's quoting): a name a stranger typed (`nobody reason=locked_out`) must not read as fields the server wrote.
@@ -18,8 +21,12 @@ const detailsText = (details: object | null) =>
         .map(([key, value]) => `${key}=${typeof value === 'string' || typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
         .join(' ');
 
-/** The page: the filters as typed, the events (or the filters' errors), and the link to the next page. */
-export function auditView(input: AuditFilterInput, events: AuditEventRecord[], errors: string[], limit = 0) {
+/**
+ * The page: the filters as typed, the events (or the filters' errors, and which fields they are about), the link to
+ * the next page, and how long events are kept.
+ */
+export function auditView(input: AuditFilterInput, filtered: AuditFilter, events: AuditEventRecord[], retentionDays: number) {
+  const limit = filtered.query?.limit ?? 0;
   const values = Object.fromEntries(FILTERS.map((name) => [name, input[name] ?? '']));
   const last = events.at(-1);
   const next =
@@ -31,7 +38,9 @@ export function auditView(input: AuditFilterInput, events: AuditEventRecord[], e
     navAudit: true,
     values,
     types: AUDIT_EVENT_TYPES,
-    errors,
+    errors: filtered.errors,
+    invalid: Object.fromEntries(filtered.fields.map((field) => [field, true])),
+    retentionDays,
     next,
     events: events.map((event) => ({
       id: event.id,
