@@ -39,6 +39,8 @@ export function errorResponse(error: OAuthError, realm: string | null): ErrorRes
 function challengeFor(error: OAuthError, realm: string): string | null {
   // RFC 6749 section 5.2: a Basic challenge after a failed Basic attempt, none otherwise.
   if (error instanceof InvalidClient) return error.triedBasic ? `Basic realm="${realm}"` : null;
+  // RFC 6750 section 3.1: no error code for a request that sent no token (its client may not know it needs one).
+  if (error instanceof InvalidToken && error.reason === 'missing') return `Bearer realm="${headerSafe(realm)}"`;
   if (error instanceof InvalidToken || error instanceof InsufficientScope) return wwwAuthenticateValue(realm, error);
   // RFC 7617: the admin's own realm, so a browser keeps the admin's credentials apart.
   if (error instanceof Unauthorized) return `Basic realm="${realm} admin"`;

@@ -241,11 +241,13 @@ export class UnsupportedGrantType extends OAuthError {
   }
 }
 
-export type InvalidTokenReason = 'revoked' | 'expired' | 'unknown' | 'dpop_bound' | 'dpop_unbound' | 'dpop_key' | 'audience';
+/** `missing`: the request sent no token at all; its challenge then carries no error (RFC 6750 section 3.1). */
+export type InvalidTokenReason = 'missing' | 'revoked' | 'expired' | 'unknown' | 'dpop_bound' | 'dpop_unbound' | 'dpop_key' | 'audience';
 
 // The reference's texts have no trailing period; kept byte-exact. The DPoP ones (RFC 9449 section 7) are the guard's
 // (packages/guard/src/guard-error.ts), so token info, UserInfo and introspection say the same.
 const INVALID_TOKEN_TEXT: Record<InvalidTokenReason, string> = {
+  missing: 'The access token is invalid',
   revoked: 'The access token was revoked',
   expired: 'The access token expired',
   unknown: 'The access token is invalid',

@@ -222,12 +222,15 @@ describe(`RFC 7592 client management (${backend})`, () => {
       for (const method of ['GET', 'PUT', 'DELETE'] as const) {
         const payload = method === 'PUT' ? { client_id: client.client_id, redirect_uris: ['https://rp.example/cb'] } : undefined;
         const response = await manage(method, client.client_id, token, payload);
+        // RFC 6750 section 3.1: the challenge names the error only when a token was sent.
+        const challenge = token === null ? /^Bearer realm="[^"]*"$/ : /^Bearer realm="[^"]*", error="invalid_token", error_description="/;
         expect({ token, method, status: response.statusCode, error: response.json().error }).toEqual({
           token,
           method,
           status: 401,
           error: 'invalid_token',
         });
+        expect(response.headers['www-authenticate']).toMatch(challenge);
       }
     }
     expect(await server.deps.stores.applications.findByUid(client.client_id)).not.toBeNull();

@@ -40,12 +40,10 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
   app.addHook('onRequest', async (_request, reply) => void noStore(reply));
 
   const answer = async (request: FastifyRequest, reply: FastifyReply, bodyToken: () => string | undefined) => {
-    let presented = true;
     const dpop = dpopCredential(request.headers.authorization);
     try {
       const accessToken = dpop ?? presentedAccessToken(request.headers.authorization, bodyToken());
-      presented = accessToken !== null;
-      if (accessToken === null) throw new InvalidToken();
+      if (accessToken === null) throw new InvalidToken('missing');
       const proof = dpop === null ? null : await userinfoProof(request, accessToken);
       const response = await userinfoResponse(deps, accessToken, proof);
       if (response.kind === 'jwt') return reply.type('application/jwt').send(response.jwt);
@@ -55,7 +53,7 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
       // Section 7.2: a bound token sent as Bearer; both schemes are named, the error under DPoP, as token info's guard does.
       if (error instanceof InvalidToken && error.reason === 'dpop_bound')
         throw dpopRefusal(reply, error, `Bearer realm="${headerSafe(deps.config.realm)}", `);
-      const challenge = error instanceof OAuthError ? bearerChallenge(deps.config.realm, error, presented) : null;
+      const challenge = error instanceof OAuthError ? bearerChallenge(deps.config.realm, error) : null;
       if (challenge !== null) reply.header('www-authenticate', challenge);
       throw error;
     }
@@ -111,8 +109,8 @@ function formAccessToken(request: FastifyRequest): string | undefined {
  * the client may not know it needs one); insufficient_scope names the scope that would do (section 3). The
  * app-wide error handler keeps a challenge the route has set.
  */
-function bearerChallenge(realm: string, error: OAuthError, presented: boolean): string | null {
-  if (!presented) return `Bearer realm="${headerSafe(realm)}"`;
+function bearerChallenge(realm: string, error: OAuthError): string | null {
+  if (error instanceof InvalidToken && error.reason === 'missing') return `Bearer realm="${headerSafe(realm)}"`;
   if (error instanceof InsufficientScope) return `${wwwAuthenticateValue(realm, error)}, scope="${headerSafe(error.scopes.join(' '))}"`;
   if (error instanceof InvalidToken || error instanceof InvalidRequest) return wwwAuthenticateValue(realm, error);
   return null;

@@ -207,7 +207,7 @@ export async function registerClient(
  * database, not in the application cache: a token rotated on another instance a moment ago works here at once.
  */
 export async function authorizeManagement(deps: OAuthDeps, clientId: string, token: string | null): Promise<ApplicationRecord> {
-  if (token === null) throw new InvalidToken();
+  if (token === null) throw new InvalidToken('missing');
   const application = await deps.stores.applicationAdmin.findByRegistrationAccessToken(sha256Hex(token));
   if (!application || application.registeredBy !== 'dynamic' || application.uid !== clientId) throw new InvalidToken();
   // Issue 29 item 5: a client that expired unused is gone for its management too (RFC 7592 section 2: invalid_token).

@@ -76,8 +76,9 @@ export function tokenState(record: RegistrationTokenRecord, now: Date): 'usable'
  * The usable token's record: its hash is what registration uses, its grant types and scopes what it allows.
  */
 export async function checkInitialAccessToken(deps: Omit<TokenDeps, 'config'>, token: string | null): Promise<RegistrationTokenRecord> {
-  const record = await deps.stores.registrations.findUsableToken(sha256Hex(token ?? ''), deps.now());
-  if (token === null || !record) throw new InvalidToken();
+  if (token === null) throw new InvalidToken('missing');
+  const record = await deps.stores.registrations.findUsableToken(sha256Hex(token), deps.now());
+  if (!record) throw new InvalidToken();
   return record;
 }
 
