@@ -27,7 +27,9 @@ describe(`RFC 7591 initial access tokens (${backend})`, () => {
   // RFC 6750 section 3.1: the challenge names the error only when a Bearer token was sent.
   const expectInvalidToken = (response: Awaited<ReturnType<typeof register>>, tokenSent = true) => {
     expect({ status: response.statusCode, error: response.json().error }).toEqual({ status: 401, error: 'invalid_token' });
-    expect(response.headers['www-authenticate']).toMatch(tokenSent ? /^Bearer realm="[^"]*", error="invalid_token"/ : /^Bearer realm="[^"]*"$/);
+    expect(response.headers['www-authenticate']).toMatch(
+      tokenSent ? /^Bearer realm="[^"]*", error="invalid_token"/ : /^Bearer realm="[^"]*"$/,
+    );
     expect(response.headers['cache-control']).toBe('no-store');
   };
   const make = (uses: number | null = null, expiresInSeconds: number | null = null) =>
