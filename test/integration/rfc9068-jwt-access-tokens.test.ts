@@ -4,7 +4,7 @@ import { createClient, createUser, signedIn } from '../helpers/end-user.js';
 import { codeFlow, jwksOf, openIdServer } from '../helpers/openid.js';
 import { basic, introspectRequest, revokeRequest, tokenInfoRequest, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
-import type { TestServer } from '../helpers/test-server.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
 // RFC 9068 JWT access tokens, for a resource or an application that asks for them: what an API verifies by itself,
 // while this server keeps the token like an opaque one (revocation, introspection and token info unchanged).
@@ -132,6 +132,35 @@ describe(`JWT access tokens where access tokens never expire (accessTokenExpires
       expect(introspected.exp).toBe(claims.exp);
       const opaque = (await request({})).json();
       expect(opaque).not.toHaveProperty('expires_in');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe(`JWT access tokens while OpenID Connect is off (${backend})`, () => {
+  it('a resource or an application marked jwt while it was on gets opaque tokens: no JWKS is published to verify a JWT', async () => {
+    const server = await buildTestServer({ config: { grantFlows: ['client_credentials'] } });
+    try {
+      expect(server.config.openid.enabled).toBe(false);
+      const client = await createClient(server.deps);
+      await server.deps.stores.applicationAdmin.update(client.application.id, { accessTokenFormat: 'jwt' });
+      await server.deps.stores.resources.create({
+        uri: API,
+        name: '',
+        scopes: ['read'],
+        tokenFormat: 'jwt',
+        accessTokenLifetime: 900,
+        serverClientId: null,
+      });
+      const credentials = basic(client.application.uid, client.plainSecret!);
+      for (const parameters of [{ resource: API }, {}]) {
+        const response = await tokenRequest(server.app, { grant_type: 'client_credentials', scope: 'read', ...parameters }, credentials);
+        expect(response.statusCode, response.body).toBe(200);
+        const token = response.json().access_token as string;
+        expect(token.split('.')).toHaveLength(1);
+        expect((await introspectRequest(server.app, { token }, credentials)).json()).toMatchObject({ active: true, scope: 'read' });
+      }
     } finally {
       await server.close();
     }

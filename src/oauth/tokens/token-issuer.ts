@@ -73,7 +73,9 @@ export async function mintAccessToken(deps: OAuthDeps, request: TokenRequest): P
   const audience = request.audience ?? NO_AUDIENCE;
   const createdAt = deps.now();
   const lifetime = audienceLifetime(audience, request.expiresIn === undefined ? config.accessTokenExpiresIn : request.expiresIn);
-  const format = accessTokenFormat(audience, request.application);
+  // A JWT is verified with the keys of the JWKS, which only OpenID Connect publishes: while it is off, a resource or an
+  // application still marked jwt (set while it was on) gets opaque tokens, which introspection answers.
+  const format = config.openid.enabled ? accessTokenFormat(audience, request.application) : 'opaque';
   // RFC 9068 section 2.2: a JWT access token has an exp, even where access tokens never expire (accessTokenExpiresIn
   // null): then the longest a resource may give its tokens, and the token's record expires with it.
   const expiresIn = boundedLifetime(format === 'jwt' ? (lifetime ?? MAX_LIFETIME) : lifetime, createdAt, request.notAfter ?? null);
