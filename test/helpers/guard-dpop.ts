@@ -4,7 +4,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type Crypt
 // DPoP proofs for the guard's tests (RFC 9449), made with jose as a client library would, for an API at ORIGIN.
 
 export const ORIGIN = 'http://api.test';
-export const ALGS = 'ES256 EdDSA Ed25519 RS256 PS256';
+export const ALGS = 'ES256 ES384 EdDSA Ed25519 RS256 PS256';
 // RFC 9449 section 4.2: ath = base64url(SHA-256(access token)).
 export const accessTokenHash = (token: string) => createHash('sha256').update(token, 'ascii').digest('base64url');
 export const NONCE_SECRET = 'nonce secret shared by both API instances';

@@ -164,7 +164,7 @@ describe('guard with DPoP (RFC 9449), local mode with a stand-in introspect', ()
       `Bearer realm="notes", scope="read", ${metadataUrl}, DPoP realm="notes", scope="read", ${metadataUrl}, algs="${ALGS}"`,
     );
     const metadata = (await withResource.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/notes' })).json();
-    expect(metadata.dpop_signing_alg_values_supported).toEqual(['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256']);
+    expect(metadata.dpop_signing_alg_values_supported).toEqual(['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256']);
     expect(metadata).not.toHaveProperty('dpop_bound_access_tokens_required');
     await withResource.close();
   });

@@ -114,7 +114,7 @@ describe('guard: a DPoP proof (RFC 9449 section 4.3)', () => {
 
   it('step 6: refuses a symmetric alg (HS256), and any alg outside dpop.algorithms', async () => {
     const hs256 = await proof({ alg: 'HS256', signingKey: new TextEncoder().encode('a'.repeat(32)) });
-    expect(await refusal(hs256)).toBe("The DPoP proof's alg is not one of ES256 EdDSA Ed25519 RS256 PS256");
+    expect(await refusal(hs256)).toBe("The DPoP proof's alg is not one of ES256 ES384 EdDSA Ed25519 RS256 PS256");
     const rs256 = await key('RS256');
     expect(await refusal(await proof({ key: rs256, alg: 'RS256' }), request, verifier({ algorithms: ['ES256'] }))).toMatch(
       /alg is not one of ES256$/,

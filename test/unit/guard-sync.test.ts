@@ -2,6 +2,8 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { bearerChallenge, headerSafe as guardHeaderSafe } from '../../packages/guard/src/challenge.js';
 import { GuardError, GuardUnavailableError, serviceGuard, type GuardToken } from '../../packages/guard/src/index.js';
+import { DEFAULT_DPOP_ALGORITHMS } from '../../packages/guard/src/dpop-settings.js';
+import { DPOP_ALGORITHMS } from '../../src/config/dpop-schema.js';
 import { errorResponse, headerSafe, wwwAuthenticateValue } from '../../src/http/error-response.js';
 import { InsufficientScope, InvalidToken, TemporarilyUnavailable } from '../../src/oauth/errors.js';
 
@@ -25,7 +27,15 @@ describe('guard and service answer invalid_token and insufficient_scope alike (R
   });
 
   it('a request without a token gets the "invalid" body, and a challenge with the realm only', () => {
-    expect(GuardError.invalidToken('missing').toJSON()).toEqual(new InvalidToken('unknown').toJSON());
+    expect(GuardError.invalidToken('missing').toJSON()).toEqual(new InvalidToken('missing').toJSON());
+    expect(bearerChallenge('api "1"', GuardError.invalidToken('missing'))).toBe(
+      errorResponse(new InvalidToken('missing'), 'api "1"').headers['www-authenticate'],
+    );
+    expect(bearerChallenge('api', GuardError.invalidToken('missing'))).toBe('Bearer realm="api"');
+  });
+
+  it("the guard's DPoP algorithms are by default the service's (RFC 9449 section 5.1: the client picks from its list)", () => {
+    expect(DEFAULT_DPOP_ALGORITHMS).toEqual(DPOP_ALGORITHMS);
   });
 
   it('insufficient_scope: the same code, status and description; the guard adds the scope to the challenge', () => {

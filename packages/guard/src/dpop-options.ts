@@ -7,7 +7,7 @@ export type DpopAlgorithm = 'ES256' | 'ES384' | 'ES512' | 'EdDSA' | 'Ed25519' | 
  * (and still refuses a DPoP-bound token sent as Bearer).
  */
 export interface DpopOptions {
-  /** Accepted proof `alg` values, asymmetric only. Default ES256, EdDSA, Ed25519, RS256, PS256. */
+  /** Accepted proof `alg` values, asymmetric only. Default ES256, ES384, EdDSA, Ed25519, RS256, PS256 (the service's). */
   algorithms?: readonly DpopAlgorithm[];
   /**
    * Every route of this guard requires a DPoP-bound token: a Bearer token is refused with a DPoP challenge, and the

@@ -15,7 +15,8 @@ const ASYMMETRIC: readonly DpopAlgorithm[] = [
   'PS384',
   'PS512',
 ];
-export const DEFAULT_DPOP_ALGORITHMS: readonly DpopAlgorithm[] = ['ES256', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];
+// The service's own list (dpop.algorithms' default, test/unit/guard-sync): a token it binds to a key, the API takes.
+export const DEFAULT_DPOP_ALGORITHMS: readonly DpopAlgorithm[] = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];
 
 export interface DpopSettings {
   algorithms: readonly DpopAlgorithm[];
