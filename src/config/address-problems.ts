@@ -11,6 +11,7 @@ const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 export function addressProblems(config: Config, env: Record<string, string | undefined>): string[] {
   const problems: string[] = [];
   if (!parses(config.baseUrl)) problems.push(problemAt('baseUrl', 'is not a URL that parses (a port above 65535?)', env));
+  else problems.push(...issuerProblems(config.baseUrl).map((problem) => problemAt('baseUrl', problem, env)));
   for (const key of ['databaseUrl', 'databaseReadUrl', 'databaseDirectUrl'] as const) {
     const value = config[key];
     // The URL holds a password: the problem says what to look at, never the value.
@@ -34,6 +35,21 @@ const ANY_ADDRESS = new Set(['0.0.0.0', '::']);
 function sharesTheServicePort({ host, port, metrics }: Config): boolean {
   if (metrics.port === null || metrics.port === 0 || metrics.port !== port) return false;
   return metrics.host === host || ANY_ADDRESS.has(metrics.host) || ANY_ADDRESS.has(host);
+}
+
+// The issuer is baseUrl as written (RFC 8414 section 2), published in every document and token and compared byte for
+// byte by clients: a user name or password would be published with it, and a dot segment is what a client's URL
+// library removes (the issuer then differs from the metadata's own URL).
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
+
+function issuerProblems(baseUrl: string): string[] {
+  const url = new URL(baseUrl);
+  const problems: string[] = [];
+  if (url.username !== '' || url.password !== '')
+    problems.push('holds a user name or password, which every token and document would publish: remove them');
+  if (DOT_SEGMENT.test(baseUrl.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')))
+    problems.push('has a "." or ".." path segment: write the path without it');
+  return problems;
 }
 
 function parses(value: string): boolean {

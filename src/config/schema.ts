@@ -33,7 +33,7 @@ export const configSchema = {
       format: 'uri',
       pattern: '^https?://[^?#]+$',
       default: 'http://127.0.0.1:3000',
-      description: 'Public base URL of the service (env BASE_URL); issuer of RFC 8414 metadata and the `iss` of RFC 9207.',
+      description: 'Public base URL of the service (env BASE_URL); issuer of RFC 8414 metadata and the `iss` of RFC 9207, as written: no query, fragment, user name, password or `.`/`..` path segment.',
     },
     allowInsecureIssuer: {
       type: 'boolean',

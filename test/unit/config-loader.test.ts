@@ -190,6 +190,16 @@ describe('config loader (SPEC 2, 5)', () => {
       'trustProxy: 10.0.0.1/99 is not an IP address or CIDR range',
       "metrics.port: is the service's own port (3000): give the metrics listener another, or null for none",
     ]);
+    expect(problemsOf(() => loadConfig({ input: { baseUrl: 'https://user:pw@auth.example.com/a/../b' } }))).toEqual([
+      'baseUrl: holds a user name or password, which every token and document would publish: remove them',
+      'baseUrl: has a "." or ".." path segment: write the path without it',
+    ]);
+    for (const baseUrl of ['https://auth.example.com/./x', 'https://auth.example.com/tenant/%2E%2E', 'https://auth.example.com/..'])
+      expect(problemsOf(() => loadConfig({ input: { baseUrl } }))).toEqual([
+        'baseUrl: has a "." or ".." path segment: write the path without it',
+      ]);
+    for (const baseUrl of ['https://auth.example.com/a.b/..c/...', 'https://auth.example.com/', 'https://auth.example.com'])
+      expect(() => loadConfig({ input: { baseUrl } })).not.toThrow();
     expect(problemsOf(() => loadConfig({ env: { BASE_URL: 'http://h:99999', TRUST_PROXY: '10.0.0.300' } }))).toEqual([
       'environment variable BASE_URL: is not a URL that parses (a port above 65535?)',
       'environment variable TRUST_PROXY: 10.0.0.300 is not an IP address or CIDR range',
