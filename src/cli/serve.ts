@@ -9,6 +9,7 @@ import { createDatabase } from '../storage/database.js';
 import { developmentKeyEncryptionKey } from '../storage/development-key.js';
 import { migrate } from '../storage/migrate.js';
 import { setupCounts } from '../storage/setup-counts.js';
+import { isOpenIdProvider } from '../oauth/server-metadata.js';
 import { baseUrlConfigured, configFileOf, configFrom, databaseOptionsFor, listeningBaseUrl, openIdConfigured } from './context.js';
 import { parseOptions, type CliIo } from './io.js';
 import { checkListenPorts, freePort, listenError, METRICS_SETTING } from './listen-check.js';
@@ -106,7 +107,7 @@ async function serve(configured: Readonly<Config>, io: CliIo): Promise<null> {
       adminConfigured: Boolean(config.admin.passwordHash || config.admin.password),
       derivedBaseUrl,
       cli: cliCommand(io),
-      openid: config.openid.enabled,
+      openid: isOpenIdProvider(config),
       insecureIssuer,
       ...counts,
     }),

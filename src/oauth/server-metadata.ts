@@ -14,6 +14,14 @@ import { ASSERTION_ALGORITHMS, type AssertionMethod } from './clients/client-ass
  * same document serves /.well-known/openid-configuration). The issuer is baseUrl, the same value as the RFC
  * 9207 `iss` of authorization responses and the `iss` of ID tokens.
  */
+/**
+ * Whether this server is an OpenID Provider: OpenID Connect on and the code flow, the one that issues ID tokens,
+ * enabled. OpenID Connect on without it (client_credentials with JWT access tokens) publishes its keys only: a
+ * Discovery document needs an authorization endpoint and the code response type (Discovery 1.0 section 3).
+ */
+export const isOpenIdProvider = (config: Readonly<Pick<Config, 'openid' | 'grantFlows'>>): boolean =>
+  config.openid.enabled && config.grantFlows.includes('authorization_code');
+
 export function authorizationServerMetadata(config: Readonly<Config>): Record<string, unknown> {
   const base = config.baseUrl.replace(/\/+$/, '');
   const flows = config.grantFlows;
@@ -68,7 +76,7 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     // RFC 8414 section 2 (and Discovery 1.0 section 3): the languages of the sign-in, consent and device pages,
     // which ui_locales chooses from (Core 3.1.2.1).
     ui_locales_supported: [...PAGE_LOCALES],
-    ...(config.openid.enabled && openIdProviderFields(base, config)),
+    ...(isOpenIdProvider(config) && openIdProviderFields(base, config)),
   };
 }
 

@@ -76,6 +76,27 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     await other.close();
   });
 
+  it('OpenID Connect on without the code flow (JWT access tokens for client_credentials) publishes its keys, but is no OpenID Provider', async () => {
+    const other = await openIdServer({ config: { grantFlows: ['client_credentials'] } });
+    try {
+      const metadata = (await other.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
+      expect(metadata.jwks_uri).toBe(`${other.config.baseUrl.replace(/\/+$/, '')}/oauth/jwks`);
+      // Discovery 1.0 section 3 requires an authorization endpoint and the code response type: none of its fields.
+      for (const field of [
+        'authorization_endpoint',
+        'userinfo_endpoint',
+        'end_session_endpoint',
+        'claims_parameter_supported',
+        'prompt_values_supported',
+      ])
+        expect(metadata).not.toHaveProperty(field);
+      expect((await other.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).statusCode).toBe(404);
+      expect((await other.app.inject({ method: 'GET', url: '/oauth/jwks' })).statusCode).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('an issuer with a path is also served where RFC 8414 section 3.1 puts it, the well-known suffix before the path', async () => {
     const other = await openIdServer({ config: { baseUrl: 'https://auth.example.com/tenant-a' } });
     try {

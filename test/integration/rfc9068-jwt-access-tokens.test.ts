@@ -154,7 +154,7 @@ describe(`JWT access tokens while OpenID Connect is off (${backend})`, () => {
         serverClientId: null,
       });
       const credentials = basic(client.application.uid, client.plainSecret!);
-      for (const parameters of [{ resource: API }, {}]) {
+      for (const parameters of [{ resource: API }, {}] as Record<string, string>[]) {
         const response = await tokenRequest(server.app, { grant_type: 'client_credentials', scope: 'read', ...parameters }, credentials);
         expect(response.statusCode, response.body).toBe(200);
         const token = response.json().access_token as string;

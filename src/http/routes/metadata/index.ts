@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { authorizationDetailsTypesSupported } from '../../../oauth/resources/authorization-details.js';
-import { authorizationServerMetadata } from '../../../oauth/server-metadata.js';
+import { authorizationServerMetadata, isOpenIdProvider } from '../../../oauth/server-metadata.js';
 import type { RouteOptions } from '../../route-options.js';
 
 type OAuthDepsConfig = RouteOptions['deps']['config'];
@@ -24,7 +24,7 @@ const TYPES_TTL_MS = 10_000;
  * clients look there first. The OpenID Connect document likewise, in both forms the MCP SDK tries.
  */
 export function metadataPaths(config: OAuthDepsConfig): string[] {
-  const suffixes = ['/.well-known/oauth-authorization-server', ...(config.openid.enabled ? ['/.well-known/openid-configuration'] : [])];
+  const suffixes = ['/.well-known/oauth-authorization-server', ...(isOpenIdProvider(config) ? ['/.well-known/openid-configuration'] : [])];
   const issuerPath = new URL(config.baseUrl).pathname.replace(/\/+$/, '');
   return issuerPath === '' ? suffixes : [...suffixes, ...suffixes.map((suffix) => `${suffix}${issuerPath}`)];
 }
