@@ -33,7 +33,8 @@ export const configSchema = {
       format: 'uri',
       pattern: '^https?://[^?#]+$',
       default: 'http://127.0.0.1:3000',
-      description: 'Public base URL of the service (env BASE_URL); issuer of RFC 8414 metadata and the `iss` of RFC 9207, as written: no query, fragment, user name, password or `.`/`..` path segment.',
+      description:
+        'Public base URL of the service (env BASE_URL); issuer of RFC 8414 metadata and the `iss` of RFC 9207, as written: no query, fragment, user name, password or `.`/`..` path segment.',
     },
     allowInsecureIssuer: {
       type: 'boolean',
@@ -280,7 +281,12 @@ export const configSchema = {
     },
     introspection: introspectionSchema,
     hashTokens: { type: 'boolean', default: true, description: 'Store tokens, refresh tokens and codes as SHA-256 hashes.' },
-    hashApplicationSecrets: { type: 'boolean', default: true, description: 'Store client secrets as SHA-256 hashes.' },
+    hashApplicationSecrets: {
+      type: 'boolean',
+      default: true,
+      description:
+        'Store client secrets as SHA-256 hashes. Changing it locks no client out: a secret stored under the other setting keeps working, in the form it was stored in, until it is rotated (a hashed one cannot key client_secret_jwt).',
+    },
     admin: {
       type: 'object',
       additionalProperties: false,

@@ -35,10 +35,26 @@ export function constantTimeEqual(a: string, b: string): boolean {
 // A presented secret against its stored SHA-256 (hashApplicationSecrets): both are 64 hex characters, compared as
 // they are in constant time. Hashing both again (constantTimeEqual, for values whose lengths may differ) would add
 // two SHA-256 to every client authentication (issue 21). A stored value of another length is no hash: no match.
-export function hashedSecretMatches(plain: string, storedHash: string): boolean {
+function hashedSecretMatches(plain: string, storedHash: string): boolean {
   const presented = Buffer.from(sha256Hex(plain));
   const stored = Buffer.from(storedHash);
   return presented.length === stored.length && timingSafeEqual(presented, stored);
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * Whether a presented client secret is the stored one, whichever form it was stored in: the setting
+ * (hashApplicationSecrets) may have changed since, and every client would be locked out until its secret is rotated
+ * (Doorkeeper's `fallback: :plain`). A SHA-256 is matched by hashing the secret; a stored value that is no SHA-256 (one
+ * kept from before hashing was on; generated secrets are 43 base64url characters) by comparing it as it is. Never the
+ * stored hash as it is while hashing is on: a copy of the table must not be a list of credentials.
+ */
+export function clientSecretMatches(plain: string, stored: string, hashingOn: boolean): boolean {
+  const storedAsHash = SHA256_HEX.test(stored);
+  const asHash = storedAsHash && hashedSecretMatches(plain, stored);
+  const asItIs = (!hashingOn || !storedAsHash) && constantTimeEqual(plain, stored);
+  return asHash || asItIs;
 }
 
 // What goes into the database for a plaintext token or secret, under hashTokens / hashApplicationSecrets.

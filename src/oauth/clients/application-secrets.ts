@@ -1,5 +1,5 @@
 import type { OAuthDeps } from '../deps.js';
-import { constantTimeEqual, generateSecret, storedForm } from '../secrets.js';
+import { clientSecretMatches, generateSecret, storedForm } from '../secrets.js';
 import type { ApplicationRecord } from '../store.js';
 import { ApplicationInvalid, importedClientErrors, type CreatedApplication } from './applications.js';
 import { usesClientSecret } from './client-authentication-setting.js';
@@ -35,5 +35,5 @@ async function replaceSecret(deps: OAuthDeps, id: number, plainSecret: string): 
 
 /** Whether the client's stored secret is this plain one (compared in constant time, RFC 6749 section 10.3). */
 export function applicationSecretIs(deps: OAuthDeps, application: ApplicationRecord, plainSecret: string): boolean {
-  return application.secret !== null && constantTimeEqual(storedForm(plainSecret, deps.config.hashApplicationSecrets), application.secret);
+  return application.secret !== null && clientSecretMatches(plainSecret, application.secret, deps.config.hashApplicationSecrets);
 }

@@ -1,7 +1,7 @@
 import type { ClientCredentials } from './client-credentials.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidClient, TooManyRequests } from '../errors.js';
-import { constantTimeEqual, hashedSecretMatches } from '../secrets.js';
+import { clientSecretMatches } from '../secrets.js';
 import type { ApplicationRecord } from '../store.js';
 import { expiredUnused } from './registration/unused-clients.js';
 import { isAssertionMethod } from './client-assertion/assertion-methods.js';
@@ -69,9 +69,7 @@ async function authenticateAssertion(
 function secretMatches(deps: OAuthDeps, application: ApplicationRecord, secret: string | null): boolean {
   if (secret === null) return !application.confidential;
   if (application.secret === null) return false;
-  return deps.config.hashApplicationSecrets
-    ? hashedSecretMatches(secret, application.secret)
-    : constantTimeEqual(secret, application.secret);
+  return clientSecretMatches(secret, application.secret, deps.config.hashApplicationSecrets);
 }
 
 /** rateLimit.perClientPerMinute, counted once the client is known (limits/client-request-budget.ts). */

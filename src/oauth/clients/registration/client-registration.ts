@@ -10,7 +10,7 @@ import { refreshTokenPolicyOf, refreshTokensValue } from '../refresh-token-setti
 import { roomUnderCap } from './registration-cap.js';
 import type { RegistrationTokenRecord } from './registration-store.js';
 import { checkInitialAccessToken, useInitialAccessToken } from './registration-tokens.js';
-import { constantTimeEqual, generateClientId, generateSecret, sha256Hex, storedForm } from '../../secrets.js';
+import { clientSecretMatches, generateClientId, generateSecret, sha256Hex, storedForm } from '../../secrets.js';
 import type { ApplicationInput, ApplicationRecord } from '../../store.js';
 import { expiredUnused } from './unused-clients.js';
 import { checkSubjectMetadata } from './sector-identifier.js';
@@ -291,7 +291,7 @@ export async function updateClient(
 
 function secretIsCurrent(deps: OAuthDeps, application: ApplicationRecord, secret: unknown): boolean {
   if (typeof secret !== 'string' || application.secret === null) return false;
-  return constantTimeEqual(storedForm(secret, deps.config.hashApplicationSecrets), application.secret);
+  return clientSecretMatches(secret, application.secret, deps.config.hashApplicationSecrets);
 }
 
 /** RFC 7592 section 2.3: deletes the client with its grants and tokens. */
