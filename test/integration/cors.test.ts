@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type ConfigError } from '../../src/config/loader.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
 import { basic, introspectRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -88,6 +89,47 @@ describe(`CORS headers (${backend})`, () => {
     const introspected = await introspectRequest(server.app, { token }, { ...basic(client.uid, client.secret!), origin: APP });
     expect(introspected.statusCode).toBe(200);
     expect(introspected.headers).not.toHaveProperty('access-control-allow-origin');
+  });
+
+  it("discovery's preflight is allowed from every origin with the headers asked for (MCP-Protocol-Version), with or without listed origins", async () => {
+    const none = await buildTestServer({ testDatabase: server.testDatabase });
+    const openid = await openIdServer({ testDatabase: server.testDatabase });
+    try {
+      for (const [target, url] of [
+        [server, '/.well-known/oauth-authorization-server'],
+        [none, '/.well-known/oauth-authorization-server'],
+        [openid, '/.well-known/openid-configuration'],
+        [openid, '/oauth/jwks'],
+      ] as const) {
+        const response = await target.app.inject({
+          method: 'OPTIONS',
+          url,
+          headers: {
+            origin: 'https://inspector.example',
+            'access-control-request-method': 'GET',
+            'access-control-request-headers': 'mcp-protocol-version',
+          },
+        });
+        expect(response.statusCode).toBe(204);
+        expect(response.headers).toMatchObject({
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'GET, HEAD',
+          'access-control-allow-headers': 'mcp-protocol-version',
+          'access-control-max-age': '600',
+        });
+        expect(response.headers).not.toHaveProperty('access-control-allow-credentials');
+      }
+      // Not a list of header names: nothing is echoed.
+      const odd = await server.app.inject({
+        method: 'OPTIONS',
+        url: '/.well-known/oauth-authorization-server',
+        headers: { origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-a, x b' },
+      });
+      expect([odd.statusCode, odd.headers['access-control-allow-headers']]).toEqual([204, undefined]);
+    } finally {
+      await openid.close();
+      await none.close();
+    }
   });
 
   it('cors.allowedOrigins takes origins and "*" only: a path or a trailing slash is a config problem naming the origin meant', () => {

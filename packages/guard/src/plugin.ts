@@ -214,7 +214,22 @@ function serveResourceMetadata(app: FastifyInstance, resource: ResourceSettings)
         .type('application/json; charset=utf-8')
         .send(resource.document);
     });
+    app.options(url, answerPreflight);
   }
+}
+
+// A list of header names (RFC 9110 field-name tokens), as a preflight's Access-Control-Request-Headers carries it.
+const HEADER_NAMES = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
+
+/**
+ * The document's CORS preflight: from every origin, with whatever headers the client adds (the MCP SDK sends
+ * MCP-Protocol-Version), as the service answers for its own metadata; without it a browser client's preflight fails.
+ */
+async function answerPreflight(request: FastifyRequest, reply: FastifyReply) {
+  const requested = request.headers['access-control-request-headers'];
+  reply.header('access-control-allow-origin', '*').header('access-control-allow-methods', 'GET, HEAD');
+  if (typeof requested === 'string' && HEADER_NAMES.test(requested.trim())) reply.header('access-control-allow-headers', requested.trim());
+  return reply.header('access-control-max-age', '600').header('allow', 'GET, HEAD, OPTIONS').code(204).send();
 }
 
 /**

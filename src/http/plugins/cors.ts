@@ -76,6 +76,23 @@ export const corsPlugin = fp<CorsOptions>(
   { name: 'cors' },
 );
 
+// A list of header names (RFC 9110 field-name tokens), as a preflight's Access-Control-Request-Headers carries it.
+const HEADER_NAMES = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
+
+/**
+ * The preflight of a public document (discovery, the JWKS): allowed from every origin, with whatever headers the page
+ * adds (the MCP SDK sends MCP-Protocol-Version), since no credential is read and the answer is the same for anyone.
+ * Without it a browser client's discovery fails its preflight and must retry without its headers.
+ */
+export function publicDocumentPreflight(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const requested = request.headers['access-control-request-headers'];
+  reply.header('access-control-allow-origin', '*');
+  reply.header('access-control-allow-methods', 'GET, HEAD');
+  if (typeof requested === 'string' && HEADER_NAMES.test(requested.trim())) reply.header('access-control-allow-headers', requested.trim());
+  reply.header('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);
+  return reply.code(204).header('allow', 'GET, HEAD, OPTIONS').send();
+}
+
 /** Names the request's origin in the answer when it is allowed; the answer varies by origin either way. */
 function allowEndpoint(request: FastifyRequest, reply: FastifyReply, allowed: (origin: string | undefined) => origin is string): boolean {
   const { origin } = request.headers;

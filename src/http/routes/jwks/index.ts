@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { publishedJwks, signingKeySettings } from '../../../oauth/keys/signing-key-service.js';
 import { jwksMaxAge } from '../../../oauth/keys/signing-keys.js';
+import { publicDocumentPreflight } from '../../plugins/cors.js';
 import type { RouteOptions } from '../../route-options.js';
 
 const jwksSchema = {
@@ -22,4 +23,5 @@ export const jwksRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps }
       .type('application/jwk-set+json')
       .send(await publishedJwks(deps)),
   );
+  app.options('/oauth/jwks', publicDocumentPreflight);
 };

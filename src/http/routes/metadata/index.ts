@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { authorizationDetailsTypesSupported } from '../../../oauth/resources/authorization-details.js';
 import { authorizationServerMetadata, isOpenIdProvider } from '../../../oauth/server-metadata.js';
+import { publicDocumentPreflight } from '../../plugins/cors.js';
 import type { RouteOptions } from '../../route-options.js';
 
 type OAuthDepsConfig = RouteOptions['deps']['config'];
@@ -53,5 +54,6 @@ export const metadataRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
         .header('cache-control', 'public, max-age=3600')
         .send(supported.length === 0 ? metadata : { ...metadata, authorization_details_types_supported: supported });
     });
+    app.options(path, publicDocumentPreflight);
   }
 };
