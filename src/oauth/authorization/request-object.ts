@@ -2,7 +2,8 @@ import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload } from 'jose'
 import type { OAuthDeps } from '../deps.js';
 import { InvalidRequest, InvalidRequestObject, type OAuthError } from '../errors.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys } from '../clients/client-assertion/client-key-sets.js';
-import { algorithmsFor, fapi2AlgorithmRefusal, isFapi2 } from '../clients/fapi2-profile.js';
+import { fapi2AlgorithmRefusal, isFapi2 } from '../clients/fapi2-profile.js';
+import { registeredAlgorithmRefusal, signingAlgorithmsOf } from '../clients/registered-signing-algs.js';
 import { authorizationIssuer } from '../issuer.js';
 import type { LookupOrigin } from '../store.js';
 import { readAuthorizationParameters, type AuthorizationParameters } from './authorization-parameters.js';
@@ -63,9 +64,12 @@ export async function unpackRequestObject(
   const refuse = (description: string): UnpackedRequest => ({ ok: false, error: new InvalidRequestObject(description) });
   if (jwt.length > MAX_REQUEST_OBJECT_LENGTH) return refuse('The request object is too large.');
   // FAPI 2.0 Security Profile section 5.4: a fapi2 client's objects are signed with PS256, ES256 or EdDSA only.
-  const algorithms = algorithmsFor(application, REQUEST_OBJECT_ALGORITHMS);
+  const registered = application.requestObjectSigningAlg;
+  const algorithms = signingAlgorithmsOf(application, REQUEST_OBJECT_ALGORITHMS, registered);
   const alg = headerAlgorithm(jwt);
   if (alg === null) return refuse('The request object is not a signed JWT.');
+  if (registered !== null && alg !== registered)
+    return refuse(registeredAlgorithmRefusal('The request object', registered, 'request_object_signing_alg'));
   if (!algorithms.includes(alg)) {
     return refuse(
       isFapi2(application)

@@ -83,6 +83,10 @@ export interface ApplicationRecord {
   authorizationSignedResponseAlg: SigningAlgorithm | null;
   /** The security profile whose rules apply to this client (fapi2-profile.ts); none by default. */
   profile: ClientProfile;
+  /** OpenID Connect Registration 1.0 section 2: the one algorithm its request objects may be signed with; null: any. */
+  requestObjectSigningAlg: string | null;
+  /** The same section: the one algorithm its client assertions (private_key_jwt, client_secret_jwt) may be signed with. */
+  tokenEndpointAuthSigningAlg: string | null;
 }
 
 export const CLIENT_PROFILES = ['none', 'fapi2'] as const;
@@ -154,7 +158,9 @@ type OptionalApplicationField =
   | 'requirePushedAuthorizationRequests'
   | 'requireSignedRequestObject'
   | 'authorizationSignedResponseAlg'
-  | 'profile';
+  | 'profile'
+  | 'requestObjectSigningAlg'
+  | 'tokenEndpointAuthSigningAlg';
 
 /** Ordinary CRUD for the admin UI and the CLI (Prisma); never on a hot path. */
 export interface ApplicationAdminStore {

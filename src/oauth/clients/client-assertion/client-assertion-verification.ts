@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { OAuthDeps } from '../../deps.js';
 import type { ApplicationRecord } from '../../store.js';
-import { algorithmsFor, FAPI2, fapi2AlgorithmRefusal, isFapi2 } from '../fapi2-profile.js';
+import { FAPI2, fapi2AlgorithmRefusal, isFapi2 } from '../fapi2-profile.js';
+import { registeredAlgorithmRefusal, signingAlgorithmsOf } from '../registered-signing-algs.js';
 import { ASSERTION_ALGORITHMS, type AssertionMethod } from './assertion-methods.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys, type ClientKeySource } from './client-key-sets.js';
 
@@ -33,8 +34,11 @@ export async function verifyAssertion(
   const key = verificationKey(deps, application, method);
   if (key === null) return { payload: null };
   // FAPI 2.0 Security Profile section 5.4: a fapi2 client signs with PS256, ES256 or EdDSA, and is told so.
-  const algorithms = algorithmsFor(application, ASSERTION_ALGORITHMS[method]);
+  const registered = application.tokenEndpointAuthSigningAlg;
+  const algorithms = signingAlgorithmsOf(application, ASSERTION_ALGORITHMS[method], registered);
   const alg = headerAlgorithm(assertion);
+  if (registered !== null && alg !== null && alg !== registered)
+    return { payload: null, description: registeredAlgorithmRefusal('The client assertion', registered, 'token_endpoint_auth_signing_alg') };
   if (isFapi2(application) && alg !== null && !algorithms.includes(alg))
     return { payload: null, description: fapi2AlgorithmRefusal('the client assertion') };
   const base = deps.config.baseUrl.replace(/\/+$/, '');

@@ -87,6 +87,9 @@ function columnsOf(metadata: ClientMetadata) {
     requireSignedRequestObject: metadata.require_signed_request_object ?? false,
     authorizationSignedResponseAlg: metadata.authorization_signed_response_alg ?? null,
     profile: metadata.profile ?? 'none',
+    dpopBoundAccessTokens: metadata.dpop_bound_access_tokens ?? false,
+    requestObjectSigningAlg: metadata.request_object_signing_alg ?? null,
+    tokenEndpointAuthSigningAlg: metadata.token_endpoint_auth_signing_alg ?? null,
   } satisfies Partial<ApplicationInput>;
 }
 
