@@ -38,7 +38,10 @@ export async function verifyAssertion(
   const algorithms = signingAlgorithmsOf(application, ASSERTION_ALGORITHMS[method], registered);
   const alg = headerAlgorithm(assertion);
   if (registered !== null && alg !== null && alg !== registered)
-    return { payload: null, description: registeredAlgorithmRefusal('The client assertion', registered, 'token_endpoint_auth_signing_alg') };
+    return {
+      payload: null,
+      description: registeredAlgorithmRefusal('The client assertion', registered, 'token_endpoint_auth_signing_alg'),
+    };
   if (isFapi2(application) && alg !== null && !algorithms.includes(alg))
     return { payload: null, description: fapi2AlgorithmRefusal('the client assertion') };
   const base = deps.config.baseUrl.replace(/\/+$/, '');
