@@ -5,11 +5,11 @@ import { insecureIssuerWarning, missingSessionSecret } from '../config/productio
 import type { Config } from '../config/types.js';
 import { closeWithin, shutdownGraceMs } from '../http/graceful-close.js';
 import { loadExtensions } from '../http/load-extensions.js';
+import { isOpenIdProvider } from '../oauth/server-metadata.js';
 import { createDatabase } from '../storage/database.js';
 import { developmentKeyEncryptionKey } from '../storage/development-key.js';
 import { migrate } from '../storage/migrate.js';
 import { setupCounts } from '../storage/setup-counts.js';
-import { isOpenIdProvider } from '../oauth/server-metadata.js';
 import { baseUrlConfigured, configFileOf, configFrom, databaseOptionsFor, listeningBaseUrl, openIdConfigured } from './context.js';
 import { parseOptions, type CliIo } from './io.js';
 import { checkListenPorts, freePort, listenError, METRICS_SETTING } from './listen-check.js';

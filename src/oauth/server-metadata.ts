@@ -2,18 +2,12 @@ import { reachableAcrValues } from './authentication-context.js';
 import type { Config } from '../config/types.js';
 import { PAGE_LOCALES } from '../config/page-locales.js';
 import { enabledResponseTypes, responseModesFor } from './authorization/authorization-context.js';
-import { REQUEST_OBJECT_ALGORITHMS } from './authorization/request-object.js';
+import { REQUEST_OBJECT_ALGORITHMS } from './authorization/request-object-algorithms.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
 import { pairwiseAvailable } from './openid/subject.js';
 import { CLAIMS_SUPPORTED } from './openid/standard-claims.js';
 import { ASSERTION_ALGORITHMS, type AssertionMethod } from './clients/client-assertion/assertion-methods.js';
 
-/**
- * What this server supports, derived from the config so it never claims more than it does: the RFC 8414
- * section 2 document, and with OpenID Connect on, the OpenID Connect Discovery 1.0 section 3 fields too (the
- * same document serves /.well-known/openid-configuration). The issuer is baseUrl, the same value as the RFC
- * 9207 `iss` of authorization responses and the `iss` of ID tokens.
- */
 /**
  * Whether this server is an OpenID Provider: OpenID Connect on and the code flow, the one that issues ID tokens,
  * enabled. OpenID Connect on without it (client_credentials with JWT access tokens) publishes its keys only: a
@@ -22,6 +16,12 @@ import { ASSERTION_ALGORITHMS, type AssertionMethod } from './clients/client-ass
 export const isOpenIdProvider = (config: Readonly<Pick<Config, 'openid' | 'grantFlows'>>): boolean =>
   config.openid.enabled && config.grantFlows.includes('authorization_code');
 
+/**
+ * What this server supports, derived from the config so it never claims more than it does: the RFC 8414
+ * section 2 document, and as an OpenID Provider (isOpenIdProvider), the OpenID Connect Discovery 1.0 section 3 fields (the
+ * same document serves /.well-known/openid-configuration). The issuer is baseUrl, the same value as the RFC
+ * 9207 `iss` of authorization responses and the `iss` of ID tokens.
+ */
 export function authorizationServerMetadata(config: Readonly<Config>): Record<string, unknown> {
   const base = config.baseUrl.replace(/\/+$/, '');
   const flows = config.grantFlows;

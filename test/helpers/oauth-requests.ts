@@ -41,6 +41,34 @@ export const introspectRequest = (app: FastifyInstance, params: Params, headers?
 export const tokenInfoRequest = (app: FastifyInstance, headers: Headers = {}) =>
   app.inject({ method: 'GET', url: '/oauth/token/info', headers });
 
+/** POST /oauth/register (RFC 7591): the metadata as JSON, with these headers (an initial access token's Bearer). */
+export const registrationRequest = (app: FastifyInstance, metadata: object, headers: Headers = {}) =>
+  app.inject({ method: 'POST', url: '/oauth/register', headers: { 'content-type': 'application/json', ...headers }, payload: metadata });
+
+/**
+ * A browser MCP client's CORS preflight of a public document (it adds MCP-Protocol-Version), and what every origin must
+ * be answered: 204, any origin, GET, the header asked for, no credentials.
+ */
+export async function expectPublicDocumentPreflight(app: FastifyInstance, url: string): Promise<void> {
+  const response = await app.inject({
+    method: 'OPTIONS',
+    url,
+    headers: {
+      origin: 'https://inspector.example',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'mcp-protocol-version',
+    },
+  });
+  expect(response.statusCode, url).toBe(204);
+  expect(response.headers).toMatchObject({
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, HEAD',
+    'access-control-allow-headers': 'mcp-protocol-version',
+    'access-control-max-age': '600',
+  });
+  expect(response.headers).not.toHaveProperty('access-control-allow-credentials');
+}
+
 export const basic = (id: string, secret: string): Headers => ({ authorization: basicAuth(id, secret) });
 export const bearer = (token: string): Headers => ({ authorization: `Bearer ${token}` });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type ConfigError } from '../../src/config/loader.js';
 import { createClient, type TestClient } from '../helpers/factories.js';
-import { basic, introspectRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { basic, expectPublicDocumentPreflight, introspectRequest, tokenRequest } from '../helpers/oauth-requests.js';
 import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -100,25 +100,8 @@ describe(`CORS headers (${backend})`, () => {
         [none, '/.well-known/oauth-authorization-server'],
         [openid, '/.well-known/openid-configuration'],
         [openid, '/oauth/jwks'],
-      ] as const) {
-        const response = await target.app.inject({
-          method: 'OPTIONS',
-          url,
-          headers: {
-            origin: 'https://inspector.example',
-            'access-control-request-method': 'GET',
-            'access-control-request-headers': 'mcp-protocol-version',
-          },
-        });
-        expect(response.statusCode).toBe(204);
-        expect(response.headers).toMatchObject({
-          'access-control-allow-origin': '*',
-          'access-control-allow-methods': 'GET, HEAD',
-          'access-control-allow-headers': 'mcp-protocol-version',
-          'access-control-max-age': '600',
-        });
-        expect(response.headers).not.toHaveProperty('access-control-allow-credentials');
-      }
+      ] as const)
+        await expectPublicDocumentPreflight(target.app, url);
       // Not a list of header names: nothing is echoed.
       const odd = await server.app.inject({
         method: 'OPTIONS',

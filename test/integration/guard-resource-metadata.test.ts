@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceGuard, type GuardToken, type ServiceGuardOptions } from '@oauth-service/guard';
 import { createClient, issueToken, storeAccessToken, type TestClient } from '../helpers/factories.js';
+import { expectPublicDocumentPreflight } from '../helpers/oauth-requests.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 import { bearer } from './guard-helpers.js';
 
@@ -65,23 +66,8 @@ describe('guard: RFC 9728 Protected Resource Metadata against a running service 
   });
 
   it("the document's CORS preflight is allowed from every origin, with the headers asked for (a browser MCP client's)", async () => {
-    for (const url of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
-      const response = await app.inject({
-        method: 'OPTIONS',
-        url,
-        headers: {
-          origin: 'https://inspector.example',
-          'access-control-request-method': 'GET',
-          'access-control-request-headers': 'mcp-protocol-version',
-        },
-      });
-      expect(response.statusCode).toBe(204);
-      expect(response.headers).toMatchObject({
-        'access-control-allow-origin': '*',
-        'access-control-allow-methods': 'GET, HEAD',
-        'access-control-allow-headers': 'mcp-protocol-version',
-      });
-    }
+    for (const url of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'])
+      await expectPublicDocumentPreflight(app, url);
   });
 
   it('section 3.3: the resource in the document is identical to the identifier the URL was made from; the root URL serves it too', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, csrfTokenIn, hiddenFields, signedIn, type UserAgent } from '../helpers/end-user.js';
-import { bearer } from '../helpers/oauth-requests.js';
+import { bearer, registrationRequest } from '../helpers/oauth-requests.js';
 import { CALLBACK, codeFlow, openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, form, type TestServer } from '../helpers/test-server.js';
@@ -24,13 +24,7 @@ describe(`RFC 7591/7592 post_logout_redirect_uris (${backend})`, () => {
   });
   afterAll(() => server.close());
 
-  const register = (metadata: object) =>
-    server.app.inject({
-      method: 'POST',
-      url: '/oauth/register',
-      headers: JSON_HEADERS,
-      payload: { redirect_uris: [CALLBACK], ...metadata },
-    });
+  const register = (metadata: object) => registrationRequest(server.app, { redirect_uris: [CALLBACK], ...metadata });
   const registered = async (metadata: object): Promise<Json> => {
     const response = await register(metadata);
     expect(response.statusCode, response.body).toBe(201);

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertionParams, clientAssertion, clientKey, jwksOf, type ClientKey } from '../helpers/client-assertions.js';
 import { authorizeUrl } from '../helpers/end-user.js';
-import { tokenRequest } from '../helpers/oauth-requests.js';
+import { registrationRequest, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -10,7 +10,6 @@ import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 // objects (request_object_signing_alg) and of its client assertions (token_endpoint_auth_signing_alg); what it signs
 // with another "MUST be rejected". RFC 9449 section 5.2: dpop_bound_access_tokens is the client's to register too.
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
 const CALLBACK = 'https://rp.example.com/cb';
 
 describe(`RFC 7591 request_object_signing_alg, token_endpoint_auth_signing_alg, dpop_bound_access_tokens (${backend})`, () => {
@@ -26,11 +25,11 @@ describe(`RFC 7591 request_object_signing_alg, token_endpoint_auth_signing_alg, 
   afterAll(() => server.close());
 
   const register = (metadata: object) =>
-    server.app.inject({
-      method: 'POST',
-      url: '/oauth/register',
-      headers: JSON_HEADERS,
-      payload: { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'private_key_jwt', jwks: jwksOf(rsa, ec), ...metadata },
+    registrationRequest(server.app, {
+      redirect_uris: [CALLBACK],
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: jwksOf(rsa, ec),
+      ...metadata,
     });
   const requestObject = (clientId: string, key: ClientKey) => {
     const now = Math.floor(Date.now() / 1000);

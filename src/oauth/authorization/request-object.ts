@@ -7,6 +7,7 @@ import { registeredAlgorithmRefusal, signingAlgorithmsOf } from '../clients/regi
 import { authorizationIssuer } from '../issuer.js';
 import type { LookupOrigin } from '../store.js';
 import { readAuthorizationParameters, type AuthorizationParameters } from './authorization-parameters.js';
+import { REQUEST_OBJECT_ALGORITHMS } from './request-object-algorithms.js';
 import { INTERACTION_SECONDS } from './pushed-authorization-requests.js';
 
 // RFC 9101 (JAR): the authorization request as a JWT the client signed with one of its registered keys (jwks or
@@ -15,8 +16,6 @@ import { INTERACTION_SECONDS } from './pushed-authorization-requests.js';
 // must be the same. A client without keys keeps today's answer, request_not_supported (the rules say it). What is
 // wrong with a request object is shown on our page, never redirected: its redirect_uri cannot be trusted.
 
-/** The asymmetric algorithms a request object may be signed with (those of private_key_jwt). */
-export const REQUEST_OBJECT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 /**
  * FAPI 2.0 Message Signing (5.3.1): nbf at most 60 minutes back, exp at most 60 minutes after nbf (and after now).
  * nbf is required of a fapi2 client's objects only: RFC 9101 does not require it of others.

@@ -1,4 +1,4 @@
-import { REQUEST_OBJECT_ALGORITHMS } from '../../authorization/request-object.js';
+import { REQUEST_OBJECT_ALGORITHMS } from '../../authorization/request-object-algorithms.js';
 import type { ApplicationRecord, ClientProfile } from '../application-store.js';
 import { ASSERTION_ALGORITHMS, isAssertionMethod } from '../client-assertion/assertion-methods.js';
 import { algorithmsFor, fapi2ProfileProblems } from '../fapi2-profile.js';
