@@ -208,7 +208,7 @@ export async function buildServer({
   });
   // Issue 29 item 13: /metrics on the public port only behind METRICS_TOKEN; else on the metrics listener only.
   const token = config.metrics.token ?? null;
-  await app.register(metricsPlugin, { metrics, ...(token !== null && { route: { token, realm: config.realm } }) });
+  await app.register(metricsPlugin, { metrics, ...(token !== null && { route: { token } }) });
   await addMetricsListener(app, metrics, config);
   readReplica?.onFallback((error) => {
     app.log.warn({ err: error }, 'read replica unreachable: token reads go to the primary for a few seconds');

@@ -40,7 +40,7 @@ export async function buildMetricsListener({
   await listener.register(sharedSchemasPlugin);
   // RFC 6797 section 7.2: no Strict-Transport-Security here, a plain-HTTP listener no browser reaches through the issuer.
   await listener.register(securityHeadersPlugin, { apply: securityHeaders(null) });
-  await listener.register(metricsPlugin, { metrics, route: { token, realm } });
+  await listener.register(metricsPlugin, { metrics, route: { token } });
   return listener;
 }
 

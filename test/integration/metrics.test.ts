@@ -8,7 +8,7 @@ import { scrapeMetrics } from '../helpers/metrics-scrape.js';
 /** The plugin serving /metrics without a token, as the metrics listener does. */
 const served = (poolStats: () => PoolStats, readPoolStats?: () => PoolStats) => ({
   metrics: createServiceMetrics({ poolStats, readPoolStats }),
-  route: { token: null, realm: 'test' },
+  route: { token: null },
 });
 
 // app.ts registers the plugin on the real server; here it sits on a small app with known routes, so that

@@ -10,7 +10,7 @@ export interface MetricsPluginOptions {
    * port serves it only with METRICS_TOKEN (issue 29 item 13): an unauthenticated scrape names routes, failure
    * counts and lockouts to anyone.
    */
-  route?: { token: string | null; realm: string };
+  route?: { token: string | null };
 }
 
 /**

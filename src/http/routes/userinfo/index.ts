@@ -105,12 +105,12 @@ function formAccessToken(request: FastifyRequest): string | undefined {
 }
 
 /**
- * RFC 6750 section 3: the challenge of a refusal. Without any token it carries no error code (section 3.1:
- * the client may not know it needs one); insufficient_scope names the scope that would do (section 3). The
- * app-wide error handler keeps a challenge the route has set.
+ * RFC 6750 section 3: the challenge of a refusal; insufficient_scope names the scope that would do (section 3). The
+ * app-wide error handler keeps a challenge the route has set, and makes the one without an error code of a request
+ * that sent no token (section 3.1).
  */
 function bearerChallenge(realm: string, error: OAuthError): string | null {
-  if (error instanceof InvalidToken && error.reason === 'missing') return `Bearer realm="${headerSafe(realm)}"`;
+  if (error instanceof InvalidToken && error.reason === 'missing') return null;
   if (error instanceof InsufficientScope) return `${wwwAuthenticateValue(realm, error)}, scope="${headerSafe(error.scopes.join(' '))}"`;
   if (error instanceof InvalidToken || error instanceof InvalidRequest) return wwwAuthenticateValue(realm, error);
   return null;
