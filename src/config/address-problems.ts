@@ -10,12 +10,13 @@ const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 export function addressProblems(config: Config, env: Record<string, string | undefined>): string[] {
   const problems: string[] = [];
-  if (!parses(config.baseUrl)) problems.push(problemAt('baseUrl', 'is not a URL that parses (a port above 65535?)', env));
-  else problems.push(...issuerProblems(config.baseUrl).map((problem) => problemAt('baseUrl', problem, env)));
+  const issuer = parsed(config.baseUrl);
+  if (issuer === null) problems.push(problemAt('baseUrl', 'is not a URL that parses (a port above 65535?)', env));
+  else problems.push(...issuerProblems(issuer, config.baseUrl).map((problem) => problemAt('baseUrl', problem, env)));
   for (const key of ['databaseUrl', 'databaseReadUrl', 'databaseDirectUrl'] as const) {
     const value = config[key];
     // The URL holds a password: the problem says what to look at, never the value.
-    if (value !== null && !parses(value))
+    if (value !== null && parsed(value) === null)
       problems.push(problemAt(key, 'is not a URL that parses: check its port, and that @ : / in the password are percent-encoded', env));
   }
   for (const entry of trustedProxies(config.trustProxy)) {
@@ -42,8 +43,7 @@ function sharesTheServicePort({ host, port, metrics }: Config): boolean {
 // library removes (the issuer then differs from the metadata's own URL).
 const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
 
-function issuerProblems(baseUrl: string): string[] {
-  const url = new URL(baseUrl);
+function issuerProblems(url: URL, baseUrl: string): string[] {
   const problems: string[] = [];
   if (url.username !== '' || url.password !== '')
     problems.push('holds a user name or password, which every token and document would publish: remove them');
@@ -52,12 +52,11 @@ function issuerProblems(baseUrl: string): string[] {
   return problems;
 }
 
-function parses(value: string): boolean {
+function parsed(value: string): URL | null {
   try {
-    new URL(value);
-    return true;
+    return new URL(value);
   } catch {
-    return false;
+    return null;
   }
 }
 

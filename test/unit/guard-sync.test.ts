@@ -4,6 +4,7 @@ import { bearerChallenge, headerSafe as guardHeaderSafe } from '../../packages/g
 import { GuardError, GuardUnavailableError, serviceGuard, type GuardToken } from '../../packages/guard/src/index.js';
 import { DEFAULT_DPOP_ALGORITHMS } from '../../packages/guard/src/dpop-settings.js';
 import { DPOP_ALGORITHMS } from '../../src/config/dpop-schema.js';
+import { publicDocumentPreflight } from '../../src/http/plugins/cors.js';
 import { errorResponse, headerSafe, wwwAuthenticateValue } from '../../src/http/error-response.js';
 import { InsufficientScope, InvalidToken, TemporarilyUnavailable } from '../../src/oauth/errors.js';
 
@@ -111,5 +112,46 @@ describe("the guard's refusals are the service's errorResponse", () => {
     expect(response.headers['cache-control']).toBe(expected.headers['cache-control']);
     expect(response.headers['www-authenticate']).toBe(`${expected.headers['www-authenticate']}, scope="write"`);
     await app.close();
+  });
+});
+
+describe("the guard's RFC 9728 document answers a CORS preflight as the service's public documents do", () => {
+  const RESOURCE = 'https://api.example/notes';
+  const DOCUMENT = '/.well-known/oauth-protected-resource/notes';
+
+  async function preflights() {
+    const guard = Fastify();
+    await guard.register(serviceGuard, {
+      mode: 'local',
+      resource: RESOURCE,
+      authorizationServers: ['https://as.example'],
+      introspect: async () => null,
+    });
+    const service = Fastify();
+    service.options(DOCUMENT, publicDocumentPreflight);
+    return { guard, service };
+  }
+
+  it.each([
+    ['a header the client adds', 'mcp-protocol-version'],
+    ['several, with spaces', 'authorization, MCP-Protocol-Version ,x-a'],
+    ['none', undefined],
+    ['a value that is no list of header names', 'x-a; y'],
+    ['an empty one', ''],
+  ])('%s: the same status and headers', async (_label, requested) => {
+    const { guard, service } = await preflights();
+    const headers = {
+      origin: 'https://inspector.example',
+      'access-control-request-method': 'GET',
+      ...(requested !== undefined && { 'access-control-request-headers': requested }),
+    };
+    const answers = await Promise.all([guard, service].map((app) => app.inject({ method: 'OPTIONS', url: DOCUMENT, headers })));
+    const [fromGuard, fromService] = answers.map(({ statusCode, headers: { date: _date, connection: _connection, ...rest } }) => ({
+      statusCode,
+      headers: rest,
+    }));
+    expect(fromGuard!.statusCode).toBe(204);
+    expect(fromGuard).toEqual(fromService);
+    await Promise.all([guard.close(), service.close()]);
   });
 });

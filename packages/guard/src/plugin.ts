@@ -224,6 +224,8 @@ const HEADER_NAMES = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|
 /**
  * The document's CORS preflight: from every origin, with whatever headers the client adds (the MCP SDK sends
  * MCP-Protocol-Version), as the service answers for its own metadata; without it a browser client's preflight fails.
+ * A copy of the service's publicDocumentPreflight (the guard imports nothing of the service's); test/unit/guard-sync
+ * holds the two equal.
  */
 async function answerPreflight(request: FastifyRequest, reply: FastifyReply) {
   const requested = request.headers['access-control-request-headers'];
