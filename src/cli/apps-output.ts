@@ -34,12 +34,12 @@ function details(application: ApplicationRecord, config: ShownSettings): string[
     `  access tokens:  ${application.accessTokenFormat === 'jwt' ? 'JWT (RFC 9068)' : 'opaque'}`,
     `  DPoP:           ${requirement(application, application.dpopBoundAccessTokens, 'DPoP-bound tokens only, RFC 9449')}`,
     `  PAR:            ${parRequired ? 'required (pushedAuthorizationRequests.required: every client pushes its requests, RFC 9126)' : requirement(application, application.requirePushedAuthorizationRequests, 'pushed authorization requests only, RFC 9126')}`,
-    `  signed request: ${application.requireSignedRequestObject ? 'required (signed request objects only, RFC 9101)' : 'optional'}`,
+    `  signed request: ${application.requireSignedRequestObject ? 'required (signed request objects only, RFC 9101)' : 'optional'}${registeredAlg(application.requestObjectSigningAlg)}`,
     `  JARM alg:       ${signingAlgorithm(application, application.authorizationSignedResponseAlg, config)}`,
     `  profile:        ${application.profile === 'fapi2' ? 'fapi2 (FAPI 2.0 Security Profile)' : 'none'}`,
     `  refresh tokens: ${application.refreshTokens === 'always' ? 'always (the default)' : 'only with offline_access granted (OpenID Connect Core 11)'}`,
     `  grant types:    ${application.grantTypes?.join(' ') ?? '(every grant the server enables but the device grant)'}`,
-    `  client auth:    ${clientAuthentication(application)}`,
+    `  client auth:    ${clientAuthentication(application)}${registeredAlg(application.tokenEndpointAuthSigningAlg)}`,
     `  created at:     ${application.createdAt.toISOString()}`,
   ];
 }
@@ -55,6 +55,9 @@ function signingAlgorithm(application: ApplicationRecord, registered: SigningAlg
 // The profile fapi2 (fapi2-profile.ts) requires DPoP-bound tokens and pushed requests whatever the client's own settings.
 const requirement = (application: ApplicationRecord, setting: boolean, what: string) =>
   isFapi2(application) ? `required (profile fapi2: ${what})` : setting ? `required (${what})` : 'optional';
+
+// OpenID Connect Registration 1.0 section 2: what the client registered it signs with; another algorithm is refused.
+const registeredAlg = (alg: string | null) => (alg === null ? '' : `; signed with ${alg} only (registered)`);
 
 // Back-Channel Logout 1.0: where logout tokens go, and whether each must name the session.
 const backchannelLogout = ({ backchannelLogoutUri: uri, backchannelLogoutSessionRequired: sid }: ApplicationRecord) =>

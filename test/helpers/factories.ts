@@ -41,12 +41,14 @@ export const DEFAULT_APPLICATION_SETTINGS_JSON = {
   dpop_bound_access_tokens: false,
   require_pushed_authorization_requests: false,
   require_signed_request_object: false,
+  request_object_signing_alg: null,
   authorization_signed_response_alg: null,
   profile: 'none',
   subject_type: 'public',
   sector_identifier_uri: null,
   refresh_tokens: 'always',
   grant_types: [],
+  token_endpoint_auth_signing_alg: null,
 };
 
 export async function createUser(

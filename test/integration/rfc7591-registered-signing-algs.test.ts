@@ -3,8 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertionParams, clientAssertion, clientKey, jwksOf, type ClientKey } from '../helpers/client-assertions.js';
 import { authorizeUrl } from '../helpers/end-user.js';
 import { registrationRequest, tokenRequest } from '../helpers/oauth-requests.js';
+import { printShown } from '../../src/cli/apps-output.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, type TestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { buildAdminServer, JSON_API, ADMIN } from './applications-support.js';
 
 // OpenID Connect Registration 1.0 section 2: a client registering by RFC 7591 may name the one algorithm of its request
 // objects (request_object_signing_alg) and of its client assertions (token_endpoint_auth_signing_alg); what it signs
@@ -18,7 +21,7 @@ describe(`RFC 7591 request_object_signing_alg, token_endpoint_auth_signing_alg, 
   let rsa: ClientKey;
   let ec: ClientKey;
   beforeAll(async () => {
-    server = await buildTestServer({ config: { registration: { policy: 'open', perAddressPerMinute: 0 } } });
+    server = await buildAdminServer({ registration: { policy: 'open', perAddressPerMinute: 0 } });
     issuer = server.config.baseUrl.replace(/\/+$/, '');
     [rsa, ec] = await Promise.all([clientKey('RS256'), clientKey('ES256')]);
   });
@@ -78,6 +81,27 @@ describe(`RFC 7591 request_object_signing_alg, token_endpoint_auth_signing_alg, 
       },
     ]);
     expect((await exchange(client.client_id, ec)).json().error).toBe('invalid_grant');
+  });
+
+  it('an admin sees them: the admin JSON API, the application page, apps show', async () => {
+    const client = (await register({ request_object_signing_alg: 'PS256', token_endpoint_auth_signing_alg: 'EdDSA' })).json();
+    const record = (await server.deps.stores.applications.findByUid(client.client_id))!;
+    const json = await server.app.inject({ method: 'GET', url: `/oauth/applications/${record.id}`, headers: JSON_API });
+    expect(json.json()).toMatchObject({ request_object_signing_alg: 'PS256', token_endpoint_auth_signing_alg: 'EdDSA' });
+    const page = await server.app.inject({ method: 'GET', url: `/oauth/applications/${record.id}`, headers: ADMIN });
+    expect(page.body).toContain('<code id="request_object_signing_alg">PS256</code>');
+    expect(page.body).toContain('<code id="token_endpoint_auth_signing_alg">EdDSA</code>');
+    let printed = '';
+    const io = { stdout: (text: string) => void (printed += text) } as CliIo;
+    printShown(io, false, record, server.config);
+    expect(printed).toContain('optional; signed with PS256 only (registered)\n');
+    expect(printed).toMatch(/client auth: +private_key_jwt, keys stored inline; signed with EdDSA only \(registered\)\n/);
+
+    const plain = await server.deps.stores.applications.findByUid((await register({})).json().client_id);
+    const plainJson = await server.app.inject({ method: 'GET', url: `/oauth/applications/${plain!.id}`, headers: JSON_API });
+    expect(plainJson.json()).toMatchObject({ request_object_signing_alg: null, token_endpoint_auth_signing_alg: null });
+    const plainPage = await server.app.inject({ method: 'GET', url: `/oauth/applications/${plain!.id}`, headers: ADMIN });
+    expect(plainPage.body).not.toContain('signing algorithm (registered)');
   });
 
   it('without them, any algorithm the server offers (the RSA and the EC key both)', async () => {

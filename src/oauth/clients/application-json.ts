@@ -20,6 +20,8 @@ export interface ApplicationJson {
   require_pushed_authorization_requests: boolean;
   /** RFC 9101 section 10.5. */
   require_signed_request_object: boolean;
+  /** OpenID Connect Registration 1.0 section 2: the one algorithm its request objects may be signed with; null: any. */
+  request_object_signing_alg: string | null;
   /** JARM section 3; null is RS256. */
   authorization_signed_response_alg: SigningAlgorithm | null;
   /** none or fapi2 (fapi2-profile.ts). */
@@ -33,6 +35,8 @@ export interface ApplicationJson {
   grant_types: string[];
   /** RFC 7591 section 2 (issue 34); null: derived from confidential (the secret, or none). */
   token_endpoint_auth_method: TokenEndpointAuthMethod | null;
+  /** Registration 1.0 section 2: the one algorithm its client assertions may be signed with; null: any. */
+  token_endpoint_auth_signing_alg: string | null;
   /** A private_key_jwt client's public keys (a JWK Set), or where they are fetched. */
   jwks: Record<string, unknown> | null;
   jwks_uri: string | null;
@@ -71,6 +75,7 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     dpop_bound_access_tokens: application.dpopBoundAccessTokens,
     require_pushed_authorization_requests: application.requirePushedAuthorizationRequests,
     require_signed_request_object: application.requireSignedRequestObject,
+    request_object_signing_alg: application.requestObjectSigningAlg,
     authorization_signed_response_alg: application.authorizationSignedResponseAlg,
     profile: application.profile,
     subject_type: application.subjectType,
@@ -80,6 +85,7 @@ export function applicationJson(application: ApplicationRecord, plainSecret: str
     refresh_tokens: refreshTokensValue(application.refreshTokens),
     grant_types: application.grantTypes ?? [],
     token_endpoint_auth_method: application.tokenEndpointAuthMethod,
+    token_endpoint_auth_signing_alg: application.tokenEndpointAuthSigningAlg,
     jwks: application.jwks === null ? null : (JSON.parse(application.jwks) as Record<string, unknown>),
     jwks_uri: application.jwksUri,
     registered_by: application.registeredBy,

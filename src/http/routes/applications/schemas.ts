@@ -72,6 +72,9 @@ const applicationJsonProperties = {
     type: 'boolean',
     description: 'RFC 9101 section 10.5: its authorization requests must be signed request objects.',
   },
+  request_object_signing_alg: clientText(
+    'OpenID Connect Registration 1.0 section 2: the one algorithm a self-registered client said its request objects are signed with (others are refused); null: any the server accepts.',
+  ),
   authorization_signed_response_alg: {
     anyOf: [{ type: 'string', enum: ['RS256', 'ES256', 'EdDSA'] }, { type: 'null' }],
     description: 'JARM section 3: how its JWT-secured authorization responses are signed; null is RS256.',
@@ -98,6 +101,9 @@ const applicationJsonProperties = {
     description:
       'RFC 7591 section 2: how it authenticates (issue 34: private_key_jwt, client_secret_jwt too); null: by its secret, or none when public.',
   },
+  token_endpoint_auth_signing_alg: clientText(
+    'Registration 1.0 section 2: the one algorithm a self-registered client said its client assertions are signed with (others are refused); null: any the server accepts.',
+  ),
   jwks: {
     anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }],
     description: "A private_key_jwt client's public keys, a JWK Set; null: none stored.",

@@ -136,12 +136,15 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
       ? 'Required (pushedAuthorizationRequests.required: every client)'
       : requirement(application, application.requirePushedAuthorizationRequests),
     requireSignedRequestObject: application.requireSignedRequestObject ? 'Required' : 'Not required',
+    // OpenID Connect Registration 1.0 section 2: what a self-registered client said it signs with; others are refused.
+    requestObjectSigningAlg: application.requestObjectSigningAlg,
     authorizationSignedResponseAlg: application.authorizationSignedResponseAlg ?? 'RS256 (default)',
     profile: application.profile === 'fapi2' ? 'FAPI 2.0 Security Profile (fapi2)' : 'None',
     refreshTokens: REFRESH_TOKEN_OPTIONS.find(({ value }) => value === refreshTokensValue(application.refreshTokens))!.label,
     clientAuthentication: {
       method: application.tokenEndpointAuthMethod ?? (application.confidential ? 'Client secret (default)' : 'none'),
       keys: application.jwksUri ?? (application.jwks === null ? null : `${keyCount(application.jwks)} inline`),
+      signingAlg: application.tokenEndpointAuthSigningAlg,
     },
     openid: {
       postLogoutRedirectUris: application.postLogoutRedirectUris,
