@@ -1,7 +1,9 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { capturedLogLines } from '../helpers/log-lines.js';
 import { createUser, userAgent } from '../helpers/end-user.js';
 import { createClient } from '../helpers/factories.js';
+import { listeningTestServer } from '../helpers/listening-server.js';
 import { basicAuth, buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
 // docs/operations.md: one JSON line per request, when it completes; `incoming request` only at debug.
@@ -92,5 +94,31 @@ describe('request log lines', () => {
     );
     expect(logins).toHaveLength(2);
     expect(lines.filter((line) => line.event === 'lockout')).toMatchObject([{ kind: 'user', reqId: logins[1]!.reqId }]);
+  });
+
+  // The parser refuses the bytes past Content-Length and destroys the socket while the first request is handled: its
+  // address is then undefined, which the failure limits' key once split (an "unexpected error" with a stack, level 50).
+  it('a request whose connection the parser dropped is answered without an error line', async () => {
+    const { stream: logStream, lines } = capturedLogLines();
+    const listening = await listeningTestServer({ log: { level: 'info', format: 'json' } }, { logStream });
+    server = listening;
+    const client = await createClient(server.deps, { scopes: 'read' });
+    const body = 'grant_type=client_credentials';
+    const raw =
+      `POST /oauth/token HTTP/1.1\r\nHost: x\r\nAuthorization: ${basicAuth(client.uid, client.secret!)}\r\n` +
+      `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 5\r\n\r\n${body}`;
+    const port = Number(new URL(listening.baseUrl).port);
+    const answer = await new Promise<string>((done) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString()));
+      socket.on('close', () => done(received));
+      socket.on('error', () => done(received));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    // The five bytes read ("grant") hold no grant_type: the request is refused as any other, at info.
+    await expect.poll(() => lines.filter((line) => line.reqId !== undefined).length).toBeGreaterThan(0);
+    expect(lines.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(lines.find((line) => line.reqId !== undefined)).toMatchObject({ level: 30, oauthError: 'invalid_request' });
   });
 });

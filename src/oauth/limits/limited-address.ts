@@ -5,9 +5,11 @@ import { isIPv4, isIPv6 } from 'node:net';
  * given a whole /64 and could otherwise make 2^64 fresh addresses to dodge a lockout; an IPv4-mapped IPv6
  * address (::ffff:192.0.2.1) as the IPv4 address it is. A port is dropped: some proxies write the client's
  * `X-Forwarded-For` entry as 192.0.2.1:51234 or [2001:db8::1]:51234 (Azure's do), and each new connection would
- * otherwise count as a fresh address.
+ * otherwise count as a fresh address. A request whose connection is already gone has no address (Node.js forgets
+ * a destroyed socket's): all such count under one key.
  */
-export function limitedAddress(ip: string): string {
+export function limitedAddress(ip: string | undefined): string {
+  if (ip === undefined) return 'unknown';
   if (isIPv4(ip)) return ip;
   const withPort = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(ip) ?? /^\[([^[\]]+)\](?::\d+)?$/.exec(ip);
   if (withPort) return limitedAddress(withPort[1]!);
