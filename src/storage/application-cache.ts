@@ -65,9 +65,9 @@ export function cachedApplications(
       return updated;
     },
     findByRegistrationAccessToken: (storedToken) => repository.findByRegistrationAccessToken(storedToken),
-    async delete(id) {
+    async delete(id, only) {
       forget(id);
-      return repository.delete(id);
+      return repository.delete(id, only);
     },
   };
 }

@@ -147,12 +147,17 @@ export function applicationRepository(
       const row = await prisma.oauthApplication.findUnique({ where: { registrationAccessToken: storedToken } });
       return row && toApplication(row);
     },
-    async delete(id) {
+    async delete(id, only) {
       // Grants and tokens go with it (foreign keys ON DELETE CASCADE, reference section 13). A resource it served no
       // longer names it, in the same statement: an application made later with the same client_id must not inherit
-      // the right to introspect that API's tokens.
+      // the right to introspect that API's tokens. With `only`, as update's: a concurrent rotation makes it match nothing.
+      const token = only?.registrationAccessToken ?? null;
       const [{ deleted }] = await prisma.$queryRaw<[{ deleted: number }]>`
-        WITH gone AS (DELETE FROM oauth_applications WHERE id = ${BigInt(id)} RETURNING uid),
+        WITH gone AS (
+          DELETE FROM oauth_applications
+          WHERE id = ${BigInt(id)} AND (${token}::text IS NULL OR registration_access_token = ${token}::text)
+          RETURNING uid
+        ),
         served AS (UPDATE oauth_resources SET server_client_id = NULL, updated_at = now() WHERE server_client_id IN (SELECT uid FROM gone) RETURNING id)
         SELECT count(*)::int AS deleted FROM gone`;
       return deleted > 0;

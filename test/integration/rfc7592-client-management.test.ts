@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveApplication } from '../../src/oauth/clients/applications.js';
+import { deleteClient } from '../../src/oauth/clients/registration/client-registration.js';
 import { basic, bearer, expectNoStore, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -213,6 +214,18 @@ describe(`RFC 7592 client management (${backend})`, () => {
     expect(await server.deps.stores.applications.findByUid(client.client_id)).toBeNull();
     expect(await server.deps.stores.accessTokens.findByToken(token.json().access_token)).toBeNull();
     expect((await manage('GET', client.client_id, client.registration_access_token)).statusCode).toBe(401);
+  });
+
+  // behaviour.md: of concurrent requests with one token exactly one succeeds. The deletion's check and write are one
+  // statement: a read that rotated the token after the deletion looked it up wins, and the deletion deletes nothing.
+  it('section 2.3: a DELETE whose token a concurrent GET rotated after its lookup is 401 and deletes nothing', async () => {
+    const client = await register();
+    const lookedUp = (await server.deps.stores.applications.findByUid(client.client_id))!;
+    const read = await manage('GET', client.client_id, client.registration_access_token);
+    expect(read.statusCode).toBe(200);
+    await expect(deleteClient(server.deps, lookedUp)).rejects.toMatchObject({ code: 'invalid_token' });
+    expect(await server.deps.stores.applications.findByUid(client.client_id)).not.toBeNull();
+    expect((await manage('DELETE', client.client_id, read.json().registration_access_token)).statusCode).toBe(204);
   });
 
   it('section 2: a wrong, absent or other client registration access token is 401 invalid_token', async () => {

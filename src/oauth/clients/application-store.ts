@@ -181,8 +181,8 @@ export interface ApplicationAdminStore {
   update(id: number, changes: Partial<ApplicationInput>, only?: { registrationAccessToken: string }): Promise<ApplicationRecord | null>;
   /** The application whose registration access token has this stored form (SHA-256 hex), read uncached. */
   findByRegistrationAccessToken(storedToken: string): Promise<ApplicationRecord | null>;
-  /** Deletes the application with its grants and tokens; false when there was none. */
-  delete(id: number): Promise<boolean>;
+  /** Deletes the application with its grants and tokens; false when there was none (with `only`, as update's). */
+  delete(id: number, only?: { registrationAccessToken: string }): Promise<boolean>;
 }
 
 /** A token was to be stored for an application that no longer exists (deleted meanwhile, perhaps on another instance). */

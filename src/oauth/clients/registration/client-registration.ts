@@ -297,7 +297,11 @@ function secretIsCurrent(deps: OAuthDeps, application: ApplicationRecord, secret
   return clientSecretMatches(secret, application.secret, deps.config.hashApplicationSecrets);
 }
 
-/** RFC 7592 section 2.3: deletes the client with its grants and tokens. */
+/**
+ * RFC 7592 section 2.3: deletes the client with its grants and tokens, while the stored hash is still the presented
+ * token's (as `rotating`): a read or update that rotated it meanwhile wins, and the deletion is 401 invalid_token.
+ */
 export async function deleteClient(deps: OAuthDeps, application: ApplicationRecord): Promise<void> {
-  await deps.stores.applicationAdmin.delete(application.id);
+  const only = { registrationAccessToken: application.registrationAccessToken! };
+  if (!(await deps.stores.applicationAdmin.delete(application.id, only))) throw new InvalidToken();
 }
