@@ -320,7 +320,8 @@ export interface Stores {
   /**
    * Runs `work` with every store bound to one transaction, the admin's writes of applications, users, resources and
    * registration tokens included: all of it is committed, or none (`oauth-service apply`). Not for request paths
-   * (`transaction` is lighter); inside it, `transaction` joins it.
+   * (`transaction` is lighter); inside it, `transaction` joins it. `exclusive`: it waits while another exclusive one
+   * runs, in any process (a PostgreSQL advisory lock), so that two runs of one `apply` file do not both create.
    */
-  adminTransaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+  adminTransaction<T>(work: (stores: Stores) => Promise<T>, options?: { exclusive?: boolean }): Promise<T>;
 }

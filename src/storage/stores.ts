@@ -73,9 +73,13 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
     }),
     // The transaction's application writes bypass this process's cache: emptied once they are committed (or not),
     // so an admin change (a rotated secret, a disabled client) holds here at once, as a direct write does.
-    adminTransaction: async (work) => {
+    adminTransaction: async (work, { exclusive = false } = {}) => {
       try {
-        return await database.prisma.$transaction((tx) => work(storesInTransaction(database, tx, shared)), ADMIN_TRANSACTION);
+        return await database.prisma.$transaction(async (tx) => {
+          // Released by the commit or rollback; PGlite's one session serializes its transactions anyway.
+          if (exclusive) await tx.$executeRaw`SELECT pg_advisory_xact_lock(${EXCLUSIVE_ADMIN_LOCK_KEY})`;
+          return work(storesInTransaction(database, tx, shared));
+        }, ADMIN_TRANSACTION);
       } finally {
         forgetCachedApplications();
       }
@@ -86,6 +90,8 @@ export function createStores(database: Database, { applicationCacheSeconds = 5, 
 // `oauth-service apply` writes a whole file in it: generous, but bounded (a CLI command on the embedded database holds
 // the server's one session meanwhile; embedded-socket.ts disconnects one silent for 10 s).
 const ADMIN_TRANSACTION = { maxWait: 10_000, timeout: 600_000 };
+// Any fixed number unique among the service's advisory locks (migrate.ts, registration-token-repository.ts have theirs).
+const EXCLUSIVE_ADMIN_LOCK_KEY = 7_233_905_121n;
 
 type Shared = Pick<
   Stores,

@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_ACTOR } from '../../src/oauth/audit/audit-trail.js';
 import { listApplications } from '../../src/oauth/clients/applications.js';
 import { isArgon2idHash } from '../../src/oauth/users/passwords.js';
 import { listRegistrationTokens } from '../../src/oauth/clients/registration/registration-tokens.js';
+import { applyProvisioning, readProvisioning } from '../../src/oauth/provisioning/provisioning.js';
 import { listResources } from '../../src/oauth/resources/resources.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import { listUsers } from '../../src/oauth/users/users.js';
@@ -130,6 +132,26 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     const { stdout: json } = await applied(provisioning, '--json');
     expect(JSON.parse(json)).toMatchObject({ dry_run: false, summary: { created: 0, updated: 0, unchanged: 7 } });
     expect(JSON.parse(json).changes).toContainEqual({ kind: 'application', name: 'billing', action: 'unchanged', fields: [] });
+  });
+
+  // Deployments run apply from every replica's start: on PostgreSQL the runs are on connections of their own, and a
+  // run that read before the other committed used to fail on the uid the other created ("already exists").
+  it('two runs of one file at once: one creates, the other finds it all unchanged', async () => {
+    const file = {
+      applications: [{ uid: 'concurrent', name: 'Concurrent', redirect_uris: ['https://concurrent.example.com/cb'] }],
+      users: [{ username: 'carol' }],
+    };
+    const runs = await cli.withDeps((deps) => {
+      const run = () => applyProvisioning(deps, readProvisioning(file, {}), { dryRun: false, prune: false, by: CLI_ACTOR });
+      return Promise.all([run(), run(), run()]);
+    });
+    const actions = runs.map((changes) => changes.map((change) => change.action).join(' ')).sort();
+    expect(actions).toEqual(['created created', 'unchanged unchanged', 'unchanged unchanged']);
+    // Gone again, so that the file's own runs below (--prune among them) see only what they declare.
+    await cli.withDeps(async (deps) => {
+      await deps.stores.applicationAdmin.delete((await deps.stores.applications.findByUid('concurrent'))!.id);
+      await deps.stores.userAdmin.delete('carol');
+    });
   });
 
   it('updates only what changed, names the fields, never prints an existing secret, and is idempotent again', async () => {

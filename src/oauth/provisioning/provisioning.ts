@@ -99,7 +99,8 @@ class RolledBack extends Error {
 }
 
 /**
- * Applies a provisioning file in one transaction (Stores.adminTransaction): everything, or nothing when the domain
+ * Applies a provisioning file in one transaction (Stores.adminTransaction), one run at a time (the second run of a
+ * file then finds what the first made: unchanged, not "already exists"): everything, or nothing when the domain
  * refuses anything (ProvisioningInvalid, every refusal named by its place in the file). The changes are those made,
  * or in a dry run those that would be, with no generated secret (it was thrown away).
  */
@@ -109,18 +110,21 @@ export async function applyProvisioning(
   { dryRun, prune, by }: ApplyOptions,
 ): Promise<ProvisioningChange[]> {
   try {
-    return await deps.stores.adminTransaction(async (stores) => {
-      const inTransaction: OAuthDeps = { ...deps, stores };
-      const outcome: Outcome = { changes: [], problems: [] };
-      for (const kind of provisioning.kinds) await kind.apply(inTransaction, outcome);
-      // The undeclared go in the reverse order: tokens and users before the resources, the applications last.
-      if (prune) for (const kind of [...provisioning.kinds].reverse()) await kind.prune(inTransaction, outcome);
-      if (outcome.problems.length > 0) throw new ProvisioningInvalid(outcome.problems);
-      if (dryRun) throw new RolledBack(outcome.changes);
-      for (const event of await provisioningEvents(stores, outcome.changes))
-        await recordAuditEvent(stores, deps.now(), { ...event, ...by });
-      return outcome.changes;
-    });
+    return await deps.stores.adminTransaction(
+      async (stores) => {
+        const inTransaction: OAuthDeps = { ...deps, stores };
+        const outcome: Outcome = { changes: [], problems: [] };
+        for (const kind of provisioning.kinds) await kind.apply(inTransaction, outcome);
+        // The undeclared go in the reverse order: tokens and users before the resources, the applications last.
+        if (prune) for (const kind of [...provisioning.kinds].reverse()) await kind.prune(inTransaction, outcome);
+        if (outcome.problems.length > 0) throw new ProvisioningInvalid(outcome.problems);
+        if (dryRun) throw new RolledBack(outcome.changes);
+        for (const event of await provisioningEvents(stores, outcome.changes))
+          await recordAuditEvent(stores, deps.now(), { ...event, ...by });
+        return outcome.changes;
+      },
+      { exclusive: true },
+    );
   } catch (error) {
     if (!(error instanceof RolledBack)) throw error;
     return error.changes.map((change) => (change.newSecret === undefined ? change : { ...change, newSecret: null }));
