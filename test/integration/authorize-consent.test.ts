@@ -63,11 +63,10 @@ describe(`GET and POST /oauth/authorize: consent, approval and delivery (${backe
       scope: 'read write',
       code_challenge: '',
       code_challenge_method: '',
-      // The page's own id: its approval is used up on the server (consent-ticket.ts); a denial needs none.
+      // The page's own id: its answer, approval or denial, is used up on the server (consent-ticket.ts).
       consent_page: expect.stringMatching(/^[\w-]{16}$/),
     });
-    const { consent_page: _page, ...request } = approve;
-    expect(hiddenFields(page.body, 1)).toEqual({ ...request, _method: 'delete' });
+    expect(hiddenFields(page.body, 1)).toEqual({ ...approve, _method: 'delete' });
     expect(page.body).toMatch(/<button type="submit">Authorize<\/button>/);
     expect(page.body).toMatch(/<button type="submit" class="secondary">Deny<\/button>/);
     expect(await countRows(server, 'oauth_access_grants')).toBe(grantsBefore);

@@ -79,6 +79,18 @@ describe(`the consent form answers its own page (${backend})`, () => {
     expect(String(twice.headers.location)).toMatch(/^\/oauth\/authorize\?/);
   });
 
+  it('a page denied is answered: its approval afterwards (another tab, the back button) asks again, no code (a race audit)', async () => {
+    const page = await alice.request({ method: 'GET', url: authorizeUrl(request(client.uid, { prompt: 'consent' })) });
+    const fields = hiddenFields(page.body);
+    expect(page.body.match(new RegExp(`name="consent_page" value="${fields.consent_page}"`, 'g'))).toHaveLength(2);
+    const denied = await alice.post('/oauth/authorize', { ...fields, _method: 'delete' }, '/account');
+    expect([denied.statusCode, locationParameters(denied).get('error')]).toEqual([303, 'access_denied']);
+    const approvedAfter = await approve(alice, fields);
+    expect(approvedAfter.statusCode).toBe(303);
+    expect(codeOf(approvedAfter)).toBeNull();
+    expect(String(approvedAfter.headers.location)).toMatch(/^\/oauth\/authorize\?/);
+  });
+
   it('a copy of the session cookie from before the approval, or the form posted four times at once, gives one code (a race audit)', async () => {
     const withCookies = (cookies: Map<string, string>) => {
       const copy = userAgent(server.app);

@@ -53,3 +53,17 @@ export async function takeConsentShown(
   request.session.set('consentShownFor', rest.length > 0 ? rest : undefined);
   return isFirstApproval(deps, ticket);
 }
+
+/**
+ * A denial answers its page too: its ticket is used up, in the session and on the server, so that an approval of the
+ * same page afterwards (another tab, the back button) asks again instead of giving a code after the access_denied.
+ */
+export async function useUpConsentShown(deps: Pick<OAuthDeps, 'stores' | 'now'>, request: FastifyRequest, page: unknown): Promise<void> {
+  if (typeof page !== 'string' || !/^[\w-]{16}$/.test(page)) return;
+  const shown = request.session.get('consentShownFor') ?? [];
+  const ticket = shown.find((kept) => kept.endsWith(`.${page}`));
+  if (ticket === undefined) return;
+  const rest = shown.filter((kept) => kept !== ticket);
+  request.session.set('consentShownFor', rest.length > 0 ? rest : undefined);
+  await isFirstApproval(deps, ticket);
+}

@@ -29,7 +29,7 @@ import {
   type SignedInUser,
 } from '../../hooks/authenticate-resource-owner.js';
 import { renderPage } from '../../hooks/end-user-pages.js';
-import { CONSENT_PAGE_FIELD, rememberConsentShown, takeConsentShown } from './consent-ticket.js';
+import { CONSENT_PAGE_FIELD, rememberConsentShown, takeConsentShown, useUpConsentShown } from './consent-ticket.js';
 import { consentModel, consentRequestFields } from './consent-view.js';
 import { hintOfSignIn, keepHintForSignIn } from './hinted-sign-in.js';
 import { sendDelivery, sendHeldError } from './deliver.js';
@@ -159,7 +159,10 @@ export class AuthorizationsController extends Controller {
 
   // Reference 4.6: deny validates nothing in Doorkeeper; here client and redirect URI first (SPEC 8).
   async destroy(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    return this.refuse(request, reply, await validateDenial(this.deps, readAuthorizationParameters(request.body), origin(request)), 303);
+    const denial = await validateDenial(this.deps, readAuthorizationParameters(request.body), origin(request));
+    if (denial.rule === 'denied')
+      await useUpConsentShown(this.deps, request, (request.body as Record<string, unknown> | undefined)?.[CONSENT_PAGE_FIELD]);
+    return this.refuse(request, reply, denial, 303);
   }
 
   // Reference 4.7: shows the code from the URL and looks nothing up.
