@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setApplicationDisabled } from '../../src/oauth/clients/application-approval.js';
 import { createClient, issueToken, type TestClient } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import { basicAuth, buildTestServer, form, FORM, type TestServer } from '../helpers/test-server.js';
@@ -55,5 +56,19 @@ describe(`failed authentications by strangers never stop a valid client (${backe
     expect(response.json().active).toBe(true);
     // The pairs that failed are locked: guessing a weak (imported) secret stays slow.
     expect((await send('/oauth/token', api.uid, api.secret!, '198.51.100.1', { grant_type: 'client_credentials' })).statusCode).toBe(429);
+  });
+
+  // A races audit: an admin disabling a busy client and enabling it again locked it out for lockoutSeconds, its own
+  // requests meanwhile (with the right secret) having been counted as failures.
+  it('a disabled client is refused with its right secret without a count: enabled again, it gets tokens at once', async () => {
+    const busy = await createClient(server.deps, { name: 'Busy client', scopes: 'read' });
+    const address = '192.0.2.31';
+    await setApplicationDisabled(server.deps, busy.application.id, true);
+    for (let i = 0; i < 15; i += 1) {
+      const refused = await send('/oauth/token', busy.uid, busy.secret!, address, { grant_type: 'client_credentials' });
+      expect([refused.statusCode, refused.json().error]).toEqual([401, 'invalid_client']);
+    }
+    await setApplicationDisabled(server.deps, busy.application.id, false);
+    expect((await send('/oauth/token', busy.uid, busy.secret!, address, { grant_type: 'client_credentials' })).statusCode).toBe(200);
   });
 });

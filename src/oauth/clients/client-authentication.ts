@@ -12,7 +12,9 @@ import { rememberAssertion, verifyAssertion } from './client-assertion/client-as
  * identifies itself by client_id alone; if it sends a secret anyway, that secret must be right (reference 2.5).
  * Secrets carry 256 bits, so a SHA-256 compared in constant time is the right check (SPEC 4). A disabled
  * application (issue 19: an admin disabled a self-registered client) fails like a wrong secret, after the same
- * comparison, so the answer and its timing tell nobody that it exists but is disabled.
+ * comparison, so the answer and its timing tell nobody that it exists but is disabled; its right credentials are not
+ * counted as a failure (no guess), else the client's own requests would lock it out for `lockoutSeconds` after an
+ * admin enables it again.
  */
 export async function authenticateClient(deps: OAuthDeps, credentials: ClientCredentials): Promise<ApplicationRecord> {
   const { clientId, address } = credentials;
@@ -32,8 +34,10 @@ export async function authenticateClient(deps: OAuthDeps, credentials: ClientCre
   if (credentials.method === 'client_assertion') return authenticateAssertion(deps, application, credentials);
   // A client registered for a JWT method (issue 34) proves itself that way only: no falling back to its secret.
   const secretAllowed = !isAssertionMethod(application.tokenEndpointAuthMethod);
-  if (secretAllowed && secretMatches(deps, application, credentials.secret) && application.disabledAt === null)
-    return withinRequestBudget(deps, application);
+  if (secretAllowed && secretMatches(deps, application, credentials.secret)) {
+    if (application.disabledAt === null) return withinRequestBudget(deps, application);
+    throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
+  }
   limits.failed(clientId, address, now, credentials.requestId);
   refuseAsUnknownWhileLockedOut(deps, address);
   throw new InvalidClient({ triedBasic: credentials.method === 'client_secret_basic' });
@@ -57,7 +61,8 @@ async function authenticateAssertion(
     ? await verifyAssertion(deps, application, method, credentials.assertion!, credentials.endpoint ?? '/oauth/token')
     : { payload: null };
   let description = 'description' in verdict ? verdict.description : undefined;
-  if (verdict.payload !== null && application.disabledAt === null) {
+  if (verdict.payload !== null && application.disabledAt !== null) throw new InvalidClient();
+  if (verdict.payload !== null) {
     if (await rememberAssertion(deps, application, verdict.payload)) return withinRequestBudget(deps, application);
     description = 'The client assertion was used already (jti).';
   }
