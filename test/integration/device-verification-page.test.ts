@@ -27,6 +27,7 @@ describe(`GET and POST /device (${backend})`, () => {
     });
     client = await deviceClient(server.deps);
     await createUser(server.deps, 'alice');
+    await createUser(server.deps, 'bob');
     alice = await signedIn(server.app, 'alice');
   });
   afterAll(() => server.close());
@@ -73,6 +74,39 @@ describe(`GET and POST /device (${backend})`, () => {
       const again = await alice.request({ method: 'GET', url });
       expect([url, again.statusCode, again.headers.location]).toEqual([url, 303, '/device']);
     }
+  });
+
+  // A races audit: the one that came second was told the code "is not valid, or it has expired", while the device was
+  // signed in by the other.
+  it('approve and deny posted at once (two tabs): one decides, the other is told the code was answered already', async () => {
+    const { user_code: userCode } = await deviceAuthorization(server.app, client);
+    await enterDeviceCode(alice, userCode);
+    const consent = await alice.request({ method: 'GET', url: '/device/consent' });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(consent.body)![1]!;
+    const answers = await Promise.all([
+      alice.post('/device/decision', { user_code: userCode, _csrf: csrf }),
+      alice.post('/device/decision', { user_code: userCode, _csrf: csrf, _method: 'delete' }),
+    ]);
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 400]);
+    expect(answers.find((answer) => answer.statusCode === 400)!.body).toContain('That code was answered already, in another tab or window.');
+  });
+
+  it('a code this browser approved, denied afterwards from another tab: answered already, and the device stays approved', async () => {
+    const started = await deviceAuthorization(server.app, client);
+    await enterDeviceCode(alice, started.user_code);
+    const consent = await alice.request({ method: 'GET', url: '/device/consent' });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(consent.body)![1]!;
+    expect((await alice.post('/device/decision', { user_code: started.user_code, _csrf: csrf })).statusCode).toBe(303);
+    const late = await alice.post('/device/decision', { user_code: started.user_code, _csrf: csrf, _method: 'delete' });
+    expect(late.statusCode).toBe(400);
+    expect(late.body).toContain('That code was answered already, in another tab or window.');
+    // Another browser that types the same code learns nothing from it: a wrong code (from an address of its own, so that
+    // the count of wrong codes below is this test's).
+    const bob = await signedIn(server.app, 'bob');
+    const payload = form({ user_code: started.user_code, _csrf: await bob.csrfFrom('/device') });
+    const entry = await bob.request({ method: 'POST', url: '/device', headers: FORM, payload, remoteAddress: '192.0.2.9' });
+    expect(entry.body).toContain('That code is not valid, or it has expired.');
+    expect((await pollDevice(server.app, client, started.device_code)).statusCode).toBe(200);
   });
 
   it('refuses the forms without their CSRF token (403) and decides nothing', async () => {

@@ -46,6 +46,8 @@ declare module '@fastify/secure-session' {
      * one its decision form may decide, so a code is always entered (counted, and its warning seen) before it is approved.
      */
     deviceCodeEntered: number;
+    /** The device authorization this browser last decided: its code entered again (another tab) was answered already. */
+    deviceCodeAnswered: number;
     /** That code as the person typed it, for GET /device/consent, where the entry's POST redirects (POST/redirect/GET). */
     deviceUserCode: string;
     /** How the last decision at /device ended, for GET /device/done, where the decision's POST redirects. */

@@ -22,6 +22,9 @@ export interface EnteredCode {
 
 export class UnknownUserCode extends InvalidGrant {}
 
+/** The user code of an authorization the same browser entered or decided, decided since (another tab, a race). */
+export class AnsweredUserCode extends InvalidGrant {}
+
 /** The entry past maxEntriesPerCode: the device's authorization is denied, so the person starts again on the device. */
 export class UserCodeEnteredTooOften extends AccessDenied {
   constructor() {
@@ -33,13 +36,14 @@ export class UserCodeEnteredTooOften extends AccessDenied {
  * The pending authorization of this user code, or UnknownUserCode (wrong, expired, decided, or its client gone),
  * counted as a failure for the address; TooManyAttempts while the address is locked out; UserCodeEnteredTooOften
  * past the code's limit. `entry` counts the entry against the code's limit (the code typed in, not the decision that
- * follows it).
+ * follows it). `enteredHere`: the authorizations this browser entered or decided; one of them decided meanwhile is
+ * AnsweredUserCode, not counted (to anyone else a decided code is as unknown: no hint for guessing).
  */
 export async function enteredUserCode(
   deps: OAuthDeps,
   input: string,
   { address, requestId }: AttemptOrigin,
-  { entry }: { entry: boolean },
+  { entry, enteredHere = [] }: { entry: boolean; enteredHere?: ReadonlyArray<number | undefined> },
 ): Promise<EnteredCode> {
   const limiter = deps.limits.userCodes;
   const retryAfter = limiter.retryAfter([address], deps.now());
@@ -47,7 +51,8 @@ export async function enteredUserCode(
     throw new TooManyAttempts(retryAfter, `Too many wrong codes. Try again in ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}.`);
   }
   const found = await pendingAuthorization(deps, input);
-  if (!found) {
+  if (found !== null && 'answered' in found && enteredHere.includes(found.answered)) throw new AnsweredUserCode();
+  if (found === null || 'answered' in found) {
     limiter.recordFailure([address], deps.now(), requestId);
     throw new UnknownUserCode();
   }
@@ -62,11 +67,12 @@ export async function enteredUserCode(
   return { ...found, userCode: input };
 }
 
-async function pendingAuthorization(deps: OAuthDeps, input: string): Promise<Omit<EnteredCode, 'userCode'> | null> {
+async function pendingAuthorization(deps: OAuthDeps, input: string): Promise<Omit<EnteredCode, 'userCode'> | { answered: number } | null> {
   const normalized = normalizedUserCode(input);
   if (normalized === null) return null;
   const authorization = await deps.stores.deviceAuthorizations.findByUserCode(storedUserCode(normalized));
-  if (!authorization || authorization.status !== 'pending' || deps.now().getTime() >= authorization.expiresAt.getTime()) return null;
+  if (authorization && authorization.status !== 'pending') return { answered: authorization.id };
+  if (!authorization || deps.now().getTime() >= authorization.expiresAt.getTime()) return null;
   const application = await deps.stores.applications.findById(authorization.applicationId);
   // A client that no longer may use the flow (disabled, its grant types changed) gets no approval.
   if (!application || application.disabledAt !== null || !mayStartDeviceFlow(deps, application)) return null;

@@ -4,6 +4,7 @@ import { TooManyAttempts } from '../../../oauth/errors.js';
 import {
   decideDeviceAuthorization,
   enteredUserCode,
+  AnsweredUserCode,
   UnknownUserCode,
   UserCodeEnteredTooOften,
   type EnteredCode,
@@ -92,7 +93,9 @@ export const deviceRoutes: FastifyPluginAsync<RouteOptions> = async (app, { deps
       : null;
     const report = auditWriteFailed(() => request.log);
     const decided = await decideDeviceAuthorization(deps, entered, approval, { ip: request.ip, report });
-    if (!decided) return refusedEntry(request, reply, form.user_code ?? '', WRONG_CODE);
+    // Checked moments ago, so another tab's decision came first (a races audit: "not valid" misled a user who denied).
+    if (!decided) return refusedEntry(request, reply, form.user_code ?? '', ANSWERED_ALREADY);
+    request.session.set('deviceCodeAnswered', entered.authorization.id);
     request.log.info(
       { event: approve ? 'device_authorization.approved' : 'device_authorization.denied', clientId: entered.application.uid },
       'device authorization decided',
@@ -126,6 +129,7 @@ interface Refusal {
 }
 
 const WRONG_CODE: Refusal = { status: 400, message: (t) => t('device.wrongCode') };
+const ANSWERED_ALREADY: Refusal = { status: 400, message: (t) => t('device.answeredAlready') };
 const ENTERED_TOO_OFTEN: Refusal = { status: 400, message: (t) => t('device.enteredTooOften') };
 
 const isRefusal = (entry: EnteredCode | Refusal): entry is Refusal => 'status' in entry;
@@ -160,8 +164,13 @@ function refusedEntry(request: FastifyRequest, reply: FastifyReply, userCode: st
 /** The entered code's authorization, or why the entry page shows again (a wrong code is counted by enteredUserCode). */
 async function enteredOrRefused(deps: OAuthDeps, request: FastifyRequest, input: string, entry: boolean): Promise<EnteredCode | Refusal> {
   try {
-    return await enteredUserCode(deps, input, attemptOrigin(request), { entry });
+    const enteredHere = [request.session.get('deviceCodeEntered'), request.session.get('deviceCodeAnswered')];
+    return await enteredUserCode(deps, input, attemptOrigin(request), { entry, enteredHere });
   } catch (error) {
+    if (error instanceof AnsweredUserCode) {
+      request.log.info({ event: 'device_authorization.answered_already' }, 'user code answered already');
+      return ANSWERED_ALREADY;
+    }
     if (error instanceof UnknownUserCode) {
       request.log.info({ event: 'device_authorization.wrong_code' }, 'wrong user code');
       return WRONG_CODE;
