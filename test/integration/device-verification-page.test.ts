@@ -88,7 +88,9 @@ describe(`GET and POST /device (${backend})`, () => {
       alice.post('/device/decision', { user_code: userCode, _csrf: csrf, _method: 'delete' }),
     ]);
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 400]);
-    expect(answers.find((answer) => answer.statusCode === 400)!.body).toContain('That code was answered already, in another tab or window.');
+    expect(answers.find((answer) => answer.statusCode === 400)!.body).toContain(
+      'That code was answered already, in another tab or window.',
+    );
   });
 
   it('a code this browser approved, denied afterwards from another tab: answered already, and the device stays approved', async () => {
