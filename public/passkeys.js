@@ -5,6 +5,15 @@
 // The server checks everything: this only carries options and answers between it and the authenticator.
 (function () {
   var webauthn = SimpleWebAuthnBrowser;
+  // The issuer's path (https://auth.example.com/tenant behind a proxy that strips /tenant): whatever comes before
+  // /assets/passkeys.js in this script's own URL, '' at the root. The server's paths are its routes' (/login/passkey,
+  // the sign-in's redirect); the browser reaches them under this path.
+  var script = document.currentScript;
+  var basePath = script ? new URL(script.src, window.location.href).pathname.replace(/\/assets\/passkeys\.js$/, '') : '';
+
+  function url(path) {
+    return path.charAt(0) === '/' && path.charAt(1) !== '/' ? basePath + path : path;
+  }
 
   // The CSRF token of the page's (first) form: the same for every form of the session.
   function csrfToken(container) {
@@ -13,7 +22,7 @@
   }
 
   function post(path, token, body) {
-    return fetch(path, {
+    return fetch(url(path), {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', 'x-csrf-token': token },
@@ -60,7 +69,7 @@
         return post(path, token, { response: response });
       })
       .then(function (result) {
-        window.location.assign(result.redirect);
+        window.location.assign(url(result.redirect));
       })
       .catch(function (error) {
         // Autofill runs unasked: a browser that refuses it for this page (SecurityError) has nothing to tell the user.
@@ -113,7 +122,7 @@
           return post('/account/passkeys', token, { name: name, response: response });
         })
         .then(function () {
-          window.location.assign('/account');
+          window.location.assign(url('/account'));
         })
         .catch(function (error) {
           // access_denied: the password or the recent sign-in was not enough; the server's sentence, in the page's

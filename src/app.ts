@@ -25,6 +25,8 @@ import { signingKeyRotationPlugin } from './http/plugins/signing-key-rotation.js
 import { logoutDeliveryPlugin, logoutDeliveryReporter } from './http/plugins/logout-delivery.js';
 import { sessionsPlugin } from './http/plugins/sessions.js';
 import { viewsPlugin } from './http/plugins/views.js';
+import { publicBasePathPlugin } from './http/plugins/public-base-path.js';
+import { publicBasePath } from './http/public-base-path.js';
 import { pageLanguagesPlugin } from './http/plugins/page-languages.js';
 import { applicationsRoutes } from './http/routes/applications/index.js';
 import { authorizeRoutes } from './http/routes/authorize/index.js';
@@ -225,7 +227,9 @@ export async function buildServer({
   await app.register(securityHeadersPlugin, { apply: applySecurityHeaders });
   await app.register(corsPlugin, { allowedOrigins: config.cors.allowedOrigins, userinfo: config.openid.enabled });
   await app.register(shutdownConnectionsPlugin);
-  await app.register(viewsPlugin);
+  const basePath = publicBasePath(config.baseUrl);
+  if (basePath !== '') await app.register(publicBasePathPlugin, { basePath });
+  await app.register(viewsPlugin, { basePath });
   await app.register(pageLanguagesPlugin, { defaultLocale: config.defaultLocale });
   await app.register(apiRateLimitsPlugin, { config });
   await app.register(proxyWarningPlugin, { trustProxy: config.trustProxy });
@@ -254,7 +258,7 @@ export async function buildServer({
   // and health never read or set a cookie, and skip the session's hooks on every request (issue 21).
   // Named: @fastify/otel names a plugin's hook spans after the function, whose source text an arrow function's name is.
   await app.register(async function endUserAndAdminPages(pages) {
-    await pages.register(sessionsPlugin, { secret: config.sessionSecret, secure: config.baseUrl.startsWith('https:') });
+    await pages.register(sessionsPlugin, { secret: config.sessionSecret, secure: config.baseUrl.startsWith('https:'), basePath });
     await pages.register(loginRoutes, { ...routes });
     await pages.register(federationRoutes, { ...routes });
     await pages.register(authorizeRoutes, { ...routes });

@@ -34,7 +34,7 @@ export const configSchema = {
       pattern: '^https?://[^?#]+$',
       default: 'http://127.0.0.1:3000',
       description:
-        'Public base URL of the service (env BASE_URL); issuer of RFC 8414 metadata and the `iss` of RFC 9207, as written: no query, fragment, user name, password or `.`/`..` path segment.',
+        'Public base URL of the service (env BASE_URL); issuer of RFC 8414 metadata and the `iss` of RFC 9207, as written: no query, fragment, user name, password or `.`/`..` path segment. A path (https://auth.example.com/tenant) is for a proxy that strips it before forwarding: the pages, redirects and the Path of the session cookie then carry it.',
     },
     allowInsecureIssuer: {
       type: 'boolean',

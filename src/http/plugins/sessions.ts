@@ -9,6 +9,11 @@ export interface SessionOptions {
   secret: string | null;
   /** Cookies get the Secure flag when the service is served over https. */
   secure: boolean;
+  /**
+   * publicBasePath(config.baseUrl): the cookie's Path is the issuer's path, so two issuers on one host
+   * (https://auth.example.com/tenant-a and /tenant-b) keep their own sessions and CSRF secrets.
+   */
+  basePath?: string;
   maxAgeSeconds?: number;
 }
 
@@ -72,13 +77,13 @@ declare module '@fastify/secure-session' {
  * carries to the next one.
  */
 export const sessionsPlugin = fp<SessionOptions>(
-  async (app, { secret, secure, maxAgeSeconds = LOGIN_SESSION_LIFETIME_SECONDS }) => {
+  async (app, { secret, secure, basePath = '', maxAgeSeconds = LOGIN_SESSION_LIFETIME_SECONDS }) => {
     const key = secret ? createHash('sha256').update(secret).digest() : randomBytes(32);
     await app.register(secureSession, {
       key,
       cookieName: 'oauth_session',
       expiry: maxAgeSeconds,
-      cookie: { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: maxAgeSeconds },
+      cookie: { path: `${basePath}/`, httpOnly: true, sameSite: 'lax', secure, maxAge: maxAgeSeconds },
     });
     await app.register(csrfProtection, {
       sessionPlugin: '@fastify/secure-session',

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { authorizationDetailsTypesSupported } from '../../../oauth/resources/authorization-details.js';
 import { authorizationServerMetadata, isOpenIdProvider } from '../../../oauth/server-metadata.js';
 import { publicDocumentPreflight } from '../../plugins/cors.js';
+import { publicBasePath } from '../../public-base-path.js';
 import type { RouteOptions } from '../../route-options.js';
 
 type OAuthDepsConfig = RouteOptions['deps']['config'];
@@ -26,7 +27,7 @@ const TYPES_TTL_MS = 10_000;
  */
 export function metadataPaths(config: OAuthDepsConfig): string[] {
   const suffixes = ['/.well-known/oauth-authorization-server', ...(isOpenIdProvider(config) ? ['/.well-known/openid-configuration'] : [])];
-  const issuerPath = new URL(config.baseUrl).pathname.replace(/\/+$/, '');
+  const issuerPath = publicBasePath(config.baseUrl);
   return issuerPath === '' ? suffixes : [...suffixes, ...suffixes.map((suffix) => `${suffix}${issuerPath}`)];
 }
 
