@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { authenticateResourceOwner } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler } from '../../hooks/end-user-pages.js';
+import { formBodyOnly } from '../../hooks/form-body-only.js';
 import { PUBLIC_DIR } from '../../plugins/views.js';
 import type { RouteOptions } from '../../route-options.js';
 import { NATIVE_PATH } from './deliver.js';
@@ -80,7 +81,7 @@ export const authorizeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { d
   }
   app.post(
     '/oauth/authorize',
-    { schema: { body: parametersSchema }, preHandler: [authenticateConsentForm, requireConsentFormCsrf] },
+    { schema: { body: parametersSchema }, onRequest: formBodyOnly, preHandler: [authenticateConsentForm, requireConsentFormCsrf] },
     (request, reply) => {
       if (byPost(request)) return controller.new(request, reply);
       return isDeleteOverride(request.body) ? controller.destroy(request, reply) : controller.create(request, reply);

@@ -5,6 +5,7 @@ import type { OAuthDeps } from '../../../oauth/deps.js';
 import { endLoginSession } from '../../end-login-session.js';
 import { sessionUser, type SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
+import { formBodyOnly } from '../../hooks/form-body-only.js';
 import type { RouteOptions } from '../../route-options.js';
 
 const text = (description: string) => ({ type: 'string', maxLength: 8192, description }) as const;
@@ -49,17 +50,21 @@ export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
     { schema: { querystring: parametersSchema } },
     async (request, reply) => handle(request, reply, request.query, await sessionUser(deps, request)),
   );
-  app.post<{ Body: EndSessionParameters }>('/oauth/end_session', { schema: { body: parametersSchema } }, async (request, reply) => {
-    const parameters = request.body ?? {};
-    // A form posted from the relying party's site arrives without the SameSite=Lax session cookie, so no session is
-    // seen, though the browser has one: the same request as a GET (a top-level navigation, which carries it) finds it.
-    const user = await sessionUser(deps, request);
-    if (user === null) return reply.redirect(endSessionUrl(parameters), 303);
-    return handle(request, reply, parameters, user);
-  });
+  app.post<{ Body: EndSessionParameters }>(
+    '/oauth/end_session',
+    { schema: { body: parametersSchema }, onRequest: formBodyOnly },
+    async (request, reply) => {
+      const parameters = request.body ?? {};
+      // A form posted from the relying party's site arrives without the SameSite=Lax session cookie, so no session is
+      // seen, though the browser has one: the same request as a GET (a top-level navigation, which carries it) finds it.
+      const user = await sessionUser(deps, request);
+      if (user === null) return reply.redirect(endSessionUrl(parameters), 303);
+      return handle(request, reply, parameters, user);
+    },
+  );
   app.post<{ Body: EndSessionParameters }>(
     '/oauth/end_session/confirm',
-    { schema: { body: parametersSchema }, preHandler: app.csrfProtection },
+    { schema: { body: parametersSchema }, onRequest: formBodyOnly, preHandler: app.csrfProtection },
     async (request, reply) => signOut(request, reply, await checkEndSession(deps, request.body ?? {})),
   );
 };
