@@ -171,6 +171,18 @@ describe(`issue 29 items 9 and 10 at /oauth/register and the admin API (${backen
     const renamed = await admin('PATCH', `/oauth/applications/${old.id}`, { name: 'New\u200BName' });
     expect(renamed.json()).toEqual({ errors: ['Name must not contain invisible formatting characters (U+200B)'] });
   });
+
+  // Registration refuses it (storable-text.ts); the admin API stored it as U+FFFD, a name other than the one sent (found
+  // by the HTTP hardening audit).
+  it('the admin JSON API refuses a name with an unpaired UTF-16 surrogate, as a NUL', async () => {
+    for (const name of ['a\ud800b', 'a\udc00', 'a\u0000b']) {
+      const created = await admin('POST', '/oauth/applications', { name, redirect_uri: CALLBACK, confidential: false });
+      expect([created.statusCode, created.json()]).toEqual([422, { errors: ['Name is invalid'] }]);
+    }
+    expect(
+      (await admin('POST', '/oauth/applications', { name: 'a\u{1F600}b', redirect_uri: CALLBACK, confidential: false })).statusCode,
+    ).toBe(201);
+  });
 });
 
 describe(`issue 29 item 9 in the CLI (${backend})`, { timeout: 120_000 }, () => {

@@ -29,6 +29,7 @@ import {
   type ClientAuthenticationFields,
 } from './client-authentication-setting.js';
 import { hasControlCharacter } from '../control-characters.js';
+import { unstorableText } from '../storable-text.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
 export interface ApplicationFields extends OpenIdSettingsFields, BackchannelLogoutFields, ClientAuthenticationFields {
@@ -119,8 +120,9 @@ export function validateApplicationFields(
   const add = (field: ApplicationField, message: string) => (errors[field] ??= []).push(message);
   if (fields.name.trim() === '') add('name', "Name can't be blank");
   if (fields.name.length > 255) add('name', 'Name is too long (maximum is 255 characters)');
-  // PostgreSQL text cannot hold a NUL: refused here, not by a failing INSERT (SPEC 9: no input gives a 500).
-  if (fields.name.includes('\u0000')) add('name', 'Name is invalid');
+  // PostgreSQL text cannot hold a NUL: refused here, not by a failing INSERT (SPEC 9: no input gives a 500); an unpaired
+  // surrogate would be stored as U+FFFD, another name than the one sent (registration refuses both, storable-text.ts).
+  if (unstorableText(fields.name) !== null) add('name', 'Name is invalid');
   // Issue 29 item 10: the consent screen shows an admin's name as it shows a stranger's; a format character (a paste
   // that carried U+202E or U+200B) would make it read as another.
   const newName = fields.name.trim() !== current?.name;
@@ -128,7 +130,7 @@ export function validateApplicationFields(
   if (format !== null) add('name', `Name must not contain invisible formatting characters (${format})`);
   // Nor a control character (a bell, an escape sequence, a line break): the name is a line of the consent screen and of
   // the CLI's tables, as a user's name is (users refuse them too).
-  if (newName && !fields.name.includes('\u0000') && hasControlCharacter(fields.name))
+  if (newName && unstorableText(fields.name) === null && hasControlCharacter(fields.name))
     add('name', 'Name must not contain control characters');
 
   const uris = splitRegisteredUris(fields.redirectUri);
