@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { argon2Hasher } from './storage/argon2-hasher.js';
 import { ajvJsonSchemaChecker } from './storage/ajv-json-schema-checker.js';
+import { sharedSchemaCompilers } from './http/schema-compilers.js';
 import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
 import { createControllers, resolveControllerClasses } from './http/controllers/registry.js';
@@ -180,6 +181,7 @@ export async function buildServer({
     ...requestTimeouts(config.requestTimeoutSeconds),
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { allowUnionTypes: true } },
+    schemaController: { compilersFactory: sharedSchemaCompilers() },
     // Malformed URLs and over-long path parameters are answered like any other bad request (no onSend hook
     // runs for these, so the security headers are set here), never with Fastify's own body.
     frameworkErrors: (error, request, rawReply) => {

@@ -33,6 +33,12 @@ export interface DatabaseOptions {
   /** A dumpDataDir tar that an in-memory PGlite starts from instead of running initdb (tests). */
   pgliteTemplate?: Blob;
   /**
+   * PGlite's shared_buffers (PostgreSQL's setting). Default: PostgreSQL's 128 MB for a server, 8 MB for a CLI command.
+   * PGlite sets the buffers up at every start: the tests, which start an in-memory database for nearly every file,
+   * take less (test-database.ts).
+   */
+  pgliteSharedBuffers?: string;
+  /**
    * Server or CLI command, for a data folder. Default: a server (buildServer without a database, tests), which
    * owns the folder alone; only `serve` also shares it with CLI commands (shareWithCliCommands).
    */
@@ -232,7 +238,8 @@ async function createPglite(location: string, options: DatabaseOptions, lock: Da
   const { PGlite } = await import('@electric-sql/pglite');
   // A CLI command runs a few statements and exits: PostgreSQL's default 128 MB of shared buffers, which PGlite sets
   // up at every start, cost a CLI command on the data folder a sixth of its start (issue 30, bench/RESULTS.md).
-  const startParams = options.embedded?.role === 'cli' ? [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'] : undefined;
+  const sharedBuffers = options.pgliteSharedBuffers ?? (options.embedded?.role === 'cli' ? '8MB' : undefined);
+  const startParams = sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`] : undefined;
   const db = await PGlite.create(location, { loadDataDir: options.pgliteTemplate, ...(startParams && { startParams }) });
   let socket: EmbeddedSocketServer | null = null;
   const commitListeners: Array<() => void> = [];

@@ -24,7 +24,12 @@ export interface TestDatabase {
 export async function createTestDatabase({ migrated = true } = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
     const pgliteTemplate = pgliteDump(migrated ? 'pgliteTemplatePath' : 'pgliteEmptyTemplatePath');
-    const database = await createDatabase({ databaseUrl: null, dataDir: 'memory://', pgliteTemplate });
+    const database = await createDatabase({
+      databaseUrl: null,
+      dataDir: 'memory://',
+      pgliteTemplate,
+      pgliteSharedBuffers: TEST_SHARED_BUFFERS,
+    });
     // Finds nothing pending on the template (a few ms); kept so every test database goes through migrate().
     if (migrated) await migrate(database);
     return { database, url: null, drop: () => database.close() };
@@ -57,15 +62,32 @@ export async function loadMigratedDataDir(dataDir: string): Promise<boolean> {
   return true;
 }
 
+/**
+ * Each test's PGlite sets up 128 MB of shared buffers at start by default: ~0.6 s of CPU and as much memory per test
+ * database (a file starts one or more). A test writes a few hundred rows: 8 MB is plenty, as for a CLI command.
+ */
+const TEST_SHARED_BUFFERS = '8MB';
+
 const dumps = new Map<string, Blob>();
 
-/** One of the run's PGlite dumps (database-templates.ts), read once per worker; undefined without that globalSetup. */
+/**
+ * One of the run's PGlite dumps (database-templates.ts), read once per worker; undefined without that globalSetup.
+ * Not a `new Blob([bytes])`: Node.js 20 reads such a blob back in 64 KB chunks that it concatenates, ~0.5 s for a
+ * 40 MB dump at every test database, and PGlite reads the whole dump at once with arrayBuffer(). PGlite copies each
+ * file out of it, so one buffer serves every database of the worker unchanged.
+ */
 function pgliteDump(key: 'pgliteTemplatePath' | 'pgliteEmptyTemplatePath'): Blob | undefined {
   const path = inject(key);
   if (!path) return undefined;
   let dump = dumps.get(path);
-  if (!dump) dumps.set(path, (dump = new Blob([readFileSync(path)])));
+  if (!dump) dumps.set(path, (dump = wholeBufferBlob(readFileSync(path))));
   return dump;
+}
+
+function wholeBufferBlob(bytes: Buffer): Blob {
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const blob = { type: '', size: buffer.byteLength, arrayBuffer: async () => buffer };
+  return blob as unknown as Blob;
 }
 
 /** An empty PostgreSQL database URL without opening it (tests of migration races); null on PGlite. */
