@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import type { Config } from '../config/types.js';
 import { redactQuery, type QueryRedaction } from '../oauth/query-redaction.js';
@@ -33,11 +34,11 @@ export interface DatabaseOptions {
   /** A dumpDataDir tar that an in-memory PGlite starts from instead of running initdb (tests). */
   pgliteTemplate?: Blob;
   /**
-   * PGlite's shared_buffers (PostgreSQL's setting). Default: PostgreSQL's 128 MB for a server, 8 MB for a CLI command.
-   * PGlite sets the buffers up at every start: the tests, which start an in-memory database for nearly every file,
-   * take less (test-database.ts).
+   * An open in-memory PGlite to use instead of starting one, and what close() does with it instead of closing it: the
+   * tests start a database for nearly every file, and give each an earlier one's instance emptied back to the
+   * template (test-database.ts).
    */
-  pgliteSharedBuffers?: string;
+  pglite?: { instance: PGlite; release(): Promise<void> };
   /**
    * Server or CLI command, for a data folder. Default: a server (buildServer without a database, tests), which
    * owns the folder alone; only `serve` also shares it with CLI commands (shareWithCliCommands).
@@ -238,9 +239,10 @@ async function createPglite(location: string, options: DatabaseOptions, lock: Da
   const { PGlite } = await import('@electric-sql/pglite');
   // A CLI command runs a few statements and exits: PostgreSQL's default 128 MB of shared buffers, which PGlite sets
   // up at every start, cost a CLI command on the data folder a sixth of its start (issue 30, bench/RESULTS.md).
-  const sharedBuffers = options.pgliteSharedBuffers ?? (options.embedded?.role === 'cli' ? '8MB' : undefined);
-  const startParams = sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`] : undefined;
-  const db = await PGlite.create(location, { loadDataDir: options.pgliteTemplate, ...(startParams && { startParams }) });
+  const startParams = options.embedded?.role === 'cli' ? [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'] : undefined;
+  const db =
+    options.pglite?.instance ??
+    (await PGlite.create(location, { loadDataDir: options.pgliteTemplate, ...(startParams && { startParams }) }));
   let socket: EmbeddedSocketServer | null = null;
   const commitListeners: Array<() => void> = [];
   // While traces are exported, every statement of the service is a span (pg's instrumentation does not see PGlite).
@@ -269,7 +271,8 @@ async function createPglite(location: string, options: DatabaseOptions, lock: Da
     async close() {
       await socket?.close();
       await prisma.$disconnect();
-      await db.close();
+      if (options.pglite) await options.pglite.release();
+      else await db.close();
       lock?.release();
     },
   };

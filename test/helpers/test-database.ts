@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
+import { migratedInstance, newInstance } from './pglite-instances.js';
 import { adminQuery, dropDatabase, withDatabaseName } from '../../scripts/lib/postgres-admin.js';
 
 /** The server the suite runs against: PostgreSQL when DATABASE_URL is set, else embedded PGlite. */
@@ -17,19 +18,16 @@ export interface TestDatabase {
 }
 
 /**
- * A fresh, empty database for one test file: a new PostgreSQL database created from DATABASE_URL, or a
- * new in-memory PGlite, each a copy of the run's template (database-templates.ts) when there is one.
- * `migrated: false` leaves it without tables.
+ * A fresh, empty database for one test file: a new PostgreSQL database created from DATABASE_URL, or an
+ * in-memory PGlite, each a copy of the run's template (database-templates.ts) when there is one; on PGlite, an earlier
+ * test database's instance emptied back to that template (pglite-instances.ts). `migrated: false` leaves it without
+ * tables.
  */
 export async function createTestDatabase({ migrated = true } = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const pgliteTemplate = pgliteDump(migrated ? 'pgliteTemplatePath' : 'pgliteEmptyTemplatePath');
-    const database = await createDatabase({
-      databaseUrl: null,
-      dataDir: 'memory://',
-      pgliteTemplate,
-      pgliteSharedBuffers: TEST_SHARED_BUFFERS,
-    });
+    const template = migrated ? pgliteDump('pgliteTemplatePath') : undefined;
+    const pglite = template ? await migratedInstance(template) : await newInstance(pgliteDump('pgliteEmptyTemplatePath'));
+    const database = await createDatabase({ databaseUrl: null, dataDir: 'memory://', pglite });
     // Finds nothing pending on the template (a few ms); kept so every test database goes through migrate().
     if (migrated) await migrate(database);
     return { database, url: null, drop: () => database.close() };
@@ -61,12 +59,6 @@ export async function loadMigratedDataDir(dataDir: string): Promise<boolean> {
   await database.close();
   return true;
 }
-
-/**
- * Each test's PGlite sets up 128 MB of shared buffers at start by default: ~0.6 s of CPU and as much memory per test
- * database (a file starts one or more). A test writes a few hundred rows: 8 MB is plenty, as for a CLI command.
- */
-const TEST_SHARED_BUFFERS = '8MB';
 
 const dumps = new Map<string, Blob>();
 
