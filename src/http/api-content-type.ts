@@ -35,10 +35,13 @@ export function requireFormContentType(removed: readonly string[]): OnRequestHoo
 function hasFormContentTypeWhereNeeded(request: FastifyRequest, paths: ReadonlySet<string>): boolean {
   if (!BODY_METHODS.has(request.method)) return true;
   if (!inGroup(request, paths)) return true;
-  const type = request.headers['content-type'];
+  return isFormContentType(request.headers['content-type'] ?? '');
+}
+
+/** Whether a Content-Type header is application/x-www-form-urlencoded, with or without parameters, in any case. */
+export function isFormContentType(type: string): boolean {
   // The exact header first: what every client sends, without the work of parsing it.
-  if (type === FORM) return true;
-  return (type ?? '').split(';', 1)[0]!.trim().toLowerCase() === FORM;
+  return type === FORM || type.split(';', 1)[0]!.trim().toLowerCase() === FORM;
 }
 
 /**

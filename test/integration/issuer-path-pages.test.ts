@@ -13,7 +13,7 @@ import {
 } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { DEVICE_FLOW_CONFIG, deviceAuthorization, deviceClient } from '../helpers/device-flow.js';
-import { FORM, form, type TestServer } from '../helpers/test-server.js';
+import type { TestServer } from '../helpers/test-server.js';
 import { AdminSession, buildAdminServer } from './applications-support.js';
 
 // SPEC 3.7: an issuer with a path (https://auth.example.com/tenant) behind a proxy that strips /tenant before
@@ -95,12 +95,7 @@ describe(`an issuer with a path behind a proxy that strips it: pages, redirects 
     expect(consent.body).toContain(`<form method="post" action="${BASE}/oauth/authorize">`);
     expect(consent.body).toContain(`href="${BASE}/oauth/authorized_applications"`);
 
-    const approve = await agent.request({
-      method: 'POST',
-      url: '/oauth/authorize',
-      headers: FORM,
-      payload: form(hiddenFields(consent.body, 0)),
-    });
+    const approve = await agent.post('/oauth/authorize', hiddenFields(consent.body, 0));
     expect(approve.statusCode).toBe(303);
     const callback = new URL(String(approve.headers.location));
     expect(`${callback.origin}${callback.pathname}`).toBe(CALLBACK);

@@ -1,7 +1,6 @@
 import type { onRequestHookHandler } from 'fastify';
 import { UnsupportedMediaType } from '../../oauth/errors.js';
-
-const FORM = 'application/x-www-form-urlencoded';
+import { isFormContentType } from '../api-content-type.js';
 
 /**
  * OpenID Connect Core 3.1.2.1: an authorization request sent by POST uses form serialization, as the consent form and
@@ -11,6 +10,6 @@ const FORM = 'application/x-www-form-urlencoded';
  */
 export const formBodyOnly: onRequestHookHandler = (request, _reply, done) => {
   const type = request.headers['content-type'];
-  if (type === undefined || type === FORM || type.split(';', 1)[0]!.trim().toLowerCase() === FORM) return done();
+  if (type === undefined || isFormContentType(type)) return done();
   done(new UnsupportedMediaType());
 };

@@ -122,7 +122,8 @@ export function validateApplicationFields(
   if (fields.name.length > 255) add('name', 'Name is too long (maximum is 255 characters)');
   // PostgreSQL text cannot hold a NUL: refused here, not by a failing INSERT (SPEC 9: no input gives a 500); an unpaired
   // surrogate would be stored as U+FFFD, another name than the one sent (registration refuses both, storable-text.ts).
-  if (unstorableText(fields.name) !== null) add('name', 'Name is invalid');
+  const storable = unstorableText(fields.name) === null;
+  if (!storable) add('name', 'Name is invalid');
   // Issue 29 item 10: the consent screen shows an admin's name as it shows a stranger's; a format character (a paste
   // that carried U+202E or U+200B) would make it read as another.
   const newName = fields.name.trim() !== current?.name;
@@ -130,8 +131,7 @@ export function validateApplicationFields(
   if (format !== null) add('name', `Name must not contain invisible formatting characters (${format})`);
   // Nor a control character (a bell, an escape sequence, a line break): the name is a line of the consent screen and of
   // the CLI's tables, as a user's name is (users refuse them too).
-  if (newName && unstorableText(fields.name) === null && hasControlCharacter(fields.name))
-    add('name', 'Name must not contain control characters');
+  if (newName && storable && hasControlCharacter(fields.name)) add('name', 'Name must not contain control characters');
 
   const uris = splitRegisteredUris(fields.redirectUri);
   // Reference 7.1: blank is allowed only when no enabled flow redirects; with grant types of its own (issue 34), only

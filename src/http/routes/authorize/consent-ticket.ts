@@ -45,13 +45,9 @@ export async function takeConsentShown(
   fields: ReadonlyArray<readonly [string, string]>,
   page: unknown,
 ): Promise<boolean> {
-  if (typeof page !== 'string' || !/^[\w-]{16}$/.test(page)) return false;
+  if (!isPageId(page)) return false;
   const ticket = ticketOf(fields, page);
-  const shown = request.session.get('consentShownFor') ?? [];
-  if (!shown.includes(ticket)) return false;
-  const rest = shown.filter((kept) => kept !== ticket);
-  request.session.set('consentShownFor', rest.length > 0 ? rest : undefined);
-  return isFirstApproval(deps, ticket);
+  return (request.session.get('consentShownFor') ?? []).includes(ticket) && useUp(deps, request, ticket);
 }
 
 /**
@@ -59,11 +55,16 @@ export async function takeConsentShown(
  * same page afterwards (another tab, the back button) asks again instead of giving a code after the access_denied.
  */
 export async function useUpConsentShown(deps: Pick<OAuthDeps, 'stores' | 'now'>, request: FastifyRequest, page: unknown): Promise<void> {
-  if (typeof page !== 'string' || !/^[\w-]{16}$/.test(page)) return;
-  const shown = request.session.get('consentShownFor') ?? [];
-  const ticket = shown.find((kept) => kept.endsWith(`.${page}`));
-  if (ticket === undefined) return;
-  const rest = shown.filter((kept) => kept !== ticket);
+  if (!isPageId(page)) return;
+  const ticket = (request.session.get('consentShownFor') ?? []).find((kept) => kept.endsWith(`.${page}`));
+  if (ticket !== undefined) await useUp(deps, request, ticket);
+}
+
+const isPageId = (page: unknown): page is string => typeof page === 'string' && /^[\w-]{16}$/.test(page);
+
+/** Removes the ticket from the session and claims it on the server: true when this was its first use. */
+function useUp(deps: Pick<OAuthDeps, 'stores' | 'now'>, request: FastifyRequest, ticket: string): Promise<boolean> {
+  const rest = (request.session.get('consentShownFor') ?? []).filter((kept) => kept !== ticket);
   request.session.set('consentShownFor', rest.length > 0 ? rest : undefined);
-  await isFirstApproval(deps, ticket);
+  return isFirstApproval(deps, ticket);
 }

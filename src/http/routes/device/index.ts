@@ -2,9 +2,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { TooManyAttempts } from '../../../oauth/errors.js';
 import {
+  AnsweredUserCode,
   decideDeviceAuthorization,
   enteredUserCode,
-  AnsweredUserCode,
   UnknownUserCode,
   UserCodeEnteredTooOften,
   type EnteredCode,
