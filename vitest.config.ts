@@ -14,9 +14,11 @@ const databaseTemplates = 'test/helpers/database-templates.ts';
 // The suite passes with its files shuffled (--sequence.shuffle.files), so no file depends on another's order.
 const sharedWorkers = { isolate: false };
 // vitest's default is one worker fewer than the cores: one on the 2-core CI machine, where npm test then kept 1.25 cores
-// busy (709 s of CPU in 565 s), its files waiting on PGlite, sockets and spawned processes. Two keep both cores busy;
-// the suite passes with two (files share nothing but modules, see above).
-const workers = Math.max(2, availableParallelism() - 1);
+// busy (709 s of CPU in 565 s), its files waiting on PGlite, sockets and spawned processes. Two kept both cores busy
+// until a test database cost less CPU (test/helpers/pglite-instances.ts): then two kept 1.45 cores busy (793 s of CPU
+// in 548 s) and three 1.77 (773 s in 437 s). One more than the cores; the suite passes with three (files share nothing
+// but modules, see above).
+const workers = Math.max(3, availableParallelism() + 1);
 
 export default defineConfig({
   // As tsconfig.json "paths" does for tsc and tsx: the workspace package @oauth-service/guard runs from its source

@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { DatabaseOptions } from '../../src/storage/database.js';
 
 // The in-memory PGlite instances of one worker's test databases. Starting one from the run's template costs ~0.35 s of
-// CPU (PostgreSQL's start in WebAssembly, the dump unpacked into memory) and a run starts over a thousand, while
+// CPU (PostgreSQL's start in WebAssembly, the dump unpacked into memory) and a run starts hundreds, while
 // emptying a closed test database's instance back to the template takes a few milliseconds. An instance is used again
 // only when nothing of its last test is left in it: no transaction open, its session reset (DISCARD ALL: settings,
 // prepared statements, advisory locks, temporary tables), its catalog still the template's (a fingerprint of the
