@@ -75,6 +75,10 @@ export async function codeFlow(
 }
 
 /** The server's JWKS, as a relying party fetches it. */
+/** The kids a running service's JWKS lists, sorted. */
+export const jwksKids = async (baseUrl: string) =>
+  ((await (await fetch(`${baseUrl}/oauth/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid).sort();
+
 export async function jwksOf(server: TestServer): Promise<JSONWebKeySet> {
   const response = await server.app.inject({ method: 'GET', url: '/oauth/jwks' });
   return response.json() as JSONWebKeySet;
