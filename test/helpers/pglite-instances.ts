@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import type { DatabaseOptions } from '../../src/storage/database.js';
+import { SMALL_SHARED_BUFFERS, type DatabaseOptions } from '../../src/storage/database.js';
 
 // The in-memory PGlite instances of one worker's test databases. Starting one from the run's template costs ~0.35 s of
 // CPU (PostgreSQL's start in WebAssembly, the dump unpacked into memory) and a run starts hundreds, while
@@ -12,11 +12,9 @@ import type { DatabaseOptions } from '../../src/storage/database.js';
 /** A test database's PGlite, and what its Database's close() does with it (database.ts). */
 export type PgliteLease = NonNullable<DatabaseOptions['pglite']>;
 
-/**
- * PostgreSQL's default 128 MB of shared buffers cost each start ~0.6 s of CPU and as much memory; a test writes a few
- * hundred rows, and a CLI command (database.ts) starts with 8 MB too.
- */
-const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
+// PostgreSQL's default 128 MB of shared buffers cost each start ~0.6 s of CPU and as much memory; a test writes a few
+// hundred rows, as a CLI command does.
+const START_PARAMS = [...PGlite.defaultStartParams, ...SMALL_SHARED_BUFFERS];
 /** Instances kept for the next test databases: a file opens one to three at a time. */
 const MAX_IDLE = 3;
 
@@ -31,22 +29,23 @@ interface TemplateShape {
 
 /** An instance that holds the run's migrated template: an idle one emptied back to it, else a new one. */
 export async function migratedInstance(dump: Blob): Promise<PgliteLease> {
-  let instance = idle.pop();
-  if (!instance) {
-    instance = await started(dump);
-    // Read from a new instance, before any test wrote to it: every new instance is the same copy of the dump.
-    template ??= shapeOf(instance);
-    await template;
-  }
-  const reused = instance;
-  const { client, revoke } = lease(reused);
+  const instance = idle.pop() ?? (await startedTemplate(dump));
+  const { client, revoke } = lease(instance);
   return {
     instance: client,
     async release() {
       revoke();
-      await giveBack(reused);
+      await giveBack(instance);
     },
   };
+}
+
+async function startedTemplate(dump: Blob): Promise<PGlite> {
+  const instance = await started(dump);
+  // Read from a new instance, before any test wrote to it: every new instance is the same copy of the dump.
+  template ??= shapeOf(instance);
+  await template;
+  return instance;
 }
 
 /** A new instance from a dump (or from initdb without one), closed with its database. */
