@@ -33,7 +33,7 @@ export async function createTestDatabase({ migrated = true } = {}): Promise<Test
     return { database, url: null, drop: () => database.close() };
   }
   const name = `oauth_test_${randomBytes(6).toString('hex')}`;
-  const template = migrated ? inject('postgresTemplateName') : undefined;
+  const template = migrated ? provided('postgresTemplateName') : undefined;
   await adminQuery(TEST_DATABASE_URL, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   const url = withDatabaseName(TEST_DATABASE_URL, name);
   const database = await createDatabase({ databaseUrl: url, dataDir: 'unused', poolSize: 10 });
@@ -60,6 +60,16 @@ export async function loadMigratedDataDir(dataDir: string): Promise<boolean> {
   return true;
 }
 
+type TemplateKey = 'pgliteTemplatePath' | 'pgliteEmptyTemplatePath' | 'postgresTemplateName';
+
+/**
+ * What the run's globalSetup (database-templates.ts) provided; undefined outside Vitest, where `inject` throws: the
+ * full fuzz run (scripts/fuzz.ts) builds its server with these helpers, on a database migrated from nothing.
+ */
+function provided(key: TemplateKey): string | undefined {
+  return process.env.VITEST ? inject(key) : undefined;
+}
+
 const dumps = new Map<string, Blob>();
 
 /**
@@ -68,8 +78,8 @@ const dumps = new Map<string, Blob>();
  * 40 MB dump at every test database, and PGlite reads the whole dump at once with arrayBuffer(). PGlite copies each
  * file out of it, so one buffer serves every database of the worker unchanged.
  */
-function pgliteDump(key: 'pgliteTemplatePath' | 'pgliteEmptyTemplatePath'): Blob | undefined {
-  const path = inject(key);
+function pgliteDump(key: Exclude<TemplateKey, 'postgresTemplateName'>): Blob | undefined {
+  const path = provided(key);
   if (!path) return undefined;
   let dump = dumps.get(path);
   if (!dump) dumps.set(path, (dump = wholeBufferBlob(readFileSync(path))));
