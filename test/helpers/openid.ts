@@ -74,11 +74,11 @@ export async function codeFlow(
   return { code, response };
 }
 
-/** The server's JWKS, as a relying party fetches it. */
 /** The kids a running service's JWKS lists, sorted. */
 export const jwksKids = async (baseUrl: string) =>
   ((await (await fetch(`${baseUrl}/oauth/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid).sort();
 
+/** The server's JWKS, as a relying party fetches it. */
 export async function jwksOf(server: TestServer): Promise<JSONWebKeySet> {
   const response = await server.app.inject({ method: 'GET', url: '/oauth/jwks' });
   return response.json() as JSONWebKeySet;
