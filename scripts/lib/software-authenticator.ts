@@ -1,8 +1,9 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 
-// A WebAuthn authenticator in software (issue 35 item 1): it makes a P-256 passkey with attestation "none" and signs
-// assertions, so the integration tests (and bench/passkey-ceremony.ts) drive the server's real ceremonies, and can lie
-// (another origin, another rp id, an old counter) where a browser would not.
+// A WebAuthn authenticator in software (issue 35 item 1): it makes a P-256 passkey (or, on a Node.js that has it, an
+// ML-DSA-44 one) with attestation "none" and signs assertions, so the integration tests (and bench/passkey-ceremony.ts)
+// drive the server's real ceremonies, and can lie (another origin, another rp id, an old counter) where a browser would
+// not.
 
 type Cbor = number | string | Buffer | Cbor[] | Map<Cbor, Cbor>;
 
@@ -40,9 +41,23 @@ export interface Ceremony {
   rpId: string;
 }
 
+type KeyPair = { privateKey: KeyObject; publicKey: KeyObject };
+// @types/node 20 names no ML-DSA key type.
+const generateKeyPairOf = generateKeyPairSync as (type: string) => KeyPair;
+
+/** Whether this Node.js makes ML-DSA keys (24.7 and later; Node.js 20 does not). */
+export function runtimeMakesMlDsaKeys(): boolean {
+  try {
+    generateKeyPairOf('ml-dsa-44');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export class SoftwareAuthenticator {
   readonly credentialId = randomBytes(16);
-  private readonly keys: { privateKey: KeyObject; publicKey: KeyObject } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  private readonly keys: KeyPair;
   /** The signature counter the next assertion carries, unless one is given. */
   counter = 0;
   userHandle: string | null = null;
@@ -50,8 +65,18 @@ export class SoftwareAuthenticator {
   /**
    * `synced`: a backed-up multi-device passkey (BE and BS set); else device-bound. `countsSignatures`: counter > 0.
    * `verifiesUser: false`: assertions say the user was present but not verified (a security key without a PIN).
+   * `algorithm`: the key's, ES256 unless said (ML-DSA-44 needs a Node.js whose crypto has it: 24.7 and later).
    */
-  constructor(private readonly options: { synced?: boolean; countsSignatures?: boolean; verifiesUser?: boolean } = {}) {}
+  constructor(
+    private readonly options: {
+      synced?: boolean;
+      countsSignatures?: boolean;
+      verifiesUser?: boolean;
+      algorithm?: 'ES256' | 'ML-DSA-44';
+    } = {},
+  ) {
+    this.keys = options.algorithm === 'ML-DSA-44' ? generateKeyPairOf('ml-dsa-44') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  }
 
   get id(): string {
     return b64url(this.credentialId);
@@ -67,20 +92,32 @@ export class SoftwareAuthenticator {
     return Buffer.concat([sha256(rpId), Buffer.from([flags]), count, ...(attested ? [attested] : [])]);
   }
 
+  /** The public key as COSE (RFC 9052 section 7) encodes it, which the server stores. */
+  coseKey(): Buffer {
+    const jwk = this.keys.publicKey.export({ format: 'jwk' });
+    const key =
+      this.options.algorithm === 'ML-DSA-44'
+        ? new Map<Cbor, Cbor>([
+            [1, 7], // kty: AKP
+            [3, -48], // alg: ML-DSA-44
+            [-1, Buffer.from((jwk as { pub: string }).pub, 'base64url')],
+          ])
+        : new Map<Cbor, Cbor>([
+            [1, 2], // kty: EC2
+            [3, -7], // alg: ES256
+            [-1, 1], // crv: P-256
+            [-2, Buffer.from(jwk.x!, 'base64url')],
+            [-3, Buffer.from(jwk.y!, 'base64url')],
+          ]);
+    return cbor(key);
+  }
+
   /** navigator.credentials.create() answering the server's options. */
   register(options: { challenge: string; user: { id: string } }, ceremony: Ceremony) {
     this.userHandle = options.user.id;
-    const jwk = this.keys.publicKey.export({ format: 'jwk' });
-    const coseKey = new Map<Cbor, Cbor>([
-      [1, 2], // kty: EC2
-      [3, -7], // alg: ES256
-      [-1, 1], // crv: P-256
-      [-2, Buffer.from(jwk.x!, 'base64url')],
-      [-3, Buffer.from(jwk.y!, 'base64url')],
-    ]);
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
-    const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, cbor(coseKey)]);
+    const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, this.coseKey()]);
     const authData = this.authenticatorData(ceremony.rpId, this.flags(AT), 0, attested);
     const attestationObject = cbor(
       new Map<Cbor, Cbor>([
@@ -112,7 +149,9 @@ export class SoftwareAuthenticator {
     const clientData = Buffer.from(
       JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: ceremony.origin, crossOrigin: false }),
     );
-    const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), this.keys.privateKey);
+    const signed = Buffer.concat([authData, sha256(clientData)]);
+    // ML-DSA hashes inside the algorithm: no digest is named.
+    const signature = sign(this.options.algorithm === 'ML-DSA-44' ? null : 'sha256', signed, this.keys.privateKey);
     return {
       id: this.id,
       rawId: this.id,

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
+import { registerPasskey } from '../../src/oauth/passkeys/passkeys.js';
 import { disableUser } from '../../src/oauth/users/users.js';
 import { createUser, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
-import { SoftwareAuthenticator, type Ceremony } from '../../scripts/lib/software-authenticator.js';
+import { runtimeMakesMlDsaKeys, SoftwareAuthenticator, type Ceremony } from '../../scripts/lib/software-authenticator.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -159,6 +160,47 @@ describe(`passkeys (${backend})`, () => {
     }
     expect(await storedPasskeys(user.id)).toEqual([]);
   });
+
+  it('a new passkey may use EdDSA, ES256 or RS256, in that order, whatever the Node.js (never an ML-DSA the runtime may lack)', async () => {
+    await createUser(server.deps, 'algorithms');
+    const options = await postJson(await signedIn(server.app, 'algorithms'), '/account/passkeys/options', '/account', {});
+    expect(options.json().pubKeyCredParams).toEqual([
+      { alg: -8, type: 'public-key' },
+      { alg: -7, type: 'public-key' },
+      { alg: -257, type: 'public-key' },
+    ]);
+  });
+
+  it.skipIf(!runtimeMakesMlDsaKeys())(
+    'ML-DSA-44 (a Node.js that has it): a new one is refused; one an earlier version registered signs in with its 2,420-byte signature',
+    async () => {
+      const user = await createUser(server.deps, 'post-quantum');
+      const authenticator = new SoftwareAuthenticator({ algorithm: 'ML-DSA-44' });
+      const refused = await register(await signedIn(server.app, 'post-quantum'), authenticator);
+      expect(refused.statusCode).toBe(400);
+      expect(await storedPasskeys(user.id)).toEqual([]);
+      // As a version that offered ML-DSA-44 on Node.js 24 stored it.
+      await registerPasskey(
+        server.deps,
+        {
+          credentialId: authenticator.id,
+          userId: user.id,
+          publicKey: authenticator.coseKey().toString('base64url'),
+          signCount: 0,
+          transports: ['internal'],
+          backupEligible: false,
+          backedUp: false,
+          deviceType: 'singleDevice',
+          aaguid: null,
+          name: 'Post-quantum',
+        },
+        '127.0.0.1',
+      );
+      const { answer, browser } = await signInWith(authenticator);
+      expect(answer.statusCode).toBe(200);
+      expect(await isSignedIn(browser)).toBe(true);
+    },
+  );
 
   it('an unknown credential is refused and audited; a challenge is used once; no ceremony, no sign-in', async () => {
     const { answer } = await signInWith(new SoftwareAuthenticator());

@@ -17,6 +17,15 @@ import { relyingParty } from './relying-party.js';
 // the browser passes to navigator.credentials.create(), then the check of what the authenticator made.
 
 /**
+ * The key algorithms a new passkey may use, most preferred first (COSE: EdDSA -8, ES256 -7, RS256 -257): the same on
+ * every Node.js the service runs on. Left to the library, the list starts with ML-DSA-44 where the runtime's Web Crypto
+ * has it (Node.js 24, the image's), which it asks through an API Node.js still calls experimental (a warning on stderr),
+ * and a passkey made so on Node.js 24 could not sign in on Node.js 20. One an earlier version registered so signs in
+ * where the runtime verifies it: the sign-in takes the stored key's algorithm (and passkey-schemas.ts its signature).
+ */
+export const PASSKEY_ALGORITHMS = [-8, -7, -257];
+
+/**
  * residentKey required: a passkey must be discoverable, so that it alone signs in (no user name first).
  * userVerification required: a passkey alone is the whole sign-in, so the authenticator must check its user (PIN or
  * biometric) as well as hold the key. Attestation none: which authenticator model it is, is not checked here.
@@ -40,6 +49,7 @@ export async function registrationOptions(
     attestationType: 'none',
     excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   });
   keepChallenge(request, 'register', options.challenge, deps.now());
   return options;
@@ -71,6 +81,7 @@ export async function completeRegistration(
       expectedOrigin: rp.origins,
       expectedRPID: rp.id,
       requireUserVerification: true,
+      supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     });
   } catch (error) {
     // The library's messages hold no secret.

@@ -42,7 +42,8 @@ export const signInBody = {
         properties: {
           clientDataJSON: b64url('The client data.'),
           authenticatorData: b64url('The authenticator data.'),
-          signature: b64url('The signature.', 1024),
+          // Room for the longest a stored passkey makes: ML-DSA-87's 4,627 bytes (ML-DSA-44's 2,420: PASSKEY_ALGORITHMS).
+          signature: b64url('The signature.', 8192),
           userHandle: b64url('The user handle.', 1024),
         },
       },
