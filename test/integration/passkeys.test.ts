@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
-import { registerPasskey } from '../../src/oauth/passkeys/passkeys.js';
 import { disableUser } from '../../src/oauth/users/users.js';
 import { createUser, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
+import { storedPasskey } from '../helpers/second-factor.js';
 import { runtimeMakesMlDsaKeys, SoftwareAuthenticator, type Ceremony } from '../../scripts/lib/software-authenticator.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
@@ -180,22 +180,11 @@ describe(`passkeys (${backend})`, () => {
       expect(refused.statusCode).toBe(400);
       expect(await storedPasskeys(user.id)).toEqual([]);
       // As a version that offered ML-DSA-44 on Node.js 24 stored it.
-      await registerPasskey(
-        server.deps,
-        {
-          credentialId: authenticator.id,
-          userId: user.id,
-          publicKey: authenticator.coseKey().toString('base64url'),
-          signCount: 0,
-          transports: ['internal'],
-          backupEligible: false,
-          backedUp: false,
-          deviceType: 'singleDevice',
-          aaguid: null,
-          name: 'Post-quantum',
-        },
-        '127.0.0.1',
-      );
+      const stored = {
+        ...storedPasskey(user.id, authenticator.id, 'Post-quantum'),
+        publicKey: authenticator.coseKey().toString('base64url'),
+      };
+      await server.deps.stores.passkeys.create(stored, new Date());
       const { answer, browser } = await signInWith(authenticator);
       expect(answer.statusCode).toBe(200);
       expect(await isSignedIn(browser)).toBe(true);

@@ -23,7 +23,7 @@ import { relyingParty } from './relying-party.js';
  * and a passkey made so on Node.js 24 could not sign in on Node.js 20. One an earlier version registered so signs in
  * where the runtime verifies it: the sign-in takes the stored key's algorithm (and passkey-schemas.ts its signature).
  */
-export const PASSKEY_ALGORITHMS = [-8, -7, -257];
+const PASSKEY_ALGORITHMS = [-8, -7, -257];
 
 /**
  * residentKey required: a passkey must be discoverable, so that it alone signs in (no user name first).
