@@ -1,4 +1,4 @@
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, SignJWT, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdJagAudienceConfig } from '../../src/config/token-exchange-schema.js';
 import type { GrantFlow } from '../../src/config/types.js';
@@ -37,6 +37,8 @@ describe(`RFC 8693 token exchange of an ID token (${backend})`, () => {
     server = await backchannelServer(
       {},
       {
+        // A pairwise client's ID tokens are refused (below): a pairwise client needs the salt.
+        env: { PAIRWISE_SALT: 'token-exchange-pairwise-salt-0123456789' },
         config: {
           grantFlows: ['authorization_code', 'refresh_token', TOKEN_EXCHANGE_GRANT] as GrantFlow[],
           defaultScopes: ['read'],
@@ -215,6 +217,50 @@ describe(`RFC 8693 token exchange of an ID token (${backend})`, () => {
         const token = await make();
         await expectRefused(() => exchange(token, { scope: 'read' }), 'invalid_request', description);
         await expectRefused(() => idJag(token), 'invalid_request', description);
+      });
+
+      /** Signed as `signedWithoutTyp`, but with a key of its own under the server's current kid: a forgery. */
+      const forged = async (claims: JWTPayload) => {
+        const { kid } = activeSigningKey(await server.deps.stores.signingKeys.list(), 'RS256', new Date())!;
+        const { privateKey } = await generateKeyPair('RS256');
+        return new SignJWT(idTokenClaims(claims)).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey);
+      };
+      const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const seconds = () => Math.floor(Date.now() / 1000);
+
+      it.each([
+        ['a string that is no JWT', async () => 'not-an-id-token'],
+        ['expired', () => signed({ iat: seconds() - 600, exp: seconds() - 300 })],
+        ['issued to another client (aud)', () => signed({ aud: 'another-client' })],
+        ['issued by another server (iss)', () => signed({ iss: 'https://elsewhere.example' })],
+        ['without an exp', () => signed({ exp: undefined })],
+        ["signed by another key under the server's kid", () => forged({})],
+        ['unsigned (alg none)', async () => `${base64url({ alg: 'none' })}.${base64url(idTokenClaims({}))}.`],
+      ])('%s is refused (invalid_request), with one description for every way', async (_name, make) => {
+        const token = await make();
+        const description = 'The subject token is not an unexpired ID token this server issued to this client.';
+        await expectRefused(() => exchange(token, { scope: 'read' }), 'invalid_request', description);
+        await expectRefused(() => idJag(token), 'invalid_request', description);
+      });
+
+      it('one whose sub is not a string is refused (invalid_request)', async () => {
+        const token = await signed({ sub: 42 as unknown as string });
+        await expectRefused(() => exchange(token, { scope: 'read' }), 'invalid_request', 'The subject token has no sub.');
+      });
+
+      it("a pairwise client's own ID token is refused: its sub cannot be turned back into a user", async () => {
+        const created = await createClient(server.deps, { subjectType: 'pairwise' }, { uid: 'pairwise-web' });
+        const grantTypes = ['authorization_code', TOKEN_EXCHANGE_GRANT];
+        await server.deps.stores.applicationAdmin.update(created.application.id, { grantTypes });
+        const token = await signed({ aud: 'pairwise-web' });
+        const description = "A pairwise client's ID tokens cannot be exchanged.";
+        const send = () =>
+          tokenRequest(
+            server.app,
+            { grant_type: TOKEN_EXCHANGE_GRANT, subject_token: token, subject_token_type: TOKEN_TYPES.idToken, scope: 'read' },
+            basic('pairwise-web', created.plainSecret!),
+          );
+        await expectRefused(send, 'invalid_request', description);
       });
 
       it('typ JWT in any case (this server puts JWT in its ID tokens), application/jwt, or no typ at all is an ID token', async () => {
