@@ -240,6 +240,43 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         'The assertion signature does not verify.',
       ],
       [
+        'a key id the issuer does not publish',
+        async () => ({ assertion: await signedByStranger(aliceAssertion(), 'idp-2') }),
+        'invalid_grant',
+        'No key of the issuer matches the assertion.',
+      ],
+      [
+        'no exp (RFC 7523 section 3 item 4: MUST)',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ exp: undefined })) }),
+        'invalid_grant',
+        'The assertion has no valid exp.',
+      ],
+      [
+        'no sub (section 3 item 2: MUST)',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ sub: undefined })) }),
+        'invalid_grant',
+        'The assertion has no sub claim.',
+      ],
+      [
+        'an empty sub',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ sub: '' })) }),
+        'invalid_grant',
+        'The assertion has no sub claim.',
+      ],
+      [
+        // Its replay is refused by the jti: without one it could be replayed until it expires.
+        'no jti',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ jti: undefined })) }),
+        'invalid_grant',
+        'The assertion needs a jti.',
+      ],
+      [
+        'a jti longer than 256 characters',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ jti: 'j'.repeat(257) })) }),
+        'invalid_grant',
+        'The assertion needs a jti.',
+      ],
+      [
         'an ID-JAG without its typ',
         async () => ({ assertion: await issuer.sign(idJag({ resource: MCP })) }),
         'invalid_grant',
@@ -363,8 +400,9 @@ async function hs256WithPublicKey(issuer: AssertionIssuer, claims: object): Prom
   return `${input}.${signature}`;
 }
 
-async function signedByStranger(claims: object): Promise<string> {
+/** Signed by a key of the caller's own, under the issuer's kid unless told another. */
+async function signedByStranger(claims: object, kid = 'idp-1'): Promise<string> {
   const { generateKeyPair, SignJWT } = await import('jose');
   const { privateKey } = await generateKeyPair('ES256');
-  return new SignJWT(claims as Record<string, unknown>).setProtectedHeader({ alg: 'ES256', kid: 'idp-1' }).sign(privateKey);
+  return new SignJWT(claims as Record<string, unknown>).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
 }
