@@ -126,6 +126,31 @@ describe(`Client ID Metadata Documents refused: hostile and malformed documents 
     expect(await expectRefused('/credentials')).toBe('grant_types holds a grant a public client cannot use');
   });
 
+  it.each([
+    ['/method-number', { token_endpoint_auth_method: 5 }, 'token_endpoint_auth_method is not a string'],
+    ['/method-tls', { token_endpoint_auth_method: 'tls_client_auth' }, 'token_endpoint_auth_method is not none or private_key_jwt'],
+    ['/redirects-empty', { redirect_uris: [] }, 'redirect_uris is empty'],
+    ['/redirects-string', { redirect_uris: CALLBACK }, 'redirect_uris is not an array of strings'],
+    ['/redirects-numbers', { redirect_uris: [CALLBACK, 7] }, 'redirect_uris is not an array of strings'],
+    // RFC 8252 section 7.1: a private-use scheme is a reverse domain name.
+    ['/private-scheme', { redirect_uris: ['myapp:/callback'] }, 'redirect_uris: a redirect URI is not acceptable'],
+    ['/grants-string', { grant_types: 'authorization_code' }, 'grant_types is not an array of strings'],
+    ['/implicit', { response_types: ['token'] }, 'response_types holds a type other than code'],
+    ['/application-type', { application_type: 'desktop' }, 'application_type is not web or native'],
+    ['/scope-list', { scope: ['read'] }, 'scope is not scope tokens separated by spaces'],
+    ['/scope-quote', { scope: 'read "write"' }, 'scope is not scope tokens separated by spaces'],
+    ['/jwks-uri-number', { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 5 }, 'jwks_uri is not a string'],
+  ])('a document with %s is refused, saying which field is wrong', async (path, fields, reason) => {
+    documents.serve(path, json(valid(path, fields)));
+    expect(await expectRefused(path)).toBe(reason);
+  });
+
+  it('a reverse-domain private-use scheme and http to any loopback host are accepted, as at /oauth/register', async () => {
+    const redirectUris = ['com.example.app:/callback', 'http://127.0.0.2:8080/cb', 'http://[::1]/cb', 'http://localhost/cb'];
+    documents.serve('/native', json(valid('/native', { redirect_uris: redirectUris, application_type: 'native' })));
+    expect(await cimd.known(urlOf('/native'))).toBe(true);
+  });
+
   it('GET /oauth/authorize shows the error page saying why, without the document text, and never redirects', async () => {
     documents.serve('/hostile', json(valid('/hostile', { client_id: '<script>alert(1)</script>', client_name: '<script>x</script>' })));
     const page = await server.app.inject({

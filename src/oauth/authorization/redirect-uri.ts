@@ -32,8 +32,11 @@ const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+$/;
  */
 export function isAllowedRedirectScheme(scheme: string): boolean {
   const lower = scheme.toLowerCase();
-  return HTTP_SCHEMES.has(lower) || PRIVATE_USE_SCHEME.test(lower);
+  return HTTP_SCHEMES.has(lower) || isPrivateUseScheme(lower);
 }
+
+/** A reverse-domain private-use scheme (RFC 8252 section 7.1), lower case as URL.protocol gives it. */
+export const isPrivateUseScheme = (scheme: string): boolean => PRIVATE_USE_SCHEME.test(scheme);
 
 type UriParts = {
   scheme: string | undefined;

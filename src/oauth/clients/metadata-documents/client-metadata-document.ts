@@ -1,6 +1,6 @@
 import type { Config } from '../../../config/types.js';
 import { grantTypeProblem, NO_EXTRAS, operatorAllowance, scopeProblem } from '../client-holdings.js';
-import { isInternalHost } from '../registration/client-registration-uris.js';
+import { isInternalHost, isLoopbackRedirectHost } from '../registration/client-registration-uris.js';
 import { ClientMetadataDocumentRefused, type FetchedDocument } from './client-metadata-document-fetch.js';
 import { formatCharacterIn } from '../../format-characters.js';
 import { registrationErrors } from '../../authorization/redirect-uri.js';
@@ -50,7 +50,6 @@ export type DocumentClient = ApplicationInput & { metadataExpiresAt: Date };
 
 const SHARED_SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'client_secret_jwt']);
 const PUBLIC_GRANTS = new Set(['authorization_code', 'refresh_token']);
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * The application row a fetched document stands for: a public client (section 4.1: no client_secret, and no
@@ -227,18 +226,11 @@ function registeredScopes(value: unknown): string[] {
   return parseScopes(value);
 }
 
-// RFC 8252 and RFC 9700 section 2.1: https, loopback http (any port), or a reverse-domain private-use scheme.
+// RFC 8252 and RFC 9700 section 2.1: https, loopback http (any port), or a reverse-domain private-use scheme. The
+// registration rules let only those schemes through (redirect-uri.ts); http goes to a loopback host only, the one rule
+// of /oauth/register (client-registration-uris.ts). Said without the URI: the error page shows the reason.
 function redirectUriProblem(uri: string): string | null {
-  const [problem] = registrationErrors(uri, { forceSsl: false });
-  if (problem !== undefined) return 'a redirect URI is not acceptable';
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'a redirect URI is not acceptable';
-  }
-  const scheme = url.protocol.slice(0, -1);
-  if (scheme === 'https') return null;
-  if (scheme === 'http') return LOOPBACK_HOSTS.has(url.hostname) ? null : 'http is for loopback redirect URIs only';
-  return scheme.includes('.') ? null : 'a private-use scheme must be a reverse domain name';
+  if (registrationErrors(uri, { forceSsl: false }).length > 0 || !URL.canParse(uri)) return 'a redirect URI is not acceptable';
+  const url = new URL(uri);
+  return url.protocol === 'http:' && !isLoopbackRedirectHost(url.hostname) ? 'http is for loopback redirect URIs only' : null;
 }

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { registrationErrors } from '../../authorization/redirect-uri.js';
+import { isPrivateUseScheme, registrationErrors } from '../../authorization/redirect-uri.js';
 import { refusedAddressReason } from '../metadata-documents/client-metadata-document-address.js';
 
 // The URIs a self-registering client may give (RFC 7591 section 2): where codes go (redirect_uris) and what the
@@ -11,8 +11,12 @@ export const MAX_URI_LENGTH = 2000;
 export type ApplicationType = 'web' | 'native';
 
 const LOOPBACK_HOSTS = /^(?:127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/i;
-// RFC 8252 section 7.1: a native app's private-use scheme is a reverse domain name (it holds a period).
-const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)+$/;
+
+/**
+ * The hosts a self-registered client's http redirect URI may name (RFC 8252 section 7.3, and localhost, which section
+ * 8.3 advises against but allows), as URL.hostname gives them: at /oauth/register and in a metadata document alike.
+ */
+export const isLoopbackRedirectHost = (hostname: string): boolean => LOOPBACK_HOSTS.test(hostname);
 
 export type RedirectUriVerdict = { problem: string } | { needs: ApplicationType | 'either' };
 
@@ -34,8 +38,8 @@ export function redirectUriVerdict(uri: string): RedirectUriVerdict {
   const scheme = url.protocol.slice(0, -1).toLowerCase();
   if (scheme === 'https') return url.hostname === '' ? { problem: `${uri}: https needs a host` } : { needs: 'either' };
   if (scheme === 'http')
-    return LOOPBACK_HOSTS.test(url.hostname) ? { needs: 'native' } : { problem: `${uri}: http is allowed on a loopback host only` };
-  if (PRIVATE_USE_SCHEME.test(scheme)) return { needs: 'native' };
+    return isLoopbackRedirectHost(url.hostname) ? { needs: 'native' } : { problem: `${uri}: http is allowed on a loopback host only` };
+  if (isPrivateUseScheme(scheme)) return { needs: 'native' };
   return { problem: `${uri}: the scheme must be https, loopback http or a reverse-domain private-use scheme` };
 }
 
