@@ -219,6 +219,46 @@ describe(`TOTP second factor (${backend})`, () => {
     expect((await passwordStep(userAgent(server.app), 'otto')).headers.location).not.toBe('/login/second-factor');
   });
 
+  it('guessing the password on the account page is limited as at sign-in: then even the right one is refused (429), and nothing changes', async () => {
+    const user = await createUser(server.deps, 'guessed');
+    const browser = await signedIn(server.app, 'guessed');
+    const { recoveryCodes } = await enrolFromAccount(browser, server.clock.now);
+    nextStep();
+    // LIMITS.maxFailures wrong proofs, turning the factor off or making new recovery codes alike.
+    expect((await browser.post('/account/second-factor/remove', { proof: 'guess 1' }, '/account')).statusCode).toBe(401);
+    expect((await browser.post('/account/second-factor/recovery-codes', { proof: 'guess 2' }, '/account')).statusCode).toBe(401);
+    expect((await browser.post('/account/second-factor/remove', { proof: 'guess 3' }, '/account')).statusCode).toBe(401);
+    for (const path of ['/account/second-factor/remove', '/account/second-factor/recovery-codes']) {
+      const refused = await browser.post(path, { proof: PASSWORD }, '/account');
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.body).toContain('Too many failed sign-in attempts.');
+    }
+    expect(await server.deps.stores.secondFactors.hasTotp(user.id)).toBe(true);
+    // The codes shown at the enrolment still sign in: none was replaced.
+    const signingIn = userAgent(server.app);
+    server.clock.advance(LIMITS.lockoutSeconds);
+    other.clock.advance(LIMITS.lockoutSeconds);
+    await passwordStep(signingIn, 'guessed');
+    expect((await secondStep(signingIn, recoveryCodes[0]!)).statusCode).toBe(303);
+    const trail = await listAuditEvents(server.deps, { userId: user.id, type: 'user.second_factor.failed', limit: 10 });
+    expect(trail.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('guessing the current password while setting up is limited too: the right password and code then set up nothing', async () => {
+    const user = await createUser(server.deps, 'guessed-setup');
+    const browser = await signedIn(server.app, 'guessed-setup');
+    const page = await browser.request({ method: 'GET', url: '/account/second-factor' });
+    const code = await codeAt(secretOnPage(page.body), server.clock.now);
+    for (const guess of ['guess 1', 'guess 2', 'guess 3'])
+      expect((await browser.post('/account/second-factor', { current: guess, code }, '/account/second-factor')).statusCode).toBe(401);
+    const refused = await browser.post('/account/second-factor', { current: PASSWORD, code }, '/account/second-factor');
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.body).toContain('Too many failed sign-in attempts.');
+    expect(await server.deps.stores.secondFactors.hasTotp(user.id)).toBe(false);
+  });
+
   // The recovery codes are shown once; this test signs in with a fresh set, as the user would after regenerating.
   async function enrolledRecovery(userId: number): Promise<string | null> {
     const { regenerateRecoveryCodes } = await import('../../src/oauth/second-factor/second-factors.js');
