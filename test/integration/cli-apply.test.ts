@@ -226,6 +226,27 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
       // Not 2 March: a mistyped day is said, never moved.
       'registration_tokens[0].expires_at: must be a time on the calendar with its offset, such as 2027-01-31T00:00:00Z, not "2037-02-30T00:00:00Z"',
     ]);
+    // An entry that is no object, a required field left out, a flag that is no boolean, a list that is no list of strings.
+    const kinds = await apply(
+      {
+        applications: [
+          5,
+          { name: 'No uid', confidential: 'yes', redirect_uris: 'https://a.example/cb' },
+          { uid: 'y', name: 'Y', scopes: ['read', 7, null], dpop_bound_access_tokens: 1 },
+        ],
+      },
+      '--json',
+    );
+    expect(kinds.code).toBe(2);
+    expect(JSON.parse(kinds.stdout).problems).toEqual([
+      'applications[0]: must be an object, not a number',
+      'applications[1].uid: is required',
+      'applications[1].redirect_uris: must be an array of strings, not a string',
+      'applications[1].confidential: must be true or false, not a string',
+      'applications[2].scopes[1]: must be a string, not a number',
+      'applications[2].scopes[2]: must be a string, not null',
+      'applications[2].dpop_bound_access_tokens: must be true or false, not a number',
+    ]);
     expect(await state()).toEqual(before);
   });
 
