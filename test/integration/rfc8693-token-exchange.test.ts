@@ -182,6 +182,31 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     );
   });
 
+  it('a requested_token_type it does not issue, or an ID-JAG for a subject that is no ID token or with an actor: invalid_request, with why', async () => {
+    const refusedWith = async (client: Client, params: Params, description: string) => {
+      await expectRefusedStoringNothing(() => exchange(client, params), 'invalid_request');
+      expect((await exchange(client, params)).json().error_description).toBe(description);
+    };
+    const subject = await aliceToken();
+    const refreshType = 'urn:ietf:params:oauth:token-type:refresh_token';
+    await refusedWith(
+      service,
+      { subject_token: subject, requested_token_type: refreshType },
+      `The requested_token_type must be ${TOKEN_TYPES.accessToken} or ${TOKEN_TYPES.idJag}.`,
+    );
+    const idJagOf = { requested_token_type: TOKEN_TYPES.idJag, audience: DOWNSTREAM };
+    await refusedWith(
+      web,
+      { subject_token: subject, ...idJagOf },
+      `An ID-JAG is issued for a subject_token_type of ${TOKEN_TYPES.idToken}.`,
+    );
+    await refusedWith(
+      web,
+      { subject_token: 'an.id.token', subject_token_type: TOKEN_TYPES.idToken, actor_token: await ownToken(web), ...idJagOf },
+      'An ID-JAG carries no actor: send no actor_token.',
+    );
+  });
+
   it('an actor token of another client is invalid_request, and nothing is stored', async () => {
     const subject = await aliceToken();
     const othersActor = await ownToken(downstreamService);
