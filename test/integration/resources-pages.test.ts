@@ -226,6 +226,24 @@ describe(`/oauth/resources JSON API (${backend})`, () => {
     expect(wrongType.statusCode).toBe(400);
   });
 
+  it.each([
+    [{ uri: '' }, "URI can't be blank"],
+    [{ uri: `https://api.example.com/${'a'.repeat(2000)}` }, 'URI is too long (maximum is 2000 characters)'],
+    [{ uri: 'https://api.example.com/a b' }, 'URI must be a valid URI (RFC 3986).'],
+    [{ uri: 'javascript://api.example.com/%0aalert(1)' }, 'URI is forbidden by the server.'],
+    [{ uri: 'https:///v1' }, 'URI must have a host, such as https://api.example.com.'],
+    [{ name: 'n'.repeat(256) }, 'Name is too long (maximum is 255 characters)'],
+    [{ name: 'API\u0000' }, 'Name is invalid'],
+    [{ name: 'API\u001b[31m' }, 'Name must not contain control characters'],
+    [{ scopes: 'read wr"ite' }, 'Scopes has an invalid scope "wr\\"ite": a scope is printable ASCII without spaces, quotes or backslashes'],
+  ])('%j is 422 with its one problem, and registers nothing', async (fields, problem) => {
+    const before = (await call('GET', '/oauth/resources')).json();
+    const response = await call('POST', '/oauth/resources', { uri: 'https://valid.example.com', scopes: 'read', ...fields });
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json()).toEqual({ errors: [problem] });
+    expect((await call('GET', '/oauth/resources')).json()).toEqual(before);
+  });
+
   it('applications: access_token_format jwt is accepted while openid.enabled is on, and shown in the JSON', async () => {
     const created = await server.app.inject({
       method: 'POST',
