@@ -24,7 +24,8 @@ export async function discoverJwksUri(issuer: string, timeoutMs: number): Promis
     }
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
     const metadata = (await response.json().catch(() => null)) as Record<string, unknown> | null;
-    if (metadata === null || typeof metadata !== 'object') throw new Error(`${url} answered 200 without a JSON object`);
+    if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
+      throw new Error(`${url} answered 200 without a JSON object`);
     if (metadata.issuer !== issuer)
       throw new Error(`${url} names the issuer ${JSON.stringify(metadata.issuer)}, not ${JSON.stringify(issuer)}`);
     const jwksUri = metadata.jwks_uri;
