@@ -124,6 +124,17 @@ describe('guard with DPoP (RFC 9449), local mode with a stand-in introspect', ()
     expect(replay.json()).toEqual({ error: 'invalid_dpop_proof', error_description: 'The DPoP proof was already used' });
   });
 
+  // An EC jwk without its point: Web Crypto throws a DataError, which jose passes on. Before, the guard let it through
+  // as an exception, and the API answered 500 to a request whose own header was at fault.
+  it('a proof whose jwk is no usable public key: 401 invalid_dpop_proof, not a server error', async () => {
+    const { x: _x, y: _y, ...pointless } = key.jwk;
+    const value = token(key.jkt);
+    const headers = await dpopHeaders({ ...key, jwk: pointless }, value);
+    const response = await get(headers);
+    expect(response.statusCode, response.body).toBe(401);
+    expect(response.json()).toEqual({ error: 'invalid_dpop_proof', error_description: 'The DPoP proof is invalid' });
+  });
+
   it('the query of the request is not part of htu', async () => {
     const value = token(key.jkt);
     expect((await get(await dpopHeaders(key, value, 'GET', `${ORIGIN}/notes`), app, '/notes?page=2')).statusCode).toBe(200);

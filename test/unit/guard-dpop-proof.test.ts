@@ -130,6 +130,15 @@ describe('guard: a DPoP proof (RFC 9449 section 4.3)', () => {
     expect(await refusal(await proof({ jwk: { ...es256.jwk, k: 'AAAA' } }))).toBe("The DPoP proof's jwk header holds a private key");
   });
 
+  it('step 7: refuses a proof without a jwk header, one that is no object, and one that is no usable public key', async () => {
+    const claims = { jti: 'no-jwk', htm: 'GET', htu: URL_, iat: Math.floor(NOW / 1000), ath: accessTokenHash(TOKEN) };
+    const withoutJwk = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt' }).sign(es256.privateKey);
+    expect(await refusal(withoutJwk)).toBe('The DPoP proof has no jwk header');
+    expect(await refusal(await proof({ jwk: [es256.jwk] as unknown as JWK }))).toBe('The DPoP proof has no jwk header');
+    const { x: _x, y: _y, ...pointless } = es256.jwk;
+    expect(await refusal(await proof({ jwk: pointless }))).toBe('The DPoP proof is invalid');
+  });
+
   it('step 8: is signed by the key of its jwk header', async () => {
     expect(await refusal(await proof({ jwk: other.jwk }))).toBe("The DPoP proof's signature does not verify with its jwk");
   });
@@ -138,6 +147,12 @@ describe('guard: a DPoP proof (RFC 9449 section 4.3)', () => {
     for (const claim of ['jti', 'htm', 'htu', 'iat']) {
       expect(await refusal(await proof({ omit: [claim] }))).toBe(`The DPoP proof lacks the ${claim} claim or it is invalid`);
     }
+  });
+
+  it('step 4: its jti is a string of 1 to 256 characters', async () => {
+    for (const jti of ['', 'j'.repeat(257), 42])
+      expect(await refusal(await proof({ claims: { jti: jti as string } }))).toBe('The DPoP proof has no valid jti');
+    expect(await verifyDpopProof(await proof({ claims: { jti: 'j'.repeat(256) } }), request, verifier())).toMatchObject({ ok: true });
   });
 
   it('step 9: htm is the method of the request', async () => {

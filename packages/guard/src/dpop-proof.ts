@@ -80,8 +80,9 @@ export async function verifyDpopProof(
   } catch (error) {
     if (error instanceof errors.JWSSignatureVerificationFailed) return refused("The DPoP proof's signature does not verify with its jwk");
     if (error instanceof errors.JWTClaimValidationFailed) return refused(`The DPoP proof lacks the ${error.claim} claim or it is invalid`);
-    if (error instanceof errors.JOSEError) return refused('The DPoP proof is invalid');
-    throw error;
+    // Anything else is the proof's too: a JOSE error, or Web Crypto refusing its jwk (a DataError for an EC key
+    // without its point), which jose passes on as it is. Never an exception: the request's own header is untrusted.
+    return refused('The DPoP proof is invalid');
   }
 
   const { jti, htm, htu, iat, ath } = payload;
