@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrustedIssuerConfig } from '../../src/config/trusted-issuers-schema.js';
 import type { GrantFlow } from '../../src/config/types.js';
@@ -17,6 +19,8 @@ const IDP = 'https://idp.example.com';
 const ENTERPRISE = 'https://enterprise.example.com';
 const JIT = 'https://jit.example.com';
 const MCP = 'https://mcp.example.com/mcp';
+// An issuer whose published key is broken (an EC key without its y coordinate), on a JWKS server of its own.
+const BROKEN = 'https://broken.example.com';
 
 describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
   let server: TestServer;
@@ -29,8 +33,14 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
   const logs = capturedLogLines();
   const sent: string[] = [];
 
+  let brokenKeys: Server;
+
   beforeAll(async () => {
     issuer = await assertionIssuer();
+    const { y: _y, ...pointless } = issuer.publicJwk;
+    brokenKeys = createServer((_request, response) => response.end(JSON.stringify({ keys: [pointless] })));
+    await new Promise<void>((resolve) => brokenKeys.listen(0, '127.0.0.1', resolve));
+    const brokenJwksUri = `http://127.0.0.1:${(brokenKeys.address() as AddressInfo).port}/jwks`;
     const entry = { jwksUri: issuer.jwksUri, clients: ['agent', 'other', 'renewing'], scopes: ['read', 'write'] };
     server = await buildTestServer({
       logStream: logs.stream,
@@ -43,6 +53,7 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
           { ...entry, issuer: IDP, userMatch: 'email' },
           { ...entry, issuer: ENTERPRISE, idJag: true, userMatch: 'email', maxLifetimeSeconds: 300 },
           { ...entry, issuer: JIT, clients: ['agent', 'renewing'], createUsers: true, refreshTokens: true },
+          { ...entry, issuer: BROKEN, jwksUri: brokenJwksUri, userMatch: 'email' },
           // The loader fills in the defaults, as for a file.
         ] as TrustedIssuerConfig[],
       },
@@ -66,6 +77,7 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
   afterAll(async () => {
     await server.close();
     await issuer.close();
+    await new Promise((resolve) => brokenKeys.close(resolve));
   });
 
   const redeem = (client: TestClient, assertion: string, params: Params = {}) => {
@@ -244,6 +256,13 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         async () => ({ assertion: await signedByStranger(aliceAssertion(), 'idp-2') }),
         'invalid_grant',
         'No key of the issuer matches the assertion.',
+      ],
+      [
+        // Web Crypto refuses the key (a DataError, which jose passes on): the issuer's fault, said, not a 500.
+        'an issuer whose published key is broken',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ iss: BROKEN })) }),
+        'invalid_grant',
+        "The issuer's keys could not be used to verify the assertion.",
       ],
       [
         'no exp (RFC 7523 section 3 item 4: MUST)',

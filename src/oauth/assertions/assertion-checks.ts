@@ -104,7 +104,8 @@ function failedCheck(error: unknown): string {
   }
   if (error instanceof errors.JWKSNoMatchingKey) return 'No key of the issuer matches the assertion.';
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'The assertion signature does not verify.';
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JOSENotSupported)
+  // Web Crypto refusing a published key (a DataError for an EC key without its point), which jose passes on as it is.
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JOSENotSupported || error instanceof DOMException)
     return "The issuer's keys could not be used to verify the assertion.";
   if (error instanceof errors.JOSEError) return 'The assertion could not be verified.';
   if (error instanceof TypeError || error instanceof SyntaxError) return 'The assertion could not be verified.';
