@@ -182,11 +182,13 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
     );
   });
 
+  /** invalid_request with this description, twice over (the refusal is no accident of the first try), storing nothing. */
+  const refusedWith = async (client: Client, params: Params, description: string) => {
+    await expectRefusedStoringNothing(() => exchange(client, params), 'invalid_request');
+    expect((await exchange(client, params)).json().error_description).toBe(description);
+  };
+
   it('a requested_token_type it does not issue, or an ID-JAG for a subject that is no ID token or with an actor: invalid_request, with why', async () => {
-    const refusedWith = async (client: Client, params: Params, description: string) => {
-      await expectRefusedStoringNothing(() => exchange(client, params), 'invalid_request');
-      expect((await exchange(client, params)).json().error_description).toBe(description);
-    };
     const subject = await aliceToken();
     const refreshType = 'urn:ietf:params:oauth:token-type:refresh_token';
     await refusedWith(
@@ -204,6 +206,30 @@ describe(`RFC 8693 token exchange (${backend})`, () => {
       web,
       { subject_token: 'an.id.token', subject_token_type: TOKEN_TYPES.idToken, actor_token: await ownToken(web), ...idJagOf },
       'An ID-JAG carries no actor: send no actor_token.',
+    );
+  });
+
+  it('actor_token_type goes with an actor_token and names an access token; a chain of actors ends at five', async () => {
+    const subject = await aliceToken();
+    const actor = await ownToken(service);
+    const ACCESS = TOKEN_TYPES.accessToken;
+    await refusedWith(service, { subject_token: subject, actor_token_type: ACCESS }, 'actor_token_type is sent only with an actor_token.');
+    await refusedWith(service, { subject_token: subject, actor_token: actor }, 'Missing required parameter: actor_token_type.');
+    await refusedWith(
+      service,
+      { subject_token: subject, actor_token: actor, actor_token_type: TOKEN_TYPES.idToken },
+      `The actor_token_type must be ${ACCESS}.`,
+    );
+    let token = subject;
+    for (let depth = 1; depth <= 5; depth += 1) {
+      const delegated = await exchange(service, { subject_token: token, actor_token: await ownToken(service), actor_token_type: ACCESS });
+      expect(delegated.statusCode, delegated.body).toBe(200);
+      token = delegated.json().access_token;
+    }
+    await refusedWith(
+      service,
+      { subject_token: token, actor_token: await ownToken(service), actor_token_type: ACCESS },
+      'The subject token has too many actors (at most 5).',
     );
   });
 
