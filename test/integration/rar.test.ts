@@ -102,6 +102,15 @@ describe(`rich authorization requests, RFC 9396 (${backend})`, () => {
       ['[{"type":', 'authorization_details is not valid JSON.'],
       ['{"type":"payment_initiation"}', 'authorization_details must be a JSON array of objects.'],
       ['[{"creditorName":"A"}]', 'authorization_details[0] has no type.'],
+      ['[]', 'authorization_details must name at least one object.'],
+      [details(ACCOUNTS).replace(/\]$/, ',"payment_initiation"]'), 'authorization_details[1] is not a JSON object.'],
+      ['[{"type":""}]', 'authorization_details[0] has a type that is not a non-empty string.'],
+      ['[{"type":7}]', 'authorization_details[0] has a type that is not a non-empty string.'],
+      [
+        details({ ...ACCOUNTS, locations: 'https://api.example.com' }),
+        'authorization_details[0] has locations that are not a non-empty array of strings.',
+      ],
+      [details({ ...ACCOUNTS, locations: [] }), 'authorization_details[0] has locations that are not a non-empty array of strings.'],
       [
         details(ACCOUNTS, { type: 'crypto_transfer' }),
         'authorization_details[1] has the type "crypto_transfer", which no resource here serves.',
