@@ -64,6 +64,15 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
       [{ jwks: '{not json' }, 'The jwks is not valid JSON.'],
       [{ jwks: JSON.stringify(jwksOf(key)), jwks_uri: 'https://rp.example/jwks' }, 'Give jwks or jwks_uri, not both (RFC 7591 section 2).'],
       [{ jwks_uri: 'ftp://rp.example/jwks' }, 'The jwks_uri must be an https URL.'],
+      [{ jwks_uri: '/jwks' }, 'The jwks_uri must be an absolute URL.'],
+      [{ jwks_uri: `https://rp.example/${'k'.repeat(2000)}` }, 'The jwks_uri is too long (maximum is 2000 characters).'],
+      [{ jwks_uri: 'https://user:pass@rp.example/jwks' }, 'The jwks_uri must not carry credentials or a fragment.'],
+      [{ jwks_uri: 'https://rp.example/jwks#current' }, 'The jwks_uri must not carry credentials or a fragment.'],
+      // Beside its field, without the field's name: "Must be one of ...".
+      [
+        { token_endpoint_auth_method: 'tls_client_auth' },
+        'one of none, client_secret_basic, client_secret_post, private_key_jwt, client_secret_jwt.',
+      ],
       // RFC 7591 section 2: none is a public client's method, and a public client has nothing else to authenticate with.
       [{ confidential: '0', token_endpoint_auth_method: 'client_secret_basic' }, 'A public client cannot use client_secret_basic.'],
       [{ token_endpoint_auth_method: 'none' }, 'A confidential client cannot use none: it authenticates (make it public to use none).'],
