@@ -62,6 +62,10 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
       [{ token_endpoint_auth_method: 'private_key_jwt' }, 'The private_key_jwt method needs the public keys: jwks or jwks_uri.'],
       [{ jwks: JSON.stringify({ keys: [{ ...key.publicJwk, d: 'x' }] }) }, 'The jwks must hold public keys only (a private key was sent).'],
       [{ jwks: '{not json' }, 'The jwks is not valid JSON.'],
+      [
+        { jwks: `{"keys":[{"kty":"EC","crv":"P-256","x":${'['.repeat(40)}${']'.repeat(40)}}]}` },
+        'The jwks is nested too deeply (at most 32 levels of objects and arrays).',
+      ],
       [{ jwks: JSON.stringify(jwksOf(key)), jwks_uri: 'https://rp.example/jwks' }, 'Give jwks or jwks_uri, not both (RFC 7591 section 2).'],
       [{ jwks_uri: 'ftp://rp.example/jwks' }, 'The jwks_uri must be an https URL.'],
       [{ jwks_uri: '/jwks' }, 'The jwks_uri must be an absolute URL.'],

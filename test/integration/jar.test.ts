@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { SignJWT } from 'jose';
+import { CompactSign, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAuthorizationParameters } from '../../src/oauth/authorization/authorization-parameters.js';
@@ -195,6 +195,17 @@ describe(`signed request objects (RFC 9101) on ${backend}`, () => {
     const alone = await agent.request({ method: 'GET', url: authorizeUrl({ client_id: clientId, request_uri: requestUri }) });
     expect(alone.statusCode).toBeOneOf([200, 302]);
     if (alone.statusCode === 302) expect(locationParameters(alone).get('code')).toBeTruthy();
+  });
+
+  it('a request object nested thousands deep fails as nested too deeply: carrying its claims on as text overflowed the stack (a 500)', async () => {
+    // Made by hand: jose's SignJWT would itself overflow on the payload (JSON.stringify).
+    const now = Math.floor(Date.now() / 1000);
+    const head = JSON.stringify({ iss: clientId, aud: issuer, exp: now + 300, nbf: now, client_id: clientId, response_type: 'code' });
+    const payload = `${head.slice(0, -1)},"claims":${'{"a":'.repeat(5000)}null${'}'.repeat(5000)}}`;
+    const deep = await new CompactSign(new TextEncoder().encode(payload))
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'oauth-authz-req+jwt' })
+      .sign(key.privateKey);
+    expectRefused(await withRequest(deep), 'The request object is nested too deeply (at most 32 levels of objects and arrays).');
   });
 
   it('a request object inside a request object, or naming a request_uri, fails', async () => {

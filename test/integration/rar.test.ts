@@ -103,6 +103,11 @@ describe(`rich authorization requests, RFC 9396 (${backend})`, () => {
       ['{"type":"payment_initiation"}', 'authorization_details must be a JSON array of objects.'],
       ['[{"creditorName":"A"}]', 'authorization_details[0] has no type.'],
       ['[]', 'authorization_details must name at least one object.'],
+      // 12 kB of brackets: JSON.stringify of it overflowed the stack (a 500) when the consent page carried it on.
+      [
+        `[{"type":"account_information","x":${'['.repeat(6000)}${']'.repeat(6000)}}]`,
+        'authorization_details is nested too deeply (at most 32 levels of objects and arrays).',
+      ],
       [details(ACCOUNTS).replace(/\]$/, ',"payment_initiation"]'), 'authorization_details[1] is not a JSON object.'],
       ['[{"type":""}]', 'authorization_details[0] has a type that is not a non-empty string.'],
       ['[{"type":7}]', 'authorization_details[0] has a type that is not a non-empty string.'],

@@ -1,3 +1,4 @@
+import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveApplication } from '../../src/oauth/clients/applications.js';
 import { basic, tokenRequest } from '../helpers/oauth-requests.js';
@@ -77,6 +78,19 @@ describe(`RFC 7591 client metadata (${backend})`, () => {
     expect(response.statusCode).toBe(201);
     for (const member of ['request_uris', 'software_statement', 'client_name#ja-Jpan-JP', 'extension'])
       expect(response.json()[member]).toBeUndefined();
+  });
+
+  it('a jwks nested thousands deep is invalid_client_metadata, not a server error (storing it overflowed the stack)', async () => {
+    const { publicKey } = await generateKeyPair('ES256');
+    const key = JSON.stringify(await exportJWK(publicKey));
+    const jwks = `{"keys":[${key.slice(0, -1)},"x5c_extra":${'['.repeat(6000)}${']'.repeat(6000)}}]}`;
+    const payload = `{"redirect_uris":["https://rp.example/cb"],"token_endpoint_auth_method":"private_key_jwt","jwks":${jwks}}`;
+    const response = await server.app.inject({ method: 'POST', url: '/oauth/register', headers: JSON_HEADERS, payload });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      error: 'invalid_client_metadata',
+      error_description: 'The jwks is nested too deeply (at most 32 levels of objects and arrays).',
+    });
   });
 
   it('section 2: a redirect URI listed twice is stored and answered once, in the order first given', async () => {

@@ -5,6 +5,7 @@ import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys } from '..
 import { fapi2AlgorithmRefusal, isFapi2 } from '../clients/fapi2-profile.js';
 import { registeredAlgorithmRefusal, signingAlgorithmsOf } from '../clients/registered-signing-algs.js';
 import { authorizationIssuer } from '../issuer.js';
+import { NESTED_TOO_DEEPLY, nestedTooDeeply } from '../json-nesting.js';
 import type { LookupOrigin } from '../store.js';
 import { readAuthorizationParameters, type AuthorizationParameters } from './authorization-parameters.js';
 import { REQUEST_OBJECT_ALGORITHMS } from './request-object-algorithms.js';
@@ -94,6 +95,8 @@ export async function unpackRequestObject(
   }
   const problem = lifetimeProblem(payload, checkedAt, isFapi2(application)) ?? contentProblem(payload, clientId);
   if (problem !== null) return refuse(problem);
+  // Its claims and authorization_details are carried on as JSON text (requestOf).
+  if (nestedTooDeeply(payload)) return refuse(`The request object is ${NESTED_TOO_DEEPLY}.`);
   const unpacked = readAuthorizationParameters(requestOf(payload, clientId));
   // A claim of the wrong JSON type is the object's fault, not a parameter "sent more than once" as in a query.
   const mistyped = unpacked.malformed[0];

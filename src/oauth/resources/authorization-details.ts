@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidAuthorizationDetails } from '../errors.js';
+import { NESTED_TOO_DEEPLY, nestedTooDeeply } from '../json-nesting.js';
 import type { ResourceRecord } from '../store.js';
 import type { AuthorizationDetail, DetailSchema, JsonSchemaChecker } from './authorization-details-schemas.js';
 
@@ -33,6 +34,7 @@ export function parseAuthorizationDetails(text: string): AuthorizationDetail[] {
   }
   if (!Array.isArray(parsed)) throw invalid('authorization_details must be a JSON array of objects.');
   if (parsed.length === 0) throw invalid('authorization_details must name at least one object.');
+  if (nestedTooDeeply(parsed)) throw invalid(`authorization_details is ${NESTED_TOO_DEEPLY}.`);
   parsed.forEach((item: unknown, index) => {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) throw invalid(`${which(index)} is not a JSON object.`);
     const { type } = item as Record<string, unknown>;

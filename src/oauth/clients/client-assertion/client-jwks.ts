@@ -1,4 +1,5 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { NESTED_TOO_DEEPLY, nestedTooDeeply } from '../../json-nesting.js';
 
 // A private_key_jwt client's public keys (RFC 7591 section 2 `jwks`, RFC 7517 section 5), checked where they are
 // written (CLI, admin UI, registration, metadata documents) and where they are fetched (jwks_uri): a set of public
@@ -22,6 +23,8 @@ export function jwksProblem(value: unknown): string | null {
   const keys = (value as { keys?: unknown }).keys;
   if (!Array.isArray(keys) || keys.length === 0) return 'jwks must hold a non-empty "keys" array';
   if (keys.length > MAX_JWKS_KEYS) return `jwks may hold at most ${MAX_JWKS_KEYS} keys`;
+  // A key is flat: a member nested thousands deep is no key's, and would fail its storing (json-nesting.ts).
+  if (nestedTooDeeply(value)) return `jwks is ${NESTED_TOO_DEEPLY}`;
   for (const key of keys as unknown[]) {
     if (typeof key !== 'object' || key === null || Array.isArray(key)) return 'jwks keys must each be a JSON object';
     const { kty } = key as { kty?: unknown };

@@ -1,0 +1,16 @@
+// JSON that others send (a client's JWK Set, a request object, authorization_details) is parsed at any depth, but
+// this service turns it back into text (stored, carried in a form) with JSON.stringify, which overflows the stack at a
+// few thousand levels: a 500 for 12 kB of brackets. Nothing it keeps nests more than a few levels (a JWK Set three, an
+// authorization_details object a handful), so deeper is refused as the input's fault.
+
+export const MAX_JSON_NESTING = 32;
+
+/** Whether `value` holds objects or arrays more than MAX_JSON_NESTING levels deep; looks no deeper than that. */
+export function nestedTooDeeply(value: unknown, level = 1): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (level > MAX_JSON_NESTING) return true;
+  return Object.values(value).some((item) => nestedTooDeeply(item, level + 1));
+}
+
+/** The sentence of a refusal, after what is nested ("authorization_details is"). */
+export const NESTED_TOO_DEEPLY = `nested too deeply (at most ${MAX_JSON_NESTING} levels of objects and arrays)`;

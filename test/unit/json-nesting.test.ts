@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_JSON_NESTING, nestedTooDeeply } from '../../src/oauth/json-nesting.js';
+
+// JSON.stringify overflows the stack on a few thousand levels: what others send is refused past 32.
+describe('nestedTooDeeply', () => {
+  const arrays = (levels: number) => JSON.parse('['.repeat(levels) + ']'.repeat(levels));
+  const objects = (levels: number) => JSON.parse('{"a":'.repeat(levels) + 'null' + '}'.repeat(levels));
+
+  it('counts objects and arrays alike, the outermost as the first level: 32 pass, 33 do not', () => {
+    expect(MAX_JSON_NESTING).toBe(32);
+    for (const make of [arrays, objects]) {
+      expect(nestedTooDeeply(make(32))).toBe(false);
+      expect(nestedTooDeeply(make(33))).toBe(true);
+    }
+    expect(nestedTooDeeply([{ a: [{ b: [] }] }])).toBe(false);
+  });
+
+  it('finds the deep member wherever it is, and takes text and numbers as no nesting', () => {
+    expect(nestedTooDeeply({ keys: [{ kty: 'EC' }, { kty: 'EC', extra: arrays(40) }] })).toBe(true);
+    for (const value of ['['.repeat(100), 7, null, true, undefined]) expect(nestedTooDeeply(value)).toBe(false);
+  });
+
+  it('answers for nesting far beyond what JSON.stringify survives, looking no deeper than the limit', () => {
+    const deep = arrays(200_000);
+    expect(() => JSON.stringify(deep)).toThrow(RangeError);
+    expect(nestedTooDeeply(deep)).toBe(true);
+  });
+});
