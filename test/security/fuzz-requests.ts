@@ -93,6 +93,8 @@ export const HOSTILE = [
   '\ud800',
   '\u202e',
   'x'.repeat(3000),
+  // JSON nested thousands deep: it parses, but JSON.stringify of it overflows the stack (authorization_details, claims).
+  `${'['.repeat(6000)}${']'.repeat(6000)}`,
   'read '.repeat(300),
   'javascript:alert(1)',
   'https://evil.example/',
@@ -175,7 +177,18 @@ function mutate(r: Random, params: Record<string, string>): Array<[string, strin
         break;
       case 4:
         pairs.push([
-          r.pick(['client_id', 'client_secret', 'scope', 'code_verifier', '_method', '__proto__', r.pick(HOSTILE)]),
+          r.pick([
+            'client_id',
+            'client_secret',
+            'scope',
+            'code_verifier',
+            '_method',
+            '__proto__',
+            'authorization_details',
+            'claims',
+            'resource',
+            r.pick(HOSTILE),
+          ]),
           r.pick(HOSTILE),
         ]);
         break;

@@ -114,9 +114,23 @@ describe(`RFC 6749 section 10.14, SPEC 9: oversized bodies, parameters and heade
     // The service's error shape, not Fastify's {"error","message","statusCode"}; then the connection ends.
     expect(response.text).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
     expect(response.text).toMatch(/\r\nconnection: close\r\n/i);
+    // The security headers of every other answer (the fuzz found them missing here).
+    for (const header of ['x-frame-options: DENY', 'x-content-type-options: nosniff', 'referrer-policy: no-referrer'])
+      expect(response.text.toLowerCase()).toContain(`\r\n${header.toLowerCase()}\r\n`);
     expect(response.text.slice(response.text.indexOf('\r\n\r\n') + 4)).toBe(
       '{"error":"invalid_request","error_description":"The request header fields are too large."}',
     );
+  });
+
+  it('a HEAD request with a 64 KB header: 431 without content, which a client reads as the answer (RFC 9110 9.3.2)', async () => {
+    // The fuzz's client failed here ("Data after Connection: close"): the body had been sent to a HEAD request.
+    const response = await fetch(`http://127.0.0.1:${port}/oauth/introspect`, {
+      method: 'HEAD',
+      headers: { 'x-padding': 'a'.repeat(64 * 1024) },
+    });
+    expect(response.status).toBe(431);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(await response.text()).toBe('');
   });
 
   it('bytes that are not HTTP: 400 invalid_request in the same shape', async () => {
