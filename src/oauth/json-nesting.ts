@@ -14,3 +14,19 @@ export function nestedTooDeeply(value: unknown, level = 1): boolean {
 
 /** The sentence of a refusal, after what is nested ("authorization_details is"). */
 export const NESTED_TOO_DEEPLY = `nested too deeply (at most ${MAX_JSON_NESTING} levels of objects and arrays)`;
+
+/**
+ * JSON text of `value` with what lies below MAX_JSON_NESTING + 1 levels emptied, for a JSON body's member that the
+ * domain checks as text (a JWK Set, a declaration): a value nested deeper stays deeper than the limit, so the check
+ * refuses it by name, where JSON.stringify of the whole would overflow the stack. Within the limit, the text is exact.
+ */
+export function boundedJson(value: unknown): string {
+  return JSON.stringify(cut(value, 1));
+}
+
+function cut(value: unknown, level: number): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (level > MAX_JSON_NESTING + 1) return Array.isArray(value) ? [] : {};
+  if (Array.isArray(value)) return value.map((item) => cut(item, level + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cut(item, level + 1)]));
+}

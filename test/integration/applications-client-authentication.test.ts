@@ -143,6 +143,16 @@ describe(`/oauth/applications client authentication settings (${backend})`, () =
     });
     expect(privateKey.statusCode).toBe(422);
     expect(privateKey.json()).toEqual({ errors: ['The jwks must hold public keys only (a private key was sent).'] });
+    // Nested thousands deep: made text for the domain's check, it overflowed the stack (a 500); now refused by name.
+    const deep = await server.app.inject({
+      method: 'PATCH',
+      url: `/oauth/applications/${shown.id}`,
+      headers: JSON_BODY,
+      payload: `{"jwks":{"keys":[{"kty":"EC","x":${'['.repeat(6000)}${']'.repeat(6000)}}]}}`,
+    });
+    expect(deep.statusCode).toBe(422);
+    expect(deep.json()).toEqual({ errors: ['The jwks is nested too deeply (at most 32 levels of objects and arrays).'] });
+    expect(JSON.parse((await stored(shown.id)).jwks!)).toEqual(jwksOf(other));
   });
 
   it('JSON: jwks_uri and the method round-trip without a secret; clearing the method issues one, shown once', async () => {

@@ -224,6 +224,17 @@ describe(`/oauth/resources JSON API (${backend})`, () => {
     expect(taken.json()).toEqual({ errors: ['URI is already registered'] });
     const wrongType = await call('POST', '/oauth/resources', { uri: 'https://x.example.com', scopes: 'read', name: { a: 1 } });
     expect(wrongType.statusCode).toBe(400);
+    // A declaration nested thousands deep: made text for the domain's check, it overflowed the stack (a 500).
+    const deep = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/resources',
+      headers: JSON_BODY,
+      payload: `{"uri":"https://deep.example.com","scopes":"read","authorization_details_types":{"t":{"schema":{"x":${'['.repeat(6000)}${']'.repeat(6000)}}}}}`,
+    });
+    expect(deep.statusCode).toBe(422);
+    expect(deep.json()).toEqual({
+      errors: ['Authorization details types is nested too deeply (at most 32 levels of objects and arrays).'],
+    });
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_NESTING, nestedTooDeeply } from '../../src/oauth/json-nesting.js';
+import { boundedJson, MAX_JSON_NESTING, nestedTooDeeply } from '../../src/oauth/json-nesting.js';
 
 // JSON.stringify overflows the stack on a few thousand levels: what others send is refused past 32.
 describe('nestedTooDeeply', () => {
@@ -24,5 +24,20 @@ describe('nestedTooDeeply', () => {
     const deep = arrays(200_000);
     expect(() => JSON.stringify(deep)).toThrow(RangeError);
     expect(nestedTooDeeply(deep)).toBe(true);
+  });
+});
+
+describe('boundedJson', () => {
+  const arrays = (levels: number) => JSON.parse('['.repeat(levels) + ']'.repeat(levels));
+
+  it('is JSON.stringify for a value within the limit, the limit itself included', () => {
+    for (const value of [{ keys: [{ kty: 'EC', x: 'a', n: [1, { b: null }] }] }, arrays(MAX_JSON_NESTING), 'text', 7, null])
+      expect(boundedJson(value)).toBe(JSON.stringify(value));
+  });
+
+  it('keeps a value nested past the limit too deep for nestedTooDeeply, without overflowing the stack', () => {
+    const text = boundedJson({ keys: [{ kty: 'EC', x: arrays(200_000) }] });
+    expect(text.length).toBeLessThan(200);
+    expect(nestedTooDeeply(JSON.parse(text))).toBe(true);
   });
 });

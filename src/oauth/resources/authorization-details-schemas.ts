@@ -1,4 +1,5 @@
 import { PAGE_LOCALES } from '../../config/page-locales.js';
+import { NESTED_TOO_DEEPLY, nestedTooDeeply } from '../json-nesting.js';
 
 // RFC 9396 section 2: what a resource declares about the authorization_details types it serves: per type, the JSON
 // Schema its objects must pass and the consent page's text. The schemas are checked by a JsonSchemaChecker (Ajv, in
@@ -58,6 +59,7 @@ const isLocalizedText = (value: unknown) =>
  * schema as a schema (the checker's meta-schema, and that it compiles: an unknown $ref fails there).
  */
 export async function declarationProblem(checker: JsonSchemaChecker, declaration: unknown): Promise<string | null> {
+  if (nestedTooDeeply(declaration)) return `Authorization details types is ${NESTED_TOO_DEEPLY}.`;
   const shape = shapeProblem(declaration);
   if (shape !== null) return shape;
   for (const [type, entry] of Object.entries(declaration as Record<string, { schema?: DetailSchema | null }>)) {

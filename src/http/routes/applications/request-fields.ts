@@ -1,6 +1,7 @@
 import type { ApplicationFields } from '../../../oauth/clients/applications.js';
 import { refreshTokensValue } from '../../../oauth/clients/refresh-token-setting.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
+import { boundedJson } from '../../../oauth/json-nesting.js';
 
 /** The flat fields of the admin form and JSON API (SPEC 3.6), as the route schema lets them through. */
 export interface ApplicationBody {
@@ -87,7 +88,7 @@ const algorithmFrom = (value: string | null | undefined): string | undefined => 
 
 /** The domain checks the JWK Set as JSON text, whichever form it came in. */
 const jwksFrom = (value: ApplicationBody['jwks']): string | undefined =>
-  value !== null && typeof value === 'object' ? JSON.stringify(value) : algorithmFrom(value);
+  value !== null && typeof value === 'object' ? boundedJson(value) : algorithmFrom(value);
 
 function joined(value: string | string[] | undefined, separator: string): string | undefined {
   return Array.isArray(value) ? value.join(separator) : value;

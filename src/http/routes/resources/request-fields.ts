@@ -1,4 +1,5 @@
 import type { ResourceFields } from '../../../oauth/resources/resources.js';
+import { boundedJson } from '../../../oauth/json-nesting.js';
 
 /** The flat fields of the admin form and JSON API, as the route schema lets them through. */
 export interface ResourceBody {
@@ -32,7 +33,7 @@ export function changesFromBody(body: ResourceBody | undefined): Partial<Resourc
 }
 
 function declarationText(value: ResourceBody['authorization_details_types']): string | undefined {
-  return value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : value;
+  return value === null ? '' : typeof value === 'object' ? boundedJson(value) : value;
 }
 
 /** The fields of a new resource: what was sent, the rest empty. */
