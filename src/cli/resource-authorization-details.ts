@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { PAGE_LOCALES } from '../config/page-locales.js';
 import type { AuthorizationDetailsTypes } from '../oauth/resources/authorization-details-schemas.js';
+import { boundedJson } from '../oauth/json-nesting.js';
 import { UsageError } from './io.js';
 
 // `resources create|update` and RFC 9396's authorization_details types: --authorization-details-types names the types
@@ -84,7 +85,7 @@ export function declarationFromOptions(values: DetailOptions, current: Authoriza
     if (language === undefined) entry.consent = text;
     else entry.consent = { ...textsByLanguage(entry.consent), [language]: text };
   }
-  return names.length === 0 ? '' : JSON.stringify(declaration);
+  return names.length === 0 ? '' : boundedJson(declaration);
 }
 
 // A text for every language, as one per language, so that one language's text can replace it in that language alone.

@@ -247,6 +247,15 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
       'applications[2].scopes[2]: must be a string, not null',
       'applications[2].dpop_bound_access_tokens: must be true or false, not a number',
     ]);
+    // A jwks nested thousands deep, written by hand (JSON.stringify would overflow here, as it did in apply).
+    const deepPath = join(folder, 'provisioning-deep.json');
+    const deepKeys = `{"keys":[{"kty":"EC","x":${'['.repeat(6000)}${']'.repeat(6000)}}]}`;
+    writeFileSync(deepPath, `{"applications":[{"uid":"deep","name":"Deep","redirect_uris":["https://a.example/cb"],"jwks":${deepKeys}}]}`);
+    const deep = await cli.run(['apply', '-f', deepPath, '--json']);
+    expect(deep.code).toBe(2);
+    expect(JSON.parse(deep.stdout).problems).toEqual([
+      expect.stringMatching(/^applications\[0\]\.jwks: The jwks is nested too deeply \(at most 32 levels of objects and arrays\)\.$/),
+    ]);
     expect(await state()).toEqual(before);
   });
 

@@ -12,6 +12,7 @@ import {
 import { applicationSecretIs, setApplicationSecret } from '../clients/application-secrets.js';
 import type { OAuthDeps } from '../deps.js';
 import type { ApplicationRecord } from '../store.js';
+import { boundedJson } from '../json-nesting.js';
 import type { DeclaredObject, Problems } from './declared-object.js';
 import { changedRecordFields } from '../audit/changed-fields.js';
 import { fieldProblems, type KindHandler, type Outcome } from './outcome.js';
@@ -145,7 +146,7 @@ function keySet(object: DeclaredObject): string {
     object.problem('jwks', 'must be a JWK Set, an object with keys');
     return '';
   }
-  return JSON.stringify(value);
+  return boundedJson(value);
 }
 
 function secretFromEnvironment(object: DeclaredObject, env: Readonly<Record<string, string | undefined>>, confidential: boolean) {
