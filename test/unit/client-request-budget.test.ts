@@ -21,15 +21,16 @@ describe('ClientRequestBudget', () => {
   });
 
   // Its memory is bounded: at 100,000 clients in a minute, a new one makes room, from the windows that ended first.
-  const CLIENTS = 100_000;
-  const fill = (budget: ClientRequestBudget, count: number, seconds: number) => {
-    for (let index = 0; index < count; index += 1) budget.take(`client-${index}`, at(seconds));
+  /** A budget of one request a minute at its bound: `first` took one at second 0, 99,999 others at `othersAt`. */
+  const atBound = (first: string, othersAt: number) => {
+    const budget = new ClientRequestBudget(1);
+    budget.take(first, at(0));
+    for (let index = 0; index < 99_999; index += 1) budget.take(`client-${index}`, at(othersAt));
+    return budget;
   };
 
   it('at its bound, a new client makes room by dropping a window that ended, not one still counting', () => {
-    const budget = new ClientRequestBudget(1);
-    budget.take('ended', at(0));
-    fill(budget, CLIENTS - 1, 30);
+    const budget = atBound('ended', 30);
     expect(budget.take('client-0', at(31))).toBe(59);
     // 'ended' started at 0: dropped for 'newcomer'. client-0's window, started at 30, still refuses it.
     expect(budget.take('newcomer', at(61))).toBe(0);
@@ -37,9 +38,7 @@ describe('ClientRequestBudget', () => {
   });
 
   it('with no window ended, the oldest started goes: a client that spent its budget is forgotten only then', () => {
-    const budget = new ClientRequestBudget(1);
-    budget.take('oldest', at(0));
-    fill(budget, CLIENTS - 1, 1);
+    const budget = atBound('oldest', 1);
     expect(budget.take('newcomer', at(2))).toBe(0);
     expect(budget.take('oldest', at(3))).toBe(0);
     expect(budget.take('client-1', at(4))).toBe(57);
