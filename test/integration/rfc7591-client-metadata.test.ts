@@ -78,6 +78,11 @@ describe(`RFC 7591 client metadata (${backend})`, () => {
     expect(response.statusCode).toBe(201);
     for (const member of ['request_uris', 'software_statement', 'client_name#ja-Jpan-JP', 'extension'])
       expect(response.json()[member]).toBeUndefined();
+    // However deeply nested: only what is kept is held to the nesting limit (the jwks, below).
+    const deep = `{"redirect_uris":["https://rp.example/cb"],"extension":${'['.repeat(6000)}${']'.repeat(6000)}}`;
+    const ignored = await server.app.inject({ method: 'POST', url: '/oauth/register', headers: JSON_HEADERS, payload: deep });
+    expect(ignored.statusCode, ignored.body).toBe(201);
+    expect(ignored.json().extension).toBeUndefined();
   });
 
   it('a jwks nested thousands deep is invalid_client_metadata, not a server error (storing it overflowed the stack)', async () => {
