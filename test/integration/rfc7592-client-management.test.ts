@@ -296,4 +296,30 @@ describe(`RFC 7592 section 2.2 changes of the authentication method (${backend})
     expect(backToPublic.json()).toMatchObject({ token_endpoint_auth_method: 'none' });
     expect((await server.deps.stores.applications.findByUid(client.client_id))!.secret).toBeNull();
   });
+  it("an update with a jwks nested thousands deep is invalid_client_metadata and changes nothing (the admin's rules check it as text)", async () => {
+    const client = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/oauth/register',
+        headers: JSON_HEADERS,
+        payload: { redirect_uris: ['https://rp.example/cb'] },
+      })
+    ).json();
+    const deep = `{"keys":[{"kty":"EC","x5c":${'['.repeat(6000)}${']'.repeat(6000)}}]}`;
+    const payload = `{"client_id":"${client.client_id}","redirect_uris":["https://rp.example/other"],"token_endpoint_auth_method":"private_key_jwt","jwks":${deep}}`;
+    const refused = await server.app.inject({
+      method: 'PUT',
+      url: `/oauth/register/${client.client_id}`,
+      headers: { ...JSON_HEADERS, ...bearer(client.registration_access_token) },
+      payload,
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      error: 'invalid_client_metadata',
+      error_description: 'The jwks is nested too deeply (at most 32 levels of objects and arrays).',
+    });
+    const stored = (await server.deps.stores.applications.findByUid(client.client_id))!;
+    expect(stored.redirectUris).toEqual(['https://rp.example/cb']);
+    expect(stored.tokenEndpointAuthMethod).toBe('client_secret_basic');
+  });
 });

@@ -12,7 +12,6 @@ import { SUBJECT_TYPES } from '../../openid/subject.js';
 import { sectorIdentifierUriOf } from './sector-identifier.js';
 import { requestSecurityMetadataOf, type RequestSecurityMetadata } from './request-security-metadata.js';
 import { REFRESH_TOKENS_VALUES, type RefreshTokensValue } from '../refresh-token-setting.js';
-import { NESTED_TOO_DEEPLY, nestedTooDeeply } from '../../json-nesting.js';
 import { UNSTORABLE_TEXT, unstorableText } from '../../storable-text.js';
 import { signedResponseMetadataOf, type SignedResponseMetadata } from './signed-response-metadata.js';
 
@@ -234,8 +233,6 @@ function clientKeysOf(body: Record<string, unknown>): Pick<ClientMetadata, 'jwks
   const { jwks, jwks_uri: jwksUri } = body;
   if (jwks !== undefined && (typeof jwks !== 'object' || jwks === null || Array.isArray(jwks)))
     throw new InvalidClientMetadata('jwks must be a JSON object (a JWK Set).');
-  // Before it is made text for the admin's rules (client-registration.ts), which a set nested thousands deep would fail.
-  if (nestedTooDeeply(jwks)) throw new InvalidClientMetadata(`The jwks is ${NESTED_TOO_DEEPLY}.`);
   if (jwksUri !== undefined && typeof jwksUri !== 'string') throw new InvalidClientMetadata('jwks_uri must be a string.');
   return {
     ...(jwks !== undefined && { jwks: jwks as Record<string, unknown> }),

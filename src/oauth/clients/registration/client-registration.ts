@@ -6,6 +6,7 @@ import { NO_EXTRAS, operatorExtrasOf } from '../client-holdings.js';
 import { validateClientMetadata, type ClientMetadata } from './client-registration-metadata.js';
 import type { OAuthDeps } from '../../deps.js';
 import { InvalidRequest, InvalidToken } from '../../errors.js';
+import { boundedJson } from '../../json-nesting.js';
 import { refreshTokenPolicyOf, refreshTokensValue } from '../refresh-token-setting.js';
 import { roomUnderCap } from './registration-cap.js';
 import type { RegistrationTokenRecord } from './registration-store.js';
@@ -44,7 +45,8 @@ function checkAdminRules(deps: OAuthDeps, metadata: ClientMetadata): void {
     scopes: metadata.scope ?? '',
     confidential: metadata.token_endpoint_auth_method !== 'none',
     tokenEndpointAuthMethod: metadata.token_endpoint_auth_method,
-    jwks: metadata.jwks === undefined ? '' : JSON.stringify(metadata.jwks),
+    // Bounded: the admin's rules refuse a set nested too deeply by name, which JSON.stringify of it would overflow.
+    jwks: metadata.jwks === undefined ? '' : boundedJson(metadata.jwks),
     jwksUri: metadata.jwks_uri ?? '',
   };
   const errors = validateApplicationFields(fields, config);
@@ -81,7 +83,7 @@ function columnsOf(metadata: ClientMetadata) {
     postLogoutRedirectUris: metadata.post_logout_redirect_uris ?? [],
     idTokenSignedResponseAlg: metadata.id_token_signed_response_alg ?? null,
     userinfoSignedResponseAlg: metadata.userinfo_signed_response_alg ?? null,
-    jwks: metadata.jwks === undefined ? null : JSON.stringify(metadata.jwks),
+    jwks: metadata.jwks === undefined ? null : boundedJson(metadata.jwks),
     jwksUri: metadata.jwks_uri ?? null,
     requirePushedAuthorizationRequests: metadata.require_pushed_authorization_requests ?? false,
     requireSignedRequestObject: metadata.require_signed_request_object ?? false,
