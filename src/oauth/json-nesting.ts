@@ -30,3 +30,13 @@ function cut(value: unknown, level: number): unknown {
   if (Array.isArray(value)) return value.map((item) => cut(item, level + 1));
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cut(item, level + 1)]));
 }
+
+/** How much of a value someone sent a refusal's message repeats. */
+const SHOWN_LENGTH = 100;
+
+/** A value someone sent, as JSON text for a refusal's message: bounded in depth (boundedJson) and cut short. */
+export function shownJson(value: unknown): string {
+  // undefined, a function or a symbol have no JSON text: their type is shown instead.
+  const text = (JSON.stringify(cut(value, 1)) as string | undefined) ?? typeof value;
+  return text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH)}...` : text;
+}

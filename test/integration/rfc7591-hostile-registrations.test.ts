@@ -149,6 +149,26 @@ describe(`RFC 7591 hostile registrations (${backend})`, () => {
       expect({ payload, ...(await outcome(payload)) }).toEqual({ payload, status: 400, error });
   });
 
+  it('a member of a fixed set of values sent as an array nested thousands deep is invalid_client_metadata naming a short part of it (quoting it whole overflowed the stack: a 500)', async () => {
+    const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+    const shown = `${'['.repeat(34)}${']'.repeat(34)}`;
+    for (const [member, description] of [
+      ['token_endpoint_auth_method', `token_endpoint_auth_method: ${shown} is not supported.`],
+      ['application_type', `application_type: ${shown} is not supported.`],
+      ['refresh_tokens', `refresh_tokens: ${shown} is not supported.`],
+      ['profile', `Profile must be none or fapi2, not "${shown.slice(0, 40)}".`],
+    ]) {
+      const response = await register(`{"redirect_uris":["https://rp.example/cb"],"${member}":${deep}}`);
+      expect({ member, status: response.statusCode, body: response.json() }).toEqual({
+        member,
+        status: 400,
+        body: { error: 'invalid_client_metadata', error_description: description },
+      });
+    }
+    const long = await register({ redirect_uris: ['https://rp.example/cb'], application_type: ['x'.repeat(5000)] });
+    expect(long.json().error_description).toBe(`application_type: ["${'x'.repeat(98)}... is not supported.`);
+  });
+
   it('a body that is not a JSON object is invalid_request; nothing above was stored', async () => {
     for (const payload of ['[]', '"x"', '{"redirect_uris":', 'null']) {
       const response = await register(payload);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedJson, MAX_JSON_NESTING, nestedTooDeeply } from '../../src/oauth/json-nesting.js';
+import { boundedJson, MAX_JSON_NESTING, nestedTooDeeply, shownJson } from '../../src/oauth/json-nesting.js';
 
 // JSON.stringify overflows the stack on a few thousand levels: what others send is refused past 32.
 describe('nestedTooDeeply', () => {
@@ -39,5 +39,21 @@ describe('boundedJson', () => {
     const text = boundedJson({ keys: [{ kty: 'EC', x: arrays(200_000) }] });
     expect(text.length).toBeLessThan(200);
     expect(nestedTooDeeply(JSON.parse(text))).toBe(true);
+  });
+});
+
+describe('shownJson', () => {
+  it('is the JSON text of a short value, a value without JSON its type', () => {
+    expect(shownJson('ppid')).toBe('"ppid"');
+    expect(shownJson(true)).toBe('true');
+    expect(shownJson({ a: [1] })).toBe('{"a":[1]}');
+    expect(shownJson(undefined)).toBe('undefined');
+    expect(shownJson(() => 1)).toBe('function');
+  });
+
+  it('cuts a long value at 100 characters, and one nested thousands deep at the limit, without overflowing the stack', () => {
+    expect(shownJson(['x'.repeat(500)])).toBe(`["${'x'.repeat(98)}...`);
+    const deep = JSON.parse('['.repeat(200_000) + ']'.repeat(200_000));
+    expect(shownJson(deep)).toBe(`${'['.repeat(34)}${']'.repeat(34)}`);
   });
 });

@@ -4,6 +4,7 @@ import { requireClient } from '../clients/client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
 import { InvalidGrant, InvalidRequest, TooManyRequests } from '../errors.js';
 import type { ResourceOwner } from '../hooks.js';
+import { shownJson } from '../json-nesting.js';
 import { verifyUserPassword } from '../users/passwords.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
 import { resolveAudience } from '../resources/resource-indicators.js';
@@ -77,8 +78,7 @@ function checkedOwner(answer: unknown): ResourceOwner | null {
   if (answer === null || answer === undefined) return null;
   const id = typeof answer === 'object' ? (answer as { id?: unknown }).id : undefined;
   if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) return answer as ResourceOwner;
-  const shown = JSON.stringify(answer)?.slice(0, 100) ?? typeof answer;
-  throw new Error(`the resourceOwnerFromCredentials hook returned ${shown}: it must return { id: <a positive integer>, ... } or null`);
+  throw new Error(`the resourceOwnerFromCredentials hook returned ${shownJson(answer)}: it must return { id: <a positive integer>, ... } or null`);
 }
 
 /**

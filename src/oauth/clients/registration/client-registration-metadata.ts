@@ -12,6 +12,7 @@ import { SUBJECT_TYPES } from '../../openid/subject.js';
 import { sectorIdentifierUriOf } from './sector-identifier.js';
 import { requestSecurityMetadataOf, type RequestSecurityMetadata } from './request-security-metadata.js';
 import { REFRESH_TOKENS_VALUES, type RefreshTokensValue } from '../refresh-token-setting.js';
+import { shownJson } from '../../json-nesting.js';
 import { UNSTORABLE_TEXT, unstorableText } from '../../storable-text.js';
 import { signedResponseMetadataOf, type SignedResponseMetadata } from './signed-response-metadata.js';
 
@@ -81,7 +82,7 @@ function text(value: unknown, name: string): string | undefined {
 const oneOf = <T extends string>(value: unknown, name: string, allowed: readonly T[]): T | undefined => {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value))
-    throw new InvalidClientMetadata(`${name}: ${JSON.stringify(value)} is not supported.`);
+    throw new InvalidClientMetadata(`${name}: ${shownJson(value)} is not supported.`);
   return value as T;
 };
 

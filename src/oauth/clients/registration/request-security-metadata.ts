@@ -4,6 +4,7 @@ import { ASSERTION_ALGORITHMS, isAssertionMethod } from '../client-assertion/ass
 import { algorithmsFor, fapi2ProfileProblems } from '../fapi2-profile.js';
 import { isSigningAlgorithm, SIGNING_ALGORITHMS, type SigningAlgorithm } from '../../keys/signing-keys.js';
 import { InvalidClientMetadata } from './client-registration-errors.js';
+import { shownJson } from '../../json-nesting.js';
 import type { SignedResponseMetadata } from './signed-response-metadata.js';
 
 // Issue 36: the registration metadata of the request and response security settings. RFC 9126 section 6's
@@ -45,7 +46,7 @@ export function requestSecurityMetadataOf(
   const requireDpop = booleanOf(body, 'dpop_bound_access_tokens');
   if (profile !== undefined) {
     const problems = fapi2ProfileProblems({
-      profile: typeof profile === 'string' ? profile : String(JSON.stringify(profile)),
+      profile: typeof profile === 'string' ? profile : shownJson(profile),
       confidential: client.tokenEndpointAuthMethod !== 'none',
       tokenEndpointAuthMethod: client.tokenEndpointAuthMethod,
       grantTypes: client.grantTypes,
