@@ -78,7 +78,9 @@ function checkedOwner(answer: unknown): ResourceOwner | null {
   if (answer === null || answer === undefined) return null;
   const id = typeof answer === 'object' ? (answer as { id?: unknown }).id : undefined;
   if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) return answer as ResourceOwner;
-  throw new Error(`the resourceOwnerFromCredentials hook returned ${shownJson(answer)}: it must return { id: <a positive integer>, ... } or null`);
+  throw new Error(
+    `the resourceOwnerFromCredentials hook returned ${shownJson(answer)}: it must return { id: <a positive integer>, ... } or null`,
+  );
 }
 
 /**
