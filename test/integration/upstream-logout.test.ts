@@ -185,7 +185,7 @@ describe('a logout token of the upstream is used once', () => {
 
   // A NUL reached the sessions' lookup (a 500); an exp past JavaScript's dates failed the jti's record (a 500, after
   // the sessions had ended).
-  it('refuses a logout token whose sid or sub holds a NUL, or whose exp is more than a day away, and ends nothing', async () => {
+  it('refuses a logout token whose sid or sub holds a NUL, whose exp is more than a day away, or whose jti is no string, and ends nothing', async () => {
     const browser = fetchBrowser();
     await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'lee-1');
     const before = (await sessionsOf(server, 'lee')).length;
@@ -208,6 +208,10 @@ describe('a logout token of the upstream is used once', () => {
       // Without exp an iat far ahead made its record's date unwritable (a 500 after the sessions ended, the jti not kept).
       [{ sub: 'lee-1', exp: undefined, iat: 1e13 }, 'the logout token was issued in the future (its iat)'],
       [{ sub: 'lee-1', iat: now + 3600 }, 'the logout token was issued in the future (its iat)'],
+      // As text every object was one jti ("[object Object]"): the second such token was refused as a replay.
+      [{ sub: 'lee-1', jti: { id: 1 } }, "the logout token's jti is not a string"],
+      [{ sub: 'lee-1', jti: 7 }, "the logout token's jti is not a string"],
+      [{ sub: 'lee-1', jti: '' }, "the logout token's jti is not a string"],
     ] as const) {
       const response = await deliver(await token(claims));
       expect({ status: response.status, body: await response.json() }).toEqual({

@@ -82,6 +82,8 @@ export async function verifyUpstreamLogoutToken(
   } catch (error) {
     throw new InvalidLogoutToken(`the logout token is not valid: ${(error as Error).message}`);
   }
+  // jose requires a jti but not its type: as text, every object would be one jti ("[object Object]"), a replay.
+  if (typeof payload.jti !== 'string' || payload.jti === '') throw new InvalidLogoutToken("the logout token's jti is not a string");
   // Its sid and sub are looked up in PostgreSQL text (storable-text.ts): refused rather than a 500.
   if (unstorableText(payload) !== null) throw new InvalidLogoutToken(`the logout token's claims ${UNSTORABLE_TEXT}`);
   if (payload.iat! > deps.now().getTime() / 1000 + CLOCK_TOLERANCE_SECONDS)
@@ -104,7 +106,7 @@ export async function verifyUpstreamLogoutToken(
   if (payload.exp === undefined && until <= deps.now())
     throw new InvalidLogoutToken(`a logout token without exp is accepted for ${VALID_WITHOUT_EXP_SECONDS} seconds after its iat`);
   // Recorded only once the sessions have ended (endUpstreamLoginSessions): a delivery that failed here may come again.
-  const key = replayKey(REPLAY_NAMESPACE, issuer, String(payload.jti));
+  const key = replayKey(REPLAY_NAMESPACE, issuer, payload.jti);
   if (await deps.stores.dpopProofs.seen(key)) throw new InvalidLogoutToken('the logout token was used already (its jti)');
   return { sessionId, subject, replay: { key, until } };
 }
