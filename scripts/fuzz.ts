@@ -6,7 +6,7 @@
 //   npm run fuzz -- [--requests N] [--minutes M] [--seed S] [--concurrency C]
 //   (defaults: 50000 requests, 10 minutes, a random seed, 8 connections)
 import { parseArgs } from 'node:util';
-import { fuzzFixture, runFuzz } from '../test/security/fuzz-run.js';
+import { FUZZ_CONFIG, fuzzFixture, runFuzz } from '../test/security/fuzz-run.js';
 import { securityServer } from '../test/security/support.js';
 
 const { values } = parseArgs({
@@ -26,10 +26,7 @@ if (![count, minutes, seed, concurrency].every((n) => Number.isFinite(n) && n >=
   process.exit(2);
 }
 
-const server = await securityServer({
-  rateLimit: { maxFailures: 1_000_000 },
-  grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'],
-});
+const server = await securityServer(FUZZ_CONFIG);
 const url = await server.app.listen({ port: 0, host: '127.0.0.1' });
 const started = Date.now();
 let exitCode = 0;

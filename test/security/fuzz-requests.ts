@@ -119,7 +119,7 @@ const CONTENT_TYPES = [
   'garbage',
 ];
 
-type Credentials = 'client' | 'admin' | 'session';
+type Credentials = 'client' | 'admin' | 'session' | 'none';
 
 function templates(f: FuzzFixture): Array<[string, string, Record<string, string>, Credentials]> {
   const authorize = { client_id: f.clientId, redirect_uri: f.redirectUri, response_type: 'code', state: 's', scope: 'read' };
@@ -153,6 +153,20 @@ function templates(f: FuzzFixture): Array<[string, string, Record<string, string
     ],
     ['POST', `/oauth/applications/${f.scratchApplicationId}`, { _method: 'patch', name: 'Fuzzed', _csrf: f.csrfToken }, 'admin'],
     ['POST', `/oauth/authorized_applications/${f.scratchApplicationId}`, { _method: 'delete', _csrf: f.csrfToken }, 'session'],
+    // RFC 7591: a JSON body (JSON_TEMPLATES), where members arrive as any JSON type, not only as text.
+    [
+      'POST',
+      REGISTER,
+      {
+        redirect_uris: 'https://fuzz.example/cb',
+        client_name: 'Fuzzed',
+        token_endpoint_auth_method: 'client_secret_basic',
+        grant_types: 'authorization_code',
+        application_type: 'web',
+        scope: 'read',
+      },
+      'none',
+    ],
   ];
 }
 
@@ -187,6 +201,8 @@ function mutate(r: Random, params: Record<string, string>): Array<[string, strin
             'authorization_details',
             'claims',
             'resource',
+            // Registration metadata (RFC 7591, OpenID Connect Registration), which JSON bodies send typed.
+            r.pick(['jwks', 'jwks_uri', 'profile', 'subject_type', 'refresh_tokens', 'contacts', 'post_logout_redirect_uris']),
             r.pick(HOSTILE),
           ]),
           r.pick(HOSTILE),
@@ -202,11 +218,34 @@ function mutate(r: Random, params: Record<string, string>): Array<[string, strin
   return pairs;
 }
 
-function body(r: Random, pairs: Array<[string, string]>, contentType: string): string {
+const REGISTER = '/oauth/register';
+// Members a JSON body may hold besides text. DEEP stands for an array nested thousands deep, written in afterwards:
+// it parses, but JSON.stringify or String() of it overflows the stack (a refusal that quoted it was a 500).
+const DEEP = '\u0000deep';
+const TYPED = [
+  null,
+  1,
+  true,
+  [],
+  {},
+  ['a', 'b'],
+  { a: { b: 'c' } },
+  ['https://fuzz.example/cb'],
+  ['x'.repeat(3000)],
+  DEEP,
+  [DEEP],
+  { keys: [DEEP] },
+];
+
+function body(r: Random, pairs: Array<[string, string]>, contentType: string, url?: string): string {
   if (contentType.includes('json') && r.chance(0.8)) {
     const object: Record<string, unknown> = Object.fromEntries(pairs);
-    if (r.chance(0.3)) object[r.pick(pairs)?.[0] ?? 'x'] = r.pick([null, 1, true, [], {}, ['a', 'b'], { a: { b: 'c' } }]);
-    return r.chance(0.1) ? JSON.stringify(object).slice(0, -1) : JSON.stringify(object);
+    // A registration's lists are JSON arrays (RFC 7591 section 2), mostly sent right so that the fuzzing gets past them.
+    if (url === REGISTER && typeof object.redirect_uris === 'string' && r.chance(0.8)) object.redirect_uris = [object.redirect_uris];
+    const typedMembers = url === REGISTER ? r.int(3) : r.chance(0.3) ? 1 : 0;
+    for (let i = 0; i < typedMembers; i += 1) object[r.pick(pairs)?.[0] ?? 'x'] = r.pick(TYPED);
+    const text = JSON.stringify(object).replaceAll(JSON.stringify(DEEP), `${'['.repeat(6000)}${']'.repeat(6000)}`);
+    return r.chance(0.1) ? text.slice(0, -1) : text;
   }
   const encoded = new URLSearchParams(pairs).toString();
   return r.pick([encoded, encoded, encoded, `${encoded}&%ZZ=%`, `${encoded}&&=&a=b=c`, '', '&', r.pick(HOSTILE)]);
@@ -274,14 +313,15 @@ export function fuzzRequest(r: Random, routes: readonly FuzzRoute[], f: FuzzFixt
   if (r.chance(0.6)) {
     const [method, url, params, credentials] = r.pick(templates(f));
     const pairs = mutate(r, params);
-    const contentType = r.chance(0.8) ? CONTENT_TYPES[0]! : r.pick([...CONTENT_TYPES, null]);
+    const usual = url === REGISTER ? 'application/json' : CONTENT_TYPES[0]!;
+    const contentType = r.chance(0.8) ? usual : r.pick([...CONTENT_TYPES, null]);
     if (method === 'GET')
       return { method, path: `${url}?${new URLSearchParams(pairs).toString()}`, headers: headers(r, f, null, credentials) };
     return {
       method: r.chance(0.9) ? method : r.pick(METHODS),
       path: url,
       headers: headers(r, f, contentType, credentials),
-      body: body(r, pairs, contentType ?? ''),
+      body: body(r, pairs, contentType ?? '', url),
     };
   }
   const route = r.pick(routes);

@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
+import type { ConfigInput } from '../../src/config/types.js';
 import { csrfTokenIn, signedIn } from '../helpers/end-user.js';
 import { createClient, createCode, createUser, issueToken } from '../helpers/factories.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -30,6 +31,14 @@ export interface FuzzReport {
   routes: FuzzRoute[];
   failures: FuzzFailure[];
 }
+
+/** The fuzzed server's settings: the lockout on but far away, so that its code runs without locking the fuzzer out of
+ * the valid paths; every grant the templates use; open registration (RFC 7591), without its per-address limit. */
+export const FUZZ_CONFIG: ConfigInput = {
+  rateLimit: { maxFailures: 1_000_000 },
+  grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'],
+  registration: { policy: 'open', perAddressPerMinute: 0 },
+};
 
 /** The known-good material for the generator, on the server's database, through the domain and HTTP. */
 export async function fuzzFixture(server: TestServer): Promise<FuzzFixture> {

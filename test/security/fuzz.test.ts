@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
 import type { FuzzFixture } from './fuzz-requests.js';
-import { fuzzFixture, runFuzz } from './fuzz-run.js';
+import { FUZZ_CONFIG, fuzzFixture, runFuzz } from './fuzz-run.js';
 import { securityServer } from './support.js';
 
 // SPEC 3 and 9 ("no input makes any endpoint answer 500", hostile input never leaks state): the shortened fuzz
@@ -19,11 +19,7 @@ describe(`RFC 6749 section 10.14, SPEC 9: fuzzing every endpoint (${backend}, se
   let fixture: FuzzFixture;
 
   beforeAll(async () => {
-    // The lockout stays on but far away, so its code runs without locking the fuzzer out of the valid paths.
-    server = await securityServer({
-      rateLimit: { maxFailures: 1_000_000 },
-      grantFlows: ['authorization_code', 'client_credentials', 'refresh_token', 'password'],
-    });
+    server = await securityServer(FUZZ_CONFIG);
     await server.app.listen({ port: 0, host: '127.0.0.1' });
     fixture = await fuzzFixture(server);
   });
