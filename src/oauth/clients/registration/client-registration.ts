@@ -83,7 +83,7 @@ function columnsOf(metadata: ClientMetadata) {
     postLogoutRedirectUris: metadata.post_logout_redirect_uris ?? [],
     idTokenSignedResponseAlg: metadata.id_token_signed_response_alg ?? null,
     userinfoSignedResponseAlg: metadata.userinfo_signed_response_alg ?? null,
-    jwks: metadata.jwks === undefined ? null : boundedJson(metadata.jwks),
+    jwks: metadata.jwks === undefined ? null : JSON.stringify(metadata.jwks),
     jwksUri: metadata.jwks_uri ?? null,
     requirePushedAuthorizationRequests: metadata.require_pushed_authorization_requests ?? false,
     requireSignedRequestObject: metadata.require_signed_request_object ?? false,
