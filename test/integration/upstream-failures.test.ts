@@ -20,6 +20,13 @@ const ACCOUNTS = {
   'gone-1': { email: 'gone@corp.example', email_verified: true, preferred_username: 'gone' },
   // Stored as U+FFFD, this email would be another's ("a\ufffd@..."), and a NUL in it failed the lookup (a 500).
   'odd-1': { email: 'a\ud800@corp.example', email_verified: true, preferred_username: 'odd' },
+  // A name nested past 32 levels (JSON stored as text, which thousands of levels would overflow).
+  'deep-1': {
+    email: 'deep@corp.example',
+    email_verified: true,
+    preferred_username: 'deep',
+    name: JSON.parse('['.repeat(40) + ']'.repeat(40)),
+  },
 };
 const IDS = ['corp', 'sig', 'slow', 'domains', 'closed', 'down', 'disabled'];
 
@@ -90,6 +97,15 @@ describe('sign-in through an upstream that fails', () => {
     const page = await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'odd-1');
     await expectFailure(page, 'corp', 502, 'invalid_response', /failed our security checks/);
     expect(logs.lines.findLast((entry) => entry.event === 'login.upstream_failed')?.detail).toMatch(/unpaired UTF-16 surrogate/);
+  });
+
+  it('a kept claim nested more than 32 levels deep is refused as invalid_response, and nobody is made', async () => {
+    const browser = fetchBrowser();
+    const page = await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'deep-1');
+    await expectFailure(page, 'corp', 502, 'invalid_response', /failed our security checks/);
+    expect(logs.lines.findLast((entry) => entry.event === 'login.upstream_failed')?.detail).toMatch(
+      /a claim is nested too deeply \(at most 32 levels of objects and arrays\)/,
+    );
   });
 
   it('an ID token with another nonce than this browser sent: 502', async () => {

@@ -6,6 +6,7 @@ import { checkAllowedDomain, mappedClaims, mergedUpstreamClaims, type MappedClai
 import { configurationFailureOf, UpstreamFailure, upstreamFailureOf } from './upstream-failure.js';
 import { forgetUpstream, upstreamConfiguration } from './upstream-providers.js';
 import { UNSTORABLE_TEXT, unstorableText } from '../storable-text.js';
+import { NESTED_TOO_DEEPLY, nestedTooDeeply } from '../json-nesting.js';
 
 // src/oauth/federation (issue 37): sign-in through upstream identity providers (config identityProviders).
 // upstream-providers.ts: each provider's openid-client Configuration (discovery, cache); upstream-sign-in.ts: the
@@ -121,6 +122,8 @@ export async function completeUpstreamSignIn(
   // Its sub and email are looked up and stored in PostgreSQL text (storable-text.ts): refused, not a 500 or a merge.
   if (unstorableText(signedIn.upstream) !== null) throw new UpstreamFailure('invalid_response', `a claim ${UNSTORABLE_TEXT}`);
   const claims = mappedClaims(entry, signedIn.upstream);
+  // The claims kept are stored as JSON text (federated subjects), which JSON.stringify would fail on thousands deep.
+  if (nestedTooDeeply(claims)) throw new UpstreamFailure('invalid_response', `a claim is ${NESTED_TOO_DEEPLY}`);
   checkAllowedDomain(entry, claims);
   const { amr, sid } = signedIn.upstream;
   return {
