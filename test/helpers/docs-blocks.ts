@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-// The shell commands of the README and docs/ as the docs-as-tests harness (test/integration/docs-commands.test.ts)
+// The shell commands of the README and docs/ as the docs-as-tests harness (test/helpers/docs-commands-suite.ts)
 // reads them: every ```sh, ```bash, ```shell and ```console block, unless the line before it says why it cannot run
 // here (`<!-- docs-test: skip (needs docker) -->`). A command whose program the harness cannot run is an error, so a
 // new block is either run or marked, never passed over in silence.

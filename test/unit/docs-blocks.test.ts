@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { shellBlocks } from '../helpers/docs-blocks.js';
 import { programsOf, unrunnableProgram } from '../helpers/docs-programs.js';
 
-// How the docs-as-tests harness (test/integration/docs-commands.test.ts) reads Markdown: which blocks run, which
+// How the docs-as-tests harness (test/helpers/docs-commands-suite.ts) reads Markdown: which blocks run, which
 // commands and expected output they hold, and which programs it refuses to run.
 
 const fence = '```';
