@@ -36,6 +36,8 @@ export interface CliHarness {
   withDeps<T>(work: (deps: OAuthDeps, database: Database) => Promise<T>): Promise<T>;
   /** How many applications the database holds: what a refused `apps create` must leave unchanged. */
   applicationCount(): Promise<number>;
+  /** The secret column of the application `uid` as stored (a SHA-256 hex, or null); undefined when there is none. */
+  storedSecret(uid: string): Promise<string | null | undefined>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function createCliHarness(config?: ConfigInput): Promise<CliHarness
     json: async (argv) => JSON.parse(await stdout([...argv, '--json'])),
     withDeps,
     applicationCount: () => withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length),
+    storedSecret: (uid) => withDeps(async (deps) => (await deps.stores.applications.findByUid(uid))?.secret),
     async close() {
       if (testDatabase) await testDatabase.drop();
       rmSync(dataDir, { recursive: true, force: true });
