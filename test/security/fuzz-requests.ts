@@ -121,6 +121,8 @@ const CONTENT_TYPES = [
 
 type Credentials = 'client' | 'admin' | 'session' | 'none';
 
+const REGISTER = '/oauth/register';
+
 function templates(f: FuzzFixture): Array<[string, string, Record<string, string>, Credentials]> {
   const authorize = { client_id: f.clientId, redirect_uri: f.redirectUri, response_type: 'code', state: 's', scope: 'read' };
   return [
@@ -153,7 +155,7 @@ function templates(f: FuzzFixture): Array<[string, string, Record<string, string
     ],
     ['POST', `/oauth/applications/${f.scratchApplicationId}`, { _method: 'patch', name: 'Fuzzed', _csrf: f.csrfToken }, 'admin'],
     ['POST', `/oauth/authorized_applications/${f.scratchApplicationId}`, { _method: 'delete', _csrf: f.csrfToken }, 'session'],
-    // RFC 7591: a JSON body (JSON_TEMPLATES), where members arrive as any JSON type, not only as text.
+    // RFC 7591: sent mostly as JSON (fuzzRequest), whose members arrive as any JSON type, not only as text (body).
     [
       'POST',
       REGISTER,
@@ -218,7 +220,6 @@ function mutate(r: Random, params: Record<string, string>): Array<[string, strin
   return pairs;
 }
 
-const REGISTER = '/oauth/register';
 // Members a JSON body may hold besides text. DEEP stands for an array nested thousands deep, written in afterwards:
 // it parses, but JSON.stringify or String() of it overflows the stack (a refusal that quoted it was a 500).
 const DEEP = '\u0000deep';
