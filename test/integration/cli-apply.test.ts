@@ -256,6 +256,18 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     expect(JSON.parse(deep.stdout).problems).toEqual([
       expect.stringMatching(/^applications\[0\]\.jwks: The jwks is nested too deeply \(at most 32 levels of objects and arrays\)\.$/),
     ]);
+    // A whole number sent as an array nested thousands deep: the problem quoted it whole, overflowing the stack.
+    const lifetimePath = join(folder, 'provisioning-deep-lifetime.json');
+    const lifetime = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+    writeFileSync(
+      lifetimePath,
+      `{"resources":[{"uri":"https://deep.example/","name":"Deep","scopes":["read"],"access_token_lifetime":${lifetime}}]}`,
+    );
+    const deepLifetime = await cli.run(['apply', '-f', lifetimePath, '--json']);
+    expect(deepLifetime.code).toBe(2);
+    expect(JSON.parse(deepLifetime.stdout).problems).toEqual([
+      `resources[0].access_token_lifetime: must be a whole number, not ${'['.repeat(34)}${']'.repeat(34)}`,
+    ]);
     expect(await state()).toEqual(before);
   });
 

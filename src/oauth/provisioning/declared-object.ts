@@ -2,6 +2,8 @@
 // one or one the file must not have (a misspelling, never silently dropped) becomes a problem named by its path in
 // the file (`applications[2].redirect_uris[0]: ...`), and every problem of the file is reported at once.
 
+import { shownJson } from '../json-nesting.js';
+
 /** Problems of a file, each `path: message`. */
 export type Problems = string[];
 
@@ -75,7 +77,7 @@ export class DeclaredObject {
     const whole = typeof value === 'number' && Number.isInteger(value);
     if (whole && value >= min && value <= max) return value;
     // The range only where it is the problem: a string "900" is the wrong type, whatever the range.
-    this.problem(key, `must be a whole number${whole ? ` from ${min} to ${max}` : ''}, not ${JSON.stringify(value)}`);
+    this.problem(key, `must be a whole number${whole ? ` from ${min} to ${max}` : ''}, not ${shownJson(value)}`);
     return undefined;
   }
 
