@@ -68,6 +68,12 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError(['(root): must be a JSON object'], source);
   }
+  const tooDeep = Object.entries(raw).flatMap(([key, value]) => (nestedPast(value, MAX_NESTING - 1) ? [key] : []));
+  if (tooDeep.length > 0)
+    throw new ConfigError(
+      tooDeep.map((key) => `${key}: ${TOO_DEEP}`),
+      source,
+    );
   const candidate = raw as UnvalidatedConfig;
   const deprecations = applyRenamedKeys(candidate, source);
   const secretsInJson = secretsInJsonProblems(candidate);
@@ -162,6 +168,17 @@ function registrationAllowedScopes(config: Config): string[] {
   const explicit: string[] | null = config.registration.allowedScopes;
   if (explicit !== null) return explicit;
   return [...new Set([...config.defaultScopes, ...(config.openid.enabled ? offeredOpenIdScopes(config.grantFlows) : [])])];
+}
+
+// No setting nests more than a few levels. A file nested thousands deep parses, but copying and validating it would
+// overflow the stack ("Maximum call stack size exceeded" and nothing more): it is refused by the key that holds it.
+const MAX_NESTING = 32;
+const TOO_DEEP = `is nested too deeply (at most ${MAX_NESTING} levels of objects and arrays)`;
+
+/** Whether `value` holds objects or arrays more than `levels` deep; looks no deeper than that. */
+function nestedPast(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  return levels === 0 || Object.values(value).some((item) => nestedPast(item, levels - 1));
 }
 
 function readConfigFile(path: string): unknown {

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/loader.js';
 import { configSchema } from '../../src/config/schema.js';
 import type { ConfigInput } from '../../src/config/types.js';
+import { temporaryFolder } from '../helpers/temporary-folder.js';
 
 const root = join(import.meta.dirname, '../..');
 const fixture = (name: string) => join(root, 'test/fixtures/config', name);
@@ -115,6 +116,22 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(problemsOf(() => loadConfig({ path: fixture('duplicate-key.json') }))).toEqual([
       'metrics.port: written twice in one object; JSON keeps the last and the first would be ignored: keep one',
     ]);
+  });
+
+  it('refuses a file nested thousands deep by the key that holds it (copying it overflowed the stack), and takes 32 levels', () => {
+    const folder = temporaryFolder('config-deep');
+    const write = (name: string, text: string) => {
+      writeFileSync(join(folder, name), text);
+      return join(folder, name);
+    };
+    const deep = write('deep.json', `{"port":${'['.repeat(6000)}${']'.repeat(6000)},"admin":{"x":${'['.repeat(40)}${']'.repeat(40)}}}`);
+    expect(problemsOf(() => loadConfig({ path: deep }))).toEqual([
+      'port: is nested too deeply (at most 32 levels of objects and arrays)',
+      'admin: is nested too deeply (at most 32 levels of objects and arrays)',
+    ]);
+    // 32 levels with the file's own object: past the nesting check, refused by the schema as any wrong type is.
+    const limit = write('limit.json', `{"port":${'['.repeat(31)}${']'.repeat(31)}}`);
+    expect(problemsOf(() => loadConfig({ path: limit }))).toEqual([expect.stringMatching(/^port: must be /)]);
   });
 
   it('takes secrets and listen settings from the environment, which win over the file', () => {
