@@ -68,12 +68,9 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError(['(root): must be a JSON object'], source);
   }
-  const tooDeep = Object.entries(raw).flatMap(([key, value]) => (nestedPast(value, MAX_NESTING - 1) ? [key] : []));
-  if (tooDeep.length > 0)
-    throw new ConfigError(
-      tooDeep.map((key) => `${key}: ${TOO_DEEP}`),
-      source,
-    );
+  // The file's own object is the first of MAX_NESTING levels.
+  const tooDeep = Object.entries(raw).flatMap(([key, value]) => (nestedPast(value, MAX_NESTING - 1) ? [`${key}: ${TOO_DEEP}`] : []));
+  if (tooDeep.length > 0) throw new ConfigError(tooDeep, source);
   const candidate = raw as UnvalidatedConfig;
   const deprecations = applyRenamedKeys(candidate, source);
   const secretsInJson = secretsInJsonProblems(candidate);
