@@ -13,6 +13,7 @@ import { firstDuplicateKey } from './duplicate-json-keys.js';
 import { jsonSyntaxProblem } from './json-syntax-error.js';
 import { OFFLINE_ACCESS, offeredOpenIdScopes } from './openid-scopes.js';
 import { passkeysProblems } from './passkeys-schema.js';
+import { NESTED_TOO_DEEPLY, nestedTooDeeply } from './json-nesting-limit.js';
 import { readSessionSecretFile } from './session-secret-file.js';
 import { tokenExchangeProblems } from './token-exchange-schema.js';
 import { trustedIssuerProblems } from './trusted-issuers-schema.js';
@@ -68,8 +69,9 @@ export function loadConfig({ path = null, input, env = {}, quickStartOpenId = fa
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError(['(root): must be a JSON object'], source);
   }
-  // The file's own object is the first of MAX_NESTING levels.
-  const tooDeep = Object.entries(raw).flatMap(([key, value]) => (nestedPast(value, MAX_NESTING - 1) ? [`${key}: ${TOO_DEEP}`] : []));
+  // No setting nests more than a few levels; deeper, copying and validating the file would overflow the stack. The
+  // file's own object is the first level, so its members are the second.
+  const tooDeep = Object.entries(raw).flatMap(([key, value]) => (nestedTooDeeply(value, 2) ? [`${key}: is ${NESTED_TOO_DEEPLY}`] : []));
   if (tooDeep.length > 0) throw new ConfigError(tooDeep, source);
   const candidate = raw as UnvalidatedConfig;
   const deprecations = applyRenamedKeys(candidate, source);
@@ -165,17 +167,6 @@ function registrationAllowedScopes(config: Config): string[] {
   const explicit: string[] | null = config.registration.allowedScopes;
   if (explicit !== null) return explicit;
   return [...new Set([...config.defaultScopes, ...(config.openid.enabled ? offeredOpenIdScopes(config.grantFlows) : [])])];
-}
-
-// No setting nests more than a few levels. A file nested thousands deep parses, but copying and validating it would
-// overflow the stack ("Maximum call stack size exceeded" and nothing more): it is refused by the key that holds it.
-const MAX_NESTING = 32;
-const TOO_DEEP = `is nested too deeply (at most ${MAX_NESTING} levels of objects and arrays)`;
-
-/** Whether `value` holds objects or arrays more than `levels` deep; looks no deeper than that. */
-function nestedPast(value: unknown, levels: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  return levels === 0 || Object.values(value).some((item) => nestedPast(item, levels - 1));
 }
 
 function readConfigFile(path: string): unknown {

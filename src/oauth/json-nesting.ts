@@ -1,19 +1,8 @@
-// JSON that others send (a client's JWK Set, a request object, authorization_details) is parsed at any depth, but
-// this service turns it back into text (stored, carried in a form) with JSON.stringify, which overflows the stack at a
-// few thousand levels: a 500 for 12 kB of brackets. Nothing it keeps nests more than a few levels (a JWK Set three, an
-// authorization_details object a handful), so deeper is refused as the input's fault.
+// Text of JSON that others send, bounded in depth: the limit itself is src/config/json-nesting-limit.ts (the config
+// loader refuses a file by the same rule).
+import { MAX_JSON_NESTING } from '../config/json-nesting-limit.js';
 
-export const MAX_JSON_NESTING = 32;
-
-/** Whether `value` holds objects or arrays more than MAX_JSON_NESTING levels deep; looks no deeper than that. */
-export function nestedTooDeeply(value: unknown, level = 1): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (level > MAX_JSON_NESTING) return true;
-  return Object.values(value).some((item) => nestedTooDeeply(item, level + 1));
-}
-
-/** The sentence of a refusal, after what is nested ("authorization_details is"). */
-export const NESTED_TOO_DEEPLY = `nested too deeply (at most ${MAX_JSON_NESTING} levels of objects and arrays)`;
+export { MAX_JSON_NESTING, NESTED_TOO_DEEPLY, nestedTooDeeply } from '../config/json-nesting-limit.js';
 
 /**
  * JSON text of `value` with what lies below MAX_JSON_NESTING + 1 levels emptied, for a JSON body's member that the
@@ -37,6 +26,6 @@ const SHOWN_LENGTH = 100;
 /** A value someone sent, as JSON text for a refusal's message: bounded in depth (boundedJson) and cut short. */
 export function shownJson(value: unknown): string {
   // undefined, a function or a symbol have no JSON text: their type is shown instead.
-  const text = (JSON.stringify(cut(value, 1)) as string | undefined) ?? typeof value;
+  const text = (boundedJson(value) as string | undefined) ?? typeof value;
   return text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH)}...` : text;
 }
