@@ -12,7 +12,10 @@ export interface FuzzFixture {
   clientSecret: string;
   publicClientId: string;
   redirectUri: string;
+  /** Revoked by a template early in a run: introspected and revoked from then on as a token no longer active. */
   accessToken: string;
+  /** Another of the same, which no template revokes: the bearer credentials of UserInfo. */
+  bearerToken: string;
   refreshToken: () => string;
   code: () => string;
   /** An application the fuzzer may update, rotate or delete (never the one above). */
@@ -20,6 +23,9 @@ export interface FuzzFixture {
   adminAuthorization: string;
   sessionCookie: string;
   csrfToken: string;
+  /** The full profile's (OpenID Connect, the device grant): an ID token of the client, and its device codes. */
+  idToken?: string;
+  deviceCode?: () => string;
 }
 
 export interface FuzzRequest {
@@ -119,11 +125,12 @@ const CONTENT_TYPES = [
   'garbage',
 ];
 
-type Credentials = 'client' | 'admin' | 'session' | 'none';
+type Credentials = 'client' | 'admin' | 'session' | 'bearer' | 'none';
+type Template = [string, string, Record<string, string>, Credentials];
 
 const REGISTER = '/oauth/register';
 
-function templates(f: FuzzFixture): Array<[string, string, Record<string, string>, Credentials]> {
+function templates(f: FuzzFixture): Template[] {
   const authorize = { client_id: f.clientId, redirect_uri: f.redirectUri, response_type: 'code', state: 's', scope: 'read' };
   return [
     ['POST', '/oauth/token', { grant_type: 'client_credentials', scope: 'read' }, 'client'],
@@ -168,6 +175,44 @@ function templates(f: FuzzFixture): Array<[string, string, Record<string, string
         scope: 'read',
       },
       'none',
+    ],
+    ...(f.idToken === undefined ? [] : openIdTemplates(f, authorize)),
+  ];
+}
+
+// The full profile's: OpenID Connect's requests, pushed authorization requests, the device and token exchange grants.
+// Not the logout's confirmation: it would end the session the other templates use.
+function openIdTemplates(f: FuzzFixture, authorize: Record<string, string>): Template[] {
+  const openid = { ...authorize, scope: 'openid read', nonce: 'n' };
+  const accessToken = 'urn:ietf:params:oauth:token-type:access_token';
+  return [
+    ['GET', '/oauth/authorize', { ...openid, prompt: 'consent', max_age: '60', claims: '{"id_token":{"email":null}}' }, 'session'],
+    ['GET', '/oauth/authorize', { ...openid, response_type: 'id_token token', response_mode: 'fragment' }, 'session'],
+    ['GET', '/oauth/authorize', { ...openid, id_token_hint: f.idToken!, prompt: 'none' }, 'session'],
+    [
+      'POST',
+      '/oauth/par',
+      { ...openid, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' },
+      'client',
+    ],
+    ['GET', '/oauth/userinfo', {}, 'bearer'],
+    ['POST', '/oauth/userinfo', {}, 'bearer'],
+    ['GET', '/oauth/end_session', { id_token_hint: f.idToken!, post_logout_redirect_uri: f.redirectUri, state: 's' }, 'session'],
+    ['POST', '/oauth/device_authorization', { scope: 'read' }, 'client'],
+    ['POST', '/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: f.deviceCode!() }, 'client'],
+    ['POST', '/device', { user_code: 'BCDF-GHJK', _csrf: f.csrfToken }, 'session'],
+    [
+      'POST',
+      '/oauth/token',
+      {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: f.accessToken,
+        subject_token_type: accessToken,
+        actor_token: f.accessToken,
+        actor_token_type: accessToken,
+        scope: 'read',
+      },
+      'client',
     ],
   ];
 }
@@ -282,6 +327,7 @@ function headers(r: Random, f: FuzzFixture, contentType: string | null, credenti
   // A mutated valid request mostly keeps the credentials its endpoint needs, so the fuzzing reaches the handlers.
   const right = credentials !== undefined && r.chance(0.7);
   if (right && credentials === 'client') result.authorization = basic(f.clientId, f.clientSecret);
+  else if (right && credentials === 'bearer') result.authorization = `Bearer ${f.bearerToken}`;
   else if (right && credentials === 'admin') result.authorization = f.adminAuthorization;
   else if (r.chance(0.6)) {
     result.authorization = r.pick([

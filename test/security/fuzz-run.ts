@@ -3,9 +3,9 @@ import type { ConfigInput } from '../../src/config/types.js';
 import { csrfTokenIn, signedIn } from '../helpers/end-user.js';
 import { createClient, createCode, createUser, issueToken } from '../helpers/factories.js';
 import type { TestServer } from '../helpers/test-server.js';
-import { ADMIN } from '../integration/applications-support.js';
+import { ADMIN, buildOpenIdAdminServer } from '../integration/applications-support.js';
 import { fuzzRequest, parseRoutes, random, type FuzzFixture, type FuzzRequest, type FuzzRoute } from './fuzz-requests.js';
-import { leaksIn, locationIsRegistered } from './support.js';
+import { leaksIn, locationIsRegistered, securityServer } from './support.js';
 
 // Runs the fuzz generator against a listening test server over loopback (never anything else), bounded by a
 // request count and a deadline. Used by test/security/fuzz.test.ts and scripts/fuzz.ts.
@@ -40,10 +40,32 @@ export const FUZZ_CONFIG: ConfigInput = {
   registration: { policy: 'open', perAddressPerMinute: 0 },
 };
 
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+/** The same with every feature a request can reach on: OpenID Connect (ID tokens, UserInfo, logout, request objects),
+ * pushed authorization requests, the implicit, device and token exchange grants. */
+export const FUZZ_CONFIG_FULL: ConfigInput = {
+  ...FUZZ_CONFIG,
+  grantFlows: [...FUZZ_CONFIG.grantFlows!, 'implicit', DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT],
+  openid: { enabled: true },
+};
+
+export type FuzzProfile = 'default' | 'full';
+
+/** The fuzzed server: the admin UI on, FUZZ_CONFIG ('default') or FUZZ_CONFIG_FULL ('full'). */
+export function fuzzServer(profile: FuzzProfile): Promise<TestServer> {
+  return profile === 'full' ? buildOpenIdAdminServer(FUZZ_CONFIG_FULL) : securityServer(FUZZ_CONFIG);
+}
+
 /** The known-good material for the generator, on the server's database, through the domain and HTTP. */
 export async function fuzzFixture(server: TestServer): Promise<FuzzFixture> {
   const redirectUri = 'https://app.example.com/callback';
-  const client = await createClient(server.deps, { redirectUri });
+  const openid = server.deps.config.openid.enabled;
+  // Under the full profile the client may use every grant, so that the device and token exchange grants get past
+  // the client's own grant types, and a logout may return to it.
+  const openIdFields = openid ? { grantTypes: server.deps.config.grantFlows.join(' '), postLogoutRedirectUri: redirectUri } : {};
+  const client = await createClient(server.deps, { redirectUri, ...openIdFields });
   const publicClient = await createClient(server.deps, { redirectUri, confidential: false });
   const scratch = await createClient(server.deps, { name: 'Scratch', redirectUri: 'https://scratch.example/cb' });
   const user = await createUser(server.deps, 'fuzzer', 'fuzzer password');
@@ -51,19 +73,23 @@ export async function fuzzFixture(server: TestServer): Promise<FuzzFixture> {
   const csrfToken = csrfTokenIn((await agent.request({ method: 'GET', url: '/oauth/authorized_applications' })).body)!;
   const codes: string[] = [];
   const refreshTokens: string[] = [];
+  const scopes = openid ? ['openid', 'read'] : ['read'];
   for (let i = 0; i < 20; i += 1) {
-    codes.push((await createCode(server.deps, { application: client.application, resourceOwnerId: user.id, redirectUri })).code);
+    codes.push((await createCode(server.deps, { application: client.application, resourceOwnerId: user.id, redirectUri, scopes })).code);
     refreshTokens.push(
       (await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id, withRefreshToken: true })).refreshToken!,
     );
   }
   let turn = 0;
+  const openIdMaterial = openid ? await openIdFixture(server, client, codes.pop()!, redirectUri) : {};
   return {
+    ...openIdMaterial,
     clientId: client.uid,
     clientSecret: client.secret!,
     publicClientId: publicClient.uid,
     redirectUri,
-    accessToken: (await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id })).accessToken,
+    accessToken: (await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id, scopes })).accessToken,
+    bearerToken: (await issueToken(server.deps, { application: client.application, resourceOwnerId: user.id, scopes })).accessToken,
     code: () => codes[turn++ % codes.length]!,
     refreshToken: () => refreshTokens[turn++ % refreshTokens.length]!,
     scratchApplicationId: scratch.application.id,
@@ -71,6 +97,27 @@ export async function fuzzFixture(server: TestServer): Promise<FuzzFixture> {
     sessionCookie: [...agent.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; '),
     csrfToken,
   };
+}
+
+/** An ID token (from a code's exchange, over HTTP) and device codes, for the full profile's templates. */
+async function openIdFixture(
+  server: TestServer,
+  client: { uid: string; secret: string | null },
+  code: string,
+  redirectUri: string,
+): Promise<Pick<FuzzFixture, 'idToken' | 'deviceCode'>> {
+  const authorization = `Basic ${Buffer.from(`${client.uid}:${client.secret}`).toString('base64')}`;
+  const post = async (url: string, payload: Record<string, string>) => {
+    const headers = { authorization, 'content-type': 'application/x-www-form-urlencoded' };
+    const response = await server.app.inject({ method: 'POST', url, headers, payload: new URLSearchParams(payload).toString() });
+    if (response.statusCode !== 200) throw new Error(`the fuzz fixture's ${url} answered ${response.statusCode}: ${response.body}`);
+    return response.json() as Record<string, string>;
+  };
+  const { id_token: idToken } = await post('/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+  const deviceCodes: string[] = [];
+  for (let i = 0; i < 10; i += 1) deviceCodes.push((await post('/oauth/device_authorization', { scope: 'read' })).device_code!);
+  let turn = 0;
+  return { idToken: idToken!, deviceCode: () => deviceCodes[turn++ % deviceCodes.length]! };
 }
 
 function send(

@@ -19,6 +19,6 @@ describe(`npm run fuzz runs outside Vitest (${backend})`, () => {
     expect(stdout).toContain('fuzzing http://127.0.0.1:');
     expect(stdout).toMatch(/\n200 requests over \d+ routes in \d+ s\n/);
     expect(stdout).toContain('/readyz afterwards: 200');
-    expect(stdout).toContain('\n0 failures (replay with --seed 7)');
+    expect(stdout).toContain('\n0 failures (replay with --seed 7 --profile default)');
   }, 60_000);
 });
