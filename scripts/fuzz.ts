@@ -5,7 +5,7 @@
 //
 //   npm run fuzz -- [--requests N] [--minutes M] [--seed S] [--concurrency C] [--profile default|full]
 //   (defaults: 50000 requests, 10 minutes, a random seed, 8 connections, the default profile; `full` turns on OpenID
-//   Connect, pushed authorization requests and the implicit, device and token exchange grants: FUZZ_CONFIG_FULL)
+//   Connect and the implicit, device and token exchange grants, and sends their requests: FUZZ_CONFIG_FULL)
 import { parseArgs } from 'node:util';
 import { fuzzFixture, fuzzServer, runFuzz } from '../test/security/fuzz-run.js';
 

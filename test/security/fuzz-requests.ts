@@ -14,7 +14,7 @@ export interface FuzzFixture {
   redirectUri: string;
   /** Revoked by a template early in a run: introspected and revoked from then on as a token no longer active. */
   accessToken: string;
-  /** Another of the same, which no template revokes: the bearer credentials of UserInfo. */
+  /** Another of the same, which no template revokes: the bearer credentials of UserInfo, a token exchange's subject. */
   bearerToken: string;
   refreshToken: () => string;
   code: () => string;
@@ -206,7 +206,7 @@ function openIdTemplates(f: FuzzFixture, authorize: Record<string, string>): Tem
       '/oauth/token',
       {
         grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-        subject_token: f.accessToken,
+        subject_token: f.bearerToken,
         subject_token_type: accessToken,
         actor_token: f.accessToken,
         actor_token_type: accessToken,

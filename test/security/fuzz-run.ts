@@ -43,8 +43,8 @@ export const FUZZ_CONFIG: ConfigInput = {
 const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
-/** The same with every feature a request can reach on: OpenID Connect (ID tokens, UserInfo, logout, request objects),
- * pushed authorization requests, the implicit, device and token exchange grants. */
+/** The same with every feature a request can reach on that is off by default: OpenID Connect (ID tokens, UserInfo,
+ * logout, request objects), the implicit, device and token exchange grants. */
 export const FUZZ_CONFIG_FULL: ConfigInput = {
   ...FUZZ_CONFIG,
   grantFlows: [...FUZZ_CONFIG.grantFlows!, 'implicit', DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT],

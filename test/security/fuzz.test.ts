@@ -8,7 +8,7 @@ import { fuzzFixture, fuzzServer, runFuzz, type FuzzProfile } from './fuzz-run.j
 // run of CI, over every route of the service through a loopback socket. The full run is `npm run fuzz`
 // (scripts/fuzz.ts), with a new seed each time. CI keeps one seed so that its result is repeatable; FUZZ_SEED=<seed>
 // runs another sequence (a failure of `npm run fuzz` prints its seed). Two services: the default settings, and every
-// feature a request can reach on (OpenID Connect, PAR, the implicit, device and token exchange grants: 'full').
+// feature a request can reach on (OpenID Connect, the implicit, device and token exchange grants: 'full').
 
 const COUNT = Number(process.env.FUZZ_COUNT ?? 1500);
 const SECONDS = 40;
