@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { claimedClientId } from './claimed-client-id.js';
+import { MAX_FORM_PARAMETERS, TOO_MANY_FORM_PARAMETERS } from './plugins/forms.js';
 import {
   Forbidden,
   InsufficientScope,
@@ -57,11 +58,12 @@ export function applyErrorResponse(reply: FastifyReply, { status, headers }: Err
 }
 
 const CSRF_ERRORS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
-// Fastify's JSON parser refuses these before a route sees the body: said as they are, not as the generic
-// invalid_request, so that a client (or its developer) knows the body, not a parameter, is wrong.
-const JSON_BODY_ERRORS: Record<string, string> = {
+// Fastify's JSON parser and the form parser refuse these before a route sees the body: said as they are, not as the
+// generic invalid_request, so that a client (or its developer) knows the body, not a parameter, is wrong.
+const BODY_ERRORS: Record<string, string> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty, but its Content-Type is application/json.',
   FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON, or holds a __proto__ or constructor.prototype key.',
+  [TOO_MANY_FORM_PARAMETERS]: `The form has more than ${MAX_FORM_PARAMETERS} parameters.`,
 };
 
 /**
@@ -73,7 +75,7 @@ export function requestError(error: FastifyError | OAuthError): OAuthError | nul
   if (error instanceof OAuthError) return error;
   if (error.validation) return new InvalidRequest();
   if (CSRF_ERRORS.has(error.code)) return Forbidden.formExpired();
-  const bodyProblem = JSON_BODY_ERRORS[error.code];
+  const bodyProblem = BODY_ERRORS[error.code];
   if (bodyProblem !== undefined) return new InvalidRequest(bodyProblem);
   const status = error.statusCode;
   if (status === 413) return new PayloadTooLarge();
