@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveApplication } from '../../src/oauth/clients/applications.js';
 import { deleteClient } from '../../src/oauth/clients/registration/client-registration.js';
-import { basic, bearer, expectNoStore, tokenRequest } from '../helpers/oauth-requests.js';
+import { basic, bearer, expectNoStore, registrationRequest, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -279,12 +279,7 @@ describe(`RFC 7592 section 2.2 changes of the authentication method (${backend})
 
   it('a public client made confidential gets a secret once; made public again it loses it', async () => {
     const client = (
-      await server.app.inject({
-        method: 'POST',
-        url: '/oauth/register',
-        headers: JSON_HEADERS,
-        payload: { redirect_uris: ['https://rp.example/cb'], token_endpoint_auth_method: 'none' },
-      })
+      await registrationRequest(server.app, { redirect_uris: ['https://rp.example/cb'], token_endpoint_auth_method: 'none' })
     ).json();
     const confidential = await put(client, { token_endpoint_auth_method: 'client_secret_post' });
     expect(confidential.statusCode).toBe(200);
@@ -297,14 +292,7 @@ describe(`RFC 7592 section 2.2 changes of the authentication method (${backend})
     expect((await server.deps.stores.applications.findByUid(client.client_id))!.secret).toBeNull();
   });
   it("an update with a jwks nested thousands deep is invalid_client_metadata and changes nothing (the admin's rules check it as text)", async () => {
-    const client = (
-      await server.app.inject({
-        method: 'POST',
-        url: '/oauth/register',
-        headers: JSON_HEADERS,
-        payload: { redirect_uris: ['https://rp.example/cb'] },
-      })
-    ).json();
+    const client = (await registrationRequest(server.app, { redirect_uris: ['https://rp.example/cb'] })).json();
     const deep = `{"keys":[{"kty":"EC","x5c":${'['.repeat(6000)}${']'.repeat(6000)}}]}`;
     const payload = `{"client_id":"${client.client_id}","redirect_uris":["https://rp.example/other"],"token_endpoint_auth_method":"private_key_jwt","jwks":${deep}}`;
     const refused = await server.app.inject({

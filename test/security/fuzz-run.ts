@@ -2,6 +2,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import type { ConfigInput } from '../../src/config/types.js';
 import { csrfTokenIn, signedIn } from '../helpers/end-user.js';
 import { createClient, createCode, createUser, issueToken } from '../helpers/factories.js';
+import { basic, postForm } from '../helpers/oauth-requests.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { ADMIN, buildOpenIdAdminServer } from '../integration/applications-support.js';
 import { fuzzRequest, parseRoutes, random, type FuzzFixture, type FuzzRequest, type FuzzRoute } from './fuzz-requests.js';
@@ -106,10 +107,8 @@ async function openIdFixture(
   code: string,
   redirectUri: string,
 ): Promise<Pick<FuzzFixture, 'idToken' | 'deviceCode'>> {
-  const authorization = `Basic ${Buffer.from(`${client.uid}:${client.secret}`).toString('base64')}`;
   const post = async (url: string, payload: Record<string, string>) => {
-    const headers = { authorization, 'content-type': 'application/x-www-form-urlencoded' };
-    const response = await server.app.inject({ method: 'POST', url, headers, payload: new URLSearchParams(payload).toString() });
+    const response = await postForm(server.app, url, payload, basic(client.uid, client.secret!));
     if (response.statusCode !== 200) throw new Error(`the fuzz fixture's ${url} answered ${response.statusCode}: ${response.body}`);
     return response.json() as Record<string, string>;
   };
