@@ -3,7 +3,9 @@
 # here; air-gapped sites): `bash scripts/container-base.sh [node|postgres|nginx|all]` (default all), as root.
 #
 #   oauth-local/debian:trixie     debootstrap --variant=minbase trixie, imported as an image
-#   oauth-local/node:trixie       + Debian's nodejs (20.19) and npm, a `node` user (uid 1000) as the official image has
+#   oauth-local/node:trixie       + the Dockerfile's Node.js (24) and the npm it ships with, from the npm registry
+#                                 (scripts/image-node.sh --image-files), in /usr/local as the official image has them,
+#                                 and a `node` user (uid 1000) as it has
 #   oauth-local/postgres:17       + postgresql-17, an entrypoint that initializes an empty data volume from
 #                                 POSTGRES_USER / POSTGRES_PASSWORD / POSTGRES_DB as the official image does
 #   oauth-local/nginx:trixie      + nginx, configuration from /etc/nginx/conf.d/*.conf
@@ -12,8 +14,8 @@
 # NODE_IMAGE=oauth-local/node:trixie -t oauth-service:local .`; examples/compose-local-images/compose.override.yml
 # points Compose at all three (docs/operations.md, "Docker without a public registry").
 #
-# Idempotent: each image carries a label with a hash of what made it (this script, the suite, the mirror, the CA
-# bundle); an image whose label matches is kept, so a second run takes a second. The host's CA bundle is copied into
+# Idempotent: each image carries a label with a hash of what made it (this script, scripts/image-node.sh, the suite, the
+# mirror, the CA bundle); an image whose label matches is kept, so a second run takes a second. The host's CA bundle is copied into
 # the images (NODE_EXTRA_CA_CERTS) so that npm inside a build trusts what the host trusts: a site's own registry
 # mirror or a TLS-inspecting proxy. Builds use the host's network (`--network host`) to reach the same mirrors.
 #
@@ -39,7 +41,8 @@ command -v "$DOCKER" >/dev/null || die "no docker client; install Debian's docke
 "$DOCKER" info >/dev/null 2>&1 || die "the Docker engine does not answer; start it (dockerd, or systemctl start docker)"
 [ -r "$CA_BUNDLE" ] || die "CA bundle $CA_BUNDLE not readable; set CA_BUNDLE"
 
-RECIPE_HASH=$( (cat "${BASH_SOURCE[0]}" "$CA_BUNDLE"; echo "$SUITE $MIRROR") | sha256sum | cut -c1-16)
+SCRIPTS="$(dirname "${BASH_SOURCE[0]}")"
+RECIPE_HASH=$( (cat "${BASH_SOURCE[0]}" "$SCRIPTS/image-node.sh" "$CA_BUNDLE"; echo "$SUITE $MIRROR") | sha256sum | cut -c1-16)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -90,15 +93,23 @@ node_image() {
   if current "$image"; then built "$image"; return; fi
   fresh_context
   cp "$CA_BUNDLE" "$WORK/context/host-ca-bundle.crt"
+  # Debian's nodejs is 20 (trixie): the image the Dockerfile names runs 24, and a base of another major would leave
+  # the image's runtime untried (its module compile cache, V8's flags, Web Crypto's algorithms differ).
+  bash "$SCRIPTS/image-node.sh" --image-files "$WORK/context" || die "no Node.js for the Node image (scripts/image-node.sh)"
   build "$image" <<EOF
 FROM $PREFIX/debian:$SUITE
 COPY host-ca-bundle.crt /usr/local/share/ca-certificates/host-ca-bundle.crt
+COPY node /usr/local/bin/node
+COPY npm /usr/local/lib/node_modules/npm
 RUN apt-get update \\
- && apt-get install -y nodejs npm ca-certificates \\
+ && apt-get install -y ca-certificates libstdc++6 \\
  && update-ca-certificates \\
  && rm -rf /var/lib/apt/lists/* \\
+ && ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\
+ && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \\
  && groupadd --gid 1000 node \\
- && useradd --uid 1000 --gid node --create-home --shell /bin/bash node
+ && useradd --uid 1000 --gid node --create-home --shell /bin/bash node \\
+ && node --version && npm --version
 ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 CMD ["node"]
 EOF
