@@ -14,10 +14,11 @@
 # NODE_IMAGE=oauth-local/node:trixie -t oauth-service:local .`; examples/compose-local-images/compose.override.yml
 # points Compose at all three (docs/operations.md, "Docker without a public registry").
 #
-# Idempotent: each image carries a label with a hash of what made it (this script, scripts/image-node.sh, the suite, the
-# mirror, the CA bundle); an image whose label matches is kept, so a second run takes a second. The host's CA bundle is copied into
-# the images (NODE_EXTRA_CA_CERTS) so that npm inside a build trusts what the host trusts: a site's own registry
-# mirror or a TLS-inspecting proxy. Builds use the host's network (`--network host`) to reach the same mirrors.
+# Idempotent: each image carries a label with a hash of what made it (this script, scripts/image-node.sh, the suite,
+# the mirror, the CA bundle); an image whose label matches is kept, so a second run takes a second. The host's CA
+# bundle is copied into the images (NODE_EXTRA_CA_CERTS) so that npm inside a build trusts what the host trusts: a
+# site's own registry mirror or a TLS-inspecting proxy. Builds use the host's network (`--network host`) to reach the
+# same mirrors.
 #
 # Environment: DEBIAN_MIRROR (default http://deb.debian.org/debian), CA_BUNDLE (default
 # /etc/ssl/certs/ca-certificates.crt), DOCKER (default docker), CONTAINER_BASE_REBUILD=1 to rebuild regardless.
