@@ -6,9 +6,9 @@ import { runService, startService, stopService } from '../helpers/processes.js';
 import { loadMigratedDataDir } from '../helpers/test-database.js';
 
 // The real executable at boot (issue 31 item 7): production and `openid.enabled: false` are no OpenID Provider. The
-// quick start, which is: boot-openid-quick-start.test.ts (its first boot runs initdb in WebAssembly, and the three
-// neared 75 s in one file beside CI's container check). Signing keys stored under another KEY_ENCRYPTION_KEY:
-// boot-signing-keys-rewrap.test.ts.
+// quick start, which is one: boot-openid-quick-start.test.ts (its first boot runs initdb in WebAssembly; the three
+// took 72 s in one file in CI's PostgreSQL pass, beside the container check). Signing keys stored under another
+// KEY_ENCRYPTION_KEY: boot-signing-keys-rewrap.test.ts.
 
 const SECRET = { SESSION_SECRET: 'x'.repeat(40) };
 
