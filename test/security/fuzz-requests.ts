@@ -24,8 +24,12 @@ export interface FuzzFixture {
   sessionCookie: string;
   csrfToken: string;
   /** The full profile's (OpenID Connect, the device grant): an ID token of the client, and its device codes. */
-  idToken?: string;
-  deviceCode?: () => string;
+  openid?: OpenIdFuzzFixture;
+}
+
+export interface OpenIdFuzzFixture {
+  idToken: string;
+  deviceCode: () => string;
 }
 
 export interface FuzzRequest {
@@ -176,19 +180,19 @@ function templates(f: FuzzFixture): Template[] {
       },
       'none',
     ],
-    ...(f.idToken === undefined ? [] : openIdTemplates(f, authorize)),
+    ...(f.openid === undefined ? [] : openIdTemplates(f, f.openid, authorize)),
   ];
 }
 
 // The full profile's: OpenID Connect's requests, pushed authorization requests, the device and token exchange grants.
 // Not the logout's confirmation: it would end the session the other templates use.
-function openIdTemplates(f: FuzzFixture, authorize: Record<string, string>): Template[] {
+function openIdTemplates(f: FuzzFixture, { idToken, deviceCode }: OpenIdFuzzFixture, authorize: Record<string, string>): Template[] {
   const openid = { ...authorize, scope: 'openid read', nonce: 'n' };
   const accessToken = 'urn:ietf:params:oauth:token-type:access_token';
   return [
     ['GET', '/oauth/authorize', { ...openid, prompt: 'consent', max_age: '60', claims: '{"id_token":{"email":null}}' }, 'session'],
     ['GET', '/oauth/authorize', { ...openid, response_type: 'id_token token', response_mode: 'fragment' }, 'session'],
-    ['GET', '/oauth/authorize', { ...openid, id_token_hint: f.idToken!, prompt: 'none' }, 'session'],
+    ['GET', '/oauth/authorize', { ...openid, id_token_hint: idToken, prompt: 'none' }, 'session'],
     [
       'POST',
       '/oauth/par',
@@ -197,9 +201,9 @@ function openIdTemplates(f: FuzzFixture, authorize: Record<string, string>): Tem
     ],
     ['GET', '/oauth/userinfo', {}, 'bearer'],
     ['POST', '/oauth/userinfo', {}, 'bearer'],
-    ['GET', '/oauth/end_session', { id_token_hint: f.idToken!, post_logout_redirect_uri: f.redirectUri, state: 's' }, 'session'],
+    ['GET', '/oauth/end_session', { id_token_hint: idToken, post_logout_redirect_uri: f.redirectUri, state: 's' }, 'session'],
     ['POST', '/oauth/device_authorization', { scope: 'read' }, 'client'],
-    ['POST', '/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: f.deviceCode!() }, 'client'],
+    ['POST', '/oauth/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode() }, 'client'],
     ['POST', '/device', { user_code: 'BCDF-GHJK', _csrf: f.csrfToken }, 'session'],
     [
       'POST',

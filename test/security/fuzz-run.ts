@@ -5,7 +5,15 @@ import { createClient, createCode, createUser, issueToken } from '../helpers/fac
 import { basic, postForm } from '../helpers/oauth-requests.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { ADMIN, buildOpenIdAdminServer } from '../integration/applications-support.js';
-import { fuzzRequest, parseRoutes, random, type FuzzFixture, type FuzzRequest, type FuzzRoute } from './fuzz-requests.js';
+import {
+  fuzzRequest,
+  parseRoutes,
+  random,
+  type FuzzFixture,
+  type FuzzRequest,
+  type FuzzRoute,
+  type OpenIdFuzzFixture,
+} from './fuzz-requests.js';
 import { leaksIn, locationIsRegistered, securityServer } from './support.js';
 
 // Runs the fuzz generator against a listening test server over loopback (never anything else), bounded by a
@@ -82,9 +90,9 @@ export async function fuzzFixture(server: TestServer): Promise<FuzzFixture> {
     );
   }
   let turn = 0;
-  const openIdMaterial = openid ? await openIdFixture(server, client, codes.pop()!, redirectUri) : {};
+  const openIdMaterial = openid ? await openIdFixture(server, client, codes.pop()!, redirectUri) : undefined;
   return {
-    ...openIdMaterial,
+    openid: openIdMaterial,
     clientId: client.uid,
     clientSecret: client.secret!,
     publicClientId: publicClient.uid,
@@ -106,7 +114,7 @@ async function openIdFixture(
   client: { uid: string; secret: string | null },
   code: string,
   redirectUri: string,
-): Promise<Pick<FuzzFixture, 'idToken' | 'deviceCode'>> {
+): Promise<OpenIdFuzzFixture> {
   const post = async (url: string, payload: Record<string, string>) => {
     const response = await postForm(server.app, url, payload, basic(client.uid, client.secret!));
     if (response.statusCode !== 200) throw new Error(`the fuzz fixture's ${url} answered ${response.statusCode}: ${response.body}`);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic, tokenRequest } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import type { TestServer } from '../helpers/test-server.js';
 import type { FuzzFixture } from './fuzz-requests.js';
@@ -45,15 +46,7 @@ describe.each(['default', 'full'] as const)(
         expect(Object.keys(report.statuses).length).toBeGreaterThan(5);
         const ready = await server.app.inject({ method: 'GET', url: '/readyz' });
         expect(ready.statusCode).toBe(200);
-        const token = await server.app.inject({
-          method: 'POST',
-          url: '/oauth/token',
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            authorization: `Basic ${Buffer.from(`${fixture.clientId}:${fixture.clientSecret}`).toString('base64')}`,
-          },
-          payload: 'grant_type=client_credentials',
-        });
+        const token = await tokenRequest(server.app, { grant_type: 'client_credentials' }, basic(fixture.clientId, fixture.clientSecret));
         expect(token.statusCode).toBe(200);
       },
     );
