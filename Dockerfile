@@ -60,6 +60,15 @@ COPY --from=build /app/config.example.json ./config.example.json
 # OAUTH_CREATE_EMBEDDED_DATABASE=1 to try the image without PostgreSQL on purpose. The CLI is `oauth-service` on PATH (package.json "bin").
 RUN ln -s /app/dist/main.js /usr/local/bin/oauth-service \
  && mkdir -p /app/data && chown node:node /app/data
+# The code V8 compiles for the service and the CLI, made once here as the node user (Node.js keys it by user id) and
+# then read-only: a new container reuses it instead of compiling every module again (scripts/warm-compile-cache.sh).
+# The folder is open to other users as /tmp is, so that `docker run --user` keeps a cache of its own there.
+COPY --from=build /app/scripts/warm-compile-cache.sh ./scripts/
+RUN mkdir -m 1777 /app/compile-cache \
+ && runuser -u node -- sh scripts/warm-compile-cache.sh \
+ && chown -R root:root /app/compile-cache \
+ && chmod -R a+rX,go-w /app/compile-cache \
+ && chmod 1777 /app/compile-cache
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \

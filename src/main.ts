@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The `oauth-service` executable (package.json bin), and the only file that reads process.env and process.argv:
 // everything else gets them handed in.
+import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { COMMAND_OPTIONS, leadingOptionsAfterCommand } from './cli/leading-options.js';
 import { requestedTraceProtocol } from './telemetry/trace-protocol.js';
@@ -20,10 +22,14 @@ const command = leadingOptionsAfterCommand(argv)[0];
 const serving = command === undefined || command === 'serve' || (command.startsWith('-') && !COMMAND_OPTIONS.has(command));
 if (!serving) setFlagsFromString('--liftoff-only --wasm-tiering-budget=1000000000 --wasm-tier-up-filter=2147483647');
 // Compiling the ~200 modules a command loads was a third of its time (issue 30). Node.js 22.1 and later (the image's)
-// keep the compiled code on disk (NODE_COMPILE_CACHE, else a folder in the temporary directory) and reuse it while a
-// module's source is unchanged; an unwritable folder only turns the cache off. Node.js 20 has no such cache.
+// keep the compiled code on disk and reuse it while a module's source is unchanged, in a folder per Node.js version,
+// V8 flags (so the commands' and the service's apart) and user; an unwritable folder only turns the cache off. Node.js
+// 20 has no such cache. The image ships the code its service and commands compile (the folder beside dist/, made by
+// scripts/warm-compile-cache.sh), so that a new container does not compile it again; elsewhere Node.js keeps it in
+// the temporary directory, or in NODE_COMPILE_CACHE, which Node.js itself then enables before this runs.
 const { enableCompileCache } = nodeModule as { enableCompileCache?: (directory?: string) => unknown };
-enableCompileCache?.();
+const shippedCache = fileURLToPath(new URL('../compile-cache', import.meta.url));
+enableCompileCache?.(existsSync(shippedCache) ? shippedCache : undefined);
 
 // Traces (docs/operations.md "Traces"): started before the service's modules load, so pg is instrumented as it loads;
 // without an OTLP endpoint nothing of OpenTelemetry is imported.
