@@ -31,7 +31,7 @@ describe('boundedJson', () => {
   const arrays = (levels: number) => JSON.parse('['.repeat(levels) + ']'.repeat(levels));
 
   it('is JSON.stringify for a value within the limit, the limit itself included', () => {
-    for (const value of [{ keys: [{ kty: 'EC', x: 'a', n: [1, { b: null }] }] }, arrays(MAX_JSON_NESTING), 'text', 7, null])
+    for (const value of [{ keys: [{ kty: 'EC', x: 'a', n: [1, { b: null }] }] }, arrays(MAX_JSON_NESTING), ['text', 7, null]])
       expect(boundedJson(value)).toBe(JSON.stringify(value));
   });
 
