@@ -5,9 +5,10 @@ import { MAX_JSON_NESTING } from '../config/json-nesting-limit.js';
 export { MAX_JSON_NESTING, NESTED_TOO_DEEPLY, nestedTooDeeply } from '../config/json-nesting-limit.js';
 
 /**
- * JSON text of the object `value` with what lies below MAX_JSON_NESTING + 1 levels emptied, for a JSON body's member that the
- * domain checks as text (a JWK Set, a declaration): a value nested deeper stays deeper than the limit, so the check
- * refuses it by name, where JSON.stringify of the whole would overflow the stack. Within the limit, the text is exact.
+ * JSON text of the object `value` with what lies below MAX_JSON_NESTING + 1 levels emptied, for a JSON body's member
+ * that the domain checks as text (a JWK Set, a declaration): a value nested deeper stays deeper than the limit, so the
+ * check refuses it by name, where JSON.stringify of the whole would overflow the stack. Within the limit, the text is
+ * exact.
  */
 export function boundedJson(value: object): string {
   return JSON.stringify(cut(value, 1));
