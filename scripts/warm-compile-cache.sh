@@ -3,21 +3,29 @@
 # started, asked a few things and stopped; the CLI's listings and a write on an embedded data folder) runs once, so
 # that Node.js keeps the code V8 compiled for every module they load in /app/compile-cache (src/main.ts chooses that
 # folder when it exists). A new container then starts from that code instead of compiling every module again (issue
-# 30, bench/RESULTS.md "The image's compile cache"). Its database, secret and port live only while this runs; what
+# 30, bench/RESULTS.md "The image's compile cache"). Its database, secret and ports live only while this runs; what
 # the commands print is shown only when one fails.
 set -eu
 
 work=$(mktemp -d)
 output="$work/output"
+pid=""
 finish() {
   code=$?
+  [ -z "$pid" ] || kill "$pid" 2>/dev/null || true
   [ "$code" = 0 ] || { cat "$output" >&2; echo "warm-compile-cache: failed (exit code $code)" >&2; }
   rm -rf "$work"
   exit "$code"
 }
 trap finish EXIT
 SESSION_SECRET=$(node -p 'require("node:crypto").randomBytes(32).toString("hex")')
-export SESSION_SECRET DATA_DIR="$work/data" OAUTH_CREATE_EMBEDDED_DATABASE=1 HOST=127.0.0.1 PORT=3999 LOG_LEVEL=warn
+# A free port of loopback: a build with the host's network (`docker build --network host`) shares the host's ports.
+PORT=$(node -e 'const server = require("node:net").createServer().listen(0, "127.0.0.1", () => {
+  console.log(server.address().port);
+  server.close();
+})')
+# The metrics listener on a port of its own choosing, for the same reason.
+export SESSION_SECRET PORT DATA_DIR="$work/data" OAUTH_CREATE_EMBEDDED_DATABASE=1 HOST=127.0.0.1 METRICS_PORT=0 LOG_LEVEL=warn
 
 for command in 'apps create --name warm-up --redirect-uri https://warm-up.example/cb' 'apps list' \
   'apps update 1 --name warm-up' 'users list' 'resources list' 'keys list' 'audit list' 'tokens cleanup'; do
@@ -30,13 +38,13 @@ oauth-service serve >>"$output" 2>&1 &
 pid=$!
 # Exit code 0 once every path answered 200, 1 while one does not (yet).
 answered() {
-  node -e 'Promise.all(process.argv.slice(1).map((path) => fetch(`http://127.0.0.1:3999${path}`)))
-    .then((answers) => process.exit(answers.every((answer) => answer.ok) ? 0 : 1), () => process.exit(1))' "$@"
+  node -e 'const [port, ...paths] = process.argv.slice(1);
+    Promise.all(paths.map((path) => fetch(`http://127.0.0.1:${port}${path}`)))
+      .then((answers) => process.exit(answers.every((answer) => answer.ok) ? 0 : 1), () => process.exit(1))' "$PORT" "$@"
 }
-tries=0
+deadline=$(($(date +%s) + 60))
 until answered /healthz; do
-  tries=$((tries + 1))
-  if [ "$tries" -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then
+  if [ "$(date +%s)" -ge "$deadline" ] || ! kill -0 "$pid" 2>/dev/null; then
     echo "the service did not answer /healthz within 60 s" >>"$output"
     exit 1
   fi
@@ -49,3 +57,4 @@ answered /readyz /.well-known/oauth-authorization-server || {
 # The service writes the code it compiled when it stops.
 kill -TERM "$pid"
 wait "$pid"
+pid=""
