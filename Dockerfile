@@ -14,7 +14,10 @@ WORKDIR /app
 COPY package.json package-lock.json prisma.config.ts ./
 # npm workspaces: the guard's package.json is part of the install (node_modules/@oauth-service/guard links to it).
 COPY packages/guard/package.json ./packages/guard/
-COPY scripts ./scripts
+# Only what the install's postinstall runs (the client's generation, with the schema engine Prisma is told it has not),
+# so that a change to another script keeps the install's layer cached.
+COPY scripts/generate-client.mjs scripts/schema-engine-unavailable.sh ./scripts/
+COPY scripts/lib/generated-client.mjs ./scripts/lib/
 COPY prisma ./prisma
 RUN npm ci --no-audit --no-fund
 COPY . .
