@@ -11,11 +11,21 @@ import { createServer } from 'node:net';
 const FIRST = 10_100;
 const LAST = 17_399;
 
-/** A port that was free a moment ago on the loopback interface (closed again at once; the caller listens on it). */
+// The ports this process handed out. A caller may keep one a while before anything listens on it (a service's metrics
+// port chosen before the service starts, an address named in another server's config first), and the probe would
+// then find it free and hand it out again: a service and its metrics listener once got the same one in CI.
+const handedOut = new Set<number>();
+
+/**
+ * A port that was free a moment ago on the loopback interface (closed again at once; the caller listens on it), and
+ * not handed out before in this process.
+ */
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = randomInt(FIRST, LAST + 1);
-    if (await listensOn(port)) return port;
+    if (handedOut.has(port) || !(await listensOn(port))) continue;
+    handedOut.add(port);
+    return port;
   }
   return listensOn(0);
 }
