@@ -14,7 +14,7 @@ interface Discovery {
   scopes_supported: string[];
 }
 
-describe('oauth-service serve: OpenID Connect by default where it costs nothing (issue 31 item 7)', () => {
+describe('oauth-service serve: the quick start is an OpenID Provider (issue 31 item 7)', () => {
   let root: string;
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'oauth-boot-quick-start-'));
