@@ -11,8 +11,9 @@ import { selectList, type Row } from './rows.js';
 import type { SqlClient } from './sql-client.js';
 
 // oauth_signing_keys (a handful of rows, read when keys are listed or rotated, never per request once cached): the
-// listing in plain SQL (on the rotation lock's transaction too), the rest through Prisma. The private JWK is
-// encrypted here, on its way in, and decrypted only when asked for.
+// reads in plain SQL (the listing on the rotation lock's transaction too; the private keys are read at every start,
+// which then no longer loads Prisma), the writes through Prisma. The private JWK is encrypted here, on its way in, and
+// decrypted only when asked for.
 
 // Any fixed number unique among the service's advisory locks (migrate.ts has its own).
 const ROTATION_LOCK_KEY = 7_233_905_118n;
@@ -30,6 +31,7 @@ const toKey = ({ kid, alg, publicJwk, createdAt, signsFrom, rotateAt, retiredAt 
 
 const ALL = `SELECT ${selectList(Prisma.OauthSigningKeyScalarFieldEnum)} FROM oauth_signing_keys ORDER BY id`;
 const listKeys = async (sql: SqlClient) => (await sql.query<Row<OauthSigningKey>>(ALL)).map(toKey);
+const PRIVATE_JWK = 'SELECT private_jwk AS "privateJwk" FROM oauth_signing_keys WHERE kid = $1';
 
 /**
  * `keyEncryptionKey` is KEY_ENCRYPTION_KEY's 32 bytes; a null key makes every call that needs it (create,
@@ -43,7 +45,7 @@ export function signingKeyRepository(database: Database, keyEncryptionKey: Buffe
   return {
     list: () => listKeys(database.sql),
     async privateJwk(kid) {
-      const row = await database.prisma.oauthSigningKey.findUnique({ where: { kid } });
+      const [row] = await database.sql.query<Pick<OauthSigningKey, 'privateJwk'>>(PRIVATE_JWK, [kid]);
       return row ? (JSON.parse(decryptPrivateKey(row.privateJwk, kek(), kid)) as Record<string, unknown>) : null;
     },
     exclusively(work) {

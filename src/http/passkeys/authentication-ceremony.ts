@@ -1,10 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  verifyAuthenticationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialRequestOptionsJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, AuthenticatorTransport, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
 import type { PasskeyRefusal } from '../../oauth/audit/passkey-events.js';
@@ -18,6 +12,7 @@ import { passkeysOfUser } from '../../oauth/passkeys/passkeys.js';
 import type { UserRecord } from '../../oauth/store.js';
 import { CEREMONY_TIMEOUT_MS, keepChallenge, takeChallenge, type CeremonyPurpose } from './ceremony-challenge.js';
 import { relyingParty } from './relying-party.js';
+import { webauthnLibrary } from './webauthn-library.js';
 
 // Signing in with a passkey (WebAuthn Level 3 section 7.2), alone or as the second step after a password: the options,
 // then the check of the assertion. The domain (oauth/passkeys/passkey-sign-in.ts) decides what a verified one is worth.
@@ -64,6 +59,7 @@ export async function authenticationOptions(
   ceremony: AuthenticationCeremony = PASSKEY_ALONE,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const allowed = ceremony.user === undefined ? [] : await passkeysOfUser(deps, ceremony.user.id);
+  const { generateAuthenticationOptions } = await webauthnLibrary();
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(deps.config).id,
     timeout: CEREMONY_TIMEOUT_MS,
@@ -101,6 +97,7 @@ export async function completeAuthentication(
     return { outcome: 'refused', reason: 'verification_failed', detail: handle };
   }
   const rp = relyingParty(deps.config);
+  const { verifyAuthenticationResponse } = await webauthnLibrary();
   let verification;
   try {
     verification = await verifyAuthenticationResponse({

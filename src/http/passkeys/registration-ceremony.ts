@@ -1,9 +1,4 @@
-import {
-  generateRegistrationOptions,
-  verifyRegistrationResponse,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../oauth/deps.js';
 import type { PasskeyRecord } from '../../oauth/passkeys/passkey-store.js';
@@ -12,6 +7,7 @@ import { registerPasskey } from '../../oauth/passkeys/passkeys.js';
 import type { UserRecord } from '../../oauth/store.js';
 import { CEREMONY_TIMEOUT_MS, keepChallenge, takeChallenge } from './ceremony-challenge.js';
 import { relyingParty } from './relying-party.js';
+import { webauthnLibrary } from './webauthn-library.js';
 
 // Registering a passkey from the account page (WebAuthn Level 3 section 7.1) with @simplewebauthn/server: the options
 // the browser passes to navigator.credentials.create(), then the check of what the authenticator made.
@@ -38,6 +34,7 @@ export async function registrationOptions(
   existing: readonly PasskeyRecord[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const rp = relyingParty(deps.config);
+  const { generateRegistrationOptions } = await webauthnLibrary();
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -73,6 +70,7 @@ export async function completeRegistration(
   const challenge = await takeChallenge(deps, request, 'register');
   if (challenge === null) return { outcome: 'refused', reason: 'no registration under way, or it expired', said: 'startAgain' };
   const rp = relyingParty(deps.config);
+  const { verifyRegistrationResponse } = await webauthnLibrary();
   let verification;
   try {
     verification = await verifyRegistrationResponse({
