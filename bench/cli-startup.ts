@@ -1,18 +1,20 @@
-// npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write]: how long one CLI command
-// that touches the database takes (`apps list`; with --write also `apps update 1 --name one`, a write through Prisma,
-// which the listing no longer loads), as `node dist/main.js` (the image's `oauth-service`) and as
+// npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write] [--serve]: how long one CLI
+// command that touches the database takes (`apps list`; with --write also `apps update 1 --name one`, a write through
+// Prisma, which the listing no longer loads; with --serve also `serve` until /healthz answers, its CPU time then that
+// of its process so far, on a data folder and on PostgreSQL), as `node dist/main.js` (the image's `oauth-service`) and as
 // `npm run cli --` in a checkout, on the three ways to its data: a PGlite data folder opened by the command, the
 // same folder through a running server's socket, and PostgreSQL (BENCH_DATABASE_URL's server, else a private
 // cluster). With --before DIR (a tree with node_modules and a compiled dist/main.js, e.g. `git archive <commit>`
 // unpacked beside a node_modules link) both trees run in alternation, run for run, so that the machine's load
 // falls on both alike; CPU time (user + sys of the command and its children) is reported besides the wall time,
 // as the load disturbs it less. Issue 30; bench/RESULTS.md "Issue 30: CLI".
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { writeConfigValidator } from '../scripts/lib/config-validator-code.mjs';
+import { freePort } from '../scripts/lib/ports.js';
 import { openBenchDatabase } from './postgres.js';
 import { ensureCompiled, ROOT } from './processes.js';
 
@@ -31,10 +33,11 @@ interface Sample {
   cpuMs: number;
 }
 
-const USAGE = 'Usage: npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write]';
+const USAGE = 'Usage: npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write] [--serve]';
 const LIST = ['apps', 'list'];
 // The first application again under its own name: a write that changes nothing, so every run does the same.
 const WRITE = ['apps', 'update', '1', '--name', 'one'];
+const SERVE = ['serve'];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 function option(args: string[], name: string): string | undefined {
@@ -67,6 +70,43 @@ function measure(tree: Tree, command: string[], env: Record<string, string>): Pr
       done({ wallMs, cpuMs: (seconds[0]! + seconds[1]!) * 1000 });
     });
   });
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+
+/** A process's user + sys CPU time so far, from /proc (fields 14 and 15 of its stat, after the command's name). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
+}
+
+/** `serve` of `tree` on the place's data, from its spawn until /healthz answers 200; stopped (SIGTERM) after. */
+async function measureServe(tree: Tree, env: Record<string, string>): Promise<Sample> {
+  const port = await freePort();
+  const started = performance.now();
+  const server = spawn(process.execPath, ['dist/main.js', 'serve'], {
+    cwd: tree.root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let printed = '';
+  server.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  try {
+    for (;;) {
+      if (server.exitCode !== null) throw new Error(`${tree.name}: serve exited with ${server.exitCode}:\n${printed}`);
+      if (performance.now() - started > 60_000) throw new Error(`${tree.name}: serve did not answer within 60 s:\n${printed}`);
+      const answered = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (response) => response.status === 200,
+        () => false,
+      );
+      if (answered) return { wallMs: performance.now() - started, cpuMs: cpuMsOf(server.pid!) };
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    server.kill('SIGTERM');
+    await exited;
+  }
 }
 
 const commandOf = (runner: Scenario['runner'], args: string[]) =>
@@ -134,7 +174,11 @@ async function postgresDatabase(tree: Tree): Promise<Place> {
 }
 
 const RUNNERS = ['node dist/main.js', 'npm run cli --'] as const;
-const scenariosOf = (commands: string[][]) => RUNNERS.flatMap((runner) => commands.map((command) => ({ runner, command })));
+// `serve` as the image runs it, and not on the socket: its folder is a running server's already.
+const scenariosOf = (commands: string[][], database: Scenario['database']) =>
+  RUNNERS.flatMap((runner) => commands.map((command) => ({ runner, command }))).filter(
+    ({ runner, command }) => command !== SERVE || (runner === 'node dist/main.js' && database !== 'socket'),
+  );
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -146,7 +190,7 @@ async function main(): Promise<void> {
   const runs = Number(option(args, '--runs') ?? 10);
   const only = option(args, '--only');
   const before = option(args, '--before');
-  const commands = args.includes('--write') ? [LIST, WRITE] : [LIST];
+  const commands = [LIST, ...(args.includes('--write') ? [WRITE] : []), ...(args.includes('--serve') ? [SERVE] : [])];
   await ensureCompiled(log);
   // As `npm run build` makes it: the config validator written as code (ensureCompiled runs tsc alone).
   await writeConfigValidator(join(ROOT, 'dist/config'));
@@ -165,9 +209,10 @@ async function main(): Promise<void> {
       places.set(tree, database === 'socket' ? await withServer(tree, place) : place);
     }
     try {
-      for (const { runner, command } of scenariosOf(commands)) {
+      for (const { runner, command } of scenariosOf(commands, database)) {
         const samples = new Map<Tree, Sample[]>(trees.map((tree) => [tree, []]));
-        const run = (tree: Tree) => measure(tree, commandOf(runner, command), places.get(tree)!.env);
+        const run = (tree: Tree) =>
+          command === SERVE ? measureServe(tree, places.get(tree)!.env) : measure(tree, commandOf(runner, command), places.get(tree)!.env);
         // One run each first: tsx's and the source build's caches, the page cache.
         for (const tree of trees) await run(tree);
         for (let round = 0; round < runs; round += 1) {

@@ -46,8 +46,9 @@ export const signingAlgorithms = (config: SigningKeyDeps['config']): SigningAlgo
 /** Makes the keys the lifecycle needs now (a first key, or a successor due); returns those it made. */
 export async function ensureSigningKeys(deps: SigningKeyDeps, algorithms = signingAlgorithms(deps.config)): Promise<SigningKeyRecord[]> {
   const settings = signingKeySettings(deps.config);
-  // Most calls (every start, every instance's timer) find nothing due: they read the keys and take no lock. Keys are
-  // only added or retired, and whoever retires one calls this afterwards, so a key found not due here is not due.
+  // Most calls (every start, every instance's timer) find nothing due: they read the keys and take no lock (a Prisma
+  // transaction). Keys are only added or retired, and `keys retire` calls this after its retirement: a key due since
+  // this read is made by the next call, as one due since the locked read below would be.
   const current = await deps.stores.signingKeys.list();
   if (!algorithms.some((alg) => plannedSuccessor(current, alg, settings, deps.now()))) return [];
   return deps.stores.signingKeys.exclusively(async (locked) => {
