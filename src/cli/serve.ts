@@ -5,6 +5,7 @@ import { insecureIssuerWarning, missingSessionSecret } from '../config/productio
 import type { Config } from '../config/types.js';
 import { closeWithin, shutdownGraceMs } from '../http/graceful-close.js';
 import { loadExtensions } from '../http/load-extensions.js';
+import { compileDeferredSchemas } from '../http/schema-compilers.js';
 import { isOpenIdProvider } from '../oauth/server-metadata.js';
 import { createDatabase } from '../storage/database.js';
 import { developmentKeyEncryptionKey } from '../storage/development-key.js';
@@ -125,6 +126,8 @@ async function serve(configured: Readonly<Config>, io: CliIo): Promise<null> {
   };
   io.onSignal('SIGTERM', shutdown);
   io.onSignal('SIGINT', shutdown);
+  // What no request has compiled yet, while the service already answers: its first requests do not wait for it.
+  compileDeferredSchemas(() => closing).catch((error: unknown) => app.log.error({ err: error }, 'a route schema does not compile'));
   return null;
 }
 
