@@ -8,7 +8,7 @@
 // unpacked beside a node_modules link) both trees run in alternation, run for run, so that the machine's load
 // falls on both alike; CPU time (user + sys of the command and its children) is reported besides the wall time,
 // as the load disturbs it less. Issue 30; bench/RESULTS.md "Issue 30: CLI".
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,6 +17,7 @@ import { writeConfigValidator } from '../scripts/lib/config-validator-code.mjs';
 import { freePort } from '../scripts/lib/ports.js';
 import { openBenchDatabase } from './postgres.js';
 import { ensureCompiled, ROOT } from './processes.js';
+import { cpuMs, cpuTicks } from './service-harness.js';
 
 interface Tree {
   name: string;
@@ -72,14 +73,6 @@ function measure(tree: Tree, command: string[], env: Record<string, string>): Pr
   });
 }
 
-const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-
-/** A process's user + sys CPU time so far, from /proc (fields 14 and 15 of its stat, after the command's name). */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
-}
-
 /** `serve` of `tree` on the place's data, from its spawn until /healthz answers 200; stopped (SIGTERM) after. */
 async function measureServe(tree: Tree, env: Record<string, string>): Promise<Sample> {
   const port = await freePort();
@@ -100,7 +93,7 @@ async function measureServe(tree: Tree, env: Record<string, string>): Promise<Sa
         (response) => response.status === 200,
         () => false,
       );
-      if (answered) return { wallMs: performance.now() - started, cpuMs: cpuMsOf(server.pid!) };
+      if (answered) return { wallMs: performance.now() - started, cpuMs: cpuMs(cpuTicks(server.pid!)) };
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   } finally {

@@ -27,7 +27,9 @@ export async function freePort(): Promise<number> {
     handedOut.add(port);
     return port;
   }
-  return listensOn(0);
+  const port = await listensOn(0);
+  handedOut.add(port);
+  return port;
 }
 
 /** Listens on `port` (0: any) on 127.0.0.1 and closes again: the port, or 0 when it was taken. */
