@@ -7,6 +7,9 @@
 //   node container-http.mjs load BASE CLIENT_ID SECRET SECONDS  a request every 100 ms for SECONDS: one line each,
 //                                                                "<ms since start> <status> <retry-after or -> <error
 //                                                                or -> <ms it took>"
+//   node container-http.mjs sign-in BASE                        /login's page, then with its session and CSRF token a
+//                                                                passkey's options and a wrong password: prints
+//                                                                "<options status> <password status>"
 const [command, base, clientId, secret, count] = process.argv.slice(2);
 
 async function token() {
@@ -32,6 +35,27 @@ async function token() {
   }
 }
 
+async function signIn() {
+  const page = await fetch(`${base}/login`);
+  const cookie = page.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const options = await fetch(`${base}/login/passkey/options`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': csrf },
+    body: '{}',
+  });
+  const password = await fetch(`${base}/login`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, username: 'nobody', password: 'not the password' }),
+    redirect: 'manual',
+  });
+  return `${options.status} ${password.status}`;
+}
+
 switch (command) {
   case 'token':
     console.log(await token());
@@ -49,7 +73,10 @@ switch (command) {
     }
     break;
   }
+  case 'sign-in':
+    console.log(await signIn());
+    break;
   default:
-    console.error(`unknown command ${command}: token, attempts or load`);
+    console.error(`unknown command ${command}: token, attempts, load or sign-in`);
     process.exit(2);
 }

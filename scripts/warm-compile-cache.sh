@@ -59,3 +59,16 @@ answered /readyz /.well-known/oauth-authorization-server || {
 kill -TERM "$pid"
 wait "$pid"
 pid=""
+
+# What the service loads only later, once a request needs it: the passkeys library (the first passkey ceremony),
+# Prisma's runtime, its query compiler and driver adapters (the first write), pg (on PostgreSQL, which this script's
+# data folder is not) and argon2 (the first password). A Node.js process without V8 flags, as `serve` runs, keeps
+# their code in the service's folder of the cache.
+echo "the modules the service loads later" >>"$output"
+node --input-type=module -e '
+  import { enableCompileCache } from "node:module";
+  enableCompileCache("/app/compile-cache");
+  await Promise.all(process.argv.slice(1).map((name) => import(name)));
+' @simplewebauthn/server ./dist/storage/generated/client.js @prisma/client/runtime/query_compiler_small_bg.postgresql.mjs \
+  @prisma/client/runtime/query_compiler_small_bg.postgresql.wasm-base64.mjs pglite-prisma-adapter @prisma/adapter-pg pg \
+  @node-rs/argon2 >>"$output" 2>&1
