@@ -1,10 +1,10 @@
 #!/bin/sh
 # Run by the Dockerfile as the image's user, with the image's files in place: what a container runs most (the service
-# started, asked a few things and stopped; the CLI's listings and a write on an embedded data folder) runs once, so
-# that Node.js keeps the code V8 compiled for every module they load in /app/compile-cache (src/main.ts chooses that
-# folder when it exists). A new container then starts from that code instead of compiling every module again (issue
-# 30, bench/RESULTS.md "The image's compile cache"). Its database, secret and ports live only while this runs; what
-# the commands print is shown only when one fails.
+# started, asked a few things and stopped; the CLI's listings and a write on an embedded data folder) runs once, and
+# what the service loads only later is imported, so that Node.js keeps the code V8 compiled for every module they load
+# in /app/compile-cache (src/main.ts chooses that folder when it exists). A new container then starts from that code
+# instead of compiling every module again (issue 30, bench/RESULTS.md "The image's compile cache"). Its database,
+# secret and ports live only while this runs; what the commands print is shown only when one fails.
 set -eu
 
 work=$(mktemp -d)
