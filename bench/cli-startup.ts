@@ -1,13 +1,15 @@
-// npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write] [--serve]: how long one CLI
-// command that touches the database takes (`apps list`; with --write also `apps update 1 --name one`, a write through
-// Prisma, which the listing no longer loads; with --serve also `serve` until /healthz answers, its CPU time then that
-// of its process so far, on a data folder and on PostgreSQL), as `node dist/main.js` (the image's `oauth-service`) and as
-// `npm run cli --` in a checkout, on the three ways to its data: a PGlite data folder opened by the command, the
-// same folder through a running server's socket, and PostgreSQL (BENCH_DATABASE_URL's server, else a private
-// cluster). With --before DIR (a tree with node_modules and a compiled dist/main.js, e.g. `git archive <commit>`
-// unpacked beside a node_modules link) both trees run in alternation, run for run, so that the machine's load
-// falls on both alike; CPU time (user + sys of the command and its children) is reported besides the wall time,
-// as the load disturbs it less. Issue 30; bench/RESULTS.md "Issue 30: CLI".
+// npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write] [--serve] [--floor]:
+// how long one CLI command that touches the database takes (`apps list`; with --write also `apps update 1 --name one`,
+// a write through Prisma, which the listing no longer loads; with --serve also `serve` until /healthz answers, its CPU
+// time then that of its process so far, on a data folder and on PostgreSQL; with --floor, on the data folder, a
+// process that only opens it, counts and closes it, bench/pglite-floor.mjs: the embedded database's own start, under
+// any command there), as `node dist/main.js` (the image's `oauth-service`) and as `npm run cli --` in a checkout, on
+// the three ways to its data: a PGlite data folder opened by the command, the same folder through a running server's
+// socket, and PostgreSQL (BENCH_DATABASE_URL's server, else a private cluster). With --before DIR (a tree with
+// node_modules and a compiled dist/main.js, e.g. `git archive <commit>` unpacked beside a node_modules link) both
+// trees run in alternation, run for run, so that the machine's load falls on both alike (the floor, the same program
+// for both, runs on this tree's folder only); CPU time (user + sys of the command and its children) is reported
+// besides the wall time, as the load disturbs it less. Issue 30; bench/RESULTS.md "Issue 30: CLI".
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -34,11 +36,13 @@ interface Sample {
   cpuMs: number;
 }
 
-const USAGE = 'Usage: npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write] [--serve]';
+const USAGE = 'Usage: npm run bench:cli -- [--before DIR] [--runs N] [--only pglite|socket|postgresql] [--write] [--serve] [--floor]';
 const LIST = ['apps', 'list'];
 // The first application again under its own name: a write that changes nothing, so every run does the same.
 const WRITE = ['apps', 'update', '1', '--name', 'one'];
 const SERVE = ['serve'];
+// Not a command of the product: bench/pglite-floor.mjs (commandOf).
+const FLOOR = ['pglite-floor'];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 function option(args: string[], name: string): string | undefined {
@@ -103,7 +107,11 @@ async function measureServe(tree: Tree, env: Record<string, string>): Promise<Sa
 }
 
 const commandOf = (runner: Scenario['runner'], args: string[]) =>
-  runner === 'npm run cli --' ? ['npm', 'run', '--silent', 'cli', '--', ...args] : ['node', 'dist/main.js', ...args];
+  args === FLOOR
+    ? ['node', join(ROOT, 'bench/pglite-floor.mjs')]
+    : runner === 'npm run cli --'
+      ? ['npm', 'run', '--silent', 'cli', '--', ...args]
+      : ['node', 'dist/main.js', ...args];
 
 /** The environment of one tree in one database setting: its own data folder or its own PostgreSQL database. */
 interface Place {
@@ -167,10 +175,13 @@ async function postgresDatabase(tree: Tree): Promise<Place> {
 }
 
 const RUNNERS = ['node dist/main.js', 'npm run cli --'] as const;
-// `serve` as the image runs it, and not on the socket: its folder is a running server's already.
+// `serve` as the image runs it, and not on the socket: its folder is a running server's already. The floor once, on
+// the folder a command opens.
 const scenariosOf = (commands: string[][], database: Scenario['database']) =>
-  RUNNERS.flatMap((runner) => commands.map((command) => ({ runner, command }))).filter(
-    ({ runner, command }) => command !== SERVE || (runner === 'node dist/main.js' && database !== 'socket'),
+  RUNNERS.flatMap((runner) => commands.map((command) => ({ runner, command }))).filter(({ runner, command }) =>
+    command === SERVE
+      ? runner === 'node dist/main.js' && database !== 'socket'
+      : command !== FLOOR || (runner === 'node dist/main.js' && database === 'pglite'),
   );
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -183,7 +194,12 @@ async function main(): Promise<void> {
   const runs = Number(option(args, '--runs') ?? 10);
   const only = option(args, '--only');
   const before = option(args, '--before');
-  const commands = [LIST, ...(args.includes('--write') ? [WRITE] : []), ...(args.includes('--serve') ? [SERVE] : [])];
+  const commands = [
+    LIST,
+    ...(args.includes('--write') ? [WRITE] : []),
+    ...(args.includes('--serve') ? [SERVE] : []),
+    ...(args.includes('--floor') ? [FLOOR] : []),
+  ];
   await ensureCompiled(log);
   // As `npm run build` makes it: the config validator written as code (ensureCompiled runs tsc alone).
   await writeConfigValidator(join(ROOT, 'dist/config'));
@@ -203,19 +219,21 @@ async function main(): Promise<void> {
     }
     try {
       for (const { runner, command } of scenariosOf(commands, database)) {
-        const samples = new Map<Tree, Sample[]>(trees.map((tree) => [tree, []]));
+        const measured = command === FLOOR ? trees.filter((tree) => tree.root === ROOT) : trees;
+        const samples = new Map<Tree, Sample[]>(measured.map((tree) => [tree, []]));
         const run = (tree: Tree) =>
           command === SERVE ? measureServe(tree, places.get(tree)!.env) : measure(tree, commandOf(runner, command), places.get(tree)!.env);
         // One run each first: tsx's and the source build's caches, the page cache.
-        for (const tree of trees) await run(tree);
+        for (const tree of measured) await run(tree);
         for (let round = 0; round < runs; round += 1) {
-          const order = round % 2 === 0 ? trees : [...trees].reverse();
+          const order = round % 2 === 0 ? measured : [...measured].reverse();
           for (const tree of order) samples.get(tree)!.push(await run(tree));
         }
-        for (const tree of trees) {
+        const label = command === FLOOR ? 'node bench/pglite-floor.mjs' : `${runner} ${command.join(' ')}`;
+        for (const tree of measured) {
           const wall = samples.get(tree)!.map((sample) => sample.wallMs);
           const cpu = samples.get(tree)!.map((sample) => sample.cpuMs);
-          const row = `| \`${runner} ${command.join(' ')}\` | ${database} | ${tree.name} | ${ms(mean(wall))} | ${ms(median(wall))} | ${ms(Math.min(...wall))} | ${ms(mean(cpu))} | ${ms(median(cpu))} |`;
+          const row = `| \`${label}\` | ${database} | ${tree.name} | ${ms(mean(wall))} | ${ms(median(wall))} | ${ms(Math.min(...wall))} | ${ms(mean(cpu))} | ${ms(median(cpu))} |`;
           rows.push(row);
           log(row);
         }

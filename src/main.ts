@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { COMMAND_V8_FLAGS } from './cli/command-v8-flags.js';
 import { COMMAND_OPTIONS, leadingOptionsAfterCommand } from './cli/leading-options.js';
 import { requestedTraceProtocol } from './telemetry/trace-protocol.js';
 
@@ -20,7 +21,7 @@ const argv = process.argv.slice(2);
 const command = leadingOptionsAfterCommand(argv)[0];
 // A leading option is serve's (`--config`), but for the help and the version (cli/index.ts), which are commands.
 const serving = command === undefined || command === 'serve' || (command.startsWith('-') && !COMMAND_OPTIONS.has(command));
-if (!serving) setFlagsFromString('--liftoff-only --wasm-tiering-budget=1000000000 --wasm-tier-up-filter=2147483647');
+if (!serving) setFlagsFromString(COMMAND_V8_FLAGS);
 // Compiling the ~200 modules a command loads was a third of its time (issue 30). Node.js 22.1 and later (the image's)
 // keep the compiled code on disk and reuse it while a module's source is unchanged, in a folder per Node.js version,
 // V8 flags (so the commands' and the service's apart) and user; an unwritable folder only turns the cache off. Node.js

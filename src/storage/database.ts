@@ -12,6 +12,7 @@ import { retryingThroughFailover } from './failover-retry.js';
 import { statementTracer } from '../telemetry/statement-tracer.js';
 import { tracedPglite } from './traced-pglite.js';
 import { createReadReplica } from './read-replica.js';
+import { SMALL_SHARED_BUFFERS } from './pglite-start-params.js';
 import { checkOut, sqlClientForConnection, sqlClientForPglite, sqlClientForPool, type SqlClient } from './sql-client.js';
 
 export interface DatabaseOptions {
@@ -235,13 +236,8 @@ async function createPostgres(
   };
 }
 
-/** PGlite's start parameters for a short-lived database: a CLI command, and the tests' (test/helpers/pglite-instances.ts). */
-export const SMALL_SHARED_BUFFERS = ['-c', 'shared_buffers=8MB'];
-
 async function createPglite(location: string, options: DatabaseOptions, lock: DataDirLock | null): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
-  // A CLI command runs a few statements and exits: PostgreSQL's default 128 MB of shared buffers, which PGlite sets
-  // up at every start, cost a CLI command on the data folder a sixth of its start (issue 30, bench/RESULTS.md).
   const startParams = options.embedded?.role === 'cli' ? [...PGlite.defaultStartParams, ...SMALL_SHARED_BUFFERS] : undefined;
   const db =
     options.pglite?.instance ??

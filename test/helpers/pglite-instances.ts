@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
-import { SMALL_SHARED_BUFFERS, type DatabaseOptions } from '../../src/storage/database.js';
+import type { DatabaseOptions } from '../../src/storage/database.js';
+import { SMALL_SHARED_BUFFERS } from '../../src/storage/pglite-start-params.js';
 
 // The in-memory PGlite instances of one worker's test databases. Starting one from the run's template costs ~0.35 s of
 // CPU (PostgreSQL's start in WebAssembly, the dump unpacked into memory) and a run starts hundreds, while
