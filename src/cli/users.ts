@@ -9,6 +9,7 @@ import {
   enableUser,
   findUserByUsername,
   listUsers,
+  newUserErrors,
   searchUsers,
   setUserPassword,
   updateUserProfile,
@@ -105,6 +106,8 @@ async function create(args: string[], io: CliIo): Promise<number> {
   if (values.help) return (io.stdout(HELP), 0);
   const username = checkUsername(required(given, 'username'));
   const profile = profileFromOptions(values);
+  const refused = newUserErrors(username, profile);
+  if (refused.length > 0) throw new UsageError(refused.join('; '));
   const password = await readPassword(io, values.password, `password for ${username}: `);
   return withDatabase(configFrom(io, values.config), async (deps) => {
     const create = (tx: OAuthDeps) => createUser(tx, username, password, profile);

@@ -74,6 +74,24 @@ describe(`oauth-service users (${backend})`, { timeout: 120_000 }, () => {
     expect(users.map((user) => user.username).sort()).toEqual(['alice', 'bob']);
   });
 
+  it('users create names a refused claim or username before it reads the password, which a prompt would have lost', async () => {
+    const cases: Array<[string[], string[]]> = [
+      [['users', 'create', 'carol', '--email', 'not-an-email'], ['Email must be an email address']],
+      [['users', 'create', 'carol\u200b', '--name', 'Carol'], ['Username must not contain']],
+      [
+        ['users', 'create', 'carol', '--birthdate', '1852-13-01', '--zoneinfo', 'Nowhere/Land'],
+        ['Birthdate must be YYYY or YYYY-MM-DD', 'Zoneinfo must be a time zone'],
+      ],
+    ];
+    for (const [argv, messages] of cases) {
+      // No password on stdin: the command stops at the claims, before it would read one.
+      const line = usageErrorLine(await cli.run(argv, ''));
+      for (const message of messages) expect(line, argv.join(' ')).toContain(message);
+      expect(line, argv.join(' ')).not.toContain('password');
+    }
+    expect(await findUser('carol')).toBeNull();
+  });
+
   it('every users subcommand answers --help with its usage and exit code 0', async () => {
     for (const sub of [[], ['create'], ['list'], ['set-password'], ['delete'], ['revoke-tokens']]) {
       const result = await cli.run(['users', ...sub, '--help']);

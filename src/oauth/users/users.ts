@@ -97,6 +97,14 @@ export function passwordErrors(password: string): string[] {
 }
 
 /**
+ * What createUser would refuse in the username and the claims, for a caller that asks for the password only after
+ * (the CLI's prompt: a password typed, then lost to a mistyped --email).
+ */
+export function newUserErrors(username: string, profile: ProfileInput = {}): string[] {
+  return Object.values({ ...withField('username', usernameErrors(username)), ...resolveProfile(null, profile).errors }).flat();
+}
+
+/**
  * Stores the password as an argon2id hash (SPEC 4) with the user's claims. Throws UserInvalid with every problem
  * at once, then UsernameTaken when the name exists.
  */
