@@ -10,6 +10,8 @@
 //   node container-http.mjs sign-in BASE                        /login's page, then with its session and CSRF token a
 //                                                                passkey's options and a wrong password: prints
 //                                                                "<options status> <password status>"
+import { URLSearchParams } from 'node:url';
+
 const [command, base, clientId, secret, count] = process.argv.slice(2);
 
 async function token() {
