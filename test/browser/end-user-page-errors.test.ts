@@ -44,10 +44,18 @@ describe('errors on the login and device pages in Chromium: the field is invalid
       focused: input === (input.ownerDocument as unknown as { activeElement: unknown }).activeElement,
     }));
 
+  /**
+   * Waits for the page's autofocus to land on the field: Chromium applies it at the page's next rendering update, which
+   * on a busy machine comes after the load event that goto and the form's answer wait for.
+   */
+  const focusLandsOn = (page: Page, selector: string) =>
+    expect.poll(async () => (await domField(page, selector)).focused, { timeout: 10_000 }).toBe(true);
+
   it('login after a wrong password: the password field is invalid, described by the message, and has the focus', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${server.baseUrl}/login`);
+    await focusLandsOn(page, '#username');
     expect(await accessibleField(context, page, '#username')).toMatchObject({ invalid: 'false', focused: true });
 
     await signInOnLoginPage(page, 'alice', 'not the password');
@@ -58,6 +66,7 @@ describe('errors on the login and device pages in Chromium: the field is invalid
     const messageId = await message.getAttribute('id');
     expect(messageId).toBeTruthy();
 
+    await focusLandsOn(page, '#password');
     expect(await domField(page, '#password')).toEqual({ invalid: 'true', describedBy: [messageId], focused: true });
     expect(await accessibleField(context, page, '#password')).toEqual({ invalid: 'true', description: text, focused: true });
     // The user name kept its value and is described by the message too, but no longer takes the focus.
@@ -76,6 +85,7 @@ describe('errors on the login and device pages in Chromium: the field is invalid
     await signInOnLoginPage(page, 'alice');
     await page.waitForURL((url) => url.pathname === '/oauth/authorized_applications');
     await page.goto(`${server.baseUrl}/device`);
+    await focusLandsOn(page, '#user_code');
     expect(await accessibleField(context, page, '#user_code')).toMatchObject({ invalid: 'false', description: null, focused: true });
 
     await page.locator('#user_code').fill('BCDF-GHJK');
@@ -87,6 +97,7 @@ describe('errors on the login and device pages in Chromium: the field is invalid
     const messageId = await message.getAttribute('id');
     expect(messageId).toBeTruthy();
 
+    await focusLandsOn(page, '#user_code');
     expect(await domField(page, '#user_code')).toEqual({ invalid: 'true', describedBy: [messageId], focused: true });
     expect(await accessibleField(context, page, '#user_code')).toEqual({ invalid: 'true', description: text, focused: true });
     await screenshot(page, 'device-wrong-code');

@@ -182,7 +182,8 @@ describe('end-user pages: axe-core, the keyboard alone, the README screenshots',
 
     await page.goto(authorizeUrl({ scope: 'read', state: 'keyboard' }));
     await page.waitForURL((url) => url.pathname === '/login');
-    expect(await focused()).toBe('username');
+    // Autofocus lands at the page's next rendering update, which on a busy machine comes after the load event.
+    await expect.poll(focused, { timeout: 10_000 }).toBe('username');
     await page.keyboard.type('kim');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('password');
