@@ -26,10 +26,8 @@ interface Tree {
   root: string;
 }
 
-interface Scenario {
-  database: 'pglite' | 'socket' | 'postgresql';
-  runner: 'node dist/main.js' | 'npm run cli --';
-}
+type Way = 'pglite' | 'socket' | 'postgresql';
+type Runner = 'node dist/main.js' | 'npm run cli --';
 
 interface Sample {
   wallMs: number;
@@ -40,9 +38,6 @@ const USAGE = 'Usage: npm run bench:cli -- [--before DIR] [--runs N] [--only pgl
 const LIST = ['apps', 'list'];
 // The first application again under its own name: a write that changes nothing, so every run does the same.
 const WRITE = ['apps', 'update', '1', '--name', 'one'];
-const SERVE = ['serve'];
-// Not a command of the product: bench/pglite-floor.mjs (commandOf).
-const FLOOR = ['pglite-floor'];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 function option(args: string[], name: string): string | undefined {
@@ -106,12 +101,8 @@ async function measureServe(tree: Tree, env: Record<string, string>): Promise<Sa
   }
 }
 
-const commandOf = (runner: Scenario['runner'], args: string[]) =>
-  args === FLOOR
-    ? ['node', join(ROOT, 'bench/pglite-floor.mjs')]
-    : runner === 'npm run cli --'
-      ? ['npm', 'run', '--silent', 'cli', '--', ...args]
-      : ['node', 'dist/main.js', ...args];
+const commandOf = (runner: Runner, args: string[]) =>
+  runner === 'npm run cli --' ? ['npm', 'run', '--silent', 'cli', '--', ...args] : ['node', 'dist/main.js', ...args];
 
 /** The environment of one tree in one database setting: its own data folder or its own PostgreSQL database. */
 interface Place {
@@ -174,15 +165,31 @@ async function postgresDatabase(tree: Tree): Promise<Place> {
   return { env, dispose: () => database.dispose() };
 }
 
+/** One row a tree of the table: what runs, on which ways to the data, for which trees. */
+interface Scenario {
+  label: string;
+  ways: readonly Way[];
+  /** A program that is not the tree's (the floor): measured once, on this tree's place. */
+  thisTreeOnly: boolean;
+  run(tree: Tree, env: Record<string, string>): Promise<Sample>;
+}
+
 const RUNNERS = ['node dist/main.js', 'npm run cli --'] as const;
-// `serve` as the image runs it, and not on the socket: its folder is a running server's already. The floor once, on
-// the folder a command opens.
-const scenariosOf = (commands: string[][], database: Scenario['database']) =>
-  RUNNERS.flatMap((runner) => commands.map((command) => ({ runner, command }))).filter(({ runner, command }) =>
-    command === SERVE
-      ? runner === 'node dist/main.js' && database !== 'socket'
-      : command !== FLOOR || (runner === 'node dist/main.js' && database === 'pglite'),
-  );
+const EVERY_WAY = ['pglite', 'socket', 'postgresql'] as const;
+const commandScenario = (runner: Runner, args: string[]): Scenario => ({
+  label: `${runner} ${args.join(' ')}`,
+  ways: EVERY_WAY,
+  thisTreeOnly: false,
+  run: (tree, env) => measure(tree, commandOf(runner, args), env),
+});
+// As the image runs it, and not on the socket: its folder is a running server's already.
+const SERVE: Scenario = { label: 'node dist/main.js serve', ways: ['pglite', 'postgresql'], thisTreeOnly: false, run: measureServe };
+const FLOOR: Scenario = {
+  label: 'node bench/pglite-floor.mjs',
+  ways: ['pglite'],
+  thisTreeOnly: true,
+  run: (tree, env) => measure(tree, ['node', join(ROOT, 'bench/pglite-floor.mjs')], env),
+};
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -194,9 +201,9 @@ async function main(): Promise<void> {
   const runs = Number(option(args, '--runs') ?? 10);
   const only = option(args, '--only');
   const before = option(args, '--before');
-  const commands = [
-    LIST,
-    ...(args.includes('--write') ? [WRITE] : []),
+  const commands = [LIST, ...(args.includes('--write') ? [WRITE] : [])];
+  const scenarios = [
+    ...RUNNERS.flatMap((runner) => commands.map((command) => commandScenario(runner, command))),
     ...(args.includes('--serve') ? [SERVE] : []),
     ...(args.includes('--floor') ? [FLOOR] : []),
   ];
@@ -205,7 +212,7 @@ async function main(): Promise<void> {
   await writeConfigValidator(join(ROOT, 'dist/config'));
   const trees: Tree[] = [...(before ? [{ name: 'before', root: resolve(before) }] : []), { name: 'after', root: ROOT }];
   for (const tree of trees) if (!existsSync(join(tree.root, 'dist/main.js'))) throw new Error(`${tree.root}/dist/main.js is missing`);
-  const databases = (['pglite', 'socket', 'postgresql'] as const).filter((database) => !only || only === database);
+  const databases = EVERY_WAY.filter((database) => !only || only === database);
   const rows: string[] = [];
   const load = loadavg()
     .map((value) => value.toFixed(2))
@@ -218,22 +225,20 @@ async function main(): Promise<void> {
       places.set(tree, database === 'socket' ? await withServer(tree, place) : place);
     }
     try {
-      for (const { runner, command } of scenariosOf(commands, database)) {
-        const measured = command === FLOOR ? trees.filter((tree) => tree.root === ROOT) : trees;
+      for (const scenario of scenarios.filter(({ ways }) => ways.includes(database))) {
+        const measured = scenario.thisTreeOnly ? trees.filter((tree) => tree.root === ROOT) : trees;
         const samples = new Map<Tree, Sample[]>(measured.map((tree) => [tree, []]));
-        const run = (tree: Tree) =>
-          command === SERVE ? measureServe(tree, places.get(tree)!.env) : measure(tree, commandOf(runner, command), places.get(tree)!.env);
+        const run = (tree: Tree) => scenario.run(tree, places.get(tree)!.env);
         // One run each first: tsx's and the source build's caches, the page cache.
         for (const tree of measured) await run(tree);
         for (let round = 0; round < runs; round += 1) {
           const order = round % 2 === 0 ? measured : [...measured].reverse();
           for (const tree of order) samples.get(tree)!.push(await run(tree));
         }
-        const label = command === FLOOR ? 'node bench/pglite-floor.mjs' : `${runner} ${command.join(' ')}`;
         for (const tree of measured) {
           const wall = samples.get(tree)!.map((sample) => sample.wallMs);
           const cpu = samples.get(tree)!.map((sample) => sample.cpuMs);
-          const row = `| \`${label}\` | ${database} | ${tree.name} | ${ms(mean(wall))} | ${ms(median(wall))} | ${ms(Math.min(...wall))} | ${ms(mean(cpu))} | ${ms(median(cpu))} |`;
+          const row = `| \`${scenario.label}\` | ${database} | ${tree.name} | ${ms(mean(wall))} | ${ms(median(wall))} | ${ms(Math.min(...wall))} | ${ms(mean(cpu))} | ${ms(median(cpu))} |`;
           rows.push(row);
           log(row);
         }
