@@ -203,6 +203,20 @@ describe(`resource indicators, RFC 8707 (${backend})`, () => {
       expect(resourceA.uri).toBe(API_A);
     });
 
+    it('a grant without resources names none: a code exchange or a refresh naming one is invalid_target, no token for it', async () => {
+      const notGranted = { error: 'invalid_target', error_description: `The resource ${API_A} was not granted.` };
+      const atExchange = await exchange(await approved([]), [API_A]);
+      expect(atExchange.json()).toEqual(notGranted);
+      const first = await exchange(await approved([]));
+      expect(first.statusCode, first.body).toBe(200);
+      const atRefresh = await refresh([API_A], first.json().refresh_token);
+      expect(atRefresh.json()).toEqual(notGranted);
+      // The refused refresh spent nothing: the grant goes on, still without an audience.
+      const kept = await refresh([], first.json().refresh_token);
+      expect(kept.statusCode, kept.body).toBe(200);
+      expect(await introspect(kept.json().access_token)).not.toHaveProperty('aud');
+    });
+
     it('a resource deleted since the grant: a refresh that would keep it is invalid_target, one naming the rest works', async () => {
       const gone = await server.deps.stores.resources.create({
         name: '',

@@ -46,7 +46,7 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   // A scope the admin removed from the application after the code was issued is not granted; a resource named
   // here narrows the code's audience (RFC 8707 section 2.2), and the scopes to what it accepts.
   const granted = currentScopes(grant.scopes, application, deps.config);
-  const audience = await narrowedAudience(deps, resourceParameters(parameters), grant.audience, granted);
+  const audience = await narrowedAudience(deps, resourceParameters(parameters), grant.audience);
   const scopes = scopesForAudience(audience, granted);
   // RFC 9396 section 6.1: authorization_details here may only narrow those the user approved.
   const authorizationDetails = narrowedDetails(optionalParameter(parameters, 'authorization_details'), grant.authorizationDetails);

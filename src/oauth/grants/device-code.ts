@@ -53,7 +53,7 @@ async function issueApproved(
   if (!owner || isDisabled(owner)) throw new InvalidGrant();
   // What the admin removed from the client since the person approved is not granted (as for a code).
   const granted = currentScopes(authorization.scopes, application, deps.config);
-  const audience = await narrowedAudience(deps, [], authorization.audience, granted);
+  const audience = await narrowedAudience(deps, [], authorization.audience);
   const scopes = scopesForAudience(audience, granted);
   requireDpopBinding(application, dpopJkt);
   const { minted, idToken } = await mintWithIdToken(deps, {

@@ -138,7 +138,7 @@ async function successorRequest(
   { token, application, scopeParameter, resources, detailsParameter, dpopJkt }: Retired,
 ): Promise<TokenRequest> {
   const requested = refreshedScopes(deps, scopeParameter, token, application);
-  const audience = await narrowedAudience(deps, resources, token.audience, requested);
+  const audience = await narrowedAudience(deps, resources, token.audience);
   const scopes = scopesForAudience(audience, requested);
   return {
     application,

@@ -142,10 +142,14 @@ function requestedResources(parameters: Parameters): string[] {
   return [...resourceParameters(parameters), ...(audience === undefined ? [] : [audience])];
 }
 
-/** An access token subject's audience may only be narrowed (RFC 8707 section 2.2, as a refresh); others are new. */
+/**
+ * An access token subject's audience may only be narrowed (RFC 8707 section 2.2, as a refresh); others are new. So is
+ * a subject valid at any API (no audience): unlike a refresh, the exchange is the admin's policy (the clients given
+ * the grant), not consent the client obtained from the user.
+ */
 async function exchangedAudience(deps: OAuthDeps, subject: SubjectToken, requested: string[], scopes: string[]): Promise<Audience> {
-  if (subject.type !== 'access_token') return resolveAudience(deps, requested, scopes);
-  const audience = await narrowedAudience(deps, requested, subject.token.audience, scopes);
+  if (subject.type !== 'access_token' || subject.token.audience.length === 0) return resolveAudience(deps, requested, scopes);
+  const audience = await narrowedAudience(deps, requested, subject.token.audience);
   const problem = audience.uris.length === 0 ? null : audienceProblem(audience.uris, audience.resources, scopes);
   if (problem !== null) throw new InvalidTarget(problem);
   return audience;

@@ -55,16 +55,15 @@ export function audienceProblem(uris: readonly string[], resources: readonly Res
 
 /**
  * Section 2.2: a token request (code exchange, refresh) may narrow the audience granted before, never widen it.
- * Nothing named keeps the granted audience; with none granted, the request is judged like a new one.
+ * Nothing named keeps the granted audience. A grant without resources is not consent for any one of them (the
+ * consent screen asks again for a request that names one), so naming one there is invalid_target too.
  */
 export async function narrowedAudience(
   deps: Pick<OAuthDeps, 'stores' | 'config'>,
   requested: readonly string[],
   granted: readonly string[],
-  scopes: readonly string[],
 ): Promise<Audience> {
   if (requested.length === 0) return granted.length === 0 ? NO_AUDIENCE : audienceOf(deps, granted);
-  if (granted.length === 0) return resolveAudience(deps, requested, scopes);
   const outside = requested.find((uri) => !granted.includes(uri));
   if (outside !== undefined) throw new InvalidTarget(`The resource ${outside} was not granted.`);
   return audienceOf(deps, requested);
