@@ -56,6 +56,16 @@ describe(`POST /oauth/token and the client's registered grant_types (${backend})
     }
   });
 
+  it('a client that may not refresh is told so before anything about the token it sent: an unknown one too', async () => {
+    const client = await registered(['authorization_code']);
+    const unknown = await tokenRequest(
+      server.app,
+      { grant_type: 'refresh_token', refresh_token: 'not-a-refresh-token' },
+      basic(client.uid, client.secret!),
+    );
+    expect({ status: unknown.statusCode, body: unknown.json() }).toEqual({ status: 400, body: UNAUTHORIZED_CLIENT });
+  });
+
   it('grant_types [authorization_code, refresh_token]: the exchange returns a refresh token that refreshes', async () => {
     const client = await registered(['authorization_code', 'refresh_token']);
     const exchanged = (await exchange(client)).json();

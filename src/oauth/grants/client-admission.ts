@@ -20,13 +20,22 @@ export async function admitClient(
   application: ApplicationRecord | null,
   dpopProof: CheckedDpopProof | null | undefined,
 ): Promise<string | null> {
-  if (!holdsGrantType(application, grantType, deps.config)) throw new UnauthorizedClient();
-  if (fapi2RefusesGrant(application, grantType))
-    throw new UnauthorizedClient(`${FAPI2}: the ${grantType} grant is not allowed for this client (profile fapi2).`);
+  refuseGrantOutsideClient(deps, grantType, application);
   if (!dpopProof) return null;
   requireFapi2DpopAlgorithm(application, dpopProof.alg);
   await refuseReplayedDpopProof(deps, dpopProof);
   return dpopProof.jkt;
+}
+
+/** RFC 6749 section 5.2: unauthorized_client when the client may not use this grant (its grant types, its profile). */
+export function refuseGrantOutsideClient(
+  deps: Pick<OAuthDeps, 'config'>,
+  grantType: GrantFlow,
+  application: ApplicationRecord | null,
+): void {
+  if (!holdsGrantType(application, grantType, deps.config)) throw new UnauthorizedClient();
+  if (fapi2RefusesGrant(application, grantType))
+    throw new UnauthorizedClient(`${FAPI2}: the ${grantType} grant is not allowed for this client (profile fapi2).`);
 }
 
 /**

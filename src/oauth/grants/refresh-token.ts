@@ -14,7 +14,7 @@ import type { AccessTokenRecord, ApplicationRecord, UserRecord } from '../store.
 import { issuedToken, type TokenRequest } from '../tokens/token-issuer.js';
 import { isRefreshUsable } from '../tokens/token-state.js';
 import { isDisabled } from '../users/users.js';
-import { admitClient, recordDpopProof } from './client-admission.js';
+import { admitClient, recordDpopProof, refuseGrantOutsideClient } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import { mintWithIdToken } from './mint-with-id-token.js';
 import { currentClaims, currentScopes } from './requested-scopes.js';
@@ -27,6 +27,9 @@ import { currentClaims, currentScopes } from './requested-scopes.js';
 export const refreshTokenGrant: GrantHandler = async (deps, { parameters, credentials, address, dpopProof }) => {
   const presented = requireParameter(parameters, 'refresh_token');
   const client = await authenticateOptionalClient(deps, credentials);
+  // A client that may not refresh learns that before anything about the token it sent (behaviour.md 3.1); a public
+  // client that does not name itself is judged on its token's application below.
+  if (client !== null) refuseGrantOutsideClient(deps, 'refresh_token', client);
   const now = deps.now();
   const token = await deps.stores.accessTokens.findByRefreshToken(storedForm(presented, deps.config.hashTokens));
   if (!token) throw new InvalidGrant();
