@@ -133,7 +133,7 @@ export class UseDpopNonce extends OAuthError {
  */
 export class ResourceDpopRefusal extends OAuthError {
   constructor(refused: InvalidDpopProof | UseDpopNonce) {
-    super(refused.code, 401, refused.description);
+    super(refused.code, 401, refused instanceof UseDpopNonce ? 'Resource server requires nonce in DPoP proof.' : refused.description);
   }
 }
 

@@ -19,7 +19,8 @@ export async function dpopKey(alg = 'ES256'): Promise<DpopKey> {
 export interface ProofOptions {
   htm?: string;
   htu: string;
-  iat?: number;
+  /** null: the proof has no iat. */
+  iat?: number | null;
   jti?: string;
   nonce?: string;
   ath?: string;
@@ -30,7 +31,7 @@ export interface ProofOptions {
 
 export async function dpopProof(key: DpopKey, options: ProofOptions): Promise<string> {
   const { htm = 'POST', htu, iat = Math.floor(Date.now() / 1000), jti = randomUUID(), nonce, ath, typ = 'dpop+jwt', jwk } = options;
-  return new SignJWT({ htm, htu, iat, jti, ...(nonce && { nonce }), ...(ath && { ath }) })
+  return new SignJWT({ htm, htu, ...(iat !== null && { iat }), jti, ...(nonce && { nonce }), ...(ath && { ath }) })
     .setProtectedHeader({ alg: key.alg, typ, jwk: jwk ?? key.publicJwk })
     .sign(key.privateKey);
 }

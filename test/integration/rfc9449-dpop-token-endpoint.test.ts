@@ -88,8 +88,9 @@ describe(`DPoP at the token endpoint, RFC 9449 (${backend})`, () => {
     await refused(await dpopProof(key, { htu: htu.replace(/\/token$/, '%2Ftoken') }), 'The DPoP proof is for another URL.');
   });
 
-  it('section 4.3: an expired or future iat is refused', async () => {
+  it('section 4.3: an expired, future or missing iat is refused', async () => {
     const now = Math.floor(Date.now() / 1000);
+    await refused(await dpopProof(key, { htu, iat: null }), 'The DPoP proof needs an iat (a number of seconds).');
     await refused(await dpopProof(key, { htu, iat: now - 301 }), 'The DPoP proof is too old or from the future (iat).');
     await refused(await dpopProof(key, { htu, iat: now + 60 }), 'The DPoP proof is too old or from the future (iat).');
     await refused(await dpopProof(key, { htu, iat: now + 15 }), 'The DPoP proof is too old or from the future (iat).');

@@ -106,7 +106,8 @@ describe(`DPoP at UserInfo, RFC 9449 section 7 (${backend})`, () => {
         });
       const asked = await send();
       expect(asked.statusCode).toBe(401);
-      expect(asked.json().error).toBe('use_dpop_nonce');
+      // Section 9's wording: here UserInfo is the resource server asking, not the authorization server (section 8).
+      expect(asked.json()).toEqual({ error: 'use_dpop_nonce', error_description: 'Resource server requires nonce in DPoP proof.' });
       expect(asked.headers['www-authenticate']).toMatch(/^DPoP realm="oauth-service", error="use_dpop_nonce", /);
       const nonce = String(asked.headers['dpop-nonce']);
       expect(nonce).not.toBe('undefined');

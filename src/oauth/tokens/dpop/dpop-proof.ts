@@ -68,7 +68,8 @@ export async function checkDpopProof(
   const now = deps.now();
   const iat = payload.iat;
   const nowSeconds = now.getTime() / 1000;
-  if (typeof iat !== 'number' || iat < nowSeconds - settings.proofMaxAgeSeconds || iat > nowSeconds + settings.clockToleranceSeconds) {
+  if (typeof iat !== 'number') throw new InvalidDpopProof('The DPoP proof needs an iat (a number of seconds).');
+  if (iat < nowSeconds - settings.proofMaxAgeSeconds || iat > nowSeconds + settings.clockToleranceSeconds) {
     throw new InvalidDpopProof('The DPoP proof is too old or from the future (iat).');
   }
   const jti = payload.jti;
