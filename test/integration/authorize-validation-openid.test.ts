@@ -60,6 +60,8 @@ describe(`OpenID Connect rules, with openid.enabled (${backend})`, () => {
     const description = 'The max_age parameter must be a non-negative whole number of seconds.';
     for (const maxAge of ['-1', 'ten', '1.5']) expectRedirect(await get({ max_age: maxAge }), 'invalid_request', description);
     expect((await get({ max_age: '3600' })).statusCode).toBe(200);
+    // No upper bound (Core 3.1.2.1): a client's "any age" is a whole number too, and the sign-in just made meets it.
+    for (const maxAge of ['2147483647', '99999999999999999999']) expect((await get({ max_age: maxAge })).statusCode).toBe(200);
   });
 
   ruleTest('nonce_valid', 'a nonce longer than 512 characters is invalid_request', async () => {

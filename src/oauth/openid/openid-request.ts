@@ -58,6 +58,8 @@ export const NO_OPENID_PARAMETERS: OpenIdParameters = {
 };
 
 const MAX_NONCE_LENGTH = 512;
+/** A max_age above it (68 years) asks for no more than it does; the cap keeps the arithmetic on it finite. */
+const LONGEST_MAX_AGE = 2 ** 31 - 1;
 const nonBlank = (context: AuthorizationContext, name: 'nonce' | 'login_hint' | 'id_token_hint') =>
   present(context, name) ? value(context, name)! : null;
 const promptsOf = (context: AuthorizationContext) => (value(context, 'prompt') ?? '').split(' ').filter(Boolean);
@@ -69,7 +71,7 @@ export function openIdParameters(context: AuthorizationContext): OpenIdParameter
   return {
     nonce: nonBlank(context, 'nonce'),
     prompts: promptsOf(context) as Prompt[],
-    maxAge: present(context, 'max_age') ? Number(value(context, 'max_age')) : null,
+    maxAge: present(context, 'max_age') ? Math.min(Number(value(context, 'max_age')), LONGEST_MAX_AGE) : null,
     acrValues: acrValuesOf(context, claims),
     loginHint: nonBlank(context, 'login_hint'),
     idTokenHint: nonBlank(context, 'id_token_hint'),
@@ -119,11 +121,11 @@ const promptValid: AuthorizationRule = {
       : new InvalidRequest(`The prompt parameter must be made of ${PROMPTS.join(', ')}.`),
 };
 
-// Core 3.1.2.1: max_age is a number of seconds.
+// Core 3.1.2.1: max_age is a number of seconds, of any size (2147483647 is a client's usual "any age").
 const maxAgeValid: AuthorizationRule = {
   name: 'max_age_valid',
   redirectable: true,
-  check: (context) => !openid(context) || !present(context, 'max_age') || /^\d{1,9}$/.test(value(context, 'max_age')!),
+  check: (context) => !openid(context) || !present(context, 'max_age') || /^\d+$/.test(value(context, 'max_age')!),
   error: () => new InvalidRequest('The max_age parameter must be a non-negative whole number of seconds.'),
 };
 
