@@ -18,7 +18,7 @@ import { readSessionSecretFile } from './session-secret-file.js';
 import { tokenExchangeProblems } from './token-exchange-schema.js';
 import { trustedIssuerProblems } from './trusted-issuers-schema.js';
 import { identityProviderProblems, secretsInJsonProblems } from './identity-providers-schema.js';
-import type { Config } from './types.js';
+import type { Config, GrantFlow } from './types.js';
 
 /**
  * A config that failed validation: every problem, each with the JSON path of its key, or with the environment
@@ -272,11 +272,19 @@ function crossFieldProblems(config: Config, env: Record<string, string | undefin
   if (config.reuseAccessToken && config.hashTokens) {
     problems.push(problemAt('reuseAccessToken', 'needs hashTokens false (a hashed token cannot be returned again)', env));
   }
+  // behaviour.md 3.15: the grant with no issuer to trust could redeem nothing, yet would be advertised.
+  if (config.grantFlows.includes(JWT_BEARER_FLOW) && config.trustedIssuers.length === 0) {
+    problems.push(
+      problemAt('grantFlows', `${JWT_BEARER_FLOW} needs at least one trustedIssuers entry (no assertion could be redeemed)`, env),
+    );
+  }
   if (config.grantFlows.includes('implicit') && config.pkce.required === 'all') {
     problems.push(problemAt('grantFlows', 'implicit cannot be enabled while pkce.required is "all"', env));
   }
   return problems;
 }
+
+const JWT_BEARER_FLOW: GrantFlow = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 // A Bearer token is the only thing between a stranger and /metrics on the public port: as long as a session
 // secret, and in the b64token syntax a scraper can send (RFC 6750 section 2.1).

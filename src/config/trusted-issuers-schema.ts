@@ -23,7 +23,7 @@ export const trustedIssuersSchema = {
   type: 'array',
   default: [],
   description:
-    'Identity providers whose signed JWT assertions the JWT bearer grant (`urn:ietf:params:oauth:grant-type:jwt-bearer`, RFC 7523) redeems for access tokens, while grantFlows lists that grant. Empty: no assertion is trusted.',
+    'Identity providers whose signed JWT assertions the JWT bearer grant (`urn:ietf:params:oauth:grant-type:jwt-bearer`, RFC 7523) redeems for access tokens, while grantFlows lists that grant. Empty: no assertion is trusted (the grant in grantFlows then stops the boot).',
   items: {
     type: 'object',
     additionalProperties: false,

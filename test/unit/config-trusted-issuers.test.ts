@@ -38,6 +38,14 @@ describe('config trustedIssuers', () => {
     expect(problems).toContain('trustedIssuers.3.clients: must NOT have fewer than 1 items');
   });
 
+  it('refuses the JWT bearer grant without an issuer to trust (it would be advertised and redeem nothing)', () => {
+    const grantFlows = ['authorization_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer'];
+    expect(problemsOf({ grantFlows })).toEqual([
+      'grantFlows: urn:ietf:params:oauth:grant-type:jwt-bearer needs at least one trustedIssuers entry (no assertion could be redeemed)',
+    ]);
+    expect(problemsOf({ grantFlows, trustedIssuers: [entry] })).toEqual([]);
+  });
+
   it('refuses an issuer listed twice, a scope the server does not offer, and this server as an issuer', () => {
     expect(
       problemsOf({
