@@ -3,6 +3,7 @@ import type { Config } from '../config/types.js';
 import { PAGE_LOCALES } from '../config/page-locales.js';
 import { enabledResponseTypes, responseModesFor } from './authorization/authorization-context.js';
 import { REQUEST_OBJECT_ALGORITHMS } from './authorization/request-object-algorithms.js';
+import { deviceFlowEnabled } from './device/device-code-grant-type.js';
 import { SIGNING_ALGORITHMS } from './keys/signing-keys.js';
 import { pairwiseAvailable } from './openid/subject.js';
 import { CLAIMS_SUPPORTED } from './openid/standard-claims.js';
@@ -15,6 +16,10 @@ import { ASSERTION_ALGORITHMS, type AssertionMethod } from './clients/client-ass
  */
 export const isOpenIdProvider = (config: Readonly<Pick<Config, 'openid' | 'grantFlows'>>): boolean =>
   config.openid.enabled && config.grantFlows.includes('authorization_code');
+
+/** Whether a grant may answer with an ID token: the code flow's, or the device grant's (behaviour.md 3.14). */
+const issuesIdTokens = (config: Readonly<Pick<Config, 'openid' | 'grantFlows'>>): boolean =>
+  isOpenIdProvider(config) || (config.openid.enabled && deviceFlowEnabled(config));
 
 /**
  * What this server supports, derived from the config so it never claims more than it does: the RFC 8414
@@ -76,20 +81,17 @@ export function authorizationServerMetadata(config: Readonly<Config>): Record<st
     // RFC 8414 section 2 (and Discovery 1.0 section 3): the languages of the sign-in, consent and device pages,
     // which ui_locales chooses from (Core 3.1.2.1).
     ui_locales_supported: [...PAGE_LOCALES],
-    ...(isOpenIdProvider(config) && openIdProviderFields(base, config)),
+    ...(issuesIdTokens(config) && idTokenFields(base, config)),
+    ...(isOpenIdProvider(config) && openIdProviderFields(base)),
   };
 }
 
-// Discovery 1.0 section 3. Every signing algorithm is offered: a client that registers ES256 or EdDSA gets a key
-// of it made on first use. Fields whose default would claim support we lack are stated as false.
-function openIdProviderFields(base: string, config: Readonly<Config>): Record<string, unknown> {
+// Discovery 1.0 section 3, the fields about ID tokens and UserInfo (also RFC 8414 metadata, IANA's registry), so
+// also for the device grant's ID tokens where the code flow is off. Every signing algorithm is offered: a client
+// that registers ES256 or EdDSA gets a key of it made on first use.
+function idTokenFields(base: string, config: Readonly<Config>): Record<string, unknown> {
   return {
     userinfo_endpoint: `${base}/oauth/userinfo`,
-    end_session_endpoint: `${base}/oauth/end_session`,
-    // Back-Channel Logout 1.0 section 2.1: logout tokens go to each client's backchannel_logout_uri, with the sid of
-    // the ID tokens of the session that ended.
-    backchannel_logout_supported: true,
-    backchannel_logout_session_supported: true,
     // Core 8.1: pairwise only once its salt is configured (a client can be made pairwise then).
     subject_types_supported: pairwiseAvailable(config) ? ['public', 'pairwise'] : ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
@@ -99,6 +101,18 @@ function openIdProviderFields(base: string, config: Readonly<Config>): Record<st
     // and the claims parameter may ask for; a level no sign-in reaches yet is not promised.
     acr_values_supported: reachableAcrValues(config.authentication.acr),
     claim_types_supported: ['normal'],
+  };
+}
+
+// Discovery 1.0 section 3, the fields about the authorization endpoint and the browser session. Fields whose
+// default would claim support we lack are stated as false.
+function openIdProviderFields(base: string): Record<string, unknown> {
+  return {
+    end_session_endpoint: `${base}/oauth/end_session`,
+    // Back-Channel Logout 1.0 section 2.1: logout tokens go to each client's backchannel_logout_uri, with the sid of
+    // the ID tokens of the session that ended.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     // Core 5.5: claims asked for by name, for the ID token and UserInfo (src/oauth/openid/claims-request.ts).
     claims_parameter_supported: true,
     request_uri_parameter_supported: false,

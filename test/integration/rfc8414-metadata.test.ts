@@ -97,6 +97,25 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     }
   });
 
+  it('OpenID Connect on with the device grant and no code flow: the ID token and UserInfo fields, no Discovery document', async () => {
+    const other = await openIdServer({ config: { grantFlows: ['refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] } });
+    try {
+      const metadata = (await other.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
+      // The device grant answers an ID token for openid (behaviour.md 3.14): what a client needs to check it is here.
+      expect(metadata).toMatchObject({
+        userinfo_endpoint: `${other.config.baseUrl.replace(/\/+$/, '')}/oauth/userinfo`,
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: expect.arrayContaining(['RS256']),
+        claims_supported: expect.arrayContaining(['sub', 'email']),
+      });
+      for (const field of ['authorization_endpoint', 'end_session_endpoint', 'claims_parameter_supported', 'prompt_values_supported'])
+        expect(metadata).not.toHaveProperty(field);
+      expect((await other.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).statusCode).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('an issuer with a path is also served where RFC 8414 section 3.1 puts it, the well-known suffix before the path', async () => {
     const other = await openIdServer({ config: { baseUrl: 'https://auth.example.com/tenant-a' } });
     try {

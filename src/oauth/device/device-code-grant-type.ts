@@ -5,7 +5,8 @@ import type { ApplicationRecord } from '../store.js';
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code' as const;
 
 /** Whether the server has the device flow on (config grantFlows). */
-export const deviceFlowEnabled = (config: OAuthDeps['config']): boolean => config.grantFlows.includes(DEVICE_CODE_GRANT);
+export const deviceFlowEnabled = (config: Pick<OAuthDeps['config'], 'grantFlows'>): boolean =>
+  config.grantFlows.includes(DEVICE_CODE_GRANT);
 
 /**
  * Issue 34: the device flow is opt-in per client. A client whose grant types are unset (an admin's application that
