@@ -140,7 +140,14 @@ describe(`GET and POST /device (${backend})`, () => {
     const third = await alice.post('/device', { user_code: started.user_code }, '/device');
     expect(third.statusCode).toBe(400);
     expect(third.body).toContain('This code was entered too often');
-    expect((await pollDevice(server.app, client, started.device_code)).json()).toMatchObject({ error: 'access_denied' });
+    // Entered again, it says so again: it was not answered in another tab, and nobody denied it.
+    const fourth = await alice.post('/device', { user_code: started.user_code }, '/device');
+    expect(fourth.statusCode).toBe(400);
+    expect(fourth.body).toContain('This code was entered too often');
+    expect((await pollDevice(server.app, client, started.device_code)).json()).toEqual({
+      error: 'access_denied',
+      error_description: 'The resource owner or authorization server denied the request.',
+    });
   });
 
   it('the entry past maxEntriesPerCode shows the device page again, its message in the page language (audit h finding 3)', async () => {

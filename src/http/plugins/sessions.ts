@@ -53,6 +53,8 @@ declare module '@fastify/secure-session' {
     deviceCodeEntered: number;
     /** The device authorization this browser last decided: its code entered again (another tab) was answered already. */
     deviceCodeAnswered: number;
+    /** The device authorization this browser entered too often (denied then): entered again, it says so again. */
+    deviceCodeTooOften: number;
     /** That code as the person typed it, for GET /device/consent, where the entry's POST redirects (POST/redirect/GET). */
     deviceUserCode: string;
     /** How the last decision at /device ended, for GET /device/done, where the decision's POST redirects. */

@@ -27,7 +27,7 @@ export class AnsweredUserCode extends InvalidGrant {}
 
 /** The entry past maxEntriesPerCode: the device's authorization is denied, so the person starts again on the device. */
 export class UserCodeEnteredTooOften extends AccessDenied {
-  constructor() {
+  constructor(readonly authorizationId: number) {
     super('This code was entered too often; start again on your device.');
   }
 }
@@ -37,13 +37,14 @@ export class UserCodeEnteredTooOften extends AccessDenied {
  * counted as a failure for the address; TooManyAttempts while the address is locked out; UserCodeEnteredTooOften
  * past the code's limit. `entry` counts the entry against the code's limit (the code typed in, not the decision that
  * follows it). `enteredHere`: the authorizations this browser entered or decided; one of them decided meanwhile is
- * AnsweredUserCode, not counted (to anyone else a decided code is as unknown: no hint for guessing).
+ * AnsweredUserCode, not counted (to anyone else a decided code is as unknown: no hint for guessing); `tooOftenHere`:
+ * the one this browser entered too often, which stays UserCodeEnteredTooOften for it.
  */
 export async function enteredUserCode(
   deps: OAuthDeps,
   input: string,
   { address, requestId }: AttemptOrigin,
-  { entry, enteredHere = [] }: { entry: boolean; enteredHere?: ReadonlyArray<number | undefined> },
+  { entry, enteredHere = [], tooOftenHere }: { entry: boolean; enteredHere?: ReadonlyArray<number | undefined>; tooOftenHere?: number },
 ): Promise<EnteredCode> {
   const limiter = deps.limits.userCodes;
   const retryAfter = limiter.retryAfter([address], deps.now());
@@ -51,6 +52,7 @@ export async function enteredUserCode(
     throw new TooManyAttempts(retryAfter, `Too many wrong codes. Try again in ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}.`);
   }
   const found = await pendingAuthorization(deps, input);
+  if (found !== null && 'answered' in found && found.answered === tooOftenHere) throw new UserCodeEnteredTooOften(found.answered);
   if (found !== null && 'answered' in found && enteredHere.includes(found.answered)) throw new AnsweredUserCode();
   if (found === null || 'answered' in found) {
     limiter.recordFailure([address], deps.now(), requestId);
@@ -61,7 +63,7 @@ export async function enteredUserCode(
     if (entries === null) throw new UnknownUserCode();
     if (entries > deps.config.deviceAuthorization.maxEntriesPerCode) {
       await deps.stores.deviceAuthorizations.decide(found.authorization.id, null, deps.now());
-      throw new UserCodeEnteredTooOften();
+      throw new UserCodeEnteredTooOften(found.authorization.id);
     }
   }
   return { ...found, userCode: input };

@@ -32,7 +32,8 @@ export const deviceCodeGrant: GrantHandler = async (deps, { parameters, credenti
   // Another client's device code is as unknown as a made-up one; a used one answers nothing more.
   if (!authorization || authorization.applicationId !== application.id || authorization.status === 'used') throw new InvalidGrant();
   if (now.getTime() >= authorization.expiresAt.getTime()) throw new ExpiredToken();
-  if (authorization.status === 'denied') throw new AccessDenied('The end user denied the authorization request.');
+  // Denied by the person, by their code entered too often, or by a revocation after the approval: the generic text.
+  if (authorization.status === 'denied') throw new AccessDenied();
   if (authorization.status === 'pending') {
     // Polled sooner than the interval in force is slow_down, and the interval grows for this code.
     if (found.poll?.outcome === 'slow_down') throw new SlowDown(found.poll.interval);

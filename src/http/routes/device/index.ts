@@ -165,7 +165,8 @@ function refusedEntry(request: FastifyRequest, reply: FastifyReply, userCode: st
 async function enteredOrRefused(deps: OAuthDeps, request: FastifyRequest, input: string, entry: boolean): Promise<EnteredCode | Refusal> {
   try {
     const enteredHere = [request.session.get('deviceCodeEntered'), request.session.get('deviceCodeAnswered')];
-    return await enteredUserCode(deps, input, attemptOrigin(request), { entry, enteredHere });
+    const tooOftenHere = request.session.get('deviceCodeTooOften');
+    return await enteredUserCode(deps, input, attemptOrigin(request), { entry, enteredHere, tooOftenHere });
   } catch (error) {
     if (error instanceof AnsweredUserCode) {
       request.log.info({ event: 'device_authorization.answered_already' }, 'user code answered already');
@@ -176,6 +177,7 @@ async function enteredOrRefused(deps: OAuthDeps, request: FastifyRequest, input:
       return WRONG_CODE;
     }
     if (error instanceof UserCodeEnteredTooOften) {
+      request.session.set('deviceCodeTooOften', error.authorizationId);
       request.log.info({ event: 'device_authorization.entered_too_often' }, error.description);
       return ENTERED_TOO_OFTEN;
     }
