@@ -115,15 +115,22 @@ describe(`Client ID Metadata Documents refused: hostile and malformed documents 
       expect(await expectRefused(path)).toBe('its text must not hold a NUL character or an unpaired UTF-16 surrogate');
   });
 
-  it('redirect_uris is required and each must be acceptable; grants are those of a public client', async () => {
+  it("redirect_uris is required and each must be acceptable; grants are the code flow's, each refused by name", async () => {
     documents.serve('/no-redirects', json({ client_id: urlOf('/no-redirects') }));
     documents.serve('/script', json(valid('/script', { redirect_uris: ['javascript:alert(1)'] })));
     documents.serve('/plain-http', json(valid('/plain-http', { redirect_uris: ['http://client.example.com/cb'] })));
     documents.serve('/credentials', json(valid('/credentials', { grant_types: ['client_credentials'] })));
+    const deviceGrant = 'urn:ietf:params:oauth:grant-type:device_code';
+    documents.serve('/device', json(valid('/device', { grant_types: ['authorization_code', deviceGrant] })));
     expect(await expectRefused('/no-redirects')).toBe('redirect_uris is missing');
     expect(await expectRefused('/script')).toBe('redirect_uris: a redirect URI is not acceptable');
     expect(await expectRefused('/plain-http')).toBe('redirect_uris: http is for loopback redirect URIs only');
-    expect(await expectRefused('/credentials')).toBe('grant_types holds a grant a public client cannot use');
+    expect(await expectRefused('/credentials')).toBe(
+      'grant_types: client_credentials is not one a metadata document may list (authorization_code and refresh_token)',
+    );
+    expect(await expectRefused('/device')).toBe(
+      `grant_types: ${deviceGrant} is not one a metadata document may list (authorization_code and refresh_token)`,
+    );
   });
 
   it.each([

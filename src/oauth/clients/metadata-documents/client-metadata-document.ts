@@ -80,7 +80,10 @@ export function clientFromDocument(clientId: string, fetched: FetchedDocument, c
   const grantTypes = stringList(document.grant_types, 'grant_types') ?? ['authorization_code'];
   // Issue 34: a client that proves itself with its key may also use client_credentials.
   const unsupported = grantTypes.find((grant) => !PUBLIC_GRANTS.has(grant) && !(keys !== null && grant === 'client_credentials'));
-  if (unsupported !== undefined) refuse(`grant_types holds a grant a ${keys === null ? 'public ' : ''}client cannot use`);
+  if (unsupported !== undefined) {
+    const listed = keys === null ? 'authorization_code and refresh_token' : 'authorization_code, refresh_token and client_credentials';
+    refuse(`grant_types: ${unsupported} is not one a metadata document may list (${listed})`);
+  }
   // Issue 29: the same bounds as a registration at /oauth/register (RFC 7591 section 3.2.2), no token to widen them.
   const allowance = operatorAllowance(config, NO_EXTRAS);
   for (const grant of grantTypes) {
