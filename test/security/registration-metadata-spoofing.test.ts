@@ -149,7 +149,7 @@ describe(`issue 29 items 9 and 10 at /oauth/register and the admin API (${backen
   it('issue 29 item 10 (RFC 7591 section 2): software_id, software_version and contacts refuse format characters too; an update to such a name is refused', async () => {
     expectRefused(await register({ software_id: 'rp\u202Edesktop' }), 'invalid_client_metadata', /^software_id .*U\+202E/);
     expectRefused(await register({ software_version: '1.0\u2066' }), 'invalid_client_metadata', /^software_version .*U\+2066/);
-    expectRefused(await register({ contacts: ['ops\u200B@rp.example'] }), 'invalid_client_metadata', /^contacts/);
+    expectRefused(await register({ contacts: ['ops\u200B@rp.example'] }), 'invalid_client_metadata', /^contacts .*U\+200B/);
     const client = (await register({ client_name: 'Plain' })).json();
     const update = await server.app.inject({
       method: 'PUT',

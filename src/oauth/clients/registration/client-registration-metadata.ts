@@ -158,9 +158,12 @@ function scopeOf(value: unknown, config: OAuthDeps['config'], allowance: Allowan
 
 function contactsOf(value: unknown): string[] | undefined {
   const contacts = stringList(value, 'contacts', MAX_CONTACTS);
-  for (const contact of contacts ?? [])
-    if (contact.length > 254 || !EMAIL_LIKE.test(contact) || formatCharacterIn(contact) !== null || CONTROL.test(contact))
+  for (const contact of contacts ?? []) {
+    const format = formatCharacterIn(contact);
+    if (format !== null) throw new InvalidClientMetadata(`contacts must not hold invisible formatting characters (${format}).`);
+    if (contact.length > 254 || !EMAIL_LIKE.test(contact) || CONTROL.test(contact))
       throw new InvalidClientMetadata('contacts must be e-mail addresses.');
+  }
   return contacts;
 }
 
