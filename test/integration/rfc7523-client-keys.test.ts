@@ -120,6 +120,36 @@ describe(`private_key_jwt keys: jwks_uri, registration and metadata documents ($
     }
   });
 
+  it('a set with no key that can verify a signature here is refused where set; one beside an encryption key is taken', async () => {
+    const register = (keys: object[]) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/oauth/register',
+        payload: { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'private_key_jwt', jwks: { keys } },
+      });
+    const rsa = (await clientKey('RS256')).publicJwk;
+    const x25519 = generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' });
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'jwk' });
+    const none =
+      "The jwks holds no key that can verify the client's signatures (RSA for RS256 or PS256, EC P-256 for ES256, OKP Ed25519 for EdDSA, with use sig and key_ops verify if given): key 1";
+    const cases: [object, string][] = [
+      [{ ...rsa, use: 'enc' }, `${none} is for use "enc", not sig.`],
+      [{ ...rsa, key_ops: ['encrypt'] }, `${none} has key_ops without verify.`],
+      [{ ...rsa, key_ops: 5 }, `${none} has key_ops without verify.`],
+      [{ ...rsa, alg: 'HS256' }, `${none} has alg "HS256", not RS256 or PS256.`],
+      [x25519, `${none} is on curve "X25519", not Ed25519.`],
+      [p384, `${none} is on curve "P-384", not P-256.`],
+    ];
+    for (const [key, description] of cases)
+      expect((await register([key])).json()).toEqual({ error: 'invalid_client_metadata', error_description: description });
+    // Real sets carry encryption keys too (OpenID Connect Registration's jwks): they are passed over, not refused.
+    const signer = await clientKey('ES256');
+    const registered = await register([{ ...rsa, use: 'enc' }, x25519, signer.publicJwk]);
+    expect(registered.statusCode, registered.body).toBe(201);
+    const response = await withAssertion(await clientAssertion(registered.json().client_id, signer, issuer));
+    expect(response.statusCode, response.body).not.toBe(401);
+  });
+
   it('RFC 7591: a private_key_jwt registration with jwks gets no secret and authenticates with its key', async () => {
     const key = await clientKey('EdDSA');
     const register = (payload: object) => server.app.inject({ method: 'POST', url: '/oauth/register', payload });

@@ -35,6 +35,28 @@ export function jwksProblem(value: unknown): string | null {
     const problem = publicKeyProblem(key);
     if (problem !== null) return `jwks key ${index + 1} ${problem}`;
   }
+  // A set may carry keys for other ends (encryption, say), which verification passes over as jose does; one key at
+  // least must verify the client's signatures, or the client could never authenticate (a bare invalid_client).
+  const unusable = (keys as Record<string, unknown>[]).map(verifyingKeyProblem);
+  if (unusable.every((problem) => problem !== null))
+    return `jwks holds no key that can verify the client's signatures (${SIGNING_KEYS}): key 1 ${unusable[0]}`;
+  return null;
+}
+
+const SIGNING_KEYS = 'RSA for RS256 or PS256, EC P-256 for ES256, OKP Ed25519 for EdDSA, with use sig and key_ops verify if given';
+const ALGORITHMS_OF: Record<string, readonly string[]> = { RSA: ['RS256', 'PS256'], EC: ['ES256'], OKP: ['EdDSA'] };
+const CURVE_OF: Record<string, string> = { EC: 'P-256', OKP: 'Ed25519' };
+
+/** Why a public key cannot verify a client's JWT here (RFC 7517 sections 4.2-4.4, the accepted algorithms), or null. */
+function verifyingKeyProblem(key: Record<string, unknown>): string | null {
+  const { kty, crv, use, alg } = key as { kty: string; crv?: unknown; use?: unknown; alg?: unknown };
+  const keyOps = key.key_ops;
+  if (use !== undefined && use !== 'sig') return `is for use ${JSON.stringify(use)}, not sig`;
+  if (keyOps !== undefined && !(Array.isArray(keyOps) && keyOps.includes('verify'))) return 'has key_ops without verify';
+  const curve = CURVE_OF[kty];
+  if (curve !== undefined && crv !== curve) return `is on curve ${JSON.stringify(crv)}, not ${curve}`;
+  if (alg !== undefined && !ALGORITHMS_OF[kty]!.includes(alg as string))
+    return `has alg ${JSON.stringify(alg)}, not ${ALGORITHMS_OF[kty]!.join(' or ')}`;
   return null;
 }
 
