@@ -314,6 +314,14 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         'The assertion has no iat: an ID-JAG says when it was issued.',
       ],
       [
+        'an ID-JAG whose aud also names another server (the draft: this server, one value)',
+        async () => ({
+          assertion: await issuer.sign(idJag({ resource: MCP, aud: [aud, 'https://elsewhere.example.com'] }), { typ: 'oauth-id-jag+jwt' }),
+        }),
+        'invalid_grant',
+        'The assertion names other audiences too (aud): an ID-JAG is for this server alone.',
+      ],
+      [
         'an ID-JAG of another client',
         async () => ({ assertion: await issuer.sign(idJag({ client_id: 'other' }), { typ: 'oauth-id-jag+jwt' }) }),
         'invalid_grant',

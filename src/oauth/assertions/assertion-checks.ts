@@ -60,6 +60,10 @@ export async function verifyAssertion(
   const { payload } = await verified(assertion, entry, deps.config.baseUrl, now);
   // The draft's ID-JAG claims: iat is REQUIRED (as iss, sub, aud, client_id, jti and exp are).
   if (entry.idJag && payload.iat === undefined) throw new InvalidGrant('The assertion has no iat: an ID-JAG says when it was issued.');
+  // The draft's aud is this server's issuer, one value (as a client assertion's, behaviour.md 3.1): an ID-JAG aimed at
+  // another server too could be redeemed there as well.
+  if (entry.idJag && Array.isArray(payload.aud) && payload.aud.length !== 1)
+    throw new InvalidGrant('The assertion names other audiences too (aud): an ID-JAG is for this server alone.');
   // Signed is not sane: a claim (sub, email, jti...) is looked up and stored in PostgreSQL text (storable-text.ts).
   if (unstorableText(payload) !== null) throw new InvalidGrant(`The assertion’s claims ${UNSTORABLE_TEXT}.`);
   const exp = payload.exp!;
