@@ -20,7 +20,8 @@ export const metricsSchema = {
       minimum: 0,
       maximum: 65535,
       default: 9464,
-      description: 'Port of the metrics listener, which serves /metrics only (env METRICS_PORT). null: no metrics listener.',
+      description:
+        'Port of the metrics listener, which serves /metrics only (env METRICS_PORT). null (METRICS_PORT=null): no metrics listener.',
     },
     clientIdLabels: {
       type: 'boolean',

@@ -14,7 +14,7 @@ export const openidSchema = {
       type: ['boolean', 'null'],
       default: null,
       description:
-        'Be an OpenID Provider (adds the scopes openid, profile, email, address and phone to optionalScopes). null (automatic): on for the quick start, that is `serve` and the CLI on the embedded database outside production (NODE_ENV not production), with env KEY_ENCRYPTION_KEY or else a development key generated beside the data with a warning; off with DATABASE_URL, with NODE_ENV=production, and for a server built in code (buildServer). true: on, and needs env KEY_ENCRYPTION_KEY with DATABASE_URL or in production. false: off. Env OPENID_ENABLED=true|false.',
+        'Be an OpenID Provider (adds the scopes openid, profile, email, address and phone to optionalScopes). null (automatic): on for the quick start, that is `serve` and the CLI on the embedded database outside production (NODE_ENV not production), with env KEY_ENCRYPTION_KEY or else a development key generated beside the data with a warning; off with DATABASE_URL, with NODE_ENV=production, and for a server built in code (buildServer). true: on, and needs env KEY_ENCRYPTION_KEY with DATABASE_URL or in production. false: off. Env OPENID_ENABLED=true|false|null.',
     },
     idTokenExpiresIn: {
       type: 'integer',

@@ -249,6 +249,16 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(() => loadConfig({ env: { PORT: 'abc' } })).not.toThrow(/defaults/);
   });
 
+  it('METRICS_PORT=null turns the metrics listener off, OPENID_ENABLED=null leaves OpenID Connect automatic (both keys take null)', () => {
+    expect(loadConfig({ input: { openid: { enabled: true } }, env: { METRICS_PORT: 'null', OPENID_ENABLED: 'null' } })).toMatchObject({
+      metrics: { port: null },
+      openid: { enabled: false },
+    });
+    expect(problemsOf(() => loadConfig({ env: { METRICS_PORT: 'none' } }))).toEqual([
+      'environment variable METRICS_PORT: must be integer or null (it sets metrics.port)',
+    ]);
+  });
+
   it('checks the file on its own: a wrong value in it stops the boot even where an environment variable overrides the key', () => {
     expect(problemsOf(() => loadConfig({ input: { port: '39122', metrics: { port: null } }, env: { PORT: '39122' } }))).toEqual([
       'port: must be integer',
