@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { DataDirInUse, liveOwner, LOCK_FILE, lockDataDir, type DataDirLock, type OwnerRole } from './data-dir-lock.js';
 import { serveOverSocket, socketPath, socketPathFits, SOCKET_PORT, type EmbeddedSocketServer } from './embedded-socket.js';
@@ -135,11 +135,31 @@ function probeSocket(path: string): Promise<string | null> {
 
 // PostgreSQL insists on an owner-only PGDATA; the folder also holds the socket, which no one else may reach.
 function prepareFolder(location: string): void {
-  mkdirSync(location, { recursive: true, mode: 0o700 });
+  try {
+    makeFolders(location);
+  } catch (error) {
+    throw new Error(`the data folder (dataDir) ${location} cannot be created: ${(error as Error).message}`);
+  }
   try {
     if ((statSync(location).mode & 0o077) !== 0) chmodSync(location, 0o700);
   } catch {
     // Not ours to change (another user's folder): PGlite will say whether it can use it.
+  }
+}
+
+/**
+ * mkdir -p one level at a time: Node.js's recursive mkdir spins forever where mkdir answers ENOENT under a parent that
+ * exists (a path in /proc), where this fails at once. A folder made meanwhile by another process is no failure.
+ */
+function makeFolders(location: string): void {
+  const missing: string[] = [];
+  for (let folder = location; !existsSync(folder) && dirname(folder) !== folder; folder = dirname(folder)) missing.unshift(folder);
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
 }
 

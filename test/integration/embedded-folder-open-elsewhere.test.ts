@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliHarness, type CliHarness } from '../helpers/cli.js';
+import { createCliHarness, runCliInProcess, type CliHarness } from '../helpers/cli.js';
 import { backend } from '../helpers/test-database.js';
 
 // A data folder that PGlite has open (its postmaster.pid) with no oauth-service.lock: a server of a version older than
@@ -26,5 +26,16 @@ describe.runIf(backend === 'pglite')('an embedded data folder open in a version 
     expect(refused.stderr).toContain(`delete ${pidFile} and try again.`);
     rmSync(pidFile);
     expect(await cli.stdout(['apps', 'list'])).toContain('Kept');
+  });
+});
+
+describe.runIf(backend === 'pglite' && process.platform === 'linux')('an embedded data folder that cannot be created', () => {
+  // Node.js's recursive mkdir spun forever at 90% CPU on such a path (mkdir answers ENOENT under /proc, which exists).
+  it('a command says so at once, naming the folder and dataDir (exit 1), and does not hang', async () => {
+    const refused = await runCliInProcess(['apps', 'list'], { DATA_DIR: '/proc/oauth-service-test/data' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "the data folder (dataDir) /proc/oauth-service-test/data cannot be created: ENOENT: no such file or directory, mkdir '/proc/oauth-service-test'",
+    );
   });
 });
