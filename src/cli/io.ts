@@ -29,11 +29,20 @@ type ParsedOptions<T extends Options> = ReturnType<
 /** parseArgs in strict mode with the usage errors rephrased as one line. */
 export function parseOptions<T extends Options>(args: string[], options: T, allowPositionals = false): ParsedOptions<T> {
   const all = { ...COMMON_OPTIONS, ...options };
+  let parsed: ParsedOptions<T> & { tokens: ReturnType<typeof parseArgs>['tokens'] };
   try {
-    return parseArgs({ args: withNegativeValues(args, all), options: all, strict: true, allowPositionals });
+    parsed = parseArgs({ args: withNegativeValues(args, all), options: all, strict: true, allowPositionals, tokens: true });
   } catch (error) {
     throw new UsageError((error as Error).message.split('\n')[0]!.replace(/^TypeError \[\w+\]: /, ''));
   }
+  // parseArgs keeps the last of a value given twice: `apply -f a.json -f b.json` would apply b alone, silently.
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || all[token.name]?.type !== 'string' || all[token.name]?.multiple) continue;
+    if (seen.has(token.name)) throw new UsageError(`Option '--${token.name}' is given more than once: give it once.`);
+    seen.add(token.name);
+  }
+  return parsed;
 }
 
 // No option is named after a digit, so "-5" after an option that takes a value can only be that value.

@@ -158,6 +158,12 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
       [['apps', 'create', '--name', 'X', '--redirect-uri', 'https://x.example.com/cb', '--scopes', 'admin'], "Scopes doesn't match"],
       [['apps', 'create', '--name', 'X', '--bogus'], "Unknown option '--bogus'"],
       [['apps', 'create', '--name'], "'--name <value>' argument missing"],
+      // parseArgs keeps the last of two: one of them would be dropped without a word.
+      [
+        ['apps', 'create', '--name', 'A', '--name', 'B', '--redirect-uri', 'https://x.example.com/cb'],
+        "Option '--name' is given more than once: give it once.",
+      ],
+      [['apps', 'list', '--config', 'none', '-c', 'none'], "Option '--config' is given more than once: give it once."],
       [['apps', 'frobnicate'], "unknown subcommand 'apps frobnicate'"],
       [['apps'], "expected 'apps create|list|show|update|delete|rotate-secret|approve|disable|enable'"],
       [['apps', 'show'], 'missing <uid|id>'],
