@@ -71,11 +71,14 @@ async function rotate(args: string[], io: CliIo): Promise<number> {
     // a key made under another key than the stored ones would break a server that decrypts those (every code
     // exchange a 500). The refusal names the keys and `keys rewrap`.
     await requireDecryptableSigningKeys(deps);
-    // A first key of any algorithm signs at once; a rotation by hand then makes the successor.
-    await ensureSigningKeys(deps);
+    // A first key of any algorithm signs at once; a rotation by hand then makes the successor. Both are said and
+    // audited: the first ones are keys as much as the successor.
+    const made = await ensureSigningKeys(deps);
     const key = await rotateSigningKey(deps, alg);
-    await recordChangeEvent(deps, CLI_ACTOR, objectEvent('signing_key.rotated', 'signing_key', key.kid, true, { alg }));
-    if (values.json) return (printJson(io, describe(key)), 0);
+    const details = { alg, ...(made.length > 0 && { made: made.map((first) => first.kid) }) };
+    await recordChangeEvent(deps, CLI_ACTOR, objectEvent('signing_key.rotated', 'signing_key', key.kid, true, details));
+    if (values.json) return (printJson(io, { ...describe(key), ...(made.length > 0 && { made: made.map(describe) }) }), 0);
+    for (const first of made) io.stdout(`first ${first.alg} key ${first.kid}: published and signing now (there was none)\n`);
     io.stdout(`new ${key.alg} key ${key.kid}: published now, signs from ${key.signsFrom.toISOString()}\n`);
     return 0;
   });

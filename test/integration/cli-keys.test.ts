@@ -29,7 +29,15 @@ describe(`oauth-service keys (${backend})`, { timeout: 120_000 }, () => {
     const listed = JSON.parse((await cli.run(['keys', 'list', '--json'])).stdout) as Array<{ kid: string; state: string }>;
     expect(listed.map((entry) => entry.state)).toEqual(['signing', 'published ahead']);
     expect(listed[1]!.kid).toBe(key.kid);
+    // The first key, which signs now, is said and audited too, not only its successor.
+    expect(key.made).toEqual([expect.objectContaining({ kid: listed[0]!.kid, alg: 'RS256' })]);
+    const audited = JSON.parse((await cli.run(['audit', 'list', '--type', 'signing_key.rotated', '--json'])).stdout);
+    expect(audited[0]).toMatchObject({ subject_id: key.kid, details: { alg: 'RS256', made: [listed[0]!.kid] } });
     expect((await cli.run(['keys', 'list'])).stdout).toMatch(/^kid\s+alg\s+state/);
+    // With a key signing, a rotation makes the successor alone.
+    const again = await cli.run(['keys', 'rotate']);
+    expect(again.stdout).toMatch(/^new RS256 key \S+: published now, signs from /);
+    expect(again.stdout).not.toContain('first');
   });
 
   it('rotate --alg takes ES256 and EdDSA, and nothing else', async () => {
