@@ -145,6 +145,31 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
     expect(usageErrorLine(await cli.run(['apps', 'show', '-dash-client']))).toMatch(/after '--'/);
   });
 
+  it("a number that is one application's imported uid and another's id names neither: exit 2 saying how to name each", async () => {
+    const first = JSON.parse(
+      await cli.stdout(['apps', 'create', '--name', 'First', '--redirect-uri', 'https://first.example.com/cb', '--json']),
+    );
+    const numeric = String(first.id);
+    const imported = await cli.run([
+      'apps',
+      'create',
+      '--name',
+      'Imported',
+      '--redirect-uri',
+      'https://imported.example.com/cb',
+      '--uid',
+      numeric,
+      '--json',
+    ]);
+    expect(imported.code, imported.stderr).toBe(0);
+    const importedId = JSON.parse(imported.stdout).id;
+    const before = await cli.applicationCount();
+    expect(usageErrorLine(await cli.run(['apps', 'delete', numeric]))).toBe(
+      `oauth-service: ${numeric} is the uid of application ${importedId} and the id of application ${first.uid}: give ${importedId} or ${first.uid}`,
+    );
+    expect(await cli.applicationCount()).toBe(before);
+    expect(JSON.parse(await cli.stdout(['apps', 'show', String(importedId), '--json']))).toMatchObject({ uid: numeric, name: 'Imported' });
+  });
   it('bad arguments exit 2 with one line and write nothing', async () => {
     const before = await cli.applicationCount();
     const cases: Array<[string[], string]> = [
