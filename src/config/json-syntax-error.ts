@@ -8,7 +8,7 @@ export function jsonSyntaxProblem(text: string, error: SyntaxError): string {
   const given = /at position (\d+)/.exec(error.message);
   const offset = given ? Number(given[1]) : firstUnparsableOffset(text);
   const what = error.message
-    .replace(/, (\.\.\.)?".*" is not valid JSON$/s, '')
+    .replace(/, (\.\.\.)?".*"(\.\.\.)? is not valid JSON$/s, '')
     .replace(/ in JSON at position \d+.*$/s, '')
     .replace(/ at position \d+.*$/s, '')
     .replaceAll('\n', '\\n');

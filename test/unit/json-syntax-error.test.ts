@@ -21,6 +21,8 @@ describe('a config file that is not JSON: line and column instead of a character
   it('finds the position itself where JSON.parse gives none (an unexpected token), without quoting the text back', () => {
     expect(problemOf('{\n  "a": x\n}')).toBe("line 2, column 8: Unexpected token 'x'");
     expect(problemOf('{\n  "hashTokens": tru\n}')).toBe("line 2, column 20: Unexpected token '\\n'");
+    // V8 quotes the text's first ten characters then ("root:*:202"...): a secrets file given by mistake stays unquoted.
+    expect(problemOf('root:*:20243:0:99999:7:::\nbin:*')).toBe("line 1, column 1: Unexpected token 'r'");
   });
 
   it('a text that ends too early is reported at its end', () => {
