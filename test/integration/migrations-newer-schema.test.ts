@@ -1,6 +1,10 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMigrations } from '../../src/storage/migrate.js';
 import { backend } from '../helpers/test-database.js';
-import { createCliHarness, type CliHarness } from '../helpers/cli.js';
+import { createCliHarness, runCliInProcess, type CliHarness } from '../helpers/cli.js';
 
 // A database a newer version migrated (a migration this build does not have is applied): every command and the
 // server refuse it, with what to do, instead of running on a schema they do not know (an older version would serve
@@ -45,5 +49,22 @@ describe(`a database migrated by a newer version (${backend})`, () => {
     const status = JSON.parse(json.stdout);
     expect(status.unknown).toEqual([FUTURE]);
     expect(status.pending).toEqual([]);
+  });
+});
+
+describe.runIf(backend === 'pglite')('migrate --status on a data folder without a database', () => {
+  it('says so and lists every migration pending, and creates nothing (it only reads)', async () => {
+    const folder = join(mkdtempSync(join(tmpdir(), 'migrate-status-')), 'not-yet');
+    try {
+      const result = await runCliInProcess(['migrate', '--status', '--json'], { DATA_DIR: folder });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe(`oauth-service: no database in ${folder} yet (nothing was created there): every migration is pending\n`);
+      const status = JSON.parse(result.stdout);
+      expect(status).toMatchObject({ applied: [], unknown: [] });
+      expect(status.pending).toEqual(readMigrations().map((migration) => migration.name));
+      expect(existsSync(folder)).toBe(false);
+    } finally {
+      rmSync(dirname(folder), { recursive: true, force: true });
+    }
   });
 });
