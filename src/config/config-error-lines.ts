@@ -15,6 +15,9 @@ export function configErrorLines(errors: ErrorObject[], env: Record<string, stri
     if (error.keyword === 'oneOf' || error.keyword === 'if' || error.schemaPath.includes('/anyOf/')) continue;
     // One problem, one line: where a pattern says what is expected (baseUrl), its "must match format uri" adds nothing.
     if (error.keyword === 'format' && patterned.has(error.instancePath)) continue;
+    // A key that propertyNames refuses (a language of scopeDescriptions): the error nested in it names the key and
+    // what it must be; the wrapper's "property name must be valid" says neither.
+    if (error.keyword === 'propertyNames') continue;
     const at = error.instancePath === '' ? '' : error.instancePath.slice(1).replaceAll('/', '.');
     if (error.keyword === 'additionalProperties') {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
@@ -24,7 +27,9 @@ export function configErrorLines(errors: ErrorObject[], env: Record<string, stri
       continue;
     }
     const variable = envVariableAt(at, env);
-    lines.add(variable ? `${ENV_PREFIX}${variable}: ${explain(error)} (it sets ${at})` : `${at || '(root)'}: ${explain(error)}`);
+    const { propertyName } = error as ErrorObject & { propertyName?: string };
+    const problem = propertyName === undefined ? explain(error) : `the key ${JSON.stringify(propertyName)} ${explain(error)}`;
+    lines.add(variable ? `${ENV_PREFIX}${variable}: ${problem} (it sets ${at})` : `${at || '(root)'}: ${problem}`);
   }
   return [...lines];
 }
