@@ -129,6 +129,8 @@ export interface PublicCodeRequest {
   redirect_uri: string;
   scope: string;
   state: string;
+  /** RFC 8707: the resource the authorization is for (the code exchange then keeps it). */
+  resource?: string;
 }
 
 /** Each step's answer; `token` is absent when the approval did not redirect with a code. */

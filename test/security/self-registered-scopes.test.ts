@@ -147,23 +147,25 @@ describe(`self-registered clients hold only what the operator allowed (${backend
       }),
     });
     expect(heldErrorParameters(refused).get('error')).toBe('invalid_scope');
-    const flow = await publicCodeFlow(server.app, agent, { client_id: client.client_id!, redirect_uri: CALLBACK, scope: '', state: 's' });
+    // The resource is named at the authorization (RFC 8707 section 2.2: a refresh may only narrow what was granted).
+    const request = { client_id: client.client_id!, redirect_uri: CALLBACK, scope: '', state: 's', resource: API };
+    const flow = await publicCodeFlow(server.app, agent, request);
     expect(flow.token?.statusCode).toBe(200);
-    const narrowed = await tokenRequest(server.app, {
+    const refreshed = await tokenRequest(server.app, {
       grant_type: 'refresh_token',
       refresh_token: flow.token!.json().refresh_token,
       client_id: client.client_id!,
       resource: API,
     });
-    expect(narrowed.statusCode, narrowed.body).toBe(200);
-    const { payload } = await jwtVerify(narrowed.json().access_token, createLocalJWKSet(await jwksOf(server)), {
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    const { payload } = await jwtVerify(refreshed.json().access_token, createLocalJWKSet(await jwksOf(server)), {
       issuer: server.config.baseUrl.replace(/\/+$/, ''),
       audience: API,
     });
     expect(payload.scope).toBe('read');
     const widened = await tokenRequest(server.app, {
       grant_type: 'refresh_token',
-      refresh_token: narrowed.json().refresh_token,
+      refresh_token: refreshed.json().refresh_token,
       client_id: client.client_id!,
       scope: 'read write',
     });
