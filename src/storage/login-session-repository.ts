@@ -34,6 +34,7 @@ const MARK_SEEN = {
 const LIST_OF_USER = `SELECT ${COLUMNS} FROM login_sessions WHERE user_id = $1 AND last_seen_at >= $2 ORDER BY auth_time DESC, id DESC`;
 const DELETE_BY_SESSION_ID = `DELETE FROM login_sessions WHERE session_id = $1 RETURNING ${COLUMNS}`;
 const DELETE_OTHERS_OF_USER = `DELETE FROM login_sessions WHERE user_id = $1 AND id <> $2 RETURNING ${COLUMNS}`;
+const DELETE_ALL_OF_USER = `DELETE FROM login_sessions WHERE user_id = $1 RETURNING ${COLUMNS}`;
 // Back-Channel Logout 1.0 section 2.4: a sid names one upstream session; a sub alone, all of that user's there.
 const DELETE_OF_UPSTREAM = `DELETE FROM login_sessions WHERE upstream_provider_id = $1
   AND ($2::varchar IS NULL OR upstream_session_id = $2) AND ($3::varchar IS NULL OR upstream_subject = $3) RETURNING ${COLUMNS}`;
@@ -72,6 +73,7 @@ export function loginSessionRepository(sql: SqlClient): LoginSessionStore {
     deleteBySessionId: async (sessionId) => one(await sql.query<Row<LoginSession>>(DELETE_BY_SESSION_ID, [sessionId])),
     deleteOthersOfUser: async (userId, keepId) =>
       (await sql.query<Row<LoginSession>>(DELETE_OTHERS_OF_USER, [userId, keepId])).map(toSession),
+    deleteAllOfUser: async (userId) => (await sql.query<Row<LoginSession>>(DELETE_ALL_OF_USER, [userId])).map(toSession),
     async deleteOfUpstream(providerId, { sessionId, subject }) {
       // Nothing to match on is no logout of everybody.
       if (sessionId === null && subject === null) return [];

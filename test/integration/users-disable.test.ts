@@ -79,6 +79,19 @@ describe(`/oauth/users disable, enable and revoke all tokens (${backend})`, () =
     expect(await isActive(server.app, issued.accessToken, asClient())).toBe(false);
   });
 
+  it("Disable ends the user's sign-ins: after Enable, a browser (or a copy of its cookie) signed in before must sign in again", async () => {
+    const user = await createUser(server.deps, 'frank', 'frank password');
+    const agent = userAgent(server.app);
+    expect((await agent.post('/login', { username: 'frank', password: 'frank password' })).statusCode).toBe(303);
+    expect((await agent.request({ method: 'GET', url: '/account' })).statusCode).toBe(200);
+    // Not used while disabled: nothing on the browser's side ended the session.
+    await press(user.id, 'disable');
+    await press(user.id, 'enable');
+    const after = await agent.request({ method: 'GET', url: '/account' });
+    expect(after.statusCode).toBe(302);
+    expect(String(after.headers.location)).toMatch(/^\/login/);
+  });
+
   it("Revoke all tokens ends every token of the user and nobody else's; the user may still log in", async () => {
     const carol = await createUser(server.deps, 'carol', 'carol password');
     const dave = await createUser(server.deps, 'dave', 'dave password');

@@ -42,6 +42,8 @@ export interface LoginSessionStore {
   deleteBySessionId(sessionId: string): Promise<LoginSessionRecord | null>;
   /** Deletes every session of the user but `keepId`; what was deleted. */
   deleteOthersOfUser(userId: number, keepId: number): Promise<LoginSessionRecord[]>;
+  /** Deletes every session of the user (disabled); what was deleted. */
+  deleteAllOfUser(userId: number): Promise<LoginSessionRecord[]>;
   /**
    * Issue 37: deletes the sessions an upstream identity provider's logout names: with a sid, those of that upstream
    * session (and sub, when given); without, every session of that upstream sub. What was deleted.

@@ -198,13 +198,17 @@ export async function resetUserPassword(deps: OAuthDeps, user: UserRecord, passw
 }
 
 /**
- * Disables the user and revokes every token and grant of theirs. Disabled first, so no new sign-in succeeds
- * while the revocation runs; disabling a disabled user keeps its date and revokes again (a retry after a
- * failed revocation ends what was left). Null when the user no longer exists.
+ * Disables the user, ends their sign-ins and revokes every token and grant of theirs. Disabled first, so no new
+ * sign-in succeeds while the revocation runs; disabling a disabled user keeps its date and revokes again (a retry
+ * after a failed revocation ends what was left). The sessions' rows go, not only their use while disabled: a copy of
+ * the cookie (the account's compromise the admin answers) must not sign in again once the user is enabled. The
+ * clients those sessions signed in to are told by the revocation (its back-channel logout of the token holders).
+ * Null when the user no longer exists.
  */
 export async function disableUser(deps: OAuthDeps, user: UserRecord): Promise<{ user: UserRecord; revoked: RevokedAuthorizations } | null> {
   const disabled = isDisabled(user) ? user : await deps.stores.userAdmin.setDisabledAt(user.id, deps.now());
   if (!disabled) return null;
+  await deps.stores.loginSessions.deleteAllOfUser(user.id);
   return { user: disabled, revoked: await revokeAuthorizations(deps, user.id) };
 }
 
