@@ -5,6 +5,7 @@ import type { OAuthDeps } from '../deps.js';
 import { InvalidGrant, InvalidRequest, TooManyRequests } from '../errors.js';
 import type { ResourceOwner } from '../hooks.js';
 import { shownJson } from '../json-nesting.js';
+import { secondStepNeeded, serverRequiresSecondFactor } from '../second-factor/second-factors.js';
 import { verifyUserPassword } from '../users/passwords.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
 import { resolveAudience } from '../resources/resource-indicators.js';
@@ -48,6 +49,12 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
     owner = await resourceOwnerFromCredentials(deps, username, password);
     outcome = owner ? 'succeeded' : 'failed';
     if (!owner) throw new InvalidGrant();
+    // behaviour.md 3.19: a user whose sign-in asks for a second factor never signs in with the password alone. Counted
+    // as a failure, as a wrong password is: /login tells as much (its second step), under the same limits.
+    if (await secondFactorDue(deps, owner, application)) {
+      outcome = 'failed';
+      throw new InvalidGrant(SECOND_FACTOR_DUE);
+    }
     const result = await issueFor(
       deps,
       application,
@@ -131,6 +138,16 @@ async function issueFor(
     dpopJkt,
   });
   return { issued, application };
+}
+
+const SECOND_FACTOR_DUE =
+  'This user signs in with a second factor, which the password grant cannot ask for: sign in through the authorization endpoint.';
+
+/** Whether /login would ask this local user for a second step (their policy, their app, the server's policy for the client). */
+async function secondFactorDue(deps: OAuthDeps, owner: ResourceOwner, application: ApplicationRecord): Promise<boolean> {
+  if (deps.hooks.resourceOwnerFromCredentials) return false;
+  const user = await deps.stores.users.findById(owner.id);
+  return user !== null && secondStepNeeded(deps, user, serverRequiresSecondFactor(deps.config, application.uid));
 }
 
 async function resourceOwnerFromCredentials(deps: OAuthDeps, username: string, password: string): Promise<ResourceOwner | null> {
