@@ -42,7 +42,9 @@ describe(`oauth-service serve refuses (${backend})`, () => {
     expect(folder.stderr.trim().split('\n')).toEqual([
       `oauth-service: Invalid environment variable DATA_DIR: ${dataDir} is a file, not a folder`,
     ]);
-  }, 30_000);
+    // Two processes that compile the service's TypeScript as they start (scripts/cli.mjs): 8 s on an idle machine,
+    // past 30 s on a loaded one (a CI run beside other work).
+  }, 60_000);
 
   it('names the key of a config file that sets a host it cannot listen on', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'oauth-boot-host-'));
