@@ -165,6 +165,22 @@ describe(`end_session_endpoint (${backend})`, () => {
     expect(again.headers.location).toBe(AFTER_LOGOUT);
   });
 
+  it("a valid hint of an application deleted since still logs its user out at once; its redirect URI can't be followed", async () => {
+    const gone = await createClient(server.deps);
+    await server.deps.stores.applicationAdmin.update(gone.application.id, { postLogoutRedirectUris: [AFTER_LOGOUT] });
+    const agent = await signedIn(server.app, 'alice');
+    const hint = (await codeFlow(server, agent, gone)).response.json().id_token as string;
+    await server.deps.stores.applicationAdmin.delete(gone.application.id);
+    expectErrorPage(
+      await endSession(agent, { id_token_hint: hint, post_logout_redirect_uri: AFTER_LOGOUT }),
+      'The application the id_token_hint was issued to no longer exists: no post_logout_redirect_uri of it can be followed.',
+    );
+    const response = await endSession(agent, { id_token_hint: hint });
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/login');
+    expect(await signedInStill(agent)).toBe(false);
+  });
+
   it('without a redirect URI the user lands on the login page with a notice', async () => {
     const agent = await signedIn(server.app, 'alice');
     const response = await endSession(agent, { id_token_hint: await idTokenOf(agent) });

@@ -34,10 +34,17 @@ export async function checkEndSession(deps: OAuthDeps, parameters: EndSessionPar
   }
   const uid = hint?.clientId ?? clientId;
   const application = uid === null ? null : await deps.stores.applications.findByUid(uid);
-  if (uid !== null && application === null) throw new InvalidRequest('The client_id names no application.');
+  // A hint of a client deleted since still says whose session it is: the logout goes on, only without a redirect.
+  if (clientId !== null && application === null) throw new InvalidRequest('The client_id names no application.');
   const redirectUri = nonBlank(parameters.post_logout_redirect_uri);
   if (redirectUri === null) return { hint, application, redirectTo: null };
-  if (application === null) throw new InvalidRequest('A post_logout_redirect_uri needs an id_token_hint or a client_id.');
+  if (application === null) {
+    throw new InvalidRequest(
+      hint === null
+        ? 'A post_logout_redirect_uri needs an id_token_hint or a client_id.'
+        : 'The application the id_token_hint was issued to no longer exists: no post_logout_redirect_uri of it can be followed.',
+    );
+  }
   if (!application.postLogoutRedirectUris.includes(redirectUri)) {
     throw new InvalidRequest('The post_logout_redirect_uri is not registered for this application.');
   }
