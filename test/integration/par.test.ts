@@ -282,7 +282,7 @@ describe(`pushed authorization requests (RFC 9126) on ${backend}`, () => {
     const wrongKey = await exchange(secretClient, code, { dpop: await tokenProof(other) });
     expect(wrongKey.statusCode).toBe(400);
     expect(wrongKey.json()).toMatchObject({ error: 'invalid_grant' });
-    expect((await exchange(secretClient, code)).json()).toMatchObject({ error: 'invalid_grant' });
+    expect((await exchange(secretClient, code)).json()).toMatchObject({ error: 'invalid_dpop_proof' });
     const right = await exchange(secretClient, code, { dpop: await tokenProof(key) });
     expect(right.statusCode, right.body).toBe(200);
     expect(right.json()).toMatchObject({ token_type: 'DPoP' });

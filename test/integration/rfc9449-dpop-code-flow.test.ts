@@ -57,7 +57,10 @@ describe(`DPoP in the code flow, RFC 9449 sections 5 and 10 (${backend})`, () =>
   it('section 10: a code requested with dpop_jkt is exchanged only with a proof of that key', async () => {
     const other = await dpopKey();
     expect((await exchange(await code({ dpop_jkt: key.jkt }), other)).json().error).toBe('invalid_grant');
-    expect((await exchange(await code({ dpop_jkt: key.jkt }))).json().error).toBe('invalid_grant');
+    expect((await exchange(await code({ dpop_jkt: key.jkt }))).json()).toEqual({
+      error: 'invalid_dpop_proof',
+      error_description: 'This code is DPoP-bound (dpop_jkt): send a DPoP proof of its key.',
+    });
     const bound = await exchange(await code({ dpop_jkt: key.jkt }), key);
     expect(bound.statusCode).toBe(200);
     expect(bound.json().token_type).toBe('DPoP');

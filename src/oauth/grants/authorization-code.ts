@@ -1,6 +1,6 @@
 import { requireClient } from '../clients/client-authentication.js';
 import type { OAuthDeps } from '../deps.js';
-import { InvalidGrant, InvalidRequest } from '../errors.js';
+import { InvalidDpopProof, InvalidGrant, InvalidRequest } from '../errors.js';
 import { verifyCodeVerifier } from '../authorization/pkce.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
 import { narrowedDetails } from '../resources/authorization-details.js';
@@ -8,7 +8,7 @@ import { narrowedAudience, scopesForAudience } from '../resources/resource-indic
 import { storedForm } from '../secrets.js';
 import type { AccessGrantRecord, ApplicationRecord } from '../store.js';
 import { idTokenFor } from '../openid/id-token-issuer.js';
-import { issuedToken, type IssuedToken, type MintedToken } from '../tokens/token-issuer.js';
+import { issuedToken, requireDpopBinding, type IssuedToken, type MintedToken } from '../tokens/token-issuer.js';
 import { admitClient, issuesRefreshToken, recordDpopProof } from './client-admission.js';
 import type { GrantHandler } from './grant.js';
 import { mintWithIdToken } from './mint-with-id-token.js';
@@ -41,7 +41,13 @@ export const authorizationCodeGrant: GrantHandler = async (deps, { parameters, c
   // RFC 6749 section 4.1.3: redirect_uri must be identical to the one of the authorization request.
   if (redirectUri !== grant.redirectUri) throw new InvalidGrant();
   if (!pkceSatisfied(deps, grant, verifier)) throw new InvalidGrant();
-  // RFC 9449 section 10: a code requested with dpop_jkt is exchanged only with a proof of that key.
+  // RFC 9449 section 10: a code requested with dpop_jkt is exchanged only with a proof of that key. Without any proof
+  // the client is told to send one (invalid_dpop_proof, in the FAPI 2.0 profile's words for its clients), as at the
+  // refresh of a bound token; a proof of another key is invalid_grant.
+  if (grant.dpopJkt !== null && dpopJkt === null) {
+    requireDpopBinding(application, null);
+    throw new InvalidDpopProof('This code is DPoP-bound (dpop_jkt): send a DPoP proof of its key.');
+  }
   if (grant.dpopJkt !== null && grant.dpopJkt !== dpopJkt) throw new InvalidGrant();
   // A scope the admin removed from the application after the code was issued is not granted; a resource named
   // here narrows the code's audience (RFC 8707 section 2.2), and the scopes to what it accepts.
