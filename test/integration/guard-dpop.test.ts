@@ -174,6 +174,17 @@ describe('guard with DPoP (RFC 9449), local mode with a stand-in introspect', ()
     expect(response.headers['www-authenticate']).toBe(
       `Bearer realm="notes", scope="read", ${metadataUrl}, DPoP realm="notes", scope="read", ${metadataUrl}, algs="${ALGS}"`,
     );
+    // A 403 too: the challenge without the error keeps the route's scope beside resource_metadata.
+    const value = token(key.jkt);
+    const forbidden = await withResource.inject({
+      method: 'POST',
+      url: '/notes',
+      headers: { host: 'api.test', ...(await dpopHeaders(key, value, 'POST')) },
+    });
+    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.headers['www-authenticate']).toBe(
+      `Bearer realm="notes", scope="write", ${metadataUrl}, DPoP realm="notes", error="insufficient_scope", error_description="Access to this resource requires scope _write_.", scope="write", ${metadataUrl}, algs="${ALGS}"`,
+    );
     const metadata = (await withResource.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/notes' })).json();
     expect(metadata.dpop_signing_alg_values_supported).toEqual(['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256']);
     expect(metadata).not.toHaveProperty('dpop_bound_access_tokens_required');

@@ -155,7 +155,7 @@ const guardPlugin: FastifyPluginAsync<ServiceGuardOptions> = async (app, options
       const scheme = dpop ? schemeOf(request) : null;
       if (evaluation.token === null) return refuse(request, reply, refusalError(evaluation), refusal, required, scheme);
       if (!holdsAnyScope(evaluation.token, required))
-        return refuse(request, reply, GuardError.insufficientScope(required), refusal, [], scheme);
+        return refuse(request, reply, GuardError.insufficientScope(required), refusal, required, scheme);
       // RFC 9470 section 3: the scopes are there, the sign-in is not enough; the client asks the user to sign in again.
       const shortfall = authentication && authenticationShortfall(evaluation.token, authentication, now());
       if (shortfall) {
