@@ -24,5 +24,14 @@ export function upstreamProfile(claims: MappedClaims): ProfileInput {
     const field = fieldOfClaim.get(claim);
     if (field !== undefined) delete profile[field];
   }
+  // A flag vouches for the value of the same answer, and is written only beside it: a refused or absent email's "true"
+  // verified the address stored before (an unverified one, which linking by verified email then took for the user's),
+  // and an answer without an email unset the admin's verification of the stored one.
+  for (const [flag, field] of VOUCHED_BY) if (profile[field] === undefined) delete profile[flag];
   return profile as ProfileInput;
 }
+
+const VOUCHED_BY = [
+  ['emailVerified', 'email'],
+  ['phoneNumberVerified', 'phoneNumber'],
+] as const;
