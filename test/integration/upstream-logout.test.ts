@@ -157,6 +157,24 @@ describe('a logout token of the upstream is used once', () => {
     expect(logs.lines).toContainEqual(expect.objectContaining({ event: 'logout.upstream_backchannel_refused', provider: 'corp' }));
   });
 
+  it('a body without one logout_token (none, two, a JSON object) gets the JSON error too, not the HTML error page', async () => {
+    const url = `${server.baseUrl}/login/upstream/corp/backchannel-logout`;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    for (const [headers, body] of [
+      [form, 'x=1'],
+      [form, 'logout_token=a&logout_token=b'],
+      [{ 'content-type': 'application/json' }, JSON.stringify({ logout_token: { a: 1 } })],
+    ] as const) {
+      const response = await fetch(url, { method: 'POST', headers, body });
+      expect(response.status, body).toBe(400);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await response.json()).toEqual({
+        error: 'invalid_request',
+        error_description: 'The request must carry one logout_token, a JWT, as a form (Back-Channel Logout 1.0 section 2.5).',
+      });
+    }
+  });
+
   // exp is required only since the specification's errata 1: an older upstream's token without one counts as valid for
   // 10 minutes after its iat (upstream-logout.ts), its jti used once within them.
   const withoutExp = (iat: number, jti: string) =>

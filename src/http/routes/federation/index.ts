@@ -14,7 +14,7 @@ import { auditIdentityLinked, auditUpstreamUserCreated } from './upstream-audit.
 import { upstreamFailurePage } from './upstream-failure-page.js';
 import { LINK_PATH, linkBody, showLink, startLink, submitLink } from './upstream-link.js';
 import { readUpstreamLogos } from './upstream-logos.js';
-import { backchannelLogoutBody, receiveBackchannelLogout } from './upstream-logout-routes.js';
+import { backchannelLogoutBody, backchannelLogoutBodyRefused, receiveBackchannelLogout } from './upstream-logout-routes.js';
 
 // Sign-in through upstream identity providers (issue 37, config identityProviders; the domain is in
 // src/oauth/federation/): /login/upstream/:id starts it (a redirect with fresh state, nonce and PKCE, so a forged
@@ -107,7 +107,7 @@ export const federationRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
   // No CSRF token: the upstream posts it server to server, and the signed logout token is its own proof.
   app.post<WithId & { Body: { logout_token: string } }>(
     '/login/upstream/:id/backchannel-logout',
-    { schema: { params: idParams, body: backchannelLogoutBody } },
+    { schema: { params: idParams, body: backchannelLogoutBody }, errorHandler: backchannelLogoutBodyRefused },
     async (request, reply) => receiveBackchannelLogout(deps, request, reply),
   );
 

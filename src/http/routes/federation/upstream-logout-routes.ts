@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import { UpstreamFailure } from '../../../oauth/federation/upstream-failure.js';
 import {
@@ -41,6 +41,19 @@ export const backchannelLogoutBody = {
   required: ['logout_token'],
   properties: { logout_token: { type: 'string', minLength: 1, maxLength: 16384, description: 'The upstream’s logout token (a JWT).' } },
 } as const;
+
+/**
+ * A body that is no form with one logout_token (none, two, a JSON object): the upstream's server gets the JSON error of
+ * section 2.8 as for a refused token, not the HTML page of the end-user routes around it. Other errors go on to those.
+ */
+export function backchannelLogoutBodyRefused(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error.validation === undefined) throw error;
+  noStore(reply, { pragma: false });
+  return reply.code(400).send({
+    error: 'invalid_request',
+    error_description: 'The request must carry one logout_token, a JWT, as a form (Back-Channel Logout 1.0 section 2.5).',
+  });
+}
 
 /** Back-Channel Logout 1.0 section 2.8: 200 once the sessions are ended, 400 with an OAuth error body when refused. */
 export async function receiveBackchannelLogout(
