@@ -106,6 +106,25 @@ describe('prompt=login and max_age through an upstream identity provider', () =>
     expect(atUpstream.body).toMatch(/name="login"/);
   });
 
+  it('an auth_time later than now (an upstream clock ahead, or a forged one) is no fresh sign-in: the failure page', async () => {
+    const browser = await signedInBrowser();
+    const sessions = (await sessionsOfRita()).length;
+    // This server's clock 10 minutes behind the upstream's: the upstream's auth_time is 10 minutes ahead of it.
+    server.clock.advance(-600);
+    try {
+      expect((await browser.open(authorizeUrl({ prompt: 'login' }))).url).toBe(`${server.baseUrl}/login`);
+      const atUpstream = await browser.open(await browser.redirectOf(`${server.baseUrl}/login/upstream/corp`));
+      const page = await signInAtUpstream(browser, atUpstream, 'rita-1');
+      expect(page.status).toBe(502);
+      expect(logs.lines).toContainEqual(
+        expect.objectContaining({ event: 'login.upstream_failed', reason: 'invalid_response', detail: expect.stringMatching(/future/) }),
+      );
+      expect((await sessionsOfRita()).length).toBe(sessions);
+    } finally {
+      server.clock.advance(600);
+    }
+  });
+
   it('an upstream that answers from its own session (auth_time before the round trip): the failure page, no sign-in', async () => {
     const browser = await signedInBrowser();
     const sessions = (await sessionsOfRita()).length;

@@ -118,7 +118,7 @@ export async function completeUpstreamSignIn(
     },
     () => forgetUpstream(deps.config, entry.id),
   );
-  checkReauthenticated(pending, signedIn.authTime);
+  checkReauthenticated(pending, signedIn.authTime, deps.now());
   // Its sub and email are looked up and stored in PostgreSQL text (storable-text.ts): refused, not a 500 or a merge.
   if (unstorableText(signedIn.upstream) !== null) throw new UpstreamFailure('invalid_response', `a claim ${UNSTORABLE_TEXT}`);
   const claims = mappedClaims(entry, signedIn.upstream);
@@ -137,13 +137,16 @@ export async function completeUpstreamSignIn(
 
 /**
  * OpenID Connect Core 3.1.2.1: max_age (prompt=login: 0) was sent, so the ID token's auth_time must be within it, counted
- * from the round trip's start; older (or absent), the upstream let an older session of its own answer.
+ * from the round trip's start; older (or absent), the upstream let an older session of its own answer. Later than now
+ * is no sign-in at all, whatever max_age allows.
  */
-function checkReauthenticated(pending: PendingUpstreamSignIn, authTime: unknown): void {
+function checkReauthenticated(pending: PendingUpstreamSignIn, authTime: unknown, now: Date): void {
   if (pending.authenticatedSince === null || pending.authenticatedSince === undefined) return;
   if (typeof authTime !== 'number') throw new UpstreamFailure('invalid_response', 'the ID token has no auth_time, though max_age was sent');
   if (authTime * 1000 < pending.authenticatedSince - AUTH_TIME_TOLERANCE_MS)
     throw new UpstreamFailure('invalid_response', 'the ID token auth_time is older than max_age allows (prompt=login: now)');
+  if (authTime * 1000 > now.getTime() + AUTH_TIME_TOLERANCE_MS)
+    throw new UpstreamFailure('invalid_response', 'the ID token auth_time is in the future');
 }
 
 /**
