@@ -57,5 +57,8 @@ describe('upstream claim mapping', () => {
     expect(() => checkAllowedDomain(entry, mappedClaims(entry, { sub: '1', email: 'a@sub.corp.example', email_verified: true }))).toThrow(
       /not allowed/,
     );
+    // Two @ is no address: its last part is not its domain.
+    const twoAts = { sub: '1', email: 'a@evil.example@corp.example', email_verified: true };
+    expect(() => checkAllowedDomain(entry, mappedClaims(entry, twoAts))).toThrow(/no verified email/);
   });
 });

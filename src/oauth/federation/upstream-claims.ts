@@ -58,7 +58,9 @@ export const verifiedEmail = (claims: MappedClaims): string | null =>
 /** Refuses a user outside the provider's allowedDomains (their verified email's domain, exactly, in any case). */
 export function checkAllowedDomain(entry: IdentityProviderConfig, claims: MappedClaims): void {
   if (entry.allowedDomains === null) return;
-  const email = verifiedEmail(claims);
+  // Text with two @ is no address and has no one domain to judge (a@evil.example@corp.example): as no verified email.
+  const verified = verifiedEmail(claims);
+  const email = verified !== null && verified.indexOf('@') === verified.lastIndexOf('@') ? verified : null;
   const domain = email?.slice(email.lastIndexOf('@') + 1).toLowerCase();
   const allowed = entry.allowedDomains.map((item) => item.toLowerCase());
   if (domain === undefined || !allowed.includes(domain))
