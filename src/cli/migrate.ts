@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Config } from '../config/types.js';
 import { createDatabase } from '../storage/database.js';
+import { holdsEmbeddedDatabase } from '../storage/embedded-database.js';
 import { migrate, migrationStatus, NewerDatabaseSchema, readMigrations, type MigrationStatus } from '../storage/migrate.js';
 import { configFrom, databaseOptionsFor } from './context.js';
 import { parseOptions, printJson, type CliIo } from './io.js';
@@ -51,5 +51,5 @@ function printStatus(io: CliIo, status: MigrationStatus, json: boolean | undefin
 function missingEmbeddedDatabase(config: Readonly<Config>): string | null {
   if (config.databaseUrl !== null || config.dataDir.startsWith('memory://')) return null;
   const location = resolve(config.dataDir);
-  return existsSync(join(location, 'PG_VERSION')) ? null : location;
+  return holdsEmbeddedDatabase(location) ? null : location;
 }

@@ -54,11 +54,14 @@ export class EmbeddedDatabaseOpenElsewhere extends Error {
   }
 }
 
+/** Whether the folder holds an embedded database already (PostgreSQL's PG_VERSION, written by its first start). */
+export const holdsEmbeddedDatabase = (location: string): boolean => existsSync(join(location, 'PG_VERSION'));
+
 /** Decides how this process reaches the folder, taking its lock when it opens the folder itself. */
 export async function routeToEmbedded(dataDir: string, access: EmbeddedAccess): Promise<EmbeddedRoute> {
   if (dataDir.startsWith('memory://')) return { kind: 'open', location: dataDir, lock: null };
   const location = resolve(dataDir);
-  if (access.mustExist && !existsSync(join(location, 'PG_VERSION'))) throw new EmbeddedDatabaseMissing(location);
+  if (access.mustExist && !holdsEmbeddedDatabase(location)) throw new EmbeddedDatabaseMissing(location);
   // This version takes the lock before PGlite writes postmaster.pid and releases it after PGlite removed it.
   if (!existsSync(join(location, LOCK_FILE)) && existsSync(join(location, 'postmaster.pid'))) {
     throw new EmbeddedDatabaseOpenElsewhere(location);

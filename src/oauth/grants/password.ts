@@ -15,7 +15,7 @@ import { admitClient, issuesRefreshToken, recordDpopProof } from './client-admis
 import type { GrantHandler, GrantResult } from './grant.js';
 import type { PasswordOutcome } from '../limits/attempt-limits.js';
 import type { CheckedDpopProof } from '../tokens/dpop/dpop-proof.js';
-import type { ApplicationRecord } from '../store.js';
+import type { ApplicationRecord, UserRecord } from '../store.js';
 import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
@@ -46,12 +46,13 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
   let outcome: PasswordOutcome = 'unchecked';
   let owner: ResourceOwner | null = null;
   try {
-    owner = await resourceOwnerFromCredentials(deps, username, password);
+    const signedIn = await resourceOwnerFromCredentials(deps, username, password);
+    owner = signedIn?.owner ?? null;
     outcome = owner ? 'succeeded' : 'failed';
     if (!owner) throw new InvalidGrant();
     // behaviour.md 3.19: a user whose sign-in asks for a second factor never signs in with the password alone. Counted
     // as a failure, as a wrong password is: /login tells as much (its second step), under the same limits.
-    if (await secondFactorDue(deps, owner, application)) {
+    if (await secondFactorDue(deps, signedIn!.user, application)) {
       outcome = 'failed';
       throw new InvalidGrant(SECOND_FACTOR_DUE);
     }
@@ -143,17 +144,26 @@ async function issueFor(
 const SECOND_FACTOR_DUE =
   'This user signs in with a second factor, which the password grant cannot ask for: sign in through the authorization endpoint.';
 
-/** Whether /login would ask this local user for a second step (their policy, their app, the server's policy for the client). */
-async function secondFactorDue(deps: OAuthDeps, owner: ResourceOwner, application: ApplicationRecord): Promise<boolean> {
-  if (deps.hooks.resourceOwnerFromCredentials) return false;
-  const user = await deps.stores.users.findById(owner.id);
+/**
+ * Whether /login would ask this local user for a second step (their policy, their app, the server's policy for the
+ * client); an owner from the extension's resolver (no local user) is the extension's to decide.
+ */
+async function secondFactorDue(deps: OAuthDeps, user: UserRecord | null, application: ApplicationRecord): Promise<boolean> {
   return user !== null && secondStepNeeded(deps, user, serverRequiresSecondFactor(deps.config, application.uid));
 }
 
-async function resourceOwnerFromCredentials(deps: OAuthDeps, username: string, password: string): Promise<ResourceOwner | null> {
-  if (deps.hooks.resourceOwnerFromCredentials) return checkedOwner(await deps.hooks.resourceOwnerFromCredentials(username, password));
+/** The owner the credentials sign in, with the local user behind it (null for the extension's resolver's); or null. */
+async function resourceOwnerFromCredentials(
+  deps: OAuthDeps,
+  username: string,
+  password: string,
+): Promise<{ owner: ResourceOwner; user: UserRecord | null } | null> {
+  if (deps.hooks.resourceOwnerFromCredentials) {
+    const owner = checkedOwner(await deps.hooks.resourceOwnerFromCredentials(username, password));
+    return owner && { owner, user: null };
+  }
   const user = await deps.stores.users.findByUsername(username);
   // A disabled user is refused like a wrong password (invalid_grant), after the same verification.
   const verified = await verifyUserPassword(deps.passwords, user, password);
-  return verified && user && !isDisabled(user) ? { id: user.id } : null;
+  return verified && user && !isDisabled(user) ? { owner: { id: user.id }, user } : null;
 }
