@@ -164,6 +164,10 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
     const short = await admin.submit(`/oauth/users/${user.id}/password`, { password: 'tiny' });
     expect(short.statusCode).toBe(422);
     expect(short.body).not.toContain('tiny');
+    // /login and the password grant take at most 1,024 characters: a longer password could never be used.
+    const long = await admin.submit(`/oauth/users/${user.id}/password`, { password: 'x'.repeat(1025) });
+    expect(long.statusCode).toBe(422);
+    expect(textOf(long.body, 'user_password_errors')).toBe('Is too long (maximum is 1024 characters, it has 1025)');
     const changed = await admin.submit(`/oauth/users/${user.id}/password`, { password: 'the new password' });
     expect(changed.statusCode).toBe(302);
     expect((await admin.follow(changed)).body).toContain('Password changed.');

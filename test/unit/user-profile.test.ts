@@ -87,5 +87,7 @@ describe('user claims (OpenID Connect Core 5.1)', () => {
     expect(usernameErrors('Nguyễn Thị Minh Khai')).toEqual([]);
     expect(passwordErrors('short')).toEqual(['Password is too short (minimum is 8 characters, it has 5)']);
     expect(passwordErrors('long enough')).toEqual([]);
+    expect(passwordErrors('p'.repeat(1024))).toEqual([]);
+    expect(passwordErrors('p'.repeat(1025))).toEqual(['Password is too long (maximum is 1024 characters, it has 1025)']);
   });
 });

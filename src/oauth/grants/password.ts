@@ -10,7 +10,7 @@ import { verifyUserPassword } from '../users/passwords.js';
 import { optionalParameter, requireParameter, resourceParameters } from '../request-parameters.js';
 import { resolveAudience } from '../resources/resource-indicators.js';
 import { issueAccessToken } from '../tokens/token-issuer.js';
-import { isDisabled } from '../users/users.js';
+import { isDisabled, MAX_PASSWORD_LENGTH } from '../users/users.js';
 import { admitClient, issuesRefreshToken, recordDpopProof } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import type { PasswordOutcome } from '../limits/attempt-limits.js';
@@ -20,7 +20,6 @@ import { grantedScopes } from './requested-scopes.js';
 import { reusableToken } from './reuse.js';
 
 const MAX_USERNAME_LENGTH = 255;
-const MAX_PASSWORD_LENGTH = 1024;
 
 /** RFC 6749 section 4.3: username and password of a local user (or the extension's resolver). Off by default. */
 export const passwordGrant: GrantHandler = async (deps, { parameters, credentials, address, dpopProof }) => {
@@ -30,7 +29,7 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
   await admitClient(deps, 'password', application, dpopProof);
   // As /login's form takes them: no user name is longer, and a refused one is written to the audit trail and the
   // limiter's keys, which a 15 KB name would fill.
-  if ([...username].length > MAX_USERNAME_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+  if ([...username].length > MAX_USERNAME_LENGTH || [...password].length > MAX_PASSWORD_LENGTH) {
     throw new InvalidRequest(`The username may have at most ${MAX_USERNAME_LENGTH} characters, the password ${MAX_PASSWORD_LENGTH}.`);
   }
   // RFC 6749 section 4.3.2: the server MUST protect this endpoint against brute force; it shares the

@@ -50,6 +50,8 @@ export function findUserByUsername(deps: OAuthDeps, username: string): Promise<U
 
 /** Shorter passwords are refused (NIST SP 800-63B section 5.1.1.2: at least 8 characters). */
 export const MIN_PASSWORD_LENGTH = 8;
+/** Longer passwords are refused: /login and the password grant take no more, so a longer one could never sign in. */
+export const MAX_PASSWORD_LENGTH = 1024;
 /** The most users one search answers (the admin list and the CLI): refine the search to see others. */
 export const SEARCH_LIMIT = 50;
 
@@ -79,21 +81,31 @@ export function usernameErrors(username: string): string[] {
 }
 
 /** What the password rules find wrong with a new password, as data: the end user's pages say it in their language. */
-export type PasswordProblem = { problem: 'blank' } | { problem: 'too_short'; minimum: number; length: number };
+export type PasswordProblem =
+  | { problem: 'blank' }
+  | { problem: 'too_short'; minimum: number; length: number }
+  | { problem: 'too_long'; maximum: number; length: number };
 
 export function passwordProblem(password: string): PasswordProblem | null {
   if (password === '') return { problem: 'blank' };
   const length = [...password].length;
-  return length < MIN_PASSWORD_LENGTH ? { problem: 'too_short', minimum: MIN_PASSWORD_LENGTH, length } : null;
+  if (length < MIN_PASSWORD_LENGTH) return { problem: 'too_short', minimum: MIN_PASSWORD_LENGTH, length };
+  if (length > MAX_PASSWORD_LENGTH) return { problem: 'too_long', maximum: MAX_PASSWORD_LENGTH, length };
+  return null;
 }
 
 /** The rules' messages in English, for the admin's pages and the CLI. */
 export function passwordErrors(password: string): string[] {
   const found = passwordProblem(password);
   if (found === null) return [];
-  return found.problem === 'blank'
-    ? ["Password can't be blank"]
-    : [`Password is too short (minimum is ${found.minimum} characters, it has ${found.length})`];
+  switch (found.problem) {
+    case 'blank':
+      return ["Password can't be blank"];
+    case 'too_short':
+      return [`Password is too short (minimum is ${found.minimum} characters, it has ${found.length})`];
+    case 'too_long':
+      return [`Password is too long (maximum is ${found.maximum} characters, it has ${found.length})`];
+  }
 }
 
 /**

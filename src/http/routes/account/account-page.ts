@@ -6,7 +6,7 @@ import { attemptOrigin } from '../../attempt-origin.js';
 import { endOtherSessionsOfUser, endSessionOfUser, sessionsOfUser } from '../../../oauth/sessions/login-sessions.js';
 import type { LoginSessionRecord } from '../../../oauth/sessions/login-session-store.js';
 import { changeOwnPassword, type PasswordChangeErrors, type PasswordChangeForm } from '../../../oauth/users/password-change.js';
-import { checkLoginCredentials, findUser } from '../../../oauth/users/users.js';
+import { checkLoginCredentials, findUser, type PasswordProblem } from '../../../oauth/users/users.js';
 import { hasTotp, mayRemoveSecondFactor, recoveryCodesLeft } from '../../../oauth/second-factor/second-factors.js';
 import type { UserRecord } from '../../../oauth/store.js';
 import { userActor } from '../../audit-actor.js';
@@ -71,10 +71,21 @@ function passwordErrorMessages(errors: PasswordFormErrors, t: Translate): Partia
   return {
     ...(current && { current: [current.problem === 'blank' ? t('account.currentPasswordBlank') : t('account.wrongPassword')] }),
     ...(password && {
-      password: [password.problem === 'blank' ? t('account.newPasswordBlank') : t('account.newPasswordTooShort', password)],
+      password: [newPasswordMessage(password, t)],
     }),
     ...(confirmation && { confirmation: [t('account.confirmationMismatch')] }),
   };
+}
+
+function newPasswordMessage(found: PasswordProblem, t: Translate): string {
+  switch (found.problem) {
+    case 'blank':
+      return t('account.newPasswordBlank');
+    case 'too_short':
+      return t('account.newPasswordTooShort', found);
+    case 'too_long':
+      return t('account.newPasswordTooLong', found);
+  }
 }
 
 async function secondFactorSection(deps: OAuthDeps, user: UserRecord) {
