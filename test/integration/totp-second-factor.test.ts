@@ -322,6 +322,20 @@ describe(`TOTP second factor (${backend})`, () => {
     expect(await server.deps.stores.secondFactors.hasTotp(user.id)).toBe(false);
   });
 
+  it('the set-up form posted again once the app is set up (back, a second tab) keeps the factor and says it is on already', async () => {
+    const user = await createUser(server.deps, 'twice');
+    const browser = await signedIn(server.app, 'twice');
+    const { secret } = await enrolFromAccount(browser, server.clock.now);
+    const before = await server.deps.stores.secondFactors.findTotp(user.id);
+    nextStep();
+    const code = await codeAt(secret, server.clock.now);
+    const again = await browser.post('/account/second-factor', { current: PASSWORD, code }, '/account');
+    expect({ status: again.statusCode, location: again.headers.location }).toEqual({ status: 303, location: '/account' });
+    const account = await browser.request({ method: 'GET', url: '/account' });
+    expect(account.body).toContain('Two-step verification is on already: to use another authenticator app, turn it off first');
+    expect(await server.deps.stores.secondFactors.findTotp(user.id)).toEqual(before);
+  });
+
   it("the account page and the enrolment page speak the user's language", async () => {
     await createUser(server.deps, 'jutta');
     const browser = await signedIn(server.app, 'jutta');

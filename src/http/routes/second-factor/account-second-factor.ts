@@ -48,6 +48,11 @@ export const showAccountEnrolment: Handler = async (deps, request, reply, user) 
 /** POST /account/second-factor: the current password and the confirming code. */
 export const confirmAccountEnrolment: Handler<{ code?: string; current?: string }> = async (deps, request, reply, user) => {
   const { t } = request.pageLanguage;
+  // The form posted again (back, or a second tab) once the factor is on: a new secret would replace it unasked.
+  if (await hasTotp(deps, user.id)) {
+    request.session.set('notice', t('secondFactor.alreadyOn'));
+    return reply.redirect(ACCOUNT_PATH, 303);
+  }
   const password = await confirmOwnPassword(deps, user, request.body?.current ?? '', attemptOrigin(request));
   if (password !== 'ok') {
     const locked = typeof password === 'object';
