@@ -1,5 +1,6 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { NESTED_TOO_DEEPLY, nestedTooDeeply } from '../../json-nesting.js';
+import { ASSERTION_ALGORITHMS } from './assertion-methods.js';
 
 // A private_key_jwt client's public keys (RFC 7591 section 2 `jwks`, RFC 7517 section 5), checked where they are
 // written (CLI, admin UI, registration, metadata documents) and where they are fetched (jwks_uri): a set of public
@@ -43,9 +44,20 @@ export function jwksProblem(value: unknown): string | null {
   return null;
 }
 
-const SIGNING_KEYS = 'RSA for RS256 or PS256, EC P-256 for ES256, OKP Ed25519 for EdDSA, with use sig and key_ops verify if given';
-const ALGORITHMS_OF: Record<string, readonly string[]> = { RSA: ['RS256', 'PS256'], EC: ['ES256'], OKP: ['EdDSA'] };
-const CURVE_OF: Record<string, string> = { EC: 'P-256', OKP: 'Ed25519' };
+type PrivateKeyJwtAlgorithm = (typeof ASSERTION_ALGORITHMS.private_key_jwt)[number];
+/** The key each accepted algorithm verifies with (RFC 7518 section 3.1, RFC 8037): an algorithm added there needs a line here. */
+const KEY_OF: Record<PrivateKeyJwtAlgorithm, { kty: string; crv?: string }> = {
+  RS256: { kty: 'RSA' },
+  PS256: { kty: 'RSA' },
+  ES256: { kty: 'EC', crv: 'P-256' },
+  EdDSA: { kty: 'OKP', crv: 'Ed25519' },
+};
+const ALGORITHMS: readonly PrivateKeyJwtAlgorithm[] = ASSERTION_ALGORITHMS.private_key_jwt;
+const keyName = ({ kty, crv }: { kty: string; crv?: string }) => (crv === undefined ? kty : `${kty} ${crv}`);
+// "RSA for RS256 or PS256, EC P-256 for ES256, ...": each kind of key with the algorithms it verifies.
+const SIGNING_KEYS = `${[...new Set(ALGORITHMS.map((alg) => keyName(KEY_OF[alg])))]
+  .map((name) => `${name} for ${ALGORITHMS.filter((alg) => keyName(KEY_OF[alg]) === name).join(' or ')}`)
+  .join(', ')}, with use sig and key_ops verify if given`;
 
 /** Why a public key cannot verify a client's JWT here (RFC 7517 sections 4.2-4.4, the accepted algorithms), or null. */
 function verifyingKeyProblem(key: Record<string, unknown>): string | null {
@@ -53,10 +65,14 @@ function verifyingKeyProblem(key: Record<string, unknown>): string | null {
   const keyOps = key.key_ops;
   if (use !== undefined && use !== 'sig') return `is for use ${JSON.stringify(use)}, not sig`;
   if (keyOps !== undefined && !(Array.isArray(keyOps) && keyOps.includes('verify'))) return 'has key_ops without verify';
-  const curve = CURVE_OF[kty];
-  if (curve !== undefined && crv !== curve) return `is on curve ${JSON.stringify(crv)}, not ${curve}`;
-  if (alg !== undefined && !ALGORITHMS_OF[kty]!.includes(alg as string))
-    return `has alg ${JSON.stringify(alg)}, not ${ALGORITHMS_OF[kty]!.join(' or ')}`;
+  const ofType = ALGORITHMS.filter((candidate) => KEY_OF[candidate].kty === kty);
+  const fitting = ofType.filter((candidate) => [undefined, crv].includes(KEY_OF[candidate].crv));
+  if (fitting.length === 0) {
+    const curves = [...new Set(ofType.map((candidate) => KEY_OF[candidate].crv ?? 'none'))];
+    return `is on curve ${JSON.stringify(crv)}, not ${curves.join(' or ')}`;
+  }
+  if (alg !== undefined && !fitting.includes(alg as PrivateKeyJwtAlgorithm))
+    return `has alg ${JSON.stringify(alg)}, not ${fitting.join(' or ')}`;
   return null;
 }
 
