@@ -49,6 +49,7 @@ function alternativesText(choices: readonly Schema[]): string {
 }
 
 function schemaText(schema: Schema): string {
+  if (schema.enum?.length === 2 && schema.enum.includes(true) && schema.enum.includes(false)) return TYPE_TEXT.boolean!;
   if (schema.enum) return `one of ${schema.enum.map((value) => JSON.stringify(value)).join(', ')}`;
   if (schema.format === 'date-time') return 'a date and time (RFC 3339)';
   if (schema.type === 'array') return schema.items ? `a list of ${schemaText(schema.items).replace(/^(a|an) /, '')}s` : 'a list';

@@ -144,7 +144,8 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
 
   it('PATCH with a flag that is neither a boolean nor a form checkbox value is 400 and changes nothing', async () => {
     const client = await createClient(server.deps, { name: 'Stays confidential' });
-    for (const confidential of ['yes', 'maybe', ['1', 'yes']]) {
+    // null too: Ajv's type coercion read it as false, which made a client public and dropped its secret.
+    for (const confidential of ['yes', 'maybe', ['1', 'yes'], null]) {
       const response = await server.app.inject({
         method: 'PATCH',
         url: `/oauth/applications/${client.application.id}`,

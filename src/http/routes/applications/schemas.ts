@@ -146,10 +146,11 @@ export const applicationJsonSchema = {
 } as const;
 
 // JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins). Another text is refused (400), not
-// read as false: {"confidential": "yes"} made a client public.
+// read as false: {"confidential": "yes"} made a client public. An enum, not type boolean: Ajv coerces types, and
+// read null as false.
 const checkbox = (description: string, byDefault: 'true' | 'false') =>
   ({
-    anyOf: [{ type: 'boolean' }, ...formCheckbox(description).anyOf],
+    anyOf: [{ enum: [true, false] }, ...formCheckbox(description).anyOf],
     description: `${description} JSON: a boolean. HTML form: hidden "0" then checkbox "1" (the last value wins). Default ${byDefault}.`,
   }) as const;
 
