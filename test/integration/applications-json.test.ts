@@ -4,7 +4,7 @@ import { sha256Hex } from '../../src/oauth/secrets.js';
 import { createClient, DEFAULT_APPLICATION_SETTINGS_JSON } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import { basicAuth, form, FORM, type TestServer } from '../helpers/test-server.js';
-import { buildAdminServer, JSON_API } from './applications-support.js';
+import { applicationJsonApi, buildAdminServer, expectCreateRefused, JSON_API } from './applications-support.js';
 
 const JSON_BODY = { ...JSON_API, 'content-type': 'application/json' };
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -159,6 +159,18 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
       );
     }
     expect((await server.deps.stores.applications.findById(client.application.id))!.confidential).toBe(true);
+  });
+
+  it('client_credentials in a public client\'s grant types is 422 (it could only ever get unauthorized_client), as at registration', async () => {
+    const api = applicationJsonApi(server.app, { redirect_uri: 'https://job.example/cb' });
+    const refusal = 'Client credentials needs a confidential client: a public client cannot authenticate (RFC 6749 section 4.4).';
+    await expectCreateRefused(server, () => api.post({ name: 'Job', confidential: false, grant_types: ['client_credentials'] }), [refusal]);
+    const created = await api.post({ name: 'Job', grant_types: ['client_credentials'] });
+    expect(created.statusCode).toBe(201);
+    const { id } = created.json<{ id: number }>();
+    const madePublic = await api.patch(id, { confidential: false });
+    expect({ status: madePublic.statusCode, body: madePublic.json() }).toEqual({ status: 422, body: { errors: [refusal] } });
+    expect((await server.deps.stores.applications.findById(id))!.confidential).toBe(true);
   });
 
   it('PATCH turning a public client confidential returns its first secret once', async () => {

@@ -173,6 +173,9 @@ export function validateApplicationFields(
   const unchanged = fields.grantTypes === undefined || sameGrantTypes(storedGrantTypes(fields.grantTypes), current?.grantTypes);
   const grantTypes = unchanged ? null : grantTypesError(fields.grantTypes!, config);
   if (grantTypes !== null) add('grant_types', grantTypes);
+  // RFC 6749 section 4.4: the token endpoint refuses it to a public client (unauthorized_client), as registration does.
+  else if (!fields.confidential && ownGrants?.includes('client_credentials'))
+    add('grant_types', 'Client credentials needs a confidential client: a public client cannot authenticate (RFC 6749 section 4.4).');
   for (const [field, message] of clientAuthenticationErrors(fields, config, current)) add(field, message);
   for (const message of fapi2ProfileProblems(profiledClient(fields, current))) add('profile', message);
   if (signedRequestsWithoutKeys(fields, current))
