@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config/loader.js';
 import { auditedChange, CLI_ACTOR, recordAuditEvent } from '../src/oauth/audit/audit-trail.js';
-import { clientEvent } from '../src/oauth/audit/audit-subjects.js';
+import { clientEvent, verdictEvent } from '../src/oauth/audit/audit-subjects.js';
 import { createApplication, setApplicationDisabled } from '../src/oauth/clients/applications.js';
 import type { OAuthDeps } from '../src/oauth/deps.js';
 import { createAttemptLimits } from '../src/oauth/limits/attempt-limits.js';
@@ -44,7 +44,7 @@ const toggle = (on: OAuthDeps) => setApplicationDisabled(on, application.id, (fl
 const ways: Record<string, () => Promise<unknown>> = {
   'event INSERT alone': () => recordAuditEvent(stores, now(), { ...CLI_ACTOR, ...clientEvent('client.updated', application)! }),
   'admin change, no event (before)': () => toggle(deps),
-  'admin change + event, one transaction': () => auditedChange(deps, CLI_ACTOR, toggle, (r) => clientEvent('client.disabled', r)),
+  'admin change + event, one transaction': () => auditedChange(deps, CLI_ACTOR, toggle, (r) => verdictEvent('client.disabled', r)),
 };
 
 const samples = Object.fromEntries(Object.keys(ways).map((name) => [name, [] as number[]]));

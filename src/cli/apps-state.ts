@@ -2,13 +2,14 @@ import { approveApplication, ApprovalNotNeeded, setApplicationDisabled } from '.
 import { holdsGrantType } from '../oauth/clients/client-holdings.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import type { ApplicationRecord } from '../oauth/store.js';
+import type { VerdictResult } from '../oauth/clients/application-approval.js';
 import { findApplication, notFound } from './apps-lookup.js';
 import { printable, printStateChanged } from './apps-output.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, UsageError, type CliIo } from './io.js';
 import { onePositional, type Subcommand } from './subcommands.js';
 import { auditedChange, CLI_ACTOR } from '../oauth/audit/audit-trail.js';
-import { clientEvent } from '../oauth/audit/audit-subjects.js';
+import { verdictEvent } from '../oauth/audit/audit-subjects.js';
 import type { AuditEventType } from '../oauth/audit/audit-event-types.js';
 
 // Issue 19: `apps approve|disable|enable`, the admin pages' Approve, Disable and Enable, through the same domain
@@ -17,7 +18,7 @@ import type { AuditEventType } from '../oauth/audit/audit-event-types.js';
 type StateChange = (
   deps: OAuthDeps,
   before: ApplicationRecord,
-) => Promise<{ application: ApplicationRecord | null; sentence: (application: ApplicationRecord) => string }>;
+) => Promise<{ result: VerdictResult | null; sentence: (application: ApplicationRecord) => string }>;
 
 const named = (application: ApplicationRecord) => `application ${application.id} (uid ${printable(application.uid)})`;
 
@@ -30,7 +31,7 @@ const clientCredentialsOn = (deps: OAuthDeps, application: ApplicationRecord) =>
 const approve: StateChange = async (deps, before) => {
   try {
     return {
-      application: await approveApplication(deps, before.id),
+      result: await approveApplication(deps, before.id),
       sentence: (application) =>
         before.approvedAt !== null
           ? `${named(application)} was already approved at ${before.approvedAt.toISOString()}`
@@ -43,7 +44,7 @@ const approve: StateChange = async (deps, before) => {
 };
 
 const disable: StateChange = async (deps, before) => ({
-  application: await setApplicationDisabled(deps, before.id, true),
+  result: await setApplicationDisabled(deps, before.id, true),
   sentence: (application) =>
     before.disabledAt !== null
       ? `${named(application)} was already disabled at ${before.disabledAt.toISOString()}`
@@ -53,7 +54,7 @@ const disable: StateChange = async (deps, before) => ({
 });
 
 const enable: StateChange = async (deps, before) => ({
-  application: await setApplicationDisabled(deps, before.id, false),
+  result: await setApplicationDisabled(deps, before.id, false),
   sentence: (application) =>
     before.disabledAt === null
       ? `${named(application)} was not disabled`
@@ -77,10 +78,10 @@ function stateCommand(change: StateChange, event: AuditEventType, help: string):
     return withDatabase(configFrom(io, values.config), async (deps) => {
       const before = await findApplication(deps, reference);
       const changed = (tx: OAuthDeps) => change(tx, before);
-      const { application, sentence } = await auditedChange(deps, CLI_ACTOR, changed, (r) => clientEvent(event, r.application));
+      const { result, sentence } = await auditedChange(deps, CLI_ACTOR, changed, (r) => verdictEvent(event, r.result));
       // Deleted between the lookup and the change.
-      if (!application) throw notFound(reference);
-      printStateChanged(io, Boolean(values.json), application, sentence(application));
+      if (!result) throw notFound(reference);
+      printStateChanged(io, Boolean(values.json), result.application, sentence(result.application));
       return 0;
     });
   };

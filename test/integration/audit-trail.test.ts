@@ -142,9 +142,20 @@ describe(`audit trail (${backend})`, () => {
     // An update that changes nothing (an empty PATCH) records nothing.
     expect((await update({})).statusCode).toBe(200);
     await server.app.inject({ method: 'POST', url: `/oauth/applications/${id}/rotate_secret`, headers: JSON_BODY, payload: {} });
+    // Disabling twice (a second tab, a retried script) disables once: the second changes nothing and records nothing.
+    const verdict = (action: string) =>
+      server.app.inject({ method: 'POST', url: `/oauth/applications/${id}/${action}`, headers: JSON_BODY, payload: {} });
+    for (const action of ['disable', 'disable', 'enable', 'enable']) expect((await verdict(action)).statusCode).toBe(200);
     await server.app.inject({ method: 'DELETE', url: `/oauth/applications/${id}`, headers: { ...ADMIN, accept: 'application/json' } });
     const trail = (await listAuditEvents(server.deps, { clientId: uid, limit: 50 })).map((event) => event.type);
-    expect(trail).toEqual(['client.deleted', 'client.secret_rotated', 'client.updated', 'client.created']);
+    expect(trail).toEqual([
+      'client.deleted',
+      'client.enabled',
+      'client.disabled',
+      'client.secret_rotated',
+      'client.updated',
+      'client.created',
+    ]);
     expect(await listAuditEvents(server.deps, { clientId: uid, type: 'client.updated', limit: 5 })).toMatchObject([
       { actor: 'admin', ip: '127.0.0.1', subjectType: 'client', details: { fields: ['name'] } },
     ]);

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/authorization/pkce.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
@@ -7,7 +9,7 @@ import { capturedLogLines } from '../helpers/log-lines.js';
 import { bearer } from '../helpers/oauth-requests.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
-import { ADMIN_PASSWORD, AdminSession, JSON_API, JSON_BODY } from '../integration/applications-support.js';
+import { ADMIN, ADMIN_PASSWORD, AdminSession, JSON_API, JSON_BODY } from '../integration/applications-support.js';
 
 // Issue 29 items 3 and 6: what a self-registered client can do to itself through RFC 7592's management endpoint.
 // An update may not keep an admin's approval of what it changed (item 3), and the registration access token is
@@ -158,6 +160,40 @@ describe(`issue 29 item 3: an RFC 7592 update keeps no approval of what it chang
     expect(approved.statusCode).toBe(302);
     expect(await approvedAt(client.client_id)).toEqual(expect.any(String));
   });
+
+  // Two connections are needed to hold the client's change open while the approval runs: PostgreSQL only.
+  it.runIf(backend === 'postgresql')(
+    "an approval that runs while the client's change is being written waits for it, then is refused (409): never approved with the new metadata",
+    async () => {
+      const client = await register(server);
+      const id = await idOf(client.client_id);
+      const shown = await server.app.inject({ method: 'GET', url: `/oauth/applications/${id}`, headers: ADMIN });
+      const seen = /name="reviewed" value="([^"]+)"/.exec(shown.body)![1]!;
+      // The write of an RFC 7592 update (updateClient: the new reviewed field and the voided approval), not committed yet.
+      const other = new pg.Client({ connectionString: server.testDatabase.url! });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query("UPDATE oauth_applications SET name = 'Not What Was Reviewed', approved_at = NULL WHERE id = $1", [id]);
+        const approval = server.app.inject({
+          method: 'POST',
+          url: `/oauth/applications/${id}/approve`,
+          headers: JSON_BODY,
+          payload: { reviewed: seen },
+        });
+        await sleep(300);
+        await other.query('COMMIT');
+        const answered = await approval;
+        expect({ status: answered.statusCode, body: answered.json() }).toEqual({
+          status: 409,
+          body: { errors: ['The application changed its reviewed metadata since this page was shown: review it again before approving.'] },
+        });
+      } finally {
+        await other.end();
+      }
+      expect(await approvedAt(client.client_id)).toBeNull();
+    },
+  );
 });
 
 describe(`issue 29 item 6: the registration access token is answered, and so rotated, on every read and update (${backend})`, () => {

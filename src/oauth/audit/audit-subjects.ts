@@ -17,6 +17,10 @@ export function clientEvent(type: AuditEventType, application: ApplicationRecord
     : null;
 }
 
+/** An admin's verdict on an application (approve, disable, enable): recorded only when it changed it. */
+export const verdictEvent = (type: AuditEventType, result: { application: ApplicationRecord; changed: boolean } | null): Event | null =>
+  clientEvent(type, result?.changed ? result.application : null);
+
 export const userEvent = (type: AuditEventType, user: UserRecord | null | undefined, details?: Details): Event | null =>
   user
     ? {

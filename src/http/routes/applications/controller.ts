@@ -15,7 +15,7 @@ import {
 import { rotateApplicationSecret } from '../../../oauth/clients/application-secrets.js';
 import { usesClientSecret } from '../../../oauth/clients/client-authentication-setting.js';
 import { NotFound } from '../../../oauth/errors.js';
-import type { ApplicationRecord } from '../../../oauth/store.js';
+import type { VerdictResult } from '../../../oauth/clients/application-approval.js';
 import { applicationJson } from '../../../oauth/clients/application-json.js';
 import { fieldsFromBody, fieldsOf, type ApplicationBody } from './request-fields.js';
 import { NOT_FOUND, renderAdminPage, sendAdminError, wantsJson } from './responses.js';
@@ -24,7 +24,7 @@ import { deleteView, formView, INDEX_PATH, indexView, rotateSecretView, showPath
 import { Controller } from '../../controllers/controller.js';
 import { adminActor } from '../../audit-actor.js';
 import { auditedChange } from '../../../oauth/audit/audit-trail.js';
-import { clientEvent } from '../../../oauth/audit/audit-subjects.js';
+import { clientEvent, verdictEvent } from '../../../oauth/audit/audit-subjects.js';
 import { changedFormFields } from '../../../oauth/audit/changed-fields.js';
 
 export interface ApplicationRoute {
@@ -185,7 +185,7 @@ export class ApplicationsController extends Controller {
     const id = Number(request.params.id);
     try {
       const approve = (deps: typeof this.deps) => approveApplication(deps, id, request.body?.reviewed);
-      const approved = await auditedChange(this.deps, adminActor(request), approve, (r) => clientEvent('client.approved', r));
+      const approved = await auditedChange(this.deps, adminActor(request), approve, (r) => verdictEvent('client.approved', r));
       return this.#stateChanged(request, reply, approved, 'application.approved', 'Application approved.');
     } catch (error) {
       if (!(error instanceof ApprovalNotNeeded) && !(error instanceof ApprovalOfChangedApplication)) throw error;
@@ -196,19 +196,20 @@ export class ApplicationsController extends Controller {
 
   async disable(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const disable = (deps: typeof this.deps) => setApplicationDisabled(deps, Number(request.params.id), true);
-    const disabled = await auditedChange(this.deps, adminActor(request), disable, (r) => clientEvent('client.disabled', r));
+    const disabled = await auditedChange(this.deps, adminActor(request), disable, (r) => verdictEvent('client.disabled', r));
     const notice = 'Application disabled: it can no longer be authorized or get tokens. Tokens already issued were not revoked.';
     return this.#stateChanged(request, reply, disabled, 'application.disabled', notice);
   }
 
   async enable(request: ApplicationRequest, reply: FastifyReply): Promise<FastifyReply> {
     const enable = (deps: typeof this.deps) => setApplicationDisabled(deps, Number(request.params.id), false);
-    const enabled = await auditedChange(this.deps, adminActor(request), enable, (r) => clientEvent('client.enabled', r));
+    const enabled = await auditedChange(this.deps, adminActor(request), enable, (r) => verdictEvent('client.enabled', r));
     return this.#stateChanged(request, reply, enabled, 'application.enabled', 'Application enabled.');
   }
 
-  #stateChanged(request: ApplicationRequest, reply: FastifyReply, application: ApplicationRecord | null, event: string, notice: string) {
-    if (!application) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
+  #stateChanged(request: ApplicationRequest, reply: FastifyReply, result: VerdictResult | null, event: string, notice: string) {
+    if (!result) return sendAdminError(request, reply, new NotFound(NOT_FOUND));
+    const { application } = result;
     request.log.info({ event, applicationId: application.id, clientId: application.uid }, event.replace('.', ' '));
     if (wantsJson(request)) return reply.send(applicationJson(application));
     return redirectAfter(request, reply, notice, showPath(application.id));
