@@ -54,8 +54,9 @@ export function userRepository(sql: SqlClient, prisma: PrismaClient): UserStore 
       const updated = await prisma.user.updateManyAndReturn({ where: { id }, data: { disabledAt } });
       return updated[0] ? toUser(updated[0]) : null;
     },
-    async setPasswordHash(username, passwordHash) {
-      const result = await prisma.user.updateMany({ where: { username }, data: { passwordHash } });
+    async setPasswordHash(username, passwordHash, only) {
+      const where = { username, ...(only && { passwordHash: only.passwordHash }) };
+      const result = await prisma.user.updateMany({ where, data: { passwordHash } });
       return result.count > 0;
     },
     async delete(username) {

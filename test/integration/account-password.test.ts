@@ -35,6 +35,20 @@ describe(`POST /account/password (${backend})`, () => {
     expect(events).toMatchObject([{ actor: `user:${user.id}`, userId: user.id, details: { username: 'changer', via: 'account' } }]);
   });
 
+  it('three changes at once (a double submit, two tabs): one is made, the others are refused as they would be after it', async () => {
+    const user = await createUser(server.deps, 'hasty');
+    const browser = await signedIn(server.app, 'hasty');
+    const _csrf = await browser.csrfFrom('/account');
+    const passwords = ['first new password', 'second new password', 'third new password'];
+    const answers = await Promise.all(
+      passwords.map((password) => browser.post('/account/password', { current: PASSWORD, password, confirmation: password, _csrf })),
+    );
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([303, 401, 401]);
+    const made = passwords[answers.findIndex((answer) => answer.statusCode === 303)]!;
+    for (const password of passwords) expect(await signsIn('hasty', password)).toBe(password === made);
+    expect(await listAuditEvents(server.deps, { userId: user.id, type: 'user.password_changed', limit: 5 })).toHaveLength(1);
+  });
+
   it('"Sign out my other sessions" ends the other sessions of the user, and only with the box ticked', async () => {
     await createUser(server.deps, 'moving-on');
     const laptop = await signedIn(server.app, 'moving-on');

@@ -56,8 +56,11 @@ export async function changeOwnPassword(
   const check = await checkLoginCredentials(deps, user.username, form.current, by);
   if (check.outcome === 'locked_out') return check;
   if (check.outcome === 'failed' || check.user.id !== user.id) return { outcome: 'wrong_password' };
-  const change = (within: OAuthDeps) => setUserPassword(within, user.username, form.password);
+  // Only over the password just verified: of two changes at once (a double submit, two tabs), the second finds the
+  // first's password and is refused as it would be after it, rather than reported done and lost.
+  const verified = { passwordHash: check.user.passwordHash };
+  const change = (within: OAuthDeps) => setUserPassword(within, user.username, form.password, verified);
   const event = (changed: boolean) => userEvent('user.password_changed', changed ? user : null, { via: 'account' });
-  await auditedChange(deps, { actor: by.actor, ip: by.ip }, change, event);
-  return { outcome: 'changed' };
+  const changed = await auditedChange(deps, { actor: by.actor, ip: by.ip }, change, event);
+  return changed ? { outcome: 'changed' } : { outcome: 'wrong_password' };
 }

@@ -68,7 +68,8 @@ export interface UserAdminStore {
   updateClaims(id: number, claims: Partial<UserClaims & EmailSource>, profileUpdatedAt: Date): Promise<UserRecord | null>;
   /** Sets or (null) clears disabled_at; null when there is no such user. */
   setDisabledAt(id: number, at: Date | null): Promise<UserRecord | null>;
-  setPasswordHash(username: string, passwordHash: string): Promise<boolean>;
+  /** false when no user matched: none of that name, or (with `only`) one whose hash is no longer `only.passwordHash`. */
+  setPasswordHash(username: string, passwordHash: string, only?: { passwordHash: string }): Promise<boolean>;
   delete(username: string): Promise<boolean>;
 }
 

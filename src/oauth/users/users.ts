@@ -199,8 +199,13 @@ export async function updateUserProfile(
 }
 
 /** False when there is no such user. */
-export async function setUserPassword(deps: OAuthDeps, username: string, password: string): Promise<boolean> {
-  return deps.stores.userAdmin.setPasswordHash(username, await deps.passwords.hash(password));
+export async function setUserPassword(
+  deps: OAuthDeps,
+  username: string,
+  password: string,
+  only?: { passwordHash: string },
+): Promise<boolean> {
+  return deps.stores.userAdmin.setPasswordHash(username, await deps.passwords.hash(password), only);
 }
 
 /** The admin's password reset: the same rules as on create. Throws UserInvalid; false when the user is gone. */
