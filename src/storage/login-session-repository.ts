@@ -19,9 +19,15 @@ const toSession = ({ id, userId, ...columns }: Row<LoginSession>): LoginSessionR
   amr: columns.amr ?? [],
 });
 
+// Only while the user's password is the one the sign-in read (FOR SHARE: a password change being written waits for
+// this row, or this waits for it and then finds the new hash): a sign-in with the old password that finishes while the
+// password changes would otherwise leave a session that "Sign out my other sessions" had already passed by.
 const INSERT = `INSERT INTO login_sessions (session_id, openid_session_id, user_id, auth_time, amr, acr, ip, user_agent,
     created_at, last_seen_at, upstream_provider_id, upstream_subject, upstream_session_id, upstream_id_token)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`;
+  SELECT $1::varchar, $2::varchar, u.id, $4::timestamp, $5::text[], $6::varchar, $7::varchar, $8::varchar, $9::timestamp,
+    $9::timestamp, $10::varchar, $11::varchar, $12::varchar, $13::text
+  FROM users u WHERE u.id = $3::bigint AND u.password_hash IS NOT DISTINCT FROM $14::text FOR SHARE OF u
+  RETURNING ${COLUMNS}`;
 const FIND_WITH_USER = {
   name: 'login_session_with_user',
   text: `SELECT ${PREFIXED}, ${selectList(Prisma.UserScalarFieldEnum, 'u')}
@@ -53,12 +59,12 @@ function splitJoined(row: Record<string, unknown>): { session: LoginSessionRecor
 export function loginSessionRepository(sql: SqlClient): LoginSessionStore {
   const one = (rows: Row<LoginSession>[]) => (rows[0] ? toSession(rows[0]) : null);
   return {
-    async create(session, at) {
+    async create(session, at, whilePasswordHash) {
       const ids = [session.sessionId, session.openidSessionId, session.userId];
       const signIn = [timestamp(session.authTime), session.amr, session.acr, session.ip, session.userAgent];
       const upstream = [session.upstreamProviderId, session.upstreamSubject, session.upstreamSessionId, session.upstreamIdToken];
-      const [row] = await sql.query<Row<LoginSession>>(INSERT, [...ids, ...signIn, timestamp(at), ...upstream]);
-      return toSession(row!);
+      const [row] = await sql.query<Row<LoginSession>>(INSERT, [...ids, ...signIn, timestamp(at), ...upstream, whilePasswordHash]);
+      return row ? toSession(row) : null;
     },
     async findWithUser(sessionId) {
       const [row] = await sql.query(FIND_WITH_USER, [sessionId]);

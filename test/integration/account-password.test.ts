@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import { createUser, PASSWORD, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
@@ -48,6 +50,34 @@ describe(`POST /account/password (${backend})`, () => {
     for (const password of passwords) expect(await signsIn('hasty', password)).toBe(password === made);
     expect(await listAuditEvents(server.deps, { userId: user.id, type: 'user.password_changed', limit: 5 })).toHaveLength(1);
   });
+
+  // Two connections are needed to hold the password change open while the sign-in runs: PostgreSQL only.
+  it.runIf(backend === 'postgresql')(
+    'a sign-in with the old password that finishes while the password changes makes no session (409): none outlives the change',
+    async () => {
+      const user = await createUser(server.deps, 'stolen');
+      const other = new pg.Client({ connectionString: server.testDatabase.url! });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        // The change's write (setPasswordHash), not committed yet: the sign-in still reads the old password.
+        await other.query("UPDATE users SET password_hash = 'changed meanwhile' WHERE id = $1", [user.id]);
+        const thief = userAgent(server.app);
+        const signIn = thief.post('/login', { username: 'stolen', password: PASSWORD });
+        await sleep(500);
+        await other.query('COMMIT');
+        const answered = await signIn;
+        expect(answered.statusCode).toBe(409);
+        expect(answered.body).toContain(
+          'Your account changed while you were signing in (its password, or the account itself). Sign in again.',
+        );
+        expect((await thief.request({ method: 'GET', url: '/account' })).headers.location).toBe('/login');
+      } finally {
+        await other.end();
+      }
+      expect(await server.deps.stores.loginSessions.listOfUser(user.id, new Date(0))).toEqual([]);
+    },
+  );
 
   it('"Sign out my other sessions" ends the other sessions of the user, and only with the box ticked', async () => {
     await createUser(server.deps, 'moving-on');

@@ -70,12 +70,12 @@ describe('upstream sign-in: several holders of one email, and the audit trail', 
     const { browser, page } = await signInThrough('corp-link', 'twin-1');
     expect(page.url).toBe(`${server.baseUrl}/login/upstream/link`);
     expect(await usersCount()).toBe(before);
-    expect(page.body).toMatch(/<input type="text" id="username" name="username" value="" autocomplete="username" required>/);
+    expect(page.body).toMatch(/<input type="text" id="username" name="username" value="" maxlength="255" autocomplete="username" required>/);
     const wrong = await browser.submit(formAction(page), { _csrf: csrfOf(page), username: 'twin-b', password: 'not it' });
     expect(wrong.status).toBe(401);
     // Both fields point at the message; the user name is kept, so the password has the focus (accessibility audit c).
     expect(wrong.body).toContain(
-      '<input type="text" id="username" name="username" value="twin-b" autocomplete="username" required aria-invalid="true" aria-describedby="link_error">',
+      '<input type="text" id="username" name="username" value="twin-b" maxlength="255" autocomplete="username" required aria-invalid="true" aria-describedby="link_error">',
     );
     expect(wrong.body).toMatch(
       /<input type="password" id="password" [^>]* required aria-invalid="true" aria-describedby="link_error" autofocus>/,

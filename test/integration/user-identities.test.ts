@@ -160,7 +160,7 @@ describe(`sign-in identities on /account and the admin's Users page (${backend})
     await link(keyed.id, { issuer: GOOGLE, subject: 'keyed' });
     await server.deps.stores.passkeys.create(storedPasskey(keyed.id), new Date());
     const keyedBrowser = await signedIn(server.app, 'with-passkey');
-    expect((await account(keyedBrowser)).body).not.toContain('name="password" autocomplete="current-password"');
+    expect((await account(keyedBrowser)).body).not.toContain('name="password" maxlength="1024" autocomplete="current-password"');
     expect((await remove(keyedBrowser, { issuer: GOOGLE, subject: 'keyed' })).statusCode).toBe(303);
     expect(await identityRows(server.deps, keyed.id)).toEqual([]);
   });

@@ -31,7 +31,8 @@ export interface LoginSessionRecord {
 export type NewLoginSession = Omit<LoginSessionRecord, 'id' | 'createdAt' | 'lastSeenAt'>;
 
 export interface LoginSessionStore {
-  create(session: NewLoginSession, at: Date): Promise<LoginSessionRecord>;
+  /** null, and no session, when the user is gone or their password hash is no longer `whilePasswordHash`. */
+  create(session: NewLoginSession, at: Date, whilePasswordHash: string): Promise<LoginSessionRecord | null>;
   /** The session and its user in one read; null when the row is gone. */
   findWithUser(sessionId: string): Promise<{ session: LoginSessionRecord; user: UserRecord } | null>;
   /** Moves last_seen_at to `at` unless it is at or after `unlessSeenSince` already (other instances may have). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthDeps } from '../deps.js';
+import { OAuthError } from '../oauth-error.js';
 import { sha256Hex } from '../secrets.js';
 import type { UserRecord } from '../users/user-store.js';
 import { isLive, oldestLive } from './login-session-lifetime.js';
@@ -10,6 +11,16 @@ import type { LoginSessionRecord } from './login-session-store.js';
 // every instance at its next request. The row's openid_session_id is the login session's id of OpenID Connect: tokens
 // issued in the session store it, each client's sid is derived from it (client-sid.ts), and ending the session
 // queues back-channel logout for it. A new session's is its first session_id; the same user's next sign-in keeps it.
+
+/**
+ * The user's password changed (or the user went) while this sign-in was being made, after it read the account: it
+ * is not made, as one that started after the change would not be. A 409 page; signing in again works.
+ */
+export class SignInOutdated extends OAuthError {
+  constructor() {
+    super('conflict', 409, 'Your account changed while you were signing in (its password, or the account itself). Sign in again.');
+  }
+}
 
 // last_seen_at is written at most this often per session: a page view is a read, not a write.
 const SEEN_INTERVAL_MS = 60_000;
@@ -69,7 +80,9 @@ export async function startLoginSession(
       upstreamIdToken: signIn.upstream?.idToken ?? null,
     },
     deps.now(),
+    signIn.user.passwordHash,
   );
+  if (session === null) throw new SignInOutdated();
   return { key, session, ended: continued === null ? previous : null };
 }
 
