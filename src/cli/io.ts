@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { withControlCharactersEscaped } from '../oauth/control-characters.js';
 
 /** What a command may touch of the outside world; main.ts supplies the real process. */
 export interface CliIo {
@@ -74,8 +75,13 @@ export function printJson(io: CliIo, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** A plain text table: one row a line, columns padded. */
-export function printTable(io: CliIo, header: string[], rows: string[][]): void {
+/**
+ * A plain text table: one row a line, columns padded. Every cell's control characters are escaped: a cell may hold
+ * text a stranger typed (a failed sign-in's user name in the audit trail), whose CR, LF or escape sequences would
+ * otherwise rewrite or add rows on the operator's terminal.
+ */
+export function printTable(io: CliIo, header: string[], cells: string[][]): void {
+  const rows = cells.map((row) => row.map(withControlCharactersEscaped));
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]) =>
     cells

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
 import { backend } from '../helpers/test-database.js';
+import { recordAuditEvent } from '../../src/oauth/audit/audit-trail.js';
+import { signInEvent } from '../../src/oauth/audit/sign-in-events.js';
 
 // Issue 32 item 7 from the CLI: each admin command records its change with actor `cli` (no address), in the same
 // transaction; `audit list` reads the trail back, filtered, as a table or as JSON.
@@ -79,6 +81,17 @@ describe(`oauth-service audit list, and the CLI's events (${backend})`, { timeou
     const result = await cli.run(['audit', 'list', '--type', 'user.created']);
     expect(result.stdout).toMatch(/occurred_at\s+type\s+outcome\s+actor\s+subject\s+ip/);
     expect(result.stdout).toMatch(/user\.created\s+success\s+cli\s+user:\d+/);
+  });
+
+  it("the table shows a stranger's control characters escaped: a user name typed at /login cannot rewrite or add rows", async () => {
+    const forged = 'admin\r2026-12-02T10:16:40.000Z  user.sign_in.succeeded\n2026-12-02T10:16:39.000Z  user.password_changed\u001b[2J';
+    await cli.withDeps((deps) => recordAuditEvent(deps.stores, new Date(), signInEvent({ outcome: 'failed' }, forged, '10.0.0.5')));
+    const table = await cli.stdout(['audit', 'list', '--type', 'user.sign_in.failed']);
+    expect(table.trimEnd().split('\n')).toHaveLength(2);
+    expect(table).toContain(
+      'user:admin\\u000d2026-12-02T10:16:40.000Z  user.sign_in.succeeded\\u000a2026-12-02T10:16:39.000Z  user.password_changed\\u001b[2J',
+    );
+    expect(table).not.toMatch(/[\r\u001b]/);
   });
 
   it('apply -f records each change it makes (marked via apply), none for a dry run or what it leaves unchanged', async () => {
