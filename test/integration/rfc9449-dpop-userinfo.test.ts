@@ -108,7 +108,9 @@ describe(`DPoP at UserInfo, RFC 9449 section 7 (${backend})`, () => {
       expect(asked.statusCode).toBe(401);
       // Section 9's wording: here UserInfo is the resource server asking, not the authorization server (section 8).
       expect(asked.json()).toEqual({ error: 'use_dpop_nonce', error_description: 'Resource server requires nonce in DPoP proof.' });
-      expect(asked.headers['www-authenticate']).toMatch(/^DPoP realm="oauth-service", error="use_dpop_nonce", /);
+      expect(asked.headers['www-authenticate']).toMatch(
+        /^DPoP realm="oauth-service", error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof.", /,
+      );
       const nonce = String(asked.headers['dpop-nonce']);
       expect(nonce).not.toBe('undefined');
       expect((await send(nonce)).statusCode).toBe(200);

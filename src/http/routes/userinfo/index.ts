@@ -65,9 +65,11 @@ export const userinfoRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
   const dpopRefusal = (reply: FastifyReply, error: OAuthError, bearer = ''): OAuthError => {
     const scope = error instanceof InsufficientScope ? `, scope="${headerSafe(error.scopes.join(' '))}"` : '';
     const algorithms = `algs="${headerSafe(deps.config.dpop.algorithms.join(' '))}"`;
-    reply.header('www-authenticate', `${bearer}${wwwAuthenticateValue(deps.config.realm, error, 'DPoP')}${scope}, ${algorithms}`);
+    // The challenge says what the body says (the resource server's words for a missing nonce).
+    const refusal = error instanceof InvalidDpopProof || error instanceof UseDpopNonce ? new ResourceDpopRefusal(error) : error;
+    reply.header('www-authenticate', `${bearer}${wwwAuthenticateValue(deps.config.realm, refusal, 'DPoP')}${scope}, ${algorithms}`);
     if (error instanceof UseDpopNonce) reply.header('dpop-nonce', error.nonce);
-    return error instanceof InvalidDpopProof || error instanceof UseDpopNonce ? new ResourceDpopRefusal(error) : error;
+    return refusal;
   };
 
   // The request's DPoP proof for this URL and token (RFC 9449 section 7), checked, a replay included; a bad proof is
