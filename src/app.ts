@@ -71,6 +71,7 @@ import { createAttemptLimits, type AttemptReporter } from './oauth/limits/attemp
 import { recordAuditEventAlone } from './oauth/audit/audit-trail.js';
 import { lockoutEvent } from './oauth/audit/lockout-event.js';
 import { auditWriteFailed } from './http/audit-actor.js';
+import { extensionFailed } from './http/extension-failed.js';
 import { watchRegistrationCaps } from './oauth/clients/registration/registration-cap.js';
 import { proxyWarningPlugin } from './http/plugins/proxy-warning.js';
 import { shutdownConnectionsPlugin } from './http/plugins/shutdown-connections.js';
@@ -167,7 +168,7 @@ export async function buildServer({
     ...(clientMetadataDocumentCa !== undefined && { documentCa: clientMetadataDocumentCa }),
     observeCap,
     auditWriteFailed: auditWriteFailed(() => app.log),
-    extensionFailed: (hook, error) => app.log.error({ err: error, event: 'extension.failed', hook }, `the ${hook} extension hook failed`),
+    extensionFailed: (hook, error) => extensionFailed(app.log)(hook, error),
     ...(config.openid.enabled && { logoutDeliveries: logoutWorker }),
   };
 

@@ -83,6 +83,9 @@ describe(`a beforeTokenResponse hook that fails (${backend})`, () => {
     const failure = log.lines.find((line) => line.event === 'extension.failed');
     expect(failure).toMatchObject({ hook: 'beforeTokenResponse', msg: 'the beforeTokenResponse extension hook failed' });
     expect(JSON.stringify(failure)).toContain(message);
+    // On the request's own line: the reqId a caller reports finds it beside the token it got.
+    expect(failure!.reqId).toEqual(expect.any(String));
+    expect(log.lines.filter((line) => line.reqId === failure!.reqId).map((line) => line.event)).toContain('token.issued');
   });
 
   it("a hook that changes the body in place and then throws leaves the grant's body whole", async () => {

@@ -3,6 +3,7 @@ import { extractClientCredentials } from '../../../oauth/clients/client-credenti
 import { tokenRequestDpopProof } from '../../../oauth/tokens/dpop/dpop-proof.js';
 import { OAuthError } from '../../../oauth/errors.js';
 import { handleTokenRequest } from '../../../oauth/grants/index.js';
+import { extensionFailed } from '../../extension-failed.js';
 import { introspect, type IntrospectionResponse } from '../../../oauth/tokens/introspection.js';
 import { acceptsIntrospectionJwt, INTROSPECTION_JWT_MEDIA_TYPE, signedIntrospection } from '../../../oauth/tokens/introspection-jwt.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
@@ -43,7 +44,9 @@ export class TokensController extends Controller {
     });
     // RFC 9449 section 4.3: the proof is checked first; the grant records it against replay once it knows the client.
     const dpopProof = await tokenRequestDpopProof(this.deps, request.headers.dpop);
-    const body = await handleTokenRequest(this.deps, { parameters, credentials, address, dpopProof });
+    // A failing beforeTokenResponse hook is reported on this request's log line (its reqId).
+    const deps = this.deps.hooks.beforeTokenResponse ? { ...this.deps, extensionFailed: extensionFailed(request.log) } : this.deps;
+    const body = await handleTokenRequest(deps, { parameters, credentials, address, dpopProof });
     this.services.metrics.tokensIssued(parameters.grant_type!);
     request.log.info({ event: 'token.issued', grantType: parameters.grant_type, clientId: credentials?.clientId }, 'token issued');
     return noStore(reply).send(body);
