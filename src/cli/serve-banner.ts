@@ -1,4 +1,5 @@
 import { configFileLine } from './config-file.js';
+import { authorizationIssuer } from '../oauth/issuer.js';
 
 /** What the banner `serve` prints once it listens says; gathered by serve.ts. */
 export interface BannerFacts {
@@ -23,7 +24,9 @@ export interface BannerFacts {
  * the operator to create one at every start); what is done is one line of facts instead.
  */
 export function startBanner(facts: BannerFacts): string {
-  const { baseUrl, cli } = facts;
+  const { cli } = facts;
+  // The addresses the server serves: BASE_URL with a trailing slash would print http://host//oauth/applications.
+  const baseUrl = authorizationIssuer(facts.baseUrl);
   const steps = [
     ...(facts.applications === 0
       ? [`  create an application:  ${cli} apps create --name "My app" --redirect-uri https://app.example.com/callback`]

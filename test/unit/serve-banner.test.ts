@@ -45,6 +45,13 @@ describe('the banner of oauth-service serve', () => {
     expect(banner).not.toContain('create an application');
   });
 
+  it('a BASE_URL with a trailing slash gives the addresses the server serves, without a double slash', () => {
+    const banner = startBanner({ ...facts, baseUrl: 'https://id.example.com/tenant/', openid: true, adminConfigured: true });
+    expect(banner).toContain('\nOpenID Provider: https://id.example.com/tenant/.well-known/openid-configuration\n');
+    expect(banner).toContain('\nadmin UI: https://id.example.com/tenant/oauth/applications\n');
+    expect(banner).not.toContain('//.well-known');
+  });
+
   it('carries the insecure-issuer warning', () => {
     expect(startBanner({ ...facts, insecureIssuer: 'the issuer http://x is not https' })).toContain(
       '\nWARNING: the issuer http://x is not https\n',
