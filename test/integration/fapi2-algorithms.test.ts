@@ -18,8 +18,8 @@ import { FORM, form, type TestServer } from '../helpers/test-server.js';
 // when what is stored is not FAPI's. The rest of the profile is fapi2-profile.test.ts's.
 
 const CALLBACK = 'https://client.example.com/callback';
-const ASSERTION_REFUSAL = 'FAPI 2.0: the client assertion must be signed with one of PS256, ES256, EdDSA (profile fapi2).';
-const REQUEST_OBJECT_REFUSAL = 'FAPI 2.0: the request object must be signed with one of PS256, ES256, EdDSA (profile fapi2).';
+const ASSERTION_REFUSAL = 'FAPI 2.0: the client assertion must be signed with one of PS256, ES256, EdDSA, Ed25519 (profile fapi2).';
+const REQUEST_OBJECT_REFUSAL = 'FAPI 2.0: the request object must be signed with one of PS256, ES256, EdDSA, Ed25519 (profile fapi2).';
 
 describe(`the fapi2 profile's algorithms (FAPI 2.0 Security Profile 5.4) on ${backend}`, () => {
   let server: TestServer & { baseUrl: string };
@@ -129,7 +129,7 @@ describe(`the fapi2 profile's algorithms (FAPI 2.0 Security Profile 5.4) on ${ba
       400,
       {
         error: 'invalid_dpop_proof',
-        error_description: 'FAPI 2.0: the DPoP proof must be signed with one of PS256, ES256, EdDSA (profile fapi2).',
+        error_description: 'FAPI 2.0: the DPoP proof must be signed with one of PS256, ES256, EdDSA, Ed25519 (profile fapi2).',
       },
     ]);
     const judged = await tokenRequest(await dpopKey('ES256'));
@@ -218,7 +218,9 @@ describe(`the fapi2 profile's algorithms (FAPI 2.0 Security Profile 5.4) on ${ba
     for (const field of ['idTokenSignedResponseAlg', 'userinfoSignedResponseAlg', 'authorizationSignedResponseAlg'] as const) {
       const metadata = field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
       const refused = await fapi2Client({ [field]: 'RS256' }).catch((error: Error) => error.message);
-      expect(refused).toContain(`profile fapi2 does not allow ${metadata} RS256 (FAPI 2.0 allows only PS256, ES256, EdDSA).`);
+      expect(refused).toContain(
+        `profile fapi2 does not allow ${metadata} RS256 (FAPI 2.0 allows only ES256 or EdDSA for what this server signs).`,
+      );
     }
     const made = await fapi2Client();
     const update = await updateApplication(server.deps, made.id, (current) => ({
@@ -248,7 +250,8 @@ describe(`the fapi2 profile's algorithms (FAPI 2.0 Security Profile 5.4) on ${ba
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({
       error: 'invalid_client_metadata',
-      error_description: 'profile fapi2 does not allow authorization_signed_response_alg RS256 (FAPI 2.0 allows only PS256, ES256, EdDSA).',
+      error_description:
+        'profile fapi2 does not allow authorization_signed_response_alg RS256 (FAPI 2.0 allows only ES256 or EdDSA for what this server signs).',
     });
     expect((await register('ES256')).statusCode).toBe(201);
   });

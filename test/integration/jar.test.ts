@@ -77,7 +77,7 @@ describe(`signed request objects (RFC 9101) on ${backend}`, () => {
 
   it('discovery: request objects by value, and the algorithms they may be signed with', () => {
     expect(as.request_parameter_supported).toBe(true);
-    expect(as.request_object_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
+    expect(as.request_object_signing_alg_values_supported).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519']);
   });
 
   it('fapi2-message-signing happy flow: oauth4webapi signs the request object; its claims are the request, the code is exchanged', async () => {
@@ -98,6 +98,17 @@ describe(`signed request objects (RFC 9101) on ${backend}`, () => {
     expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'read' });
   });
 
+  it('oauth4webapi signs with an Ed25519 key as alg Ed25519 (RFC 9864): the request object is taken, by a key labelled EdDSA too', async () => {
+    const edKey = await clientKey('Ed25519');
+    const edClient = (await privateKeyJwtClient(server.deps, { jwks: { keys: [{ ...edKey.publicJwk, alg: 'EdDSA' }] } })).uid;
+    const parameters = new URLSearchParams({ response_type: 'code', redirect_uri: CALLBACK, scope: 'read', state: 'ed' });
+    const request = await oauth.issueRequestObject(as, { client_id: edClient }, parameters, { key: edKey.privateKey, kid: edKey.kid });
+    expect(JSON.parse(Buffer.from(request.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'Ed25519' });
+    const redirect = await authorize(agent, { client_id: edClient, request });
+    expect(redirect.statusCode).toBe(303);
+    expect(new URL(String(redirect.headers.location)).searchParams.get('state')).toBe('ed');
+  });
+
   it('only the request object counts (RFC 9101 6.3): state and redirect_uri beside it are ignored', async () => {
     const response = await withRequest(await requestObject({ state: 'signed', scope: 'read' }), {
       state: 'unsigned',
@@ -112,7 +123,7 @@ describe(`signed request objects (RFC 9101) on ${backend}`, () => {
     const claims = { iss: clientId, aud: issuer, exp: Math.floor(Date.now() / 1000) + 300, client_id: clientId, response_type: 'code' };
     expectRefused(
       await withRequest(unsecuredAssertion(claims)),
-      'The request object must be signed with one of RS256, PS256, ES256, EdDSA.',
+      'The request object must be signed with one of RS256, PS256, ES256, EdDSA, Ed25519.',
     );
     for (const garbage of ['garbage', 'abc.def.ghi']) expectRefused(await withRequest(garbage), 'The request object is not a signed JWT.');
   });

@@ -131,7 +131,7 @@ describe(`private_key_jwt keys: jwks_uri, registration and metadata documents ($
     const x25519 = generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' });
     const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'jwk' });
     const none =
-      "The jwks holds no key that can verify the client's signatures (RSA for RS256 or PS256, EC P-256 for ES256, OKP Ed25519 for EdDSA, with use sig and key_ops verify if given): key 1";
+      "The jwks holds no key that can verify the client's signatures (RSA for RS256 or PS256, EC P-256 for ES256, OKP Ed25519 for EdDSA or Ed25519, with use sig and key_ops verify if given): key 1";
     const cases: [object, string][] = [
       [{ ...rsa, use: 'enc' }, `${none} is for use "enc", not sig.`],
       [{ ...rsa, key_ops: ['encrypt'] }, `${none} has key_ops without verify.`],

@@ -29,10 +29,18 @@ describe(`JWT client authentication with openid-client 6 and oauth4webapi (${bac
     const config = await discover(client.uid, openid.PrivateKeyJwt({ key: key.privateKey, kid: key.kid }));
     expect(config.serverMetadata()).toMatchObject({
       token_endpoint_auth_methods_supported: expect.arrayContaining(['private_key_jwt', 'client_secret_jwt']),
-      token_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA', 'HS256'],
+      token_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519', 'HS256'],
     });
     const tokens = await openid.clientCredentialsGrant(config, { scope: 'read' });
     expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'read' });
+  });
+
+  // oauth4webapi (so openid-client) names an Ed25519 key's signatures Ed25519 (RFC 9864), not EdDSA.
+  it.each(['Ed25519', 'EdDSA'])('openid-client PrivateKeyJwt with an Ed25519 key whose JWK says alg %s: a token', async (jwkAlg) => {
+    const key = await clientKey('Ed25519');
+    const client = await privateKeyJwtClient(server.deps, { jwks: { keys: [{ ...key.publicJwk, alg: jwkAlg }] } });
+    const config = await discover(client.uid, openid.PrivateKeyJwt({ key: key.privateKey, kid: key.kid }));
+    expect(await openid.clientCredentialsGrant(config, { scope: 'read' })).toMatchObject({ token_type: 'bearer', scope: 'read' });
   });
 
   it('openid-client ClientSecretJwt: a token; a wrong secret is invalid_client', async () => {

@@ -116,11 +116,11 @@ describe(`RFC 7591 request_object_signing_alg, token_endpoint_auth_signing_alg, 
 
   it('an algorithm the server does not verify with, or none, is invalid_client_metadata; one beside a secret method is not kept', async () => {
     for (const [metadata, description] of [
-      [{ request_object_signing_alg: 'none' }, 'request_object_signing_alg must be one of RS256, PS256, ES256, EdDSA.'],
-      [{ request_object_signing_alg: 'RS384' }, 'request_object_signing_alg must be one of RS256, PS256, ES256, EdDSA.'],
+      [{ request_object_signing_alg: 'none' }, 'request_object_signing_alg must be one of RS256, PS256, ES256, EdDSA, Ed25519.'],
+      [{ request_object_signing_alg: 'RS384' }, 'request_object_signing_alg must be one of RS256, PS256, ES256, EdDSA, Ed25519.'],
       [
         { token_endpoint_auth_signing_alg: 'HS256' },
-        'token_endpoint_auth_signing_alg must be one of RS256, PS256, ES256, EdDSA for private_key_jwt.',
+        'token_endpoint_auth_signing_alg must be one of RS256, PS256, ES256, EdDSA, Ed25519 for private_key_jwt.',
       ],
       [{ dpop_bound_access_tokens: 'yes' }, 'dpop_bound_access_tokens must be a boolean.'],
     ] as const) {

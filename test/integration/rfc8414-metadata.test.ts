@@ -34,11 +34,11 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token', 'password'],
       // Issue 34: private_key_jwt; client_secret_jwt only with hashApplicationSecrets off (HS256 needs the secret).
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
-      token_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      token_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
-      revocation_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      revocation_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'bearer', 'private_key_jwt'],
-      introspection_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      introspection_endpoint_auth_signing_alg_values_supported: ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
     });

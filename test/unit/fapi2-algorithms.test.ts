@@ -51,8 +51,8 @@ describe('fapi2ProfileProblems: the signing algorithms a fapi2 client may regist
         },
       }),
     ).toEqual([
-      'profile fapi2 does not allow id_token_signed_response_alg RS256 (FAPI 2.0 allows only PS256, ES256, EdDSA).',
-      'profile fapi2 does not allow authorization_signed_response_alg RS256 (FAPI 2.0 allows only PS256, ES256, EdDSA).',
+      'profile fapi2 does not allow id_token_signed_response_alg RS256 (FAPI 2.0 allows only ES256 or EdDSA for what this server signs).',
+      'profile fapi2 does not allow authorization_signed_response_alg RS256 (FAPI 2.0 allows only ES256 or EdDSA for what this server signs).',
     ]);
     const allowed = { id_token_signed_response_alg: '', userinfo_signed_response_alg: null, authorization_signed_response_alg: 'EdDSA' };
     expect(fapi2ProfileProblems({ ...client, signedResponseAlgs: allowed })).toEqual([]);

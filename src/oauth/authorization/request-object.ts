@@ -3,7 +3,7 @@ import type { OAuthDeps } from '../deps.js';
 import { InvalidRequest, InvalidRequestObject, type OAuthError } from '../errors.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys } from '../clients/client-assertion/client-key-sets.js';
 import { fapi2AlgorithmRefusal, isFapi2 } from '../clients/fapi2-profile.js';
-import { registeredAlgorithmRefusal, signingAlgorithmsOf } from '../clients/registered-signing-algs.js';
+import { registeredAlgorithmRefusal, sameAlgorithm, signingAlgorithmsOf } from '../clients/registered-signing-algs.js';
 import { authorizationIssuer } from '../issuer.js';
 import { NESTED_TOO_DEEPLY, nestedTooDeeply } from '../json-nesting.js';
 import type { LookupOrigin } from '../store.js';
@@ -68,7 +68,7 @@ export async function unpackRequestObject(
   const algorithms = signingAlgorithmsOf(application, REQUEST_OBJECT_ALGORITHMS, registered);
   const alg = headerAlgorithm(jwt);
   if (alg === null) return refuse('The request object is not a signed JWT.');
-  if (registered !== null && alg !== registered)
+  if (registered !== null && !sameAlgorithm(alg, registered))
     return refuse(registeredAlgorithmRefusal('The request object', registered, 'request_object_signing_alg'));
   if (!algorithms.includes(alg)) {
     return refuse(

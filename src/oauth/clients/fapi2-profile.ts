@@ -25,11 +25,13 @@ export const isFapi2 = (application: Pick<ApplicationRecord, 'profile'> | null |
 export const isClientProfile = (value: string): value is ClientProfile => (CLIENT_PROFILES as readonly string[]).includes(value);
 
 /** FAPI 2.0 Security Profile section 5.4: the only JWS algorithms a fapi2 client and this server sign its JWTs with. */
-export const FAPI2_ALGORITHMS: readonly string[] = ['PS256', 'ES256', 'EdDSA'];
+export const FAPI2_ALGORITHMS: readonly string[] = ['PS256', 'ES256', 'EdDSA', 'Ed25519'];
 /** What this server signs a fapi2 client's JWTs with when keys.algorithms names no FAPI algorithm (signingAlgorithmFor). */
 export const FAPI2_FALLBACK_ALGORITHM: SigningAlgorithm = 'ES256';
 
 const fapi2Allows = (alg: string): boolean => FAPI2_ALGORITHMS.includes(alg);
+// What this server signs with of FAPI 2.0's algorithms: what a fapi2 client's *_signed_response_alg may name.
+const FAPI2_SIGNED = FAPI2_ALGORITHMS.filter(isSigningAlgorithm);
 
 /** Of the algorithms a JWT the client signed is verified with, those it may use: all, or a fapi2 client's FAPI ones. */
 export const algorithmsFor = (application: Pick<ApplicationRecord, 'profile'> | null, algorithms: readonly string[]): string[] =>
@@ -95,7 +97,9 @@ export function fapi2ProfileProblems(client: ProfiledClient): string[] {
   // Section 5.4. Only an algorithm this server signs with is judged: another is its field's own error already.
   for (const [field, alg] of Object.entries(client.signedResponseAlgs ?? {}))
     if (alg && isSigningAlgorithm(alg) && !fapi2Allows(alg))
-      problems.push(`profile fapi2 does not allow ${field} ${alg} (FAPI 2.0 allows only ${FAPI2_ALGORITHMS.join(', ')}).`);
+      problems.push(
+        `profile fapi2 does not allow ${field} ${alg} (FAPI 2.0 allows only ${FAPI2_SIGNED.join(' or ')} for what this server signs).`,
+      );
   // Section 5.3.2.2: https, or http on a loopback address (a native client), whatever forceSslInRedirectUri allows.
   for (const uri of client.redirectUris ?? [])
     if (isPlainHttpOffLoopback(uri))

@@ -5,7 +5,8 @@ export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion
 
 /** The two JWT methods of RFC 7591 section 2 / OpenID Connect Core 9, and the algorithms each verifies with. */
 export const ASSERTION_ALGORITHMS = {
-  private_key_jwt: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+  // Ed25519: RFC 9864's name for EdDSA with an Ed25519 key, which oauth4webapi and openid-client put in the header.
+  private_key_jwt: ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519'],
   client_secret_jwt: ['HS256'],
 } as const;
 export type AssertionMethod = keyof typeof ASSERTION_ALGORITHMS;

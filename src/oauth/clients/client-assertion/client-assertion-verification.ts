@@ -3,7 +3,7 @@ import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose'
 import type { OAuthDeps } from '../../deps.js';
 import type { ApplicationRecord } from '../../store.js';
 import { FAPI2, fapi2AlgorithmRefusal, isFapi2 } from '../fapi2-profile.js';
-import { registeredAlgorithmRefusal, signingAlgorithmsOf } from '../registered-signing-algs.js';
+import { registeredAlgorithmRefusal, sameAlgorithm, signingAlgorithmsOf } from '../registered-signing-algs.js';
 import { ASSERTION_ALGORITHMS, type AssertionMethod } from './assertion-methods.js';
 import { clientKeySource, ClientKeysUnavailable, verifyWithClientKeys, type ClientKeySource } from './client-key-sets.js';
 
@@ -37,7 +37,7 @@ export async function verifyAssertion(
   const registered = application.tokenEndpointAuthSigningAlg;
   const algorithms = signingAlgorithmsOf(application, ASSERTION_ALGORITHMS[method], registered);
   const alg = headerAlgorithm(assertion);
-  if (registered !== null && alg !== null && alg !== registered)
+  if (registered !== null && alg !== null && !sameAlgorithm(alg, registered))
     return {
       payload: null,
       description: registeredAlgorithmRefusal('The client assertion', registered, 'token_endpoint_auth_signing_alg'),

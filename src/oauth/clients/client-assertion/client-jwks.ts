@@ -51,6 +51,7 @@ const KEY_OF: Record<PrivateKeyJwtAlgorithm, { kty: string; crv?: string }> = {
   PS256: { kty: 'RSA' },
   ES256: { kty: 'EC', crv: 'P-256' },
   EdDSA: { kty: 'OKP', crv: 'Ed25519' },
+  Ed25519: { kty: 'OKP', crv: 'Ed25519' },
 };
 const ALGORITHMS: readonly PrivateKeyJwtAlgorithm[] = ASSERTION_ALGORITHMS.private_key_jwt;
 const keyName = ({ kty, crv }: { kty: string; crv?: string }) => (crv === undefined ? kty : `${kty} ${crv}`);

@@ -78,7 +78,7 @@ export async function verifyWithClientKeys(jwt: string, source: ClientKeySource,
 
 // The entry holds the fetch's promise from its start, so requests arriving meanwhile share one fetch.
 function fetchInto(deps: OAuthDeps, cache: Map<string, CachedSet>, uri: string): Promise<JWTVerifyGetKey> {
-  const entry: CachedSet = { keys: fetchKeySet(deps, uri).then(createLocalJWKSet), fetchedAt: deps.now().getTime(), failed: false };
+  const entry: CachedSet = { keys: fetchKeySet(deps, uri).then(localKeySet), fetchedAt: deps.now().getTime(), failed: false };
   entry.keys.catch(() => (entry.failed = true));
   cache.delete(uri);
   // Insertion order is age: the first entry is the oldest, dropped when the cache is full.
@@ -94,6 +94,16 @@ function cacheOf(deps: OAuthDeps): Map<string, CachedSet> {
   return cache;
 }
 
+/**
+ * jose's set of the client's keys. An Ed25519 key labelled alg EdDSA or Ed25519 (RFC 9864's name for the same
+ * signature) verifies JWTs whose header names either: jose would pick it only for the name on the key.
+ */
+function localKeySet(set: JSONWebKeySet): JWTVerifyGetKey {
+  const either = (key: JSONWebKeySet['keys'][number]) =>
+    key.kty === 'OKP' && key.crv === 'Ed25519' && ['EdDSA', 'Ed25519'].includes(key.alg!);
+  return createLocalJWKSet({ ...set, keys: set.keys.map((key) => (either(key) ? { ...key, alg: undefined } : key)) });
+}
+
 // jose's local set keeps the keys it imported: parsing once per distinct stored text spares an import per request.
 function inlineKeySet(text: string): JWTVerifyGetKey {
   let keys = inlineSets.get(text);
@@ -104,7 +114,7 @@ function inlineKeySet(text: string): JWTVerifyGetKey {
   } catch (error) {
     throw new ClientKeysUnavailable(`The client's registered jwks cannot be used: ${(error as Error).message}.`);
   }
-  keys = createLocalJWKSet(set);
+  keys = localKeySet(set);
   if (inlineSets.size >= MAX_PARSED_INLINE) inlineSets.delete(inlineSets.keys().next().value!);
   inlineSets.set(text, keys);
   return keys;
