@@ -161,7 +161,7 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
     expect((await server.deps.stores.applications.findById(client.application.id))!.confidential).toBe(true);
   });
 
-  it('client_credentials in a public client\'s grant types is 422 (it could only ever get unauthorized_client), as at registration', async () => {
+  it("client_credentials in a public client's grant types is 422 (it could only ever get unauthorized_client), as at registration", async () => {
     const api = applicationJsonApi(server.app, { redirect_uri: 'https://job.example/cb' });
     const refusal = 'Client credentials needs a confidential client: a public client cannot authenticate (RFC 6749 section 4.4).';
     await expectCreateRefused(server, () => api.post({ name: 'Job', confidential: false, grant_types: ['client_credentials'] }), [refusal]);

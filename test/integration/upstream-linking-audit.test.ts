@@ -70,7 +70,9 @@ describe('upstream sign-in: several holders of one email, and the audit trail', 
     const { browser, page } = await signInThrough('corp-link', 'twin-1');
     expect(page.url).toBe(`${server.baseUrl}/login/upstream/link`);
     expect(await usersCount()).toBe(before);
-    expect(page.body).toMatch(/<input type="text" id="username" name="username" value="" maxlength="255" autocomplete="username" required>/);
+    expect(page.body).toMatch(
+      /<input type="text" id="username" name="username" value="" maxlength="255" autocomplete="username" required>/,
+    );
     const wrong = await browser.submit(formAction(page), { _csrf: csrfOf(page), username: 'twin-b', password: 'not it' });
     expect(wrong.status).toBe(401);
     // Both fields point at the message; the user name is kept, so the password has the focus (accessibility audit c).
