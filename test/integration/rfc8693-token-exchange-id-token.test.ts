@@ -4,6 +4,7 @@ import type { IdJagAudienceConfig } from '../../src/config/token-exchange-schema
 import type { GrantFlow } from '../../src/config/types.js';
 import { activeSigningKey } from '../../src/oauth/keys/signing-keys.js';
 import { TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from '../../src/oauth/exchange/token-exchange-grant-type.js';
+import { findAccessToken } from '../../src/oauth/tokens/token-lookup.js';
 import type { ApplicationRecord, UserRecord } from '../../src/oauth/store.js';
 import { backchannelServer } from '../helpers/backchannel-logout.js';
 import { backchannelReceiver, validLogoutToken, type BackchannelReceiver } from '../helpers/backchannel-receiver.js';
@@ -109,6 +110,20 @@ describe(`RFC 8693 token exchange of an ID token (${backend})`, () => {
       const all = await exchange(idToken);
       expect(all.statusCode, all.body).toBe(200);
       expect(all.json().scope.split(' ').sort()).toEqual(['openid', 'read']);
+    });
+
+    it("the exchanged token carries the ID token's sign-in (auth_time, amr, acr), for an API's step-up check (RFC 9470)", async () => {
+      const { idToken } = await signedInUser('openid read');
+      const claims = decodeJwt(idToken);
+      expect(claims).toMatchObject({ auth_time: expect.any(Number), amr: ['pwd'] });
+      const exchanged = await exchange(idToken, { scope: 'read' });
+      expect(exchanged.statusCode, exchanged.body).toBe(200);
+      const token = (await findAccessToken(server.deps, exchanged.json().access_token))!;
+      expect({ authTime: token.authTime, amr: token.amr, acr: token.acr }).toEqual({
+        authTime: new Date((claims.auth_time as number) * 1000),
+        amr: claims.amr,
+        acr: claims.acr ?? null,
+      });
     });
 
     it('what the user approved later for the same client counts too: its live tokens are the authorization', async () => {

@@ -12,12 +12,23 @@ import type { ApplicationRecord, UserRecord } from '../store.js';
 // signed in, not what the user lets the client do: that is the client's live authorization, which the user can
 // revoke (the authorized applications page) and which bounds what the exchange gives.
 
+/** The user's sign-in as an ID token of this server tells it (auth_time, amr, acr): what the exchanged token carries on. */
+export interface IdTokenSignIn {
+  authTime: Date | null;
+  amr: string[];
+  acr: string | null;
+}
+
 /**
  * The sub of an ID token this server signed (a key published now), unexpired, issued to the requesting client (its
  * aud): a client exchanges what it was told about its user, nobody else's. A pairwise client's sub cannot be turned
- * back into a user, so its ID tokens are refused.
+ * back into a user, so its ID tokens are refused. With the sign-in it describes.
  */
-export async function idTokenSubject(deps: OAuthDeps, value: string, client: ApplicationRecord): Promise<string> {
+export async function idTokenSubject(
+  deps: OAuthDeps,
+  value: string,
+  client: ApplicationRecord,
+): Promise<{ sub: string; signIn: IdTokenSignIn }> {
   if (!deps.config.openid.enabled) throw new InvalidRequest('ID tokens are not exchanged here: OpenID Connect is off.');
   const keys = createLocalJWKSet((await publishedJwks(deps)) as Parameters<typeof createLocalJWKSet>[0]);
   let verified: Awaited<ReturnType<typeof jwtVerify>>;
@@ -39,7 +50,13 @@ export async function idTokenSubject(deps: OAuthDeps, value: string, client: App
   if (problem !== null) throw new InvalidRequest(`The subject token is not an ID token (${problem}).`);
   if (client.subjectType === 'pairwise') throw new InvalidRequest("A pairwise client's ID tokens cannot be exchanged.");
   if (typeof payload.sub !== 'string') throw new InvalidRequest('The subject token has no sub.');
-  return payload.sub;
+  const { auth_time: authTime, amr, acr } = payload;
+  const signIn = {
+    authTime: typeof authTime === 'number' ? new Date(authTime * 1000) : null,
+    amr: Array.isArray(amr) ? amr.filter((method): method is string => typeof method === 'string') : [],
+    acr: typeof acr === 'string' ? acr : null,
+  };
+  return { sub: payload.sub, signIn };
 }
 
 /**

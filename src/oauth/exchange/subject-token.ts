@@ -8,7 +8,7 @@ import { signedByRetiredKey } from '../tokens/jwt-access-token.js';
 import { findAccessToken } from '../tokens/token-lookup.js';
 import { isAccessible } from '../tokens/token-state.js';
 import { isDisabled } from '../users/users.js';
-import { authorizedScopes, idTokenSubject } from './id-token-subject.js';
+import { authorizedScopes, idTokenSubject, type IdTokenSignIn } from './id-token-subject.js';
 import { TOKEN_TYPES } from './token-exchange-grant-type.js';
 
 // RFC 8693 section 2.1: the subject_token, the party the new token is for. Three kinds: an access token this server
@@ -20,7 +20,7 @@ import { TOKEN_TYPES } from './token-exchange-grant-type.js';
 export type SubjectToken =
   | { type: 'access_token'; user: UserRecord; token: AccessTokenRecord }
   /** authorizedScopes: the scopes of the client's live tokens for the user, what the ID token's exchange may give. */
-  | { type: 'id_token'; user: UserRecord; authorizedScopes: string[] }
+  | { type: 'id_token'; user: UserRecord; authorizedScopes: string[]; signIn: IdTokenSignIn }
   | { type: 'jwt'; user: UserRecord; assertion: VerifiedAssertion };
 
 export async function subjectToken(deps: OAuthDeps, value: string, type: string, client: ApplicationRecord): Promise<SubjectToken> {
@@ -31,8 +31,9 @@ export async function subjectToken(deps: OAuthDeps, value: string, type: string,
       return { type: 'access_token', user: usableUser(await deps.stores.users.findById(token.resourceOwnerId)), token };
     }
     case TOKEN_TYPES.idToken: {
-      const user = usableUser(await deps.stores.users.findBySubject(await idTokenSubject(deps, value, client)));
-      return { type: 'id_token', user, authorizedScopes: await authorizedScopes(deps, client, user) };
+      const { sub, signIn } = await idTokenSubject(deps, value, client);
+      const user = usableUser(await deps.stores.users.findBySubject(sub));
+      return { type: 'id_token', user, authorizedScopes: await authorizedScopes(deps, client, user), signIn };
     }
     case TOKEN_TYPES.jwt:
       return trustedJwt(deps, value, client);

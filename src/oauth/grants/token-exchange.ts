@@ -66,13 +66,14 @@ const exchange: GrantHandler = async (deps, { parameters, credentials, dpopProof
     dpopJkt,
     act,
     notAfter: subjectExpiresAt(subject),
-    // The user's sign-in is what it was (RFC 9470 step-up at the next API sees its acr and auth_time); an assertion's
-    // is another issuer's, whose acr values mean nothing here.
+    // The user's sign-in is what it was (RFC 9470 step-up at the next API sees its acr and auth_time), as the subject
+    // token tells it; an assertion's is another issuer's, whose acr values mean nothing here.
     ...(subject.type === 'access_token' && {
       authTime: subject.token.authTime,
       amr: subject.token.amr,
       acr: subject.token.acr,
     }),
+    ...(subject.type === 'id_token' && subject.signIn),
   });
   await recordDomainEvent(
     deps,
