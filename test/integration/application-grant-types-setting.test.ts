@@ -4,7 +4,7 @@ import { DEVICE_CODE_GRANT, DEVICE_FLOW_CONFIG } from '../helpers/device-flow.js
 import { backend } from '../helpers/test-database.js';
 import { postForm } from '../helpers/oauth-requests.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
-import { applicationJsonApi, buildAdminServer } from './applications-support.js';
+import { ADMIN, applicationJsonApi, buildAdminServer, textOf } from './applications-support.js';
 
 // Issue 34 item 2: the device grant is opt-in per client; an admin-made application names it in its grant types
 // (the CLI's --grant-types, the admin form's and JSON API's grant_types).
@@ -49,6 +49,13 @@ describe(`/oauth/applications grant_types (${backend})`, () => {
     expect(created.statusCode).toBe(201);
     const id = created.json<{ id: number }>().id;
     expect((await server.deps.stores.applications.findById(id))!.grantTypes).toEqual([DEVICE_CODE_GRANT]);
+    // The show page says it, and offers no Authorize (the code flow) to a client that may not use it.
+    const page = async () => (await server.app.inject({ method: 'GET', url: `/oauth/applications/${id}`, headers: ADMIN })).body;
+    expect(textOf(await page(), 'grant_types')).toBe(DEVICE_CODE_GRANT);
+    expect(await page()).not.toContain('>Authorize</a>');
+    expect((await api.patch(id, { grant_types: '' })).statusCode).toBe(200);
+    expect(textOf(await page(), 'grant_types')).toBe('Every grant the server enables but the device grant');
+    expect(await page()).toContain('>Authorize</a>');
     const refused = await api.patch(id, { grant_types: 'client_credentials' });
     expect(refused.statusCode).toBe(422);
     expect(refused.json()).toEqual({

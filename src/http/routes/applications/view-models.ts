@@ -9,6 +9,7 @@ import { pairwiseAvailable, sectorOf } from '../../../oauth/openid/subject.js';
 import { SIGNING_ALGORITHMS } from '../../../oauth/keys/signing-keys.js';
 import { refreshTokensValue } from '../../../oauth/clients/refresh-token-setting.js';
 import { usesClientSecret } from '../../../oauth/clients/client-authentication-setting.js';
+import { holdsGrantType } from '../../../oauth/clients/client-holdings.js';
 import { isFapi2 } from '../../../oauth/clients/fapi2-profile.js';
 import type { ApplicationRecord } from '../../../oauth/store.js';
 import { listFilters, listMarkers, registrationView } from './registration-view.js';
@@ -108,6 +109,9 @@ export function formView(
   };
 }
 
+const codeFlowHeld = (config: Config, application: ApplicationRecord): boolean =>
+  config.grantFlows.includes('authorization_code') && holdsGrantType(application, 'authorization_code', config);
+
 /** Reference 15.7. `plainSecret` is set only on the one page view right after the secret was made. */
 export function showView(config: Config, application: ApplicationRecord, plainSecret: string | null) {
   const scopes = application.scopes.join(' ');
@@ -127,7 +131,12 @@ export function showView(config: Config, application: ApplicationRecord, plainSe
     secret: plainSecret !== null ? { plain: plainSecret } : { placeholder: secretPlaceholder(config, application) },
     // A private_key_jwt client has no secret: rotating is refused (applications.ts), so no button offers it.
     canRotate: usesClientSecret(application),
-    callbackUrls: application.redirectUris.map((uri) => ({ uri, authorizeHref: authorizeHref(application, uri) })),
+    // Authorize tries the code flow: offered only to an application that may use it (else unauthorized_client).
+    callbackUrls: application.redirectUris.map((uri) => ({
+      uri,
+      authorizeHref: codeFlowHeld(config, application) ? authorizeHref(application, uri) : null,
+    })),
+    grantTypes: application.grantTypes?.join(' ') ?? 'Every grant the server enables but the device grant',
     accessTokenFormat: TOKEN_FORMATS.find(({ value }) => value === application.accessTokenFormat)?.label ?? application.accessTokenFormat,
     // RFC 9449 section 5.2: without it, a proof still binds the tokens of a request that sends one. The profile fapi2
     // requires both DPoP and PAR whatever the stored settings say (fapi2-profile.ts).
