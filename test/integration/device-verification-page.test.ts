@@ -48,7 +48,8 @@ describe(`GET and POST /device (${backend})`, () => {
 
   it('shows the consent page with the warning and the code, and records the consent when approved', async () => {
     const { user_code: userCode } = await deviceAuthorization(server.app, client, { scope: 'read write' });
-    const consent = await enterDeviceCode(alice, userCode.toLowerCase());
+    // Typed in lower case without the dash: the page shows it as the device does, to compare.
+    const consent = await enterDeviceCode(alice, userCode.toLowerCase().replace('-', ''));
     expect(consent.statusCode).toBe(200);
     expect(consent.body).toContain('Only continue if this code is shown on your device');
     expect(consent.body).toContain(`<strong id="device-user-code">${userCode}</strong>`);

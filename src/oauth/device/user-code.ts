@@ -25,5 +25,11 @@ export function normalizedUserCode(input: string): string | null {
   return [...code].every((character) => USER_CODE_ALPHABET.includes(character)) ? code : null;
 }
 
+/** A typed user code as the device shows it (XXXX-XXXX), for the person to compare; as typed if it is none. */
+export function displayedUserCode(input: string): string {
+  const code = normalizedUserCode(input);
+  return code === null ? input.toUpperCase() : `${code.slice(0, LENGTH / 2)}-${code.slice(LENGTH / 2)}`;
+}
+
 /** The stored form of a user code (normalized first): SHA-256 hex, as every code here. */
 export const storedUserCode = (normalized: string): string => sha256Hex(normalized);

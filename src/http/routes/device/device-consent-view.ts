@@ -4,6 +4,7 @@ import type { SignedInUser } from '../../hooks/authenticate-resource-owner.js';
 import type { PageLanguage } from '../../i18n/page-language.js';
 import { scopeLines, type ConsentModel } from '../authorize/consent-view.js';
 import { selfRegisteredNotice } from '../authorize/self-registered-notice.js';
+import { displayedUserCode } from '../../../oauth/device/user-code.js';
 
 /**
  * The code flow's consent page for a device's request (RFC 8628 section 3.3), with its warning (section 5.4: a user
@@ -29,6 +30,7 @@ export function deviceConsentModel(
     csrfToken,
     username: owner.username,
     action: '/device/decision',
-    deviceUserCode: entered.userCode.toUpperCase(),
+    // As the device shows it, whatever the spelling typed or in the link: the person compares the two.
+    deviceUserCode: displayedUserCode(entered.userCode),
   };
 }
