@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AccessTokenRecord, ApplicationRecord } from '../../src/oauth/store.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
+import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import {
   createClient,
   createUser,
@@ -170,6 +171,8 @@ describe(`/oauth/authorized_applications (${backend})`, () => {
     });
 
     it('an unknown id changes nothing; a malformed id is 404; a POST without _method=delete is 405', async () => {
+      const revocations = async () => (await listAuditEvents(server.deps, { type: 'consent.revoked', limit: 100 })).length;
+      const before = await revocations();
       const csrf = csrfTokenIn((await agent.request({ method: 'GET', url: INDEX })).body)!;
       const unknown = await agent.request({
         method: 'POST',
@@ -178,6 +181,11 @@ describe(`/oauth/authorized_applications (${backend})`, () => {
         payload: form({ _method: 'delete', _csrf: csrf }),
       });
       expect(unknown.statusCode).toBe(302);
+      // It says nothing was revoked, not "Application revoked.", and records nothing.
+      const after = (await agent.request({ method: 'GET', url: INDEX })).body;
+      expect(after).toContain('Nothing to revoke: that application holds no authorization of yours.');
+      expect(after).not.toContain('Application revoked.');
+      expect(await revocations()).toBe(before);
       const malformed = await agent.request({
         method: 'POST',
         url: `${INDEX}/abc`,

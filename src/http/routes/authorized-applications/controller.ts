@@ -53,12 +53,18 @@ export class AuthorizedApplicationsController extends Controller {
     // Reference 14: every token and grant of this owner for the application; an unknown id changes nothing.
     const revoke = (deps: typeof this.deps) => revokeAuthorizations(deps, owner.id, applicationId);
     const application = await findApplication(this.deps, applicationId);
+    // Nothing revoked (a second click, an id that holds nothing of the user's) records and says nothing was.
+    const nothing = (revoked: RevokedAuthorizations) => revoked.tokens === 0 && revoked.grants === 0;
     const event = (revoked: RevokedAuthorizations) =>
-      application && consentEvent('consent.revoked', owner.id, application, request.ip, revoked);
+      application && !nothing(revoked) ? consentEvent('consent.revoked', owner.id, application, request.ip, revoked) : null;
     const revoked = await auditedChange(this.deps, userActor(request, owner.id), revoke, event);
-    request.log.info({ event: 'token.revoked', applicationId, resourceOwnerId: owner.id, ...revoked }, 'application authorization revoked');
+    if (!nothing(revoked))
+      request.log.info(
+        { event: 'token.revoked', applicationId, resourceOwnerId: owner.id, ...revoked },
+        'application authorization revoked',
+      );
     if (wantsJson(request)) return reply.code(204).send();
-    request.session.set('notice', request.pageLanguage.t('authorizedApplications.revoked'));
+    request.session.set('notice', request.pageLanguage.t(`authorizedApplications.${nothing(revoked) ? 'nothingRevoked' : 'revoked'}`));
     // 303 after a real DELETE, so the browser does not repeat the DELETE on the index.
     return reply.redirect(AUTHORIZED_APPLICATIONS_PATH, request.method === 'DELETE' ? 303 : 302);
   }
