@@ -236,12 +236,28 @@ async function createPostgres(
   };
 }
 
+/** PGlite on the folder; one it cannot start on (damaged, or not a database) is named, with the setting that chose it. */
+async function openPglite(
+  pglite: typeof PGlite,
+  location: string,
+  loadDataDir: DatabaseOptions['pgliteTemplate'],
+  startParams: string[] | undefined,
+) {
+  try {
+    return await pglite.create(location, { loadDataDir, ...(startParams && { startParams }) });
+  } catch (error) {
+    throw new Error(
+      `the embedded database in ${location} cannot be opened (${(error as Error).message}): the folder is damaged or holds ` +
+        'no database of this version; restore it from a backup, or set DATA_DIR (dataDir) to another folder',
+      { cause: error },
+    );
+  }
+}
+
 async function createPglite(location: string, options: DatabaseOptions, lock: DataDirLock | null): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const startParams = options.embedded?.role === 'cli' ? [...PGlite.defaultStartParams, ...SMALL_SHARED_BUFFERS] : undefined;
-  const db =
-    options.pglite?.instance ??
-    (await PGlite.create(location, { loadDataDir: options.pgliteTemplate, ...(startParams && { startParams }) }));
+  const { PGlite: pglite } = await import('@electric-sql/pglite');
+  const startParams = options.embedded?.role === 'cli' ? [...pglite.defaultStartParams, ...SMALL_SHARED_BUFFERS] : undefined;
+  const db = options.pglite?.instance ?? (await openPglite(pglite, location, options.pgliteTemplate, startParams));
   let socket: EmbeddedSocketServer | null = null;
   const commitListeners: Array<() => void> = [];
   // While traces are exported, every statement of the service is a span (pg's instrumentation does not see PGlite).

@@ -1,4 +1,5 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness, runCliInProcess, type CliHarness } from '../helpers/cli.js';
@@ -37,5 +38,20 @@ describe.runIf(backend === 'pglite' && process.platform === 'linux')('an embedde
     expect(refused.stderr).toContain(
       "the data folder (dataDir) /proc/oauth-service-test/data cannot be created: ENOENT: no such file or directory, mkdir '/proc/oauth-service-test'",
     );
+  });
+});
+
+describe.runIf(backend === 'pglite')('an embedded data folder that is damaged', () => {
+  it("a command names the folder and DATA_DIR and says what to do (exit 1), not only PGlite's own words", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'oauth-damaged-'));
+    try {
+      writeFileSync(join(dataDir, 'PG_VERSION'), 'junk\n');
+      const refused = await runCliInProcess(['apps', 'list'], { DATA_DIR: dataDir });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`the embedded database in ${dataDir} cannot be opened (`);
+      expect(refused.stderr).toContain('restore it from a backup, or set DATA_DIR (dataDir) to another folder');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
