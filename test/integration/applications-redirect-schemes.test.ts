@@ -47,7 +47,8 @@ describe(`/oauth/applications: the schemes of redirect URIs (${backend})`, () =>
         payload: { redirect_uri: [uri, 'com.example.app:/cb'] },
       });
       expect(patched.statusCode).toBe(422);
-      expect(patched.json()).toEqual({ errors: [FORBIDDEN] });
+      // Of a list, the message names the URI at fault.
+      expect(patched.json()).toEqual({ errors: [`${uri}: ${FORBIDDEN}`] });
       expect((await server.deps.stores.applications.findById(id))!.redirectUris).toEqual(['com.example.app:/cb']);
     },
   );

@@ -130,7 +130,9 @@ describe('registering a redirect URI (RFC 6749 section 3.1.2, reference 7.1, SPE
     const port = 'Redirect URI port must be a number from 1 to 65535.';
     const dots = 'Redirect URI path must not hold . or .. segments: browsers resolve them, so the URI would not go where it reads.';
     expect(registrationErrors('http://localhost:0/cb', lax)).toEqual([port]);
-    expect(registrationErrors('http://127.0.0.1:65536/cb', strict)).toEqual(['Redirect URI host is not one a browser can open.', port]);
+    // The port alone is at fault: the host is one a browser opens.
+    expect(registrationErrors('http://127.0.0.1:65536/cb', strict)).toEqual([port]);
+    expect(registrationErrors('https://a.example.com:99999/cb', strict)).toEqual([port]);
     expect(registrationErrors('https://rp.example/cb/../x', strict)).toEqual([dots]);
     expect(registrationErrors('https://rp.example/cb/%2E%2e/x', strict)).toEqual([dots]);
     expect(registrationErrors('com.example.app:/./cb', strict)).toEqual([dots]);

@@ -157,8 +157,7 @@ export function registrationErrors(uri: string, options: { forceSsl: boolean; st
   if (scheme === undefined && parts.authority === undefined) errors.push(RELATIVE);
   // RFC 6749 section 3.1.2.1 wants TLS; RFC 8252 section 7.3 permits http on loopback IPs (not "localhost").
   if (options.forceSsl && isPlainHttpOffLoopbackParts(parts)) errors.push(NOT_SSL);
-  if (!options.stored && scheme !== undefined && !noScheme && parts.host)
-    errors.push(...hostProblems(uri, scheme, parts.userinfo, parts.host));
+  if (!options.stored && scheme !== undefined && !noScheme && parts.host) errors.push(...hostProblems(scheme, parts.userinfo, parts.host));
   if (!options.stored) errors.push(...pathAndPortProblems(parts));
   return errors;
 }

@@ -28,7 +28,7 @@ import {
   type ClientAuthenticationField,
   type ClientAuthenticationFields,
 } from './client-authentication-setting.js';
-import { hasControlCharacter } from '../control-characters.js';
+import { hasControlCharacter, withControlCharactersEscaped } from '../control-characters.js';
 import { unstorableText } from '../storable-text.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
@@ -106,6 +106,12 @@ const MAX_REDIRECT_URI_LENGTH = 2000;
 /** The grant flows that send the resource owner back to a redirect URI: while one is enabled, an application needs one. */
 export const REDIRECT_FLOWS: readonly string[] = ['authorization_code', 'implicit'];
 
+// A URI quoted in a message: its control characters escaped, a long one cut.
+const uriShown = (uri: string): string => {
+  const shown = withControlCharactersEscaped(uri);
+  return shown.length > 100 ? `${shown.slice(0, 100)}...` : shown;
+};
+
 /**
  * Reference 7.1, 8.4 and 13: the rules an application must pass on create and update. `current`: the application
  * being updated, whose stored redirect URIs and name were accepted under the rules of their day and stay valid
@@ -142,10 +148,11 @@ export function validateApplicationFields(
   }
   for (const uri of uris) {
     const options = { forceSsl: config.forceSslInRedirectUri, stored: current?.redirectUris.includes(uri) ?? false };
+    const problems = registrationErrors(uri, options);
     if (!options.stored && uri.length > MAX_REDIRECT_URI_LENGTH)
-      add('redirect_uri', `Redirect URI is too long (maximum is ${MAX_REDIRECT_URI_LENGTH} characters)`);
-    // One message once: "not a uri" is three URIs with the same fault.
-    for (const message of registrationErrors(uri, options)) if (!errors.redirect_uri?.includes(message)) add('redirect_uri', message);
+      problems.unshift(`Redirect URI is too long (maximum is ${MAX_REDIRECT_URI_LENGTH} characters)`);
+    // Of a list, each message names its URI (as registration's do): the admin finds the line to mend among many.
+    for (const message of problems) add('redirect_uri', uris.length > 1 ? `${uriShown(uri)}: ${message}` : message);
   }
 
   if (fields.scopes.trim() !== '') {

@@ -24,7 +24,7 @@ const IPV6_LITERAL = /^\[[0-9a-f:.]+\]$/i;
  * addresses (127.1, 0x7f000001, 0177.0.0.1, 2130706433), a trailing dot after an address, percent-encoding, other
  * forms of an IPv6 address. Letter case does not count.
  */
-export function hostProblems(uri: string, scheme: string, userinfo: string | undefined, host: string): string[] {
+export function hostProblems(scheme: string, userinfo: string | undefined, host: string): string[] {
   const problems: string[] = [];
   if (userinfo !== undefined) problems.push(USERINFO);
   if (host.includes('*')) problems.push(WILDCARD);
@@ -33,15 +33,16 @@ export function hostProblems(uri: string, scheme: string, userinfo: string | und
     if (!host.includes('*')) problems.push(HOST_CHARACTERS);
     return problems;
   }
-  const read = browserHost(uri);
+  const read = browserHost(scheme, host);
   if (read === null) problems.push(UNOPENABLE);
   else if (read !== host.toLowerCase()) problems.push(rewrittenHost(host, read));
   return problems;
 }
 
-function browserHost(uri: string): string | null {
+// The host alone, as a browser reads it: a bad port or path is the URI's other problem, not the host's.
+function browserHost(scheme: string, host: string): string | null {
   try {
-    return new URL(uri).hostname;
+    return new URL(`${scheme}://${host}/`).hostname;
   } catch {
     return null;
   }
