@@ -8,6 +8,7 @@ import {
 } from '../helpers/client-metadata-document-server.js';
 import { createClient, createUser, signedIn, type UserAgent } from '../helpers/end-user.js';
 import { CALLBACK, codeFlow, openIdServer, verifiedIdToken } from '../helpers/openid.js';
+import { DEVICE_CODE_GRANT } from '../../src/oauth/device/device-code-grant-type.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -192,22 +193,74 @@ describe(`OpenID Connect Registration 1.0 section 2 subject_type and sector_iden
     }
   });
 
-  it('RFC 7592 section 2.2: an update may make the client public again, dropping its sector', async () => {
+  // Core 2 and 8: the sub a client is told for a user never changes. Were the type or the sector free to change, a
+  // stranger's client would read, with a token it holds, another sector's subs (or the user's own subject) in turn.
+  it("RFC 7592 section 2.2: an update may change neither subject_type nor a pairwise client's sector", async () => {
     const uri = sectorDocument([CALLBACK]);
-    const created = (await register({ redirect_uris: [CALLBACK], subject_type: 'pairwise', sector_identifier_uri: uri })).json();
-    const response = await server.app.inject({
-      method: 'PUT',
-      url: `/oauth/register/${created.client_id}`,
-      headers: { ...JSON_HEADERS, authorization: `Bearer ${created.registration_access_token}` },
-      payload: { client_id: created.client_id, redirect_uris: [CALLBACK], scope: 'openid' },
-    });
-    expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().subject_type).toBe('public');
-    expect(response.json().sector_identifier_uri).toBeUndefined();
+    let created = (await register({ redirect_uris: [CALLBACK], subject_type: 'pairwise', sector_identifier_uri: uri })).json();
+    const put = async (payload: object) => {
+      const response = await server.app.inject({
+        method: 'PUT',
+        url: `/oauth/register/${created.client_id}`,
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${created.registration_access_token}` },
+        payload: { client_id: created.client_id, scope: 'openid', ...payload },
+      });
+      if (response.statusCode === 200) created = { ...created, ...response.json() };
+      return response;
+    };
+    const made = async (payload: object, status: number, description?: string) => {
+      const response = await put(payload);
+      expect(response.statusCode, response.body).toBe(status);
+      if (description !== undefined) expect(response.json()).toEqual({ error: 'invalid_client_metadata', error_description: description });
+    };
+    await made(
+      { redirect_uris: [CALLBACK] },
+      400,
+      'subject_type cannot change from pairwise: the sub a client is told for a user never changes (OpenID Connect Core 8); register a new client.',
+    );
+    const otherHost =
+      "A pairwise client's sector cannot change: its redirect URIs must stay on localhost (or its sector_identifier_uri there); register a new client for another.";
+    await made({ redirect_uris: [OTHER], subject_type: 'pairwise' }, 400, otherHost);
+    // The same sector by another way (its redirect URIs' one host is the document's host here) keeps the sub: allowed.
+    await made({ redirect_uris: [CALLBACK], subject_type: 'pairwise', sector_identifier_uri: uri }, 200);
     expect(await server.deps.stores.applications.findByUid(created.client_id)).toMatchObject({
-      subjectType: 'public',
-      sectorIdentifierUri: null,
+      subjectType: 'pairwise',
+      sectorIdentifierUri: uri,
     });
+    const publicClient = (await register({ redirect_uris: [CALLBACK] })).json();
+    const made2 = await server.app.inject({
+      method: 'PUT',
+      url: `/oauth/register/${publicClient.client_id}`,
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${publicClient.registration_access_token}` },
+      payload: { client_id: publicClient.client_id, scope: 'openid', redirect_uris: [CALLBACK], subject_type: 'pairwise' },
+    });
+    expect(made2.json()).toEqual({
+      error: 'invalid_client_metadata',
+      error_description:
+        'subject_type cannot change from public: the sub a client is told for a user never changes (OpenID Connect Core 8); register a new client.',
+    });
+  });
+
+  it("Core 8.1: a pairwise client cannot register the device grant (its redirect URIs, its sector's proof, are never used)", async () => {
+    const device = await openIdServer({
+      config: {
+        grantFlows: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
+        openid: { enabled: true, pairwiseSalt: SALT },
+        registration: { ...REGISTRATION, allowedGrantTypes: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT] },
+      },
+    });
+    try {
+      const grantTypes = ['authorization_code', DEVICE_CODE_GRANT];
+      await refused(
+        { redirect_uris: [CALLBACK], subject_type: 'pairwise', grant_types: grantTypes, token_endpoint_auth_method: 'none' },
+        'A pairwise client cannot register the device grant: its redirect URIs, which name its sector, are never used by that grant, so they would prove nothing (OpenID Connect Core 8.1).',
+        device,
+      );
+      const publicOne = await register({ redirect_uris: [CALLBACK], grant_types: grantTypes, token_endpoint_auth_method: 'none' }, device);
+      expect(publicOne.statusCode, publicOne.body).toBe(201);
+    } finally {
+      await device.close();
+    }
   });
 
   describe('Core 8.1: the sector decides the sub', () => {

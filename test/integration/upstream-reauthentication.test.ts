@@ -125,6 +125,23 @@ describe('prompt=login and max_age through an upstream identity provider', () =>
     }
   });
 
+  it('an ID token issued in the future (its iat; an upstream clock an hour ahead, or a forged token) signs nobody in', async () => {
+    await signedInBrowser();
+    const sessions = (await sessionsOfRita()).length;
+    server.clock.advance(-3600);
+    try {
+      const browser = fetchBrowser();
+      const page = await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp`), 'rita-1');
+      expect(page.status).toBe(502);
+      expect(logs.lines).toContainEqual(
+        expect.objectContaining({ event: 'login.upstream_failed', reason: 'invalid_response', detail: expect.stringMatching(/iat/) }),
+      );
+      expect((await sessionsOfRita()).length).toBe(sessions);
+    } finally {
+      server.clock.advance(3600);
+    }
+  });
+
   it('an upstream that answers from its own session (auth_time before the round trip): the failure page, no sign-in', async () => {
     const browser = await signedInBrowser();
     const sessions = (await sessionsOfRita()).length;

@@ -203,7 +203,7 @@ describe(`issue 29 item 9 in the CLI (${backend})`, { timeout: 120_000 }, () => 
     expect(await cli.withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length)).toBe(0);
   });
 
-  it('apps create and resources create refuse a control character in a name, and a redirect URI over 2000 characters; one fault of several URIs is said once (CLI audit)', async () => {
+  it('apps create and resources create refuse a control character in a name, and a redirect URI over 2000 characters; each fault of several URIs is said once, naming its URI (CLI audit)', async () => {
     const uri = 'https://app.example.com/cb';
     for (const [argv, problem] of [
       [['apps', 'create', '--name', 'a\u0007b', '--redirect-uri', uri], 'Name must not contain control characters'],
@@ -220,7 +220,9 @@ describe(`issue 29 item 9 in the CLI (${backend})`, { timeout: 120_000 }, () => 
       expect(usageErrorLine(await cli.run([...argv]))).toContain(problem);
     }
     const words = usageErrorLine(await cli.run(['apps', 'create', '--name', 'Words', '--redirect-uri', 'not a uri']));
-    expect(words.match(/must be an absolute URI/g)).toHaveLength(1);
+    // Split at its spaces into three URIs: each fault is said once, naming the URI it is about.
+    expect(words.match(/must be an absolute URI/g)).toHaveLength(3);
+    for (const part of ['not', 'a', 'uri']) expect(words).toContain(`${part}: Redirect URI must be an absolute URI.`);
     expect(await cli.withDeps(async (deps) => (await deps.stores.applicationAdmin.list()).length)).toBe(0);
   });
 });

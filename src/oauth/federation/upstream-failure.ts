@@ -47,6 +47,9 @@ const CHECK_FAILED = new Set<string>([
   'OAUTH_INVALID_RESPONSE',
   'OAUTH_PARSE_ERROR',
   'OAUTH_MISSING_SERVER_METADATA',
+  // An ID token signed with an algorithm refused here (alg none, HS256 with the client secret): a forged token, not
+  // an outage.
+  'OAUTH_UNSUPPORTED_OPERATION',
 ]);
 
 /** The failure an error while setting a provider up stands for: an upstream's when it is one, else its entry's. */

@@ -114,11 +114,15 @@ export async function completeUpstreamSignIn(
         upstream: mergedUpstreamClaims(entry, userinfo as Record<string, unknown>, idTokenClaims),
         idToken: tokens.id_token ?? null,
         authTime: idTokenClaims?.auth_time,
+        issuedAt: idTokenClaims?.iat,
       };
     },
     () => forgetUpstream(deps.config, entry.id),
   );
   checkReauthenticated(pending, signedIn.authTime, deps.now());
+  // Core 3.1.3.7 item 10, as for the upstream's logout tokens: the clocks may differ a little, not by an hour.
+  if (typeof signedIn.issuedAt === 'number' && signedIn.issuedAt * 1000 > deps.now().getTime() + AUTH_TIME_TOLERANCE_MS)
+    throw new UpstreamFailure('invalid_response', 'the ID token was issued in the future (its iat)');
   // Its sub and email are looked up and stored in PostgreSQL text (storable-text.ts): refused, not a 500 or a merge.
   if (unstorableText(signedIn.upstream) !== null) throw new UpstreamFailure('invalid_response', `a claim ${UNSTORABLE_TEXT}`);
   const claims = mappedClaims(entry, signedIn.upstream);

@@ -14,7 +14,7 @@ import { checkInitialAccessToken, useInitialAccessToken } from './registration-t
 import { clientSecretMatches, generateClientId, generateSecret, sha256Hex, storedForm } from '../../secrets.js';
 import type { ApplicationInput, ApplicationRecord } from '../../store.js';
 import { expiredUnused } from './unused-clients.js';
-import { checkSubjectMetadata } from './sector-identifier.js';
+import { checkSubjectMetadata, checkSubjectUnchanged } from './sector-identifier.js';
 import { usesClientSecret } from '../client-authentication-setting.js';
 
 // Dynamic client registration (RFC 7591) and its management protocol (RFC 7592), issue 19. The admin's rules for
@@ -275,6 +275,7 @@ export async function updateClient(
     throw new InvalidRequest('client_secret must be the client secret currently issued.');
   const metadata = validateClientMetadata(body, deps.config, operatorExtrasOf(application));
   checkAdminRules(deps, metadata);
+  if (deps.config.openid.enabled) checkSubjectUnchanged(application, metadata);
   await checkSubjectMetadata(deps, metadata);
   const secretNeeded = usesSecret(metadata);
   const plainSecret = secretNeeded && application.secret === null ? generateSecret() : null;

@@ -1,7 +1,9 @@
 import type { OAuthDeps } from '../../deps.js';
 import { ClientMetadataDocumentRefused, fetchJsonArray } from '../metadata-documents/client-metadata-document-fetch.js';
 import { subjectTypeError } from '../subject-type-setting.js';
-import type { SubjectType } from '../application-store.js';
+import type { ApplicationRecord, SubjectType } from '../application-store.js';
+import { sectorOf } from '../../openid/subject.js';
+import { DEVICE_CODE_GRANT } from '../../device/device-code-grant-type.js';
 import { InvalidClientMetadata } from './client-registration-errors.js';
 
 // OpenID Connect Registration 1.0 section 2 and Core 1.0 section 8.1: a self-registered client's subject_type and
@@ -36,6 +38,7 @@ export interface SubjectMetadata {
   subject_type: SubjectType;
   sector_identifier_uri?: string;
   redirect_uris: string[];
+  grant_types?: string[];
 }
 
 /**
@@ -47,12 +50,36 @@ export async function checkSubjectMetadata(deps: OAuthDeps, metadata: SubjectMet
   const client = { redirectUris: metadata.redirect_uris, sectorIdentifierUri };
   const problem = subjectTypeError(metadata.subject_type, client, deps.config, 'subject_type');
   if (problem !== null) throw new InvalidClientMetadata(problem);
+  // The sector is the redirect URIs' host because codes go there, which only that host's owner receives; the device
+  // grant sends nothing there, so a stranger could name any site's redirect URI and be told its users' subs.
+  if (metadata.subject_type === 'pairwise' && metadata.grant_types?.includes(DEVICE_CODE_GRANT))
+    throw new InvalidClientMetadata(
+      'A pairwise client cannot register the device grant: its redirect URIs, which name its sector, are never used by that grant, so they would prove nothing (OpenID Connect Core 8.1).',
+    );
   if (sectorIdentifierUri === null) return;
   const listed = await sectorRedirectUris(deps, sectorIdentifierUri);
   const missing = metadata.redirect_uris.find((uri) => !listed.includes(uri));
   if (missing !== undefined)
     throw new InvalidClientMetadata(
       `The sector_identifier_uri document does not list the redirect URI ${missing} (OpenID Connect Core 8.1: it must list every one).`,
+    );
+}
+
+/**
+ * OpenID Connect Core 2 and 8: the sub a client is told for a user never changes. An update may change neither the
+ * client's subject_type nor a pairwise client's sector: with tokens it already holds, it would be told another
+ * sector's subs (or the user's own subject), one after the other.
+ */
+export function checkSubjectUnchanged(current: ApplicationRecord, metadata: SubjectMetadata): void {
+  if (metadata.subject_type !== current.subjectType)
+    throw new InvalidClientMetadata(
+      `subject_type cannot change from ${current.subjectType}: the sub a client is told for a user never changes (OpenID Connect Core 8); register a new client.`,
+    );
+  if (current.subjectType !== 'pairwise') return;
+  const sector = sectorOf(current);
+  if (sectorOf({ redirectUris: metadata.redirect_uris, sectorIdentifierUri: metadata.sector_identifier_uri ?? null }) !== sector)
+    throw new InvalidClientMetadata(
+      `A pairwise client's sector cannot change: its redirect URIs must stay on ${sector} (or its sector_identifier_uri there); register a new client for another.`,
     );
 }
 
