@@ -67,6 +67,12 @@ describe('guard (remote mode): an API protected through POST /oauth/introspect',
     );
   });
 
+  it('a token too large for the service to read once form-encoded (6,000 "/", which the service refuses with 413) is 401, not 503', async () => {
+    const response = await get('/any', bearer('/'.repeat(6000)));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ error: 'invalid_token', error_description: 'The access token is invalid' });
+  });
+
   it('answers 403 insufficient_scope when the token lacks the scope, 200 when it holds it', async () => {
     expect((await get('/write', bearer((await issue(['read'])).accessToken))).statusCode).toBe(403);
     expect((await get('/write', bearer((await issue(['write'])).accessToken))).statusCode).toBe(200);

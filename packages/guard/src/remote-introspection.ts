@@ -32,6 +32,9 @@ export function createRemoteIntrospector(options: RemoteIntrospectionOptions): I
     if (refusal && settings.now() < refusal.until) throw refusal.error;
     const response = await post(token);
     const text = await response.text().catch(() => '');
+    // A body the server takes no body this large of (a token of ~5,500 "/" or "+" is three times that, form-encoded):
+    // no token it issued is that long, so the token is inactive, not the server unavailable (an anonymous 503).
+    if (response.status === 413) return null;
     if (response.status !== 200) {
       const error = failure(settings.url, response.status, oauthErrorCode(text));
       if (error instanceof GuardMisconfiguredError) refusal = { error, until: settings.now() + REFUSAL_RETRY_MS };
