@@ -167,6 +167,14 @@ describe('guard with DPoP (RFC 9449), local mode with a stand-in introspect', ()
     await strict.close();
   });
 
+  it('dpop.required with announce false: a request without a token gets the DPoP challenge alone, never Bearer (refused here)', async () => {
+    const quiet = await api({ required: true, announce: false, algorithms: ['ES256'] });
+    const response = await get({}, quiet);
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('DPoP realm="notes", algs="ES256"');
+    await quiet.close();
+  });
+
   it('with a resource: both challenges keep resource_metadata (RFC 9728), and the metadata lists the proof algorithms', async () => {
     const withResource = await api({}, { resource: 'http://localhost/notes' });
     const response = await get({}, withResource);

@@ -52,6 +52,11 @@ describe('guard: requireAuthentication (RFC 9470)', () => {
     expect(authenticationShortfall(token(NOW_MS / 1000, null), both, NOW_MS)).toBe('A different authentication level is required');
     expect(authenticationShortfall(token(NOW_MS / 1000 - 61, 'urn:a'), both, NOW_MS)).toBe('More recent authentication is required');
     expect(authenticationShortfall(token(null, 'urn:a'), both, NOW_MS)).toBe('More recent authentication is required');
+    // auth_time is in whole seconds: maxAge 0 takes a sign-in of this second, 999 ms into it too.
+    const now = checkedRequirement({ maxAge: 0 }, 'x')!;
+    const second = Math.floor(NOW_MS / 1000);
+    expect(authenticationShortfall(token(second, null), now, second * 1000 + 999)).toBe(null);
+    expect(authenticationShortfall(token(second - 1, null), now, second * 1000 + 999)).toBe('More recent authentication is required');
   });
 
   it('the challenge names insufficient_user_authentication, acr_values and max_age (section 3)', () => {

@@ -42,7 +42,8 @@ export function authenticationShortfall(token: GuardToken, requirement: CheckedR
   if (requirement.acr.length > 0 && !requirement.acr.includes(token.acr ?? '')) return 'A different authentication level is required';
   if (requirement.maxAge !== null) {
     const authTime = token.authTime ?? null;
-    if (authTime === null || nowMs - authTime * 1000 > requirement.maxAge * 1000) return 'More recent authentication is required';
+    // In whole seconds, as auth_time is: maxAge 0 is a sign-in this very second, not one no token can meet.
+    if (authTime === null || Math.floor(nowMs / 1000) - authTime > requirement.maxAge) return 'More recent authentication is required';
   }
   return null;
 }

@@ -66,7 +66,7 @@ function challenges(
 ): string {
   if (!settings.dpop) return bearerChallenge(settings.realm, error, resource);
   const onDpop = error.reason !== 'missing' && (scheme === 'dpop' || DPOP_PROBLEMS.has(error.reason ?? '') || !settings.dpop.bearer);
-  if (!onDpop && !settings.dpop.announce) return bearerChallenge(settings.realm, error, resource);
+  if (!onDpop && !settings.dpop.announce && settings.dpop.bearer) return bearerChallenge(settings.realm, error, resource);
   const dpop = dpopChallenge(settings.realm, onDpop ? error : null, settings.dpop.algorithms, resource);
   if (!settings.dpop.bearer) return dpop;
   const bearer = onDpop ? plainBearerChallenge(settings.realm, resource) : bearerChallenge(settings.realm, error, resource);
