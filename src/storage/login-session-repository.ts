@@ -42,7 +42,7 @@ const DELETE_BY_SESSION_ID = `DELETE FROM login_sessions WHERE session_id = $1 R
 const DELETE_OTHERS_OF_USER = `DELETE FROM login_sessions WHERE user_id = $1 AND id <> $2 RETURNING ${COLUMNS}`;
 const DELETE_ALL_OF_USER = `DELETE FROM login_sessions WHERE user_id = $1 RETURNING ${COLUMNS}`;
 // Back-Channel Logout 1.0 section 2.4: a sid names one upstream session; a sub alone, all of that user's there.
-const DELETE_OF_UPSTREAM = `DELETE FROM login_sessions WHERE upstream_provider_id = $1
+const DELETE_OF_UPSTREAM = `DELETE FROM login_sessions WHERE upstream_provider_id = ANY($1::varchar[])
   AND ($2::varchar IS NULL OR upstream_session_id = $2) AND ($3::varchar IS NULL OR upstream_subject = $3) RETURNING ${COLUMNS}`;
 const DELETE_OF_USER = `DELETE FROM login_sessions WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}`;
 
@@ -80,10 +80,10 @@ export function loginSessionRepository(sql: SqlClient): LoginSessionStore {
     deleteOthersOfUser: async (userId, keepId) =>
       (await sql.query<Row<LoginSession>>(DELETE_OTHERS_OF_USER, [userId, keepId])).map(toSession),
     deleteAllOfUser: async (userId) => (await sql.query<Row<LoginSession>>(DELETE_ALL_OF_USER, [userId])).map(toSession),
-    async deleteOfUpstream(providerId, { sessionId, subject }) {
+    async deleteOfUpstream(providerIds, { sessionId, subject }) {
       // Nothing to match on is no logout of everybody.
       if (sessionId === null && subject === null) return [];
-      return (await sql.query<Row<LoginSession>>(DELETE_OF_UPSTREAM, [providerId, sessionId, subject])).map(toSession);
+      return (await sql.query<Row<LoginSession>>(DELETE_OF_UPSTREAM, [providerIds, sessionId, subject])).map(toSession);
     },
     deleteOfUser: async (userId, id) => one(await sql.query<Row<LoginSession>>(DELETE_OF_USER, [id, userId])),
   };

@@ -27,7 +27,7 @@ describe('logout with an upstream identity provider', () => {
   beforeAll(async () => {
     let port: number;
     ({ upstream, port } = await upstreamForProduct(
-      ['corp'],
+      ['corp', 'corp-again'],
       { 'lee-1': { email: 'lee@corp.example', email_verified: true, preferred_username: 'lee' } },
       (base) => ({
         post_logout_redirect_uris: [`${base}/login`],
@@ -40,9 +40,11 @@ describe('logout with an upstream identity provider', () => {
         log: { level: 'info', format: 'json' },
         identityProviders: [
           { id: 'corp', name: 'Corp SSO', issuer: upstream.issuer, clientId: 'oauth-service', endUpstreamSession: true },
+          // The same upstream client again (another button, other settings): one back-channel logout URI serves both.
+          { id: 'corp-again', name: 'Corp SSO again', issuer: upstream.issuer, clientId: 'oauth-service' },
         ] as IdentityProviderConfig[],
       },
-      { port, env: { IDP_CORP_CLIENT_SECRET: 'upstream-secret' }, logStream: logs.stream },
+      { port, env: { IDP_CORP_CLIENT_SECRET: 'upstream-secret', IDP_CORP_AGAIN_CLIENT_SECRET: 'upstream-secret' }, logStream: logs.stream },
     );
   });
   afterAll(async () => {
@@ -77,6 +79,16 @@ describe('logout with an upstream identity provider', () => {
     await browser.submit(`${upstream.issuer}/session/end/confirm`, { xsrf, logout: 'yes' });
     expect(await sessionsOf(server, 'lee'), upstream.output()).toEqual([]);
     expect(logs.lines).toContainEqual(expect.objectContaining({ event: 'logout.upstream_backchannel', provider: 'corp', ended: 1 }));
+  });
+
+  it("the upstream's one back-channel logout URI also ends a session begun through another entry of the same upstream client", async () => {
+    const browser = fetchBrowser();
+    await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp-again`), 'lee-1');
+    expect(await sessionsOf(server, 'lee')).toMatchObject([{ upstreamProviderId: 'corp-again' }]);
+    const confirm = await browser.open(`${upstream.issuer}/session/end`);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.body)![1]!;
+    await browser.submit(`${upstream.issuer}/session/end/confirm`, { xsrf, logout: 'yes' });
+    expect(await sessionsOf(server, 'lee'), upstream.output()).toEqual([]);
   });
 
   it('refuses a logout token that is not one the upstream signed, with 400 and no session ended', async () => {

@@ -117,7 +117,12 @@ export async function endUpstreamLoginSessions(
   entry: IdentityProviderConfig,
   { sessionId, subject, replay }: VerifiedLogoutToken,
 ): Promise<LoginSessionRecord[]> {
-  const ended = await deps.stores.loginSessions.deleteOfUpstream(entry.id, { sessionId, subject });
+  // Entries of the same upstream client (one issuer, one client id) share its one back-channel logout URI, which names
+  // only one of them: the token speaks for the sessions begun through each.
+  const sameClient = deps.config.identityProviders
+    .filter((other) => other.issuer === entry.issuer && other.clientId === entry.clientId)
+    .map((other) => other.id);
+  const ended = await deps.stores.loginSessions.deleteOfUpstream([entry.id, ...sameClient], { sessionId, subject });
   // Two deliveries of one token at once both end the same sessions; the one recorded second changes nothing.
   await deps.stores.dpopProofs.remember(replay.key, replay.until);
   return ended;

@@ -49,7 +49,8 @@ export interface LoginSessionStore {
    * Issue 37: deletes the sessions an upstream identity provider's logout names: with a sid, those of that upstream
    * session (and sub, when given); without, every session of that upstream sub. What was deleted.
    */
-  deleteOfUpstream(providerId: string, names: { sessionId: string | null; subject: string | null }): Promise<LoginSessionRecord[]>;
+  /** The sessions begun through any of `providerIds` with that upstream sid and/or sub, deleted. */
+  deleteOfUpstream(providerIds: string[], names: { sessionId: string | null; subject: string | null }): Promise<LoginSessionRecord[]>;
   /** Deletes the session `id` if it is the user's; what was deleted (null: none of theirs). */
   deleteOfUser(userId: number, id: number): Promise<LoginSessionRecord | null>;
 }
