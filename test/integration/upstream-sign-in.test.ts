@@ -256,6 +256,9 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     await localUser('dup', 'dup@elsewhere.example', 'Local Dup');
     const { browser, page } = await signInThrough('corp', 'dup-1');
     expect(page.url).toBe(`${server.baseUrl}/login/upstream/link`);
+    // The match is the user name: the page names it, not the upstream's email, which no account here uses.
+    expect(page.body).toContain('An account here already uses dup.');
+    expect(page.body).not.toContain('someone@corp.example');
     const csrf = csrfOf(page);
     const created = await browser.submit(new URL('/login/upstream/link', server.baseUrl).href, { _csrf: csrf, action: 'new' });
     expect(created.url).toBe(`${server.baseUrl}${DEFAULT_AFTER_LOGIN}`);

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamIdentity } from '../../../oauth/assertions/federated-subject-store.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
+import type { UserRecord } from '../../../oauth/store.js';
 import { UpstreamFailure } from '../../../oauth/federation/upstream-failure.js';
 import { findUpstream } from '../../../oauth/federation/upstream-providers.js';
 import { createUpstreamUser } from '../../../oauth/federation/upstream-user.js';
@@ -64,6 +65,12 @@ export async function pendingLink(deps: OAuthDeps, request: FastifyRequest) {
 }
 
 /** The page that asks for the local account's password or one of its passkeys (or a separate account). */
+/** What made the account a match, for the page to name: its email when that is the upstream's, else its user name. */
+function matchedBy(upstreamEmail: string | null, user: UserRecord): string {
+  const sameEmail = upstreamEmail !== null && user.email !== null && user.email.toLowerCase() === upstreamEmail.toLowerCase();
+  return sameEmail ? upstreamEmail : user.username;
+}
+
 async function linkPage(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, { link, entry, user }: PendingLink, error?: string) {
   const { t } = request.pageLanguage;
   const several = (link.userIds?.length ?? 1) > 1;
@@ -74,7 +81,7 @@ async function linkPage(deps: OAuthDeps, request: FastifyRequest, reply: Fastify
   const focus = !several || (Boolean(error) && username.trim() !== '') ? 'password' : error ? 'username' : null;
   return renderPage(request, reply, 'upstream-link.eta', {
     title: t('upstream.linkTitle', { name: entry.name }),
-    intro: t('upstream.linkIntro', { name: entry.name, who: link.identity.email ?? user.username }),
+    intro: t('upstream.linkIntro', { name: entry.name, who: matchedBy(link.identity.email, user) }),
     username,
     chooseAccount: several,
     error,
