@@ -173,6 +173,23 @@ describe(`/oauth/applications JSON API (${backend})`, () => {
     expect((await server.deps.stores.applications.findById(id))!.confidential).toBe(true);
   });
 
+  it('a PATCH that changes nothing (empty, or the same values) writes nothing: updated_at stays', async () => {
+    const client = await createClient(server.deps, { name: 'Unchanged' });
+    const before = (await server.deps.stores.applications.findById(client.application.id))!.updatedAt;
+    server.clock.advance(60);
+    for (const payload of [{}, { name: 'Unchanged' }]) {
+      const response = await server.app.inject({
+        method: 'PATCH',
+        url: `/oauth/applications/${client.application.id}`,
+        headers: JSON_BODY,
+        payload,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().updated_at).toBe(before.toISOString());
+    }
+    expect((await server.deps.stores.applications.findById(client.application.id))!.updatedAt).toEqual(before);
+  });
+
   it('PATCH turning a public client confidential returns its first secret once', async () => {
     const client = await createClient(server.deps, { name: 'Was public', confidential: false });
     const response = await call({

@@ -29,6 +29,7 @@ import {
   type ClientAuthenticationFields,
 } from './client-authentication-setting.js';
 import { hasControlCharacter, withControlCharactersEscaped } from '../control-characters.js';
+import { changedRecordFields } from '../audit/changed-fields.js';
 import { unstorableText } from '../storable-text.js';
 
 /** The admin form and JSON API fields (SPEC 3.6), and the CLI's options; the OpenID Connect settings are optional. */
@@ -265,7 +266,10 @@ export async function updateApplication(
     : plainSecret !== null
       ? { secret: storedForm(plainSecret, deps.config.hashApplicationSecrets) }
       : {};
-  const application = await deps.stores.applicationAdmin.update(id, { ...storedApplicationFields(fields), ...secretChange });
+  const stored = { ...storedApplicationFields(fields), ...secretChange };
+  // An update that changes nothing (the edit form saved as it was, an empty PATCH) writes nothing: updated_at stays.
+  if (changedRecordFields(stored, current).length === 0) return { application: current, plainSecret: null };
+  const application = await deps.stores.applicationAdmin.update(id, stored);
   return application && { application, plainSecret };
 }
 
