@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { signOutEvent } from '../oauth/audit/sign-in-events.js';
 import { startLoginSession, type UpstreamSession } from '../oauth/sessions/login-sessions.js';
 import type { UserRecord } from '../oauth/store.js';
 import { announceEndedSession } from './end-login-session.js';
+
+// As @fastify/csrf makes its secrets (secretLength 18, base64url).
+const CSRF_SECRET_BYTES = 18;
 
 /**
  * Signs the browser in as `user`: a new login_sessions row, and a new cookie holding its key. Nothing set in the
@@ -17,6 +21,9 @@ export async function signInBrowser(
 ): Promise<void> {
   const previousKey = request.session.get('sessionKey');
   request.session.regenerate();
+  // A CSRF secret now, not at the first page that asks for one: pages loaded at once after the sign-in (tabs, several
+  // applications) would each make their own, and only the last one's forms would be taken.
+  request.session.set('_csrf', randomBytes(CSRF_SECRET_BYTES).toString('base64url'));
   const { key, ended } = await startLoginSession(
     deps,
     { user, ...method, ip: request.ip, userAgent: request.headers['user-agent'] },

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
-import { createUser, PASSWORD, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
+import { createUser, csrfTokenIn, PASSWORD, signedIn, userAgent, type UserAgent } from '../helpers/end-user.js';
 import { backend } from '../helpers/test-database.js';
 import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
@@ -78,6 +78,23 @@ describe(`POST /account/password (${backend})`, () => {
       expect(await server.deps.stores.loginSessions.listOfUser(user.id, new Date(0))).toEqual([]);
     },
   );
+
+  it('pages loaded at once right after the sign-in (tabs) each have a form that is taken: one CSRF secret, made at the sign-in', async () => {
+    await createUser(server.deps, 'tabby');
+    const browser = await signedIn(server.app, 'tabby');
+    const pages = await Promise.all([1, 2, 3].map(() => browser.request({ method: 'GET', url: '/account' })));
+    const tokens = pages.map((page) => csrfTokenIn(page.body)!);
+    for (const _csrf of tokens) {
+      const answer = await browser.post('/account/password', {
+        current: 'not my password',
+        password: NEW_PASSWORD,
+        confirmation: NEW_PASSWORD,
+        _csrf,
+      });
+      // The password's refusal, not the form's (403 "This form has expired").
+      expect(answer.statusCode).toBe(401);
+    }
+  });
 
   it('"Sign out my other sessions" ends the other sessions of the user, and only with the box ticked', async () => {
     await createUser(server.deps, 'moving-on');
