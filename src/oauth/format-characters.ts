@@ -25,4 +25,10 @@ export function formatCharacterIn(text: string): string | null {
   return stack === undefined ? null : `${codePoint(stack)} stacked`;
 }
 
+/**
+ * Whether the text draws nothing: only white space and default-ignorable code points (variation selectors, U+034F,
+ * U+17B4, U+180B...), which a name made of would show as blank as an empty one.
+ */
+export const drawsNothing = (text: string): boolean => text.replace(/[\p{Default_Ignorable_Code_Point}\s]/gu, '') === '';
+
 const codePoint = (character: string) => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -134,6 +134,25 @@ describe(`issue 29 items 9 and 10 at /oauth/register and the admin API (${backen
     },
   );
 
+  it('a name that draws nothing (variation selectors, U+034F, U+17B4, U+180B: default-ignorable, not Cf) is blank, at registration and in the admin API', async () => {
+    for (const name of ['\uFE0F\uFE0F', '\u034F', ' \u17B4\u17B5 ', '\u180B']) {
+      expectRefused(
+        await register({ client_name: name }),
+        'invalid_client_metadata',
+        /^client_name must not be blank or hold control characters\.$/,
+      );
+      const created = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/applications',
+        headers: JSON_BODY,
+        payload: { name, redirect_uri: 'https://app.example.com/cb' },
+      });
+      expect(created.json()).toEqual({ errors: ["Name can't be blank"] });
+    }
+    // With something to see, such a character is only what it is: a name.
+    expect((await register({ client_name: 'Notes \u2764\uFE0F' })).statusCode).toBe(201);
+  });
+
   it('issue 29 item 10: names in scripts that combine marks (decomposed Vietnamese, Hebrew points) and in right-to-left scripts are taken', async () => {
     for (const name of [
       'Ti\u0065\u0302\u0301ng Vi\u0065\u0323\u0302t',

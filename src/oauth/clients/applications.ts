@@ -5,7 +5,7 @@ import {
   type OpenIdSettingsFields,
 } from './application-openid-settings.js';
 import type { OAuthDeps } from '../deps.js';
-import { formatCharacterIn } from '../format-characters.js';
+import { drawsNothing, formatCharacterIn } from '../format-characters.js';
 import { subjectTypeError, subjectTypeOf } from './subject-type-setting.js';
 import {
   backchannelLogoutErrors,
@@ -125,7 +125,7 @@ export function validateApplicationFields(
 ): FieldErrors {
   const errors: FieldErrors = {};
   const add = (field: ApplicationField, message: string) => (errors[field] ??= []).push(message);
-  if (fields.name.trim() === '') add('name', "Name can't be blank");
+  if (drawsNothing(fields.name)) add('name', "Name can't be blank");
   if (fields.name.length > 255) add('name', 'Name is too long (maximum is 255 characters)');
   // PostgreSQL text cannot hold a NUL: refused here, not by a failing INSERT (SPEC 9: no input gives a 500); an unpaired
   // surrogate would be stored as U+FFFD, another name than the one sent (registration refuses both, storable-text.ts).

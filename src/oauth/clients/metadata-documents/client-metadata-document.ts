@@ -2,7 +2,7 @@ import type { Config } from '../../../config/types.js';
 import { grantTypeProblem, NO_EXTRAS, operatorAllowance, scopeProblem } from '../client-holdings.js';
 import { isInternalHost, isLoopbackRedirectHost } from '../registration/client-registration-uris.js';
 import { ClientMetadataDocumentRefused, type FetchedDocument } from './client-metadata-document-fetch.js';
-import { formatCharacterIn } from '../../format-characters.js';
+import { drawsNothing, formatCharacterIn } from '../../format-characters.js';
 import { registrationErrors } from '../../authorization/redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from '../../scopes.js';
 import type { ApplicationInput } from '../../store.js';
@@ -193,7 +193,7 @@ function stringList(value: unknown, name: string): string[] | undefined {
 }
 
 function clientName(value: unknown): string | null {
-  if (typeof value !== 'string' || value.trim() === '' || CONTROL.test(value)) return null;
+  if (typeof value !== 'string' || drawsNothing(value) || CONTROL.test(value)) return null;
   // Issue 29 item 10: a format character makes the name read as another on the consent screen; such a document is
   // refused, not given the host's name, because the character is the spoofing itself.
   const format = formatCharacterIn(value);

@@ -4,7 +4,7 @@ import type { OAuthDeps } from '../../deps.js';
 import { backchannelLogoutMetadataOf, type BackchannelLogoutMetadata } from './backchannel-logout-metadata.js';
 import { postLogoutRedirectMetadataOf, type PostLogoutRedirectMetadata } from './post-logout-redirect-metadata.js';
 import { InvalidClientMetadata, InvalidRegistrationRedirectUri } from './client-registration-errors.js';
-import { formatCharacterIn } from '../../format-characters.js';
+import { drawsNothing, formatCharacterIn } from '../../format-characters.js';
 import { displayUriProblem, redirectUriVerdict, type ApplicationType } from './client-registration-uris.js';
 import { isWellFormedScopeParam, parseScopes } from '../../scopes.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type SubjectType, type TokenEndpointAuthMethod } from '../application-store.js';
@@ -72,7 +72,7 @@ function text(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new InvalidClientMetadata(`${name} must be a string.`);
   if (value.length > MAX_TEXT) throw new InvalidClientMetadata(`${name} is too long (maximum is ${MAX_TEXT} characters).`);
-  if (CONTROL.test(value) || value.trim() === '') throw new InvalidClientMetadata(`${name} must not be blank or hold control characters.`);
+  if (CONTROL.test(value) || drawsNothing(value)) throw new InvalidClientMetadata(`${name} must not be blank or hold control characters.`);
   // Issue 29 item 10: a format character makes the text read as something else on the consent screen.
   const format = formatCharacterIn(value);
   if (format !== null) throw new InvalidClientMetadata(`${name} must not hold invisible formatting characters (${format}).`);
