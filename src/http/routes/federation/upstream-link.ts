@@ -64,13 +64,13 @@ export async function pendingLink(deps: OAuthDeps, request: FastifyRequest) {
   return entry === null || user === null || isDisabled(user) ? null : { link, entry, user, several: (link.userIds?.length ?? 1) > 1 };
 }
 
-/** The page that asks for the local account's password or one of its passkeys (or a separate account). */
 /** What made the account a match, for the page to name: its email when that is the upstream's, else its user name. */
 function matchedBy(upstreamEmail: string | null, user: UserRecord): string {
   const sameEmail = upstreamEmail !== null && user.email !== null && user.email.toLowerCase() === upstreamEmail.toLowerCase();
   return sameEmail ? upstreamEmail : user.username;
 }
 
+/** The page that asks for the local account's password or one of its passkeys (or a separate account). */
 async function linkPage(deps: OAuthDeps, request: FastifyRequest, reply: FastifyReply, { link, entry, user }: PendingLink, error?: string) {
   const { t } = request.pageLanguage;
   const several = (link.userIds?.length ?? 1) > 1;
