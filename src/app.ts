@@ -71,7 +71,7 @@ import { createAttemptLimits, type AttemptReporter } from './oauth/limits/attemp
 import { recordAuditEventAlone } from './oauth/audit/audit-trail.js';
 import { lockoutEvent } from './oauth/audit/lockout-event.js';
 import { auditWriteFailed } from './http/audit-actor.js';
-import { extensionFailed } from './http/extension-failed.js';
+import { extensionFailed } from './http/extension-failure-report.js';
 import { watchRegistrationCaps } from './oauth/clients/registration/registration-cap.js';
 import { proxyWarningPlugin } from './http/plugins/proxy-warning.js';
 import { shutdownConnectionsPlugin } from './http/plugins/shutdown-connections.js';

@@ -3,7 +3,7 @@ import { extractClientCredentials } from '../../../oauth/clients/client-credenti
 import { tokenRequestDpopProof } from '../../../oauth/tokens/dpop/dpop-proof.js';
 import { OAuthError } from '../../../oauth/errors.js';
 import { handleTokenRequest } from '../../../oauth/grants/index.js';
-import { extensionFailed } from '../../extension-failed.js';
+import { extensionFailed } from '../../extension-failure-report.js';
 import { introspect, type IntrospectionResponse } from '../../../oauth/tokens/introspection.js';
 import { acceptsIntrospectionJwt, INTROSPECTION_JWT_MEDIA_TYPE, signedIntrospection } from '../../../oauth/tokens/introspection-jwt.js';
 import { limitedAddress } from '../../../oauth/limits/limited-address.js';
