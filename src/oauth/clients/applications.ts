@@ -15,7 +15,7 @@ import {
 } from '../openid/backchannel-logout/backchannel-logout-settings.js';
 import { refreshTokenPolicyOf, refreshTokensError } from './refresh-token-setting.js';
 import { grantTypesError, sameGrantTypes, storedGrantTypes } from './grant-types-setting.js';
-import { registrationErrors, splitRegisteredUris } from '../authorization/redirect-uri.js';
+import { splitRegisteredUris } from '../authorization/redirect-uri.js';
 import { isWellFormedScopeParam, parseScopes } from '../scopes.js';
 import { generateClientId, generateSecret, storedForm } from '../secrets.js';
 import type { ApplicationRecord } from '../store.js';
@@ -28,7 +28,8 @@ import {
   type ClientAuthenticationField,
   type ClientAuthenticationFields,
 } from './client-authentication-setting.js';
-import { hasControlCharacter, withControlCharactersEscaped } from '../control-characters.js';
+import { hasControlCharacter } from '../control-characters.js';
+import { redirectUriProblems } from './application-redirect-uris.js';
 import { changedRecordFields } from '../audit/changed-fields.js';
 import { unstorableText } from '../storable-text.js';
 
@@ -101,17 +102,8 @@ export class ApplicationInvalid extends Error {
 /** Minimum length of an imported secret: generated ones carry 256 bits, imported ones must come close (SPEC 2). */
 export const MIN_IMPORTED_SECRET_LENGTH = 32;
 
-// A redirect URI is sent back in every authorization response; resource URIs stop at the same length.
-const MAX_REDIRECT_URI_LENGTH = 2000;
-
 /** The grant flows that send the resource owner back to a redirect URI: while one is enabled, an application needs one. */
 export const REDIRECT_FLOWS: readonly string[] = ['authorization_code', 'implicit'];
-
-// A URI quoted in a message: its control characters escaped, a long one cut.
-const uriShown = (uri: string): string => {
-  const shown = withControlCharactersEscaped(uri);
-  return shown.length > 100 ? `${shown.slice(0, 100)}...` : shown;
-};
 
 /**
  * Reference 7.1, 8.4 and 13: the rules an application must pass on create and update. `current`: the application
@@ -147,14 +139,7 @@ export function validateApplicationFields(
   if (uris.length === 0 && (ownGrants ?? config.grantFlows).some((flow) => REDIRECT_FLOWS.includes(flow))) {
     add('redirect_uri', "Redirect URI can't be blank");
   }
-  for (const uri of uris) {
-    const options = { forceSsl: config.forceSslInRedirectUri, stored: current?.redirectUris.includes(uri) ?? false };
-    const problems = registrationErrors(uri, options);
-    if (!options.stored && uri.length > MAX_REDIRECT_URI_LENGTH)
-      problems.unshift(`Redirect URI is too long (maximum is ${MAX_REDIRECT_URI_LENGTH} characters)`);
-    // Of a list, each message names its URI (as registration's do): the admin finds the line to mend among many.
-    for (const message of problems) add('redirect_uri', uris.length > 1 ? `${uriShown(uri)}: ${message}` : message);
-  }
+  for (const message of redirectUriProblems(uris, config.forceSslInRedirectUri, current?.redirectUris ?? [])) add('redirect_uri', message);
 
   if (fields.scopes.trim() !== '') {
     const serverScopes = new Set([...config.defaultScopes, ...config.optionalScopes]);
