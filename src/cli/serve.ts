@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { buildServer } from '../app.js';
 import { problemAt } from '../config/env-overrides.js';
 import { ConfigError } from '../config/loader.js';
@@ -8,6 +9,7 @@ import { loadExtensions } from '../http/load-extensions.js';
 import { compileDeferredSchemas } from '../http/schema-compilers.js';
 import { isOpenIdProvider } from '../oauth/server-metadata.js';
 import { createDatabase } from '../storage/database.js';
+import { createsEmbeddedDatabase } from '../storage/embedded-database.js';
 import { developmentKeyEncryptionKey } from '../storage/development-key.js';
 import { migrate } from '../storage/migrate.js';
 import { setupCounts } from '../storage/setup-counts.js';
@@ -42,7 +44,11 @@ async function serve(configured: Readonly<Config>, io: CliIo): Promise<null> {
   const extensions = await loadExtensions(configured.extensions);
   // Before anything creates or migrates a database (issue 32).
   await checkListenPorts(configured);
-  const database = await createDatabase(databaseOptionsFor(configured, 'server'));
+  const options = databaseOptionsFor(configured, 'server');
+  if (!options.databaseUrl && createsEmbeddedDatabase(options.dataDir, options.embedded ?? { role: 'server' })) {
+    io.stderr(`creating the embedded database in ${resolve(options.dataDir)} (first start: this takes several seconds)\n`);
+  }
+  const database = await createDatabase(options);
   const derivedBaseUrl = !baseUrlConfigured(configured);
   const configFile = configFileOf(configured);
   let app: Awaited<ReturnType<typeof buildServer>>;

@@ -57,6 +57,15 @@ export class EmbeddedDatabaseOpenElsewhere extends Error {
 /** Whether the folder holds an embedded database already (PostgreSQL's PG_VERSION, written by its first start). */
 export const holdsEmbeddedDatabase = (location: string): boolean => existsSync(join(location, 'PG_VERSION'));
 
+/**
+ * Whether a server opening this folder makes a new database there: PostgreSQL's initdb, in WebAssembly, then every
+ * migration, several seconds of silence before the first log line that the boot announces (a container's first start
+ * under load took over a minute in CI).
+ */
+export function createsEmbeddedDatabase(dataDir: string, access: EmbeddedAccess): boolean {
+  return !dataDir.startsWith('memory://') && !access.mustExist && !holdsEmbeddedDatabase(resolve(dataDir));
+}
+
 /** Decides how this process reaches the folder, taking its lock when it opens the folder itself. */
 export async function routeToEmbedded(dataDir: string, access: EmbeddedAccess): Promise<EmbeddedRoute> {
   if (dataDir.startsWith('memory://')) return { kind: 'open', location: dataDir, lock: null };

@@ -35,6 +35,8 @@ describe('oauth-service serve: the quick start is an OpenID Provider (issue 31 i
       expect(existsSync(join(dataDir, 'key-encryption-key'))).toBe(true);
       expect(service.output()).toContain(`OpenID Provider: ${service.baseUrl}/.well-known/openid-configuration`);
       expect(service.output()).toContain('KEY_ENCRYPTION_KEY is not set: the signing keys are encrypted with a development key');
+      // initdb and the migrations take seconds before the first log line: the boot says what it is doing.
+      expect(service.output()).toContain(`creating the embedded database in ${dataDir} (first start: this takes several seconds)`);
     } finally {
       expect(await stopService(service.child)).toBe(0);
     }

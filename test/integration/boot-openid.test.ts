@@ -37,6 +37,7 @@ describe('oauth-service serve: OpenID Connect by default where it costs nothing 
       expect(metadata.jwks_uri).toBeUndefined();
       expect(existsSync(join(dataDir, 'key-encryption-key'))).toBe(false);
       expect(service.output()).not.toContain('OpenID Provider:');
+      expect(service.output()).not.toContain('creating the embedded database');
     } finally {
       expect(await stopService(service.child)).toBe(0);
     }
