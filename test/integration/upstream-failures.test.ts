@@ -28,7 +28,7 @@ const ACCOUNTS = {
     name: JSON.parse('['.repeat(40) + ']'.repeat(40)),
   },
 };
-const IDS = ['corp', 'sig', 'slow', 'domains', 'closed', 'down', 'disabled'];
+const IDS = ['corp', 'sig', 'slow', 'domains', 'closed', 'down', 'disabled', 'wrongsecret'];
 
 describe('sign-in through an upstream that fails', () => {
   let upstream: UpstreamProvider;
@@ -49,6 +49,7 @@ describe('sign-in through an upstream that fails', () => {
       ...fields,
     });
     const env = Object.fromEntries(IDS.map((id) => [`IDP_${id.toUpperCase()}_CLIENT_SECRET`, 'upstream-secret']));
+    env.IDP_WRONGSECRET_CLIENT_SECRET = 'not-the-upstream-secret';
     server = await listeningTestServer(
       {
         log: { level: 'info', format: 'json' },
@@ -60,6 +61,7 @@ describe('sign-in through an upstream that fails', () => {
           entry('closed', { createUsers: false }),
           entry('down'),
           entry('disabled', { linkByVerifiedEmail: true }),
+          entry('wrongsecret'),
         ] as IdentityProviderConfig[],
       },
       { port, env, logStream: logs.stream },
@@ -125,6 +127,14 @@ describe('sign-in through an upstream that fails', () => {
     const callback = new URL(`${server.baseUrl}/login/upstream/corp/callback`);
     callback.search = new URLSearchParams({ error: 'access_denied', state, iss: upstream.issuer }).toString();
     await expectFailure(await browser.open(callback.href), 'corp', 502, 'error_response', /refused the sign-in/);
+  });
+
+  it('an upstream that refuses our client secret (401 invalid_client with a WWW-Authenticate challenge): 502 error_response, not a 500', async () => {
+    const browser = fetchBrowser();
+    const page = await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/wrongsecret`), 'ann-1');
+    await expectFailure(page, 'wrongsecret', 502, 'error_response', /refused the sign-in/);
+    expect(logs.lines.findLast((entry) => entry.event === 'login.upstream_failed')?.detail).toMatch(/^invalid_client.*HTTP 401/);
+    expect(logs.raw.join('\n')).not.toContain('not-the-upstream-secret');
   });
 
   it('a callback with a state this browser was not sent, or to a browser that started nothing: 400', async () => {

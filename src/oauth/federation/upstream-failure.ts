@@ -66,6 +66,7 @@ export function upstreamFailureOf(error: unknown): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error;
   if (error instanceof client.AuthorizationResponseError || error instanceof client.ResponseBodyError)
     return new UpstreamFailure('error_response', `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`);
+  if (error instanceof client.WWWAuthenticateChallengeError) return new UpstreamFailure('error_response', challengeDetail(error));
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
     return new UpstreamFailure('timeout', 'no answer in time');
   if (error instanceof client.ClientError) {
@@ -81,4 +82,16 @@ export function upstreamFailureOf(error: unknown): UpstreamFailure {
     return new UpstreamFailure('unreachable', cause?.code ?? error.message);
   }
   throw error;
+}
+
+/**
+ * RFC 6749 section 5.2: a token endpoint refusing the client's credentials answers 401 with a challenge (and an
+ * invalid_client body, which openid-client leaves unread: a wrong or expired client secret); a UserInfo endpoint
+ * refusing the token, a Bearer challenge naming its error (RFC 6750 section 3).
+ */
+function challengeDetail(error: client.WWWAuthenticateChallengeError): string {
+  const parameters = error.cause[0]?.parameters ?? {};
+  const code = parameters.error ?? (error.status === 401 ? 'invalid_client' : `HTTP ${error.status}`);
+  const description = parameters.error_description ? `: ${parameters.error_description}` : '';
+  return `${code}${description} (HTTP ${error.status}, WWW-Authenticate ${error.cause.map((challenge) => challenge.scheme).join(', ')})`;
 }
