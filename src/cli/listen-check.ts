@@ -17,8 +17,8 @@ export async function checkListenPorts({ host, port, metrics }: Readonly<Config>
 export const METRICS_SETTING = 'METRICS_PORT, or metrics.port null for none';
 
 async function probe(host: string, port: number, where: string, setting: string): Promise<void> {
-  // Port 0 is any free port: nothing to check.
-  if (port === 0) return;
+  // Port 0 is any free port, which leaves the host to check: one that cannot be listened on is refused before the
+  // boot creates a database.
   await new Promise<void>((resolve, reject) => {
     const server = createServer();
     server.once('error', (error) => reject(listenError(error, where, setting)));

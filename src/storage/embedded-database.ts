@@ -63,7 +63,10 @@ export const holdsEmbeddedDatabase = (location: string): boolean => existsSync(j
  * under load took over a minute in CI).
  */
 export function createsEmbeddedDatabase(dataDir: string, access: EmbeddedAccess): boolean {
-  return !dataDir.startsWith('memory://') && !access.mustExist && !holdsEmbeddedDatabase(resolve(dataDir));
+  if (dataDir.startsWith('memory://') || access.mustExist) return false;
+  const location = resolve(dataDir);
+  // A file where the folder should be is refused (one line, exit 2), not created.
+  return !existsSync(location) || (statSync(location).isDirectory() && !holdsEmbeddedDatabase(location));
 }
 
 /** Decides how this process reaches the folder, taking its lock when it opens the folder itself. */
