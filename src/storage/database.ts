@@ -333,7 +333,7 @@ const DATABASE_URL: QueryRedaction = { secret: (name) => QUERY_SECRETS.has(name.
  * URL() rejects) and the query's, named as node-postgres reads it (`%70assword` is password).
  */
 export function redactUrl(url: string): string {
-  return redactQuery(url.replace(/^([a-z]+:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1:***@'), DATABASE_URL);
+  return redactQuery(url.replace(/^([a-z]+:\/\/[^:@/?#]*):[^/?#]*@/i, '$1:***@'), DATABASE_URL);
 }
 
 /**

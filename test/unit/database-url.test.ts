@@ -5,6 +5,8 @@ describe('DATABASE_URL handling', () => {
   it('redactUrl hides the password, also where URL() cannot parse the URL (no host)', () => {
     expect(redactUrl('postgresql://oauth:s3cret@db.example.com:5432/oauth')).toBe('postgresql://oauth:***@db.example.com:5432/oauth');
     expect(redactUrl('postgresql://oauth:s3cret@/oauth')).toBe('postgresql://oauth:***@/oauth');
+    // URL() takes the last `@` of the authority as the end of the password, and so does the mask.
+    expect(redactUrl('postgres://dbuser:PW@AT1secret@127.0.0.1:4450/oauth')).toBe('postgres://dbuser:***@127.0.0.1:4450/oauth');
     expect(redactUrl('postgres://oauth@db/oauth')).toBe('postgres://oauth@db/oauth');
     expect(redactUrl('postgresql:///oauth')).toBe('postgresql:///oauth');
   });

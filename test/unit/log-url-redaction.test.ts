@@ -14,6 +14,25 @@ describe('redactUrl (the request log URL)', () => {
     expect(redactUrl('/oauth/authorize?codex=1&state')).toBe('/oauth/authorize?codex=1&state');
   });
 
+  it("redacts the credentials of registration and logout, ID tokens and the account forms' fields sent in a query", () => {
+    expect(redactUrl('/oauth/register/c1?registration_access_token=rat&x=1')).toBe(
+      '/oauth/register/c1?registration_access_token=[Redacted]&x=1',
+    );
+    expect(redactUrl('/oauth/register?initial_access_token=iat')).toBe('/oauth/register?initial_access_token=[Redacted]');
+    expect(redactUrl('/x?logout_token=eyJ.a.b&id_token=eyJ.c.d')).toBe('/x?logout_token=[Redacted]&id_token=[Redacted]');
+    expect(redactUrl('/account/password?current=old&password=new&confirmation=new&_csrf=t')).toBe(
+      '/account/password?current=[Redacted]&password=[Redacted]&confirmation=[Redacted]&_csrf=[Redacted]',
+    );
+    expect(redactUrl('/login/second-factor?proof=123456')).toBe('/login/second-factor?proof=[Redacted]');
+  });
+
+  it('redacts a secret named in another case or with array brackets: the client meant the secret', () => {
+    expect(redactUrl('/x?Access_Token=a&ACCESS_TOKEN=b&access_token[]=c&access_token[0]=d')).toBe(
+      '/x?Access_Token=[Redacted]&ACCESS_TOKEN=[Redacted]&access_token[]=[Redacted]&access_token[0]=[Redacted]',
+    );
+    expect(redactUrl('/x?access_tokens=kept&scope[]=read')).toBe('/x?access_tokens=kept&scope[]=read');
+  });
+
   it('compares names percent-decoded: %61ccess_token, %73tate and %6cogin_hint are redacted', () => {
     expect(redactUrl('/oauth/userinfo?%61ccess_token=tok3n')).toBe('/oauth/userinfo?%61ccess_token=[Redacted]');
     expect(redactUrl('/oauth/authorize?%73tate=s3cret&%6Cogin_hint=alice%40example.com&%63%6f%64%65=c0de')).toBe(

@@ -25,7 +25,18 @@ const SECRET_PARAMETERS = [
   'actor_token',
   // OpenID Connect Core 3.1.2.1 and RP-Initiated Logout: an ID token, the user's claims signed by this server.
   'id_token_hint',
+  'id_token',
+  // RFC 7592 section 3: the bearer credential that reads, changes and deletes a self-registered client; RFC 7591's
+  // initial access token registers one.
+  'registration_access_token',
+  'initial_access_token',
+  // Back-Channel Logout 1.0 section 2.4: ends a user's sessions at whoever accepts it.
+  'logout_token',
 ];
+
+// The account pages' own form fields: the current password, the new one's confirmation, a second-factor code (proof)
+// and the CSRF token. Not top-level log keys: no line of ours names a key so, and `current` could be one's meaning.
+const FORM_SECRETS = ['current', 'confirmation', 'proof', '_csrf'];
 
 // Kept out of the request log's URL, though not credentials: a request object carries the whole authorization request
 // (RFC 9101), a login hint is mostly an e-mail address, and the state is the client's own.
@@ -42,10 +53,17 @@ export const REDACTED_PATHS = [
   'headers.cookie',
   'headers["set-cookie"]',
   ...SECRET_PARAMETERS.flatMap((name) => [name, ...REQUEST_DATA.map((container) => `${container}.${name}`)]),
+  ...FORM_SECRETS.flatMap((name) => REQUEST_DATA.map((container) => `${container}.${name}`)),
 ];
 
-const REDACTED_QUERY_PARAMETERS = new Set([...SECRET_PARAMETERS, ...PRIVATE_QUERY_PARAMETERS]);
-const LOGGED_URL: QueryRedaction = { secret: (name) => REDACTED_QUERY_PARAMETERS.has(name), mask: '[Redacted]', endsAt: /[&#]/ };
+const REDACTED_QUERY_PARAMETERS = new Set([...SECRET_PARAMETERS, ...FORM_SECRETS, ...PRIVATE_QUERY_PARAMETERS]);
+// A credential sent where it does not belong is still one: `Access_Token=` and `access_token[]=` too (the service
+// acts on neither, but the client that sent them meant the token).
+const LOGGED_URL: QueryRedaction = {
+  secret: (name) => REDACTED_QUERY_PARAMETERS.has(name.toLowerCase().replace(/\[[^\]]*\]$/, '')),
+  mask: '[Redacted]',
+  endsAt: /[&#]/,
+};
 
 /** A URL with the values of secret query parameters replaced, for logs (and trace attributes). */
 export const redactUrl = (url: string): string => redactQuery(url, LOGGED_URL);
