@@ -43,7 +43,7 @@ declare module '@fastify/secure-session' {
      * Half signed in (issue 35): the password was right, the second step is still to come. Never a login session;
      * `until` (epoch ms) keeps it short.
      */
-    pendingSignIn: { userId: number; until: number };
+    pendingSignIn: { userId: number; until: number; account: string };
     /** A TOTP secret shown for enrolment, not confirmed yet (the cookie is encrypted): confirming stores it. */
     totpEnrolment: { userId: number; secret: string; until: number };
     /**

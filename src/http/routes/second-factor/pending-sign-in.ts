@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthDeps } from '../../../oauth/deps.js';
 import type { UserRecord } from '../../../oauth/store.js';
+import { sha256Hex } from '../../../oauth/secrets.js';
 import { findUser, isDisabled } from '../../../oauth/users/users.js';
 import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
 
@@ -10,10 +11,22 @@ import { sessionUser } from '../../hooks/authenticate-resource-owner.js';
 
 const PENDING_SECONDS = 5 * 60;
 
-/** After the password: remember who is half signed in. */
+/** After the password: remember who is half signed in, and the account as the password was checked against it. */
 export function keepPendingUser(deps: OAuthDeps, request: FastifyRequest, user: UserRecord): void {
-  request.session.set('pendingSignIn', { userId: user.id, until: deps.now().getTime() + PENDING_SECONDS * 1000 });
+  request.session.set('pendingSignIn', {
+    userId: user.id,
+    until: deps.now().getTime() + PENDING_SECONDS * 1000,
+    account: accountVersion(user),
+  });
 }
+
+/**
+ * The account as the first step saw it: its password hash and its row's updated_at, which every admin change to the
+ * account moves (a password set or reset, Disable and Enable). A change made while the user is half signed in ends
+ * that sign-in, as it ends the finished ones: the second step would otherwise complete a sign-in made with the old
+ * password, or started before a Disable that an Enable has since undone. Hashed: the cookie holds no password hash.
+ */
+const accountVersion = (user: UserRecord): string => sha256Hex(`${user.passwordHash}\n${user.updatedAt.getTime()}`);
 
 /**
  * Cancelling the second step: the browser is no longer half signed in, so no code, recovery code or passkey sent
@@ -31,12 +44,12 @@ export function endPendingSignIn(request: FastifyRequest): void {
   if (request.session.get('passkeyChallenge')?.purpose === 'second_factor') request.session.set('passkeyChallenge', undefined);
 }
 
-/** The half-signed-in user, or null (none, expired, or since deleted or disabled). */
+/** The half-signed-in user, or null (none, expired, or since deleted, disabled or otherwise changed). */
 export async function pendingUser(deps: OAuthDeps, request: FastifyRequest): Promise<UserRecord | null> {
   const pending = request.session.get('pendingSignIn');
   if (pending === undefined || pending.until <= deps.now().getTime()) return null;
   const user = await findUser(deps, pending.userId);
-  return user === null || isDisabled(user) ? null : user;
+  return user === null || isDisabled(user) || accountVersion(user) !== pending.account ? null : user;
 }
 
 /** A handler of the second step, given the half-signed-in user. */
@@ -57,9 +70,14 @@ export const withPendingUser =
   async (request: FastifyRequest<{ Body: Body }>, reply: FastifyReply): Promise<FastifyReply> => {
     const user = await pendingUser(deps, request);
     if (user !== null) return handler(deps, request, reply, user);
-    const expired = request.session.get('pendingSignIn') !== undefined;
+    const pending = request.session.get('pendingSignIn');
     request.session.set('pendingSignIn', undefined);
-    if (expired || (await sessionUser(deps, request)) === null)
-      request.session.set('notice', request.pageLanguage.t('secondFactor.expired'));
+    if (pending !== undefined || (await sessionUser(deps, request)) === null)
+      request.session.set('notice', request.pageLanguage.t(endedNotice(deps, pending)));
     return reply.redirect('/login', 303);
   };
+
+// Within its time, a pending sign-in ends only because the account changed (its password, Disable, deletion).
+function endedNotice(deps: OAuthDeps, pending: { until: number } | undefined): string {
+  return pending !== undefined && pending.until > deps.now().getTime() ? 'secondFactor.accountChanged' : 'secondFactor.expired';
+}
