@@ -11,7 +11,7 @@ import {
   listUsers,
   newUserErrors,
   searchUsers,
-  setUserPassword,
+  setPasswordByAdmin,
   updateUserProfile,
 } from '../oauth/users/users.js';
 import { configFrom, withDatabase } from './context.js';
@@ -183,7 +183,7 @@ function update(args: string[], io: CliIo): Promise<number> {
 function setPassword(args: string[], io: CliIo): Promise<number> {
   return withNamedUser(args, io, PASSWORD_OPTIONS, async (deps, user, values) => {
     const password = await readPassword(io, values.password, `new password for ${user.username}: `);
-    const set = (tx: OAuthDeps) => setUserPassword(tx, user.username, password);
+    const set = (tx: OAuthDeps) => setPasswordByAdmin(tx, user, password);
     const event = (changed: boolean) => userEvent('user.password_changed', changed ? user : null);
     if (!(await auditedChange(deps, CLI_ACTOR, set, event))) throwNoUser(user.username);
     if (values.json) printJson(io, { ...userJson(user), password_changed: true });

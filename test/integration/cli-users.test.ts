@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
+import { startLoginSession } from '../../src/oauth/sessions/login-sessions.js';
 import { createClient, createCode, issueToken } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 
@@ -100,9 +101,20 @@ describe(`oauth-service users (${backend})`, { timeout: 120_000 }, () => {
     }
   });
 
-  it('users set-password replaces the password (from stdin); the old one stops working', async () => {
+  it('users set-password replaces the password (from stdin); the old one stops working, and so do the sign-ins made with it', async () => {
+    const sessionsOfAlice = () =>
+      cli.withDeps(async (deps) => {
+        const alice = (await deps.stores.users.findByUsername('alice'))!;
+        return (await deps.stores.loginSessions.listOfUser(alice.id, new Date(0))).length;
+      });
+    await cli.withDeps(async (deps) => {
+      const user = (await deps.stores.users.findByUsername('alice'))!;
+      await startLoginSession(deps, { user, amr: ['pwd'], acr: null, ip: '192.0.2.1', userAgent: 'a browser' }, undefined);
+    });
+    expect(await sessionsOfAlice()).toBe(1);
     const result = await cli.run(['users', 'set-password', '--username', 'alice', '--json'], 'a brand new passphrase\n');
     expect(result.code).toBe(0);
+    expect(await sessionsOfAlice()).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ username: 'alice', password_changed: true });
     expect(await passwordWorks('alice', 'a brand new passphrase')).toBe(true);
     expect(await passwordWorks('alice', 'correct horse battery')).toBe(false);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userAgent } from '../helpers/end-user.js';
 import { createUser } from '../helpers/factories.js';
 import { backend } from '../helpers/test-database.js';
 import { form, FORM, type TestServer } from '../helpers/test-server.js';
@@ -157,8 +158,11 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
     expect(textOf(invalid.body, 'user_picture_errors')).toBe('Must be an absolute https or http URL');
   });
 
-  it('reset password: too short is 422; then the new password works at /login and the old one does not', async () => {
+  it('reset password: too short is 422; then the new password works at /login and the old one does not, and the sign-ins made with it end', async () => {
     const user = await createUser(server.deps, 'erin', 'the old password');
+    const browser = userAgent(server.app);
+    expect((await browser.post('/login', { username: 'erin', password: 'the old password' })).statusCode).toBe(303);
+    expect((await browser.request({ method: 'GET', url: '/account' })).statusCode).toBe(200);
     const admin = new AdminSession(server.app);
     await admin.get(`/oauth/users/${user.id}/password`);
     const short = await admin.submit(`/oauth/users/${user.id}/password`, { password: 'tiny' });
@@ -168,9 +172,12 @@ describe(`/oauth/users HTML pages (${backend})`, () => {
     const long = await admin.submit(`/oauth/users/${user.id}/password`, { password: 'x'.repeat(1025) });
     expect(long.statusCode).toBe(422);
     expect(textOf(long.body, 'user_password_errors')).toBe('Is too long (maximum is 1024 characters, it has 1025)');
+    // Refused resets changed nothing: the browser is still signed in.
+    expect((await browser.request({ method: 'GET', url: '/account' })).statusCode).toBe(200);
     const changed = await admin.submit(`/oauth/users/${user.id}/password`, { password: 'the new password' });
     expect(changed.statusCode).toBe(302);
-    expect((await admin.follow(changed)).body).toContain('Password changed.');
+    expect((await admin.follow(changed)).body).toContain('Password changed, and every sign-in of the user ended.');
+    expect((await browser.request({ method: 'GET', url: '/account' })).headers.location).toBe('/login');
     const stored = (await server.deps.stores.users.findById(user.id))!;
     expect(await server.deps.passwords.verify(stored.passwordHash, 'the new password')).toBe(true);
     expect(await server.deps.passwords.verify(stored.passwordHash, 'the old password')).toBe(false);

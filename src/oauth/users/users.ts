@@ -211,7 +211,18 @@ export async function setUserPassword(
 /** The admin's password reset: the same rules as on create. Throws UserInvalid; false when the user is gone. */
 export async function resetUserPassword(deps: OAuthDeps, user: UserRecord, password: string): Promise<boolean> {
   throwIfAny(withField('password', passwordErrors(password)));
-  return setUserPassword(deps, user.username, password);
+  return setPasswordByAdmin(deps, user, password);
+}
+
+/**
+ * An admin's new password for the user (Reset password, `users set-password`): every sign-in of the user ends too, as
+ * on Disable, so whoever signed in with the old password (the leak a reset answers) is signed out on every instance.
+ * Tokens stay: "Revoke all tokens" ends them, and tells the clients. False when the user is gone.
+ */
+export async function setPasswordByAdmin(deps: OAuthDeps, user: UserRecord, password: string): Promise<boolean> {
+  const changed = await setUserPassword(deps, user.username, password);
+  if (changed) await deps.stores.loginSessions.deleteAllOfUser(user.id);
+  return changed;
 }
 
 /**

@@ -136,7 +136,7 @@ export class UsersController extends Controller {
     return redirectAfter(
       request,
       reply,
-      'Password changed. Tokens already issued keep working: revoke them too if needed.',
+      'Password changed, and every sign-in of the user ended. Tokens already issued keep working: revoke them too if needed.',
       showPath(user.id),
     );
   }
