@@ -231,7 +231,8 @@ describe(`resource indicators, RFC 8707 (${backend})`, () => {
       await server.deps.stores.resources.delete(gone.id);
       expect((await refresh([], first.json().refresh_token)).json()).toEqual({
         error: 'invalid_target',
-        error_description: 'The resource https://gone.example.com is not registered.',
+        error_description:
+          'The resource https://gone.example.com this grant was issued for is no longer registered: name the resources still wanted in the resource parameter, or authorize again.',
       });
       const rest = await refresh([API_A], first.json().refresh_token);
       expect(rest.statusCode, rest.body).toBe(200);

@@ -63,10 +63,10 @@ export async function narrowedAudience(
   requested: readonly string[],
   granted: readonly string[],
 ): Promise<Audience> {
-  if (requested.length === 0) return granted.length === 0 ? NO_AUDIENCE : audienceOf(deps, granted);
+  if (requested.length === 0) return granted.length === 0 ? NO_AUDIENCE : audienceOf(deps, granted, 'granted');
   const outside = requested.find((uri) => !granted.includes(uri));
   if (outside !== undefined) throw new InvalidTarget(`The resource ${outside} was not granted.`);
-  return audienceOf(deps, requested);
+  return audienceOf(deps, requested, 'named');
 }
 
 /** The granted scopes a narrowed audience still accepts; none left is invalid_target. */
@@ -97,15 +97,18 @@ function acceptedBy(resources: readonly ResourceRecord[], scope: string): boolea
   return OPENID_SCOPES.has(scope) || resources.some((resource) => resource.scopes.includes(scope));
 }
 
-// A stored audience whose resource was deleted since keeps its URI (the token was issued for it) without settings.
 /**
  * The audience of URIs granted before (or a subset of them), each once: a resource deleted since is no longer one
- * (invalid_target, as when a request names it), so a refresh does not go on minting tokens for it.
+ * (invalid_target, as when a request names it), so a refresh does not go on minting tokens for it. The message says
+ * whether the client named it or the grant did (a refresh naming nothing would be told of a parameter it never sent).
  */
-async function audienceOf(deps: Pick<OAuthDeps, 'stores'>, uris: readonly string[]): Promise<Audience> {
+async function audienceOf(deps: Pick<OAuthDeps, 'stores'>, uris: readonly string[], from: 'named' | 'granted'): Promise<Audience> {
   const unique = [...new Set(uris)];
   const resources = await deps.stores.resources.findByUris(unique);
   const gone = unique.find((uri) => !resources.some((resource) => resource.uri === uri));
-  if (gone !== undefined) throw new InvalidTarget(`The resource ${gone} is not registered.`);
-  return { uris: unique, resources };
+  if (gone === undefined) return { uris: unique, resources };
+  if (from === 'named') throw new InvalidTarget(`The resource ${gone} is not registered.`);
+  throw new InvalidTarget(
+    `The resource ${gone} this grant was issued for is no longer registered: name the resources still wanted in the resource parameter, or authorize again.`,
+  );
 }
