@@ -204,6 +204,21 @@ describe(`RFC 8628 device authorization grant (${backend})`, () => {
     expect(issued.json()).toMatchObject({ token_type: 'DPoP' });
   });
 
+  it('DPoP: a client whose tokens must be DPoP-bound is refused a poll without a proof at once, not only once approved', async () => {
+    const bound = await deviceClient(server.deps);
+    await server.deps.stores.applicationAdmin.update(bound.application.id, { dpopBoundAccessTokens: true });
+    const started = await deviceAuthorization(server.app, bound);
+    const refusal = { status: 400, error: 'invalid_dpop_proof' };
+    expect(error(await pollDevice(server.app, bound, started.device_code))).toMatchObject(refusal);
+    await decideAtDevicePage(alice, started.user_code, true);
+    expect(error(await pollDevice(server.app, bound, started.device_code))).toMatchObject(refusal);
+    const iat = Math.floor(server.clock.now.getTime() / 1000);
+    const proof = await dpopProof(await dpopKey(), { htu: `${server.config.baseUrl}/oauth/token`, iat });
+    const issued = await pollDevice(server.app, bound, started.device_code, { dpop: proof });
+    expect(issued.statusCode, issued.body).toBe(200);
+    expect(issued.json()).toMatchObject({ token_type: 'DPoP' });
+  });
+
   it('a private_key_jwt client may name this endpoint as its assertion aud, as at revocation and introspection', async () => {
     // A server of its own: the other tests move this file's server's clock, and the assertions are signed at the real time.
     const own = await buildTestServer({ config: DEVICE_FLOW_CONFIG, testDatabase: server.testDatabase });

@@ -25,6 +25,9 @@ export const deviceCodeGrant: GrantHandler = async (deps, { parameters, credenti
   const application = await requireClient(deps, credentials);
   if (!mayStartDeviceFlow(deps, application)) throw new UnauthorizedClient();
   const dpopJkt = await admitClient(deps, DEVICE_CODE_GRANT, application, dpopProof);
+  // RFC 9449 section 5.2: a client that must prove its key is refused without a proof at every poll, not only the one
+  // after the approval (it would poll without one until then, told only authorization_pending).
+  requireDpopBinding(application, dpopJkt);
   const now = deps.now();
   // Section 3.5: a pending code's poll is recorded as it is read (one statement: the most frequent request of the flow).
   const found = await deps.stores.deviceAuthorizations.findAndPoll(sha256Hex(deviceCode), application.id, now);
@@ -56,7 +59,6 @@ async function issueApproved(
   const granted = currentScopes(authorization.scopes, application, deps.config);
   const audience = await narrowedAudience(deps, [], authorization.audience);
   const scopes = scopesForAudience(audience, granted);
-  requireDpopBinding(application, dpopJkt);
   const { minted, idToken } = await mintWithIdToken(deps, {
     application,
     resourceOwnerId: authorization.resourceOwnerId,
