@@ -2,10 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OOB_URI } from '../../src/oauth/authorization/redirect-uri.js';
 import type { ApplicationRecord } from '../../src/oauth/store.js';
 import { DEVICE_FLOW_CONFIG, deviceAuthorization, deviceClient } from '../helpers/device-flow.js';
-import { authorizeUrl, CALLBACK, createClient, createUser, csrfTokenIn, hiddenFields, signedIn, userAgent } from '../helpers/end-user.js';
+import {
+  authorizeUrl,
+  CALLBACK,
+  createClient,
+  createUser,
+  csrfTokenIn,
+  hiddenFields,
+  PASSWORD,
+  signedIn,
+  userAgent,
+} from '../helpers/end-user.js';
 import { openIdServer } from '../helpers/openid.js';
 import { backend } from '../helpers/test-database.js';
-import { buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
+import { basicAuth, buildTestServer, FORM, form, type TestServer } from '../helpers/test-server.js';
 
 // Issue 35 item 6: a request's ui_locales (OpenID Connect Core 3.1.2.1) carries to the pages of its own flow (the
 // sign-in, the code page, the page after end_session) and to no other; every message of a translated page is
@@ -43,6 +53,45 @@ describe(`ui_locales carries within its flow and no further (${backend})`, () =>
     expect(account.body).toContain('<html lang="de" dir="ltr">');
     const code = await agent.request({ method: 'GET', url: '/oauth/authorize/native?code=abc', headers: GERMAN });
     expect(code.body).toContain('<html lang="de" dir="ltr">');
+  });
+
+  it("a pushed request's ui_locales (RFC 9126: the link carries only its request_uri) chooses its sign-in and consent pages' language", async () => {
+    const { application, plainSecret } = await createClient(server.deps);
+    const pushed = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/par',
+      headers: { ...FORM, authorization: basicAuth(application.uid, plainSecret!) },
+      payload: form({ client_id: application.uid, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', ui_locales: 'ja' }),
+    });
+    expect(pushed.statusCode, pushed.body).toBe(201);
+    const url = authorizeUrl({ client_id: application.uid, request_uri: pushed.json().request_uri });
+    const agent = userAgent(server.app);
+    expect((await agent.request({ method: 'GET', url, headers: GERMAN })).headers.location).toBe('/login');
+    const login = await agent.request({ method: 'GET', url: '/login', headers: GERMAN });
+    expect(login.body).toContain('<html lang="ja" dir="ltr">');
+    const signIn = await agent.request({
+      method: 'POST',
+      url: '/login',
+      headers: { ...FORM, ...GERMAN },
+      payload: form({ username: 'alice', password: PASSWORD, _csrf: csrfTokenIn(login.body)! }),
+    });
+    expect(signIn.headers.location).toBe(url);
+    const consent = await agent.request({ method: 'GET', url, headers: GERMAN });
+    expect(consent.statusCode).toBe(200);
+    expect(consent.body).toContain('<html lang="ja" dir="ltr">');
+    const approved = await agent.request({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: { ...FORM, ...GERMAN },
+      payload: form(hiddenFields(consent.body, 0)),
+    });
+    expect(approved.statusCode, approved.body).toBe(303);
+    expect(new URL(String(approved.headers.location)).searchParams.get('code')).toBeTruthy();
+    // Carried no further: the sign-in page of the next request, which names no language, is the browser's again.
+    expect((await agent.request({ method: 'GET', url: authorization({ prompt: 'login' }), headers: GERMAN })).headers.location).toBe(
+      '/login',
+    );
+    expect((await agent.request({ method: 'GET', url: '/login', headers: GERMAN })).body).toContain('<html lang="de" dir="ltr">');
   });
 
   it("the out-of-band code page speaks the authorization request's ui_locales", async () => {

@@ -28,6 +28,7 @@ const request = (overrides: Partial<AuthorizationRequest> = {}): AuthorizationRe
   requestUri: null,
   requestObject: null,
   responseSigningAlg: 'RS256',
+  uiLocales: null,
   ...overrides,
 });
 /** The resource owner said no to a request whose client and redirect URI are verified. */

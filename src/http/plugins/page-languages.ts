@@ -20,15 +20,29 @@ export interface PageLanguagesOptions {
  * The end users' pages in their language (issue 35 item 6): one message catalog for the process, and for each
  * request the language its ui_locales, Accept-Language or the config's defaultLocale chooses.
  */
+// Per request: the language chosen (on first use), and the ui_locales of its authorization request where the request's
+// own parameters do not show them (useRequestUiLocales).
+const chosen = new WeakMap<FastifyRequest, PageLanguage>();
+const resolvedUiLocales = new WeakMap<FastifyRequest, string>();
+
+/**
+ * The ui_locales of the authorization request this request shows a page for, as validation resolved it: a pushed
+ * request's (RFC 9126) or a request object's (RFC 9101), which neither the query nor the form carries.
+ */
+export function useRequestUiLocales(request: FastifyRequest, uiLocales: string | null): void {
+  if (uiLocales === null || requestedUiLocales(request) !== null) return;
+  resolvedUiLocales.set(request, uiLocales);
+  chosen.delete(request);
+}
+
 export const pageLanguagesPlugin = fp<PageLanguagesOptions>(
   async (app, { defaultLocale }) => {
     const catalog = createMessageCatalog();
-    const chosen = new WeakMap<FastifyRequest, PageLanguage>();
     app.decorateRequest('pageLanguage', {
       getter(this: FastifyRequest) {
         let language = chosen.get(this);
         if (language === undefined) {
-          const uiLocales = requestedUiLocales(this);
+          const uiLocales = requestedUiLocales(this) ?? resolvedUiLocales.get(this) ?? null;
           const locale = negotiateLocale({ uiLocales, acceptLanguage: this.headers['accept-language'], defaultLocale });
           language = pageLanguage(catalog, locale, uiLocales);
           chosen.set(this, language);
@@ -51,8 +65,12 @@ function requestedUiLocales(request: FastifyRequest): string | null {
   if (own !== null || !isSignInPage(request)) return own;
   // Only the pages' routes have a session; the returnTo path was checked to be a path on this server when stored.
   const returnTo: unknown = request.session?.get('returnTo');
-  if (typeof returnTo !== 'string' || !returnTo.includes('?')) return null;
-  return new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)).get('ui_locales');
+  if (typeof returnTo !== 'string') return null;
+  const shown = returnTo.includes('?') ? new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)).get('ui_locales') : null;
+  if (shown !== null) return shown;
+  // A pushed or signed request's, kept for this very returnTo (another sign-in's must not stick).
+  const kept = request.session.get('returnToUiLocales');
+  return kept?.returnTo === returnTo ? kept.uiLocales : null;
 }
 
 // The pages that return to returnTo: the sign-in, its second factor, passkey and upstream sign-in and its failures.

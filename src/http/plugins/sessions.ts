@@ -63,6 +63,11 @@ declare module '@fastify/secure-session' {
     loginHint: string;
     /** Where to go back after logging in. */
     returnTo: string;
+    /**
+     * The ui_locales of a pushed or signed authorization request (RFC 9126, RFC 9101), whose returnTo does not show
+     * them: the sign-in pages for that returnTo speak its language too.
+     */
+    returnToUiLocales: { returnTo: string; uiLocales: string };
     /** Where the latest sign-in went back to: GET /oauth/authorize reads it once, to know a sign-in was for it. */
     signedInFor: string;
     _csrf: string;

@@ -64,6 +64,11 @@ export interface AuthorizationRequest {
   requestObject: string | null;
   /** JARM section 3: what its JWT-secured responses are signed with (signingAlgorithmFor: the client's, or the default). */
   responseSigningAlg: SigningAlgorithm;
+  /**
+   * OpenID Connect Core 3.1.2.1 ui_locales as the request has it (pushed or in a request object too): the language of
+   * its pages, which the HTTP layer chooses; null when not sent.
+   */
+  uiLocales: string | null;
 }
 
 /** Where an error goes once client and redirect URI are verified (RFC 6749 section 4.1.2.1). */
@@ -139,6 +144,7 @@ export async function validateAuthorizationRequest(
       requestUri: resolved.pushed?.requestUri ?? null,
       requestObject: request.signed && resolved.pushed === undefined ? (resolved.values.request ?? null) : null,
       responseSigningAlg: responseSigningAlg(context.application!, deps.config),
+      uiLocales: blankToUndefined(values.ui_locales) ?? null,
     },
   };
 }

@@ -38,6 +38,7 @@ import { recordAuditEventAlone } from '../../../oauth/audit/audit-trail.js';
 import { consentEvent } from '../../../oauth/audit/token-events.js';
 import { auditWriteFailed } from '../../audit-actor.js';
 import { redirectStatusAfter, type RedirectStatus } from '../../redirect-status.js';
+import { useRequestUiLocales } from '../../plugins/page-languages.js';
 
 /** An authorization request's parameters: the query of a GET, the form of a POST (Core 3.1.2.1). */
 const requestParameters = (request: FastifyRequest): unknown => (request.method === 'POST' ? request.body : request.query);
@@ -128,6 +129,7 @@ export class AuthorizationsController extends Controller {
     const status = redirectStatusAfter(request);
     if (!validation.ok) return this.refuse(request, reply, validation, status);
     const authorization = validation.request;
+    useRequestUiLocales(request, authorization.uiLocales);
     const owner = await sessionUser(this.deps, request);
     const session = owner && { ...owner, signedInForRequest: cameBack, hintBeforeSignIn: cameBack ? hintOfSignIn(request) : null };
     const interaction = await nextInteraction(this.deps, authorization, session, () =>
@@ -209,6 +211,10 @@ export class AuthorizationsController extends Controller {
     request.session.set('passkeyStepWanted', wanted === 'phr' ? returnTo : undefined);
     request.session.set('loginHint', authorization.oidc.loginHint ?? undefined);
     request.session.set('idpHint', idpHintOf(request));
+    request.session.set(
+      'returnToUiLocales',
+      authorization.uiLocales === null ? undefined : { returnTo, uiLocales: authorization.uiLocales },
+    );
     await keepHintForSignIn(this.deps, request, authorization, returnTo);
     return redirectToLogin(request, reply, returnTo);
   }
