@@ -1,3 +1,4 @@
+import { refuseHead } from '../../refuse-head.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApplicationListFilter } from '../../../oauth/clients/applications.js';
 import type { ApplicationRoute } from './controller.js';
@@ -19,9 +20,13 @@ export const readRoutes: FastifyPluginAsync<RouteOptions> = async (app, { contro
     (request, reply) => controller.index(request, reply),
   );
   app.get(`${INDEX_PATH}/new`, { schema: { response: responses.page } }, (request, reply) => controller.new(request, reply));
-  app.get<ApplicationRoute>(`${INDEX_PATH}/:id`, { schema: { params: idParams, response: responses.show } }, (request, reply) =>
-    controller.show(request, reply),
+  // It shows a new secret once (secret-once.ts): a HEAD would use that up.
+  app.get<ApplicationRoute>(
+    `${INDEX_PATH}/:id`,
+    { schema: { params: idParams, response: responses.show }, exposeHeadRoute: false },
+    (request, reply) => controller.show(request, reply),
   );
+  refuseHead(app, `${INDEX_PATH}/:id`, ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
   app.get<ApplicationRoute>(`${INDEX_PATH}/:id/edit`, { schema: byId }, (request, reply) => controller.edit(request, reply));
   app.get<ApplicationRoute>(`${INDEX_PATH}/:id/delete`, { schema: byId }, (request, reply) => controller.confirmDestroy(request, reply));
   app.get<ApplicationRoute>(`${INDEX_PATH}/:id/rotate_secret`, { schema: byId }, (request, reply) =>

@@ -1,3 +1,4 @@
+import { refuseHead } from '../../refuse-head.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
@@ -61,11 +62,12 @@ export const authorizeRoutes: FastifyPluginAsync<RouteOptions> = async (app, { d
     reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(formPostScript),
   );
 
-  // HEAD is not served: with consent skipped, a GET issues a code. The action signs the user in itself, after
+  // HEAD is refused: with consent skipped, a GET issues a code. The action signs the user in itself, after
   // validating the request (OpenID Connect prompt=none errors need no page).
   app.get('/oauth/authorize', { schema: { querystring: parametersSchema }, exposeHeadRoute: false }, (request, reply) =>
     controller.new(request, reply),
   );
+  refuseHead(app, '/oauth/authorize', ['GET', 'POST', 'DELETE']);
 
   // The consent form (Authorize, or Deny with _method=delete) needs a session and its CSRF token. With OpenID
   // Connect on, a POST without either field is an authorization request sent as a form (Core 3.1.2.1: an OP

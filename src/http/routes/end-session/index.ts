@@ -1,3 +1,4 @@
+import { refuseHead } from '../../refuse-head.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkEndSession, type EndSession, type EndSessionParameters } from '../../../oauth/openid/end-session.js';
 import { hintNames } from '../../../oauth/openid/id-token-hint.js';
@@ -45,11 +46,13 @@ export const endSessionRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
     });
   };
 
+  // A GET with a valid id_token_hint signs out at once.
   app.get<{ Querystring: EndSessionParameters }>(
     '/oauth/end_session',
-    { schema: { querystring: parametersSchema } },
+    { schema: { querystring: parametersSchema }, exposeHeadRoute: false },
     async (request, reply) => handle(request, reply, request.query, await sessionUser(deps, request)),
   );
+  refuseHead(app, '/oauth/end_session', ['GET', 'POST']);
   app.post<{ Body: EndSessionParameters }>(
     '/oauth/end_session',
     { schema: { body: parametersSchema }, onRequest: formBodyOnly },

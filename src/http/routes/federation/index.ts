@@ -1,3 +1,4 @@
+import { refuseHead } from '../../refuse-head.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { clientSecretVariable, isPublicClient, type IdentityProviderConfig } from '../../../config/identity-providers-schema.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
@@ -56,7 +57,10 @@ export const federationRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
       text: reply.request.pageLanguage.t('error.logIn'),
     });
 
-  app.get<WithId>('/login/upstream/:id', { schema: { params: idParams } }, async (request, reply) => {
+  // Both GETs change the browser's session (a sign-in begun, then completed): no HEAD.
+  refuseHead(app, '/login/upstream/:id', ['GET']);
+  refuseHead(app, '/login/upstream/:id/callback', ['GET']);
+  app.get<WithId>('/login/upstream/:id', { schema: { params: idParams }, exposeHeadRoute: false }, async (request, reply) => {
     const entry = findUpstream(deps.config, request.params.id);
     if (entry === null) return unknownProvider(reply);
     try {
@@ -72,7 +76,7 @@ export const federationRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
     }
   });
 
-  app.get<WithId>('/login/upstream/:id/callback', { schema: { params: idParams } }, async (request, reply) => {
+  app.get<WithId>('/login/upstream/:id/callback', { schema: { params: idParams }, exposeHeadRoute: false }, async (request, reply) => {
     const entry = findUpstream(deps.config, request.params.id);
     if (entry === null) return unknownProvider(reply);
     const pending = request.session.get('pendingUpstream');

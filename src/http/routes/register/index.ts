@@ -1,3 +1,4 @@
+import { refuseHead } from '../../refuse-head.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   authorizeManagement,
@@ -94,11 +95,13 @@ export const registerRoutes: FastifyPluginAsync<RouteOptions> = async (app, { de
     },
   );
 
+  // RFC 7592 section 2.1: a read rotates the registration access token; a HEAD would drop the new one.
   app.get(
     '/oauth/register/:client_id',
-    { schema: { params, response: { 200: clientResponse, ...oauthErrorResponses } } },
+    { schema: { params, response: { 200: clientResponse, ...oauthErrorResponses } }, exposeHeadRoute: false },
     async (request) => readClient(deps, await authorizeManagement(deps, clientIdOf(request), bearerToken(request))),
   );
+  refuseHead(app, '/oauth/register/:client_id', ['GET', 'PUT', 'DELETE']);
 
   app.put(
     '/oauth/register/:client_id',

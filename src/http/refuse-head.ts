@@ -1,0 +1,11 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * HEAD of a GET that changes something (issues a code, signs out, rotates a registration access token, completes a
+ * sign-in, shows a secret once): Fastify would answer HEAD by running the GET handler and dropping its body, so the
+ * change would happen and its answer be lost. Such a GET is registered with `exposeHeadRoute: false`, and HEAD is 405
+ * naming the methods the resource takes (RFC 9110 sections 9.3.2 and 15.5.6).
+ */
+export function refuseHead(app: FastifyInstance, url: string, allow: readonly string[]): void {
+  app.head(url, async (_request, reply) => reply.code(405).header('allow', allow.join(', ')).send());
+}
