@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
+import { startLoginSession } from '../../src/oauth/sessions/login-sessions.js';
 import { createCliHarness, type CliHarness } from '../helpers/cli.js';
 import { storedPasskey } from '../helpers/second-factor.js';
 import { backend } from '../helpers/test-database.js';
@@ -43,13 +44,19 @@ describe(`oauth-service users set-mfa, reset-second-factor and reset-passkeys ($
     ]);
   });
 
-  it("reset-passkeys removes all the user's passkeys, audited as the CLI; again, there is none; an unknown user is a usage error", async () => {
+  it("reset-passkeys removes all the user's passkeys and ends the user's sign-ins, audited as the CLI; again, there is none; an unknown user is a usage error", async () => {
+    const sessions = () => cli.withDeps(async (deps) => (await deps.stores.loginSessions.listOfUser(userId, new Date(0))).length);
     await cli.withDeps(async (deps) => {
       await deps.stores.passkeys.create(storedPasskey(userId, 'cred-1', 'YubiKey'), new Date('2026-01-01T00:00:00Z'));
       await deps.stores.passkeys.create(storedPasskey(userId, 'cred-2', 'Laptop'), new Date('2026-02-01T00:00:00Z'));
+      // A sign-in made with the lost key: sessions do not record which key made them.
+      const user = (await deps.stores.users.findById(userId))!;
+      await startLoginSession(deps, { user, amr: ['hwk', 'user'], acr: 'phr', ip: '192.0.2.1', userAgent: 'a thief' }, undefined);
     });
+    expect(await sessions()).toBe(1);
     const reset = await cli.run(['users', 'reset-passkeys', 'phoneless', '--json']);
     expect(reset.code, reset.stderr).toBe(0);
+    expect(await sessions()).toBe(0);
     expect(JSON.parse(reset.stdout)).toMatchObject({
       username: 'phoneless',
       passkeys_removed: [{ name: 'YubiKey' }, { name: 'Laptop' }],

@@ -275,7 +275,9 @@ describe(`a passkey as the second factor, and the admin's passkeys reset (${back
 
     const reset = await session.submit(`/oauth/users/${user.id}/reset_passkeys`, {});
     expect(reset.statusCode).toBe(302);
-    expect((await session.get(`/oauth/users/${user.id}`)).body).toContain('2 passkeys removed: the user registers again.');
+    expect((await session.get(`/oauth/users/${user.id}`)).body).toContain(
+      '2 passkeys removed, and every sign-in of the user ended: the user registers again.',
+    );
     expect(await server.deps.stores.passkeys.listOfUser(user.id)).toEqual([]);
     const [event] = await listAuditEvents(server.deps, { type: 'user.passkeys.reset', userId: user.id, limit: 5 });
     expect(event).toMatchObject({ actor: 'admin', details: { removed: 2, passkeys: [{ name: 'Key' }, { name: 'Phone' }] } });

@@ -73,10 +73,13 @@ export async function removePasskey(deps: OAuthDeps, userId: number, id: number,
 
 /**
  * An admin's reset (Users page, CLI): removes all the user's passkeys, a lost phone or security key being unknowable
- * from here; the event (passkeysResetEvent) is the caller's, whose actor it names. What was removed, oldest first.
+ * from here, and ends every sign-in of the user, as a password reset does: one made with the lost key would otherwise
+ * go on (sessions do not record which key made them). The event (passkeysResetEvent) is the caller's, whose actor it
+ * names. What was removed, oldest first.
  */
 export async function removeAllPasskeys(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<PasskeyRecord[]> {
   const removed = await deps.stores.passkeys.deleteAllOfUser(userId);
+  if (removed.length > 0) await deps.stores.loginSessions.deleteAllOfUser(userId);
   return removed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
 }
 

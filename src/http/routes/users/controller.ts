@@ -210,7 +210,7 @@ export class UsersController extends Controller {
     request.log.info({ event: 'user.passkeys_reset', userId: user.id, removed: removed.length }, 'passkeys reset by the admin');
     const notice =
       removed.length > 0
-        ? `${capitalised(plural(removed.length, 'passkey'))} removed: the user registers again.`
+        ? `${capitalised(plural(removed.length, 'passkey'))} removed, and every sign-in of the user ended: the user registers again.`
         : 'The user has no passkey.';
     return redirectAfter(request, reply, notice, showPath(user.id));
   }
