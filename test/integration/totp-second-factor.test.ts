@@ -276,6 +276,11 @@ describe(`TOTP second factor (${backend})`, () => {
     const secret = secretOnPage(enrolPage.body);
     const wrong = await browser.post('/login/second-factor/enrol', { code: '123456' }, '/login/second-factor');
     expect(wrong.statusCode).toBe(422);
+    expect(wrong.body).toContain('That code is not valid.');
+    // A code not typed is said so, not called wrong (as at the second step).
+    const empty = await browser.post('/login/second-factor/enrol', { code: ' ' }, '/login/second-factor');
+    expect(empty.statusCode).toBe(422);
+    expect(empty.body).toContain('Enter a code.');
     const done = await browser.post('/login/second-factor/enrol', { code: await codeAt(secret, server.clock.now) }, '/login/second-factor');
     expect(done.statusCode).toBe(200);
     expect(recoveryCodesOnPage(done.body)).toHaveLength(10);
@@ -319,6 +324,10 @@ describe(`TOTP second factor (${backend})`, () => {
     const refused = await browser.post('/account/second-factor', { current: 'not the password', code }, '/account/second-factor');
     expect(refused.statusCode).toBe(401);
     expect(refused.body).toContain('Your current password is not correct.');
+    expect(await server.deps.stores.secondFactors.hasTotp(user.id)).toBe(false);
+    const empty = await browser.post('/account/second-factor', { current: PASSWORD, code: '' }, '/account/second-factor');
+    expect(empty.statusCode).toBe(422);
+    expect(empty.body).toContain('Enter a code.');
     expect(await server.deps.stores.secondFactors.hasTotp(user.id)).toBe(false);
   });
 

@@ -60,9 +60,14 @@ export const confirmAccountEnrolment: Handler<{ code?: string; current?: string 
     if (locked) reply.header('retry-after', String(password.retryAfter));
     return renderEnrolment(deps, request, reply.code(locked ? 429 : 401), user, { ...enrolment, error, errorAt: 'current_password' });
   }
-  const result = await confirmEnrolment(deps, request, user, request.body?.code ?? '');
-  if (result.outcome === 'wrong_code')
-    return renderEnrolment(deps, request, reply.code(422), user, { ...enrolment, error: t('secondFactor.wrongCode') });
+  const code = request.body?.code ?? '';
+  const missing = code.trim() === '';
+  const result = missing ? null : await confirmEnrolment(deps, request, user, code);
+  if (result === null || result.outcome === 'wrong_code')
+    return renderEnrolment(deps, request, reply.code(422), user, {
+      ...enrolment,
+      error: t(missing ? 'secondFactor.missingCode' : 'secondFactor.wrongCode'),
+    });
   return renderRecoveryCodes(request, reply, result.recoveryCodes, ACCOUNT_PATH);
 };
 

@@ -129,7 +129,10 @@ export const submitSecondStep: PendingHandler<{ code?: string }> = async (deps, 
 /** POST /login/second-factor/enrol: a user who must give a second factor and has none sets it up, then is signed in with it. */
 export const submitSecondStepEnrolment: PendingHandler<{ code?: string }> = async (deps, request, reply, user) => {
   if (await hasSecondFactor(deps, user)) return reply.redirect(SECOND_STEP_PATH, 303);
-  const enrolment = await confirmEnrolment(deps, request, user, request.body?.code ?? '');
+  const code = request.body?.code ?? '';
+  // An empty code is a code not typed, not a wrong one (as at the second step).
+  if (code.trim() === '') return enrolmentPage(deps, request, reply.code(422), user, request.pageLanguage.t('secondFactor.missingCode'));
+  const enrolment = await confirmEnrolment(deps, request, user, code);
   if (enrolment.outcome === 'wrong_code')
     return enrolmentPage(deps, request, reply.code(422), user, request.pageLanguage.t('secondFactor.wrongCode'));
   await recordAuditEventAlone(
