@@ -77,6 +77,13 @@ async function serve(configured: Readonly<Config>, io: CliIo): Promise<null> {
       );
     }
     for (const deprecation of config.deprecations) app.log.warn({ event: 'config.deprecated' }, deprecation);
+    if (!config.openid.enabled && counts.jwtAccessTokenHolders > 0) {
+      // A JWT access token is signed with the keys OpenID Connect publishes: while it is off these get opaque tokens.
+      app.log.warn(
+        { event: 'config.jwt_access_tokens_off', count: counts.jwtAccessTokenHolders },
+        `${counts.jwtAccessTokenHolders} application(s) or resource(s) are set to JWT access tokens (RFC 9068), which are signed with OpenID Connect's keys: while openid.enabled is off they get opaque tokens, which introspection answers. Set openid.enabled to true, or their access token format to opaque.`,
+      );
+    }
     if (applied.length) app.log.info({ migrations: applied }, 'applied migrations');
   } catch (error) {
     await database.close();
@@ -116,7 +123,8 @@ async function serve(configured: Readonly<Config>, io: CliIo): Promise<null> {
       cli: cliCommand(io),
       openid: isOpenIdProvider(config),
       insecureIssuer,
-      ...counts,
+      applications: counts.applications,
+      users: counts.users,
     }),
   );
 

@@ -96,12 +96,15 @@ export async function serviceFixture(prefix: string): Promise<ServiceFixture> {
   };
 }
 
-/** Sends SIGTERM and resolves with the exit code. */
+/**
+ * Sends SIGTERM and resolves with the exit code once the process's output is read to its end ('close', not 'exit',
+ * which can come first): the log lines it wrote last are in `output()` then.
+ */
 export function stopService(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
+    if (child.exitCode !== null && child.stdout?.readableEnded !== false) return resolve(child.exitCode);
+    child.once('close', (code) => resolve(code));
+    if (child.exitCode === null) child.kill('SIGTERM');
   });
 }
 

@@ -25,12 +25,17 @@ describe('oauth-service serve: OpenID Connect by default where it costs nothing 
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('openid.enabled false turns it off: no discovery, no JWKS, no development key', async () => {
-    // Not the quick start's fresh folder: a migrated copy, so the boot runs no initdb in WebAssembly.
+  it('openid.enabled false turns it off: no discovery, no JWKS, no development key; the boot warns of applications set to JWT access tokens', async () => {
+    // Not the quick start's fresh folder: a migrated copy, so the boot runs no initdb in WebAssembly (on the PostgreSQL
+    // pass, which has no PGlite template, the command below makes the database).
     const dataDir = folder('off');
-    // On the PostgreSQL pass there is no PGlite template to copy: the folder starts empty.
-    const migrated = await loadMigratedDataDir(dataDir);
-    const service = await startService({ ...SECRET, DATA_DIR: dataDir, OAUTH_CONFIG: configFile('off', { openid: { enabled: false } }) });
+    await loadMigratedDataDir(dataDir);
+    const env = { ...SECRET, DATA_DIR: dataDir, OAUTH_CONFIG: configFile('off', { openid: { enabled: false } }) };
+    // Made while OpenID Connect was on (the CLI refuses JWT access tokens while it is off).
+    const jwt = ['apps', 'create', '--name', 'JWT', '--redirect-uri', 'https://app.example/cb', '--access-token-format', 'jwt'];
+    const whileOn = { ...env, OAUTH_CONFIG: configFile('on', { openid: { enabled: true } }), KEY_ENCRYPTION_KEY: 'ab'.repeat(32) };
+    expect((await runService(jwt, whileOn)).code).toBe(0);
+    const service = await startService(env);
     try {
       expect((await fetch(`${service.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
       expect((await fetch(`${service.baseUrl}/oauth/jwks`)).status).toBe(404);
@@ -38,10 +43,16 @@ describe('oauth-service serve: OpenID Connect by default where it costs nothing 
       expect(metadata.jwks_uri).toBeUndefined();
       expect(existsSync(join(dataDir, 'key-encryption-key'))).toBe(false);
       expect(service.output()).not.toContain('OpenID Provider:');
-      expect(service.output().includes('creating the embedded database')).toBe(!migrated);
+      expect(service.output()).not.toContain('creating the embedded database');
     } finally {
       expect(await stopService(service.child)).toBe(0);
     }
+    // A log line, which standard output writes at most 250 ms later: read once the service has stopped (and flushed).
+    // JWT access tokens are signed with the keys OpenID Connect publishes: while it is off the application gets opaque
+    // tokens, which the boot says.
+    expect(service.output()).toContain(
+      '1 application(s) or resource(s) are set to JWT access tokens (RFC 9068), which are signed with OpenID Connect',
+    );
   }, 90_000);
 
   it('NODE_ENV=production: openid.enabled true without KEY_ENCRYPTION_KEY refuses to boot, saying so; left automatic it is off, and the boot says how to turn it on', async () => {
@@ -56,11 +67,12 @@ describe('oauth-service serve: OpenID Connect by default where it costs nothing 
     const service = await startService({ ...production, LOG_LEVEL: 'info' });
     try {
       expect((await fetch(`${service.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
-      expect(service.output()).toContain(
-        'OpenID Connect is off: openid.enabled is automatic (null), which is on only outside production (NODE_ENV is production). Set openid.enabled to true, with KEY_ENCRYPTION_KEY',
-      );
     } finally {
       expect(await stopService(service.child)).toBe(0);
     }
+    // A log line: read once the service has stopped and flushed its standard output (written at most 250 ms later).
+    expect(service.output()).toContain(
+      'OpenID Connect is off: openid.enabled is automatic (null), which is on only outside production (NODE_ENV is production). Set openid.enabled to true, with KEY_ENCRYPTION_KEY',
+    );
   }, 90_000);
 });
