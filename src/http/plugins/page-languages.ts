@@ -16,10 +16,6 @@ export interface PageLanguagesOptions {
   defaultLocale: PageLocale;
 }
 
-/**
- * The end users' pages in their language (issue 35 item 6): one message catalog for the process, and for each
- * request the language its ui_locales, Accept-Language or the config's defaultLocale chooses.
- */
 // Per request: the language chosen (on first use), and the ui_locales of its authorization request where the request's
 // own parameters do not show them (useRequestUiLocales).
 const chosen = new WeakMap<FastifyRequest, PageLanguage>();
@@ -35,6 +31,10 @@ export function useRequestUiLocales(request: FastifyRequest, uiLocales: string |
   chosen.delete(request);
 }
 
+/**
+ * The end users' pages in their language (issue 35 item 6): one message catalog for the process, and for each
+ * request the language its ui_locales, Accept-Language or the config's defaultLocale chooses.
+ */
 export const pageLanguagesPlugin = fp<PageLanguagesOptions>(
   async (app, { defaultLocale }) => {
     const catalog = createMessageCatalog();

@@ -1,10 +1,10 @@
-import { refuseHead } from '../../refuse-head.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApplicationListFilter } from '../../../oauth/clients/applications.js';
 import type { ApplicationRoute } from './controller.js';
 import type { RouteOptions } from '../../route-options.js';
 import { idParams, indexQuery, responses } from './schemas.js';
 import { INDEX_PATH } from './view-models.js';
+import { refuseHead } from '../../refuse-head.js';
 
 /**
  * The admin's GET routes: `index`, `show` (HTML and JSON), and the `new`, `edit`, `confirmDestroy` and

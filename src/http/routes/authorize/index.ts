@@ -1,4 +1,3 @@
-import { refuseHead } from '../../refuse-head.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
@@ -8,6 +7,7 @@ import { formBodyOnly } from '../../hooks/form-body-only.js';
 import { PUBLIC_DIR } from '../../plugins/views.js';
 import type { RouteOptions } from '../../route-options.js';
 import { NATIVE_PATH } from './deliver.js';
+import { refuseHead } from '../../refuse-head.js';
 
 // Any value is accepted here: a repeated parameter must reach the rules (invalid_request, redirected or shown
 // depending on what is verified by then), not fail schema validation first.

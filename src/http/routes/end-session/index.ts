@@ -1,4 +1,3 @@
-import { refuseHead } from '../../refuse-head.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkEndSession, type EndSession, type EndSessionParameters } from '../../../oauth/openid/end-session.js';
 import { hintNames } from '../../../oauth/openid/id-token-hint.js';
@@ -8,6 +7,7 @@ import { sessionUser, type SignedInUser } from '../../hooks/authenticate-resourc
 import { endUserErrorHandler, renderPage } from '../../hooks/end-user-pages.js';
 import { formBodyOnly } from '../../hooks/form-body-only.js';
 import type { RouteOptions } from '../../route-options.js';
+import { refuseHead } from '../../refuse-head.js';
 
 const text = (description: string) => ({ type: 'string', maxLength: 8192, description }) as const;
 const parametersSchema = {

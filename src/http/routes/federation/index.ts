@@ -1,4 +1,3 @@
-import { refuseHead } from '../../refuse-head.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { clientSecretVariable, isPublicClient, type IdentityProviderConfig } from '../../../config/identity-providers-schema.js';
 import type { OAuthDeps } from '../../../oauth/deps.js';
@@ -16,6 +15,7 @@ import { upstreamFailurePage } from './upstream-failure-page.js';
 import { LINK_PATH, linkBody, showLink, startLink, submitLink } from './upstream-link.js';
 import { readUpstreamLogos } from './upstream-logos.js';
 import { backchannelLogoutBody, backchannelLogoutBodyRefused, receiveBackchannelLogout } from './upstream-logout-routes.js';
+import { refuseHead } from '../../refuse-head.js';
 
 // Sign-in through upstream identity providers (issue 37, config identityProviders; the domain is in
 // src/oauth/federation/): /login/upstream/:id starts it (a redirect with fresh state, nonce and PKCE, so a forged

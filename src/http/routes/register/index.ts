@@ -1,4 +1,3 @@
-import { refuseHead } from '../../refuse-head.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   authorizeManagement,
@@ -17,6 +16,7 @@ import { auditWriteFailed, clientActor } from '../../audit-actor.js';
 import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
 import { oauthErrorResponses } from '../../schemas.js';
+import { refuseHead } from '../../refuse-head.js';
 
 // RFC 7591 (POST /oauth/register) and RFC 7592 (GET/PUT/DELETE /oauth/register/:client_id), issue 19.
 // Registered by app.ts only when config registration.policy is not off.
