@@ -4,6 +4,7 @@ import { recordDomainEvent } from '../audit/audit-trail.js';
 import { passkeyRegisteredEvent, passkeyRemovedEvent } from '../audit/passkey-events.js';
 import { confirmOwnPassword } from '../second-factor/second-factors.js';
 import type { UserRecord } from '../users/user-store.js';
+import { endAllSignInsOfUser } from '../sessions/login-sessions.js';
 import type { NewPasskey, PasskeyRecord } from './passkey-store.js';
 
 // Passkeys (issue 35 item 1) as a user manages them on the account page: register (after the ceremony verified the
@@ -79,7 +80,7 @@ export async function removePasskey(deps: OAuthDeps, userId: number, id: number,
  */
 export async function removeAllPasskeys(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<PasskeyRecord[]> {
   const removed = await deps.stores.passkeys.deleteAllOfUser(userId);
-  if (removed.length > 0) await deps.stores.loginSessions.deleteAllOfUser(userId);
+  if (removed.length > 0) await endAllSignInsOfUser(deps, userId);
   return removed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
 }
 

@@ -128,6 +128,15 @@ export function endSessionOfUser(deps: OAuthDeps, userId: number, id: number): P
   return deps.stores.loginSessions.deleteOfUser(userId, id);
 }
 
+/**
+ * Ends every sign-in of the user, on every instance at its next request (Disable, an admin's password reset, Remove
+ * all passkeys): whoever signed in with what was taken away signs in again. The clients are not told here: tokens stay
+ * until revoked, and the revocation tells them.
+ */
+export async function endAllSignInsOfUser(deps: Pick<OAuthDeps, 'stores'>, userId: number): Promise<void> {
+  await deps.stores.loginSessions.deleteAllOfUser(userId);
+}
+
 /** Ends every session of the user but `keepId` (after a password change, when the user asks); what ended. */
 export function endOtherSessionsOfUser(deps: OAuthDeps, userId: number, keepId: number): Promise<LoginSessionRecord[]> {
   return deps.stores.loginSessions.deleteOthersOfUser(userId, keepId);

@@ -8,6 +8,7 @@ import type { EmailSource } from './user-store.js';
 import { resolveProfile, UserInvalid, type ProfileErrors, type ProfileInput } from './user-profile.js';
 import { hasControlCharacter } from '../control-characters.js';
 import { formatCharacterIn } from '../format-characters.js';
+import { endAllSignInsOfUser } from '../sessions/login-sessions.js';
 
 // The local users (SPEC 3.6): signing in at /login, and what the CLI does to them.
 
@@ -221,7 +222,7 @@ export async function resetUserPassword(deps: OAuthDeps, user: UserRecord, passw
  */
 export async function setPasswordByAdmin(deps: OAuthDeps, user: UserRecord, password: string): Promise<boolean> {
   const changed = await setUserPassword(deps, user.username, password);
-  if (changed) await deps.stores.loginSessions.deleteAllOfUser(user.id);
+  if (changed) await endAllSignInsOfUser(deps, user.id);
   return changed;
 }
 
@@ -236,7 +237,7 @@ export async function setPasswordByAdmin(deps: OAuthDeps, user: UserRecord, pass
 export async function disableUser(deps: OAuthDeps, user: UserRecord): Promise<{ user: UserRecord; revoked: RevokedAuthorizations } | null> {
   const disabled = isDisabled(user) ? user : await deps.stores.userAdmin.setDisabledAt(user.id, deps.now());
   if (!disabled) return null;
-  await deps.stores.loginSessions.deleteAllOfUser(user.id);
+  await endAllSignInsOfUser(deps, user.id);
   return { user: disabled, revoked: await revokeAuthorizations(deps, user.id) };
 }
 
