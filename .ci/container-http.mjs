@@ -17,7 +17,7 @@ const [command, base, clientId, secret, count] = process.argv.slice(2);
 async function token() {
   // AbortSignal.timeout's timer does not keep Node running: while a connection hangs with nothing else pending (a
   // published port whose container is starting), Node would exit with code 13 (an unsettled top-level await).
-  const keepAlive = setTimeout(() => {}, 11_000);
+  const keepAlive = setTimeout(() => {}, 26_000);
   try {
     const response = await fetch(`${base}/oauth/token`, {
       method: 'POST',
@@ -26,7 +26,9 @@ async function token() {
         'content-type': 'application/x-www-form-urlencoded',
       },
       body: 'grant_type=client_credentials',
-      signal: AbortSignal.timeout(10_000),
+      // Longer than a request may wait for the database by design (databaseFailoverRetrySeconds, 10 s, plus the
+      // last attempt's 5 s connect timeout): a timeout here is a hang.
+      signal: AbortSignal.timeout(25_000),
     });
     const body = await response.json().catch(() => ({}));
     return `${response.status} ${response.headers.get('retry-after') ?? '-'} ${body.error ?? '-'}`;

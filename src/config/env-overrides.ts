@@ -9,31 +9,32 @@ export const ENV_PREFIX = 'environment variable ';
 
 // Anything that does not parse is left as the string, for the schema to report with the variable's name.
 // A negative number is a number too, for the schema to say it is out of range rather than not an integer.
-const port = (value: string) => (/^-?\d+$/.test(value) ? Number(value) : value);
+const integer = (value: string) => (/^-?\d+$/.test(value) ? Number(value) : value);
 const boolean = (value: string) => (value === 'true' || value === 'false' ? value === 'true' : value);
 /** A key whose null means something (metrics.port: no listener; openid.enabled: automatic) takes the word null too. */
 const orNull = (parse: (value: string) => unknown) => (value: string) => (value === 'null' ? null : parse(value));
 /** TRUST_PROXY: true/false, a hop count, or addresses/CIDRs separated by commas (as the config key takes them). */
-const trustProxy = (value: string) => (value === 'true' || value === 'false' ? value === 'true' : port(value));
+const trustProxy = (value: string) => (value === 'true' || value === 'false' ? value === 'true' : integer(value));
 
 const ENV_OVERRIDES: ReadonlyArray<{ variable: string; path: string; parse?: (value: string) => unknown }> = [
   { variable: 'DATABASE_URL', path: 'databaseUrl' },
   { variable: 'DATABASE_READ_URL', path: 'databaseReadUrl' },
   { variable: 'DATABASE_DIRECT_URL', path: 'databaseDirectUrl' },
+  { variable: 'DATABASE_FAILOVER_RETRY_SECONDS', path: 'databaseFailoverRetrySeconds', parse: integer },
   { variable: 'DATABASE_PREPARED_STATEMENTS', path: 'databasePreparedStatements', parse: boolean },
   { variable: 'SESSION_SECRET', path: 'sessionSecret' },
   { variable: 'SESSION_SECRET_FILE', path: 'sessionSecretFile' },
   { variable: 'OPENID_ENABLED', path: 'openid.enabled', parse: orNull(boolean) },
   { variable: 'PAIRWISE_SALT', path: 'openid.pairwiseSalt' },
   { variable: 'ADMIN_PASSWORD_HASH', path: 'admin.passwordHash' },
-  { variable: 'PORT', path: 'port', parse: port },
+  { variable: 'PORT', path: 'port', parse: integer },
   { variable: 'HOST', path: 'host' },
   { variable: 'BASE_URL', path: 'baseUrl' },
   { variable: 'DATA_DIR', path: 'dataDir' },
   { variable: 'LOG_LEVEL', path: 'log.level' },
   { variable: 'TRUST_PROXY', path: 'trustProxy', parse: trustProxy },
   { variable: 'METRICS_HOST', path: 'metrics.host' },
-  { variable: 'METRICS_PORT', path: 'metrics.port', parse: orNull(port) },
+  { variable: 'METRICS_PORT', path: 'metrics.port', parse: orNull(integer) },
 ];
 
 const isSet = (value: string | undefined): value is string => value !== undefined && value !== '';

@@ -109,6 +109,14 @@ export const configSchema = {
       description:
         'Whether the hot queries go as named prepared statements, parsed once per connection (env DATABASE_PREPARED_STATEMENTS=true|false). Set false when databaseUrl goes through a pooler in transaction mode (PgBouncer 1.18 and older, or without max_prepared_statements), where a statement prepared on one server connection is missing on the next: every statement is then sent unnamed. Migrations, which hold a session-level lock, then need databaseDirectUrl.',
     },
+    databaseFailoverRetrySeconds: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 60,
+      default: 10,
+      description:
+        "How long a statement that PostgreSQL or PgBouncer refused in a way that proves it wrote nothing (no server, a primary shutting down or turned read-only: a failover or switchover) is sent again before the request is answered 503 (env DATABASE_FAILOVER_RETRY_SECONDS). Cover your switchover: Patroni's takes 3-8 s. A write that may have committed is never sent again. 0: never sent again.",
+    },
     databaseDirectUrl: {
       type: ['string', 'null'],
       pattern: '^postgres(ql)?://',

@@ -58,6 +58,7 @@ export interface Config {
   databaseReadUrl: string | null;
   databasePoolSize: number;
   databasePreparedStatements: boolean;
+  databaseFailoverRetrySeconds: number;
   databaseDirectUrl: string | null;
   /** After loading: the contents of sessionSecretFile when that is set. */
   sessionSecret: string | null;

@@ -8,7 +8,7 @@ import { prismaOnFirstUse } from './prisma-on-first-use.js';
 import type { DataDirLock } from './data-dir-lock.js';
 import { routeToEmbedded, startSocketServer, type EmbeddedAccess } from './embedded-database.js';
 import type { EmbeddedSocketServer } from './embedded-socket.js';
-import { retryingThroughFailover } from './failover-retry.js';
+import { DEFAULT_FAILOVER_RETRY_SECONDS, retryingThroughFailover } from './failover-retry.js';
 import { statementTracer } from '../telemetry/statement-tracer.js';
 import { tracedPglite } from './traced-pglite.js';
 import { createReadReplica } from './read-replica.js';
@@ -53,6 +53,8 @@ export interface DatabaseOptions {
    * secret) once the command has answered. Without synchronous standbys remote_apply is a plain local commit.
    */
   commitOnStandbys?: boolean;
+  /** How long a statement refused in a way that proves it wrote nothing is sent again (failover-retry.ts). Default 10. */
+  failoverRetrySeconds?: number;
 }
 
 export interface PoolStats {
@@ -101,17 +103,32 @@ export interface ReadReplicaHandle {
 
 type DatabaseConfig = Pick<
   Config,
-  'databaseUrl' | 'databaseReadUrl' | 'databaseDirectUrl' | 'databasePreparedStatements' | 'dataDir' | 'databasePoolSize'
+  | 'databaseUrl'
+  | 'databaseReadUrl'
+  | 'databaseDirectUrl'
+  | 'databasePreparedStatements'
+  | 'databaseFailoverRetrySeconds'
+  | 'dataDir'
+  | 'databasePoolSize'
 >;
 
 /** What the service opens: the pool of databasePoolSize on databaseUrl, and the read replica if configured. */
 export function databaseOptions(config: DatabaseConfig): DatabaseOptions {
-  const { databaseUrl, databaseReadUrl, databaseDirectUrl, databasePreparedStatements, dataDir, databasePoolSize } = config;
+  const {
+    databaseUrl,
+    databaseReadUrl,
+    databaseDirectUrl,
+    databasePreparedStatements,
+    databaseFailoverRetrySeconds,
+    dataDir,
+    databasePoolSize,
+  } = config;
   return {
     databaseUrl,
     databaseReadUrl,
     databaseDirectUrl,
     preparedStatements: databasePreparedStatements,
+    failoverRetrySeconds: databaseFailoverRetrySeconds,
     dataDir,
     poolSize: databasePoolSize,
   };
@@ -127,6 +144,7 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
       namedStatements: options.preparedStatements ?? true,
       directUrl,
       commitOnStandbys: options.commitOnStandbys ?? false,
+      failoverRetrySeconds: options.failoverRetrySeconds ?? DEFAULT_FAILOVER_RETRY_SECONDS,
     });
   }
   if (options.databaseReadUrl) throw new Error('databaseReadUrl needs databaseUrl: the embedded database has no replicas');
@@ -138,6 +156,7 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
       namedStatements: true,
       directUrl: null,
       commitOnStandbys: false,
+      failoverRetrySeconds: DEFAULT_FAILOVER_RETRY_SECONDS,
     });
     return { ...served, servingProcess: route.ownerPid };
   }
@@ -161,13 +180,14 @@ interface PostgresSetup {
   namedStatements: boolean;
   directUrl: string | null;
   commitOnStandbys: boolean;
+  failoverRetrySeconds: number;
 }
 
 async function createPostgres(
   target: PostgresTarget,
   readUrl: string | null,
   poolSize: number,
-  { namedStatements, directUrl, commitOnStandbys }: PostgresSetup,
+  { namedStatements, directUrl, commitOnStandbys, failoverRetrySeconds }: PostgresSetup,
 ): Promise<Database> {
   // Each backend's driver is loaded when it is opened: a CLI command on one never pays for loading the other (issue 30).
   const { default: pg } = await import('pg');
@@ -189,7 +209,7 @@ async function createPostgres(
   const prisma = prismaOnFirstUse(async () => new (await import('@prisma/adapter-pg')).PrismaPg(pool));
   const pooled = sqlClientForPool(pool, { namedStatements });
   // What a failover refuses in a way that proves nothing was written is sent again for a while (failover-retry.ts).
-  const sql = retryingThroughFailover(pooled);
+  const sql = retryingThroughFailover(pooled, { budgetMs: failoverRetrySeconds * 1_000 });
   // A replica that does not answer is left for the primary quickly (read-replica.ts), not after 5 s per request.
   const readPool = readUrl
     ? createPool(pg.Pool, { connectionString: readUrl }, poolSize, 'oauth-service reads', { connectionTimeoutMillis: 2_000 })

@@ -5,13 +5,17 @@ import type { SqlClient, SqlStatement } from './sql-client.js';
  * A failover (issue 20) refuses statements for a few seconds in ways that prove they changed nothing: PgBouncer
  * turns clients away while its logins to the old leader fail (server_login_retry), the old leader refuses logins
  * while it shuts down (57P03) or writes once it is a standby (25006). Such a statement is sent again, on another
- * connection, until it succeeds or `budgetMs` is spent; only then does the request answer 503.
+ * connection, until it succeeds or `budgetMs` is spent (config databaseFailoverRetrySeconds); only then does the
+ * request answer 503. Patroni's switchover refuses for 3-8 s; the budget must cover it, or a planned switchover fails
+ * requests that could have waited.
  *
  * Never sent again: a statement that may have reached a writable primary and failed after (a terminated session,
  * 57P01; a reset connection): its commit may have happened with the answer lost, and a second try of a refresh
  * rotation or a conditional update would then answer differently from the first. A standalone SELECT is the
  * exception: it writes nothing, so any connection failure may be retried.
  */
+export const DEFAULT_FAILOVER_RETRY_SECONDS = 10;
+
 export interface FailoverRetryOptions {
   /** How long after the first attempt a refused statement is still tried again. */
   budgetMs?: number;
@@ -31,7 +35,11 @@ export const isStandaloneRead = (statement: SqlStatement) => /^[\s(]*select\b/i.
 
 export function retryingThroughFailover(
   sql: SqlClient,
-  { budgetMs = 5_000, now = Date.now, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) }: FailoverRetryOptions = {},
+  {
+    budgetMs = DEFAULT_FAILOVER_RETRY_SECONDS * 1_000,
+    now = Date.now,
+    sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  }: FailoverRetryOptions = {},
 ): SqlClient {
   async function retried<T>(attempt: () => Promise<T>, safe: (error: unknown) => boolean): Promise<T> {
     const deadline = now() + budgetMs;

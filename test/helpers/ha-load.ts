@@ -10,10 +10,16 @@ export interface Exchange {
   /** ms since the fault (negative: before it). */
   startMs: number;
   endMs: number;
-  /** HTTP status, or 0 when no answer came (connection error or the 20 s timeout). */
+  /** HTTP status, or 0 when no answer came (connection error or the ANSWER_TIMEOUT_MS timeout). */
   status: number;
   retryAfter: string | null;
 }
+
+/**
+ * Longer than the worst a request may take by design: the service's retry budget (the failover test sets 20 s) plus
+ * PgBouncer's query_wait_timeout (10 s) for the last attempt it starts.
+ */
+export const ANSWER_TIMEOUT_MS = 35_000;
 
 export interface LoadTarget {
   /** One base URL per instance. */
@@ -89,7 +95,7 @@ export async function loadThrough(
         method: body ? 'POST' : 'GET',
         headers: body ? { ...FORM, authorization: target.authorization } : {},
         body: body ? new URLSearchParams(body) : undefined,
-        signal: AbortSignal.timeout(20_000),
+        signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
       });
       status = response.status;
       retryAfter = response.headers.get('retry-after');

@@ -2,7 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildServer } from '../../src/app.js';
 import { domainDeps } from '../../src/cli/context.js';
 import { loadConfig } from '../../src/config/loader.js';
-import { createDatabase, type Database } from '../../src/storage/database.js';
+import { createDatabase, databaseOptions, type Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { createStores } from '../../src/storage/stores.js';
 import { createClient, issueToken, type TestClient } from './factories.js';
@@ -31,7 +31,8 @@ export interface ServiceOnPrivatePostgres {
   close(): Promise<void>;
 }
 
-export async function serviceOnPrivatePostgres(): Promise<ServiceOnPrivatePostgres> {
+/** `configInput`: config keys beside the database URL (the database is opened from the config, as `serve` does). */
+export async function serviceOnPrivatePostgres(configInput: Record<string, unknown> = {}): Promise<ServiceOnPrivatePostgres> {
   const postgres = await startPrivatePostgres();
   let database: Database | undefined;
   let app: FastifyInstance | undefined;
@@ -42,9 +43,9 @@ export async function serviceOnPrivatePostgres(): Promise<ServiceOnPrivatePostgr
     await postgres.remove();
   };
   try {
-    database = await createDatabase({ databaseUrl: postgres.url, dataDir: 'unused', poolSize: 4 });
+    const config = loadConfig({ input: { log: { level: 'silent' }, databaseUrl: postgres.url, databasePoolSize: 4, ...configInput } });
+    database = await createDatabase(databaseOptions(config));
     await migrate(database);
-    const config = loadConfig({ input: { log: { level: 'silent' }, databaseUrl: postgres.url } });
     const stores = createStores(database, { applicationCacheSeconds: 0 });
     const deps = domainDeps(database, config, stores);
     app = await buildServer({ config, database, stores });

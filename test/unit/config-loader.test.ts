@@ -169,6 +169,16 @@ describe('config loader (SPEC 2, 5)', () => {
     expect(() => loadConfig({ env: { DATABASE_PREPARED_STATEMENTS: 'no' } })).toThrow(/DATABASE_PREPARED_STATEMENTS/);
   });
 
+  it('DATABASE_FAILOVER_RETRY_SECONDS sets how long a refused statement is sent again; a wrong value is named', () => {
+    expect(loadConfig({}).databaseFailoverRetrySeconds).toBe(10);
+    expect(loadConfig({ env: { DATABASE_FAILOVER_RETRY_SECONDS: '0' } }).databaseFailoverRetrySeconds).toBe(0);
+    expect(loadConfig({ input: { databaseFailoverRetrySeconds: 20 } }).databaseFailoverRetrySeconds).toBe(20);
+    expect(() => loadConfig({ env: { DATABASE_FAILOVER_RETRY_SECONDS: 'soon' } })).toThrow(
+      /environment variable DATABASE_FAILOVER_RETRY_SECONDS.*integer/,
+    );
+    expect(() => loadConfig({ input: { databaseFailoverRetrySeconds: 61 } })).toThrow(/databaseFailoverRetrySeconds.*60/);
+  });
+
   it('OPENID_ENABLED sets openid.enabled (docker-compose.yml turns OpenID Connect on with it)', () => {
     const key = { KEY_ENCRYPTION_KEY: 'a'.repeat(64) };
     expect(loadConfig({ env: { ...key, OPENID_ENABLED: 'true' } }).openid.enabled).toBe(true);
