@@ -14,6 +14,8 @@ export interface FetchBrowser {
   submit(url: string, fields: Record<string, string>): Promise<Page>;
   /** The first redirect's Location of a GET, not followed (e.g. to edit the authorization request sent upstream). */
   redirectOf(url: string): Promise<string>;
+  /** The Cookie header it sends to `url` (to replay its session at another server on the same database). */
+  cookieHeader(url: string): string;
   /** POSTs JSON as public/passkeys.js does (the CSRF token in x-csrf-token); the answer, not followed. */
   postJson(url: string, body: object, csrfToken: string): Promise<{ status: number; json: Record<string, unknown> }>;
 }
@@ -22,9 +24,11 @@ export function fetchBrowser(): FetchBrowser {
   const jars = new Map<string, Map<string, string>>();
   const jarOf = (url: URL) => jars.get(url.origin) ?? jars.set(url.origin, new Map()).get(url.origin)!;
 
+  const cookieHeader = (url: URL) => [...jarOf(url)].map(([name, value]) => `${name}=${value}`).join('; ');
+
   async function send(url: URL, init: RequestInit): Promise<Response> {
     const jar = jarOf(url);
-    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+    const cookie = cookieHeader(url);
     const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as object), ...(cookie && { cookie }) } });
     for (const line of response.headers.getSetCookie()) {
       const [pair] = line.split(';');
@@ -47,6 +51,7 @@ export function fetchBrowser(): FetchBrowser {
 
   return {
     open: (url) => follow(new URL(url), { method: 'GET' }),
+    cookieHeader: (url) => cookieHeader(new URL(url)),
     submit: (url, fields) =>
       follow(new URL(url), {
         method: 'POST',

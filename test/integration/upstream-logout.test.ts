@@ -3,7 +3,7 @@ import type { IdentityProviderConfig } from '../../src/config/identity-providers
 import { BACKCHANNEL_LOGOUT_EVENT, backchannelReceiver, type BackchannelReceiver } from '../helpers/backchannel-receiver.js';
 import { listeningTestServer } from '../helpers/listening-server.js';
 import { capturedLogLines } from '../helpers/log-lines.js';
-import type { TestServer } from '../helpers/test-server.js';
+import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 import { csrfOf, fetchBrowser, signInAtUpstream, type FetchBrowser } from '../helpers/upstream-browser.js';
 import { upstreamForProduct, type UpstreamProvider } from '../helpers/upstream-provider.js';
 
@@ -89,6 +89,31 @@ describe('logout with an upstream identity provider', () => {
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.body)![1]!;
     await browser.submit(`${upstream.issuer}/session/end/confirm`, { xsrf, logout: 'yes' });
     expect(await sessionsOf(server, 'lee'), upstream.output()).toEqual([]);
+  });
+
+  it('a session begun through a provider since removed from the config is over: the account page asks for a sign-in', async () => {
+    const browser = fetchBrowser();
+    await signInAtUpstream(browser, await browser.open(`${server.baseUrl}/login/upstream/corp-again`), 'lee-1');
+    const cookie = browser.cookieHeader(server.baseUrl);
+    // The same database and session secret, with corp-again taken out of identityProviders (a restart with the new config).
+    const [corp] = server.config.identityProviders;
+    const restarted = await buildTestServer({
+      testDatabase: server.testDatabase,
+      config: { baseUrl: server.baseUrl, identityProviders: [corp!] as IdentityProviderConfig[] },
+      env: { IDP_CORP_CLIENT_SECRET: 'upstream-secret' },
+    });
+    try {
+      const account = (app: TestServer['app']) => app.inject({ method: 'GET', url: '/account', headers: { cookie } });
+      expect((await account(server.app)).statusCode).toBe(200);
+      const after = await account(restarted.app);
+      expect(after.statusCode).toBe(302);
+      expect(after.headers.location).toBe('/login');
+    } finally {
+      await restarted.close();
+    }
+    // Signed in there still (its provider is configured), it ends the session as before.
+    await browser.open(`${server.baseUrl}/logout`).then((page) => browser.submit(`${server.baseUrl}/logout`, { _csrf: csrfOf(page) }));
+    expect(await sessionsOf(server, 'lee')).toEqual([]);
   });
 
   it('refuses a logout token that is not one the upstream signed, with 400 and no session ended', async () => {

@@ -96,26 +96,38 @@ export const sessionIdOf = (key: string): string => sha256Hex(key);
  */
 function continuedOpenidSession(deps: OAuthDeps, ended: LoginSessionRecord | null, user: UserRecord): string | null {
   if (ended === null || ended.userId !== user.id) return null;
-  return isLive(ended, deps.now()) ? ended.openidSessionId : null;
+  return isLive(ended, deps.now()) && !madeThroughRemovedProvider(deps, ended) ? ended.openidSessionId : null;
 }
 
 /**
  * The live session the cookie's key names, with its enabled user, or null: no row (ended here or on another
- * instance), unused for longer than the lifetime, or a user disabled since. Marks the session seen.
+ * instance), unused for longer than the lifetime, a user disabled since, or made through an identity provider
+ * removed since. Marks the session seen.
  */
 export async function liveLoginSession(deps: OAuthDeps, key: string): Promise<{ session: LoginSessionRecord; user: UserRecord } | null> {
   const found = await deps.stores.loginSessions.findWithUser(sessionIdOf(key));
   if (found === null || found.user.disabledAt !== null) return null;
   const now = deps.now();
-  if (!isLive(found.session, now)) return null;
+  if (!isLive(found.session, now) || madeThroughRemovedProvider(deps, found.session)) return null;
   const seenSince = new Date(now.getTime() - SEEN_INTERVAL_MS);
   if (found.session.lastSeenAt < seenSince) await deps.stores.loginSessions.markSeen(found.session.id, now, seenSince);
   return found;
 }
 
+/**
+ * A sign-in made through an identity provider that is no longer in the config (identityProviders) is over: removing
+ * a provider, say one that was compromised, takes away the way in it gave, and the sessions it made with it. The
+ * upstream's back-channel logout for them is then a 404, which is moot.
+ */
+function madeThroughRemovedProvider(deps: Pick<OAuthDeps, 'config'>, session: LoginSessionRecord): boolean {
+  const providerId = session.upstreamProviderId;
+  return providerId !== null && !deps.config.identityProviders.some((entry) => entry.id === providerId);
+}
+
 /** The user's live sessions, the latest sign-in first. */
-export function sessionsOfUser(deps: OAuthDeps, userId: number): Promise<LoginSessionRecord[]> {
-  return deps.stores.loginSessions.listOfUser(userId, oldestLive(deps.now()));
+export async function sessionsOfUser(deps: OAuthDeps, userId: number): Promise<LoginSessionRecord[]> {
+  const sessions = await deps.stores.loginSessions.listOfUser(userId, oldestLive(deps.now()));
+  return sessions.filter((session) => !madeThroughRemovedProvider(deps, session));
 }
 
 /** Ends the session the cookie's key names (a logout); what ended, or null when it had ended already. */
