@@ -115,7 +115,7 @@ export const configSchema = {
       maximum: 60,
       default: 10,
       description:
-        "How long a statement that PostgreSQL or PgBouncer refused in a way that proves it wrote nothing (no server, a primary shutting down or turned read-only: a failover or switchover) is sent again before the request is answered 503 (env DATABASE_FAILOVER_RETRY_SECONDS). Cover your switchover: Patroni's takes 3-8 s. A write that may have committed is never sent again. 0: never sent again.",
+        "How long a statement that PostgreSQL or PgBouncer refused in a way that proves it wrote nothing (no server, a primary shutting down or turned read-only: a failover or switchover) is sent again before the request is answered 503 (env DATABASE_FAILOVER_RETRY_SECONDS). Cover your switchover: Patroni's took 5-8 s from the command to the first write on a 2-core test machine. A write that may have committed is never sent again. 0: never sent again.",
     },
     databaseDirectUrl: {
       type: ['string', 'null'],
