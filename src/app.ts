@@ -4,7 +4,7 @@ import { ajvJsonSchemaChecker } from './storage/ajv-json-schema-checker.js';
 import { sharedSchemaCompilers } from './http/schema-compilers.js';
 import type { Config } from './config/types.js';
 import { requireFormContentType } from './http/api-content-type.js';
-import { createControllers, resolveControllerClasses } from './http/controllers/registry.js';
+import { createControllers, resolveControllerClasses, type ControllerClasses } from './http/controllers/registry.js';
 import { applyErrorResponse, errorResponse } from './http/error-response.js';
 import { answerClientError } from './http/client-errors.js';
 import type { Extensions } from './http/extensions.js';
@@ -95,19 +95,34 @@ export interface BuildServerOptions {
 }
 
 /** The composition root: wires every layer and registers each endpoint group by name. Never listens. */
-export async function buildServer({
-  config,
-  extensions = {},
-  database,
-  now = () => new Date(),
-  stores,
-  logStream,
-  passwords = argon2Hasher,
-  clientMetadataDocumentCa,
-}: BuildServerOptions): Promise<FastifyInstance> {
+export async function buildServer(options: BuildServerOptions): Promise<FastifyInstance> {
   // SPEC 7: a controller that is not a subclass of the built-in one stops the boot before anything is opened.
-  const controllerClasses = resolveControllerClasses(extensions.controllers);
-  const db = database ?? (await createDatabase(databaseOptions(config)));
+  const controllerClasses = resolveControllerClasses(options.extensions?.controllers);
+  const db = options.database ?? (await createDatabase(databaseOptions(options.config)));
+  try {
+    return await serverOn(db, controllerClasses, options);
+  } catch (error) {
+    // A boot that fails once the database is open (an extension's controller constructor throws) closes the database
+    // it opened: the caller gets the error with nothing left open (a data folder's lock, a pool's connections).
+    if (!options.database) await db.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function serverOn(
+  db: Database,
+  controllerClasses: ControllerClasses,
+  {
+    config,
+    extensions = {},
+    database,
+    now = () => new Date(),
+    stores,
+    logStream,
+    passwords = argon2Hasher,
+    clientMetadataDocumentCa,
+  }: BuildServerOptions,
+): Promise<FastifyInstance> {
   // The reporter reaches the server's log and metrics, which exist by the time the first request fails.
   const reporter: AttemptReporter = {
     // reqId as the request's own lines name it, where the failure knows its request.

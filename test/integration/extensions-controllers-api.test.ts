@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -7,9 +7,10 @@ import { buildServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config/loader.js';
 import { TokenInfoController, TokensController } from '../../src/http/controllers/index.js';
 import type { Extensions } from '../../src/http/extensions.js';
+import { LOCK_FILE } from '../../src/storage/data-dir-lock.js';
 import { createClient, createUser, issueToken, type TestClient } from '../helpers/factories.js';
 import { basic, bearer, introspectRequest, revokeRequest, tokenInfoRequest, tokenRequest } from '../helpers/oauth-requests.js';
-import { backend } from '../helpers/test-database.js';
+import { backend, loadMigratedDataDir } from '../helpers/test-database.js';
 import { buildTestServer, type TestServer } from '../helpers/test-server.js';
 import { recordingSubclass } from './extensions-support.js';
 
@@ -183,15 +184,20 @@ describe('a controller that is not a subclass of the built-in one stops the boot
     await expect(boot(controllers)).rejects.toThrow(message);
   });
 
-  it("a subclass whose constructor fails is named in the boot's error (an extensions audit: only its message was said)", async () => {
+  // The constructor runs once the database is open: the boot opens the data folder (migrated from the run's template
+  // where there is one, else made from nothing, which takes seconds on a busy machine), and must close it again.
+  it("a subclass whose constructor fails is named in the boot's error (an extensions audit: only its message was said), and the database it opened is closed", async () => {
     class Failing extends TokensController {
       constructor(...args: ConstructorParameters<typeof TokensController>) {
         super(...args);
         throw new Error('ctor fails');
       }
     }
+    await loadMigratedDataDir(dataDir);
     await expect(boot({ tokens: Failing })).rejects.toThrow('extensions: the tokens controller (Failing) could not be made: ctor fails');
-  });
+    // The folder's lock is gone with the database: a server or CLI command may open the folder now.
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+  }, 120_000);
 
   it('a subclass of another copy of the class is refused with a hint to use the function form', async () => {
     class TokensController {}
