@@ -62,6 +62,11 @@ export const oauthErrorResponses = {
 } as const;
 
 /** A form body: any parameters (unknown ones are ignored, RFC 6749 section 3.1); shape checked by readParameters. */
+export const formBodySchema = (properties: Record<string, string>) => ({
+  type: 'object',
+  properties: Object.fromEntries(Object.entries(properties).map(([name, description]) => [name, { type: 'string', description }])),
+});
+
 /**
  * The same, without types: every value reaches the rules that judge it (a repeated parameter is their
  * invalid_request with its own words; a repeatable one, RFC 8707's resource, is not refused by a schema).
@@ -69,11 +74,6 @@ export const oauthErrorResponses = {
 export const untypedFormBodySchema = (properties: Record<string, string>) => ({
   type: 'object',
   properties: Object.fromEntries(Object.entries(properties).map(([name, description]) => [name, { description }])),
-});
-
-export const formBodySchema = (properties: Record<string, string>) => ({
-  type: 'object',
-  properties: Object.fromEntries(Object.entries(properties).map(([name, description]) => [name, { type: 'string', description }])),
 });
 
 export const sharedSchemasPlugin = fp(

@@ -125,6 +125,22 @@ describe(`RFC 8628 device authorization grant (${backend})`, () => {
     expect(await countRows(server, 'oauth_access_tokens')).toBe(tokens);
   });
 
+  it('takes resource repeated (RFC 8707 section 2): the approved token is for both APIs; a repeated scope is refused by name', async () => {
+    const common = { name: '', tokenFormat: 'opaque' as const, accessTokenLifetime: null, scopes: ['read'], serverClientId: null };
+    const apis = ['https://device-api-a.example/', 'https://device-api-b.example/'];
+    for (const uri of apis) await server.deps.stores.resources.create({ ...common, uri });
+    const started = await deviceAuthorization(server.app, client, { scope: 'read', resource: apis });
+    expect((await decideAtDevicePage(alice, started.user_code, true)).statusCode).toBe(200);
+    const issued = await pollDevice(server.app, client, started.device_code);
+    expect(issued.statusCode).toBe(200);
+    const rows = await server.app.database.sql.query<{ audience: string }>('SELECT audience FROM oauth_access_tokens WHERE token = $1', [
+      sha256Hex(issued.json<{ access_token: string }>().access_token),
+    ]);
+    expect(rows).toEqual([{ audience: apis.join(' ') }]);
+    const twice = await startDeviceAuthorization(server.app, client, { scope: ['read', 'write'] });
+    expect(error(twice)).toMatchObject({ status: 400, error: 'invalid_request', error_description: expect.stringContaining('scope') });
+  });
+
   it("the token carries the approver's sign-in: auth_time, acr and amr at introspection (issue 35)", async () => {
     const confidential = await deviceClient(server.deps, { confidential: true });
     const started = await deviceAuthorization(server.app, confidential, { scope: 'read' });

@@ -4,9 +4,10 @@ import { readOAuthParameters } from '../../hooks/read-oauth-parameters.js';
 import { requestClientCredentials } from '../../request-client-credentials.js';
 import { noStore } from '../../no-store.js';
 import type { RouteOptions } from '../../route-options.js';
-import { formBodySchema, oauthErrorResponses } from '../../schemas.js';
+import { oauthErrorResponses, untypedFormBodySchema } from '../../schemas.js';
 
-const bodySchema = formBodySchema({
+// Untyped: `resource` may be repeated (RFC 8707 section 2); readOAuthParameters judges every other repetition.
+const bodySchema = untypedFormBodySchema({
   client_id: 'the client (client_secret_post or none)',
   client_secret: 'client_secret_post',
   scope: 'space-separated scopes; blank: the default scopes the client holds',
