@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { base64url, exportJWK, exportPKCS8, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { base64url, exportJWK, exportPKCS8, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { JWT_BEARER_ASSERTION_TYPE } from '../../src/oauth/clients/client-assertion/assertion-methods.js';
 import type { OAuthDeps } from '../../src/oauth/deps.js';
 import { createClient, type TestClient } from './factories.js';
@@ -33,7 +33,8 @@ export interface AssertionOptions {
   expiresIn?: number | null;
   /** Seconds from now of iat (positive: issued in the future); 0 by default. */
   issuedIn?: number;
-  jti?: string | null;
+  /** A random UUID by default; null: none; a number: a malformed one. */
+  jti?: string | number | null;
   alg?: string;
   kid?: string;
 }
@@ -51,7 +52,8 @@ export async function clientAssertion(
   const signingKey = typeof key === 'string' ? new TextEncoder().encode(key) : key.privateKey;
   const alg = options.alg ?? (typeof key === 'string' ? 'HS256' : key.alg);
   const kid = options.kid ?? (typeof key === 'string' ? undefined : key.kid);
-  return new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT', ...(kid !== undefined && { kid }) }).sign(signingKey);
+  // A JWTPayload's jti is a string: a test's malformed one is what the server must refuse.
+  return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg, typ: 'JWT', ...(kid !== undefined && { kid }) }).sign(signingKey);
 }
 
 /** An unsecured JWT (RFC 7519 section 6, alg none): what no verifier may accept. */

@@ -151,13 +151,14 @@ describe(`client assertions at the token, revocation and introspection endpoints
       await expectRefused(client, async () => withAssertion(await clientAssertion(client.uid, secret, issuer, { kid: key.kid })));
   });
 
-  it('expired, too far ahead (more than 5 minutes), or without exp or jti: invalid_client', async () => {
+  it('expired, too far ahead (more than 5 minutes), without exp or jti, or a jti that is no string: invalid_client', async () => {
     const client = await keyClient();
     const refusals = [
       [{ expiresIn: -120 }, 'The client assertion has expired (exp).'],
       [{ expiresIn: 600 }, "The client assertion's exp is more than 5 minutes ahead."],
       [{ expiresIn: null }, 'The client assertion has no exp claim.'],
       [{ jti: null }, 'The client assertion has no jti claim.'],
+      [{ jti: 12345 }, "The client assertion's jti claim is not a string."],
     ] as const;
     for (const [options, description] of refusals)
       await expectRefused(client, async () => withAssertion(await clientAssertion(client.uid, es256, issuer, options)), description);

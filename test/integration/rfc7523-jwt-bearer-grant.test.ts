@@ -222,6 +222,12 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         'The assertion has expired.',
       ],
       [
+        'an iat that is no number',
+        async () => ({ assertion: await issuer.sign(aliceAssertion({ iat: 'x' })) }),
+        'invalid_grant',
+        "The assertion's iat claim is not a number (seconds since 1970).",
+      ],
+      [
         'issued in the future (iat)',
         async () => ({ assertion: await issuer.sign(aliceAssertion({ iat: now() + 120 })) }),
         'invalid_grant',
@@ -320,6 +326,12 @@ describe(`RFC 7523 JWT bearer grant and ID-JAG (${backend})`, () => {
         }),
         'invalid_grant',
         'The assertion names other audiences too (aud): an ID-JAG is for this server alone.',
+      ],
+      [
+        'an ID-JAG without client_id',
+        async () => ({ assertion: await issuer.sign(idJag({ client_id: undefined }), { typ: 'oauth-id-jag+jwt' }) }),
+        'invalid_grant',
+        'The assertion has no client_id claim.',
       ],
       [
         'an ID-JAG of another client',

@@ -101,6 +101,8 @@ async function verified(assertion: string, entry: TrustedIssuerConfig, baseUrl: 
 function failedCheck(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'The assertion has expired.';
   if (error instanceof errors.JWTClaimValidationFailed) {
+    // jose's reason for a time claim that is no number (a string, say): malformed, not early or late.
+    if (error.reason === 'invalid') return `The assertion's ${error.claim} claim is not a number (seconds since 1970).`;
     if (error.claim === 'aud') return 'The assertion is for another audience (aud).';
     if (error.claim === 'exp') return 'The assertion has no valid exp.';
     if (error.claim === 'nbf' || error.claim === 'iat') return `The assertion is not valid yet (${error.claim}).`;

@@ -31,6 +31,7 @@ export const jwtBearerGrant: GrantHandler = async (deps, { parameters, credentia
   if (entry.idJag && !application.confidential) throw new UnauthorizedClient();
   const verified = await verifyAssertion(deps, assertion, entry);
   // The draft's processing rules of the access token request: the ID-JAG names this very client.
+  if (entry.idJag && typeof verified.claims.client_id !== 'string') throw new InvalidGrant('The assertion has no client_id claim.');
   if (entry.idJag && verified.claims.client_id !== application.uid)
     throw new InvalidGrant('The assertion was issued to another client (client_id).');
   const scopes = assertedScopes(deps, application, verified, optionalParameter(parameters, 'scope'));

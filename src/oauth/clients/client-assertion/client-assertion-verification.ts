@@ -84,6 +84,7 @@ function claimRefusal(error: InstanceType<typeof errors.JOSEError>): string | un
   if (error instanceof errors.JWTExpired) return 'The client assertion has expired (exp).';
   if (!(error instanceof errors.JWTClaimValidationFailed)) return undefined;
   if (error.reason === 'missing') return `The client assertion has no ${error.claim} claim.`;
+  if (error.reason === 'invalid') return `The client assertion's ${error.claim} claim is not a number (seconds since 1970).`;
   if (error.claim === 'nbf' || error.claim === 'iat') return NOT_YET(error.claim);
   if (error.claim === 'aud') return 'The client assertion is for another audience (aud).';
   return `The client assertion's ${error.claim} claim is not valid.`;
@@ -121,7 +122,8 @@ function boundsProblem(deps: OAuthDeps, payload: JWTPayload): string | null {
   if (typeof payload.exp !== 'number' || payload.exp > now + MAX_AHEAD_SECONDS + CLOCK_TOLERANCE_SECONDS)
     return `The client assertion's exp is more than ${MAX_AHEAD_SECONDS / 60} minutes ahead.`;
   if (payload.iat !== undefined && payload.iat > now + CLOCK_TOLERANCE_SECONDS) return NOT_YET('iat');
-  if (typeof payload.jti !== 'string' || payload.jti === '') return 'The client assertion has no jti claim.';
+  if (payload.jti === undefined || payload.jti === '') return 'The client assertion has no jti claim.';
+  if (typeof payload.jti !== 'string') return "The client assertion's jti claim is not a string.";
   return null;
 }
 
