@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../src/oauth/audit/audit-trail.js';
+import { startLoginSession } from '../../src/oauth/sessions/login-sessions.js';
 import { listApplications } from '../../src/oauth/clients/applications.js';
 import { isArgon2idHash } from '../../src/oauth/users/passwords.js';
 import { listRegistrationTokens } from '../../src/oauth/clients/registration/registration-tokens.js';
@@ -175,6 +176,32 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     );
     expect(users[0]).toMatchObject({ email: 'alice@example.org', emailVerified: false, passwordHash: ALICE_HASH });
     expect((await applied(changed)).stdout).toMatch(/: 0 created, 0 updated, 0 deleted, 0 revoked, 7 unchanged\n$/);
+  });
+
+  it("a new password_hash is an admin's password reset: every sign-in of the user ends, audited as user.password_changed", async () => {
+    const alice = await cli.withDeps(async (deps) => {
+      const user = (await deps.stores.users.findByUsername('alice'))!;
+      await startLoginSession(deps, { user, amr: ['pwd'], acr: null, ip: '192.0.2.1', userAgent: 'a leaked password' }, undefined);
+      return user;
+    });
+    const sessions = () => cli.withDeps((deps) => deps.stores.loginSessions.listOfUser(alice.id, new Date(0)));
+    expect(await sessions()).toHaveLength(1);
+    // Only alice is declared (without --prune nothing else is touched), as the earlier test left her but for these.
+    const alicePlus = (passwordHash: string, claims: object) => ({ users: [{ username: 'alice', password_hash: passwordHash, claims }] });
+    const rotated = ALICE_HASH.replace('c29tZXNhbHRzb21lc2FsdA', 'b3RoZXJzYWx0b3RoZXJzYWx0');
+    const { stdout } = await applied(alicePlus(rotated, { email: 'alice@example.org', name: 'Alice' }));
+    expect(stdout.split('\n')[0]).toBe('updated user alice: name, password_hash');
+    expect(await sessions()).toEqual([]);
+    const audit = JSON.parse((await cli.run(['audit', 'list', '--json'])).stdout) as Array<{
+      type: string;
+      subject_id: string;
+      details: object;
+    }>;
+    expect(audit.filter((event) => event.subject_id === String(alice.id)).slice(0, 2)).toMatchObject([
+      { type: 'user.password_changed', details: { via: 'apply', username: 'alice' } },
+      { type: 'user.updated', details: { via: 'apply', fields: ['name'], username: 'alice' } },
+    ]);
+    await applied(alicePlus(ALICE_HASH, { email: 'alice@example.org' }));
   });
 
   it('a bad file changes nothing: exit 2 with every problem named by its place in the file', async () => {

@@ -29,13 +29,13 @@ export async function provisioningEvents(stores: Stores, changes: readonly Provi
     if (kind === 'user') {
       // A deleted user is gone from the table: named by its username only.
       const user = action === 'deleted' ? null : await stores.users.findByUsername(name);
-      events.push({
-        ...event,
-        subjectType: 'user',
-        subjectId: user ? String(user.id) : name,
-        userId: user?.id ?? null,
-        details: { ...details, username: name },
-      });
+      const ofUser = { ...event, subjectType: 'user' as const, subjectId: user ? String(user.id) : name, userId: user?.id ?? null };
+      // A new password hash is a password change, recorded as the admin's reset is (user.password_changed).
+      const claims = fields.filter((field) => field !== 'password_hash');
+      if (action !== 'updated' || claims.length > 0)
+        events.push({ ...ofUser, details: { via: 'apply', ...(claims.length > 0 && { fields: claims }), username: name } });
+      if (action === 'updated' && claims.length < fields.length)
+        events.push({ ...ofUser, type: 'user.password_changed', details: { via: 'apply', username: name } });
     }
   }
   return events;

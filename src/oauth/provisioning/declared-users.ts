@@ -72,7 +72,7 @@ export const declaredUsers: KindHandler<DeclaredUser> = {
       const fields = Object.keys(changes).map((field) => CLAIM_OF.get(field) ?? field);
       if (fields.length > 0) await updateUserProfile(deps, current, declared.profile);
       if (declared.passwordHash !== undefined && !constantTimeEqual(declared.passwordHash, current.passwordHash)) {
-        await setUserPasswordHash(deps, declared.username, declared.passwordHash);
+        await setUserPasswordHash(deps, current, declared.passwordHash);
         fields.push('password_hash');
       }
       outcome.changes.push({ kind: 'user', name: declared.username, action: fields.length > 0 ? 'updated' : 'unchanged', fields });

@@ -176,10 +176,15 @@ function passwordHashErrors(passwordHash: string): string[] {
   return cost === null ? [] : [cost];
 }
 
-/** Sets a password given as its argon2id hash. Throws UserInvalid; false when there is no such user. */
-export async function setUserPasswordHash(deps: OAuthDeps, username: string, passwordHash: string): Promise<boolean> {
+/**
+ * Sets a password given as its argon2id hash (a provisioning file): an admin's reset like setPasswordByAdmin, so every
+ * sign-in of the user ends too. Throws UserInvalid; false when there is no such user.
+ */
+export async function setUserPasswordHash(deps: OAuthDeps, user: UserRecord, passwordHash: string): Promise<boolean> {
   throwIfAny(passwordHashProblems(passwordHash));
-  return deps.stores.userAdmin.setPasswordHash(username, passwordHash);
+  const changed = await deps.stores.userAdmin.setPasswordHash(user.username, passwordHash);
+  if (changed) await endAllSignInsOfUser(deps, user.id);
+  return changed;
 }
 
 /**
