@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { CLI_ACTOR } from '../oauth/audit/audit-trail.js';
 import { ProvisioningInvalid } from '../oauth/provisioning/outcome.js';
 import { applyProvisioning, readProvisioning } from '../oauth/provisioning/provisioning.js';
+import { UNSTORABLE_TEXT, unstorableText } from '../oauth/storable-text.js';
 import { printChanges } from './apply-output.js';
 import { configFrom, withDatabase } from './context.js';
 import { parseOptions, printJson, readStdin, UsageError, type CliIo } from './io.js';
@@ -72,11 +73,18 @@ export async function runApplyCommand(args: string[], io: CliIo): Promise<number
 class UnusableFile extends UsageError {}
 
 async function parsedFile(io: CliIo, file: string): Promise<unknown> {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = withoutByteOrderMark(file === '-' ? await readStdin(io) : await readFile(file, 'utf8'));
+    bytes = file === '-' ? await readStdin(io) : await readFile(file);
   } catch (error) {
     throw new UnusableFile(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  let text: string;
+  try {
+    // Not replaced by U+FFFD: a file saved as Latin-1 would make "café" a user "caf\ufffd" (RFC 8259 section 8.1: UTF-8).
+    text = withoutByteOrderMark(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new UnusableFile(`${file} is not UTF-8 text: save it as UTF-8 (RFC 8259 section 8.1)`);
   }
   let parsed: unknown;
   try {
@@ -84,6 +92,9 @@ async function parsedFile(io: CliIo, file: string): Promise<unknown> {
   } catch (error) {
     throw new UnusableFile(`${file} is not valid JSON: ${jsonSyntaxProblem(text, error as SyntaxError)}`);
   }
+  // An escaped lone surrogate ("\ud800") would be stored as U+FFFD: the file would differ from the database forever.
+  const unstorable = unstorableText(parsed);
+  if (unstorable !== null) throw new UnusableFile(`${file} holds the text ${JSON.stringify(unstorable)}, which ${UNSTORABLE_TEXT}`);
   let duplicate: string | null;
   try {
     duplicate = firstDuplicateKey(text);

@@ -91,8 +91,9 @@ export function printTable(io: CliIo, header: string[], cells: string[][]): void
   io.stdout(`${[line(header), ...rows.map(line)].join('\n')}\n`);
 }
 
-export async function readStdin(io: CliIo): Promise<string> {
+/** Standard input's bytes, to its end (decoded by the caller, which decides what a byte that is no UTF-8 means). */
+export async function readStdin(io: CliIo): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

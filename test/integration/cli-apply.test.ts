@@ -309,6 +309,15 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     );
     expect((await cli.run(['apply', '-f', '-', '--dry-run'], '\uFEFF{"users": []}')).code).toBe(0);
     expect(usageErrorLine(await cli.run(['apply']))).toBe('oauth-service: missing required option --file');
+    // Saved as Latin-1 ("café"): refused, not decoded into U+FFFD; a lone surrogate would be stored as U+FFFD.
+    const latin1 = join(folder, 'latin1.json');
+    writeFileSync(latin1, Buffer.concat([Buffer.from('{"users": [{"username": "caf'), Buffer.from([0xe9]), Buffer.from('"}]}')]));
+    expect(usageErrorLine(await cli.run(['apply', '-f', latin1]))).toBe(
+      `oauth-service: ${latin1} is not UTF-8 text: save it as UTF-8 (RFC 8259 section 8.1)`,
+    );
+    expect(usageErrorLine(await cli.run(['apply', '-f', '-'], '{"users": [{"username": "sur\\ud800x"}]}'))).toBe(
+      'oauth-service: - holds the text "sur\\ud800x", which must not hold a NUL character or an unpaired UTF-16 surrogate',
+    );
     // A member named twice (a merge gone wrong): JSON.parse would keep the last, and --prune delete what the first named.
     const before = await state();
     const twice = await cli.run(['apply', '-f', '-', '--prune'], '{"users": [{"username": "alice"}], "users": []}');

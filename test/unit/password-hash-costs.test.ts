@@ -16,6 +16,8 @@ describe('the costs of a declared argon2id hash', () => {
     ['m=19456,t=1,p=1', 'Password hash is too cheap to keep (m=19456, t=1)'],
     ['m=999999,t=999,p=1', 'Password hash costs more than a sign-in may here (m=999999, t=999, p=1; at most m=131072, t=10, p=8)'],
     ['m=19456,t=2,p=16', 'Password hash costs more than a sign-in may here (m=19456, t=2, p=16;'],
+    // RFC 9106 section 3.1: no password would ever match it, the user locked out without a word.
+    ['m=19456,t=2,p=0', 'Password hash has p=0: an argon2id hash has at least one lane (p=1 or more)'],
   ])('refuses %s', (costs, problem) => {
     const problems = passwordHashProblems(hash(costs));
     expect(Object.keys(problems)).toEqual(['password_hash']);

@@ -35,6 +35,8 @@ const COST = { minMemory: 7168, minWork: 35_840, maxMemory: 131_072, maxPasses: 
 /** Why the costs of an argon2id hash (isArgon2idHash) are refused, or null when they are within COST. */
 export function argon2idCostProblem(value: string): string | null {
   const [, m, t, p] = /\$m=(\d+),t=(\d+),p=(\d+)\$/.exec(value)!.map(Number);
+  // RFC 9106 section 3.1: p is 1 to 2^24-1; with p=0 no password would ever match, the user locked out unseen.
+  if (p! < 1) return `Password hash has p=${p}: an argon2id hash has at least one lane (p=1 or more)`;
   if (m! < COST.minMemory || m! * t! < COST.minWork)
     return `Password hash is too cheap to keep (m=${m}, t=${t}): use at least m=19456,t=2 (OWASP's baseline, what this server makes), or a stronger one`;
   if (m! > COST.maxMemory || t! > COST.maxPasses || p! > COST.maxLanes)
