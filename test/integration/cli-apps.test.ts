@@ -113,6 +113,22 @@ describe(`oauth-service apps (${backend})`, { timeout: 120_000 }, () => {
       'x'.repeat(31),
     ]);
     expect(usageErrorLine(short)).toBe('oauth-service: Secret must be at least 32 characters');
+    // A secret read from a file with its newline: stored, it would never match what the client sends.
+    const withNewline = await cli.run([
+      'apps',
+      'create',
+      '--name',
+      'Newline',
+      '--redirect-uri',
+      'https://n.example.com/cb',
+      '--uid',
+      'newline-client',
+      '--secret',
+      `${'x'.repeat(40)}\n`,
+    ]);
+    expect(usageErrorLine(withNewline)).toBe(
+      'oauth-service: Secret must be printable ASCII characters, without a line break (RFC 6749 appendix A.2)',
+    );
     const taken = await cli.run([
       'apps',
       'create',

@@ -202,6 +202,10 @@ export function importedClientErrors(imported: ImportedClient, client: SecretHol
       errors.secret = [`Secret cannot be set for a ${client.tokenEndpointAuthMethod} client: it authenticates with its key`];
     else if (imported.secret.length < MIN_IMPORTED_SECRET_LENGTH)
       errors.secret = [`Secret must be at least ${MIN_IMPORTED_SECRET_LENGTH} characters`];
+    // RFC 6749 appendix A.2: a secret is printable ASCII. One read from a file with its newline would be stored and
+    // never match what the client sends.
+    else if (!/^[\x20-\x7E]*$/.test(imported.secret))
+      errors.secret = ['Secret must be printable ASCII characters, without a line break (RFC 6749 appendix A.2)'];
   }
   return errors;
 }
