@@ -52,12 +52,16 @@ export async function runApplyCommand(args: string[], io: CliIo): Promise<number
   const json = Boolean(values.json);
   try {
     const provisioning = readProvisioning(await parsedFile(io, file), io.env);
-    return await withDatabase(configFrom(io, values.config), async (deps) => {
-      const dryRun = Boolean(values['dry-run']);
-      const changes = await applyProvisioning(deps, provisioning, { dryRun, prune: Boolean(values.prune), by: CLI_ACTOR });
-      printChanges(io, changes, { file, dryRun, json });
-      return 0;
-    });
+    const dryRun = Boolean(values['dry-run']);
+    return await withDatabase(
+      configFrom(io, values.config),
+      async (deps) => {
+        const changes = await applyProvisioning(deps, provisioning, { dryRun, prune: Boolean(values.prune), by: CLI_ACTOR });
+        printChanges(io, changes, { file, dryRun, json });
+        return 0;
+      },
+      { readOnly: dryRun },
+    );
   } catch (error) {
     // docs/operations.md "Provisioning": with --json every refusal, the file's own included, is a JSON document.
     if (json && (error instanceof ProvisioningInvalid || error instanceof UnusableFile)) {

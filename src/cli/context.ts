@@ -9,12 +9,12 @@ import type { TokenSigner } from '../oauth/keys/token-signer.js';
 import type { Config } from '../config/types.js';
 import type { OAuthDeps } from '../oauth/deps.js';
 import { createDatabase, databaseOptions, type Database, type DatabaseOptions } from '../storage/database.js';
-import { migrate } from '../storage/migrate.js';
+import { migrate, migrationStatus, NewerDatabaseSchema } from '../storage/migrate.js';
 import { existingDevelopmentKey } from '../storage/development-key.js';
 import { KeyEncryptionKeyInvalid, parseKeyEncryptionKey } from '../storage/key-encryption.js';
 import { createStores } from '../storage/stores.js';
 import { resolveConfigFile } from './config-file.js';
-import type { CliIo } from './io.js';
+import { UsageError, type CliIo } from './io.js';
 
 /** The environment each loaded config came from, for how the database is opened (NODE_ENV, PGHOST). */
 const environments = new WeakMap<object, Record<string, string | undefined>>();
@@ -137,15 +137,35 @@ function signerOnFirstUse(deps: SigningKeyDeps): TokenSigner {
 /**
  * Opens the database of the config, migrated, runs `work` with the domain's deps and closes it.
  * Every command migrates first, so the CLI works on a fresh database as the server does (`migrate --status` only reads),
- * and refuses a database a newer version migrated (NewerDatabaseSchema).
+ * and refuses a database a newer version migrated (NewerDatabaseSchema). `readOnly` (a dry run, which promises to change
+ * nothing) does not migrate: a database with migrations to apply is refused instead.
  */
-export async function withDatabase<T>(config: Readonly<Config>, work: (deps: OAuthDeps, database: Database) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  config: Readonly<Config>,
+  work: (deps: OAuthDeps, database: Database) => Promise<T>,
+  { readOnly = false }: { readOnly?: boolean } = {},
+): Promise<T> {
   // With a read replica, the CLI's revocations and deletions also wait until the replica has applied them.
   const database = await createDatabase({ ...databaseOptionsFor(config, 'cli'), poolSize: 2 });
   try {
-    await migrate(database);
+    if (readOnly) await refuseUnmigrated(database);
+    else await migrate(database);
     return await work(domainDeps(database, config), database);
   } finally {
     await database.close();
   }
+}
+
+/**
+ * A dry run against a database this version would migrate (a pipeline's plan step running the new image against the
+ * live database) must not migrate it: there is no way back, and the instances still running the old version would
+ * refuse it at their next start.
+ */
+async function refuseUnmigrated(database: Database): Promise<void> {
+  const status = await migrationStatus(database);
+  if (status.unknown.length > 0) throw new NewerDatabaseSchema(status.unknown);
+  if (status.pending.length > 0)
+    throw new UsageError(
+      `the database has ${status.pending.length} migration(s) this version would apply (${status.pending[0]}${status.pending.length > 1 ? ', ...' : ''}): a dry run changes nothing, so it does not migrate; run 'oauth-service migrate' first`,
+    );
 }

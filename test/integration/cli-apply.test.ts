@@ -12,8 +12,8 @@ import { listResources } from '../../src/oauth/resources/resources.js';
 import { sha256Hex } from '../../src/oauth/secrets.js';
 import { listUsers } from '../../src/oauth/users/users.js';
 import { clientKey, jwksOf } from '../helpers/client-assertions.js';
-import { createCliHarness, usageErrorLine, type CliHarness } from '../helpers/cli.js';
-import { backend } from '../helpers/test-database.js';
+import { createCliHarness, runCliInProcess, usageErrorLine, type CliHarness } from '../helpers/cli.js';
+import { backend, createTestDatabase } from '../helpers/test-database.js';
 import { createSelfRegistered } from './applications-self-registered-support.js';
 
 // `oauth-service apply -f FILE` (issue 30): a provisioning file made true in one transaction, as an operator runs it
@@ -296,6 +296,23 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
       `resources[0].access_token_lifetime: must be a whole number, not ${'['.repeat(34)}${']'.repeat(34)}`,
     ]);
     expect(await state()).toEqual(before);
+  });
+
+  it('a dry run does not migrate: a database this version would migrate is refused, and stays as it was', async () => {
+    const unmigrated = process.env.DATABASE_URL ? await createTestDatabase({ migrated: false }) : null;
+    const dataDir = mkdtempSync(join(tmpdir(), 'oauth-apply-unmigrated-'));
+    try {
+      const env = { ...cli.env, DATABASE_URL: unmigrated?.url ?? undefined, DATA_DIR: dataDir };
+      const dryRun = () => runCliInProcess(['apply', '-f', '-', '--dry-run'], env, JSON.stringify(provisioning));
+      const refusal =
+        /^oauth-service: the database has \d+ migration\(s\) this version would apply \(\S+, \.\.\.\): a dry run changes nothing, so it does not migrate; run 'oauth-service migrate' first$/;
+      expect(usageErrorLine(await dryRun())).toMatch(refusal);
+      // Refused again: the first run migrated nothing.
+      expect(usageErrorLine(await dryRun())).toMatch(refusal);
+    } finally {
+      await unmigrated?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('a file that cannot be read or is no JSON is a usage error (exit 2)', async () => {
