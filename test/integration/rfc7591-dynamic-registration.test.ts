@@ -121,6 +121,34 @@ describe(`RFC 7591 dynamic client registration (${backend})`, () => {
     }
   });
 
+  it('a grant the server serves but no self-registered client may use is "not allowed", not "not supported" (discovery lists it)', async () => {
+    const exchange = 'urn:ietf:params:oauth:grant-type:token-exchange';
+    const serving = await buildTestServer({
+      testDatabase: server.testDatabase,
+      config: { ...CONFIG, grantFlows: ['authorization_code', 'refresh_token', 'client_credentials', exchange] },
+    });
+    try {
+      const response = await serving.app.inject({
+        method: 'POST',
+        url: '/oauth/register',
+        headers: JSON_HEADERS,
+        payload: { redirect_uris: ['https://rp.example/cb'], grant_types: [exchange] },
+      });
+      expect({ status: response.statusCode, body: response.json() }).toEqual({
+        status: 400,
+        body: {
+          error: 'invalid_client_metadata',
+          error_description: `grant_types: ${exchange} is not allowed for clients that register themselves here: an admin registers clients that use it.`,
+        },
+      });
+      expect((await register({ redirect_uris: ['https://rp.example/cb'], grant_types: [exchange] })).json().error_description).toBe(
+        `grant_types: ${exchange} is not supported.`,
+      );
+    } finally {
+      await serving.close();
+    }
+  });
+
   it('a body that is no JSON is invalid_request saying so, not the generic text (STANDARDS: a specific error)', async () => {
     const send = (payload: string) => server.app.inject({ method: 'POST', url: '/oauth/register', headers: JSON_HEADERS, payload });
     const notJson = 'The request body is not valid JSON, or holds a __proto__ or constructor.prototype key.';

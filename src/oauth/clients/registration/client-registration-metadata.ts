@@ -95,8 +95,13 @@ function grantsOf(body: Record<string, unknown>, config: OAuthDeps['config'], al
   const grantTypes = [...new Set(stringList(body.grant_types, 'grant_types', 10) ?? ['authorization_code'])];
   if (grantTypes.length === 0) throw new InvalidClientMetadata('grant_types must name at least one grant type.');
   for (const grant of grantTypes) {
+    // A grant the server serves (its discovery lists it) but no self-registered client may use is not "unsupported".
     if (!(REGISTRABLE_GRANT_TYPES as readonly string[]).includes(grant))
-      throw new InvalidClientMetadata(`grant_types: ${grant} is not supported.`);
+      throw new InvalidClientMetadata(
+        (config.grantFlows as readonly string[]).includes(grant)
+          ? `grant_types: ${grant} is not allowed for clients that register themselves here: an admin registers clients that use it.`
+          : `grant_types: ${grant} is not supported.`,
+      );
     if (grant !== 'refresh_token' && !(config.grantFlows as readonly string[]).includes(grant))
       throw new InvalidClientMetadata(`grant_types: ${grant} is not enabled on this server.`);
     // RFC 7591 section 3.2.2: more than the operator allows is refused, never silently narrowed (issue 29).
