@@ -7,20 +7,6 @@ import { serviceOnPrivatePostgres, type ServiceOnPrivatePostgres } from '../help
 // read-only mode, which a test can do without a cluster. Writes must answer 503 with Retry-After (never 500),
 // /readyz 503, reads keep working, and all of it recovers without a restart once the primary is writable. A
 // write refused for less than the retry budget (a switchover) is sent again and answered 200 (failover-retry.ts).
-/** Turns the service's primary read-only (as a demoted leader is) or writable again. */
-async function setReadOnly(service: ServiceOnPrivatePostgres, on: boolean) {
-  const admin = new pg.Client({ connectionString: service.postgres.superuserUrl });
-  await admin.connect();
-  try {
-    await admin.query(on ? 'ALTER SYSTEM SET default_transaction_read_only = on' : 'ALTER SYSTEM RESET default_transaction_read_only');
-    await admin.query('SELECT pg_reload_conf()');
-  } finally {
-    await admin.end();
-  }
-  // pg_reload_conf() signals the backends; give them a moment to read the file.
-  await new Promise((resolve) => setTimeout(resolve, 300));
-}
-
 describe('the primary turns read-only under the service, then writable again', () => {
   let service: ServiceOnPrivatePostgres;
 
@@ -104,3 +90,17 @@ describe('with databaseFailoverRetrySeconds 0, a write the read-only primary ref
     expect((await service.issue()).statusCode).toBe(200);
   }, 60_000);
 });
+
+/** Turns the service's primary read-only (as a demoted leader is) or writable again. */
+async function setReadOnly(service: ServiceOnPrivatePostgres, on: boolean) {
+  const admin = new pg.Client({ connectionString: service.postgres.superuserUrl });
+  await admin.connect();
+  try {
+    await admin.query(on ? 'ALTER SYSTEM SET default_transaction_read_only = on' : 'ALTER SYSTEM RESET default_transaction_read_only');
+    await admin.query('SELECT pg_reload_conf()');
+  } finally {
+    await admin.end();
+  }
+  // pg_reload_conf() signals the backends; give them a moment to read the file.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+}
