@@ -56,6 +56,8 @@ import { usersRoutes } from './http/routes/users/index.js';
 import { userinfoRoutes } from './http/routes/userinfo/index.js';
 import type { OAuthDeps } from './oauth/deps.js';
 import { createTokenSigner } from './oauth/keys/token-signer.js';
+import type { SigningKeyRecord } from './oauth/keys/signing-keys.js';
+import { recordKeysMadeByService } from './oauth/audit/signing-key-events.js';
 import { createLogoutDeliveryWorker } from './oauth/openid/backchannel-logout/logout-delivery-worker.js';
 import { introspectionRules } from './oauth/tokens/introspection-policy.js';
 import type { PasswordHasher } from './oauth/users/passwords.js';
@@ -164,7 +166,14 @@ async function serverOn(
     ca: clientMetadataDocumentCa,
     observeCap,
   });
-  const signer = createTokenSigner({ stores: domainStores, config, now });
+  // Keys the service makes by itself are in the audit trail, as the CLI's are (actor system).
+  const keysMade = (keys: SigningKeyRecord[]) =>
+    recordKeysMadeByService(
+      { stores: domainStores, now },
+      keys,
+      auditWriteFailed(() => app.log),
+    );
+  const signer = createTokenSigner({ stores: domainStores, config, now, keysMade });
   // Back-Channel Logout 1.0: delivers the logout tokens requests queue; its reports reach the server's log and metrics.
   const logoutWorker = createLogoutDeliveryWorker(
     { stores: domainStores, config, now, signer },
@@ -183,6 +192,7 @@ async function serverOn(
     ...(clientMetadataDocumentCa !== undefined && { documentCa: clientMetadataDocumentCa }),
     observeCap,
     auditWriteFailed: auditWriteFailed(() => app.log),
+    keysMade,
     extensionFailed: (hook, error) => extensionFailed(app.log)(hook, error),
     ...(config.openid.enabled && { logoutDeliveries: logoutWorker }),
   };

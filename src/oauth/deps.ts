@@ -7,6 +7,7 @@ import type { CapObserver } from './clients/registration/registration-cap.js';
 import type { LogoutDeliveryWaker } from './openid/backchannel-logout/logout-delivery-store.js';
 import type { Stores } from './store.js';
 import type { TokenSigner } from './keys/token-signer.js';
+import type { SigningKeyRecord } from './keys/signing-keys.js';
 import type { JsonSchemaChecker } from './resources/authorization-details-schemas.js';
 
 /** What every domain function receives (STYLE 6): storage, frozen config, the clock, and the hooks. */
@@ -39,6 +40,8 @@ export interface OAuthDeps {
    * is stored: token-response-hook.ts): the service logs it. Absent (the CLI, the domain on its own): thrown.
    */
   extensionFailed?: (hook: string, error: unknown) => void;
+  /** Told of the signing keys the service made by itself (SigningKeyDeps.keysMade): the audit trail; absent in the CLI. */
+  keysMade?: (keys: SigningKeyRecord[]) => Promise<void>;
   /** Back-Channel Logout: the service's delivery worker, told when a logout was queued; absent in the CLI. */
   logoutDeliveries?: LogoutDeliveryWaker;
   /**

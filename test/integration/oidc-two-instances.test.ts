@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAuditEvents } from '../../src/oauth/audit/audit-trail.js';
 import { ensureSigningKeys } from '../../src/oauth/keys/signing-key-service.js';
 import { createDatabase } from '../../src/storage/database.js';
 import { createClient, createUser, signedIn } from '../helpers/end-user.js';
@@ -45,8 +46,22 @@ describe(`two OpenID Provider instances on one database (${backend})`, () => {
       )
     ).map((row) => ({ kid: row.kid, signsFrom: new Date(row.signs_from) }));
 
-  it('booting both at once made one RS256 key, and both serve the same JWKS', async () => {
+  // Keys the service makes by itself are in the audit trail as the CLI's are: one event per key, by whichever instance made it.
+  const keyEvents = () => listAuditEvents(one.deps, { type: 'signing_key.rotated', limit: 10 });
+
+  it('booting both at once made one RS256 key, recorded once in the audit trail (actor system); both serve the same JWKS', async () => {
+    const [key] = await signingKeyRows('RS256');
     expect(await signingKeyRows('RS256')).toHaveLength(1);
+    expect(await keyEvents()).toMatchObject([
+      {
+        actor: 'system',
+        outcome: 'success',
+        subjectType: 'signing_key',
+        subjectId: key!.kid,
+        ip: null,
+        details: { alg: 'RS256', signs_from: key!.signsFrom.toISOString() },
+      },
+    ]);
     expect(await jwksOf(two)).toEqual(await jwksOf(one));
   });
 

@@ -24,6 +24,11 @@ export interface SigningKeyDeps {
   stores: Pick<Stores, 'signingKeys'>;
   config: Readonly<Pick<Config, 'keys' | 'accessTokenExpiresIn' | 'openid'>>;
   now: () => Date;
+  /**
+   * Told of the keys `ensureSigningKeys` made, once its lock is released: the service records them in the audit
+   * trail (signing-key-events.ts). The CLI's `keys` commands record the keys they make in their own events.
+   */
+  keysMade?: (keys: SigningKeyRecord[]) => Promise<void>;
 }
 
 /**
@@ -51,7 +56,7 @@ export async function ensureSigningKeys(deps: SigningKeyDeps, algorithms = signi
   // this read is made by the next call, as one due since the locked read below would be.
   const current = await deps.stores.signingKeys.list();
   if (!algorithms.some((alg) => plannedSuccessor(current, alg, settings, deps.now()))) return [];
-  return deps.stores.signingKeys.exclusively(async (locked) => {
+  const made = await deps.stores.signingKeys.exclusively(async (locked) => {
     const made: SigningKeyRecord[] = [];
     const keys = await locked.list();
     for (const alg of algorithms) {
@@ -61,6 +66,8 @@ export async function ensureSigningKeys(deps: SigningKeyDeps, algorithms = signi
     }
     return made;
   });
+  if (made.length > 0) await deps.keysMade?.(made);
+  return made;
 }
 
 /** `keys rotate`: a new key of `alg`, published now, signing after the publish-ahead window. */
