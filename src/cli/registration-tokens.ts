@@ -28,7 +28,8 @@ the token is printed once, by create.
                       client_credentials (which self-registered clients get only this way or by apps approve)
       --scopes        scopes its clients may register beyond registration.allowedScopes (server scopes)
       --json prints {"id", "token", "expires_at", "uses_remaining", "grant_types", "scopes"}
-  list                every token (never the token itself): id, state, uses left, expiry, what it allows
+  list                every token (never the token itself): id, SHA-256 (apply's token_sha256), state, uses left,
+                      expiry, what it allows
   revoke <id>         the token stops working at once
 `;
 
@@ -67,6 +68,7 @@ async function create(args: string[], io: CliIo): Promise<number> {
       printJson(io, {
         id: record.id,
         token: plainToken,
+        token_sha256: record.token,
         expires_at: iso(record.expiresAt),
         uses_remaining: record.usesRemaining,
         grant_types: record.grantTypes,
@@ -99,9 +101,10 @@ async function list(args: string[], io: CliIo): Promise<number> {
     else
       printTable(
         io,
-        ['ID', 'STATE', 'USES LEFT', 'EXPIRES AT', 'CREATED AT', 'ALLOWS'],
+        ['ID', 'SHA-256', 'STATE', 'USES LEFT', 'EXPIRES AT', 'CREATED AT', 'ALLOWS'],
         tokens.map((token) => [
           String(token.id),
+          `${token.token.slice(0, SHA256_PREFIX)}…`,
           tokenState(token, now),
           token.usesRemaining === null ? 'unlimited' : String(token.usesRemaining),
           iso(token.expiresAt) ?? 'never',
@@ -142,9 +145,13 @@ const allowsText = (token: RegistrationTokenRecord, prefix = '') => {
   return parts.length === 0 ? '' : `${prefix}${parts.join(', ')}`;
 };
 
+// What finds a token in an apply file (its token_sha256) beside its id: the table shows the first digits, --json all.
+const SHA256_PREFIX = 12;
+
 function attributes(token: RegistrationTokenRecord, now: Date) {
   return {
     id: token.id,
+    token_sha256: token.token,
     state: tokenState(token, now),
     uses_remaining: token.usesRemaining,
     expires_at: iso(token.expiresAt),

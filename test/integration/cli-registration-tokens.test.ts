@@ -19,6 +19,7 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
     expect(created).toEqual({
       id: expect.any(Number),
       token: expect.any(String),
+      token_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
       expires_at: expect.any(String),
       uses_remaining: 3,
       grant_types: [],
@@ -29,6 +30,7 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3_600_000 + 1000);
     const stored = await cli.withDeps((deps) => deps.stores.registrations.listTokens());
     expect(stored.find((token) => token.id === created.id)!.token).toBe(sha256Hex(created.token));
+    expect(created.token_sha256).toBe(sha256Hex(created.token));
     expect(JSON.stringify(await cli.json(['registration-tokens', 'list']))).not.toContain(created.token);
 
     const unlimited = await cli.json(['registration-tokens', 'create']);
@@ -41,8 +43,10 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
   it('list shows each token with its state; revoke stops one at once', async () => {
     const token = await cli.json(['registration-tokens', 'create', '--uses', '5']);
     const listed = (await cli.json(['registration-tokens', 'list'])).find((row: { id: number }) => row.id === token.id);
+    // token_sha256 is what an apply file names it by (docs/operations.md "Provisioning").
     expect(listed).toEqual({
       id: token.id,
+      token_sha256: sha256Hex(token.token),
       state: 'usable',
       uses_remaining: 5,
       expires_at: null,
@@ -56,7 +60,9 @@ describe(`oauth-service registration-tokens (${backend})`, { timeout: 120_000 },
     expect(after).toMatchObject({ state: 'revoked', revoked_at: expect.any(String) });
     expect(await cli.withDeps(async (deps) => deps.stores.registrations.findUsableToken(sha256Hex(token.token), new Date()))).toBeNull();
     const table = await cli.run(['registration-tokens', 'list']);
-    expect(table.stdout).toMatch(/^ID\s+STATE\s+USES LEFT\s+EXPIRES AT\s+CREATED AT\s+ALLOWS\n/);
+    expect(table.stdout).toMatch(/^ID\s+SHA-256\s+STATE\s+USES LEFT\s+EXPIRES AT\s+CREATED AT\s+ALLOWS\n/);
+    const row = table.stdout.split('\n').find((line) => line.startsWith(`${token.id} `));
+    expect(row).toContain(`${sha256Hex(token.token).slice(0, 12)}…`);
   });
 
   it('bad arguments are usage errors (exit 2, one line)', async () => {
