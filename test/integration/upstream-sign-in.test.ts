@@ -302,8 +302,17 @@ describe('sign-in through an upstream identity provider (/login/upstream/:id)', 
     expect(latest).toMatchObject({ amr: ['fed', 'otp'], acr: server.config.authentication.acr.mfa, upstreamProviderId: 'corp' });
   });
 
-  it('an unknown provider id is a 404 page', async () => {
+  it('an unknown provider id is a 404 page, and 404 to HEAD; a known one is 405 to HEAD (its GET begins a sign-in)', async () => {
     const page = await fetchBrowser().open(`${server.baseUrl}/login/upstream/nobody`);
     expect(page.status).toBe(404);
+    const head = async (path: string) => {
+      const response = await fetch(`${server.baseUrl}${path}`, { method: 'HEAD', redirect: 'manual' });
+      return { path, status: response.status, allow: response.headers.get('allow') };
+    };
+    expect(await Promise.all(['/login/upstream/nobody', '/login/upstream/nobody/callback'].map(head))).toEqual([
+      { path: '/login/upstream/nobody', status: 404, allow: null },
+      { path: '/login/upstream/nobody/callback', status: 404, allow: null },
+    ]);
+    expect(await head('/login/upstream/corp/callback')).toEqual({ path: '/login/upstream/corp/callback', status: 405, allow: 'GET' });
   });
 });

@@ -58,8 +58,10 @@ export const federationRoutes: FastifyPluginAsync<RouteOptions> = async (app, { 
     });
 
   // Both GETs change the browser's session (a sign-in begun, then completed): no HEAD.
-  refuseHead(app, '/login/upstream/:id', ['GET']);
-  refuseHead(app, '/login/upstream/:id/callback', ['GET']);
+  const configured = (request: FastifyRequest) =>
+    findUpstream(deps.config, (request.params as Partial<WithId['Params']>).id ?? '') !== null;
+  refuseHead(app, '/login/upstream/:id', ['GET'], configured);
+  refuseHead(app, '/login/upstream/:id/callback', ['GET'], configured);
   app.get<WithId>('/login/upstream/:id', { schema: { params: idParams }, exposeHeadRoute: false }, async (request, reply) => {
     const entry = findUpstream(deps.config, request.params.id);
     if (entry === null) return unknownProvider(reply);
