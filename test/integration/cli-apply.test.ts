@@ -298,6 +298,27 @@ describe(`oauth-service apply (${backend})`, { timeout: 180_000 }, () => {
     expect(await state()).toEqual(before);
   });
 
+  it('a resource naming an application of the file that cannot be created points at it, not "there is none"', async () => {
+    const before = await state();
+    const { stdout, code } = await apply(
+      {
+        applications: [{ uid: 'refused-server', name: 'Refused', redirect_uris: ['https://refused.example/cb'], scopes: ['unknown'] }],
+        resources: [
+          { uri: 'https://refused-api.example.com', name: 'API', scopes: ['read'], server_client_id: 'refused-server' },
+          { uri: 'https://other-api.example.com', name: 'API', scopes: ['read'], server_client_id: 'undeclared' },
+        ],
+      },
+      '--json',
+    );
+    expect(code).toBe(2);
+    expect(JSON.parse(stdout).problems).toEqual([
+      "applications[0].scopes: Scopes doesn't match those configured on the server.",
+      'resources[0].server_client_id: names the application "refused-server" of this file, which cannot be created (applications[0])',
+      'resources[1].server_client_id: Server client ID must be the client_id (UID) of a registered application: there is none with "undeclared"',
+    ]);
+    expect(await state()).toEqual(before);
+  });
+
   it('a dry run does not migrate: a database this version would migrate is refused, and stays as it was', async () => {
     const unmigrated = process.env.DATABASE_URL ? await createTestDatabase({ migrated: false }) : null;
     const dataDir = mkdtempSync(join(tmpdir(), 'oauth-apply-unmigrated-'));

@@ -109,6 +109,7 @@ export const declaredApplications: KindHandler<DeclaredApplication> = {
     } catch (error) {
       if (!(error instanceof ApplicationInvalid)) throw error;
       outcome.problems.push(...applicationProblems(deps, declared, current, error));
+      if (current === null) outcome.uncreatedApplications.set(declared.uid, declared.path);
     }
   },
 

@@ -9,7 +9,7 @@ import {
   type ResourceFields,
 } from '../resources/resources.js';
 import { changedRecordFields } from '../audit/changed-fields.js';
-import { fieldProblems, type KindHandler } from './outcome.js';
+import { fieldProblems, type KindHandler, type Outcome } from './outcome.js';
 
 // `resources` of a provisioning file: the APIs registered as resources (RFC 8707), identified by their URI (the
 // resource indicator, compared exactly). A field left out takes the value `resources create` gives it. They are
@@ -19,6 +19,24 @@ export interface DeclaredResource {
   path: string;
   uri: string;
   fields: ResourceFields;
+}
+
+/**
+ * A server_client_id naming an application of the file that could not be created is "none" to the domain: said as what
+ * it is, pointing at that application's problems.
+ */
+function serverClientNamed(
+  errors: ResourceInvalid['fieldErrors'],
+  declared: DeclaredResource,
+  outcome: Outcome,
+): ResourceInvalid['fieldErrors'] {
+  const uid = declared.fields.serverClientId.trim();
+  const refusedAt = outcome.uncreatedApplications.get(uid);
+  if (errors.server_client_id === undefined || refusedAt === undefined) return errors;
+  return {
+    ...errors,
+    server_client_id: [`names the application ${JSON.stringify(uid)} of this file, which cannot be created (${refusedAt})`],
+  };
 }
 
 export const declaredResources: KindHandler<DeclaredResource> = {
@@ -56,7 +74,7 @@ export const declaredResources: KindHandler<DeclaredResource> = {
       outcome.changes.push({ kind: 'resource', name: declared.uri, action: fields.length > 0 ? 'updated' : 'unchanged', fields });
     } catch (error) {
       if (!(error instanceof ResourceInvalid)) throw error;
-      outcome.problems.push(...fieldProblems(declared.path, error.fieldErrors));
+      outcome.problems.push(...fieldProblems(declared.path, serverClientNamed(error.fieldErrors, declared, outcome)));
     }
   },
 

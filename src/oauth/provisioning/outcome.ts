@@ -30,6 +30,8 @@ export class ProvisioningInvalid extends Error {
 export interface Outcome {
   changes: ProvisioningChange[];
   problems: Problems;
+  /** The applications of the file that could not be created, by uid: their path, for the objects that name them. */
+  uncreatedApplications: Map<string, string>;
 }
 
 /** How one kind of object is declared and applied; the file's member is `member`, an array of such objects. */

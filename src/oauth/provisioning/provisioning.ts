@@ -113,7 +113,7 @@ export async function applyProvisioning(
     return await deps.stores.adminTransaction(
       async (stores) => {
         const inTransaction: OAuthDeps = { ...deps, stores };
-        const outcome: Outcome = { changes: [], problems: [] };
+        const outcome: Outcome = { changes: [], problems: [], uncreatedApplications: new Map() };
         for (const kind of provisioning.kinds) await kind.apply(inTransaction, outcome);
         // The undeclared go in the reverse order: tokens and users before the resources, the applications last.
         if (prune) for (const kind of [...provisioning.kinds].reverse()) await kind.prune(inTransaction, outcome);
