@@ -2,6 +2,7 @@ import type { Stores } from '../store.js';
 import type { ProvisioningChange } from '../provisioning/outcome.js';
 import type { AuditEventType } from './audit-event-types.js';
 import type { NewAuditEvent } from './audit-store.js';
+import { findUserNamed } from '../users/usernames.js';
 
 type Event = Omit<NewAuditEvent, 'actor' | 'ip'>;
 
@@ -28,7 +29,7 @@ export async function provisioningEvents(stores: Stores, changes: readonly Provi
     if (kind === 'registration_token') events.push({ ...event, subjectType: 'registration_token' });
     if (kind === 'user') {
       // A deleted user is gone from the table: named by its username only.
-      const user = action === 'deleted' ? null : await stores.users.findByUsername(name);
+      const user = action === 'deleted' ? null : await findUserNamed(stores.users, name);
       const ofUser = { ...event, subjectType: 'user' as const, subjectId: user ? String(user.id) : name, userId: user?.id ?? null };
       // A new password hash is a password change, recorded as the admin's reset is (user.password_changed).
       const claims = fields.filter((field) => field !== 'password_hash');

@@ -3,6 +3,7 @@ import type { UpstreamIdentity } from '../assertions/federated-subject-store.js'
 import type { OAuthDeps } from '../deps.js';
 import { UsernameTaken, type UserRecord } from '../users/user-store.js';
 import { createUserWithPasswordHash, isDisabled, updateUserProfile, usernameErrors } from '../users/users.js';
+import { findUserNamed } from '../users/usernames.js';
 import { verifiedEmail, type MappedClaims } from './upstream-claims.js';
 import { UpstreamFailure } from './upstream-failure.js';
 import { upstreamProfile } from './upstream-profile.js';
@@ -83,7 +84,7 @@ export async function createUpstreamUser(deps: OAuthDeps, entry: IdentityProvide
   const base = usernameBase(entry, claims);
   for (let attempt = 1; attempt <= MAX_SUFFIX; attempt++) {
     const username = attempt === 1 ? base : `${base}-${attempt}`;
-    if ((await deps.stores.users.findByUsername(username)) !== null) continue;
+    if ((await findUserNamed(deps.stores.users, username)) !== null) continue;
     try {
       const user = await createUserWithPasswordHash(deps, username, null, upstreamProfile(claims), identity.providerId);
       return await linkUpstreamIdentity(deps, identity, user);
@@ -119,7 +120,7 @@ async function sameLocalUsers(deps: OAuthDeps, claims: MappedClaims): Promise<Us
     const holders = await Promise.all(ids.map((id) => deps.stores.users.findById(id)));
     if (ids.length > 0) return holders.filter((user): user is UserRecord => user !== null);
   }
-  const named = typeof claims.username === 'string' ? await deps.stores.users.findByUsername(claims.username) : null;
+  const named = typeof claims.username === 'string' ? await findUserNamed(deps.stores.users, claims.username) : null;
   return named === null ? [] : [named];
 }
 

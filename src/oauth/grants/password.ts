@@ -11,6 +11,7 @@ import { optionalParameter, requireParameter, resourceParameters } from '../requ
 import { resolveAudience } from '../resources/resource-indicators.js';
 import { issueAccessToken } from '../tokens/token-issuer.js';
 import { isDisabled, MAX_PASSWORD_LENGTH } from '../users/users.js';
+import { canonicalUsername, findUserNamed } from '../users/usernames.js';
 import { admitClient, issuesRefreshToken, recordDpopProof } from './client-admission.js';
 import type { GrantHandler, GrantResult } from './grant.js';
 import type { PasswordOutcome } from '../limits/attempt-limits.js';
@@ -34,7 +35,7 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
   }
   // RFC 6749 section 4.3.2: the server MUST protect this endpoint against brute force; it shares the
   // failure limits of /login, so neither is a way round the other's lockout.
-  const attempt = await deps.limits.users.begin('password_grant', username, { address, requestId: credentials?.requestId }, deps.now);
+  const attempt = await deps.limits.users.begin('password_grant', canonicalUsername(username), { address, requestId: credentials?.requestId }, deps.now);
   // A sign-in like /login's, in the audit trail (issue 32 item 7), named as coming from this client's token request.
   const recordSignIn = (result: SignInOutcome) =>
     recordDomainEvent(deps, signInEvent(result, username, address, { via: 'password_grant', client_id: application.uid }));
@@ -161,7 +162,7 @@ async function resourceOwnerFromCredentials(
     const owner = checkedOwner(await deps.hooks.resourceOwnerFromCredentials(username, password));
     return owner && { owner, user: null };
   }
-  const user = await deps.stores.users.findByUsername(username);
+  const user = await findUserNamed(deps.stores.users, username);
   // A disabled user is refused like a wrong password (invalid_grant), after the same verification.
   const verified = await verifyUserPassword(deps.passwords, user, password);
   return verified && user && !isDisabled(user) ? { owner: { id: user.id }, user } : null;

@@ -4,11 +4,12 @@ import type { OAuthDeps } from '../deps.js';
 import { argon2idCostProblem, isArgon2idHash, verifyUserPassword } from './passwords.js';
 import { generateSecret } from '../secrets.js';
 import type { UserClaims, UserRecord } from '../store.js';
-import type { EmailSource } from './user-store.js';
+import { UsernameTaken, type EmailSource } from './user-store.js';
 import { resolveProfile, UserInvalid, type ProfileErrors, type ProfileInput } from './user-profile.js';
 import { hasControlCharacter } from '../control-characters.js';
 import { formatCharacterIn } from '../format-characters.js';
 import { endAllSignInsOfUser } from '../sessions/login-sessions.js';
+import { canonicalUsername, findUserNamed } from './usernames.js';
 
 // The local users (SPEC 3.6): signing in at /login, and what the CLI does to them.
 
@@ -26,12 +27,12 @@ export async function checkLoginCredentials(
   password: string,
   origin: AttemptOrigin,
 ): Promise<LoginCheck> {
-  const attempt = await deps.limits.users.begin('login', username, origin, deps.now);
+  const attempt = await deps.limits.users.begin('login', canonicalUsername(username), origin, deps.now);
   if (attempt.refused) return { outcome: 'locked_out', retryAfter: attempt.retryAfter };
   let outcome: PasswordOutcome = 'unchecked';
   let user: UserRecord | null = null;
   try {
-    user = await deps.stores.users.findByUsername(username);
+    user = await findUserNamed(deps.stores.users, username);
     // A disabled user fails like a wrong password, after the same verification: the answer tells nothing.
     const verified = await verifyUserPassword(deps.passwords, user, password);
     outcome = verified && !isDisabled(user) ? 'succeeded' : 'failed';
@@ -46,7 +47,7 @@ export function findUser(deps: OAuthDeps, id: number): Promise<UserRecord | null
 }
 
 export function findUserByUsername(deps: OAuthDeps, username: string): Promise<UserRecord | null> {
-  return deps.stores.users.findByUsername(username);
+  return findUserNamed(deps.stores.users, username);
 }
 
 /** Shorter passwords are refused (NIST SP 800-63B section 5.1.1.2: at least 8 characters). */
@@ -152,7 +153,13 @@ async function insertUser(
 ): Promise<UserRecord> {
   const { changes, errors } = resolveProfile(null, profile);
   throwIfAny({ ...withField('username', usernameErrors(username)), ...passwordErrors, ...errors });
-  return deps.stores.userAdmin.create({ username, passwordHash: await passwordHash(), ...withEmailSource(changes, emailVerifiedBy) });
+  // The same name in another Unicode form is the same name (usernames.ts), which the unique index cannot see.
+  if ((await findUserNamed(deps.stores.users, username)) !== null) throw new UsernameTaken(username);
+  return deps.stores.userAdmin.create({
+    username: canonicalUsername(username),
+    passwordHash: await passwordHash(),
+    ...withEmailSource(changes, emailVerifiedBy),
+  });
 }
 
 /**
