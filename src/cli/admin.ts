@@ -1,3 +1,4 @@
+import { hashedPasswordForm } from '../oauth/users/passwords.js';
 import { argon2Hasher } from '../storage/argon2-hasher.js';
 import { parseOptions, printJson, type CliIo } from './io.js';
 import { runSubcommand } from './subcommands.js';
@@ -29,7 +30,7 @@ async function hashPassword(args: string[], io: CliIo): Promise<number> {
     what: 'the admin password',
     from: 'one line on stdin',
   });
-  const hash = await argon2Hasher.hash(password);
+  const hash = await argon2Hasher.hash(hashedPasswordForm(password));
   if (values.json) printJson(io, { ADMIN_PASSWORD_HASH: hash });
   else io.stdout(`${hash}\n`);
   return 0;

@@ -6,6 +6,7 @@ import type { PasswordOutcome } from '../../oauth/limits/attempt-limits.js';
 import { Forbidden, TooManyAttempts, Unauthorized } from '../../oauth/errors.js';
 import { limitedAddress } from '../../oauth/limits/limited-address.js';
 import { constantTimeEqual } from '../../oauth/secrets.js';
+import { passwordMatches as matchesHash } from '../../oauth/users/passwords.js';
 import type { OAuthDeps } from '../../oauth/deps.js';
 
 /** What the hook needs: the admin config and limits in deps, and the `authenticateAdmin` extension hook. */
@@ -48,7 +49,7 @@ export const authenticateAdmin = fp<AuthenticateAdminOptions>(
         const passwordMatches =
           plainPassword !== null
             ? constantTimeEqual(givenPassword, plainPassword)
-            : await deps.passwords.verify(passwordHash ?? '', givenPassword);
+            : await matchesHash(deps.passwords, passwordHash ?? '', givenPassword);
         if (!usernameMatches || !passwordMatches) throw new WrongCredentials();
       },
     });

@@ -8,13 +8,28 @@ export interface PasswordHasher {
   verify(hash: string, password: string): Promise<boolean>;
 }
 
+/**
+ * The form a password is hashed in: NFKC (NIST SP 800-63B section 5.1.1.2), so that it matches however the keyboard
+ * of the day composes it ("é" as one code point or as e and a combining accent, full-width digits or ASCII ones).
+ */
+export const hashedPasswordForm = (password: string): string => password.normalize('NFKC');
+
+/**
+ * Whether `password` matches `hash` as typed (a hash made before passwords were normalized holds that form) or in its
+ * hashed form. The same work for any hash of the same password: a password with one form is checked once.
+ */
+export async function passwordMatches(hasher: PasswordHasher, hash: string, password: string): Promise<boolean> {
+  for (const form of new Set([password, hashedPasswordForm(password)])) if (await hasher.verify(hash, form)) return true;
+  return false;
+}
+
 /** Checks a user's password; spends the same time whether or not the user exists (no username probing). */
 export async function verifyUserPassword(
   hasher: PasswordHasher,
   user: { passwordHash: string } | null,
   password: string,
 ): Promise<boolean> {
-  const ok = await hasher.verify(user?.passwordHash ?? DUMMY_HASH, password);
+  const ok = await passwordMatches(hasher, user?.passwordHash ?? DUMMY_HASH, password);
   return user !== null && ok;
 }
 

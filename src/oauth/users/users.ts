@@ -1,7 +1,7 @@
 import type { AttemptOrigin, PasswordOutcome } from '../limits/attempt-limits.js';
 import { revokeAuthorizations, type RevokedAuthorizations } from '../authorization/authorizations.js';
 import type { OAuthDeps } from '../deps.js';
-import { argon2idCostProblem, isArgon2idHash, verifyUserPassword } from './passwords.js';
+import { argon2idCostProblem, hashedPasswordForm, isArgon2idHash, verifyUserPassword } from './passwords.js';
 import { generateSecret } from '../secrets.js';
 import type { UserClaims, UserRecord } from '../store.js';
 import { UsernameTaken, type EmailSource } from './user-store.js';
@@ -123,7 +123,9 @@ export function newUserErrors(username: string, profile: ProfileInput = {}): str
  * at once, then UsernameTaken when the name exists.
  */
 export function createUser(deps: OAuthDeps, username: string, password: string, profile: ProfileInput = {}): Promise<UserRecord> {
-  return insertUser(deps, username, profile, withField('password', passwordErrors(password)), () => deps.passwords.hash(password));
+  return insertUser(deps, username, profile, withField('password', passwordErrors(password)), () =>
+    deps.passwords.hash(hashedPasswordForm(password)),
+  );
 }
 
 /**
@@ -218,7 +220,7 @@ export async function setUserPassword(
   password: string,
   only?: { passwordHash: string },
 ): Promise<boolean> {
-  return deps.stores.userAdmin.setPasswordHash(username, await deps.passwords.hash(password), only);
+  return deps.stores.userAdmin.setPasswordHash(username, await deps.passwords.hash(hashedPasswordForm(password)), only);
 }
 
 /** The admin's password reset: the same rules as on create. Throws UserInvalid; false when the user is gone. */
