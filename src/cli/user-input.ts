@@ -1,4 +1,5 @@
 import { hasControlCharacter } from '../oauth/control-characters.js';
+import { passwordLength } from '../oauth/users/passwords.js';
 import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 import { Writable } from 'node:stream';
@@ -28,7 +29,7 @@ export async function readPassword(
 ): Promise<string> {
   const password = given ?? (io.stdin.isTTY ? await promptHidden(io, prompt) : await readFirstLine(io.stdin));
   if (password === '') throw new UsageError(`${what} is empty (give ${from})`);
-  const length = [...password].length;
+  const length = passwordLength(password);
   if (length < minLength) throw new UsageError(`${what} must be at least ${minLength} characters (it has ${length})`);
   return password;
 }

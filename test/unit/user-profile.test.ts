@@ -87,6 +87,9 @@ describe('user claims (OpenID Connect Core 5.1)', () => {
     expect(usernameErrors('Nguyễn Thị Minh Khai')).toEqual([]);
     expect(passwordErrors('short')).toEqual(['Password is too short (minimum is 8 characters, it has 5)']);
     expect(passwordErrors('long enough')).toEqual([]);
+    // Counted as hashed (NFKC): seven accented letters typed with combining accents are seven characters, not fourteen.
+    expect(passwordErrors('e\u0301'.repeat(7))).toEqual(['Password is too short (minimum is 8 characters, it has 7)']);
+    expect(passwordErrors('e\u0301'.repeat(8))).toEqual([]);
     expect(passwordErrors('p'.repeat(1024))).toEqual([]);
     expect(passwordErrors('p'.repeat(1025))).toEqual(['Password is too long (maximum is 1024 characters, it has 1025)']);
   });

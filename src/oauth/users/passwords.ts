@@ -14,6 +14,9 @@ export interface PasswordHasher {
  */
 export const hashedPasswordForm = (password: string): string => password.normalize('NFKC');
 
+/** A password's length as the rules count it: code points of its hashed form (a combining accent is no character more). */
+export const passwordLength = (password: string): number => [...hashedPasswordForm(password)].length;
+
 /**
  * Whether `password` matches `hash` as typed (a hash made before passwords were normalized holds that form) or in its
  * hashed form. The same work for any hash of the same password: a password with one form is checked once.

@@ -1,7 +1,7 @@
 import type { AttemptOrigin, PasswordOutcome } from '../limits/attempt-limits.js';
 import { revokeAuthorizations, type RevokedAuthorizations } from '../authorization/authorizations.js';
 import type { OAuthDeps } from '../deps.js';
-import { argon2idCostProblem, hashedPasswordForm, isArgon2idHash, verifyUserPassword } from './passwords.js';
+import { argon2idCostProblem, hashedPasswordForm, isArgon2idHash, passwordLength, verifyUserPassword } from './passwords.js';
 import { generateSecret } from '../secrets.js';
 import type { UserClaims, UserRecord } from '../store.js';
 import { UsernameTaken, type EmailSource } from './user-store.js';
@@ -90,7 +90,7 @@ export type PasswordProblem =
 
 export function passwordProblem(password: string): PasswordProblem | null {
   if (password === '') return { problem: 'blank' };
-  const length = [...password].length;
+  const length = passwordLength(password);
   if (length < MIN_PASSWORD_LENGTH) return { problem: 'too_short', minimum: MIN_PASSWORD_LENGTH, length };
   if (length > MAX_PASSWORD_LENGTH) return { problem: 'too_long', maximum: MAX_PASSWORD_LENGTH, length };
   return null;
