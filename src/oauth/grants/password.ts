@@ -35,7 +35,12 @@ export const passwordGrant: GrantHandler = async (deps, { parameters, credential
   }
   // RFC 6749 section 4.3.2: the server MUST protect this endpoint against brute force; it shares the
   // failure limits of /login, so neither is a way round the other's lockout.
-  const attempt = await deps.limits.users.begin('password_grant', canonicalUsername(username), { address, requestId: credentials?.requestId }, deps.now);
+  const attempt = await deps.limits.users.begin(
+    'password_grant',
+    canonicalUsername(username),
+    { address, requestId: credentials?.requestId },
+    deps.now,
+  );
   // A sign-in like /login's, in the audit trail (issue 32 item 7), named as coming from this client's token request.
   const recordSignIn = (result: SignInOutcome) =>
     recordDomainEvent(deps, signInEvent(result, username, address, { via: 'password_grant', client_id: application.uid }));
