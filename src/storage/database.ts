@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import type { Config } from '../config/types.js';
-import { redactQuery, type QueryRedaction } from '../oauth/query-redaction.js';
+import { redactUrl, withLocalSocket } from './database-url.js';
 import type { PrismaClient } from './generated/client.js';
 import { prismaOnFirstUse } from './prisma-on-first-use.js';
 import type { DataDirLock } from './data-dir-lock.js';
@@ -340,28 +339,4 @@ function createPool(
   // Errors of idle clients (a restarted server) are expected; the next checkout reconnects.
   pool.on('error', () => undefined);
   return pool;
-}
-
-// libpq's secret connection parameters, which it and node-postgres also take from the query: the password and the
-// passphrase of the client key, in any case (a name here is only hidden, never read). A `#` written unencoded in a
-// password is still the password's: a value runs to the next parameter.
-const QUERY_SECRETS = new Set(['password', 'sslpassword']);
-const DATABASE_URL: QueryRedaction = { secret: (name) => QUERY_SECRETS.has(name.toLowerCase()), mask: '***', endsAt: /&/ };
-
-/**
- * The URL as written with its passwords replaced by ***: the `user:pw@` one (also in `postgresql://user:pw@/db`, which
- * URL() rejects) and the query's, named as node-postgres reads it (`%70assword` is password).
- */
-export function redactUrl(url: string): string {
-  return redactQuery(url.replace(/^([a-z]+:\/\/[^:@/?#]*):[^/?#]*@/i, '$1:***@'), DATABASE_URL);
-}
-
-/**
- * A URL without a host (`postgresql:///db`) means the local Unix socket to psql but localhost over TCP to pg:
- * it gets PGHOST, else the socket folder of Debian's PostgreSQL packages, else /tmp (PostgreSQL's own default).
- */
-export function withLocalSocket(url: string, pgHost: string | null): string {
-  if (!/^[a-z]+:\/\/([^@/?#]*@)?(?=[/?#]|$)/i.test(url) || /[?&]host=/.test(url)) return url;
-  const host = pgHost || (existsSync('/var/run/postgresql') ? '/var/run/postgresql' : '/tmp');
-  return `${url}${url.includes('?') ? '&' : '?'}host=${encodeURIComponent(host)}`;
 }

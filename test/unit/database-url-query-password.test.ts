@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../src/storage/database.js';
+import { redactUrl } from '../../src/storage/database-url.js';
 
 // docs/operations.md "PostgreSQL": DATABASE_URL is reported with the password replaced by ***, also where libpq and
 // node-postgres take it from, the query (`?password=...`), and the client key's passphrase (`sslpassword`).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl, withLocalSocket } from '../../src/storage/database.js';
+import { redactUrl, withLocalSocket } from '../../src/storage/database-url.js';
 
 describe('DATABASE_URL handling', () => {
   it('redactUrl hides the password, also where URL() cannot parse the URL (no host)', () => {
